@@ -1,0 +1,10 @@
+// Package datasets owns schedlab's canonical tables and how data enters
+// them: the Arrow and Parquet schemas of DESIGN.md §2 (jobs, arrivals, ...),
+// trace readers for the public GPU-cluster traces, seeded synthetic workload
+// generators, and Parquet reading and writing.
+//
+// Data enters as raw trace files or generator parameters and leaves as Arrow
+// record batches (streamed through pipeline channels) or Parquet files whose
+// key-value metadata carries schedlab.schema_version, schedlab.source and the
+// producing run's config hash, never a timestamp.
+package datasets

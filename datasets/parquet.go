@@ -1,0 +1,145 @@
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/parquet-go/parquet-go"
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// Metadata keys written to every Parquet file schedlab produces.
+const (
+	MetaSchemaVersion = "schedlab.schema_version"
+	MetaSource        = "schedlab.source"
+	MetaConfigHash    = "schedlab.config_hash"
+)
+
+// FileMeta is the provenance written into a Parquet file's key-value
+// metadata. It never holds a timestamp, so outputs stay byte-identical.
+type FileMeta struct {
+	Source     string // where the rows came from: a trace name or "synthetic"
+	ConfigHash string // hash of the producing run's effective config
+}
+
+func (m FileMeta) options() []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.KeyValueMetadata(MetaSchemaVersion, SchemaVersion),
+		parquet.KeyValueMetadata(MetaSource, m.Source),
+		parquet.KeyValueMetadata(MetaConfigHash, m.ConfigHash),
+		parquet.Compression(&parquet.Zstd),
+	}
+}
+
+// ParquetWriter writes rows of type T to a Parquet file atomically: the file
+// appears under its name only after Close succeeds.
+type ParquetWriter[T any] struct {
+	f    *pipeline.AtomicFile
+	w    *parquet.GenericWriter[T]
+	rows int64
+}
+
+// CreateParquet starts a Parquet file of T rows at path.
+func CreateParquet[T any](path string, meta FileMeta) (*ParquetWriter[T], error) {
+	f, err := pipeline.CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ParquetWriter[T]{f: f, w: parquet.NewGenericWriter[T](f, meta.options()...)}, nil
+}
+
+// Write appends rows.
+func (p *ParquetWriter[T]) Write(rows []T) error {
+	if _, err := p.w.Write(rows); err != nil {
+		return fmt.Errorf("write %s: %w", p.f.Path(), err)
+	}
+	p.rows += int64(len(rows))
+	return nil
+}
+
+// Rows is the number of rows written so far.
+func (p *ParquetWriter[T]) Rows() int64 { return p.rows }
+
+// Close finishes the file and moves it into place.
+func (p *ParquetWriter[T]) Close() error {
+	if err := p.w.Close(); err != nil {
+		p.f.Abort()
+		return fmt.Errorf("write %s: %w", p.f.Path(), err)
+	}
+	return p.f.Commit()
+}
+
+// Abort discards the file; safe after Close.
+func (p *ParquetWriter[T]) Abort() { p.f.Abort() }
+
+// WriteParquet writes rows to path in one go.
+func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
+	w, err := CreateParquet[T](path, meta)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := w.Write(rows); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// ReadParquet reads every row of a Parquet file of T rows.
+func ReadParquet[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r := parquet.NewGenericReader[T](pf)
+	defer r.Close()
+	out := make([]T, pf.NumRows())
+	n, err := r.Read(out)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out[:n], nil
+}
+
+// WriteJobsFrom drains a channel of jobs records into a Parquet file at
+// path, releasing every record it receives. It returns the number of rows.
+func WriteJobsFrom(ctx context.Context, path string, meta FileMeta, in <-chan arrow.Record) (int64, error) {
+	w, err := CreateParquet[Job](path, meta)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Abort()
+	var buf []Job
+	for {
+		rec, ok, err := pipeline.Recv(ctx, in)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		buf, err = JobsFromRecord(buf[:0], rec)
+		rec.Release()
+		if err != nil {
+			return 0, err
+		}
+		if err := w.Write(buf); err != nil {
+			return 0, err
+		}
+	}
+	n := w.Rows()
+	return n, w.Close()
+}
