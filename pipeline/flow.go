@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/sourcegraph/conc/pool"
@@ -57,7 +58,7 @@ type Sink func(ctx context.Context, in <-chan arrow.Record) error
 // Flow runs src → transforms... → sink concurrently over bounded channels.
 // Every step runs in one goroutine owned by a conc pool; the first error
 // cancels the others and is returned. Batches left in channels after a
-// failure are drained and released.
+// failure are released once every step has returned.
 func Flow(ctx context.Context, src Source, transforms []Transform, sink Sink) error {
 	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
 	ch := make(chan arrow.Record, BatchBuffer)
@@ -72,21 +73,40 @@ func Flow(ctx context.Context, src Source, transforms []Transform, sink Sink) er
 		chans = append(chans, out)
 		p.Go(func(ctx context.Context) error {
 			defer close(out)
-			defer drain(in0)
-			return tr(ctx, in0, out)
+			if err := tr(ctx, in0, out); err != nil {
+				return err
+			}
+			return exhausted(in0)
 		})
 		in = out
 	}
 	last := in
 	p.Go(func(ctx context.Context) error {
-		defer drain(last)
-		return sink(ctx, last)
+		if err := sink(ctx, last); err != nil {
+			return err
+		}
+		return exhausted(last)
 	})
 	err := p.Wait()
 	for _, c := range chans {
 		drain(c)
 	}
 	return err
+}
+
+// exhausted checks that a step which returned nil read its input to the
+// end; otherwise its producer would block for ever, so that is an error,
+// and returning it cancels the producer.
+func exhausted(in <-chan arrow.Record) error {
+	select {
+	case rec, ok := <-in:
+		if !ok {
+			return nil
+		}
+		rec.Release()
+	default:
+	}
+	return errors.New("pipeline: a flow step returned before its input was closed")
 }
 
 // drain releases whatever is left in a channel whose producer has finished

@@ -1,0 +1,76 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"runtime"
+	"runtime/debug"
+)
+
+// Manifest describes one run: what went in, what came out, with which code
+// and configuration, and how long each stage took. It is the only file of a
+// run that holds wall-clock figures besides timings tables.
+type Manifest struct {
+	Status     string          `json:"status"` // "ok", "failed" or "cancelled"
+	Error      string          `json:"error,omitempty"`
+	Seed       uint64          `json:"seed"`
+	ConfigHash string          `json:"config_hash"`
+	Config     any             `json:"config"`
+	Versions   Versions        `json:"versions"`
+	WallS      float64         `json:"wall_s"`
+	Stages     []StageManifest `json:"stages"`
+}
+
+// Versions identifies the code that made a run.
+type Versions struct {
+	Module      string `json:"module"`
+	Go          string `json:"go"`
+	VCSRevision string `json:"vcs_revision,omitempty"`
+	VCSModified bool   `json:"vcs_modified,omitempty"`
+}
+
+// StageManifest is one stage's entry in the manifest.
+type StageManifest struct {
+	Name    string     `json:"name"`
+	Version string     `json:"version"`
+	Key     string     `json:"key,omitempty"`
+	Status  string     `json:"status"` // "ran", "cached", "failed", "skipped"
+	Cached  bool       `json:"cached"`
+	WallS   float64    `json:"wall_s"`
+	Inputs  []Artifact `json:"inputs"`
+	Outputs []Artifact `json:"outputs"`
+}
+
+// Artifact is a file (or a directory, for external inputs) with its hash.
+type Artifact struct {
+	Name     string `json:"name"`
+	SHA256   string `json:"sha256"`
+	Bytes    int64  `json:"bytes"`
+	Rows     int64  `json:"rows,omitempty"`
+	External bool   `json:"external,omitempty"`
+}
+
+// BuildVersions reads the running binary's build information.
+func BuildVersions() Versions {
+	v := Versions{Module: "(devel)", Go: runtime.Version()}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.Main.Version != "" {
+		v.Module = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.VCSRevision = s.Value
+		case "vcs.modified":
+			v.VCSModified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+func (m *Manifest) marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n'), err
+}

@@ -1,0 +1,393 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// stateDir holds the runner's records and staging areas inside a run
+// directory.
+const stateDir = ".schedlab"
+
+// Runner executes a DAG of stages in a run directory.
+type Runner struct {
+	Dir        string       // run directory; outputs land here
+	Seed       uint64       // run seed, handed to every stage
+	ConfigHash string       // identifies the effective config; goes into file metadata
+	Config     any          // effective config, recorded in the manifest
+	Workers    int          // stages run at once; ≤ 0 means 1
+	Log        *slog.Logger // nil means slog.Default()
+	Progress   *Progress    // nil reports nothing
+}
+
+// record is what the store keeps for a stage whose outputs are in place.
+type record struct {
+	Key     string     `json:"key"`
+	Outputs []Artifact `json:"outputs"`
+}
+
+type node struct {
+	stage Stage
+	deps  []int
+	done  chan struct{}
+	man   StageManifest
+}
+
+// Run executes stages in dependency order and writes DIR/manifest.json. The
+// first error cancels every other stage and is returned wrapped with the
+// failing stage's name; a stage whose cache key matches a record whose
+// outputs are intact is skipped.
+func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
+	log := r.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	nodes, err := plan(stages)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(r.Dir, stateDir, "stages"), 0o755); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	workers := max(r.Workers, 1)
+	var mu sync.Mutex
+	outputs := map[string]Artifact{} // artifact name → hash, filled as stages finish
+
+	p := pool.New().WithMaxGoroutines(workers).WithContext(ctx).WithCancelOnError().WithFirstError()
+	// Nodes are submitted in topological order, so the earliest unfinished
+	// node always has its dependencies done: a full pool cannot deadlock.
+	for _, n := range nodes {
+		p.Go(func(ctx context.Context) error {
+			defer close(n.done)
+			n.man = StageManifest{Name: n.stage.Name(), Version: n.stage.Version(), Status: "skipped"}
+			for _, d := range n.deps {
+				select {
+				case <-nodes[d].done:
+				case <-ctx.Done():
+					return context.Cause(ctx)
+				}
+				if st := nodes[d].man.Status; st == "failed" || st == "skipped" {
+					// The failing stage reports the error; returning
+					// one here could race it to be the run's first.
+					return nil
+				}
+			}
+			t0 := time.Now()
+			err := r.runStage(ctx, log.With("stage", n.stage.Name()), n, outputs, &mu)
+			n.man.WallS = time.Since(t0).Seconds()
+			if err != nil {
+				n.man.Status = "failed"
+				return fmt.Errorf("stage %s: %w", n.stage.Name(), err)
+			}
+			return nil
+		})
+	}
+	runErr := p.Wait()
+
+	m := &Manifest{Status: "ok", Seed: r.Seed, ConfigHash: r.ConfigHash, Config: r.Config,
+		Versions: BuildVersions(), WallS: time.Since(start).Seconds()}
+	for _, n := range nodes {
+		m.Stages = append(m.Stages, n.man)
+	}
+	if runErr != nil {
+		m.Status, m.Error = "failed", runErr.Error()
+		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
+			m.Status = "cancelled"
+		}
+	}
+	b, err := m.marshal()
+	if err == nil {
+		err = WriteFileAtomic(filepath.Join(r.Dir, "manifest.json"), b)
+	}
+	return m, errors.Join(runErr, err)
+}
+
+// plan checks the DAG and returns its nodes in a stable topological order:
+// among ready stages, the one listed first runs first.
+func plan(stages []Stage) ([]*node, error) {
+	producer := map[string]int{}
+	names := map[string]bool{}
+	for i, s := range stages {
+		if names[s.Name()] {
+			return nil, fmt.Errorf("pipeline: two stages named %q", s.Name())
+		}
+		names[s.Name()] = true
+		for _, o := range s.Outputs() {
+			if !filepath.IsLocal(filepath.FromSlash(o)) {
+				return nil, fmt.Errorf("pipeline: stage %s: output %q is not a path inside the run directory", s.Name(), o)
+			}
+			if j, dup := producer[o]; dup {
+				return nil, fmt.Errorf("pipeline: output %q produced by both %s and %s", o, stages[j].Name(), s.Name())
+			}
+			producer[o] = i
+		}
+	}
+	deps := make([][]int, len(stages))
+	indeg := make([]int, len(stages))
+	users := make([][]int, len(stages))
+	for i, s := range stages {
+		seen := map[int]bool{}
+		for _, in := range s.Inputs() {
+			if j, ok := producer[in]; ok && !seen[j] {
+				if j == i {
+					return nil, fmt.Errorf("pipeline: stage %s reads its own output %q", s.Name(), in)
+				}
+				seen[j] = true
+				deps[i] = append(deps[i], j)
+				users[j] = append(users[j], i)
+				indeg[i]++
+			}
+		}
+	}
+	var order []int
+	done := make([]bool, len(stages))
+	for len(order) < len(stages) {
+		next := -1
+		for i := range stages {
+			if !done[i] && indeg[i] == 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			var cyc []string
+			for i, s := range stages {
+				if !done[i] {
+					cyc = append(cyc, s.Name())
+				}
+			}
+			return nil, fmt.Errorf("pipeline: dependency cycle among stages %v", cyc)
+		}
+		done[next] = true
+		order = append(order, next)
+		for _, u := range users[next] {
+			indeg[u]--
+		}
+	}
+	pos := make([]int, len(stages))
+	for k, i := range order {
+		pos[i] = k
+	}
+	nodes := make([]*node, len(order))
+	for k, i := range order {
+		n := &node{stage: stages[i], done: make(chan struct{})}
+		for _, d := range deps[i] {
+			n.deps = append(n.deps, pos[d])
+		}
+		nodes[k] = n
+	}
+	return nodes, nil
+}
+
+func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, outputs map[string]Artifact, mu *sync.Mutex) error {
+	s := n.stage
+	// Inputs: artifacts of this run, or external files hashed now.
+	inPaths := map[string]string{}
+	var ins []Artifact
+	for _, in := range s.Inputs() {
+		mu.Lock()
+		a, ok := outputs[in]
+		mu.Unlock()
+		if ok {
+			inPaths[in] = filepath.Join(r.Dir, filepath.FromSlash(in))
+		} else {
+			sum, size, err := HashPath(in)
+			if err != nil {
+				return fmt.Errorf("input %s: %w", in, err)
+			}
+			a = Artifact{Name: in, SHA256: sum, Bytes: size, External: true}
+			inPaths[in] = in
+		}
+		ins = append(ins, a)
+	}
+	n.man.Inputs = ins
+	key, err := cacheKey(s, ins)
+	if err != nil {
+		return err
+	}
+	n.man.Key = key
+
+	recPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".json")
+	if rec, ok := r.intact(recPath, key); ok {
+		log.Info("stage cached", "key", key[:12])
+		n.man.Status, n.man.Cached, n.man.Outputs = "cached", true, rec.Outputs
+		publish(outputs, rec.Outputs, mu)
+		return nil
+	}
+
+	staging := filepath.Join(r.Dir, stateDir, "staging", s.Name())
+	if err := os.RemoveAll(staging); err != nil { // a killed run's leftovers
+		return err
+	}
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging)
+	env := &Env{Seed: r.Seed, ConfigHash: r.ConfigHash, Log: log, stage: s.Name(), inputs: inPaths,
+		outputs: map[string]bool{}, staging: staging, progress: r.Progress, rows: map[string]int64{}}
+	for _, o := range s.Outputs() {
+		env.outputs[o] = true
+	}
+	log.Info("stage started")
+	if err := callStage(ctx, s, env); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	outs, err := collect(staging, s.Outputs(), env.rows)
+	if err != nil {
+		return err
+	}
+	// Forget the old record before replacing outputs: a crash between the
+	// renames leaves no record that vouches for a mixture of old and new.
+	if err := os.Remove(recPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, o := range outs {
+		dst := filepath.Join(r.Dir, filepath.FromSlash(o.Name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(staging, filepath.FromSlash(o.Name)), dst); err != nil {
+			return err
+		}
+	}
+	b, _ := json.MarshalIndent(record{Key: key, Outputs: outs}, "", "  ")
+	if err := WriteFileAtomic(recPath, b); err != nil {
+		return err
+	}
+	n.man.Status, n.man.Outputs = "ran", outs
+	publish(outputs, outs, mu)
+	log.Info("stage finished")
+	return nil
+}
+
+func publish(outputs map[string]Artifact, outs []Artifact, mu *sync.Mutex) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, o := range outs {
+		outputs[o.Name] = o
+	}
+}
+
+// callStage runs the stage, turning a panic into an error with its stack.
+func callStage(ctx context.Context, s Stage, env *Env) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return s.Run(ctx, env)
+}
+
+func cacheKey(s Stage, ins []Artifact) (string, error) {
+	type in struct{ Name, SHA256 string }
+	k := struct {
+		Name, Version string
+		Config        any
+		Inputs        []in
+	}{Name: s.Name(), Version: s.Version(), Config: s.Config()}
+	for _, a := range ins {
+		k.Inputs = append(k.Inputs, in{a.Name, a.SHA256})
+	}
+	sort.Slice(k.Inputs, func(i, j int) bool { return k.Inputs[i].Name < k.Inputs[j].Name })
+	h, err := HashJSON(k)
+	if err != nil {
+		return "", fmt.Errorf("config of stage %s: %w", s.Name(), err)
+	}
+	return h, nil
+}
+
+// intact reports whether the record at recPath matches key and every output
+// it lists is present with its recorded hash.
+func (r *Runner) intact(recPath, key string) (record, bool) {
+	var rec record
+	b, err := os.ReadFile(recPath)
+	if err != nil || json.Unmarshal(b, &rec) != nil || rec.Key != key {
+		return rec, false
+	}
+	for _, o := range rec.Outputs {
+		sum, size, err := HashFile(filepath.Join(r.Dir, filepath.FromSlash(o.Name)))
+		if err != nil || sum != o.SHA256 || size != o.Bytes {
+			return rec, false
+		}
+	}
+	return rec, true
+}
+
+// collect checks that the staging area holds exactly the declared outputs
+// and hashes them.
+func collect(staging string, declared []string, rows map[string]int64) ([]Artifact, error) {
+	want := map[string]bool{}
+	for _, o := range declared {
+		want[o] = true
+	}
+	var extra []string
+	err := filepath.WalkDir(staging, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(staging, p)
+		if !want[filepath.ToSlash(rel)] {
+			extra = append(extra, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(extra) > 0 {
+		return nil, fmt.Errorf("wrote undeclared files %v", extra)
+	}
+	var outs []Artifact
+	for _, o := range declared {
+		p := filepath.Join(staging, filepath.FromSlash(o))
+		sum, size, err := HashFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("declared output %s was not written", o)
+		}
+		if err != nil {
+			return nil, err
+		}
+		a := Artifact{Name: o, SHA256: sum, Bytes: size}
+		if n, ok := rows[o]; ok {
+			a.Rows = n
+		} else if filepath.Ext(o) == ".parquet" {
+			a.Rows = parquetRows(p)
+		}
+		outs = append(outs, a)
+	}
+	return outs, nil
+}
+
+func parquetRows(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0
+	}
+	return pf.NumRows()
+}

@@ -1,0 +1,320 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+)
+
+// textStage writes one line per input plus its config value and a draw from
+// its seeded stream; it counts its runs.
+type textStage struct {
+	name, out string
+	in        []string
+	value     string
+	runs      *atomic.Int32
+	fail      error
+	panics    bool
+	block     bool // wait for cancellation
+}
+
+func (s *textStage) Name() string      { return s.name }
+func (s *textStage) Version() string   { return "1" }
+func (s *textStage) Inputs() []string  { return s.in }
+func (s *textStage) Outputs() []string { return []string{s.out} }
+func (s *textStage) Config() any       { return map[string]string{"value": s.value} }
+func (s *textStage) Run(ctx context.Context, env *pipeline.Env) error {
+	if s.runs != nil {
+		s.runs.Add(1)
+	}
+	if s.panics {
+		panic("boom")
+	}
+	if s.fail != nil {
+		return s.fail
+	}
+	if s.block {
+		<-ctx.Done()
+		return context.Cause(ctx)
+	}
+	var b strings.Builder
+	for _, in := range s.in {
+		data, err := os.ReadFile(env.Input(in))
+		if err != nil {
+			return err
+		}
+		b.Write(data)
+	}
+	fmt.Fprintf(&b, "%s %s %d\n", s.name, s.value, env.Rand("x").IntN(1000))
+	return os.WriteFile(env.Output(s.out), []byte(b.String()), 0o644)
+}
+
+// chain builds a → b → c → d → e, each reading its predecessor.
+func chain(runs map[string]*atomic.Int32, values map[string]string) []pipeline.Stage {
+	var out []pipeline.Stage
+	prev := ""
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		s := &textStage{name: n, out: "art/" + n + ".txt", value: values[n]}
+		if runs != nil {
+			runs[n] = &atomic.Int32{}
+			s.runs = runs[n]
+		}
+		if prev != "" {
+			s.in = []string{prev}
+		}
+		prev = s.out
+		out = append(out, s)
+	}
+	return out
+}
+
+func runWithTimeout(t *testing.T, ctx context.Context, r *pipeline.Runner, stages []pipeline.Stage) (*pipeline.Manifest, error) {
+	t.Helper()
+	type res struct {
+		m   *pipeline.Manifest
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		m, err := r.Run(ctx, stages)
+		ch <- res{m, err}
+	}()
+	select {
+	case x := <-ch:
+		return x.m, x.err
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return within 20s")
+		return nil, nil
+	}
+}
+
+func TestRunnerFailureCancelsOthers(t *testing.T) {
+	boom := errors.New("boom")
+	stages := chain(nil, nil)
+	stages[2].(*textStage).fail = boom
+	// A sixth stage, independent of the chain, blocks until cancelled.
+	stages = append(stages, &textStage{name: "sleeper", out: "art/z.txt", block: true})
+	r := &pipeline.Runner{Dir: t.TempDir(), Seed: 1, Workers: 4}
+	m, err := runWithTimeout(t, context.Background(), r, stages)
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if !strings.Contains(err.Error(), "stage c") {
+		t.Errorf("error %q does not name stage c", err)
+	}
+	status := map[string]string{}
+	for _, s := range m.Stages {
+		status[s.Name] = s.Status
+	}
+	want := map[string]string{"a": "ran", "b": "ran", "c": "failed", "d": "skipped", "e": "skipped"}
+	for k, v := range want {
+		if status[k] != v {
+			t.Errorf("stage %s status %q, want %q", k, status[k], v)
+		}
+	}
+	if m.Status != "failed" {
+		t.Errorf("manifest status %q", m.Status)
+	}
+	for _, f := range []string{"art/c.txt", "art/d.txt", "art/z.txt"} {
+		if _, err := os.Stat(filepath.Join(r.Dir, f)); err == nil {
+			t.Errorf("%s exists after the failure", f)
+		}
+	}
+}
+
+func TestRunnerPanicBecomesError(t *testing.T) {
+	stages := chain(nil, nil)
+	stages[1].(*textStage).panics = true
+	r := &pipeline.Runner{Dir: t.TempDir(), Seed: 1, Workers: 2}
+	_, err := runWithTimeout(t, context.Background(), r, stages)
+	if err == nil || !strings.Contains(err.Error(), "stage b: panic: boom") {
+		t.Fatalf("err = %v, want a panic error naming stage b", err)
+	}
+}
+
+func TestRunnerCache(t *testing.T) {
+	dir := t.TempDir()
+	runs := map[string]*atomic.Int32{}
+	run := func(values map[string]string) *pipeline.Manifest {
+		t.Helper()
+		stages := chain(runs, values)
+		r := &pipeline.Runner{Dir: dir, Seed: 7, Workers: 2}
+		m, err := runWithTimeout(t, context.Background(), r, stages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	ran := func(m *pipeline.Manifest) string {
+		var s []string
+		for _, st := range m.Stages {
+			if !st.Cached {
+				s = append(s, st.Name)
+			}
+		}
+		return strings.Join(s, ",")
+	}
+	if got := ran(run(nil)); got != "a,b,c,d,e" {
+		t.Fatalf("first run ran %q", got)
+	}
+	if got := ran(run(nil)); got != "" {
+		t.Fatalf("second run ran %q, want every stage cached", got)
+	}
+	// Changing c's config re-runs c and everything downstream (its output
+	// changes), never a or b.
+	if got := ran(run(map[string]string{"c": "new"})); got != "c,d,e" {
+		t.Fatalf("after changing c's config ran %q, want c,d,e", got)
+	}
+	// A damaged output is not trusted: its stage runs again, and so does
+	// nothing else since the rebuilt file is identical.
+	if err := os.WriteFile(filepath.Join(dir, "art/b.txt"), []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := ran(run(map[string]string{"c": "new"})); got != "b" {
+		t.Fatalf("after damaging b's output ran %q, want b", got)
+	}
+}
+
+func TestRunnerCancelLeavesNoTrustedArtifact(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	stages := chain(nil, nil)
+	// Stage c writes its output then sees the run cancelled, as if SIGINT
+	// came in the middle of its work.
+	stages[2] = &pipeline.Func{StageName: "c", StageVersion: "1", In: []string{"art/b.txt"}, Out: []string{"art/c.txt"},
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			if err := os.WriteFile(env.Output("art/c.txt"), []byte("partial"), 0o644); err != nil {
+				return err
+			}
+			cancel()
+			<-ctx.Done()
+			return ctx.Err()
+		}}
+	r := &pipeline.Runner{Dir: dir, Seed: 1, Workers: 2}
+	m, err := runWithTimeout(t, ctx, r, stages)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if m.Status != "cancelled" {
+		t.Errorf("manifest status %q, want cancelled", m.Status)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "art/c.txt")); err == nil {
+		t.Fatal("a cancelled stage's output is in place")
+	}
+	// The next run resumes: a and b are cached, c onwards runs.
+	m, err = runWithTimeout(t, context.Background(), r, chain(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Stages {
+		if want := s.Name <= "b"; s.Cached != want {
+			t.Errorf("resumed run: stage %s cached=%v, want %v", s.Name, s.Cached, want)
+		}
+	}
+}
+
+func TestRunnerDeterministicAcrossWorkers(t *testing.T) {
+	read := func(workers int) string {
+		dir := t.TempDir()
+		r := &pipeline.Runner{Dir: dir, Seed: 3, Workers: workers}
+		if _, err := runWithTimeout(t, context.Background(), r, chain(nil, nil)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "art/e.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if a, b := read(1), read(5); a != b {
+		t.Fatalf("outputs differ between 1 and 5 workers:\n%s\n%s", a, b)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	s := func(name, out string, in ...string) pipeline.Stage {
+		return &textStage{name: name, out: out, in: in}
+	}
+	for _, tc := range []struct {
+		name   string
+		stages []pipeline.Stage
+		want   string
+	}{
+		{"duplicate name", []pipeline.Stage{s("a", "x"), s("a", "y")}, `two stages named "a"`},
+		{"duplicate output", []pipeline.Stage{s("a", "x"), s("b", "x")}, `output "x" produced by both a and b`},
+		{"cycle", []pipeline.Stage{s("a", "x", "y"), s("b", "y", "x")}, "dependency cycle"},
+		{"escaping output", []pipeline.Stage{s("a", "../x")}, "not a path inside the run directory"},
+		{"missing external input", []pipeline.Stage{s("a", "x", "/nonexistent/trace.csv")}, "/nonexistent/trace.csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &pipeline.Runner{Dir: t.TempDir()}
+			_, err := runWithTimeout(t, context.Background(), r, tc.stages)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDeclaredOutputsEnforced(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fn   func(ctx context.Context, env *pipeline.Env) error
+		want string
+	}{
+		{"missing", func(ctx context.Context, env *pipeline.Env) error { return nil }, "declared output x.txt was not written"},
+		{"extra", func(ctx context.Context, env *pipeline.Env) error {
+			p := env.Output("x.txt")
+			os.WriteFile(p, nil, 0o644)
+			return os.WriteFile(filepath.Join(filepath.Dir(p), "y.txt"), nil, 0o644)
+		}, "undeclared files [y.txt]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &pipeline.Runner{Dir: t.TempDir()}
+			st := &pipeline.Func{StageName: "s", StageVersion: "1", Out: []string{"x.txt"}, Fn: tc.fn}
+			_, err := runWithTimeout(t, context.Background(), r, []pipeline.Stage{st})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExternalInputHashed(t *testing.T) {
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "trace.csv")
+	os.WriteFile(ext, []byte("a,b\n1,2\n"), 0o644)
+	runs := &atomic.Int32{}
+	st := &textStage{name: "ingest", out: "jobs.txt", in: []string{ext}, runs: runs}
+	r := &pipeline.Runner{Dir: filepath.Join(dir, "run")}
+	for i := 0; i < 2; i++ {
+		if _, err := runWithTimeout(t, context.Background(), r, []pipeline.Stage{st}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(ext, []byte("a,b\n1,3\n"), 0o644)
+	m, err := runWithTimeout(t, context.Background(), r, []pipeline.Stage{st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 2 {
+		t.Errorf("stage ran %d times, want 2 (once, cached, then again after its input changed)", runs.Load())
+	}
+	if in := m.Stages[0].Inputs[0]; !in.External || in.SHA256 == "" {
+		t.Errorf("manifest input %+v", in)
+	}
+}
+
+func TestTextStageConformance(t *testing.T) {
+	stages := chain(nil, nil)
+	pipelinetest.Conformance(t, 11, stages[1], stages[0])
+}
