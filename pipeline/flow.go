@@ -116,3 +116,20 @@ func drain(ch <-chan arrow.Record) {
 		rec.Release()
 	}
 }
+
+// CountRows is a Transform that passes batches through unchanged, advancing
+// bar by their row counts.
+func CountRows(bar *Bar) Transform {
+	return func(ctx context.Context, in <-chan arrow.Record, out chan<- arrow.Record) error {
+		for {
+			rec, ok, err := Recv(ctx, in)
+			if err != nil || !ok {
+				return err
+			}
+			bar.Add(rec.NumRows())
+			if err := SendRecord(ctx, out, rec); err != nil {
+				return err
+			}
+		}
+	}
+}
