@@ -1,5 +1,45 @@
 // Package profiling turns profiler output into co-location samples: readers
 // for nvidia-smi dmon, DCGM exporter text, nsys CSV, /proc and pidstat, the
 // local CPU-interference profiler, and a synthetic co-location generator.
-// Samples leave the package as profile_samples tables for the fitting package.
+// Samples leave the package as profile_samples tables (Sample, written by
+// WriteSamples) for the fitting package.
+//
+// # Data in and out
+//
+// Readers take an io.Reader plus the file name used in error messages
+// ("file:line: field: problem") and return typed observations (DmonRow,
+// DCGMMetric, NsysMemRow, ProcStat, PidStatRow). ToSample-style helpers
+// and the CPU profiler build Sample rows; Synthesize draws them from a
+// ground truth. Nothing here fits a model.
+//
+// # Synthetic ground truth (Synthesize)
+//
+// The generator exists so that the interference models of the fitting
+// package can be compared honestly: its ground truth is deliberately NOT
+// the fitted family (an exponential in CPU use plus a linear PCIe term).
+// Server: 2 sockets × n_core physical cores (hyper-threaded), 2 GPUs per
+// socket, one PCIe link of B Gbit/s per socket (defaults: 8 cores, 128
+// Gbit/s, as the MARL paper's power8 server). A job's standalone iteration
+// time is 1 = CPU share + PCIe share + GPU share (TableI). With co-runners:
+//
+//   - CPU demand per socket: d0 = C_J + Σ_same C_j, d1 = Σ_other C_j. The OS
+//     balancer migrates half of socket 0's excess over n_core into socket
+//     1's idle physical cores (and vice versa; frameworks pin the rest near
+//     their GPU); migrated threads run at 0.8× (NUMA).
+//   - Thread speed on a socket with demand d: 1 for d ≤ n, (n + h(d−n))/d for
+//     n < d ≤ 2n (hyper-thread pairs: a core gives 1+h for two threads,
+//     h = 0.3), n(1+h)/d beyond 2n (time slicing); divided by a shared-cache
+//     penalty 1 + κ·σ_J·(d/n)² (κ = 0.15, σ_J the model's cache sensitivity).
+//   - The target's CPU phase runs at the harmonic mix of local and migrated
+//     thread speeds.
+//   - PCIe: the socket's link carries p = P_J + Σ_same P_j; below saturation
+//     the PCIe phase stretches by 1 + 0.3(p/B)² (queueing), beyond it the link
+//     is shared in proportion to demand: 1.3·p/B.
+//   - S = T/T_alone − 1, then measured as (1+S)·exp(σε) − 1 with ε ~ N(0,1),
+//     σ = 0.03 (multiplicative run-time noise).
+//
+// Co-locations: the target on GPU 0 of socket 0; each other GPU holds a
+// TableI job with probability ½; each socket gets 0–2 CPU hogs (the paper's
+// CPU workload generator) of 0.5–8 cores. TableI's per-model figures are
+// schedlab's assumptions (documented there), not the paper's.
 package profiling

@@ -1,0 +1,83 @@
+package profiling
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+func TestSynthesizeDeterministicAndSane(t *testing.T) {
+	cfg := DefaultSynthConfig()
+	a, err := Synthesize(context.Background(), cfg, pipeline.RandSource(7, "profile", "synthetic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Synthesize(context.Background(), cfg, pipeline.RandSource(7, "profile", "synthetic"))
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("same seed gave different samples")
+	}
+	if len(a) != cfg.Samples {
+		t.Fatalf("got %d samples, want %d", len(a), cfg.Samples)
+	}
+	mean := 0.0
+	for _, s := range a {
+		if len(s.CoRunners) == 0 {
+			t.Fatalf("%s: no co-runners", s.SampleID)
+		}
+		// Noise is multiplicative on run time with σ = 0.03, so S > −0.15
+		// holds with overwhelming probability (5σ).
+		if math.IsNaN(s.Slowdown) || s.Slowdown < -0.15 || s.Slowdown > 10 {
+			t.Fatalf("%s: implausible slowdown %g", s.SampleID, s.Slowdown)
+		}
+		mean += s.Slowdown / float64(len(a))
+	}
+	// The paper observes ~30 % average slowdown under bin packing; the
+	// synthetic server should be in the same regime, not 0 and not 10×.
+	if mean < 0.05 || mean > 1.5 {
+		t.Errorf("mean slowdown %g outside [0.05, 1.5]", mean)
+	}
+	t.Logf("mean synthetic slowdown %.3f over %d samples", mean, len(a))
+}
+
+func TestGroundTruthShape(t *testing.T) {
+	cfg := DefaultSynthConfig()
+	resnet := TableI[0]
+	hog := func(socket string, c float64) CoRunner { return CoRunner{Socket: socket, Model: hogModel, CPUCores: c} }
+	tests := []struct {
+		name      string
+		co        []CoRunner
+		wantAbove float64
+		wantBelow float64
+	}{
+		{"idle other socket", []CoRunner{hog(OtherSocket, 1)}, -1e-9, 1e-9},
+		{"same-socket hog saturates cores", []CoRunner{hog(SameSocket, 8)}, 0.1, 2},
+		{"other socket over-full", []CoRunner{hog(OtherSocket, 16)}, -1e-9, 0.05},
+		{"pcie-heavy neighbour", []CoRunner{{Socket: SameSocket, Model: "VGG-16", PCIeGbps: 100}}, 0.04, 1},
+	}
+	for _, tt := range tests {
+		got := cfg.GroundTruth(resnet, tt.co)
+		if got < tt.wantAbove || got > tt.wantBelow {
+			t.Errorf("%s: S = %g, want in [%g, %g]", tt.name, got, tt.wantAbove, tt.wantBelow)
+		}
+	}
+	// More same-socket CPU load never speeds the target up.
+	prev := -1.0
+	for c := 0.0; c <= 24; c += 0.5 {
+		s := cfg.GroundTruth(resnet, []CoRunner{hog(SameSocket, c)})
+		if s < prev-1e-12 {
+			t.Fatalf("slowdown fell from %g to %g at hog %g cores", prev, s, c)
+		}
+		prev = s
+	}
+}
+
+func TestSynthConfigValidate(t *testing.T) {
+	c := DefaultSynthConfig()
+	c.Samples = -3
+	if err := c.Validate(); err == nil || err.Error() != "profile.synth.samples: must be > 0, got -3" {
+		t.Errorf("got %v", err)
+	}
+}
