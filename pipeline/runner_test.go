@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +104,7 @@ func TestRunnerFailureCancelsOthers(t *testing.T) {
 	stages[2].(*textStage).fail = boom
 	// A sixth stage, independent of the chain, blocks until cancelled.
 	stages = append(stages, &textStage{name: "sleeper", out: "art/z.txt", block: true})
-	r := &pipeline.Runner{Dir: t.TempDir(), Seed: 1, Workers: 4}
+	r := &pipeline.Runner{Log: quiet, Dir: t.TempDir(), Seed: 1, Workers: 4}
 	m, err := runWithTimeout(t, context.Background(), r, stages)
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom", err)
@@ -134,7 +135,7 @@ func TestRunnerFailureCancelsOthers(t *testing.T) {
 func TestRunnerPanicBecomesError(t *testing.T) {
 	stages := chain(nil, nil)
 	stages[1].(*textStage).panics = true
-	r := &pipeline.Runner{Dir: t.TempDir(), Seed: 1, Workers: 2}
+	r := &pipeline.Runner{Log: quiet, Dir: t.TempDir(), Seed: 1, Workers: 2}
 	_, err := runWithTimeout(t, context.Background(), r, stages)
 	if err == nil || !strings.Contains(err.Error(), "stage b: panic: boom") {
 		t.Fatalf("err = %v, want a panic error naming stage b", err)
@@ -147,7 +148,7 @@ func TestRunnerCache(t *testing.T) {
 	run := func(values map[string]string) *pipeline.Manifest {
 		t.Helper()
 		stages := chain(runs, values)
-		r := &pipeline.Runner{Dir: dir, Seed: 7, Workers: 2}
+		r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: 7, Workers: 2}
 		m, err := runWithTimeout(t, context.Background(), r, stages)
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +200,7 @@ func TestRunnerCancelLeavesNoTrustedArtifact(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		}}
-	r := &pipeline.Runner{Dir: dir, Seed: 1, Workers: 2}
+	r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: 1, Workers: 2}
 	m, err := runWithTimeout(t, ctx, r, stages)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -225,7 +226,7 @@ func TestRunnerCancelLeavesNoTrustedArtifact(t *testing.T) {
 func TestRunnerDeterministicAcrossWorkers(t *testing.T) {
 	read := func(workers int) string {
 		dir := t.TempDir()
-		r := &pipeline.Runner{Dir: dir, Seed: 3, Workers: workers}
+		r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: 3, Workers: workers}
 		if _, err := runWithTimeout(t, context.Background(), r, chain(nil, nil)); err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +257,7 @@ func TestPlanErrors(t *testing.T) {
 		{"missing external input", []pipeline.Stage{s("a", "x", "/nonexistent/trace.csv")}, "/nonexistent/trace.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &pipeline.Runner{Dir: t.TempDir()}
+			r := &pipeline.Runner{Log: quiet, Dir: t.TempDir()}
 			_, err := runWithTimeout(t, context.Background(), r, tc.stages)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
@@ -279,7 +280,7 @@ func TestDeclaredOutputsEnforced(t *testing.T) {
 		}, "undeclared files [y.txt]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &pipeline.Runner{Dir: t.TempDir()}
+			r := &pipeline.Runner{Log: quiet, Dir: t.TempDir()}
 			st := &pipeline.Func{StageName: "s", StageVersion: "1", Out: []string{"x.txt"}, Fn: tc.fn}
 			_, err := runWithTimeout(t, context.Background(), r, []pipeline.Stage{st})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -295,7 +296,7 @@ func TestExternalInputHashed(t *testing.T) {
 	os.WriteFile(ext, []byte("a,b\n1,2\n"), 0o644)
 	runs := &atomic.Int32{}
 	st := &textStage{name: "ingest", out: "jobs.txt", in: []string{ext}, runs: runs}
-	r := &pipeline.Runner{Dir: filepath.Join(dir, "run")}
+	r := &pipeline.Runner{Log: quiet, Dir: filepath.Join(dir, "run")}
 	for i := 0; i < 2; i++ {
 		if _, err := runWithTimeout(t, context.Background(), r, []pipeline.Stage{st}); err != nil {
 			t.Fatal(err)
@@ -318,3 +319,5 @@ func TestTextStageConformance(t *testing.T) {
 	stages := chain(nil, nil)
 	pipelinetest.Conformance(t, 11, stages[1], stages[0])
 }
+
+var quiet = slog.New(slog.DiscardHandler)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +31,7 @@ func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeli
 	all := append(append([]pipeline.Stage{}, upstream...), s)
 	run := func(dir string) {
 		t.Helper()
-		r := &pipeline.Runner{Dir: dir, Seed: seed, ConfigHash: "conformance", Workers: 2}
+		r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: seed, ConfigHash: "conformance", Workers: 2}
 		if _, err := r.Run(context.Background(), all); err != nil {
 			t.Fatalf("stage %s: %v", s.Name(), err)
 		}
@@ -53,7 +54,7 @@ func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeli
 	}
 
 	c := t.TempDir()
-	r := &pipeline.Runner{Dir: c, Seed: seed, ConfigHash: "conformance", Workers: 2}
+	r := &pipeline.Runner{Log: quiet, Dir: c, Seed: seed, ConfigHash: "conformance", Workers: 2}
 	if len(upstream) > 0 {
 		if _, err := r.Run(context.Background(), upstream); err != nil {
 			t.Fatal(err)
@@ -91,3 +92,5 @@ func (c *cancelAtStart) Run(ctx context.Context, env *pipeline.Env) error {
 	c.cancel()
 	return c.Stage.Run(ctx, env)
 }
+
+var quiet = slog.New(slog.DiscardHandler)
