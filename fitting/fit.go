@@ -1,0 +1,232 @@
+package fitting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrTooFewSamples: fewer observations than the model has parameters plus
+// one (no degrees of freedom left for an error estimate).
+var ErrTooFewSamples = errors.New("fitting: too few samples")
+
+// Fit is a model fitted to a set of observations.
+type Fit struct {
+	Model      string
+	Params     []float64
+	StdErr     []float64 // NaN where the covariance is unavailable
+	Start      []float64 // the starting point given to Levenberg–Marquardt
+	Method     string    // "qr" (linear models) or "levenberg-marquardt"
+	Status     Status
+	Iterations int
+	N          int     // observations
+	SSR        float64 // sum of squared residuals
+	RMSE       float64
+	// MeanRelErr is the in-sample mean |Ŝ − S|/(1 + S).
+	MeanRelErr float64
+}
+
+// Converged reports whether the fit reached a convergence criterion.
+func (f *Fit) Converged() bool { return f.Status.Converged() }
+
+// FitModel fits m to obs by least squares on the slowdown. Linear models
+// are solved by QR and then polished by one Levenberg–Marquardt pass from
+// the QR solution, which yields the covariance and cross-checks the QR;
+// nonlinear ones start from the best point of a small grid over the
+// exponent coefficients (the remaining coefficients solved linearly at each
+// grid point, in the spirit of variable projection). A Fit whose Status is
+// not converged is returned, not an error: callers report it.
+func FitModel(ctx context.Context, m Model, obs []Observation) (*Fit, error) {
+	return fitModel(ctx, m, obs, nil)
+}
+
+func fitModel(ctx context.Context, m Model, obs []Observation, settings *Settings) (*Fit, error) {
+	n := len(m.Params)
+	if len(obs) < n+1 {
+		return nil, fmt.Errorf("%w: model %s has %d parameters, got %d samples (need ≥ %d)", ErrTooFewSamples, m.Name, n, len(obs), n+1)
+	}
+	var start []float64
+	method := "levenberg-marquardt"
+	var err error
+	if m.Linear {
+		method = "qr"
+		start, err = LinearLeastSquares(nil, design(m, obs), slowdowns(obs))
+	} else {
+		start, err = gridStart(m, obs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	s := Settings{Lower: m.Lower, Upper: m.Upper}
+	if settings != nil {
+		s.MaxIterations = settings.MaxIterations
+	}
+	res, err := Minimize(ctx, problem(m, obs), start, &s)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	f := &Fit{Model: m.Name, Params: res.X, StdErr: res.StdErr, Start: start, Method: method,
+		Status: res.Status, Iterations: res.Iterations, N: len(obs), SSR: res.SSR,
+		RMSE: math.Sqrt(res.SSR / float64(len(obs)))}
+	f.MeanRelErr = PredictionError(m, f.Params, obs)
+	return f, nil
+}
+
+// PredictionError is the MARL paper's error measure, mean |Ŝ − S|/(1 + S):
+// the relative error of the predicted run time T_alone·(1 + S).
+func PredictionError(m Model, p []float64, obs []Observation) float64 {
+	if len(obs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for i := range obs {
+		s += math.Abs(m.eval(p, &obs[i])-obs[i].S) / (1 + obs[i].S)
+	}
+	return s / float64(len(obs))
+}
+
+// problem is the least-squares problem r_i = f(p; o_i) − S_i with the
+// model's analytic Jacobian.
+func problem(m Model, obs []Observation) Problem {
+	return Problem{
+		M: len(obs),
+		Residuals: func(dst, p []float64) {
+			for i := range obs {
+				dst[i] = m.eval(p, &obs[i]) - obs[i].S
+			}
+		},
+		Jacobian: func(dst *mat.Dense, p []float64) {
+			raw := dst.RawMatrix()
+			n := raw.Cols
+			for i := range obs {
+				m.grad(raw.Data[i*raw.Stride:i*raw.Stride+n], p, &obs[i])
+			}
+		},
+	}
+}
+
+func design(m Model, obs []Observation) *mat.Dense {
+	n := len(m.Params)
+	a := mat.NewDense(len(obs), n, nil)
+	raw := a.RawMatrix()
+	for i := range obs {
+		m.grad(raw.Data[i*raw.Stride:i*raw.Stride+n], nil, &obs[i])
+	}
+	return a
+}
+
+func slowdowns(obs []Observation) []float64 {
+	s := make([]float64, len(obs))
+	for i, o := range obs {
+		s[i] = o.S
+	}
+	return s
+}
+
+// gridStart finds a starting point for the exponential models: for each
+// (α2, α3) on a grid, the model is linear in the other coefficients, which
+// are solved by QR on at most 2000 evenly strided observations; the grid
+// point with the least squared error and α1 ≥ 0 wins.
+func gridStart(m Model, obs []Observation) ([]float64, error) {
+	sub := obs
+	if len(obs) > 2000 {
+		stride := (len(obs) + 1999) / 2000
+		sub = make([]Observation, 0, 2000)
+		for i := 0; i < len(obs); i += stride {
+			sub = append(sub, obs[i])
+		}
+	}
+	n := len(m.Params)
+	var best []float64
+	bestSSR := math.Inf(1)
+	var lastErr error
+	for _, a2 := range []float64{0.02, 0.05, 0.1, 0.2, 0.35, 0.5} {
+		for _, a3 := range []float64{-0.2, 0, 0.2} {
+			// Columns: the exponential, then the model's linear inputs.
+			p := make([]float64, n)
+			p[0], p[1], p[2] = 1, a2, a3
+			a := mat.NewDense(len(sub), n-2, nil)
+			g := make([]float64, n)
+			for i := range sub {
+				m.grad(g, p, &sub[i])
+				a.Set(i, 0, g[0])
+				for j := 3; j < n; j++ {
+					a.Set(i, j-2, g[j])
+				}
+			}
+			x, err := LinearLeastSquares(nil, a, slowdowns(sub))
+			if err != nil {
+				lastErr = err
+				continue
+			}
+			p[0] = math.Max(x[0], 0)
+			copy(p[3:], x[1:])
+			ssr := 0.0
+			for i := range sub {
+				r := m.eval(p, &sub[i]) - sub[i].S
+				ssr += r * r
+			}
+			if ssr < bestSSR {
+				bestSSR, best = ssr, p
+			}
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("no starting point: %w", lastErr)
+	}
+	return best, nil
+}
+
+// CVResult is a k-fold cross-validation of one model.
+type CVResult struct {
+	Model string
+	K     int
+	// Error is the mean over every held-out observation of |Ŝ − S|/(1 + S).
+	Error      float64
+	FoldErrors []float64
+	// Unconverged counts folds whose fit did not converge (their
+	// predictions still count, and the table says so).
+	Unconverged int
+}
+
+// CrossValidate fits m on k−1 folds and measures PredictionError on the
+// held-out fold, for each of k folds drawn by a permutation from src.
+func CrossValidate(ctx context.Context, m Model, obs []Observation, k int, src rand.Source) (*CVResult, error) {
+	if k < 2 {
+		return nil, fmt.Errorf("fitting.folds: must be ≥ 2, got %d", k)
+	}
+	if len(obs) < k {
+		return nil, fmt.Errorf("%w: %d samples for %d folds", ErrTooFewSamples, len(obs), k)
+	}
+	perm := rand.New(src).Perm(len(obs))
+	res := &CVResult{Model: m.Name, K: k}
+	total := 0.0
+	train := make([]Observation, 0, len(obs))
+	test := make([]Observation, 0, len(obs)/k+1)
+	for f := 0; f < k; f++ {
+		train, test = train[:0], test[:0]
+		for i, j := range perm {
+			if i%k == f {
+				test = append(test, obs[j])
+			} else {
+				train = append(train, obs[j])
+			}
+		}
+		fit, err := FitModel(ctx, m, train)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d of %d: %w", f+1, k, err)
+		}
+		if !fit.Converged() {
+			res.Unconverged++
+		}
+		e := PredictionError(m, fit.Params, test)
+		res.FoldErrors = append(res.FoldErrors, e)
+		total += e * float64(len(test))
+	}
+	res.Error = total / float64(len(obs))
+	return res, nil
+}
