@@ -4,4 +4,77 @@
 // metrics, and the environment interface through which schedulers, learned or
 // not, observe the cluster and act on it. sim knows schedulers only through
 // that interface.
+//
+// # Data in and out
+//
+// Jobs enter as []datasets.Job (the canonical jobs table); a cluster comes
+// from a ClusterSpec (Preset("large"), or {Topology: "fattree", K: 20,
+// Servers: "power8"}) or the generators Flat, FatTree, VL2 and BCube. Results
+// leave as a *Result: one JobResult per finished job (in job index order),
+// the pruned jobs with reasons, Metrics, and a Timing of wall-clock figures
+// that is kept apart because it is not deterministic.
+//
+// # Running
+//
+// The whole run, for a heuristic:
+//
+//	c, err := sim.ClusterSpec{Topology: "flat", N: 32, Servers: "pai-v100"}.Build()
+//	res, err := sim.Run(ctx, c, jobs, sched, sim.DefaultConfig(), nil) // nil: DefaultInterference
+//
+// Run is New + a loop of Next/Schedule/Apply. A learned policy drives the
+// same engine itself (the environment interface):
+//
+//	s, err := sim.New(c, jobs, cfg, model)
+//	for {
+//		st, err := s.Next(ctx) // advance to the next decision point
+//		if err == io.EOF { break }   // every job finished
+//		// observe st (Pending, Running, Free, Cluster); reward from st.Since
+//		actions := policy(st)        // []sim.Placement
+//		if err := s.Apply(actions); err != nil { ... }
+//	}
+//	res := s.Result()
+//
+// st.Since holds what happened since the previous decision: jobs finished
+// (with JCT and fee), jobs the previous decision left pending (DAS's ζ = 0)
+// and each job's share of work done (MARL's epochs done / max epochs).
+//
+// # Model
+//
+// A job's tasks are flattened into instances; a Placement gives one Slot
+// (server, optional socket) per instance. Capacity (GPU, cores, GiB) is
+// checked per server. A running job's speed relative to standalone is
+//
+//	rate = ideal / (ideal·(1 + S) + comm)
+//
+// with ideal the model profile's iteration time (ProfileOf), S the largest
+// slowdown over the job's instances under the Interference model (co-runners
+// on the same and other sockets of the server) and comm the slowest of the
+// job's flows: gradient bits over the flow's bottleneck link, each link's
+// capacity shared equally by the flows crossing it, routes by deterministic
+// shortest path. A job needs DurationS standalone seconds of work, so its run
+// time is DurationS when alone on one server and longer otherwise. Rates are
+// piecewise constant: they change only when a job starts or finishes, and
+// only the jobs sharing a server or a link with it are recomputed.
+//
+// # Events and determinism
+//
+// Completions, arrivals and triggers are ordered by time, then kind
+// (completions, arrivals, triggers), then job index. Config.Trigger "event"
+// asks for a decision after every instant at which a job arrived or finished
+// and jobs are pending (DAS); "interval" asks every IntervalS seconds while
+// jobs are pending (MARL, 1800 s). No wall clock enters the simulation:
+// the same inputs give the same results.
+//
+// # Bad input
+//
+// New rejects a job with a negative or non-finite time or resource, or no
+// instances (ErrBadJob), and a cluster with a server that cannot reach the
+// others (ErrDisconnected). A job that cannot be packed on the empty cluster
+// is pruned and listed in Result.Pruned (or an ErrOversized error when
+// Config.PruneOversized is false). A zero-duration job still needs a
+// placement; it starts and finishes at the same instant, with fee 0. Apply
+// rejects a whole decision containing an infeasible placement
+// (ErrInfeasible, naming job, server and resources); Run returns that error.
+// If jobs are pending, nothing runs, no job is left to arrive and the
+// scheduler places nothing, Next returns ErrStalled instead of looping.
 package sim

@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"context"
+
+	"github.com/schedlab/schedlab/datasets"
+)
+
+// Scheduler decides, at each decision point, which pending jobs start and
+// where. Schedule may place any subset of st.Pending, in any order; jobs it
+// leaves out stay pending. It must not modify st or anything reachable from
+// it, and must return an error rather than a placement it knows to be
+// infeasible. Implementations need not be safe for concurrent use: one
+// scheduler value serves one run.
+type Scheduler interface {
+	Name() string
+	Schedule(ctx context.Context, st *State) ([]Placement, error)
+}
+
+// Resources is an amount of GPU, CPU (cores) and memory (GiB).
+type Resources struct {
+	GPU    float64
+	CPU    float64
+	MemGiB float64
+}
+
+// eps absorbs rounding in sums of fractional GPU shares (0.25 + 0.5 + …).
+const eps = 1e-9
+
+// Fits reports whether r fits in free.
+func (r Resources) Fits(free Resources) bool {
+	return r.GPU <= free.GPU+eps && r.CPU <= free.CPU+eps && r.MemGiB <= free.MemGiB+eps
+}
+
+// Add returns r + o.
+func (r Resources) Add(o Resources) Resources {
+	return Resources{r.GPU + o.GPU, r.CPU + o.CPU, r.MemGiB + o.MemGiB}
+}
+
+// Sub returns r − o.
+func (r Resources) Sub(o Resources) Resources {
+	return Resources{r.GPU - o.GPU, r.CPU - o.CPU, r.MemGiB - o.MemGiB}
+}
+
+// Scale returns f·r.
+func (r Resources) Scale(f float64) Resources {
+	return Resources{r.GPU * f, r.CPU * f, r.MemGiB * f}
+}
+
+// Slot is where one instance of a job runs: a server and, optionally, the
+// socket (GPU group) it is homed on. Socket −1 lets the simulator choose the
+// socket with the most free GPUs (then CPU; ties to the lowest index).
+// Capacity is checked per server; an instance larger than its home socket
+// takes the rest from the server's other sockets.
+type Slot struct {
+	Server int
+	Socket int
+}
+
+// Placement starts one pending job: Slots[i] hosts JobState.Instances[i].
+type Placement struct {
+	Job   int // JobState.Index
+	Slots []Slot
+}
+
+// Instance is one instance of a job: tasks flattened in order, each task
+// contributing Task.Instances identical instances.
+type Instance struct {
+	Role   string
+	Demand Resources
+	Load   JobLoad
+}
+
+// JobStatus is where a job is in its life.
+type JobStatus uint8
+
+const (
+	StatusFuture JobStatus = iota // not yet submitted
+	StatusPending
+	StatusRunning
+	StatusDone
+	StatusPruned
+)
+
+// JobState is a job as the simulator tracks it. Schedulers read it; only the
+// simulator writes it.
+type JobState struct {
+	Index     int // position in the jobs given to New
+	Job       *datasets.Job
+	Profile   ModelProfile
+	Instances []Instance
+	Total     Resources // summed over instances
+	SubmitS   float64
+	DurationS float64 // standalone duration
+	Status    JobStatus
+
+	// Set once running.
+	StartS  float64
+	Slots   []Slot
+	Servers []int // distinct servers, in order of first use
+
+	// Engine bookkeeping.
+	work, done, rate, last float64
+	doneAtDecision         float64
+	version                uint32
+	flows                  []flow
+	takes                  []take
+	dirty                  bool
+	finishS                float64
+}
+
+// ExpectedFinishS is the finish time of a running job if its current rate
+// held; for other jobs it is +Inf (pending) or the finish time (done).
+func (j *JobState) ExpectedFinishS(now float64) float64 {
+	switch j.Status {
+	case StatusRunning:
+		if j.rate <= 0 {
+			return now
+		}
+		done := j.done + j.rate*(now-j.last)
+		return now + (j.work-done)/j.rate
+	case StatusDone:
+		return j.finishS
+	}
+	return inf
+}
+
+// Rate is the current speed of a running job relative to standalone (1 =
+// standalone speed, 0.5 = half).
+func (j *JobState) Rate() float64 { return j.rate }
+
+// Progress is the share of a job's work done since the previous decision.
+type Progress struct {
+	Job      int
+	Fraction float64
+}
+
+// Interval is what happened between the previous decision and this one,
+// the material of rewards for learned policies.
+type Interval struct {
+	FromS    float64
+	Finished []JobResult // jobs that finished, in finish order
+	Unplaced []int       // jobs the previous decision left pending (DAS ζ = 0)
+	Progress []Progress  // running or finished jobs, by job index
+}
+
+// State is the observation at a decision point. It is valid until the next
+// call of Sim.Apply; schedulers must not keep it or modify it.
+type State struct {
+	Now      float64
+	Decision int // 0 for the first decision of a run
+	Cluster  *Cluster
+	Pending  []*JobState // in (submit time, index) order
+	Running  []*JobState // deterministic order, not sorted
+	Free     []Resources // per server
+	Since    Interval
+
+	sim *Sim
+}
+
+// Ledger returns a scratch copy of the free resources, for a scheduler to
+// book several placements in one decision.
+func (st *State) Ledger() *Ledger {
+	return &Ledger{Free: append([]Resources(nil), st.Free...)}
+}
+
+// Interference is the model the simulator uses.
+func (st *State) Interference() Interference { return st.sim.model }
+
+// PredictSlowdown is the slowdown S (before the 1+S factor) an instance of j
+// with the given load would see on server now, homed on the socket the
+// simulator would choose, with the running jobs as co-runners.
+func (st *State) PredictSlowdown(load JobLoad, server int) float64 {
+	s := st.sim
+	sock := s.chooseSocket(server, Resources{})
+	return s.instanceSlowdown(load, -1, server, sock)
+}
+
+// Ledger is a scheduler's working copy of free resources.
+type Ledger struct {
+	Free []Resources
+}
+
+// Fits reports whether r fits on server.
+func (l *Ledger) Fits(server int, r Resources) bool { return r.Fits(l.Free[server]) }
+
+// Take books r on server.
+func (l *Ledger) Take(server int, r Resources) { l.Free[server] = l.Free[server].Sub(r) }
+
+// Give returns r to server.
+func (l *Ledger) Give(server int, r Resources) { l.Free[server] = l.Free[server].Add(r) }
+
+// CopyFrom resets l to st's free resources, reusing l's storage.
+func (l *Ledger) CopyFrom(st *State) { l.Free = append(l.Free[:0], st.Free...) }

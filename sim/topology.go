@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"fmt"
+)
+
+// NodeKind says what a topology node is.
+type NodeKind uint8
+
+const (
+	NodeServer NodeKind = iota
+	NodeSwitch
+)
+
+// Node is a vertex of the topology graph: a server or a switch.
+type Node struct {
+	Kind   NodeKind
+	Name   string
+	Tier   int // 0 for servers, 1 for the switches next to them, upwards
+	Server int // index into Cluster.Servers for NodeServer, -1 otherwise
+}
+
+// Link is an undirected link between two nodes. Flows crossing a link share
+// its capacity equally.
+type Link struct {
+	A, B int     // node indices, A < B
+	Gbps float64 // capacity, Gbit/s
+	Tier int     // 0 for server links, upwards
+}
+
+// Topology is the graph of servers and switches. Routing is shortest path by
+// hop count; among equal paths the one found by a breadth-first search that
+// visits neighbours in ascending node index wins, so routes are
+// deterministic.
+type Topology struct {
+	Nodes []Node
+	Links []Link
+	adj   [][]adjEdge // per node, sorted by neighbour index
+}
+
+type adjEdge struct {
+	to   int32
+	link int32
+}
+
+func (t *Topology) addNode(n Node) int {
+	t.Nodes = append(t.Nodes, n)
+	return len(t.Nodes) - 1
+}
+
+func (t *Topology) addLink(a, b int, gbps float64, tier int) {
+	if a > b {
+		a, b = b, a
+	}
+	t.Links = append(t.Links, Link{A: a, B: b, Gbps: gbps, Tier: tier})
+}
+
+// finish builds the adjacency lists. Call once after all nodes and links are
+// added.
+func (t *Topology) finish() error {
+	t.adj = make([][]adjEdge, len(t.Nodes))
+	for i, l := range t.Links {
+		if l.A < 0 || l.B >= len(t.Nodes) || l.A == l.B {
+			return fmt.Errorf("sim: link %d joins invalid nodes %d and %d", i, l.A, l.B)
+		}
+		if !(l.Gbps > 0) {
+			return fmt.Errorf("sim: link %d (%s–%s) has capacity %v Gbit/s, want > 0", i, t.Nodes[l.A].Name, t.Nodes[l.B].Name, l.Gbps)
+		}
+		t.adj[l.A] = append(t.adj[l.A], adjEdge{to: int32(l.B), link: int32(i)})
+		t.adj[l.B] = append(t.adj[l.B], adjEdge{to: int32(l.A), link: int32(i)})
+	}
+	for _, a := range t.adj {
+		sortAdj(a)
+	}
+	return nil
+}
+
+func sortAdj(a []adjEdge) {
+	// insertion sort: degrees are small and this keeps the package free of
+	// reflection-based sorting in a hot constructor.
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && (a[j].to < a[j-1].to || (a[j].to == a[j-1].to && a[j].link < a[j-1].link)); j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// tree returns, for every node, the link through which the BFS from src
+// reached it (-1 for src and unreachable nodes).
+func (t *Topology) tree(src int) []int32 {
+	parent := make([]int32, len(t.Nodes))
+	for i := range parent {
+		parent[i] = -1
+	}
+	seen := make([]bool, len(t.Nodes))
+	seen[src] = true
+	queue := []int32{int32(src)}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, e := range t.adj[u] {
+			if !seen[e.to] {
+				seen[e.to] = true
+				parent[e.to] = e.link
+				queue = append(queue, e.to)
+			}
+		}
+	}
+	return parent
+}
+
+// Route appends to dst the links of the route from node a to node b, from b
+// back towards a, and reports whether b is reachable. The route of a node to
+// itself is empty. A Topology is read-only once built, so Route is safe for
+// concurrent use; the simulator caches the BFS trees per run.
+func (t *Topology) Route(dst []int32, a, b int) ([]int32, bool) {
+	return t.route(dst, t.tree(a), a, b)
+}
+
+func (t *Topology) route(dst []int32, parent []int32, a, b int) ([]int32, bool) {
+	if a == b {
+		return dst, true
+	}
+	for v := b; v != a; {
+		l := parent[v]
+		if l < 0 {
+			return dst, false
+		}
+		dst = append(dst, l)
+		lk := t.Links[l]
+		if lk.A == v {
+			v = lk.B
+		} else {
+			v = lk.A
+		}
+	}
+	return dst, true
+}
+
+// disconnected reports the first server node not reachable from the first
+// server, or -1 when all are reachable.
+func (t *Topology) disconnected() int {
+	first := -1
+	for i, n := range t.Nodes {
+		if n.Kind == NodeServer {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return -1
+	}
+	seen := make([]bool, len(t.Nodes))
+	seen[first] = true
+	queue := []int32{int32(first)}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, e := range t.adj[u] {
+			if !seen[e.to] {
+				seen[e.to] = true
+				queue = append(queue, e.to)
+			}
+		}
+	}
+	for i, n := range t.Nodes {
+		if n.Kind == NodeServer && !seen[i] {
+			return i
+		}
+	}
+	return -1
+}
