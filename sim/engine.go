@@ -138,6 +138,7 @@ type Sim struct {
 	pathBuf           []int32
 	serverSeen        []int32 // per server, stamp of last job that touched it
 	stamp             int32
+	total             Resources
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -181,6 +182,9 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	}
 	caps := make([]Resources, n)
 	copy(caps, s.free)
+	for _, c := range caps {
+		s.total = s.total.Add(c)
+	}
 	for i := range jobs {
 		j := &jobs[i]
 		js := &s.jobs[i]
@@ -749,7 +753,7 @@ func (s *Sim) rate(js *JobState) float64 {
 		if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
 			continue
 		}
-		if x := s.instanceSlowdown(js.Instances[i].Load, js.Index, sl.Server, sl.Socket); x > worst {
+		if x := s.instanceSlowdown(js.Instances[i].Load, js.Index, sl.Server, sl.Socket, nil); x > worst {
 			worst = x
 		}
 	}
@@ -772,8 +776,8 @@ func (s *Sim) rate(js *JobState) float64 {
 // [0, MaxSlowdown] for an instance of job self (−1 for a hypothetical one)
 // homed on socket of server. The instance itself is not its own co-runner;
 // the job's other instances are.
-func (s *Sim) instanceSlowdown(load JobLoad, self int, server, socket int) float64 {
-	same, other := s.sameBuf[:0], s.otherBuf[:0]
+func (s *Sim) instanceSlowdown(load JobLoad, self int, server, socket int, extra []JobLoad) float64 {
+	same, other := append(s.sameBuf[:0], extra...), s.otherBuf[:0]
 	skipped := false
 	for _, r := range s.srvInst[server] {
 		l := s.jobs[r.job].Instances[r.inst].Load

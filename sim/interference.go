@@ -85,3 +85,12 @@ type NoInterference struct{}
 
 // Slowdown implements Interference.
 func (NoInterference) Slowdown(JobLoad, []JobLoad, []JobLoad, int) float64 { return 0 }
+
+// InterferenceFunc adapts a function to Interference (e.g. a fitted model
+// with another signature).
+type InterferenceFunc func(target JobLoad, sameSocket, otherSocket []JobLoad, coresPerSocket int) float64
+
+// Slowdown implements Interference.
+func (f InterferenceFunc) Slowdown(target JobLoad, same, other []JobLoad, coresPerSocket int) float64 {
+	return f(target, same, other, coresPerSocket)
+}

@@ -167,14 +167,19 @@ func (st *State) Ledger() *Ledger {
 // Interference is the model the simulator uses.
 func (st *State) Interference() Interference { return st.sim.model }
 
-// PredictSlowdown is the slowdown S (before the 1+S factor) an instance of j
-// with the given load would see on server now, homed on the socket the
-// simulator would choose, with the running jobs as co-runners.
-func (st *State) PredictSlowdown(load JobLoad, server int) float64 {
+// PredictSlowdown is the slowdown S (the simulator's 1+S factor minus one)
+// an instance with the given load would see on server now: homed on the
+// socket the simulator would choose, beside the running jobs' instances and
+// the extra loads (tentative placements of this decision, counted on the
+// same socket).
+func (st *State) PredictSlowdown(load JobLoad, server int, extra []JobLoad) float64 {
 	s := st.sim
 	sock := s.chooseSocket(server, Resources{})
-	return s.instanceSlowdown(load, -1, server, sock)
+	return s.instanceSlowdown(load, -1, server, sock, extra)
 }
+
+// ClusterTotal is the summed capacity of all servers.
+func (st *State) ClusterTotal() Resources { return st.sim.total }
 
 // Ledger is a scheduler's working copy of free resources.
 type Ledger struct {
