@@ -1,0 +1,151 @@
+package fitting
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+)
+
+// Load is one job's standalone resource use on one GPU group, as the
+// simulator knows it: C in cores, P in Gbit/s.
+type Load struct {
+	CPUCores float64
+	PCIeGbps float64
+}
+
+// Coefficient is one fitted coefficient of model.json.
+type Coefficient struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	StdErr float64 `json:"std_err"` // NaN-free: 0 when unavailable (see StdErrKnown)
+	// StdErrKnown is false when the covariance was unavailable.
+	StdErrKnown bool   `json:"std_err_known"`
+	Unit        string `json:"unit"`
+}
+
+// InterferenceModel is the fitted "ours" model the simulator loads
+// (model.json): S = α1·exp(α2·U_c + α3·C_J) + β1·U_p + β2·P_J + λ, with
+// U_c = Σ_same C_j + (Σ_other C_j − n_core)_+ and U_p = Σ_same P_j
+// (DESIGN.md §3; λ = λ1 + λ2, see Models).
+type InterferenceModel struct {
+	SchemaVersion  int     `json:"schema_version"`
+	Model          string  `json:"model"` // always "ours"
+	Formula        string  `json:"formula"`
+	CoresPerSocket float64 `json:"cores_per_socket"` // n_core, cores
+	Alpha1         float64 `json:"alpha1"`           // 1
+	Alpha2         float64 `json:"alpha2"`           // 1/core
+	Alpha3         float64 `json:"alpha3"`           // 1/core
+	Beta1          float64 `json:"beta1"`            // 1/(Gbit/s)
+	Beta2          float64 `json:"beta2"`            // 1/(Gbit/s)
+	Lambda         float64 `json:"lambda"`           // 1
+	// Coefficients repeats the six with units and standard errors.
+	Coefficients []Coefficient     `json:"coefficients"`
+	Units        map[string]string `json:"units"`
+	Status       string            `json:"status"` // the solver's status
+	Converged    bool              `json:"converged"`
+	Iterations   int               `json:"iterations"`
+	Samples      int               `json:"samples"`     // observations fitted
+	Quarantined  int               `json:"quarantined"` // samples refused
+	RMSE         float64           `json:"rmse"`
+	CVError      float64           `json:"cv_error"` // k-fold mean |Ŝ−S|/(1+S); with folds 0: not measured
+	Folds        int               `json:"folds"`
+	Provenance   string            `json:"provenance"`
+}
+
+const (
+	modelSchemaVersion = 1
+	oursFormula        = "S = alpha1*exp(alpha2*U_c + alpha3*C_J) + beta1*U_p + beta2*P_J + lambda; U_c = sum_same C_j + max(sum_other C_j - n_core, 0); U_p = sum_same P_j"
+)
+
+var modelUnits = map[string]string{
+	"C": "cores", "P": "Gbit/s", "S": "fraction of standalone run time",
+	"alpha1": "1", "alpha2": "1/core", "alpha3": "1/core",
+	"beta1": "1/(Gbit/s)", "beta2": "1/(Gbit/s)", "lambda": "1", "cores_per_socket": "cores",
+}
+
+// Slowdown is S(J, J̃): the predicted slowdown of a job with standalone
+// use job, beside co-runners on its own socket (same) and on the other
+// socket (other). A job with no co-runners runs at its standalone speed
+// (S = 0) by definition; otherwise the prediction is floored at 0, since a
+// fitted constant can otherwise predict a co-located job faster than alone.
+func (m *InterferenceModel) Slowdown(job Load, same, other []Load) float64 {
+	if len(same) == 0 && len(other) == 0 {
+		return 0
+	}
+	var uc, up, oc float64
+	for _, l := range same {
+		uc += l.CPUCores
+		up += l.PCIeGbps
+	}
+	for _, l := range other {
+		oc += l.CPUCores
+	}
+	uc += math.Max(oc-m.CoresPerSocket, 0)
+	s := m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*job.CPUCores) + m.Beta1*up + m.Beta2*job.PCIeGbps + m.Lambda
+	if !(s > 0) { // also maps NaN to 0
+		return 0
+	}
+	return s
+}
+
+// Validate checks that every coefficient is finite and n_core positive.
+func (m *InterferenceModel) Validate() error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"alpha1", m.Alpha1}, {"alpha2", m.Alpha2}, {"alpha3", m.Alpha3}, {"beta1", m.Beta1}, {"beta2", m.Beta2}, {"lambda", m.Lambda}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("%s: not finite (%g)", c.name, c.v)
+		}
+	}
+	if !(m.CoresPerSocket > 0) {
+		return fmt.Errorf("cores_per_socket: must be > 0, got %g", m.CoresPerSocket)
+	}
+	if m.Model != "" && m.Model != Ours {
+		return fmt.Errorf("model: %q, want %q", m.Model, Ours)
+	}
+	return nil
+}
+
+// LoadModel reads a model.json written by WriteArtifacts.
+func LoadModel(path string) (*InterferenceModel, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load interference model: %w", err)
+	}
+	var m InterferenceModel
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("load interference model %s: %w", path, err)
+	}
+	if m.SchemaVersion != modelSchemaVersion {
+		return nil, fmt.Errorf("load interference model %s: schema_version %d, want %d", path, m.SchemaVersion, modelSchemaVersion)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("load interference model %s: %w", path, err)
+	}
+	return &m, nil
+}
+
+// DefaultModel is "ours" fitted to 480 synthetic samples of
+// profiling.Synthesize with the default SynthConfig (power8-like server,
+// n_core 8) and run seed 1, stream ("profile", "synthetic"); see
+// TestDefaultModelProvenance, which refits it. Use it when no fit has been
+// run; a run's own fit/model.json supersedes it.
+func DefaultModel() *InterferenceModel {
+	m := &InterferenceModel{
+		SchemaVersion: modelSchemaVersion, Model: Ours, Formula: oursFormula, CoresPerSocket: 8,
+		Alpha1: defaultParams[0], Alpha2: defaultParams[1], Alpha3: defaultParams[2],
+		Beta1: defaultParams[3], Beta2: defaultParams[4], Lambda: defaultParams[5],
+		Units: modelUnits, Status: FunctionConvergence.String(), Converged: true, Samples: 480,
+		Provenance: "fitting.DefaultModel: fit of 480 synthetic samples (profiling.DefaultSynthConfig, seed 1)",
+	}
+	for j, p := range ours().Params {
+		m.Coefficients = append(m.Coefficients, Coefficient{Name: p.Name, Value: defaultParams[j], Unit: p.Unit})
+	}
+	return m
+}
+
+// defaultParams are α1, α2, α3, β1, β2, λ of DefaultModel.
+var defaultParams = [6]float64{0.013949405690369787, 0.09424533385213002, 0.34711129110725392,
+	0.0011482140563120499, -0.00063291095728954634, -0.03355907552446212}
