@@ -69,9 +69,26 @@ var modelUnits = map[string]string{
 // socket (other). A job with no co-runners runs at its standalone speed
 // (S = 0) by definition; otherwise the prediction is floored at 0, since a
 // fitted constant can otherwise predict a co-located job faster than alone.
+// A caller that does its own baseline subtraction (sim's Interference
+// contract: S(J, J̃) − S(J, ∅), clamped) should call Predict instead.
 func (m *InterferenceModel) Slowdown(job Load, same, other []Load) float64 {
 	if len(same) == 0 && len(other) == 0 {
 		return 0
+	}
+	s := m.Predict(job, same, other, 0)
+	if !(s > 0) { // also maps NaN to 0
+		return 0
+	}
+	return s
+}
+
+// Predict is the raw fitted formula, neither floored nor zeroed for a job
+// alone. coresPerSocket overrides the model's n_core when > 0 (a server
+// kind other than the one profiled; an extrapolation the caller owns).
+func (m *InterferenceModel) Predict(job Load, same, other []Load, coresPerSocket float64) float64 {
+	n := m.CoresPerSocket
+	if coresPerSocket > 0 {
+		n = coresPerSocket
 	}
 	var uc, up, oc float64
 	for _, l := range same {
@@ -81,12 +98,8 @@ func (m *InterferenceModel) Slowdown(job Load, same, other []Load) float64 {
 	for _, l := range other {
 		oc += l.CPUCores
 	}
-	uc += math.Max(oc-m.CoresPerSocket, 0)
-	s := m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*job.CPUCores) + m.Beta1*up + m.Beta2*job.PCIeGbps + m.Lambda
-	if !(s > 0) { // also maps NaN to 0
-		return 0
-	}
-	return s
+	uc += math.Max(oc-n, 0)
+	return m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*job.CPUCores) + m.Beta1*up + m.Beta2*job.PCIeGbps + m.Lambda
 }
 
 // Validate checks that every coefficient is finite and n_core positive.

@@ -160,3 +160,18 @@ func TestSlowdown(t *testing.T) {
 		t.Errorf("negative prediction not floored: %g", got)
 	}
 }
+
+func TestPredictRaw(t *testing.T) {
+	m := DefaultModel()
+	job := Load{CPUCores: 6, PCIeGbps: 40}
+	alone := m.Predict(job, nil, nil, 0)
+	want := m.Alpha1*math.Exp(m.Alpha3*6) + m.Beta2*40 + m.Lambda
+	if math.Abs(alone-want) > 1e-15 {
+		t.Errorf("Predict alone = %g, want %g", alone, want)
+	}
+	// n_core override: 10 other-socket cores spill 2 over 8 cores, none over 16.
+	other := []Load{{CPUCores: 10}}
+	if a, b := m.Predict(job, nil, other, 8), m.Predict(job, nil, other, 16); !(a > b) || b != alone {
+		t.Errorf("n_core override: %g (8 cores) vs %g (16 cores), alone %g", a, b, alone)
+	}
+}
