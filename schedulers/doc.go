@@ -1,5 +1,26 @@
 // Package schedulers implements every scheduling policy behind one
-// interface: the heuristics and meta-heuristics of both papers and the learned
-// policies, which load trained checkpoints. It knows nothing of training
-// beyond loading a checkpoint.
+// interface, sim.Scheduler: the heuristics and meta-heuristics of both papers
+// and (later) the learned policies, which load trained checkpoints. It knows
+// nothing of training beyond loading a checkpoint.
+//
+// Data enters as a *sim.State at each decision point (pending jobs in
+// submission order, running jobs, free resources per server, the cluster and
+// the interference model) and leaves as []sim.Placement. Schedulers never
+// modify the state; they book tentative placements on a sim.Ledger.
+//
+// The registry (New, Names) builds them by name:
+//
+//	fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance  DAS heuristics
+//	tetris, load-balancing, lif                                     MARL heuristics
+//	malo, mosa                                                      DAS meta-heuristics
+//
+// The heuristics are an ordering rule (FIFO, DRF) times a placement rule
+// (FirstFit, LeastGPULoad, LeastLoad, Alignment, LeastInterference) applied
+// instance by instance (Greedy); a job whose instances do not all fit stays
+// pending and later jobs may start. MALO and MOSA search job priorities and
+// server affinities of the oldest MetaConfig.MaxJobs pending jobs against a
+// surrogate of mean JCT and mean fee, keep a Pareto archive and apply its
+// knee; parameters from the DAS paper's Appendix D (MetaConfig documents the
+// rest). Every registered scheduler passes the shared conformance test of
+// package schedulerstest.
 package schedulers

@@ -1,0 +1,280 @@
+package schedulers
+
+import (
+	"context"
+	"slices"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Greedy is the shape of every heuristic: an ordering rule ranks the pending
+// jobs, and a placement rule puts each job's instances, one at a time, on
+// servers of a working ledger. A job whose instances do not all fit is
+// rolled back and stays pending; later jobs may still start (the DAS
+// transition: "a job that does not fit stays pending").
+type Greedy struct {
+	name  string
+	order Order
+	place Placer
+	buf   []*sim.JobState
+}
+
+// Order ranks pending jobs. It appends st.Pending, in its chosen order, to
+// dst.
+type Order func(st *sim.State, dst []*sim.JobState) []*sim.JobState
+
+// Placer chooses a server for instance i of job j given the ledger, or
+// returns −1 when none fits. Placers may keep per-decision state (reset by
+// Begin).
+type Placer interface {
+	Begin(st *sim.State)
+	Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int
+	// Booked tells the placer an instance was booked on server (so it can
+	// account for tentative co-runners); Unbooked undoes it.
+	Booked(j *sim.JobState, i, server int)
+	Unbooked(j *sim.JobState, i, server int)
+}
+
+// NewGreedy combines an ordering and a placement rule.
+func NewGreedy(name string, order Order, place Placer) *Greedy {
+	return &Greedy{name: name, order: order, place: place}
+}
+
+// Name implements sim.Scheduler.
+func (g *Greedy) Name() string { return g.name }
+
+// Schedule implements sim.Scheduler.
+func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	if len(st.Pending) == 0 {
+		return nil, nil
+	}
+	g.buf = g.order(st, g.buf[:0])
+	l := st.Ledger()
+	g.place.Begin(st)
+	var out []sim.Placement
+	var free sim.Resources
+	for _, f := range l.Free {
+		free = free.Add(f)
+	}
+	for n, j := range g.buf {
+		if n&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		// Cheap reject: the job cannot fit in what is left in total.
+		if !j.Total.Fits(free) {
+			continue
+		}
+		if slots, ok := placeJob(st, l, g.place, j); ok {
+			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
+			free = free.Sub(j.Total)
+		}
+	}
+	clear(g.buf)
+	return out, nil
+}
+
+// placeJob books every instance of j with p, or none.
+func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState) ([]sim.Slot, bool) {
+	slots := make([]sim.Slot, 0, len(j.Instances))
+	for i := range j.Instances {
+		s := p.Pick(st, l, j, i)
+		if s < 0 {
+			for k, sl := range slots {
+				l.Give(sl.Server, j.Instances[k].Demand)
+				p.Unbooked(j, k, sl.Server)
+			}
+			return nil, false
+		}
+		l.Take(s, j.Instances[i].Demand)
+		p.Booked(j, i, s)
+		slots = append(slots, sim.Slot{Server: s, Socket: -1})
+	}
+	return slots, true
+}
+
+// FIFO keeps submission order.
+func FIFO(st *sim.State, dst []*sim.JobState) []*sim.JobState {
+	return append(dst, st.Pending...)
+}
+
+// DRF ranks jobs by ascending dominant share: the largest of the job's
+// total GPU, CPU and memory as fractions of the cluster's (Ghodsi et al.
+// 2011, per job as in the DAS paper's baseline); ties keep submission order.
+func DRF(st *sim.State, dst []*sim.JobState) []*sim.JobState {
+	tot := st.ClusterTotal()
+	share := func(j *sim.JobState) float64 {
+		var s float64
+		if tot.GPU > 0 {
+			s = j.Total.GPU / tot.GPU
+		}
+		if tot.CPU > 0 {
+			s = max(s, j.Total.CPU/tot.CPU)
+		}
+		if tot.MemGiB > 0 {
+			s = max(s, j.Total.MemGiB/tot.MemGiB)
+		}
+		return s
+	}
+	start := len(dst)
+	dst = append(dst, st.Pending...)
+	keys := make([]float64, len(st.Pending))
+	for i, j := range st.Pending {
+		keys[i] = share(j)
+	}
+	idx := make([]int, len(st.Pending))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case keys[a] < keys[b]:
+			return -1
+		case keys[a] > keys[b]:
+			return 1
+		}
+		return 0
+	})
+	for k, i := range idx {
+		dst[start+k] = st.Pending[i]
+	}
+	return dst
+}
+
+// stateless is the no-op half of Placer for rules that only read the
+// ledger.
+type stateless struct{}
+
+func (stateless) Begin(*sim.State)                 {}
+func (stateless) Booked(*sim.JobState, int, int)   {}
+func (stateless) Unbooked(*sim.JobState, int, int) {}
+
+// FirstFit puts an instance on the lowest-index server it fits.
+type FirstFit struct{ stateless }
+
+// Pick implements Placer.
+func (FirstFit) Pick(_ *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	d := j.Instances[i].Demand
+	for s := range l.Free {
+		if l.Fits(s, d) {
+			return s
+		}
+	}
+	return -1
+}
+
+// bestServer returns the fitting server with the lowest score (ties to the
+// lowest index), or −1.
+func bestServer(l *sim.Ledger, d sim.Resources, score func(s int) float64) int {
+	best, bestScore := -1, 0.0
+	for s := range l.Free {
+		if !l.Fits(s, d) {
+			continue
+		}
+		if sc := score(s); best < 0 || sc < bestScore {
+			best, bestScore = s, sc
+		}
+	}
+	return best
+}
+
+// LeastGPULoad puts an instance on the fitting server with the smallest
+// share of its GPUs in use (the DAS paper's Load-balance: "the machine with
+// the least workload"); servers without GPUs count by CPU.
+type LeastGPULoad struct{ stateless }
+
+// Pick implements Placer.
+func (LeastGPULoad) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	return bestServer(l, j.Instances[i].Demand, func(s int) float64 {
+		c := st.Cluster.Capacity(s)
+		if c.GPU > 0 {
+			return 1 - l.Free[s].GPU/c.GPU
+		}
+		return 1 - l.Free[s].CPU/c.CPU
+	})
+}
+
+// LeastLoad puts an instance on the fitting server with the least
+// normalised load, the mean of its used GPU, CPU and memory shares (the MARL
+// paper's Load Balancing baseline).
+type LeastLoad struct{ stateless }
+
+// Pick implements Placer.
+func (LeastLoad) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	return bestServer(l, j.Instances[i].Demand, func(s int) float64 { return load(st.Cluster.Capacity(s), l.Free[s]) })
+}
+
+func load(c, f sim.Resources) float64 {
+	var sum float64
+	var n int
+	for _, p := range [...][2]float64{{c.GPU, f.GPU}, {c.CPU, f.CPU}, {c.MemGiB, f.MemGiB}} {
+		if p[0] > 0 {
+			sum += 1 - p[1]/p[0]
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// Alignment is Tetris's rule (Grandl et al. 2014): the fitting server
+// maximising the dot product of the instance's demand and the server's free
+// resources, both normalised by the server's capacity.
+type Alignment struct{ stateless }
+
+// Pick implements Placer.
+func (Alignment) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	d := j.Instances[i].Demand
+	return bestServer(l, d, func(s int) float64 {
+		c := st.Cluster.Capacity(s)
+		f := l.Free[s]
+		var dot float64
+		for _, p := range [...][3]float64{{c.GPU, d.GPU, f.GPU}, {c.CPU, d.CPU, f.CPU}, {c.MemGiB, d.MemGiB, f.MemGiB}} {
+			if p[0] > 0 {
+				dot += (p[1] / p[0]) * (p[2] / p[0])
+			}
+		}
+		return -dot
+	})
+}
+
+// LeastInterference puts an instance on the fitting server where the
+// simulator's interference model predicts the smallest slowdown, counting
+// the instances booked earlier in the same decision; ties go to the least
+// loaded server, then the lowest index (the MARL paper's LIF baseline).
+type LeastInterference struct {
+	extra [][]sim.JobLoad
+}
+
+// Begin implements Placer.
+func (p *LeastInterference) Begin(st *sim.State) {
+	if len(p.extra) != len(st.Free) {
+		p.extra = make([][]sim.JobLoad, len(st.Free))
+	}
+	for i := range p.extra {
+		p.extra[i] = p.extra[i][:0]
+	}
+}
+
+// Booked implements Placer.
+func (p *LeastInterference) Booked(j *sim.JobState, i, s int) {
+	p.extra[s] = append(p.extra[s], j.Instances[i].Load)
+}
+
+// Unbooked implements Placer.
+func (p *LeastInterference) Unbooked(j *sim.JobState, i, s int) {
+	p.extra[s] = p.extra[s][:len(p.extra[s])-1]
+}
+
+// Pick implements Placer.
+func (p *LeastInterference) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	in := j.Instances[i]
+	return bestServer(l, in.Demand, func(s int) float64 {
+		// Slowdown dominates; load (in [0,1]) breaks ties at a scale that
+		// cannot reorder distinct slowdowns of more than 1e-3.
+		return st.PredictSlowdown(in.Load, s, p.extra[s]) + 1e-3*load(st.Cluster.Capacity(s), l.Free[s])
+	})
+}

@@ -1,0 +1,511 @@
+package schedulers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// MetaConfig holds the parameters of the meta-heuristics. The DAS paper's
+// Appendix D (Table 2) gives MALO "initial temperature T=400, cooling ratio
+// P=0.99, number of iterations I=50" and MOSA "number of iterations I=100,
+// number of solutions S=50"; everything else here is our choice, documented
+// on the field.
+type MetaConfig struct {
+	// Temperature is the initial annealing temperature, in objective units
+	// (minutes of mean JCT + dollars of mean fee).
+	Temperature float64 `mapstructure:"temperature" yaml:"temperature" json:"temperature"`
+	// Cooling multiplies the temperature after every iteration.
+	Cooling float64 `mapstructure:"cooling" yaml:"cooling" json:"cooling"`
+	// Iterations of the search per decision.
+	Iterations int `mapstructure:"iterations" yaml:"iterations" json:"iterations"`
+	// Population: MOSA's S; MALO's number of ants (= antlions), not given by
+	// the paper.
+	Population int `mapstructure:"population" yaml:"population" json:"population"`
+	// MaxJobs caps the pending jobs searched over (the oldest ones); later
+	// jobs follow in submission order with first fit. Not in the paper: it
+	// bounds the cost of a decision.
+	MaxJobs int `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
+}
+
+// DefaultMALOConfig is T=400, P=0.99, I=50 (DAS Table 2), 20 ants, 32 jobs.
+func DefaultMALOConfig() MetaConfig {
+	return MetaConfig{Temperature: 400, Cooling: 0.99, Iterations: 50, Population: 20, MaxJobs: 32}
+}
+
+// DefaultMOSAConfig is I=100, S=50 (DAS Table 2); the paper gives MOSA no
+// temperature, so it shares MALO's T=400, P=0.99; 32 jobs.
+func DefaultMOSAConfig() MetaConfig {
+	return MetaConfig{Temperature: 400, Cooling: 0.99, Iterations: 100, Population: 50, MaxJobs: 32}
+}
+
+// Validate checks the config; messages name the key.
+func (c MetaConfig) Validate() error {
+	switch {
+	case !(c.Temperature > 0) || math.IsInf(c.Temperature, 0):
+		return fmt.Errorf("temperature: must be > 0 and finite, got %v", c.Temperature)
+	case !(c.Cooling > 0 && c.Cooling <= 1):
+		return fmt.Errorf("cooling: must be in (0,1], got %v", c.Cooling)
+	case c.Iterations < 1:
+		return fmt.Errorf("iterations: must be >= 1, got %d", c.Iterations)
+	case c.Population < 2:
+		return fmt.Errorf("population: must be >= 2, got %d", c.Population)
+	case c.MaxJobs < 1:
+		return fmt.Errorf("max_jobs: must be >= 1, got %d", c.MaxJobs)
+	}
+	return nil
+}
+
+// A solution is a point of [0,1]^(K+M): K priority keys (higher first) for
+// the searched jobs and M affinity keys for the servers. It decodes like the
+// DAS transition: jobs in priority order, each job's instances greedily on
+// the servers in descending affinity with room; a job that does not fit
+// stays pending.
+type solution struct {
+	x    []float64
+	f    [2]float64 // mean JCT estimate (minutes), mean fee estimate ($)
+	cost float64    // f[0] + f[1], the scalar the annealing compares
+}
+
+// problem is one decision's search space and surrogate objectives.
+type problem struct {
+	st      *sim.State
+	jobs    []*sim.JobState // the searched jobs (oldest MaxJobs pending)
+	rest    []*sim.JobState
+	m       int
+	sd      [][]float64 // predicted slowdown of job k on server s, now
+	waitS   float64     // expected wait of a job left pending
+	price   float64
+	ledger  sim.Ledger
+	order   []int
+	servers []int
+	booked  []int
+}
+
+const spanPenalty = 0.05 // surrogate run-time cost of each extra server a job spans
+
+func newProblem(st *sim.State, maxJobs int, price float64) *problem {
+	p := &problem{st: st, m: len(st.Free), price: price}
+	k := min(len(st.Pending), maxJobs)
+	p.jobs = st.Pending[:k]
+	p.rest = st.Pending[k:]
+	p.sd = make([][]float64, k)
+	for i, j := range p.jobs {
+		p.sd[i] = make([]float64, p.m)
+		for s := range p.sd[i] {
+			p.sd[i][s] = st.PredictSlowdown(j.Instances[0].Load, s, nil)
+		}
+	}
+	// A job left pending waits, we guess, until the median running job ends.
+	var rem []float64
+	for _, j := range st.Running {
+		rem = append(rem, j.ExpectedFinishS(st.Now)-st.Now)
+	}
+	if len(rem) > 0 {
+		slices.Sort(rem)
+		p.waitS = rem[len(rem)/2]
+	}
+	p.waitS = max(p.waitS, 60)
+	p.order = make([]int, k)
+	p.servers = make([]int, p.m)
+	return p
+}
+
+func (p *problem) dim() int { return len(p.jobs) + p.m }
+
+// decode places the searched jobs by the solution's keys and returns the
+// placements (when want is true) and the surrogate objectives.
+func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
+	k := len(p.jobs)
+	for i := range p.order {
+		p.order[i] = i
+	}
+	slices.SortStableFunc(p.order, func(a, b int) int { return cmpDesc(x[a], x[b]) })
+	for s := range p.servers {
+		p.servers[s] = s
+	}
+	aff := x[k:]
+	slices.SortStableFunc(p.servers, func(a, b int) int { return cmpDesc(aff[a], aff[b]) })
+	p.ledger.CopyFrom(p.st)
+	l := &p.ledger
+	var out []sim.Placement
+	var jct, fee float64
+	for _, i := range p.order {
+		j := p.jobs[i]
+		var slots []sim.Slot
+		if want {
+			slots = make([]sim.Slot, 0, len(j.Instances))
+		}
+		ok := true
+		worst, spans, last := 0.0, 0, -1
+		p.booked = p.booked[:0]
+		for _, in := range j.Instances {
+			placed := -1
+			for _, s := range p.servers {
+				if l.Fits(s, in.Demand) {
+					placed = s
+					break
+				}
+			}
+			if placed < 0 {
+				ok = false
+				break
+			}
+			l.Take(placed, in.Demand)
+			p.booked = append(p.booked, placed)
+			if placed != last {
+				spans++ // counts server changes: an upper bound on servers spanned
+				last = placed
+			}
+			worst = max(worst, p.sd[i][placed])
+			if want {
+				slots = append(slots, sim.Slot{Server: placed, Socket: -1})
+			}
+		}
+		wait := p.st.Now - j.SubmitS
+		if !ok {
+			// Roll back the instances booked before the failure.
+			for n, srv := range p.booked {
+				l.Give(srv, j.Instances[n].Demand)
+			}
+			jct += wait + p.waitS + j.DurationS
+			fee += p.price * j.Total.GPU * j.DurationS / 3600
+			continue
+		}
+		run := j.DurationS * (1 + worst) * (1 + spanPenalty*float64(spans-1))
+		jct += wait + run
+		fee += p.price * j.Total.GPU * run / 3600
+		if want {
+			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
+		}
+	}
+	return out, [2]float64{jct / float64(k) / 60, fee / float64(k)}
+}
+
+// finish appends the unsearched jobs, first fit in submission order, to the
+// chosen placements.
+func (p *problem) finish(pl []sim.Placement) []sim.Placement {
+	if len(p.rest) == 0 {
+		return pl
+	}
+	l := p.st.Ledger()
+	byIndex := make(map[int]*sim.JobState, len(p.jobs))
+	for _, j := range p.jobs {
+		byIndex[j.Index] = j
+	}
+	for _, q := range pl {
+		j := byIndex[q.Job]
+		for i, sl := range q.Slots {
+			l.Take(sl.Server, j.Instances[i].Demand)
+		}
+	}
+	for _, j := range p.rest {
+		if slots, ok := placeJob(p.st, l, FirstFit{}, j); ok {
+			pl = append(pl, sim.Placement{Job: j.Index, Slots: slots})
+		}
+	}
+	return pl
+}
+
+func (p *problem) eval(s *solution) {
+	_, s.f = p.decode(s.x, false)
+	s.cost = s.f[0] + s.f[1]
+}
+
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// archive keeps the non-dominated solutions found (at most cap).
+type archive struct {
+	sols []solution
+	cap  int
+}
+
+func dominates(a, b [2]float64) bool {
+	return a[0] <= b[0] && a[1] <= b[1] && (a[0] < b[0] || a[1] < b[1])
+}
+
+func (a *archive) add(s solution) {
+	for _, o := range a.sols {
+		if dominates(o.f, s.f) || o.f == s.f {
+			return
+		}
+	}
+	k := 0
+	for _, o := range a.sols {
+		if !dominates(s.f, o.f) {
+			a.sols[k] = o
+			k++
+		}
+	}
+	a.sols = a.sols[:k]
+	if len(a.sols) < a.cap {
+		a.sols = append(a.sols, solution{x: slices.Clone(s.x), f: s.f, cost: s.cost})
+	}
+}
+
+// best is the archive member with the smallest sum of objectives each
+// normalised by the archive's minimum (a knee choice that weighs JCT and fee
+// equally in relative terms).
+func (a *archive) best() solution {
+	lo := [2]float64{math.Inf(1), math.Inf(1)}
+	for _, s := range a.sols {
+		lo[0] = min(lo[0], s.f[0])
+		lo[1] = min(lo[1], s.f[1])
+	}
+	norm := func(v, l float64) float64 {
+		if l > 0 {
+			return v / l
+		}
+		return v
+	}
+	bi, bv := 0, math.Inf(1)
+	for i, s := range a.sols {
+		if v := norm(s.f[0], lo[0]) + norm(s.f[1], lo[1]); v < bv {
+			bi, bv = i, v
+		}
+	}
+	return a.sols[bi]
+}
+
+// seedSolution encodes the FIFO order and a first-fit server preference, so
+// the search never does worse (by its surrogate) than FIFO-FirstFit.
+func seedSolution(p *problem) solution {
+	x := make([]float64, p.dim())
+	k := len(p.jobs)
+	for i := 0; i < k; i++ {
+		x[i] = 1 - float64(i)/float64(k+1)
+	}
+	for s := 0; s < p.m; s++ {
+		x[k+s] = 1 - float64(s)/float64(p.m+1)
+	}
+	return solution{x: x}
+}
+
+// anyFits reports whether some pending job could start now.
+func anyFits(st *sim.State) bool {
+	var free sim.Resources
+	for _, f := range st.Free {
+		free = free.Add(f)
+	}
+	for _, j := range st.Pending {
+		if j.Total.Fits(free) {
+			for _, in := range j.Instances {
+				for _, f := range st.Free {
+					if in.Demand.Fits(f) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func accept(r *rand.Rand, delta, temp float64) bool {
+	return delta <= 0 || r.Float64() < math.Exp(-delta/temp)
+}
+
+func clamp01(v float64) float64 { return min(1, max(0, v)) }
+
+// MOSA is multi-objective simulated annealing (Sekkal & Belkaid 2020, as
+// the DAS paper's baseline): Population solutions, each annealed for
+// Iterations steps by a neighbour move (swap two job priorities, or
+// re-draw one server's affinity), accepting a worse neighbour with
+// probability exp(−Δ/T); T cools by Cooling per iteration; non-dominated
+// solutions (JCT, fee) go to an archive whose knee is applied.
+type MOSA struct {
+	cfg   MetaConfig
+	price float64
+	rng   *rand.Rand
+}
+
+// NewMOSA returns MOSA drawing from rng.
+func NewMOSA(cfg MetaConfig, price float64, rng *rand.Rand) (*MOSA, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("schedulers: mosa.%w", err)
+	}
+	return &MOSA{cfg: cfg, price: price, rng: rng}, nil
+}
+
+// Name implements sim.Scheduler.
+func (m *MOSA) Name() string { return "mosa" }
+
+// Schedule implements sim.Scheduler.
+func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	if len(st.Pending) == 0 || !anyFits(st) {
+		return nil, nil
+	}
+	p := newProblem(st, m.cfg.MaxJobs, m.price)
+	ar := archive{cap: 2 * m.cfg.Population}
+	pop := make([]solution, m.cfg.Population)
+	pop[0] = seedSolution(p)
+	for i := 1; i < len(pop); i++ {
+		pop[i] = solution{x: make([]float64, p.dim())}
+		for d := range pop[i].x {
+			pop[i].x[d] = m.rng.Float64()
+		}
+	}
+	for i := range pop {
+		p.eval(&pop[i])
+		ar.add(pop[i])
+	}
+	temp := m.cfg.Temperature
+	nb := solution{x: make([]float64, p.dim())}
+	k := len(p.jobs)
+	for it := 0; it < m.cfg.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for i := range pop {
+			copy(nb.x, pop[i].x)
+			if k >= 2 && m.rng.IntN(2) == 0 {
+				a, b := m.rng.IntN(k), m.rng.IntN(k)
+				nb.x[a], nb.x[b] = nb.x[b], nb.x[a]
+			} else {
+				nb.x[k+m.rng.IntN(p.m)] = m.rng.Float64()
+			}
+			p.eval(&nb)
+			if dominates(nb.f, pop[i].f) || accept(m.rng, nb.cost-pop[i].cost, temp) {
+				pop[i].x, nb.x = nb.x, pop[i].x
+				pop[i].f, pop[i].cost = nb.f, nb.cost
+				ar.add(pop[i])
+			}
+		}
+		temp *= m.cfg.Cooling
+	}
+	pl, _ := p.decode(ar.best().x, true)
+	return p.finish(pl), nil
+}
+
+// MALO is the hybrid ant-lion optimiser with elite differential evolution
+// (Abualigah & Diabat 2021, as the DAS paper's baseline). Each iteration,
+// every ant walks randomly around an antlion chosen by roulette and around
+// the elite, within a radius that shrinks with the iterations (the ALO
+// trap); an antlion that is beaten by its ant takes the ant's position. The
+// elite is then refined by DE/best/1/bin (F = 0.5, CR = 0.9) with
+// simulated-annealing acceptance at temperature T (the paper's T and P are
+// this anneal's). Non-dominated solutions go to an archive whose knee is
+// applied.
+type MALO struct {
+	cfg   MetaConfig
+	price float64
+	rng   *rand.Rand
+}
+
+// NewMALO returns MALO drawing from rng.
+func NewMALO(cfg MetaConfig, price float64, rng *rand.Rand) (*MALO, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("schedulers: malo.%w", err)
+	}
+	return &MALO{cfg: cfg, price: price, rng: rng}, nil
+}
+
+// Name implements sim.Scheduler.
+func (m *MALO) Name() string { return "malo" }
+
+// Schedule implements sim.Scheduler.
+func (m *MALO) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	if len(st.Pending) == 0 || !anyFits(st) {
+		return nil, nil
+	}
+	p := newProblem(st, m.cfg.MaxJobs, m.price)
+	n, dim := m.cfg.Population, p.dim()
+	ar := archive{cap: 2 * n}
+	lions := make([]solution, n)
+	lions[0] = seedSolution(p)
+	for i := 1; i < n; i++ {
+		lions[i] = solution{x: make([]float64, dim)}
+		for d := range lions[i].x {
+			lions[i].x[d] = m.rng.Float64()
+		}
+	}
+	elite := 0
+	for i := range lions {
+		p.eval(&lions[i])
+		ar.add(lions[i])
+		if lions[i].cost < lions[elite].cost {
+			elite = i
+		}
+	}
+	ant := solution{x: make([]float64, dim)}
+	trial := solution{x: make([]float64, dim)}
+	weights := make([]float64, n)
+	temp := m.cfg.Temperature
+	for it := 0; it < m.cfg.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// ALO's shrinking trap: radius 1/I_ratio, I_ratio growing with the
+		// iterations (10^w steps in Mirjalili 2015; linear here).
+		radius := 0.5 * (1 - float64(it)/float64(m.cfg.Iterations))
+		radius = max(radius, 0.01)
+		var wsum float64
+		for i, l := range lions {
+			weights[i] = 1 / (1 + l.cost)
+			wsum += weights[i]
+		}
+		for a := 0; a < n; a++ {
+			sel := roulette(m.rng, weights, wsum)
+			for d := 0; d < dim; d++ {
+				ra := lions[sel].x[d] + radius*(2*m.rng.Float64()-1)
+				re := lions[elite].x[d] + radius*(2*m.rng.Float64()-1)
+				ant.x[d] = clamp01((ra + re) / 2)
+			}
+			p.eval(&ant)
+			ar.add(ant)
+			if ant.cost < lions[sel].cost {
+				copy(lions[sel].x, ant.x)
+				lions[sel].f, lions[sel].cost = ant.f, ant.cost
+				if ant.cost < lions[elite].cost {
+					elite = sel
+				}
+			}
+		}
+		// Elite DE/best/1/bin local search with annealed acceptance.
+		r1, r2 := m.rng.IntN(n), m.rng.IntN(n)
+		jr := m.rng.IntN(dim)
+		for d := 0; d < dim; d++ {
+			trial.x[d] = lions[elite].x[d]
+			if d == jr || m.rng.Float64() < 0.9 {
+				trial.x[d] = clamp01(lions[elite].x[d] + 0.5*(lions[r1].x[d]-lions[r2].x[d]))
+			}
+		}
+		p.eval(&trial)
+		ar.add(trial)
+		if accept(m.rng, trial.cost-lions[elite].cost, temp) {
+			copy(lions[elite].x, trial.x)
+			lions[elite].f, lions[elite].cost = trial.f, trial.cost
+			for i := range lions {
+				if lions[i].cost < lions[elite].cost {
+					elite = i
+				}
+			}
+		}
+		temp *= m.cfg.Cooling
+	}
+	pl, _ := p.decode(ar.best().x, true)
+	return p.finish(pl), nil
+}
+
+func roulette(r *rand.Rand, w []float64, sum float64) int {
+	u := r.Float64() * sum
+	for i, x := range w {
+		u -= x
+		if u < 0 {
+			return i
+		}
+	}
+	return len(w) - 1
+}
