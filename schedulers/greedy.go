@@ -19,8 +19,9 @@ type Greedy struct {
 	buf   []*sim.JobState
 }
 
-// Order ranks pending jobs. It appends st.Pending, in its chosen order, to
-// dst.
+// Order ranks pending jobs: it returns st.Pending in its chosen order,
+// either appended to dst or, when the order is submission order, st.Pending
+// itself (which callers must then only read).
 type Order func(st *sim.State, dst []*sim.JobState) []*sim.JobState
 
 // Placer chooses a server for instance i of job j given the ledger, or
@@ -48,31 +49,42 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 	if len(st.Pending) == 0 {
 		return nil, nil
 	}
-	g.buf = g.order(st, g.buf[:0])
+	jobs := g.order(st, g.buf[:0])
+	if cap(jobs) > 0 && &jobs[:1][0] != &st.Pending[:1][0] {
+		g.buf = jobs
+	}
 	l := st.Ledger()
 	g.place.Begin(st)
 	var out []sim.Placement
-	var free sim.Resources
-	for _, f := range l.Free {
-		free = free.Add(f)
-	}
-	for n, j := range g.buf {
+	free, most := sums(l)
+	for n, j := range jobs {
 		if n&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
 		// Cheap reject: the job cannot fit in what is left in total.
-		if !j.Total.Fits(free) {
+		if !j.Total.Fits(free) || !j.Instances[0].Demand.Fits(most) {
 			continue
 		}
 		if slots, ok := placeJob(st, l, g.place, j); ok {
 			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
-			free = free.Sub(j.Total)
+			free, most = sums(l)
 		}
 	}
-	clear(g.buf)
 	return out, nil
+}
+
+// sums returns the total free resources and, per dimension, the most free
+// on any one server (a job whose first instance exceeds it cannot fit).
+func sums(l *sim.Ledger) (total, most sim.Resources) {
+	for _, f := range l.Free {
+		total = total.Add(f)
+		most.GPU = max(most.GPU, f.GPU)
+		most.CPU = max(most.CPU, f.CPU)
+		most.MemGiB = max(most.MemGiB, f.MemGiB)
+	}
+	return total, most
 }
 
 // placeJob books every instance of j with p, or none.
@@ -95,8 +107,8 @@ func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState) ([]sim.Sl
 }
 
 // FIFO keeps submission order.
-func FIFO(st *sim.State, dst []*sim.JobState) []*sim.JobState {
-	return append(dst, st.Pending...)
+func FIFO(st *sim.State, _ []*sim.JobState) []*sim.JobState {
+	return st.Pending
 }
 
 // DRF ranks jobs by ascending dominant share: the largest of the job's

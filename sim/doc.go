@@ -60,9 +60,12 @@
 //
 // Completions, arrivals and triggers are ordered by time, then kind
 // (completions, arrivals, triggers), then job index. Config.Trigger "event"
-// asks for a decision after every instant at which a job arrived or finished
-// and jobs are pending (DAS); "interval" asks every IntervalS seconds while
-// jobs are pending (MARL, 1800 s). No wall clock enters the simulation:
+// asks for a decision, while jobs are pending, after every instant at which
+// a job finished, or a job arrived and some pending job could fit the free
+// resources (DAS: the scheduler is triggered "when there are enough free
+// resources in the cluster to run the pending jobs"; an arrival into a full
+// cluster is not a decision point). "interval" asks every IntervalS seconds
+// while jobs are pending (MARL, 1800 s). No wall clock enters the simulation:
 // the same inputs give the same results.
 //
 // # Bad input

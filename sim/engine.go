@@ -130,7 +130,9 @@ type Sim struct {
 	decisions     int
 	lastDecisionS float64
 	sinceFinished []JobResult
-	unplaced      []int
+	unplaced      int // pending jobs left by the last decision: a prefix of pending
+	progressBuf   []Progress
+	leftFit       int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
 	results       []JobResult
 	gpuSeconds    float64
 
@@ -139,6 +141,9 @@ type Sim struct {
 	serverSeen        []int32 // per server, stamp of last job that touched it
 	stamp             int32
 	total             Resources
+	scratch           []Resources // check's working copy of free
+	seen              []uint32    // per job, checkStamp when placed in the decision being checked
+	checkStamp        uint32
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -370,26 +375,56 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 			return nil, io.EOF
 		}
 		s.now = t
-		changed := false
+		freed := false
 		for len(s.heap) > 0 && s.heap[0].t == t {
 			e := s.popEvent()
 			if js := &s.jobs[e.job]; js.Status == StatusRunning && js.version == e.ver {
 				s.finish(js)
-				changed = true
+				freed = true
 			}
 		}
+		arrived := len(s.pending)
 		for s.nextArr < len(s.order) && s.jobs[s.order[s.nextArr]].SubmitS == t {
 			js := &s.jobs[s.order[s.nextArr]]
 			s.nextArr++
 			js.Status = StatusPending
 			s.pending = append(s.pending, js)
-			changed = true
 		}
 		s.flush()
 		decide := false
 		switch s.cfg.Trigger {
 		case TriggerEvent:
-			decide = changed && len(s.pending) > 0
+			// DAS: the scheduler is triggered when there are enough free
+			// resources to run a pending job. Completions free resources;
+			// an arrival alone matters only if it, or a job the last
+			// decision left pending, could fit what is free.
+			if len(s.pending) > 0 {
+				switch {
+				case freed:
+					decide = true
+					s.leftFit = fitUnknown
+				case arrived < len(s.pending):
+					total := s.freeTotal()
+					for _, js := range s.pending[arrived:] {
+						if s.couldFit(js, total) {
+							decide = true
+							break
+						}
+					}
+					if !decide {
+						if s.leftFit == fitUnknown {
+							s.leftFit = fitNo
+							for _, js := range s.pending[:arrived] {
+								if s.couldFit(js, total) {
+									s.leftFit = fitYes
+									break
+								}
+							}
+						}
+						decide = s.leftFit == fitYes
+					}
+				}
+			}
 		case TriggerInterval:
 			if len(s.pending) == 0 {
 				s.nextTrig = inf
@@ -413,7 +448,8 @@ func (s *Sim) state() *State {
 		Now: s.now, Decision: s.decisions, Cluster: s.cluster,
 		Pending: s.pending, Running: s.running, Free: s.free, sim: s,
 	}
-	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.unplaced}
+	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
+	st.Since.Progress = s.progressBuf[:0]
 	for _, r := range s.sinceFinished {
 		js := &s.jobs[r.Index]
 		if js.work > 0 {
@@ -427,9 +463,9 @@ func (s *Sim) state() *State {
 			js.doneAtDecision = done
 		}
 	}
-	slices.SortFunc(st.Since.Progress, func(a, b Progress) int { return a.Job - b.Job })
+	s.progressBuf = st.Since.Progress
 	s.sinceFinished = nil
-	s.unplaced = nil
+	s.unplaced = 0
 	s.lastDecisionS = s.now
 	return st
 }
@@ -446,6 +482,7 @@ func (s *Sim) Apply(pl []Placement) error {
 	}
 	s.awaiting = false
 	s.decisions++
+	s.leftFit = fitUnknown
 	for _, p := range pl {
 		s.start(&s.jobs[p.Job], p.Slots)
 	}
@@ -461,9 +498,7 @@ func (s *Sim) Apply(pl []Placement) error {
 		s.pending = s.pending[:k]
 	}
 	s.flush()
-	for _, js := range s.pending {
-		s.unplaced = append(s.unplaced, js.Index)
-	}
+	s.unplaced = len(s.pending)
 	if len(pl) == 0 && len(s.pending) > 0 && len(s.running) == 0 && s.nextArr == len(s.order) {
 		s.stalled = true
 	}
@@ -471,8 +506,11 @@ func (s *Sim) Apply(pl []Placement) error {
 }
 
 func (s *Sim) check(pl []Placement) error {
-	touched := make(map[int]Resources)
-	seen := make(map[int]bool, len(pl))
+	s.scratch = append(s.scratch[:0], s.free...)
+	s.checkStamp++
+	if len(s.seen) != len(s.jobs) {
+		s.seen = make([]uint32, len(s.jobs))
+	}
 	bad := func(p Placement, format string, a ...any) error {
 		id := ""
 		if p.Job >= 0 && p.Job < len(s.jobs) {
@@ -488,10 +526,10 @@ func (s *Sim) check(pl []Placement) error {
 		if js.Status != StatusPending {
 			return bad(p, "job is not pending (status %d)", js.Status)
 		}
-		if seen[p.Job] {
+		if s.seen[p.Job] == s.checkStamp {
 			return bad(p, "placed twice in one decision")
 		}
-		seen[p.Job] = true
+		s.seen[p.Job] = s.checkStamp
 		if len(p.Slots) != len(js.Instances) {
 			return bad(p, "%d slots for %d instances", len(p.Slots), len(js.Instances))
 		}
@@ -502,19 +540,57 @@ func (s *Sim) check(pl []Placement) error {
 			if sl.Socket < -1 || sl.Socket >= len(s.sockFree[sl.Server]) {
 				return bad(p, "instance %d on socket %d of server %d, which has %d", i, sl.Socket, sl.Server, len(s.sockFree[sl.Server]))
 			}
-			f, ok := touched[sl.Server]
-			if !ok {
-				f = s.free[sl.Server]
-			}
+			f := s.scratch[sl.Server]
 			d := js.Instances[i].Demand
 			if !d.Fits(f) {
 				return bad(p, "instance %d needs %g GPU, %g cores, %g GiB on server %d, which has %g, %g, %g left",
 					i, d.GPU, d.CPU, d.MemGiB, sl.Server, f.GPU, f.CPU, f.MemGiB)
 			}
-			touched[sl.Server] = f.Sub(d)
+			s.scratch[sl.Server] = f.Sub(d)
 		}
 	}
 	return nil
+}
+
+const (
+	fitUnknown int8 = iota
+	fitNo
+	fitYes
+)
+
+// couldFit is a necessary condition for js to be placeable now: its total
+// demand fits the total free resources and each instance fits some server's
+// free resources on its own.
+func (s *Sim) couldFit(js *JobState, freeTotal Resources) bool {
+	if !js.Total.Fits(freeTotal) {
+		return false
+	}
+	prev := Resources{GPU: -1}
+	for _, in := range js.Instances {
+		if in.Demand == prev {
+			continue
+		}
+		prev = in.Demand
+		ok := false
+		for _, f := range s.free {
+			if in.Demand.Fits(f) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Sim) freeTotal() Resources {
+	var t Resources
+	for _, f := range s.free {
+		t = t.Add(f)
+	}
+	return t
 }
 
 // chooseSocket picks the home socket for an instance with demand d.

@@ -82,11 +82,12 @@ func ProfileOf(model string) ModelProfile {
 // table's order (synthetic MARL workloads draw from them).
 var MARLModels = []string{"resnet-50", "vgg-16", "inception-bn", "resnext-110", "dssm", "seq2seq", "ctc", "wlm"}
 
+var modelSep = strings.NewReplacer(" ", "-", "_", "-")
+
 func normModel(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if i := strings.Index(s, "("); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	s = strings.NewReplacer(" ", "-", "_", "-").Replace(s)
-	return s
+	return modelSep.Replace(s)
 }

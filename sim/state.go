@@ -140,8 +140,8 @@ type Progress struct {
 type Interval struct {
 	FromS    float64
 	Finished []JobResult // jobs that finished, in finish order
-	Unplaced []int       // jobs the previous decision left pending (DAS ζ = 0)
-	Progress []Progress  // running or finished jobs, by job index
+	Unplaced []*JobState // jobs the previous decision left pending (DAS ζ = 0), a prefix of State.Pending
+	Progress []Progress  // jobs finished since (finish order), then running jobs (State.Running order)
 }
 
 // State is the observation at a decision point. It is valid until the next

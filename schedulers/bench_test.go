@@ -1,0 +1,105 @@
+package schedulers_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"syscall"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/schedulerstest"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// marlPerPod draws perPod jobs per pod per 30-minute interval, uniformly
+// spread within the interval; models uniform over Table I, 1–4 workers
+// (1 GPU, 2 cores) and 1–4 PS (2 cores), 10–130 minutes standalone.
+func marlPerPod(pods, perPod, intervals int, seed uint64) []datasets.Job {
+	r := rand.New(rand.NewPCG(seed, 21))
+	jobs := make([]datasets.Job, 0, pods*perPod*intervals)
+	for iv := 0; iv < intervals; iv++ {
+		for k := 0; k < pods*perPod; k++ {
+			jobs = append(jobs, datasets.Job{
+				JobID:   fmt.Sprintf("m%d", len(jobs)),
+				SubmitS: float64(iv)*1800 + r.Float64()*1800, DurationS: 600 + r.Float64()*7200,
+				Model: sim.MARLModels[r.IntN(len(sim.MARLModels))],
+				Tasks: []datasets.Task{
+					{Role: datasets.RoleWorker, Instances: int32(1 + r.IntN(4)), GPU: 1, CPU: 2, MemGiB: 8},
+					{Role: datasets.RolePS, Instances: int32(1 + r.IntN(4)), CPU: 2, MemGiB: 8},
+				},
+			})
+		}
+	}
+	return jobs
+}
+
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
+
+func runBench(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name string, cfg sim.Config) *sim.Result {
+	b.Helper()
+	var res *sim.Result
+	for i := 0; i < b.N; i++ {
+		s, err := schedulers.New(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err = sim.Run(context.Background(), c, jobs, s, cfg, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return res
+}
+
+// BenchmarkReplayPAI replays PAI-like jobs under FIFO-FirstFit on the Large
+// cluster (32 × pai-v100) at an offered load that keeps a queue (GPU utilisation reported).
+func BenchmarkReplayPAI(b *testing.B) {
+	large, err := sim.Flat(32, "pai-v100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1000, 10000, 20000, 100000} {
+		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+			jobs := schedulerstest.PAILike(n, 0.05, 1)
+			b.ResetTimer()
+			res := runBench(b, large, jobs, "fifo-firstfit", sim.DefaultConfig())
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+			b.ReportMetric(peakRSSMiB(), "peakRSS-MiB")
+			b.ReportMetric(res.Metrics.MeanJCTS/60, "meanJCT-min")
+			b.ReportMetric(res.Metrics.GPUUtil, "gpu-util")
+		})
+	}
+}
+
+// BenchmarkFatTreeIntervals is the MARL setting: fat-tree, 15 jobs per pod
+// per 30-minute interval, Load Balancing, interval triggers.
+func BenchmarkFatTreeIntervals(b *testing.B) {
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = sim.TriggerInterval
+	for _, tc := range []struct{ k, intervals int }{{8, 20}, {12, 20}, {16, 20}, {20, 20}, {20, 100}} {
+		b.Run(fmt.Sprintf("k=%d/intervals=%d", tc.k, tc.intervals), func(b *testing.B) {
+			c, err := sim.FatTree(tc.k, "power8")
+			if err != nil {
+				b.Fatal(err)
+			}
+			jobs := marlPerPod(tc.k, 15, tc.intervals, 1)
+			b.ResetTimer()
+			res := runBench(b, c, jobs, "load-balancing", cfg)
+			// Simulated intervals: until the last job finished.
+			sec := b.Elapsed().Seconds() / float64(b.N)
+			ivs := res.Metrics.MakespanS / 1800
+			b.ReportMetric(1000*sec/ivs, "ms/interval")
+			b.ReportMetric(float64(len(jobs))/sec, "jobs/s")
+			b.ReportMetric(peakRSSMiB(), "peakRSS-MiB")
+			b.ReportMetric(res.Metrics.MeanJCTS/60, "meanJCT-min")
+		})
+	}
+}

@@ -1,0 +1,57 @@
+package schedulers_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/schedulerstest"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// TestCompare runs every scheduler on one loaded DAS-like and one MARL-like
+// workload and logs the metrics (go test -v shows the table). It asserts
+// only what must hold whatever the policy: all jobs finish and the mean JCT
+// is at least the mean standalone duration.
+func TestCompare(t *testing.T) {
+	small, _ := sim.Flat(4, "pai-v100")
+	ft, _ := sim.FatTree(4, "power8")
+	interval := sim.DefaultConfig()
+	interval.Trigger = sim.TriggerInterval
+	cases := []struct {
+		name string
+		c    *sim.Cluster
+		n    int
+		pai  bool
+		cfg  sim.Config
+	}{
+		{"das-small", small, 300, true, sim.DefaultConfig()},
+		{"marl-fattree", ft, 200, false, interval},
+	}
+	for _, tc := range cases {
+		jobs := schedulerstest.MARLLike(tc.n, 1800, 5)
+		if tc.pai {
+			jobs = schedulerstest.PAILike(tc.n, 0.01, 5)
+		}
+		for _, name := range schedulers.Names() {
+			s, err := schedulers.New(name, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(context.Background(), tc.c, jobs, s, tc.cfg, nil)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", tc.name, name, err)
+			}
+			m := res.Metrics
+			var dur float64
+			for _, j := range res.Jobs {
+				dur += j.DurationS
+			}
+			if m.Jobs+m.Pruned != len(jobs) || m.MeanJCTS < dur/float64(m.Jobs) {
+				t.Errorf("%s/%s: %+v", tc.name, name, m)
+			}
+			t.Logf("%-13s %-17s jobs %4d meanJCT %8.1f min  p95 %8.1f min  fee $%7.2f  slowdown %.3f util %.3f decisions %d",
+				tc.name, name, m.Jobs, m.MeanJCTS/60, m.P95JCTS/60, m.MeanFeeUSD, m.MeanSlowdown, m.GPUUtil, res.Decisions)
+		}
+	}
+}
