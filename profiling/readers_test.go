@@ -1,0 +1,177 @@
+package profiling
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func open(t testing.TB, name string) *os.File {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// approx compares readings derived by unit conversion; 1e-9 relative is
+// far below any rounding in the fixtures' printed digits.
+func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestReadDmon(t *testing.T) {
+	rows, err := ReadDmon(open(t, "dmon.txt"), "dmon.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want 5", len(rows))
+	}
+	rx, tx := rows[0].PCIeGbps()
+	if rows[0].GPU != 0 || rows[0].Line != 3 || !approx(rx, 4120*8e-3) || !approx(tx, 870*8e-3) {
+		t.Errorf("row 0: %+v rx %g tx %g", rows[0], rx, tx)
+	}
+	if rx, _ := rows[2].PCIeGbps(); !math.IsNaN(rx) || !math.IsNaN(rows[2].Values["mtemp"]) {
+		t.Errorf("'-' should read as NaN, got %g", rx)
+	}
+	if got := DmonReadings(rows, "dmon.txt"); len(got) != 5*3-2 {
+		t.Errorf("%d readings, want 13 (two NaN PCIe cells skipped)", len(got))
+	}
+	dt, err := ReadDmon(open(t, "dmon_dt.txt"), "dmon_dt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt[0].Date != "20261122" || dt[0].Time != "14:00:01" || dt[1].GPU != 1 || dt[0].Values["rxpci"] != 11000 {
+		t.Errorf("-o DT row: %+v", dt[0])
+	}
+}
+
+func TestReadDCGM(t *testing.T) {
+	ms, err := ReadDCGM(open(t, "dcgm.prom"), "dcgm.prom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 5 {
+		t.Fatalf("%d metrics, want 5", len(ms))
+	}
+	if ms[0].Label("pod") != "resnet50-worker-0" || ms[0].Label("namespace") != "team-a" || ms[0].Value != 87 {
+		t.Errorf("metric 0: %+v", ms[0])
+	}
+	if ms[3].Timestamp != 1763820000000 || ms[3].Value != 4125000000 {
+		t.Errorf("timestamped metric: %+v", ms[3])
+	}
+	if got := ms[4].Label("note"); got != `a "quoted", comma` {
+		t.Errorf("escaped label: %q", got)
+	}
+	rd := DCGMReadings(ms, "dcgm.prom")
+	if len(rd) != 4 || rd[0].Entity != "team-a/resnet50-worker-0" || rd[1].Entity != "gpu1" || !approx(rd[3].Value, 33) {
+		t.Errorf("readings: %+v", rd)
+	}
+}
+
+func TestReadNsysMem(t *testing.T) {
+	for _, name := range []string{"nsys_new.csv", "nsys_old.csv"} {
+		rows, err := ReadNsysMem(open(t, name), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if rows[0].Direction != HostToDevice || rows[1].Direction != DeviceToHost || !approx(rows[0].TotalMB, 1204.224) || rows[0].Count != 1530 {
+			t.Errorf("%s: %+v", name, rows[:2])
+		}
+		if got := NsysReadings(rows, name); len(got) != 2 || !approx(got[0].Value, 1204.224e6) {
+			t.Errorf("%s: readings %+v", name, got)
+		}
+	}
+}
+
+func TestReadProc(t *testing.T) {
+	before, err := ReadProcStat(open(t, "proc_stat.txt"), "proc_stat.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ReadProcStat(open(t, "proc_stat_after.txt"), "proc_stat_after.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 3 || before[1].CPU != "cpu0" {
+		t.Fatalf("cpu lines: %+v", before)
+	}
+	// cpu0: busy +110, idle +90 → 0.55 cores.
+	c, err := BusyCores(before[1], after[1], 1)
+	if err != nil || !approx(c, 0.55) {
+		t.Errorf("cpu0 busy cores %g (%v), want 0.55", c, err)
+	}
+	if _, err := BusyCores(after[1], before[1], 1); err == nil {
+		t.Error("ticks going backwards: no error")
+	}
+
+	b, _ := os.ReadFile(filepath.Join("testdata", "proc_pid_stat.txt"))
+	p, err := ParsePidStat(string(b), "proc_pid_stat.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PID != 12345 || p.Comm != "python3 train.py" || p.State != 'R' || p.UTime != 98231 || p.STime != 2045 || p.StartTime != 883421 || p.Processor != 1 {
+		t.Errorf("pid stat: %+v", p)
+	}
+	b, _ = os.ReadFile(filepath.Join("testdata", "proc_pid_stat_paren.txt"))
+	q, err := ParsePidStat(string(b), "proc_pid_stat_paren.txt")
+	if err != nil || q.Comm != "a (weird) name" || q.UTime != 5 || q.STime != 7 {
+		t.Errorf("comm with parentheses: %+v %v", q, err)
+	}
+	later := p
+	later.UTime += 600
+	if c, err := ProcessCores(p, later, 100, 2); err != nil || !approx(c, 3) {
+		t.Errorf("process cores %g (%v), want 3", c, err)
+	}
+}
+
+func TestReadPidStat(t *testing.T) {
+	en, err := ReadPidStat(open(t, "pidstat_en.txt"), "pidstat_en.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(en) != 5 || en[0].Time != "02:00:02 PM" || en[0].PID != 12345 || en[0].Cores() != 6.01 || en[0].UID != 1000 {
+		t.Errorf("en rows: %+v", en)
+	}
+	if !en[3].Average || en[3].CPU != 605 || en[4].Command != "stress-ng" {
+		t.Errorf("average rows: %+v", en[3:])
+	}
+	de, err := ReadPidStat(open(t, "pidstat_de.txt"), "pidstat_de.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(de) != 2 || de[0].CPU != 601 || de[0].Usr != 580 || de[0].Command != "python3 train.py --epochs 90" || !de[1].Average || de[0].Time != "14:00:02" {
+		t.Errorf("de rows: %+v", de)
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		read func() error
+		want string
+	}{
+		{"dmon bad number", func() error { _, err := ReadDmon(open(t, "dmon_bad.txt"), "dmon_bad.txt"); return err }, `dmon_bad.txt:3: txpci: not a number: "lots"`},
+		{"dmon no header", func() error { _, err := ReadDmon(strings.NewReader("0 1 2\n"), "x.txt"); return err }, "x.txt:1: data before the '# gpu ...' header line"},
+		{"dcgm unterminated", func() error { _, err := ReadDCGM(open(t, "dcgm_bad.prom"), "dcgm_bad.prom"); return err }, "dcgm_bad.prom:1: DCGM_FI_DEV_GPU_UTIL: unterminated value of label pod"},
+		{"dcgm negative rate", func() error {
+			_, err := ReadDCGM(strings.NewReader(`DCGM_FI_PROF_PCIE_TX_BYTES{gpu="0"} -5`), "n.prom")
+			return err
+		}, "n.prom:1: DCGM_FI_PROF_PCIE_TX_BYTES: implausible PCIe rate -5 bytes/s"},
+		{"nsys bad total", func() error { _, err := ReadNsysMem(open(t, "nsys_bad.csv"), "nsys_bad.csv"); return err }, `nsys_bad.csv:2: Total: not a number: "12x"`},
+		{"nsys not a report", func() error { _, err := ReadNsysMem(strings.NewReader("a,b\n1,2\n"), "o.csv"); return err }, "o.csv: no header with an Operation column: not an nsys memory-size report"},
+		{"proc stat short", func() error { _, err := ReadProcStat(strings.NewReader("cpu 1 2\n"), "stat"); return err }, "stat:1: cpu: 2 tick fields, want 4 to 10"},
+		{"pid stat no comm", func() error { _, err := ParsePidStat("12 python R", "12/stat"); return err }, `12/stat:1: comm: no (comm) in "12 python R"`},
+		{"pidstat negative", func() error { _, err := ReadPidStat(open(t, "pidstat_bad.txt"), "pidstat_bad.txt"); return err }, `pidstat_bad.txt:2: %CPU: "-5.00": negative percentage`},
+	}
+	for _, tt := range tests {
+		err := tt.read()
+		if err == nil || err.Error() != tt.want || !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: got %v, want %q wrapping ErrFormat", tt.name, err, tt.want)
+		}
+	}
+}
