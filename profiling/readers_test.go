@@ -1,6 +1,7 @@
 package profiling
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -173,5 +174,37 @@ func TestReaderErrors(t *testing.T) {
 		if err == nil || err.Error() != tt.want || !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: got %v, want %q wrapping ErrFormat", tt.name, err, tt.want)
 		}
+	}
+}
+
+func TestImport(t *testing.T) {
+	tests := []struct {
+		format string
+		files  []string
+		want   int
+	}{
+		{"dmon", []string{"dmon.txt", "dmon_dt.txt"}, 13 + 6},
+		{"dcgm", []string{"dcgm.prom"}, 4},
+		{"nsys", []string{"nsys_new.csv", "nsys_old.csv"}, 4},
+		{"proc-stat", []string{"proc_stat.txt"}, 3},
+		{"proc-pid-stat", []string{"proc_pid_stat.txt"}, 1},
+		{"pidstat", []string{"pidstat_en.txt"}, 5},
+	}
+	for _, tt := range tests {
+		var paths []string
+		for _, f := range tt.files {
+			paths = append(paths, filepath.Join("testdata", f))
+		}
+		rd, err := Import(context.Background(), tt.format, paths)
+		if err != nil || len(rd) != tt.want {
+			t.Errorf("%s: %d readings (%v), want %d", tt.format, len(rd), err, tt.want)
+		}
+	}
+	if _, err := Import(context.Background(), "perf", nil); err == nil {
+		t.Error("unknown format accepted")
+	}
+	_, err := Import(context.Background(), "pidstat", []string{filepath.Join("testdata", "pidstat_bad.txt")})
+	if !errors.Is(err, ErrFormat) {
+		t.Errorf("bad file: %v", err)
 	}
 }

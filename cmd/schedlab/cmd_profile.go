@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/profiling"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newProfileCmd) }
+
+func newProfileCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "profile",
+		Short: "Produce co-location samples (profile_samples Parquet)",
+		Long: `profile produces profile_samples tables, the input of "schedlab fit":
+
+  synth    synthetic co-location samples on a 2-socket, 4-GPU server (ground truth
+           documented in the profiling package; not the fitted model family)
+  cpu      real measurements on this machine: a reference CPU-bound task alone and
+           beside duty-cycled CPU hogs
+  import   samples from profiler output files (nvidia-smi dmon, dcgm, nsys, proc, pidstat)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("profile: name a subcommand: synth, cpu or import (see schedlab profile --help)")
+		},
+	}
+	cmd.AddCommand(newProfileSynthCmd(a), newProfileCPUCmd(a), newProfileImportCmd(a))
+	return cmd
+}
+
+func newProfileSynthCmd(a *app) *cobra.Command {
+	var out string
+	var seed uint64
+	cfg := profiling.DefaultSynthConfig()
+	cmd := &cobra.Command{
+		Use:     "synth",
+		Short:   "Draw synthetic co-location samples",
+		Example: `  schedlab profile synth --samples 480 --seed 1 --out samples.parquet`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErrorf("profile synth: --out is required")
+			}
+			if err := cfg.Validate(); err != nil {
+				return usageErrorf("%v", err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			// The same stream as the pipeline's profile-synth stage.
+			s, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(seed, "profile-synth", "samples"))
+			if err != nil {
+				return err
+			}
+			meta := datasets.FileMeta{Source: profiling.ProfileSamplesSource + ":synthetic"}
+			if err := profiling.WriteSamples(ctx, out, meta, s); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d synthetic samples to %s\n", len(s), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "output Parquet file (required)")
+	f.Uint64Var(&seed, "seed", 1, "run seed")
+	f.IntVar(&cfg.Samples, "samples", cfg.Samples, "number of samples")
+	f.Float64Var(&cfg.CoresPerSocket, "cores-per-socket", cfg.CoresPerSocket, "physical cores per socket")
+	f.Float64Var(&cfg.PCIeGbps, "pcie-gbps", cfg.PCIeGbps, "PCIe link bandwidth per socket, Gbit/s")
+	f.Float64Var(&cfg.NoiseSigma, "noise", cfg.NoiseSigma, "log-normal run-time noise σ")
+	return cmd
+}
+
+func newProfileCPUCmd(a *app) *cobra.Command {
+	var out string
+	cfg := profiling.DefaultCPUProfileConfig()
+	cmd := &cobra.Command{
+		Use:   "cpu",
+		Short: "Measure CPU interference on this machine (real measurements)",
+		Long: `cpu runs a reference CPU-bound task alone and beside duty-cycled CPU hog threads pinned
+to the task's CPU ("same") or another CPU ("other"), at several duty cycles and hog
+counts, each configuration repeated with paired alone/loaded runs, and writes one
+profile_samples row per configuration (each CPU treated as a socket of one core).
+Results depend on the machine and on whatever else it runs: they are measurements.`,
+		Example: `  schedlab profile cpu --out cpu.parquet --repetitions 5`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErrorf("profile cpu: --out is required")
+			}
+			if err := cfg.Validate(); err != nil {
+				return usageErrorf("%v", err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			var bar *pipeline.Bar
+			s, err := profiling.ProfileCPU(ctx, cfg, func(done, total int) {
+				if bar == nil {
+					bar = a.progress.Start("profile cpu", int64(total))
+				}
+				bar.Add(1)
+			})
+			if bar != nil {
+				bar.Done()
+			}
+			if err != nil {
+				return err
+			}
+			if err := profiling.WriteSamples(ctx, out, datasets.FileMeta{Source: profiling.ProfileSamplesSource + ":cpu-profiler"}, s); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, x := range s {
+				fmt.Fprintf(w, "  %-26s task %.2f cores  slowdown %6.3f\n", x.SampleID, x.CPUCores, x.Slowdown)
+			}
+			fmt.Fprintf(w, "wrote %d samples to %s\n", len(s), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "output Parquet file (required)")
+	f.IntVar(&cfg.Repetitions, "repetitions", cfg.Repetitions, "paired runs per configuration")
+	f.Float64SliceVar(&cfg.DutyCycles, "duty", cfg.DutyCycles, "hog duty cycles (fractions of a core)")
+	f.IntSliceVar(&cfg.HogCounts, "hogs", cfg.HogCounts, "numbers of hogs")
+	f.StringSliceVar(&cfg.Placements, "placements", cfg.Placements, "hog placements: same, other")
+	f.IntVar(&cfg.TaskSteps, "task-steps", cfg.TaskSteps, "work of one reference run, in loop steps")
+	return cmd
+}
+
+func newProfileImportCmd(a *app) *cobra.Command {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "import --format F FILE...",
+		Short: "Read profiler output files into a readings Parquet table",
+		Long: `import parses profiler output (formats: dmon = nvidia-smi dmon, dcgm = dcgm-exporter
+Prometheus text, nsys = nsys stats cuda_gpu_mem_size_sum CSV, proc-stat = /proc/stat,
+proc-pid-stat = /proc/<pid>/stat, pidstat = pidstat -u) into utilisation readings
+(source, file, line, entity, metric, value, unit). Readings carry no slowdown: turning
+them into profile_samples needs a run plan of who ran beside whom. A malformed file
+stops the import with its name, line and field.`,
+		Example: `  schedlab profile import --format dmon gpu0.dmon gpu1.dmon --out readings.parquet`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" || format == "" {
+				return usageErrorf("profile import: --format and --out are required")
+			}
+			ctx := cmd.Context()
+			rd, err := profiling.Import(ctx, format, args)
+			if err != nil {
+				if strings.HasPrefix(err.Error(), "profile.import.format") {
+					return usageErrorf("%v", err)
+				}
+				return err
+			}
+			if err := datasets.WriteParquet(out, datasets.FileMeta{Source: "profile_readings:" + format}, rd); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d readings from %d files to %s\n", len(rd), len(args), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "input format: "+strings.Join(profiling.ImportFormats, ", "))
+	cmd.Flags().StringVar(&out, "out", "", "output Parquet file (required)")
+	return cmd
+}
