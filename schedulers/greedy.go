@@ -210,26 +210,57 @@ func (LeastGPULoad) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) i
 // LeastLoad puts an instance on the fitting server with the least
 // normalised load, the mean of its used GPU, CPU and memory shares (the MARL
 // paper's Load Balancing baseline).
-type LeastLoad struct{ stateless }
-
-// Pick implements Placer.
-func (LeastLoad) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
-	return bestServer(l, j.Instances[i].Demand, func(s int) float64 { return load(st.Cluster.Capacity(s), l.Free[s]) })
+type LeastLoad struct {
+	inv capInverse
 }
 
-func load(c, f sim.Resources) float64 {
-	var sum float64
-	var n int
-	for _, p := range [...][2]float64{{c.GPU, f.GPU}, {c.CPU, f.CPU}, {c.MemGiB, f.MemGiB}} {
-		if p[0] > 0 {
-			sum += 1 - p[1]/p[0]
-			n++
+// Begin implements Placer.
+func (p *LeastLoad) Begin(st *sim.State) { p.inv.update(st.Cluster) }
+
+// Booked implements Placer.
+func (*LeastLoad) Booked(*sim.JobState, int, int) {}
+
+// Unbooked implements Placer.
+func (*LeastLoad) Unbooked(*sim.JobState, int, int) {}
+
+// Pick implements Placer.
+func (p *LeastLoad) Pick(_ *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	return bestServer(l, j.Instances[i].Demand, func(s int) float64 { return p.inv.load(s, l.Free[s]) })
+}
+
+// capInverse caches 1/capacity per server and dimension (0 where the
+// server has none of it) for load computations on large clusters.
+type capInverse struct {
+	c   *sim.Cluster
+	inv [][3]float64
+	n   []float64 // dimensions present
+}
+
+func (ci *capInverse) update(c *sim.Cluster) {
+	if ci.c == c {
+		return
+	}
+	ci.c = c
+	ci.inv = make([][3]float64, len(c.Servers))
+	ci.n = make([]float64, len(c.Servers))
+	for s := range c.Servers {
+		cp := c.Capacity(s)
+		for d, v := range [3]float64{cp.GPU, cp.CPU, cp.MemGiB} {
+			if v > 0 {
+				ci.inv[s][d] = 1 / v
+				ci.n[s]++
+			}
 		}
 	}
-	if n == 0 {
+}
+
+// load is the mean used share over the dimensions server s has.
+func (ci *capInverse) load(s int, f sim.Resources) float64 {
+	if ci.n[s] == 0 {
 		return 0
 	}
-	return sum / float64(n)
+	v := ci.inv[s]
+	return 1 - (f.GPU*v[0]+f.CPU*v[1]+f.MemGiB*v[2])/ci.n[s]
 }
 
 // Alignment is Tetris's rule (Grandl et al. 2014): the fitting server
@@ -259,10 +290,12 @@ func (Alignment) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int 
 // loaded server, then the lowest index (the MARL paper's LIF baseline).
 type LeastInterference struct {
 	extra [][]sim.JobLoad
+	inv   capInverse
 }
 
 // Begin implements Placer.
 func (p *LeastInterference) Begin(st *sim.State) {
+	p.inv.update(st.Cluster)
 	if len(p.extra) != len(st.Free) {
 		p.extra = make([][]sim.JobLoad, len(st.Free))
 	}
@@ -287,6 +320,6 @@ func (p *LeastInterference) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, 
 	return bestServer(l, in.Demand, func(s int) float64 {
 		// Slowdown dominates; load (in [0,1]) breaks ties at a scale that
 		// cannot reorder distinct slowdowns of more than 1e-3.
-		return st.PredictSlowdown(in.Load, s, p.extra[s]) + 1e-3*load(st.Cluster.Capacity(s), l.Free[s])
+		return st.PredictSlowdown(in.Load, s, p.extra[s]) + 1e-3*p.inv.load(s, l.Free[s])
 	})
 }

@@ -25,7 +25,7 @@ var registry = []entry{
 	{"drf-firstfit", "DAS: smallest dominant share first, first fit", greedy("drf-firstfit", DRF, func() Placer { return FirstFit{} })},
 	{"drf-loadbalance", "DAS: smallest dominant share first, least GPU load", greedy("drf-loadbalance", DRF, func() Placer { return LeastGPULoad{} })},
 	{"tetris", "MARL/DAS: submission order, server best aligned with the demand", greedy("tetris", FIFO, func() Placer { return Alignment{} })},
-	{"load-balancing", "MARL: submission order, least normalised (GPU, CPU, memory) load", greedy("load-balancing", FIFO, func() Placer { return LeastLoad{} })},
+	{"load-balancing", "MARL: submission order, least normalised (GPU, CPU, memory) load", greedy("load-balancing", FIFO, func() Placer { return &LeastLoad{} })},
 	{"lif", "MARL: submission order, least predicted interference", greedy("lif", FIFO, func() Placer { return &LeastInterference{} })},
 	{"malo", "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50)", func(seed uint64) (sim.Scheduler, error) {
 		return NewMALO(DefaultMALOConfig(), sim.DefaultConfig().PriceGPUHour, pipeline.Rand(seed, "schedulers", "malo"))

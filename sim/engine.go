@@ -120,7 +120,7 @@ type Sim struct {
 	srvInst   [][]instRef
 	linkCount []int32
 	linkJobs  [][]int32
-	routes    [][]int32 // BFS trees per source node, built on demand
+	dists     [][]int32 // hop distances to each destination node, built on demand
 	heap      []event
 	dirty     []*JobState
 
@@ -176,7 +176,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		srvInst:    make([][]instRef, n),
 		linkCount:  make([]int32, len(c.Topology.Links)),
 		linkJobs:   make([][]int32, len(c.Topology.Links)),
-		routes:     make([][]int32, len(c.Topology.Nodes)),
+		dists:      make([][]int32, len(c.Topology.Nodes)),
 		serverSeen: make([]int32, n),
 	}
 	for i := range c.Servers {
@@ -273,9 +273,15 @@ func (s *Sim) initJob(js *JobState) error {
 // fitsEmpty packs the job's instances first-fit-decreasing (by GPU, then
 // CPU, then memory) on the empty cluster and returns why it cannot, or "".
 func fitsEmpty(caps []Resources, js *JobState) string {
-	var total Resources
+	var total, biggest Resources
 	for _, c := range caps {
 		total = total.Add(c)
+		if c.GPU > biggest.GPU || (c.GPU == biggest.GPU && c.CPU > biggest.CPU) {
+			biggest = c
+		}
+	}
+	if js.Total.Fits(biggest) {
+		return "" // all instances on the largest server
 	}
 	if !js.Total.Fits(total) {
 		return fmt.Sprintf("requests %g GPU, %g cores, %g GiB in all; the cluster has %g, %g, %g",
@@ -605,9 +611,14 @@ func (s *Sim) chooseSocket(server int, d Resources) int {
 	return best
 }
 
+// markServer marks the jobs on server for a full rate recomputation
+// (interference and communication); markDirty alone (a link changed)
+// recomputes communication only.
 func (s *Sim) markServer(server int) {
 	for _, r := range s.srvInst[server] {
-		s.markDirty(&s.jobs[r.job])
+		js := &s.jobs[r.job]
+		js.slowStale = true
+		s.markDirty(js)
 	}
 }
 
@@ -661,6 +672,7 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	}
 	s.addFlows(js)
 	s.running = append(s.running, js)
+	js.slowStale = true
 	s.markDirty(js)
 }
 
@@ -684,12 +696,12 @@ func (s *Sim) addFlows(js *JobState) {
 	}
 	add := func(a, b int, vol float64) {
 		na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-		tree := s.routes[na]
-		if tree == nil {
-			tree = s.cluster.Topology.tree(na)
-			s.routes[na] = tree
+		d := s.dists[nb]
+		if d == nil {
+			d = s.cluster.Topology.dist(nb)
+			s.dists[nb] = d
 		}
-		path, _ := s.cluster.Topology.route(nil, tree, na, nb) // connectivity checked by Validate
+		path, _ := s.cluster.Topology.route(nil, d, na, nb) // connectivity checked by Validate
 		js.flows = append(js.flows, flow{links: path, volume: vol})
 		for _, l := range path {
 			s.linkCount[l]++
@@ -824,15 +836,17 @@ func (s *Sim) rate(js *JobState) float64 {
 	if js.work == 0 {
 		return 1
 	}
-	var worst float64
-	for i, sl := range js.Slots {
-		if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
-			continue
-		}
-		if x := s.instanceSlowdown(js.Instances[i].Load, js.Index, sl.Server, sl.Socket, nil); x > worst {
-			worst = x
+	if js.slowStale {
+		js.slowStale = false
+		js.slow = 0
+		for i, sl := range js.Slots {
+			if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
+				continue
+			}
+			js.slow = max(js.slow, s.instanceSlowdown(js.Instances[i].Load, js.Index, sl.Server, sl.Socket, nil))
 		}
 	}
+	worst := js.slow
 	var comm float64
 	for _, f := range js.flows {
 		bw := inf

@@ -106,6 +106,8 @@ type JobState struct {
 	flows                  []flow
 	takes                  []take
 	dirty                  bool
+	slowStale              bool    // co-runners changed: recompute slow
+	slow                   float64 // straggler interference slowdown S
 	finishS                float64
 }
 

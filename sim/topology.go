@@ -28,10 +28,12 @@ type Link struct {
 	Tier int     // 0 for server links, upwards
 }
 
-// Topology is the graph of servers and switches. Routing is shortest path by
-// hop count; among equal paths the one found by a breadth-first search that
-// visits neighbours in ascending node index wins, so routes are
-// deterministic.
+// Topology is the graph of servers and switches. Routing is shortest path
+// by hop count. Where several shortest paths exist (a fat-tree's core
+// switches, VL2's intermediates, BCube's levels), the next hop at each node is
+// chosen among the equal-cost ones by a fixed hash of the two endpoints and
+// the hop number — deterministic ECMP: the same pair always takes the same
+// path, and different pairs spread over the equal-cost links.
 type Topology struct {
 	Nodes []Node
 	Links []Link
@@ -85,56 +87,71 @@ func sortAdj(a []adjEdge) {
 	}
 }
 
-// tree returns, for every node, the link through which the BFS from src
-// reached it (-1 for src and unreachable nodes).
-func (t *Topology) tree(src int) []int32 {
-	parent := make([]int32, len(t.Nodes))
-	for i := range parent {
-		parent[i] = -1
+// dist returns every node's hop distance to dst (−1 when unreachable).
+func (t *Topology) dist(dst int) []int32 {
+	d := make([]int32, len(t.Nodes))
+	for i := range d {
+		d[i] = -1
 	}
-	seen := make([]bool, len(t.Nodes))
-	seen[src] = true
-	queue := []int32{int32(src)}
+	d[dst] = 0
+	queue := []int32{int32(dst)}
 	for len(queue) > 0 {
 		u := queue[0]
 		queue = queue[1:]
 		for _, e := range t.adj[u] {
-			if !seen[e.to] {
-				seen[e.to] = true
-				parent[e.to] = e.link
+			if d[e.to] < 0 {
+				d[e.to] = d[u] + 1
 				queue = append(queue, e.to)
 			}
 		}
 	}
-	return parent
+	return d
 }
 
-// Route appends to dst the links of the route from node a to node b, from b
-// back towards a, and reports whether b is reachable. The route of a node to
-// itself is empty. A Topology is read-only once built, so Route is safe for
-// concurrent use; the simulator caches the BFS trees per run.
+// Route appends to dst the links of the route from node a to node b and
+// reports whether b is reachable. The route of a node to itself is empty.
+// A Topology is read-only once built, so Route is safe for concurrent use;
+// the simulator caches the distance tables per run.
 func (t *Topology) Route(dst []int32, a, b int) ([]int32, bool) {
-	return t.route(dst, t.tree(a), a, b)
+	return t.route(dst, t.dist(b), a, b)
 }
 
-func (t *Topology) route(dst []int32, parent []int32, a, b int) ([]int32, bool) {
-	if a == b {
-		return dst, true
+// route walks from a to b down the distance table of b, choosing among
+// equal-cost next hops by hash.
+func (t *Topology) route(dst []int32, dist []int32, a, b int) ([]int32, bool) {
+	if dist[a] < 0 {
+		return dst, false
 	}
-	for v := b; v != a; {
-		l := parent[v]
-		if l < 0 {
-			return dst, false
+	h := mix(uint64(a)<<32 | uint64(b))
+	for u, hop := a, uint64(0); u != b; hop++ {
+		want := dist[u] - 1
+		n := 0
+		for _, e := range t.adj[u] {
+			if dist[e.to] == want {
+				n++
+			}
 		}
-		dst = append(dst, l)
-		lk := t.Links[l]
-		if lk.A == v {
-			v = lk.B
-		} else {
-			v = lk.A
+		k := int(mix(h+hop) % uint64(n))
+		for _, e := range t.adj[u] {
+			if dist[e.to] == want {
+				if k == 0 {
+					dst = append(dst, e.link)
+					u = int(e.to)
+					break
+				}
+				k--
+			}
 		}
 	}
 	return dst, true
+}
+
+// mix is splitmix64's finaliser.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
 
 // disconnected reports the first server node not reachable from the first
