@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -13,10 +14,21 @@ import (
 // rolled back and stays pending; later jobs may still start (the DAS
 // transition: "a job that does not fit stays pending").
 type Greedy struct {
-	name  string
-	order Order
-	place Placer
-	buf   []*sim.JobState
+	name   string
+	order  Order
+	place  Placer
+	buf    []*sim.JobState
+	failed [][]datasets.Task
+	ledger sim.Ledger
+}
+
+func (g *Greedy) failedLike(j *sim.JobState) bool {
+	for _, f := range g.failed {
+		if slices.Equal(f, j.Job.Tasks) {
+			return true
+		}
+	}
+	return false
 }
 
 // Order ranks pending jobs: it returns st.Pending in its chosen order,
@@ -53,10 +65,14 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 	if cap(jobs) > 0 && &jobs[:1][0] != &st.Pending[:1][0] {
 		g.buf = jobs
 	}
-	l := st.Ledger()
+	l := &g.ledger
+	l.CopyFrom(st)
 	g.place.Begin(st)
 	var out []sim.Placement
 	free, most := sums(l)
+	// Within one decision the ledger only shrinks, so a job shaped exactly
+	// like one that failed fails too: skip it without scanning servers.
+	g.failed = g.failed[:0]
 	for n, j := range jobs {
 		if n&255 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -67,9 +83,14 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		if !j.Total.Fits(free) || !j.Instances[0].Demand.Fits(most) {
 			continue
 		}
+		if g.failedLike(j) {
+			continue
+		}
 		if slots, ok := placeJob(st, l, g.place, j); ok {
 			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
 			free, most = sums(l)
+		} else {
+			g.failed = append(g.failed, j.Job.Tasks)
 		}
 	}
 	return out, nil

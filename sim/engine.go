@@ -211,6 +211,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		}
 		s.order = append(s.order, int32(i))
 	}
+	s.results = make([]JobResult, 0, len(s.order))
 	slices.SortStableFunc(s.order, func(a, b int32) int {
 		ta, tb := s.jobs[a].SubmitS, s.jobs[b].SubmitS
 		switch {
@@ -470,7 +471,7 @@ func (s *Sim) state() *State {
 		}
 	}
 	s.progressBuf = st.Since.Progress
-	s.sinceFinished = nil
+	s.sinceFinished = s.sinceFinished[len(s.sinceFinished):] // the State keeps the old part
 	s.unplaced = 0
 	s.lastDecisionS = s.now
 	return st
