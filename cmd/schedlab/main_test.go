@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// The test binary doubles as the schedlab binary when this variable is set,
+// so tests can run the CLI in a subprocess with its own environment.
+const execVar = "SL_TEST_EXEC_SCHEDLAB"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(execVar) == "1" {
+		os.Exit(execute(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// schedlab runs the CLI in a subprocess and returns stdout, stderr and the
+// exit status.
+func schedlab(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(cleanEnv(), execVar+"=1")
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// cleanEnv drops SCHEDLAB_* variables the developer may have set.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envPrefix+"_") && !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func TestConfigLayers(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	os.WriteFile(file, []byte("seed: 5\nworkers: 3\ndatasets:\n  synthetic:\n    jobs: 300\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want map[string]string // key: expected YAML line
+	}{
+		{"defaults", nil, nil, map[string]string{"preset": "preset: quick", "seed": "seed: 1", "jobs": "jobs: 2000"}},
+		{"preset", nil, []string{"--preset", "nightly"}, map[string]string{"preset": "preset: nightly", "jobs": "jobs: 20000"}},
+		{"file over preset", nil, []string{"--preset", "nightly", "--config", file}, map[string]string{"seed": "seed: 5", "jobs": "jobs: 300"}},
+		{"env over file", []string{"SCHEDLAB_SEED=9", "SCHEDLAB_DATASETS_SYNTHETIC_JOBS=42"}, []string{"--config", file},
+			map[string]string{"seed": "seed: 9", "jobs": "jobs: 42", "workers": "workers: 3"}},
+		{"env list", []string{"SCHEDLAB_SUMMARY_QUANTILES=0.25,0.75"}, nil, map[string]string{"q": "- 0.25\n        - 0.75"}},
+		{"env preset", []string{"SCHEDLAB_PRESET=paper"}, nil, map[string]string{"preset": "preset: paper"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := schedlab(t, tc.env, append([]string{"config", "show"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			for k, line := range tc.want {
+				if !strings.Contains(out, line) {
+					t.Errorf("%s: output lacks %q:\n%s", k, line, out)
+				}
+			}
+		})
+	}
+}
+
+func TestBadConfigNamesKey(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"unknown key", nil, []string{"--config", write("u.yaml", "datasets:\n  synthetic:\n    jobz: 3\n")}, "datasets.synthetic.jobz"},
+		{"wrong type", nil, []string{"--config", write("t.yaml", "workers: many\n")}, "workers"},
+		{"out of range", nil, []string{"--config", write("r.yaml", "workers: 0\n")}, "workers: must be in [1, 256], got 0"},
+		{"nested out of range", []string{"SCHEDLAB_DATASETS_SYNTHETIC_JOBS=-4"}, nil, "datasets.synthetic.jobs"},
+		{"quantile", []string{"SCHEDLAB_SUMMARY_QUANTILES=0.5,1.5"}, nil, "summary.quantiles[1]"},
+		{"unknown env", []string{"SCHEDLAB_SEEDS=3"}, nil, "SCHEDLAB_SEEDS"},
+		{"unknown preset", nil, []string{"--preset", "huge"}, `unknown preset "huge"`},
+		{"missing file", nil, []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs, code := schedlab(t, tc.env, append([]string{"config", "show"}, tc.args...)...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q does not mention %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestUsageExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"run", "--no-such-flag"}, 2, "unknown flag"},
+		{[]string{"run", "extra"}, 2, "unknown command"},
+		{[]string{"export", "--run", "x"}, 2, "not implemented yet"},
+		{[]string{"--log-level", "loud", "version"}, 2, "--log-level"},
+		{[]string{"version"}, 0, ""},
+	} {
+		_, errs, code := schedlab(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("schedlab %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// artifacts hashes the byte-identical outputs of a run: Parquet and tables.
+func artifacts(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, sub := range []string{"datasets", "tables", "fit", "eval"} {
+		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				sum, _, err := pipeline.HashFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel, _ := filepath.Rel(dir, p)
+				out[rel] = sum
+			}
+			return nil
+		})
+	}
+	if len(out) == 0 {
+		t.Fatalf("run in %s wrote no artifacts", dir)
+	}
+	return out
+}
+
+func readManifest(t *testing.T, dir string) pipeline.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m pipeline.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func stageStatus(m pipeline.Manifest) map[string]bool {
+	ran := map[string]bool{}
+	for _, s := range m.Stages {
+		ran[s.Name] = !s.Cached
+	}
+	return ran
+}
+
+// TestQuickRunDeterministic runs the quick preset three times (twice with
+// two workers, once with GOMAXPROCS=1 and one worker) and compares bytes.
+func TestQuickRunDeterministic(t *testing.T) {
+	base := t.TempDir()
+	dirs := []string{filepath.Join(base, "a"), filepath.Join(base, "b"), filepath.Join(base, "c")}
+	envs := [][]string{nil, nil, {"GOMAXPROCS=1", "SCHEDLAB_WORKERS=1"}}
+	var first map[string]string
+	for i, d := range dirs {
+		_, errs, code := schedlab(t, envs[i], "run", "--preset", "quick", "--out", d, "--log-level", "warn")
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, errs)
+		}
+		got := artifacts(t, d)
+		if first == nil {
+			first = got
+			continue
+		}
+		for k, v := range first {
+			if got[k] != v {
+				t.Errorf("run %d: %s differs (sha256 %s vs %s)", i, k, got[k], v)
+			}
+		}
+		if len(got) != len(first) {
+			t.Errorf("run %d wrote %d artifacts, first run %d", i, len(got), len(first))
+		}
+	}
+	m := readManifest(t, dirs[0])
+	if m.Status != "ok" || m.ConfigHash == "" || m.Versions.Go == "" {
+		t.Errorf("manifest: status %q hash %q versions %+v", m.Status, m.ConfigHash, m.Versions)
+	}
+	for _, s := range m.Stages {
+		for _, o := range s.Outputs {
+			if o.SHA256 == "" || o.Bytes == 0 {
+				t.Errorf("manifest output %+v of %s lacks hash or size", o, s.Name)
+			}
+			if strings.HasSuffix(o.Name, ".parquet") && o.Rows == 0 {
+				t.Errorf("manifest output %s has no row count", o.Name)
+			}
+		}
+	}
+}
+
+// TestQuickRunCache: a second run skips every stage; changing one config key
+// re-runs only the stages that depend on it.
+func TestQuickRunCache(t *testing.T) {
+	dir := t.TempDir()
+	run := func(env ...string) map[string]bool {
+		t.Helper()
+		_, errs, code := schedlab(t, env, "run", "--out", dir, "--log-level", "warn")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return stageStatus(readManifest(t, dir))
+	}
+	first := run()
+	for name, ran := range first {
+		if !ran {
+			t.Errorf("first run: stage %s cached", name)
+		}
+	}
+	for name, ran := range run() {
+		if ran {
+			t.Errorf("second run: stage %s ran, want cached", name)
+		}
+	}
+	for name, ran := range run("SCHEDLAB_SUMMARY_QUANTILES=0.5,0.95") {
+		if want := name == "jobs-summary"; ran != want {
+			t.Errorf("after changing summary.quantiles: stage %s ran=%v, want %v", name, ran, want)
+		}
+	}
+	for name, ran := range run("SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500") {
+		if want := name == "synthetic-jobs" || name == "jobs-summary"; ran != want {
+			t.Errorf("after changing datasets.synthetic.jobs: stage %s ran=%v, want %v", name, ran, want)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/spf13/cobra"
+)
+
+// Conventions for subcommands (each lives in its own cmd_<name>.go file):
+//
+//   - register the constructor in an init function:
+//     func init() { register(newIngestCmd) }
+//   - a constructor takes the *app, which carries the logger, the progress
+//     reporter and the configuration loader;
+//   - bad flags or arguments return usageErrorf(...) (exit status 2); data and
+//     I/O problems return ordinary errors (exit status 1) that name the file,
+//     line and field;
+//   - long work takes cmd.Context(), which SIGINT and SIGTERM cancel, and
+//     reports through a.progress.
+
+// app is what every command shares.
+type app struct {
+	log      *slog.Logger
+	progress *pipeline.Progress
+	stderr   io.Writer
+
+	logLevel, logFormat string
+	preset, configFile  string
+}
+
+var constructors []func(*app) *cobra.Command
+
+func register(c func(*app) *cobra.Command) { constructors = append(constructors, c) }
+
+// planned are commands whose work belongs to later issues; until a
+// cmd_<name>.go registers them they exist and say so (exit status 2).
+var planned = map[string]string{
+	"ingest":   "trace ingest (issue 3)",
+	"datasets": "dataset listing, description and fetching (issue 3)",
+	"profile":  "interference profiling (issue 4)",
+	"fit":      "interference-model fitting (issue 4)",
+	"train":    "training of the learned schedulers (issues 7 and 8)",
+	"eval":     "evaluation experiments (issue 5)",
+	"export":   "export of a run's tables (issue 9)",
+}
+
+func newRootCmd() *cobra.Command {
+	a := &app{stderr: os.Stderr}
+	root := &cobra.Command{
+		Use:   "schedlab",
+		Short: "A reproducible pipeline for GPU-cluster scheduling research",
+		Long: `schedlab ingests GPU-cluster job traces and profiler samples into Parquet, fits the
+job-interference model, trains learned schedulers (the multi-agent graph-RL scheduler
+and the dual-agent DAS scheduler) in a trace-driven simulator beside every baseline
+their papers compare against, and writes reproducible evaluation tables.
+
+Same inputs, configuration and seed give byte-identical tables and Parquet files.
+
+Start with:
+  schedlab run --preset quick        the whole pipeline in seconds, into ./out
+  schedlab config show               the effective configuration and where keys come from`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setup()
+		},
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v (see %s --help)", err, c.CommandPath())
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
+	pf.StringVar(&a.preset, "preset", "", "configuration preset: "+strings.Join(Presets, ", ")+" (default quick, or SCHEDLAB_PRESET, or the config file's preset)")
+	pf.StringVar(&a.configFile, "config", "", "YAML configuration file layered over the preset")
+
+	have := map[string]bool{}
+	for _, c := range constructors {
+		cmd := c(a)
+		have[cmd.Name()] = true
+		root.AddCommand(cmd)
+	}
+	for _, c := range []*cobra.Command{newRunCmd(a), newConfigCmd(a), newVersionCmd()} {
+		have[c.Name()] = true
+		root.AddCommand(c)
+	}
+	for _, name := range sortedKeys(planned) {
+		if !have[name] {
+			root.AddCommand(notImplemented(name, planned[name]))
+		}
+	}
+	return root
+}
+
+func (a *app) setup() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return usageErrorf("--log-level: %q is not one of debug, info, warn, error", a.logLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch a.logFormat {
+	case "text":
+		a.log = slog.New(slog.NewTextHandler(a.stderr, opts))
+	case "json":
+		a.log = slog.New(slog.NewJSONHandler(a.stderr, opts))
+	default:
+		return usageErrorf("--log-format: %q is not text or json", a.logFormat)
+	}
+	slog.SetDefault(a.log)
+	var term io.Writer
+	if f, ok := a.stderr.(*os.File); ok && isTerminal(f) {
+		term = f
+	}
+	a.progress = pipeline.NewProgress(term, a.log, 10*time.Second)
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func notImplemented(name, what string) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              "(not implemented yet) " + what,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("%s: not implemented yet: %s is still to be built", name, what)
+		},
+	}
+}
+
+// usageError marks bad usage or configuration: exit status 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	// cobra's own argument errors.
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag", "accepts ", "requires at least", "invalid argument"} {
+		if strings.HasPrefix(msg, p) {
+			return 2
+		}
+	}
+	return 1
+}

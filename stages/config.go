@@ -1,0 +1,114 @@
+package stages
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/fitting"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/profiling"
+)
+
+// Config is the whole configuration of a run. Its zero value is not useful:
+// start from the embedded defaults (cmd/schedlab decodes them) or from
+// Default. Every key is documented where the defaults are.
+type Config struct {
+	Preset   string         `mapstructure:"preset" yaml:"preset" json:"preset"`
+	Seed     uint64         `mapstructure:"seed" yaml:"seed" json:"seed"`
+	Workers  int            `mapstructure:"workers" yaml:"workers" json:"workers"`
+	Out      string         `mapstructure:"out" yaml:"out" json:"out"`
+	DataDir  string         `mapstructure:"data_dir" yaml:"data_dir" json:"data_dir"`
+	Datasets DatasetsConfig `mapstructure:"datasets" yaml:"datasets" json:"datasets"`
+	Summary  SummaryConfig  `mapstructure:"summary" yaml:"summary" json:"summary"`
+	Profile  ProfileConfig  `mapstructure:"profile" yaml:"profile" json:"profile"`
+	Fit      fitting.Config `mapstructure:"fit" yaml:"fit" json:"fit"`
+}
+
+// ProfileConfig selects where co-location samples come from.
+type ProfileConfig struct {
+	Synth profiling.SynthConfig `mapstructure:"synth" yaml:"synth" json:"synth"`
+}
+
+// DatasetsConfig selects the job trace a run works on.
+type DatasetsConfig struct {
+	// Source is "synthetic-pai" (the seeded PAI-like generator, needing no
+	// data files) until the trace readers land.
+	Source    string                 `mapstructure:"source" yaml:"source" json:"source"`
+	Synthetic datasets.PAILikeConfig `mapstructure:"synthetic" yaml:"synthetic" json:"synthetic"`
+}
+
+// SummaryConfig parameterises the jobs summary table.
+type SummaryConfig struct {
+	// Quantiles of job duration to report, each in (0, 1).
+	Quantiles []float64 `mapstructure:"quantiles" yaml:"quantiles" json:"quantiles"`
+}
+
+// Sources that DatasetsConfig.Source accepts.
+var Sources = []string{"synthetic-pai"}
+
+// Validate reports every out-of-range value, naming its key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	if c.Workers < 1 || c.Workers > 256 {
+		bad("workers", "must be in [1, 256], got %d", c.Workers)
+	}
+	if c.Out == "" {
+		bad("out", "must name a directory")
+	}
+	known := false
+	for _, s := range Sources {
+		known = known || s == c.Datasets.Source
+	}
+	if !known {
+		bad("datasets.source", "must be one of %v, got %q", Sources, c.Datasets.Source)
+	}
+	// Packages' Validate methods name their keys in full.
+	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit} {
+		if err := v.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(c.Summary.Quantiles) == 0 {
+		bad("summary.quantiles", "must list at least one quantile")
+	}
+	for i, q := range c.Summary.Quantiles {
+		if !(q > 0 && q < 1) {
+			bad(fmt.Sprintf("summary.quantiles[%d]", i), "must be in (0, 1), got %v", q)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Hash identifies the configuration by every key that can change an
+// output. Where a run writes (out), how many workers it uses, which preset
+// named the values and where the traces live (their contents are hashed as
+// inputs) change no output byte, so they are left out: two runs that differ
+// only in those write identical files.
+func (c *Config) Hash() string {
+	k := *c
+	k.Out, k.Workers, k.Preset, k.DataDir = "", 0, "", ""
+	h, err := pipeline.HashJSON(&k)
+	if err != nil {
+		panic("stages: config is not JSON-encodable: " + err.Error())
+	}
+	return h
+}
+
+// ResolveDataDir returns the directory real traces are read from: the
+// configured one, or ../shared/data when that exists, or "".
+func (c *Config) ResolveDataDir() string {
+	if c.DataDir != "" {
+		return c.DataDir
+	}
+	p := filepath.Join("..", "shared", "data")
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return p
+	}
+	return ""
+}

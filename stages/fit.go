@@ -1,0 +1,59 @@
+package stages
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/fitting"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/profiling"
+)
+
+// Artifacts of the profile and fit stages.
+const (
+	ProfileSamples    = "datasets/profile_samples.parquet"
+	FitCoefficients   = "fit/" + fitting.CoefficientsFile
+	FitModel          = "fit/" + fitting.ModelFile
+	FitTable          = "fit/" + fitting.TableFile
+	InterferenceTable = "tables/interference.md"
+)
+
+// ProfileSynth is the stage that draws synthetic co-location samples.
+func ProfileSynth(cfg profiling.SynthConfig) pipeline.Stage {
+	return &pipeline.Func{
+		StageName: "profile-synth", StageVersion: stageVersion, Out: []string{ProfileSamples}, Cfg: cfg,
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			samples, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(env.Seed, env.Stage(), "samples"))
+			if err != nil {
+				return err
+			}
+			meta := datasets.FileMeta{Source: profiling.ProfileSamplesSource + ":synthetic", ConfigHash: env.ConfigHash}
+			return profiling.WriteSamples(ctx, env.Output(ProfileSamples), meta, samples)
+		},
+	}
+}
+
+// Fit is the stage that fits the Table III models to the profile samples
+// and writes the coefficients, the model the simulator loads and Table III.
+func Fit(cfg fitting.Config) pipeline.Stage {
+	return &pipeline.Func{
+		StageName: "fit", StageVersion: stageVersion, Cfg: cfg,
+		In:  []string{ProfileSamples},
+		Out: []string{FitCoefficients, FitModel, FitTable},
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			samples, err := profiling.ReadSamples(ctx, env.Input(ProfileSamples))
+			if err != nil {
+				return err
+			}
+			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, env.Stage(), "folds"))
+			if err != nil {
+				return err
+			}
+			dir := filepath.Dir(env.Output(FitModel))
+			env.Output(FitCoefficients)
+			env.Output(FitTable)
+			return fitting.WriteArtifacts(ctx, dir, rep, datasets.FileMeta{Source: "fit", ConfigHash: env.ConfigHash})
+		},
+	}
+}
