@@ -31,6 +31,9 @@ type Runner struct {
 	Workers    int          // stages run at once; ≤ 0 means 1
 	Log        *slog.Logger // nil means slog.Default()
 	Progress   *Progress    // nil reports nothing
+	// OnStageDone, when set, is called as each stage finishes, ran or
+	// cached (not for failed or skipped ones), from the stage's goroutine.
+	OnStageDone func(StageManifest)
 }
 
 // record is what the store keeps for a stage whose outputs are in place.
@@ -92,6 +95,9 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 			if err != nil {
 				n.man.Status = "failed"
 				return fmt.Errorf("stage %s: %w", n.stage.Name(), err)
+			}
+			if r.OnStageDone != nil {
+				r.OnStageDone(n.man)
 			}
 			return nil
 		})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/schedlab/schedlab/pipeline"
@@ -57,6 +58,13 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	}
 	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: cfg.Hash(), Config: cfg,
 		Workers: cfg.Workers, Log: a.log, Progress: a.progress}
+	var finished atomic.Int32
+	r.OnStageDone = func(s pipeline.StageManifest) {
+		a.log.Info("stage done", "stage", s.Name, "status", s.Status, "done", finished.Add(1), "of", len(dag))
+		if afterStageHook != nil {
+			afterStageHook(s.Name)
+		}
+	}
 	a.log.Info("run started", "preset", cfg.Preset, "seed", cfg.Seed, "out", cfg.Out, "stages", len(dag))
 	m, err := r.Run(ctx, dag)
 	if m != nil {
@@ -70,3 +78,7 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	fmt.Fprintf(a.stderr, "run %s in %.1fs; manifest: %s\n", m.Status, m.WallS, filepath.Join(cfg.Out, "manifest.json"))
 	return nil
 }
+
+// afterStageHook is nil except in tests, which use it to kill the process
+// at a chosen point of a run.
+var afterStageHook func(stage string)

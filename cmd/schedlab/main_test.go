@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
@@ -16,8 +17,18 @@ import (
 // so tests can run the CLI in a subprocess with its own environment.
 const execVar = "SL_TEST_EXEC_SCHEDLAB"
 
+// killVar names a stage after which the subprocess SIGKILLs itself.
+const killVar = "SL_TEST_KILL_AFTER_STAGE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(execVar) == "1" {
+		if stage := os.Getenv(killVar); stage != "" {
+			afterStageHook = func(s string) {
+				if s == stage {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+			}
+		}
 		os.Exit(execute(os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -256,6 +267,35 @@ func TestQuickRunCache(t *testing.T) {
 	for name, ran := range run("SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500") {
 		if want := name == "synthetic-jobs" || name == "jobs-summary"; ran != want {
 			t.Errorf("after changing datasets.synthetic.jobs: stage %s ran=%v, want %v", name, ran, want)
+		}
+	}
+}
+
+// TestRunResumesAfterSIGKILL kills a run (SIGKILL, no clean-up possible)
+// right after its first stage finishes, while others may be mid-write, then
+// runs again: the finished stage is not recomputed, and the outputs equal
+// those of an uninterrupted run.
+func TestRunResumesAfterSIGKILL(t *testing.T) {
+	base := t.TempDir()
+	killed, clean := filepath.Join(base, "killed"), filepath.Join(base, "clean")
+	_, errs, code := schedlab(t, []string{killVar + "=synthetic-jobs"}, "run", "--out", killed, "--log-level", "warn")
+	if code != -1 && code != 137 {
+		t.Fatalf("killed run: exit %d: %s", code, errs)
+	}
+	_, errs, code = schedlab(t, nil, "run", "--out", killed, "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("resumed run: exit %d: %s", code, errs)
+	}
+	if ran := stageStatus(readManifest(t, killed)); ran["synthetic-jobs"] {
+		t.Error("resumed run recomputed synthetic-jobs, which had finished before the kill")
+	}
+	if _, errs, code = schedlab(t, nil, "run", "--out", clean, "--log-level", "warn"); code != 0 {
+		t.Fatalf("clean run: exit %d: %s", code, errs)
+	}
+	want, got := artifacts(t, clean), artifacts(t, killed)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s differs between the resumed and an uninterrupted run", k)
 		}
 	}
 }
