@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/duckdbtest"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -296,6 +298,59 @@ func TestRunResumesAfterSIGKILL(t *testing.T) {
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s differs between the resumed and an uninterrupted run", k)
+		}
+	}
+}
+
+// TestDuckDBReadsRun has DuckDB, an independent Parquet reader, read every
+// Parquet file of a quick run (row counts must match the manifest) and
+// recompute the jobs summary table's figures by SQL.
+func TestDuckDBReadsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs DuckDB's Node client with npm")
+	}
+	dir := t.TempDir()
+	if _, errs, code := schedlab(t, nil, "run", "--out", dir, "--log-level", "warn"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := readManifest(t, dir)
+	files := 0
+	for _, s := range m.Stages {
+		for _, o := range s.Outputs {
+			if !strings.HasSuffix(o.Name, ".parquet") {
+				continue
+			}
+			files++
+			r := duckdbtest.Query(t, "SELECT count(*) FROM "+duckdbtest.Literal(filepath.Join(dir, o.Name)))
+			if n := duckdbtest.Float(t, r.Rows[0][0]); int64(n) != o.Rows {
+				t.Errorf("%s: DuckDB counts %v rows, manifest %d", o.Name, n, o.Rows)
+			}
+		}
+	}
+	if files < 3 {
+		t.Fatalf("only %d Parquet files in the run", files)
+	}
+	r := duckdbtest.Query(t, `SELECT count(*), avg(duration_s), quantile_cont(duration_s, 0.5),
+		quantile_cont(duration_s, 0.9), quantile_cont(duration_s, 0.99),
+		(SELECT sum(t.instances * t.gpu * j.duration_s) / 3600 FROM (SELECT unnest(tasks) AS t, duration_s FROM `+
+		duckdbtest.Literal(filepath.Join(dir, "datasets/jobs.parquet"))+`) AS j)
+		FROM `+duckdbtest.Literal(filepath.Join(dir, "datasets/jobs.parquet")))
+	summary, err := os.ReadFile(filepath.Join(dir, "tables/jobs_summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := r.Rows[0]
+	f := func(i int) float64 { return duckdbtest.Float(t, row[i]) }
+	for _, want := range []string{
+		fmt.Sprintf("| jobs | %.0f |", f(0)),
+		fmt.Sprintf("| mean duration (s) | %.1f |", f(1)),
+		fmt.Sprintf("| p50 duration (s) | %.1f |", f(2)),
+		fmt.Sprintf("| p90 duration (s) | %.1f |", f(3)),
+		fmt.Sprintf("| p99 duration (s) | %.1f |", f(4)),
+		fmt.Sprintf("| GPU-hours requested | %.1f |", f(5)),
+	} {
+		if !strings.Contains(string(summary), want) {
+			t.Errorf("DuckDB computes %q; the summary table says:\n%s", want, summary)
 		}
 	}
 }
