@@ -34,9 +34,9 @@ type Fit struct {
 func (f *Fit) Converged() bool { return f.Status.Converged() }
 
 // FitModel fits m to obs by least squares on the slowdown. Linear models
-// are solved by QR and then polished by one Levenberg–Marquardt pass from
-// the QR solution, which yields the covariance and cross-checks the QR;
-// nonlinear ones start from the best point of a small grid over the
+// are solved by QR in one pass (Status DirectSolution: the solution is
+// exact to rounding; TestLinearQRMatchesLM cross-checks it
+// against Levenberg–Marquardt); nonlinear ones start from the best point of a small grid over the
 // exponent coefficients (the remaining coefficients solved linearly at each
 // grid point, in the spirit of variable projection). A Fit whose Status is
 // not converged is returned, not an error: callers report it.
@@ -49,15 +49,10 @@ func fitModel(ctx context.Context, m Model, obs []Observation, settings *Setting
 	if len(obs) < n+1 {
 		return nil, fmt.Errorf("%w: model %s has %d parameters, got %d samples (need ≥ %d)", ErrTooFewSamples, m.Name, n, len(obs), n+1)
 	}
-	var start []float64
-	method := "levenberg-marquardt"
-	var err error
 	if m.Linear {
-		method = "qr"
-		start, err = LinearLeastSquares(nil, design(m, obs), slowdowns(obs))
-	} else {
-		start, err = gridStart(m, obs)
+		return fitLinear(ctx, m, obs)
 	}
+	start, err := gridStart(m, obs)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
@@ -69,9 +64,30 @@ func fitModel(ctx context.Context, m Model, obs []Observation, settings *Setting
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	f := &Fit{Model: m.Name, Params: res.X, StdErr: res.StdErr, Start: start, Method: method,
+	f := &Fit{Model: m.Name, Params: res.X, StdErr: res.StdErr, Start: start, Method: "levenberg-marquardt",
 		Status: res.Status, Iterations: res.Iterations, N: len(obs), SSR: res.SSR,
 		RMSE: math.Sqrt(res.SSR / float64(len(obs)))}
+	f.MeanRelErr = PredictionError(m, f.Params, obs)
+	return f, nil
+}
+
+func fitLinear(ctx context.Context, m Model, obs []Observation) (*Fit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x, r, err := linearLeastSquares(nil, design(m, obs), slowdowns(obs))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	ssr := 0.0
+	for i := range obs {
+		d := m.eval(x, &obs[i]) - obs[i].S
+		ssr += d * d
+	}
+	n := len(m.Params)
+	_, se := covarianceFromR(r, n, ssr/float64(len(obs)-n))
+	f := &Fit{Model: m.Name, Params: x, StdErr: se, Start: make([]float64, n), Method: "qr",
+		Status: DirectSolution, Iterations: 1, N: len(obs), SSR: ssr, RMSE: math.Sqrt(ssr / float64(len(obs)))}
 	f.MeanRelErr = PredictionError(m, f.Params, obs)
 	return f, nil
 }
@@ -229,4 +245,17 @@ func CrossValidate(ctx context.Context, m Model, obs []Observation, k int, src r
 	}
 	res.Error = total / float64(len(obs))
 	return res, nil
+}
+
+// GridStart is the starting point FitModel uses for a nonlinear model
+// (exported for the side-by-side benchmark against SciPy).
+func GridStart(m Model, obs []Observation) ([]float64, error) { return gridStart(m, obs) }
+
+// MinimizeModel runs Levenberg–Marquardt on m from start with the model's
+// analytic Jacobian and bounds, without the QR or grid start of FitModel.
+func MinimizeModel(ctx context.Context, m Model, obs []Observation, start []float64) (*Result, error) {
+	if len(start) != len(m.Params) {
+		return nil, fmt.Errorf("model %s: start has %d values, want %d", m.Name, len(start), len(m.Params))
+	}
+	return Minimize(ctx, problem(m, obs), start, &Settings{Lower: m.Lower, Upper: m.Upper})
 }

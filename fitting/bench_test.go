@@ -1,0 +1,62 @@
+package fitting
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkFitAll fits the five Table III models (FitModel: QR or grid
+// start, then Levenberg–Marquardt) on 480 samples (the paper's count) and
+// on 100,000. The side-by-side comparison with SciPy lives in
+// fitting/internal/fitbench and fitting/testdata/scipy_fit.py.
+func BenchmarkFitAll(b *testing.B) {
+	for _, n := range []int{480, 100_000} {
+		obs := synthObs(b, n, 1)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				for _, m := range Models() {
+					f, err := FitModel(context.Background(), m, obs)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !f.Converged() {
+						b.Fatalf("%s: %v", m.Name, f.Status)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMinimizeModel is Levenberg–Marquardt alone per model, from the
+// same starts as the SciPy comparison (zeros for linear models, the grid
+// start for the exponential ones).
+func BenchmarkMinimizeModel(b *testing.B) {
+	for _, n := range []int{480, 100_000} {
+		benchMinimize(b, n)
+	}
+}
+
+func benchMinimize(b *testing.B, n int) {
+	obs := synthObs(b, n, 1)
+	for _, m := range Models() {
+		start := make([]float64, len(m.Params))
+		if !m.Linear {
+			var err error
+			if start, err = GridStart(m, obs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("%s/n=%d", m.Name, n), func(b *testing.B) {
+			for b.Loop() {
+				r, err := MinimizeModel(context.Background(), m, obs, start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(r.Iterations), "iters")
+				b.ReportMetric(float64(r.Evaluations), "evals")
+			}
+		})
+	}
+}
