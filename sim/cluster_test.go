@@ -162,3 +162,36 @@ func TestProfileOf(t *testing.T) {
 		}
 	}
 }
+
+// TestECMP checks that equal-cost paths are spread: the routes from pod 0
+// to pod 1 of a fat-tree use several core switches, and every route has the
+// shortest length.
+func TestECMP(t *testing.T) {
+	c, err := sim.FatTree(8, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := c.Topology
+	cores := map[int]bool{}
+	for a := 0; a < 16; a++ {
+		for b := 16; b < 32; b++ {
+			p, ok := tp.Route(nil, c.Servers[a].Node, c.Servers[b].Node)
+			if !ok || len(p) != 6 {
+				t.Fatalf("route %d→%d has %d links, want 6", a, b, len(p))
+			}
+			for _, l := range p {
+				lk := tp.Links[l]
+				for _, n := range []int{lk.A, lk.B} {
+					if tp.Nodes[n].Tier == 3 {
+						cores[n] = true
+					}
+				}
+			}
+		}
+	}
+	// 256 pairs over 16 cores: a fixed hash leaves none unused with
+	// overwhelming probability; require at least half.
+	if len(cores) < 8 {
+		t.Errorf("inter-pod routes use %d of 16 core switches", len(cores))
+	}
+}

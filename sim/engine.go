@@ -50,13 +50,24 @@ type Config struct {
 	// PruneOversized drops (and counts) jobs that cannot fit the empty
 	// cluster; when false such a job is an error.
 	PruneOversized bool `mapstructure:"prune_oversized" yaml:"prune_oversized" json:"prune_oversized"`
+	// Speed is "model" (or empty: interference and communication slow jobs
+	// down, DESIGN.md §4) or "standalone" (every job runs at its recorded
+	// duration wherever it is placed: a pure trace replay, as the DAS
+	// paper's simulator).
+	Speed string `mapstructure:"speed" yaml:"speed" json:"speed"`
 }
+
+// Speed models.
+const (
+	SpeedModel      = "model"
+	SpeedStandalone = "standalone"
+)
 
 // DefaultConfig is on-event triggering, 30-minute intervals when interval
 // triggering is chosen, 2.84 $/GPU-hour (V100, Alibaba Cloud, Aug 2022, DAS
-// §5.1.3), oversized jobs pruned.
+// §5.1.3), oversized jobs pruned, the full speed model.
 func DefaultConfig() Config {
-	return Config{Trigger: TriggerEvent, IntervalS: 1800, PriceGPUHour: 2.84, PruneOversized: true}
+	return Config{Trigger: TriggerEvent, IntervalS: 1800, PriceGPUHour: 2.84, PruneOversized: true, Speed: SpeedModel}
 }
 
 // Validate checks the config; messages name the key.
@@ -68,6 +79,11 @@ func (c Config) Validate() error {
 	}
 	if c.Trigger == TriggerInterval && !(c.IntervalS > 0 && !math.IsInf(c.IntervalS, 0)) {
 		return fmt.Errorf("sim.interval_s: must be > 0 and finite, got %v", c.IntervalS)
+	}
+	switch c.Speed {
+	case "", SpeedModel, SpeedStandalone:
+	default:
+		return fmt.Errorf("sim.speed: must be %q or %q, got %q", SpeedModel, SpeedStandalone, c.Speed)
 	}
 	if !(c.PriceGPUHour >= 0) || math.IsInf(c.PriceGPUHour, 0) {
 		return fmt.Errorf("sim.price_gpu_hour: must be >= 0 and finite, got %v", c.PriceGPUHour)
@@ -141,6 +157,7 @@ type Sim struct {
 	serverSeen        []int32 // per server, stamp of last job that touched it
 	stamp             int32
 	total             Resources
+	standalone        bool
 	scratch           []Resources // check's working copy of free
 	seen              []uint32    // per job, checkStamp when placed in the decision being checked
 	checkStamp        uint32
@@ -178,6 +195,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		linkJobs:   make([][]int32, len(c.Topology.Links)),
 		dists:      make([][]int32, len(c.Topology.Nodes)),
 		serverSeen: make([]int32, n),
+		standalone: cfg.Speed == SpeedStandalone,
 	}
 	for i := range c.Servers {
 		s.free[i] = c.Capacity(i)
@@ -257,10 +275,19 @@ func (s *Sim) initJob(js *JobState) error {
 	js.Instances = make([]Instance, 0, n)
 	for _, t := range j.Tasks {
 		d := Resources{GPU: t.GPU, CPU: t.CPU, MemGiB: t.MemGiB}
+		// C_J is the instance's CPU request when it has one (capacity is
+		// booked by requests, so a profile figure above the request would
+		// over-subscribe sockets the scheduler thinks are free); P_J is the
+		// profile's, and 0 for instances without GPUs (parameter servers).
 		load := JobLoad{Model: js.Profile.Name, C: js.Profile.CPU, P: js.Profile.PCIeGbps}
 		if !js.Profile.Known {
 			load.Model = j.Model
+		}
+		if t.CPU > 0 {
 			load.C = t.CPU
+		}
+		if t.GPU == 0 {
+			load.P = 0
 		}
 		for k := 0; k < int(t.Instances); k++ {
 			js.Instances = append(js.Instances, Instance{Role: t.Role, Demand: d, Load: load})
@@ -834,7 +861,7 @@ func (s *Sim) flush() {
 // rate is a running job's speed relative to standalone: ideal / (ideal·(1+S)
 // + communication), S the straggler's slowdown.
 func (s *Sim) rate(js *JobState) float64 {
-	if js.work == 0 {
+	if js.work == 0 || s.standalone {
 		return 1
 	}
 	if js.slowStale {

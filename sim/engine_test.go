@@ -291,3 +291,22 @@ func TestInterferenceAndCommunication(t *testing.T) {
 		t.Errorf("no-interference packed run %g, want 1000", none.Jobs[0].RunS)
 	}
 }
+
+func TestStandaloneSpeed(t *testing.T) {
+	c, _ := sim.Flat(4, "pai-v100")
+	jobs := paiLike(300, 0.02, 5)
+	cfg := sim.DefaultConfig()
+	cfg.Speed = sim.SpeedStandalone
+	res := drive(t, c, jobs, firstFit{}, cfg)
+	checkInvariants(t, jobs, res, cfg.PriceGPUHour)
+	for _, r := range res.Jobs {
+		// Exact up to the rounding of start + duration.
+		if math.Abs(r.RunS-r.DurationS) > 1e-9*r.FinishS {
+			t.Fatalf("job %d ran %g s, standalone %g s", r.Index, r.RunS, r.DurationS)
+		}
+	}
+	model := drive(t, c, jobs, firstFit{}, sim.DefaultConfig())
+	if !(model.Metrics.MeanSlowdown > res.Metrics.MeanSlowdown) {
+		t.Errorf("speed model mean slowdown %g not above standalone %g", model.Metrics.MeanSlowdown, res.Metrics.MeanSlowdown)
+	}
+}

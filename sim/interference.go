@@ -40,16 +40,24 @@ const MaxSlowdown = 10
 type ExpLinear struct {
 	Alpha1, Alpha2, Alpha3, Lambda1 float64
 	Beta1, Beta2, Lambda2           float64
+	// PerSocket measures C_J, U_c and the other-socket excess in units of
+	// the socket's cores (C/n_core) instead of cores, so one set of
+	// coefficients serves 8-core and 48-core sockets. Fitted models use
+	// cores (false).
+	PerSocket bool
 }
 
-// DefaultInterference returns the model used when no fitted one is given.
-// The coefficients are not fitted to anything: they give ≈ 8 % slowdown to a
-// 4-core, 12 Gbit/s job sharing an 8-core socket with a like one and ≈ 20 %
-// for 24 co-running cores, within the 30–37 % average slowdowns the MARL
-// paper measures for bin-packing and load-balancing placements (§II, Fig. 1,
-// 3).
+// DefaultInterference returns the model used when no fitted one is given:
+// the form of DESIGN.md §3 with core counts per socket (PerSocket). The
+// coefficients are not fitted to anything. Relative to running alone they
+// give a job ≈ 6 % (CPU) when its co-runners use half its socket's cores,
+// ≈ 17 % when they fill it and ≈ 95 % at two-fold over-subscription, plus
+// 0.2 % per Gbit/s of co-runners' PCIe traffic on the socket — so a
+// 4-core, 12 Gbit/s job beside a like one on an 8-core socket slows by
+// ≈ 8 %, within the 30–37 % average slowdowns the MARL paper measures for
+// whole bin-packed and load-balanced placements (§II, Fig. 1, 3).
 func DefaultInterference() ExpLinear {
-	return ExpLinear{Alpha1: 0.06, Alpha2: 0.06, Alpha3: 0.02, Lambda1: -0.06, Beta1: 0.004, Beta2: 0.001, Lambda2: 0}
+	return ExpLinear{Alpha1: 0.05, Alpha2: 1.5, Alpha3: 0.5, Lambda1: -0.05, Beta1: 0.002, Beta2: 0.001, Lambda2: 0, PerSocket: true}
 }
 
 // Slowdown implements Interference.
@@ -62,10 +70,16 @@ func (m ExpLinear) Slowdown(target JobLoad, same, other []JobLoad, coresPerSocke
 	for _, j := range other {
 		oc += j.C
 	}
-	if over := oc - float64(coresPerSocket); over > 0 {
+	n := float64(coresPerSocket)
+	if over := oc - n; over > 0 {
 		uc += over
 	}
-	s := m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*target.C) + m.Lambda1 + m.Beta1*up + m.Beta2*target.P + m.Lambda2
+	c := target.C
+	if m.PerSocket && n > 0 {
+		uc /= n
+		c /= n
+	}
+	s := m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*c) + m.Lambda1 + m.Beta1*up + m.Beta2*target.P + m.Lambda2
 	return s
 }
 

@@ -56,8 +56,8 @@ var Profiles = []ModelProfile{
 }
 
 // DefaultProfile is used for jobs whose model is empty or unknown (most PAI
-// jobs): C_J is then the instance's CPU request, the rest are the medians of
-// the table above.
+// jobs): the medians of the table above. (Whatever the profile, the
+// simulator takes C_J from an instance's CPU request when it has one.)
 var DefaultProfile = ModelProfile{Name: "", CPU: 0, PCIeGbps: 8, GradientMB: 100, IterS: 0.25, Known: false, Source: "median of Profiles; C_J = CPU request"}
 
 var profileIndex = func() map[string]int {

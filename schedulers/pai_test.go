@@ -1,0 +1,116 @@
+package schedulers_test
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// sharedData finds ../shared/data walking up from the package directory,
+// falling back to /work/shared/data.
+func sharedData(t testing.TB, rel string) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "..", "shared", "data", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	p := filepath.Join("/work/shared/data", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real data %s not found (looked for ../shared/data and /work/shared/data)", rel)
+	}
+	return p
+}
+
+// readPAISim reads the simulator columns of operate_simulator_jobs_6000.csv:
+// num_inst pods, num_gpu and num_cpu job totals, submit_time and duration in
+// seconds. Memory is absent in that file (0). A stand-in for the datasets
+// reader, enough for checking the simulator on real jobs.
+func readPAISim(t testing.TB, path string) []datasets.Job {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	var jobs []datasets.Job
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		num := func(name string) float64 {
+			v, err := strconv.ParseFloat(rec[col[name]], 64)
+			if err != nil {
+				t.Fatalf("%s:%d: %s: %v", path, line, name, err)
+			}
+			return v
+		}
+		inst := num("num_inst")
+		jobs = append(jobs, datasets.Job{
+			JobID: rec[col["job_id"]], Source: "pai-sim", SubmitS: num("submit_time"), DurationS: num("duration"),
+			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(inst), GPU: num("num_gpu") / inst, CPU: num("num_cpu") / inst}},
+		})
+	}
+	return jobs
+}
+
+// TestPAISubset runs the heuristics on the 6000-job PAI subset on the DAS
+// clusters and logs the metrics; it checks only accounting (every job
+// finished or pruned).
+func TestPAISubset(t *testing.T) {
+	jobs := readPAISim(t, sharedData(t, "pai-v2020/operate_simulator_jobs_6000.csv"))
+	if len(jobs) != 6000 {
+		t.Fatalf("read %d jobs, want 6000", len(jobs))
+	}
+	names := []string{"fifo-firstfit", "drf-firstfit"}
+	if testing.Short() {
+		names = names[:1]
+	}
+	for _, preset := range []string{"small", "large"} {
+		spec, _ := sim.Preset(preset)
+		c, err := spec.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			s, _ := schedulers.New(name)
+			res, err := sim.Run(context.Background(), c, jobs, s, sim.DefaultConfig(), nil)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", preset, name, err)
+			}
+			m := res.Metrics
+			if m.Jobs+m.Pruned != len(jobs) {
+				t.Errorf("%s/%s: %d finished + %d pruned != %d", preset, name, m.Jobs, m.Pruned, len(jobs))
+			}
+			t.Logf("%-6s %-16s finished %d pruned %d meanJCT %.1f min p95 %.1f min fee $%.2f util %.3f slowdown %.3f",
+				preset, name, m.Jobs, m.Pruned, m.MeanJCTS/60, m.P95JCTS/60, m.MeanFeeUSD, m.GPUUtil, m.MeanSlowdown)
+		}
+	}
+}
