@@ -531,10 +531,7 @@ func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
 		}
 		for k := 0; k < n; k++ {
 			ck := buf[k*rows : k*rows+b]
-			sigma := 0.0
-			for _, v := range ck {
-				sigma += v * v
-			}
+			sigma := floats.Dot(ck, ck)
 			if sigma == 0 {
 				continue // the block is already zero in column k
 			}
@@ -547,25 +544,17 @@ func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
 			// H = I − τ·v·vᵀ with v = [1; column k/(α−β)], τ = (β−α)/β.
 			tau := (beta - alpha) / beta
 			scale := 1 / (alpha - beta)
-			for i := range ck {
-				ck[i] *= scale
-			}
+			floats.Scale(scale, ck)
 			for j := k + 1; j <= n; j++ {
 				top := &qtr[k]
 				if j < n {
 					top = &R[k*n+j]
 				}
+				// gonum's floats kernels are SIMD assembly on amd64 and arm64.
 				cj := buf[j*rows : j*rows+b]
-				cj = cj[:len(ck)]
-				sum := *top
-				for i, v := range ck {
-					sum += v * cj[i]
-				}
-				sum *= tau
+				sum := tau * (*top + floats.Dot(ck, cj))
 				*top -= sum
-				for i, v := range ck {
-					cj[i] -= sum * v
-				}
+				floats.AddScaled(cj, -sum, ck)
 			}
 			R[k*n+k] = beta
 		}
