@@ -25,8 +25,8 @@ func TestCompare(t *testing.T) {
 		pai  bool
 		cfg  sim.Config
 	}{
-		{"das-small", small, 300, true, sim.DefaultConfig()},
-		{"marl-fattree", ft, 200, false, interval},
+		{"das-small", small, 200, true, sim.DefaultConfig()},
+		{"marl-fattree", ft, 120, false, interval},
 	}
 	for _, tc := range cases {
 		jobs := schedulerstest.MARLLike(tc.n, 1800, 5)

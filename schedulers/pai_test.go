@@ -89,17 +89,19 @@ func TestPAISubset(t *testing.T) {
 	if len(jobs) != 6000 {
 		t.Fatalf("read %d jobs, want 6000", len(jobs))
 	}
-	names := []string{"fifo-firstfit", "drf-firstfit"}
-	if testing.Short() {
-		names = names[:1]
+	type cell struct{ preset, name string }
+	cells := []cell{{"small", "fifo-firstfit"}}
+	if !testing.Short() {
+		cells = append(cells, cell{"large", "drf-firstfit"})
 	}
-	for _, preset := range []string{"small", "large"} {
+	for _, cl := range cells {
+		preset, name := cl.preset, cl.name
 		spec, _ := sim.Preset(preset)
 		c, err := spec.Build()
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range names {
+		{
 			s, _ := schedulers.New(name)
 			res, err := sim.Run(context.Background(), c, jobs, s, sim.DefaultConfig(), nil)
 			if err != nil {

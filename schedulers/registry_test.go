@@ -41,7 +41,7 @@ func TestRegistry(t *testing.T) {
 // their random stream; the same seed repeats a run exactly.
 func TestMetaSeeds(t *testing.T) {
 	c, _ := sim.Flat(4, "pai-v100")
-	jobs := schedulerstest.PAILike(80, 0.02, 9)
+	jobs := schedulerstest.PAILike(40, 0.02, 9)
 	run := func(name string, seed uint64) []sim.JobResult {
 		s, err := schedulers.New(name, seed)
 		if err != nil {

@@ -48,13 +48,21 @@
 //
 // with ideal the model profile's iteration time (ProfileOf), S the largest
 // slowdown over the job's instances under the Interference model (co-runners
-// on the same and other sockets of the server) and comm the slowest of the
-// job's flows: gradient bits over the flow's bottleneck link, each link's
-// capacity shared equally by the flows crossing it, routes by deterministic
-// shortest path. A job needs DurationS standalone seconds of work, so its run
-// time is DurationS when alone on one server and longer otherwise. Rates are
-// piecewise constant: they change only when a job starts or finishes, and
-// only the jobs sharing a server or a link with it are recomputed.
+// on the same and other sockets of the server; an instance's C_J is its CPU
+// request, or the profile's when it requests none; P_J the profile's, 0 for
+// instances without GPUs) and comm the slowest of the job's flows: gradient
+// bits over the flow's bottleneck link, each link's capacity shared equally
+// by the flows crossing it. Jobs with parameter servers send 2·G/n_ps per
+// worker–PS pair on different servers; others all-reduce over a ring of
+// their servers (2(n−1)/n·G per hop); traffic inside a server is free.
+// Routes are shortest paths with deterministic ECMP (a fixed hash of the
+// endpoints picks among equal-cost next hops). A job needs DurationS
+// standalone seconds of work, so its run time is DurationS when alone on
+// one server and longer otherwise. Config.Speed "standalone" turns the model
+// off (every job runs at its recorded duration, a pure trace replay). Rates
+// are piecewise constant: they change only when a job starts or finishes,
+// and only the jobs sharing a server or a link with it are recomputed
+// (interference only for jobs sharing a server).
 //
 // # Events and determinism
 //
@@ -67,6 +75,10 @@
 // cluster is not a decision point). "interval" asks every IntervalS seconds
 // while jobs are pending (MARL, 1800 s). No wall clock enters the simulation:
 // the same inputs give the same results.
+//
+// Interference is an interface; DefaultInterference is the documented
+// default (ExpLinear, per-socket core units). A fitted model with another
+// signature plugs in through InterferenceFunc.
 //
 // # Bad input
 //
