@@ -1,0 +1,37 @@
+package nn
+
+import "fmt"
+
+// Graph is a directed graph given as an edge list, the form the
+// edge-conditioned convolution reads: edge i carries a message from node
+// Src[i] to node Dst[i]. An undirected link is two edges. Edge order fixes
+// the summation order, so the same graph always gives the same bits.
+type Graph struct {
+	Nodes    int
+	Src, Dst []int
+	invDeg   []float64 // 1/in-degree per node, 0 for nodes with none
+}
+
+// NewGraph checks an edge list and precomputes in-degrees. Src and Dst are
+// kept, not copied.
+func NewGraph(nodes int, src, dst []int) (*Graph, error) {
+	if len(src) != len(dst) {
+		return nil, fmt.Errorf("nn: graph with %d sources and %d destinations", len(src), len(dst))
+	}
+	g := &Graph{Nodes: nodes, Src: src, Dst: dst, invDeg: make([]float64, nodes)}
+	for i := range src {
+		if src[i] < 0 || src[i] >= nodes || dst[i] < 0 || dst[i] >= nodes {
+			return nil, fmt.Errorf("nn: edge %d (%d→%d) outside %d nodes", i, src[i], dst[i], nodes)
+		}
+		g.invDeg[dst[i]]++
+	}
+	for i, d := range g.invDeg {
+		if d > 0 {
+			g.invDeg[i] = 1 / d
+		}
+	}
+	return g, nil
+}
+
+// Edges returns the number of edges.
+func (g *Graph) Edges() int { return len(g.Src) }

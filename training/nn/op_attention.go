@@ -1,0 +1,139 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// attentionOp is fused multi-head scaled dot-product self-attention over
+// independent sets of rows. The input packs queries, keys and values side
+// by side, [Q | K | V], each e wide, one row per item; rows come in sets of
+// N items that attend only within their set. For set b and head h (columns
+// h·d..(h+1)·d, d = e/heads):
+//
+//	S = Q_bh K_bhᵀ / √d,  P = softmax_rows(S) over present keys,  O_bh = P V_bh.
+//
+// Absent (masked) keys get probability exactly 0; a query whose set has no
+// present key gets output 0 rather than NaN. aux keeps every P for the
+// backward pass, which is
+//
+//	dV = Pᵀ dO,  dP = dO Vᵀ,  dS = P ⊙ (dP − rowsum(dP ⊙ P)),
+//	dQ = dS K / √d,  dK = dSᵀ Q / √d.
+//
+// Fusing keeps Q, K, V and O as strided views of one buffer, so the only
+// copies are the N×N probability blocks, and every product goes through
+// BLAS.
+type attentionOp struct{}
+
+// SelfAttention records multi-head self-attention. qkv is (B·setSize)×3e
+// holding [Q | K | V]; the result is (B·setSize)×e, the heads' outputs side
+// by side (apply the output projection with MatMul). keyMask, if not nil,
+// has one entry per row: false marks a padded item that no query may
+// attend to. The tape keeps keyMask until the next Reset.
+func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Node {
+	if qkv.Cols%3 != 0 || heads <= 0 || (qkv.Cols/3)%heads != 0 {
+		panic(fmt.Sprintf("nn: SelfAttention of width %d with %d heads: want 3·e columns with e divisible by heads", qkv.Cols, heads))
+	}
+	if setSize <= 0 || qkv.Rows%setSize != 0 {
+		panic(fmt.Sprintf("nn: SelfAttention of %d rows in sets of %d", qkv.Rows, setSize))
+	}
+	if keyMask != nil && len(keyMask) != qkv.Rows {
+		panic(fmt.Sprintf("nn: SelfAttention key mask of %d for %d rows", len(keyMask), qkv.Rows))
+	}
+	e := qkv.Cols / 3
+	n := t.node(attentionOp{}, qkv.Rows, e, qkv)
+	n.iarg = [3]int{setSize, heads}
+	n.mask = keyMask
+	N, d := setSize, e/heads
+	sets := qkv.Rows / N
+	n.aux = resize(n.aux, sets*heads*N*N)
+	scale := 1 / math.Sqrt(float64(d))
+	for b := 0; b < sets; b++ {
+		r0 := b * N
+		for h := 0; h < heads; h++ {
+			q, k, v := attnView(qkv, r0, N, h*d, d), attnView(qkv, r0, N, e+h*d, d), attnView(qkv, r0, N, 2*e+h*d, d)
+			p := n.aux[(b*heads+h)*N*N : (b*heads+h+1)*N*N]
+			t.gemm(false, true, scale, q, k, 0, general(N, N, N, p))
+			var present []bool
+			if keyMask != nil {
+				present = keyMask[r0 : r0+N]
+			}
+			for i := 0; i < N; i++ {
+				maskedSoftmaxRow(p[i*N:(i+1)*N], present)
+			}
+			t.gemm(false, false, 1, general(N, N, N, p), v, 0, attnView(n, r0, N, h*d, d))
+		}
+	}
+	return n
+}
+
+// attnView is the N×d block of x starting at row r0, column c0.
+func attnView(x *Node, r0, rows, c0, cols int) blasGeneral {
+	return general(rows, cols, x.Cols, x.Data[r0*x.Cols+c0:])
+}
+
+// maskedSoftmaxRow replaces s by its softmax over the entries present
+// marks (all when present is nil), in place; the others become 0, and a
+// row with none present becomes all 0.
+func maskedSoftmaxRow(s []float64, present []bool) {
+	m := math.Inf(-1)
+	for j, v := range s {
+		if (present == nil || present[j]) && v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, -1) {
+		clear(s)
+		return
+	}
+	var sum float64
+	for j, v := range s {
+		if present != nil && !present[j] {
+			s[j] = 0
+			continue
+		}
+		s[j] = math.Exp(v - m)
+		sum += s[j]
+	}
+	floats.Scale(1/sum, s)
+}
+
+func (attentionOp) backward(t *Tape, n *Node) {
+	qkv := n.in[0]
+	N, heads := n.iarg[0], n.iarg[1]
+	e := n.Cols
+	d := e / heads
+	sets := n.Rows / N
+	scale := 1 / math.Sqrt(float64(d))
+	n.aux2 = resize(n.aux2, N*N)
+	dp := n.aux2
+	for b := 0; b < sets; b++ {
+		r0 := b * N
+		for h := 0; h < heads; h++ {
+			p := n.aux[(b*heads+h)*N*N : (b*heads+h+1)*N*N]
+			pg := general(N, N, N, p)
+			do := gradView(n, r0, N, h*d, d)
+			q, k, v := attnView(qkv, r0, N, h*d, d), attnView(qkv, r0, N, e+h*d, d), attnView(qkv, r0, N, 2*e+h*d, d)
+			dq, dk, dv := gradView(qkv, r0, N, h*d, d), gradView(qkv, r0, N, e+h*d, d), gradView(qkv, r0, N, 2*e+h*d, d)
+			t.gemm(true, false, 1, pg, do, 1, dv)
+			t.gemm(false, true, 1, do, v, 0, general(N, N, N, dp))
+			for i := 0; i < N; i++ {
+				pr, dr := p[i*N:(i+1)*N], dp[i*N:(i+1)*N]
+				s := floats.Dot(pr, dr)
+				for j, pj := range pr {
+					dr[j] = pj * (dr[j] - s)
+				}
+			}
+			ds := general(N, N, N, dp)
+			t.gemm(false, false, scale, ds, k, 1, dq)
+			t.gemm(true, false, scale, ds, q, 1, dk)
+		}
+	}
+}
+
+// gradView is attnView over x's gradient.
+func gradView(x *Node, r0, rows, c0, cols int) blasGeneral {
+	return general(rows, cols, x.Cols, x.Grad[r0*x.Cols+c0:])
+}

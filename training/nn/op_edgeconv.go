@@ -1,0 +1,117 @@
+package nn
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// edgeConvOp is the neighbourhood aggregation of an edge-conditioned
+// convolution (Simonovsky & Komodakis; DESIGN.md §5 MARL):
+//
+//	Θ_e = reshape_{d×d}(E_e W + c),  h_N(u) = mean over edges e = (w→u) of Θ_e h_w,
+//
+// with node states H (n×d), edge features E (m×f), W (f×d²) and c (1×d²).
+// Nodes without incoming edges get 0.
+//
+// Building every Θ_e would cost m·d²·f and m·d² memory. Instead, writing
+// M_k for row k of W viewed as a d×d matrix (and M_f for c),
+// Θ_e h_w = Σ_k E_ek M_k h_w + M_f h_w, so the op computes the f+1
+// products Y_k = H M_kᵀ (n×d each, through BLAS) once per node and then
+// combines rows of Y per edge. Backward runs the same in reverse:
+//
+//	dY_k[w] += E_ek·g_e,  dE_ek = ⟨g_e, Y_k[w]⟩,  g_e = dh_N(u)/deg(u),
+//	dH += Σ_k dY_k M_k,  dM_k += dY_kᵀ H.
+type edgeConvOp struct{}
+
+// EdgeConv records the edge-conditioned aggregation h_N of node states h
+// (n×d) over g, with edge features ef (m×f, one row per edge), the filter
+// network's weights w (f×d²) and bias c (1×d²). The result is n×d; add the
+// layer's bias and apply the update W[h, h_N] with ordinary ops (the ECC
+// module does). The tape keeps g until the next Reset.
+func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
+	d, f := h.Cols, ef.Cols
+	if h.Rows != g.Nodes || ef.Rows != g.Edges() || w.Rows != f || w.Cols != d*d || c.Rows != 1 || c.Cols != d*d {
+		panic(fmt.Sprintf("nn: EdgeConv of states %dx%d, edge features %dx%d, weights %dx%d, bias %dx%d over %d nodes and %d edges",
+			h.Rows, h.Cols, ef.Rows, ef.Cols, w.Rows, w.Cols, c.Rows, c.Cols, g.Nodes, g.Edges()))
+	}
+	n := t.node(edgeConvOp{}, h.Rows, d, h, ef, w, c)
+	n.graph = g
+	nodes, yw := h.Rows, (f+1)*d
+	n.aux = resize(n.aux, nodes*yw)
+	y := n.aux
+	hg := general(nodes, d, d, h.Data)
+	for k := 0; k <= f; k++ {
+		t.gemm(false, true, 1, hg, edgeFilter(w, c, k, d, false), 0, general(nodes, d, yw, y[k*d:]))
+	}
+	clear(n.Data)
+	for e, src := range g.Src {
+		u := g.Dst[e]
+		out, yr := n.Data[u*d:(u+1)*d], y[src*yw:(src+1)*yw]
+		s := g.invDeg[u]
+		for k := 0; k < f; k++ {
+			floats.AddScaled(out, s*ef.Data[e*f+k], yr[k*d:(k+1)*d])
+		}
+		floats.AddScaled(out, s, yr[f*d:])
+	}
+	return n
+}
+
+// edgeFilter views M_k (row k of w, or c when k = f) as a d×d matrix, of
+// the values or of the gradient.
+func edgeFilter(w, c *Node, k, d int, grad bool) blasGeneral {
+	src, row := w, k
+	if k == w.Rows {
+		src, row = c, 0
+	}
+	data := src.Data
+	if grad {
+		data = src.Grad
+	}
+	return general(d, d, d, data[row*d*d:(row+1)*d*d])
+}
+
+func (edgeConvOp) backward(t *Tape, n *Node) {
+	h, ef, w, c := n.in[0], n.in[1], n.in[2], n.in[3]
+	g := n.graph
+	d, f, nodes := n.Cols, ef.Cols, n.Rows
+	yw := (f + 1) * d
+	y := n.aux
+	needY := h.needGrad || w.needGrad || c.needGrad
+	if needY {
+		n.aux2 = resize(n.aux2, nodes*yw)
+		clear(n.aux2)
+	}
+	dy := n.aux2
+	for e, src := range g.Src {
+		u := g.Dst[e]
+		s := g.invDeg[u]
+		gu := n.Grad[u*d : (u+1)*d]
+		if ef.needGrad {
+			yr := y[src*yw : (src+1)*yw]
+			for k := 0; k < f; k++ {
+				ef.Grad[e*f+k] += s * floats.Dot(gu, yr[k*d:(k+1)*d])
+			}
+		}
+		if !needY {
+			continue
+		}
+		dyr := dy[src*yw : (src+1)*yw]
+		for k := 0; k < f; k++ {
+			floats.AddScaled(dyr[k*d:(k+1)*d], s*ef.Data[e*f+k], gu)
+		}
+		floats.AddScaled(dyr[f*d:], s, gu)
+	}
+	if !needY {
+		return
+	}
+	for k := 0; k <= f; k++ {
+		dyk := general(nodes, d, yw, dy[k*d:])
+		if h.needGrad {
+			t.gemm(false, false, 1, dyk, edgeFilter(w, c, k, d, false), 1, general(nodes, d, d, h.Grad))
+		}
+		if (k < f && w.needGrad) || (k == f && c.needGrad) {
+			t.gemm(true, false, 1, dyk, general(nodes, d, d, h.Data), 1, edgeFilter(w, c, k, d, true))
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package nn
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Node is a float64 matrix in a computation: a parameter, a constant, or the
+// result of an operator recorded on a Tape. Data and Grad are row-major,
+// Rows×Cols long. Grad is nil for nodes that no parameter depends on.
+//
+// Nodes made by a Tape belong to it: Tape.Reset recycles them, with their
+// buffers, for the next step, so a caller must copy out any value it wants
+// to keep across a Reset.
+type Node struct {
+	Rows, Cols int
+	Data       []float64
+	Grad       []float64
+
+	// needGrad says whether the node depends on a parameter; only such
+	// nodes get a gradient buffer and a backward pass.
+	needGrad bool
+	op       operator
+	in       []*Node
+	tapeIdx  int
+
+	// Operator state. It lives in the node rather than in the operator
+	// value so that recording an operator allocates nothing once the tape
+	// has warmed up: operator values are empty structs, and these fields
+	// (and their buffers) are reused after Reset.
+	iarg  [3]int
+	farg  float64
+	ints  []int  // caller-owned: gather indices, actions
+	mask  []bool // caller-owned: key and action masks
+	graph *Graph
+	aux   []float64 // operator-owned scratch kept across Reset
+	aux2  []float64
+}
+
+// At returns the element at row i, column j.
+func (n *Node) At(i, j int) float64 { return n.Data[i*n.Cols+j] }
+
+// Scalar returns the value of a 1×1 node.
+func (n *Node) Scalar() float64 {
+	if n.Rows != 1 || n.Cols != 1 {
+		panic(fmt.Sprintf("nn: Scalar of a %dx%d node", n.Rows, n.Cols))
+	}
+	return n.Data[0]
+}
+
+// operator is the backward half of a recorded operation: it adds the
+// contribution of n.Grad to the gradients of n's operands that need one.
+// The forward half is the Tape method that records it.
+type operator interface {
+	backward(t *Tape, n *Node)
+}
+
+// Tape records operators in the order they run so that Backward can replay
+// them in reverse. A Tape is not safe for concurrent use; give each
+// goroutine its own.
+//
+// Steady-state training reuses one Tape: Reset, build the same graph,
+// Backward, step the optimiser. After the first step the Tape hands back
+// the same nodes and buffers, so a step allocates (almost) nothing.
+type Tape struct {
+	nodes []*Node
+	n     int
+	flops int64
+}
+
+// Reset forgets the recorded operators but keeps their nodes and buffers
+// for reuse. Nodes returned before the Reset must no longer be used.
+func (t *Tape) Reset() {
+	t.n = 0
+	t.flops = 0
+}
+
+// Len returns the number of nodes recorded since the last Reset.
+func (t *Tape) Len() int { return t.n }
+
+// Flops returns the floating-point operations spent in matrix products
+// (2·m·n·k per product, forward and backward) since the last Reset. It is
+// what the benchmarks report as achieved GFLOP/s; element-wise work is not
+// counted.
+func (t *Tape) Flops() int64 { return t.flops }
+
+// node returns a recycled node of the given shape recording op on inputs.
+// Its Data has the right length but stale contents: the forward code must
+// write every element.
+func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("nn: negative shape %dx%d", rows, cols))
+	}
+	var n *Node
+	if t.n < len(t.nodes) {
+		n = t.nodes[t.n]
+	} else {
+		n = new(Node)
+		t.nodes = append(t.nodes, n)
+	}
+	n.tapeIdx = t.n
+	t.n++
+	n.Rows, n.Cols = rows, cols
+	n.Data = resize(n.Data, rows*cols)
+	n.op = op
+	n.in = append(n.in[:0], in...)
+	n.needGrad = false
+	for _, x := range in {
+		if x.needGrad {
+			n.needGrad = true
+		}
+	}
+	n.ints, n.mask, n.graph = nil, nil, nil
+	n.iarg = [3]int{}
+	n.farg = 0
+	return n
+}
+
+// Const records a constant (no gradient) rows×cols node holding a copy of
+// data; nil data gives zeros. Use it for observations, targets and masks
+// that enter the network.
+func (t *Tape) Const(rows, cols int, data []float64) *Node {
+	n := t.node(nil, rows, cols)
+	if data == nil {
+		clear(n.Data)
+		return n
+	}
+	if len(data) != rows*cols {
+		panic(fmt.Sprintf("nn: Const %dx%d with %d values", rows, cols, len(data)))
+	}
+	copy(n.Data, data)
+	return n
+}
+
+// Backward computes the gradient of the 1×1 node loss with respect to
+// every node recorded before it and accumulates it into the Grad of the
+// parameters it depends on. Parameter gradients add up over calls until an
+// optimiser step (or Params.ZeroGrad) clears them; gradients of tape nodes
+// are recomputed from zero on each call.
+func (t *Tape) Backward(loss *Node) {
+	if loss.Rows != 1 || loss.Cols != 1 {
+		panic(fmt.Sprintf("nn: Backward from a %dx%d node, want 1x1", loss.Rows, loss.Cols))
+	}
+	if !loss.needGrad {
+		return
+	}
+	if loss.op == nil || loss.tapeIdx >= t.n || t.nodes[loss.tapeIdx] != loss {
+		panic("nn: Backward from a node not on this tape")
+	}
+	for _, n := range t.nodes[:loss.tapeIdx+1] {
+		if n.needGrad {
+			n.Grad = resize(n.Grad, len(n.Data))
+			clear(n.Grad)
+		}
+	}
+	loss.Grad[0] = 1
+	for i := loss.tapeIdx; i >= 0; i-- {
+		n := t.nodes[i]
+		if n.needGrad && n.op != nil {
+			n.op.backward(t, n)
+		}
+	}
+}
+
+// resize returns s with length n, reusing its storage when it is large
+// enough. The contents are unspecified.
+func resize(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float64, n)
+}
+
+// blasGeneral is a strided row-major matrix view for BLAS.
+type blasGeneral = blas64.General
+
+// general views a row-major slice as a BLAS matrix.
+func general(rows, cols, stride int, data []float64) blas64.General {
+	return blas64.General{Rows: rows, Cols: cols, Stride: stride, Data: data}
+}
+
+// gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
+// counts its flops. m×k times k×n; empty products only scale c.
+func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	if c.Rows == 0 || c.Cols == 0 {
+		return
+	}
+	k := a.Cols
+	if ta {
+		k = a.Rows
+	}
+	if k == 0 {
+		if beta != 1 {
+			for i := 0; i < c.Rows; i++ {
+				row := c.Data[i*c.Stride : i*c.Stride+c.Cols]
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+		}
+		return
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
+	}
+	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+	t.flops += 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
+}
+
+func sameShape(op string, a, b *Node) {
+	if a.Rows != b.Rows || a.Cols != b.Cols {
+		panic(fmt.Sprintf("nn: %s of %dx%d and %dx%d", op, a.Rows, a.Cols, b.Rows, b.Cols))
+	}
+}
