@@ -106,20 +106,53 @@ func PredictionError(m Model, p []float64, obs []Observation) float64 {
 }
 
 // problem is the least-squares problem r_i = f(p; o_i) − S_i with the
-// model's analytic Jacobian.
+// model's analytic Jacobian. For the exponential models it keeps the
+// exponentials of the last residual evaluation and reuses them when the
+// Jacobian is asked for at the same exponent coefficients, which
+// Levenberg–Marquardt does after every accepted step.
 func problem(m Model, obs []Observation) Problem {
+	if m.evalE == nil {
+		return Problem{
+			M: len(obs),
+			Residuals: func(dst, p []float64) {
+				for i := range obs {
+					dst[i] = m.eval(p, &obs[i]) - obs[i].S
+				}
+			},
+			Jacobian: func(dst *mat.Dense, p []float64) {
+				raw := dst.RawMatrix()
+				n := raw.Cols
+				for i := range obs {
+					m.grad(raw.Data[i*raw.Stride:i*raw.Stride+n], p, &obs[i])
+				}
+			},
+		}
+	}
+	e := make([]float64, len(obs))
+	valid, a2, a3 := false, 0.0, 0.0
+	fill := func(p []float64) {
+		if valid && p[1] == a2 && p[2] == a3 {
+			return
+		}
+		for i := range obs {
+			e[i] = expTerm(p, &obs[i])
+		}
+		valid, a2, a3 = true, p[1], p[2]
+	}
 	return Problem{
 		M: len(obs),
 		Residuals: func(dst, p []float64) {
+			fill(p)
 			for i := range obs {
-				dst[i] = m.eval(p, &obs[i]) - obs[i].S
+				dst[i] = m.evalE(p, &obs[i], e[i]) - obs[i].S
 			}
 		},
 		Jacobian: func(dst *mat.Dense, p []float64) {
+			fill(p)
 			raw := dst.RawMatrix()
 			n := raw.Cols
 			for i := range obs {
-				m.grad(raw.Data[i*raw.Stride:i*raw.Stride+n], p, &obs[i])
+				m.gradE(raw.Data[i*raw.Stride:i*raw.Stride+n], p, &obs[i], e[i])
 			}
 		},
 	}

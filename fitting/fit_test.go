@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
+	"gonum.org/v1/gonum/mat"
 )
 
 func synthObs(tb testing.TB, n int, seed uint64) []Observation {
@@ -152,5 +153,54 @@ func TestNonConvergenceIsReported(t *testing.T) {
 	}
 	if f.Converged() || f.Status != IterationLimit {
 		t.Errorf("1 iteration: status %v, want iteration limit", f.Status)
+	}
+}
+
+// TestModelGradients checks every model's analytic gradient against
+// central differences (h = 1e-6·max(1,|p|); truncation error O(h²) ≈ 1e-12,
+// rounding ≈ ε/h ≈ 1e-10 relative, hence the 1e-6 tolerance), and that the
+// cached-exponential path of problem() gives the same Jacobian.
+func TestModelGradients(t *testing.T) {
+	obs := synthObs(t, 20, 6)
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, m := range Models() {
+		n := len(m.Params)
+		p := make([]float64, n)
+		for j := range p {
+			p[j] = 0.2 * rng.NormFloat64()
+		}
+		g := make([]float64, n)
+		for i := range obs {
+			o := obs[i]
+			m.grad(g, p, &o)
+			for j := range p {
+				h := 1e-6 * math.Max(1, math.Abs(p[j]))
+				pp := append([]float64(nil), p...)
+				pp[j] += h
+				up := m.eval(pp, &o)
+				pp[j] -= 2 * h
+				down := m.eval(pp, &o)
+				fd := (up - down) / (2 * h)
+				if math.Abs(fd-g[j]) > 1e-6*math.Max(1, math.Abs(fd)) {
+					t.Errorf("%s ∂/∂%s at obs %d: analytic %g, central difference %g", m.Name, m.Params[j].Name, i, g[j], fd)
+				}
+			}
+		}
+		prob := problem(m, obs)
+		r := make([]float64, len(obs))
+		prob.Residuals(r, p) // fills the exponential cache at p
+		jac := mat.NewDense(len(obs), n, nil)
+		prob.Jacobian(jac, p)
+		for i := range obs {
+			m.grad(g, p, &obs[i])
+			for j := range g {
+				if jac.At(i, j) != g[j] {
+					t.Fatalf("%s: cached Jacobian (%d,%d) = %g, direct %g", m.Name, i, j, jac.At(i, j), g[j])
+				}
+			}
+			if want := m.Predict(p, obs[i]) - obs[i].S; r[i] != want {
+				t.Fatalf("%s: cached residual %d = %g, direct %g", m.Name, i, r[i], want)
+			}
+		}
 	}
 }

@@ -305,6 +305,14 @@ func Minimize(ctx context.Context, p Problem, x0 []float64, s *Settings) (*Resul
 					res.Status = StepConvergence
 				}
 			} else {
+				// As MINPACK does, the function test also applies to a
+				// rejected step: when even the model predicts no relative
+				// reduction above FTol, further trials only wander in
+				// rounding noise.
+				if pred >= 0 && pred/ssr <= set.FTol {
+					res.Status = FunctionConvergence
+					break
+				}
 				if dxNorm <= set.XTol*(xNorm+set.XTol) {
 					// The damped step is already negligible: we are at a
 					// minimum to working precision.

@@ -25,7 +25,16 @@ type Model struct {
 
 	eval func(p []float64, o *Observation) float64
 	grad func(dst, p []float64, o *Observation) // ∂f/∂p
+
+	// For the exponential models, the same functions given e =
+	// exp(α2·UC + α3·CJ), so that a fit can reuse the exponentials of the
+	// residual evaluation in the Jacobian at the same point (nil otherwise).
+	evalE func(p []float64, o *Observation, e float64) float64
+	gradE func(dst, p []float64, o *Observation, e float64)
 }
+
+// expTerm is the exponential of the CPU term of ours and ours-no-pcie.
+func expTerm(p []float64, o *Observation) float64 { return math.Exp(p[1]*o.UC + p[2]*o.CJ) }
 
 // Predict returns the model's slowdown for o under parameters p.
 func (m *Model) Predict(p []float64, o Observation) float64 { return m.eval(p, &o) }
@@ -83,15 +92,20 @@ func ours() Model {
 			{"beta1", perGbps}, {"beta2", perGbps}, {"lambda", unitless}},
 		Lower: []float64{0, -5, -5, -inf, -inf, -inf},
 		Upper: []float64{inf, 5, 5, inf, inf, inf},
-		eval: func(p []float64, o *Observation) float64 {
-			return p[0]*math.Exp(p[1]*o.UC+p[2]*o.CJ) + p[3]*o.UP + p[4]*o.PJ + p[5]
-		},
-		grad: func(d, p []float64, o *Observation) {
-			e := math.Exp(p[1]*o.UC + p[2]*o.CJ)
-			d[0], d[1], d[2] = e, p[0]*e*o.UC, p[0]*e*o.CJ
-			d[3], d[4], d[5] = o.UP, o.PJ, 1
-		},
+		eval:  func(p []float64, o *Observation) float64 { return oursE(p, o, expTerm(p, o)) },
+		grad:  func(d, p []float64, o *Observation) { oursGradE(d, p, o, expTerm(p, o)) },
+		evalE: oursE,
+		gradE: oursGradE,
 	}
+}
+
+func oursE(p []float64, o *Observation, e float64) float64 {
+	return p[0]*e + p[3]*o.UP + p[4]*o.PJ + p[5]
+}
+
+func oursGradE(d, p []float64, o *Observation, e float64) {
+	d[0], d[1], d[2] = e, p[0]*e*o.UC, p[0]*e*o.CJ
+	d[3], d[4], d[5] = o.UP, o.PJ, 1
 }
 
 func oursNoPCIe() Model {
@@ -101,14 +115,17 @@ func oursNoPCIe() Model {
 		Params: []Param{{"alpha1", unitless}, {"alpha2", perCore}, {"alpha3", perCore}, {"lambda", unitless}},
 		Lower:  []float64{0, -5, -5, -inf},
 		Upper:  []float64{inf, 5, 5, inf},
-		eval: func(p []float64, o *Observation) float64 {
-			return p[0]*math.Exp(p[1]*o.UC+p[2]*o.CJ) + p[3]
-		},
-		grad: func(d, p []float64, o *Observation) {
-			e := math.Exp(p[1]*o.UC + p[2]*o.CJ)
-			d[0], d[1], d[2], d[3] = e, p[0]*e*o.UC, p[0]*e*o.CJ, 1
-		},
+		eval:   func(p []float64, o *Observation) float64 { return noPCIeE(p, o, expTerm(p, o)) },
+		grad:   func(d, p []float64, o *Observation) { noPCIeGradE(d, p, o, expTerm(p, o)) },
+		evalE:  noPCIeE,
+		gradE:  noPCIeGradE,
 	}
+}
+
+func noPCIeE(p []float64, _ *Observation, e float64) float64 { return p[0]*e + p[3] }
+
+func noPCIeGradE(d, p []float64, o *Observation, e float64) {
+	d[0], d[1], d[2], d[3] = e, p[0]*e*o.UC, p[0]*e*o.CJ, 1
 }
 
 func oursNoCPU() Model {
