@@ -1,0 +1,612 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/parquet-go/parquet-go"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// The Google cluster trace 2011 (ClusterData2011_2) job_events table: CSV
+// without a header, usually as 500 gzipped parts part-NNNNN-of-00500.csv.gz,
+// eight fields a row (see GoogleJobEvent).
+//
+// The trace clock is in microseconds. The observation window starts at
+// 600 s; the trace writes 0 for an event that happened before the window
+// (3,986 SUBMITs of jobs already queued when tracing began) and 2^63−1 for
+// one after it. Both kinds of row are kept in job_events.parquet with the
+// timestamp as written; neither is an in-window SUBMIT, so neither counts in
+// arrivals.parquet. Nor does a timestamp between 0 and 600 s, which the
+// trace does not use.
+const (
+	// GoogleWindowStartUS is the first timestamp of the trace window.
+	GoogleWindowStartUS int64 = 600_000_000
+	// GoogleAfterWindowUS marks an event after the trace window.
+	GoogleAfterWindowUS int64 = math.MaxInt64
+)
+
+// Google 2011 job event types (the event_type column).
+const (
+	GoogleSubmit int32 = iota
+	GoogleSchedule
+	GoogleEvict
+	GoogleFail
+	GoogleFinish
+	GoogleKill
+	GoogleLost
+	GoogleUpdatePending
+	GoogleUpdateRunning
+)
+
+// GoogleJobEvent is one row of job_events.parquet: one line of a Google 2011
+// job_events part, column for column. A field the trace leaves empty is null
+// in Parquet: MissingInfo is nil, and an empty User, JobName or
+// LogicalJobName is written as null (and reads back as "").
+type GoogleJobEvent struct {
+	TimestampUS int64 `parquet:"timestamp_us" json:"timestamp_us"` // trace clock, µs; 0 before the window, 2^63−1 after
+	// MissingInfo is set when the trace marks the record as synthesised
+	// from incomplete data (values 0 and 1 occur); nil when empty.
+	MissingInfo     *int32 `parquet:"missing_info,optional" json:"missing_info"`
+	JobID           int64  `parquet:"job_id" json:"job_id"`
+	EventType       int32  `parquet:"event_type" json:"event_type"`             // GoogleSubmit ... GoogleUpdateRunning
+	User            string `parquet:"user,optional" json:"user"`                // hashed
+	SchedulingClass int32  `parquet:"scheduling_class" json:"scheduling_class"` // 0 (least) to 3 (most latency-sensitive)
+	JobName         string `parquet:"job_name,optional" json:"job_name"`                 // hashed
+	LogicalJobName  string `parquet:"logical_job_name,optional" json:"logical_job_name"` // hashed
+}
+
+// Arrival is one row of arrivals.parquet: the number of jobs submitted in
+// one interval. Rows are dense (an interval without submissions has Jobs 0)
+// and run from interval 0 to the last one with a submission.
+type Arrival struct {
+	Interval int64   `parquet:"interval" json:"interval"` // 0-based bin index
+	StartS   float64 `parquet:"start_s" json:"start_s"`   // bin start, seconds from the start of the trace window
+	Jobs     int64   `parquet:"jobs" json:"jobs"`
+}
+
+// Google2011Reader ingests Google 2011 job_events parts (google-2011).
+//
+// Inputs are part files or directories; a directory stands for its *.csv.gz
+// and *.csv files in name order. A file whose content starts with the gzip
+// magic is decompressed; a *.gz file without it is an error; anything else
+// is read as plain CSV. Parts are decoded Workers at a time, and their rows
+// are written in input order, so the output is byte-identical for any
+// Workers and GOMAXPROCS.
+//
+// Outputs: job_events.parquet (GoogleJobEvent, every accepted row),
+// arrivals.parquet (Arrival: in-window SUBMITs, event_type 0 with
+// 600 s ≤ timestamp < 2^63−1, counted per req.Interval() bin of
+// (timestamp − 600 s)), and quarantine.parquet: a row with other than eight
+// fields, an empty or non-integer timestamp, job_id, event_type or
+// scheduling_class, a non-integer missing_info, a negative timestamp, an
+// event_type outside 0..8 or a scheduling_class outside 0..3.
+//
+// Memory is bounded by the chunks in flight, about
+// (Workers + 1) × (googleChunkQueue + 2) × googleChunkBytes, whatever the
+// input size; arrivals add 8 bytes per bin.
+type Google2011Reader struct {
+	// Workers is the number of parts decoded at once; 0 means GOMAXPROCS,
+	// at most 8.
+	Workers int
+}
+
+func init() { Register(Google2011Reader{}) }
+
+// Source implements Reader.
+func (Google2011Reader) Source() string { return SourceGoogle2011 }
+
+// Describe implements Reader.
+func (Google2011Reader) Describe() string {
+	return "Google cluster trace 2011 job_events parts (CSV, gzipped) → arrivals.parquet, job_events.parquet"
+}
+
+const (
+	// googleChunkBytes is how much decompressed text one chunk of rows
+	// covers: large enough to amortise channel hand-offs, small enough that
+	// the chunks in flight stay a few MiB. It also bounds one line: a
+	// longer one means the file is not job_events text.
+	googleChunkBytes = 1 << 20
+	// googleChunkQueue is how many decoded chunks of one part may wait for
+	// the writer.
+	googleChunkQueue = 2
+	// googleRowGroupRows bounds a job_events row group, and with it the
+	// writer's column buffers.
+	googleRowGroupRows = 256 << 10
+	// googleMaxBins bounds arrivals.parquet: a larger span means the
+	// interval is far too short for the trace.
+	googleMaxBins = 1 << 22
+)
+
+// Ingest implements Reader.
+func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, error) {
+	files, err := googleInputs(req.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	binUS := int64(math.Round(req.Interval() * 1e6))
+	if binUS <= 0 {
+		return nil, fmt.Errorf("datasets: google-2011: interval %g s is shorter than the trace's microsecond clock", req.Interval())
+	}
+	var total int64
+	sizes := make([]int64, len(files))
+	for i, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, &InputError{File: f, Err: err}
+		}
+		sizes[i] = st.Size()
+		total += st.Size()
+	}
+	workers := g.Workers
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	meta := FileMeta{Source: SourceGoogle2011, ConfigHash: req.Meta.ConfigHash}
+
+	events, err := createParquetWith[GoogleJobEvent](req.OutPath(JobEventsFile), meta, parquet.MaxRowsPerRowGroup(googleRowGroupRows))
+	if err != nil {
+		return nil, err
+	}
+	defer events.Abort()
+	q, err := NewQuarantine(req, SourceGoogle2011)
+	if err != nil {
+		return nil, err
+	}
+	defer q.Abort()
+
+	rep := &Report{Source: SourceGoogle2011, PerFile: make(map[string]Accounting, len(files))}
+	var bins []int64
+	var done int64
+	write := func(part int, c *googleChunk) error {
+		file := files[part]
+		if err := events.Write(c.rows); err != nil {
+			return err
+		}
+		for _, r := range c.rejects {
+			if err := q.Reject(file, r.line, r.field, r.reason, r.raw); err != nil {
+				return err
+			}
+		}
+		for _, b := range c.bins {
+			if b >= googleMaxBins {
+				return fmt.Errorf("datasets: google-2011: %s: a SUBMIT falls in arrivals bin %d; an interval of %g s gives more than %d bins", file, b, req.Interval(), googleMaxBins)
+			}
+			if b >= int64(len(bins)) {
+				bins = append(bins, make([]int64, b+1-int64(len(bins)))...)
+			}
+			bins[b]++
+		}
+		acc := rep.PerFile[file]
+		acc.Add(Accounting{Read: c.read, Accepted: int64(len(c.rows)), Quarantined: int64(len(c.rejects))})
+		rep.PerFile[file] = acc
+		if c.last {
+			done += sizes[part]
+			if req.Progress != nil {
+				req.Progress(done, total)
+			}
+		}
+		return nil
+	}
+	if err := decodeOrdered(ctx, files, workers, binUS, write); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		rep.Total.Add(rep.PerFile[f])
+	}
+	if err := rep.Total.Check(); err != nil {
+		return nil, err
+	}
+
+	arrivals := make([]Arrival, len(bins))
+	for i, n := range bins {
+		arrivals[i] = Arrival{Interval: int64(i), StartS: float64(int64(i)*binUS) / 1e6, Jobs: n}
+	}
+	nEvents := events.Rows()
+	if err := events.Close(); err != nil {
+		return nil, err
+	}
+	if err := WriteParquet(req.OutPath(ArrivalsFile), meta, arrivals); err != nil {
+		return nil, err
+	}
+	qo, err := q.Close()
+	if err != nil {
+		return nil, err
+	}
+	rep.Outputs = []Output{
+		{Table: "arrivals", Path: req.OutPath(ArrivalsFile), Rows: int64(len(arrivals))},
+		{Table: "job_events", Path: req.OutPath(JobEventsFile), Rows: nEvents},
+		qo,
+	}
+	return rep, nil
+}
+
+// createParquetWith is CreateParquet with writer options added to the
+// project's defaults.
+func createParquetWith[T any](path string, meta FileMeta, extra ...parquet.WriterOption) (*ParquetWriter[T], error) {
+	f, err := pipeline.CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ParquetWriter[T]{f: f, w: parquet.NewGenericWriter[T](f, append(meta.options(), extra...)...)}, nil
+}
+
+// googleInputs expands directories into their part files, in name order.
+func googleInputs(inputs []string) ([]string, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("datasets: google-2011: no input files")
+	}
+	var files []string
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if err != nil {
+			return nil, &InputError{File: in, Err: err}
+		}
+		if !st.IsDir() {
+			files = append(files, in)
+			continue
+		}
+		ents, err := os.ReadDir(in)
+		if err != nil {
+			return nil, &InputError{File: in, Err: err}
+		}
+		var found []string
+		for _, e := range ents {
+			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".csv.gz") || strings.HasSuffix(n, ".csv")) {
+				found = append(found, filepath.Join(in, n))
+			}
+		}
+		if len(found) == 0 {
+			return nil, &InputError{File: in, Err: fmt.Errorf("%w: directory has no *.csv.gz or *.csv parts", ErrFormat)}
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+// googleChunk is the decoded rows of about googleChunkBytes of one part.
+// Its rows' strings point into text, so the chunk is recycled only after
+// its rows have been written (parquet-go copies what it is given).
+type googleChunk struct {
+	text    []byte
+	rows    []GoogleJobEvent
+	rejects []googleReject
+	bins    []int64 // arrivals bin of each in-window SUBMIT
+	read    int64
+	last    bool // the part's final chunk
+}
+
+type googleReject struct {
+	line                int64
+	field, reason, raw string
+}
+
+var googleChunks = sync.Pool{New: func() any { return &googleChunk{text: make([]byte, 0, googleChunkBytes)} }}
+
+func (c *googleChunk) reset() {
+	c.text, c.rows, c.rejects, c.bins = c.text[:0], c.rows[:0], c.rejects[:0], c.bins[:0]
+	c.read, c.last = 0, false
+}
+
+// decodeOrdered decodes files with workers goroutines and hands every chunk
+// to write, one at a time, in file order then line order. Part i+workers is
+// not started before part i's chunks are being written, so at most
+// workers parts are in flight, each with at most googleChunkQueue chunks
+// waiting.
+func decodeOrdered(ctx context.Context, files []string, workers int, binUS int64, write func(part int, c *googleChunk) error) error {
+	type task struct {
+		part int
+		out  chan *googleChunk
+	}
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	order := make(chan task, workers)
+	tasks := make(chan task)
+	p.Go(func(ctx context.Context) error {
+		defer close(order)
+		defer close(tasks)
+		for i := range files {
+			t := task{part: i, out: make(chan *googleChunk, googleChunkQueue)}
+			if err := pipeline.Send(ctx, order, t); err != nil {
+				return err
+			}
+			if err := pipeline.Send(ctx, tasks, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for range workers {
+		p.Go(func(ctx context.Context) error {
+			var d googleDecoder
+			for {
+				t, ok, err := pipeline.Recv(ctx, tasks)
+				if err != nil || !ok {
+					return err
+				}
+				err = d.decode(ctx, files[t.part], binUS, func(c *googleChunk) error {
+					return pipeline.Send(ctx, t.out, c)
+				})
+				close(t.out)
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	p.Go(func(ctx context.Context) error {
+		for {
+			t, ok, err := pipeline.Recv(ctx, order)
+			if err != nil || !ok {
+				return err
+			}
+			for {
+				c, ok, err := pipeline.Recv(ctx, t.out)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					break
+				}
+				err = write(t.part, c)
+				c.reset()
+				googleChunks.Put(c)
+				if err != nil {
+					return err
+				}
+			}
+		}
+	})
+	return p.Wait()
+}
+
+// googleDecoder turns one part's bytes into chunks. It is reused across the
+// parts one worker decodes.
+type googleDecoder struct {
+	gz   *gzip.Reader
+	file []byte
+}
+
+// decode reads file and calls emit with each chunk; the chunk's last field
+// marks the final one.
+func (d *googleDecoder) decode(ctx context.Context, file string, binUS int64, emit func(*googleChunk) error) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return &InputError{File: file, Err: err}
+	}
+	defer f.Close()
+	br := bufReader{r: f}
+	var r io.Reader = &br
+	magic, err := br.peek(2)
+	if err != nil {
+		return &InputError{File: file, Err: err}
+	}
+	switch {
+	case len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		if d.gz == nil {
+			d.gz, err = gzip.NewReader(&br)
+		} else {
+			err = d.gz.Reset(&br)
+		}
+		if err != nil {
+			return &InputError{File: file, Err: fmt.Errorf("%w: gzip: %v", ErrFormat, err)}
+		}
+		r = d.gz
+	case strings.HasSuffix(file, ".gz"):
+		return &InputError{File: file, Err: fmt.Errorf("%w: not gzip data (no gzip magic)", ErrFormat)}
+	}
+
+	var line int64 // lines parsed so far in this part
+	var carry []byte
+	eof := false
+	for !eof {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		c := googleChunks.Get().(*googleChunk)
+		c.text = append(c.text[:0], carry...)
+		// Fill the chunk's text up to its capacity or the end of input.
+		for len(c.text) < cap(c.text) {
+			n, err := r.Read(c.text[len(c.text):cap(c.text)])
+			c.text = c.text[:len(c.text)+n]
+			if errors.Is(err, io.EOF) {
+				eof = true
+				break
+			}
+			if err != nil {
+				googleChunks.Put(c)
+				return &InputError{File: file, Line: line + 1, Err: fmt.Errorf("%w: reading after %d complete lines: %v", ErrFormat, line, err)}
+			}
+		}
+		end := len(c.text)
+		if !eof {
+			nl := bytes.LastIndexByte(c.text, '\n')
+			if nl < 0 {
+				// The chunk is full and holds no line end.
+				googleChunks.Put(c)
+				return &InputError{File: file, Line: line + 1, Err: fmt.Errorf("%w: line longer than %d bytes", ErrFormat, googleChunkBytes)}
+			}
+			end = nl + 1
+		}
+		carry = append(carry[:0], c.text[end:]...)
+		c.text = c.text[:end]
+		line = c.parse(line, binUS)
+		c.last = eof
+		if err := emit(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parse decodes every complete line of c.text; first is the number of lines
+// before it in the part. It returns the number after it.
+func (c *googleChunk) parse(first int64, binUS int64) int64 {
+	text := c.text
+	line := first
+	for len(text) > 0 {
+		var row []byte
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			row, text = text[:i], text[i+1:]
+		} else {
+			row, text = text, nil
+		}
+		line++
+		c.read++
+		if n := len(row); n > 0 && row[n-1] == '\r' {
+			row = row[:n-1]
+		}
+		ev, field, reason := parseGoogleEvent(row)
+		if reason != "" {
+			c.rejects = append(c.rejects, googleReject{line: line, field: field, reason: reason, raw: string(row)})
+			continue
+		}
+		c.rows = append(c.rows, ev)
+		if ev.EventType == GoogleSubmit && ev.TimestampUS >= GoogleWindowStartUS && ev.TimestampUS != GoogleAfterWindowUS {
+			c.bins = append(c.bins, (ev.TimestampUS-GoogleWindowStartUS)/binUS)
+		}
+	}
+	return line
+}
+
+// Column names of a job_events row, for quarantine reasons.
+var googleColumns = [8]string{"timestamp", "missing_info", "job_id", "event_type", "user", "scheduling_class", "job_name", "logical_job_name"}
+
+// missingInfoValues lends MissingInfo a shared pointer for the values the
+// trace uses, so that a row costs no allocation.
+var missingInfoValues = [2]int32{0, 1}
+
+// parseGoogleEvent decodes one line. On a bad line it returns the field at
+// fault and the reason; the strings of ev point into row.
+func parseGoogleEvent(row []byte) (ev GoogleJobEvent, field, reason string) {
+	var f [8][]byte
+	rest := row
+	for i := 0; i < 7; i++ {
+		j := bytes.IndexByte(rest, ',')
+		if j < 0 {
+			return ev, "", fmt.Sprintf("%d fields, want 8", i+1)
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	if j := bytes.IndexByte(rest, ','); j >= 0 {
+		return ev, "", fmt.Sprintf("%d fields, want 8", 9+bytes.Count(rest[j+1:], []byte{','}))
+	}
+	f[7] = rest
+
+	var ok bool
+	if ev.TimestampUS, ok = parseInt64(f[0]); !ok {
+		return ev, googleColumns[0], fmt.Sprintf("timestamp %q is not an integer", f[0])
+	}
+	if ev.TimestampUS < 0 {
+		return ev, googleColumns[0], fmt.Sprintf("timestamp %d is negative", ev.TimestampUS)
+	}
+	if len(f[1]) > 0 {
+		v, ok := parseInt64(f[1])
+		if !ok || v != int64(int32(v)) {
+			return ev, googleColumns[1], fmt.Sprintf("missing_info %q is not an int32", f[1])
+		}
+		if v == 0 || v == 1 {
+			ev.MissingInfo = &missingInfoValues[v]
+		} else {
+			mi := int32(v)
+			ev.MissingInfo = &mi
+		}
+	}
+	if ev.JobID, ok = parseInt64(f[2]); !ok {
+		return ev, googleColumns[2], fmt.Sprintf("job_id %q is not an integer", f[2])
+	}
+	et, ok := parseInt64(f[3])
+	if !ok || et < 0 || et > int64(GoogleUpdateRunning) {
+		return ev, googleColumns[3], fmt.Sprintf("event_type %q is not an integer in 0..8", f[3])
+	}
+	ev.EventType = int32(et)
+	sc, ok := parseInt64(f[5])
+	if !ok || sc < 0 || sc > 3 {
+		return ev, googleColumns[5], fmt.Sprintf("scheduling_class %q is not an integer in 0..3", f[5])
+	}
+	ev.SchedulingClass = int32(sc)
+	ev.User = bytesString(f[4])
+	ev.JobName = bytesString(f[6])
+	ev.LogicalJobName = bytesString(f[7])
+	return ev, "", ""
+}
+
+// bytesString views b as a string without copying. The caller keeps b
+// unchanged for as long as the string is used: here, until the chunk
+// holding b has been written.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// parseInt64 parses an optionally signed decimal integer, rejecting empty
+// input, other characters and overflow.
+func parseInt64(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, ch := range b {
+		d := ch - '0'
+		if d > 9 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+	}
+	// 19 digits fit in a uint64, so only the int64 range needs checking.
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// bufReader reads a file in large blocks and can peek at its start.
+type bufReader struct {
+	r   io.Reader
+	buf []byte
+}
+
+func (b *bufReader) peek(n int) ([]byte, error) {
+	b.buf = make([]byte, n)
+	m, err := io.ReadFull(b.r, b.buf)
+	b.buf = b.buf[:m]
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil
+	}
+	return b.buf, err
+}
+
+func (b *bufReader) Read(p []byte) (int, error) {
+	if len(b.buf) > 0 {
+		n := copy(p, b.buf)
+		b.buf = b.buf[n:]
+		return n, nil
+	}
+	return b.r.Read(p)
+}
