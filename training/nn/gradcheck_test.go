@@ -60,6 +60,14 @@ func checkGrad(t *testing.T, inputs []gradInput, build func(tp *Tape, x []*Node)
 			x[i].Data[j] = spec.lo + (spec.hi-spec.lo)*rng.Float64()
 		}
 	}
+	checkParamGrads(t, ps, rng, build, x)
+}
+
+// checkParamGrads is checkGrad's core: it checks the gradient of every
+// parameter in ps, for graphs built from them by build (an operator on
+// inputs, or a whole module).
+func checkParamGrads[X any](t *testing.T, ps *Params, rng *rand.Rand, build func(tp *Tape, x X) *Node, x X) {
+	t.Helper()
 	var tp Tape
 	var weights []float64
 	loss := func() *Node {
@@ -77,19 +85,20 @@ func checkGrad(t *testing.T, inputs []gradInput, build func(tp *Tape, x []*Node)
 	if math.IsNaN(l.Data[0]) || math.IsInf(l.Data[0], 0) {
 		t.Fatalf("loss is %v", l.Data[0])
 	}
+	ps.ZeroGrad()
 	tp.Backward(l)
-	for i, xi := range x {
-		for j := range xi.Data {
-			analytic := xi.Grad[j]
-			orig := xi.Data[j]
-			xi.Data[j] = orig + fdStep
+	for _, p := range ps.List() {
+		for j := range p.Data {
+			analytic := p.Grad[j]
+			orig := p.Data[j]
+			p.Data[j] = orig + fdStep
 			plus := loss().Data[0]
-			xi.Data[j] = orig - fdStep
+			p.Data[j] = orig - fdStep
 			minus := loss().Data[0]
-			xi.Data[j] = orig
+			p.Data[j] = orig
 			numeric := (plus - minus) / (2 * fdStep)
 			if err := math.Abs(analytic-numeric) / max(math.Abs(analytic), math.Abs(numeric), gradFloor); !(err < gradTol) {
-				t.Errorf("input %d element %d: analytic %.10g, numeric %.10g, error %.2g", i, j, analytic, numeric, err)
+				t.Errorf("%s[%d]: analytic %.10g, numeric %.10g, error %.2g", p.Name, j, analytic, numeric, err)
 			}
 		}
 	}
