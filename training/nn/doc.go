@@ -1,4 +1,90 @@
-// Package nn is a small reverse-mode automatic differentiation library over
-// float64 matrices (gonum/mat), with the layers, the Adam optimiser and the
-// checkpoint format that schedlab's learned schedulers need.
+// Package nn is schedlab's reverse-mode automatic differentiation over
+// float64 matrices, with the layers, optimisers and checkpoint format that
+// the learned schedulers (training/das, training/marl and the RL
+// baselines) build their networks from.
+//
+// # Data in and out
+//
+// Every value is a *Node: a row-major Rows×Cols matrix (Data) with, when
+// a parameter depends on it, a gradient of the same shape (Grad). Rows are
+// items (jobs, machines, graph nodes), columns features. Values enter in
+// two ways:
+//
+//   - parameters, made by Params.New (usually through a module such as
+//     NewLinear), which persist across steps and are what optimisers update
+//     and checkpoints store;
+//   - constants, copied onto a Tape with Tape.Const (observations, actions,
+//     targets, masks as 0/1 matrices).
+//
+// Operators are methods of Tape (t.MatMul, t.ReLU, t.SelfAttention, ...);
+// each computes its result at once and records how to propagate a
+// gradient back. Tape.Backward(loss) on a 1×1 loss adds ∂loss/∂θ into
+// every parameter's Grad; an Optimizer's Step (Adam, SGD) then updates the
+// parameters and clears the gradients. Results leave as Node.Data (or
+// Node.At, Node.Scalar); copy what you keep, because Tape.Reset recycles
+// every node it made.
+//
+// A training step is therefore
+//
+//	t.Reset()
+//	loss := model.Loss(&t, t.Const(rows, cols, obs), ...)
+//	t.Backward(loss)
+//	opt.Step()
+//
+// and after the first step it reuses the tape's nodes and buffers, so it
+// allocates nothing of its own (gonum's BLAS allocates a little to start
+// its worker goroutines for large products).
+//
+// # Conventions
+//
+// Shapes are checked when an operator is recorded; a mismatch is a
+// programming error and panics with an "nn: " message. Errors in data and
+// files (checkpoints, graphs) are returned, wrapped with context. Element
+// (i, j) of an m×n matrix is Data[i*n+j]. Element-wise binary operators
+// broadcast their second operand when it is a 1×n row (a bias), an m×1
+// column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm);
+// every sum runs in a fixed order, so the same seed gives bit-identical
+// parameters at any GOMAXPROCS. Randomness (initialisation) comes only
+// from the *rand.Rand passed in.
+//
+// Every operator's gradient is checked against central finite differences
+// in gradcheck_test.go.
+//
+// # Operators
+//
+// Linear algebra: MatMul, Transpose, AddDiag, CholSolve (K⁻¹Y for the GP).
+// Element-wise: Add, Sub, Mul (broadcasting), Scale, AddScalar, ReLU, Tanh,
+// Sigmoid, Exp, Log. Rows: Softmax, LogSoftmax, LayerNorm. Shape:
+// ConcatCols, ConcatRows, SliceRows, SliceCols, GatherRows. Reductions:
+// Sum, Mean, RowSums, RowMeans, ColSums, ColMeans. Structured:
+// SelfAttention (fused multi-head attention within sets of rows, with a key
+// mask), EdgeConv (edge-conditioned graph convolution over a Graph),
+// Matern52 (kernel matrix). Distributions: GaussianLogProb,
+// GaussianEntropy, CategoricalLogProb and CategoricalEntropy (with action
+// masks).
+//
+// Modules: Linear, MLP, LayerNorm, MultiHeadAttention, ECC.
+//
+// # Checkpoint format
+//
+// WriteCheckpoint and SaveCheckpoint store a Params as one binary file,
+// all integers little-endian:
+//
+//	offset  size  field
+//	0       8     magic "SLNNCKPT"
+//	8       4     format version, uint32 (1)
+//	12      32    architecture hash: sha256 of the descriptor below
+//	44      4     parameter count P, uint32
+//	48      ...   descriptor: for each parameter in Params order,
+//	              name length (uint16), name (UTF-8), rows (uint32), cols (uint32)
+//	...     ...   values: for each parameter in the same order, rows·cols
+//	              IEEE-754 float64 bit patterns, row-major
+//	end−32  32    sha256 of every byte before it
+//
+// Values are stored as bits, so a round trip is exact (NaN payloads and
+// −0 included). SaveCheckpoint writes a temporary file in the target's
+// directory and renames it into place. ReadCheckpoint and LoadCheckpoint
+// verify the trailer (ErrCorrupt), the magic and version (ErrVersion) and
+// that the file's names and shapes equal the model's (ErrArchMismatch,
+// listing every difference) before touching any parameter.
 package nn

@@ -9,7 +9,7 @@ import (
 
 // Finite-difference settings for every operator's gradient check.
 //
-// Central differences have truncation error h²·|f'''|/6 and rounding error
+// Central differences have truncation error h²·|f”'|/6 and rounding error
 // about ε·|L|/h (ε = 2.2e-16). With inputs and losses of order 1..10,
 // h = 1e-5 puts both near 1e-10, well below the tolerance; a larger h lets
 // the curvature of exp/tanh/Matérn show, a smaller one lets rounding in L

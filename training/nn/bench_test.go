@@ -1,0 +1,107 @@
+package nn
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Benchmarks report GFLOP/s counting only matrix products, 2·m·n·k each
+// (forward and backward, as Tape.Flops counts them), so the network
+// figures compare directly with the raw BLAS rate of BenchmarkMatMul.
+// Element-wise work (exp in softmax, activations, Adam) is time spent
+// outside that count. All run in well under a second with -benchtime 1x.
+
+func reportGFLOPS(b *testing.B, flops int64) {
+	b.ReportMetric(float64(flops)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkMatMul is gonum's raw square matrix product, the ceiling for
+// the networks below.
+func BenchmarkMatMul(b *testing.B) {
+	for _, n := range []int{64, 256} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			mk := func() blas64.General {
+				g := general(n, n, n, make([]float64, n*n))
+				for i := range g.Data {
+					g.Data[i] = rng.Float64()
+				}
+				return g
+			}
+			x, y, z := mk(), mk(), mk()
+			b.ReportAllocs()
+			for b.Loop() {
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, x, y, 0, z)
+			}
+			reportGFLOPS(b, int64(b.N)*2*int64(n)*int64(n)*int64(n))
+		})
+	}
+}
+
+// BenchmarkOrderingNetwork is one training step (forward, backward, Adam)
+// of the DAS ordering network at the paper's size: e = 64, h = 4 heads,
+// N = 32 jobs per set, a batch of 64 independent sets (2048 job rows; one
+// decision's job set is one row block of 32), a quarter of each set
+// padded and masked.
+func BenchmarkOrderingNetwork(b *testing.B) {
+	const sets, jobs, features = 64, 32, 5
+	rng := rand.New(rand.NewPCG(1, 0))
+	ps := NewParams()
+	net := newOrderingNet(ps, features, 64, 4, jobs, rng)
+	opt := NewAdam(ps, AdamConfig{MaxGradNorm: 1})
+	batch := newOrderingBatch(sets, jobs, features, rng)
+	var tp Tape
+	net.step(&tp, opt, batch, features) // warm-up: the tape's buffers are allocated here
+	var flops int64
+	b.ReportAllocs()
+	for b.Loop() {
+		net.step(&tp, opt, batch, features)
+		flops += tp.Flops()
+	}
+	reportGFLOPS(b, flops)
+}
+
+// BenchmarkECC is forward and backward of one edge-conditioned convolution
+// layer (d = 32 in and out, 4 edge features) on a 400-node, 1600-edge
+// random graph.
+func BenchmarkECC(b *testing.B) {
+	const nodes, edges, d, f = 400, 1600, 32, 4
+	rng := rand.New(rand.NewPCG(2, 0))
+	src, dst := make([]int, edges), make([]int, edges)
+	for i := range src {
+		src[i], dst[i] = rng.IntN(nodes), rng.IntN(nodes)
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps := NewParams()
+	layer := NewECC(ps, "ecc", d, f, d, rng)
+	h := make([]float64, nodes*d)
+	for i := range h {
+		h[i] = rng.NormFloat64()
+	}
+	ef := make([]float64, edges*f)
+	for i := range ef {
+		ef[i] = rng.Float64()
+	}
+	var tp Tape
+	step := func() {
+		tp.Reset()
+		out := layer.Forward(&tp, tp.Const(nodes, d, h), tp.Const(edges, f, ef), g)
+		tp.Backward(tp.Mean(out))
+		ps.ZeroGrad()
+	}
+	step() // warm-up: the tape's buffers are allocated here
+	var flops int64
+	b.ReportAllocs()
+	for b.Loop() {
+		step()
+		flops += tp.Flops()
+	}
+	reportGFLOPS(b, flops)
+}
