@@ -62,11 +62,11 @@ type GoogleJobEvent struct {
 	// from incomplete data (values 0 and 1 occur); nil when empty.
 	MissingInfo     *int32 `parquet:"missing_info,optional" json:"missing_info"`
 	JobID           int64  `parquet:"job_id" json:"job_id"`
-	EventType       int32  `parquet:"event_type" json:"event_type"`             // GoogleSubmit ... GoogleUpdateRunning
-	User            string `parquet:"user,optional" json:"user"`                // hashed
-	SchedulingClass int32  `parquet:"scheduling_class" json:"scheduling_class"` // 0 (least) to 3 (most latency-sensitive)
-	JobName         string `parquet:"job_name,optional" json:"job_name"`                 // hashed
-	LogicalJobName  string `parquet:"logical_job_name,optional" json:"logical_job_name"` // hashed
+	EventType       int32  `parquet:"event_type" json:"event_type"`                           // GoogleSubmit ... GoogleUpdateRunning
+	User            string `parquet:"user,optional,dict" json:"user"`                         // hashed
+	SchedulingClass int32  `parquet:"scheduling_class" json:"scheduling_class"`               // 0 (least) to 3 (most latency-sensitive)
+	JobName         string `parquet:"job_name,optional,dict" json:"job_name"`                 // hashed
+	LogicalJobName  string `parquet:"logical_job_name,optional,dict" json:"logical_job_name"` // hashed
 }
 
 // Arrival is one row of arrivals.parquet: the number of jobs submitted in
@@ -291,7 +291,7 @@ type googleChunk struct {
 }
 
 type googleReject struct {
-	line                int64
+	line               int64
 	field, reason, raw string
 }
 
