@@ -1,0 +1,112 @@
+package evaluation
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// WorkloadInfo accounts for the jobs of one workload on one cluster and
+// seed: where they came from and how many were read, pruned, set aside for
+// training and evaluated. Read = Pruned + Beyond + Train + Test for a trace.
+type WorkloadInfo struct {
+	Cluster  string `parquet:"cluster" json:"cluster"`
+	Workload string `parquet:"workload" json:"workload"`
+	Seed     int    `parquet:"seed" json:"seed"`
+	Source   string `parquet:"source" json:"source"`
+	// Read is the number of jobs in the source (file or generator).
+	Read int `parquet:"read" json:"read"`
+	// Pruned jobs do not fit at least one cluster of the spec when it is
+	// empty; they are dropped before the first MaxJobs are taken, so that
+	// every cluster sees the same jobs (DAS §5.1.2).
+	Pruned int `parquet:"pruned" json:"pruned"`
+	// Beyond are fitting jobs after the first MaxJobs, not used.
+	Beyond int `parquet:"beyond" json:"beyond"`
+	// Train jobs precede the evaluated ones by submission (the learned
+	// schedulers' training split); Test jobs are simulated.
+	Train int `parquet:"train" json:"train"`
+	Test  int `parquet:"test" json:"test"`
+	// Skipped says why the workload's cells did not run ("" when they did).
+	Skipped string `parquet:"skipped" json:"skipped"`
+}
+
+// loadTrace reads a trace workload's jobs: the file, or the PAI-like
+// generator seeded from (run seed, experiment, workload, replicate).
+func loadTrace(ctx context.Context, w Workload, seed uint64, experiment string, rep int) ([]datasets.Job, string, error) {
+	if w.JobsFile != "" {
+		jobs, err := datasets.ReadParquet[datasets.Job](w.JobsFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("workload %s: %w", w.Name, err)
+		}
+		return jobs, filepath.Base(w.JobsFile), nil
+	}
+	cfg := datasets.PAILikeConfig{Jobs: w.SyntheticJobs}
+	rng := pipeline.Rand(seed, "eval", experiment, "workload", w.Name, strconv.Itoa(rep))
+	jobs := make([]datasets.Job, 0, cfg.Jobs)
+	src := func(ctx context.Context, out chan<- arrow.Record) error {
+		return datasets.GeneratePAILike(ctx, cfg, rng, out)
+	}
+	sink := func(ctx context.Context, in <-chan arrow.Record) error {
+		for {
+			rec, ok, err := pipeline.Recv(ctx, in)
+			if err != nil || !ok {
+				return err
+			}
+			jobs, err = datasets.JobsFromRecord(jobs, rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if err := pipeline.Flow(ctx, src, nil, sink); err != nil {
+		return nil, "", fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	return jobs, "synthetic-pai", nil
+}
+
+// splitTrace sorts jobs by submission (stable: ties keep file order),
+// drops those that do not fit every cluster when empty, keeps the first
+// maxJobs and returns the last testFraction of them.
+func splitTrace(jobs []datasets.Job, clusters []*sim.Cluster, cfg sim.Config, w Workload) ([]datasets.Job, WorkloadInfo, error) {
+	info := WorkloadInfo{Workload: w.Name, Read: len(jobs)}
+	sorted := slices.Clone(jobs)
+	slices.SortStableFunc(sorted, func(a, b datasets.Job) int { return compareFloat(a.SubmitS, b.SubmitS) })
+	drop := make([]bool, len(sorted))
+	cfg.PruneOversized = true
+	for _, c := range clusters {
+		// sim.New applies the simulator's own fit test (first-fit
+		// decreasing on the empty cluster) and validates every job.
+		s, err := sim.New(c, sorted, cfg, nil)
+		if err != nil {
+			return nil, info, fmt.Errorf("workload %s on %s: %w", w.Name, c.Name, err)
+		}
+		for _, p := range s.Result().Pruned {
+			drop[p.Index] = true
+		}
+	}
+	kept := sorted[:0:0]
+	for i, j := range sorted {
+		switch {
+		case drop[i]:
+			info.Pruned++
+		case len(kept) < w.MaxJobs:
+			kept = append(kept, j)
+		default:
+			info.Beyond++
+		}
+	}
+	test := int(float64(len(kept))*w.TestFraction + 0.5)
+	if test == 0 && len(kept) > 0 {
+		test = 1
+	}
+	info.Train, info.Test = len(kept)-test, test
+	return kept[len(kept)-test:], info, nil
+}

@@ -1,0 +1,385 @@
+package evaluation
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// smallDAS is das-table1 shrunk for tests: two clusters, 300 synthetic
+// jobs (half evaluated), a heuristic and a randomised meta-heuristic.
+func smallDAS(t *testing.T) Spec {
+	t.Helper()
+	s, err := DefaultSpec(DASTable1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Clusters = s.Clusters[:2]
+	s.Workloads[0].SyntheticJobs = 300
+	s.Workloads[0].MaxJobs = 300
+	s.Workloads[0].TestFraction = 0.5
+	s.Schedulers = []string{"FIFO-FF", "drf-lb", "mosa"}
+	return s
+}
+
+// smallMARL is marl-arrivals on a k=4 fat-tree for 3 intervals, with an
+// arrivals table for the google workload.
+func smallMARL(t *testing.T) Spec {
+	t.Helper()
+	s, err := DefaultSpec(MARLArrivals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Clusters[0] = Cluster{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}
+	arr := filepath.Join(t.TempDir(), "arrivals.csv")
+	if err := os.WriteFile(arr, []byte("interval,start_s,jobs\n0,600,300\n1,2400,150\n2,4200,450\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Workloads {
+		s.Workloads[i].Intervals = 3
+		s.Workloads[i].JobsPerPod = 4
+		s.Workloads[i].ArrivalsFile = arr
+	}
+	return s
+}
+
+// cheapSchedulers is the registry with MOSA cut down to a few iterations,
+// so that a randomised scheduler stays in the tests at little cost.
+func cheapSchedulers(name string, seed uint64) (sim.Scheduler, error) {
+	if name == "mosa" {
+		cfg := schedulers.DefaultMOSAConfig()
+		cfg.Iterations, cfg.Population, cfg.MaxJobs = 4, 4, 8
+		return schedulers.NewMOSA(cfg, 2.84, pipeline.Rand(seed, "schedulers", "mosa"))
+	}
+	return schedulers.New(name, seed)
+}
+
+func runAndWrite(t *testing.T, s Spec, workers int) (*Report, string) {
+	t.Helper()
+	rep, err := Run(context.Background(), s, Options{Seed: 7, Workers: workers, NewScheduler: cheapSchedulers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := rep.Write(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	return rep, dir
+}
+
+// TestDeterministicAcrossWorkers runs the same matrices with one and with
+// three workers and compares every output byte for byte, except the
+// timings table, which holds wall-clock times by design.
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	for _, mk := range []func(*testing.T) Spec{smallDAS, smallMARL} {
+		s := mk(t)
+		t.Run(s.Experiment, func(t *testing.T) {
+			_, d1 := runAndWrite(t, s, 1)
+			_, d3 := runAndWrite(t, s, 3)
+			files := 0
+			filepath.WalkDir(d1, func(p string, e os.DirEntry, err error) error {
+				if err != nil || e.IsDir() || strings.HasSuffix(p, "timings.parquet") {
+					return err
+				}
+				rel, _ := filepath.Rel(d1, p)
+				a, _ := os.ReadFile(p)
+				b, err := os.ReadFile(filepath.Join(d3, rel))
+				if err != nil {
+					t.Errorf("%s: %v", rel, err)
+				} else if !bytes.Equal(a, b) {
+					t.Errorf("%s differs between 1 and 3 workers", rel)
+				}
+				files++
+				return nil
+			})
+			if files != 7 {
+				t.Errorf("compared %d files, want 7 (results, metrics, 3 tables, 2 plots)", files)
+			}
+		})
+	}
+}
+
+func TestSeedChangesResults(t *testing.T) {
+	s := smallDAS(t)
+	s.Clusters = s.Clusters[:1]
+	s.Schedulers = []string{"fifo-ff"}
+	a, err := Run(context.Background(), s, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(context.Background(), s, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Cells[0].Metrics == b.Cells[0].Metrics {
+		t.Error("different run seeds drew the same synthetic trace")
+	}
+}
+
+// TestOutputsReadBack reads the Parquet outputs with Arrow's own pqarrow
+// reader and checks the row counts, the cell-key columns and the metadata,
+// and looks at the rendered tables.
+func TestOutputsReadBack(t *testing.T) {
+	rep, dir := runAndWrite(t, smallDAS(t), 2)
+	if len(rep.Cells) != 2*3 {
+		t.Fatalf("%d cells, want 6", len(rep.Cells))
+	}
+	w := rep.Workloads[0]
+	if w.Read != 300 || w.Read != w.Pruned+w.Beyond+w.Train+w.Test || w.Test != rep.Cells[0].Metrics.Jobs {
+		t.Errorf("accounting %+v, cell jobs %d", w, rep.Cells[0].Metrics.Jobs)
+	}
+	for _, tc := range []struct {
+		file string
+		rows int64
+		cols []string
+	}{
+		{ResultsFile, int64(len(rep.Results())), []string{"experiment", "cluster", "workload", "scheduler", "seed", "job_id", "submit_s", "start_s", "finish_s", "jct_s", "fee_usd", "queue_s"}},
+		{MetricsFile, 6, []string{"experiment", "cluster", "workload", "scheduler", "seed", "jobs", "pruned", "mean_jct_s", "p50_jct_s", "p95_jct_s", "mean_fee_usd", "makespan_s", "gpu_util"}},
+		{TimingsFile, 6, []string{"experiment", "wall_s", "decision_s"}},
+	} {
+		f, err := file.OpenParquetFile(filepath.Join(dir, tc.file), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.MetaData().KeyValueMetadata().FindValue(datasets.MetaSource); got == nil || *got != "eval:das-table1" {
+			t.Errorf("%s: source metadata %v", tc.file, got)
+		}
+		// Plain allocator: see datasets/jobs_test.go on arrow v15's decoder.
+		rd, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := rd.ReadTable(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tbl.NumRows() != tc.rows || tc.rows == 0 {
+			t.Errorf("%s: %d rows, want %d", tc.file, tbl.NumRows(), tc.rows)
+		}
+		for _, c := range tc.cols {
+			if len(tbl.Schema().FieldIndices(c)) != 1 {
+				t.Errorf("%s: no column %q", tc.file, c)
+			}
+		}
+		tbl.Release()
+		f.Close()
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "tables", "das-table1.md"))
+	for _, want := range []string{"| FIFO-FirstFit |", "| FIFO-FirstFit (paper) | 720.228 | 51.685 | 171.282 | 51.684 | — | — |", "Small JCT (min)", "Average Fee ($)", "not our measurements", "300 jobs read"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "tables", "das-table1.csv"))
+	if !strings.HasPrefix(string(csv), "scheduler,source,small_jct_min,small_fee_usd,medium_jct_min,medium_fee_usd,average_jct_min,average_fee_usd\nFIFO-FirstFit,ours,") {
+		t.Errorf("csv:\n%s", csv)
+	}
+	tex, _ := os.ReadFile(filepath.Join(dir, "tables", "das-table1.tex"))
+	for _, want := range []string{`\begin{tabular}{l|rr|rr|rr}`, `\multicolumn{2}{c}{Small}`, `Fee (\$)`, `MOSA (paper) & 759.222`, `\end{tabular}`} {
+		if !strings.Contains(string(tex), want) {
+			t.Errorf("latex lacks %q:\n%s", want, tex)
+		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "plots", "das-table1.svg"))
+	png, _ := os.ReadFile(filepath.Join(dir, "plots", "das-table1.png"))
+	if !bytes.Contains(svg, []byte("<svg")) || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Error("plots are not SVG and PNG")
+	}
+}
+
+func TestMARLTableAndSkip(t *testing.T) {
+	s := smallMARL(t)
+	s.Workloads[2].ArrivalsFile = ""
+	rep, err := Run(context.Background(), s, Options{Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cells) != 2*3 {
+		t.Errorf("%d cells, want 6 (google skipped)", len(rep.Cells))
+	}
+	md := string(rep.Table().Markdown())
+	for _, want := range []string{"Uniform JCT (intervals)", "Poisson JCT (intervals)", "| Load Balancing |", "google on fattree-k4: skipped: no arrivals table"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Google JCT") {
+		t.Errorf("skipped workload has a column:\n%s", md)
+	}
+}
+
+// TestOversizedJobPruned puts a job larger than the whole cluster into a
+// jobs file: it is pruned and counted, and the run ends.
+func TestOversizedJobPruned(t *testing.T) {
+	jobs := []datasets.Job{
+		{JobID: "a", SubmitS: 0, DurationS: 60, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 2}}},
+		{JobID: "huge", SubmitS: 1, DurationS: 60, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 100, GPU: 8, CPU: 2}}},
+		{JobID: "wide", SubmitS: 2, DurationS: 60, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 9, CPU: 2}}},
+		{JobID: "b", SubmitS: 3, DurationS: 60, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 2, GPU: 4, CPU: 6}}},
+	}
+	path := filepath.Join(t.TempDir(), "jobs.parquet")
+	if err := datasets.WriteParquet(path, datasets.FileMeta{Source: "test"}, jobs); err != nil {
+		t.Fatal(err)
+	}
+	s := smallDAS(t)
+	s.Clusters = s.Clusters[:1]
+	s.Schedulers = []string{"fifo-firstfit"}
+	s.Workloads[0].JobsFile = path
+	s.Workloads[0].TestFraction = 1
+	rep, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Cells[0].Metrics
+	if m.Jobs != 2 || m.Pruned != 2 || rep.Workloads[0].Pruned != 2 {
+		t.Errorf("jobs %d pruned %d (workload %+v), want 2 and 2", m.Jobs, m.Pruned, rep.Workloads[0])
+	}
+}
+
+// badScheduler places the first pending job with no slots at all.
+type badScheduler struct{}
+
+func (badScheduler) Name() string { return "bad" }
+func (badScheduler) Schedule(_ context.Context, st *sim.State) ([]sim.Placement, error) {
+	return []sim.Placement{{Job: st.Pending[0].Index}}, nil
+}
+
+func TestInfeasiblePlacementNamesCell(t *testing.T) {
+	s := smallDAS(t)
+	s.Clusters = s.Clusters[:1]
+	s.Schedulers = []string{"tetris"}
+	_, err := Run(context.Background(), s, Options{NewScheduler: func(string, uint64) (sim.Scheduler, error) { return badScheduler{}, nil }})
+	if !errors.Is(err, sim.ErrInfeasible) || !strings.Contains(err.Error(), "das-table1/small/pai/tetris/0") || !strings.Contains(err.Error(), "scheduler bad") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, smallDAS(t), Options{Workers: 2, NewScheduler: cheapSchedulers}); !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Spec)
+		want string
+	}{
+		{"ok", func(*Spec) {}, ""},
+		{"unknown scheduler", func(s *Spec) { s.Schedulers = []string{"fifo-ff", "magic"} }, `schedulers[1]: schedulers: unknown scheduler "magic"`},
+		{"alias twice", func(s *Spec) { s.Schedulers = []string{"fifo-ff", "FIFO-FirstFit"} }, `"fifo-firstfit" given twice`},
+		{"no clusters", func(s *Spec) { s.Clusters = nil }, "clusters: none given"},
+		{"bad cluster", func(s *Spec) { s.Clusters[0].Spec.N = 0 }, "clusters[0] (small): cluster.n"},
+		{"bad kind", func(s *Spec) { s.Workloads[0].Kind = "bursty" }, `workloads[0] (pai).kind: unknown "bursty"`},
+		{"bad fraction", func(s *Spec) { s.Workloads[0].TestFraction = 0 }, "test_fraction"},
+		{"seeds", func(s *Spec) { s.Seeds = 0 }, "seeds: must be >= 1"},
+		{"sim", func(s *Spec) { s.Sim.Trigger = "sometimes" }, "sim.trigger"},
+		{"slash", func(s *Spec) { s.Workloads[0].Name = "a/b" }, "workloads[0].name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := DefaultSpec(DASTable1)
+			tc.edit(&s)
+			err := s.Validate()
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := DefaultSpec("das-magic"); !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, marl-arrivals") {
+		t.Errorf("unknown experiment: %v", err)
+	}
+	s, _ := DefaultSpec(MARLArrivals)
+	if err := s.Validate(); err != nil {
+		t.Errorf("marl-arrivals default: %v", err)
+	}
+}
+
+func TestGenerateMARL(t *testing.T) {
+	arr := []Arrival{{0, 0, 100}, {1, 1800, 300}, {2, 3600, 200}}
+	for _, tc := range []struct {
+		kind      string
+		want      int // exact count, or 0 when random
+		lo, hi    int
+		intervals int
+	}{
+		{KindUniform, 4 * 15 * 5, 0, 0, 5},
+		{KindPoisson, 0, 4 * 15 * 5 * 8 / 10, 4 * 15 * 5 * 12 / 10, 5},
+		{KindGoogle, 0, 4 * 15 * 3 * 8 / 10, 4 * 15 * 3 * 12 / 10, 5}, // the table has 3 rows
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			w := MARLWorkload{Kind: tc.kind, Pods: 4, JobsPerPod: 15, Intervals: tc.intervals, IntervalS: 1800, Arrivals: arr}
+			jobs, err := GenerateMARL(w, pipeline.Rand(1, "test", tc.kind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := GenerateMARL(w, pipeline.Rand(1, "test", tc.kind))
+			if len(again) != len(jobs) || again[len(jobs)-1].SubmitS != jobs[len(jobs)-1].SubmitS {
+				t.Error("same stream gave different jobs")
+			}
+			if tc.want != 0 && len(jobs) != tc.want || tc.want == 0 && (len(jobs) < tc.lo || len(jobs) > tc.hi) {
+				t.Errorf("%d jobs, want %d or in [%d, %d]", len(jobs), tc.want, tc.lo, tc.hi)
+			}
+			perInterval := map[int]int{}
+			for i, j := range jobs {
+				if i > 0 && j.SubmitS < jobs[i-1].SubmitS {
+					t.Fatalf("job %d submitted before job %d", i, i-1)
+				}
+				perInterval[int(j.SubmitS/1800)]++
+				w, ps := j.Tasks[0].Instances, j.Tasks[1].Instances
+				if w < 1 || w > 4 || ps < 1 || ps > 4 || j.Model == "" || !strings.HasPrefix(j.User, "pod-") {
+					t.Fatalf("job %+v", j)
+				}
+			}
+			if tc.kind == KindGoogle && !(perInterval[1] > perInterval[2] && perInterval[2] > perInterval[0]) {
+				t.Errorf("google jobs per interval %v do not follow the pattern 100, 300, 200", perInterval)
+			}
+		})
+	}
+	if _, err := GenerateMARL(MARLWorkload{Kind: KindGoogle, Pods: 1, JobsPerPod: 1, Intervals: 1, IntervalS: 1}, pipeline.Rand(1, "x")); err == nil {
+		t.Error("google without arrivals: no error")
+	}
+}
+
+func TestReadArrivals(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "a.csv")
+	os.WriteFile(good, []byte("jobs,interval,start_s,extra\n7,1,1800,x\n5,0,0,y\n"), 0o644)
+	rows, err := ReadArrivals(good)
+	if err != nil || len(rows) != 2 || rows[0] != (Arrival{0, 0, 5}) || rows[1] != (Arrival{1, 1800, 7}) {
+		t.Errorf("got %v, %v", rows, err)
+	}
+	pq := filepath.Join(dir, "a.parquet")
+	if err := datasets.WriteParquet(pq, datasets.FileMeta{Source: "test"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ReadArrivals(pq); err != nil || len(back) != 2 || back[1] != rows[1] {
+		t.Errorf("parquet: %v, %v", back, err)
+	}
+	for body, want := range map[string]string{
+		"interval,jobs\n0,1\n":                  `lacks column "start_s"`,
+		"interval,start_s,jobs\n0,0,1\n1,x,2\n": "b.csv:3: start_s",
+		"interval,start_s,jobs\n0,0,-1\n":       "jobs = -1",
+		"interval,start_s,jobs\n":               "no arrivals rows",
+	} {
+		bad := filepath.Join(dir, "b.csv")
+		os.WriteFile(bad, []byte(body), 0o644)
+		if _, err := ReadArrivals(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", body, err, want)
+		}
+	}
+}

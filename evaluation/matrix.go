@@ -1,0 +1,218 @@
+package evaluation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// Options are how a matrix runs; none of them changes its results.
+type Options struct {
+	// Seed is the run seed; every random stream of the run is derived from
+	// it and a cell or workload key.
+	Seed uint64
+	// Workers bounds the cells simulated at once (≤ 0 means 1).
+	Workers int
+	// Progress reports one step per finished cell; nil reports nothing.
+	Progress *pipeline.Progress
+	// Log receives skipped workloads and per-cell summaries; nil discards.
+	Log *slog.Logger
+	// NewScheduler builds a cell's scheduler from its canonical name and
+	// the cell's seed; nil means schedulers.New.
+	NewScheduler func(name string, seed uint64) (sim.Scheduler, error)
+}
+
+// CellResult is what one cell produced.
+type CellResult struct {
+	Cell Cell
+	// Jobs are the evaluated jobs' results, in job order.
+	Jobs []sim.JobResult
+	// Metrics cover Jobs; Metrics.Pruned adds the workload's pruned jobs.
+	Metrics   sim.Metrics
+	Decisions int
+	// Timing is wall clock: it goes to the timings table only.
+	Timing sim.Timing
+}
+
+// Report is a finished matrix: every cell in spec order (cluster,
+// workload, scheduler, seed), whatever the number of workers.
+type Report struct {
+	Spec Spec
+	Seed uint64
+	// Cells that ran.
+	Cells []CellResult
+	// Workloads accounts for every (cluster, workload, seed), in spec
+	// order, including skipped ones.
+	Workloads []WorkloadInfo
+	// TotalGPU of each cluster, by spec index.
+	TotalGPU []float64
+}
+
+// Run runs the matrix of spec. Workloads are prepared first (each trace
+// read once, each synthetic workload drawn from its own stream); then the
+// cells run in a pool of opt.Workers goroutines, each writing only its own
+// slot of the result, so the report does not depend on scheduling. The
+// first failing cell cancels the others; its error names the cell.
+func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("evaluation: %w", err)
+	}
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	newSched := opt.NewScheduler
+	if newSched == nil {
+		newSched = func(name string, seed uint64) (sim.Scheduler, error) { return schedulers.New(name, seed) }
+	}
+	rep := &Report{Spec: spec, Seed: opt.Seed}
+	clusters := make([]*sim.Cluster, len(spec.Clusters))
+	for i, c := range spec.Clusters {
+		built, err := c.Spec.Build()
+		if err != nil {
+			return nil, fmt.Errorf("evaluation: cluster %s: %w", c.Name, err)
+		}
+		built.Name = c.Name
+		clusters[i] = built
+		rep.TotalGPU = append(rep.TotalGPU, built.TotalGPU())
+	}
+
+	// jobs[ci][wi][seed]; nil when skipped.
+	jobs := make([][][][]datasets.Job, len(clusters))
+	for ci := range clusters {
+		jobs[ci] = make([][][]datasets.Job, len(spec.Workloads))
+		for wi := range spec.Workloads {
+			jobs[ci][wi] = make([][]datasets.Job, spec.Seeds)
+		}
+	}
+	for wi, w := range spec.Workloads {
+		if err := prepare(ctx, spec, opt.Seed, wi, w, clusters, jobs, rep, log); err != nil {
+			return nil, fmt.Errorf("evaluation: %w", err)
+		}
+	}
+
+	var todo []Cell
+	for _, c := range spec.cells() {
+		if jobs[c.ci][c.wi][c.Seed] != nil {
+			todo = append(todo, c)
+		}
+	}
+	bar := opt.Progress.Start("eval "+spec.Experiment, int64(len(todo)))
+	defer bar.Done()
+	results := make([]CellResult, len(todo))
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(max(opt.Workers, 1)).WithCancelOnError().WithFirstError()
+	for i, c := range todo {
+		p.Go(func(ctx context.Context) error {
+			cr, err := runCell(ctx, spec, opt.Seed, c, clusters[c.ci], jobs[c.ci][c.wi][c.Seed], newSched)
+			if err != nil {
+				return fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
+			}
+			cr.Metrics.Pruned += rep.workload(c).Pruned
+			results[i] = cr
+			bar.Add(1)
+			log.Debug("cell done", "cell", c.Key(), "jobs", cr.Metrics.Jobs, "mean_jct_min", cr.Metrics.MeanJCTS/60, "wall", time.Duration(cr.Timing.WallS*float64(time.Second)).Round(time.Millisecond))
+			return nil
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	rep.Cells = results
+	return rep, nil
+}
+
+// workload finds the accounting of c's workload.
+func (r *Report) workload(c Cell) WorkloadInfo {
+	for _, w := range r.Workloads {
+		if w.Cluster == c.Cluster && w.Workload == c.Workload && w.Seed == c.Seed {
+			return w
+		}
+	}
+	return WorkloadInfo{}
+}
+
+// prepare fills jobs[*][wi][*] and appends the accounting to rep.
+func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, clusters []*sim.Cluster, jobs [][][][]datasets.Job, rep *Report, log *slog.Logger) error {
+	var arrivals []Arrival
+	skip := ""
+	if w.Kind == KindGoogle {
+		if w.ArrivalsFile == "" {
+			skip = "no arrivals table given (interval,start_s,jobs; e.g. Google 2011 submissions per 30 min)"
+			log.Warn("workload skipped", "experiment", spec.Experiment, "workload", w.Name, "reason", skip)
+		} else {
+			var err error
+			if arrivals, err = ReadArrivals(w.ArrivalsFile); err != nil {
+				return fmt.Errorf("workload %s: %w", w.Name, err)
+			}
+		}
+	}
+	var traceSource string
+	for r := 0; r < spec.Seeds; r++ {
+		var test []datasets.Job
+		var info WorkloadInfo
+		if w.Kind == KindTrace {
+			// One trace serves every cluster: it is pruned against all.
+			raw, src, err := loadTrace(ctx, w, seed, spec.Experiment, r)
+			if err != nil {
+				return err
+			}
+			traceSource = src
+			if test, info, err = splitTrace(raw, clusters, spec.Sim, w); err != nil {
+				return err
+			}
+			info.Source = traceSource
+		}
+		for ci, c := range clusters {
+			switch {
+			case skip != "":
+				rep.Workloads = append(rep.Workloads, WorkloadInfo{Cluster: c.Name, Workload: w.Name, Seed: r, Skipped: skip})
+				continue
+			case w.Kind == KindTrace:
+				jobs[ci][wi][r] = test
+				info.Cluster, info.Seed = c.Name, r
+				rep.Workloads = append(rep.Workloads, info)
+			default:
+				mw := MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: w.JobsPerPod, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
+				rng := pipeline.Rand(seed, "eval", spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
+				js, err := GenerateMARL(mw, rng)
+				if err != nil {
+					return fmt.Errorf("workload %s on %s: %w", w.Name, c.Name, err)
+				}
+				if len(js) == 0 {
+					return fmt.Errorf("workload %s on %s: no jobs drawn", w.Name, c.Name)
+				}
+				jobs[ci][wi][r] = js
+				src := "synthetic-marl-" + w.Kind
+				if w.Kind == KindGoogle {
+					src += ":" + w.ArrivalsFile
+				}
+				rep.Workloads = append(rep.Workloads, WorkloadInfo{Cluster: c.Name, Workload: w.Name, Seed: r, Source: src, Read: len(js), Test: len(js)})
+			}
+		}
+	}
+	return nil
+}
+
+// runCell simulates one cell. The scheduler's seed is derived from the
+// run seed and the cell key, so a randomised scheduler draws the same
+// stream in the cell whichever goroutine runs it.
+func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(string, uint64) (sim.Scheduler, error)) (CellResult, error) {
+	s1, _ := pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, c.Scheduler, strconv.Itoa(c.Seed))
+	sched, err := newSched(c.Scheduler, s1)
+	if err != nil {
+		return CellResult{}, err
+	}
+	res, err := sim.Run(ctx, cluster, jobs, sched, spec.Sim, nil)
+	if err != nil {
+		return CellResult{}, err
+	}
+	return CellResult{Cell: c, Jobs: res.Jobs, Metrics: res.Metrics, Decisions: res.Decisions, Timing: res.Timing}, nil
+}

@@ -1,0 +1,91 @@
+package evaluation
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// palette is Okabe & Ito's colour-blind-safe set; schedulers beyond it
+// reuse colours in order.
+var palette = []color.NRGBA{
+	{0xe6, 0x9f, 0x00, 0xff}, {0x56, 0xb4, 0xe9, 0xff}, {0x00, 0x9e, 0x73, 0xff}, {0xf0, 0xe4, 0x42, 0xff},
+	{0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0xcc, 0x79, 0xa7, 0xff}, {0x00, 0x00, 0x00, 0xff},
+}
+
+// Plot draws the table's measured rows as two grouped bar charts, mean JCT
+// above mean fee, one bar per scheduler in each column group (the paper's
+// figures are not drawn). It returns the same figure as SVG (fonts not
+// embedded, so the file stays small and byte-stable) and PNG.
+func (r *Report) Plot() (svg, png []byte, err error) {
+	t := r.Table()
+	var ours []TableRow
+	for _, row := range t.Rows {
+		if row.Source == SourceOurs {
+			ours = append(ours, row)
+		}
+	}
+	plots := make([][]*plot.Plot, len(t.Metrics))
+	for mi, m := range t.Metrics {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s — mean %s", t.ID, m.Label)
+		p.Y.Label.Text = m.Label
+		p.Y.Min = 0
+		p.X.Tick.Label.Rotation = 0
+		p.Legend.Top = true
+		p.Legend.Left = false
+		width := vg.Points(math.Max(4, math.Min(18, 160/float64(max(len(ours), 1)))))
+		for i, row := range ours {
+			vals := make(plotter.Values, len(t.Groups))
+			for gi := range t.Groups {
+				v := row.Values[gi*len(t.Metrics)+mi]
+				if math.IsNaN(v) {
+					v = 0
+				}
+				vals[gi] = v
+			}
+			bc, err := plotter.NewBarChart(vals, width)
+			if err != nil {
+				return nil, nil, err
+			}
+			bc.Color = palette[i%len(palette)]
+			bc.LineStyle.Width = 0
+			bc.Offset = vg.Length(float64(i)-float64(len(ours)-1)/2) * width
+			p.Add(bc)
+			if mi == 0 {
+				p.Legend.Add(row.Label, bc)
+			}
+		}
+		p.NominalX(t.Groups...)
+		plots[mi] = []*plot.Plot{p}
+	}
+	w, h := vg.Length(max(7, 1.2*float64(len(t.Groups)+1)))*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
+	render := func(c vg.CanvasWriterTo) ([]byte, error) {
+		dc := draw.New(c)
+		for i, row := range plot.Align(plots, tiles, dc) {
+			plots[i][0].Draw(row[0])
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+	if svg, err = render(vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))); err != nil {
+		return nil, nil, err
+	}
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
+		return nil, nil, err
+	}
+	return svg, png, nil
+}

@@ -1,0 +1,295 @@
+package evaluation
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Experiment ids (DESIGN.md §6) that DefaultSpec knows.
+const (
+	DASTable1    = "das-table1"
+	MARLArrivals = "marl-arrivals"
+)
+
+// Workload kinds.
+const (
+	// KindTrace replays a jobs table (a canonical jobs Parquet file, or the
+	// seeded PAI-like generator when none is given): sorted by submission,
+	// jobs too large for any cluster of the spec pruned, the first MaxJobs
+	// kept, and the last TestFraction of them (by submission) evaluated.
+	KindTrace = "trace"
+	// KindUniform submits JobsPerPod jobs per pod in every interval.
+	KindUniform = "uniform"
+	// KindPoisson submits Poisson(JobsPerPod) jobs per pod per interval.
+	KindPoisson = "poisson"
+	// KindGoogle follows an arrivals table (interval, start_s, jobs), e.g.
+	// Google 2011 submissions per 30 minutes, scaled so that the mean is
+	// JobsPerPod per pod per interval.
+	KindGoogle = "google"
+)
+
+// ErrUnknownExperiment: DefaultSpec was asked for an id it does not know.
+var ErrUnknownExperiment = errors.New("unknown experiment")
+
+// Spec is one experiment: the matrix of cells cluster × workload ×
+// scheduler × seed, and the simulator configuration they share. It is plain
+// data; Validate checks it.
+type Spec struct {
+	// Experiment is the id (das-table1, marl-arrivals, ...); it names the
+	// output tables and plots and is the first part of every cell key.
+	Experiment string `yaml:"experiment" json:"experiment"`
+	// Clusters, in table order.
+	Clusters []Cluster `yaml:"clusters" json:"clusters"`
+	// Workloads, in table order.
+	Workloads []Workload `yaml:"workloads" json:"workloads"`
+	// Schedulers are registry names (schedulers.Names, aliases accepted).
+	// Learned schedulers join the matrix by joining the registry.
+	Schedulers []string `yaml:"schedulers" json:"schedulers"`
+	// Seeds is the number of replicates per cell (seed column 0..Seeds-1).
+	// Each replicate draws its own synthetic workload and scheduler
+	// randomness from (run seed, cell key); a jobs file is the same in all.
+	Seeds int `yaml:"seeds" json:"seeds"`
+	// Sim configures every cell's simulation.
+	Sim sim.Config `yaml:"sim" json:"sim"`
+}
+
+// Cluster is a named cluster of the matrix.
+type Cluster struct {
+	Name string          `yaml:"name" json:"name"`
+	Spec sim.ClusterSpec `yaml:"spec" json:"spec"`
+}
+
+// Workload is a named workload of the matrix. Which fields matter depends
+// on Kind; the others are ignored.
+type Workload struct {
+	Name string `yaml:"name" json:"name"`
+	Kind string `yaml:"kind" json:"kind"`
+
+	// JobsFile (trace) is a canonical jobs Parquet file; "" means the
+	// seeded PAI-like generator (datasets.GeneratePAILike) with
+	// SyntheticJobs jobs.
+	JobsFile      string `yaml:"jobs_file" json:"jobs_file"`
+	SyntheticJobs int    `yaml:"synthetic_jobs" json:"synthetic_jobs"`
+	// MaxJobs (trace) keeps the first MaxJobs jobs by submission after
+	// pruning (20,000 in the DAS paper); all of them when the data holds
+	// fewer.
+	MaxJobs int `yaml:"max_jobs" json:"max_jobs"`
+	// TestFraction (trace) is the share of the kept jobs, the last by
+	// submission, that is simulated and evaluated (0.2: the DAS 8:2 split;
+	// the first part is the training split of the learned schedulers).
+	TestFraction float64 `yaml:"test_fraction" json:"test_fraction"`
+
+	// JobsPerPod (uniform, poisson, google) is the (mean) number of jobs
+	// each pod receives per interval of Sim.IntervalS seconds.
+	JobsPerPod float64 `yaml:"jobs_per_pod" json:"jobs_per_pod"`
+	// Intervals (uniform, poisson, google) is how many intervals receive
+	// jobs; google uses the first Intervals rows of the arrivals table.
+	Intervals int `yaml:"intervals" json:"intervals"`
+	// ArrivalsFile (google) is an arrivals table: Parquet or CSV with
+	// columns interval, start_s, jobs. Without one the workload's cells are
+	// skipped and the report says so.
+	ArrivalsFile string `yaml:"arrivals_file" json:"arrivals_file"`
+}
+
+// Experiments lists the experiment ids DefaultSpec knows, in DESIGN.md
+// order.
+func Experiments() []string { return []string{DASTable1, MARLArrivals} }
+
+// DASHeuristics are the heuristic and meta-heuristic rows of DAS Table 1, in
+// the table's order.
+var DASHeuristics = []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "malo", "mosa"}
+
+// MARLHeuristics are the heuristic baselines of MARL Fig. 7.
+var MARLHeuristics = []string{"tetris", "load-balancing", "lif"}
+
+// DefaultSpec returns the documented configuration of an experiment:
+//
+//   - das-table1: Small, Medium, Large (8, 16, 32 pai-v100 servers); the
+//     PAI trace (first 20,000 jobs, 8:2 split; the PAI-like generator with
+//     20,000 jobs when no file is given); the seven heuristic and
+//     meta-heuristic rows of DAS Table 1; event triggers; the full speed
+//     model (interference and communication, so that placement changes run
+//     time and hence fee).
+//   - marl-arrivals: a fat-tree k=8 of power8 servers (8 pods of 16; the
+//     paper's scale is k=20, see the sim "fattree" preset), 15 jobs per pod
+//     per 30-minute interval for 20 intervals, uniform / Poisson / Google
+//     arrivals (the last needs an arrivals table); Tetris, LB, LIF;
+//     interval triggers every 1800 s.
+func DefaultSpec(id string) (Spec, error) {
+	switch id {
+	case DASTable1:
+		s := Spec{
+			Experiment: DASTable1,
+			Workloads:  []Workload{{Name: "pai", Kind: KindTrace, SyntheticJobs: 20000, MaxJobs: 20000, TestFraction: 0.2}},
+			Schedulers: append([]string(nil), DASHeuristics...),
+			Seeds:      1,
+			Sim:        sim.DefaultConfig(),
+		}
+		for _, name := range []string{"small", "medium", "large"} {
+			cs, _ := sim.Preset(name)
+			s.Clusters = append(s.Clusters, Cluster{Name: name, Spec: cs})
+		}
+		return s, nil
+	case MARLArrivals:
+		cfg := sim.DefaultConfig()
+		cfg.Trigger = sim.TriggerInterval
+		cfg.IntervalS = 1800
+		s := Spec{
+			Experiment: MARLArrivals,
+			Clusters:   []Cluster{{Name: "fattree-k8", Spec: sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}}},
+			Schedulers: append([]string(nil), MARLHeuristics...),
+			Seeds:      1,
+			Sim:        cfg,
+		}
+		for _, k := range []string{KindUniform, KindPoisson, KindGoogle} {
+			s.Workloads = append(s.Workloads, Workload{Name: k, Kind: k, JobsPerPod: 15, Intervals: 20})
+		}
+		return s, nil
+	}
+	return Spec{}, fmt.Errorf("evaluation: %w %q (known: %s)", ErrUnknownExperiment, id, strings.Join(Experiments(), ", "))
+}
+
+// Validate checks the spec; messages name the field.
+func (s Spec) Validate() error {
+	if s.Experiment == "" || strings.ContainsAny(s.Experiment, "/\\ ") {
+		return fmt.Errorf("experiment: want a non-empty id without slashes or spaces, got %q", s.Experiment)
+	}
+	if len(s.Clusters) == 0 {
+		return errors.New("clusters: none given")
+	}
+	seen := map[string]bool{}
+	for i, c := range s.Clusters {
+		if err := checkName(c.Name); err != nil {
+			return fmt.Errorf("clusters[%d].name: %w", i, err)
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("clusters[%d].name: %q given twice", i, c.Name)
+		}
+		seen[c.Name] = true
+		if err := c.Spec.Validate(); err != nil {
+			return fmt.Errorf("clusters[%d] (%s): %w", i, c.Name, err)
+		}
+	}
+	if len(s.Workloads) == 0 {
+		return errors.New("workloads: none given")
+	}
+	clear(seen)
+	for i, w := range s.Workloads {
+		if err := checkName(w.Name); err != nil {
+			return fmt.Errorf("workloads[%d].name: %w", i, err)
+		}
+		if seen[w.Name] {
+			return fmt.Errorf("workloads[%d].name: %q given twice", i, w.Name)
+		}
+		seen[w.Name] = true
+		if err := w.validate(s.Sim); err != nil {
+			return fmt.Errorf("workloads[%d] (%s).%w", i, w.Name, err)
+		}
+	}
+	if len(s.Schedulers) == 0 {
+		return errors.New("schedulers: none given")
+	}
+	clear(seen)
+	for i, name := range s.Schedulers {
+		canon, err := CanonicalScheduler(name)
+		if err != nil {
+			return fmt.Errorf("schedulers[%d]: %w", i, err)
+		}
+		if seen[canon] {
+			return fmt.Errorf("schedulers[%d]: %q given twice", i, canon)
+		}
+		seen[canon] = true
+	}
+	if s.Seeds < 1 {
+		return fmt.Errorf("seeds: must be >= 1, got %d", s.Seeds)
+	}
+	if err := s.Sim.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkName(n string) error {
+	if n == "" || strings.ContainsAny(n, "/\\ ,") {
+		return fmt.Errorf("want a non-empty name without slashes, commas or spaces, got %q", n)
+	}
+	return nil
+}
+
+func (w Workload) validate(cfg sim.Config) error {
+	switch w.Kind {
+	case KindTrace:
+		if w.JobsFile == "" && w.SyntheticJobs < 1 {
+			return fmt.Errorf("synthetic_jobs: must be >= 1 when no jobs_file is given, got %d", w.SyntheticJobs)
+		}
+		if w.MaxJobs < 1 {
+			return fmt.Errorf("max_jobs: must be >= 1, got %d", w.MaxJobs)
+		}
+		if !(w.TestFraction > 0 && w.TestFraction <= 1) {
+			return fmt.Errorf("test_fraction: must be in (0, 1], got %v", w.TestFraction)
+		}
+	case KindUniform, KindPoisson, KindGoogle:
+		if !(w.JobsPerPod > 0) || math.IsInf(w.JobsPerPod, 0) {
+			return fmt.Errorf("jobs_per_pod: must be > 0 and finite, got %v", w.JobsPerPod)
+		}
+		if w.Intervals < 1 {
+			return fmt.Errorf("intervals: must be >= 1, got %d", w.Intervals)
+		}
+		if !(cfg.IntervalS > 0) {
+			return fmt.Errorf("kind: %s needs sim.interval_s > 0, got %v", w.Kind, cfg.IntervalS)
+		}
+	default:
+		return fmt.Errorf("kind: unknown %q (want %s, %s, %s or %s)", w.Kind, KindTrace, KindUniform, KindPoisson, KindGoogle)
+	}
+	return nil
+}
+
+// CanonicalScheduler maps a scheduler name or alias (FIFO-FF, lb, ...) to
+// its registry name; an unknown name is an error listing the known ones.
+func CanonicalScheduler(name string) (string, error) {
+	s, err := schedulers.New(name)
+	if err != nil {
+		return "", err
+	}
+	return s.Name(), nil
+}
+
+// Cell is one point of the matrix; its fields are the cell key.
+type Cell struct {
+	Experiment string
+	Cluster    string
+	Workload   string
+	Scheduler  string
+	Seed       int
+
+	// positions in the spec, for ordering
+	ci, wi, si int
+}
+
+// Key is "experiment/cluster/workload/scheduler/seed": the name of the
+// cell's random streams and of the cell in errors and logs.
+func (c Cell) Key() string {
+	return fmt.Sprintf("%s/%s/%s/%s/%d", c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed)
+}
+
+// cells enumerates the matrix in spec order (cluster, workload, scheduler,
+// seed), with canonical scheduler names.
+func (s Spec) cells() []Cell {
+	var out []Cell
+	for ci, c := range s.Clusters {
+		for wi, w := range s.Workloads {
+			for si, name := range s.Schedulers {
+				canon, _ := CanonicalScheduler(name)
+				for r := 0; r < s.Seeds; r++ {
+					out = append(out, Cell{Experiment: s.Experiment, Cluster: c.Name, Workload: w.Name, Scheduler: canon, Seed: r, ci: ci, wi: wi, si: si})
+				}
+			}
+		}
+	}
+	return out
+}

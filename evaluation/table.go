@@ -1,0 +1,364 @@
+package evaluation
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Row sources of a Table.
+const (
+	SourceOurs  = "ours"
+	SourcePaper = "paper"
+)
+
+// Table is an experiment's summary: one row per scheduler (and, labelled,
+// per paper figure), one group of metric columns per cluster or workload,
+// and an average group when there are several. Values are means over the
+// seeds of each cell's mean; NaN means no value.
+type Table struct {
+	ID      string
+	Title   string
+	Groups  []string // column group labels
+	Metrics []Metric // the columns of each group
+	Rows    []TableRow
+	Notes   []string
+}
+
+// Metric is one column of a group.
+type Metric struct {
+	Label  string // as displayed, with its unit
+	Key    string // CSV column suffix
+	Digits int
+}
+
+// TableRow is one row of a Table.
+type TableRow struct {
+	Label  string // display name
+	Source string // SourceOurs or SourcePaper
+	// Values holds len(Groups)×len(Metrics) numbers, group-major.
+	Values []float64
+}
+
+// displayNames are the papers' names of the registry's schedulers.
+var displayNames = map[string]string{
+	"fifo-firstfit": "FIFO-FirstFit", "fifo-loadbalance": "FIFO-Load Balance",
+	"drf-firstfit": "DRF-FirstFit", "drf-loadbalance": "DRF-Load Balance",
+	"tetris": "Tetris", "malo": "MALO", "mosa": "MOSA",
+	"load-balancing": "Load Balancing", "lif": "LIF",
+}
+
+// DisplayName is the papers' name of a scheduler (its registry name when
+// the papers have none).
+func DisplayName(scheduler string) string {
+	if n, ok := displayNames[scheduler]; ok {
+		return n
+	}
+	return scheduler
+}
+
+// dasTable1 holds DAS Table 1 (KDD 2023), JCT in minutes and fee in
+// dollars, by registry name and then small, medium, large, average.
+var dasTable1 = map[string][8]float64{
+	"fifo-firstfit":    {720.228, 51.685, 171.282, 51.684, 110.316, 51.219, 333.942, 51.529},
+	"fifo-loadbalance": {715.776, 51.559, 162.102, 50.900, 112.290, 51.112, 330.054, 51.189},
+	"drf-firstfit":     {862.242, 52.055, 164.778, 51.354, 109.098, 52.325, 378.708, 51.911},
+	"drf-loadbalance":  {852.984, 51.798, 173.106, 51.908, 113.556, 51.924, 379.884, 51.877},
+	"tetris":           {813.480, 51.668, 176.688, 52.567, 113.364, 53.109, 367.842, 52.448},
+	"malo":             {708.858, 51.675, 182.862, 51.129, 111.660, 51.233, 334.458, 51.346},
+	"mosa":             {759.222, 51.783, 173.400, 51.998, 109.422, 51.933, 347.346, 51.905},
+	"dl2":              {721.083, 51.166, 160.100, 50.970, 110.215, 51.080, 330.468, 51.072},
+	"rifling":          {717.576, 51.160, 176.676, 50.980, 109.872, 51.039, 334.708, 51.060},
+	"da":               {697.732, 51.106, 173.354, 51.097, 108.821, 51.025, 326.636, 51.076},
+	"da+mc":            {680.861, 50.952, 163.456, 50.941, 109.854, 50.701, 318.057, 50.865},
+	"da+rwgp":          {686.894, 51.029, 157.071, 50.856, 107.896, 50.439, 317.287, 50.684},
+	"das":              {638.046, 50.484, 155.003, 50.019, 108.700, 50.354, 300.584, 50.286},
+}
+
+// Table summarises the report. JCT is in minutes for event-triggered
+// experiments and in scheduling intervals for interval-triggered ones (as
+// MARL Fig. 7). Column groups are the clusters (one workload), the
+// workloads (one cluster) or cluster/workload pairs; groups whose cells
+// were all skipped are left out and named in the notes. For das-table1 the
+// paper's figures follow our rows, labelled "(paper)".
+func (r *Report) Table() *Table {
+	s := r.Spec
+	jctUnit, jctScale, jctKey := "min", 60.0, "jct_min"
+	if s.Sim.Trigger == sim.TriggerInterval {
+		jctUnit, jctScale, jctKey = "intervals", s.Sim.IntervalS, "jct_intervals"
+	}
+	t := &Table{
+		ID:      s.Experiment,
+		Title:   fmt.Sprintf("%s: mean JCT (%s) and mean fee ($) per scheduler", s.Experiment, jctUnit),
+		Metrics: []Metric{{"JCT (" + jctUnit + ")", jctKey, 3}, {"Fee ($)", "fee_usd", 3}},
+	}
+	type group struct {
+		label  string
+		ci, wi int
+	}
+	var groups []group
+	for ci, c := range s.Clusters {
+		for wi, w := range s.Workloads {
+			g := group{ci: ci, wi: wi}
+			switch {
+			case len(s.Workloads) == 1:
+				g.label = title(c.Name)
+			case len(s.Clusters) == 1:
+				g.label = title(w.Name)
+			default:
+				g.label = title(c.Name) + "/" + w.Name
+			}
+			ran := false
+			for _, cr := range r.Cells {
+				ran = ran || (cr.Cell.ci == ci && cr.Cell.wi == wi)
+			}
+			if ran {
+				groups = append(groups, g)
+			}
+		}
+	}
+	for _, g := range groups {
+		t.Groups = append(t.Groups, g.label)
+	}
+	avg := len(groups) > 1
+	if avg {
+		t.Groups = append(t.Groups, "Average")
+	}
+	nm := len(t.Metrics)
+	for si, name := range s.Schedulers {
+		canon, _ := CanonicalScheduler(name)
+		row := TableRow{Label: DisplayName(canon), Source: SourceOurs, Values: make([]float64, len(t.Groups)*nm)}
+		for gi, g := range groups {
+			var jct, fee float64
+			var n int
+			for _, cr := range r.Cells {
+				if cr.Cell.ci == g.ci && cr.Cell.wi == g.wi && cr.Cell.si == si {
+					jct += cr.Metrics.MeanJCTS / jctScale
+					fee += cr.Metrics.MeanFeeUSD
+					n++
+				}
+			}
+			row.Values[gi*nm], row.Values[gi*nm+1] = jct/float64(n), fee/float64(n)
+		}
+		if avg {
+			for k := 0; k < nm; k++ {
+				var sum float64
+				for gi := range groups {
+					sum += row.Values[gi*nm+k]
+				}
+				row.Values[len(groups)*nm+k] = sum / float64(len(groups))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Rows = append(t.Rows, r.paperRows(t)...)
+	t.Notes = r.notes(groups != nil)
+	return t
+}
+
+// paperRows are DAS Table 1's figures for the schedulers of the spec, when
+// the report is das-table1 over clusters named small, medium and large.
+func (r *Report) paperRows(t *Table) []TableRow {
+	if r.Spec.Experiment != DASTable1 || len(r.Spec.Workloads) != 1 {
+		return nil
+	}
+	col := map[string]int{"Small": 0, "Medium": 1, "Large": 2, "Average": 3}
+	var rows []TableRow
+	for _, name := range r.Spec.Schedulers {
+		canon, _ := CanonicalScheduler(name)
+		p, ok := dasTable1[canon]
+		if !ok {
+			continue
+		}
+		row := TableRow{Label: DisplayName(canon) + " (paper)", Source: SourcePaper, Values: make([]float64, len(t.Groups)*2)}
+		for gi, g := range t.Groups {
+			c, ok := col[g]
+			if !ok || (g == "Average" && len(t.Groups) != 4) {
+				row.Values[gi*2], row.Values[gi*2+1] = math.NaN(), math.NaN()
+				continue
+			}
+			row.Values[gi*2], row.Values[gi*2+1] = p[2*c], p[2*c+1]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func (r *Report) notes(ran bool) []string {
+	s := r.Spec
+	var n []string
+	for _, w := range r.Workloads {
+		if w.Cluster != s.Clusters[0].Name && s.Workloads[workloadIndex(s, w.Workload)].Kind == KindTrace {
+			continue // a trace is the same on every cluster
+		}
+		switch {
+		case w.Skipped != "":
+			n = append(n, fmt.Sprintf("Workload %s on %s: skipped: %s.", w.Workload, w.Cluster, w.Skipped))
+		case s.Workloads[workloadIndex(s, w.Workload)].Kind == KindTrace:
+			n = append(n, fmt.Sprintf("Workload %s (seed %d): %s, %d jobs read, %d pruned (do not fit every cluster: %s), %d beyond the first %d, %d train, %d evaluated.",
+				w.Workload, w.Seed, w.Source, w.Read, w.Pruned, clusterNames(s), w.Beyond, s.Workloads[workloadIndex(s, w.Workload)].MaxJobs, w.Train, w.Test))
+		default:
+			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %d jobs.", w.Workload, w.Cluster, w.Seed, w.Source, w.Test))
+		}
+	}
+	if !ran {
+		n = append(n, "No cell ran.")
+	}
+	speed := s.Sim.Speed
+	if speed == "" {
+		speed = sim.SpeedModel
+	}
+	n = append(n, fmt.Sprintf("Simulator: %s triggers, %s speed, %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
+		s.Sim.Trigger, speed, s.Sim.PriceGPUHour, s.Seeds, r.Seed))
+	if s.Experiment == DASTable1 {
+		n = append(n, "Rows marked (paper) are the DAS paper's Table 1 (Xing et al., KDD 2023), shown for comparison; they are not our measurements.")
+	}
+	return n
+}
+
+func workloadIndex(s Spec, name string) int {
+	for i, w := range s.Workloads {
+		if w.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+func clusterNames(s Spec) string {
+	var out []string
+	for _, c := range s.Clusters {
+		out = append(out, c.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (t *Table) format(v float64, m Metric) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.*f", m.Digits, v)
+}
+
+// Markdown renders the table with its title and notes.
+func (t *Table) Markdown() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", t.Title)
+	b.WriteString("| Scheduler |")
+	for _, g := range t.Groups {
+		for _, m := range t.Metrics {
+			fmt.Fprintf(&b, " %s %s |", g, m.Label)
+		}
+	}
+	b.WriteString("\n|---|")
+	for range len(t.Groups) * len(t.Metrics) {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, row := range t.Rows {
+		fmt.Fprintf(&b, "| %s |", row.Label)
+		for i, v := range row.Values {
+			fmt.Fprintf(&b, " %s |", t.format(v, t.Metrics[i%len(t.Metrics)]))
+		}
+		b.WriteString("\n")
+	}
+	if len(t.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range t.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	return b.Bytes()
+}
+
+// CSV renders the table as one header line and one line per row:
+// scheduler, source (ours or paper), then <group>_<metric> columns; empty
+// where there is no value. Notes are not included.
+func (t *Table) CSV() []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	head := []string{"scheduler", "source"}
+	for _, g := range t.Groups {
+		for _, m := range t.Metrics {
+			head = append(head, csvKey(g)+"_"+m.Key)
+		}
+	}
+	w.Write(head)
+	for _, row := range t.Rows {
+		rec := []string{row.Label, row.Source}
+		for i, v := range row.Values {
+			s := ""
+			if !math.IsNaN(v) {
+				s = fmt.Sprintf("%.*f", t.Metrics[i%len(t.Metrics)].Digits, v)
+			}
+			rec = append(rec, s)
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func csvKey(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+var texEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
+	"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`, "—", "--")
+
+// LaTeX renders a tabular environment (no packages needed): a header row
+// of groups spanning their metrics, a row of metric labels, then the rows,
+// with a rule before the paper's rows.
+func (t *Table) LaTeX() []byte {
+	var b bytes.Buffer
+	nm := len(t.Metrics)
+	fmt.Fprintf(&b, "%% %s\n", texEscaper.Replace(t.Title))
+	b.WriteString(`\begin{tabular}{l`)
+	for range t.Groups {
+		b.WriteString("|" + strings.Repeat("r", nm))
+	}
+	b.WriteString("}\n\\hline\n")
+	for _, g := range t.Groups {
+		fmt.Fprintf(&b, " & \\multicolumn{%d}{c}{%s}", nm, texEscaper.Replace(g))
+	}
+	b.WriteString(" \\\\\nScheduler")
+	for range t.Groups {
+		for _, m := range t.Metrics {
+			fmt.Fprintf(&b, " & %s", texEscaper.Replace(m.Label))
+		}
+	}
+	b.WriteString(" \\\\\n\\hline\n")
+	prev := SourceOurs
+	for _, row := range t.Rows {
+		if row.Source != prev {
+			b.WriteString("\\hline\n")
+			prev = row.Source
+		}
+		b.WriteString(texEscaper.Replace(row.Label))
+		for i, v := range row.Values {
+			fmt.Fprintf(&b, " & %s", texEscaper.Replace(t.format(v, t.Metrics[i%nm])))
+		}
+		b.WriteString(" \\\\\n")
+	}
+	b.WriteString("\\hline\n\\end{tabular}\n")
+	return b.Bytes()
+}
