@@ -60,6 +60,7 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 	ji.q = q
 	meta := FileMeta{Source: source, ConfigHash: req.Meta.ConfigHash}
 	var jobsRows int64
+	var committed bool
 	err = pipeline.Flow(ctx,
 		func(ctx context.Context, out chan<- arrow.Record) error {
 			ji.ctx, ji.out = ctx, out
@@ -72,10 +73,15 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 		}, nil,
 		func(ctx context.Context, in <-chan arrow.Record) error {
 			n, err := WriteJobsFrom(ctx, req.OutPath(JobsFile), meta, in)
-			jobsRows = n
+			jobsRows, committed = n, err == nil
 			return err
 		})
 	if err != nil {
+		// The sink commits when its input closes, which a failing
+		// source also does: take back what it wrote.
+		if committed {
+			os.Remove(req.OutPath(JobsFile))
+		}
 		return nil, err
 	}
 	qo, err := q.Close()

@@ -1,0 +1,123 @@
+package datasets
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestPAISimFixture(t *testing.T) {
+	got, err := runIngest(t, SourcePAISim, "testdata/pai-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Job{
+		{JobID: "1", Source: SourcePAISim, SubmitS: 3, DurationS: 15748, User: "d4d51aca8806",
+			Tasks: []Task{{Role: RoleWorker, Instances: 12, GPU: 0.25, CPU: 6}}},
+		{JobID: "2", Source: SourcePAISim, SubmitS: 5, DurationS: 84, User: "a8192d6b0ae9",
+			Tasks: []Task{{Role: RoleWorker, Instances: 1, GPU: 1, CPU: 6}}},
+		{JobID: "5", Source: SourcePAISim, SubmitS: 21, DurationS: 46, User: "c7152ce0fec1",
+			Tasks: []Task{{Role: RoleWorker, Instances: 2, GPU: 4, CPU: 9}}},
+	}
+	if !reflect.DeepEqual(got.jobs, want) {
+		t.Fatalf("jobs\n got %+v\nwant %+v", got.jobs, want)
+	}
+	if got.rep.Total != (Accounting{Read: 3, Accepted: 3}) {
+		t.Errorf("accounting %+v", got.rep.Total)
+	}
+}
+
+func TestPAISimMalformed(t *testing.T) {
+	header := "job_id,submit_time,duration,num_gpu,num_cpu,num_inst,user"
+	checkMalformed(t, SourcePAISim, "jobs.csv", header, "7,1.0,10.0,2.0,12.0,2.0,u", []badRow{
+		{"duration not a number", "8,1,ten,1,6,1,u", "duration", "not a number"},
+		{"negative duration", "9,1,-5,1,6,1,u", "duration", "negative"},
+		{"NaN duration", "10,1,NaN,1,6,1,u", "duration", "not finite"},
+		{"infinite submit", "11,+Inf,5,1,6,1,u", "submit_time", "not finite"},
+		{"fractional instances", "12,1,5,1,6,1.5,u", "num_inst", "whole number"},
+		{"zero instances", "13,1,5,1,6,0,u", "num_inst", "out of range"},
+		{"negative gpu", "14,1,5,-1,6,1,u", "num_gpu", "negative"},
+		{"empty id", ",1,5,1,6,1,u", "job_id", "empty"},
+		{"short row", "15,1,5", "num_inst", "missing"},
+		{"open quote", `16,"1,5,1,6,1,u`, "", "quoting"},
+	})
+}
+
+func TestPAISimMissingColumn(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "jobs.csv", "job_id,submit_time,duration,num_gpu,num_cpu\n1,2,3,4,5\n")
+	_, err := runIngest(t, SourcePAISim, p)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Field != "num_inst" || ie.File != p || !errors.Is(err, ErrFormat) {
+		t.Fatalf("err %v, want an InputError naming %s and num_inst", err, p)
+	}
+}
+
+// TestPAISimReal reads the 6,000-job subset: every row accepted, and the
+// same interpretation as the schedulers package's test-only readPAISim
+// (instances = num_inst, per-instance GPU and CPU = job totals / num_inst).
+func TestPAISimReal(t *testing.T) {
+	path := sharedData(t, "pai-v2020/operate_simulator_jobs_6000.csv")
+	got, err := runIngest(t, SourcePAISim, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.rep.Total != (Accounting{Read: 6000, Accepted: 6000}) {
+		t.Fatalf("accounting %+v, want 6000 read and accepted", got.rep.Total)
+	}
+	first := got.jobs[0]
+	if first.JobID != "1" || first.SubmitS != 3 || first.DurationS != 15748 || first.Tasks[0].Instances != 12 ||
+		first.Tasks[0].GPU != 0.25 || first.Tasks[0].CPU != 6 || first.TotalGPU() != 3 {
+		t.Errorf("first job %+v", first)
+	}
+	ids := map[string]bool{}
+	for _, j := range got.jobs {
+		ids[j.JobID] = true
+	}
+	if len(ids) != 6000 {
+		t.Errorf("%d distinct job ids", len(ids))
+	}
+}
+
+func FuzzPAISim(f *testing.F) {
+	f.Add([]byte("job_id,submit_time,duration,num_gpu,num_cpu,num_inst\n1,3.0,15748.0,3.0,72.0,12.0\n"))
+	f.Add([]byte("num_inst,num_cpu,num_gpu,duration,submit_time,job_id\n1,1,1,1,1,x\n2,\"3\",-1,NaN,1e400,\n"))
+	fuzzReader(f, SourcePAISim, "jobs.csv")
+}
+
+// fuzzReader feeds arbitrary file contents to a reader: it must never
+// panic; it either fails with an *InputError wrapping ErrFormat (the file
+// as a whole is not in the format) or ingests with its accounting intact
+// (runIngest checks it), and every accepted job has a finite, non-negative
+// submission time and duration and non-negative resources.
+func fuzzReader(f *testing.F, source, fileName string) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := writeFile(t, t.TempDir(), fileName, string(data))
+		got, err := runIngest(t, source, p)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || !errors.Is(err, ErrFormat) {
+				t.Fatalf("error is not a located format error: %v", err)
+			}
+			return
+		}
+		if got.rep.Total.Read < int64(len(got.jobs)) {
+			t.Fatalf("more jobs than rows read")
+		}
+		for _, j := range got.jobs {
+			if !(j.SubmitS >= 0) || !(j.DurationS >= 0) || j.DurationS > 1e308 || j.JobID == "" {
+				t.Fatalf("accepted job %+v", j)
+			}
+			for _, tk := range j.Tasks {
+				if tk.Instances < 1 || !(tk.GPU >= 0) || !(tk.CPU >= 0) || !(tk.MemGiB >= 0) {
+					t.Fatalf("accepted task %+v", tk)
+				}
+			}
+		}
+		for _, r := range got.rejected {
+			if r.Line < 1 || r.Reason == "" || len(r.Raw) > MaxRawBytes || !strings.Contains(string(data), r.Raw) {
+				t.Fatalf("quarantined row %+v", r)
+			}
+		}
+	})
+}
