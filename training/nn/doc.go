@@ -53,8 +53,8 @@
 // # Operators
 //
 // Linear algebra: MatMul, Transpose, AddDiag, CholSolve (K⁻¹Y for the GP).
-// Element-wise: Add, Sub, Mul (broadcasting), Scale, AddScalar, ReLU, Tanh,
-// Sigmoid, Exp, Log. Rows: Softmax, LogSoftmax, LayerNorm. Shape:
+// Element-wise: Add, Sub, Mul (broadcasting), Minimum, Scale, AddScalar,
+// Clamp, ReLU, Tanh, Sigmoid, Exp, Log. Rows: Softmax, LogSoftmax, LayerNorm. Shape:
 // ConcatCols, ConcatRows, SliceRows, SliceCols, GatherRows. Reductions:
 // Sum, Mean, RowSums, RowMeans, ColSums, ColMeans. Structured:
 // SelfAttention (fused multi-head attention within sets of rows, with a key

@@ -165,6 +165,22 @@ func TestOperatorGradients(t *testing.T) {
 		{"Mul/self", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.Mul(x[0], x[0]) }},
 		{"Scale", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.Scale(x[0], -2.5) }},
 		{"AddScalar", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.AddScalar(x[0], 0.7) }},
+		// Inputs keep ≥ 0.05 away from the clamp bounds ±0.5 (and from
+		// each other for Minimum) so that h cannot cross a kink.
+		{"Clamp", []gradInput{{rows: 3, cols: 4, fill: func(rng *rand.Rand, d []float64) {
+			for i := range d {
+				d[i] = []float64{-0.9, -0.3, 0, 0.35, 0.8}[i%5] + 0.05*rng.Float64()
+			}
+		}}}, func(tp *Tape, x []*Node) *Node { return tp.Clamp(x[0], -0.5, 0.5) }},
+		{"Minimum", []gradInput{{rows: 3, cols: 4, fill: func(rng *rand.Rand, d []float64) {
+			for i := range d {
+				d[i] = float64(i%3) - 1 + 0.05*rng.Float64()
+			}
+		}}, {rows: 3, cols: 4, fill: func(rng *rand.Rand, d []float64) {
+			for i := range d {
+				d[i] = float64(i%2) - 0.5 + 0.05*rng.Float64()
+			}
+		}}}, func(tp *Tape, x []*Node) *Node { return tp.Minimum(x[0], x[1]) }},
 		// Inputs stay 0.1 away from ReLU's kink so h cannot cross it.
 		{"ReLU", []gradInput{{rows: 3, cols: 4, fill: func(rng *rand.Rand, d []float64) {
 			for i := range d {

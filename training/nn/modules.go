@@ -7,9 +7,11 @@ import (
 
 // Modules bundle parameters with the forward computation that uses them.
 // Each registers its parameters in a Params under a name prefix at
-// construction and records its computation on the Tape passed to Forward,
-// so one module can run on many tapes (one per goroutine) at once as long
-// as nothing updates the parameters meanwhile.
+// construction and records its computation on the Tape passed to Forward.
+// Forward only reads parameters, so one module may run forward passes on
+// several tapes (one per goroutine) at once; Backward adds into the
+// parameters' Grad and optimisers write their values, so those must not
+// overlap with anything else using the same Params.
 
 // Linear is the affine map x·W + b, W in×out, b a 1×out row.
 type Linear struct {
@@ -154,9 +156,10 @@ func NewECC(ps *Params, prefix string, dim, edgeDim, out int, rng *rand.Rand) *E
 		B:       ps.New(prefix+".b", 1, dim),
 		W:       ps.New(prefix+".W", 2*dim, out),
 	}
-	// Each entry of Θ is a sum of edgeDim+1 filter terms; giving each the
-	// Glorot scale of a dim×dim layer divided over them keeps Θ's entries
-	// at that scale for unit-size edge features.
+	// An entry of Θ sums edgeDim+1 filter terms (unit-size edge features
+	// assumed). Drawing each with variance 1/(dim·(edgeDim+1)) gives Θ
+	// entries of variance 1/dim, so Θ h_w starts at the scale of h_w, as
+	// a Glorot dim×dim layer would.
 	Glorot.Fill(c.FilterW, dim*(edgeDim+1), dim*(edgeDim+1), rng)
 	Glorot.Fill(c.FilterB, dim*(edgeDim+1), dim*(edgeDim+1), rng)
 	He.Fill(c.W, 2*dim, out, rng)

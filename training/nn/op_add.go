@@ -18,7 +18,7 @@ func (t *Tape) addSigned(name string, a, b *Node, sign float64) *Node {
 	bc := broadcastOf(name, a, b)
 	n := t.node(addOp{}, a.Rows, a.Cols, a, b)
 	n.iarg[0] = int(bc)
-	n.farg = sign
+	n.farg[0] = sign
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
 		out, ar := n.Data[i*c:(i+1)*c], a.Data[i*c:(i+1)*c]
@@ -42,7 +42,7 @@ func (addOp) backward(_ *Tape, n *Node) {
 	if !b.needGrad {
 		return
 	}
-	bc, sign, c := broadcast(n.iarg[0]), n.farg, n.Cols
+	bc, sign, c := broadcast(n.iarg[0]), n.farg[0], n.Cols
 	for i := 0; i < n.Rows; i++ {
 		g := n.Grad[i*c : (i+1)*c]
 		vec, k := bc.gradRow(b, i, c)

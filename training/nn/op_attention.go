@@ -49,13 +49,19 @@ func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Nod
 	N, d := setSize, e/heads
 	sets := qkv.Rows / N
 	n.aux = resize(n.aux, sets*heads*N*N)
+	n.aux2 = resize(n.aux2, N*N+d*N)
+	kt := n.aux2[N*N:]
 	scale := 1 / math.Sqrt(float64(d))
 	for b := 0; b < sets; b++ {
 		r0 := b * N
 		for h := 0; h < heads; h++ {
 			q, k, v := attnView(qkv, r0, N, h*d, d), attnView(qkv, r0, N, e+h*d, d), attnView(qkv, r0, N, 2*e+h*d, d)
 			p := n.aux[(b*heads+h)*N*N : (b*heads+h+1)*N*N]
-			t.gemm(false, true, scale, q, k, 0, general(N, N, N, p))
+			// gonum's A·Bᵀ kernel is a dot product per entry, slow at
+			// d = 16; transposing K (N·d copies) lets the axpy-based A·B
+			// kernel run at about twice the rate.
+			transposeInto(kt, k)
+			t.gemm(false, false, scale, q, general(d, N, N, kt), 0, general(N, N, N, p))
 			var present []bool
 			if keyMask != nil {
 				present = keyMask[r0 : r0+N]
@@ -72,6 +78,17 @@ func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Nod
 // attnView is the N×d block of x starting at row r0, column c0.
 func attnView(x *Node, r0, rows, c0, cols int) blasGeneral {
 	return general(rows, cols, x.Cols, x.Data[r0*x.Cols+c0:])
+}
+
+// transposeInto writes the transpose of m into dst, row-major with stride
+// m.Rows.
+func transposeInto(dst []float64, m blasGeneral) {
+	for i := 0; i < m.Rows; i++ {
+		row := m.Data[i*m.Stride : i*m.Stride+m.Cols]
+		for j, v := range row {
+			dst[j*m.Rows+i] = v
+		}
+	}
 }
 
 // maskedSoftmaxRow replaces s by its softmax over the entries present
@@ -107,8 +124,7 @@ func (attentionOp) backward(t *Tape, n *Node) {
 	d := e / heads
 	sets := n.Rows / N
 	scale := 1 / math.Sqrt(float64(d))
-	n.aux2 = resize(n.aux2, N*N)
-	dp := n.aux2
+	dp, vt := n.aux2[:N*N], n.aux2[N*N:]
 	for b := 0; b < sets; b++ {
 		r0 := b * N
 		for h := 0; h < heads; h++ {
@@ -118,7 +134,8 @@ func (attentionOp) backward(t *Tape, n *Node) {
 			q, k, v := attnView(qkv, r0, N, h*d, d), attnView(qkv, r0, N, e+h*d, d), attnView(qkv, r0, N, 2*e+h*d, d)
 			dq, dk, dv := gradView(qkv, r0, N, h*d, d), gradView(qkv, r0, N, e+h*d, d), gradView(qkv, r0, N, 2*e+h*d, d)
 			t.gemm(true, false, 1, pg, do, 1, dv)
-			t.gemm(false, true, 1, do, v, 0, general(N, N, N, dp))
+			transposeInto(vt, v)
+			t.gemm(false, false, 1, do, general(d, N, N, vt), 0, general(N, N, N, dp))
 			for i := 0; i < N; i++ {
 				pr, dr := p[i*N:(i+1)*N], dp[i*N:(i+1)*N]
 				s := floats.Dot(pr, dr)

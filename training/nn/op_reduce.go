@@ -22,14 +22,14 @@ func (t *Tape) Mean(a *Node) *Node {
 
 func (t *Tape) sumAll(a *Node, scale float64) *Node {
 	n := t.node(sumOp{}, 1, 1, a)
-	n.farg = scale
+	n.farg[0] = scale
 	n.Data[0] = scale * floats.Sum(a.Data)
 	return n
 }
 
 func (sumOp) backward(_ *Tape, n *Node) {
 	if a := n.in[0]; a.needGrad {
-		floats.AddConst(n.farg*n.Grad[0], a.Grad)
+		floats.AddConst(n.farg[0]*n.Grad[0], a.Grad)
 	}
 }
 
@@ -50,7 +50,7 @@ func (t *Tape) RowMeans(a *Node) *Node {
 
 func (t *Tape) rowSum(a *Node, scale float64) *Node {
 	n := t.node(rowSumOp{}, a.Rows, 1, a)
-	n.farg = scale
+	n.farg[0] = scale
 	c := a.Cols
 	for i := range n.Data {
 		n.Data[i] = scale * floats.Sum(a.Data[i*c:(i+1)*c])
@@ -65,7 +65,7 @@ func (rowSumOp) backward(_ *Tape, n *Node) {
 	}
 	c := a.Cols
 	for i, g := range n.Grad {
-		floats.AddConst(n.farg*g, a.Grad[i*c:(i+1)*c])
+		floats.AddConst(n.farg[0]*g, a.Grad[i*c:(i+1)*c])
 	}
 }
 
@@ -86,7 +86,7 @@ func (t *Tape) ColMeans(a *Node) *Node {
 
 func (t *Tape) colSum(a *Node, scale float64) *Node {
 	n := t.node(colSumOp{}, 1, a.Cols, a)
-	n.farg = scale
+	n.farg[0] = scale
 	clear(n.Data)
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
@@ -103,6 +103,6 @@ func (colSumOp) backward(_ *Tape, n *Node) {
 	}
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
-		floats.AddScaled(a.Grad[i*c:(i+1)*c], n.farg, n.Grad)
+		floats.AddScaled(a.Grad[i*c:(i+1)*c], n.farg[0], n.Grad)
 	}
 }

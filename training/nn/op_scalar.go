@@ -8,14 +8,14 @@ type scaleOp struct{}
 // Scale records c·a.
 func (t *Tape) Scale(a *Node, c float64) *Node {
 	n := t.node(scaleOp{}, a.Rows, a.Cols, a)
-	n.farg = c
+	n.farg[0] = c
 	floats.ScaleTo(n.Data, c, a.Data)
 	return n
 }
 
 func (scaleOp) backward(_ *Tape, n *Node) {
 	if a := n.in[0]; a.needGrad {
-		floats.AddScaled(a.Grad, n.farg, n.Grad)
+		floats.AddScaled(a.Grad, n.farg[0], n.Grad)
 	}
 }
 

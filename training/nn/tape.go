@@ -31,7 +31,7 @@ type Node struct {
 	// has warmed up: operator values are empty structs, and these fields
 	// (and their buffers) are reused after Reset.
 	iarg  [3]int
-	farg  float64
+	farg  [2]float64
 	ints  []int  // caller-owned: gather indices, actions
 	mask  []bool // caller-owned: key and action masks
 	graph *Graph
@@ -114,7 +114,7 @@ func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
 	}
 	n.ints, n.mask, n.graph = nil, nil, nil
 	n.iarg = [3]int{}
-	n.farg = 0
+	n.farg = [2]float64{}
 	return n
 }
 
