@@ -310,7 +310,7 @@ func TestSpecValidate(t *testing.T) {
 }
 
 func TestGenerateMARL(t *testing.T) {
-	arr := []Arrival{{0, 0, 100}, {1, 1800, 300}, {2, 3600, 200}}
+	arr := []datasets.Arrival{{Interval: 0, StartS: 0, Jobs: 100}, {Interval: 1, StartS: 1800, Jobs: 300}, {Interval: 2, StartS: 3600, Jobs: 200}}
 	for _, tc := range []struct {
 		kind      string
 		want      int // exact count, or 0 when random
@@ -360,7 +360,7 @@ func TestReadArrivals(t *testing.T) {
 	good := filepath.Join(dir, "a.csv")
 	os.WriteFile(good, []byte("jobs,interval,start_s,extra\n7,1,1800,x\n5,0,0,y\n"), 0o644)
 	rows, err := ReadArrivals(good)
-	if err != nil || len(rows) != 2 || rows[0] != (Arrival{0, 0, 5}) || rows[1] != (Arrival{1, 1800, 7}) {
+	if err != nil || len(rows) != 2 || rows[0] != (datasets.Arrival{Interval: 0, StartS: 0, Jobs: 5}) || rows[1] != (datasets.Arrival{Interval: 1, StartS: 1800, Jobs: 7}) {
 		t.Errorf("got %v, %v", rows, err)
 	}
 	pq := filepath.Join(dir, "a.parquet")

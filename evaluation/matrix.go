@@ -141,7 +141,7 @@ func (r *Report) workload(c Cell) WorkloadInfo {
 
 // prepare fills jobs[*][wi][*] and appends the accounting to rep.
 func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, clusters []*sim.Cluster, jobs [][][][]datasets.Job, rep *Report, log *slog.Logger) error {
-	var arrivals []Arrival
+	var arrivals []datasets.Arrival
 	skip := ""
 	if w.Kind == KindGoogle {
 		if w.ArrivalsFile == "" {

@@ -18,24 +18,16 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Arrival is one row of the arrivals table (DESIGN.md §2): how many jobs
-// were submitted in an interval of the source trace (e.g. Google 2011
-// submissions per 30 minutes).
-type Arrival struct {
-	Interval int64   `parquet:"interval" json:"interval"`
-	StartS   float64 `parquet:"start_s" json:"start_s"`
-	Jobs     int64   `parquet:"jobs" json:"jobs"`
-}
-
 // ReadArrivals reads an arrivals table: a Parquet file (name ending in
-// .parquet) of Arrival rows, or a CSV file whose header names the columns
+// .parquet) of datasets.Arrival rows, as `schedlab ingest --source
+// google-2011` writes, or a CSV file whose header names the columns
 // interval, start_s and jobs (in any order, other columns ignored). Rows
 // are returned in interval order. Errors name the file, line and column.
-func ReadArrivals(path string) ([]Arrival, error) {
-	var rows []Arrival
+func ReadArrivals(path string) ([]datasets.Arrival, error) {
+	var rows []datasets.Arrival
 	if strings.HasSuffix(strings.ToLower(path), ".parquet") {
 		var err error
-		if rows, err = datasets.ReadParquet[Arrival](path); err != nil {
+		if rows, err = datasets.ReadParquet[datasets.Arrival](path); err != nil {
 			return nil, err
 		}
 	} else {
@@ -52,11 +44,11 @@ func ReadArrivals(path string) ([]Arrival, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s: no arrivals rows", path)
 	}
-	slices.SortStableFunc(rows, func(a, b Arrival) int { return cmp.Compare(a.Interval, b.Interval) })
+	slices.SortStableFunc(rows, func(a, b datasets.Arrival) int { return cmp.Compare(a.Interval, b.Interval) })
 	return rows, nil
 }
 
-func readArrivalsCSV(path string) ([]Arrival, error) {
+func readArrivalsCSV(path string) ([]datasets.Arrival, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -77,7 +69,7 @@ func readArrivalsCSV(path string) ([]Arrival, error) {
 			return nil, fmt.Errorf("%s:1: header lacks column %q (have %s)", path, want, strings.Join(head, ","))
 		}
 	}
-	var rows []Arrival
+	var rows []datasets.Arrival
 	for line := 2; ; line++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -86,7 +78,7 @@ func readArrivalsCSV(path string) ([]Arrival, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		var a Arrival
+		var a datasets.Arrival
 		for _, c := range []struct {
 			name string
 			dst  any
@@ -124,7 +116,7 @@ type MARLWorkload struct {
 	// that their mean is JobsPerPod per pod. Each pod's count in interval i
 	// is Arrivals[i].Jobs × scale rounded stochastically (floor, plus one
 	// with the fractional part as probability), keeping the expectation.
-	Arrivals []Arrival
+	Arrivals []datasets.Arrival
 }
 
 // Job shape of the MARL workloads. The paper takes resource demands "from

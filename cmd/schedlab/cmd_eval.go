@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newEvalCmd) }
+
+func newEvalCmd(a *app) *cobra.Command {
+	var (
+		experiment, out, jobsFile, arrivals string
+		scheds                              []string
+		workers, seeds, synthetic, maxJobs  int
+		fatTreeK, intervals                 int
+		jobsPerPod                          float64
+		seed                                uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "eval --experiment ID --out DIR",
+		Short: "Run an evaluation experiment (a matrix of simulations) and write its tables",
+		Long: `eval runs one experiment of DESIGN.md §6: every cell of cluster × workload ×
+scheduler × seed is simulated (cells run --workers at a time; results never depend
+on it) and written into --out:
+
+  eval/results.parquet    one row per evaluated job per cell (JCT, fee, queueing, ...)
+  eval/metrics.parquet    one row per cell (mean/p50/p95 JCT, mean fee, makespan, ...)
+  eval/timings.parquet    wall-clock seconds per cell (the only non-reproducible file)
+  tables/ID.md .csv .tex  the summary table (Markdown, CSV, LaTeX tabular)
+  plots/ID.svg .png       bar charts of mean JCT and mean fee
+
+Experiments:
+  das-table1     DAS Table 1: clusters Small/Medium/Large (8/16/32 servers × 8 V100);
+                 the PAI trace: --jobs FILE (canonical jobs Parquet, e.g. from
+                 "schedlab ingest --source pai-sim"), else the seeded PAI-like generator;
+                 sorted by submission, jobs too large for any cluster pruned (counted),
+                 first --max-jobs kept, 8:2 split, the last 20 % simulated;
+                 FIFO/DRF × FirstFit/LoadBalance, Tetris, MALO, MOSA; mean JCT (min) and
+                 fee ($), with the paper's figures beside ours, labelled "(paper)".
+  marl-arrivals  MARL Fig. 7: fat-tree of power8 servers (--fattree-k, 8 by default; the
+                 paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
+                 for --intervals intervals: uniform, Poisson and the Google 2011 pattern
+                 (--arrivals FILE: interval,start_s,jobs as CSV or the arrivals.parquet of
+                 "schedlab ingest --source google-2011"; without it that workload is
+                 skipped and the table says so); Tetris, Load Balancing, LIF; mean JCT in
+                 intervals.
+
+Same inputs, flags and --seed give byte-identical Parquet files, tables and plots.
+An unknown experiment or scheduler is exit status 2; a scheduler that returns an
+infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
+		Example: `  schedlab eval --experiment das-table1 --out out/das --synthetic-jobs 5000
+  schedlab ingest --source pai-sim --input operate_simulator_jobs_6000.csv --out out/pai
+  schedlab eval --experiment das-table1 --jobs out/pai/jobs.parquet --out out/das
+  schedlab eval --experiment marl-arrivals --schedulers tetris,lb --arrivals out/google/arrivals.parquet --out out/marl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if experiment == "" || out == "" {
+				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.Experiments(), ", "))
+			}
+			spec, err := evaluation.DefaultSpec(experiment)
+			if errors.Is(err, evaluation.ErrUnknownExperiment) {
+				return usageErrorf("eval: unknown experiment %q; experiments: %s", experiment, strings.Join(evaluation.Experiments(), ", "))
+			}
+			if err != nil {
+				return err
+			}
+			if len(scheds) > 0 {
+				spec.Schedulers = nil
+				for _, s := range scheds {
+					if _, err := evaluation.CanonicalScheduler(s); err != nil {
+						return usageErrorf("eval: --schedulers: unknown scheduler %q; schedulers: %s", s, strings.Join(schedulers.Names(), ", "))
+					}
+					spec.Schedulers = append(spec.Schedulers, s)
+				}
+			}
+			fl := cmd.Flags()
+			spec.Seeds = seeds
+			for i := range spec.Workloads {
+				w := &spec.Workloads[i]
+				switch w.Kind {
+				case evaluation.KindTrace:
+					w.JobsFile = jobsFile
+					if fl.Changed("synthetic-jobs") {
+						w.SyntheticJobs = synthetic
+					}
+					if fl.Changed("max-jobs") {
+						w.MaxJobs = maxJobs
+					}
+				default:
+					w.ArrivalsFile = arrivals
+					if fl.Changed("intervals") {
+						w.Intervals = intervals
+					}
+					if fl.Changed("jobs-per-pod") {
+						w.JobsPerPod = jobsPerPod
+					}
+				}
+			}
+			if fl.Changed("fattree-k") {
+				for i, c := range spec.Clusters {
+					if c.Spec.Topology == "fattree" {
+						spec.Clusters[i] = evaluation.Cluster{Name: fmt.Sprintf("fattree-k%d", fatTreeK), Spec: sim.ClusterSpec{Topology: "fattree", K: fatTreeK, Servers: c.Spec.Servers}}
+					}
+				}
+			}
+			if workers < 1 {
+				return usageErrorf("eval: --workers must be >= 1, got %d", workers)
+			}
+			if err := spec.Validate(); err != nil {
+				return usageErrorf("eval: %v", err)
+			}
+			for _, f := range []string{jobsFile, arrivals} {
+				if f == "" {
+					continue
+				}
+				if _, err := os.Stat(f); err != nil {
+					return usageErrorf("eval: %v", err)
+				}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log})
+			if err != nil {
+				return err
+			}
+			written, err := rep.Write(ctx, out)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			w.Write(rep.Table().Markdown())
+			fmt.Fprintf(w, "\nwrote %d cells into %s:", len(rep.Cells), out)
+			for _, p := range written {
+				fmt.Fprintf(w, " %s", filepath.ToSlash(p))
+			}
+			fmt.Fprintln(w)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&experiment, "experiment", "", "experiment id: "+strings.Join(evaluation.Experiments(), ", "))
+	f.StringVar(&out, "out", "", "output directory (eval/, tables/, plots/ are created in it)")
+	f.StringSliceVar(&scheds, "schedulers", nil, "schedulers to compare, comma-separated (default: the experiment's; known: "+strings.Join(schedulers.Names(), ", ")+"; FIFO-FF-style aliases accepted)")
+	f.StringVar(&jobsFile, "jobs", "", "canonical jobs Parquet file for trace workloads (default: the seeded PAI-like generator)")
+	f.IntVar(&synthetic, "synthetic-jobs", 20000, "jobs the PAI-like generator draws when --jobs is not given")
+	f.IntVar(&maxJobs, "max-jobs", 20000, "trace workloads keep the first N jobs by submission after pruning")
+	f.StringVar(&arrivals, "arrivals", "", "arrivals table (interval,start_s,jobs; CSV or Parquet) for the google workload")
+	f.IntVar(&fatTreeK, "fattree-k", 8, "fat-tree parameter k of marl-arrivals (k pods of (k/2)² servers)")
+	f.IntVar(&intervals, "intervals", 20, "marl-arrivals: 30-minute intervals that receive jobs")
+	f.Float64Var(&jobsPerPod, "jobs-per-pod", 15, "marl-arrivals: (mean) jobs per pod per interval")
+	f.IntVar(&seeds, "seeds", 1, "replicates per cell, each with its own random streams")
+	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
+	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")
+	return cmd
+}
