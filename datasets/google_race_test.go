@@ -1,0 +1,7 @@
+//go:build race
+
+package datasets
+
+// googleRace is true under the race detector, which makes the full Google
+// trace (2 million rows through an instrumented decoder) take minutes.
+const googleRace = true
