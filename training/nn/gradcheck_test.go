@@ -87,6 +87,7 @@ func checkParamGrads[X any](t *testing.T, ps *Params, rng *rand.Rand, build func
 	}
 	ps.ZeroGrad()
 	tp.Backward(l)
+	worst := 0.0
 	for _, p := range ps.List() {
 		for j := range p.Data {
 			analytic := p.Grad[j]
@@ -97,11 +98,14 @@ func checkParamGrads[X any](t *testing.T, ps *Params, rng *rand.Rand, build func
 			minus := loss().Data[0]
 			p.Data[j] = orig
 			numeric := (plus - minus) / (2 * fdStep)
-			if err := math.Abs(analytic-numeric) / max(math.Abs(analytic), math.Abs(numeric), gradFloor); !(err < gradTol) {
+			err := math.Abs(analytic-numeric) / max(math.Abs(analytic), math.Abs(numeric), gradFloor)
+			if !(err < gradTol) {
 				t.Errorf("%s[%d]: analytic %.10g, numeric %.10g, error %.2g", p.Name, j, analytic, numeric, err)
 			}
+			worst = max(worst, err)
 		}
 	}
+	t.Logf("worst error %.1e", worst)
 }
 
 // spd fills an n×n matrix with AAᵀ + n·I, comfortably positive definite,
