@@ -3,8 +3,8 @@ package nn
 import (
 	"bytes"
 	"crypto/sha256"
-	"flag"
 	"errors"
+	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
