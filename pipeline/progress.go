@@ -52,12 +52,18 @@ func (p *Progress) Start(label string, total int64) *Bar {
 }
 
 // Add advances the bar by n units.
-func (b *Bar) Add(n int64) {
+func (b *Bar) Add(n int64) { b.update(func() { b.n += n }) }
+
+// Set moves the bar to done units, for work that reports its position
+// rather than increments.
+func (b *Bar) Set(done int64) { b.update(func() { b.n = done }) }
+
+func (b *Bar) update(change func()) {
 	if b == nil || b.p == nil {
 		return
 	}
 	b.mu.Lock()
-	b.n += n
+	change()
 	done, now := b.n, time.Now()
 	logIt := b.p.w == nil && now.Sub(b.lastLog) >= b.p.interval
 	if logIt {

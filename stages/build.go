@@ -3,6 +3,9 @@ package stages
 import (
 	"context"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
@@ -21,12 +24,44 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return []pipeline.Stage{
-		SyntheticJobs(cfg.Datasets.Synthetic),
-		JobsSummaryStage(cfg.Summary),
+	var dag []pipeline.Stage
+	if cfg.Datasets.Source == SyntheticPAI {
+		dag = append(dag, SyntheticJobs(cfg.Datasets.Synthetic))
+	}
+	if len(cfg.Datasets.Ingest) > 0 {
+		dir := cfg.ResolveDataDir()
+		if dir == "" {
+			return nil, fmt.Errorf("data_dir: the configuration ingests %d real traces but no data directory is set and ../shared/data does not exist", len(cfg.Datasets.Ingest))
+		}
+		for i, spec := range cfg.Datasets.Ingest {
+			var inputs []string
+			for _, in := range spec.Inputs {
+				p := in
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(dir, in)
+				}
+				if _, err := os.Stat(p); err != nil {
+					return nil, fmt.Errorf("datasets.ingest[%d] (%s): input %s: %w", i, spec.Source, in, err)
+				}
+				inputs = append(inputs, p)
+			}
+			dag = append(dag, Ingest(spec, inputs, cfg.Datasets.IntervalS))
+		}
+	}
+	return append(dag,
+		JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()),
 		ProfileSynth(cfg.Profile.Synth),
 		Fit(cfg.Fit),
-	}, nil
+	), nil
+}
+
+// JobsArtifact is the run's job trace: the synthetic one, or the jobs table
+// of the ingested source that datasets.source names.
+func (c *Config) JobsArtifact() string {
+	if c.Datasets.Source == SyntheticPAI {
+		return JobsParquet
+	}
+	return path.Join(IngestDir(c.Datasets.Source), datasets.JobsFile)
 }
 
 // SyntheticJobs is the stage that generates the seeded PAI-like trace into

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
@@ -32,22 +33,28 @@ type ProfileConfig struct {
 	Synth profiling.SynthConfig `mapstructure:"synth" yaml:"synth" json:"synth"`
 }
 
-// DatasetsConfig selects the job trace a run works on.
+// DatasetsConfig selects the real traces a run ingests and the job trace
+// it works on.
 type DatasetsConfig struct {
-	// Source is "synthetic-pai" (the seeded PAI-like generator, needing no
-	// data files) until the trace readers land.
+	// Source is the run's job trace: "synthetic-pai" (the seeded PAI-like
+	// generator, needing no data files) or the source of one of Ingest whose
+	// reader writes a jobs table.
 	Source    string                 `mapstructure:"source" yaml:"source" json:"source"`
 	Synthetic datasets.PAILikeConfig `mapstructure:"synthetic" yaml:"synthetic" json:"synthetic"`
+	// Ingest lists the real traces to ingest, each into datasets/<source>/.
+	Ingest []IngestSpec `mapstructure:"ingest" yaml:"ingest" json:"ingest"`
+	// IntervalS is the bin length of arrivals tables (google-2011), seconds.
+	IntervalS float64 `mapstructure:"interval_s" yaml:"interval_s" json:"interval_s"`
 }
+
+// SyntheticPAI is the source name of the seeded PAI-like generator.
+const SyntheticPAI = "synthetic-pai"
 
 // SummaryConfig parameterises the jobs summary table.
 type SummaryConfig struct {
 	// Quantiles of job duration to report, each in (0, 1).
 	Quantiles []float64 `mapstructure:"quantiles" yaml:"quantiles" json:"quantiles"`
 }
-
-// Sources that DatasetsConfig.Source accepts.
-var Sources = []string{"synthetic-pai"}
 
 // Validate reports every out-of-range value, naming its key.
 func (c *Config) Validate() error {
@@ -61,12 +68,29 @@ func (c *Config) Validate() error {
 	if c.Out == "" {
 		bad("out", "must name a directory")
 	}
-	known := false
-	for _, s := range Sources {
-		known = known || s == c.Datasets.Source
+	sources := []string{SyntheticPAI}
+	seen := map[string]bool{}
+	for i, spec := range c.Datasets.Ingest {
+		key := fmt.Sprintf("datasets.ingest[%d]", i)
+		if _, err := datasets.Lookup(spec.Source); err != nil {
+			bad(key+".source", "must be one of %v, got %q", datasets.Sources(), spec.Source)
+		}
+		if seen[spec.Source] {
+			bad(key+".source", "%q is ingested twice", spec.Source)
+		}
+		seen[spec.Source] = true
+		if len(spec.Inputs) == 0 {
+			bad(key+".inputs", "must name at least one file or directory")
+		}
+		if spec.Source != datasets.SourceGoogle2011 {
+			sources = append(sources, spec.Source)
+		}
 	}
-	if !known {
-		bad("datasets.source", "must be one of %v, got %q", Sources, c.Datasets.Source)
+	if !slices.Contains(sources, c.Datasets.Source) {
+		bad("datasets.source", "must be %s or an ingested source with a jobs table (%v), got %q", SyntheticPAI, sources[1:], c.Datasets.Source)
+	}
+	if !(c.Datasets.IntervalS > 0) {
+		bad("datasets.interval_s", "must be > 0, got %v", c.Datasets.IntervalS)
 	}
 	// Packages' Validate methods name their keys in full.
 	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit} {

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -12,7 +14,7 @@ import (
 
 func quickConfig() *Config {
 	return &Config{Preset: "quick", Seed: 1, Workers: 2, Out: "out",
-		Datasets: DatasetsConfig{Source: "synthetic-pai", Synthetic: smallSynth()},
+		Datasets: DatasetsConfig{Source: SyntheticPAI, Synthetic: smallSynth(), IntervalS: 1800},
 		Summary:  SummaryConfig{Quantiles: []float64{0.5, 0.99}},
 		Profile:  ProfileConfig{Synth: profiling.DefaultSynthConfig()},
 		Fit:      fitting.DefaultConfig()}
@@ -28,7 +30,7 @@ func TestStagesConformance(t *testing.T) {
 	cfg := quickConfig()
 	synth := SyntheticJobs(cfg.Datasets.Synthetic)
 	pipelinetest.Conformance(t, 3, synth)
-	pipelinetest.Conformance(t, 3, JobsSummaryStage(cfg.Summary), synth)
+	pipelinetest.Conformance(t, 3, JobsSummaryStage(cfg.Summary, JobsParquet), synth)
 	prof := ProfileSynth(cfg.Profile.Synth)
 	pipelinetest.Conformance(t, 3, prof)
 	pipelinetest.Conformance(t, 3, Fit(cfg.Fit), prof)
@@ -50,6 +52,17 @@ func TestConfigValidate(t *testing.T) {
 		{"quantile", func(c *Config) { c.Summary.Quantiles = []float64{0.5, 1} }, "summary.quantiles[1]"},
 		{"no quantiles", func(c *Config) { c.Summary.Quantiles = nil }, "summary.quantiles"},
 		{"jobs", func(c *Config) { c.Datasets.Synthetic.Jobs = -1 }, "datasets.synthetic.jobs"},
+		{"ingest source", func(c *Config) { c.Datasets.Ingest = []IngestSpec{{Source: "nope", Inputs: []string{"x"}}} }, "datasets.ingest[0].source"},
+		{"ingest inputs", func(c *Config) { c.Datasets.Ingest = []IngestSpec{{Source: "pai-sim"}} }, "datasets.ingest[0].inputs"},
+		{"ingest twice", func(c *Config) {
+			c.Datasets.Ingest = []IngestSpec{{Source: "pai-sim", Inputs: []string{"a"}}, {Source: "pai-sim", Inputs: []string{"b"}}}
+		}, "datasets.ingest[1].source"},
+		{"source not ingested", func(c *Config) { c.Datasets.Source = "pai-sim" }, "datasets.source"},
+		{"arrivals as jobs", func(c *Config) {
+			c.Datasets.Ingest = []IngestSpec{{Source: "google-2011", Inputs: []string{"g"}}}
+			c.Datasets.Source = "google-2011"
+		}, "datasets.source"},
+		{"interval", func(c *Config) { c.Datasets.IntervalS = 0 }, "datasets.interval_s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := quickConfig()
@@ -60,6 +73,40 @@ func TestConfigValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIngestStage runs the ingest stages on the readers' own fixtures
+// through the stage conformance harness, and checks that a missing input
+// is named at build time.
+func TestIngestStage(t *testing.T) {
+	fixtures := map[string][]string{
+		"pai-sim":       {"../datasets/testdata/pai-sim"},
+		"google-2011":   {"../datasets/testdata/google"},
+		"alibaba-v2023": {"../datasets/testdata/alibaba-v2023"},
+	}
+	for _, src := range sortedKeys(fixtures) {
+		inputs := fixtures[src]
+		if _, err := os.Stat(inputs[0]); err != nil {
+			t.Fatalf("fixture %s: %v", inputs[0], err)
+		}
+		st := Ingest(IngestSpec{Source: src, Inputs: inputs}, inputs, 1800)
+		t.Run(src, func(t *testing.T) { pipelinetest.Conformance(t, 3, st) })
+	}
+	cfg := quickConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.Datasets.Ingest = []IngestSpec{{Source: "pai-sim", Inputs: []string{"missing.csv"}}}
+	if _, err := Build(cfg); err == nil || !strings.Contains(err.Error(), "datasets.ingest[0] (pai-sim): input missing.csv") {
+		t.Fatalf("Build with a missing input: %v", err)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 func TestSummariseJobs(t *testing.T) {

@@ -13,15 +13,15 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// JobsSummaryStage reads the jobs table and writes a Markdown summary: job
-// count, submission span, the GPU-request histogram, duration quantiles and
-// the most common workload types.
-func JobsSummaryStage(cfg SummaryConfig) pipeline.Stage {
+// JobsSummaryStage reads the run's jobs table (the artifact at jobs) and
+// writes a Markdown summary: job count, submission span, the GPU-request
+// histogram, duration quantiles and the most common workload types.
+func JobsSummaryStage(cfg SummaryConfig, jobs string) pipeline.Stage {
 	return &pipeline.Func{
 		StageName: "jobs-summary", StageVersion: stageVersion,
-		In: []string{JobsParquet}, Out: []string{JobsSummary}, Cfg: cfg,
+		In: []string{jobs}, Out: []string{JobsSummary}, Cfg: cfg,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			jobs, err := datasets.ReadParquet[datasets.Job](env.Input(JobsParquet))
+			jobs, err := datasets.ReadParquet[datasets.Job](env.Input(jobs))
 			if err != nil {
 				return err
 			}
