@@ -1,7 +1,7 @@
 // Package nn is schedlab's reverse-mode automatic differentiation over
 // float64 matrices, with the layers, optimisers and checkpoint format that
-// the learned schedulers (training/das, training/marl and the RL
-// baselines) build their networks from.
+// the learned schedulers (the DAS and MARL-GNN families and the RL
+// baselines, under training/) build their networks from.
 //
 // # Data in and out
 //
@@ -54,7 +54,7 @@
 //
 // Linear algebra: MatMul, Transpose, AddDiag, CholSolve (K⁻¹Y for the GP).
 // Element-wise: Add, Sub, Mul (broadcasting), Minimum, Scale, AddScalar,
-// Clamp, ReLU, Tanh, Sigmoid, Exp, Log. Rows: Softmax, LogSoftmax, LayerNorm. Shape:
+// Clamp, ReLU, Tanh, Sigmoid, Exp, Log. Rows: Softmax, MaskedSoftmax, LogSoftmax, LayerNorm. Shape:
 // ConcatCols, ConcatRows, SliceRows, SliceCols, GatherRows. Reductions:
 // Sum, Mean, RowSums, RowMeans, ColSums, ColMeans. Structured:
 // SelfAttention (fused multi-head attention within sets of rows, with a key

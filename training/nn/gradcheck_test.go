@@ -196,6 +196,7 @@ func TestOperatorGradients(t *testing.T) {
 		{"Exp", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.Exp(x[0]) }},
 		{"Log", []gradInput{inRange(3, 4, 0.5, 2)}, func(tp *Tape, x []*Node) *Node { return tp.Log(x[0]) }},
 		{"Softmax", []gradInput{inRange(3, 5, -3, 3)}, func(tp *Tape, x []*Node) *Node { return tp.Softmax(x[0]) }},
+		{"MaskedSoftmax", []gradInput{inRange(3, 4, -3, 3)}, func(tp *Tape, x []*Node) *Node { return tp.MaskedSoftmax(x[0], actMask) }},
 		{"LogSoftmax", []gradInput{inRange(3, 5, -3, 3)}, func(tp *Tape, x []*Node) *Node { return tp.LogSoftmax(x[0]) }},
 		{"ConcatCols", []gradInput{in(3, 2), in(3, 1), in(3, 3)}, func(tp *Tape, x []*Node) *Node { return tp.ConcatCols(x[0], x[1], x[2]) }},
 		{"ConcatRows", []gradInput{in(2, 3), in(1, 3)}, func(tp *Tape, x []*Node) *Node { return tp.ConcatRows(x[0], x[1]) }},

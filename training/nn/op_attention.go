@@ -91,32 +91,6 @@ func transposeInto(dst []float64, m blasGeneral) {
 	}
 }
 
-// maskedSoftmaxRow replaces s by its softmax over the entries present
-// marks (all when present is nil), in place; the others become 0, and a
-// row with none present becomes all 0.
-func maskedSoftmaxRow(s []float64, present []bool) {
-	m := math.Inf(-1)
-	for j, v := range s {
-		if (present == nil || present[j]) && v > m {
-			m = v
-		}
-	}
-	if math.IsInf(m, -1) {
-		clear(s)
-		return
-	}
-	var sum float64
-	for j, v := range s {
-		if present != nil && !present[j] {
-			s[j] = 0
-			continue
-		}
-		s[j] = math.Exp(v - m)
-		sum += s[j]
-	}
-	floats.Scale(1/sum, s)
-}
-
 func (attentionOp) backward(t *Tape, n *Node) {
 	qkv := n.in[0]
 	N, heads := n.iarg[0], n.iarg[1]

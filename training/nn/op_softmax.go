@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -8,32 +9,33 @@ import (
 
 // softmaxOp is the softmax of each row, computed after subtracting the
 // row maximum so that no exponential overflows. Backward, with P the
-// output: dA_i = P_i ⊙ (dP_i − ⟨dP_i, P_i⟩).
+// output: dA_i = P_i ⊙ (dP_i − ⟨dP_i, P_i⟩), which is 0 wherever P is, so
+// masked entries need no special case.
 type softmaxOp struct{}
 
 // Softmax records the softmax of each row of a.
-func (t *Tape) Softmax(a *Node) *Node {
+func (t *Tape) Softmax(a *Node) *Node { return t.MaskedSoftmax(a, nil) }
+
+// MaskedSoftmax records the softmax of each row of a over the entries
+// mask allows (m·n long, row-major, true = allowed; nil allows all).
+// Masked entries get probability exactly 0, and so no gradient; a row with
+// nothing allowed is all 0. The tape keeps mask until the next Reset.
+func (t *Tape) MaskedSoftmax(a *Node, mask []bool) *Node {
+	if mask != nil && len(mask) != len(a.Data) {
+		panic(fmt.Sprintf("nn: MaskedSoftmax mask of %d for %dx%d", len(mask), a.Rows, a.Cols))
+	}
 	n := t.node(softmaxOp{}, a.Rows, a.Cols, a)
+	n.mask = mask
+	copy(n.Data, a.Data)
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
-		softmaxRow(n.Data[i*c:(i+1)*c], a.Data[i*c:(i+1)*c])
+		var allowed []bool
+		if mask != nil {
+			allowed = mask[i*c : (i+1)*c]
+		}
+		maskedSoftmaxRow(n.Data[i*c:(i+1)*c], allowed)
 	}
 	return n
-}
-
-// softmaxRow writes softmax(x) into dst.
-func softmaxRow(dst, x []float64) {
-	if len(x) == 0 {
-		return
-	}
-	m := floats.Max(x)
-	var s float64
-	for j, v := range x {
-		e := math.Exp(v - m)
-		dst[j] = e
-		s += e
-	}
-	floats.Scale(1/s, dst)
 }
 
 func (softmaxOp) backward(_ *Tape, n *Node) {
@@ -49,4 +51,30 @@ func (softmaxOp) backward(_ *Tape, n *Node) {
 			ag[j] += pj * (g[j] - d)
 		}
 	}
+}
+
+// maskedSoftmaxRow replaces s by its softmax over the entries present
+// marks (all when present is nil), in place; the others become 0, and a
+// row with none present becomes all 0.
+func maskedSoftmaxRow(s []float64, present []bool) {
+	m := math.Inf(-1)
+	for j, v := range s {
+		if (present == nil || present[j]) && v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, -1) {
+		clear(s)
+		return
+	}
+	var sum float64
+	for j, v := range s {
+		if present != nil && !present[j] {
+			s[j] = 0
+			continue
+		}
+		s[j] = math.Exp(v - m)
+		sum += s[j]
+	}
+	floats.Scale(1/sum, s)
 }

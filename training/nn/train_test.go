@@ -203,3 +203,42 @@ func TestShapePanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestBackwardTwiceAccumulates checks that two losses on one tape,
+// back-propagated one after the other (an actor and a critic sharing a
+// trunk), leave the same parameter gradients as their sum.
+func TestBackwardTwiceAccumulates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	ps := NewParams()
+	trunk := NewMLP(ps, "trunk", []int{3, 6, 4}, Tanh, rng)
+	x := make([]float64, 5*3)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	losses := func(tp *Tape) (*Node, *Node) {
+		h := trunk.Forward(tp, tp.Const(5, 3, x))
+		return tp.Mean(tp.SliceCols(h, 0, 2)), tp.Sum(tp.Mul(h, h))
+	}
+	grads := func() []float64 {
+		var g []float64
+		for _, p := range ps.List() {
+			g = append(g, p.Grad...)
+		}
+		ps.ZeroGrad()
+		return g
+	}
+	var tp Tape
+	a, b := losses(&tp)
+	tp.Backward(a)
+	tp.Backward(b)
+	separate := grads()
+	tp.Reset()
+	a, b = losses(&tp)
+	tp.Backward(tp.Add(a, b))
+	summed := grads()
+	for i := range separate {
+		if math.Abs(separate[i]-summed[i]) > 1e-14*max(1, math.Abs(summed[i])) {
+			t.Fatalf("gradient %d: %v from two Backward calls, %v from the sum", i, separate[i], summed[i])
+		}
+	}
+}
