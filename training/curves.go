@@ -1,0 +1,30 @@
+package training
+
+import "github.com/schedlab/schedlab/datasets"
+
+// CurvesFile is the name of the learning-curve table a training run writes.
+const CurvesFile = "curves.parquet"
+
+// Curve is one row of the curves table (DESIGN.md §2): what one training
+// episode of one family and variant achieved. Every learned family writes
+// the same schema so that curves of different families can be compared in
+// one query. Wall-clock time is not here (it belongs to timings).
+type Curve struct {
+	Family  string  `parquet:"family" json:"family"`   // das, dl2, rifling, marl, deepsys
+	Variant string  `parquet:"variant" json:"variant"` // e.g. das, da+mc; device, server, single
+	Cluster string  `parquet:"cluster" json:"cluster"` // the cluster or topology trained on
+	Episode int32   `parquet:"episode" json:"episode"` // 0-based
+	Split   string  `parquet:"split" json:"split"`     // train or validation
+	Return  float64 `parquet:"return" json:"return"`   // undiscounted episode return
+	MeanJCT float64 `parquet:"mean_jct_s" json:"mean_jct_s"`
+	MeanFee float64 `parquet:"mean_fee" json:"mean_fee"` // dollars; 0 where the family has no fee objective
+	// Losses of the updates in the episode (means); 0 when not applicable.
+	PolicyLoss float64 `parquet:"policy_loss" json:"policy_loss"`
+	ValueLoss  float64 `parquet:"value_loss" json:"value_loss"`
+	Entropy    float64 `parquet:"entropy" json:"entropy"`
+}
+
+// WriteCurves writes rows to path atomically.
+func WriteCurves(path string, meta datasets.FileMeta, rows []Curve) error {
+	return datasets.WriteParquet(path, meta, rows)
+}
