@@ -28,19 +28,6 @@ func broadcastOf(op string, a, b *Node) broadcast {
 	panic(fmt.Sprintf("nn: %s of %dx%d and %dx%d: second operand must match, be a row, a column or a scalar", op, a.Rows, a.Cols, b.Rows, b.Cols))
 }
 
-// bIndex is the index into b's data of element (i, j) of a.
-func (bc broadcast) bIndex(i, j, cols int) int {
-	switch bc {
-	case bcRow:
-		return j
-	case bcCol:
-		return i
-	case bcScalar:
-		return 0
-	}
-	return i*cols + j
-}
-
 // row returns b's values for row i of a (cols wide): either a slice of cols
 // values (same shape or row broadcast) or, when vec is nil, one value s that
 // applies to the whole row (column or scalar broadcast).

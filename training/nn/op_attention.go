@@ -23,15 +23,16 @@ import (
 //	dQ = dS K / √d,  dK = dSᵀ Q / √d.
 //
 // Fusing keeps Q, K, V and O as strided views of one buffer, so the only
-// copies are the N×N probability blocks, and every product goes through
-// BLAS.
+// copies are the N×N probability blocks and a d×N transpose per block, and
+// every product goes through BLAS.
 type attentionOp struct{}
 
 // SelfAttention records multi-head self-attention. qkv is (B·setSize)×3e
 // holding [Q | K | V]; the result is (B·setSize)×e, the heads' outputs side
 // by side (apply the output projection with MatMul). keyMask, if not nil,
 // has one entry per row: false marks a padded item that no query may
-// attend to. The tape keeps keyMask until the next Reset.
+// attend to. Padded rows still get outputs (as queries); leave them out of
+// the loss. The tape keeps keyMask until the next Reset.
 func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Node {
 	if qkv.Cols%3 != 0 || heads <= 0 || (qkv.Cols/3)%heads != 0 {
 		panic(fmt.Sprintf("nn: SelfAttention of width %d with %d heads: want 3·e columns with e divisible by heads", qkv.Cols, heads))
@@ -44,7 +45,7 @@ func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Nod
 	}
 	e := qkv.Cols / 3
 	n := t.node(attentionOp{}, qkv.Rows, e, qkv)
-	n.iarg = [3]int{setSize, heads}
+	n.iarg = [2]int{setSize, heads}
 	n.mask = keyMask
 	N, d := setSize, e/heads
 	sets := qkv.Rows / N

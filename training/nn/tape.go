@@ -9,7 +9,8 @@ import (
 
 // Node is a float64 matrix in a computation: a parameter, a constant, or the
 // result of an operator recorded on a Tape. Data and Grad are row-major,
-// Rows×Cols long. Grad is nil for nodes that no parameter depends on.
+// Rows×Cols long. Grad holds ∂loss/∂node after Tape.Backward for nodes
+// that depend on a parameter; for any other node it is nil or stale.
 //
 // Nodes made by a Tape belong to it: Tape.Reset recycles them, with their
 // buffers, for the next step, so a caller must copy out any value it wants
@@ -30,7 +31,7 @@ type Node struct {
 	// value so that recording an operator allocates nothing once the tape
 	// has warmed up: operator values are empty structs, and these fields
 	// (and their buffers) are reused after Reset.
-	iarg  [3]int
+	iarg  [2]int
 	farg  [2]float64
 	ints  []int  // caller-owned: gather indices, actions
 	mask  []bool // caller-owned: key and action masks
@@ -113,7 +114,7 @@ func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
 		}
 	}
 	n.ints, n.mask, n.graph = nil, nil, nil
-	n.iarg = [3]int{}
+	n.iarg = [2]int{}
 	n.farg = [2]float64{}
 	return n
 }
