@@ -55,8 +55,9 @@
 // Linear algebra: MatMul, Transpose, AddDiag, CholSolve (K⁻¹Y for the GP).
 // Element-wise: Add, Sub, Mul (broadcasting), Minimum, Scale, AddScalar,
 // Clamp, ReLU, Tanh, Sigmoid, Exp, Log. Rows: Softmax, MaskedSoftmax, LogSoftmax, LayerNorm. Shape:
-// ConcatCols, ConcatRows, SliceRows, SliceCols, GatherRows. Reductions:
-// Sum, Mean, RowSums, RowMeans, ColSums, ColMeans. Structured:
+// ConcatCols, ConcatRows, SliceRows, SliceCols, GatherRows, Pick.
+// Reductions: Sum, Mean, RowSums, RowMeans, ColSums, ColMeans,
+// SegmentMeans. Structured:
 // SelfAttention (fused multi-head attention within sets of rows, with a key
 // mask), EdgeConv (edge-conditioned graph convolution over a Graph),
 // Matern52 (kernel matrix). Distributions: GaussianLogProb,

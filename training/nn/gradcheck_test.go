@@ -203,6 +203,8 @@ func TestOperatorGradients(t *testing.T) {
 		{"SliceRows", []gradInput{in(5, 3)}, func(tp *Tape, x []*Node) *Node { return tp.SliceRows(x[0], 1, 4) }},
 		{"SliceCols", []gradInput{in(3, 5)}, func(tp *Tape, x []*Node) *Node { return tp.SliceCols(x[0], 2, 4) }},
 		{"GatherRows", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.GatherRows(x[0], gather) }},
+		{"Pick", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.Pick(x[0], []int{3, 0, 3}) }},
+		{"SegmentMeans", []gradInput{in(6, 2)}, func(tp *Tape, x []*Node) *Node { return tp.SegmentMeans(x[0], 3) }},
 		{"Sum", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.Sum(x[0]) }},
 		{"Mean", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.Mean(x[0]) }},
 		{"RowSums", []gradInput{in(3, 4)}, func(tp *Tape, x []*Node) *Node { return tp.RowSums(x[0]) }},
