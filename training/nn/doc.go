@@ -39,7 +39,9 @@
 //
 // Shapes are checked when an operator is recorded; a mismatch is a
 // programming error and panics with an "nn: " message. Errors in data and
-// files (checkpoints, graphs) are returned, wrapped with context. Element
+// files (checkpoints, graphs) are returned, wrapped with context; a
+// numerical failure inside the graph (a kernel matrix CholSolve cannot
+// factorise) is reported by Tape.Err. Element
 // (i, j) of an m×n matrix is Data[i*n+j]. Element-wise binary operators
 // broadcast their second operand when it is a 1×n row (a bias), an m×1
 // column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm);

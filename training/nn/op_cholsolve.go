@@ -21,9 +21,25 @@ import (
 // the symmetrised form of the textbook dL/dK = −K⁻ᵀ ᾱ αᵀ.
 type cholSolveOp struct{}
 
-// CholSolve records K⁻¹Y for symmetric positive definite K. A K that is not
-// numerically positive definite panics: a kernel matrix plus σ²I with
-// σ² > 0 always is, so reaching it means the noise term was left out.
+// NotPositiveDefiniteError is the error Tape.Err reports when CholSolve
+// meets a matrix whose Cholesky factorisation breaks down: pivot Pivot
+// came out as Value ≤ 0 (or NaN). A kernel matrix plus σ²I is positive
+// definite in exact arithmetic; in floating point it needs σ² well above
+// 1e-12 of the kernel's scale, so floor the learned noise.
+type NotPositiveDefiniteError struct {
+	Pivot int
+	Value float64
+}
+
+func (e *NotPositiveDefiniteError) Error() string {
+	return fmt.Sprintf("nn: CholSolve: matrix not positive definite (pivot %d is %g)", e.Pivot, e.Value)
+}
+
+// CholSolve records K⁻¹Y for symmetric positive definite K. If K is not
+// numerically positive definite the result is NaN and Tape.Err reports a
+// *NotPositiveDefiniteError: the matrix comes from data and learned
+// parameters, so this is a value to handle (skip the sample, raise the
+// noise floor), not a crash.
 func (t *Tape) CholSolve(k, y *Node) *Node {
 	if k.Rows != k.Cols || y.Rows != k.Rows {
 		panic(fmt.Sprintf("nn: CholSolve of %dx%d and %dx%d", k.Rows, k.Cols, y.Rows, y.Cols))
@@ -40,7 +56,11 @@ func (t *Tape) CholSolve(k, y *Node) *Node {
 			}
 			if i == j {
 				if !(s > 0) {
-					panic(fmt.Sprintf("nn: CholSolve: matrix not positive definite (pivot %d is %g)", i, s))
+					t.fail(&NotPositiveDefiniteError{Pivot: i, Value: s})
+					for c := range n.Data {
+						n.Data[c] = math.NaN()
+					}
+					return n
 				}
 				l[i*sz+i] = math.Sqrt(s)
 			} else {

@@ -69,6 +69,7 @@ type Tape struct {
 	nodes []*Node
 	n     int
 	flops int64
+	err   error
 }
 
 // Reset forgets the recorded operators but keeps their nodes and buffers
@@ -76,6 +77,19 @@ type Tape struct {
 func (t *Tape) Reset() {
 	t.n = 0
 	t.flops = 0
+	t.err = nil
+}
+
+// Err returns the first numerical failure since the last Reset (only
+// CholSolve can fail: *NotPositiveDefiniteError), or nil. Operators keep
+// recording after a failure, with NaN results, so a forward pass can be
+// written without checks and Err consulted once before Backward.
+func (t *Tape) Err() error { return t.err }
+
+func (t *Tape) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
 }
 
 // Len returns the number of nodes recorded since the last Reset.
@@ -140,7 +154,13 @@ func (t *Tape) Const(rows, cols int, data []float64) *Node {
 // parameters it depends on. Parameter gradients add up over calls until an
 // optimiser step (or Params.ZeroGrad) clears them; gradients of tape nodes
 // are recomputed from zero on each call.
+//
+// Backward after a failed forward pass (Err not nil) panics: the gradient
+// would be NaN and poison the parameters.
 func (t *Tape) Backward(loss *Node) {
+	if t.err != nil {
+		panic(fmt.Sprintf("nn: Backward after a failed forward pass: %v", t.err))
+	}
 	if loss.Rows != 1 || loss.Cols != 1 {
 		panic(fmt.Sprintf("nn: Backward from a %dx%d node, want 1x1", loss.Rows, loss.Cols))
 	}

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -189,7 +190,6 @@ func TestShapePanics(t *testing.T) {
 		"GatherRows":  func() { tp.GatherRows(a, []int{2}) },
 		"Attention":   func() { tp.SelfAttention(a, 2, 2, nil) },
 		"Backward":    func() { tp.Backward(a) },
-		"CholSolve":   func() { tp.CholSolve(tp.Const(2, 2, []float64{1, 2, 2, 1}), b) },
 		"Categorical": func() { tp.CategoricalLogProb(b, []bool{true, false, true, true}, []int{1, 0}) },
 	} {
 		func() {
@@ -240,5 +240,25 @@ func TestBackwardTwiceAccumulates(t *testing.T) {
 		if math.Abs(separate[i]-summed[i]) > 1e-14*max(1, math.Abs(summed[i])) {
 			t.Fatalf("gradient %d: %v from two Backward calls, %v from the sum", i, separate[i], summed[i])
 		}
+	}
+}
+
+// TestCholSolveNotPositiveDefinite checks that a singular kernel matrix is
+// reported through Tape.Err, not a panic, and that Reset clears it.
+func TestCholSolveNotPositiveDefinite(t *testing.T) {
+	var tp Tape
+	x := tp.Const(2, 1, []float64{0.5, 0.5}) // identical rows: K is singular
+	k := tp.Matern52(x, x, tp.Const(1, 1, []float64{1}))
+	out := tp.CholSolve(k, tp.Const(2, 1, []float64{1, 2}))
+	var npd *NotPositiveDefiniteError
+	if !errors.As(tp.Err(), &npd) || npd.Pivot != 1 {
+		t.Fatalf("Err() = %v, want a NotPositiveDefiniteError at pivot 1", tp.Err())
+	}
+	if !math.IsNaN(out.Data[0]) {
+		t.Errorf("result %v, want NaN", out.Data)
+	}
+	tp.Reset()
+	if tp.Err() != nil {
+		t.Errorf("Err() = %v after Reset", tp.Err())
 	}
 }
