@@ -177,7 +177,7 @@ func TestOutputsReadBack(t *testing.T) {
 		f.Close()
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "tables", "das-table1.md"))
-	for _, want := range []string{"| FIFO-FirstFit |", "| FIFO-FirstFit (paper) | 720.228 | 51.685 | 171.282 | 51.684 | — | — |", "Small JCT (min)", "Average Fee ($)", "not our measurements", "300 jobs read"} {
+	for _, want := range []string{"| FIFO-FirstFit |", "| FIFO-FirstFit (paper) | 720.228 | 51.685 | 171.282 | 51.684 | — | — |", "Small JCT (min)", "Average Fee ($)", "not our measurements", "300 jobs read", "Small: Wilcoxon signed-rank p-values (two-sided, per-job pairs, zero differences dropped) of JCT / fee against FIFO-FirstFit: DRF-Load Balance "} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -157,7 +157,76 @@ func (r *Report) Table() *Table {
 	}
 	t.Rows = append(t.Rows, r.paperRows(t)...)
 	t.Notes = r.notes(groups != nil)
+	for _, g := range groups {
+		if n := r.wilcoxonNote(g.label, g.ci, g.wi); n != "" {
+			t.Notes = append(t.Notes, n)
+		}
+	}
 	return t
+}
+
+// wilcoxonNote compares, in one column group, every scheduler with the
+// spec's first by the Wilcoxon signed-rank test on per-job JCT and fee,
+// pairing each job with itself (pooled over seeds). Pairs need the same
+// jobs in both cells, which holds because every cell of a group replays
+// the same jobs to completion.
+func (r *Report) wilcoxonNote(label string, ci, wi int) string {
+	s := r.Spec
+	if len(s.Schedulers) < 2 {
+		return ""
+	}
+	cells := func(si int) []CellResult {
+		var out []CellResult
+		for _, cr := range r.Cells {
+			if cr.Cell.ci == ci && cr.Cell.wi == wi && cr.Cell.si == si {
+				out = append(out, cr)
+			}
+		}
+		return out
+	}
+	ref := cells(0)
+	var parts []string
+	for si := 1; si < len(s.Schedulers); si++ {
+		other := cells(si)
+		var ja, jb, fa, fb []float64
+		ok := len(other) == len(ref)
+		for k := 0; ok && k < len(ref); k++ {
+			a, b := ref[k].Jobs, other[k].Jobs
+			if ok = len(a) == len(b); !ok {
+				break
+			}
+			for i := range a {
+				if ok = a[i].JobID == b[i].JobID; !ok {
+					break
+				}
+				ja, jb = append(ja, a[i].JCTS), append(jb, b[i].JCTS)
+				fa, fb = append(fa, a[i].FeeUSD), append(fb, b[i].FeeUSD)
+			}
+		}
+		if !ok || len(ja) == 0 {
+			continue
+		}
+		wj, err1 := WilcoxonSignedRank(jb, ja)
+		wf, err2 := WilcoxonSignedRank(fb, fa)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		canon, _ := CanonicalScheduler(s.Schedulers[si])
+		parts = append(parts, fmt.Sprintf("%s %s / %s", DisplayName(canon), formatP(wj.P), formatP(wf.P)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	ref0, _ := CanonicalScheduler(s.Schedulers[0])
+	return fmt.Sprintf("%s: Wilcoxon signed-rank p-values (two-sided, per-job pairs, zero differences dropped) of JCT / fee against %s: %s.",
+		label, DisplayName(ref0), strings.Join(parts, "; "))
+}
+
+func formatP(p float64) string {
+	if p < 1e-4 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
 }
 
 // paperRows are DAS Table 1's figures for the schedulers of the spec, when
