@@ -50,11 +50,39 @@ func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Nod
 	N, d := setSize, e/heads
 	sets := qkv.Rows / N
 	n.aux = resize(n.aux, sets*heads*N*N)
-	n.aux2 = resize(n.aux2, N*N+d*N)
-	kt := n.aux2[N*N:]
+	work := 4 * int64(sets*heads*N*N*d)
+	scratch := N*N + d*N
+	nw := workers(sets, work)
+	n.aux2 = resize(n.aux2, nw*scratch)
+	if nw == 1 {
+		// Called directly so that small graphs allocate no closure.
+		t.flops += attendForward(n, qkv, 0, sets, n.aux2)
+		return n
+	}
+	// Sets are independent: each writes only its own rows of the output
+	// and its own probability blocks, so they can run on several
+	// goroutines without changing any result.
+	t.flops += splitWork(sets, work, func(w, lo, hi int) int64 {
+		return attendForward(n, qkv, lo, hi, n.aux2[w*scratch:(w+1)*scratch])
+	})
+	return n
+}
+
+// attendForward computes sets [lo, hi) of the attention recorded in n, with
+// scratch of N·N + d·N values, and returns its flops.
+func attendForward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
+	N, heads := n.iarg[0], n.iarg[1]
+	e := n.Cols
+	d := e / heads
+	kt := scratch[N*N:]
 	scale := 1 / math.Sqrt(float64(d))
-	for b := 0; b < sets; b++ {
+	var flops int64
+	for b := lo; b < hi; b++ {
 		r0 := b * N
+		var present []bool
+		if n.mask != nil {
+			present = n.mask[r0 : r0+N]
+		}
 		for h := 0; h < heads; h++ {
 			q, k, v := attnView(qkv, r0, N, h*d, d), attnView(qkv, r0, N, e+h*d, d), attnView(qkv, r0, N, 2*e+h*d, d)
 			p := n.aux[(b*heads+h)*N*N : (b*heads+h+1)*N*N]
@@ -62,18 +90,14 @@ func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Nod
 			// d = 16; transposing K (N·d copies) lets the axpy-based A·B
 			// kernel run at about twice the rate.
 			transposeInto(kt, k)
-			t.gemm(false, false, scale, q, general(d, N, N, kt), 0, general(N, N, N, p))
-			var present []bool
-			if keyMask != nil {
-				present = keyMask[r0 : r0+N]
-			}
+			flops += gemm(false, false, scale, q, general(d, N, N, kt), 0, general(N, N, N, p))
 			for i := 0; i < N; i++ {
 				maskedSoftmaxRow(p[i*N:(i+1)*N], present)
 			}
-			t.gemm(false, false, 1, general(N, N, N, p), v, 0, attnView(n, r0, N, h*d, d))
+			flops += gemm(false, false, 1, general(N, N, N, p), v, 0, attnView(n, r0, N, h*d, d))
 		}
 	}
-	return n
+	return flops
 }
 
 // attnView is the N×d block of x starting at row r0, column c0.
@@ -93,14 +117,33 @@ func transposeInto(dst []float64, m blasGeneral) {
 }
 
 func (attentionOp) backward(t *Tape, n *Node) {
-	qkv := n.in[0]
+	N, heads := n.iarg[0], n.iarg[1]
+	sets, d := n.Rows/N, n.Cols/heads
+	work := 8 * int64(sets*heads*N*N*d)
+	scratch := N*N + d*N
+	nw := workers(sets, work)
+	n.aux2 = resize(n.aux2, nw*scratch)
+	if nw == 1 {
+		t.flops += attendBackward(n, n.in[0], 0, sets, n.aux2)
+		return
+	}
+	// As in the forward pass, each set writes only its own rows of the
+	// operand's gradient.
+	t.flops += splitWork(sets, work, func(w, lo, hi int) int64 {
+		return attendBackward(n, n.in[0], lo, hi, n.aux2[w*scratch:(w+1)*scratch])
+	})
+}
+
+// attendBackward back-propagates sets [lo, hi) of the attention recorded
+// in n into qkv's gradient and returns its flops.
+func attendBackward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
 	N, heads := n.iarg[0], n.iarg[1]
 	e := n.Cols
 	d := e / heads
-	sets := n.Rows / N
 	scale := 1 / math.Sqrt(float64(d))
-	dp, vt := n.aux2[:N*N], n.aux2[N*N:]
-	for b := 0; b < sets; b++ {
+	dp, vt := scratch[:N*N], scratch[N*N:]
+	var flops int64
+	for b := lo; b < hi; b++ {
 		r0 := b * N
 		for h := 0; h < heads; h++ {
 			p := n.aux[(b*heads+h)*N*N : (b*heads+h+1)*N*N]
@@ -108,9 +151,9 @@ func (attentionOp) backward(t *Tape, n *Node) {
 			do := gradView(n, r0, N, h*d, d)
 			q, k, v := attnView(qkv, r0, N, h*d, d), attnView(qkv, r0, N, e+h*d, d), attnView(qkv, r0, N, 2*e+h*d, d)
 			dq, dk, dv := gradView(qkv, r0, N, h*d, d), gradView(qkv, r0, N, e+h*d, d), gradView(qkv, r0, N, 2*e+h*d, d)
-			t.gemm(true, false, 1, pg, do, 1, dv)
+			flops += gemm(true, false, 1, pg, do, 1, dv)
 			transposeInto(vt, v)
-			t.gemm(false, false, 1, do, general(d, N, N, vt), 0, general(N, N, N, dp))
+			flops += gemm(false, false, 1, do, general(d, N, N, vt), 0, general(N, N, N, dp))
 			for i := 0; i < N; i++ {
 				pr, dr := p[i*N:(i+1)*N], dp[i*N:(i+1)*N]
 				s := floats.Dot(pr, dr)
@@ -119,10 +162,11 @@ func (attentionOp) backward(t *Tape, n *Node) {
 				}
 			}
 			ds := general(N, N, N, dp)
-			t.gemm(false, false, scale, ds, k, 1, dq)
-			t.gemm(true, false, scale, ds, q, 1, dk)
+			flops += gemm(false, false, scale, ds, k, 1, dq)
+			flops += gemm(true, false, scale, ds, q, 1, dk)
 		}
 	}
+	return flops
 }
 
 // gradView is attnView over x's gradient.

@@ -203,10 +203,16 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 }
 
 // gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
-// counts its flops. m×k times k×n; empty products only scale c.
+// counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	t.flops += gemm(ta, tb, alpha, a, b, beta, c)
+}
+
+// gemm computes c = alpha·op(a)·op(b) + beta·c, m×k times k×n, and returns
+// its flop count 2·m·n·k; empty products only scale c.
+func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
 	if c.Rows == 0 || c.Cols == 0 {
-		return
+		return 0
 	}
 	k := a.Cols
 	if ta {
@@ -221,7 +227,7 @@ func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float6
 				}
 			}
 		}
-		return
+		return 0
 	}
 	tA, tB := blas.NoTrans, blas.NoTrans
 	if ta {
@@ -231,7 +237,7 @@ func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float6
 		tB = blas.Trans
 	}
 	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
-	t.flops += 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
+	return 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
 }
 
 func sameShape(op string, a, b *Node) {
