@@ -17,11 +17,16 @@ import (
 // Building every Θ_e would cost m·d²·f and m·d² memory. Instead, writing
 // M_k for row k of W viewed as a d×d matrix (and M_f for c),
 // Θ_e h_w = Σ_k E_ek M_k h_w + M_f h_w, so the op computes the f+1
-// products Y_k = H M_kᵀ (n×d each, through BLAS) once per node and then
-// combines rows of Y per edge. Backward runs the same in reverse:
+// products Y_k = H M_kᵀ once per node and then combines rows of Y per
+// edge. Backward runs the same in reverse:
 //
 //	dY_k[w] += E_ek·g_e,  dE_ek = ⟨g_e, Y_k[w]⟩,  g_e = dh_N(u)/deg(u),
 //	dH += Σ_k dY_k M_k,  dM_k += dY_kᵀ H.
+//
+// With Ms = [M_0; …; M_f] stacked ((f+1)d×d) and Y = [Y_0 | … | Y_f], those
+// are three products, Y = H Msᵀ, dH += dY Ms and dMs = dYᵀ H, in place of
+// 3(f+1) small ones; the first two are large enough for gonum to run on
+// several cores. aux holds Y; aux2 holds Ms, Msᵀ, dY and dMs.
 type edgeConvOp struct{}
 
 // EdgeConv records the edge-conditioned aggregation h_N of node states h
@@ -40,10 +45,11 @@ func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
 	nodes, yw := h.Rows, (f+1)*d
 	n.aux = resize(n.aux, nodes*yw)
 	y := n.aux
-	hg := general(nodes, d, d, h.Data)
-	for k := 0; k <= f; k++ {
-		t.gemm(false, true, 1, hg, edgeFilter(w, c, k, d, false), 0, general(nodes, d, yw, y[k*d:]))
-	}
+	ms, mt, _, _ := edgeConvScratch(n, nodes, d, f)
+	copy(ms, w.Data)
+	copy(ms[f*d*d:], c.Data)
+	transposeInto(mt, general(yw, d, d, ms))
+	t.gemm(false, false, 1, general(nodes, d, d, h.Data), general(d, yw, yw, mt), 0, general(nodes, yw, yw, y))
 	clear(n.Data)
 	for e, src := range g.Src {
 		u := g.Dst[e]
@@ -57,18 +63,13 @@ func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
 	return n
 }
 
-// edgeFilter views M_k (row k of w, or c when k = f) as a d×d matrix, of
-// the values or of the gradient.
-func edgeFilter(w, c *Node, k, d int, grad bool) blasGeneral {
-	src, row := w, k
-	if k == w.Rows {
-		src, row = c, 0
-	}
-	data := src.Data
-	if grad {
-		data = src.Grad
-	}
-	return general(d, d, d, data[row*d*d:(row+1)*d*d])
+// edgeConvScratch sizes n.aux2 and splits it into Ms ((f+1)d×d), its
+// transpose, dY (nodes×(f+1)d) and dMs ((f+1)d×d).
+func edgeConvScratch(n *Node, nodes, d, f int) (ms, mt, dy, dms []float64) {
+	m := (f + 1) * d * d
+	n.aux2 = resize(n.aux2, 3*m+nodes*(f+1)*d)
+	s := n.aux2
+	return s[:m], s[m : 2*m], s[2*m : len(s)-m], s[len(s)-m:]
 }
 
 func (edgeConvOp) backward(t *Tape, n *Node) {
@@ -77,12 +78,11 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	d, f, nodes := n.Cols, ef.Cols, n.Rows
 	yw := (f + 1) * d
 	y := n.aux
+	ms, _, dy, dms := edgeConvScratch(n, nodes, d, f)
 	needY := h.needGrad || w.needGrad || c.needGrad
 	if needY {
-		n.aux2 = resize(n.aux2, nodes*yw)
-		clear(n.aux2)
+		clear(dy)
 	}
-	dy := n.aux2
 	for e, src := range g.Src {
 		u := g.Dst[e]
 		s := g.invDeg[u]
@@ -105,13 +105,17 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	if !needY {
 		return
 	}
-	for k := 0; k <= f; k++ {
-		dyk := general(nodes, d, yw, dy[k*d:])
-		if h.needGrad {
-			t.gemm(false, false, 1, dyk, edgeFilter(w, c, k, d, false), 1, general(nodes, d, d, h.Grad))
+	dyg := general(nodes, yw, yw, dy)
+	if h.needGrad {
+		t.gemm(false, false, 1, dyg, general(yw, d, d, ms), 1, general(nodes, d, d, h.Grad))
+	}
+	if w.needGrad || c.needGrad {
+		t.gemm(true, false, 1, dyg, general(nodes, d, d, h.Data), 0, general(yw, d, d, dms))
+		if w.needGrad {
+			floats.Add(w.Grad, dms[:f*d*d])
 		}
-		if (k < f && w.needGrad) || (k == f && c.needGrad) {
-			t.gemm(true, false, 1, dyk, general(nodes, d, d, h.Data), 1, edgeFilter(w, c, k, d, true))
+		if c.needGrad {
+			floats.Add(c.Grad, dms[f*d*d:])
 		}
 	}
 }
