@@ -93,7 +93,8 @@ type Arrival struct {
 // (timestamp − 600 s)), and quarantine.parquet: a row with other than eight
 // fields, an empty or non-integer timestamp, job_id, event_type or
 // scheduling_class, a non-integer missing_info, a negative timestamp, an
-// event_type outside 0..8 or a scheduling_class outside 0..3.
+// event_type outside 0..8, a scheduling_class outside 0..3, or an in-window
+// SUBMIT whose bin would be googleMaxBins or later.
 //
 // Memory is bounded by the chunks in flight, about
 // (Workers + 1) × (googleChunkQueue + 2) × googleChunkBytes, whatever the
@@ -126,8 +127,9 @@ const (
 	// googleRowGroupRows bounds a job_events row group, and with it the
 	// writer's column buffers.
 	googleRowGroupRows = 256 << 10
-	// googleMaxBins bounds arrivals.parquet: a larger span means the
-	// interval is far too short for the trace.
+	// googleMaxBins bounds arrivals.parquet (and the memory of its dense
+	// bins): a SUBMIT in a later bin, 240 years into the trace at 30
+	// minutes a bin, is quarantined rather than binned.
 	googleMaxBins = 1 << 22
 )
 
@@ -182,9 +184,6 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 			}
 		}
 		for _, b := range c.bins {
-			if b >= googleMaxBins {
-				return fmt.Errorf("datasets: google-2011: %s: a SUBMIT falls in arrivals bin %d; an interval of %g s gives more than %d bins", file, b, req.Interval(), googleMaxBins)
-			}
 			if b >= int64(len(bins)) {
 				bins = append(bins, make([]int64, b+1-int64(len(bins)))...)
 			}
@@ -474,10 +473,16 @@ func (c *googleChunk) parse(first int64, binUS int64) int64 {
 			c.rejects = append(c.rejects, googleReject{line: line, field: field, reason: reason, raw: string(row)})
 			continue
 		}
-		c.rows = append(c.rows, ev)
 		if ev.EventType == GoogleSubmit && ev.TimestampUS >= GoogleWindowStartUS && ev.TimestampUS != GoogleAfterWindowUS {
-			c.bins = append(c.bins, (ev.TimestampUS-GoogleWindowStartUS)/binUS)
+			bin := (ev.TimestampUS - GoogleWindowStartUS) / binUS
+			if bin >= googleMaxBins {
+				c.rejects = append(c.rejects, googleReject{line: line, field: googleColumns[0], raw: string(row),
+					reason: fmt.Sprintf("SUBMIT at %d µs falls in arrivals bin %d, beyond the last of %d", ev.TimestampUS, bin, googleMaxBins)})
+				continue
+			}
+			c.bins = append(c.bins, bin)
 		}
+		c.rows = append(c.rows, ev)
 	}
 	return line
 }

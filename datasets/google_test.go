@@ -136,6 +136,7 @@ func TestGoogleMalformed(t *testing.T) {
 		{name: "empty timestamp", file: "p.csv", data: []byte(",,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "timestamp"}}},
 		{name: "negative timestamp", file: "p.csv", data: []byte("-5,,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "timestamp"}}},
 		{name: "timestamp overflow", file: "p.csv", data: []byte("9223372036854775808,,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "timestamp"}}},
+		{name: "submit beyond the arrivals horizon", file: "p.csv", data: []byte(good + "9223372036854775806,,2,0,u,1,n,l\n9223372036854775806,,2,4,u,1,n,l\n"), read: 3, rejected: []rejection{{2, "timestamp"}}},
 		{name: "bad missing_info", file: "p.csv", data: []byte("1,yes,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "missing_info"}}},
 		{name: "bad job_id", file: "p.csv", data: []byte("1,,,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "job_id"}}},
 		{name: "event_type out of range", file: "p.csv", data: []byte("1,,2,9,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "event_type"}}},
