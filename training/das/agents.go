@@ -1,0 +1,205 @@
+package das
+
+import (
+	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/training/nn"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// The two agents are rl.ActorCritic views of one Model: both read the
+// shared representation Ŝ, so both back-propagate into the trunk. Each
+// has its own Adam over the model's parameters: an optimiser's moments
+// stay zero for parameters its agent's loss never reaches (the other
+// agent's head), so it never moves them.
+
+// orderAgent is the ordering agent: its action is the priority vector.
+type orderAgent struct {
+	m       *Model
+	t       nn.Tape
+	opt     *nn.Adam
+	lp, ent *nn.Node
+}
+
+func newAgentAdam(m *Model, lr, maxNorm float64) *nn.Adam {
+	return nn.NewAdam(m.ps, nn.AdamConfig{LR: lr, MaxGradNorm: maxNorm})
+}
+
+func stepObs(steps []*rl.Step[*Obs]) []*Obs {
+	obs := make([]*Obs, len(steps))
+	for i, s := range steps {
+		obs[i] = s.Obs
+	}
+	return obs
+}
+
+// Evaluate: log π^j(a^j) = Σ over real rows of log N(a_i; μ_i, σ_i);
+// entropy is the mean over real rows.
+func (a *orderAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64) {
+	t := &a.t
+	t.Reset()
+	n := a.m.cfg.Jobs
+	B := len(steps)
+	shat, _ := a.m.trunk(t, stepObs(steps))
+	mu, sd := a.m.priority(t, shat)
+	act := make([]float64, B*n)
+	mask := make([]float64, B*n)
+	inv := make([]float64, B)
+	for b, s := range steps {
+		copy(act[b*n:], s.Action.Vec)
+		for r := 0; r < s.Obs.Count; r++ {
+			mask[b*n+r] = 1
+		}
+		if s.Obs.Count > 0 {
+			inv[b] = 1 / float64(s.Obs.Count)
+		}
+	}
+	mk := t.Const(B*n, 1, mask)
+	lp := t.Mul(t.GaussianLogProb(t.Const(B*n, 1, act), mu, sd), mk)
+	a.lp = t.Scale(t.SegmentMeans(lp, n), float64(n))
+	ent := t.Mul(t.GaussianEntropy(sd), mk)
+	a.ent = t.Mul(t.Scale(t.SegmentMeans(ent, n), float64(n)), t.Const(B, 1, inv))
+	copy(logp, a.lp.Data)
+	copy(entropy, a.ent.Data)
+}
+
+func (a *orderAgent) Backward(dLogp, dEntropy, _ []float64) {
+	backwardPair(&a.t, a.lp, a.ent, dLogp, dEntropy)
+}
+
+func (a *orderAgent) Step() { a.opt.Step() }
+
+// backwardPair back-propagates Σ dLogp·logp + Σ dEnt·entropy.
+func backwardPair(t *nn.Tape, lp, ent *nn.Node, dLogp, dEnt []float64) {
+	B := lp.Rows
+	loss := t.Add(t.Sum(t.Mul(lp, t.Const(B, 1, dLogp))), t.Sum(t.Mul(ent, t.Const(B, 1, dEnt))))
+	t.Backward(loss)
+}
+
+// placeAgent is the placement agent: its action is the affinity rows of
+// the jobs the decision placed (Obs.Placed), concatenated.
+type placeAgent struct {
+	m       *Model
+	t       nn.Tape
+	opt     *nn.Adam
+	lp, ent *nn.Node
+}
+
+// Evaluate: log π^c = Σ over placed rows and machines of log N(A_ik; μ_ik,
+// Σ_i); entropy is the mean over those dimensions (0 for a decision that
+// placed nothing).
+func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64) {
+	t := &a.t
+	t.Reset()
+	m := a.m
+	n := m.cfg.Jobs
+	shat, sc := m.trunk(t, stepObs(steps))
+	var rho *nn.Node
+	if m.cfg.rwgp() {
+		rho = m.rho(t)
+	}
+	lps := make([]*nn.Node, len(steps))
+	ents := make([]*nn.Node, len(steps))
+	for b, s := range steps {
+		o := s.Obs
+		if len(o.Placed) == 0 {
+			lps[b] = t.Const(1, 1, []float64{0})
+			ents[b] = t.Const(1, 1, []float64{0})
+			continue
+		}
+		var g gpState
+		if rho != nil {
+			g = m.gpPrepare(t, o.Hist, o.M, rho)
+		}
+		mus := make([]*nn.Node, len(o.Placed))
+		sds := make([]*nn.Node, len(o.Placed))
+		rep := make([]int, 0, len(o.Placed)*o.M)
+		for j, r := range o.Placed {
+			x, srow := jobAware(t, shat, sc, b, r, n, o.M)
+			mus[j], sds[j] = m.affinity(t, x, srow, &g, rho)
+			for k := 0; k < o.M; k++ {
+				rep = append(rep, j)
+			}
+		}
+		mu := t.ConcatRows(mus...)
+		sd := t.GatherRows(t.ConcatRows(sds...), rep)
+		lps[b] = t.Sum(t.GaussianLogProb(t.Const(len(rep), 1, s.Action.Vec), mu, sd))
+		ents[b] = t.Mean(t.GaussianEntropy(sd))
+	}
+	a.lp = t.ConcatRows(lps...)
+	a.ent = t.ConcatRows(ents...)
+	copy(logp, a.lp.Data)
+	copy(entropy, a.ent.Data)
+}
+
+func (a *placeAgent) Backward(dLogp, dEntropy, _ []float64) {
+	backwardPair(&a.t, a.lp, a.ent, dLogp, dEntropy)
+}
+
+func (a *placeAgent) Step() { a.opt.Step() }
+
+// critic is the centralised critic: an MLP on the whole observation
+// (every job row with its mask, every machine row). The paper's critic is
+// a Q-function of observations and both actions (Eq. 15); rl.MAPPO, like
+// the MAPPO authors' implementation, uses a state-value baseline for GAE,
+// so the actions are not an input here.
+type critic struct {
+	mlp, target *nn.MLP
+	ps, tps     *nn.Params
+	opt         *nn.Adam
+	t, tt       nn.Tape
+	v           *nn.Node
+	n, M        int
+}
+
+func criticWidth(n, M int) int { return n*(JobFeatures+1) + M*MachineFeatures }
+
+func newCritic(cfg Config, M int, lr float64, rng *rand.Rand) *critic {
+	c := &critic{ps: nn.NewParams(), tps: nn.NewParams(), n: cfg.Jobs, M: M}
+	sizes := []int{criticWidth(cfg.Jobs, M), cfg.Hidden, cfg.Hidden, 1}
+	c.mlp = nn.NewMLP(c.ps, "critic", sizes, nn.ReLU, rng)
+	c.target = nn.NewMLP(c.tps, "critic", sizes, nn.ReLU, rng) // overwritten by the copy
+	c.tps.CopyFrom(c.ps)
+	c.opt = nn.NewAdam(c.ps, nn.AdamConfig{LR: lr, MaxGradNorm: cfg.MaxGradNorm})
+	return c
+}
+
+func (c *critic) input(steps []*rl.Step[*Obs]) []float64 {
+	w := criticWidth(c.n, c.M)
+	x := make([]float64, 0, len(steps)*w)
+	for _, s := range steps {
+		o := s.Obs
+		for r := 0; r < c.n; r++ {
+			x = append(x, o.Jobs[r*JobFeatures:(r+1)*JobFeatures]...)
+			if o.Mask[r] {
+				x = append(x, 1)
+			} else {
+				x = append(x, 0)
+			}
+		}
+		x = append(x, o.Machines...)
+	}
+	return x
+}
+
+func (c *critic) Values(steps []*rl.Step[*Obs], value []float64, target bool) {
+	x := c.input(steps)
+	w := criticWidth(c.n, c.M)
+	if target {
+		c.tt.Reset()
+		v := c.target.Forward(&c.tt, c.tt.Const(len(steps), w, x))
+		copy(value, v.Data)
+		return
+	}
+	c.t.Reset()
+	c.v = c.mlp.Forward(&c.t, c.t.Const(len(steps), w, x))
+	copy(value, c.v.Data)
+}
+
+func (c *critic) Backward(dValue []float64) {
+	t := &c.t
+	t.Backward(t.Sum(t.Mul(c.v, t.Const(len(dValue), 1, dValue))))
+}
+
+func (c *critic) Step()       { c.opt.Step() }
+func (c *critic) SyncTarget() { c.tps.CopyFrom(c.ps) }

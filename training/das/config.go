@@ -1,0 +1,166 @@
+package das
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// Variants of the ablation study (DAS Table 1, bottom rows). They are
+// switches of one implementation: MC turns the squeeze-and-communicate gate
+// on, RWGP replaces the MLP placement head by the Random-Walk Gaussian
+// Process.
+const (
+	VariantDA     = "da"      // no gate, MLP placement
+	VariantDAMC   = "da+mc"   // gate, MLP placement
+	VariantDARWGP = "da+rwgp" // no gate, RWGP placement
+	VariantDAS    = "das"     // gate and RWGP: the full model
+)
+
+// Variants lists the variant names, the full model first.
+func Variants() []string { return []string{VariantDAS, VariantDA, VariantDAMC, VariantDARWGP} }
+
+// Config is everything that fixes a DAS model and its training. The
+// architecture fields (Variant, Jobs, Hidden, Heads, History, WalkLength)
+// decide the checkpoint layout; the rest only how it is trained. Start
+// from DefaultConfig; Validate before use.
+type Config struct {
+	Variant string `json:"variant"`
+	// Jobs is N, the pending jobs the ordering agent sees; more are
+	// sampled (training) or the N longest-waiting taken (evaluation),
+	// fewer are padded and masked.
+	Jobs       int `json:"jobs"`
+	Hidden     int `json:"hidden"`      // e
+	Heads      int `json:"heads"`       // h
+	History    int `json:"history"`     // τ: placements the GP conditions on
+	WalkLength int `json:"walk_length"` // L: random-walk terms kept (ℓ = 0..L)
+	// MinStd floors the standard deviation of the placement affinities,
+	// so that a confident GP posterior still explores a little and the
+	// log-probabilities stay finite.
+	MinStd float64 `json:"min_std"`
+
+	// Alpha is α of Eq. 3, the penalty weight per GPU of a job left
+	// pending.
+	Alpha float64 `json:"alpha"`
+	// RewardCap bounds a finished job's term 1/(fee·JCT) (both scaled by
+	// their training-set means): a job with a near-zero fee would
+	// otherwise dominate the return.
+	RewardCap float64 `json:"reward_cap"`
+
+	MAPPO rl.MAPPOConfig `json:"mappo"`
+	// LearningRates is the grid searched by validation (the paper's
+	// {1e-4, 5e-5, 1e-5, 5e-6, 1e-6}); one value trains once.
+	LearningRates []float64 `json:"learning_rates"`
+	MaxGradNorm   float64   `json:"max_grad_norm"`
+	Episodes      int       `json:"episodes"`
+	// SegmentJobs is the jobs per training episode (1000 in the paper): a
+	// random window of consecutive jobs of the training split.
+	SegmentJobs int `json:"segment_jobs"`
+	// MaxJobs is the jobs of the trace used (the first 20,000 by
+	// submission in the paper), after pruning those that cannot fit.
+	MaxJobs int `json:"max_jobs"`
+	// ValFraction is the share of MaxJobs, the latest by submission, kept
+	// for validation (0.2: the paper's 8:2 split).
+	ValFraction float64 `json:"val_fraction"`
+	// ValJobs caps the validation jobs simulated after each episode (the
+	// first of the validation split); 0 means all.
+	ValJobs int `json:"val_jobs"`
+	// ValidateEvery is the episodes between validations (the last episode
+	// is always validated).
+	ValidateEvery int `json:"validate_every"`
+}
+
+// DefaultConfig is the paper's setting (§5.1.3, Appendix D): e = 64,
+// h = 4, τ = 8, α = 0.1, MAPPO with γ 0.98, entropy 0.03, clip 0.2, target
+// copy every z = 2 updates, episodes of 1000 jobs, the learning-rate grid.
+// N = 32 and L = 8 are ours (the paper states neither; β^L/L! < 3e-5 at
+// β = 1).
+func DefaultConfig() Config {
+	m := rl.DefaultMAPPOConfig()
+	return Config{
+		Variant: VariantDAS, Jobs: 32, Hidden: 64, Heads: 4, History: 8, WalkLength: 8, MinStd: 0.05,
+		Alpha: 0.1, RewardCap: 10,
+		MAPPO:         m,
+		LearningRates: []float64{1e-4, 5e-5, 1e-5, 5e-6, 1e-6},
+		MaxGradNorm:   1, Episodes: 50, SegmentJobs: 1000, MaxJobs: 20000, ValFraction: 0.2,
+		ValJobs: 0, ValidateEvery: 1,
+	}
+}
+
+func (c Config) gated() bool { return c.Variant == VariantDAMC || c.Variant == VariantDAS }
+func (c Config) rwgp() bool  { return c.Variant == VariantDARWGP || c.Variant == VariantDAS }
+
+// Validate reports every unusable setting, naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("das."+format, a...)) }
+	switch c.Variant {
+	case VariantDA, VariantDAMC, VariantDARWGP, VariantDAS:
+	default:
+		bad("variant: %q is not one of %v", c.Variant, Variants())
+	}
+	if c.Jobs < 1 {
+		bad("jobs: must be ≥ 1, got %d", c.Jobs)
+	}
+	if c.Hidden < 1 || c.Heads < 1 || c.Hidden%c.Heads != 0 {
+		bad("hidden, heads: hidden must be a positive multiple of heads, got %d, %d", c.Hidden, c.Heads)
+	}
+	if c.History < 1 {
+		bad("history: must be ≥ 1, got %d", c.History)
+	}
+	if c.WalkLength < 1 || c.WalkLength > 30 {
+		bad("walk_length: must be in [1, 30], got %d", c.WalkLength)
+	}
+	if !(c.MinStd > 0 && c.MinStd < 1) {
+		bad("min_std: must be in (0, 1), got %v", c.MinStd)
+	}
+	if !(c.Alpha >= 0) || math.IsInf(c.Alpha, 0) {
+		bad("alpha: must be ≥ 0 and finite, got %v", c.Alpha)
+	}
+	if !(c.RewardCap > 0) || math.IsInf(c.RewardCap, 0) {
+		bad("reward_cap: must be > 0 and finite, got %v", c.RewardCap)
+	}
+	if err := c.MAPPO.Validate(); err != nil {
+		bad("mappo: %w", err)
+	}
+	if len(c.LearningRates) == 0 {
+		bad("learning_rates: need at least one")
+	}
+	for _, lr := range c.LearningRates {
+		if !(lr > 0) || math.IsInf(lr, 0) {
+			bad("learning_rates: %v is not a positive finite rate", lr)
+		}
+	}
+	if !(c.MaxGradNorm >= 0) {
+		bad("max_grad_norm: must be ≥ 0, got %v", c.MaxGradNorm)
+	}
+	if c.Episodes < 0 {
+		bad("episodes: must be ≥ 0, got %d", c.Episodes)
+	}
+	if c.SegmentJobs < 1 || c.MaxJobs < 2 {
+		bad("segment_jobs, max_jobs: must be ≥ 1 and ≥ 2, got %d, %d", c.SegmentJobs, c.MaxJobs)
+	}
+	if !(c.ValFraction > 0 && c.ValFraction < 1) {
+		bad("val_fraction: must be in (0, 1), got %v", c.ValFraction)
+	}
+	if c.ValJobs < 0 || c.ValidateEvery < 1 {
+		bad("val_jobs, validate_every: must be ≥ 0 and ≥ 1, got %d, %d", c.ValJobs, c.ValidateEvery)
+	}
+	return errors.Join(errs...)
+}
+
+// Hash is the sha256 of the configuration's JSON: it names the run that
+// produced a checkpoint and is stored beside it.
+func (c Config) Hash() string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic("das: config not serialisable: " + err.Error())
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

@@ -1,0 +1,111 @@
+package das
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Split is a trace prepared for training on one cluster (DAS §5.1.2): jobs
+// sorted by submission, those that cannot fit the empty cluster pruned,
+// the first Config.MaxJobs kept and cut 8:2 (Config.ValFraction) into a
+// training and a validation part, each with submissions shifted to start
+// at 0.
+type Split struct {
+	Train, Val []datasets.Job
+	Read       int // jobs given
+	Pruned     int // jobs that cannot fit the cluster
+	Beyond     int // fitting jobs after the first MaxJobs
+	Norm       RewardNorm
+}
+
+// RewardNorm holds the training-set means that scale JCT and fee in Eq. 3
+// so that a finished job's term is O(1). They are the means of the
+// standalone duration (the JCT of a job that never waits nor slows down)
+// and of the standalone fee: properties of the trace alone, not of a
+// policy.
+type RewardNorm struct {
+	JCTS   float64 `json:"jct_s"`
+	FeeUSD float64 `json:"fee_usd"`
+}
+
+// PrepareJobs builds the split of jobs for cluster c under simulator
+// configuration sc (its price and speed model).
+func PrepareJobs(c *sim.Cluster, jobs []datasets.Job, sc sim.Config, cfg Config) (Split, error) {
+	sp := Split{Read: len(jobs)}
+	sorted := slices.Clone(jobs)
+	slices.SortStableFunc(sorted, func(a, b datasets.Job) int { return -cmpDesc(a.SubmitS, b.SubmitS) })
+	sc.PruneOversized = true
+	s, err := sim.New(c, sorted, sc, nil) // the simulator's own fit test
+	if err != nil {
+		return sp, fmt.Errorf("das: prepare jobs on %s: %w", c.Name, err)
+	}
+	drop := make([]bool, len(sorted))
+	for _, p := range s.Pruned() {
+		drop[p.Index] = true
+	}
+	kept := make([]datasets.Job, 0, min(len(sorted), cfg.MaxJobs))
+	for i, j := range sorted {
+		switch {
+		case drop[i]:
+			sp.Pruned++
+		case len(kept) < cfg.MaxJobs:
+			kept = append(kept, j)
+		default:
+			sp.Beyond++
+		}
+	}
+	nval := int(float64(len(kept))*cfg.ValFraction + 0.5)
+	if nval < 1 || nval >= len(kept) {
+		return sp, fmt.Errorf("das: %d usable jobs on %s (of %d; %d pruned): too few for a training and a validation part", len(kept), c.Name, len(jobs), sp.Pruned)
+	}
+	sp.Train = rebase(kept[:len(kept)-nval])
+	sp.Val = rebase(kept[len(kept)-nval:])
+	for _, j := range sp.Train {
+		sp.Norm.JCTS += j.DurationS
+		sp.Norm.FeeUSD += sc.PriceGPUHour * j.TotalGPU() * j.DurationS / 3600
+	}
+	n := float64(len(sp.Train))
+	sp.Norm.JCTS /= n
+	sp.Norm.FeeUSD /= n
+	if !(sp.Norm.JCTS > 0) || !(sp.Norm.FeeUSD > 0) {
+		return sp, fmt.Errorf("das: training jobs have mean duration %g s and mean fee %g $: cannot scale the reward", sp.Norm.JCTS, sp.Norm.FeeUSD)
+	}
+	return sp, nil
+}
+
+// rebase copies jobs with submissions shifted so that the first is at 0.
+func rebase(jobs []datasets.Job) []datasets.Job {
+	out := slices.Clone(jobs)
+	if len(out) == 0 {
+		return out
+	}
+	t0 := out[0].SubmitS
+	for i := range out {
+		out[i].SubmitS -= t0
+	}
+	return out
+}
+
+// reward is Eq. 3 over the jobs of one interval: a finished job (ζ = 1)
+// adds 1/(fee·JCT), both scaled by the training means and the product
+// floored so that the term is at most cfg.RewardCap; a job the previous
+// decision left pending (ζ = 0) adds −α·C·n^GPU; the sum is divided by the
+// number of jobs N'.
+func reward(finished []sim.JobResult, unplaced []*sim.JobState, norm RewardNorm, cfg Config) float64 {
+	n := len(finished) + len(unplaced)
+	if n == 0 {
+		return 0
+	}
+	r := 0.0
+	for _, f := range finished {
+		prod := (f.FeeUSD / norm.FeeUSD) * (f.JCTS / norm.JCTS)
+		r += 1 / max(prod, 1/cfg.RewardCap)
+	}
+	for _, js := range unplaced {
+		r -= cfg.Alpha * js.Total.GPU
+	}
+	return r / float64(n)
+}

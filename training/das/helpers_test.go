@@ -1,0 +1,62 @@
+package das
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// synthJobs returns n PAI-like jobs from the seeded generator.
+func synthJobs(t testing.TB, n int, seed uint64) []datasets.Job {
+	t.Helper()
+	var jobs []datasets.Job
+	rng := pipeline.Rand(seed, "test", "jobs")
+	src := func(ctx context.Context, out chan<- arrow.Record) error {
+		return datasets.GeneratePAILike(ctx, datasets.PAILikeConfig{Jobs: n}, rng, out)
+	}
+	sink := func(ctx context.Context, in <-chan arrow.Record) error {
+		for {
+			rec, ok, err := pipeline.Recv(ctx, in)
+			if err != nil || !ok {
+				return err
+			}
+			jobs, err = datasets.JobsFromRecord(jobs, rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if err := pipeline.Flow(context.Background(), src, nil, sink); err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+func cluster(t testing.TB, name string) *sim.Cluster {
+	t.Helper()
+	spec, err := sim.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := spec.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// tinyConfig is a model small enough for -race tests.
+func tinyConfig(variant string) Config {
+	cfg := DefaultConfig()
+	cfg.Variant = variant
+	cfg.Jobs, cfg.Hidden, cfg.Heads, cfg.History, cfg.WalkLength = 8, 16, 2, 4, 6
+	cfg.LearningRates = []float64{1e-3}
+	cfg.Episodes, cfg.SegmentJobs, cfg.MaxJobs = 2, 100, 400
+	cfg.MAPPO.PPO.Epochs = 2
+	return cfg
+}

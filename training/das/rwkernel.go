@@ -1,0 +1,42 @@
+package das
+
+import (
+	"math"
+
+	"github.com/schedlab/schedlab/training/nn"
+)
+
+// walkFeatures records the explicit feature map of the random-walk graph
+// kernel for one graph with weighted adjacency P (M×M, here a Matérn
+// kernel matrix between a job's machines):
+//
+//	φ_ℓ(P) = √(β^ℓ/ℓ!) · s_ℓ(P),  s_ℓ(P) = 1ᵀ(P/M)^ℓ 1 / M,  ℓ = 0..L,
+//
+// a 1×(L+1) row. Because 1ᵀ(A⊗B)^ℓ1 = (1ᵀA^ℓ1)(1ᵀB^ℓ1), the exponential
+// random-walk kernel on the product graph (DAS Proposition 2),
+//
+//	k_RW(G1, G2) = 1ᵀ exp(β · P1/M ⊗ P2/M) 1 / M² = Σ_ℓ β^ℓ/ℓ! s_ℓ(P1) s_ℓ(P2),
+//
+// is the inner product φ(P1)·φ(P2), truncated at L: positive
+// semi-definite by construction, O(L·M²) per graph through mat-vecs, and
+// no M²×M² matrix is ever formed. logBeta is the 1×1 parameter log β.
+func walkFeatures(t *nn.Tape, p, logBeta *nn.Node, L int) *nn.Node {
+	m := p.Rows
+	pm := t.Scale(p, 1/float64(m))
+	ones := make([]float64, m)
+	for i := range ones {
+		ones[i] = 1
+	}
+	v := t.Const(m, 1, ones)
+	feats := make([]*nn.Node, 0, L+1)
+	feats = append(feats, t.Const(1, 1, []float64{1})) // s_0 = 1ᵀ1/M = 1
+	logFact := 0.0
+	for l := 1; l <= L; l++ {
+		logFact += math.Log(float64(l))
+		v = t.MatMul(pm, v)
+		s := t.Scale(t.Sum(v), 1/float64(m))
+		coef := t.Exp(t.AddScalar(t.Scale(logBeta, 0.5*float64(l)), -0.5*logFact))
+		feats = append(feats, t.Mul(s, coef))
+	}
+	return t.ConcatCols(feats...)
+}

@@ -1,0 +1,257 @@
+package das
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/nn"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// Stage is the name every DAS random stream is derived under
+// (pipeline.Rand(seed, Stage, ...)).
+const Stage = "train-das"
+
+// TrainOptions are the inputs of a training run besides its Config.
+type TrainOptions struct {
+	Cluster     *sim.Cluster
+	ClusterName string     // for the curves (e.g. "small")
+	Sim         sim.Config // the simulator episodes run in
+	Seed        uint64
+	// OnEpisode, if set, is called after every training episode (and its
+	// validation, if any) with that episode's curve rows.
+	OnEpisode func(lr float64, rows []training.Curve)
+}
+
+// Evaluation is what the deterministic policy achieved on a job set.
+type Evaluation struct {
+	Return  float64     `json:"return"`
+	Metrics sim.Metrics `json:"metrics"`
+}
+
+// RunResult is one training run at one learning rate.
+type RunResult struct {
+	LR       float64
+	Model    *Model
+	Curves   []training.Curve
+	InitVal  Evaluation // the untrained initialisation on the validation jobs
+	FinalVal Evaluation // the trained policy on the validation jobs
+}
+
+// Result is a whole training: one run per learning rate of the grid, and
+// the one chosen by validation (lowest mean JCT of the final policy).
+type Result struct {
+	Runs   []RunResult
+	Chosen int
+}
+
+// Best is the chosen run.
+func (r *Result) Best() *RunResult { return &r.Runs[r.Chosen] }
+
+// Train trains one model per learning rate of cfg.LearningRates on
+// split.Train with MAPPO, validates on split.Val, and picks the rate whose
+// final policy has the lowest validation mean JCT. Every run starts from
+// the same initialisation (pipeline.Rand(seed, Stage, "init")); episode
+// sampling and minibatches draw from streams keyed by the rate. The same
+// inputs and seed give bit-identical models.
+func Train(ctx context.Context, cfg Config, split Split, opts TrainOptions) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Cluster == nil {
+		return nil, errors.New("das: Train: no cluster")
+	}
+	if len(split.Train) == 0 || len(split.Val) == 0 {
+		return nil, errors.New("das: Train: empty training or validation jobs")
+	}
+	res := &Result{}
+	for _, lr := range cfg.LearningRates {
+		run, err := trainRun(ctx, cfg, split, opts, lr)
+		if err != nil {
+			return nil, err
+		}
+		res.Runs = append(res.Runs, *run)
+	}
+	for i, r := range res.Runs {
+		if r.FinalVal.Metrics.MeanJCTS < res.Runs[res.Chosen].FinalVal.Metrics.MeanJCTS {
+			res.Chosen = i
+		}
+	}
+	return res, nil
+}
+
+func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, lr float64) (*RunResult, error) {
+	key := strconv.FormatFloat(lr, 'g', -1, 64)
+	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
+	M := len(opts.Cluster.Servers)
+	ord := &orderAgent{m: m, opt: newAgentAdam(m, lr, cfg.MaxGradNorm)}
+	plc := &placeAgent{m: m, opt: newAgentAdam(m, lr, cfg.MaxGradNorm)}
+	crit := newCritic(cfg, M, lr, pipeline.Rand(opts.Seed, Stage, "critic-init"))
+	mappo := &rl.MAPPO[*Obs]{Actors: []rl.ActorCritic[*Obs]{ord, plc}, Critic: crit, Config: cfg.MAPPO}
+	segRng := pipeline.Rand(opts.Seed, Stage, "segments", key)
+	actRng := pipeline.Rand(opts.Seed, Stage, "actions", key)
+	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches", key)
+	val := split.Val
+	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
+		val = val[:cfg.ValJobs]
+	}
+	run := &RunResult{LR: lr, Model: m}
+	var err error
+	if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm); err != nil {
+		return nil, err
+	}
+	base := training.Curve{Family: "das", Variant: cfg.Variant, Cluster: opts.ClusterName}
+	run.FinalVal = run.InitVal
+	for ep := 0; ep < cfg.Episodes; ep++ {
+		seg := segment(split.Train, cfg.SegmentJobs, segRng)
+		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, true)
+		if err != nil {
+			return nil, fmt.Errorf("das: lr %s episode %d: %w", key, ep, err)
+		}
+		row := base
+		row.Episode, row.Split = int32(ep), "train"
+		row.Return, row.MeanJCT, row.MeanFee = out.ret, out.metrics.MeanJCTS, out.metrics.MeanFeeUSD
+		if out.ord.Len() > 0 {
+			stats, vloss := mappo.Update([]*rl.Rollout[*Obs]{out.ord, out.plc}, 0, updRng)
+			row.PolicyLoss = (stats[0].PolicyLoss + stats[1].PolicyLoss) / 2
+			row.Entropy = (stats[0].Entropy + stats[1].Entropy) / 2
+			row.ValueLoss = vloss
+		}
+		rows := []training.Curve{row}
+		if (ep+1)%cfg.ValidateEvery == 0 || ep == cfg.Episodes-1 {
+			ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm)
+			if err != nil {
+				return nil, err
+			}
+			run.FinalVal = ev
+			v := base
+			v.Episode, v.Split = int32(ep), "validation"
+			v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+			rows = append(rows, v)
+		}
+		run.Curves = append(run.Curves, rows...)
+		if opts.OnEpisode != nil {
+			opts.OnEpisode(lr, rows)
+		}
+	}
+	return run, nil
+}
+
+// segment picks a random window of n consecutive jobs (all when fewer),
+// rebased to start at 0.
+func segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
+	if n >= len(jobs) {
+		return jobs
+	}
+	lo := rng.IntN(len(jobs) - n + 1)
+	return rebase(jobs[lo : lo+n])
+}
+
+// Evaluate runs the deterministic policy (means, no sampling) of m on
+// jobs and reports its return and the simulator's metrics.
+func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm RewardNorm) (Evaluation, error) {
+	out, err := runEpisode(ctx, m, c, sc, jobs, norm, nil, false)
+	if err != nil {
+		return Evaluation{}, fmt.Errorf("das: evaluate: %w", err)
+	}
+	return Evaluation{Return: out.ret, Metrics: out.metrics}, nil
+}
+
+type episodeOut struct {
+	ret      float64
+	metrics  sim.Metrics
+	ord, plc *rl.Rollout[*Obs]
+}
+
+// runEpisode drives the simulator with the policy over jobs. With rng the
+// agents sample (training) and, when collect is set, every decision is
+// stored as a step of each agent's rollout; the reward of a decision is
+// Eq. 3 over what happened until the next one.
+func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm RewardNorm, rng *rand.Rand, collect bool) (episodeOut, error) {
+	out := episodeOut{ord: &rl.Rollout[*Obs]{}, plc: &rl.Rollout[*Obs]{}}
+	s, err := sim.New(c, jobs, sc, nil)
+	if err != nil {
+		return out, err
+	}
+	var t nn.Tape
+	var hist []*HistEntry
+	last := -1
+	lastNow := 0.0
+	for {
+		st, err := s.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		if last >= 0 {
+			r := reward(st.Since.Finished, st.Since.Unplaced, norm, m.cfg)
+			out.ret += r
+			if collect {
+				out.ord.Steps[last].Reward = r
+				out.plc.Steps[last].Reward = r
+			}
+		}
+		o, chosen := observe(st, m.cfg.Jobs, rng)
+		o.Hist = hist
+		d := m.act(&t, o, rng)
+		pl, placed := decode(st, chosen, d)
+		o.Placed = placed
+		if err := s.Apply(pl); err != nil {
+			return out, err
+		}
+		lastNow = st.Now
+		if collect {
+			vec := make([]float64, 0, len(placed)*o.M)
+			lp := 0.0
+			for _, r := range placed {
+				vec = append(vec, d.aff[r]...)
+				lp += d.affLogp[r]
+			}
+			out.ord.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Vec: d.prio}, LogProb: d.prioLogp})
+			out.plc.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Vec: vec}, LogProb: lp})
+			last = out.ord.Len() - 1
+		} else {
+			last = 0
+		}
+		if d.x != nil && len(placed) > 0 {
+			// The last τ placements, oldest first; a fresh slice, because
+			// earlier observations keep theirs.
+			h := slices.Clone(hist)
+			for _, r := range placed {
+				h = append(h, &HistEntry{X: d.x[r], Y: d.aff[r]})
+			}
+			hist = h[max(0, len(h)-m.cfg.History):]
+		}
+	}
+	res := s.Result()
+	out.metrics = res.Metrics
+	// Jobs that finished after the last decision reward it.
+	var tail []sim.JobResult
+	for _, j := range res.Jobs {
+		if j.FinishS > lastNow {
+			tail = append(tail, j)
+		}
+	}
+	if last >= 0 {
+		r := reward(tail, nil, norm, m.cfg)
+		out.ret += r
+		if collect {
+			out.ord.Steps[last].Reward = r
+			out.plc.Steps[last].Reward = r
+			out.ord.Steps[last].Done = true
+			out.plc.Steps[last].Done = true
+		}
+	}
+	return out, nil
+}
