@@ -198,6 +198,9 @@ func ReadCheckpoint(r io.Reader, ps *Params) error {
 				diffs = append(diffs, fmt.Sprintf("%q (%dx%d) in file, not in model", e.name, e.rows, e.cols))
 			}
 		}
+		if len(diffs) == 0 {
+			diffs = append(diffs, "the parameter lists differ")
+		}
 		return fmt.Errorf("%w: %s", ErrArchMismatch, strings.Join(diffs, "; "))
 	}
 	if len(rest) != 8*ps.Size() {
