@@ -94,13 +94,14 @@ func OpenCSV(path string, opt CSVOptions) (*CSVFile, error) {
 		f.Close()
 		return nil, &InputError{File: path, Line: 1, Err: fmt.Errorf("empty file: no header row: %w", ErrFormat)}
 	}
+	var bad *BadField
+	if errors.As(err, &bad) {
+		f.Close()
+		return nil, &InputError{File: path, Line: row.Line, Err: fmt.Errorf("header row: %s: %w", bad.Reason, ErrFormat)}
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
-	}
-	if row.Fields == nil {
-		f.Close()
-		return nil, &InputError{File: path, Line: row.Line, Err: fmt.Errorf("header row: %s: %w", row.Raw, ErrFormat)}
 	}
 	c.header = append([]string(nil), row.Fields...)
 	c.cols = make(map[string]int, len(c.header))
