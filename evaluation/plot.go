@@ -33,6 +33,10 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 			ours = append(ours, row)
 		}
 	}
+	w, h := vg.Length(max(7, 1.4*float64(len(t.Groups)+1)))*vg.Inch, vg.Length(3.5*float64(len(t.Metrics)))*vg.Inch
+	// Groups sit one unit apart on the nominal axis; bars fill three
+	// quarters of a group's share of the (roughly 85 %) drawing width.
+	width := vg.Length(0.75 * 0.85 * float64(w) / float64(max(len(t.Groups), 1)) / float64(max(len(ours), 1)))
 	plots := make([][]*plot.Plot, len(t.Metrics))
 	for mi, m := range t.Metrics {
 		p := plot.New()
@@ -42,7 +46,7 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 		p.X.Tick.Label.Rotation = 0
 		p.Legend.Top = true
 		p.Legend.Left = false
-		width := vg.Points(math.Max(4, math.Min(18, 160/float64(max(len(ours), 1)))))
+		top := 0.0
 		for i, row := range ours {
 			vals := make(plotter.Values, len(t.Groups))
 			for gi := range t.Groups {
@@ -51,6 +55,7 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 					v = 0
 				}
 				vals[gi] = v
+				top = max(top, v)
 			}
 			bc, err := plotter.NewBarChart(vals, width)
 			if err != nil {
@@ -65,9 +70,11 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 			}
 		}
 		p.NominalX(t.Groups...)
+		p.X.Min, p.X.Max = -0.5, float64(len(t.Groups))-0.5
+		// Headroom above the tallest bar for the legend's lines.
+		p.Y.Max = top * (1.1 + 0.08*float64(len(ours)))
 		plots[mi] = []*plot.Plot{p}
 	}
-	w, h := vg.Length(max(7, 1.2*float64(len(t.Groups)+1)))*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch
 	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
 	render := func(c vg.CanvasWriterTo) ([]byte, error) {
 		dc := draw.New(c)
