@@ -1,0 +1,113 @@
+package marl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Variants of the MARL scheduler (MARL paper §VI-A, §VI-E).
+const (
+	// VariantDevice: one agent per pod; the inner graph has GPU-group and
+	// CPU nodes, and the policy picks the GPU group of every task.
+	VariantDevice = "device"
+	// VariantServer: one agent per pod; the inner graph has server nodes,
+	// the policy picks a server and the GPU group is drawn at random among
+	// those that fit.
+	VariantServer = "server"
+	// VariantSingle: one agent over the whole cluster (GPU groups), no
+	// inter-scheduler graph and no forwarding.
+	VariantSingle = "single"
+)
+
+// Variants lists the variant names, the default first.
+func Variants() []string { return []string{VariantDevice, VariantServer, VariantSingle} }
+
+// Config is the architecture and training setup of a MARL-GNN scheduler.
+// It is plain data; start from DefaultConfig. The fields that shape the
+// network (Variant through Hidden) must match between a checkpoint and the
+// policy that loads it.
+type Config struct {
+	Variant string `json:"variant"`
+	// Jobs is N, the number of concurrent jobs the observation describes:
+	// the job being placed and the N−1 most recently started jobs with
+	// tasks in the partition.
+	Jobs int `json:"jobs"`
+	// InnerDim and InnerLayers: width and depth of the inner-graph ECC
+	// stack (the paper: 4 layers).
+	InnerDim    int `json:"inner_dim"`
+	InnerLayers int `json:"inner_layers"`
+	// InterDim is the width of the encoder output z⁰ and of the
+	// inter-scheduler ECC layers; InterLayers their number (the paper: 2).
+	InterDim    int `json:"inter_dim"`
+	InterLayers int `json:"inter_layers"`
+	// Hidden is the hidden width of the actor and critic (the paper: 128).
+	Hidden int `json:"hidden"`
+
+	// LR is Adam's learning rate. The paper uses 1e-5 over hundreds of
+	// epochs at 2000 servers; at our episode budgets (tens of episodes on
+	// a scaled-down cluster) that moves the policy too little to measure
+	// (see the package documentation), so the default is 1e-3.
+	LR float64 `json:"lr"`
+	// MaxGradNorm clips the global gradient norm of each update (0: off).
+	MaxGradNorm float64 `json:"max_grad_norm"`
+	Gamma       float64 `json:"gamma"`        // discount per inference (the paper: 0.9)
+	ValueCoef   float64 `json:"value_coef"`   // weight of the critic's δ² loss
+	EntropyCoef float64 `json:"entropy_coef"` // entropy bonus (the paper: none)
+	// Episodes is the number of passes over the training jobs.
+	Episodes int `json:"episodes"`
+	// ValidateEvery runs the greedy policy on the validation jobs every so
+	// many episodes (and after the last); 0 never.
+	ValidateEvery int `json:"validate_every"`
+}
+
+// PaperLR is the learning rate of the MARL paper (§VI-A).
+const PaperLR = 1e-5
+
+// DefaultConfig is the paper's architecture (4 inner and 2 inter ECC
+// layers, actor and critic with one hidden layer of 128, γ = 0.9) with the
+// learning rate raised for short runs and a small entropy bonus.
+func DefaultConfig() Config {
+	return Config{
+		Variant: VariantDevice, Jobs: 6,
+		InnerDim: 16, InnerLayers: 4, InterDim: 32, InterLayers: 2, Hidden: 128,
+		LR: 1e-3, MaxGradNorm: 1, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0.01,
+		Episodes: 30, ValidateEvery: 5,
+	}
+}
+
+// Validate reports every unusable field; messages name the JSON key.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.Variant {
+	case VariantDevice, VariantServer, VariantSingle:
+	default:
+		errs = append(errs, fmt.Errorf("variant: must be device, server or single, got %q", c.Variant))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"jobs", c.Jobs}, {"inner_dim", c.InnerDim}, {"inner_layers", c.InnerLayers}, {"inter_dim", c.InterDim}, {"hidden", c.Hidden}} {
+		if f.v < 1 {
+			errs = append(errs, fmt.Errorf("%s: must be >= 1, got %d", f.name, f.v))
+		}
+	}
+	if c.InterLayers < 0 || c.Episodes < 0 || c.ValidateEvery < 0 {
+		errs = append(errs, fmt.Errorf("inter_layers, episodes, validate_every: must be >= 0, got %d, %d, %d", c.InterLayers, c.Episodes, c.ValidateEvery))
+	}
+	if !(c.LR > 0) || !(c.LR < 1) {
+		errs = append(errs, fmt.Errorf("lr: must be in (0, 1), got %v", c.LR))
+	}
+	if !(c.Gamma >= 0 && c.Gamma <= 1) {
+		errs = append(errs, fmt.Errorf("gamma: must be in [0, 1], got %v", c.Gamma))
+	}
+	if !(c.MaxGradNorm >= 0) || !(c.ValueCoef >= 0) || !(c.EntropyCoef >= 0) {
+		errs = append(errs, fmt.Errorf("max_grad_norm, value_coef, entropy_coef: must be >= 0, got %v, %v, %v", c.MaxGradNorm, c.ValueCoef, c.EntropyCoef))
+	}
+	return errors.Join(errs...)
+}
+
+// arch is the part of Config that fixes the parameter shapes.
+func (c Config) arch() Config {
+	return Config{Variant: c.Variant, Jobs: c.Jobs, InnerDim: c.InnerDim, InnerLayers: c.InnerLayers,
+		InterDim: c.InterDim, InterLayers: c.InterLayers, Hidden: c.Hidden}
+}

@@ -1,0 +1,313 @@
+package marl
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/nn"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// Observation layout (MARL paper §IV-A, o_v = (x, r, H, p)).
+var (
+	numModels = len(sim.MARLModels) // Y
+	jobWidth  = numModels + 8       // one job of x and r: model one-hot, then (workers, demand, PS, demand) with L = 3
+	taskWidth = 1 + numModels + 8   // p: PS flag, model one-hot, the job's r row
+)
+
+// nodeWidth is |h⁰|: free GPU, CPU, memory, then workers and PS of each of
+// the N concurrent jobs on the node.
+func nodeWidth(jobs int) int { return 3 + 2*jobs }
+
+// network is the MARL-GNN: inner ECC stack, MLP encoder, inter ECC stack,
+// actor heads and critic. All agents share it (the pods of our clusters
+// are alike, so each agent's policy is the same function of its own
+// observation; sharing multiplies the samples each parameter sees).
+type network struct {
+	cfg   Config
+	ps    *nn.Params
+	f0    int // node feature width
+	ds    int // state width
+	inner []*nn.ECC
+	enc   *nn.MLP
+	inter []*nn.ECC
+	// The actor scores each action with one hidden layer of Hidden units:
+	// group scores a candidate node from [s_v, h_m^K, h_m^0], forward
+	// scores another scheduler from [s_v, s_u]; a masked softmax over all
+	// scores is the policy. Scoring per candidate, rather than one output
+	// unit per action, keeps the parameters independent of the pod size,
+	// so a policy trained on one cluster runs on another.
+	group, forward, critic *nn.MLP
+}
+
+func (c Config) multi() bool { return c.Variant != VariantSingle }
+
+func newNetwork(cfg Config, rng *rand.Rand) *network {
+	n := &network{cfg: cfg, ps: nn.NewParams(), f0: nodeWidth(cfg.Jobs)}
+	in := n.f0
+	for l := 0; l < cfg.InnerLayers; l++ {
+		n.inner = append(n.inner, nn.NewECC(n.ps, fmt.Sprintf("inner%d", l), in, edgeFeatures, cfg.InnerDim, rng))
+		in = cfg.InnerDim
+	}
+	encIn := cfg.Jobs*jobWidth + in + taskWidth
+	n.enc = nn.NewMLP(n.ps, "encoder", []int{encIn, 2 * cfg.InterDim, cfg.InterDim}, nn.ReLU, rng)
+	n.ds = cfg.InterDim
+	if cfg.multi() {
+		for l := 0; l < cfg.InterLayers; l++ {
+			n.inter = append(n.inter, nn.NewECC(n.ps, fmt.Sprintf("inter%d", l), cfg.InterDim, edgeFeatures, cfg.InterDim, rng))
+		}
+		n.ds = cfg.InterDim * (1 + cfg.InterLayers)
+	}
+	n.group = nn.NewMLP(n.ps, "actor.group", []int{n.ds + in + n.f0, cfg.Hidden, 1}, nn.ReLU, rng)
+	if cfg.multi() {
+		n.forward = nn.NewMLP(n.ps, "actor.forward", []int{2 * n.ds, cfg.Hidden, 1}, nn.ReLU, rng)
+	}
+	n.critic = nn.NewMLP(n.ps, "critic", []int{n.ds, cfg.Hidden, 1}, nn.ReLU, rng)
+	return n
+}
+
+// innerDim is the width of the inner embeddings (f0 with no inner layer).
+func (n *network) innerDim() int {
+	if len(n.inner) == 0 {
+		return n.f0
+	}
+	return n.cfg.InnerDim
+}
+
+// obs is one decision's observation, everything the network reads.
+type obs struct {
+	agent int
+	x0    []float64 // nodes × f0, the agent's inner graph
+	jobs  []float64 // N × jobWidth
+	task  []float64 // taskWidth
+	zc    []float64 // P × InterDim: the other schedulers' z⁰ (own row unused)
+	ctx   *edgeCtx  // edge features at the decision
+	mask  []bool    // M candidates, then P forward targets (multi-agent)
+}
+
+// edgeCtx holds the edge features of every graph at one decision point.
+type edgeCtx struct {
+	inner [][]float64 // per partition, edges × 3
+	inter []float64   // edges × 3
+}
+
+// evaluator runs the network over the graphs of one cluster.
+type evaluator struct {
+	net    *network
+	cg     *clusterGraph
+	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
+}
+
+func newEvaluator(net *network, cg *clusterGraph) *evaluator {
+	return &evaluator{net: net, cg: cg, blocks: map[[2]int]*nn.Graph{}}
+}
+
+// block returns b copies of g as one graph, cached.
+func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
+	if b == 1 {
+		return g
+	}
+	if bg, ok := e.blocks[[2]int{key, b}]; ok {
+		return bg
+	}
+	m := g.Edges()
+	src, dst := make([]int, 0, b*m), make([]int, 0, b*m)
+	for k := 0; k < b; k++ {
+		for i := 0; i < m; i++ {
+			src = append(src, g.Src[i]+k*g.Nodes)
+			dst = append(dst, g.Dst[i]+k*g.Nodes)
+		}
+	}
+	bg, err := nn.NewGraph(b*g.Nodes, src, dst)
+	if err != nil {
+		panic("marl: " + err.Error()) // offsets stay in range by construction
+	}
+	if len(e.blocks) > 64 {
+		clear(e.blocks) // bounded: segments vary in length
+	}
+	e.blocks[[2]int{key, b}] = bg
+	return bg
+}
+
+// embedded is the part of the forward pass up to z⁰.
+type embedded struct {
+	h0, hc    *nn.Node // node features; candidate embeddings (B·M rows)
+	candRows  []int
+	z0        *nn.Node // B × InterDim
+	partition *partition
+}
+
+// embed runs the inner ECC stack and the encoder for steps of one agent.
+func (e *evaluator) embed(t *nn.Tape, steps []*obs) embedded {
+	net := e.net
+	B, v := len(steps), steps[0].agent
+	pt := e.cg.parts[v]
+	n, m, f0 := pt.nodes, len(pt.cands), net.f0
+	x0 := make([]float64, 0, B*n*f0)
+	ef := make([]float64, 0, B*len(pt.edges)*edgeFeatures)
+	jobs := make([]float64, 0, B*len(steps[0].jobs))
+	task := make([]float64, 0, B*taskWidth)
+	for _, o := range steps {
+		if o.agent != v {
+			panic("marl: embed: steps of different agents in one batch")
+		}
+		x0 = append(x0, o.x0...)
+		ef = append(ef, o.ctx.inner[v]...)
+		jobs = append(jobs, o.jobs...)
+		task = append(task, o.task...)
+	}
+	h0 := t.Const(B*n, f0, x0)
+	h := h0
+	if len(net.inner) > 0 {
+		efn := t.Const(B*len(pt.edges), edgeFeatures, ef)
+		g := e.block(v, pt.graph, B)
+		for _, l := range net.inner {
+			h = l.Forward(t, h, efn, g)
+		}
+	}
+	rows := make([]int, 0, B*m)
+	for b := 0; b < B; b++ {
+		for k := 0; k < m; k++ {
+			rows = append(rows, b*n+k)
+		}
+	}
+	hc := t.GatherRows(h, rows)
+	pooled := t.SegmentMeans(hc, m)
+	in := t.ConcatCols(t.Const(B, net.cfg.Jobs*jobWidth, jobs), pooled, t.Const(B, taskWidth, task))
+	return embedded{h0: h0, hc: hc, candRows: rows, z0: net.enc.Forward(t, in), partition: pt}
+}
+
+// forward returns the masked-softmax logits (B × actions), the values
+// (B × 1) and the concatenated masks of steps, all of one agent.
+func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, mask []bool) {
+	net := e.net
+	B, v := len(steps), steps[0].agent
+	em := e.embed(t, steps)
+	m := len(em.partition.cands)
+	s := em.z0
+	var targets *nn.Node
+	parts := len(e.cg.parts)
+	if net.cfg.multi() {
+		ig := e.cg.inter
+		pn, dz := ig.nodes, net.cfg.InterDim
+		zc := make([]float64, B*pn*dz)
+		for b, o := range steps {
+			copy(zc[b*pn*dz:], o.zc[:parts*dz]) // shared switches stay 0
+		}
+		zcn := t.Const(B*pn, dz, zc)
+		var pieces []*nn.Node
+		for b := 0; b < B; b++ {
+			if v > 0 {
+				pieces = append(pieces, t.SliceRows(zcn, b*pn, b*pn+v))
+			}
+			pieces = append(pieces, t.SliceRows(em.z0, b, b+1))
+			if v+1 < pn {
+				pieces = append(pieces, t.SliceRows(zcn, b*pn+v+1, (b+1)*pn))
+			}
+		}
+		z := t.ConcatRows(pieces...)
+		layers := []*nn.Node{z}
+		if len(net.inter) > 0 {
+			ei := make([]float64, 0, B*len(steps[0].ctx.inter))
+			for _, o := range steps {
+				ei = append(ei, o.ctx.inter...)
+			}
+			ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
+			g := e.block(-1, ig.graph, B)
+			for _, l := range net.inter {
+				z = l.Forward(t, z, ein, g)
+				layers = append(layers, z)
+			}
+		}
+		all := t.ConcatCols(layers...)
+		self, others := make([]int, B), make([]int, 0, B*parts)
+		for b := 0; b < B; b++ {
+			self[b] = b*pn + v
+			for u := 0; u < parts; u++ {
+				others = append(others, b*pn+u)
+			}
+		}
+		s = t.GatherRows(all, self)
+		targets = t.GatherRows(all, others)
+	}
+	values = net.critic.Forward(t, s)
+
+	rep := make([]int, 0, B*m)
+	for b := 0; b < B; b++ {
+		for k := 0; k < m; k++ {
+			rep = append(rep, b)
+		}
+	}
+	gin := t.ConcatCols(t.GatherRows(s, rep), em.hc, t.GatherRows(em.h0, em.candRows))
+	gT := t.Transpose(net.group.Forward(t, gin)) // 1 × B·M
+	var fT *nn.Node
+	if targets != nil {
+		repP := make([]int, 0, B*parts)
+		for b := 0; b < B; b++ {
+			for u := 0; u < parts; u++ {
+				repP = append(repP, b)
+			}
+		}
+		fT = t.Transpose(net.forward.Forward(t, t.ConcatCols(t.GatherRows(s, repP), targets)))
+	}
+	// nn has no reshape: cut the score rows per step and stack them.
+	rows := make([]*nn.Node, B)
+	for b := 0; b < B; b++ {
+		r := t.SliceCols(gT, b*m, (b+1)*m)
+		if fT != nil {
+			r = t.ConcatCols(r, t.SliceCols(fT, b*parts, (b+1)*parts))
+		}
+		rows[b] = r
+	}
+	logits = t.ConcatRows(rows...)
+	for _, o := range steps {
+		if len(o.mask) != logits.Cols {
+			panic(fmt.Sprintf("marl: mask of %d for %d actions", len(o.mask), logits.Cols))
+		}
+		mask = append(mask, o.mask...)
+	}
+	return logits, values, mask
+}
+
+// learner adapts the network to rl.ActorCritic for one agent's segment.
+// Step is deliberately empty: the trainer sums the gradients of every
+// agent's segment of an interval and applies one optimiser step.
+type learner struct {
+	e             *evaluator
+	t             nn.Tape
+	logp, ent, vl *nn.Node
+}
+
+// Evaluate implements rl.ActorCritic.
+func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float64) {
+	l.t.Reset()
+	obsList := make([]*obs, len(steps))
+	actions := make([]int, len(steps))
+	for i, s := range steps {
+		obsList[i], actions[i] = s.Obs, s.Action.Index
+	}
+	logits, values, mask := l.e.forward(&l.t, obsList)
+	l.logp = l.t.CategoricalLogProb(logits, mask, actions)
+	l.ent = l.t.CategoricalEntropy(logits, mask)
+	l.vl = values
+	copy(logp, l.logp.Data)
+	copy(entropy, l.ent.Data)
+	if value != nil {
+		copy(value, values.Data)
+	}
+}
+
+// Backward implements rl.ActorCritic.
+func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
+	t := &l.t
+	n := len(dLogp)
+	loss := t.Add(t.Sum(t.Mul(l.logp, t.Const(n, 1, dLogp))), t.Sum(t.Mul(l.ent, t.Const(n, 1, dEntropy))))
+	if dValue != nil {
+		loss = t.Add(loss, t.Sum(t.Mul(l.vl, t.Const(n, 1, dValue))))
+	}
+	t.Backward(loss)
+}
+
+// Step implements rl.ActorCritic; see learner.
+func (l *learner) Step() {}

@@ -1,0 +1,342 @@
+package marl
+
+import (
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// placedCount is how many workers and PS of one job sit on one candidate.
+type placedCount struct {
+	part, cand int
+	w, ps      float64
+}
+
+// view is a scheduler's working picture of the cluster during one
+// decision: the simulator's free resources per server, refined per socket
+// (the simulator checks capacity per server only; we attribute each
+// instance to its home socket), the placement of every job's tasks on
+// candidates, and the network load, with tentative bookings of the
+// decision applied on top.
+type view struct {
+	cg    *clusterGraph
+	n     int // concurrent job slots (Config.Jobs)
+	free  []sim.Resources
+	sock  [][]sim.Resources
+	pcie  [][]float64
+	flows []float64 // per topology link, flows crossing it
+	// routes caches each running job's flow links (one entry per link
+	// per flow); a job index runs once in a simulation.
+	routes map[int][]int32
+	placed map[int][]placedCount
+	jobs   map[int]*sim.JobState
+	recent [][]int // per partition, jobs with tasks there, most recent first
+	ctx    *edgeCtx
+	pathB  []int32
+}
+
+func newView(cg *clusterGraph, slots int) *view {
+	return &view{cg: cg, n: slots, routes: map[int][]int32{}}
+}
+
+// refresh rebuilds the view from a decision point's state.
+func (v *view) refresh(st *sim.State) {
+	c := v.cg.cluster
+	v.free = append(v.free[:0], st.Free...)
+	if v.sock == nil {
+		v.sock = make([][]sim.Resources, len(c.Servers))
+		v.pcie = make([][]float64, len(c.Servers))
+		v.flows = make([]float64, len(c.Topology.Links))
+	}
+	for s := range c.Servers {
+		socks := c.Servers[s].Kind.Sockets
+		v.sock[s] = v.sock[s][:0]
+		v.pcie[s] = v.pcie[s][:0]
+		for _, so := range socks {
+			v.sock[s] = append(v.sock[s], sim.Resources{GPU: so.GPUs, CPU: so.Cores})
+			v.pcie[s] = append(v.pcie[s], 0)
+		}
+	}
+	clear(v.flows)
+	v.placed = map[int][]placedCount{}
+	v.jobs = map[int]*sim.JobState{}
+	running := append([]*sim.JobState(nil), st.Running...)
+	// Most recent first; the simulator's Running order is deterministic
+	// but not meaningful.
+	slices.SortFunc(running, func(a, b *sim.JobState) int {
+		if a.StartS != b.StartS {
+			if a.StartS > b.StartS {
+				return -1
+			}
+			return 1
+		}
+		return b.Index - a.Index
+	})
+	live := map[int]bool{}
+	for _, js := range running {
+		live[js.Index] = true
+		v.jobs[js.Index] = js
+		for i, sl := range js.Slots {
+			in := js.Instances[i]
+			k := max(sl.Socket, 0)
+			v.sock[sl.Server][k].GPU -= in.Demand.GPU
+			v.sock[sl.Server][k].CPU -= in.Demand.CPU
+			v.pcie[sl.Server][k] += in.Load.P
+			v.count(js.Index, in.Role, sl.Server, k, 1)
+		}
+		r, ok := v.routes[js.Index]
+		if !ok {
+			r = v.route(js)
+			v.routes[js.Index] = r
+		}
+		for _, l := range r {
+			v.flows[l]++
+		}
+	}
+	for j := range v.routes {
+		if !live[j] {
+			delete(v.routes, j)
+		}
+	}
+	v.recent = make([][]int, len(v.cg.parts))
+	for _, js := range running {
+		for p := range v.cg.parts {
+			if v.has(js.Index, p) {
+				v.recent[p] = append(v.recent[p], js.Index)
+			}
+		}
+	}
+	for _, js := range st.Pending {
+		v.jobs[js.Index] = js
+	}
+	v.ctx = v.edgeFeatures()
+}
+
+// route lists the links of a running job's flows as the simulator builds
+// them: worker–PS pairs on different servers, else a ring over the job's
+// servers.
+func (v *view) route(js *sim.JobState) []int32 {
+	if len(js.Servers) < 2 {
+		return nil
+	}
+	c := v.cg.cluster
+	var out []int32
+	add := func(a, b int) {
+		v.pathB, _ = c.Topology.Route(v.pathB[:0], c.Servers[a].Node, c.Servers[b].Node)
+		out = append(out, v.pathB...)
+	}
+	var ps, workers []int
+	for i, in := range js.Instances {
+		if in.Role == datasets.RolePS {
+			ps = append(ps, js.Slots[i].Server)
+		} else {
+			workers = append(workers, js.Slots[i].Server)
+		}
+	}
+	if len(ps) > 0 && len(workers) > 0 {
+		for _, w := range workers {
+			for _, p := range ps {
+				if w != p {
+					add(w, p)
+				}
+			}
+		}
+		return out
+	}
+	for i, a := range js.Servers {
+		add(a, js.Servers[(i+1)%len(js.Servers)])
+	}
+	return out
+}
+
+// edgeFeatures computes (bandwidth, load, tier) of every edge.
+func (v *view) edgeFeatures() *edgeCtx {
+	ctx := &edgeCtx{inner: make([][]float64, len(v.cg.parts))}
+	for p, pt := range v.cg.parts {
+		ef := make([]float64, 0, len(pt.edges)*edgeFeatures)
+		for _, e := range pt.edges {
+			var load float64
+			switch e.kind {
+			case edgePCIe:
+				load = v.pcie[e.server][e.socket] / e.gbps
+			case edgeNet:
+				load = v.flows[e.link] / flowScale
+			}
+			ef = append(ef, bandwidthFeature(e.gbps), load, e.tier/tierScale)
+		}
+		ctx.inner[p] = ef
+	}
+	if ig := v.cg.inter; ig != nil {
+		ctx.inter = make([]float64, 0, len(ig.gbps)*edgeFeatures)
+		for k := range ig.gbps {
+			var f float64
+			for _, l := range ig.links[k] {
+				f += v.flows[l]
+			}
+			ctx.inter = append(ctx.inter, bandwidthFeature(ig.gbps[k]), f/flowScale, ig.tier[k]/tierScale)
+		}
+	}
+	return ctx
+}
+
+// bandwidthFeature compresses capacities from 1 Gbit/s (VL2 server links)
+// to thousands (aggregated links) onto O(1).
+func bandwidthFeature(gbps float64) float64 { return math.Log1p(gbps) / math.Log1p(gbpsScale) }
+
+// count adds d instances of job j with role on (server, socket).
+func (v *view) count(j int, role string, server, socket int, d float64) {
+	ci := v.cg.candIdx[server][socket]
+	pc := v.placed[j]
+	k := slices.IndexFunc(pc, func(x placedCount) bool { return x.part == ci.part && x.cand == ci.cand })
+	if k < 0 {
+		pc = append(pc, placedCount{part: ci.part, cand: ci.cand})
+		k = len(pc) - 1
+	}
+	if role == datasets.RolePS {
+		pc[k].ps += d
+	} else {
+		pc[k].w += d
+	}
+	v.placed[j] = pc
+}
+
+func (v *view) has(j, part int) bool {
+	for _, x := range v.placed[j] {
+		if x.part == part && (x.w > 0 || x.ps > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// book applies a tentative placement of instance i of js.
+func (v *view) book(js *sim.JobState, i, server, socket int) {
+	in := js.Instances[i]
+	v.free[server] = v.free[server].Sub(in.Demand)
+	v.sock[server][socket].GPU -= in.Demand.GPU
+	v.sock[server][socket].CPU -= in.Demand.CPU
+	v.count(js.Index, in.Role, server, socket, 1)
+	p := v.cg.candIdx[server][socket].part
+	if len(v.recent[p]) == 0 || v.recent[p][0] != js.Index {
+		v.recent[p] = slices.Insert(slices.DeleteFunc(v.recent[p], func(x int) bool { return x == js.Index }), 0, js.Index)
+	}
+}
+
+// unbook takes back every tentative placement of a job that could not be
+// placed whole.
+func (v *view) unbook(js *sim.JobState, slots []sim.Slot) {
+	for i, sl := range slots {
+		in := js.Instances[i]
+		v.free[sl.Server] = v.free[sl.Server].Add(in.Demand)
+		v.sock[sl.Server][sl.Socket].GPU += in.Demand.GPU
+		v.sock[sl.Server][sl.Socket].CPU += in.Demand.CPU
+	}
+	delete(v.placed, js.Index)
+	for p := range v.recent {
+		v.recent[p] = slices.DeleteFunc(v.recent[p], func(x int) bool { return x == js.Index })
+	}
+}
+
+// fits reports whether a task of demand d may go to candidate k of
+// partition p: the server has room and, for a GPU group, the group has the
+// task's GPUs (or all of its own when the task needs more).
+func (v *view) fits(p, k int, d sim.Resources) bool {
+	c := v.cg.parts[p].cands[k]
+	if !d.Fits(v.free[c.server]) {
+		return false
+	}
+	if c.socket < 0 {
+		return true
+	}
+	return v.socketFits(c.server, c.socket, d)
+}
+
+func (v *view) socketFits(server, socket int, d sim.Resources) bool {
+	capGPU := v.cg.cluster.Servers[server].Kind.Sockets[socket].GPUs
+	return v.sock[server][socket].GPU >= min(d.GPU, capGPU)-1e-9
+}
+
+// slots returns the concurrent jobs of partition p as seen when placing
+// job cur (−1 for none): cur first, then the most recent others.
+func (v *view) slots(p, cur int) []int {
+	out := make([]int, 0, v.n)
+	if cur >= 0 {
+		out = append(out, cur)
+	}
+	for _, j := range v.recent[p] {
+		if len(out) == v.n {
+			break
+		}
+		if j != cur {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// observe fills the observation of agent p placing instance inst of job
+// cur (cur < 0: no task).
+func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
+	pt := v.cg.parts[p]
+	f0 := nodeWidth(v.n)
+	o := &obs{agent: p, ctx: v.ctx}
+	ci := -1
+	if cur != nil {
+		ci = cur.Index
+	}
+	slots := v.slots(p, ci)
+	o.x0 = make([]float64, pt.nodes*f0)
+	for k, c := range pt.cands {
+		row := o.x0[k*f0:]
+		if c.socket >= 0 {
+			f := v.sock[c.server][c.socket]
+			row[0], row[1] = f.GPU/gpuScale, f.CPU/cpuScale
+			row[2] = v.free[c.server].MemGiB / float64(len(v.sock[c.server])) / memScale
+		} else {
+			f := v.free[c.server]
+			row[0], row[1], row[2] = f.GPU/gpuScale, f.CPU/cpuScale, f.MemGiB/memScale
+		}
+	}
+	o.jobs = make([]float64, v.n*jobWidth)
+	for n, j := range slots {
+		for _, x := range v.placed[j] {
+			if x.part == p {
+				o.x0[x.cand*f0+3+2*n] = x.w / countScale
+				o.x0[x.cand*f0+4+2*n] = x.ps / countScale
+			}
+		}
+		jobRow(o.jobs[n*jobWidth:(n+1)*jobWidth], v.jobs[j])
+	}
+	o.task = make([]float64, taskWidth)
+	if cur != nil {
+		if cur.Instances[inst].Role == datasets.RolePS {
+			o.task[0] = 1
+		}
+		jobRow(o.task[1:], cur)
+	}
+	return o
+}
+
+// jobRow writes a job's model one-hot and its r row: workers, the demand of
+// one worker, PS, the demand of one PS (L = 3: GPU, CPU, memory).
+func jobRow(dst []float64, js *sim.JobState) {
+	if js == nil {
+		return
+	}
+	if k := slices.Index(sim.MARLModels, js.Profile.Name); k >= 0 && js.Profile.Known {
+		dst[k] = 1
+	}
+	r := dst[numModels:]
+	for _, in := range js.Instances {
+		off := 0
+		if in.Role == datasets.RolePS {
+			off = 4
+		}
+		if r[off] == 0 {
+			r[off+1], r[off+2], r[off+3] = in.Demand.GPU/gpuScale, in.Demand.CPU/cpuScale, in.Demand.MemGiB/memScale*4
+		}
+		r[off] += 1.0 / countScale
+	}
+}

@@ -1,0 +1,244 @@
+package marl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/nn"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// TrainOptions is what Train runs on.
+type TrainOptions struct {
+	Cluster *sim.Cluster
+	// ClusterName labels the curves (e.g. "fattree-k4-power8").
+	ClusterName string
+	// Train are the training jobs; Validation, if any, are simulated with
+	// the greedy policy every Config.ValidateEvery episodes.
+	Train, Validation []datasets.Job
+	// Sim configures the simulator; the trigger is forced to 30-minute
+	// (IntervalS) intervals, the MARL setting.
+	Sim sim.Config
+	// Interference is the speed model (nil: sim.DefaultInterference).
+	Interference sim.Interference
+	Seed         uint64
+	// Init, if not nil, is the policy to start from (its Config must equal
+	// the one given to Train in the architecture fields); otherwise a new
+	// policy is drawn from Seed.
+	Init *Policy
+	// Episode, if not nil, is called after every training episode and
+	// every validation run with its curve row.
+	Episode func(training.Curve)
+}
+
+// Train trains a policy with advantage actor-critic (rl.A2CUpdate, TD(0)
+// advantage, MARL paper §IV-C) and returns it with one curve row per
+// training episode and per validation run.
+//
+// An episode simulates the training jobs from the start. At each decision
+// point (every IntervalS) the agents place the pending jobs task by task,
+// sampling from the policy; every decision is a sample whose reward is the
+// share of its job's work done in the following interval (epochs trained /
+// max epochs; 0 if the job could not be placed). At the next decision
+// point, each agent's decisions of the interval form one rollout,
+// bootstrapped from the value of the agent's first observation there; the
+// gradients of all agents' rollouts are summed and Adam takes one step.
+// The last interval of an episode has no next decision point to measure
+// its rewards at and is not learned from.
+func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []training.Curve, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("marl: %w", err)
+	}
+	if opts.Cluster == nil || len(opts.Train) == 0 {
+		return nil, nil, errors.New("marl: Train needs a cluster and training jobs")
+	}
+	simCfg := opts.Sim
+	if simCfg.IntervalS == 0 {
+		simCfg.IntervalS = 1800
+	}
+	simCfg.Trigger = sim.TriggerInterval
+	if err := simCfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	pol := opts.Init
+	if pol == nil {
+		var err error
+		if pol, err = NewPolicy(cfg, opts.Seed); err != nil {
+			return nil, nil, err
+		}
+	} else if pol.cfg.arch() != cfg.arch() {
+		return nil, nil, fmt.Errorf("marl: initial policy's architecture %+v differs from the config's %+v", pol.cfg.arch(), cfg.arch())
+	}
+	pol.cfg = cfg
+	cg, err := buildGraphs(opts.Cluster, cfg.Variant)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr := &trainer{
+		cfg: cfg, pol: pol, e: newEvaluator(pol.net, cg),
+		opt:  nn.NewAdam(pol.net.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm}),
+		segs: make([]segment, len(cg.parts)),
+	}
+	tr.lrn = &learner{e: tr.e}
+	var curves []training.Curve
+	emit := func(c training.Curve) {
+		c.Family, c.Variant, c.Cluster = "marl", cfg.Variant, opts.ClusterName
+		curves = append(curves, c)
+		if opts.Episode != nil {
+			opts.Episode(c)
+		}
+	}
+	validate := func(ep int) error {
+		if len(opts.Validation) == 0 {
+			return nil
+		}
+		res, err := sim.Run(ctx, opts.Cluster, opts.Validation, pol.Scheduler(SchedulerOptions{Seed: opts.Seed}), simCfg, opts.Interference)
+		if err != nil {
+			return fmt.Errorf("marl: validation after episode %d: %w", ep, err)
+		}
+		emit(training.Curve{Episode: int32(ep), Split: "validation", MeanJCT: res.Metrics.MeanJCTS})
+		return nil
+	}
+	for ep := 0; ep < cfg.Episodes; ep++ {
+		c, err := tr.episode(ctx, opts, simCfg, ep)
+		if err != nil {
+			return nil, nil, err
+		}
+		emit(c)
+		if cfg.ValidateEvery > 0 && ((ep+1)%cfg.ValidateEvery == 0 || ep+1 == cfg.Episodes) {
+			if err := validate(ep); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return pol, curves, nil
+}
+
+// segment is one agent's decisions of one interval.
+type segment struct {
+	roll rl.Rollout[*obs]
+	jobs []int
+}
+
+type trainer struct {
+	cfg  Config
+	pol  *Policy
+	e    *evaluator
+	lrn  *learner
+	opt  *nn.Adam
+	segs []segment
+}
+
+func (tr *trainer) episode(ctx context.Context, opts TrainOptions, simCfg sim.Config, ep int) (training.Curve, error) {
+	s, err := sim.New(opts.Cluster, opts.Train, simCfg, opts.Interference)
+	if err != nil {
+		return training.Curve{}, err
+	}
+	rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
+	a := newActor(tr.e, tr.cfg.Jobs, rng, false)
+	a.record = func(d decision) {
+		sg := &tr.segs[d.agent]
+		sg.roll.Add(rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}, Value: d.value, LogProb: d.logp})
+		sg.jobs = append(sg.jobs, d.job)
+	}
+	for p := range tr.segs {
+		tr.segs[p].roll.Reset()
+		tr.segs[p].jobs = tr.segs[p].jobs[:0]
+	}
+	var c training.Curve
+	c.Episode, c.Split = int32(ep), "train"
+	updates := 0
+	for {
+		st, err := s.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return c, fmt.Errorf("marl: episode %d: %w", ep, err)
+		}
+		if st2, ok := tr.update(a, st); ok {
+			c.Return += st2.ret
+			c.PolicyLoss += st2.PolicyLoss
+			c.ValueLoss += st2.ValueLoss
+			c.Entropy += st2.Entropy
+			updates++
+		}
+		pl, err := a.decide(ctx, st)
+		if err != nil {
+			return c, err
+		}
+		if err := s.Apply(pl); err != nil {
+			return c, fmt.Errorf("marl: episode %d: %w", ep, err)
+		}
+	}
+	if updates > 0 {
+		c.PolicyLoss /= float64(updates)
+		c.ValueLoss /= float64(updates)
+		c.Entropy /= float64(updates)
+	}
+	c.MeanJCT = s.Result().Metrics.MeanJCTS
+	return c, nil
+}
+
+type updateStats struct {
+	rl.UpdateStats
+	ret float64
+}
+
+// update learns from the previous interval's segments, whose rewards st
+// now reveals, and empties them.
+func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
+	var out updateStats
+	n := 0
+	for _, sg := range tr.segs {
+		n += sg.roll.Len()
+	}
+	if n == 0 {
+		return out, false
+	}
+	progress := map[int]float64{}
+	for _, p := range st.Since.Progress {
+		progress[p.Job] += p.Fraction
+	}
+	a.sync(st)
+	parts := len(tr.segs)
+	first := make([]*sim.JobState, parts)
+	for _, js := range st.Pending {
+		if p := SchedulerOf(js.Job, js.Index, parts); first[p] == nil {
+			first[p] = js
+		}
+	}
+	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
+	for p := range tr.segs {
+		sg := &tr.segs[p]
+		if sg.roll.Len() == 0 {
+			continue
+		}
+		for i := range sg.roll.Steps {
+			r := progress[sg.jobs[i]]
+			sg.roll.Steps[i].Reward = r
+			out.ret += r
+		}
+		last := a.value(p, first[p])
+		us := rl.A2CUpdate[*obs](tr.lrn, &sg.roll, pg, last)
+		k := float64(sg.roll.Len()) / float64(n)
+		out.PolicyLoss += k * us.PolicyLoss
+		out.ValueLoss += k * us.ValueLoss
+		out.Entropy += k * us.Entropy
+		sg.roll.Reset()
+		sg.jobs = sg.jobs[:0]
+	}
+	tr.opt.Step()
+	// The parameters moved: every cached embedding is stale.
+	for p := range a.zStale {
+		a.zStale[p] = true
+	}
+	return out, true
+}
