@@ -223,6 +223,9 @@ func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 }
 
 func formatP(p float64) string {
+	if p < 1e-300 {
+		return "<1e-300" // erfc underflows
+	}
 	if p < 1e-4 {
 		return fmt.Sprintf("%.1e", p)
 	}
@@ -271,7 +274,9 @@ func (r *Report) notes(ran bool) []string {
 			n = append(n, fmt.Sprintf("Workload %s (seed %d): %s, %d jobs read, %d pruned (do not fit every cluster: %s), %d beyond the first %d, %d train, %d evaluated.",
 				w.Workload, w.Seed, w.Source, w.Read, w.Pruned, clusterNames(s), w.Beyond, s.Workloads[workloadIndex(s, w.Workload)].MaxJobs, w.Train, w.Test))
 		default:
-			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %d jobs.", w.Workload, w.Cluster, w.Seed, w.Source, w.Test))
+			wl := s.Workloads[workloadIndex(s, w.Workload)]
+			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %g jobs per pod per %g s interval for %d intervals, %d jobs.",
+				w.Workload, w.Cluster, w.Seed, w.Source, wl.JobsPerPod, s.Sim.IntervalS, wl.Intervals, w.Test))
 		}
 	}
 	if !ran {

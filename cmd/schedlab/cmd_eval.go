@@ -49,7 +49,9 @@ Experiments:
                  fee ($), with the paper's figures beside ours, labelled "(paper)".
   marl-arrivals  MARL Fig. 7: fat-tree of power8 servers (--fattree-k, 8 by default; the
                  paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
-                 for --intervals intervals: uniform, Poisson and the Google 2011 pattern
+                 (default: the paper's 15 per pod of 100 servers scaled to the pod size,
+                 15·(k/2)²/100, i.e. 2.4 at k=8 and 15 at k=20) for --intervals
+                 intervals: uniform, Poisson and the Google 2011 pattern
                  (--arrivals FILE: interval,start_s,jobs as CSV or the arrivals.parquet of
                  "schedlab ingest --source google-2011"; without it that workload is
                  skipped and the table says so); Tetris, Load Balancing, LIF; mean JCT in
@@ -112,6 +114,11 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 						spec.Clusters[i] = evaluation.Cluster{Name: fmt.Sprintf("fattree-k%d", fatTreeK), Spec: sim.ClusterSpec{Topology: "fattree", K: fatTreeK, Servers: c.Spec.Servers}}
 					}
 				}
+				for i := range spec.Workloads {
+					if w := &spec.Workloads[i]; w.Kind != evaluation.KindTrace && !fl.Changed("jobs-per-pod") {
+						w.JobsPerPod = evaluation.MARLJobsPerPod(fatTreeK)
+					}
+				}
 			}
 			if workers < 1 {
 				return usageErrorf("eval: --workers must be >= 1, got %d", workers)
@@ -157,7 +164,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f.StringVar(&arrivals, "arrivals", "", "arrivals table (interval,start_s,jobs; CSV or Parquet) for the google workload")
 	f.IntVar(&fatTreeK, "fattree-k", 8, "fat-tree parameter k of marl-arrivals (k pods of (k/2)² servers)")
 	f.IntVar(&intervals, "intervals", 20, "marl-arrivals: 30-minute intervals that receive jobs")
-	f.Float64Var(&jobsPerPod, "jobs-per-pod", 15, "marl-arrivals: (mean) jobs per pod per interval")
+	f.Float64Var(&jobsPerPod, "jobs-per-pod", 0, "marl-arrivals: (mean) jobs per pod per interval (default 15·(k/2)²/100)")
 	f.IntVar(&seeds, "seeds", 1, "replicates per cell, each with its own random streams")
 	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
 	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")
