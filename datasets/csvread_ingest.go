@@ -72,7 +72,7 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 			return ji.flush()
 		}, nil,
 		func(ctx context.Context, in <-chan arrow.Record) error {
-			n, err := WriteJobsFrom(ctx, req.OutPath(JobsFile), meta, in)
+			n, err := writeJobsRowGroups(ctx, req.OutPath(JobsFile), meta, in)
 			jobsRows, committed = n, err == nil
 			return err
 		})
@@ -101,6 +101,49 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 		return nil, fmt.Errorf("datasets: %s: accepted %d jobs but wrote %d", source, r.Total.Accepted, jobsRows)
 	}
 	return r, nil
+}
+
+// JobsRowGroupRows is the number of jobs per Parquet row group an ingest
+// writes. parquet-go holds the open row group in memory, so one row group
+// for the whole table (what WriteJobsFrom writes) would make memory grow
+// with the input; closing one every JobsRowGroupRows rows bounds it.
+const JobsRowGroupRows = 64 << 10
+
+// writeJobsRowGroups is WriteJobsFrom with a row group closed every
+// JobsRowGroupRows rows.
+func writeJobsRowGroups(ctx context.Context, path string, meta FileMeta, in <-chan arrow.Record) (int64, error) {
+	w, err := CreateParquet[Job](path, meta)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Abort()
+	var buf []Job
+	var inGroup int64
+	for {
+		rec, ok, err := pipeline.Recv(ctx, in)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		buf, err = JobsFromRecord(buf[:0], rec)
+		rec.Release()
+		if err != nil {
+			return 0, err
+		}
+		if err := w.Write(buf); err != nil {
+			return 0, err
+		}
+		if inGroup += int64(len(buf)); inGroup >= JobsRowGroupRows {
+			if err := w.w.Flush(); err != nil {
+				return 0, fmt.Errorf("write %s: %w", path, err)
+			}
+			inGroup = 0
+		}
+	}
+	n := w.Rows()
+	return n, w.Close()
 }
 
 // Context is the flow's context: cancelled when the ingest fails or is

@@ -1,10 +1,16 @@
 package datasets
 
 import (
+	"context"
 	"errors"
+	"math"
+	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/duckdbtest"
 )
 
 func TestPAISimFixture(t *testing.T) {
@@ -120,4 +126,57 @@ func fuzzReader(f *testing.F, source, fileName string) {
 			}
 		}
 	})
+}
+
+// TestPAISimDuckDB ingests the 6,000-job subset and checks our Parquet with
+// DuckDB, an independent reader: row and id counts, total GPUs over the
+// repeated tasks group, and the median duration agree with what parquet-go
+// reads back.
+func TestPAISimDuckDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("DuckDB check skipped in -short mode")
+	}
+	path := sharedData(t, "pai-v2020/operate_simulator_jobs_6000.csv")
+	out := t.TempDir()
+	if _, err := (PAISimReader{}).Ingest(context.Background(), Request{Inputs: []string{path}, OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	jobsPath := filepath.Join(out, JobsFile)
+	jobs, err := ReadParquet[Job](jobsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpus float64
+	dur := make([]float64, len(jobs))
+	for i, j := range jobs {
+		gpus += j.TotalGPU()
+		dur[i] = j.DurationS
+	}
+	sort.Float64s(dur)
+	res := duckdbtest.Query(t, `SELECT count(*) AS n, count(DISTINCT job_id) AS ids,
+		(SELECT sum(t.instances * t.gpu) FROM (SELECT unnest(tasks) AS t FROM read_parquet(`+duckdbtest.Literal(jobsPath)+`))) AS gpus,
+		quantile_cont(duration_s, 0.5) AS p50, min(source) AS src
+		FROM read_parquet(`+duckdbtest.Literal(jobsPath)+`)`)
+	row := res.Rows[0]
+	if n := duckdbtest.Float(t, row[0]); n != 6000 {
+		t.Errorf("duckdb counts %v rows", n)
+	}
+	if ids := duckdbtest.Float(t, row[1]); ids != 6000 {
+		t.Errorf("duckdb counts %v distinct ids", ids)
+	}
+	if g := duckdbtest.Float(t, row[2]); math.Abs(g-gpus) > 1e-9*gpus {
+		t.Errorf("duckdb total GPUs %v, parquet-go %v", g, gpus)
+	}
+	if p := duckdbtest.Float(t, row[3]); p != Quantile(dur, 0.5) {
+		t.Errorf("duckdb median duration %v, ours %v", p, Quantile(dur, 0.5))
+	}
+	if row[4] != SourcePAISim {
+		t.Errorf("duckdb source %v", row[4])
+	}
+}
+
+// BenchmarkPAISim ingests the 6,000-job PAI subset and reports rows per
+// second.
+func BenchmarkPAISim(b *testing.B) {
+	benchIngest(b, SourcePAISim, sharedData(b, "pai-v2020/operate_simulator_jobs_6000.csv"))
 }
