@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIngestCLI(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := schedlab(t, nil, "ingest", "--source", "pai-sim", "--input", "../../datasets/testdata/pai-sim", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"simulator_jobs.csv", "total (pai-sim)", "jobs", "quarantine", filepath.Join(out, "jobs.parquet")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"jobs.parquet", "quarantine.parquet"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Accounting line: 3 read, 3 accepted, 0 quarantined.
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), "total (pai-sim) 3 3 0") {
+		t.Errorf("accounting not printed:\n%s", stdout)
+	}
+}
+
+func TestIngestCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "jobs.csv")
+	os.WriteFile(bad, []byte("job_id,submit_time,duration,num_gpu,num_cpu\n1,2,3,4,5\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"unknown source", []string{"--source", "nope", "--input", bad, "--out", dir}, 2, []string{"nope", "pai-sim", "elasticflow", "philly-gavel", "alibaba-v2023"}},
+		{"no out", []string{"--source", "pai-sim", "--input", bad}, 2, []string{"--out"}},
+		{"missing column", []string{"--source", "pai-sim", "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{bad + ":1: field num_inst", "missing column"}},
+		{"missing input", []string{"--source", "elasticflow", "--input", filepath.Join(dir, "nope"), "--out", filepath.Join(dir, "o")}, 1, []string{"nope"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := schedlab(t, nil, append([]string{"ingest"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q: %s", w, stderr)
+				}
+			}
+		})
+	}
+}
