@@ -42,58 +42,58 @@ var ErrUnknownExperiment = errors.New("unknown experiment")
 type Spec struct {
 	// Experiment is the id (das-table1, marl-arrivals, ...); it names the
 	// output tables and plots and is the first part of every cell key.
-	Experiment string `yaml:"experiment" json:"experiment"`
+	Experiment string `mapstructure:"experiment" yaml:"experiment" json:"experiment"`
 	// Clusters, in table order.
-	Clusters []Cluster `yaml:"clusters" json:"clusters"`
+	Clusters []Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
 	// Workloads, in table order.
-	Workloads []Workload `yaml:"workloads" json:"workloads"`
+	Workloads []Workload `mapstructure:"workloads" yaml:"workloads" json:"workloads"`
 	// Schedulers are registry names (schedulers.Names, aliases accepted).
 	// Learned schedulers join the matrix by joining the registry.
-	Schedulers []string `yaml:"schedulers" json:"schedulers"`
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 	// Seeds is the number of replicates per cell (seed column 0..Seeds-1).
 	// Each replicate draws its own synthetic workload and scheduler
 	// randomness from (run seed, cell key); a jobs file is the same in all.
-	Seeds int `yaml:"seeds" json:"seeds"`
+	Seeds int `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
 	// Sim configures every cell's simulation.
-	Sim sim.Config `yaml:"sim" json:"sim"`
+	Sim sim.Config `mapstructure:"sim" yaml:"sim" json:"sim"`
 }
 
 // Cluster is a named cluster of the matrix.
 type Cluster struct {
-	Name string          `yaml:"name" json:"name"`
-	Spec sim.ClusterSpec `yaml:"spec" json:"spec"`
+	Name string          `mapstructure:"name" yaml:"name" json:"name"`
+	Spec sim.ClusterSpec `mapstructure:"spec" yaml:"spec" json:"spec"`
 }
 
 // Workload is a named workload of the matrix. Which fields matter depends
 // on Kind; the others are ignored.
 type Workload struct {
-	Name string `yaml:"name" json:"name"`
-	Kind string `yaml:"kind" json:"kind"`
+	Name string `mapstructure:"name" yaml:"name" json:"name"`
+	Kind string `mapstructure:"kind" yaml:"kind" json:"kind"`
 
 	// JobsFile (trace) is a canonical jobs Parquet file; "" means the
 	// seeded PAI-like generator (datasets.GeneratePAILike) with
 	// SyntheticJobs jobs.
-	JobsFile      string `yaml:"jobs_file" json:"jobs_file"`
-	SyntheticJobs int    `yaml:"synthetic_jobs" json:"synthetic_jobs"`
+	JobsFile      string `mapstructure:"jobs_file" yaml:"jobs_file" json:"jobs_file"`
+	SyntheticJobs int    `mapstructure:"synthetic_jobs" yaml:"synthetic_jobs" json:"synthetic_jobs"`
 	// MaxJobs (trace) keeps the first MaxJobs jobs by submission after
 	// pruning (20,000 in the DAS paper); all of them when the data holds
 	// fewer.
-	MaxJobs int `yaml:"max_jobs" json:"max_jobs"`
+	MaxJobs int `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
 	// TestFraction (trace) is the share of the kept jobs, the last by
 	// submission, that is simulated and evaluated (0.2: the DAS 8:2 split;
 	// the first part is the training split of the learned schedulers).
-	TestFraction float64 `yaml:"test_fraction" json:"test_fraction"`
+	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
 
 	// JobsPerPod (uniform, poisson, google) is the (mean) number of jobs
 	// each pod receives per interval of Sim.IntervalS seconds.
-	JobsPerPod float64 `yaml:"jobs_per_pod" json:"jobs_per_pod"`
+	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
 	// Intervals (uniform, poisson, google) is how many intervals receive
 	// jobs; google uses the first Intervals rows of the arrivals table.
-	Intervals int `yaml:"intervals" json:"intervals"`
+	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
 	// ArrivalsFile (google) is an arrivals table: Parquet or CSV with
 	// columns interval, start_s, jobs. Without one the workload's cells are
 	// skipped and the report says so.
-	ArrivalsFile string `yaml:"arrivals_file" json:"arrivals_file"`
+	ArrivalsFile string `mapstructure:"arrivals_file" yaml:"arrivals_file" json:"arrivals_file"`
 }
 
 // Experiments lists the experiment ids DefaultSpec knows, in DESIGN.md
