@@ -311,10 +311,21 @@ func decodeOrdered(ctx context.Context, files []string, workers int, binUS int64
 		part int
 		out  chan *googleChunk
 	}
+	// A panic must stop the others too, or they would wait for ever on the
+	// goroutine that died; conc re-raises it from Wait.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopOnPanic := func() {
+		if r := recover(); r != nil {
+			cancel(fmt.Errorf("datasets: google-2011: panic: %v", r))
+			panic(r)
+		}
+	}
 	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
 	order := make(chan task, workers)
 	tasks := make(chan task)
 	p.Go(func(ctx context.Context) error {
+		defer stopOnPanic()
 		defer close(order)
 		defer close(tasks)
 		for i := range files {
@@ -330,23 +341,21 @@ func decodeOrdered(ctx context.Context, files []string, workers int, binUS int64
 	})
 	for range workers {
 		p.Go(func(ctx context.Context) error {
+			defer stopOnPanic()
 			var d googleDecoder
 			for {
 				t, ok, err := pipeline.Recv(ctx, tasks)
 				if err != nil || !ok {
 					return err
 				}
-				err = d.decode(ctx, files[t.part], binUS, func(c *googleChunk) error {
-					return pipeline.Send(ctx, t.out, c)
-				})
-				close(t.out)
-				if err != nil {
+				if err := d.decodeTo(ctx, files[t.part], binUS, t.out); err != nil {
 					return err
 				}
 			}
 		})
 	}
 	p.Go(func(ctx context.Context) error {
+		defer stopOnPanic()
 		for {
 			t, ok, err := pipeline.Recv(ctx, order)
 			if err != nil || !ok {
@@ -379,6 +388,14 @@ type googleDecoder struct {
 	file []byte
 }
 
+// decodeTo decodes file into out and closes out.
+func (d *googleDecoder) decodeTo(ctx context.Context, file string, binUS int64, out chan<- *googleChunk) error {
+	defer close(out)
+	return d.decode(ctx, file, binUS, func(c *googleChunk) error {
+		return pipeline.Send(ctx, out, c)
+	})
+}
+
 // decode reads file and calls emit with each chunk; the chunk's last field
 // marks the final one.
 func (d *googleDecoder) decode(ctx context.Context, file string, binUS int64, emit func(*googleChunk) error) error {
@@ -387,7 +404,12 @@ func (d *googleDecoder) decode(ctx context.Context, file string, binUS int64, em
 		return &InputError{File: file, Err: err}
 	}
 	defer f.Close()
-	br := bufReader{r: f}
+	return d.decodeFrom(ctx, file, f, binUS, emit)
+}
+
+// decodeFrom is decode with the content of file coming from in.
+func (d *googleDecoder) decodeFrom(ctx context.Context, file string, in io.Reader, binUS int64, emit func(*googleChunk) error) error {
+	br := bufReader{r: in}
 	var r io.Reader = &br
 	magic, err := br.peek(2)
 	if err != nil {
