@@ -271,11 +271,9 @@ func (b *BadField) Error() string {
 	return b.Field + ": " + b.Reason
 }
 
-// Fields of a row, parsed with the field's name for the quarantine. Each
-// returns a *BadField on failure.
-
 // Field returns field i of row, or a *BadField naming name when the row is
-// too short.
+// too short. Field and the parsers below take the column's name so that a
+// failure names it for the quarantine; each fails with a *BadField.
 func (r *CSVRow) Field(i int, name string) (string, error) {
 	if i < 0 || i >= len(r.Fields) {
 		return "", &BadField{Field: name, Reason: fmt.Sprintf("row has %d fields, column %d missing", len(r.Fields), i+1)}
