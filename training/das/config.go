@@ -22,6 +22,12 @@ const (
 	VariantDAS    = "das"     // gate and RWGP: the full model
 )
 
+// Rewards.
+const (
+	RewardEq3 = "eq3"
+	RewardJCT = "jct"
+)
+
 // Variants lists the variant names, the full model first.
 func Variants() []string { return []string{VariantDAS, VariantDA, VariantDAMC, VariantDARWGP} }
 
@@ -44,6 +50,12 @@ type Config struct {
 	// log-probabilities stay finite.
 	MinStd float64 `json:"min_std"`
 
+	// Reward is "eq3", the paper's Eq. 3, or "jct": minus the time every
+	// job spent in the system (waiting or running) between a decision
+	// and the next, over the mean standalone duration, whose sum over an
+	// episode is −Σ JCT / mean duration: mean JCT exactly, as a dense
+	// reward.
+	Reward string `json:"reward"`
 	// Alpha is α of Eq. 3, the penalty weight per GPU of a job left
 	// pending.
 	Alpha float64 `json:"alpha"`
@@ -83,8 +95,8 @@ type Config struct {
 func DefaultConfig() Config {
 	m := rl.DefaultMAPPOConfig()
 	return Config{
-		Variant: VariantDAS, Jobs: 32, Hidden: 64, Heads: 4, History: 8, WalkLength: 8, MinStd: 0.05,
-		Alpha: 0.1, RewardCap: 10,
+		Variant: VariantDAS, Jobs: 32, Hidden: 64, Heads: 4, History: 8, WalkLength: 8, MinStd: 0.1,
+		Reward: RewardEq3, Alpha: 0.1, RewardCap: 10,
 		MAPPO:         m,
 		LearningRates: []float64{1e-4, 5e-5, 1e-5, 5e-6, 1e-6},
 		MaxGradNorm:   1, Episodes: 50, SegmentJobs: 1000, MaxJobs: 20000, ValFraction: 0.2,
@@ -118,6 +130,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.MinStd > 0 && c.MinStd < 1) {
 		bad("min_std: must be in (0, 1), got %v", c.MinStd)
+	}
+	if c.Reward != RewardEq3 && c.Reward != RewardJCT {
+		bad("reward: must be %q or %q, got %q", RewardEq3, RewardJCT, c.Reward)
 	}
 	if !(c.Alpha >= 0) || math.IsInf(c.Alpha, 0) {
 		bad("alpha: must be ≥ 0 and finite, got %v", c.Alpha)

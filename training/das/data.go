@@ -23,12 +23,13 @@ type Split struct {
 
 // RewardNorm holds the training-set means that scale JCT and fee in Eq. 3
 // so that a finished job's term is O(1). They are the means of the
-// standalone duration (the JCT of a job that never waits nor slows down)
-// and of the standalone fee: properties of the trace alone, not of a
-// policy.
+// standalone duration (the JCT of a job that never waits nor slows down),
+// of the standalone fee and of the GPUs per job (which scale the penalty
+// term the same way): properties of the trace alone, not of a policy.
 type RewardNorm struct {
 	JCTS   float64 `json:"jct_s"`
 	FeeUSD float64 `json:"fee_usd"`
+	GPUs   float64 `json:"gpus"` // GPUs per job, C·n^GPU
 }
 
 // PrepareJobs builds the split of jobs for cluster c under simulator
@@ -65,12 +66,14 @@ func PrepareJobs(c *sim.Cluster, jobs []datasets.Job, sc sim.Config, cfg Config)
 	sp.Val = rebase(kept[len(kept)-nval:])
 	for _, j := range sp.Train {
 		sp.Norm.JCTS += j.DurationS
+		sp.Norm.GPUs += j.TotalGPU()
 		sp.Norm.FeeUSD += sc.PriceGPUHour * j.TotalGPU() * j.DurationS / 3600
 	}
 	n := float64(len(sp.Train))
 	sp.Norm.JCTS /= n
 	sp.Norm.FeeUSD /= n
-	if !(sp.Norm.JCTS > 0) || !(sp.Norm.FeeUSD > 0) {
+	sp.Norm.GPUs /= n
+	if !(sp.Norm.JCTS > 0) || !(sp.Norm.FeeUSD > 0) || !(sp.Norm.GPUs > 0) {
 		return sp, fmt.Errorf("das: training jobs have mean duration %g s and mean fee %g $: cannot scale the reward", sp.Norm.JCTS, sp.Norm.FeeUSD)
 	}
 	return sp, nil
@@ -92,8 +95,8 @@ func rebase(jobs []datasets.Job) []datasets.Job {
 // reward is Eq. 3 over the jobs of one interval: a finished job (ζ = 1)
 // adds 1/(fee·JCT), both scaled by the training means and the product
 // floored so that the term is at most cfg.RewardCap; a job the previous
-// decision left pending (ζ = 0) adds −α·C·n^GPU; the sum is divided by the
-// number of jobs N'.
+// decision left pending (ζ = 0) adds −α·C·n^GPU, the GPUs scaled by the
+// training mean too; the sum is divided by the number of jobs N'.
 func reward(finished []sim.JobResult, unplaced []*sim.JobState, norm RewardNorm, cfg Config) float64 {
 	n := len(finished) + len(unplaced)
 	if n == 0 {
@@ -105,7 +108,7 @@ func reward(finished []sim.JobResult, unplaced []*sim.JobState, norm RewardNorm,
 		r += 1 / max(prod, 1/cfg.RewardCap)
 	}
 	for _, js := range unplaced {
-		r -= cfg.Alpha * js.Total.GPU
+		r -= cfg.Alpha * js.Total.GPU / norm.GPUs
 	}
 	return r / float64(n)
 }

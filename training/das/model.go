@@ -56,13 +56,24 @@ func NewModel(cfg Config, rng *rand.Rand) *Model {
 	if cfg.rwgp() {
 		m.logRho = ps.New("place.log_rho", 1, 1)
 		m.logRho.Data[0] = 0.5 * math.Log(float64(e)) // ρ = √e: x rows are e-wide
-		m.logBeta = ps.New("place.log_beta", 1, 1)     // β = 1
+		m.logBeta = ps.New("place.log_beta", 1, 1)    // β = 1
 		m.logNoise = ps.New("place.log_noise", 1, 1)
 		m.logNoise.Data[0] = math.Log(0.1)
 		m.gpMean = nn.NewLinear(ps, "place.mean", e, 1, nn.Glorot, rng)
 	} else {
 		m.placeMLP = nn.NewMLP(ps, "place.mlp", []int{e, e, 1}, nn.ReLU, rng)
 		m.placeSd = nn.NewLinear(ps, "place.sd", e, 1, nn.Glorot, rng)
+	}
+	// The heads that rank start at zero (Andrychowicz et al. 2021: a
+	// near-zero last policy layer learns best): the untrained
+	// deterministic policy ties every job and every machine, which the
+	// decoder breaks by submission order and server index, so it starts
+	// as FIFO first-fit and what it gains over that is learned.
+	zero(m.muHead.W)
+	if m.placeMLP != nil {
+		zero(m.placeMLP.Layers[len(m.placeMLP.Layers)-1].W)
+	} else {
+		zero(m.gpMean.W)
 	}
 	m.pe = positionEmbedding(cfg.Jobs, e)
 	return m
@@ -197,3 +208,5 @@ func jobAware(t *nn.Tape, shat, sc *nn.Node, b, r, n, M int) (x, srow *nn.Node) 
 	srow = t.SliceRows(shat, b*n+r, b*n+r+1)
 	return t.Mul(t.SliceRows(sc, b*M, (b+1)*M), srow), srow
 }
+
+func zero(n *nn.Node) { clear(n.Data) }

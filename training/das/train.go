@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -184,6 +184,7 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 	}
 	var t nn.Tape
 	var hist []*HistEntry
+	var times []float64 // decision instants
 	last := -1
 	lastNow := 0.0
 	for {
@@ -194,7 +195,8 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 		if err != nil {
 			return out, err
 		}
-		if last >= 0 {
+		times = append(times, st.Now)
+		if last >= 0 && m.cfg.Reward == RewardEq3 {
 			r := reward(st.Since.Finished, st.Since.Unplaced, norm, m.cfg)
 			out.ret += r
 			if collect {
@@ -224,15 +226,7 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 		} else {
 			last = 0
 		}
-		if d.x != nil && len(placed) > 0 {
-			// The last τ placements, oldest first; a fresh slice, because
-			// earlier observations keep theirs.
-			h := slices.Clone(hist)
-			for _, r := range placed {
-				h = append(h, &HistEntry{X: d.x[r], Y: d.aff[r]})
-			}
-			hist = h[max(0, len(h)-m.cfg.History):]
-		}
+		hist = pushHistory(hist, d, placed, m.cfg.History)
 	}
 	res := s.Result()
 	out.metrics = res.Metrics
@@ -243,7 +237,20 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 			tail = append(tail, j)
 		}
 	}
-	if last >= 0 {
+	if last >= 0 && m.cfg.Reward == RewardJCT {
+		rs := timeInSystem(res.Jobs, times, norm)
+		for _, r := range rs {
+			out.ret += r
+		}
+		if collect {
+			for i, r := range rs {
+				out.ord.Steps[i].Reward = r
+				out.plc.Steps[i].Reward = r
+			}
+			out.ord.Steps[last].Done = true
+			out.plc.Steps[last].Done = true
+		}
+	} else if last >= 0 {
 		r := reward(tail, nil, norm, m.cfg)
 		out.ret += r
 		if collect {
@@ -254,4 +261,25 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 		}
 	}
 	return out, nil
+}
+
+// timeInSystem is the "jct" reward of each decision: minus the seconds
+// that jobs spent between submission and finish within [t_k, t_{k+1})
+// (the last interval open-ended), over the mean standalone duration.
+func timeInSystem(jobs []sim.JobResult, times []float64, norm RewardNorm) []float64 {
+	rs := make([]float64, len(times))
+	for _, j := range jobs {
+		// The decisions whose intervals the job overlaps.
+		k := max(0, sort.SearchFloat64s(times, j.SubmitS)-1)
+		for ; k < len(times) && times[k] < j.FinishS; k++ {
+			hi := j.FinishS
+			if k+1 < len(times) {
+				hi = min(hi, times[k+1])
+			}
+			if lo := max(j.SubmitS, times[k]); hi > lo {
+				rs[k] -= (hi - lo) / norm.JCTS
+			}
+		}
+	}
+	return rs
 }
