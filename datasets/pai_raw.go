@@ -158,9 +158,19 @@ type paiTag struct {
 	used     bool
 }
 
+// paiSink is where the join sends rows: a *JobsIngest, or in the fuzz
+// test an in-memory tally.
+type paiSink interface {
+	Context() context.Context
+	Accept(file string, j *Job) error
+	AcceptOther(file string)
+	RejectRow(file string, row CSVRow, err error) error
+	EachRow(c *CSVFile, fn func(row CSVRow) error) error
+}
+
 // paiJoin is the state of one ingest.
 type paiJoin struct {
-	ji                            *JobsIngest
+	ji                            paiSink
 	jobCols, taskCols, tagCols    paiColumns
 	specCols                      paiColumns
 	jobFiles, taskFiles, tagFiles []string
@@ -175,26 +185,9 @@ func (PAIRawReader) Ingest(ctx context.Context, req Request) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SourcePAIV2020, err)
 	}
-	pj := &paiJoin{
-		jobCols: newPAIColumns(paiJobTable), taskCols: newPAIColumns(paiTaskTable),
-		tagCols: newPAIColumns(paiGroupTag), specCols: newPAIColumns(paiMachineSpec),
-		tasks: map[string]*paiJobTasks{}, tags: map[string]*paiTag{},
-	}
-	for _, f := range files {
-		switch t := paiTableOf(f); t {
-		case paiJobTable:
-			pj.jobFiles = append(pj.jobFiles, f)
-		case paiTaskTable:
-			pj.taskFiles = append(pj.taskFiles, f)
-		case paiGroupTag:
-			pj.tagFiles = append(pj.tagFiles, f)
-		case paiMachineSpec:
-			pj.specFiles = append(pj.specFiles, f)
-		case "":
-			return nil, &InputError{File: f, Err: fmt.Errorf("%w: not a PAI table (want a file named %s, %s, %s or %s*.csv)", ErrFormat, paiJobTable, paiTaskTable, paiGroupTag, paiMachineSpec)}
-		default:
-			return nil, &InputError{File: f, Err: fmt.Errorf("%w: %s is not read by the %s reader (it uses %s, %s, %s and %s)", ErrFormat, t, SourcePAIV2020, paiJobTable, paiTaskTable, paiGroupTag, paiMachineSpec)}
-		}
+	pj := newPAIJoin()
+	if err := pj.classify(files); err != nil {
+		return nil, err
 	}
 	var nodes *ParquetWriter[ClusterNode]
 	defer func() {
@@ -203,46 +196,14 @@ func (PAIRawReader) Ingest(ctx context.Context, req Request) (*Report, error) {
 		}
 	}()
 	rep, err := IngestJobs(ctx, req, SourcePAIV2020, files, func(ji *JobsIngest) error {
-		pj.ji = ji
 		if len(pj.specFiles) > 0 {
 			var err error
 			nodes, err = CreateParquet[ClusterNode](req.OutPath(ClusterFile), FileMeta{Source: SourcePAIV2020, ConfigHash: req.Meta.ConfigHash})
 			if err != nil {
 				return err
 			}
-			for _, f := range pj.specFiles {
-				if err := pj.readSpec(f, nodes); err != nil {
-					return err
-				}
-			}
 		}
-		for i, f := range pj.tagFiles {
-			if err := pj.readTags(i, f, false); err != nil {
-				return err
-			}
-		}
-		for i, f := range pj.taskFiles {
-			if err := pj.readTasks(i, f, false); err != nil {
-				return err
-			}
-		}
-		for _, f := range pj.jobFiles {
-			if err := pj.readJobs(f); err != nil {
-				return err
-			}
-		}
-		// Second pass: quarantine what did not join.
-		for i, f := range pj.tagFiles {
-			if err := pj.readTags(i, f, true); err != nil {
-				return err
-			}
-		}
-		for i, f := range pj.taskFiles {
-			if err := pj.readTasks(i, f, true); err != nil {
-				return err
-			}
-		}
-		return nil
+		return pj.run(ji, nodes)
 	})
 	if err != nil {
 		return nil, err
@@ -255,6 +216,73 @@ func (PAIRawReader) Ingest(ctx context.Context, req Request) (*Report, error) {
 		rep.Outputs = append(rep.Outputs[:1], append([]Output{{Table: "cluster", Path: req.OutPath(ClusterFile), Rows: n}}, rep.Outputs[1:]...)...)
 	}
 	return rep, nil
+}
+
+func newPAIJoin() *paiJoin {
+	return &paiJoin{
+		jobCols: newPAIColumns(paiJobTable), taskCols: newPAIColumns(paiTaskTable),
+		tagCols: newPAIColumns(paiGroupTag), specCols: newPAIColumns(paiMachineSpec),
+		tasks: map[string]*paiJobTasks{}, tags: map[string]*paiTag{},
+	}
+}
+
+// classify sorts the input files by table.
+func (pj *paiJoin) classify(files []string) error {
+	for _, f := range files {
+		switch t := paiTableOf(f); t {
+		case paiJobTable:
+			pj.jobFiles = append(pj.jobFiles, f)
+		case paiTaskTable:
+			pj.taskFiles = append(pj.taskFiles, f)
+		case paiGroupTag:
+			pj.tagFiles = append(pj.tagFiles, f)
+		case paiMachineSpec:
+			pj.specFiles = append(pj.specFiles, f)
+		case "":
+			return &InputError{File: f, Err: fmt.Errorf("%w: not a PAI table (want a file named %s, %s, %s or %s*.csv)", ErrFormat, paiJobTable, paiTaskTable, paiGroupTag, paiMachineSpec)}
+		default:
+			return &InputError{File: f, Err: fmt.Errorf("%w: %s is not read by the %s reader (it uses %s, %s, %s and %s)", ErrFormat, t, SourcePAIV2020, paiJobTable, paiTaskTable, paiGroupTag, paiMachineSpec)}
+		}
+	}
+	return nil
+}
+
+// run reads every table: machines into nodes (nil when there is no machine
+// table), then the join, then the second pass.
+func (pj *paiJoin) run(sink paiSink, nodes *ParquetWriter[ClusterNode]) error {
+	pj.ji = sink
+	for _, f := range pj.specFiles {
+		if err := pj.readSpec(f, nodes); err != nil {
+			return err
+		}
+	}
+	for i, f := range pj.tagFiles {
+		if err := pj.readTags(i, f, false); err != nil {
+			return err
+		}
+	}
+	for i, f := range pj.taskFiles {
+		if err := pj.readTasks(i, f, false); err != nil {
+			return err
+		}
+	}
+	for _, f := range pj.jobFiles {
+		if err := pj.readJobs(f); err != nil {
+			return err
+		}
+	}
+	// Second pass: quarantine what did not join.
+	for i, f := range pj.tagFiles {
+		if err := pj.readTags(i, f, true); err != nil {
+			return err
+		}
+	}
+	for i, f := range pj.taskFiles {
+		if err := pj.readTasks(i, f, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eachRow calls fn with every row of the right width of one headerless
