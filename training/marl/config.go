@@ -53,12 +53,25 @@ type Config struct {
 	Gamma       float64 `json:"gamma"`        // discount per inference (the paper: 0.9)
 	ValueCoef   float64 `json:"value_coef"`   // weight of the critic's δ² loss
 	EntropyCoef float64 `json:"entropy_coef"` // entropy bonus (the paper: none)
+	// Reward is what a decision earns from its job in the following
+	// interval: RewardProgress, the paper's epochs trained / max epochs
+	// (the share of the job's work done), or RewardSpeed, that share times
+	// the job's standalone duration over the interval length — the job's
+	// mean speed relative to standalone, which does not depend on how long
+	// the job is (a quantity the observation does not contain).
+	Reward string `json:"reward"`
 	// Episodes is the number of passes over the training jobs.
 	Episodes int `json:"episodes"`
 	// ValidateEvery runs the greedy policy on the validation jobs every so
 	// many episodes (and after the last); 0 never.
 	ValidateEvery int `json:"validate_every"`
 }
+
+// Rewards.
+const (
+	RewardProgress = "progress"
+	RewardSpeed    = "speed"
+)
 
 // PaperLR is the learning rate of the MARL paper (§VI-A).
 const PaperLR = 1e-5
@@ -70,8 +83,8 @@ func DefaultConfig() Config {
 	return Config{
 		Variant: VariantDevice, Jobs: 6,
 		InnerDim: 16, InnerLayers: 4, InterDim: 32, InterLayers: 2, Hidden: 128,
-		LR: 1e-3, MaxGradNorm: 1, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0.01,
-		Episodes: 30, ValidateEvery: 5,
+		LR: 3e-3, MaxGradNorm: 1, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0,
+		Reward: RewardSpeed, Episodes: 30, ValidateEvery: 5,
 	}
 }
 
@@ -90,6 +103,9 @@ func (c Config) Validate() error {
 		if f.v < 1 {
 			errs = append(errs, fmt.Errorf("%s: must be >= 1, got %d", f.name, f.v))
 		}
+	}
+	if c.Reward != RewardProgress && c.Reward != RewardSpeed {
+		errs = append(errs, fmt.Errorf("reward: must be %q or %q, got %q", RewardProgress, RewardSpeed, c.Reward))
 	}
 	if c.InterLayers < 0 || c.Episodes < 0 || c.ValidateEvery < 0 {
 		errs = append(errs, fmt.Errorf("inter_layers, episodes, validate_every: must be >= 0, got %d, %d, %d", c.InterLayers, c.Episodes, c.ValidateEvery))

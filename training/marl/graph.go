@@ -170,7 +170,9 @@ func buildGraphs(c *sim.Cluster, variant string) (*clusterGraph, error) {
 			return nil, err
 		}
 	}
-	if parts > 1 {
+	if variant != VariantSingle {
+		// Also with one pod (a small BCube): a graph of one scheduler
+		// keeps the network's shapes those of the variant.
 		cg.inter = buildInter(c, parts, owner)
 	}
 	return cg, nil

@@ -17,8 +17,13 @@ var (
 )
 
 // nodeWidth is |h⁰|: free GPU, CPU, memory, then workers and PS of each of
-// the N concurrent jobs on the node.
-func nodeWidth(jobs int) int { return 3 + 2*jobs }
+// the N concurrent jobs on the node, then workers and PS of the job being
+// placed on the node's whole server. The last pair is ours, not the
+// paper's: at device level it tells a GPU group that its job already has
+// tasks behind the other socket of the same server (free traffic), which
+// the 4-layer GNN could otherwise only learn through three hops and which
+// took our short trainings far longer to find.
+func nodeWidth(jobs int) int { return 3 + 2*jobs + 2 }
 
 // network is the MARL-GNN: inner ECC stack, MLP encoder, inter ECC stack,
 // actor heads and critic. All agents share it (the pods of our clusters

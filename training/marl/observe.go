@@ -162,7 +162,7 @@ func (v *view) edgeFeatures() *edgeCtx {
 			case edgePCIe:
 				load = v.pcie[e.server][e.socket] / e.gbps
 			case edgeNet:
-				load = v.flows[e.link] / flowScale
+				load = flowFeature(v.flows[e.link])
 			}
 			ef = append(ef, bandwidthFeature(e.gbps), load, e.tier/tierScale)
 		}
@@ -175,7 +175,7 @@ func (v *view) edgeFeatures() *edgeCtx {
 			for _, l := range ig.links[k] {
 				f += v.flows[l]
 			}
-			ctx.inter = append(ctx.inter, bandwidthFeature(ig.gbps[k]), f/flowScale, ig.tier[k]/tierScale)
+			ctx.inter = append(ctx.inter, bandwidthFeature(ig.gbps[k]), flowFeature(f), ig.tier[k]/tierScale)
 		}
 	}
 	return ctx
@@ -184,6 +184,11 @@ func (v *view) edgeFeatures() *edgeCtx {
 // bandwidthFeature compresses capacities from 1 Gbit/s (VL2 server links)
 // to thousands (aggregated links) onto O(1).
 func bandwidthFeature(gbps float64) float64 { return math.Log1p(gbps) / math.Log1p(gbpsScale) }
+
+// flowFeature maps a flow count onto [0, 1): unbounded inputs to the
+// edge filters let the ECC stack's activations, and with them the critic,
+// run away during training.
+func flowFeature(n float64) float64 { return n / (n + flowScale) }
 
 // count adds d instances of job j with role on (server, socket).
 func (v *view) count(j int, role string, server, socket int, d float64) {
@@ -308,6 +313,27 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 			}
 		}
 		jobRow(o.jobs[n*jobWidth:(n+1)*jobWidth], v.jobs[j])
+	}
+	if cur != nil {
+		var w, ps []float64 // per server of the partition, by position
+		pos := map[int]int{}
+		for i, s := range pt.servers {
+			pos[s] = i
+		}
+		w, ps = make([]float64, len(pt.servers)), make([]float64, len(pt.servers))
+		for _, x := range v.placed[cur.Index] {
+			if x.part == p {
+				i := pos[pt.cands[x.cand].server]
+				w[i] += x.w
+				ps[i] += x.ps
+			}
+		}
+		base := 3 + 2*v.n
+		for k, c := range pt.cands {
+			i := pos[c.server]
+			o.x0[k*f0+base] = w[i] / countScale
+			o.x0[k*f0+base+1] = ps[i] / countScale
+		}
 	}
 	o.task = make([]float64, taskWidth)
 	if cur != nil {

@@ -134,6 +134,7 @@ type trainer struct {
 	lrn  *learner
 	opt  *nn.Adam
 	segs []segment
+	jobs []datasets.Job // of the running episode, indexed as the simulator does
 }
 
 func (tr *trainer) episode(ctx context.Context, opts TrainOptions, simCfg sim.Config, ep int) (training.Curve, error) {
@@ -142,11 +143,19 @@ func (tr *trainer) episode(ctx context.Context, opts TrainOptions, simCfg sim.Co
 		return training.Curve{}, err
 	}
 	rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
+	tr.jobs = opts.Train
 	a := newActor(tr.e, tr.cfg.Jobs, rng, false)
 	a.record = func(d decision) {
 		sg := &tr.segs[d.agent]
 		sg.roll.Add(rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}, Value: d.value, LogProb: d.logp})
-		sg.jobs = append(sg.jobs, d.job)
+		// A forward places nothing: it earns no reward of its own (else
+		// every hop would collect the job's reward again, and agents learn
+		// to pass tasks around); its effect reaches it through γV(s').
+		j := d.job
+		if d.forward {
+			j = -1
+		}
+		sg.jobs = append(sg.jobs, j)
 	}
 	for p := range tr.segs {
 		tr.segs[p].roll.Reset()
@@ -204,8 +213,13 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 		return out, false
 	}
 	progress := map[int]float64{}
+	span := st.Now - st.Since.FromS
 	for _, p := range st.Since.Progress {
-		progress[p.Job] += p.Fraction
+		r := p.Fraction
+		if tr.cfg.Reward == RewardSpeed && span > 0 {
+			r *= tr.jobs[p.Job].DurationS / span
+		}
+		progress[p.Job] += r
 	}
 	a.sync(st)
 	parts := len(tr.segs)
@@ -222,7 +236,7 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 			continue
 		}
 		for i := range sg.roll.Steps {
-			r := progress[sg.jobs[i]]
+			r := progress[sg.jobs[i]] // 0 for forwards (job −1)
 			sg.roll.Steps[i].Reward = r
 			out.ret += r
 		}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
+)
+
+func init() {
+	registerTrainFamily(trainFamily{
+		Name:     "marl",
+		Short:    "MARL-GNN placement agents per pod (Zhao & Wu, TNSM 2021)",
+		Variants: marl.Variants(),
+		Flags:    marlTrainFlags,
+		Run:      runTrainMARL,
+	})
+}
+
+// Flags of the MARL family. --episodes is shared with other families
+// (DAS defines one too): whoever registers first defines it and each reads
+// it through the flag set.
+func marlTrainFlags(fs *pflag.FlagSet) {
+	fs.String("topology", "fattree", "marl: cluster topology: fattree, vl2 or bcube")
+	fs.String("servers", "power8", "marl: server kind: power8, dgx1, hetero-cpu or mixed")
+	fs.Int("k", 0, "marl: topology parameter (fattree k, vl2 k, bcube level; default 8, 4, 1: a scaled-down cluster)")
+	fs.Int("bcube-n", 4, "marl: bcube switch port count n")
+	fs.String("workload", evaluation.KindUniform, "marl: arrival pattern: uniform or poisson")
+	fs.Float64("jobs-per-pod", 0, "marl: mean jobs per pod per 30-minute interval (default: the pod's GPUs / 50)")
+	fs.Int("intervals", 80, "marl: intervals that receive jobs (the last 10 % of each pod's jobs are held out)")
+	defineSharedInt(fs, "episodes", 0, "training episodes (default: the family's)")
+}
+
+// defineSharedInt defines an int flag unless another family already did.
+func defineSharedInt(fs *pflag.FlagSet, name string, def int, usage string) {
+	if fs.Lookup(name) == nil {
+		fs.Int(name, def, usage)
+	}
+}
+
+// flagInt reads an int flag whatever its defining family declared it as;
+// ok is false when the user did not set it.
+func flagInt(fs *pflag.FlagSet, name string) (v int, ok bool, err error) {
+	f := fs.Lookup(name)
+	if f == nil || !f.Changed {
+		return 0, false, nil
+	}
+	v, err = strconv.Atoi(f.Value.String())
+	if err != nil {
+		return 0, false, usageErrorf("train: --%s: %v", name, err)
+	}
+	return v, true, nil
+}
+
+// marlSetup is everything a MARL training run is derived from; its hash
+// labels the outputs.
+type marlSetup struct {
+	Config     marl.Config     `json:"config"`
+	Cluster    sim.ClusterSpec `json:"cluster"`
+	Workload   string          `json:"workload"`
+	JobsPerPod float64         `json:"jobs_per_pod"`
+	Intervals  int             `json:"intervals"`
+	Seed       uint64          `json:"seed"`
+}
+
+func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
+	fs := opts.Flags
+	topo, _ := fs.GetString("topology")
+	servers, _ := fs.GetString("servers")
+	k, _ := fs.GetInt("k")
+	bn, _ := fs.GetInt("bcube-n")
+	kind, _ := fs.GetString("workload")
+	jpp, _ := fs.GetFloat64("jobs-per-pod")
+	intervals, _ := fs.GetInt("intervals")
+	cfg := marl.DefaultConfig()
+	cfg.Variant = opts.Variant
+	if n, ok, err := flagInt(fs, "episodes"); err != nil {
+		return err
+	} else if ok {
+		cfg.Episodes = n
+	}
+	spec := sim.ClusterSpec{Topology: topo, K: k, Servers: servers}
+	switch topo {
+	case "fattree":
+		if k == 0 {
+			spec.K = 8
+		}
+	case "vl2":
+		if k == 0 {
+			spec.K = 4
+		}
+	case "bcube":
+		spec.N = bn
+		if k == 0 {
+			spec.K = 1
+		}
+	default:
+		return usageErrorf("train: --topology %q is not fattree, vl2 or bcube", topo)
+	}
+	if servers == "pai-v100" {
+		return usageErrorf("train: --servers must be power8, dgx1, hetero-cpu or mixed")
+	}
+	if err := spec.Validate(); err != nil {
+		return usageErrorf("train: %v", err)
+	}
+	if kind != evaluation.KindUniform && kind != evaluation.KindPoisson {
+		return usageErrorf("train: --workload %q is not uniform or poisson", kind)
+	}
+	if intervals < 1 || jpp < 0 {
+		return usageErrorf("train: --intervals must be >= 1 and --jobs-per-pod >= 0")
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("train: %v", err)
+	}
+	cluster, err := spec.Build()
+	if err != nil {
+		return err
+	}
+	if jpp == 0 {
+		jpp = cluster.TotalGPU() / float64(cluster.Pods) / 50
+	}
+	setup := marlSetup{Config: cfg, Cluster: spec, Workload: kind, JobsPerPod: jpp, Intervals: intervals, Seed: opts.Seed}
+	hash, err := pipeline.HashJSON(setup)
+	if err != nil {
+		return err
+	}
+	simCfg := sim.DefaultConfig()
+	simCfg.Trigger = sim.TriggerInterval
+	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: kind, Pods: cluster.Pods, JobsPerPod: jpp, Intervals: intervals, IntervalS: simCfg.IntervalS},
+		pipeline.Rand(opts.Seed, "train", "marl", "workload"))
+	if err != nil {
+		return err
+	}
+	parts := cluster.Pods
+	if cfg.Variant == marl.VariantSingle {
+		parts = 1
+	}
+	train, test := marl.SplitJobs(jobs, parts, 0.1, simCfg.IntervalS)
+	clusterName := fmt.Sprintf("%s-k%d-%s", topo, spec.K, servers)
+	a.log.Info("marl training", "variant", cfg.Variant, "cluster", cluster.Name, "pods", cluster.Pods, "servers", len(cluster.Servers),
+		"train_jobs", len(train), "heldout_jobs", len(test), "episodes", cfg.Episodes, "lr", cfg.LR)
+
+	untrained, err := marl.NewPolicy(cfg, opts.Seed)
+	if err != nil {
+		return err
+	}
+	heldout := func(s sim.Scheduler) (float64, error) {
+		res, err := sim.Run(ctx, cluster, test, s, simCfg, nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.Metrics.MeanJCTS, nil
+	}
+	before, err := heldout(untrained.Scheduler(marl.SchedulerOptions{Seed: opts.Seed}))
+	if err != nil {
+		return err
+	}
+	bar := a.progress.Start("train marl-"+cfg.Variant, int64(cfg.Episodes))
+	wall := time.Now()
+	pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{
+		Cluster: cluster, ClusterName: clusterName, Train: train, Validation: test, Sim: simCfg, Seed: opts.Seed,
+		Episode: func(c training.Curve) {
+			if c.Split == "train" {
+				bar.Add(1)
+			}
+			a.log.Info("episode", "episode", c.Episode+1, "of", cfg.Episodes, "split", c.Split, "return", round3(c.Return), "mean_jct_h", round3(c.MeanJCT/3600))
+		},
+	})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	trainS := time.Since(wall).Seconds()
+	after, err := heldout(pol.Scheduler(marl.SchedulerOptions{Seed: opts.Seed}))
+	if err != nil {
+		return err
+	}
+	out := opts.Out
+	meta := map[string]string{"cluster": clusterName, "seed": strconv.FormatUint(opts.Seed, 10), "episodes": strconv.Itoa(cfg.Episodes), "setup_hash": hash}
+	if err := pol.Save(out, meta); err != nil {
+		return err
+	}
+	if err := training.WriteCurves(filepath.Join(out, training.CurvesFile), datasets.FileMeta{Source: "synthetic-marl-" + kind, ConfigHash: hash}, curves); err != nil {
+		return err
+	}
+	svg, png, err := marl.PlotCurves(curves)
+	if err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"curves.svg": svg, "curves.png": png} {
+		if err := pipeline.WriteFileAtomic(filepath.Join(out, name), b); err != nil {
+			return err
+		}
+	}
+	w := os.Stdout
+	fmt.Fprintf(w, "marl-%s on %s: %d episodes in %.1f s; held-out mean JCT (%d jobs): untrained %.2f h, trained %.2f h",
+		cfg.Variant, clusterName, cfg.Episodes, trainS, len(test), before/3600, after/3600)
+	for _, name := range evaluation.MARLHeuristics {
+		s, err := schedulers.New(name)
+		if err != nil {
+			return err
+		}
+		j, err := heldout(s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, ", %s %.2f h", name, j/3600)
+	}
+	fmt.Fprintf(w, "\nwrote %s, %s, %s, curves.svg, curves.png into %s\n", marl.CheckpointFile, marl.SidecarFile, training.CurvesFile, out)
+	return nil
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

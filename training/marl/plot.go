@@ -1,0 +1,87 @@
+package marl
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/schedlab/schedlab/training"
+)
+
+// PlotCurves draws learning curves: the training return per episode above
+// the mean JCT (hours) of the training episodes and of the validation
+// runs. It returns the figure as SVG (fonts not embedded, so the bytes are
+// stable) and PNG.
+func PlotCurves(rows []training.Curve) (svg, png []byte, err error) {
+	var ret, trainJCT, valJCT plotter.XYs
+	title := "learning curves"
+	for _, r := range rows {
+		title = fmt.Sprintf("%s %s on %s", r.Family, r.Variant, r.Cluster)
+		x := float64(r.Episode)
+		switch r.Split {
+		case "validation":
+			valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
+		default:
+			ret = append(ret, plotter.XY{X: x, Y: r.Return})
+			trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
+		}
+	}
+	top := plot.New()
+	top.Title.Text = title
+	top.X.Label.Text = "episode"
+	top.Y.Label.Text = "return (Σ epochs/max epochs per decision)"
+	bottom := plot.New()
+	bottom.X.Label.Text = "episode"
+	bottom.Y.Label.Text = "mean JCT (h)"
+	bottom.Legend.Top = true
+	blue, orange := color.NRGBA{0x00, 0x72, 0xb2, 0xff}, color.NRGBA{0xd5, 0x5e, 0x00, 0xff}
+	for _, s := range []struct {
+		p    *plot.Plot
+		xy   plotter.XYs
+		c    color.Color
+		name string
+	}{{top, ret, blue, ""}, {bottom, trainJCT, blue, "train (sampled)"}, {bottom, valJCT, orange, "validation (greedy)"}} {
+		if len(s.xy) == 0 {
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(s.xy)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.Color, pts.Color = s.c, s.c
+		pts.Radius = vg.Points(1.5)
+		s.p.Add(l, pts)
+		if s.name != "" {
+			s.p.Legend.Add(s.name, l, pts)
+		}
+	}
+	plots := [][]*plot.Plot{{top}, {bottom}}
+	w, h := 7*vg.Inch, 7*vg.Inch
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
+	render := func(c vg.CanvasWriterTo) ([]byte, error) {
+		dc := draw.New(c)
+		for i, row := range plot.Align(plots, tiles, dc) {
+			plots[i][0].Draw(row[0])
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+	if svg, err = render(vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))); err != nil {
+		return nil, nil, err
+	}
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
+		return nil, nil, err
+	}
+	return svg, png, nil
+}
