@@ -52,6 +52,10 @@ func writeAtomic(path string, b []byte) error {
 		return fmt.Errorf("das: write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("das: write %s: %w", path, err)
+	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("das: write %s: %w", path, err)

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/das"
+	"github.com/spf13/pflag"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// The DAS paper's families (das and its RL baselines dl2 and rifling)
+// share the flags below: the cluster, the job trace and the training
+// length. Each is defined once, by whichever family's Flags runs first.
+
+func init() {
+	registerTrainFamily(trainFamily{
+		Name:     "das",
+		Short:    "Dual-Agent Scheduler (KDD 2023): ordering + RWGP placement agents, MAPPO",
+		Variants: das.Variants(),
+		Flags:    dasPaperFlags,
+		Run:      runTrainDAS,
+	})
+}
+
+// dasPaperFlags adds the flags of the DAS paper's families.
+func dasPaperFlags(fs *pflag.FlagSet) {
+	def := func(name string, add func()) {
+		if fs.Lookup(name) == nil {
+			add()
+		}
+	}
+	def("cluster", func() { fs.String("cluster", "small", "DAS cluster preset: small, medium or large (8/16/32 servers × 8 V100)") })
+	def("jobs", func() {
+		fs.String("jobs", "", "canonical jobs Parquet (e.g. from schedlab ingest --source pai-sim); default: the PAI 6000-job subset under ../shared/data when present, else the seeded PAI-like generator")
+	})
+	def("episodes", func() { fs.Int("episodes", 0, "training episodes (0: the family's default)") })
+	def("lr", func() { fs.String("lr", "", "learning rates to search by validation, comma-separated (default: the paper's grid)") })
+	def("segment-jobs", func() { fs.Int("segment-jobs", 0, "jobs per training episode (0: 1000, the paper's)") })
+	def("max-jobs", func() { fs.Int("max-jobs", 0, "jobs of the trace used, first by submission (0: 20000, the paper's)") })
+	def("val-jobs", func() { fs.Int("val-jobs", 0, "validation jobs simulated after each episode (0: the whole validation split)") })
+}
+
+// paperFlags are the parsed values of dasPaperFlags.
+type paperFlags struct {
+	cluster, jobs, lr               string
+	episodes, segment, maxJobs, val int
+	lrs                             []float64
+}
+
+func readPaperFlags(fs *pflag.FlagSet) (paperFlags, error) {
+	var f paperFlags
+	var err error
+	get := func(v error) {
+		if err == nil {
+			err = v
+		}
+	}
+	var e error
+	f.cluster, e = fs.GetString("cluster")
+	get(e)
+	f.jobs, e = fs.GetString("jobs")
+	get(e)
+	f.lr, e = fs.GetString("lr")
+	get(e)
+	f.episodes, e = fs.GetInt("episodes")
+	get(e)
+	f.segment, e = fs.GetInt("segment-jobs")
+	get(e)
+	f.maxJobs, e = fs.GetInt("max-jobs")
+	get(e)
+	f.val, e = fs.GetInt("val-jobs")
+	get(e)
+	if err != nil {
+		return f, err
+	}
+	switch f.cluster {
+	case "small", "medium", "large":
+	default:
+		return f, usageErrorf("train: --cluster %q is not one of small, medium, large", f.cluster)
+	}
+	if f.episodes < 0 || f.segment < 0 || f.maxJobs < 0 || f.val < 0 {
+		return f, usageErrorf("train: --episodes, --segment-jobs, --max-jobs and --val-jobs must be ≥ 0")
+	}
+	if f.lr != "" {
+		for _, s := range strings.Split(f.lr, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v > 0) {
+				return f, usageErrorf("train: --lr %q: %q is not a positive number", f.lr, s)
+			}
+			f.lrs = append(f.lrs, v)
+		}
+	}
+	if f.jobs != "" {
+		if _, err := os.Stat(f.jobs); err != nil {
+			return f, usageErrorf("train: --jobs: %v", err)
+		}
+	}
+	return f, nil
+}
+
+// paiSubset is where the real PAI 6000-job subset lives relative to the
+// repository.
+var paiSubset = filepath.Join("..", "shared", "data", "pai-v2020", "operate_simulator_jobs_6000.csv")
+
+// loadTrainJobs returns the job trace of a training run and names its
+// source: --jobs, else the PAI subset ingested through the pai-sim reader
+// into a temporary directory, else 6000 jobs of the seeded PAI-like
+// generator.
+func loadTrainJobs(ctx context.Context, a *app, file string, seed uint64, family string) ([]datasets.Job, string, error) {
+	if file != "" {
+		jobs, err := datasets.ReadParquet[datasets.Job](file)
+		if err != nil {
+			return nil, "", fmt.Errorf("train: --jobs %s: %w", file, err)
+		}
+		a.log.Info("jobs from file", "file", file, "jobs", len(jobs))
+		return jobs, filepath.Base(file), nil
+	}
+	if _, err := os.Stat(paiSubset); err == nil {
+		r, err := datasets.Lookup(datasets.SourcePAISim)
+		if err != nil {
+			return nil, "", err
+		}
+		tmp, err := os.MkdirTemp("", "schedlab-train-")
+		if err != nil {
+			return nil, "", err
+		}
+		defer os.RemoveAll(tmp)
+		rep, err := r.Ingest(ctx, datasets.Request{Inputs: []string{paiSubset}, OutDir: tmp, Meta: datasets.FileMeta{Source: datasets.SourcePAISim}})
+		if err != nil {
+			return nil, "", fmt.Errorf("train: ingest %s: %w", paiSubset, err)
+		}
+		jobs, err := datasets.ReadParquet[datasets.Job](filepath.Join(tmp, "jobs.parquet"))
+		if err != nil {
+			return nil, "", err
+		}
+		a.log.Info("jobs from the PAI 6000-job subset", "file", paiSubset, "jobs", len(jobs), "quarantined", rep.Total.Quarantined)
+		return jobs, "pai-sim:" + filepath.Base(paiSubset), nil
+	}
+	cfg := datasets.PAILikeConfig{Jobs: 6000}
+	rng := pipeline.Rand(seed, "train-"+family, "synthetic-jobs")
+	var jobs []datasets.Job
+	src := func(ctx context.Context, out chan<- arrow.Record) error { return datasets.GeneratePAILike(ctx, cfg, rng, out) }
+	sink := func(ctx context.Context, in <-chan arrow.Record) error {
+		for {
+			rec, ok, err := pipeline.Recv(ctx, in)
+			if err != nil || !ok {
+				return err
+			}
+			jobs, err = datasets.JobsFromRecord(jobs, rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if err := pipeline.Flow(ctx, src, nil, sink); err != nil {
+		return nil, "", err
+	}
+	a.log.Info("jobs from the seeded PAI-like generator (no --jobs and no PAI subset at "+paiSubset+")", "jobs", len(jobs))
+	return jobs, "synthetic-pai", nil
+}
+
+func buildPreset(name string) (*sim.Cluster, error) {
+	spec, err := sim.Preset(name)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Build()
+}
+
+func runTrainDAS(ctx context.Context, a *app, opts trainOptions) error {
+	f, err := readPaperFlags(opts.Flags)
+	if err != nil {
+		return err
+	}
+	cfg := das.DefaultConfig()
+	cfg.Variant = opts.Variant
+	if f.episodes > 0 {
+		cfg.Episodes = f.episodes
+	}
+	if f.lrs != nil {
+		cfg.LearningRates = f.lrs
+	}
+	if f.segment > 0 {
+		cfg.SegmentJobs = f.segment
+	}
+	if f.maxJobs > 0 {
+		cfg.MaxJobs = f.maxJobs
+	}
+	cfg.ValJobs = f.val
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("train: %v", err)
+	}
+	c, err := buildPreset(f.cluster)
+	if err != nil {
+		return err
+	}
+	jobs, source, err := loadTrainJobs(ctx, a, f.jobs, opts.Seed, "das")
+	if err != nil {
+		return err
+	}
+	sc := sim.DefaultConfig()
+	sp, err := das.PrepareJobs(c, jobs, sc, cfg)
+	if err != nil {
+		return err
+	}
+	a.log.Info("das split", "cluster", f.cluster, "read", sp.Read, "pruned", sp.Pruned, "beyond", sp.Beyond,
+		"train", len(sp.Train), "validation", len(sp.Val), "variant", cfg.Variant)
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return err
+	}
+	var bar *pipeline.Bar
+	var barLR float64
+	res, err := das.Train(ctx, cfg, sp, das.TrainOptions{Cluster: c, ClusterName: f.cluster, Sim: sc, Seed: opts.Seed,
+		OnEpisode: func(lr float64, rows []training.Curve) {
+			if bar == nil || lr != barLR {
+				if bar != nil {
+					bar.Done()
+				}
+				bar = a.progress.Start(fmt.Sprintf("train das/%s lr=%g", cfg.Variant, lr), int64(cfg.Episodes))
+				barLR = lr
+			}
+			bar.Add(1)
+			for _, r := range rows {
+				a.log.Info("episode", "lr", lr, "episode", r.Episode, "split", r.Split, "return", r.Return,
+					"mean_jct_s", r.MeanJCT, "mean_fee", r.MeanFee)
+			}
+		}})
+	if bar != nil {
+		bar.Done()
+	}
+	if err != nil {
+		return err
+	}
+	best := res.Best()
+	ckpt := filepath.Join(opts.Out, cfg.Variant+".ckpt")
+	if err := das.Save(ckpt, best.Model, das.Sidecar{Cluster: f.cluster, LR: best.LR, Norm: sp.Norm}); err != nil {
+		return err
+	}
+	var rows []training.Curve
+	for _, r := range res.Runs {
+		if r.LR == best.LR {
+			rows = r.Curves
+		}
+	}
+	if err := writeCurves(opts.Out, rows, source, cfg.Hash(), "das/"+cfg.Variant+" on "+f.cluster); err != nil {
+		return err
+	}
+	w := os.Stdout
+	fmt.Fprintf(w, "das/%s on %s: %d training and %d validation jobs (%s; %d pruned)\n", cfg.Variant, f.cluster, len(sp.Train), len(sp.Val), source, sp.Pruned)
+	for _, r := range res.Runs {
+		mark := " "
+		if r.LR == best.LR {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s lr %-8g validation mean JCT %8.1f min → %8.1f min, mean fee %7.2f $ → %7.2f $ (untrained → trained)\n",
+			mark, r.LR, r.InitVal.Metrics.MeanJCTS/60, r.FinalVal.Metrics.MeanJCTS/60, r.InitVal.Metrics.MeanFeeUSD, r.FinalVal.Metrics.MeanFeeUSD)
+	}
+	fmt.Fprintf(w, "wrote %s (config %s), %s, curves.svg, curves.png in %s\n", filepath.Base(ckpt), cfg.Hash()[:12], training.CurvesFile, opts.Out)
+	return nil
+}
+
+// writeCurves writes curves.parquet and its plot (curves.svg, curves.png):
+// mean JCT and return per episode, training and validation.
+func writeCurves(dir string, rows []training.Curve, source, hash, title string) error {
+	if err := training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: source, ConfigHash: hash}, rows); err != nil {
+		return err
+	}
+	svg, png, err := plotCurves(rows, title)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "curves.svg"), svg, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "curves.png"), png, 0o644)
+}
+
+func plotCurves(rows []training.Curve, title string) (svg, png []byte, err error) {
+	colors := map[string]color.NRGBA{"train": {0x00, 0x72, 0xb2, 0xff}, "validation": {0xd5, 0x5e, 0x00, 0xff}}
+	metric := []struct {
+		label string
+		get   func(training.Curve) float64
+	}{
+		{"mean JCT (min)", func(c training.Curve) float64 { return c.MeanJCT / 60 }},
+		{"return", func(c training.Curve) float64 { return c.Return }},
+	}
+	plots := make([][]*plot.Plot, len(metric))
+	for mi, m := range metric {
+		p := plot.New()
+		p.Title.Text = title + " — " + m.label
+		p.X.Label.Text = "episode"
+		p.Y.Label.Text = m.label
+		p.Legend.Top = true
+		for _, split := range []string{"train", "validation"} {
+			var xy plotter.XYs
+			for _, r := range rows {
+				if r.Split == split {
+					xy = append(xy, plotter.XY{X: float64(r.Episode), Y: m.get(r)})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, nil, err
+			}
+			l.Color = colors[split]
+			p.Add(l)
+			if mi == 0 {
+				p.Legend.Add(split, l)
+			}
+		}
+		plots[mi] = []*plot.Plot{p}
+	}
+	w, h := 7*vg.Inch, 7*vg.Inch
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
+	render := func(c vg.CanvasWriterTo) ([]byte, error) {
+		dc := draw.New(c)
+		for i, row := range plot.Align(plots, tiles, dc) {
+			plots[i][0].Draw(row[0])
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+	if svg, err = render(vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))); err != nil {
+		return nil, nil, err
+	}
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
+		return nil, nil, err
+	}
+	return svg, png, nil
+}
