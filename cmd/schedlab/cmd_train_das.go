@@ -46,15 +46,21 @@ func dasPaperFlags(fs *pflag.FlagSet) {
 			add()
 		}
 	}
-	def("cluster", func() { fs.String("cluster", "small", "DAS cluster preset: small, medium or large (8/16/32 servers × 8 V100)") })
+	def("cluster", func() {
+		fs.String("cluster", "small", "DAS cluster preset: small, medium or large (8/16/32 servers × 8 V100)")
+	})
 	def("jobs", func() {
 		fs.String("jobs", "", "canonical jobs Parquet (e.g. from schedlab ingest --source pai-sim); default: the PAI 6000-job subset under ../shared/data when present, else the seeded PAI-like generator")
 	})
 	def("episodes", func() { fs.Int("episodes", 0, "training episodes (0: the family's default)") })
-	def("lr", func() { fs.String("lr", "", "learning rates to search by validation, comma-separated (default: the paper's grid)") })
+	def("lr", func() {
+		fs.String("lr", "", "learning rates to search by validation, comma-separated (default: the paper's grid)")
+	})
 	def("segment-jobs", func() { fs.Int("segment-jobs", 0, "jobs per training episode (0: 1000, the paper's)") })
 	def("max-jobs", func() { fs.Int("max-jobs", 0, "jobs of the trace used, first by submission (0: 20000, the paper's)") })
-	def("val-jobs", func() { fs.Int("val-jobs", 0, "validation jobs simulated after each episode (0: the whole validation split)") })
+	def("val-jobs", func() {
+		fs.Int("val-jobs", 0, "validation jobs simulated after each episode (0: the whole validation split)")
+	})
 }
 
 // paperFlags are the parsed values of dasPaperFlags.
@@ -156,7 +162,9 @@ func loadTrainJobs(ctx context.Context, a *app, file string, seed uint64, family
 	cfg := datasets.PAILikeConfig{Jobs: 6000}
 	rng := pipeline.Rand(seed, "train-"+family, "synthetic-jobs")
 	var jobs []datasets.Job
-	src := func(ctx context.Context, out chan<- arrow.Record) error { return datasets.GeneratePAILike(ctx, cfg, rng, out) }
+	src := func(ctx context.Context, out chan<- arrow.Record) error {
+		return datasets.GeneratePAILike(ctx, cfg, rng, out)
+	}
 	sink := func(ctx context.Context, in <-chan arrow.Record) error {
 		for {
 			rec, ok, err := pipeline.Recv(ctx, in)
