@@ -77,24 +77,19 @@ func (AlibabaV2023Reader) Ingest(ctx context.Context, req Request) (*Report, err
 			nodes.Abort()
 		}
 	}()
-	rep, err := IngestJobs(ctx, req, SourceAlibabaV2023, files, func(ji *JobsIngest) error {
-		for _, path := range files {
-			c, err := OpenCSV(path, CSVOptions{})
+	writeNodes := func(rows []ClusterNode) error {
+		if nodes == nil {
+			var err error
+			nodes, err = CreateParquet[ClusterNode](req.OutPath(ClusterFile), FileMeta{Source: SourceAlibabaV2023, ConfigHash: req.Meta.ConfigHash})
 			if err != nil {
 				return err
 			}
-			if c.HasColumn("sn") {
-				if nodes == nil {
-					nodes, err = CreateParquet[ClusterNode](req.OutPath(ClusterFile), FileMeta{Source: SourceAlibabaV2023, ConfigHash: req.Meta.ConfigHash})
-				}
-				if err == nil {
-					err = ingestV2023Nodes(ji, c, nodes)
-				}
-			} else {
-				err = ingestV2023Pods(ji, c)
-			}
-			c.Close()
-			if err != nil {
+		}
+		return nodes.Write(rows)
+	}
+	rep, err := IngestJobs(ctx, req, SourceAlibabaV2023, files, func(ji *JobsIngest) error {
+		for _, path := range files {
+			if err := ingestV2023File(ji, path, writeNodes); err != nil {
 				return err
 			}
 		}
@@ -111,6 +106,20 @@ func (AlibabaV2023Reader) Ingest(ctx context.Context, req Request) (*Report, err
 		rep.Outputs = append(rep.Outputs[:1], append([]Output{{Table: "cluster", Path: req.OutPath(ClusterFile), Rows: n}}, rep.Outputs[1:]...)...)
 	}
 	return rep, nil
+}
+
+// ingestV2023File reads one pod or node list, telling them apart by the
+// header; node rows go to writeNodes in batches.
+func ingestV2023File(ji *JobsIngest, path string, writeNodes func([]ClusterNode) error) error {
+	c, err := OpenCSV(path, CSVOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if c.HasColumn("sn") {
+		return ingestV2023Nodes(ji, c, writeNodes)
+	}
+	return ingestV2023Pods(ji, c)
 }
 
 func ingestV2023Pods(ji *JobsIngest, c *CSVFile) error {
@@ -200,13 +209,17 @@ func maxIndex(col []int) int {
 	return m
 }
 
-func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, w *ParquetWriter[ClusterNode]) error {
+func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, write func([]ClusterNode) error) error {
 	col, err := c.Columns(v2023NodeColumns...)
 	if err != nil {
 		return err
 	}
 	list := strings.TrimSuffix(filepath.Base(c.Path()), filepath.Ext(c.Path()))
 	buf := make([]ClusterNode, 0, quarantineBatch)
+	// A node list, even one with no good row, gives a cluster table.
+	if err := write(buf); err != nil {
+		return err
+	}
 	err = ji.EachRow(c, func(row CSVRow) error {
 		n, err := parseV2023Node(&row, col)
 		if err != nil {
@@ -216,7 +229,7 @@ func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, w *ParquetWriter[ClusterNode])
 		ji.AcceptOther(c.Path())
 		buf = append(buf, n)
 		if len(buf) == cap(buf) {
-			err = w.Write(buf)
+			err = write(buf)
 			buf = buf[:0]
 		}
 		return err
@@ -225,7 +238,7 @@ func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, w *ParquetWriter[ClusterNode])
 		return err
 	}
 	if len(buf) > 0 {
-		return w.Write(buf)
+		return write(buf)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -109,5 +110,14 @@ func TestAlibabaV2023Real(t *testing.T) {
 func FuzzAlibabaV2023(f *testing.F) {
 	f.Add([]byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\nopenb-pod-0000,12000,16384,1,1000,,LS,Running,0,12537496,0\nopenb-pod-0061,11908,47104,1,1000,,BE,Pending,10001278,10001403,\n"))
 	f.Add([]byte("sn,cpu_milli,memory_mib,gpu,model\nopenb-node-0000,64000,262144,2,P100\nx,1,2,-3,\n"))
-	fuzzReader(f, SourceAlibabaV2023, "openb_pod_list_default.csv")
+	fuzzReader(f, SourceAlibabaV2023, "openb_pod_list_default.csv", func(ji *JobsIngest, path string) error {
+		return ingestV2023File(ji, path, func(rows []ClusterNode) error {
+			for _, n := range rows {
+				if n.Node == "" || !(n.CPU >= 0) || !(n.MemGiB >= 0) || n.GPUs < 0 {
+					return fmt.Errorf("accepted node %+v", n)
+				}
+			}
+			return nil
+		})
+	})
 }

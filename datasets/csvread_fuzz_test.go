@@ -1,11 +1,18 @@
 package datasets
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // FuzzCSVFile drives the line reader directly (no Parquet, so it runs
@@ -89,4 +96,102 @@ func ExampleOpenCSV() {
 	// Output:
 	// line 2: job abc, 8 GPUs, err <nil>
 	// line 3: job def, 1 GPUs, err <nil>
+}
+
+// fuzzing reports whether the test binary runs with -test.fuzz, i.e. is
+// generating inputs rather than replaying the seed corpus.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
+// fuzzReader feeds arbitrary file contents to a reader's per-file parse
+// function through a JobsIngest whose jobs go to memory and whose
+// quarantine is never committed, so that an input costs microseconds, not
+// the fsyncs of two committed Parquet files. It must never panic; it either
+// fails with an *InputError wrapping ErrFormat (the file as a whole is not
+// in the format) or keeps Read = Accepted + Quarantined, and every accepted
+// job has an id, a finite non-negative submission time and duration, and
+// instances ≥ 1 with non-negative resources. When the seed corpus is
+// replayed (go test without -fuzz) each input also goes through the whole
+// Reader.Ingest, Parquet files included (runIngest checks the contract).
+func fuzzReader(f *testing.F, source, fileName string, ingestFile func(*JobsIngest, string) error) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := writeFile(t, t.TempDir(), fileName, string(data))
+		jobs, acc, err := ingestInMemory(t, source, p, ingestFile)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || !errors.Is(err, ErrFormat) {
+				t.Fatalf("error is not a located format error: %v", err)
+			}
+		} else {
+			if err := acc.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if acc.Accepted < int64(len(jobs)) {
+				t.Fatalf("%d jobs from %d accepted rows", len(jobs), acc.Accepted)
+			}
+			for _, j := range jobs {
+				if !(j.SubmitS >= 0) || !(j.DurationS >= 0) || j.DurationS > math.MaxFloat64 || j.JobID == "" || j.Source != source {
+					t.Fatalf("accepted job %+v", j)
+				}
+				for _, tk := range j.Tasks {
+					if tk.Instances < 1 || !(tk.GPU >= 0) || !(tk.CPU >= 0) || !(tk.MemGiB >= 0) {
+						t.Fatalf("accepted task %+v", tk)
+					}
+				}
+			}
+		}
+		if fuzzing() {
+			return
+		}
+		got, err2 := runIngest(t, source, p)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("in memory: %v; Ingest: %v", err, err2)
+		}
+		if err2 == nil && (got.rep.Total != acc || len(got.jobs) != len(jobs)) {
+			t.Fatalf("Ingest %+v (%d jobs), in memory %+v (%d jobs)", got.rep.Total, len(got.jobs), acc, len(jobs))
+		}
+		for _, r := range got.rejected {
+			if r.Line < 1 || r.Reason == "" || len(r.Raw) > MaxRawBytes || !strings.Contains(string(data), r.Raw) {
+				t.Fatalf("quarantined row %+v", r)
+			}
+		}
+	})
+}
+
+// ingestInMemory runs ingestFile on path as IngestJobs would, but collects
+// the jobs in memory and aborts the quarantine table instead of committing
+// it.
+func ingestInMemory(t *testing.T, source, path string, ingestFile func(*JobsIngest, string) error) ([]Job, Accounting, error) {
+	req := Request{Inputs: []string{path}, OutDir: t.TempDir()}
+	q, err := NewQuarantine(req, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Abort()
+	ji := &JobsIngest{req: req, source: source, q: q, report: &Report{Source: source, PerFile: map[string]Accounting{}}}
+	var jobs []Job
+	err = pipeline.Flow(context.Background(),
+		func(ctx context.Context, out chan<- arrow.Record) error {
+			ji.ctx, ji.out = ctx, out
+			ji.jb = NewJobsBuilder(memory.DefaultAllocator)
+			defer ji.jb.Release()
+			if err := ingestFile(ji, path); err != nil {
+				return err
+			}
+			return ji.flush()
+		}, nil,
+		func(ctx context.Context, in <-chan arrow.Record) error {
+			for rec := range in {
+				var err error
+				jobs, err = JobsFromRecord(jobs, rec)
+				rec.Release()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	return jobs, ji.report.PerFile[path], err
 }

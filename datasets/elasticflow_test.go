@@ -141,7 +141,7 @@ func TestElasticFlowReal(t *testing.T) {
 func FuzzElasticFlow(f *testing.F) {
 	f.Add([]byte("job_id,submission_time,duration,num_gpu\n965d744f-0445-c1a8-12af-97e4c536c66e,1932025,2429,64\nfb10987f,2000581,1532,1"))
 	f.Add([]byte("num_gpu,duration,submission_time,job_id\r\n1,2,3,x\r\n-1,NaN,\"4\",\n\n"))
-	fuzzReader(f, SourceElasticFlow, "cluster01.csv")
+	fuzzReader(f, SourceElasticFlow, "cluster01.csv", ingestElasticFlowFile)
 }
 
 // BenchmarkElasticFlow ingests all ten ITP clusters (69,351 jobs) and

@@ -100,5 +100,5 @@ func TestPhillyGavelReal(t *testing.T) {
 func FuzzPhillyGavel(f *testing.F) {
 	f.Add([]byte("ResNet-18 (batch size 64)\tcd %s/x && python3 main.py\t--num_steps\t1\t48884\t0.000000\t1\nA3C\tc\t-n\t0\t1\t1\t8\n"))
 	f.Add([]byte("A3C\tc\t-n\t0\t1\t1\t8\nCycleGAN\t\"q\t-n\t0\t1e3\t-0\t2\n\tx\n"))
-	fuzzReader(f, SourcePhillyGavel, "vc.trace")
+	fuzzReader(f, SourcePhillyGavel, "vc.trace", ingestGavelFile)
 }

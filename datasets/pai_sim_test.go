@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/duckdbtest"
@@ -88,44 +87,7 @@ func TestPAISimReal(t *testing.T) {
 func FuzzPAISim(f *testing.F) {
 	f.Add([]byte("job_id,submit_time,duration,num_gpu,num_cpu,num_inst\n1,3.0,15748.0,3.0,72.0,12.0\n"))
 	f.Add([]byte("num_inst,num_cpu,num_gpu,duration,submit_time,job_id\n1,1,1,1,1,x\n2,\"3\",-1,NaN,1e400,\n"))
-	fuzzReader(f, SourcePAISim, "jobs.csv")
-}
-
-// fuzzReader feeds arbitrary file contents to a reader: it must never
-// panic; it either fails with an *InputError wrapping ErrFormat (the file
-// as a whole is not in the format) or ingests with its accounting intact
-// (runIngest checks it), and every accepted job has a finite, non-negative
-// submission time and duration and non-negative resources.
-func fuzzReader(f *testing.F, source, fileName string) {
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p := writeFile(t, t.TempDir(), fileName, string(data))
-		got, err := runIngest(t, source, p)
-		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) || !errors.Is(err, ErrFormat) {
-				t.Fatalf("error is not a located format error: %v", err)
-			}
-			return
-		}
-		if got.rep.Total.Read < int64(len(got.jobs)) {
-			t.Fatalf("more jobs than rows read")
-		}
-		for _, j := range got.jobs {
-			if !(j.SubmitS >= 0) || !(j.DurationS >= 0) || j.DurationS > 1e308 || j.JobID == "" {
-				t.Fatalf("accepted job %+v", j)
-			}
-			for _, tk := range j.Tasks {
-				if tk.Instances < 1 || !(tk.GPU >= 0) || !(tk.CPU >= 0) || !(tk.MemGiB >= 0) {
-					t.Fatalf("accepted task %+v", tk)
-				}
-			}
-		}
-		for _, r := range got.rejected {
-			if r.Line < 1 || r.Reason == "" || len(r.Raw) > MaxRawBytes || !strings.Contains(string(data), r.Raw) {
-				t.Fatalf("quarantined row %+v", r)
-			}
-		}
-	})
+	fuzzReader(f, SourcePAISim, "jobs.csv", ingestPAISimFile)
 }
 
 // TestPAISimDuckDB ingests the 6,000-job subset and checks our Parquet with
