@@ -316,7 +316,7 @@ func (r *CSVRow) Count(i int, name string, lo, hi int64) (int64, error) {
 		if ferr != nil {
 			return 0, ferr
 		}
-		if v != math.Trunc(v) || v < math.MinInt64 || v > math.MaxInt64 {
+		if v != math.Trunc(v) || v < math.MinInt64 || v >= math.MaxInt64 {
 			return 0, &BadField{Field: name, Reason: fmt.Sprintf("%q is not a whole number", s)}
 		}
 		n = int64(v)
