@@ -151,7 +151,7 @@ func TestGradientComposed(t *testing.T) {
 	for _, variant := range Variants() {
 		t.Run(variant, func(t *testing.T) {
 			cfg := Config{Variant: variant, Jobs: 2, InnerDim: 3, InnerLayers: 2, InterDim: 4, InterLayers: 2, Hidden: 5,
-				LR: 1e-3, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0.01}
+				LR: 1e-3, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0.01, Reward: RewardSpeed}
 			pol, err := NewPolicy(cfg, 3)
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package marl_test
+
+const raceEnabled = false
