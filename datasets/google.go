@@ -112,7 +112,7 @@ func (Google2011Reader) Source() string { return SourceGoogle2011 }
 
 // Describe implements Reader.
 func (Google2011Reader) Describe() string {
-	return "Google cluster trace 2011 job_events parts (CSV, gzipped) → arrivals.parquet, job_events.parquet"
+	return "Google cluster trace 2011 job_events parts (CSV, gzipped) → arrivals (SUBMITs per interval), job_events, quarantine"
 }
 
 const (

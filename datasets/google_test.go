@@ -429,6 +429,19 @@ func TestGoogleRealFull(t *testing.T) {
 	if want := []float64{2_012_242, 672_075, 668_089, 19}; !reflect.DeepEqual(got, want) {
 		t.Errorf("duckdb counts (rows, SUBMITs, arrivals, missing_info set) = %v, want %v", got, want)
 	}
+
+	// DuckDB's own CSV reader over the raw parts and our Parquet must agree
+	// on every column's aggregates.
+	const agg = "SELECT count(*), sum(timestamp_us)::VARCHAR, count(missing_info), sum(missing_info), sum(job_id)::VARCHAR, sum(event_type), " +
+		"count(user), count(DISTINCT user), sum(scheduling_class), count(DISTINCT job_name), count(DISTINCT logical_job_name) FROM %s"
+	csv := fmt.Sprintf("read_csv(%s, header=false, columns={'timestamp_us': 'BIGINT', 'missing_info': 'INTEGER', 'job_id': 'BIGINT', 'event_type': 'INTEGER', "+
+		"'user': 'VARCHAR', 'scheduling_class': 'INTEGER', 'job_name': 'VARCHAR', 'logical_job_name': 'VARCHAR'})",
+		duckdbtest.Literal(filepath.Join(filepath.Dir(parts[0]), "part-*.csv.gz")))
+	fromCSV := duckdbtest.Query(t, fmt.Sprintf(agg, csv))
+	fromParquet := duckdbtest.Query(t, fmt.Sprintf(agg, duckdbtest.Literal(filepath.Join(out, JobEventsFile))))
+	if !reflect.DeepEqual(fromCSV.Rows, fromParquet.Rows) {
+		t.Errorf("aggregates differ:\n     csv %v\n parquet %v", fromCSV.Rows, fromParquet.Rows)
+	}
 }
 
 // BenchmarkGoogle2011Ingest ingests the whole real trace (500 parts) into
