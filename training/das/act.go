@@ -17,86 +17,116 @@ func gaussLogp(x, mu, sd float64) float64 {
 	return -0.5*z*z - math.Log(sd) - halfLog2Pi
 }
 
-// decision is both agents' actions at one decision point.
+// decision is both agents' actions at one decision point. Affinity rows
+// are computed only for the jobs the decoder tries to place (aff[r] is
+// nil for the others): they are independent per job, so leaving out the
+// rows of jobs that cannot fit changes no action that is used, and saves
+// most of the placement agent's work on a busy cluster.
 type decision struct {
 	prio     []float64   // N priorities (padding rows 0)
 	prioLogp float64     // log π^j(a^j), over the real rows
-	aff      [][]float64 // per real row, M affinities
+	aff      [][]float64 // per real row, M affinities, or nil
 	affLogp  []float64   // per real row, log-density of its affinity row
-	x        [][]float64 // per real row, the job-aware features (M×e), RWGP only
+	hist     []*HistEntry
 }
 
-// act runs both agents on o. With rng it samples a^j ~ N(μ^j, σ^j) and
-// A^c ~ N(μ, Σ) (training); without, it takes the means (evaluation).
-func (m *Model) act(t *nn.Tape, o *Obs, rng *rand.Rand) decision {
+// agents holds one decision's forward pass, from which affinity rows are
+// drawn on demand.
+type agents struct {
+	m       *Model
+	t       *nn.Tape
+	o       *Obs
+	rng     *rand.Rand
+	shat    *nn.Node
+	sc, rho *nn.Node
+	g       gpState
+	d       decision
+}
+
+// act runs the ordering agent on o and prepares the placement agent. With
+// rng it samples a^j ~ N(μ^j, σ^j) and A^c ~ N(μ, Σ) (training); without,
+// it takes the means (evaluation).
+func (m *Model) act(t *nn.Tape, o *Obs, rng *rand.Rand) *agents {
 	t.Reset()
-	n, e, M := m.cfg.Jobs, m.cfg.Hidden, o.M
-	shat, sc := m.trunk(t, []*Obs{o})
-	mu, sd := m.priority(t, shat)
-	d := decision{prio: make([]float64, n)}
+	n := m.cfg.Jobs
+	a := &agents{m: m, t: t, o: o, rng: rng}
+	a.shat, a.sc = m.trunkRows(t, []*Obs{o}, max(o.Count, 1))
+	mu, sd := m.priority(t, a.shat)
+	d := &a.d
+	d.prio = make([]float64, n)
 	for r := 0; r < o.Count; r++ {
-		a := mu.Data[r]
+		p := mu.Data[r]
 		if rng != nil {
-			a += sd.Data[r] * rng.NormFloat64()
+			p += sd.Data[r] * rng.NormFloat64()
 		}
-		d.prio[r] = a
-		d.prioLogp += gaussLogp(a, mu.Data[r], sd.Data[r])
+		d.prio[r] = p
+		d.prioLogp += gaussLogp(p, mu.Data[r], sd.Data[r])
 	}
-	var rho *nn.Node
-	var g gpState
 	if m.cfg.rwgp() {
-		rho = m.rho(t)
-		g = m.gpPrepare(t, o.Hist, M, rho)
+		a.rho = m.rho(t)
+		a.g = m.gpPrepare(t, o.Hist, o.M, a.rho, true)
+		d.hist = make([]*HistEntry, o.Count)
 	}
 	d.aff = make([][]float64, o.Count)
 	d.affLogp = make([]float64, o.Count)
-	if m.cfg.rwgp() {
-		d.x = make([][]float64, o.Count)
+	return a
+}
+
+// affinity returns row r of A^c, computing it on first use.
+func (a *agents) affinity(r int) []float64 {
+	d := &a.d
+	if d.aff[r] != nil {
+		return d.aff[r]
 	}
-	for r := 0; r < o.Count; r++ {
-		x, srow := jobAware(t, shat, sc, 0, r, n, M)
-		amu, asd := m.affinity(t, x, srow, &g, rho)
-		row := make([]float64, M)
-		s := asd.Data[0]
-		lp := 0.0
-		for k := range row {
-			a := amu.Data[k]
-			if rng != nil {
-				a += s * rng.NormFloat64()
-			}
-			row[k] = a
-			lp += gaussLogp(a, amu.Data[k], s)
+	m, t, M := a.m, a.t, a.o.M
+	x, srow := jobAware(t, a.shat, a.sc, 0, r, a.shat.Rows, M)
+	amu, asd, phi, mean := m.affinity(t, x, srow, &a.g, a.rho)
+	row := make([]float64, M)
+	s := asd.Data[0]
+	lp := 0.0
+	for k := range row {
+		v := amu.Data[k]
+		if a.rng != nil {
+			v += s * a.rng.NormFloat64()
 		}
-		d.aff[r], d.affLogp[r] = row, lp
-		if d.x != nil {
-			d.x[r] = slices.Clone(x.Data[:M*e])
-		}
+		row[k] = v
+		lp += gaussLogp(v, amu.Data[k], s)
 	}
-	return d
+	d.aff[r], d.affLogp[r] = row, lp
+	if d.hist != nil {
+		d.hist[r] = &HistEntry{X: slices.Clone(x.Data), Y: row, phi: slices.Clone(phi.Data), mean: slices.Clone(mean.Data)}
+	}
+	return row
 }
 
 // decode turns the agents' actions into placements: jobs in descending
 // priority (ties to submission order); each job's instances, one after
 // another, on the machine of highest affinity that still has room in the
 // decision's ledger. A job with an instance that fits nowhere gives back
-// what it booked and stays pending (ζ = 0). Because every instance is
-// booked in the ledger, a decision never over-commits a server.
-func decode(st *sim.State, jobs []*sim.JobState, d decision) (pl []sim.Placement, placed []int) {
+// what it booked and stays pending (ζ = 0); a job that cannot fit what is
+// left in total is passed over without asking for its affinities. Because
+// every instance is booked in the ledger, a decision never over-commits a
+// server.
+func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement, placed []int) {
+	d := &a.d
 	rows := make([]int, len(jobs))
 	for i := range rows {
 		rows[i] = i
 	}
-	slices.SortStableFunc(rows, func(a, b int) int { return cmpDesc(d.prio[a], d.prio[b]) })
+	slices.SortStableFunc(rows, func(x, y int) int { return cmpDesc(d.prio[x], d.prio[y]) })
 	led := st.Ledger()
 	M := len(st.Free)
 	order := make([]int, M)
 	for _, r := range rows {
 		js := jobs[r]
+		if !mayFit(led, js) {
+			continue
+		}
+		aff := a.affinity(r)
 		for k := range order {
 			order[k] = k
 		}
-		aff := d.aff[r]
-		slices.SortStableFunc(order, func(a, b int) int { return cmpDesc(aff[a], aff[b]) })
+		slices.SortStableFunc(order, func(x, y int) int { return cmpDesc(aff[x], aff[y]) })
 		slots := make([]sim.Slot, 0, len(js.Instances))
 		for _, in := range js.Instances {
 			booked := false
@@ -122,6 +152,31 @@ func decode(st *sim.State, jobs []*sim.JobState, d decision) (pl []sim.Placement
 		placed = append(placed, r)
 	}
 	return pl, placed
+}
+
+// mayFit is a necessary condition for js to fit the ledger: its total
+// within the total free, and each instance within some server.
+func mayFit(led *sim.Ledger, js *sim.JobState) bool {
+	var free sim.Resources
+	for _, f := range led.Free {
+		free = free.Add(f)
+	}
+	if !js.Total.Fits(free) {
+		return false
+	}
+	for _, in := range js.Instances {
+		ok := false
+		for k := range led.Free {
+			if led.Fits(k, in.Demand) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func cmpDesc(a, b float64) int {

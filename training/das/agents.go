@@ -109,14 +109,14 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 		}
 		var g gpState
 		if rho != nil {
-			g = m.gpPrepare(t, o.Hist, o.M, rho)
+			g = m.gpPrepare(t, o.Hist, o.M, rho, false)
 		}
 		mus := make([]*nn.Node, len(o.Placed))
 		sds := make([]*nn.Node, len(o.Placed))
 		rep := make([]int, 0, len(o.Placed)*o.M)
 		for j, r := range o.Placed {
 			x, srow := jobAware(t, shat, sc, b, r, n, o.M)
-			mus[j], sds[j] = m.affinity(t, x, srow, &g, rho)
+			mus[j], sds[j], _, _ = m.affinity(t, x, srow, &g, rho)
 			for k := 0; k < o.M; k++ {
 				rep = append(rep, j)
 			}

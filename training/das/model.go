@@ -88,18 +88,26 @@ func (m *Model) Params() *nn.Params { return m.ps }
 // trunk records Ŝ for a batch of observations (B·N rows) and S^c (ΣM
 // rows, observation b's machines at rows b·M.. for a common M).
 func (m *Model) trunk(t *nn.Tape, obs []*Obs) (shat, sc *nn.Node) {
-	n, e := m.cfg.Jobs, m.cfg.Hidden
+	return m.trunkRows(t, obs, m.cfg.Jobs)
+}
+
+// trunkRows is trunk on the first n job rows of each observation. Rows
+// past an observation's Count are masked keys, so leaving them out (n ≥
+// every Count) changes no real row's output: acting uses this to skip
+// the padding.
+func (m *Model) trunkRows(t *nn.Tape, obs []*Obs, n int) (shat, sc *nn.Node) {
+	e := m.cfg.Hidden
 	M := obs[0].M
 	jobs := make([]float64, 0, len(obs)*n*JobFeatures)
 	mach := make([]float64, 0, len(obs)*M*MachineFeatures)
 	mask := make([]bool, 0, len(obs)*n)
 	for _, o := range obs {
-		if o.M != M || len(o.Mask) != n {
-			panic(fmt.Sprintf("das: batch mixes observations of %d and %d machines or wrong job rows", M, o.M))
+		if o.M != M || len(o.Mask) < n || o.Count > n {
+			panic(fmt.Sprintf("das: batch mixes observations of %d and %d machines or too few job rows", M, o.M))
 		}
-		jobs = append(jobs, o.Jobs...)
+		jobs = append(jobs, o.Jobs[:n*JobFeatures]...)
 		mach = append(mach, o.Machines...)
-		mask = append(mask, o.Mask...)
+		mask = append(mask, o.Mask[:n]...)
 	}
 	B := len(obs)
 	sj := t.ReLU(m.jobFF.Forward(t, t.Const(B*n, JobFeatures, jobs)))
@@ -119,7 +127,7 @@ func (m *Model) trunk(t *nn.Tape, obs []*Obs) (shat, sc *nn.Node) {
 	for i := range pos {
 		pos[i] = i % n
 	}
-	z := t.Add(st, t.GatherRows(t.Const(n, e, m.pe), pos))
+	z := t.Add(st, t.GatherRows(t.Const(n, e, m.pe[:n*e]), pos))
 	// The standard Transformer encoder layer: a residual around the
 	// attention and a layer norm, so that a job keeps its own features
 	// when attention is still uniform.
@@ -152,19 +160,28 @@ func (m *Model) graphFeature(t *nn.Tape, x, rho *nn.Node) *nn.Node {
 	return walkFeatures(t, t.Matern52(x, x, rho), m.logBeta, m.cfg.WalkLength)
 }
 
-func (m *Model) gpPrepare(t *nn.Tape, hist []*HistEntry, M int, rho *nn.Node) gpState {
+// gpPrepare records the GP's history part. With cached, entries that
+// carry their feature and mean from when they were acted on reuse them
+// (the parameters have not changed since, within an episode or a run);
+// the training passes recompute them for their gradients.
+func (m *Model) gpPrepare(t *nn.Tape, hist []*HistEntry, M int, rho *nn.Node, cached bool) gpState {
 	g := gpState{h: len(hist)}
 	if g.h == 0 {
 		return g
 	}
-	e := m.cfg.Hidden
+	e, L := m.cfg.Hidden, m.cfg.WalkLength
 	phis := make([]*nn.Node, g.h)
 	means := make([]*nn.Node, g.h)
 	y := make([]float64, M*g.h)
 	for j, he := range hist {
-		x := t.Const(M, e, he.X)
-		phis[j] = m.graphFeature(t, x, rho)
-		means[j] = m.gpMean.Forward(t, x) // M×1
+		if cached && he.phi != nil {
+			phis[j] = t.Const(1, L+1, he.phi)
+			means[j] = t.Const(M, 1, he.mean)
+		} else {
+			x := t.Const(M, e, he.X)
+			phis[j] = m.graphFeature(t, x, rho)
+			means[j] = m.gpMean.Forward(t, x) // M×1
+		}
 		for k := 0; k < M; k++ {
 			y[k*g.h+j] = he.Y[k]
 		}
@@ -182,15 +199,16 @@ func (m *Model) gpPrepare(t *nn.Tape, hist []*HistEntry, M int, rho *nn.Node) gp
 // affinity records the placement agent's Gaussian for row r of
 // observation b: mean M×1 and standard deviation 1×1. x is the job-aware
 // machine features Ŝ_r ⊙ S^c (M×e).
-func (m *Model) affinity(t *nn.Tape, x, srow *nn.Node, g *gpState, rho *nn.Node) (mu, sd *nn.Node) {
+func (m *Model) affinity(t *nn.Tape, x, srow *nn.Node, g *gpState, rho *nn.Node) (mu, sd, phi, mean *nn.Node) {
 	minStd := m.cfg.MinStd
 	if m.placeMLP != nil {
 		mu = m.placeMLP.Forward(t, x)
 		sd = t.AddScalar(t.Scale(t.Sigmoid(m.placeSd.Forward(t, srow)), 1-minStd), minStd)
-		return mu, sd
+		return mu, sd, nil, nil
 	}
-	phi := m.graphFeature(t, x, rho)
-	mu = m.gpMean.Forward(t, x)
+	phi = m.graphFeature(t, x, rho)
+	mean = m.gpMean.Forward(t, x)
+	mu = mean
 	kss := t.MatMul(phi, t.Transpose(phi))
 	variance := kss
 	if g.hasHis {
@@ -200,7 +218,7 @@ func (m *Model) affinity(t *nn.Tape, x, srow *nn.Node, g *gpState, rho *nn.Node)
 	}
 	// σ = √max(Σ, floor²) through exp(½ log ·): nn has no square root.
 	sd = t.Exp(t.Scale(t.Log(t.Clamp(variance, minStd*minStd, math.Inf(1))), 0.5))
-	return mu, sd
+	return mu, sd, phi, mean
 }
 
 // jobAware records x = Ŝ_r ⊙ S^c_b (M×e).

@@ -38,6 +38,9 @@ type Obs struct {
 type HistEntry struct {
 	X []float64 // M×e
 	Y []float64 // M
+	// The entry's random-walk feature and GP mean m(x) when it was acted
+	// on: acting reuses them while the parameters stay fixed.
+	phi, mean []float64
 }
 
 // observe builds the observation of st for a policy with n job rows. When

@@ -21,6 +21,11 @@ import (
 // semi-definite by construction, O(L·M²) per graph through mat-vecs, and
 // no M²×M² matrix is ever formed. logBeta is the 1×1 parameter log β.
 func walkFeatures(t *nn.Tape, p, logBeta *nn.Node, L int) *nn.Node {
+	return t.Mul(walkSums(t, p, L), walkCoefs(t, logBeta, L))
+}
+
+// walkSums records the row [s_0(P), …, s_L(P)].
+func walkSums(t *nn.Tape, p *nn.Node, L int) *nn.Node {
 	m := p.Rows
 	pm := t.Scale(p, 1/float64(m))
 	ones := make([]float64, m)
@@ -28,15 +33,27 @@ func walkFeatures(t *nn.Tape, p, logBeta *nn.Node, L int) *nn.Node {
 		ones[i] = 1
 	}
 	v := t.Const(m, 1, ones)
-	feats := make([]*nn.Node, 0, L+1)
-	feats = append(feats, t.Const(1, 1, []float64{1})) // s_0 = 1ᵀ1/M = 1
+	walks := make([]*nn.Node, 0, L+1)
+	walks = append(walks, v)
+	for l := 1; l <= L; l++ {
+		v = t.MatMul(pm, v)
+		walks = append(walks, v)
+	}
+	// Column ℓ of the M×(L+1) block is (P/M)^ℓ 1; its mean is s_ℓ.
+	return t.ColMeans(t.ConcatCols(walks...))
+}
+
+// walkCoefs records the row [√(β^ℓ/ℓ!)]_{ℓ=0..L}, shared by every graph of
+// a decision.
+func walkCoefs(t *nn.Tape, logBeta *nn.Node, L int) *nn.Node {
+	half := make([]float64, L+1)
+	negHalfLogFact := make([]float64, L+1)
 	logFact := 0.0
 	for l := 1; l <= L; l++ {
 		logFact += math.Log(float64(l))
-		v = t.MatMul(pm, v)
-		s := t.Scale(t.Sum(v), 1/float64(m))
-		coef := t.Exp(t.AddScalar(t.Scale(logBeta, 0.5*float64(l)), -0.5*logFact))
-		feats = append(feats, t.Mul(s, coef))
+		half[l] = 0.5 * float64(l)
+		negHalfLogFact[l] = -0.5 * logFact
 	}
-	return t.ConcatCols(feats...)
+	// ℓ/2 · log β − ½ log ℓ!
+	return t.Exp(t.Add(t.Mul(t.Const(1, L+1, half), logBeta), t.Const(1, L+1, negHalfLogFact)))
 }

@@ -51,14 +51,14 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 
 // pushHistory appends the placed rows to the GP history, keeping the last
 // τ. It returns a fresh slice, because earlier observations keep theirs.
-func pushHistory(hist []*HistEntry, d decision, placed []int, tau int) []*HistEntry {
-	if d.x == nil || len(placed) == 0 {
+func pushHistory(hist []*HistEntry, a *agents, placed []int, tau int) []*HistEntry {
+	if a.d.hist == nil || len(placed) == 0 {
 		return hist
 	}
 	h := make([]*HistEntry, 0, len(hist)+len(placed))
 	h = append(h, hist...)
 	for _, r := range placed {
-		h = append(h, &HistEntry{X: d.x[r], Y: d.aff[r]})
+		h = append(h, a.d.hist[r])
 	}
 	return h[max(0, len(h)-tau):]
 }

@@ -206,8 +206,9 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 		}
 		o, chosen := observe(st, m.cfg.Jobs, rng)
 		o.Hist = hist
-		d := m.act(&t, o, rng)
-		pl, placed := decode(st, chosen, d)
+		ag := m.act(&t, o, rng)
+		pl, placed := decode(st, chosen, ag)
+		d := &ag.d
 		o.Placed = placed
 		if err := s.Apply(pl); err != nil {
 			return out, err
@@ -226,7 +227,7 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 		} else {
 			last = 0
 		}
-		hist = pushHistory(hist, d, placed, m.cfg.History)
+		hist = pushHistory(hist, ag, placed, m.cfg.History)
 	}
 	res := s.Result()
 	out.metrics = res.Metrics

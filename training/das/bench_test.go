@@ -1,0 +1,75 @@
+package das
+
+import (
+	"context"
+	"syscall"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// BenchmarkInferenceLarge runs the untrained full DAS model (N = 32,
+// e = 64, h = 4, τ = 8, L = 8) as a scheduler over 300 PAI-like jobs on
+// the Large cluster (32 servers) and reports the wall time of its
+// decisions per job placed (the paper's inference time per job, App. F).
+func BenchmarkInferenceLarge(b *testing.B) {
+	c := cluster(b, "large")
+	jobs := synthJobs(b, 300, 9)
+	m := NewModel(DefaultConfig(), pipeline.Rand(1, "bench", "init"))
+	// Random, non-zero heads: the zero start would tie everything.
+	rng := pipeline.Rand(1, "bench", "heads")
+	for _, p := range m.ps.List() {
+		for i := range p.Data {
+			p.Data[i] += 0.1 * rng.NormFloat64()
+		}
+	}
+	var decisionS float64
+	var placed, decisions int
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := sim.Run(context.Background(), c, jobs, NewScheduler(m), sim.DefaultConfig(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		decisionS += r.Timing.DecisionS
+		placed += r.Timing.JobsPlaced
+		decisions += r.Timing.Decisions
+	}
+	// The machine is shared: the CPU time of the whole run per job is the
+	// figure that does not depend on the load (it is an upper bound on
+	// the decisions' own).
+	b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
+	b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
+	b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+}
+
+// BenchmarkTrainingEpisode is one training episode of the full model at
+// the paper's settings on the Small cluster: a 1000-job segment collected
+// with sampling, then one MAPPO update (4 epochs of minibatches of 64).
+func BenchmarkTrainingEpisode(b *testing.B) {
+	c := cluster(b, "small")
+	cfg := DefaultConfig()
+	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
+	sp, err := PrepareJobs(c, synthJobs(b, 2500, 10), sim.DefaultConfig(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.ValJobs = 1 // the validation run is not part of an episode
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, Sim: sim.DefaultConfig(), Seed: uint64(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// cpuSeconds is the process's user and system CPU time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
