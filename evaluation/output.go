@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -122,12 +123,24 @@ func (r *Report) Timings() []TimingRow {
 }
 
 // ConfigHash is the hash of what determines the report's content: the
-// spec and the run seed (not the worker count).
+// spec and the run seed (not the worker count). Input files enter by base
+// name only, so that where a run directory lives changes no output byte.
 func (r *Report) ConfigHash() (string, error) {
+	spec := r.Spec
+	spec.Workloads = slices.Clone(spec.Workloads)
+	for i := range spec.Workloads {
+		w := &spec.Workloads[i]
+		if w.JobsFile != "" {
+			w.JobsFile = filepath.Base(w.JobsFile)
+		}
+		if w.ArrivalsFile != "" {
+			w.ArrivalsFile = filepath.Base(w.ArrivalsFile)
+		}
+	}
 	return pipeline.HashJSON(struct {
 		Spec Spec
 		Seed uint64
-	}{r.Spec, r.Seed})
+	}{spec, r.Seed})
 }
 
 // Write writes the report under dir: the three Parquet tables of

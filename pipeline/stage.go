@@ -107,6 +107,10 @@ func (e *Env) SetRows(output string, n int64) {
 	e.rows[output] = n
 }
 
+// Progress is the run's progress reporter, for work that starts its own
+// bars (it may be nil; a nil Progress reports nothing).
+func (e *Env) Progress() *Progress { return e.progress }
+
 // Bar starts a progress bar for a long part of the stage; total ≤ 0 means
 // unknown.
 func (e *Env) Bar(label string, total int64) *Bar {

@@ -48,11 +48,26 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			dag = append(dag, Ingest(spec, inputs, cfg.Datasets.IntervalS))
 		}
 	}
-	return append(dag,
+	dag = append(dag,
 		JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()),
 		ProfileSynth(cfg.Profile.Synth),
 		Fit(cfg.Fit),
-	), nil
+	)
+	arrivals := ""
+	for _, spec := range cfg.Datasets.Ingest {
+		if spec.Source == datasets.SourceGoogle2011 {
+			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
+		}
+	}
+	evals, err := cfg.evalStages(arrivals)
+	if err != nil {
+		return nil, err
+	}
+	if len(evals) > 0 {
+		dag = append(dag, evals...)
+		dag = append(dag, EvalCollect(cfg.Eval.Experiments))
+	}
+	return dag, nil
 }
 
 // JobsArtifact is the run's job trace: the synthetic one, or the jobs table

@@ -26,6 +26,7 @@ type Config struct {
 	Summary  SummaryConfig  `mapstructure:"summary" yaml:"summary" json:"summary"`
 	Profile  ProfileConfig  `mapstructure:"profile" yaml:"profile" json:"profile"`
 	Fit      fitting.Config `mapstructure:"fit" yaml:"fit" json:"fit"`
+	Eval     EvalConfig     `mapstructure:"eval" yaml:"eval" json:"eval"`
 }
 
 // ProfileConfig selects where co-location samples come from.
@@ -93,7 +94,7 @@ func (c *Config) Validate() error {
 		bad("datasets.interval_s", "must be > 0, got %v", c.Datasets.IntervalS)
 	}
 	// Packages' Validate methods name their keys in full.
-	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit} {
+	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Eval} {
 		if err := v.Validate(); err != nil {
 			errs = append(errs, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 	"github.com/schedlab/schedlab/profiling"
 )
@@ -17,7 +18,10 @@ func quickConfig() *Config {
 		Datasets: DatasetsConfig{Source: SyntheticPAI, Synthetic: smallSynth(), IntervalS: 1800},
 		Summary:  SummaryConfig{Quantiles: []float64{0.5, 0.99}},
 		Profile:  ProfileConfig{Synth: profiling.DefaultSynthConfig()},
-		Fit:      fitting.DefaultConfig()}
+		Fit:      fitting.DefaultConfig(),
+		Eval: EvalConfig{Experiments: []string{"das-table1", "marl-arrivals"}, Seeds: 1,
+			DASTable1:    DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
+			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4}}}
 }
 
 func smallSynth() datasets.PAILikeConfig {
@@ -34,6 +38,14 @@ func TestStagesConformance(t *testing.T) {
 	prof := ProfileSynth(cfg.Profile.Synth)
 	pipelinetest.Conformance(t, 3, prof)
 	pipelinetest.Conformance(t, 3, Fit(cfg.Fit), prof)
+	evals, err := cfg.evalStages("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evals {
+		pipelinetest.Conformance(t, 3, e, synth)
+	}
+	pipelinetest.Conformance(t, 3, EvalCollect(cfg.Eval.Experiments), append([]pipeline.Stage{synth}, evals...)...)
 }
 
 func TestConfigValidate(t *testing.T) {
@@ -63,6 +75,9 @@ func TestConfigValidate(t *testing.T) {
 			c.Datasets.Source = "google-2011"
 		}, "datasets.source"},
 		{"interval", func(c *Config) { c.Datasets.IntervalS = 0 }, "datasets.interval_s"},
+		{"experiment", func(c *Config) { c.Eval.Experiments = []string{"nope"} }, "eval.experiments[0]"},
+		{"eval scheduler", func(c *Config) { c.Eval.DASTable1.Schedulers = []string{"x"} }, "eval.das_table1.schedulers[0]"},
+		{"fat-tree k", func(c *Config) { c.Eval.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := quickConfig()

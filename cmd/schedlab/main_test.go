@@ -153,12 +153,15 @@ func TestUsageExitCodes(t *testing.T) {
 }
 
 // artifacts hashes the byte-identical outputs of a run: Parquet and tables.
+// artifacts hashes every output a run must reproduce byte for byte: all
+// files under datasets, tables, fit, eval and plots except timings tables,
+// which hold wall-clock measurements by design (DESIGN.md §2).
 func artifacts(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, sub := range []string{"datasets", "tables", "fit", "eval"} {
+	for _, sub := range []string{"datasets", "tables", "fit", "eval", "plots"} {
 		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
+			if err == nil && !d.IsDir() && !strings.Contains(d.Name(), "timings") {
 				sum, _, err := pipeline.HashFile(p)
 				if err != nil {
 					t.Fatal(err)
@@ -266,9 +269,18 @@ func TestQuickRunCache(t *testing.T) {
 			t.Errorf("after changing summary.quantiles: stage %s ran=%v, want %v", name, ran, want)
 		}
 	}
+	// The trace feeds its summary and das-table1 (and so the collected
+	// tables); nothing else.
 	for name, ran := range run("SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500") {
-		if want := name == "synthetic-jobs" || name == "jobs-summary"; ran != want {
+		want := name == "synthetic-jobs" || name == "jobs-summary" || name == "eval-das-table1" || name == "eval-collect"
+		if ran != want {
 			t.Errorf("after changing datasets.synthetic.jobs: stage %s ran=%v, want %v", name, ran, want)
+		}
+	}
+	// One experiment's configuration re-runs that experiment only.
+	for name, ran := range run("SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500", "SCHEDLAB_EVAL_MARL_ARRIVALS_INTERVALS=5") {
+		if want := name == "eval-marl-arrivals" || name == "eval-collect"; ran != want {
+			t.Errorf("after changing eval.marl_arrivals.intervals: stage %s ran=%v, want %v", name, ran, want)
 		}
 	}
 }

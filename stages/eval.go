@@ -1,0 +1,240 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// EvalConfig selects the evaluation experiments of a run (DESIGN.md §6)
+// and the knobs that make a preset quick or faithful.
+type EvalConfig struct {
+	// Experiments to run, by id; [] runs none.
+	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
+	// Seeds is the number of replicates per cell.
+	Seeds        int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	DASTable1    DASTable1Config    `mapstructure:"das_table1" yaml:"das_table1" json:"das_table1"`
+	MARLArrivals MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
+}
+
+// DASTable1Config parameterises das-table1 on the run's job trace.
+type DASTable1Config struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// MaxJobs keeps the first MaxJobs jobs by submission (20,000 in the
+	// paper); TestFraction of them, the last, are evaluated.
+	MaxJobs      int     `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
+	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
+}
+
+// MARLArrivalsConfig parameterises marl-arrivals.
+type MARLArrivalsConfig struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// K of the fat-tree of power8 servers (the paper: 20).
+	K int `mapstructure:"k" yaml:"k" json:"k"`
+	// JobsPerPod per 30-minute interval; 0 means the paper's 15 per pod of
+	// 100 servers scaled to the pod size (evaluation.MARLJobsPerPod).
+	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
+	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+}
+
+// Validate names the bad key in full.
+func (c EvalConfig) Validate() error {
+	var errs []error
+	for i, id := range c.Experiments {
+		if !slices.Contains(evaluation.Experiments(), id) {
+			errs = append(errs, fmt.Errorf("eval.experiments[%d]: unknown %q (known: %v)", i, id, evaluation.Experiments()))
+		}
+	}
+	if c.Seeds < 1 {
+		errs = append(errs, fmt.Errorf("eval.seeds: must be >= 1, got %d", c.Seeds))
+	}
+	for _, e := range []struct {
+		key   string
+		names []string
+	}{{"eval.das_table1.schedulers", c.DASTable1.Schedulers}, {"eval.marl_arrivals.schedulers", c.MARLArrivals.Schedulers}} {
+		for i, n := range e.names {
+			if _, err := evaluation.CanonicalScheduler(n); err != nil {
+				errs = append(errs, fmt.Errorf("%s[%d]: %w", e.key, i, err))
+			}
+		}
+	}
+	if c.DASTable1.MaxJobs < 1 {
+		errs = append(errs, fmt.Errorf("eval.das_table1.max_jobs: must be >= 1, got %d", c.DASTable1.MaxJobs))
+	}
+	if !(c.DASTable1.TestFraction > 0 && c.DASTable1.TestFraction <= 1) {
+		errs = append(errs, fmt.Errorf("eval.das_table1.test_fraction: must be in (0, 1], got %v", c.DASTable1.TestFraction))
+	}
+	if c.MARLArrivals.K < 2 || c.MARLArrivals.K%2 != 0 {
+		errs = append(errs, fmt.Errorf("eval.marl_arrivals.k: must be even and >= 2, got %d", c.MARLArrivals.K))
+	}
+	if c.MARLArrivals.JobsPerPod < 0 {
+		errs = append(errs, fmt.Errorf("eval.marl_arrivals.jobs_per_pod: must be >= 0, got %v", c.MARLArrivals.JobsPerPod))
+	}
+	if c.MARLArrivals.Intervals < 1 {
+		errs = append(errs, fmt.Errorf("eval.marl_arrivals.intervals: must be >= 1, got %d", c.MARLArrivals.Intervals))
+	}
+	return errors.Join(errs...)
+}
+
+// Artifacts of the evaluation stages.
+const (
+	EvalResults = evaluation.ResultsFile
+	EvalMetrics = evaluation.MetricsFile
+	EvalTimings = evaluation.TimingsFile
+)
+
+// evalDir is where one experiment's Parquet tables go before they are
+// collected into eval/*.parquet.
+func evalDir(id string) string { return "eval/" + id }
+
+// evalStage runs one experiment: its spec from the preset's knobs, its job
+// trace or arrivals table as inputs (artifacts of this run), its outputs
+// the experiment's Parquet tables, tables/<id>.{md,csv,tex} and
+// plots/<id>.{svg,png}.
+type evalStage struct {
+	spec    evaluation.Spec
+	inputs  []string
+	workers int
+}
+
+func (c *Config) evalStages(arrivals string) ([]pipeline.Stage, error) {
+	var out []pipeline.Stage
+	for _, id := range c.Eval.Experiments {
+		spec, err := evaluation.DefaultSpec(id)
+		if err != nil {
+			return nil, err
+		}
+		spec.Seeds = c.Eval.Seeds
+		var inputs []string
+		switch id {
+		case evaluation.DASTable1:
+			e := c.Eval.DASTable1
+			spec.Schedulers = e.Schedulers
+			w := &spec.Workloads[0]
+			w.MaxJobs, w.TestFraction = e.MaxJobs, e.TestFraction
+			w.JobsFile = c.JobsArtifact() // resolved to the run's file when the stage runs
+			inputs = []string{w.JobsFile}
+		case evaluation.MARLArrivals:
+			e := c.Eval.MARLArrivals
+			spec.Schedulers = e.Schedulers
+			spec.Clusters[0].Name = fmt.Sprintf("fattree-k%d", e.K)
+			spec.Clusters[0].Spec.K = e.K
+			jpp := e.JobsPerPod
+			if jpp == 0 {
+				jpp = evaluation.MARLJobsPerPod(e.K)
+			}
+			for i := range spec.Workloads {
+				w := &spec.Workloads[i]
+				w.JobsPerPod, w.Intervals = jpp, e.Intervals
+				if w.Kind == evaluation.KindGoogle && arrivals != "" {
+					w.ArrivalsFile = arrivals
+					inputs = append(inputs, arrivals)
+				}
+			}
+		}
+		if err := spec.Validate(); err != nil {
+			return nil, fmt.Errorf("eval (%s): %w", id, err)
+		}
+		out = append(out, &evalStage{spec: spec, inputs: inputs, workers: c.Workers})
+	}
+	return out, nil
+}
+
+func (s *evalStage) Name() string     { return "eval-" + s.spec.Experiment }
+func (s *evalStage) Version() string  { return stageVersion }
+func (s *evalStage) Inputs() []string { return s.inputs }
+func (s *evalStage) Config() any      { return s.spec }
+
+func (s *evalStage) Outputs() []string {
+	id := s.spec.Experiment
+	outs := []string{}
+	for _, f := range []string{EvalResults, EvalMetrics, EvalTimings} {
+		outs = append(outs, path.Join(evalDir(id), path.Base(f)))
+	}
+	for _, ext := range []string{"md", "csv", "tex"} {
+		outs = append(outs, "tables/"+id+"."+ext)
+	}
+	return append(outs, "plots/"+id+".svg", "plots/"+id+".png")
+}
+
+func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
+	spec := s.spec
+	spec.Workloads = slices.Clone(spec.Workloads)
+	for i := range spec.Workloads {
+		w := &spec.Workloads[i]
+		if w.JobsFile != "" {
+			w.JobsFile = env.Input(w.JobsFile)
+		}
+		if w.ArrivalsFile != "" {
+			w.ArrivalsFile = env.Input(w.ArrivalsFile)
+		}
+	}
+	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log})
+	if err != nil {
+		return err
+	}
+	// The report names its files relative to a run directory; write them
+	// into a scratch directory of the staging area and move each to its
+	// declared output.
+	scratch := filepath.Join(filepath.Dir(env.Output(s.Outputs()[0])), ".write")
+	defer os.RemoveAll(scratch)
+	written, err := rep.Write(ctx, scratch)
+	if err != nil {
+		return err
+	}
+	for _, rel := range written {
+		dst := filepath.ToSlash(rel)
+		if slices.Contains([]string{EvalResults, EvalMetrics, EvalTimings}, dst) {
+			dst = path.Join(evalDir(spec.Experiment), path.Base(dst))
+		}
+		if err := os.Rename(filepath.Join(scratch, rel), env.Output(dst)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EvalCollect gathers every experiment's tables into eval/results.parquet,
+// eval/metrics.parquet and eval/timings.parquet (DESIGN.md §7), in the
+// order of the experiments.
+func EvalCollect(ids []string) pipeline.Stage {
+	var in []string
+	for _, id := range ids {
+		for _, f := range []string{EvalResults, EvalMetrics, EvalTimings} {
+			in = append(in, path.Join(evalDir(id), path.Base(f)))
+		}
+	}
+	return &pipeline.Func{
+		StageName: "eval-collect", StageVersion: stageVersion, In: in, Out: []string{EvalResults, EvalMetrics, EvalTimings}, Cfg: ids,
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			meta := datasets.FileMeta{Source: "eval", ConfigHash: env.ConfigHash}
+			if err := collect[evaluation.ResultRow](env, ids, EvalResults, meta); err != nil {
+				return err
+			}
+			if err := collect[evaluation.MetricsRow](env, ids, EvalMetrics, meta); err != nil {
+				return err
+			}
+			return collect[evaluation.TimingRow](env, ids, EvalTimings, meta)
+		},
+	}
+}
+
+func collect[T any](env *pipeline.Env, ids []string, file string, meta datasets.FileMeta) error {
+	var all []T
+	for _, id := range ids {
+		rows, err := datasets.ReadParquet[T](env.Input(path.Join(evalDir(id), path.Base(file))))
+		if err != nil {
+			return err
+		}
+		all = append(all, rows...)
+	}
+	return datasets.WriteParquet(env.Output(file), meta, all)
+}
