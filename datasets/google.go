@@ -8,9 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -96,9 +94,11 @@ type Arrival struct {
 // event_type outside 0..8, a scheduling_class outside 0..3, or an in-window
 // SUBMIT whose bin would be googleMaxBins or later.
 //
-// Memory is bounded by the chunks in flight, about
-// (Workers + 1) × (googleChunkQueue + 2) × googleChunkBytes, whatever the
-// input size; arrivals add 8 bytes per bin.
+// Memory is bounded whatever the input size: the chunks in flight, about
+// (Workers + 1) × (googleChunkQueue + 2) × googleChunkBytes of text plus
+// their rows, and the job_events row group being built (at most
+// googleRowGroupRows rows with its dictionaries); arrivals add 8 bytes per
+// bin. The full trace peaks near 100 MiB.
 type Google2011Reader struct {
 	// Workers is the number of parts decoded at once; 0 means GOMAXPROCS,
 	// at most 8.
@@ -135,9 +135,9 @@ const (
 
 // Ingest implements Reader.
 func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := googleInputs(req.Inputs)
+	files, err := ExpandInputs(req.Inputs, "*.csv.gz", "*.csv")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", SourceGoogle2011, err)
 	}
 	binUS := int64(math.Round(req.Interval() * 1e6))
 	if binUS <= 0 {
@@ -241,40 +241,6 @@ func createParquetWith[T any](path string, meta FileMeta, extra ...parquet.Write
 		return nil, err
 	}
 	return &ParquetWriter[T]{f: f, w: parquet.NewGenericWriter[T](f, append(meta.options(), extra...)...)}, nil
-}
-
-// googleInputs expands directories into their part files, in name order.
-func googleInputs(inputs []string) ([]string, error) {
-	if len(inputs) == 0 {
-		return nil, errors.New("datasets: google-2011: no input files")
-	}
-	var files []string
-	for _, in := range inputs {
-		st, err := os.Stat(in)
-		if err != nil {
-			return nil, &InputError{File: in, Err: err}
-		}
-		if !st.IsDir() {
-			files = append(files, in)
-			continue
-		}
-		ents, err := os.ReadDir(in)
-		if err != nil {
-			return nil, &InputError{File: in, Err: err}
-		}
-		var found []string
-		for _, e := range ents {
-			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".csv.gz") || strings.HasSuffix(n, ".csv")) {
-				found = append(found, filepath.Join(in, n))
-			}
-		}
-		if len(found) == 0 {
-			return nil, &InputError{File: in, Err: fmt.Errorf("%w: directory has no *.csv.gz or *.csv parts", ErrFormat)}
-		}
-		sort.Strings(found)
-		files = append(files, found...)
-	}
-	return files, nil
 }
 
 // googleChunk is the decoded rows of about googleChunkBytes of one part.
