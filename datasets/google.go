@@ -203,7 +203,7 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	if err := decodeOrdered(ctx, files, workers, binUS, write); err != nil {
 		return nil, err
 	}
-	for _, f := range files {
+	for _, f := range rep.Files() { // a file named twice is one entry
 		rep.Total.Add(rep.PerFile[f])
 	}
 	if err := rep.Total.Check(); err != nil {
@@ -214,15 +214,20 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	for i, n := range bins {
 		arrivals[i] = Arrival{Interval: int64(i), StartS: float64(int64(i)*binUS) / 1e6, Jobs: n}
 	}
+	// Each table commits on its own; should a later one fail, the earlier
+	// go again, so that a failed ingest leaves no table behind.
 	nEvents := events.Rows()
 	if err := events.Close(); err != nil {
 		return nil, err
 	}
 	if err := WriteParquet(req.OutPath(ArrivalsFile), meta, arrivals); err != nil {
+		os.Remove(req.OutPath(JobEventsFile))
 		return nil, err
 	}
 	qo, err := q.Close()
 	if err != nil {
+		os.Remove(req.OutPath(JobEventsFile))
+		os.Remove(req.OutPath(ArrivalsFile))
 		return nil, err
 	}
 	rep.Outputs = []Output{
