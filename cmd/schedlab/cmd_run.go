@@ -24,7 +24,13 @@ the run directory (--out, default ./out):
   manifest.json   configuration, seed, code version, every input and output with
                   its sha256 and row count, per-stage wall time and cache status
   datasets/       canonical Parquet tables (jobs.parquet, ...)
-  tables/         Markdown tables
+  fit/            the fitted interference models and MARL Table III
+  eval/           results, metrics and timings of the evaluation experiments
+  tables/         Markdown, CSV and LaTeX tables
+  plots/          SVG and PNG bar charts
+  report.md       the run in one page: what ran on which data, the headline tables
+  report.html     with their plots and the paper's values (labelled), provenance;
+                  the HTML is self-contained (plots embedded)
 
 Stages whose inputs and configuration did not change since the last run in the same
 directory are skipped (cached). An interrupted run (Ctrl-C, SIGTERM, a crash) leaves no
@@ -75,7 +81,11 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "run %s in %.1fs; manifest: %s\n", m.Status, m.WallS, filepath.Join(cfg.Out, "manifest.json"))
+	if err := stages.WriteReport(cfg.Out, cfg, m); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(a.stderr, "run %s in %.1fs; manifest: %s; report: %s\n", m.Status, m.WallS,
+		filepath.Join(cfg.Out, "manifest.json"), filepath.Join(cfg.Out, stages.ReportHTML))
 	return nil
 }
 

@@ -1,0 +1,222 @@
+package stages
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// Report files written into the run directory after a successful run.
+const (
+	ReportMarkdown = "report.md"
+	ReportHTML     = "report.html"
+)
+
+// reportSection is one headline table of the report: a Markdown table the
+// run wrote and the plot that goes with it.
+type reportSection struct {
+	title, table, plot, why string
+}
+
+// sections lists, in reading order, what the report shows when the run
+// produced it.
+func (c *Config) sections() []reportSection {
+	var s []reportSection
+	for _, id := range c.Eval.Experiments {
+		switch id {
+		case "das-table1":
+			s = append(s, reportSection{"DAS Table 1: mean JCT and fee per scheduler and cluster", "tables/das-table1.md", "plots/das-table1.png",
+				"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Rows marked (paper) are the DAS paper's, not ours."})
+		case "marl-arrivals":
+			s = append(s, reportSection{"MARL Fig. 7: mean JCT under uniform, Poisson and Google arrivals", "tables/marl-arrivals.md", "plots/marl-arrivals.png",
+				"A fat-tree of power8 servers, batch placement every 30 minutes."})
+		}
+	}
+	return append(s,
+		reportSection{"MARL Table III: interference-model prediction error", FitTable, "",
+			"Five model families fitted by least squares to the co-location samples; error on held-out folds. The paper's figures are labelled."},
+		reportSection{"The job trace", JobsSummary, "", "The trace the experiments replay."})
+}
+
+// WriteReport writes report.md and report.html into the run directory: what
+// was run on which data, the headline tables with their plots, and the
+// provenance from the manifest (config hash, versions, every input and
+// output with its sha256). report.html is one self-contained file with the
+// plots embedded. Unlike the tables, the report carries wall-clock times,
+// so it differs between runs.
+func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
+	md := reportMarkdown(dir, cfg, m, func(p string) string { return p })
+	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportMarkdown), []byte(md)); err != nil {
+		return err
+	}
+	embedded := reportMarkdown(dir, cfg, m, func(p string) string {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			return p
+		}
+		return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b)
+	})
+	var body bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(embedded), &body); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	page := "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>schedlab run report: " +
+		html.EscapeString(cfg.Preset) + "</title>\n<style>" + reportCSS + "</style></head>\n<body>\n" + body.String() + "</body></html>\n"
+	return pipeline.WriteFileAtomic(filepath.Join(dir, ReportHTML), []byte(page))
+}
+
+const reportCSS = `body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em}
+th{background:#f3f3f3}td{text-align:right}td:first-child{text-align:left}img{max-width:100%}
+code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border-bottom:1px solid #eee;margin-top:2em}`
+
+func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(string) string) string {
+	var b strings.Builder
+	ran, cached := 0, 0
+	outputs := map[string]pipeline.Artifact{}
+	var external []pipeline.Artifact
+	seen := map[string]bool{}
+	for _, s := range m.Stages {
+		if s.Cached {
+			cached++
+		} else {
+			ran++
+		}
+		for _, o := range s.Outputs {
+			outputs[o.Name] = o
+		}
+		for _, in := range s.Inputs {
+			if in.External && !seen[in.Name] {
+				seen[in.Name] = true
+				external = append(external, in)
+			}
+		}
+	}
+	v := m.Versions
+	rev := v.VCSRevision
+	if rev == "" {
+		rev = "unknown"
+	} else if v.VCSModified {
+		rev += " (modified)"
+	}
+	fmt.Fprintf(&b, "# schedlab run report\n\n")
+	fmt.Fprintf(&b, "Preset **%s**, seed %d, status **%s**; %d stages (%d ran, %d cached) in %.1f s. "+
+		"Configuration hash `%s`; schedlab %s, revision %s, %s.\n\n",
+		cfg.Preset, m.Seed, m.Status, len(m.Stages), ran, cached, m.WallS, m.ConfigHash, v.Module, rev, v.Go)
+
+	b.WriteString("## What was run, on which data\n\n")
+	trace := cfg.JobsArtifact()
+	if cfg.Datasets.Source == SyntheticPAI {
+		fmt.Fprintf(&b, "- Job trace: the seeded PAI-like generator (%d jobs; its distributions were measured on the PAI 6,000-job subset), `%s`.\n", cfg.Datasets.Synthetic.Jobs, trace)
+	} else {
+		fmt.Fprintf(&b, "- Job trace: `%s` (%d rows), ingested from the %s trace.\n", trace, outputs[trace].Rows, cfg.Datasets.Source)
+	}
+	if len(cfg.Datasets.Ingest) > 0 {
+		b.WriteString("- Real traces ingested (every input row is in a table or in quarantine with its file, line, field and reason):\n\n")
+		b.WriteString("| source | inputs | tables (rows) | quarantined rows |\n|---|---|---|---:|\n")
+		for _, spec := range cfg.Datasets.Ingest {
+			var tables []string
+			quarantined := int64(0)
+			for _, name := range sortedArtifactNames(outputs, IngestDir(spec.Source)+"/") {
+				a := outputs[name]
+				if path.Base(name) == "quarantine.parquet" {
+					quarantined = a.Rows
+					continue
+				}
+				tables = append(tables, fmt.Sprintf("%s (%d)", path.Base(name), a.Rows))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", spec.Source, strings.Join(spec.Inputs, ", "), strings.Join(tables, ", "), quarantined)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "- Interference samples: %d synthetic co-location samples (a ground truth outside the fitted families), %d-fold cross-validation.\n",
+		outputs[ProfileSamples].Rows, cfg.Fit.Folds)
+	if len(cfg.Eval.Experiments) > 0 {
+		fmt.Fprintf(&b, "- Experiments: %s; %d seed(s) per cell; per-job results in `%s` (%d rows), per-cell metrics in `%s`.\n",
+			strings.Join(cfg.Eval.Experiments, ", "), cfg.Eval.Seeds, EvalResults, outputs[EvalResults].Rows, EvalMetrics)
+	}
+	b.WriteString("\n")
+
+	for _, s := range cfg.sections() {
+		md, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(s.table)))
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "## %s\n\n%s Source: `%s`.\n\n", s.title, s.why, s.table)
+		b.WriteString(demoteHeadings(stripTitle(string(md)), 2))
+		b.WriteString("\n")
+		if s.plot != "" {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(s.plot))); err == nil {
+				fmt.Fprintf(&b, "![%s](%s)\n\n", s.title, image(s.plot))
+			}
+		}
+	}
+
+	b.WriteString("## Provenance\n\n")
+	b.WriteString("Same inputs, configuration and seed give byte-identical tables, Parquet files and plots; only `timings` tables, `manifest.json` and this report hold wall-clock figures.\n\n")
+	if len(external) > 0 {
+		b.WriteString("External inputs:\n\n| input | sha256 | bytes |\n|---|---|---:|\n")
+		for _, a := range external {
+			fmt.Fprintf(&b, "| `%s` | `%s` | %d |\n", a.Name, a.SHA256, a.Bytes)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("Outputs:\n\n| output | sha256 | rows | bytes |\n|---|---|---:|---:|\n")
+	for _, name := range sortedArtifactNames(outputs, "") {
+		a := outputs[name]
+		rows := ""
+		if strings.HasSuffix(name, ".parquet") {
+			rows = fmt.Sprint(a.Rows)
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %d |\n", name, a.SHA256, rows, a.Bytes)
+	}
+	b.WriteString("\nPer-stage wall time and cache status:\n\n| stage | status | wall (s) |\n|---|---|---:|\n")
+	for _, s := range m.Stages {
+		fmt.Fprintf(&b, "| %s | %s | %.2f |\n", s.Name, s.Status, s.WallS)
+	}
+	return b.String()
+}
+
+func sortedArtifactNames(m map[string]pipeline.Artifact, prefix string) []string {
+	var names []string
+	for n := range m {
+		if strings.HasPrefix(n, prefix) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+var heading = regexp.MustCompile(`(?m)^(#{1,6}) `)
+
+// stripTitle drops a table file's own first-level title: the report gives
+// each section its own.
+func stripTitle(md string) string {
+	if strings.HasPrefix(md, "# ") {
+		if i := strings.IndexByte(md, '\n'); i >= 0 {
+			return strings.TrimLeft(md[i+1:], "\n")
+		}
+	}
+	return md
+}
+
+// demoteHeadings pushes every Markdown heading down by n levels (at most
+// level 6), so that included files nest under the report's sections.
+func demoteHeadings(md string, n int) string {
+	return heading.ReplaceAllStringFunc(md, func(h string) string {
+		level := min(len(strings.TrimSpace(h))+n, 6)
+		return strings.Repeat("#", level) + " "
+	})
+}
