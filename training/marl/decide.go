@@ -43,15 +43,17 @@ type decision struct {
 // actor places pending jobs with the network, task by task (one inference
 // per worker or PS, MARL paper §IV-B).
 type actor struct {
-	e      *evaluator
-	v      *view
-	rng    *rand.Rand
-	greedy bool
-	record func(decision) // nil: not training
-	tape   nn.Tape
-	zc     []float64 // per partition z⁰ with no task: what other agents see of it
-	zStale []bool
-	last   *sim.State
+	e       *evaluator
+	v       *view
+	rng     *rand.Rand
+	greedy  bool
+	record  func(decision) // nil: not training
+	tape    nn.Tape
+	zc      []float64 // per partition z⁰ with no task: what other agents see of it
+	zStale  []bool
+	last    *sim.State
+	calls   int // inferences made (decisions, forwards included)
+	scratch []sim.Resources
 }
 
 func newActor(e *evaluator, slots int, rng *rand.Rand, greedy bool) *actor {
@@ -75,14 +77,14 @@ func (a *actor) sync(st *sim.State) {
 // z returns the cache of every partition's z⁰, recomputing stale ones:
 // within an interval a partition's graph changes only when a task is
 // placed in it, so the other partitions' embeddings are reused.
-func (a *actor) z() []float64 {
+func (a *actor) z(self int) []float64 {
 	if !a.e.net.cfg.multi() {
 		return a.zc
 	}
 	dz := a.e.net.cfg.InterDim
 	for p, stale := range a.zStale {
-		if !stale {
-			continue
+		if !stale || p == self {
+			continue // the acting agent's own row is replaced by its z⁰ with the task
 		}
 		a.tape.Reset()
 		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)})
@@ -96,7 +98,7 @@ func (a *actor) z() []float64 {
 // bootstrap of the previous interval's last transition).
 func (a *actor) value(p int, cur *sim.JobState) float64 {
 	o := a.v.observe(p, cur, 0)
-	o.zc = slices.Clone(a.z())
+	o.zc = slices.Clone(a.z(p))
 	o.mask = make([]bool, a.actions(p))
 	a.tape.Reset()
 	_, values, _ := a.e.forward(&a.tape, []*obs{o})
@@ -129,7 +131,7 @@ func (a *actor) decide(ctx context.Context, st *sim.State) ([]sim.Placement, err
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if !js.Total.Fits(a.freeTotal()) || slices.ContainsFunc(failed, func(f []datasets.Task) bool { return slices.Equal(f, js.Job.Tasks) }) {
+			if !js.Total.Fits(a.freeTotal()) || slices.ContainsFunc(failed, func(f []datasets.Task) bool { return slices.Equal(f, js.Job.Tasks) }) || !a.packable(js) {
 				continue
 			}
 			slots, ok := a.place(p, js)
@@ -143,6 +145,28 @@ func (a *actor) decide(ctx context.Context, st *sim.State) ([]sim.Placement, err
 		}
 	}
 	return out, nil
+}
+
+// packable reports whether js's instances fit the free resources first-fit,
+// a necessary condition for the policy to place it: a job that fails it
+// would cost inferences (and, in training, zero-reward samples) for
+// nothing.
+func (a *actor) packable(js *sim.JobState) bool {
+	a.scratch = append(a.scratch[:0], a.v.free...)
+	for _, in := range js.Instances {
+		ok := false
+		for s := range a.scratch {
+			if in.Demand.Fits(a.scratch[s]) {
+				a.scratch[s] = a.scratch[s].Sub(in.Demand)
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *actor) freeTotal() sim.Resources {
@@ -188,10 +212,11 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 				return nil, false
 			}
 			o := a.v.observe(agent, js, i)
-			o.zc = slices.Clone(a.z())
+			o.zc = slices.Clone(a.z(agent))
 			o.mask = mask
 			a.tape.Reset()
 			logits, values, _ := a.e.forward(&a.tape, []*obs{o})
+			a.calls++
 			act, logp := a.choose(logits.Data, mask)
 			if a.record != nil {
 				a.record(decision{agent: agent, o: o, action: act, logp: logp, value: values.Data[0], job: js.Index, forward: act >= m})

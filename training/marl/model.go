@@ -43,7 +43,31 @@ type network struct {
 	// scores is the policy. Scoring per candidate, rather than one output
 	// unit per action, keeps the parameters independent of the pod size,
 	// so a policy trained on one cluster runs on another.
-	group, forward, critic *nn.MLP
+	group, forward *scorer
+	critic         *nn.MLP
+}
+
+// scorer is a one-hidden-layer MLP over [s, c] for a state s shared by
+// many candidates c. Splitting the first layer, [s, c]·W = s·W_s + c·W_c,
+// lets s·W_s be computed once per state rather than once per candidate
+// (the candidates are most of the rows: a pod's GPU groups).
+type scorer struct {
+	self, cand, out *nn.Linear
+}
+
+func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *rand.Rand) *scorer {
+	return &scorer{
+		self: nn.NewLinear(ps, prefix+".l0.self", selfIn, hidden, nn.He, rng),
+		cand: nn.NewLinear(ps, prefix+".l0.cand", candIn, hidden, nn.He, rng),
+		out:  nn.NewLinear(ps, prefix+".l1", hidden, 1, nn.Glorot, rng),
+	}
+}
+
+// forward scores candidate rows c (one per candidate), row i belonging to
+// state rep[i] of s; the result is a column.
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int) *nn.Node {
+	h := t.ReLU(t.Add(t.GatherRows(sc.self.Forward(t, s), rep), sc.cand.Forward(t, c)))
+	return sc.out.Forward(t, h)
 }
 
 func (c Config) multi() bool { return c.Variant != VariantSingle }
@@ -64,9 +88,9 @@ func newNetwork(cfg Config, rng *rand.Rand) *network {
 		}
 		n.ds = cfg.InterDim * (1 + cfg.InterLayers)
 	}
-	n.group = nn.NewMLP(n.ps, "actor.group", []int{n.ds + in + n.f0, cfg.Hidden, 1}, nn.ReLU, rng)
+	n.group = newScorer(n.ps, "actor.group", n.ds, in+n.f0, cfg.Hidden, rng)
 	if cfg.multi() {
-		n.forward = nn.NewMLP(n.ps, "actor.forward", []int{2 * n.ds, cfg.Hidden, 1}, nn.ReLU, rng)
+		n.forward = newScorer(n.ps, "actor.forward", n.ds, n.ds, cfg.Hidden, rng)
 	}
 	n.critic = nn.NewMLP(n.ps, "critic", []int{n.ds, cfg.Hidden, 1}, nn.ReLU, rng)
 	return n
@@ -244,8 +268,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 			rep = append(rep, b)
 		}
 	}
-	gin := t.ConcatCols(t.GatherRows(s, rep), em.hc, t.GatherRows(em.h0, em.candRows))
-	gT := t.Transpose(net.group.Forward(t, gin)) // 1 × B·M
+	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -254,7 +277,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.Forward(t, t.ConcatCols(t.GatherRows(s, repP), targets)))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)

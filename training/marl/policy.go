@@ -150,6 +150,16 @@ type scheduler struct {
 	c   *sim.Cluster
 }
 
+// Inferences is the number of policy inferences (one per worker or PS
+// placed, plus one per forward and per try of a job that then did not
+// fit) made so far; benchmarks divide time by it.
+func (s *scheduler) Inferences() int {
+	if s.a == nil {
+		return 0
+	}
+	return s.a.calls
+}
+
 func (s *scheduler) Name() string { return "marl-" + s.pol.cfg.Variant }
 
 func (s *scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
