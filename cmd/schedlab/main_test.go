@@ -225,6 +225,22 @@ func TestQuickRunDeterministic(t *testing.T) {
 			t.Errorf("run %d wrote %d artifacts, first run %d", i, len(got), len(first))
 		}
 	}
+	md, err := os.ReadFile(filepath.Join(dirs[0], "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## What was run, on which data", "## DAS Table 1", "(paper)", "## MARL Table III", "## Provenance", "![", "`eval/results.parquet`"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dirs[0], "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `src="data:image/png;base64,`) || strings.Contains(string(page), `src="plots/`) || !strings.Contains(string(page), "<table>") {
+		t.Errorf("report.html is not self-contained with tables and embedded plots")
+	}
 	m := readManifest(t, dirs[0])
 	if m.Status != "ok" || m.ConfigHash == "" || m.Versions.Go == "" {
 		t.Errorf("manifest: status %q hash %q versions %+v", m.Status, m.ConfigHash, m.Versions)
