@@ -92,6 +92,12 @@ func rebase(jobs []datasets.Job) []datasets.Job {
 	return out
 }
 
+// Eq3 is the reward of Eq. 3 (see reward) with penalty weight alpha and
+// term cap rewardCap, for the RL baselines trained on the same objective.
+func Eq3(finished []sim.JobResult, unplaced []*sim.JobState, norm RewardNorm, alpha, rewardCap float64) float64 {
+	return reward(finished, unplaced, norm, Config{Alpha: alpha, RewardCap: rewardCap})
+}
+
 // reward is Eq. 3 over the jobs of one interval: a finished job (ζ = 1)
 // adds 1/(fee·JCT), both scaled by the training means and the product
 // floored so that the term is at most cfg.RewardCap; a job the previous

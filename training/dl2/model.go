@@ -1,0 +1,268 @@
+package dl2
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/nn"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// Config fixes a DL² model and its training. Start from DefaultConfig.
+type Config struct {
+	Jobs   int `json:"jobs"`   // N job slots
+	Hidden int `json:"hidden"` // units per hidden layer
+
+	PPO    rl.PPOConfig `json:"ppo"`
+	Gamma  float64      `json:"gamma"`
+	Lambda float64      `json:"lambda"`
+	LR     float64      `json:"learning_rate"`
+	// MaxGradNorm clips the gradient norm of each step (0: no clipping).
+	MaxGradNorm float64 `json:"max_grad_norm"`
+
+	Heuristic      string `json:"heuristic"`       // the warm-up teacher, a schedulers name
+	WarmupEpisodes int    `json:"warmup_episodes"` // teacher segments collected
+	WarmupEpochs   int    `json:"warmup_epochs"`   // supervised passes over them
+
+	Alpha     float64 `json:"alpha"`      // Eq. 3
+	RewardCap float64 `json:"reward_cap"` // Eq. 3, as in das.Config
+
+	Episodes    int `json:"episodes"`
+	SegmentJobs int `json:"segment_jobs"`
+	ValJobs     int `json:"val_jobs"` // 0: the whole validation split
+}
+
+// DefaultConfig is the DAS paper's DL² setting (Table 2: hidden 64,
+// entropy 0.03, clip 0.2, γ 0.98, learning rate 1e-6, Adam) with our
+// warm-up length and the DAS episode length.
+func DefaultConfig() Config {
+	p := rl.DefaultPPOConfig()
+	p.EntropyCoef = 0.03
+	return Config{
+		Jobs: 32, Hidden: 64, PPO: p, Gamma: 0.98, Lambda: 0.95, LR: 1e-6, MaxGradNorm: 1,
+		Heuristic: "drf-firstfit", WarmupEpisodes: 5, WarmupEpochs: 20,
+		Alpha: 0.1, RewardCap: 10, Episodes: 50, SegmentJobs: 1000,
+	}
+}
+
+// Validate reports every unusable setting.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("dl2."+format, a...)) }
+	if c.Jobs < 1 || c.Hidden < 1 {
+		bad("jobs, hidden: must be ≥ 1, got %d, %d", c.Jobs, c.Hidden)
+	}
+	if err := c.PPO.Validate(); err != nil {
+		bad("ppo: %w", err)
+	}
+	if !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) {
+		bad("gamma, lambda: must be in [0, 1], got %v, %v", c.Gamma, c.Lambda)
+	}
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) || !(c.MaxGradNorm >= 0) {
+		bad("learning_rate, max_grad_norm: must be > 0 and ≥ 0, got %v, %v", c.LR, c.MaxGradNorm)
+	}
+	if c.Heuristic == "" || c.WarmupEpisodes < 0 || c.WarmupEpochs < 0 {
+		bad("heuristic, warmup: need a heuristic and counts ≥ 0, got %q, %d, %d", c.Heuristic, c.WarmupEpisodes, c.WarmupEpochs)
+	}
+	if !(c.Alpha >= 0) || !(c.RewardCap > 0) {
+		bad("alpha, reward_cap: must be ≥ 0 and > 0, got %v, %v", c.Alpha, c.RewardCap)
+	}
+	if c.Episodes < 0 || c.SegmentJobs < 1 || c.ValJobs < 0 {
+		bad("episodes, segment_jobs, val_jobs: got %d, %d, %d", c.Episodes, c.SegmentJobs, c.ValJobs)
+	}
+	return errors.Join(errs...)
+}
+
+// Obs is one pick's input: the flat feature vector and the slots that may
+// be chosen.
+type Obs struct {
+	X    []float64
+	Mask []bool
+}
+
+func width(n int) int { return n*(das.JobFeatures+1) + 3 }
+
+// Model is DL²'s policy and value networks.
+type Model struct {
+	cfg      Config
+	ps       *nn.Params
+	pol, val *nn.MLP
+
+	t            nn.Tape
+	opt          *nn.Adam
+	lp, ent, v   *nn.Node
+	lastBatchLen int
+}
+
+// NewModel builds a freshly initialised model.
+func NewModel(cfg Config, rng *rand.Rand) *Model {
+	if err := cfg.Validate(); err != nil {
+		panic("dl2: NewModel: " + err.Error())
+	}
+	ps := nn.NewParams()
+	d := width(cfg.Jobs)
+	m := &Model{cfg: cfg, ps: ps,
+		pol: nn.NewMLP(ps, "policy", []int{d, cfg.Hidden, cfg.Hidden, cfg.Jobs}, nn.ReLU, rng),
+		val: nn.NewMLP(ps, "value", []int{d, cfg.Hidden, cfg.Hidden, 1}, nn.ReLU, rng),
+	}
+	// Zero logits: every allowed slot alike, the deterministic policy FIFO.
+	clear(m.pol.Layers[len(m.pol.Layers)-1].W.Data)
+	m.opt = nn.NewAdam(ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm})
+	return m
+}
+
+// Config is the model's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Params are the model's parameters.
+func (m *Model) Params() *nn.Params { return m.ps }
+
+// Evaluate implements rl.ActorCritic.
+func (m *Model) Evaluate(steps []*rl.Step[*Obs], logp, entropy, value []float64) {
+	t := &m.t
+	t.Reset()
+	n, d := m.cfg.Jobs, width(m.cfg.Jobs)
+	B := len(steps)
+	x := make([]float64, 0, B*d)
+	mask := make([]bool, 0, B*n)
+	acts := make([]int, B)
+	for i, s := range steps {
+		x = append(x, s.Obs.X...)
+		mask = append(mask, s.Obs.Mask...)
+		acts[i] = s.Action.Index
+	}
+	xn := t.Const(B, d, x)
+	logits := m.pol.Forward(t, xn)
+	m.lp = t.CategoricalLogProb(logits, mask, acts)
+	m.ent = t.CategoricalEntropy(logits, mask)
+	copy(logp, m.lp.Data)
+	copy(entropy, m.ent.Data)
+	m.v = nil
+	if value != nil {
+		m.v = m.val.Forward(t, xn)
+		copy(value, m.v.Data)
+	}
+	m.lastBatchLen = B
+}
+
+// Backward implements rl.ActorCritic.
+func (m *Model) Backward(dLogp, dEntropy, dValue []float64) {
+	t := &m.t
+	B := m.lastBatchLen
+	loss := t.Add(t.Sum(t.Mul(m.lp, t.Const(B, 1, dLogp))), t.Sum(t.Mul(m.ent, t.Const(B, 1, dEntropy))))
+	if dValue != nil && m.v != nil {
+		loss = t.Add(loss, t.Sum(t.Mul(m.v, t.Const(B, 1, dValue))))
+	}
+	t.Backward(loss)
+}
+
+// Step implements rl.ActorCritic.
+func (m *Model) Step() { m.opt.Step() }
+
+// pick chooses a slot: sampled from the policy with rng, else the arg
+// max (ties to the oldest job). It returns the slot, its log-probability
+// and the state value.
+func (m *Model) pick(o *Obs, rng *rand.Rand) (int, float64, float64) {
+	t := &m.t
+	t.Reset()
+	x := t.Const(1, len(o.X), o.X)
+	logits := m.pol.Forward(t, x).Data
+	v := m.val.Forward(t, x).Data[0]
+	// The masked log-softmax, as nn.CategoricalLogProb computes it.
+	hi := math.Inf(-1)
+	for a, ok := range o.Mask {
+		if ok {
+			hi = math.Max(hi, logits[a])
+		}
+	}
+	if math.IsInf(hi, -1) {
+		return -1, 0, v
+	}
+	sum := 0.0
+	for a, ok := range o.Mask {
+		if ok {
+			sum += math.Exp(logits[a] - hi)
+		}
+	}
+	lse := hi + math.Log(sum)
+	best := -1
+	for a, ok := range o.Mask {
+		if ok && (best < 0 || logits[a] > logits[best]) {
+			best = a
+		}
+	}
+	choice := best
+	if rng != nil {
+		u := rng.Float64()
+		for a, ok := range o.Mask {
+			if !ok {
+				continue
+			}
+			u -= math.Exp(logits[a] - lse)
+			if u <= 0 {
+				choice = a
+				break
+			}
+		}
+	}
+	return choice, logits[choice] - lse, v
+}
+
+// features fills o for the slots of jobs, allowed where ok, with the
+// ledger's free share of the cluster.
+func features(o *Obs, rows *das.Obs, ok []bool, led *sim.Ledger, total sim.Resources) {
+	n := len(o.Mask)
+	for r := 0; r < n; r++ {
+		row := o.X[r*(das.JobFeatures+1) : (r+1)*(das.JobFeatures+1)]
+		copy(row, rows.Jobs[r*das.JobFeatures:(r+1)*das.JobFeatures])
+		o.Mask[r] = r < len(ok) && ok[r]
+		row[das.JobFeatures] = 0
+		if o.Mask[r] {
+			row[das.JobFeatures] = 1
+		}
+	}
+	var free sim.Resources
+	for _, f := range led.Free {
+		free = free.Add(f)
+	}
+	tail := o.X[n*(das.JobFeatures+1):]
+	tail[0] = free.GPU / math.Max(total.GPU, 1)
+	tail[1] = free.CPU / math.Max(total.CPU, 1)
+	tail[2] = free.MemGiB / math.Max(total.MemGiB, 1)
+}
+
+// firstFit books js on the lowest-index servers with room, or books
+// nothing and returns nil.
+func firstFit(led *sim.Ledger, js *sim.JobState) []sim.Slot {
+	slots := make([]sim.Slot, 0, len(js.Instances))
+	for _, in := range js.Instances {
+		k := 0
+		for ; k < len(led.Free); k++ {
+			if led.Fits(k, in.Demand) {
+				break
+			}
+		}
+		if k == len(led.Free) {
+			for i, s := range slots {
+				led.Give(s.Server, js.Instances[i].Demand)
+			}
+			return nil
+		}
+		led.Take(k, in.Demand)
+		slots = append(slots, sim.Slot{Server: k, Socket: -1})
+	}
+	return slots
+}
+
+// fits reports whether js would fit by first fit, booking nothing.
+func fits(led *sim.Ledger, js *sim.JobState) bool {
+	slots := firstFit(led, js)
+	for i, s := range slots {
+		led.Give(s.Server, js.Instances[i].Demand)
+	}
+	return slots != nil
+}

@@ -1,0 +1,293 @@
+package dl2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// Stage names DL²'s random streams.
+const Stage = "train-dl2"
+
+// Evaluation is what the deterministic policy achieved on a job set.
+type Evaluation struct {
+	Return  float64
+	Metrics sim.Metrics
+}
+
+// Result is a training run.
+type Result struct {
+	Model    *Model
+	Curves   []training.Curve
+	InitVal  Evaluation // untrained (FIFO first-fit)
+	WarmVal  Evaluation // after the supervised warm-up
+	FinalVal Evaluation // after RL
+}
+
+// TrainOptions are the inputs besides the Config.
+type TrainOptions struct {
+	Cluster     *sim.Cluster
+	ClusterName string
+	Sim         sim.Config
+	Seed        uint64
+	OnEpisode   func(rows []training.Curve)
+}
+
+// Train warms the policy up on the heuristic's decisions, then trains it
+// with PPO on random segments of split.Train, validating after every
+// episode on split.Val.
+func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
+		return nil, errors.New("dl2: Train: need a cluster and training and validation jobs")
+	}
+	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
+	val := split.Val
+	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
+		val = val[:cfg.ValJobs]
+	}
+	res := &Result{Model: m}
+	var err error
+	if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm); err != nil {
+		return nil, err
+	}
+	segRng := pipeline.Rand(opts.Seed, Stage, "segments")
+	if err := warmup(ctx, m, split, opts, segRng); err != nil {
+		return nil, err
+	}
+	if res.WarmVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm); err != nil {
+		return nil, err
+	}
+	res.FinalVal = res.WarmVal
+	actRng := pipeline.Rand(opts.Seed, Stage, "actions")
+	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches")
+	base := training.Curve{Family: "dl2", Variant: "dl2", Cluster: opts.ClusterName}
+	for ep := 0; ep < cfg.Episodes; ep++ {
+		seg := segment(split.Train, cfg.SegmentJobs, segRng)
+		out, err := run(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, nil)
+		if err != nil {
+			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
+		}
+		row := base
+		row.Episode, row.Split = int32(ep), "train"
+		row.Return, row.MeanJCT, row.MeanFee = out.ret, out.metrics.MeanJCTS, out.metrics.MeanFeeUSD
+		if out.r.Len() > 0 {
+			out.r.ComputeGAE(cfg.Gamma, cfg.Lambda, 0)
+			st := rl.PPOUpdate(m, out.r, cfg.PPO, true, updRng)
+			row.PolicyLoss, row.ValueLoss, row.Entropy = st.PolicyLoss, st.ValueLoss, st.Entropy
+		}
+		ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm)
+		if err != nil {
+			return nil, err
+		}
+		res.FinalVal = ev
+		v := base
+		v.Episode, v.Split = int32(ep), "validation"
+		v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+		res.Curves = append(res.Curves, row, v)
+		if opts.OnEpisode != nil {
+			opts.OnEpisode([]training.Curve{row, v})
+		}
+	}
+	return res, nil
+}
+
+// warmup is the supervised stage: cross-entropy towards the heuristic's
+// picks, and the critic towards the heuristic's discounted returns.
+func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, segRng *rand.Rand) error {
+	cfg := m.cfg
+	if cfg.WarmupEpisodes == 0 || cfg.WarmupEpochs == 0 {
+		return nil
+	}
+	var all rl.Rollout[*Obs]
+	for i := 0; i < cfg.WarmupEpisodes; i++ {
+		teacher, err := schedulers.New(cfg.Heuristic)
+		if err != nil {
+			return fmt.Errorf("dl2: warm-up: %w", err)
+		}
+		out, err := run(ctx, m, opts.Cluster, opts.Sim, segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
+		if err != nil {
+			return fmt.Errorf("dl2: warm-up with %s: %w", cfg.Heuristic, err)
+		}
+		all.Steps = append(all.Steps, out.r.Steps...)
+	}
+	n := all.Len()
+	if n == 0 {
+		return nil
+	}
+	ret := make([]float64, n)
+	rew, done := make([]float64, n), make([]bool, n)
+	for i, s := range all.Steps {
+		rew[i], done[i] = s.Reward, s.Done
+	}
+	rl.DiscountedReturns(ret, rew, done, cfg.Gamma)
+	rng := pipeline.Rand(opts.Seed, Stage, "warmup")
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	mb := min(cfg.PPO.Minibatch, n)
+	steps := make([]*rl.Step[*Obs], 0, mb)
+	lp, ent, val := make([]float64, mb), make([]float64, mb), make([]float64, mb)
+	dlp, dent, dval := make([]float64, mb), make([]float64, mb), make([]float64, mb)
+	for e := 0; e < cfg.WarmupEpochs; e++ {
+		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		for lo := 0; lo < n; lo += mb {
+			idx := perm[lo:min(lo+mb, n)]
+			steps = steps[:0]
+			for _, i := range idx {
+				steps = append(steps, &all.Steps[i])
+			}
+			b := len(idx)
+			m.Evaluate(steps, lp[:b], ent[:b], val[:b])
+			for k, i := range idx {
+				dlp[k] = -1 / float64(b) // minimise −log π(teacher's pick)
+				dent[k] = 0
+				dval[k] = 2 * cfg.PPO.ValueCoef * (val[k] - ret[i]) / float64(b)
+			}
+			m.Backward(dlp[:b], dent[:b], dval[:b])
+			m.Step()
+		}
+	}
+	return nil
+}
+
+func segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
+	if n >= len(jobs) {
+		return jobs
+	}
+	lo := rng.IntN(len(jobs) - n + 1)
+	out := slices.Clone(jobs[lo : lo+n])
+	t0 := out[0].SubmitS
+	for i := range out {
+		out[i].SubmitS -= t0
+	}
+	return out
+}
+
+// Evaluate runs the deterministic policy on jobs.
+func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm das.RewardNorm) (Evaluation, error) {
+	out, err := run(ctx, m, c, sc, jobs, norm, nil, nil)
+	if err != nil {
+		return Evaluation{}, fmt.Errorf("dl2: evaluate: %w", err)
+	}
+	return Evaluation{Return: out.ret, Metrics: out.metrics}, nil
+}
+
+type runOut struct {
+	ret     float64
+	metrics sim.Metrics
+	r       *rl.Rollout[*Obs]
+}
+
+// run drives one episode: the policy picks (sampling with rng, arg max
+// without) or, with a teacher, the teacher decides and its picks are
+// recorded as steps.
+func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm das.RewardNorm, rng *rand.Rand, teacher sim.Scheduler) (runOut, error) {
+	out := runOut{r: &rl.Rollout[*Obs]{}}
+	s, err := sim.New(c, jobs, sc, nil)
+	if err != nil {
+		return out, err
+	}
+	collect := rng != nil || teacher != nil
+	n := m.cfg.Jobs
+	first, lastNow := true, 0.0
+	for {
+		st, err := s.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		if !first {
+			r := das.Eq3(st.Since.Finished, st.Since.Unplaced, norm, m.cfg.Alpha, m.cfg.RewardCap)
+			out.ret += r
+			if k := out.r.Len(); collect && k > 0 {
+				out.r.Steps[k-1].Reward += r
+			}
+		}
+		first = false
+		rows, chosen := das.Observe(st, n, nil)
+		led := st.Ledger()
+		total := st.ClusterTotal()
+		taken := make([]bool, len(chosen))
+		ok := make([]bool, len(chosen))
+		obs := func() *Obs {
+			for r, js := range chosen {
+				ok[r] = !taken[r] && fits(led, js)
+			}
+			o := &Obs{X: make([]float64, width(n)), Mask: make([]bool, n)}
+			features(o, rows, ok, led, total)
+			return o
+		}
+		var pl []sim.Placement
+		if teacher != nil {
+			tp, err := teacher.Schedule(ctx, st)
+			if err != nil {
+				return out, err
+			}
+			for _, p := range tp {
+				r := slices.IndexFunc(chosen, func(js *sim.JobState) bool { return js.Index == p.Job })
+				if r >= 0 {
+					o := obs()
+					if o.Mask[r] {
+						out.r.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Index: r}})
+					}
+					taken[r] = true
+				}
+				js := s.Job(p.Job)
+				for i, sl := range p.Slots {
+					led.Take(sl.Server, js.Instances[i].Demand)
+				}
+			}
+			pl = tp
+		} else {
+			for {
+				o := obs()
+				a, lp, v := m.pick(o, rng)
+				if a < 0 {
+					break
+				}
+				js := chosen[a]
+				pl = append(pl, sim.Placement{Job: js.Index, Slots: firstFit(led, js)})
+				taken[a] = true
+				if collect {
+					out.r.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Index: a}, LogProb: lp, Value: v})
+				}
+			}
+		}
+		if err := s.Apply(pl); err != nil {
+			return out, err
+		}
+		lastNow = st.Now
+	}
+	res := s.Result()
+	var tail []sim.JobResult
+	for _, j := range res.Jobs {
+		if j.FinishS > lastNow {
+			tail = append(tail, j)
+		}
+	}
+	r := das.Eq3(tail, nil, norm, m.cfg.Alpha, m.cfg.RewardCap)
+	out.ret += r
+	if k := out.r.Len(); collect && k > 0 {
+		out.r.Steps[k-1].Reward += r
+		out.r.Steps[k-1].Done = true
+	}
+	out.metrics = res.Metrics
+	return out, nil
+}
