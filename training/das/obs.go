@@ -46,7 +46,9 @@ type HistEntry struct {
 // Observe is the DAS observation of st with n job rows (see observe); the
 // RL baselines (training/dl2, training/rifling) use the same features, as
 // the DAS paper's comparison does.
-func Observe(st *sim.State, n int, rng *rand.Rand) (*Obs, []*sim.JobState) { return observe(st, n, rng) }
+func Observe(st *sim.State, n int, rng *rand.Rand) (*Obs, []*sim.JobState) {
+	return observe(st, n, rng)
+}
 
 // observe builds the observation of st for a policy with n job rows. When
 // more than n jobs are pending, training (rng not nil) samples n of them
