@@ -16,6 +16,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/deepsys"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
@@ -26,6 +27,14 @@ func init() {
 		Variants: marl.Variants(),
 		Flags:    marlTrainFlags,
 		Run:      runTrainMARL,
+	})
+	// DeepSys and Atte, the MARL paper's learned baselines, train on the
+	// same clusters and workloads and read the MARL family's flags.
+	registerTrainFamily(trainFamily{
+		Name:     "deepsys",
+		Short:    "MARL paper's learned baselines: DeepSys speed model, Atte attention (flags as marl)",
+		Variants: []string{deepsys.VariantDeepSys, deepsys.VariantAtte},
+		Run:      runTrainDeepSys,
 	})
 }
 
@@ -75,8 +84,22 @@ type marlSetup struct {
 	Seed       uint64          `json:"seed"`
 }
 
-func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
-	fs := opts.Flags
+// marlRun is the cluster and workload the MARL-paper families train on.
+type marlRun struct {
+	cluster     *sim.Cluster
+	spec        sim.ClusterSpec
+	clusterName string
+	kind        string
+	jobsPerPod  float64
+	intervals   int
+	simCfg      sim.Config
+	train, test []datasets.Job
+}
+
+// marlWorkload builds the cluster and workload named by the MARL flags;
+// parts is the number of schedulers the jobs are split over (0: one per
+// pod).
+func marlWorkload(fs *pflag.FlagSet, seed uint64, single bool) (*marlRun, error) {
 	topo, _ := fs.GetString("topology")
 	servers, _ := fs.GetString("servers")
 	k, _ := fs.GetInt("k")
@@ -84,13 +107,6 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 	kind, _ := fs.GetString("workload")
 	jpp, _ := fs.GetFloat64("jobs-per-pod")
 	intervals, _ := fs.GetInt("intervals")
-	cfg := marl.DefaultConfig()
-	cfg.Variant = opts.Variant
-	if n, ok, err := flagInt(fs, "episodes"); err != nil {
-		return err
-	} else if ok {
-		cfg.Episodes = n
-	}
 	spec := sim.ClusterSpec{Topology: topo, K: k, Servers: servers}
 	switch topo {
 	case "fattree":
@@ -107,48 +123,66 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 			spec.K = 1
 		}
 	default:
-		return usageErrorf("train: --topology %q is not fattree, vl2 or bcube", topo)
+		return nil, usageErrorf("train: --topology %q is not fattree, vl2 or bcube", topo)
 	}
 	if servers == "pai-v100" {
-		return usageErrorf("train: --servers must be power8, dgx1, hetero-cpu or mixed")
+		return nil, usageErrorf("train: --servers must be power8, dgx1, hetero-cpu or mixed")
 	}
 	if err := spec.Validate(); err != nil {
-		return usageErrorf("train: %v", err)
+		return nil, usageErrorf("train: %v", err)
 	}
 	if kind != evaluation.KindUniform && kind != evaluation.KindPoisson {
-		return usageErrorf("train: --workload %q is not uniform or poisson", kind)
+		return nil, usageErrorf("train: --workload %q is not uniform or poisson", kind)
 	}
 	if intervals < 1 || jpp < 0 {
-		return usageErrorf("train: --intervals must be >= 1 and --jobs-per-pod >= 0")
-	}
-	if err := cfg.Validate(); err != nil {
-		return usageErrorf("train: %v", err)
+		return nil, usageErrorf("train: --intervals must be >= 1 and --jobs-per-pod >= 0")
 	}
 	cluster, err := spec.Build()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if jpp == 0 {
 		jpp = cluster.TotalGPU() / float64(cluster.Pods) / 50
 	}
-	setup := marlSetup{Config: cfg, Cluster: spec, Workload: kind, JobsPerPod: jpp, Intervals: intervals, Seed: opts.Seed}
+	r := &marlRun{cluster: cluster, spec: spec, clusterName: fmt.Sprintf("%s-k%d-%s", topo, spec.K, servers), kind: kind, jobsPerPod: jpp, intervals: intervals, simCfg: sim.DefaultConfig()}
+	r.simCfg.Trigger = sim.TriggerInterval
+	// One workload stream for every family and variant, so that they are
+	// trained and held out on the same jobs.
+	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: kind, Pods: cluster.Pods, JobsPerPod: jpp, Intervals: intervals, IntervalS: r.simCfg.IntervalS},
+		pipeline.Rand(seed, "train", "marl", "workload"))
+	if err != nil {
+		return nil, err
+	}
+	parts := cluster.Pods
+	if single {
+		parts = 1
+	}
+	r.train, r.test = marl.SplitJobs(jobs, parts, 0.1, r.simCfg.IntervalS)
+	return r, nil
+}
+
+func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
+	fs := opts.Flags
+	cfg := marl.DefaultConfig()
+	cfg.Variant = opts.Variant
+	if n, ok, err := flagInt(fs, "episodes"); err != nil {
+		return err
+	} else if ok {
+		cfg.Episodes = n
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("train: %v", err)
+	}
+	run, err := marlWorkload(fs, opts.Seed, cfg.Variant == marl.VariantSingle)
+	if err != nil {
+		return err
+	}
+	cluster, clusterName, simCfg, train, test, kind := run.cluster, run.clusterName, run.simCfg, run.train, run.test, run.kind
+	setup := marlSetup{Config: cfg, Cluster: run.spec, Workload: kind, JobsPerPod: run.jobsPerPod, Intervals: run.intervals, Seed: opts.Seed}
 	hash, err := pipeline.HashJSON(setup)
 	if err != nil {
 		return err
 	}
-	simCfg := sim.DefaultConfig()
-	simCfg.Trigger = sim.TriggerInterval
-	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: kind, Pods: cluster.Pods, JobsPerPod: jpp, Intervals: intervals, IntervalS: simCfg.IntervalS},
-		pipeline.Rand(opts.Seed, "train", "marl", "workload"))
-	if err != nil {
-		return err
-	}
-	parts := cluster.Pods
-	if cfg.Variant == marl.VariantSingle {
-		parts = 1
-	}
-	train, test := marl.SplitJobs(jobs, parts, 0.1, simCfg.IntervalS)
-	clusterName := fmt.Sprintf("%s-k%d-%s", topo, spec.K, servers)
 	a.log.Info("marl training", "variant", cfg.Variant, "cluster", cluster.Name, "pods", cluster.Pods, "servers", len(cluster.Servers),
 		"train_jobs", len(train), "heldout_jobs", len(test), "episodes", cfg.Episodes, "lr", cfg.LR)
 
@@ -156,13 +190,7 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 	if err != nil {
 		return err
 	}
-	heldout := func(s sim.Scheduler) (float64, error) {
-		res, err := sim.Run(ctx, cluster, test, s, simCfg, nil)
-		if err != nil {
-			return 0, err
-		}
-		return res.Metrics.MeanJCTS, nil
-	}
+	heldout := run.heldout(ctx)
 	before, err := heldout(untrained.Scheduler(marl.SchedulerOptions{Seed: opts.Seed}))
 	if err != nil {
 		return err
@@ -204,9 +232,31 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 			return err
 		}
 	}
-	w := os.Stdout
-	fmt.Fprintf(w, "marl-%s on %s: %d episodes in %.1f s; held-out mean JCT (%d jobs): untrained %.2f h, trained %.2f h",
+	fmt.Fprintf(os.Stdout, "marl-%s on %s: %d episodes in %.1f s; held-out mean JCT (%d jobs): untrained %.2f h, trained %.2f h",
 		cfg.Variant, clusterName, cfg.Episodes, trainS, len(test), before/3600, after/3600)
+	if err := run.printHeuristics(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stdout, "wrote %s, %s, %s, curves.svg, curves.png into %s\n", marl.CheckpointFile, marl.SidecarFile, training.CurvesFile, out)
+	return nil
+}
+
+// heldout returns a function giving a scheduler's mean JCT on the
+// held-out jobs.
+func (r *marlRun) heldout(ctx context.Context) func(sim.Scheduler) (float64, error) {
+	return func(s sim.Scheduler) (float64, error) {
+		res, err := sim.Run(ctx, r.cluster, r.test, s, r.simCfg, nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.Metrics.MeanJCTS, nil
+	}
+}
+
+// printHeuristics ends the summary line with the heuristics' held-out mean
+// JCT on the same jobs.
+func (r *marlRun) printHeuristics(ctx context.Context) error {
+	heldout := r.heldout(ctx)
 	for _, name := range evaluation.MARLHeuristics {
 		s, err := schedulers.New(name)
 		if err != nil {
@@ -216,9 +266,61 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, ", %s %.2f h", name, j/3600)
+		fmt.Fprintf(os.Stdout, ", %s %.2f h", name, j/3600)
 	}
-	fmt.Fprintf(w, "\nwrote %s, %s, %s, curves.svg, curves.png into %s\n", marl.CheckpointFile, marl.SidecarFile, training.CurvesFile, out)
+	fmt.Fprintln(os.Stdout)
+	return nil
+}
+
+func runTrainDeepSys(ctx context.Context, a *app, opts trainOptions) error {
+	run, err := marlWorkload(opts.Flags, opts.Seed, false)
+	if err != nil {
+		return err
+	}
+	heldout := run.heldout(ctx)
+	wall := time.Now()
+	var sched sim.Scheduler
+	var what string
+	switch opts.Variant {
+	case deepsys.VariantDeepSys:
+		m, mse, err := deepsys.TrainDeepSys(ctx, deepsys.DefaultSpeedConfig(), run.cluster, run.train, run.simCfg, nil, opts.Seed)
+		if err != nil {
+			return err
+		}
+		if err := m.Save(opts.Out); err != nil {
+			return err
+		}
+		sched, what = m.Scheduler(), fmt.Sprintf("speed model fitted to the heuristics' placements (MSE %.4f)", mse)
+	default:
+		cfg := deepsys.DefaultAtteConfig()
+		if n, ok, err := flagInt(opts.Flags, "episodes"); err != nil {
+			return err
+		} else if ok {
+			cfg.Episodes = n
+		}
+		bar := a.progress.Start("train atte", int64(cfg.Episodes))
+		at, err := deepsys.TrainAtte(ctx, cfg, run.cluster, run.train, run.simCfg, nil, opts.Seed, func(c training.Curve) {
+			bar.Add(1)
+			a.log.Info("episode", "episode", c.Episode+1, "of", cfg.Episodes, "return", round3(c.Return), "mean_jct_h", round3(c.MeanJCT/3600))
+		})
+		bar.Done()
+		if err != nil {
+			return err
+		}
+		if err := at.Save(opts.Out); err != nil {
+			return err
+		}
+		sched, what = at.Scheduler(), fmt.Sprintf("%d episodes", cfg.Episodes)
+	}
+	j, err := heldout(sched)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stdout, "%s on %s: %s in %.1f s; held-out mean JCT (%d jobs): %s %.2f h", opts.Variant, run.clusterName, what, time.Since(wall).Seconds(), len(run.test), opts.Variant, j/3600)
+	if err := run.printHeuristics(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stdout, "wrote %s, %s into %s\n", deepsys.CheckpointFile, deepsys.SidecarFile, opts.Out)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/deepsys"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
@@ -73,6 +74,23 @@ func TestTrainMARLUsage(t *testing.T) {
 		_, stderr, code := schedlab(t, nil, append([]string{"train", "--family", "marl", "--out", out}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestTrainDeepSys(t *testing.T) {
+	for _, v := range []string{"deepsys", "atte"} {
+		out := filepath.Join(t.TempDir(), v)
+		stdout, stderr, code := schedlab(t, nil, "train", "--family", "deepsys", "--variant", v, "--k", "4", "--intervals", "10",
+			"--jobs-per-pod", "0.5", "--episodes", "2", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", v, code, stderr)
+		}
+		if !strings.Contains(stdout, v+" on fattree-k4-power8") || !strings.Contains(stdout, "held-out mean JCT") {
+			t.Errorf("%s: stdout %q", v, stdout)
+		}
+		if _, err := deepsys.Load(out); err != nil {
+			t.Errorf("%s: %v", v, err)
 		}
 	}
 }

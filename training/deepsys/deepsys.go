@@ -137,7 +137,9 @@ type SpeedConfig struct {
 
 // DefaultSpeedConfig is two hidden layers of 64, 30 epochs of minibatches
 // of 64 at learning rate 1e-3.
-func DefaultSpeedConfig() SpeedConfig { return SpeedConfig{Hidden: 64, Epochs: 30, Minibatch: 64, LR: 1e-3} }
+func DefaultSpeedConfig() SpeedConfig {
+	return SpeedConfig{Hidden: 64, Epochs: 30, Minibatch: 64, LR: 1e-3}
+}
 
 // Validate reports unusable settings.
 func (c SpeedConfig) Validate() error {
