@@ -381,4 +381,29 @@ func TestDuckDBReadsRun(t *testing.T) {
 			t.Errorf("DuckDB computes %q; the summary table says:\n%s", want, summary)
 		}
 	}
+
+	// das-table1 from the per-job results by SQL: mean JCT in minutes and
+	// mean fee per scheduler and cluster, as the table prints them.
+	r = duckdbtest.Query(t, `SELECT scheduler, cluster, avg(jct_s) / 60, avg(fee_usd) FROM `+
+		duckdbtest.Literal(filepath.Join(dir, "eval/results.parquet"))+
+		` WHERE experiment = 'das-table1' AND scheduler = 'fifo-firstfit' GROUP BY ALL ORDER BY cluster`)
+	table, err := os.ReadFile(filepath.Join(dir, "tables/das-table1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours string
+	for _, line := range strings.Split(string(table), "\n") {
+		if strings.HasPrefix(line, "FIFO-FirstFit,ours,") {
+			ours = line
+		}
+	}
+	if len(r.Rows) != 3 || ours == "" {
+		t.Fatalf("DuckDB rows %v; table row %q", r.Rows, ours)
+	}
+	for _, row := range r.Rows {
+		cell := fmt.Sprintf("%.3f,%.3f", duckdbtest.Float(t, row[2]), duckdbtest.Float(t, row[3]))
+		if !strings.Contains(ours, cell) {
+			t.Errorf("DuckDB computes %s for FIFO-FirstFit on %v; das-table1.csv says %s", cell, row[1], ours)
+		}
+	}
 }

@@ -1,0 +1,185 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/csv"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// ExportFormats are the formats of Export.
+var ExportFormats = []string{"parquet", "csv", "md", "tex"}
+
+// exportTables are the run's result tables that export carries, relative
+// to the run directory (those present are exported; datasets stay where
+// they are, they are inputs rather than results).
+var exportTables = []string{EvalResults, EvalMetrics, EvalTimings, FitCoefficients}
+
+// Export writes a run's results in one format into outDir, one file per
+// table, and returns the files written (relative to outDir):
+//
+//   - parquet: eval/results, metrics, timings and fit/coefficients as
+//     eval_results.parquet, ..., byte-for-byte copies;
+//   - csv: the same tables as CSV (header row; floats in the shortest form
+//     that reads back to the same value), plus every tables/*.csv;
+//   - md, tex: every tables/*.md or *.tex and fit/interference.md, plus
+//     all.md or all.tex holding them all (all.tex is a complete LaTeX
+//     document).
+//
+// Files appear atomically. A run directory without results is an error.
+func Export(ctx context.Context, runDir, format, outDir string) ([]string, error) {
+	if !slices.Contains(ExportFormats, format) {
+		return nil, fmt.Errorf("export: format %q is not one of %s", format, strings.Join(ExportFormats, ", "))
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "manifest.json")); err != nil {
+		return nil, fmt.Errorf("export: %s is not a run directory (no manifest.json): %w", runDir, err)
+	}
+	var written []string
+	put := func(name string, data []byte) error {
+		if err := pipeline.WriteFileAtomic(filepath.Join(outDir, name), data); err != nil {
+			return err
+		}
+		written = append(written, name)
+		return nil
+	}
+	flat := func(rel string) string { return strings.ReplaceAll(strings.TrimSuffix(rel, ".parquet"), "/", "_") }
+	switch format {
+	case "parquet", "csv":
+		for _, rel := range exportTables {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			src := filepath.Join(runDir, filepath.FromSlash(rel))
+			if _, err := os.Stat(src); err != nil {
+				continue
+			}
+			var data []byte
+			var err error
+			if format == "parquet" {
+				data, err = os.ReadFile(src)
+			} else {
+				data, err = parquetToCSV(ctx, src)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := put(flat(rel)+"."+format, data); err != nil {
+				return nil, err
+			}
+		}
+		if format == "csv" {
+			if err := copyTables(runDir, "tables", ".csv", put); err != nil {
+				return nil, err
+			}
+		}
+	case "md", "tex":
+		var all []string
+		collectAll := func(name string, data []byte) error {
+			all = append(all, string(data))
+			return put(name, data)
+		}
+		if err := copyTables(runDir, "tables", "."+format, collectAll); err != nil {
+			return nil, err
+		}
+		if format == "md" {
+			if data, err := os.ReadFile(filepath.Join(runDir, filepath.FromSlash(FitTable))); err == nil {
+				if err := collectAll("interference.md", data); err != nil {
+					return nil, err
+				}
+			}
+			if err := put("all.md", []byte(strings.Join(all, "\n"))); err != nil {
+				return nil, err
+			}
+		} else {
+			doc := "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=2cm]{geometry}\n\\begin{document}\n" +
+				strings.Join(all, "\n\\bigskip\n") + "\n\\end{document}\n"
+			if err := put("all.tex", []byte(doc)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(written) == 0 {
+		return nil, fmt.Errorf("export: %s holds no results to export as %s", runDir, format)
+	}
+	return written, nil
+}
+
+// copyTables passes every file of runDir/sub ending in ext to put, by name,
+// in name order.
+func copyTables(runDir, sub, ext string, put func(string, []byte) error) error {
+	ents, err := os.ReadDir(filepath.Join(runDir, sub))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range ents { // ReadDir sorts by name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ext) {
+			continue
+		}
+		data, err := fs.ReadFile(os.DirFS(filepath.Join(runDir, sub)), e.Name())
+		if err != nil {
+			return err
+		}
+		if err := put(e.Name(), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parquetToCSV reads a flat Parquet table with Arrow's reader and writes it
+// as CSV with Arrow's writer.
+func parquetToCSV(ctx context.Context, path string) ([]byte, error) {
+	f, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return nil, fmt.Errorf("export: %s: %w", path, err)
+	}
+	defer f.Close()
+	rd, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, memory.NewGoAllocator())
+	if err != nil {
+		return nil, fmt.Errorf("export: %s: %w", path, err)
+	}
+	schema, err := rd.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("export: %s: %w", path, err)
+	}
+	for _, fld := range schema.Fields() {
+		if fld.Type.ID() == arrow.LIST || fld.Type.ID() == arrow.STRUCT {
+			return nil, fmt.Errorf("export: %s: column %s is nested; CSV holds flat tables only", path, fld.Name)
+		}
+	}
+	rr, err := rd.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("export: %s: %w", path, err)
+	}
+	defer rr.Release()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf, schema, csv.WithHeader(true), csv.WithNullWriter(""))
+	for rr.Next() {
+		if err := w.Write(rr.Record()); err != nil {
+			return nil, fmt.Errorf("export: %s: %w", path, err)
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("export: %s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
