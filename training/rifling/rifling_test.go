@@ -1,0 +1,161 @@
+package rifling
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+func jobs(n int, seed uint64) []datasets.Job {
+	rng := pipeline.Rand(seed, "test", "rifling")
+	out := make([]datasets.Job, n)
+	now := 0.0
+	for i := range out {
+		now += rng.ExpFloat64() * 400
+		inst := int32(1 + rng.IntN(4))
+		gpu := []float64{1, 2, 4, 8}[rng.IntN(4)]
+		out[i] = datasets.Job{JobID: fmt.Sprintf("r%d", i), Source: "test", SubmitS: now, DurationS: 600 + 3000*rng.Float64(),
+			Model: []string{"resnet50", "vgg16", "dssm"}[rng.IntN(3)],
+			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: inst, GPU: gpu, CPU: 4 * gpu, MemGiB: 20 * gpu}}}
+	}
+	return out
+}
+
+func setup(t *testing.T) (*sim.Cluster, das.Split) {
+	t.Helper()
+	spec, _ := sim.Preset("small")
+	c, err := spec.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := das.DefaultConfig()
+	dc.MaxJobs = 400
+	sp, err := das.PrepareJobs(c, jobs(400, 1), sim.DefaultConfig(), dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sp
+}
+
+func TestKMeansSeparatesBlobs(t *testing.T) {
+	rng := pipeline.Rand(1, "test", "blobs")
+	centres := [][]float64{{0, 0}, {5, 5}, {0, 5}}
+	var pts [][]float64
+	for i := 0; i < 300; i++ {
+		c := centres[i%3]
+		pts = append(pts, []float64{c[0] + 0.1*rng.NormFloat64(), c[1] + 0.1*rng.NormFloat64()})
+	}
+	got := kmeans(pts, 3, 50, pipeline.Rand(2, "test", "km"))
+	for _, c := range centres {
+		best := math.Inf(1)
+		for _, g := range got {
+			best = math.Min(best, math.Hypot(g[0]-c[0], g[1]-c[1]))
+		}
+		if best > 0.05 {
+			t.Errorf("no centroid near %v: %v", c, got)
+		}
+	}
+}
+
+func TestTrainRoundTripAndDeterminism(t *testing.T) {
+	c, sp := setup(t)
+	cfg := DefaultConfig()
+	cfg.Episodes, cfg.SegmentJobs = 4, 100
+	train := func() *Result {
+		res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 5,
+			OnEpisode: func(rows []training.Curve) {
+				for _, r := range rows {
+					t.Logf("episode %d %-10s return %6.1f mean JCT %6.0f s", r.Episode, r.Split, r.Return, r.MeanJCT)
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := train()
+	if want := int(math.Round(math.Sqrt(float64(len(sp.Train)) / 2))); len(res.Policy.Centroids) != want {
+		t.Errorf("%d groups for %d training jobs, want √(N/2) = %d", len(res.Policy.Centroids), len(sp.Train), want)
+	}
+	t.Logf("validation mean JCT: untrained (pack, FIFO) %.0f s, trained %.0f s; Q visits %d",
+		res.InitVal.Metrics.MeanJCTS, res.FinalVal.Metrics.MeanJCTS, res.Policy.Q.T)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rifling.json")
+	if err := Save(p, res.Policy, "small"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.Run(context.Background(), c, sp.Val, s, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Metrics != res.FinalVal.Metrics {
+		t.Errorf("loaded policy %+v, trained %+v", r.Metrics, res.FinalVal.Metrics)
+	}
+	q := filepath.Join(dir, "again.json")
+	if err := Save(q, train().Policy, "small"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(p)
+	b, _ := os.ReadFile(q)
+	if !bytes.Equal(a, b) {
+		t.Error("same seed, different policies")
+	}
+	// A file of another family is refused.
+	if err := os.WriteFile(q, bytes.Replace(a, []byte(`"family": "rifling"`), []byte(`"family": "das"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(q); err == nil {
+		t.Error("loaded a file whose family is das")
+	}
+}
+
+// TestWaitOnlyOnce: a table that always prefers waiting makes every job
+// wait exactly once, and the run still finishes every job.
+func TestWaitOnlyOnce(t *testing.T) {
+	c, sp := setup(t)
+	p := &Policy{Config: DefaultConfig(), Centroids: [][]float64{make([]float64, stateWidth)}}
+	p.Q = newTable(1)
+	p.Q.Values(0)[ActWait] = 1
+	d := newDecider(p, nil, false, nil)
+	s, err := sim.New(c, sp.Val, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, err := s.Next(context.Background())
+		if err != nil {
+			break
+		}
+		pl, _ := d.decide(st)
+		for _, x := range pl {
+			if w, ok := d.waited[x.Job]; !ok || w != -1 {
+				t.Fatalf("job %d started without having waited once", x.Job)
+			}
+		}
+		if err := s.Apply(pl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.Result().Metrics.Jobs; got != len(sp.Val) {
+		t.Errorf("%d of %d jobs finished", got, len(sp.Val))
+	}
+}
+
+func newTable(states int) *rl.QTable {
+	return rl.NewQTable(states, numActions, DefaultConfig().Alpha, DefaultConfig().Gamma)
+}

@@ -1,0 +1,309 @@
+package rifling
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// Stage names RIFLING's random streams.
+const Stage = "train-rifling"
+
+// Evaluation is what the greedy policy achieved on a job set; Return is
+// the sum of the placements' rewards.
+type Evaluation struct {
+	Return  float64
+	Metrics sim.Metrics
+}
+
+// Result is a training run.
+type Result struct {
+	Policy   *Policy
+	Curves   []training.Curve
+	InitVal  Evaluation // the untrained table: every job packed, FIFO first-fit
+	FinalVal Evaluation
+}
+
+// TrainOptions are the inputs besides the Config.
+type TrainOptions struct {
+	Cluster     *sim.Cluster
+	ClusterName string
+	Sim         sim.Config
+	Seed        uint64
+	OnEpisode   func(rows []training.Curve)
+}
+
+// Train fits the state groups and learns the Q-table.
+func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
+		return nil, errors.New("rifling: Train: need a cluster and training and validation jobs")
+	}
+	// The states a first-fit pass over the training jobs meets.
+	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
+	var points [][]float64
+	if _, err := probe.run(ctx, opts.Cluster, opts.Sim, split.Train, nil, false, func(x []float64) { points = append(points, x) }); err != nil {
+		return nil, fmt.Errorf("rifling: state sampling: %w", err)
+	}
+	if len(points) == 0 {
+		return nil, errors.New("rifling: no job states to cluster")
+	}
+	rng := pipeline.Rand(opts.Seed, Stage, "kmeans")
+	const maxPoints = 20000 // k-means cost is points × k × iterations
+	if len(points) > maxPoints {
+		idx := rng.Perm(len(points))[:maxPoints]
+		slices.Sort(idx)
+		sub := make([][]float64, maxPoints)
+		for i, j := range idx {
+			sub[i] = points[j]
+		}
+		points = sub
+	}
+	k := cfg.Clusters
+	if k == 0 {
+		k = max(1, int(math.Round(math.Sqrt(float64(len(split.Train))/2))))
+	}
+	cents := kmeans(points, k, cfg.KMeansIters, rng)
+	p := &Policy{Config: cfg, Centroids: cents, Q: rl.NewQTable(len(cents), numActions, cfg.Alpha, cfg.Gamma)}
+	val := split.Val
+	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
+		val = val[:cfg.ValJobs]
+	}
+	res := &Result{Policy: p}
+	var err error
+	if res.InitVal, err = p.Evaluate(ctx, opts.Cluster, opts.Sim, val); err != nil {
+		return nil, err
+	}
+	res.FinalVal = res.InitVal
+	segRng := pipeline.Rand(opts.Seed, Stage, "segments")
+	actRng := pipeline.Rand(opts.Seed, Stage, "actions")
+	base := training.Curve{Family: "rifling", Variant: "rifling", Cluster: opts.ClusterName}
+	for ep := 0; ep < cfg.Episodes; ep++ {
+		seg := segment(split.Train, cfg.SegmentJobs, segRng)
+		out, err := p.run(ctx, opts.Cluster, opts.Sim, seg, actRng, true, nil)
+		if err != nil {
+			return nil, fmt.Errorf("rifling: episode %d: %w", ep, err)
+		}
+		ev, err := p.Evaluate(ctx, opts.Cluster, opts.Sim, val)
+		if err != nil {
+			return nil, err
+		}
+		res.FinalVal = ev
+		row, v := base, base
+		row.Episode, row.Split = int32(ep), "train"
+		row.Return, row.MeanJCT, row.MeanFee = out.Return, out.Metrics.MeanJCTS, out.Metrics.MeanFeeUSD
+		v.Episode, v.Split = int32(ep), "validation"
+		v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+		res.Curves = append(res.Curves, row, v)
+		if opts.OnEpisode != nil {
+			opts.OnEpisode([]training.Curve{row, v})
+		}
+	}
+	return res, nil
+}
+
+func segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
+	if n >= len(jobs) {
+		return jobs
+	}
+	lo := rng.IntN(len(jobs) - n + 1)
+	out := slices.Clone(jobs[lo : lo+n])
+	t0 := out[0].SubmitS
+	for i := range out {
+		out[i].SubmitS -= t0
+	}
+	return out
+}
+
+// Evaluate runs the greedy policy on jobs, learning nothing.
+func (p *Policy) Evaluate(ctx context.Context, c *sim.Cluster, sc sim.Config, jobs []datasets.Job) (Evaluation, error) {
+	ev, err := p.run(ctx, c, sc, jobs, nil, false, nil)
+	if err != nil {
+		return ev, fmt.Errorf("rifling: evaluate: %w", err)
+	}
+	return ev, nil
+}
+
+type waitedAt struct{ s int }
+
+// run drives one episode. With rng the choices explore; with learn the
+// table is updated online; collect, if set, receives every state met.
+func (p *Policy) run(ctx context.Context, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, rng *rand.Rand, learn bool, collect func([]float64)) (Evaluation, error) {
+	var ev Evaluation
+	s, err := sim.New(c, jobs, sc, nil)
+	if err != nil {
+		return ev, err
+	}
+	d := newDecider(p, rng, learn, collect)
+	for {
+		st, err := s.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return ev, err
+		}
+		pl, starts := d.decide(st)
+		if err := s.Apply(pl); err != nil {
+			return ev, err
+		}
+		for _, x := range starts {
+			r := s.Job(x.job).Rate() // processing rate relative to standalone
+			ev.Return += r
+			if learn {
+				p.Q.Update(x.s, x.a, r, 0, true)
+			}
+		}
+	}
+	ev.Metrics = s.Result().Metrics
+	return ev, nil
+}
+
+// decider makes one run's decisions; it remembers which jobs waited.
+type decider struct {
+	p       *Policy
+	rng     *rand.Rand
+	learn   bool
+	collect func([]float64)
+	waited  map[int]int // job index → the state it waited in
+}
+
+type start struct{ job, s, a int }
+
+func newDecider(p *Policy, rng *rand.Rand, learn bool, collect func([]float64)) *decider {
+	return &decider{p: p, rng: rng, learn: learn, collect: collect, waited: map[int]int{}}
+}
+
+// decide takes the pending jobs first come first served.
+func (d *decider) decide(st *sim.State) ([]sim.Placement, []start) {
+	rows, chosen := das.Observe(st, len(st.Pending), nil)
+	led := st.Ledger()
+	total := st.ClusterTotal()
+	var pl []sim.Placement
+	var starts []start
+	feasible := make([]bool, numActions)
+	for r, js := range chosen {
+		x := state(rows, r, led, total)
+		if d.collect != nil {
+			d.collect(x)
+		}
+		g := d.p.group(x)
+		if w, ok := d.waited[js.Index]; ok && w >= 0 {
+			if d.learn {
+				d.p.Q.Update(w, ActWait, 0, g, false)
+			}
+			d.waited[js.Index] = -1 // waited once, settled
+		}
+		fit := false
+		for a := ActPack; a < ActWait; a++ {
+			slots := place(led, js, a)
+			feasible[a] = slots != nil
+			fit = fit || feasible[a]
+			for i, sl := range slots {
+				led.Give(sl.Server, js.Instances[i].Demand)
+			}
+		}
+		if !fit {
+			continue // nothing to decide: the job cannot start now
+		}
+		_, did := d.waited[js.Index]
+		feasible[ActWait] = !did
+		a := d.p.choose(g, feasible, d.rng)
+		if a == ActWait {
+			d.waited[js.Index] = g
+			continue
+		}
+		pl = append(pl, sim.Placement{Job: js.Index, Slots: place(led, js, a)})
+		starts = append(starts, start{js.Index, g, a})
+	}
+	return pl, starts
+}
+
+// Scheduler runs a RIFLING policy greedily as a sim.Scheduler; one value
+// serves one run.
+type Scheduler struct{ d *decider }
+
+// NewScheduler wraps a policy.
+func NewScheduler(p *Policy) *Scheduler { return &Scheduler{d: newDecider(p, nil, false, nil)} }
+
+// Name is "rifling".
+func (s *Scheduler) Name() string { return "rifling" }
+
+// Schedule implements sim.Scheduler.
+func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pl, _ := s.d.decide(st)
+	return pl, nil
+}
+
+// File is the saved form of a policy.
+type File struct {
+	Family     string  `json:"family"`
+	ConfigHash string  `json:"config_hash"`
+	Cluster    string  `json:"cluster,omitempty"`
+	Policy     *Policy `json:"policy"`
+}
+
+// ErrNotRIFLING means a file is not a RIFLING policy or its hash does not
+// match its configuration.
+var ErrNotRIFLING = errors.New("rifling: not a RIFLING policy")
+
+// Save writes p to path as JSON (floats round-trip exactly).
+func Save(path string, p *Policy, cluster string) error {
+	b, err := json.MarshalIndent(File{Family: "rifling", ConfigHash: p.Config.Hash(), Cluster: cluster, Policy: p}, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Load reads a policy saved by Save.
+func Load(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("rifling: %w", err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("rifling: %s: %w", path, err)
+	}
+	if f.Family != "rifling" || f.Policy == nil || f.Policy.Q == nil || f.Policy.Config.Hash() != f.ConfigHash {
+		return nil, fmt.Errorf("%w: %s", ErrNotRIFLING, path)
+	}
+	q := f.Policy.Q
+	if q.Actions != numActions || q.States != len(f.Policy.Centroids) || len(q.Q) != q.States*q.Actions || len(q.N) != len(q.Q) {
+		return nil, fmt.Errorf("%w: %s: a %d×%d table for %d groups", ErrNotRIFLING, path, q.States, q.Actions, len(f.Policy.Centroids))
+	}
+	for _, c := range f.Policy.Centroids {
+		if len(c) != stateWidth {
+			return nil, fmt.Errorf("%w: %s: centroid of width %d, want %d", ErrNotRIFLING, path, len(c), stateWidth)
+		}
+	}
+	return f.Policy, nil
+}
+
+// Open loads a policy as a scheduler.
+func Open(path string) (*Scheduler, error) {
+	p, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewScheduler(p), nil
+}
