@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -192,7 +193,8 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 				jobs[ci][wi][r] = js
 				src := "synthetic-marl-" + w.Kind
 				if w.Kind == KindGoogle {
-					src += ":" + w.ArrivalsFile
+					// By base name: where the run lives changes no output byte.
+					src += ":" + filepath.Base(w.ArrivalsFile)
 				}
 				rep.Workloads = append(rep.Workloads, WorkloadInfo{Cluster: c.Name, Workload: w.Name, Seed: r, Source: src, Read: len(js), Test: len(js)})
 			}
