@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -117,6 +118,16 @@ func TestPAIRawFixture(t *testing.T) {
 	}
 	if !reflect.DeepEqual(tables, map[string]int64{"jobs": 2, "cluster": 3, "quarantine": 11}) {
 		t.Errorf("outputs %+v", rep.Outputs)
+	}
+
+	// The join's hash seeds differ from run to run; the files must not.
+	_, out2 := ingestPAIRaw(t, dir)
+	for _, name := range []string{JobsFile, ClusterFile, QuarantineFile} {
+		a, err1 := os.ReadFile(filepath.Join(out, name))
+		b, err2 := os.ReadFile(filepath.Join(out2, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs (%v, %v)", name, err1, err2)
+		}
 	}
 }
 
