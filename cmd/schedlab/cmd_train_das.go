@@ -16,6 +16,8 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/dl2"
+	"github.com/schedlab/schedlab/training/rifling"
 	"github.com/spf13/pflag"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -36,6 +38,18 @@ func init() {
 		Variants: das.Variants(),
 		Flags:    dasPaperFlags,
 		Run:      runTrainDAS,
+	})
+	registerTrainFamily(trainFamily{
+		Name:  "dl2",
+		Short: "DL² (DAS baseline): job-slot policy, warm-up from drf-firstfit, then PPO",
+		Flags: dasPaperFlags,
+		Run:   runTrainDL2,
+	})
+	registerTrainFamily(trainFamily{
+		Name:  "rifling",
+		Short: "RIFLING (DAS baseline): k-means states, Q-learning over placements and wait",
+		Flags: dasPaperFlags,
+		Run:   runTrainRIFLING,
 	})
 }
 
@@ -194,10 +208,11 @@ func buildPreset(name string) (*sim.Cluster, error) {
 }
 
 func runTrainDAS(ctx context.Context, a *app, opts trainOptions) error {
-	f, err := readPaperFlags(opts.Flags)
+	ps, err := setupPaper(ctx, a, opts, "das")
 	if err != nil {
 		return err
 	}
+	f, sp, sc, c, source := ps.f, ps.split, ps.sim, ps.cluster, ps.source
 	cfg := das.DefaultConfig()
 	cfg.Variant = opts.Variant
 	if f.episodes > 0 {
@@ -215,24 +230,6 @@ func runTrainDAS(ctx context.Context, a *app, opts trainOptions) error {
 	cfg.ValJobs = f.val
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("train: %v", err)
-	}
-	c, err := buildPreset(f.cluster)
-	if err != nil {
-		return err
-	}
-	jobs, source, err := loadTrainJobs(ctx, a, f.jobs, opts.Seed, "das")
-	if err != nil {
-		return err
-	}
-	sc := sim.DefaultConfig()
-	sp, err := das.PrepareJobs(c, jobs, sc, cfg)
-	if err != nil {
-		return err
-	}
-	a.log.Info("das split", "cluster", f.cluster, "read", sp.Read, "pruned", sp.Pruned, "beyond", sp.Beyond,
-		"train", len(sp.Train), "validation", len(sp.Val), "variant", cfg.Variant)
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return err
 	}
 	var bar *pipeline.Bar
 	var barLR float64
@@ -282,6 +279,141 @@ func runTrainDAS(ctx context.Context, a *app, opts trainOptions) error {
 			mark, r.LR, r.InitVal.Metrics.MeanJCTS/60, r.FinalVal.Metrics.MeanJCTS/60, r.InitVal.Metrics.MeanFeeUSD, r.FinalVal.Metrics.MeanFeeUSD)
 	}
 	fmt.Fprintf(w, "wrote %s (config %s), %s, curves.svg, curves.png in %s\n", filepath.Base(ckpt), cfg.Hash()[:12], training.CurvesFile, opts.Out)
+	return nil
+}
+
+// paperSetup is what every DAS-paper family needs before training: the
+// flags, the cluster, the jobs and their split.
+type paperSetup struct {
+	f       paperFlags
+	cluster *sim.Cluster
+	source  string
+	split   das.Split
+	sim     sim.Config
+}
+
+func setupPaper(ctx context.Context, a *app, opts trainOptions, family string) (*paperSetup, error) {
+	f, err := readPaperFlags(opts.Flags)
+	if err != nil {
+		return nil, err
+	}
+	c, err := buildPreset(f.cluster)
+	if err != nil {
+		return nil, err
+	}
+	jobs, source, err := loadTrainJobs(ctx, a, f.jobs, opts.Seed, family)
+	if err != nil {
+		return nil, err
+	}
+	dc := das.DefaultConfig()
+	if f.maxJobs > 0 {
+		dc.MaxJobs = f.maxJobs
+	}
+	sc := sim.DefaultConfig()
+	sp, err := das.PrepareJobs(c, jobs, sc, dc)
+	if err != nil {
+		return nil, err
+	}
+	a.log.Info(family+" split", "cluster", f.cluster, "read", sp.Read, "pruned", sp.Pruned, "beyond", sp.Beyond,
+		"train", len(sp.Train), "validation", len(sp.Val))
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	return &paperSetup{f: f, cluster: c, source: source, split: sp, sim: sc}, nil
+}
+
+// episodeBar reports each episode on a progress bar and in the log.
+func episodeBar(a *app, label string, total int) (func(rows []training.Curve), func()) {
+	bar := a.progress.Start(label, int64(total))
+	return func(rows []training.Curve) {
+		bar.Add(1)
+		for _, r := range rows {
+			a.log.Info("episode", "family", r.Family, "episode", r.Episode, "split", r.Split, "return", r.Return,
+				"mean_jct_s", r.MeanJCT, "mean_fee", r.MeanFee)
+		}
+	}, bar.Done
+}
+
+func runTrainDL2(ctx context.Context, a *app, opts trainOptions) error {
+	ps, err := setupPaper(ctx, a, opts, "dl2")
+	if err != nil {
+		return err
+	}
+	cfg := dl2.DefaultConfig()
+	if ps.f.episodes > 0 {
+		cfg.Episodes = ps.f.episodes
+	}
+	if len(ps.f.lrs) > 1 {
+		return usageErrorf("train: dl2 trains at one --lr (got %d)", len(ps.f.lrs))
+	}
+	if len(ps.f.lrs) == 1 {
+		cfg.LR = ps.f.lrs[0]
+	}
+	if ps.f.segment > 0 {
+		cfg.SegmentJobs = ps.f.segment
+	}
+	cfg.ValJobs = ps.f.val
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("train: %v", err)
+	}
+	onEp, done := episodeBar(a, "train dl2", cfg.Episodes)
+	res, err := dl2.Train(ctx, cfg, ps.split, dl2.TrainOptions{Cluster: ps.cluster, ClusterName: ps.f.cluster, Sim: ps.sim, Seed: opts.Seed, OnEpisode: onEp})
+	done()
+	if err != nil {
+		return err
+	}
+	ckpt := filepath.Join(opts.Out, "dl2.ckpt")
+	if err := dl2.Save(ckpt, res.Model, ps.f.cluster); err != nil {
+		return err
+	}
+	if err := writeCurves(opts.Out, res.Curves, ps.source, cfg.Hash(), "dl2 on "+ps.f.cluster); err != nil {
+		return err
+	}
+	w := os.Stdout
+	fmt.Fprintf(w, "dl2 on %s: %d training and %d validation jobs (%s; %d pruned)\n", ps.f.cluster, len(ps.split.Train), len(ps.split.Val), ps.source, ps.split.Pruned)
+	fmt.Fprintf(w, "validation mean JCT %.1f min untrained, %.1f min after warm-up from %s, %.1f min after RL (fee %.2f → %.2f $)\n",
+		res.InitVal.Metrics.MeanJCTS/60, res.WarmVal.Metrics.MeanJCTS/60, cfg.Heuristic, res.FinalVal.Metrics.MeanJCTS/60,
+		res.InitVal.Metrics.MeanFeeUSD, res.FinalVal.Metrics.MeanFeeUSD)
+	fmt.Fprintf(w, "wrote dl2.ckpt (config %s), %s, curves.svg, curves.png in %s\n", cfg.Hash()[:12], training.CurvesFile, opts.Out)
+	return nil
+}
+
+func runTrainRIFLING(ctx context.Context, a *app, opts trainOptions) error {
+	ps, err := setupPaper(ctx, a, opts, "rifling")
+	if err != nil {
+		return err
+	}
+	if ps.f.lrs != nil {
+		return usageErrorf("train: rifling learns a Q-table; --lr does not apply")
+	}
+	cfg := rifling.DefaultConfig()
+	if ps.f.episodes > 0 {
+		cfg.Episodes = ps.f.episodes
+	}
+	if ps.f.segment > 0 {
+		cfg.SegmentJobs = ps.f.segment
+	}
+	cfg.ValJobs = ps.f.val
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("train: %v", err)
+	}
+	onEp, done := episodeBar(a, "train rifling", cfg.Episodes)
+	res, err := rifling.Train(ctx, cfg, ps.split, rifling.TrainOptions{Cluster: ps.cluster, ClusterName: ps.f.cluster, Sim: ps.sim, Seed: opts.Seed, OnEpisode: onEp})
+	done()
+	if err != nil {
+		return err
+	}
+	if err := rifling.Save(filepath.Join(opts.Out, "rifling.json"), res.Policy, ps.f.cluster); err != nil {
+		return err
+	}
+	if err := writeCurves(opts.Out, res.Curves, ps.source, cfg.Hash(), "rifling on "+ps.f.cluster); err != nil {
+		return err
+	}
+	w := os.Stdout
+	fmt.Fprintf(w, "rifling on %s: %d training and %d validation jobs (%s; %d pruned), %d state groups\n", ps.f.cluster, len(ps.split.Train), len(ps.split.Val), ps.source, ps.split.Pruned, len(res.Policy.Centroids))
+	fmt.Fprintf(w, "validation mean JCT %.1f min → %.1f min, mean fee %.2f $ → %.2f $ (untrained → trained)\n",
+		res.InitVal.Metrics.MeanJCTS/60, res.FinalVal.Metrics.MeanJCTS/60, res.InitVal.Metrics.MeanFeeUSD, res.FinalVal.Metrics.MeanFeeUSD)
+	fmt.Fprintf(w, "wrote rifling.json (config %s), %s, curves.svg, curves.png in %s\n", cfg.Hash()[:12], training.CurvesFile, opts.Out)
 	return nil
 }
 

@@ -66,6 +66,36 @@ func TestTrainDASCommand(t *testing.T) {
 	}
 }
 
+func TestTrainBaselinesCommand(t *testing.T) {
+	dir := t.TempDir()
+	jobs := tinyJobs(t, dir, 120)
+	for _, tc := range []struct {
+		family string
+		files  []string
+		want   string
+	}{
+		{"dl2", []string{"dl2.ckpt", "dl2.json"}, "after warm-up from drf-firstfit"},
+		{"rifling", []string{"rifling.json"}, "state groups"},
+	} {
+		t.Run(tc.family, func(t *testing.T) {
+			out := filepath.Join(dir, tc.family)
+			stdout, stderr, code := schedlab(t, nil, "train", "--family", tc.family, "--cluster", "small",
+				"--jobs", jobs, "--episodes", "2", "--segment-jobs", "40", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, tc.want) {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout)
+			}
+			for _, f := range append(tc.files, "curves.parquet", "curves.svg", "curves.png") {
+				if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
 func TestTrainDASUsage(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
