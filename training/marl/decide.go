@@ -191,20 +191,20 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 			pt := a.e.cg.parts[agent]
 			m := len(pt.cands)
 			mask := make([]bool, a.actions(agent))
-			any := false
+			feasible := false
 			for k := 0; k < m; k++ {
 				mask[k] = a.v.fits(agent, k, d)
-				any = any || mask[k]
+				feasible = feasible || mask[k]
 			}
 			if multi {
 				for u := 0; u < parts; u++ {
 					if !visited[u] && a.partFits(u, d) {
 						mask[m+u] = true
-						any = true
+						feasible = true
 					}
 				}
 			}
-			if !any {
+			if !feasible {
 				a.v.unbook(js, slots)
 				for _, sl := range slots {
 					a.zStale[a.e.cg.candIdx[sl.Server][sl.Socket].part] = true

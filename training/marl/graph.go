@@ -55,6 +55,7 @@ type edgeInfo struct {
 type partition struct {
 	servers []int
 	cands   []candidate
+	srvPos  []int             // per candidate, its server's position in servers
 	candOf  map[candidate]int // (server, socket) → candidate index; socket −1 at server level
 	nodes   int
 	graph   *nn.Graph
@@ -77,7 +78,6 @@ type interGraph struct {
 // clusterGraph holds every partition of a cluster under one variant.
 type clusterGraph struct {
 	cluster *sim.Cluster
-	variant string
 	parts   []*partition
 	inter   *interGraph   // nil for the single-agent variant
 	partOf  []int         // per server: its scheduler
@@ -85,6 +85,9 @@ type clusterGraph struct {
 }
 
 type candIndex struct{ part, cand int }
+
+// neighbour is a topology node's link to another node.
+type neighbour struct{ to, link int }
 
 // buildGraphs cuts the cluster into the variant's partitions: one per pod,
 // or one for the whole cluster (single). A switch belongs to a partition
@@ -103,7 +106,7 @@ func buildGraphs(c *sim.Cluster, variant string) (*clusterGraph, error) {
 	if variant == VariantSingle {
 		parts = 1
 	}
-	cg := &clusterGraph{cluster: c, variant: variant, partOf: make([]int, len(c.Servers))}
+	cg := &clusterGraph{cluster: c, partOf: make([]int, len(c.Servers))}
 	for i := range c.Servers {
 		if parts > 1 {
 			cg.partOf[i] = c.Servers[i].Pod
@@ -115,10 +118,10 @@ func buildGraphs(c *sim.Cluster, variant string) (*clusterGraph, error) {
 	for _, n := range top.Nodes {
 		maxTier = max(maxTier, n.Tier)
 	}
-	adj := make([][]struct{ to, link int }, len(top.Nodes))
+	adj := make([][]neighbour, len(top.Nodes))
 	for li, l := range top.Links {
-		adj[l.A] = append(adj[l.A], struct{ to, link int }{l.B, li})
-		adj[l.B] = append(adj[l.B], struct{ to, link int }{l.A, li})
+		adj[l.A] = append(adj[l.A], neighbour{l.B, li})
+		adj[l.B] = append(adj[l.B], neighbour{l.A, li})
 	}
 	for i, n := range top.Nodes {
 		if n.Kind == sim.NodeServer {
@@ -179,11 +182,11 @@ func buildGraphs(c *sim.Cluster, variant string) (*clusterGraph, error) {
 }
 
 // build lays out the nodes and edges of partition p.
-func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, adj [][]struct{ to, link int }, candIdx [][]candIndex) error {
+func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, adj [][]neighbour, candIdx [][]candIndex) error {
 	top := c.Topology
 	device := variant != VariantServer
 	// Candidates.
-	for _, s := range pt.servers {
+	for pos, s := range pt.servers {
 		socks := c.Servers[s].Kind.Sockets
 		candIdx[s] = make([]candIndex, len(socks))
 		if device {
@@ -191,6 +194,7 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 				candIdx[s][k] = candIndex{p, len(pt.cands)}
 				pt.candOf[candidate{s, k}] = len(pt.cands)
 				pt.cands = append(pt.cands, candidate{s, k})
+				pt.srvPos = append(pt.srvPos, pos)
 			}
 		} else {
 			for k := range socks {
@@ -198,6 +202,7 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 			}
 			pt.candOf[candidate{s, -1}] = len(pt.cands)
 			pt.cands = append(pt.cands, candidate{s, -1})
+			pt.srvPos = append(pt.srvPos, pos)
 		}
 	}
 	next := len(pt.cands)

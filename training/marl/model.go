@@ -96,14 +96,6 @@ func newNetwork(cfg Config, rng *rand.Rand) *network {
 	return n
 }
 
-// innerDim is the width of the inner embeddings (f0 with no inner layer).
-func (n *network) innerDim() int {
-	if len(n.inner) == 0 {
-		return n.f0
-	}
-	return n.cfg.InnerDim
-}
-
 // obs is one decision's observation, everything the network reads.
 type obs struct {
 	agent int

@@ -315,22 +315,18 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 		jobRow(o.jobs[n*jobWidth:(n+1)*jobWidth], v.jobs[j])
 	}
 	if cur != nil {
-		var w, ps []float64 // per server of the partition, by position
-		pos := map[int]int{}
-		for i, s := range pt.servers {
-			pos[s] = i
-		}
-		w, ps = make([]float64, len(pt.servers)), make([]float64, len(pt.servers))
+		// Per server of the partition, by position.
+		w, ps := make([]float64, len(pt.servers)), make([]float64, len(pt.servers))
 		for _, x := range v.placed[cur.Index] {
 			if x.part == p {
-				i := pos[pt.cands[x.cand].server]
+				i := pt.srvPos[x.cand]
 				w[i] += x.w
 				ps[i] += x.ps
 			}
 		}
 		base := 3 + 2*v.n
-		for k, c := range pt.cands {
-			i := pos[c.server]
+		for k := range pt.cands {
+			i := pt.srvPos[k]
 			o.x0[k*f0+base] = w[i] / countScale
 			o.x0[k*f0+base+1] = ps[i] / countScale
 		}

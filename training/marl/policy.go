@@ -136,9 +136,9 @@ type SchedulerOptions struct {
 
 // Scheduler returns a sim.Scheduler that places jobs with the policy. Jobs
 // go to the scheduler of their pod (SchedulerOf). Like every scheduler it
-// serves one run; the policy may serve several schedulers one after the
-// other, not at once (they share its parameters read-only, but the
-// evaluator caches are per scheduler).
+// serves one run. Schedulers of one policy may run concurrently (each has
+// its own tape and caches and only reads the parameters), but not while
+// the policy is being trained.
 func (p *Policy) Scheduler(opt SchedulerOptions) sim.Scheduler {
 	return &scheduler{pol: p, opt: opt}
 }
