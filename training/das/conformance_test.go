@@ -1,0 +1,29 @@
+package das
+
+import (
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers/schedulerstest"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// TestConformance runs every variant, with random non-zero weights (the
+// zero start would make it FIFO first-fit), through the shared
+// sim.Scheduler harness.
+func TestConformance(t *testing.T) {
+	for _, v := range Variants() {
+		t.Run(v, func(t *testing.T) {
+			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) {
+				m := NewModel(tinyConfig(v), pipeline.Rand(seed, "test", "conformance"))
+				rng := pipeline.Rand(seed, "test", "conformance-noise")
+				for _, p := range m.Params().List() {
+					for i := range p.Data {
+						p.Data[i] += 0.3 * rng.NormFloat64()
+					}
+				}
+				return NewScheduler(m), nil
+			}, 60)
+		})
+	}
+}
