@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -49,7 +50,28 @@ func marlTrainFlags(fs *pflag.FlagSet) {
 	fs.String("workload", evaluation.KindUniform, "marl: arrival pattern: uniform or poisson")
 	fs.Float64("jobs-per-pod", 0, "marl: mean jobs per pod per 30-minute interval (default: the pod's GPUs / 50)")
 	fs.Int("intervals", 80, "marl: intervals that receive jobs (the last 10 % of each pod's jobs are held out)")
+	fs.String("interference", "", "marl: fitted interference model (model.json of schedlab fit; default: sim.DefaultInterference)")
 	defineSharedInt(fs, "episodes", 0, "training episodes (default: the family's)")
+}
+
+// fittedInterference adapts a fitted model to the simulator.
+func fittedInterference(path string) (sim.Interference, error) {
+	if path == "" {
+		return nil, nil
+	}
+	m, err := fitting.LoadModel(path)
+	if err != nil {
+		return nil, usageErrorf("train: --interference: %v", err)
+	}
+	conv := func(dst []fitting.Load, ls []sim.JobLoad) []fitting.Load {
+		for _, l := range ls {
+			dst = append(dst, fitting.Load{CPUCores: l.C, PCIeGbps: l.P})
+		}
+		return dst
+	}
+	return sim.InterferenceFunc(func(target sim.JobLoad, same, other []sim.JobLoad, cores int) float64 {
+		return m.Predict(fitting.Load{CPUCores: target.C, PCIeGbps: target.P}, conv(nil, same), conv(nil, other), float64(cores))
+	}), nil
 }
 
 // defineSharedInt defines an int flag unless another family already did.
@@ -93,6 +115,7 @@ type marlRun struct {
 	jobsPerPod  float64
 	intervals   int
 	simCfg      sim.Config
+	model       sim.Interference // nil: sim.DefaultInterference
 	train, test []datasets.Job
 }
 
@@ -141,10 +164,15 @@ func marlWorkload(fs *pflag.FlagSet, seed uint64, single bool) (*marlRun, error)
 	if err != nil {
 		return nil, err
 	}
+	ipath, _ := fs.GetString("interference")
+	model, err := fittedInterference(ipath)
+	if err != nil {
+		return nil, err
+	}
 	if jpp == 0 {
 		jpp = cluster.TotalGPU() / float64(cluster.Pods) / 50
 	}
-	r := &marlRun{cluster: cluster, spec: spec, clusterName: fmt.Sprintf("%s-k%d-%s", topo, spec.K, servers), kind: kind, jobsPerPod: jpp, intervals: intervals, simCfg: sim.DefaultConfig()}
+	r := &marlRun{cluster: cluster, spec: spec, clusterName: fmt.Sprintf("%s-k%d-%s", topo, spec.K, servers), kind: kind, jobsPerPod: jpp, intervals: intervals, simCfg: sim.DefaultConfig(), model: model}
 	r.simCfg.Trigger = sim.TriggerInterval
 	// One workload stream for every family and variant, so that they are
 	// trained and held out on the same jobs.
@@ -198,7 +226,7 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 	bar := a.progress.Start("train marl-"+cfg.Variant, int64(cfg.Episodes))
 	wall := time.Now()
 	pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{
-		Cluster: cluster, ClusterName: clusterName, Train: train, Validation: test, Sim: simCfg, Seed: opts.Seed,
+		Cluster: cluster, ClusterName: clusterName, Train: train, Validation: test, Sim: simCfg, Interference: run.model, Seed: opts.Seed,
 		Episode: func(c training.Curve) {
 			if c.Split == "train" {
 				bar.Add(1)
@@ -220,17 +248,8 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 	if err := pol.Save(out, meta); err != nil {
 		return err
 	}
-	if err := training.WriteCurves(filepath.Join(out, training.CurvesFile), datasets.FileMeta{Source: "synthetic-marl-" + kind, ConfigHash: hash}, curves); err != nil {
+	if err := writeMARLCurves(out, curves, "synthetic-marl-"+kind, hash); err != nil {
 		return err
-	}
-	svg, png, err := marl.PlotCurves(curves)
-	if err != nil {
-		return err
-	}
-	for name, b := range map[string][]byte{"curves.svg": svg, "curves.png": png} {
-		if err := pipeline.WriteFileAtomic(filepath.Join(out, name), b); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(os.Stdout, "marl-%s on %s: %d episodes in %.1f s; held-out mean JCT (%d jobs): untrained %.2f h, trained %.2f h",
 		cfg.Variant, clusterName, cfg.Episodes, trainS, len(test), before/3600, after/3600)
@@ -245,7 +264,7 @@ func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 // held-out jobs.
 func (r *marlRun) heldout(ctx context.Context) func(sim.Scheduler) (float64, error) {
 	return func(s sim.Scheduler) (float64, error) {
-		res, err := sim.Run(ctx, r.cluster, r.test, s, r.simCfg, nil)
+		res, err := sim.Run(ctx, r.cluster, r.test, s, r.simCfg, r.model)
 		if err != nil {
 			return 0, err
 		}
@@ -283,7 +302,7 @@ func runTrainDeepSys(ctx context.Context, a *app, opts trainOptions) error {
 	var what string
 	switch opts.Variant {
 	case deepsys.VariantDeepSys:
-		m, mse, err := deepsys.TrainDeepSys(ctx, deepsys.DefaultSpeedConfig(), run.cluster, run.train, run.simCfg, nil, opts.Seed)
+		m, mse, err := deepsys.TrainDeepSys(ctx, deepsys.DefaultSpeedConfig(), run.cluster, run.train, run.simCfg, run.model, opts.Seed)
 		if err != nil {
 			return err
 		}
@@ -299,7 +318,10 @@ func runTrainDeepSys(ctx context.Context, a *app, opts trainOptions) error {
 			cfg.Episodes = n
 		}
 		bar := a.progress.Start("train atte", int64(cfg.Episodes))
-		at, err := deepsys.TrainAtte(ctx, cfg, run.cluster, run.train, run.simCfg, nil, opts.Seed, func(c training.Curve) {
+		var curves []training.Curve
+		at, err := deepsys.TrainAtte(ctx, cfg, run.cluster, run.train, run.simCfg, run.model, opts.Seed, func(c training.Curve) {
+			c.Cluster = run.clusterName
+			curves = append(curves, c)
 			bar.Add(1)
 			a.log.Info("episode", "episode", c.Episode+1, "of", cfg.Episodes, "return", round3(c.Return), "mean_jct_h", round3(c.MeanJCT/3600))
 		})
@@ -308,6 +330,20 @@ func runTrainDeepSys(ctx context.Context, a *app, opts trainOptions) error {
 			return err
 		}
 		if err := at.Save(opts.Out); err != nil {
+			return err
+		}
+		hash, err := pipeline.HashJSON(struct {
+			Atte     deepsys.AtteConfig
+			Cluster  sim.ClusterSpec
+			Workload string
+			Jobs     float64
+			Interval int
+			Seed     uint64
+		}{cfg, run.spec, run.kind, run.jobsPerPod, run.intervals, opts.Seed})
+		if err != nil {
+			return err
+		}
+		if err := writeMARLCurves(opts.Out, curves, "synthetic-marl-"+run.kind, hash); err != nil {
 			return err
 		}
 		sched, what = at.Scheduler(), fmt.Sprintf("%d episodes", cfg.Episodes)
@@ -321,6 +357,24 @@ func runTrainDeepSys(ctx context.Context, a *app, opts trainOptions) error {
 		return err
 	}
 	fmt.Fprintf(os.Stdout, "wrote %s, %s into %s\n", deepsys.CheckpointFile, deepsys.SidecarFile, opts.Out)
+	return nil
+}
+
+// writeMARLCurves writes curves.parquet (labelled with the run's setup hash)
+// and its plot into dir.
+func writeMARLCurves(dir string, curves []training.Curve, source, hash string) error {
+	if err := training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: source, ConfigHash: hash}, curves); err != nil {
+		return err
+	}
+	svg, png, err := marl.PlotCurves(curves)
+	if err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"curves.svg": svg, "curves.png": png} {
+		if err := pipeline.WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/deepsys"
 	"github.com/schedlab/schedlab/training/marl"
@@ -70,6 +72,7 @@ func TestTrainMARLUsage(t *testing.T) {
 		{[]string{"--variant", "pod"}, `--variant "pod" is not one of marl's (device, server, single)`},
 		{[]string{"--k", "5"}, "cluster.k: must be even"},
 		{[]string{"--workload", "google"}, `--workload "google"`},
+		{[]string{"--interference", "/nonexistent/model.json"}, "--interference: load interference model"},
 	} {
 		_, stderr, code := schedlab(t, nil, append([]string{"train", "--family", "marl", "--out", out}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -78,11 +81,21 @@ func TestTrainMARLUsage(t *testing.T) {
 	}
 }
 
+// TestTrainDeepSys trains both baselines under the fitted interference
+// model (fitting.DefaultModel as a model.json).
 func TestTrainDeepSys(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "model.json")
+	b, err := json.Marshal(fitting.DefaultModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range []string{"deepsys", "atte"} {
 		out := filepath.Join(t.TempDir(), v)
 		stdout, stderr, code := schedlab(t, nil, "train", "--family", "deepsys", "--variant", v, "--k", "4", "--intervals", "10",
-			"--jobs-per-pod", "0.5", "--episodes", "2", "--out", out)
+			"--jobs-per-pod", "0.5", "--episodes", "2", "--interference", model, "--out", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", v, code, stderr)
 		}
