@@ -143,6 +143,16 @@ func (p *Policy) Scheduler(opt SchedulerOptions) sim.Scheduler {
 	return &scheduler{pol: p, opt: opt}
 }
 
+// LoadScheduler is LoadPolicy followed by Scheduler: what an evaluation
+// needs to run a trained policy saved in dir.
+func LoadScheduler(dir string, opt SchedulerOptions) (sim.Scheduler, error) {
+	p, err := LoadPolicy(dir)
+	if err != nil {
+		return nil, err
+	}
+	return p.Scheduler(opt), nil
+}
+
 type scheduler struct {
 	pol *Policy
 	opt SchedulerOptions

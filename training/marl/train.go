@@ -29,9 +29,9 @@ type TrainOptions struct {
 	// Interference is the speed model (nil: sim.DefaultInterference).
 	Interference sim.Interference
 	Seed         uint64
-	// Init, if not nil, is the policy to start from (its Config must equal
-	// the one given to Train in the architecture fields); otherwise a new
-	// policy is drawn from Seed.
+	// Init, if not nil, is the policy to start from, trained in place (its
+	// Config must equal the one given to Train in the architecture
+	// fields); otherwise a new policy is drawn from Seed.
 	Init *Policy
 	// Episode, if not nil, is called after every training episode and
 	// every validation run with its curve row.
