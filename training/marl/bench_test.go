@@ -68,7 +68,11 @@ func BenchmarkTrainEpisode(b *testing.B) {
 }
 
 // BenchmarkDecision is inference only: the greedy device-level policy
-// scheduling the workload; ms/task is the time per worker or PS placed.
+// scheduling the workload; ms/inference is the time per decision (forwards
+// included), ms/task per worker or PS placed. The policy is untrained
+// unless MARL_BENCH_POLICY names a saved one (a policy trained on any
+// cluster runs on any other); an untrained greedy policy tends to forward
+// tasks through every agent, which inflates inferences per task.
 func BenchmarkDecision(b *testing.B) {
 	k, intervals, jpp := benchSize(b)
 	c, err := sim.FatTree(k, "power8")
@@ -77,6 +81,9 @@ func BenchmarkDecision(b *testing.B) {
 	}
 	jobs := workload(b, c, jpp, intervals, 1)
 	pol, err := marl.NewPolicy(marl.DefaultConfig(), 1)
+	if dir := os.Getenv("MARL_BENCH_POLICY"); dir != "" {
+		pol, err = marl.LoadPolicy(dir)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
