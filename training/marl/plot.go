@@ -36,7 +36,7 @@ func PlotCurves(rows []training.Curve) (svg, png []byte, err error) {
 	top := plot.New()
 	top.Title.Text = title
 	top.X.Label.Text = "episode"
-	top.Y.Label.Text = "return (Σ epochs/max epochs per decision)"
+	top.Y.Label.Text = "return (Σ rewards of the decisions)"
 	bottom := plot.New()
 	bottom.X.Label.Text = "episode"
 	bottom.Y.Label.Text = "mean JCT (h)"
