@@ -1,6 +1,7 @@
 package das
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -107,7 +108,10 @@ func (a *agents) affinity(r int) []float64 {
 // left in total is passed over without asking for its affinities. Because
 // every instance is booked in the ledger, a decision never over-commits a
 // server.
-func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement, placed []int) {
+//
+// A GP kernel matrix that is not numerically positive definite (nn's
+// CholSolve failure) is returned as an error.
+func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement, placed []int, err error) {
 	d := &a.d
 	rows := make([]int, len(jobs))
 	for i := range rows {
@@ -151,7 +155,10 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 		pl = append(pl, sim.Placement{Job: js.Index, Slots: slots})
 		placed = append(placed, r)
 	}
-	return pl, placed
+	if err := a.t.Err(); err != nil {
+		return nil, nil, fmt.Errorf("das: at t=%gs: %w", st.Now, err)
+	}
+	return pl, placed, nil
 }
 
 // mayFit is a necessary condition for js to fit the ledger: its total

@@ -19,6 +19,7 @@ type orderAgent struct {
 	t       nn.Tape
 	opt     *nn.Adam
 	lp, ent *nn.Node
+	err     error // the first numerical failure of a forward pass
 }
 
 func newAgentAdam(m *Model, lr, maxNorm float64) *nn.Adam {
@@ -64,16 +65,26 @@ func (a *orderAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 }
 
 func (a *orderAgent) Backward(dLogp, dEntropy, _ []float64) {
-	backwardPair(&a.t, a.lp, a.ent, dLogp, dEntropy)
+	a.err = backwardPair(&a.t, a.lp, a.ent, dLogp, dEntropy, a.err)
 }
 
 func (a *orderAgent) Step() { a.opt.Step() }
 
-// backwardPair back-propagates Σ dLogp·logp + Σ dEnt·entropy.
-func backwardPair(t *nn.Tape, lp, ent *nn.Node, dLogp, dEnt []float64) {
+// backwardPair back-propagates Σ dLogp·logp + Σ dEnt·entropy, unless the
+// forward pass failed numerically (a GP kernel not positive definite):
+// then it adds no gradient and returns the failure (or the earlier one,
+// prev), for the trainer to report after the update.
+func backwardPair(t *nn.Tape, lp, ent *nn.Node, dLogp, dEnt []float64, prev error) error {
+	if prev != nil {
+		return prev
+	}
+	if err := t.Err(); err != nil {
+		return err
+	}
 	B := lp.Rows
 	loss := t.Add(t.Sum(t.Mul(lp, t.Const(B, 1, dLogp))), t.Sum(t.Mul(ent, t.Const(B, 1, dEnt))))
 	t.Backward(loss)
+	return nil
 }
 
 // placeAgent is the placement agent: its action is the affinity rows of
@@ -83,6 +94,7 @@ type placeAgent struct {
 	t       nn.Tape
 	opt     *nn.Adam
 	lp, ent *nn.Node
+	err     error // the first numerical failure of a forward pass
 }
 
 // Evaluate: log π^c = Σ over placed rows and machines of log N(A_ik; μ_ik,
@@ -133,7 +145,7 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 }
 
 func (a *placeAgent) Backward(dLogp, dEntropy, _ []float64) {
-	backwardPair(&a.t, a.lp, a.ent, dLogp, dEntropy)
+	a.err = backwardPair(&a.t, a.lp, a.ent, dLogp, dEntropy, a.err)
 }
 
 func (a *placeAgent) Step() { a.opt.Step() }

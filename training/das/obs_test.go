@@ -129,7 +129,10 @@ func TestDecodeNeverOvercommits(t *testing.T) {
 		o, chosen := observe(st, cfg.Jobs, rng)
 		o.Hist = hist
 		d := m.act(&tape, o, rng)
-		pl, rows := decode(st, chosen, d)
+		pl, rows, err := decode(st, chosen, d)
+		if err != nil {
+			t.Fatal(err)
+		}
 		used := make([]sim.Resources, len(st.Free))
 		for _, p := range pl {
 			js := s.Job(p.Job)

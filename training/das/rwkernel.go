@@ -43,9 +43,12 @@ func walkSums(t *nn.Tape, p *nn.Node, L int) *nn.Node {
 	return t.ColMeans(t.ConcatCols(walks...))
 }
 
-// walkCoefs records the row [√(β^ℓ/ℓ!)]_{ℓ=0..L}, shared by every graph of
-// a decision.
+// walkCoefs records the row [√(β^ℓ/ℓ!)]_{ℓ=0..L}, the same for every
+// graph. β is held in (0, maxBeta]: beyond it the truncation at L
+// would drop terms that matter, and the kernel's scale (up to e^β) would
+// swamp the GP's noise floor and break the Cholesky factorisation.
 func walkCoefs(t *nn.Tape, logBeta *nn.Node, L int) *nn.Node {
+	logBeta = t.Clamp(logBeta, math.Inf(-1), math.Log(maxBeta))
 	half := make([]float64, L+1)
 	negHalfLogFact := make([]float64, L+1)
 	logFact := 0.0
@@ -57,3 +60,7 @@ func walkCoefs(t *nn.Tape, logBeta *nn.Node, L int) *nn.Node {
 	// ℓ/2 · log β − ½ log ℓ!
 	return t.Exp(t.Add(t.Mul(t.Const(1, L+1, half), logBeta), t.Const(1, L+1, negHalfLogFact)))
 }
+
+// maxBeta bounds β: at β = 2 and L = 8 the first dropped term is
+// 2⁹/9! < 1.5e-3 of s_9².
+const maxBeta = 2.0

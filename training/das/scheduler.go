@@ -44,7 +44,10 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 	o, chosen := observe(st, s.m.cfg.Jobs, nil)
 	o.Hist = s.hist
 	d := s.m.act(&s.t, o, nil)
-	pl, placed := decode(st, chosen, d)
+	pl, placed, err := decode(st, chosen, d)
+	if err != nil {
+		return nil, err
+	}
 	s.hist = pushHistory(s.hist, d, placed, s.m.cfg.History)
 	return pl, nil
 }

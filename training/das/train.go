@@ -122,6 +122,9 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 		row.Return, row.MeanJCT, row.MeanFee = out.ret, out.metrics.MeanJCTS, out.metrics.MeanFeeUSD
 		if out.ord.Len() > 0 {
 			stats, vloss := mappo.Update([]*rl.Rollout[*Obs]{out.ord, out.plc}, 0, updRng)
+			if err := errors.Join(ord.err, plc.err); err != nil {
+				return nil, fmt.Errorf("das: lr %s episode %d: update: %w", key, ep, err)
+			}
 			row.PolicyLoss = (stats[0].PolicyLoss + stats[1].PolicyLoss) / 2
 			row.Entropy = (stats[0].Entropy + stats[1].Entropy) / 2
 			row.ValueLoss = vloss
@@ -207,7 +210,10 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jo
 		o, chosen := observe(st, m.cfg.Jobs, rng)
 		o.Hist = hist
 		ag := m.act(&t, o, rng)
-		pl, placed := decode(st, chosen, ag)
+		pl, placed, err := decode(st, chosen, ag)
+		if err != nil {
+			return out, err
+		}
 		d := &ag.d
 		o.Placed = placed
 		if err := s.Apply(pl); err != nil {
