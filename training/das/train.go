@@ -112,6 +112,9 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	base := training.Curve{Family: "das", Variant: cfg.Variant, Cluster: opts.ClusterName}
 	run.FinalVal = run.InitVal
 	for ep := 0; ep < cfg.Episodes; ep++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		seg := segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, true)
 		if err != nil {

@@ -76,6 +76,9 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches")
 	base := training.Curve{Family: "dl2", Variant: "dl2", Cluster: opts.ClusterName}
 	for ep := 0; ep < cfg.Episodes; ep++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		seg := segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := run(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, nil)
 		if err != nil {

@@ -94,6 +94,9 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	actRng := pipeline.Rand(opts.Seed, Stage, "actions")
 	base := training.Curve{Family: "rifling", Variant: "rifling", Cluster: opts.ClusterName}
 	for ep := 0; ep < cfg.Episodes; ep++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		seg := segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := p.run(ctx, opts.Cluster, opts.Sim, seg, actRng, true, nil)
 		if err != nil {
