@@ -191,8 +191,7 @@ func marlWorkload(fs *pflag.FlagSet, seed uint64, single bool) (*marlRun, error)
 
 func runTrainMARL(ctx context.Context, a *app, opts trainOptions) error {
 	fs := opts.Flags
-	cfg := marl.DefaultConfig()
-	cfg.Variant = opts.Variant
+	cfg := marl.VariantConfig(opts.Variant)
 	if n, ok, err := flagInt(fs, "episodes"); err != nil {
 		return err
 	} else if ok {
