@@ -112,10 +112,12 @@ func (a *Atte) scores(t *nn.Tape, steps []*atteStep) (*nn.Node, []bool) {
 // Scheduler returns Atte's placement: jobs in submission order, each task
 // on the fitting server with the highest attention score (or, when rng is
 // not nil, a server drawn from the softmax of the scores: training).
+// Schedulers of one Atte may run concurrently (while it is not trained).
 func (a *Atte) Scheduler() sim.Scheduler { return &atteScheduler{a: a} }
 
 type atteScheduler struct {
 	a      *Atte
+	t      nn.Tape
 	rng    *rand.Rand
 	record func(*atteStep)
 }
@@ -135,8 +137,8 @@ func (s *atteScheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Plac
 			for _, c := range cands {
 				st.server = append(st.server, serverRow(cl, js, srv, c)...)
 			}
-			s.a.t.Reset()
-			logits, mask := s.a.scores(&s.a.t, []*atteStep{st})
+			s.t.Reset()
+			logits, mask := s.a.scores(&s.t, []*atteStep{st})
 			st.action = pickAction(logits.Data, mask, s.rng)
 			pending = append(pending, st)
 			return st.action

@@ -209,22 +209,27 @@ func (m *SpeedModel) Fit(ctx context.Context, samples []Sample, rng *rand.Rand) 
 }
 
 // Predict fills out[i] with the predicted speed of row i of x (rows of
-// speedFeatures).
-func (m *SpeedModel) Predict(x []float64, out []float64) {
+// speedFeatures). It is not safe for concurrent use; schedulers keep
+// their own tapes.
+func (m *SpeedModel) Predict(x []float64, out []float64) { m.predict(&m.t, x, out) }
+
+func (m *SpeedModel) predict(t *nn.Tape, x []float64, out []float64) {
 	n := len(x) / speedFeatures
-	m.t.Reset()
-	pred := m.t.Sigmoid(m.mlp.Forward(&m.t, m.t.Const(n, speedFeatures, x)))
+	t.Reset()
+	pred := t.Sigmoid(m.mlp.Forward(t, t.Const(n, speedFeatures, x)))
 	copy(out, pred.Data)
 }
 
 // Scheduler returns DeepSys: jobs in submission order; each instance goes
 // to the fitting server that maximises the predicted speed of the job's
 // placement so far (one batched inference over the candidate servers per
-// instance); a job that does not fit stays pending.
+// instance); a job that does not fit stays pending. Schedulers of one
+// model may run concurrently (while it is not being fitted).
 func (m *SpeedModel) Scheduler() sim.Scheduler { return &speedScheduler{m: m} }
 
 type speedScheduler struct {
 	m    *SpeedModel
+	t    nn.Tape
 	x    []float64
 	pred []float64
 }
@@ -246,7 +251,7 @@ func (s *speedScheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Pla
 				s.x = append(s.x, row...)
 			}
 			s.pred = append(s.pred[:0], make([]float64, len(cands))...)
-			s.m.Predict(s.x, s.pred)
+			s.m.predict(&s.t, s.x, s.pred)
 			best := 0
 			for i, p := range s.pred {
 				if p > s.pred[best] {
