@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -201,4 +202,46 @@ func equalBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestConcurrentSchedulers runs two schedulers of one policy at once (as
+// an evaluation's parallel cells do) and checks they agree with a run
+// alone; run with -race to check they share nothing mutable.
+func TestConcurrentSchedulers(t *testing.T) {
+	c, err := sim.FatTree(4, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := workload(t, c, 1, 3, 2)
+	pol, err := marl.NewPolicy(tinyConfig(marl.VariantDevice), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() (float64, error) {
+		res, err := sim.Run(context.Background(), c, jobs, pol.Scheduler(marl.SchedulerOptions{Sample: true, Seed: 4}), intervalConfig(), nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.Metrics.MeanJCTS, nil
+	}
+	want, err := run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]float64, 2)
+	errs := make([]error, 2)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = run()
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil || got[i] != want {
+			t.Errorf("concurrent run %d: %v, %v; alone %v", i, got[i], errs[i], want)
+		}
+	}
 }
