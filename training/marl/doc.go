@@ -66,9 +66,14 @@
 // epochs trained / max epochs, with Reward = "speed" (the default) that
 // share times the job's standalone duration over the interval, i.e. the
 // job's mean speed relative to standalone. The paper's quantity varies
-// with the job's length, which the observation does not show; on our
-// small clusters it left the device-level policy unchanged after 8
-// episodes where the speed reward halved its held-out JCT. Forwards earn 0:
+// with the job's length, which the observation does not show. Measured on
+// fattree(4), 0.2 jobs per pod per interval, 10 episodes (mean JCT of the
+// sampled training episodes, first → last; held-out greedy untrained →
+// trained): device level, progress 6.43 → 6.81 h (5.61 → 4.30 h), speed
+// 6.37 → 1.97 h (5.61 → 1.77 h); server level, progress 5.95 → 2.24 h
+// (3.88 → 1.61 h), speed 6.00 → 2.38 h (3.88 → 1.96 h). The speed reward
+// is the default because the device level learns with it in that budget.
+// Forwards earn 0:
 // with the job's reward on every hop, agents learnt to pass tasks around
 // to collect it repeatedly (the return tripled while JCT rose).
 //
