@@ -73,9 +73,9 @@
 // 6.37 → 1.97 h (5.61 → 1.77 h); server level, progress 5.95 → 2.24 h
 // (3.88 → 1.61 h), speed 6.00 → 2.38 h (3.88 → 1.96 h). The speed reward
 // is the default because the device level learns with it in that budget.
-// Forwards earn 0:
-// with the job's reward on every hop, agents learnt to pass tasks around
-// to collect it repeatedly (the return tripled while JCT rose).
+// Forwards earn 0: with the job's reward on every hop, agents learnt to
+// pass tasks around to collect it repeatedly (the return tripled while
+// JCT rose).
 //
 // Each agent's decisions of an interval are one rollout, bootstrapped at
 // the next decision point from V of the agent's observation there;
