@@ -57,13 +57,13 @@ func smallMARL(t *testing.T) Spec {
 
 // cheapSchedulers is the registry with MOSA cut down to a few iterations,
 // so that a randomised scheduler stays in the tests at little cost.
-func cheapSchedulers(name string, seed uint64) (sim.Scheduler, error) {
-	if name == "mosa" {
+func cheapSchedulers(c Cell, seed uint64) (sim.Scheduler, error) {
+	if c.Scheduler == "mosa" {
 		cfg := schedulers.DefaultMOSAConfig()
 		cfg.Iterations, cfg.Population, cfg.MaxJobs = 4, 4, 8
 		return schedulers.NewMOSA(cfg, 2.84, pipeline.Rand(seed, "schedulers", "mosa"))
 	}
-	return schedulers.New(name, seed)
+	return nil, nil // the default
 }
 
 func runAndWrite(t *testing.T, s Spec, workers int) (*Report, string) {
@@ -260,7 +260,7 @@ func TestInfeasiblePlacementNamesCell(t *testing.T) {
 	s := smallDAS(t)
 	s.Clusters = s.Clusters[:1]
 	s.Schedulers = []string{"tetris"}
-	_, err := Run(context.Background(), s, Options{NewScheduler: func(string, uint64) (sim.Scheduler, error) { return badScheduler{}, nil }})
+	_, err := Run(context.Background(), s, Options{NewScheduler: func(Cell, uint64) (sim.Scheduler, error) { return badScheduler{}, nil }})
 	if !errors.Is(err, sim.ErrInfeasible) || !strings.Contains(err.Error(), "das-table1/small/pai/tetris/0") || !strings.Contains(err.Error(), "scheduler bad") {
 		t.Errorf("got %v", err)
 	}
@@ -381,5 +381,22 @@ func TestReadArrivals(t *testing.T) {
 		if _, err := ReadArrivals(bad); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want %q", body, err, want)
 		}
+	}
+}
+
+// TestLearnedNeedsModel: a learned scheduler is a valid name, and a matrix
+// that names one without a NewScheduler that builds it fails, naming it.
+func TestLearnedNeedsModel(t *testing.T) {
+	s := smallDAS(t)
+	s.Schedulers = []string{"fifo-ff", "DAS"}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("learned name rejected: %v", err)
+	}
+	_, err := Run(context.Background(), s, Options{})
+	if err == nil || !strings.Contains(err.Error(), "learned scheduler das has no trained model") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := DisplayName("da+rwgp"); got != "DA+RWGP" {
+		t.Errorf("DisplayName(da+rwgp) = %q", got)
 	}
 }

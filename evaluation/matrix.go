@@ -26,9 +26,12 @@ type Options struct {
 	Progress *pipeline.Progress
 	// Log receives skipped workloads and per-cell summaries; nil discards.
 	Log *slog.Logger
-	// NewScheduler builds a cell's scheduler from its canonical name and
-	// the cell's seed; nil means schedulers.New.
-	NewScheduler func(name string, seed uint64) (sim.Scheduler, error)
+	// NewScheduler builds a cell's scheduler (c.Scheduler is the canonical
+	// name; c.Cluster says which cluster's trained model a learned one
+	// loads) from the cell's seed. It may return nil, nil for names it
+	// leaves to the default, schedulers.New, which knows every heuristic
+	// and meta-heuristic but no learned scheduler.
+	NewScheduler func(c Cell, seed uint64) (sim.Scheduler, error)
 }
 
 // CellResult is what one cell produced.
@@ -70,9 +73,16 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	newSched := opt.NewScheduler
-	if newSched == nil {
-		newSched = func(name string, seed uint64) (sim.Scheduler, error) { return schedulers.New(name, seed) }
+	newSched := func(c Cell, seed uint64) (sim.Scheduler, error) {
+		if opt.NewScheduler != nil {
+			if s, err := opt.NewScheduler(c, seed); s != nil || err != nil {
+				return s, err
+			}
+		}
+		if IsLearned(c.Scheduler) {
+			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
+		}
+		return schedulers.New(c.Scheduler, seed)
 	}
 	rep := &Report{Spec: spec, Seed: opt.Seed}
 	clusters := make([]*sim.Cluster, len(spec.Clusters))
@@ -206,9 +216,9 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 // runCell simulates one cell. The scheduler's seed is derived from the
 // run seed and the cell key, so a randomised scheduler draws the same
 // stream in the cell whichever goroutine runs it.
-func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(string, uint64) (sim.Scheduler, error)) (CellResult, error) {
+func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(Cell, uint64) (sim.Scheduler, error)) (CellResult, error) {
 	s1, _ := pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, c.Scheduler, strconv.Itoa(c.Seed))
-	sched, err := newSched(c.Scheduler, s1)
+	sched, err := newSched(c, s1)
 	if err != nil {
 		return CellResult{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/schedlab/schedlab/schedulers"
@@ -256,14 +257,40 @@ func (w Workload) validate(cfg sim.Config) error {
 	return nil
 }
 
+// Learned are the learned schedulers an experiment can name: they are not
+// in the schedulers registry because each needs a model trained on the
+// cell's cluster, which Options.NewScheduler supplies (schedlab run trains
+// them in its DAG). The value is the papers' name.
+var Learned = map[string]string{
+	"dl2": "DL²", "rifling": "RIFLING", "da": "DA", "da+mc": "DA+MC", "da+rwgp": "DA+RWGP", "das": "DAS",
+	"marl-device": "MARL (device-level)", "marl-server": "MARL (server-level)", "marl-single": "MARL (single-agent)",
+	"deepsys": "DeepSys", "atte": "Atte",
+}
+
+// IsLearned reports whether a canonical name is a learned scheduler.
+func IsLearned(name string) bool { _, ok := Learned[name]; return ok }
+
 // CanonicalScheduler maps a scheduler name or alias (FIFO-FF, lb, ...) to
-// its registry name; an unknown name is an error listing the known ones.
+// its registry name, or a learned scheduler's name to itself (lower case);
+// an unknown name is an error listing the known ones.
 func CanonicalScheduler(name string) (string, error) {
+	if n := strings.ToLower(strings.TrimSpace(name)); IsLearned(n) {
+		return n, nil
+	}
 	s, err := schedulers.New(name)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w, or a learned scheduler (%s)", err, strings.Join(learnedNames(), ", "))
 	}
 	return s.Name(), nil
+}
+
+func learnedNames() []string {
+	names := make([]string, 0, len(Learned))
+	for n := range Learned {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Cell is one point of the matrix; its fields are the cell key.

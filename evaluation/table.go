@@ -58,6 +58,9 @@ func DisplayName(scheduler string) string {
 	if n, ok := displayNames[scheduler]; ok {
 		return n
 	}
+	if n, ok := Learned[scheduler]; ok {
+		return n
+	}
 	return scheduler
 }
 
