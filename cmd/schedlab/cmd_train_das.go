@@ -61,19 +61,23 @@ func dasPaperFlags(fs *pflag.FlagSet) {
 		}
 	}
 	def("cluster", func() {
-		fs.String("cluster", "small", "DAS cluster preset: small, medium or large (8/16/32 servers × 8 V100)")
+		fs.String("cluster", "small", "das, dl2, rifling: DAS cluster preset: small, medium or large (8/16/32 servers × 8 V100)")
 	})
 	def("jobs", func() {
-		fs.String("jobs", "", "canonical jobs Parquet (e.g. from schedlab ingest --source pai-sim); default: the PAI 6000-job subset under ../shared/data when present, else the seeded PAI-like generator")
+		fs.String("jobs", "", "das, dl2, rifling: canonical jobs Parquet (e.g. from schedlab ingest --source pai-sim); default: the PAI 6000-job subset under ../shared/data when present, else the seeded PAI-like generator")
 	})
-	def("episodes", func() { fs.Int("episodes", 0, "training episodes (0: the family's default)") })
+	def("episodes", func() { fs.Int("episodes", 0, "das, dl2, rifling: training episodes (0: the family's default)") })
 	def("lr", func() {
-		fs.String("lr", "", "learning rates to search by validation, comma-separated (default: the paper's grid)")
+		fs.String("lr", "", "das, dl2: learning rates (das searches them by validation; dl2 takes one), comma-separated (default: the paper's)")
 	})
-	def("segment-jobs", func() { fs.Int("segment-jobs", 0, "jobs per training episode (0: 1000, the paper's)") })
-	def("max-jobs", func() { fs.Int("max-jobs", 0, "jobs of the trace used, first by submission (0: 20000, the paper's)") })
+	def("segment-jobs", func() {
+		fs.Int("segment-jobs", 0, "das, dl2, rifling: jobs per training episode (0: 1000, the paper's)")
+	})
+	def("max-jobs", func() {
+		fs.Int("max-jobs", 0, "das, dl2, rifling: jobs of the trace used, first by submission (0: 20000, the paper's)")
+	})
 	def("val-jobs", func() {
-		fs.Int("val-jobs", 0, "validation jobs simulated after each episode (0: the whole validation split)")
+		fs.Int("val-jobs", 0, "das, dl2, rifling: validation jobs simulated after each episode (0: the whole validation split)")
 	})
 }
 
