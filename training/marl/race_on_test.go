@@ -3,5 +3,5 @@
 package marl_test
 
 // raceEnabled: the race detector slows the numeric code about five-fold,
-// so the slowest training (single agent) is left out.
+// so the learning test trains only the device level.
 const raceEnabled = true
