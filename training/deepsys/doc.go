@@ -9,7 +9,12 @@
 //   - Atte (the attentive placement of SCARL, Cheong et al., IEEE Access
 //     2019): for each worker or PS, an attention score per server (a query
 //     from the task, a key per server) and the highest-scoring server;
-//     the scores are trained by policy gradient in the simulator.
+//     the scores are trained by policy gradient in the simulator. SCARL
+//     places single-task jobs; for the MARL paper's multi-task jobs a
+//     server's key also sees how many of the job's workers and PS are
+//     already on it (our choice), which lets Atte learn to keep a job's
+//     tasks together — in our simulator, where cross-server gradient
+//     traffic dominates slowdowns, that alone brings it level with MARL.
 //
 // Both are sim.Schedulers built from a trained model; Train* functions
 // train them and Save/Load* store them as nn checkpoints with a JSON
