@@ -32,6 +32,9 @@ type Options struct {
 	// leaves to the default, schedulers.New, which knows every heuristic
 	// and meta-heuristic but no learned scheduler.
 	NewScheduler func(c Cell, seed uint64) (sim.Scheduler, error)
+	// Interference is the job-slowdown model of every cell (the fitted
+	// one, in the DAG); nil means sim.DefaultInterference.
+	Interference sim.Interference
 }
 
 // CellResult is what one cell produced.
@@ -122,7 +125,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(max(opt.Workers, 1)).WithCancelOnError().WithFirstError()
 	for i, c := range todo {
 		p.Go(func(ctx context.Context) error {
-			cr, err := runCell(ctx, spec, opt.Seed, c, clusters[c.ci], jobs[c.ci][c.wi][c.Seed], newSched)
+			cr, err := runCell(ctx, spec, opt.Seed, c, clusters[c.ci], jobs[c.ci][c.wi][c.Seed], newSched, opt.Interference)
 			if err != nil {
 				return fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
 			}
@@ -216,13 +219,13 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 // runCell simulates one cell. The scheduler's seed is derived from the
 // run seed and the cell key, so a randomised scheduler draws the same
 // stream in the cell whichever goroutine runs it.
-func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(Cell, uint64) (sim.Scheduler, error)) (CellResult, error) {
+func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(Cell, uint64) (sim.Scheduler, error), model sim.Interference) (CellResult, error) {
 	s1, _ := pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, c.Scheduler, strconv.Itoa(c.Seed))
 	sched, err := newSched(c, s1)
 	if err != nil {
 		return CellResult{}, err
 	}
-	res, err := sim.Run(ctx, cluster, jobs, sched, spec.Sim, nil)
+	res, err := sim.Run(ctx, cluster, jobs, sched, spec.Sim, model)
 	if err != nil {
 		return CellResult{}, err
 	}

@@ -59,13 +59,15 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}
-	evals, err := cfg.evalStages(arrivals)
+	trains, models := cfg.marlTrainStages()
+	dag = append(dag, trains...)
+	evals, err := cfg.evalStages(arrivals, models)
 	if err != nil {
 		return nil, err
 	}
 	if len(evals) > 0 {
 		dag = append(dag, evals...)
-		dag = append(dag, EvalCollect(cfg.Eval.Experiments))
+		dag = append(dag, EvalCollect(cfg.Eval.Experiments, models))
 	}
 	return dag, nil
 }

@@ -27,6 +27,7 @@ type Config struct {
 	Profile  ProfileConfig  `mapstructure:"profile" yaml:"profile" json:"profile"`
 	Fit      fitting.Config `mapstructure:"fit" yaml:"fit" json:"fit"`
 	Eval     EvalConfig     `mapstructure:"eval" yaml:"eval" json:"eval"`
+	Train    TrainConfig    `mapstructure:"train" yaml:"train" json:"train"`
 }
 
 // ProfileConfig selects where co-location samples come from.
@@ -94,7 +95,7 @@ func (c *Config) Validate() error {
 		bad("datasets.interval_s", "must be > 0, got %v", c.Datasets.IntervalS)
 	}
 	// Packages' Validate methods name their keys in full.
-	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Eval} {
+	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Eval, c.Train} {
 		if err := v.Validate(); err != nil {
 			errs = append(errs, err)
 		}

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 )
 
 // EvalConfig selects the evaluation experiments of a run (DESIGN.md §6)
@@ -103,9 +107,15 @@ type evalStage struct {
 	spec    evaluation.Spec
 	inputs  []string
 	workers int
+	// models maps a learned scheduler ("name", or "name/cluster" for a
+	// model per cluster) to its model files (artifacts of this run).
+	models map[string][]string
 }
 
-func (c *Config) evalStages(arrivals string) ([]pipeline.Stage, error) {
+// evalStages builds the stage of every configured experiment. Every
+// experiment simulates job speeds with the fitted interference model
+// (fit/model.json); learned schedulers load the models of models.
+func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
 	for _, id := range c.Eval.Experiments {
 		spec, err := evaluation.DefaultSpec(id)
@@ -143,7 +153,27 @@ func (c *Config) evalStages(arrivals string) ([]pipeline.Stage, error) {
 		if err := spec.Validate(); err != nil {
 			return nil, fmt.Errorf("eval (%s): %w", id, err)
 		}
-		out = append(out, &evalStage{spec: spec, inputs: inputs, workers: c.Workers})
+		inputs = append(inputs, FitModel)
+		mine := map[string][]string{}
+		for _, name := range spec.Schedulers {
+			canon, _ := evaluation.CanonicalScheduler(name)
+			if !evaluation.IsLearned(canon) {
+				continue
+			}
+			found := false
+			for key, files := range models {
+				if key == canon || strings.HasPrefix(key, canon+"/") {
+					mine[key] = files
+					inputs = append(inputs, files...)
+					found = true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
+			}
+		}
+		slices.Sort(inputs)
+		out = append(out, &evalStage{spec: spec, inputs: slices.Compact(inputs), workers: c.Workers, models: mine})
 	}
 	return out, nil
 }
@@ -177,7 +207,25 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 			w.ArrivalsFile = env.Input(w.ArrivalsFile)
 		}
 	}
-	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log})
+	model, err := FittedInterference(env.Input(FitModel))
+	if err != nil {
+		return err
+	}
+	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+		if !evaluation.IsLearned(c.Scheduler) {
+			return nil, nil
+		}
+		files, ok := s.models[c.Scheduler+"/"+c.Cluster]
+		if !ok {
+			files, ok = s.models[c.Scheduler]
+		}
+		if !ok {
+			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
+		}
+		return loadLearned(c.Scheduler, filepath.Dir(env.Input(files[0])), seed)
+	}
+	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
+		NewScheduler: newSched, Interference: model})
 	if err != nil {
 		return err
 	}
@@ -202,35 +250,58 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 	return nil
 }
 
+// EvalCurves is the learning curves of every model the run trained.
+const EvalCurves = "eval/curves.parquet"
+
 // EvalCollect gathers every experiment's tables into eval/results.parquet,
 // eval/metrics.parquet and eval/timings.parquet (DESIGN.md §7), in the
-// order of the experiments.
-func EvalCollect(ids []string) pipeline.Stage {
-	var in []string
+// order of the experiments, and the learning curves of the trained models
+// into eval/curves.parquet, in model order.
+func EvalCollect(ids []string, models map[string][]string) pipeline.Stage {
+	var in, curves []string
 	for _, id := range ids {
 		for _, f := range []string{EvalResults, EvalMetrics, EvalTimings} {
 			in = append(in, path.Join(evalDir(id), path.Base(f)))
 		}
 	}
+	for _, key := range slices.Sorted(maps.Keys(models)) {
+		for _, f := range models[key] {
+			if path.Base(f) == training.CurvesFile {
+				curves = append(curves, f)
+			}
+		}
+	}
 	return &pipeline.Func{
-		StageName: "eval-collect", StageVersion: stageVersion, In: in, Out: []string{EvalResults, EvalMetrics, EvalTimings}, Cfg: ids,
+		StageName: "eval-collect", StageVersion: stageVersion, In: append(in, curves...),
+		Out: []string{EvalResults, EvalMetrics, EvalTimings, EvalCurves}, Cfg: ids,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
 			meta := datasets.FileMeta{Source: "eval", ConfigHash: env.ConfigHash}
-			if err := collect[evaluation.ResultRow](env, ids, EvalResults, meta); err != nil {
+			if err := collect[evaluation.ResultRow](env, experimentFiles(ids, EvalResults), EvalResults, meta); err != nil {
 				return err
 			}
-			if err := collect[evaluation.MetricsRow](env, ids, EvalMetrics, meta); err != nil {
+			if err := collect[evaluation.MetricsRow](env, experimentFiles(ids, EvalMetrics), EvalMetrics, meta); err != nil {
 				return err
 			}
-			return collect[evaluation.TimingRow](env, ids, EvalTimings, meta)
+			if err := collect[evaluation.TimingRow](env, experimentFiles(ids, EvalTimings), EvalTimings, meta); err != nil {
+				return err
+			}
+			return collect[training.Curve](env, curves, EvalCurves, meta)
 		},
 	}
 }
 
-func collect[T any](env *pipeline.Env, ids []string, file string, meta datasets.FileMeta) error {
-	var all []T
+func experimentFiles(ids []string, file string) []string {
+	var out []string
 	for _, id := range ids {
-		rows, err := datasets.ReadParquet[T](env.Input(path.Join(evalDir(id), path.Base(file))))
+		out = append(out, path.Join(evalDir(id), path.Base(file)))
+	}
+	return out
+}
+
+func collect[T any](env *pipeline.Env, inputs []string, file string, meta datasets.FileMeta) error {
+	all := []T{}
+	for _, in := range inputs {
+		rows, err := datasets.ReadParquet[T](env.Input(in))
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,8 @@ func quickConfig() *Config {
 		Fit:      fitting.DefaultConfig(),
 		Eval: EvalConfig{Experiments: []string{"das-table1", "marl-arrivals"}, Seeds: 1,
 			DASTable1:    DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
-			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4}}}
+			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4}},
+		Train: TrainConfig{MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4}}}
 }
 
 func smallSynth() datasets.PAILikeConfig {
@@ -38,14 +39,14 @@ func TestStagesConformance(t *testing.T) {
 	prof := ProfileSynth(cfg.Profile.Synth)
 	pipelinetest.Conformance(t, 3, prof)
 	pipelinetest.Conformance(t, 3, Fit(cfg.Fit), prof)
-	evals, err := cfg.evalStages("")
+	evals, err := cfg.evalStages("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range evals {
-		pipelinetest.Conformance(t, 3, e, synth)
+		pipelinetest.Conformance(t, 3, e, synth, prof, Fit(cfg.Fit))
 	}
-	pipelinetest.Conformance(t, 3, EvalCollect(cfg.Eval.Experiments), append([]pipeline.Stage{synth}, evals...)...)
+	pipelinetest.Conformance(t, 3, EvalCollect(cfg.Eval.Experiments, nil), append([]pipeline.Stage{synth, prof, Fit(cfg.Fit)}, evals...)...)
 }
 
 func TestConfigValidate(t *testing.T) {

@@ -1,0 +1,223 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/fitting"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/deepsys"
+	"github.com/schedlab/schedlab/training/marl"
+)
+
+// TrainConfig sizes the training of the learned schedulers that the
+// evaluation experiments name. Which models are trained follows from the
+// experiments' scheduler lists: a learned name there adds its training
+// stage to the DAG.
+type TrainConfig struct {
+	MARL MARLTrainConfig `mapstructure:"marl" yaml:"marl" json:"marl"`
+}
+
+// MARLTrainConfig sizes the training of the MARL-GNN variants and of the
+// DeepSys and Atte baselines, on marl-arrivals' cluster and load.
+type MARLTrainConfig struct {
+	// Episodes of MARL training (passes over the training jobs); 0 means
+	// the family's default.
+	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	// AtteEpisodes of Atte training; 0 means the default.
+	AtteEpisodes int `mapstructure:"atte_episodes" yaml:"atte_episodes" json:"atte_episodes"`
+	// Intervals of uniform arrivals in the training workload (90 % of each
+	// pod's jobs train, 10 % validate, as in the paper).
+	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+}
+
+// Validate names the bad key in full.
+func (c TrainConfig) Validate() error {
+	var errs []error
+	if c.MARL.Episodes < 0 || c.MARL.AtteEpisodes < 0 {
+		errs = append(errs, fmt.Errorf("train.marl.episodes, train.marl.atte_episodes: must be >= 0, got %d, %d", c.MARL.Episodes, c.MARL.AtteEpisodes))
+	}
+	if c.MARL.Intervals < 1 {
+		errs = append(errs, fmt.Errorf("train.marl.intervals: must be >= 1, got %d", c.MARL.Intervals))
+	}
+	return errors.Join(errs...)
+}
+
+// ModelDir is the run-directory folder of a learned scheduler's model.
+func ModelDir(scheduler string) string { return "models/" + scheduler }
+
+// marlModels are the learned schedulers trained on the MARL workload and
+// the files each model directory holds.
+var marlModels = map[string][]string{
+	"marl-device": {marl.CheckpointFile, marl.SidecarFile, training.CurvesFile},
+	"marl-server": {marl.CheckpointFile, marl.SidecarFile, training.CurvesFile},
+	"marl-single": {marl.CheckpointFile, marl.SidecarFile, training.CurvesFile},
+	"deepsys":     {deepsys.CheckpointFile, deepsys.SidecarFile},
+	"atte":        {deepsys.CheckpointFile, deepsys.SidecarFile, training.CurvesFile},
+}
+
+// marlTrainSetup is what a MARL-workload training depends on.
+type marlTrainSetup struct {
+	Scheduler  string          `json:"scheduler"`
+	Cluster    sim.ClusterSpec `json:"cluster"`
+	JobsPerPod float64         `json:"jobs_per_pod"`
+	Intervals  int             `json:"intervals"`
+	Episodes   int             `json:"episodes"`
+	Fitted     bool            `json:"fitted"` // speeds from fit/model.json
+}
+
+// marlTrainStages returns a training stage for every learned scheduler of
+// marl-arrivals, and the artifacts evaluation needs from each.
+func (c *Config) marlTrainStages() ([]pipeline.Stage, map[string][]string) {
+	if !slices.Contains(c.Eval.Experiments, evaluation.MARLArrivals) {
+		return nil, nil
+	}
+	e := c.Eval.MARLArrivals
+	jpp := e.JobsPerPod
+	if jpp == 0 {
+		jpp = evaluation.MARLJobsPerPod(e.K)
+	}
+	var stages []pipeline.Stage
+	models := map[string][]string{}
+	for _, name := range e.Schedulers {
+		canon, _ := evaluation.CanonicalScheduler(name)
+		files, ok := marlModels[canon]
+		if !ok {
+			continue
+		}
+		setup := marlTrainSetup{Scheduler: canon, Cluster: sim.ClusterSpec{Topology: "fattree", K: e.K, Servers: "power8"},
+			JobsPerPod: jpp, Intervals: c.Train.MARL.Intervals, Episodes: c.Train.MARL.Episodes, Fitted: true}
+		if canon == "atte" {
+			setup.Episodes = c.Train.MARL.AtteEpisodes
+		}
+		var outs []string
+		for _, f := range files {
+			outs = append(outs, path.Join(ModelDir(canon), f))
+		}
+		models[canon] = outs
+		stages = append(stages, &pipeline.Func{
+			StageName: "train-" + canon, StageVersion: stageVersion, In: []string{FitModel}, Out: outs, Cfg: setup,
+			Fn: func(ctx context.Context, env *pipeline.Env) error { return trainMARLModel(ctx, env, setup, outs) },
+		})
+	}
+	return stages, models
+}
+
+func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup, outs []string) error {
+	cluster, err := setup.Cluster.Build()
+	if err != nil {
+		return err
+	}
+	model, err := FittedInterference(env.Input(FitModel))
+	if err != nil {
+		return err
+	}
+	simCfg := sim.DefaultConfig()
+	simCfg.Trigger, simCfg.IntervalS = sim.TriggerInterval, 1800
+	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: evaluation.KindUniform, Pods: cluster.Pods,
+		JobsPerPod: setup.JobsPerPod, Intervals: setup.Intervals, IntervalS: simCfg.IntervalS}, env.Rand("workload"))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(env.Output(outs[0]))
+	for _, o := range outs {
+		env.Output(o)
+	}
+	clusterName := fmt.Sprintf("fattree-k%d-power8", setup.Cluster.K)
+	seed, _ := pipeline.Seed(env.Seed, env.Stage(), "model")
+	var curves []training.Curve
+	switch setup.Scheduler {
+	case "deepsys":
+		train, _ := marl.SplitJobs(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
+		m, _, err := deepsys.TrainDeepSys(ctx, deepsys.DefaultSpeedConfig(), cluster, train, simCfg, model, seed)
+		if err != nil {
+			return err
+		}
+		return m.Save(dir)
+	case "atte":
+		cfg := deepsys.DefaultAtteConfig()
+		if setup.Episodes > 0 {
+			cfg.Episodes = setup.Episodes
+		}
+		train, _ := marl.SplitJobs(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
+		bar := env.Bar("episodes", int64(cfg.Episodes))
+		at, err := deepsys.TrainAtte(ctx, cfg, cluster, train, simCfg, model, seed, func(c training.Curve) {
+			c.Cluster = clusterName
+			curves = append(curves, c)
+			bar.Add(1)
+		})
+		bar.Done()
+		if err != nil {
+			return err
+		}
+		if err := at.Save(dir); err != nil {
+			return err
+		}
+	default:
+		variant := setup.Scheduler[len("marl-"):]
+		cfg := marl.VariantConfig(variant)
+		if setup.Episodes > 0 {
+			cfg.Episodes = setup.Episodes
+		}
+		parts := cluster.Pods
+		if variant == marl.VariantSingle {
+			parts = 1
+		}
+		train, val := marl.SplitJobs(jobs, parts, 0.1, simCfg.IntervalS)
+		bar := env.Bar("episodes", int64(cfg.Episodes))
+		pol, cs, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: cluster, ClusterName: clusterName, Train: train, Validation: val,
+			Sim: simCfg, Interference: model, Seed: seed, Episode: func(c training.Curve) {
+				if c.Split == "train" {
+					bar.Add(1)
+				}
+			}})
+		bar.Done()
+		if err != nil {
+			return err
+		}
+		curves = cs
+		if err := pol.Save(dir, map[string]string{"cluster": clusterName, "config_hash": env.ConfigHash}); err != nil {
+			return err
+		}
+	}
+	return training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: "train:" + setup.Scheduler, ConfigHash: env.ConfigHash}, curves)
+}
+
+// FittedInterference adapts the fitted model (model.json of the fit stage)
+// to the simulator's interference interface, so that job speeds in
+// training and evaluation come from the fitted model (DESIGN.md §4).
+func FittedInterference(path string) (sim.Interference, error) {
+	m, err := fitting.LoadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	conv := func(ls []sim.JobLoad) []fitting.Load {
+		out := make([]fitting.Load, len(ls))
+		for i, l := range ls {
+			out[i] = fitting.Load{CPUCores: l.C, PCIeGbps: l.P}
+		}
+		return out
+	}
+	return sim.InterferenceFunc(func(target sim.JobLoad, same, other []sim.JobLoad, cores int) float64 {
+		return m.Predict(fitting.Load{CPUCores: target.C, PCIeGbps: target.P}, conv(same), conv(other), float64(cores))
+	}), nil
+}
+
+// loadLearned loads a learned scheduler from its model directory.
+func loadLearned(name, dir string, seed uint64) (sim.Scheduler, error) {
+	switch name {
+	case "deepsys", "atte":
+		return deepsys.Load(dir)
+	case "marl-device", "marl-server", "marl-single":
+		return marl.LoadScheduler(dir, marl.SchedulerOptions{Seed: seed})
+	}
+	return nil, fmt.Errorf("no loader for learned scheduler %s", name)
+}
