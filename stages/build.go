@@ -60,7 +60,11 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		}
 	}
 	trains, models := cfg.marlTrainStages()
+	if models == nil {
+		models = map[string][]string{}
+	}
 	dag = append(dag, trains...)
+	dag = append(dag, cfg.dasTrainStages(models)...)
 	evals, err := cfg.evalStages(arrivals, models)
 	if err != nil {
 		return nil, err

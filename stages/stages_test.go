@@ -1,7 +1,11 @@
 package stages
 
 import (
+	"context"
+	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/training"
 )
 
 func quickConfig() *Config {
@@ -22,7 +27,8 @@ func quickConfig() *Config {
 		Eval: EvalConfig{Experiments: []string{"das-table1", "marl-arrivals"}, Seeds: 1,
 			DASTable1:    DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
 			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4}},
-		Train: TrainConfig{MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4}}}
+		Train: TrainConfig{MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
+			DAS: DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
 }
 
 func smallSynth() datasets.PAILikeConfig {
@@ -136,5 +142,58 @@ func TestSummariseJobs(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestLearnedSchedulersInDAG: naming learned schedulers in the experiments
+// adds their training stages; the tables then carry their rows, evaluated
+// on every cluster from one model, and eval/curves.parquet their curves.
+func TestLearnedSchedulersInDAG(t *testing.T) {
+	cfg := quickConfig()
+	cfg.Out = t.TempDir()
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling"}
+	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "atte"}
+	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 30, 10
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range dag {
+		names = append(names, s.Name())
+	}
+	for _, want := range []string{"train-das", "train-rifling", "train-marl-device", "train-atte"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("DAG %v lacks %s", names, want)
+		}
+	}
+	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: cfg.Hash(), Workers: 2, Log: slog.New(slog.DiscardHandler)}
+	if _, err := r.Run(context.Background(), dag); err != nil {
+		t.Fatal(err)
+	}
+	for file, rows := range map[string][]string{
+		"tables/das-table1.md":    {"| DAS |", "| RIFLING |", "| DAS (paper) |"},
+		"tables/marl-arrivals.md": {"| MARL (device-level) |", "| Atte |"},
+	} {
+		b, err := os.ReadFile(filepath.Join(cfg.Out, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			if !strings.Contains(string(b), row) {
+				t.Errorf("%s lacks the row %q:\n%s", file, row, b)
+			}
+		}
+	}
+	curves, err := datasets.ReadParquet[training.Curve](filepath.Join(cfg.Out, EvalCurves))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := map[string]bool{}
+	for _, c := range curves {
+		fams[c.Family] = true
+	}
+	if !fams["das"] || !fams["marl"] {
+		t.Errorf("curves of families %v, want das and marl among them", fams)
 	}
 }

@@ -14,8 +14,11 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/deepsys"
+	"github.com/schedlab/schedlab/training/dl2"
 	"github.com/schedlab/schedlab/training/marl"
+	"github.com/schedlab/schedlab/training/rifling"
 )
 
 // TrainConfig sizes the training of the learned schedulers that the
@@ -24,6 +27,28 @@ import (
 // stage to the DAG.
 type TrainConfig struct {
 	MARL MARLTrainConfig `mapstructure:"marl" yaml:"marl" json:"marl"`
+	DAS  DASTrainConfig  `mapstructure:"das" yaml:"das" json:"das"`
+}
+
+// DASTrainConfig sizes the training of the DAS-paper learned schedulers
+// (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1 names. They
+// train on the training part of das-table1's trace (the first 80 %; of it
+// the last fifth validates), never on the jobs the table evaluates. Their
+// trainers simulate with the simulator's default interference (they take
+// no model), while das-table1 evaluates with the fitted one.
+type DASTrainConfig struct {
+	// Cluster the models train on (small, medium, large); each model is
+	// evaluated on every cluster of das-table1 (the policies do not depend
+	// on the machine count).
+	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
+	// Episodes per learning rate, and jobs per episode (1000 in the paper).
+	Episodes    int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	SegmentJobs int `mapstructure:"segment_jobs" yaml:"segment_jobs" json:"segment_jobs"`
+	// LearningRates of DAS and its ablations, chosen from by validation
+	// (the paper's grid: 1e-4, 5e-5, 1e-5, 5e-6, 1e-6).
+	LearningRates []float64 `mapstructure:"learning_rates" yaml:"learning_rates" json:"learning_rates"`
+	// ValJobs caps the validation jobs simulated after each episode; 0 all.
+	ValJobs int `mapstructure:"val_jobs" yaml:"val_jobs" json:"val_jobs"`
 }
 
 // MARLTrainConfig sizes the training of the MARL-GNN variants and of the
@@ -47,6 +72,20 @@ func (c TrainConfig) Validate() error {
 	}
 	if c.MARL.Intervals < 1 {
 		errs = append(errs, fmt.Errorf("train.marl.intervals: must be >= 1, got %d", c.MARL.Intervals))
+	}
+	if !slices.Contains([]string{"small", "medium", "large"}, c.DAS.Cluster) {
+		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium or large, got %q", c.DAS.Cluster))
+	}
+	if c.DAS.Episodes < 1 || c.DAS.SegmentJobs < 1 || c.DAS.ValJobs < 0 {
+		errs = append(errs, fmt.Errorf("train.das.episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.DAS.Episodes, c.DAS.SegmentJobs, c.DAS.ValJobs))
+	}
+	if len(c.DAS.LearningRates) == 0 {
+		errs = append(errs, errors.New("train.das.learning_rates: give at least one"))
+	}
+	for i, lr := range c.DAS.LearningRates {
+		if !(lr > 0) {
+			errs = append(errs, fmt.Errorf("train.das.learning_rates[%d]: must be > 0, got %v", i, lr))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -191,6 +230,133 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 	return training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: "train:" + setup.Scheduler, ConfigHash: env.ConfigHash}, curves)
 }
 
+// dasModels are the DAS-paper learned schedulers and their model files.
+var dasModels = map[string][]string{
+	"das": {"das.ckpt", "das.json"}, "da": {"da.ckpt", "da.json"}, "da+mc": {"da+mc.ckpt", "da+mc.json"},
+	"da+rwgp": {"da+rwgp.ckpt", "da+rwgp.json"}, "dl2": {"dl2.ckpt", "dl2.json"}, "rifling": {"rifling.json"},
+}
+
+// dasTrainSetup is what a DAS-paper training depends on besides the trace.
+type dasTrainSetup struct {
+	Scheduler string         `json:"scheduler"`
+	Train     DASTrainConfig `json:"train"`
+	MaxJobs   int            `json:"max_jobs"`
+	TestFrac  float64        `json:"test_fraction"`
+}
+
+// dasTrainStages returns a training stage for every learned scheduler of
+// das-table1, and the artifacts evaluation needs from each.
+func (c *Config) dasTrainStages(models map[string][]string) []pipeline.Stage {
+	if !slices.Contains(c.Eval.Experiments, evaluation.DASTable1) {
+		return nil
+	}
+	var stages []pipeline.Stage
+	for _, name := range c.Eval.DASTable1.Schedulers {
+		canon, _ := evaluation.CanonicalScheduler(name)
+		files, ok := dasModels[canon]
+		if !ok {
+			continue
+		}
+		setup := dasTrainSetup{Scheduler: canon, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction}
+		outs := []string{}
+		for _, f := range append(slices.Clone(files), training.CurvesFile) {
+			outs = append(outs, path.Join(ModelDir(canon), f))
+		}
+		models[canon] = outs
+		jobs := c.JobsArtifact()
+		stages = append(stages, &pipeline.Func{
+			StageName: "train-" + canon, StageVersion: stageVersion, In: []string{jobs}, Out: outs, Cfg: setup,
+			Fn: func(ctx context.Context, env *pipeline.Env) error { return trainDASModel(ctx, env, setup, jobs, outs) },
+		})
+	}
+	return stages
+}
+
+func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, jobsPath string, outs []string) error {
+	spec, err := sim.Preset(setup.Train.Cluster)
+	if err != nil {
+		return err
+	}
+	cluster, err := spec.Build()
+	if err != nil {
+		return err
+	}
+	cluster.Name = setup.Train.Cluster
+	jobs, err := datasets.ReadParquet[datasets.Job](env.Input(jobsPath))
+	if err != nil {
+		return err
+	}
+	sc := sim.DefaultConfig()
+	// First the table's split (the last test_fraction of the first max_jobs
+	// is what das-table1 evaluates), then the training part alone is split
+	// again 8:2 into training and validation, so that neither training
+	// nor the choice of learning rate sees an evaluated job.
+	dc := das.DefaultConfig()
+	dc.MaxJobs, dc.ValFraction = setup.MaxJobs, setup.TestFrac
+	outer, err := das.PrepareJobs(cluster, jobs, sc, dc)
+	if err != nil {
+		return err
+	}
+	dc.MaxJobs, dc.ValFraction = len(outer.Train), 0.2
+	split, err := das.PrepareJobs(cluster, outer.Train, sc, dc)
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		env.Output(o)
+	}
+	dir := filepath.Dir(env.Output(outs[0]))
+	seed, _ := pipeline.Seed(env.Seed, env.Stage(), "model")
+	t := setup.Train
+	bar := env.Bar("episodes", int64(t.Episodes))
+	defer bar.Done()
+	var curves []training.Curve
+	onEp := func(rows []training.Curve) {
+		bar.Add(1)
+		curves = append(curves, rows...)
+	}
+	file := filepath.Join(dir, dasModels[setup.Scheduler][0])
+	switch setup.Scheduler {
+	case "dl2":
+		cfg := dl2.DefaultConfig()
+		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = t.Episodes, t.SegmentJobs, t.ValJobs
+		res, err := dl2.Train(ctx, cfg, split, dl2.TrainOptions{Cluster: cluster, ClusterName: t.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
+		if err != nil {
+			return err
+		}
+		if err := dl2.Save(file, res.Model, t.Cluster); err != nil {
+			return err
+		}
+	case "rifling":
+		cfg := rifling.DefaultConfig()
+		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = t.Episodes, t.SegmentJobs, t.ValJobs
+		res, err := rifling.Train(ctx, cfg, split, rifling.TrainOptions{Cluster: cluster, ClusterName: t.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
+		if err != nil {
+			return err
+		}
+		if err := rifling.Save(file, res.Policy, t.Cluster); err != nil {
+			return err
+		}
+	default:
+		cfg := das.DefaultConfig()
+		cfg.Variant = setup.Scheduler
+		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = t.Episodes, t.SegmentJobs, t.ValJobs, t.LearningRates
+		bar.Done()
+		bar = env.Bar("episodes", int64(t.Episodes*len(t.LearningRates)))
+		res, err := das.Train(ctx, cfg, split, das.TrainOptions{Cluster: cluster, ClusterName: t.Cluster, Sim: sc, Seed: seed,
+			OnEpisode: func(_ float64, rows []training.Curve) { bar.Add(1) }})
+		if err != nil {
+			return err
+		}
+		best := res.Best()
+		curves = best.Curves
+		if err := das.Save(file, best.Model, das.Sidecar{Cluster: t.Cluster, LR: best.LR, Norm: split.Norm}); err != nil {
+			return err
+		}
+	}
+	return training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: "train:" + setup.Scheduler, ConfigHash: env.ConfigHash}, curves)
+}
+
 // FittedInterference adapts the fitted model (model.json of the fit stage)
 // to the simulator's interference interface, so that job speeds in
 // training and evaluation come from the fitted model (DESIGN.md §4).
@@ -218,6 +384,12 @@ func loadLearned(name, dir string, seed uint64) (sim.Scheduler, error) {
 		return deepsys.Load(dir)
 	case "marl-device", "marl-server", "marl-single":
 		return marl.LoadScheduler(dir, marl.SchedulerOptions{Seed: seed})
+	case "dl2":
+		return dl2.Open(filepath.Join(dir, "dl2.ckpt"))
+	case "rifling":
+		return rifling.Open(filepath.Join(dir, "rifling.json"))
+	case "das", "da", "da+mc", "da+rwgp":
+		return das.Open(filepath.Join(dir, name+".ckpt"))
 	}
 	return nil, fmt.Errorf("no loader for learned scheduler %s", name)
 }
