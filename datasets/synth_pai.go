@@ -121,3 +121,29 @@ func pick(rng *rand.Rand, values, weights []float64) float64 {
 	}
 	return values[len(values)-1]
 }
+
+// GeneratePAILikeJobs draws the PAI-like trace of cfg into a slice (for
+// callers that hold the whole trace anyway: training, evaluation).
+func GeneratePAILikeJobs(ctx context.Context, cfg PAILikeConfig, rng *rand.Rand) ([]Job, error) {
+	jobs := make([]Job, 0, cfg.Jobs)
+	src := func(ctx context.Context, out chan<- arrow.Record) error {
+		return GeneratePAILike(ctx, cfg, rng, out)
+	}
+	sink := func(ctx context.Context, in <-chan arrow.Record) error {
+		for {
+			rec, ok, err := pipeline.Recv(ctx, in)
+			if err != nil || !ok {
+				return err
+			}
+			jobs, err = JobsFromRecord(jobs, rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if err := pipeline.Flow(ctx, src, nil, sink); err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}

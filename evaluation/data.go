@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
@@ -49,24 +48,8 @@ func loadTrace(ctx context.Context, w Workload, seed uint64, experiment string, 
 	}
 	cfg := datasets.PAILikeConfig{Jobs: w.SyntheticJobs}
 	rng := pipeline.Rand(seed, "eval", experiment, "workload", w.Name, strconv.Itoa(rep))
-	jobs := make([]datasets.Job, 0, cfg.Jobs)
-	src := func(ctx context.Context, out chan<- arrow.Record) error {
-		return datasets.GeneratePAILike(ctx, cfg, rng, out)
-	}
-	sink := func(ctx context.Context, in <-chan arrow.Record) error {
-		for {
-			rec, ok, err := pipeline.Recv(ctx, in)
-			if err != nil || !ok {
-				return err
-			}
-			jobs, err = datasets.JobsFromRecord(jobs, rec)
-			rec.Release()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	if err := pipeline.Flow(ctx, src, nil, sink); err != nil {
+	jobs, err := datasets.GeneratePAILikeJobs(ctx, cfg, rng)
+	if err != nil {
 		return nil, "", fmt.Errorf("workload %s: %w", w.Name, err)
 	}
 	return jobs, "synthetic-pai", nil

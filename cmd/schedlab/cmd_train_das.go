@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image/color"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
@@ -19,12 +16,6 @@ import (
 	"github.com/schedlab/schedlab/training/dl2"
 	"github.com/schedlab/schedlab/training/rifling"
 	"github.com/spf13/pflag"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // The DAS paper's families (das and its RL baselines dl2 and rifling)
@@ -178,25 +169,8 @@ func loadTrainJobs(ctx context.Context, a *app, file string, seed uint64, family
 		return jobs, "pai-sim:" + filepath.Base(paiSubset), nil
 	}
 	cfg := datasets.PAILikeConfig{Jobs: 6000}
-	rng := pipeline.Rand(seed, "train-"+family, "synthetic-jobs")
-	var jobs []datasets.Job
-	src := func(ctx context.Context, out chan<- arrow.Record) error {
-		return datasets.GeneratePAILike(ctx, cfg, rng, out)
-	}
-	sink := func(ctx context.Context, in <-chan arrow.Record) error {
-		for {
-			rec, ok, err := pipeline.Recv(ctx, in)
-			if err != nil || !ok {
-				return err
-			}
-			jobs, err = datasets.JobsFromRecord(jobs, rec)
-			rec.Release()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	if err := pipeline.Flow(ctx, src, nil, sink); err != nil {
+	jobs, err := datasets.GeneratePAILikeJobs(ctx, cfg, pipeline.Rand(seed, "train-"+family, "synthetic-jobs"))
+	if err != nil {
 		return nil, "", err
 	}
 	a.log.Info("jobs from the seeded PAI-like generator (no --jobs and no PAI subset at "+paiSubset+")", "jobs", len(jobs))
@@ -427,7 +401,7 @@ func writeCurves(dir string, rows []training.Curve, source, hash, title string) 
 	if err := training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: source, ConfigHash: hash}, rows); err != nil {
 		return err
 	}
-	svg, png, err := plotCurves(rows, title)
+	svg, png, err := training.PlotCurves(rows, title, true)
 	if err != nil {
 		return err
 	}
@@ -435,65 +409,4 @@ func writeCurves(dir string, rows []training.Curve, source, hash, title string) 
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "curves.png"), png, 0o644)
-}
-
-func plotCurves(rows []training.Curve, title string) (svg, png []byte, err error) {
-	colors := map[string]color.NRGBA{"train": {0x00, 0x72, 0xb2, 0xff}, "validation": {0xd5, 0x5e, 0x00, 0xff}}
-	metric := []struct {
-		label string
-		get   func(training.Curve) float64
-	}{
-		{"mean JCT (min)", func(c training.Curve) float64 { return c.MeanJCT / 60 }},
-		{"return", func(c training.Curve) float64 { return c.Return }},
-	}
-	plots := make([][]*plot.Plot, len(metric))
-	for mi, m := range metric {
-		p := plot.New()
-		p.Title.Text = title + " — " + m.label
-		p.X.Label.Text = "episode"
-		p.Y.Label.Text = m.label
-		p.Legend.Top = true
-		for _, split := range []string{"train", "validation"} {
-			var xy plotter.XYs
-			for _, r := range rows {
-				if r.Split == split {
-					xy = append(xy, plotter.XY{X: float64(r.Episode), Y: m.get(r)})
-				}
-			}
-			if len(xy) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(xy)
-			if err != nil {
-				return nil, nil, err
-			}
-			l.Color = colors[split]
-			p.Add(l)
-			if mi == 0 {
-				p.Legend.Add(split, l)
-			}
-		}
-		plots[mi] = []*plot.Plot{p}
-	}
-	w, h := 7*vg.Inch, 7*vg.Inch
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
-	render := func(c vg.CanvasWriterTo) ([]byte, error) {
-		dc := draw.New(c)
-		for i, row := range plot.Align(plots, tiles, dc) {
-			plots[i][0].Draw(row[0])
-		}
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
-	}
-	if svg, err = render(vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))); err != nil {
-		return nil, nil, err
-	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
-	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
-		return nil, nil, err
-	}
-	return svg, png, nil
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
-	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/deepsys"
 	"github.com/schedlab/schedlab/training/marl"
@@ -59,19 +59,11 @@ func fittedInterference(path string) (sim.Interference, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := fitting.LoadModel(path)
+	m, err := stages.FittedInterference(path)
 	if err != nil {
 		return nil, usageErrorf("train: --interference: %v", err)
 	}
-	conv := func(dst []fitting.Load, ls []sim.JobLoad) []fitting.Load {
-		for _, l := range ls {
-			dst = append(dst, fitting.Load{CPUCores: l.C, PCIeGbps: l.P})
-		}
-		return dst
-	}
-	return sim.InterferenceFunc(func(target sim.JobLoad, same, other []sim.JobLoad, cores int) float64 {
-		return m.Predict(fitting.Load{CPUCores: target.C, PCIeGbps: target.P}, conv(nil, same), conv(nil, other), float64(cores))
-	}), nil
+	return m, nil
 }
 
 // defineSharedInt defines an int flag unless another family already did.
@@ -365,7 +357,7 @@ func writeMARLCurves(dir string, curves []training.Curve, source, hash string) e
 	if err := training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: source, ConfigHash: hash}, curves); err != nil {
 		return err
 	}
-	svg, png, err := marl.PlotCurves(curves)
+	svg, png, err := training.PlotCurves(curves, "", false)
 	if err != nil {
 		return err
 	}

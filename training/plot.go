@@ -1,4 +1,4 @@
-package marl
+package training
 
 import (
 	"bytes"
@@ -11,26 +11,31 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/schedlab/schedlab/training"
 )
 
-// PlotCurves draws learning curves: the training return per episode above
-// the mean JCT (hours) of the training episodes and of the validation
-// runs. It returns the figure as SVG (fonts not embedded, so the bytes are
-// stable) and PNG.
-func PlotCurves(rows []training.Curve) (svg, png []byte, err error) {
+// PlotCurves draws learning curves, the figure every family's training
+// writes beside curves.parquet: the training return per episode above the
+// mean JCT of the training episodes and of the validation runs, in hours
+// or, with jctMinutes, minutes. title "" means "family variant on
+// cluster" from the rows. It returns SVG (fonts not embedded, so the bytes
+// are stable) and PNG.
+func PlotCurves(rows []Curve, title string, jctMinutes bool) (svg, png []byte, err error) {
 	var ret, trainJCT, valJCT plotter.XYs
-	title := "learning curves"
+	unit, scale := "h", 3600.0
+	if jctMinutes {
+		unit, scale = "min", 60
+	}
 	for _, r := range rows {
-		title = fmt.Sprintf("%s %s on %s", r.Family, r.Variant, r.Cluster)
+		if title == "" {
+			title = fmt.Sprintf("%s %s on %s", r.Family, r.Variant, r.Cluster)
+		}
 		x := float64(r.Episode)
 		switch r.Split {
 		case "validation":
-			valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
+			valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / scale})
 		default:
 			ret = append(ret, plotter.XY{X: x, Y: r.Return})
-			trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
+			trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / scale})
 		}
 	}
 	top := plot.New()
@@ -39,7 +44,7 @@ func PlotCurves(rows []training.Curve) (svg, png []byte, err error) {
 	top.Y.Label.Text = "return (Σ rewards of the decisions)"
 	bottom := plot.New()
 	bottom.X.Label.Text = "episode"
-	bottom.Y.Label.Text = "mean JCT (h)"
+	bottom.Y.Label.Text = "mean JCT (" + unit + ")"
 	bottom.Legend.Top = true
 	blue, orange := color.NRGBA{0x00, 0x72, 0xb2, 0xff}, color.NRGBA{0xd5, 0x5e, 0x00, 0xff}
 	for _, s := range []struct {
