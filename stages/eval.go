@@ -36,6 +36,9 @@ type DASTable1Config struct {
 	// paper); TestFraction of them, the last, are evaluated.
 	MaxJobs      int     `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
 	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
+	// FittedInterference simulates job speeds with the fitted model
+	// (fit/model.json) instead of the simulator's per-socket default.
+	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
 }
 
 // MARLArrivalsConfig parameterises marl-arrivals.
@@ -47,6 +50,8 @@ type MARLArrivalsConfig struct {
 	// 100 servers scaled to the pod size (evaluation.MARLJobsPerPod).
 	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
 	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// FittedInterference: as for das-table1.
+	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
 }
 
 // Validate names the bad key in full.
@@ -107,14 +112,14 @@ type evalStage struct {
 	spec    evaluation.Spec
 	inputs  []string
 	workers int
+	fitted  bool // speeds from fit/model.json
 	// models maps a learned scheduler ("name", or "name/cluster" for a
 	// model per cluster) to its model files (artifacts of this run).
 	models map[string][]string
 }
 
-// evalStages builds the stage of every configured experiment. Every
-// experiment simulates job speeds with the fitted interference model
-// (fit/model.json); learned schedulers load the models of models.
+// evalStages builds the stage of every configured experiment; learned
+// schedulers load the models of models.
 func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
 	for _, id := range c.Eval.Experiments {
@@ -124,6 +129,7 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 		}
 		spec.Seeds = c.Eval.Seeds
 		var inputs []string
+		fitted := false
 		switch id {
 		case evaluation.DASTable1:
 			e := c.Eval.DASTable1
@@ -132,8 +138,10 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 			w.MaxJobs, w.TestFraction = e.MaxJobs, e.TestFraction
 			w.JobsFile = c.JobsArtifact() // resolved to the run's file when the stage runs
 			inputs = []string{w.JobsFile}
+			fitted = e.FittedInterference
 		case evaluation.MARLArrivals:
 			e := c.Eval.MARLArrivals
+			fitted = e.FittedInterference
 			spec.Schedulers = e.Schedulers
 			spec.Clusters[0].Name = fmt.Sprintf("fattree-k%d", e.K)
 			spec.Clusters[0].Spec.K = e.K
@@ -153,7 +161,9 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 		if err := spec.Validate(); err != nil {
 			return nil, fmt.Errorf("eval (%s): %w", id, err)
 		}
-		inputs = append(inputs, FitModel)
+		if fitted {
+			inputs = append(inputs, FitModel)
+		}
 		mine := map[string][]string{}
 		for _, name := range spec.Schedulers {
 			canon, _ := evaluation.CanonicalScheduler(name)
@@ -173,7 +183,7 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 			}
 		}
 		slices.Sort(inputs)
-		out = append(out, &evalStage{spec: spec, inputs: slices.Compact(inputs), workers: c.Workers, models: mine})
+		out = append(out, &evalStage{spec: spec, inputs: slices.Compact(inputs), workers: c.Workers, models: mine, fitted: fitted})
 	}
 	return out, nil
 }
@@ -207,9 +217,12 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 			w.ArrivalsFile = env.Input(w.ArrivalsFile)
 		}
 	}
-	model, err := FittedInterference(env.Input(FitModel))
-	if err != nil {
-		return err
+	var model sim.Interference
+	if s.fitted {
+		var err error
+		if model, err = FittedInterference(env.Input(FitModel)); err != nil {
+			return err
+		}
 	}
 	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
 		if !evaluation.IsLearned(c.Scheduler) {

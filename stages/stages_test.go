@@ -26,7 +26,7 @@ func quickConfig() *Config {
 		Fit:      fitting.DefaultConfig(),
 		Eval: EvalConfig{Experiments: []string{"das-table1", "marl-arrivals"}, Seeds: 1,
 			DASTable1:    DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
-			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4}},
+			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true}},
 		Train: TrainConfig{MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
 			DAS: DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
 }

@@ -35,7 +35,7 @@ type TrainConfig struct {
 // train on the training part of das-table1's trace (the first 80 %; of it
 // the last fifth validates), never on the jobs the table evaluates. Their
 // trainers simulate with the simulator's default interference (they take
-// no model), while das-table1 evaluates with the fitted one.
+// no model), as das-table1 evaluates by default.
 type DASTrainConfig struct {
 	// Cluster the models train on (small, medium, large); each model is
 	// evaluated on every cluster of das-table1 (the policies do not depend
@@ -133,7 +133,7 @@ func (c *Config) marlTrainStages() ([]pipeline.Stage, map[string][]string) {
 			continue
 		}
 		setup := marlTrainSetup{Scheduler: canon, Cluster: sim.ClusterSpec{Topology: "fattree", K: e.K, Servers: "power8"},
-			JobsPerPod: jpp, Intervals: c.Train.MARL.Intervals, Episodes: c.Train.MARL.Episodes, Fitted: true}
+			JobsPerPod: jpp, Intervals: c.Train.MARL.Intervals, Episodes: c.Train.MARL.Episodes, Fitted: e.FittedInterference}
 		if canon == "atte" {
 			setup.Episodes = c.Train.MARL.AtteEpisodes
 		}
@@ -142,8 +142,12 @@ func (c *Config) marlTrainStages() ([]pipeline.Stage, map[string][]string) {
 			outs = append(outs, path.Join(ModelDir(canon), f))
 		}
 		models[canon] = outs
+		var in []string
+		if setup.Fitted {
+			in = []string{FitModel}
+		}
 		stages = append(stages, &pipeline.Func{
-			StageName: "train-" + canon, StageVersion: stageVersion, In: []string{FitModel}, Out: outs, Cfg: setup,
+			StageName: "train-" + canon, StageVersion: stageVersion, In: in, Out: outs, Cfg: setup,
 			Fn: func(ctx context.Context, env *pipeline.Env) error { return trainMARLModel(ctx, env, setup, outs) },
 		})
 	}
@@ -155,9 +159,11 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 	if err != nil {
 		return err
 	}
-	model, err := FittedInterference(env.Input(FitModel))
-	if err != nil {
-		return err
+	var model sim.Interference
+	if setup.Fitted {
+		if model, err = FittedInterference(env.Input(FitModel)); err != nil {
+			return err
+		}
 	}
 	simCfg := sim.DefaultConfig()
 	simCfg.Trigger, simCfg.IntervalS = sim.TriggerInterval, 1800
