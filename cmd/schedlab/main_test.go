@@ -141,7 +141,8 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"frobnicate"}, 2, "unknown command"},
 		{[]string{"run", "--no-such-flag"}, 2, "unknown flag"},
 		{[]string{"run", "extra"}, 2, "unknown command"},
-		{[]string{"export", "--run", "x"}, 2, "not implemented yet"},
+		{[]string{"export", "--run", "x"}, 2, "--run and --format are required"},
+		{[]string{"train", "--family", "nope", "--out", "x"}, 2, "is not one of"},
 		{[]string{"--log-level", "loud", "version"}, 2, "--log-level"},
 		{[]string{"version"}, 0, ""},
 	} {
@@ -152,7 +153,6 @@ func TestUsageExitCodes(t *testing.T) {
 	}
 }
 
-// artifacts hashes the byte-identical outputs of a run: Parquet and tables.
 // artifacts hashes every output a run must reproduce byte for byte: all
 // files under datasets, tables, fit, eval and plots except timings tables,
 // which hold wall-clock measurements by design (DESIGN.md §2).
