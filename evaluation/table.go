@@ -33,7 +33,7 @@ type Table struct {
 type Metric struct {
 	Label  string // as displayed, with its unit
 	Key    string // CSV column suffix
-	Digits int
+	Digits int // decimals; negative: that many significant digits
 }
 
 // TableRow is one row of a Table.
@@ -324,6 +324,9 @@ func title(s string) string {
 func (t *Table) format(v float64, m Metric) string {
 	if math.IsNaN(v) {
 		return "—"
+	}
+	if m.Digits < 0 { // significant digits, for p-values
+		return fmt.Sprintf("%.*g", -m.Digits, v)
 	}
 	return fmt.Sprintf("%.*f", m.Digits, v)
 }

@@ -71,6 +71,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	}
 	if len(evals) > 0 {
 		dag = append(dag, evals...)
+		dag = append(dag, cfg.dasDerivedStages()...)
 		dag = append(dag, EvalCollect(cfg.Eval.Experiments, models))
 	}
 	return dag, nil

@@ -37,7 +37,11 @@ func (c *Config) sections() []reportSection {
 		switch id {
 		case "das-table1":
 			s = append(s, reportSection{"DAS Table 1: mean JCT and fee per scheduler and cluster", "tables/das-table1.md", "plots/das-table1.png",
-				"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Rows marked (paper) are the DAS paper's, not ours."})
+				"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Rows marked (paper) are the DAS paper's, not ours."},
+				reportSection{"DAS Table 3: Wilcoxon signed-rank test, DAS vs RIFLING", "tables/" + DASWilcoxon + ".md", "",
+					"Per-job pairs from das-table1's results."},
+				reportSection{"DAS Appendix F: scheduling overhead per job", "tables/" + DASOverhead + ".md", "",
+					"Wall-clock time, so it differs between runs."})
 		case "marl-arrivals":
 			s = append(s, reportSection{"MARL Fig. 7: mean JCT under uniform, Poisson and Google arrivals", "tables/marl-arrivals.md", "plots/marl-arrivals.png",
 				"A fat-tree of power8 servers, batch placement every 30 minutes."})

@@ -162,7 +162,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	for _, s := range dag {
 		names = append(names, s.Name())
 	}
-	for _, want := range []string{"train-das", "train-rifling", "train-marl-device", "train-atte"} {
+	for _, want := range []string{"train-das", "train-rifling", "train-marl-device", "train-atte", "eval-das-wilcoxon", "eval-das-overhead"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("DAG %v lacks %s", names, want)
 		}
@@ -172,8 +172,10 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, rows := range map[string][]string{
-		"tables/das-table1.md":    {"| DAS |", "| RIFLING |", "| DAS (paper) |"},
-		"tables/marl-arrivals.md": {"| MARL (device-level) |", "| Atte |"},
+		"tables/das-table1.md":           {"| DAS |", "| RIFLING |", "| DAS (paper) |"},
+		"tables/marl-arrivals.md":        {"| MARL (device-level) |", "| Atte |"},
+		"tables/das-wilcoxon.md":         {"| DAS vs RIFLING |", "| DAS vs RIFLING (paper) | 0.0002 |"},
+		"tables/das-overhead-timings.md": {"| DAS |", "| RIFLING |"},
 	} {
 		b, err := os.ReadFile(filepath.Join(cfg.Out, file))
 		if err != nil {
