@@ -3,10 +3,10 @@ package stages
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -106,7 +106,7 @@ func TestIngestStage(t *testing.T) {
 		"google-2011":   {"../datasets/testdata/google"},
 		"alibaba-v2023": {"../datasets/testdata/alibaba-v2023"},
 	}
-	for _, src := range sortedKeys(fixtures) {
+	for _, src := range slices.Sorted(maps.Keys(fixtures)) {
 		inputs := fixtures[src]
 		if _, err := os.Stat(inputs[0]); err != nil {
 			t.Fatalf("fixture %s: %v", inputs[0], err)
@@ -120,15 +120,6 @@ func TestIngestStage(t *testing.T) {
 	if _, err := Build(cfg); err == nil || !strings.Contains(err.Error(), "datasets.ingest[0] (pai-sim): input missing.csv") {
 		t.Fatalf("Build with a missing input: %v", err)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func TestSummariseJobs(t *testing.T) {
