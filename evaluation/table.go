@@ -33,7 +33,7 @@ type Table struct {
 type Metric struct {
 	Label  string // as displayed, with its unit
 	Key    string // CSV column suffix
-	Digits int // decimals; negative: that many significant digits
+	Digits int    // decimals; negative: that many significant digits
 }
 
 // TableRow is one row of a Table.
