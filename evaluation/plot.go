@@ -1,17 +1,14 @@
 package evaluation
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/schedlab/schedlab/internal/figure"
 	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // palette is Okabe & Ito's colour-blind-safe set; schedulers beyond it
@@ -37,7 +34,7 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 	// Groups sit one unit apart on the nominal axis; bars fill three
 	// quarters of a group's share of the (roughly 85 %) drawing width.
 	width := vg.Length(0.75 * 0.85 * float64(w) / float64(max(len(t.Groups), 1)) / float64(max(len(ours), 1)))
-	plots := make([][]*plot.Plot, len(t.Metrics))
+	plots := make([]*plot.Plot, len(t.Metrics))
 	for mi, m := range t.Metrics {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("%s — mean %s", t.ID, m.Label)
@@ -73,26 +70,7 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 		p.X.Min, p.X.Max = -0.5, float64(len(t.Groups))-0.5
 		// Headroom above the tallest bar for the legend's lines.
 		p.Y.Max = top * (1.1 + 0.08*float64(len(ours)))
-		plots[mi] = []*plot.Plot{p}
+		plots[mi] = p
 	}
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
-	render := func(c vg.CanvasWriterTo) ([]byte, error) {
-		dc := draw.New(c)
-		for i, row := range plot.Align(plots, tiles, dc) {
-			plots[i][0].Draw(row[0])
-		}
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
-	}
-	if svg, err = render(vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))); err != nil {
-		return nil, nil, err
-	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
-	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
-		return nil, nil, err
-	}
-	return svg, png, nil
+	return figure.Column(plots, w, h)
 }

@@ -1,16 +1,13 @@
 package training
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/schedlab/schedlab/internal/figure"
 	"image/color"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PlotCurves draws learning curves, the figure every family's training
@@ -67,26 +64,6 @@ func PlotCurves(rows []Curve, title string, jctMinutes bool) (svg, png []byte, e
 			s.p.Legend.Add(s.name, l, pts)
 		}
 	}
-	plots := [][]*plot.Plot{{top}, {bottom}}
 	w, h := 7*vg.Inch, 7*vg.Inch
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
-	render := func(c vg.CanvasWriterTo) ([]byte, error) {
-		dc := draw.New(c)
-		for i, row := range plot.Align(plots, tiles, dc) {
-			plots[i][0].Draw(row[0])
-		}
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
-	}
-	if svg, err = render(vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))); err != nil {
-		return nil, nil, err
-	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
-	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
-		return nil, nil, err
-	}
-	return svg, png, nil
+	return figure.Column([]*plot.Plot{top, bottom}, w, h)
 }

@@ -115,7 +115,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seg := segment(split.Train, cfg.SegmentJobs, segRng)
+		seg := Segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, true)
 		if err != nil {
 			return nil, fmt.Errorf("das: lr %s episode %d: %w", key, ep, err)
@@ -152,9 +152,10 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	return run, nil
 }
 
-// segment picks a random window of n consecutive jobs (all when fewer),
-// rebased to start at 0.
-func segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
+// Segment is a random window of n consecutive jobs (all of them when
+// there are fewer), submissions shifted to start at 0: one training
+// episode of the DAS-paper families.
+func Segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
 	if n >= len(jobs) {
 		return jobs
 	}

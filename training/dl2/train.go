@@ -79,7 +79,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seg := segment(split.Train, cfg.SegmentJobs, segRng)
+		seg := das.Segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := run(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, nil)
 		if err != nil {
 			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
@@ -121,7 +121,7 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up: %w", err)
 		}
-		out, err := run(ctx, m, opts.Cluster, opts.Sim, segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
+		out, err := run(ctx, m, opts.Cluster, opts.Sim, das.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up with %s: %w", cfg.Heuristic, err)
 		}
@@ -166,19 +166,6 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 		}
 	}
 	return nil
-}
-
-func segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
-	if n >= len(jobs) {
-		return jobs
-	}
-	lo := rng.IntN(len(jobs) - n + 1)
-	out := slices.Clone(jobs[lo : lo+n])
-	t0 := out[0].SubmitS
-	for i := range out {
-		out[i].SubmitS -= t0
-	}
-	return out
 }
 
 // Evaluate runs the deterministic policy on jobs.

@@ -97,7 +97,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seg := segment(split.Train, cfg.SegmentJobs, segRng)
+		seg := das.Segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := p.run(ctx, opts.Cluster, opts.Sim, seg, actRng, true, nil)
 		if err != nil {
 			return nil, fmt.Errorf("rifling: episode %d: %w", ep, err)
@@ -118,19 +118,6 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		}
 	}
 	return res, nil
-}
-
-func segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
-	if n >= len(jobs) {
-		return jobs
-	}
-	lo := rng.IntN(len(jobs) - n + 1)
-	out := slices.Clone(jobs[lo : lo+n])
-	t0 := out[0].SubmitS
-	for i := range out {
-		out[i].SubmitS -= t0
-	}
-	return out
 }
 
 // Evaluate runs the greedy policy on jobs, learning nothing.
