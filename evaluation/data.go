@@ -93,3 +93,18 @@ func splitTrace(jobs []datasets.Job, clusters []*sim.Cluster, cfg sim.Config, w 
 	info.Train, info.Test = len(kept)-test, test
 	return kept[len(kept)-test:], info, nil
 }
+
+// scaleArrivals returns jobs (sorted by submission) arriving rate times as
+// fast: each submission time, measured from the first, divided by rate.
+// Rate 0 or 1 returns jobs unchanged.
+func scaleArrivals(jobs []datasets.Job, rate float64) []datasets.Job {
+	if rate == 0 || rate == 1 || len(jobs) == 0 {
+		return jobs
+	}
+	out := slices.Clone(jobs)
+	t0 := jobs[0].SubmitS
+	for i := range out {
+		out[i].SubmitS = t0 + (out[i].SubmitS-t0)/rate
+	}
+	return out
+}

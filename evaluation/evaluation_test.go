@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -300,12 +301,81 @@ func TestSpecValidate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := DefaultSpec("das-magic"); !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, marl-arrivals") {
+	if _, err := DefaultSpec("das-magic"); !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, das-load") {
 		t.Errorf("unknown experiment: %v", err)
 	}
-	s, _ := DefaultSpec(MARLArrivals)
-	if err := s.Validate(); err != nil {
-		t.Errorf("marl-arrivals default: %v", err)
+	for _, id := range Experiments() {
+		s, err := DefaultSpec(id)
+		if err != nil || s.Experiment != id {
+			t.Fatalf("%s: %v (experiment %q)", id, err, s.Experiment)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s default: %v", id, err)
+		}
+	}
+	s, _ := DefaultSpec(DASTable1)
+	s.Workloads[0].ArrivalRate = -1
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "arrival_rate") {
+		t.Errorf("negative arrival rate: %v", err)
+	}
+}
+
+func TestDASTuningParams(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		h, tau  int
+		ok      bool
+		learned bool
+	}{
+		{"das-h1", 1, 8, true, true}, {"das-h8", 8, 8, true, true}, {"das-tau4", 4, 4, true, true}, {"das-tau10", 4, 10, true, true},
+		{"das-h12", 12, 8, true, false}, {"das", 0, 0, false, false}, {"das-h", 0, 0, false, false}, {"das-h2x", 0, 0, false, false}, {"das-tau-1", 0, 0, false, false},
+	} {
+		h, tau, ok := DASTuningParams(tc.name)
+		if h != tc.h || tau != tc.tau || ok != tc.ok {
+			t.Errorf("%s: got %d, %d, %v; want %d, %d, %v", tc.name, h, tau, ok, tc.h, tc.tau, tc.ok)
+		}
+		if tc.ok && IsLearned(tc.name) != tc.learned {
+			t.Errorf("%s: IsLearned = %v", tc.name, !tc.learned)
+		}
+	}
+	if got := DisplayName("das-tau6"); got != "DAS (h=4, τ=6)" {
+		t.Errorf("display name: %q", got)
+	}
+}
+
+func TestScaleArrivals(t *testing.T) {
+	jobs := []datasets.Job{{JobID: "a", SubmitS: 100}, {JobID: "b", SubmitS: 160}, {JobID: "c", SubmitS: 400}}
+	got := scaleArrivals(jobs, 2)
+	for i, want := range []float64{100, 130, 250} {
+		if got[i].SubmitS != want {
+			t.Errorf("job %d: submit %v, want %v", i, got[i].SubmitS, want)
+		}
+	}
+	if jobs[1].SubmitS != 160 {
+		t.Error("input modified")
+	}
+	if got := scaleArrivals(jobs, 0.5); got[2].SubmitS != 700 {
+		t.Errorf("rate 0.5: %v", got[2].SubmitS)
+	}
+}
+
+func TestMARLPaperLoad(t *testing.T) {
+	for _, tc := range []struct {
+		spec sim.ClusterSpec
+		want float64
+	}{
+		{sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}, MARLJobsPerPod(8)},
+		{sim.ClusterSpec{Topology: "fattree", K: 20, Servers: "power8"}, 15},
+		{sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}, 3},
+		{sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}, 4.8},
+	} {
+		c, err := tc.spec.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MARLPaperLoad(c); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%+v: %v, want %v", tc.spec, got, tc.want)
+		}
 	}
 }
 

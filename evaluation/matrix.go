@@ -190,11 +190,15 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 				rep.Workloads = append(rep.Workloads, WorkloadInfo{Cluster: c.Name, Workload: w.Name, Seed: r, Skipped: skip})
 				continue
 			case w.Kind == KindTrace:
-				jobs[ci][wi][r] = test
+				jobs[ci][wi][r] = scaleArrivals(test, w.ArrivalRate)
 				info.Cluster, info.Seed = c.Name, r
 				rep.Workloads = append(rep.Workloads, info)
 			default:
-				mw := MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: w.JobsPerPod, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
+				jpp := w.JobsPerPod
+				if jpp == 0 {
+					jpp = MARLPaperLoad(c)
+				}
+				mw := MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
 				rng := pipeline.Rand(seed, "eval", spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
 				js, err := GenerateMARL(mw, rng)
 				if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/schedulers"
@@ -13,8 +14,13 @@ import (
 
 // Experiment ids (DESIGN.md §6) that DefaultSpec knows.
 const (
-	DASTable1    = "das-table1"
-	MARLArrivals = "marl-arrivals"
+	DASTable1      = "das-table1"
+	DASLoad        = "das-load"
+	DASTuning      = "das-tuning"
+	MARLArrivals   = "marl-arrivals"
+	MARLServers    = "marl-servers"
+	MARLTopologies = "marl-topologies"
+	MARLVsSingle   = "marl-vs-single"
 )
 
 // Workload kinds.
@@ -84,9 +90,14 @@ type Workload struct {
 	// submission, that is simulated and evaluated (0.2: the DAS 8:2 split;
 	// the first part is the training split of the learned schedulers).
 	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
+	// ArrivalRate (trace) multiplies the arrival rate of the evaluated
+	// jobs: their submission times, measured from the first, are divided
+	// by it (DAS Fig. 7: 0.5 low, 1 normal, 2 high). 0 means 1.
+	ArrivalRate float64 `mapstructure:"arrival_rate" yaml:"arrival_rate" json:"arrival_rate"`
 
 	// JobsPerPod (uniform, poisson, google) is the (mean) number of jobs
-	// each pod receives per interval of Sim.IntervalS seconds.
+	// each pod receives per interval of Sim.IntervalS seconds; 0 means the
+	// MARL paper's load scaled to each cluster's pods (MARLPaperLoad).
 	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
 	// Intervals (uniform, poisson, google) is how many intervals receive
 	// jobs; google uses the first Intervals rows of the arrivals table.
@@ -99,7 +110,9 @@ type Workload struct {
 
 // Experiments lists the experiment ids DefaultSpec knows, in DESIGN.md
 // order.
-func Experiments() []string { return []string{DASTable1, MARLArrivals} }
+func Experiments() []string {
+	return []string{DASTable1, DASLoad, DASTuning, MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle}
+}
 
 // DASHeuristics are the heuristic and meta-heuristic rows of DAS Table 1, in
 // the table's order.
@@ -116,17 +129,31 @@ var MARLHeuristics = []string{"tetris", "load-balancing", "lif"}
 //     meta-heuristic rows of DAS Table 1; event triggers; the full speed
 //     model (interference and communication, so that placement changes run
 //     time and hence fee).
+//   - das-load (DAS Fig. 7): das-table1's clusters and trace with the
+//     evaluated jobs arriving at ×0.5 (low), ×1 (normal) and ×2 (high) the
+//     trace's rate; RIFLING and DAS.
+//   - das-tuning (DAS Fig. 5): das-table1's clusters and trace; RIFLING and
+//     DAS trained with h ∈ {1, 2, 4, 8} attention heads (τ = 8) and with
+//     τ ∈ {4, 6, 8, 10} placements of history (h = 4) — DASTuningNames.
 //   - marl-arrivals: a fat-tree k=8 of power8 servers (8 pods of 16; the
-//     paper's scale is k=20, see the sim "fattree" preset), MARLJobsPerPod(8)
-//     = 2.4 jobs per pod per 30-minute interval (the paper's 15 per pod of
-//     100 servers, at the same load per server) for 20 intervals, uniform /
-//     Poisson / Google arrivals (the last needs an arrivals table); Tetris,
-//     LB, LIF; interval triggers every 1800 s.
+//     paper's scale is k=20, see the sim "fattree" preset), the paper's load
+//     scaled to the pod size (MARLPaperLoad: 2.4 jobs per pod per 30-minute
+//     interval) for 20 intervals, uniform / Poisson / Google arrivals (the
+//     last needs an arrivals table); Tetris, LB, LIF; interval triggers
+//     every 1800 s.
+//   - marl-servers (MARL Fig. 8): marl-arrivals' fat-tree built of power8,
+//     dgx1, hetero-cpu and mixed servers; uniform arrivals.
+//   - marl-topologies (MARL Fig. 9): fat-tree k=8, VL2 k=4 (4 pods of 20
+//     servers) and BCube(4,2) (2 pods of 32) of power8 servers; uniform
+//     arrivals. The paper's scale is the sim presets fattree, vl2, bcube.
+//   - marl-vs-single (MARL Fig. 10): marl-arrivals' fat-tree, uniform and
+//     Google arrivals; Tetris (the learned marl-device and marl-single rows
+//     need models; schedlab run trains them and plots their convergence).
 func DefaultSpec(id string) (Spec, error) {
 	switch id {
-	case DASTable1:
+	case DASTable1, DASLoad, DASTuning:
 		s := Spec{
-			Experiment: DASTable1,
+			Experiment: id,
 			Workloads:  []Workload{{Name: "pai", Kind: KindTrace, SyntheticJobs: 20000, MaxJobs: 20000, TestFraction: 0.2}},
 			Schedulers: append([]string(nil), DASHeuristics...),
 			Seeds:      1,
@@ -136,20 +163,52 @@ func DefaultSpec(id string) (Spec, error) {
 			cs, _ := sim.Preset(name)
 			s.Clusters = append(s.Clusters, Cluster{Name: name, Spec: cs})
 		}
+		switch id {
+		case DASLoad:
+			s.Schedulers = []string{"rifling", "das"}
+			base := s.Workloads[0]
+			s.Workloads = nil
+			for _, rate := range []float64{0.5, 1, 2} { // low, normal, high
+				w := base
+				w.Name, w.ArrivalRate = LoadWorkloadName(rate), rate
+				s.Workloads = append(s.Workloads, w)
+			}
+		case DASTuning:
+			s.Schedulers = append([]string{"rifling"}, DASTuningNames()...)
+		}
 		return s, nil
-	case MARLArrivals:
+	case MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle:
 		cfg := sim.DefaultConfig()
 		cfg.Trigger = sim.TriggerInterval
 		cfg.IntervalS = 1800
+		fattree := sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}
 		s := Spec{
-			Experiment: MARLArrivals,
-			Clusters:   []Cluster{{Name: "fattree-k8", Spec: sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}}},
+			Experiment: id,
+			Clusters:   []Cluster{{Name: "fattree-k8", Spec: fattree}},
 			Schedulers: append([]string(nil), MARLHeuristics...),
+			Workloads:  []Workload{{Name: KindUniform, Kind: KindUniform, Intervals: 20}},
 			Seeds:      1,
 			Sim:        cfg,
 		}
-		for _, k := range []string{KindUniform, KindPoisson, KindGoogle} {
-			s.Workloads = append(s.Workloads, Workload{Name: k, Kind: k, JobsPerPod: MARLJobsPerPod(8), Intervals: 20})
+		switch id {
+		case MARLArrivals:
+			for _, k := range []string{KindPoisson, KindGoogle} {
+				s.Workloads = append(s.Workloads, Workload{Name: k, Kind: k, Intervals: 20})
+			}
+		case MARLServers:
+			s.Clusters = nil
+			for _, kind := range []string{"power8", "dgx1", "hetero-cpu", "mixed"} {
+				c := fattree
+				c.Servers = kind
+				s.Clusters = append(s.Clusters, Cluster{Name: kind, Spec: c})
+			}
+		case MARLTopologies:
+			s.Clusters = append(s.Clusters,
+				Cluster{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
+				Cluster{Name: "bcube-n4-k2", Spec: sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}})
+		case MARLVsSingle:
+			s.Workloads = append(s.Workloads, Workload{Name: KindGoogle, Kind: KindGoogle, Intervals: 20})
+			s.Schedulers = []string{"tetris"}
 		}
 		return s, nil
 	}
@@ -161,6 +220,38 @@ func DefaultSpec(id string) (Spec, error) {
 // (k/2)² servers of a pod of a k-ary fat-tree so that a smaller cluster
 // carries the same load per server.
 func MARLJobsPerPod(k int) float64 { return 15 * float64(k*k/4) / 100 }
+
+// MARLPaperLoad is the MARL paper's 15 jobs per pod of 100 servers per
+// interval scaled to the mean pod of c (servers / pods), so that any
+// topology carries the paper's load per server: 2.4 on a fat-tree k=8,
+// 3 on VL2 k=4 (pods of 20), 4.8 on BCube(4,2) (pods of 32).
+func MARLPaperLoad(c *sim.Cluster) float64 {
+	return 15 * float64(len(c.Servers)) / float64(max(c.Pods, 1)) / 100
+}
+
+// LoadWorkloadName names das-load's workload at an arrival-rate factor:
+// x0.5, x1, x2.
+func LoadWorkloadName(rate float64) string { return "x" + strconv.FormatFloat(rate, 'g', -1, 64) }
+
+// DASTuningNames are the rows of das-tuning: DAS with h attention heads
+// (das-h1 .. das-h8, τ = 8) and with τ placements of history (das-tau4 ..
+// das-tau10, h = 4). das-h4 and das-tau8 are the default model, das.
+func DASTuningNames() []string {
+	return []string{"das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"}
+}
+
+// DASTuningParams returns the heads h and history τ of a das-tuning row name
+// (das-h<h> or das-tau<τ>), and false for any other name.
+func DASTuningParams(name string) (heads, history int, ok bool) {
+	var v int
+	if _, err := fmt.Sscanf(name, "das-h%d", &v); err == nil && name == fmt.Sprintf("das-h%d", v) && v > 0 {
+		return v, 8, true
+	}
+	if _, err := fmt.Sscanf(name, "das-tau%d", &v); err == nil && name == fmt.Sprintf("das-tau%d", v) && v > 0 {
+		return 4, v, true
+	}
+	return 0, 0, false
+}
 
 // Validate checks the spec; messages name the field.
 func (s Spec) Validate() error {
@@ -241,9 +332,12 @@ func (w Workload) validate(cfg sim.Config) error {
 		if !(w.TestFraction > 0 && w.TestFraction <= 1) {
 			return fmt.Errorf("test_fraction: must be in (0, 1], got %v", w.TestFraction)
 		}
+		if !(w.ArrivalRate >= 0) || math.IsInf(w.ArrivalRate, 0) {
+			return fmt.Errorf("arrival_rate: must be >= 0 (0: the trace's rate) and finite, got %v", w.ArrivalRate)
+		}
 	case KindUniform, KindPoisson, KindGoogle:
-		if !(w.JobsPerPod > 0) || math.IsInf(w.JobsPerPod, 0) {
-			return fmt.Errorf("jobs_per_pod: must be > 0 and finite, got %v", w.JobsPerPod)
+		if !(w.JobsPerPod >= 0) || math.IsInf(w.JobsPerPod, 0) {
+			return fmt.Errorf("jobs_per_pod: must be >= 0 (0: the paper's load per pod) and finite, got %v", w.JobsPerPod)
 		}
 		if w.Intervals < 1 {
 			return fmt.Errorf("intervals: must be >= 1, got %d", w.Intervals)
@@ -267,6 +361,13 @@ var Learned = map[string]string{
 	"deepsys": "DeepSys", "atte": "Atte",
 }
 
+func init() {
+	for _, n := range DASTuningNames() {
+		h, tau, _ := DASTuningParams(n)
+		Learned[n] = fmt.Sprintf("DAS (h=%d, τ=%d)", h, tau)
+	}
+}
+
 // IsLearned reports whether a canonical name is a learned scheduler.
 func IsLearned(name string) bool { _, ok := Learned[name]; return ok }
 
@@ -279,12 +380,13 @@ func CanonicalScheduler(name string) (string, error) {
 	}
 	s, err := schedulers.New(name)
 	if err != nil {
-		return "", fmt.Errorf("%w, or a learned scheduler (%s)", err, strings.Join(learnedNames(), ", "))
+		return "", fmt.Errorf("%w, or a learned scheduler (%s)", err, strings.Join(LearnedNames(), ", "))
 	}
 	return s.Name(), nil
 }
 
-func learnedNames() []string {
+// LearnedNames lists the learned schedulers' names, sorted.
+func LearnedNames() []string {
 	names := make([]string, 0, len(Learned))
 	for n := range Learned {
 		names = append(names, n)

@@ -160,12 +160,56 @@ func (r *Report) Table() *Table {
 	}
 	t.Rows = append(t.Rows, r.paperRows(t)...)
 	t.Notes = r.notes(groups != nil)
+	if n := marginNote(t, s); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	for _, g := range groups {
 		if n := r.wilcoxonNote(g.label, g.ci, g.wi); n != "" {
 			t.Notes = append(t.Notes, n)
 		}
 	}
 	return t
+}
+
+// marginNote gives, per column group, each learned row's mean JCT margin
+// over the best heuristic row: (best heuristic − learned) / best
+// heuristic, positive when the learned scheduler is better (the MARL
+// paper's "improvement").
+func marginNote(t *Table, s Spec) string {
+	var learned, heur []int
+	for i, name := range s.Schedulers {
+		canon, _ := CanonicalScheduler(name)
+		if IsLearned(canon) {
+			learned = append(learned, i)
+		} else {
+			heur = append(heur, i)
+		}
+	}
+	if len(learned) == 0 || len(heur) == 0 {
+		return ""
+	}
+	nm := len(t.Metrics)
+	var parts []string
+	for gi, g := range t.Groups {
+		best, bi := math.Inf(1), -1
+		for _, i := range heur {
+			if v := t.Rows[i].Values[gi*nm]; v < best {
+				best, bi = v, i
+			}
+		}
+		if bi < 0 || !(best > 0) {
+			continue
+		}
+		var ms []string
+		for _, i := range learned {
+			ms = append(ms, fmt.Sprintf("%s %+.1f %%", t.Rows[i].Label, 100*(best-t.Rows[i].Values[gi*nm])/best))
+		}
+		parts = append(parts, fmt.Sprintf("%s (vs %s): %s", g, t.Rows[bi].Label, strings.Join(ms, ", ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Mean-JCT margin of each learned row over the best heuristic of its column, (heuristic − learned) / heuristic, positive when the learned row is better: " + strings.Join(parts, "; ") + "."
 }
 
 // wilcoxonNote compares, in one column group, every scheduler with the
@@ -274,12 +318,25 @@ func (r *Report) notes(ran bool) []string {
 		case w.Skipped != "":
 			n = append(n, fmt.Sprintf("Workload %s on %s: skipped: %s.", w.Workload, w.Cluster, w.Skipped))
 		case s.Workloads[workloadIndex(s, w.Workload)].Kind == KindTrace:
-			n = append(n, fmt.Sprintf("Workload %s (seed %d): %s, %d jobs read, %d pruned (do not fit every cluster: %s), %d beyond the first %d, %d train, %d evaluated.",
-				w.Workload, w.Seed, w.Source, w.Read, w.Pruned, clusterNames(s), w.Beyond, s.Workloads[workloadIndex(s, w.Workload)].MaxJobs, w.Train, w.Test))
+			wl := s.Workloads[workloadIndex(s, w.Workload)]
+			rate := ""
+			if wl.ArrivalRate != 0 && wl.ArrivalRate != 1 {
+				rate = fmt.Sprintf(", arriving at %g× the trace's rate", wl.ArrivalRate)
+			}
+			n = append(n, fmt.Sprintf("Workload %s (seed %d): %s, %d jobs read, %d pruned (do not fit every cluster: %s), %d beyond the first %d, %d train, %d evaluated%s.",
+				w.Workload, w.Seed, w.Source, w.Read, w.Pruned, clusterNames(s), w.Beyond, wl.MaxJobs, w.Train, w.Test, rate))
 		default:
 			wl := s.Workloads[workloadIndex(s, w.Workload)]
-			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %g jobs per pod per %g s interval for %d intervals, %d jobs.",
-				w.Workload, w.Cluster, w.Seed, w.Source, wl.JobsPerPod, s.Sim.IntervalS, wl.Intervals, w.Test))
+			jpp, paper := wl.JobsPerPod, ""
+			if jpp == 0 {
+				for _, c := range s.Clusters {
+					if built, err := c.Spec.Build(); c.Name == w.Cluster && err == nil {
+						jpp, paper = MARLPaperLoad(built), " (the paper's load per server)"
+					}
+				}
+			}
+			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %g jobs per pod%s per %g s interval for %d intervals, %d jobs.",
+				w.Workload, w.Cluster, w.Seed, w.Source, jpp, paper, s.Sim.IntervalS, wl.Intervals, w.Test))
 		}
 	}
 	if !ran {

@@ -59,12 +59,11 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}
-	trains, models := cfg.marlTrainStages()
-	if models == nil {
-		models = map[string][]string{}
+	trains, models, err := cfg.trainStages()
+	if err != nil {
+		return nil, err
 	}
 	dag = append(dag, trains...)
-	dag = append(dag, cfg.dasTrainStages(models)...)
 	evals, err := cfg.evalStages(arrivals, models)
 	if err != nil {
 		return nil, err
@@ -72,6 +71,11 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	if len(evals) > 0 {
 		dag = append(dag, evals...)
 		dag = append(dag, cfg.dasDerivedStages()...)
+		marl, err := cfg.marlDerivedStages(models)
+		if err != nil {
+			return nil, err
+		}
+		dag = append(dag, marl...)
 		dag = append(dag, EvalCollect(cfg.Eval.Experiments, models))
 	}
 	return dag, nil

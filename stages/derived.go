@@ -6,10 +6,12 @@ import (
 	"math"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training"
 )
 
 // Tables derived from das-table1's per-job results and timings, so that
@@ -197,4 +199,103 @@ func overheadTable(rows []evaluation.TimingRow) *evaluation.Table {
 	}
 	t.Notes = append(t.Notes, "Wall-clock time inside the scheduler's decisions divided by the jobs it placed, on this machine's CPU; FIFO-FirstFit is shown for scale. Timings differ between runs.")
 	return t
+}
+
+// MARLConvergence is the id of marl-vs-single's convergence table and
+// plot (MARL Fig. 10a), derived from the learning curves of its learned
+// schedulers.
+const MARLConvergence = "marl-vs-single-convergence"
+
+// marlDerivedStages adds marl-vs-single's convergence table and plot when
+// the experiment has learned rows: their learning curves on each of its
+// clusters, side by side.
+func (c *Config) marlDerivedStages(models map[string][]string) ([]pipeline.Stage, error) {
+	if !slices.Contains(c.Eval.Experiments, evaluation.MARLVsSingle) {
+		return nil, nil
+	}
+	spec, _, _, err := c.experimentSpec(evaluation.MARLVsSingle, "")
+	if err != nil {
+		return nil, err
+	}
+	type curveFile struct{ Scheduler, Cluster, File string }
+	var files []curveFile
+	var in []string
+	for _, cl := range spec.Clusters {
+		for _, name := range spec.Schedulers {
+			canon, _ := evaluation.CanonicalScheduler(name)
+			for _, f := range models[modelKey(canon, cl.Spec)] {
+				if path.Base(f) == training.CurvesFile {
+					files = append(files, curveFile{canon, cl.Name, f})
+					in = append(in, f)
+				}
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	outs := append(tableOutputs(MARLConvergence), "plots/"+MARLConvergence+".svg", "plots/"+MARLConvergence+".png")
+	return []pipeline.Stage{&pipeline.Func{
+		StageName: "eval-" + MARLConvergence, StageVersion: stageVersion, In: in, Out: outs, Cfg: files,
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			t := &evaluation.Table{ID: MARLConvergence,
+				Title: "marl-vs-single-convergence: validation mean JCT (h) over training, multi- vs single-agent",
+				Metrics: []evaluation.Metric{{Label: "first", Key: "first_val_jct_h", Digits: 3}, {Label: "best", Key: "best_val_jct_h", Digits: 3},
+					{Label: "final", Key: "final_val_jct_h", Digits: 3}, {Label: "episodes to ≤5% of best", Key: "episodes_to_best", Digits: 0}}}
+			var series []training.Series
+			var clusters []string
+			for _, f := range files {
+				rows, err := datasets.ReadParquet[training.Curve](env.Input(f.File))
+				if err != nil {
+					return err
+				}
+				if !slices.Contains(clusters, f.Cluster) {
+					clusters = append(clusters, f.Cluster)
+				}
+				label := evaluation.DisplayName(f.Scheduler)
+				if len(spec.Clusters) > 1 {
+					label += " on " + f.Cluster
+				}
+				series = append(series, training.Series{Label: label, Rows: rows})
+				t.Rows = append(t.Rows, evaluation.TableRow{Label: label, Source: evaluation.SourceOurs, Values: convergence(rows)})
+			}
+			t.Groups = []string{strings.Join(clusters, ", ")}
+			t.Notes = append(t.Notes, "Mean JCT of the validation runs (greedy policy on the held-out 10 % of each pod's jobs) after each training episode, in hours: at the first episode, the best, the last, and the first episode within 5 % of the best.")
+			if err := writeTable(env, MARLConvergence, t); err != nil {
+				return err
+			}
+			svg, png, err := training.PlotConvergence(series, "marl-vs-single: convergence, multi-agent vs single-agent")
+			if err != nil {
+				return err
+			}
+			if err := pipeline.WriteFileAtomic(env.Output(outs[3]), svg); err != nil {
+				return err
+			}
+			return pipeline.WriteFileAtomic(env.Output(outs[4]), png)
+		},
+	}}, nil
+}
+
+// convergence summarises the validation mean JCT (hours) of a learning
+// curve: first, best, final, and the first episode within 5 % of the best.
+func convergence(rows []training.Curve) []float64 {
+	var jct []float64
+	var eps []int32
+	for _, r := range rows {
+		if r.Split == "validation" {
+			jct, eps = append(jct, r.MeanJCT/3600), append(eps, r.Episode)
+		}
+	}
+	if len(jct) == 0 {
+		return []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+	}
+	best := slices.Min(jct)
+	at := math.NaN()
+	for i, v := range jct {
+		if v <= 1.05*best {
+			at = float64(eps[i])
+			break
+		}
+	}
+	return []float64{jct[0], best, jct[len(jct)-1], at}
 }

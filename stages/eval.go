@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
@@ -24,12 +24,20 @@ type EvalConfig struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
-	Seeds        int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	DASTable1    DASTable1Config    `mapstructure:"das_table1" yaml:"das_table1" json:"das_table1"`
-	MARLArrivals MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
+	Seeds          int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	DASTable1      DASTable1Config    `mapstructure:"das_table1" yaml:"das_table1" json:"das_table1"`
+	DASLoad        DASLoadConfig      `mapstructure:"das_load" yaml:"das_load" json:"das_load"`
+	DASTuning      DASTuningConfig    `mapstructure:"das_tuning" yaml:"das_tuning" json:"das_tuning"`
+	MARLArrivals   MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
+	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
+	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
+	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
 }
 
-// DASTable1Config parameterises das-table1 on the run's job trace.
+// DASTable1Config parameterises das-table1 on the run's job trace. Its
+// trace settings (max_jobs, test_fraction) serve das-load and das-tuning
+// too, so that the three experiments evaluate the same jobs with the
+// same models.
 type DASTable1Config struct {
 	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 	// MaxJobs keeps the first MaxJobs jobs by submission (20,000 in the
@@ -41,17 +49,42 @@ type DASTable1Config struct {
 	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
 }
 
+// DASLoadConfig parameterises das-load (DAS Fig. 7).
+type DASLoadConfig struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// Rates multiply the trace's arrival rate (the paper: 0.5, 1, 2); each
+	// is a workload named x<rate>.
+	Rates []float64 `mapstructure:"rates" yaml:"rates" json:"rates"`
+}
+
+// DASTuningConfig parameterises das-tuning (DAS Fig. 5).
+type DASTuningConfig struct {
+	// Schedulers: baselines (the paper: rifling) and DAS rows das-h<h>
+	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+}
+
 // MARLArrivalsConfig parameterises marl-arrivals.
 type MARLArrivalsConfig struct {
 	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 	// K of the fat-tree of power8 servers (the paper: 20).
 	K int `mapstructure:"k" yaml:"k" json:"k"`
 	// JobsPerPod per 30-minute interval; 0 means the paper's 15 per pod of
-	// 100 servers scaled to the pod size (evaluation.MARLJobsPerPod).
+	// 100 servers scaled to the pod size (evaluation.MARLPaperLoad).
 	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
 	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-	// FittedInterference: as for das-table1.
+	// FittedInterference: as for das-table1. It holds for every MARL
+	// experiment and the training of their models.
 	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
+}
+
+// MARLGridConfig parameterises marl-servers, marl-topologies and
+// marl-vs-single: their clusters (one column group each) at the paper's
+// load per pod (evaluation.MARLPaperLoad).
+type MARLGridConfig struct {
+	Schedulers []string             `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	Clusters   []evaluation.Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
+	Intervals  int                  `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
 }
 
 // Validate names the bad key in full.
@@ -68,7 +101,12 @@ func (c EvalConfig) Validate() error {
 	for _, e := range []struct {
 		key   string
 		names []string
-	}{{"eval.das_table1.schedulers", c.DASTable1.Schedulers}, {"eval.marl_arrivals.schedulers", c.MARLArrivals.Schedulers}} {
+	}{
+		{"eval.das_table1.schedulers", c.DASTable1.Schedulers}, {"eval.das_load.schedulers", c.DASLoad.Schedulers},
+		{"eval.das_tuning.schedulers", c.DASTuning.Schedulers}, {"eval.marl_arrivals.schedulers", c.MARLArrivals.Schedulers},
+		{"eval.marl_servers.schedulers", c.MARLServers.Schedulers}, {"eval.marl_topologies.schedulers", c.MARLTopologies.Schedulers},
+		{"eval.marl_vs_single.schedulers", c.MARLVsSingle.Schedulers},
+	} {
 		for i, n := range e.names {
 			if _, err := evaluation.CanonicalScheduler(n); err != nil {
 				errs = append(errs, fmt.Errorf("%s[%d]: %w", e.key, i, err))
@@ -81,6 +119,15 @@ func (c EvalConfig) Validate() error {
 	if !(c.DASTable1.TestFraction > 0 && c.DASTable1.TestFraction <= 1) {
 		errs = append(errs, fmt.Errorf("eval.das_table1.test_fraction: must be in (0, 1], got %v", c.DASTable1.TestFraction))
 	}
+	listed := func(id string) bool { return slices.Contains(c.Experiments, id) }
+	if listed(evaluation.DASLoad) && len(c.DASLoad.Rates) == 0 {
+		errs = append(errs, errors.New("eval.das_load.rates: give at least one arrival-rate factor"))
+	}
+	for i, r := range c.DASLoad.Rates {
+		if !(r > 0) || math.IsInf(r, 0) {
+			errs = append(errs, fmt.Errorf("eval.das_load.rates[%d]: must be > 0 and finite, got %v", i, r))
+		}
+	}
 	if c.MARLArrivals.K < 2 || c.MARLArrivals.K%2 != 0 {
 		errs = append(errs, fmt.Errorf("eval.marl_arrivals.k: must be even and >= 2, got %d", c.MARLArrivals.K))
 	}
@@ -89,6 +136,22 @@ func (c EvalConfig) Validate() error {
 	}
 	if c.MARLArrivals.Intervals < 1 {
 		errs = append(errs, fmt.Errorf("eval.marl_arrivals.intervals: must be >= 1, got %d", c.MARLArrivals.Intervals))
+	}
+	for _, g := range []struct {
+		id, key string
+		cfg     MARLGridConfig
+	}{{evaluation.MARLServers, "eval.marl_servers", c.MARLServers}, {evaluation.MARLTopologies, "eval.marl_topologies", c.MARLTopologies},
+		{evaluation.MARLVsSingle, "eval.marl_vs_single", c.MARLVsSingle}} {
+		if listed(g.id) && g.cfg.Intervals < 1 {
+			errs = append(errs, fmt.Errorf("%s.intervals: must be >= 1, got %d", g.key, g.cfg.Intervals))
+		}
+		for i, cl := range g.cfg.Clusters {
+			if err := cl.Spec.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("%s.clusters[%d] (%s): %w", g.key, i, cl.Name, err))
+			} else if cl.Spec.Topology == "flat" || cl.Spec.Servers == "pai-v100" {
+				errs = append(errs, fmt.Errorf("%s.clusters[%d] (%s): want a fattree, vl2 or bcube of power8, dgx1, hetero-cpu or mixed servers", g.key, i, cl.Name))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -113,56 +176,91 @@ type evalStage struct {
 	inputs  []string
 	workers int
 	fitted  bool // speeds from fit/model.json
-	// models maps a learned scheduler ("name", or "name/cluster" for a
-	// model per cluster) to its model files (artifacts of this run).
+	// models maps modelKey(scheduler, cluster) to a learned scheduler's
+	// model files (artifacts of this run).
 	models map[string][]string
 }
 
+// experimentSpec is the spec of one configured experiment, with the run
+// artifacts it reads (a job trace or arrivals table, resolved when the
+// stage runs) and whether its speeds come from the fitted model.
+func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inputs []string, fitted bool, err error) {
+	spec, err = evaluation.DefaultSpec(id)
+	if err != nil {
+		return spec, nil, false, err
+	}
+	spec.Seeds = c.Eval.Seeds
+	switch id {
+	case evaluation.DASTable1, evaluation.DASLoad, evaluation.DASTuning:
+		t1 := c.Eval.DASTable1
+		fitted = t1.FittedInterference
+		switch id {
+		case evaluation.DASTable1:
+			spec.Schedulers = t1.Schedulers
+		case evaluation.DASLoad:
+			spec.Schedulers = c.Eval.DASLoad.Schedulers
+			base := spec.Workloads[0]
+			spec.Workloads = nil
+			for _, r := range c.Eval.DASLoad.Rates {
+				w := base
+				w.Name, w.ArrivalRate = evaluation.LoadWorkloadName(r), r
+				spec.Workloads = append(spec.Workloads, w)
+			}
+		case evaluation.DASTuning:
+			spec.Schedulers = c.Eval.DASTuning.Schedulers
+		}
+		for i := range spec.Workloads {
+			w := &spec.Workloads[i]
+			w.MaxJobs, w.TestFraction = t1.MaxJobs, t1.TestFraction
+			w.JobsFile = c.JobsArtifact() // resolved to the run's file when the stage runs
+		}
+		inputs = []string{c.JobsArtifact()}
+	default: // the MARL experiments
+		fitted = c.Eval.MARLArrivals.FittedInterference
+		intervals := 0
+		switch id {
+		case evaluation.MARLArrivals:
+			e := c.Eval.MARLArrivals
+			spec.Schedulers, intervals = e.Schedulers, e.Intervals
+			spec.Clusters[0].Name = fmt.Sprintf("fattree-k%d", e.K)
+			spec.Clusters[0].Spec.K = e.K
+			for i := range spec.Workloads {
+				spec.Workloads[i].JobsPerPod = e.JobsPerPod
+			}
+		default:
+			g := map[string]MARLGridConfig{evaluation.MARLServers: c.Eval.MARLServers, evaluation.MARLTopologies: c.Eval.MARLTopologies,
+				evaluation.MARLVsSingle: c.Eval.MARLVsSingle}[id]
+			spec.Schedulers, intervals = g.Schedulers, g.Intervals
+			if len(g.Clusters) > 0 {
+				spec.Clusters = g.Clusters
+			}
+		}
+		for i := range spec.Workloads {
+			w := &spec.Workloads[i]
+			w.Intervals = intervals
+			if w.Kind == evaluation.KindGoogle && arrivals != "" {
+				w.ArrivalsFile = arrivals
+				inputs = append(inputs, arrivals)
+			}
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		return spec, nil, false, fmt.Errorf("eval (%s): %w", id, err)
+	}
+	if fitted {
+		inputs = append(inputs, FitModel)
+	}
+	return spec, inputs, fitted, nil
+}
+
 // evalStages builds the stage of every configured experiment; learned
-// schedulers load the models of models.
+// schedulers load the models of models (keyed by modelKey).
 func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
 	for _, id := range c.Eval.Experiments {
-		spec, err := evaluation.DefaultSpec(id)
+		spec, inputs, fitted, err := c.experimentSpec(id, arrivals)
 		if err != nil {
 			return nil, err
-		}
-		spec.Seeds = c.Eval.Seeds
-		var inputs []string
-		fitted := false
-		switch id {
-		case evaluation.DASTable1:
-			e := c.Eval.DASTable1
-			spec.Schedulers = e.Schedulers
-			w := &spec.Workloads[0]
-			w.MaxJobs, w.TestFraction = e.MaxJobs, e.TestFraction
-			w.JobsFile = c.JobsArtifact() // resolved to the run's file when the stage runs
-			inputs = []string{w.JobsFile}
-			fitted = e.FittedInterference
-		case evaluation.MARLArrivals:
-			e := c.Eval.MARLArrivals
-			fitted = e.FittedInterference
-			spec.Schedulers = e.Schedulers
-			spec.Clusters[0].Name = fmt.Sprintf("fattree-k%d", e.K)
-			spec.Clusters[0].Spec.K = e.K
-			jpp := e.JobsPerPod
-			if jpp == 0 {
-				jpp = evaluation.MARLJobsPerPod(e.K)
-			}
-			for i := range spec.Workloads {
-				w := &spec.Workloads[i]
-				w.JobsPerPod, w.Intervals = jpp, e.Intervals
-				if w.Kind == evaluation.KindGoogle && arrivals != "" {
-					w.ArrivalsFile = arrivals
-					inputs = append(inputs, arrivals)
-				}
-			}
-		}
-		if err := spec.Validate(); err != nil {
-			return nil, fmt.Errorf("eval (%s): %w", id, err)
-		}
-		if fitted {
-			inputs = append(inputs, FitModel)
 		}
 		mine := map[string][]string{}
 		for _, name := range spec.Schedulers {
@@ -170,16 +268,14 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 			if !evaluation.IsLearned(canon) {
 				continue
 			}
-			found := false
-			for key, files := range models {
-				if key == canon || strings.HasPrefix(key, canon+"/") {
-					mine[key] = files
-					inputs = append(inputs, files...)
-					found = true
+			for _, cl := range spec.Clusters {
+				key := modelKey(canon, cl.Spec)
+				files, ok := models[key]
+				if !ok {
+					return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
 				}
-			}
-			if !found {
-				return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
+				mine[key] = files
+				inputs = append(inputs, files...)
 			}
 		}
 		slices.Sort(inputs)
@@ -228,14 +324,16 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		if !evaluation.IsLearned(c.Scheduler) {
 			return nil, nil
 		}
-		files, ok := s.models[c.Scheduler+"/"+c.Cluster]
-		if !ok {
-			files, ok = s.models[c.Scheduler]
+		var files []string
+		for _, cl := range spec.Clusters {
+			if cl.Name == c.Cluster {
+				files = s.models[modelKey(c.Scheduler, cl.Spec)]
+			}
 		}
-		if !ok {
+		if len(files) == 0 {
 			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
 		}
-		return loadLearned(c.Scheduler, filepath.Dir(env.Input(files[0])), seed)
+		return loadLearned(c.Scheduler, env.Input(files[0]), seed)
 	}
 	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
 		NewScheduler: newSched, Interference: model})

@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -24,9 +26,16 @@ func quickConfig() *Config {
 		Summary:  SummaryConfig{Quantiles: []float64{0.5, 0.99}},
 		Profile:  ProfileConfig{Synth: profiling.DefaultSynthConfig()},
 		Fit:      fitting.DefaultConfig(),
-		Eval: EvalConfig{Experiments: []string{"das-table1", "marl-arrivals"}, Seeds: 1,
+		Eval: EvalConfig{Experiments: []string{"das-table1", "das-load", "marl-arrivals", "marl-servers", "marl-topologies"}, Seeds: 1,
 			DASTable1:    DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
-			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true}},
+			DASLoad:      DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}},
+			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true},
+			MARLServers: MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
+				{Name: "power8", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}},
+				{Name: "dgx1", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "dgx1"}}}},
+			MARLTopologies: MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
+				{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
+				{Name: "bcube", Spec: sim.ClusterSpec{Topology: "bcube", N: 3, K: 2, Servers: "power8"}}}}},
 		Train: TrainConfig{MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
 			DAS: DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
 }
@@ -144,6 +153,12 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg.Out = t.TempDir()
 	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling"}
 	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "atte"}
+	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")
+	cfg.Eval.DASLoad.Schedulers = []string{"rifling", "das"}
+	cfg.Eval.DASTuning.Schedulers = []string{"das-h2", "das-h4", "das-tau8"}
+	cfg.Eval.MARLServers.Schedulers = []string{"tetris", "marl-device"}
+	cfg.Eval.MARLVsSingle = MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
+		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}}
 	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 30, 10
 	dag, err := Build(cfg)
 	if err != nil {
@@ -153,20 +168,39 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	for _, s := range dag {
 		names = append(names, s.Name())
 	}
-	for _, want := range []string{"train-das", "train-rifling", "train-marl-device", "train-atte", "eval-das-wilcoxon", "eval-das-overhead"} {
+	// One stage per model: das-h4 and das-tau8 are das; marl-device is
+	// trained once per cluster (marl-servers' power8 is marl-arrivals'
+	// fat-tree, and so is marl-vs-single's).
+	for _, want := range []string{"train-das", "train-rifling", "train-das-h2", "train-marl-device-fattree-k4-power8", "train-marl-device-fattree-k4-dgx1",
+		"train-marl-single-fattree-k4-power8", "train-atte-fattree-k4-power8",
+		"eval-das-wilcoxon", "eval-das-overhead", "eval-marl-vs-single-convergence"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("DAG %v lacks %s", names, want)
 		}
+	}
+	var trains []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "train-") {
+			trains = append(trains, n)
+		}
+	}
+	if len(trains) != 7 {
+		t.Errorf("training stages %v, want 7", trains)
 	}
 	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: cfg.Hash(), Workers: 2, Log: slog.New(slog.DiscardHandler)}
 	if _, err := r.Run(context.Background(), dag); err != nil {
 		t.Fatal(err)
 	}
 	for file, rows := range map[string][]string{
-		"tables/das-table1.md":           {"| DAS |", "| RIFLING |", "| DAS (paper) |"},
-		"tables/marl-arrivals.md":        {"| MARL (device-level) |", "| Atte |"},
-		"tables/das-wilcoxon.md":         {"| DAS vs RIFLING |", "| DAS vs RIFLING (paper) | 0.0002 |"},
-		"tables/das-overhead-timings.md": {"| DAS |", "| RIFLING |"},
+		"tables/das-table1.md":                 {"| DAS |", "| RIFLING |", "| DAS (paper) |"},
+		"tables/marl-arrivals.md":              {"| MARL (device-level) |", "| Atte |"},
+		"tables/das-wilcoxon.md":               {"| DAS vs RIFLING |", "| DAS vs RIFLING (paper) | 0.0002 |"},
+		"tables/das-overhead-timings.md":       {"| DAS |", "| RIFLING |"},
+		"tables/das-load.md":                   {"| RIFLING |", "| DAS |", "Small/x0.5", "Large/x2", "arriving at 2× the trace's rate"},
+		"tables/das-tuning.md":                 {"| DAS (h=2, τ=8) |", "| DAS (h=4, τ=8) |"},
+		"tables/marl-servers.md":               {"| MARL (device-level) |", "Dgx1", "Mean-JCT margin"},
+		"tables/marl-vs-single.md":             {"| MARL (single-agent) |"},
+		"tables/marl-vs-single-convergence.md": {"| MARL (device-level) |", "| MARL (single-agent) |"},
 	} {
 		b, err := os.ReadFile(filepath.Join(cfg.Out, file))
 		if err != nil {

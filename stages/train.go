@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -113,45 +114,105 @@ type marlTrainSetup struct {
 	Fitted     bool            `json:"fitted"` // speeds from fit/model.json
 }
 
-// marlTrainStages returns a training stage for every learned scheduler of
-// marl-arrivals, and the artifacts evaluation needs from each.
-func (c *Config) marlTrainStages() ([]pipeline.Stage, map[string][]string) {
-	if !slices.Contains(c.Eval.Experiments, evaluation.MARLArrivals) {
-		return nil, nil
+// ClusterID names a cluster spec in model directories and stage names:
+// fattree-k8-power8, vl2-k4-dgx1, bcube-n4-k2-power8, flat-n8-pai-v100.
+func ClusterID(c sim.ClusterSpec) string {
+	switch c.Topology {
+	case "fattree", "vl2":
+		return fmt.Sprintf("%s-k%d-%s", c.Topology, c.K, c.Servers)
+	case "bcube":
+		return fmt.Sprintf("bcube-n%d-k%d-%s", c.N, c.K, c.Servers)
 	}
-	e := c.Eval.MARLArrivals
-	jpp := e.JobsPerPod
-	if jpp == 0 {
-		jpp = evaluation.MARLJobsPerPod(e.K)
+	return fmt.Sprintf("%s-n%d-%s", c.Topology, c.N, c.Servers)
+}
+
+// dasModelName is the model a DAS-paper learned scheduler loads: itself,
+// except that the das-tuning rows at the default h and τ are das.
+func dasModelName(canon string) (string, bool) {
+	if h, tau, ok := evaluation.DASTuningParams(canon); ok {
+		d := das.DefaultConfig()
+		if h == d.Heads && tau == d.History {
+			return "das", true
+		}
+		return canon, true
 	}
+	_, ok := dasModels[canon]
+	return canon, ok
+}
+
+// modelKey names the model a learned scheduler uses on a cluster: a
+// DAS-paper model serves every cluster (it is trained on train.das.cluster),
+// a MARL-workload model is trained per cluster ("marl-device/fattree-k8-power8").
+func modelKey(canon string, cluster sim.ClusterSpec) string {
+	if m, ok := dasModelName(canon); ok {
+		return m
+	}
+	return canon + "/" + ClusterID(cluster)
+}
+
+// trainStages returns a training stage for every model the configured
+// experiments' learned schedulers need, each once, and the artifacts
+// evaluation reads from each (by modelKey; the first file is the one
+// loadLearned opens).
+func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 	var stages []pipeline.Stage
 	models := map[string][]string{}
-	for _, name := range e.Schedulers {
-		canon, _ := evaluation.CanonicalScheduler(name)
-		files, ok := marlModels[canon]
-		if !ok {
-			continue
+	for _, id := range c.Eval.Experiments {
+		spec, _, fitted, err := c.experimentSpec(id, "")
+		if err != nil {
+			return nil, nil, err
 		}
-		setup := marlTrainSetup{Scheduler: canon, Cluster: sim.ClusterSpec{Topology: "fattree", K: e.K, Servers: "power8"},
-			JobsPerPod: jpp, Intervals: c.Train.MARL.Intervals, Episodes: c.Train.MARL.Episodes, Fitted: e.FittedInterference}
-		if canon == "atte" {
-			setup.Episodes = c.Train.MARL.AtteEpisodes
+		for _, name := range spec.Schedulers {
+			canon, _ := evaluation.CanonicalScheduler(name)
+			if !evaluation.IsLearned(canon) {
+				continue
+			}
+			for _, cl := range spec.Clusters {
+				key := modelKey(canon, cl.Spec)
+				if _, done := models[key]; done {
+					continue
+				}
+				var st pipeline.Stage
+				if m, ok := dasModelName(canon); ok {
+					st, models[key] = c.dasTrainStage(m)
+				} else if st, models[key], err = c.marlTrainStage(canon, cl.Spec, fitted); err != nil {
+					return nil, nil, err
+				}
+				stages = append(stages, st)
+			}
 		}
-		var outs []string
-		for _, f := range files {
-			outs = append(outs, path.Join(ModelDir(canon), f))
-		}
-		models[canon] = outs
-		var in []string
-		if setup.Fitted {
-			in = []string{FitModel}
-		}
-		stages = append(stages, &pipeline.Func{
-			StageName: "train-" + canon, StageVersion: stageVersion, In: in, Out: outs, Cfg: setup,
-			Fn: func(ctx context.Context, env *pipeline.Env) error { return trainMARLModel(ctx, env, setup, outs) },
-		})
 	}
-	return stages, models
+	return stages, models, nil
+}
+
+// marlTrainStage trains a MARL-workload learned scheduler on one cluster,
+// at the paper's load per pod, into models/<name>/<cluster id>/.
+func (c *Config) marlTrainStage(canon string, cluster sim.ClusterSpec, fitted bool) (pipeline.Stage, []string, error) {
+	files, ok := marlModels[canon]
+	if !ok {
+		return nil, nil, fmt.Errorf("train: no trainer for learned scheduler %s", canon)
+	}
+	built, err := cluster.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	setup := marlTrainSetup{Scheduler: canon, Cluster: cluster, JobsPerPod: evaluation.MARLPaperLoad(built),
+		Intervals: c.Train.MARL.Intervals, Episodes: c.Train.MARL.Episodes, Fitted: fitted}
+	if canon == "atte" {
+		setup.Episodes = c.Train.MARL.AtteEpisodes
+	}
+	var outs []string
+	for _, f := range files {
+		outs = append(outs, path.Join(ModelDir(canon), ClusterID(cluster), f))
+	}
+	var in []string
+	if setup.Fitted {
+		in = []string{FitModel}
+	}
+	return &pipeline.Func{
+		StageName: "train-" + canon + "-" + ClusterID(cluster), StageVersion: stageVersion, In: in, Out: outs, Cfg: setup,
+		Fn: func(ctx context.Context, env *pipeline.Env) error { return trainMARLModel(ctx, env, setup, outs) },
+	}, outs, nil
 }
 
 func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup, outs []string) error {
@@ -176,7 +237,7 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 	for _, o := range outs {
 		env.Output(o)
 	}
-	clusterName := fmt.Sprintf("fattree-k%d-power8", setup.Cluster.K)
+	clusterName := ClusterID(setup.Cluster)
 	seed, _ := pipeline.Seed(env.Seed, env.Stage(), "model")
 	var curves []training.Curve
 	switch setup.Scheduler {
@@ -236,7 +297,9 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 	return training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: "train:" + setup.Scheduler, ConfigHash: env.ConfigHash}, curves)
 }
 
-// dasModels are the DAS-paper learned schedulers and their model files.
+// dasModels are the DAS-paper learned schedulers and their model files
+// (the first is what loadLearned opens); a das-tuning row's files are
+// <name>.ckpt and <name>.json.
 var dasModels = map[string][]string{
 	"das": {"das.ckpt", "das.json"}, "da": {"da.ckpt", "da.json"}, "da+mc": {"da+mc.ckpt", "da+mc.json"},
 	"da+rwgp": {"da+rwgp.ckpt", "da+rwgp.json"}, "dl2": {"dl2.ckpt", "dl2.json"}, "rifling": {"rifling.json"},
@@ -248,34 +311,30 @@ type dasTrainSetup struct {
 	Train     DASTrainConfig `json:"train"`
 	MaxJobs   int            `json:"max_jobs"`
 	TestFrac  float64        `json:"test_fraction"`
+	// Heads and History of a das-tuning row (0: the default h and τ).
+	Heads   int `json:"heads,omitempty"`
+	History int `json:"history,omitempty"`
 }
 
-// dasTrainStages returns a training stage for every learned scheduler of
-// das-table1, and the artifacts evaluation needs from each.
-func (c *Config) dasTrainStages(models map[string][]string) []pipeline.Stage {
-	if !slices.Contains(c.Eval.Experiments, evaluation.DASTable1) {
-		return nil
+// dasTrainStage trains the DAS-paper model name (das, da, ..., dl2,
+// rifling, or a das-tuning row) on the training part of das-table1's
+// trace, into models/<name>/.
+func (c *Config) dasTrainStage(name string) (pipeline.Stage, []string) {
+	setup := dasTrainSetup{Scheduler: name, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction}
+	files, ok := dasModels[name]
+	if !ok {
+		setup.Heads, setup.History, _ = evaluation.DASTuningParams(name)
+		files = []string{name + ".ckpt", name + ".json"}
 	}
-	var stages []pipeline.Stage
-	for _, name := range c.Eval.DASTable1.Schedulers {
-		canon, _ := evaluation.CanonicalScheduler(name)
-		files, ok := dasModels[canon]
-		if !ok {
-			continue
-		}
-		setup := dasTrainSetup{Scheduler: canon, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction}
-		outs := []string{}
-		for _, f := range append(slices.Clone(files), training.CurvesFile) {
-			outs = append(outs, path.Join(ModelDir(canon), f))
-		}
-		models[canon] = outs
-		jobs := c.JobsArtifact()
-		stages = append(stages, &pipeline.Func{
-			StageName: "train-" + canon, StageVersion: stageVersion, In: []string{jobs}, Out: outs, Cfg: setup,
-			Fn: func(ctx context.Context, env *pipeline.Env) error { return trainDASModel(ctx, env, setup, jobs, outs) },
-		})
+	outs := []string{}
+	for _, f := range append(slices.Clone(files), training.CurvesFile) {
+		outs = append(outs, path.Join(ModelDir(name), f))
 	}
-	return stages
+	jobs := c.JobsArtifact()
+	return &pipeline.Func{
+		StageName: "train-" + name, StageVersion: stageVersion, In: []string{jobs}, Out: outs, Cfg: setup,
+		Fn: func(ctx context.Context, env *pipeline.Env) error { return trainDASModel(ctx, env, setup, jobs, outs) },
+	}, outs
 }
 
 func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, jobsPath string, outs []string) error {
@@ -321,7 +380,7 @@ func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, 
 		bar.Add(1)
 		curves = append(curves, rows...)
 	}
-	file := filepath.Join(dir, dasModels[setup.Scheduler][0])
+	file := env.Output(outs[0])
 	switch setup.Scheduler {
 	case "dl2":
 		cfg := dl2.DefaultConfig()
@@ -346,6 +405,9 @@ func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, 
 	default:
 		cfg := das.DefaultConfig()
 		cfg.Variant = setup.Scheduler
+		if setup.Heads > 0 {
+			cfg.Variant, cfg.Heads, cfg.History = das.VariantDAS, setup.Heads, setup.History
+		}
 		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = t.Episodes, t.SegmentJobs, t.ValJobs, t.LearningRates
 		bar.Done()
 		bar = env.Bar("episodes", int64(t.Episodes*len(t.LearningRates)))
@@ -383,19 +445,44 @@ func FittedInterference(path string) (sim.Interference, error) {
 	}), nil
 }
 
-// loadLearned loads a learned scheduler from its model directory.
-func loadLearned(name, dir string, seed uint64) (sim.Scheduler, error) {
+// loadLearned loads a learned scheduler from its model's first file.
+func loadLearned(name, file string, seed uint64) (sim.Scheduler, error) {
+	dir := filepath.Dir(file)
 	switch name {
 	case "deepsys", "atte":
 		return deepsys.Load(dir)
 	case "marl-device", "marl-server", "marl-single":
 		return marl.LoadScheduler(dir, marl.SchedulerOptions{Seed: seed})
 	case "dl2":
-		return dl2.Open(filepath.Join(dir, "dl2.ckpt"))
+		return dl2.Open(file)
 	case "rifling":
-		return rifling.Open(filepath.Join(dir, "rifling.json"))
-	case "das", "da", "da+mc", "da+rwgp":
-		return das.Open(filepath.Join(dir, name+".ckpt"))
+		return rifling.Open(file)
+	}
+	if _, ok := dasModelName(name); ok {
+		return das.Open(file)
 	}
 	return nil, fmt.Errorf("no loader for learned scheduler %s", name)
+}
+
+// OpenModel loads the learned scheduler name (canonical) for a cluster
+// from modelsDir, a directory laid out as a run's models/: DAS-paper
+// models in <name>/, MARL-workload models in <name>/<cluster id>/.
+func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
+	key := modelKey(name, cluster)
+	var first string
+	if m, ok := dasModelName(name); ok {
+		first = m + ".ckpt"
+		if files, ok := dasModels[m]; ok {
+			first = files[0]
+		}
+	} else if files, ok := marlModels[name]; ok {
+		first = files[0]
+	} else {
+		return nil, fmt.Errorf("no loader for learned scheduler %s", name)
+	}
+	file := filepath.Join(modelsDir, filepath.FromSlash(key), first)
+	if _, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
+	}
+	return loadLearned(name, file, seed)
 }

@@ -67,3 +67,65 @@ func PlotCurves(rows []Curve, title string, jctMinutes bool) (svg, png []byte, e
 	w, h := 7*vg.Inch, 7*vg.Inch
 	return figure.Column([]*plot.Plot{top, bottom}, w, h)
 }
+
+// Series is one model's learning curves in a PlotConvergence figure.
+type Series struct {
+	Label string
+	Rows  []Curve
+}
+
+// PlotConvergence draws several models' learning curves on shared axes,
+// as MARL Fig. 10(a) compares multi- and single-agent training: the
+// training return per episode above the mean JCT of the validation runs
+// (of the training episodes where a model has no validation rows), in
+// hours. It returns SVG and PNG.
+func PlotConvergence(series []Series, title string) (svg, png []byte, err error) {
+	top := plot.New()
+	top.Title.Text = title
+	top.X.Label.Text = "episode"
+	top.Y.Label.Text = "return (Σ rewards of the decisions)"
+	top.Legend.Top = true
+	bottom := plot.New()
+	bottom.X.Label.Text = "episode"
+	bottom.Y.Label.Text = "mean JCT (h)"
+	bottom.Legend.Top = true
+	for i, s := range series {
+		var ret, trainJCT, valJCT plotter.XYs
+		for _, r := range s.Rows {
+			x := float64(r.Episode)
+			if r.Split == "validation" {
+				valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
+			} else {
+				ret = append(ret, plotter.XY{X: x, Y: r.Return})
+				trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
+			}
+		}
+		jct, which := valJCT, "validation"
+		if len(jct) == 0 {
+			jct, which = trainJCT, "train"
+		}
+		c := seriesColours[i%len(seriesColours)]
+		for _, part := range []struct {
+			p    *plot.Plot
+			xy   plotter.XYs
+			name string
+		}{{top, ret, s.Label}, {bottom, jct, s.Label + " (" + which + ")"}} {
+			if len(part.xy) == 0 {
+				continue
+			}
+			l, pts, err := plotter.NewLinePoints(part.xy)
+			if err != nil {
+				return nil, nil, err
+			}
+			l.Color, pts.Color = c, c
+			pts.Radius = vg.Points(1.5)
+			part.p.Add(l, pts)
+			part.p.Legend.Add(part.name, l, pts)
+		}
+	}
+	return figure.Column([]*plot.Plot{top, bottom}, 7*vg.Inch, 7*vg.Inch)
+}
+
+// seriesColours are Okabe & Ito's colour-blind-safe blue, vermillion,
+// green and purple.
+var seriesColours = []color.NRGBA{{0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0x00, 0x9e, 0x73, 0xff}, {0xcc, 0x79, 0xa7, 0xff}}

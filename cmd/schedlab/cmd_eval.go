@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +21,7 @@ func init() { register(newEvalCmd) }
 func newEvalCmd(a *app) *cobra.Command {
 	var (
 		experiment, out, jobsFile, arrivals string
+		modelsDir                           string
 		scheds                              []string
 		workers, seeds, synthetic, maxJobs  int
 		fatTreeK, intervals                 int
@@ -56,6 +58,21 @@ Experiments:
                  "schedlab ingest --source google-2011"; without it that workload is
                  skipped and the table says so); Tetris, Load Balancing, LIF; mean JCT in
                  intervals.
+  das-load       DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
+                 at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).
+  das-tuning     DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
+                 2, 4, 8 heads (das-h1 ..) and τ = 4, 6, 8, 10 (das-tau4 ..) (needs --models).
+  marl-servers   MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
+                 servers; uniform arrivals.
+  marl-topologies MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.
+  marl-vs-single MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (add
+                 marl-device and marl-single with --schedulers and --models).
+
+The MARL experiments' load defaults to the paper's 15 jobs per pod of 100 servers
+scaled to each cluster's pod size. Learned schedulers (das, rifling, marl-device,
+...) load their models from --models, the models/ directory of a "schedlab run"
+that trained them: DAS-paper models from DIR/NAME/, MARL models from
+DIR/NAME/CLUSTER-ID/ (e.g. marl-device/fattree-k8-power8).
 
 Same inputs, flags and --seed give byte-identical Parquet files, tables and plots.
 An unknown experiment or scheduler is exit status 2; a scheduler that returns an
@@ -63,7 +80,8 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 		Example: `  schedlab eval --experiment das-table1 --out out/das --synthetic-jobs 5000
   schedlab ingest --source pai-sim --input operate_simulator_jobs_6000.csv --out out/pai
   schedlab eval --experiment das-table1 --jobs out/pai/jobs.parquet --out out/das
-  schedlab eval --experiment marl-arrivals --schedulers tetris,lb --arrivals out/google/arrivals.parquet --out out/marl`,
+  schedlab eval --experiment marl-arrivals --schedulers tetris,lb --arrivals out/google/arrivals.parquet --out out/marl
+  schedlab eval --experiment das-load --jobs out/nightly/datasets/pai-sim/jobs.parquet --models out/nightly/models --out out/load`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if experiment == "" || out == "" {
@@ -80,7 +98,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				spec.Schedulers = nil
 				for _, s := range scheds {
 					if _, err := evaluation.CanonicalScheduler(s); err != nil {
-						return usageErrorf("eval: --schedulers: unknown scheduler %q; schedulers: %s", s, strings.Join(schedulers.Names(), ", "))
+						return usageErrorf("eval: --schedulers: unknown scheduler %q; schedulers: %s, or learned: %s", s, strings.Join(schedulers.Names(), ", "), strings.Join(evaluation.LearnedNames(), ", "))
 					}
 					spec.Schedulers = append(spec.Schedulers, s)
 				}
@@ -111,14 +129,21 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			if fl.Changed("fattree-k") {
 				for i, c := range spec.Clusters {
 					if c.Spec.Topology == "fattree" {
-						spec.Clusters[i] = evaluation.Cluster{Name: fmt.Sprintf("fattree-k%d", fatTreeK), Spec: sim.ClusterSpec{Topology: "fattree", K: fatTreeK, Servers: c.Spec.Servers}}
+						spec.Clusters[i].Spec.K = fatTreeK
+						if strings.HasPrefix(c.Name, "fattree-k") {
+							spec.Clusters[i].Name = fmt.Sprintf("fattree-k%d", fatTreeK)
+						}
 					}
 				}
-				for i := range spec.Workloads {
-					if w := &spec.Workloads[i]; w.Kind != evaluation.KindTrace && !fl.Changed("jobs-per-pod") {
-						w.JobsPerPod = evaluation.MARLJobsPerPod(fatTreeK)
-					}
+			}
+			var learned []string
+			for _, s := range spec.Schedulers {
+				if canon, _ := evaluation.CanonicalScheduler(s); evaluation.IsLearned(canon) {
+					learned = append(learned, canon)
 				}
+			}
+			if len(learned) > 0 && modelsDir == "" {
+				return usageErrorf("eval: learned schedulers %s need --models DIR (the models/ directory of a schedlab run that trained them), or choose --schedulers", strings.Join(learned, ", "))
 			}
 			if workers < 1 {
 				return usageErrorf("eval: --workers must be >= 1, got %d", workers)
@@ -136,7 +161,18 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log})
+			newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+				if !evaluation.IsLearned(c.Scheduler) {
+					return nil, nil
+				}
+				for _, cl := range spec.Clusters {
+					if cl.Name == c.Cluster {
+						return stages.OpenModel(modelsDir, c.Scheduler, cl.Spec, seed)
+					}
+				}
+				return nil, fmt.Errorf("no cluster %s", c.Cluster)
+			}
+			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log, NewScheduler: newSched})
 			if err != nil {
 				return err
 			}
@@ -162,9 +198,10 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f.IntVar(&synthetic, "synthetic-jobs", 20000, "jobs the PAI-like generator draws when --jobs is not given")
 	f.IntVar(&maxJobs, "max-jobs", 20000, "trace workloads keep the first N jobs by submission after pruning")
 	f.StringVar(&arrivals, "arrivals", "", "arrivals table (interval,start_s,jobs; CSV or Parquet) for the google workload")
-	f.IntVar(&fatTreeK, "fattree-k", 8, "fat-tree parameter k of marl-arrivals (k pods of (k/2)² servers)")
-	f.IntVar(&intervals, "intervals", 20, "marl-arrivals: 30-minute intervals that receive jobs")
-	f.Float64Var(&jobsPerPod, "jobs-per-pod", 0, "marl-arrivals: (mean) jobs per pod per interval (default 15·(k/2)²/100)")
+	f.IntVar(&fatTreeK, "fattree-k", 8, "MARL experiments: fat-tree parameter k (k pods of (k/2)² servers)")
+	f.IntVar(&intervals, "intervals", 20, "MARL experiments: 30-minute intervals that receive jobs")
+	f.Float64Var(&jobsPerPod, "jobs-per-pod", 0, "MARL experiments: (mean) jobs per pod per interval (0: the paper's load, 15 per 100 servers of a pod)")
+	f.StringVar(&modelsDir, "models", "", "models/ directory of a schedlab run, for learned schedulers (das, rifling, marl-device, ...)")
 	f.IntVar(&seeds, "seeds", 1, "replicates per cell, each with its own random streams")
 	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
 	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")

@@ -52,7 +52,7 @@ func TestEvalUsage(t *testing.T) {
 		code int
 		want string // in stderr, or stdout for --help
 	}{
-		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: das-table1, marl-arrivals"},
+		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: das-table1, das-load, das-tuning, marl-arrivals"},
 		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle"; schedulers: fifo-firstfit, fifo-loadbalance`},
 		{[]string{"eval", "--experiment", "das-table1"}, 2, "--experiment and --out are required"},
 		{[]string{"eval", "--experiment", "das-table1", "--jobs", filepath.Join(out, "none.parquet"), "--out", out}, 2, "none.parquet"},
