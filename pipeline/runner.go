@@ -26,7 +26,7 @@ const stateDir = ".schedlab"
 type Runner struct {
 	Dir        string       // run directory; outputs land here
 	Seed       uint64       // run seed, handed to every stage
-	ConfigHash string       // identifies the effective config; goes into file metadata
+	ConfigHash string       // identifies the effective config; goes into the manifest
 	Config     any          // effective config, recorded in the manifest
 	Workers    int          // stages run at once; ≤ 0 means 1
 	Log        *slog.Logger // nil means slog.Default()
@@ -243,7 +243,14 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 		return err
 	}
 	defer os.RemoveAll(staging)
-	env := &Env{Seed: r.Seed, ConfigHash: r.ConfigHash, Log: log, stage: s.Name(), inputs: inPaths,
+	stageHash, err := HashJSON(struct {
+		Name, Version string
+		Config        any
+	}{s.Name(), s.Version(), s.Config()})
+	if err != nil {
+		return fmt.Errorf("config of stage %s: %w", s.Name(), err)
+	}
+	env := &Env{Seed: r.Seed, ConfigHash: stageHash, Log: log, stage: s.Name(), inputs: inPaths,
 		outputs: map[string]bool{}, staging: staging, progress: r.Progress, rows: map[string]int64{}}
 	for _, o := range s.Outputs() {
 		env.outputs[o] = true

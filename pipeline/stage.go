@@ -55,8 +55,11 @@ func (f *Func) Run(ctx context.Context, env *Env) error { return f.Fn(ctx, env) 
 type Env struct {
 	// Seed is the run seed; derive streams with Rand, never use it directly.
 	Seed uint64
-	// ConfigHash identifies the run's effective configuration; writers put it
-	// in file metadata.
+	// ConfigHash identifies the configuration the stage depends on: the
+	// hash of its name, version and Config(), not of the whole run's
+	// configuration, so that an output cached across an unrelated config
+	// change carries the same bytes as a fresh one. Writers put it in file
+	// metadata (schedlab.config_hash); the run's hash is in the manifest.
 	ConfigHash string
 	// Log is the stage's logger (it carries the stage name).
 	Log *slog.Logger

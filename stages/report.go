@@ -42,9 +42,26 @@ func (c *Config) sections() []reportSection {
 					"Per-job pairs from das-table1's results."},
 				reportSection{"DAS Appendix F: scheduling overhead per job", "tables/" + DASOverhead + ".md", "",
 					"Wall-clock time, so it differs between runs."})
+		case "das-load":
+			s = append(s, reportSection{"DAS Fig. 7: DAS vs RIFLING as the arrival rate varies", "tables/das-load.md", "plots/das-load.png",
+				"das-table1's clusters, trace and models; the evaluated jobs arrive at ×0.5, ×1 and ×2 the trace's rate."})
+		case "das-tuning":
+			s = append(s, reportSection{"DAS Fig. 5: attention heads h and GP history τ", "tables/das-tuning.md", "plots/das-tuning.png",
+				"One DAS model trained per h (τ = 8) and per τ (h = 4), beside RIFLING; the Average column is the paper's metric."})
 		case "marl-arrivals":
 			s = append(s, reportSection{"MARL Fig. 7: mean JCT under uniform, Poisson and Google arrivals", "tables/marl-arrivals.md", "plots/marl-arrivals.png",
 				"A fat-tree of power8 servers, batch placement every 30 minutes."})
+		case "marl-servers":
+			s = append(s, reportSection{"MARL Fig. 8: server configurations", "tables/marl-servers.md", "plots/marl-servers.png",
+				"The fat-tree built of each server kind; learned models trained per configuration."})
+		case "marl-topologies":
+			s = append(s, reportSection{"MARL Fig. 9: cluster topologies", "tables/marl-topologies.md", "plots/marl-topologies.png",
+				"Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."})
+		case "marl-vs-single":
+			s = append(s, reportSection{"MARL Fig. 10: multi-agent vs single-agent", "tables/marl-vs-single.md", "plots/marl-vs-single.png",
+				"Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
+				reportSection{"MARL Fig. 10(a): convergence", "tables/" + MARLConvergence + ".md", "plots/" + MARLConvergence + ".png",
+					"Validation mean JCT of the two learned schedulers over their training episodes."})
 		}
 	}
 	return append(s,

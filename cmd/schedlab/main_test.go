@@ -294,9 +294,23 @@ func TestQuickRunCache(t *testing.T) {
 		}
 	}
 	// One experiment's configuration re-runs that experiment only.
-	for name, ran := range run("SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500", "SCHEDLAB_EVAL_MARL_ARRIVALS_INTERVALS=5") {
+	last := []string{"SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500", "SCHEDLAB_EVAL_MARL_ARRIVALS_INTERVALS=5"}
+	for name, ran := range run(last...) {
 		if want := name == "eval-marl-arrivals" || name == "eval-collect"; ran != want {
 			t.Errorf("after changing eval.marl_arrivals.intervals: stage %s ran=%v, want %v", name, ran, want)
+		}
+	}
+	// Files reused from the cache carry the same bytes as a fresh run of
+	// the same configuration: their metadata names the stage's slice of
+	// the configuration, not the whole run's.
+	fresh := t.TempDir()
+	if _, errs, code := schedlab(t, last, "run", "--out", fresh, "--log-level", "warn"); code != 0 {
+		t.Fatalf("fresh run: exit %d: %s", code, errs)
+	}
+	want := artifacts(t, fresh)
+	for rel, sum := range artifacts(t, dir) {
+		if want[rel] != sum {
+			t.Errorf("%s: cached run and fresh run differ", rel)
 		}
 	}
 }
