@@ -223,7 +223,7 @@ func (c *Config) marlDerivedStages(models map[string][]string) ([]pipeline.Stage
 	for _, cl := range spec.Clusters {
 		for _, name := range spec.Schedulers {
 			canon, _ := evaluation.CanonicalScheduler(name)
-			for _, f := range models[modelKey(canon, cl.Spec)] {
+			for _, f := range models[c.modelKey(canon, cl.Spec)] {
 				if path.Base(f) == training.CurvesFile {
 					files = append(files, curveFile{canon, cl.Name, f})
 					in = append(in, f)

@@ -176,8 +176,8 @@ type evalStage struct {
 	inputs  []string
 	workers int
 	fitted  bool // speeds from fit/model.json
-	// models maps modelKey(scheduler, cluster) to a learned scheduler's
-	// model files (artifacts of this run).
+	// models maps "scheduler@cluster" (the cluster's name in the spec) to
+	// the learned scheduler's model files there (artifacts of this run).
 	models map[string][]string
 }
 
@@ -269,12 +269,11 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 				continue
 			}
 			for _, cl := range spec.Clusters {
-				key := modelKey(canon, cl.Spec)
-				files, ok := models[key]
+				files, ok := models[c.modelKey(canon, cl.Spec)]
 				if !ok {
 					return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
 				}
-				mine[key] = files
+				mine[canon+"@"+cl.Name] = files
 				inputs = append(inputs, files...)
 			}
 		}
@@ -324,12 +323,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		if !evaluation.IsLearned(c.Scheduler) {
 			return nil, nil
 		}
-		var files []string
-		for _, cl := range spec.Clusters {
-			if cl.Name == c.Cluster {
-				files = s.models[modelKey(c.Scheduler, cl.Spec)]
-			}
-		}
+		files := s.models[c.Scheduler+"@"+c.Cluster]
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
 		}

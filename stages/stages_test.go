@@ -224,3 +224,28 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 		t.Errorf("curves of families %v, want das and marl among them", fams)
 	}
 }
+
+// TestDASModelPerCluster: train.das.cluster "each" trains a DAS-paper model
+// per evaluated cluster, shared by the experiments that evaluate there.
+func TestDASModelPerCluster(t *testing.T) {
+	cfg := quickConfig()
+	cfg.Train.DAS.Cluster = DASEachCluster
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das"}
+	cfg.Eval.DASLoad.Schedulers = []string{"das"}
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trains []string
+	for _, s := range dag {
+		if strings.HasPrefix(s.Name(), "train-das") {
+			trains = append(trains, s.Name())
+			if !strings.HasPrefix(s.Outputs()[0], "models/das/flat-n") {
+				t.Errorf("%s writes %v", s.Name(), s.Outputs())
+			}
+		}
+	}
+	if want := []string{"train-das-flat-n8-pai-v100", "train-das-flat-n16-pai-v100", "train-das-flat-n32-pai-v100"}; !slices.Equal(trains, want) {
+		t.Errorf("training stages %v, want %v", trains, want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
@@ -38,9 +39,10 @@ type TrainConfig struct {
 // trainers simulate with the simulator's default interference (they take
 // no model), as das-table1 evaluates by default.
 type DASTrainConfig struct {
-	// Cluster the models train on (small, medium, large); each model is
-	// evaluated on every cluster of das-table1 (the policies do not depend
-	// on the machine count).
+	// Cluster the models train on (small, medium, large), each model then
+	// evaluated on every cluster (the policies do not depend on the machine
+	// count); or "each": every model trained once per cluster it is
+	// evaluated on, as in the paper (three times the training).
 	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
 	// Episodes per learning rate, and jobs per episode (1000 in the paper).
 	Episodes    int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
@@ -74,8 +76,8 @@ func (c TrainConfig) Validate() error {
 	if c.MARL.Intervals < 1 {
 		errs = append(errs, fmt.Errorf("train.marl.intervals: must be >= 1, got %d", c.MARL.Intervals))
 	}
-	if !slices.Contains([]string{"small", "medium", "large"}, c.DAS.Cluster) {
-		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium or large, got %q", c.DAS.Cluster))
+	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
+		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}
 	if c.DAS.Episodes < 1 || c.DAS.SegmentJobs < 1 || c.DAS.ValJobs < 0 {
 		errs = append(errs, fmt.Errorf("train.das.episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.DAS.Episodes, c.DAS.SegmentJobs, c.DAS.ValJobs))
@@ -141,11 +143,15 @@ func dasModelName(canon string) (string, bool) {
 }
 
 // modelKey names the model a learned scheduler uses on a cluster: a
-// DAS-paper model serves every cluster (it is trained on train.das.cluster),
-// a MARL-workload model is trained per cluster ("marl-device/fattree-k8-power8").
-func modelKey(canon string, cluster sim.ClusterSpec) string {
+// DAS-paper model is trained on train.das.cluster and serves every cluster
+// ("das"), or with cluster "each" is trained per cluster like a
+// MARL-workload model ("marl-device/fattree-k8-power8").
+func (c *Config) modelKey(canon string, cluster sim.ClusterSpec) string {
 	if m, ok := dasModelName(canon); ok {
-		return m
+		if c.Train.DAS.Cluster != DASEachCluster {
+			return m
+		}
+		canon = m
 	}
 	return canon + "/" + ClusterID(cluster)
 }
@@ -168,13 +174,13 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 				continue
 			}
 			for _, cl := range spec.Clusters {
-				key := modelKey(canon, cl.Spec)
+				key := c.modelKey(canon, cl.Spec)
 				if _, done := models[key]; done {
 					continue
 				}
 				var st pipeline.Stage
 				if m, ok := dasModelName(canon); ok {
-					st, models[key] = c.dasTrainStage(m)
+					st, models[key] = c.dasTrainStage(m, key, cl)
 				} else if st, models[key], err = c.marlTrainStage(canon, cl.Spec, fitted); err != nil {
 					return nil, nil, err
 				}
@@ -314,13 +320,26 @@ type dasTrainSetup struct {
 	// Heads and History of a das-tuning row (0: the default h and τ).
 	Heads   int `json:"heads,omitempty"`
 	History int `json:"history,omitempty"`
+	// Cluster trained on: its name (labels curves and the sidecar) and spec.
+	Cluster     string          `json:"cluster"`
+	ClusterSpec sim.ClusterSpec `json:"cluster_spec"`
 }
+
+// DASEachCluster as train.das.cluster trains every DAS-paper model once
+// per cluster it is evaluated on.
+const DASEachCluster = "each"
 
 // dasTrainStage trains the DAS-paper model name (das, da, ..., dl2,
 // rifling, or a das-tuning row) on the training part of das-table1's
-// trace, into models/<name>/.
-func (c *Config) dasTrainStage(name string) (pipeline.Stage, []string) {
-	setup := dasTrainSetup{Scheduler: name, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction}
+// trace into models/<key>/: on train.das.cluster, or with "each" on
+// evalCluster.
+func (c *Config) dasTrainStage(name, key string, evalCluster evaluation.Cluster) (pipeline.Stage, []string) {
+	setup := dasTrainSetup{Scheduler: name, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction,
+		Cluster: evalCluster.Name, ClusterSpec: evalCluster.Spec}
+	if c.Train.DAS.Cluster != DASEachCluster {
+		setup.Cluster = c.Train.DAS.Cluster
+		setup.ClusterSpec, _ = sim.Preset(c.Train.DAS.Cluster)
+	}
 	files, ok := dasModels[name]
 	if !ok {
 		setup.Heads, setup.History, _ = evaluation.DASTuningParams(name)
@@ -328,25 +347,22 @@ func (c *Config) dasTrainStage(name string) (pipeline.Stage, []string) {
 	}
 	outs := []string{}
 	for _, f := range append(slices.Clone(files), training.CurvesFile) {
-		outs = append(outs, path.Join(ModelDir(name), f))
+		outs = append(outs, path.Join("models", key, f))
 	}
+	stage := "train-" + strings.ReplaceAll(key, "/", "-")
 	jobs := c.JobsArtifact()
 	return &pipeline.Func{
-		StageName: "train-" + name, StageVersion: stageVersion, In: []string{jobs}, Out: outs, Cfg: setup,
+		StageName: stage, StageVersion: stageVersion, In: []string{jobs}, Out: outs, Cfg: setup,
 		Fn: func(ctx context.Context, env *pipeline.Env) error { return trainDASModel(ctx, env, setup, jobs, outs) },
 	}, outs
 }
 
 func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, jobsPath string, outs []string) error {
-	spec, err := sim.Preset(setup.Train.Cluster)
+	cluster, err := setup.ClusterSpec.Build()
 	if err != nil {
 		return err
 	}
-	cluster, err := spec.Build()
-	if err != nil {
-		return err
-	}
-	cluster.Name = setup.Train.Cluster
+	cluster.Name = setup.Cluster
 	jobs, err := datasets.ReadParquet[datasets.Job](env.Input(jobsPath))
 	if err != nil {
 		return err
@@ -385,21 +401,21 @@ func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, 
 	case "dl2":
 		cfg := dl2.DefaultConfig()
 		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = t.Episodes, t.SegmentJobs, t.ValJobs
-		res, err := dl2.Train(ctx, cfg, split, dl2.TrainOptions{Cluster: cluster, ClusterName: t.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
+		res, err := dl2.Train(ctx, cfg, split, dl2.TrainOptions{Cluster: cluster, ClusterName: setup.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
 		if err != nil {
 			return err
 		}
-		if err := dl2.Save(file, res.Model, t.Cluster); err != nil {
+		if err := dl2.Save(file, res.Model, setup.Cluster); err != nil {
 			return err
 		}
 	case "rifling":
 		cfg := rifling.DefaultConfig()
 		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = t.Episodes, t.SegmentJobs, t.ValJobs
-		res, err := rifling.Train(ctx, cfg, split, rifling.TrainOptions{Cluster: cluster, ClusterName: t.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
+		res, err := rifling.Train(ctx, cfg, split, rifling.TrainOptions{Cluster: cluster, ClusterName: setup.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
 		if err != nil {
 			return err
 		}
-		if err := rifling.Save(file, res.Policy, t.Cluster); err != nil {
+		if err := rifling.Save(file, res.Policy, setup.Cluster); err != nil {
 			return err
 		}
 	default:
@@ -411,14 +427,14 @@ func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, 
 		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = t.Episodes, t.SegmentJobs, t.ValJobs, t.LearningRates
 		bar.Done()
 		bar = env.Bar("episodes", int64(t.Episodes*len(t.LearningRates)))
-		res, err := das.Train(ctx, cfg, split, das.TrainOptions{Cluster: cluster, ClusterName: t.Cluster, Sim: sc, Seed: seed,
+		res, err := das.Train(ctx, cfg, split, das.TrainOptions{Cluster: cluster, ClusterName: setup.Cluster, Sim: sc, Seed: seed,
 			OnEpisode: func(_ float64, rows []training.Curve) { bar.Add(1) }})
 		if err != nil {
 			return err
 		}
 		best := res.Best()
 		curves = best.Curves
-		if err := das.Save(file, best.Model, das.Sidecar{Cluster: t.Cluster, LR: best.LR, Norm: split.Norm}); err != nil {
+		if err := das.Save(file, best.Model, das.Sidecar{Cluster: setup.Cluster, LR: best.LR, Norm: split.Norm}); err != nil {
 			return err
 		}
 	}
@@ -468,7 +484,6 @@ func loadLearned(name, file string, seed uint64) (sim.Scheduler, error) {
 // from modelsDir, a directory laid out as a run's models/: DAS-paper
 // models in <name>/, MARL-workload models in <name>/<cluster id>/.
 func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
-	key := modelKey(name, cluster)
 	var first string
 	if m, ok := dasModelName(name); ok {
 		first = m + ".ckpt"
@@ -480,7 +495,15 @@ func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (si
 	} else {
 		return nil, fmt.Errorf("no loader for learned scheduler %s", name)
 	}
-	file := filepath.Join(modelsDir, filepath.FromSlash(key), first)
+	// A model per cluster, or (DAS-paper models trained on one cluster)
+	// one for all.
+	file := filepath.Join(modelsDir, name, ClusterID(cluster), first)
+	if m, ok := dasModelName(name); ok {
+		file = filepath.Join(modelsDir, m, ClusterID(cluster), first)
+		if _, err := os.Stat(file); err != nil {
+			file = filepath.Join(modelsDir, m, first)
+		}
+	}
 	if _, err := os.Stat(file); err != nil {
 		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
 	}
