@@ -12,7 +12,7 @@ type ModelProfile struct {
 	Name       string
 	CPU        float64 // C_J, cores busy per instance standalone
 	PCIeGbps   float64 // P_J, Gbit/s between the socket and its GPUs
-	GradientMB float64 // bytes exchanged per iteration, MB (10^6 bytes)
+	GradientMB float64 // gradient (= parameter) size G, MB (10^6 bytes); pushed and pulled every iteration
 	IterS      float64 // ideal iteration time, seconds
 	Known      bool    // false for the default profile of an unknown model
 	Source     string
