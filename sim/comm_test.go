@@ -40,6 +40,13 @@ func TestCommunicationTimes(t *testing.T) {
 		{"two PS shards", []placed{{[]int{0}, []int{0, 1}}}, []float64{run(g / 10)}},
 		// Two jobs' pairs share server 0's link, in both directions.
 		{"two jobs share a link", []placed{{[]int{0}, []int{1}}, {[]int{0}, []int{2}}}, []float64{run(2 * g / 5), run(2 * g / 5)}},
+		// Ring all-reduce of n servers: each sends 2(n−1)/n·G to the next
+		// while receiving as much from the previous; links are full duplex,
+		// so the two directions do not compete.
+		{"ring of two", []placed{{[]int{0, 1}, nil}}, []float64{run(g / 10)}},
+		{"ring of three", []placed{{[]int{0, 1, 2}, nil}}, []float64{run(2 * 2 / 3.0 * g / 10)}},
+		// Two rings over the same two servers: two flows each way.
+		{"two rings share links", []placed{{[]int{0, 1}, nil}, {[]int{0, 1}, nil}}, []float64{run(g / 5), run(g / 5)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,11 +50,14 @@
 // slowdown over the job's instances under the Interference model (co-runners
 // on the same and other sockets of the server; an instance's C_J is its CPU
 // request, or the profile's when it requests none; P_J the profile's, 0 for
-// instances without GPUs) and comm the slowest of the job's flows: gradient
-// bits over the flow's bottleneck link, each link's capacity shared equally
-// by the flows crossing it. Jobs with parameter servers send 2·G/n_ps per
-// worker–PS pair on different servers; others all-reduce over a ring of
-// their servers (2(n−1)/n·G per hop); traffic inside a server is free.
+// instances without GPUs) and comm the slowest of the job's flows, paid once
+// per iteration: gradient bits over the flow's bottleneck link, links full
+// duplex, each direction's capacity shared equally by the flows crossing
+// it that way. Jobs with parameter servers exchange G/n_ps each way (push,
+// then pull) per worker–PS pair on different servers; others all-reduce
+// over a ring of their servers, each sending 2(n−1)/n·G to the next;
+// traffic inside a server is free (G is the profile's GradientMB, 10⁶
+// bytes, in Gbit).
 // Routes are shortest paths with deterministic ECMP (a fixed hash of the
 // endpoints picks among equal-cost next hops). A job needs DurationS
 // standalone seconds of work, so its run time is DurationS when alone on

@@ -91,10 +91,16 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// flow is one point-to-point transfer of a job per iteration.
+// flow is one point-to-point transfer of a job per iteration. Links are
+// full duplex: a hop is a directed link id, 2·link + 0 from Link.A to Link.B
+// and 2·link + 1 the other way, and flows share a direction's capacity only
+// with the flows crossing the link the same way. A duplex flow (a worker–PS
+// pair) sends half its volume along links (push) and then half back (pull);
+// the other flows (ring all-reduce hops) send all of it along links.
 type flow struct {
-	links  []int32
-	volume float64 // Gbit per iteration
+	links  []int32 // directed hops from source to destination
+	volume float64 // Gbit per iteration, both ways together for a duplex flow
+	duplex bool
 }
 
 // take is what one instance took from one socket.
@@ -134,8 +140,8 @@ type Sim struct {
 	free      []Resources
 	sockFree  [][]Resources
 	srvInst   [][]instRef
-	linkCount []int32
-	linkJobs  [][]int32
+	linkCount []int32   // flows per directed link (2·link + direction)
+	linkJobs  [][]int32 // per link, the job of each flow crossing it (either way)
 	dists     [][]int32 // hop distances to each destination node, built on demand
 	heap      []event
 	dirty     []*JobState
@@ -153,7 +159,6 @@ type Sim struct {
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
-	pathBuf           []int32
 	serverSeen        []int32 // per server, stamp of last job that touched it
 	stamp             int32
 	total             Resources
@@ -191,7 +196,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		free:       make([]Resources, n),
 		sockFree:   make([][]Resources, n),
 		srvInst:    make([][]instRef, n),
-		linkCount:  make([]int32, len(c.Topology.Links)),
+		linkCount:  make([]int32, 2*len(c.Topology.Links)),
 		linkJobs:   make([][]int32, len(c.Topology.Links)),
 		dists:      make([][]int32, len(c.Topology.Nodes)),
 		serverSeen: make([]int32, n),
@@ -706,9 +711,10 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 
 // addFlows builds the job's per-iteration transfers. Jobs with parameter
 // servers exchange 2·G/n_ps Gbit between each worker and each PS on another
-// server (push and pull); other multi-server jobs all-reduce over a ring of
-// their servers, each hop carrying 2(n−1)/n·G. Traffic inside a server is
-// free.
+// server (G/n_ps pushed, then G/n_ps pulled back); other multi-server jobs
+// all-reduce over a ring of their servers, each hop sending 2(n−1)/n·G one
+// way while receiving as much from the previous hop on the other direction
+// of the links. Traffic inside a server is free.
 func (s *Sim) addFlows(js *JobState) {
 	if len(js.Servers) < 2 {
 		return
@@ -722,7 +728,8 @@ func (s *Sim) addFlows(js *JobState) {
 			workers = append(workers, js.Slots[i].Server)
 		}
 	}
-	add := func(a, b int, vol float64) {
+	links := s.cluster.Topology.Links
+	add := func(a, b int, vol float64, duplex bool) {
 		na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
 		d := s.dists[nb]
 		if d == nil {
@@ -730,21 +737,33 @@ func (s *Sim) addFlows(js *JobState) {
 			s.dists[nb] = d
 		}
 		path, _ := s.cluster.Topology.route(nil, d, na, nb) // connectivity checked by Validate
-		js.flows = append(js.flows, flow{links: path, volume: vol})
-		for _, l := range path {
-			s.linkCount[l]++
+		at := na
+		for k, l := range path {
+			dl := 2 * l
+			if links[l].A == at {
+				at = links[l].B
+			} else {
+				dl++
+				at = links[l].A
+			}
+			path[k] = dl
+			s.linkCount[dl]++
+			if duplex {
+				s.linkCount[dl^1]++
+			}
 			s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
 			for _, o := range s.linkJobs[l] {
 				s.markDirty(&s.jobs[o])
 			}
 		}
+		js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex})
 	}
 	if len(ps) > 0 && len(workers) > 0 {
 		vol := 2 * g / float64(len(ps))
 		for _, w := range workers {
 			for _, p := range ps {
 				if w != p {
-					add(w, p, vol)
+					add(w, p, vol, true)
 				}
 			}
 		}
@@ -753,7 +772,7 @@ func (s *Sim) addFlows(js *JobState) {
 	n := len(js.Servers)
 	vol := 2 * float64(n-1) / float64(n) * g
 	for i, a := range js.Servers {
-		add(a, js.Servers[(i+1)%n], vol)
+		add(a, js.Servers[(i+1)%n], vol, false)
 	}
 }
 
@@ -791,8 +810,12 @@ func (s *Sim) finish(js *JobState) {
 		}
 	}
 	for _, f := range js.flows {
-		for _, l := range f.links {
-			s.linkCount[l]--
+		for _, dl := range f.links {
+			s.linkCount[dl]--
+			if f.duplex {
+				s.linkCount[dl^1]--
+			}
+			l := dl / 2
 			lj := s.linkJobs[l]
 			for k, o := range lj {
 				if int(o) == js.Index {
@@ -876,16 +899,21 @@ func (s *Sim) rate(js *JobState) float64 {
 	}
 	worst := js.slow
 	var comm float64
+	links := s.cluster.Topology.Links
 	for _, f := range js.flows {
-		bw := inf
-		for _, l := range f.links {
-			if b := s.cluster.Topology.Links[l].Gbps / float64(s.linkCount[l]); b < bw {
-				bw = b
+		fwd, back := inf, inf
+		for _, dl := range f.links {
+			c := links[dl/2].Gbps
+			fwd = min(fwd, c/float64(s.linkCount[dl]))
+			if f.duplex {
+				back = min(back, c/float64(s.linkCount[dl^1]))
 			}
 		}
-		if t := f.volume / bw; t > comm {
-			comm = t
+		t := f.volume / fwd
+		if f.duplex {
+			t = f.volume/2/fwd + f.volume/2/back
 		}
+		comm = max(comm, t)
 	}
 	return 1 / (1 + worst + comm/js.Profile.IterS)
 }

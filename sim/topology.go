@@ -20,8 +20,9 @@ type Node struct {
 	Server int // index into Cluster.Servers for NodeServer, -1 otherwise
 }
 
-// Link is an undirected link between two nodes. Flows crossing a link share
-// its capacity equally.
+// Link is a full-duplex link between two nodes: Gbps each way. Flows
+// crossing a link in the same direction share that direction's capacity
+// equally.
 type Link struct {
 	A, B int     // node indices, A < B
 	Gbps float64 // capacity, Gbit/s
