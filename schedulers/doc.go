@@ -11,13 +11,16 @@
 // The registry (New, Names) builds them by name:
 //
 //	fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance  DAS heuristics
-//	tetris, load-balancing, lif                                     MARL heuristics
+//	tetris, load-balancing, lif, tetris-pack                        MARL heuristics
 //	malo, mosa                                                      DAS meta-heuristics
 //
 // The heuristics are an ordering rule (FIFO, DRF) times a placement rule
-// (FirstFit, LeastGPULoad, LeastLoad, Alignment, LeastInterference) applied
-// instance by instance (Greedy); a job whose instances do not all fit stays
-// pending and later jobs may start. MALO and MOSA search job priorities and
+// (FirstFit, LeastGPULoad, LeastLoad, Alignment, LeastInterference, Packing)
+// applied instance by instance (Greedy); a job whose instances do not all
+// fit stays pending and later jobs may start. "tetris" is Tetris as the DAS
+// paper describes it (Alignment, which favours the emptiest server);
+// "tetris-pack" is the MARL paper's Tetris (Packing, which keeps a job's
+// instances on as few servers as it can). MALO and MOSA search job priorities and
 // server affinities of the oldest MetaConfig.MaxJobs pending jobs against a
 // surrogate of mean JCT and mean fee, keep a Pareto archive and apply its
 // knee; parameters from the DAS paper's Appendix D (MetaConfig documents the

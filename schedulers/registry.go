@@ -27,6 +27,7 @@ var registry = []entry{
 	{"tetris", "MARL/DAS: submission order, server best aligned with the demand", greedy("tetris", FIFO, func() Placer { return Alignment{} })},
 	{"load-balancing", "MARL: submission order, least normalised (GPU, CPU, memory) load", greedy("load-balancing", FIFO, func() Placer { return &LeastLoad{} })},
 	{"lif", "MARL: submission order, least predicted interference", greedy("lif", FIFO, func() Placer { return &LeastInterference{} })},
+	{"tetris-pack", "MARL: submission order, multi-resource bin packing with job locality (the MARL paper's Tetris)", greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
 	{"malo", "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50)", func(seed uint64) (sim.Scheduler, error) {
 		return NewMALO(DefaultMALOConfig(), sim.DefaultConfig().PriceGPUHour, pipeline.Rand(seed, "schedulers", "malo"))
 	}},

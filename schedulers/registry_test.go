@@ -11,7 +11,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	want := []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "malo", "mosa"}
+	want := []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa"}
 	if got := schedulers.Names(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
