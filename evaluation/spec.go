@@ -118,8 +118,11 @@ func Experiments() []string {
 // the table's order.
 var DASHeuristics = []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "malo", "mosa"}
 
-// MARLHeuristics are the heuristic baselines of MARL Fig. 7.
-var MARLHeuristics = []string{"tetris", "load-balancing", "lif"}
+// MARLHeuristics are the heuristic baselines of MARL Fig. 7. The MARL
+// paper's Tetris packs a job's workers and PSs onto as few servers as
+// possible (tetris-pack), unlike the DAS paper's (tetris: the server best
+// aligned with the demand, which spreads a job over the emptiest servers).
+var MARLHeuristics = []string{"tetris-pack", "load-balancing", "lif"}
 
 // DefaultSpec returns the documented configuration of an experiment:
 //
@@ -139,7 +142,7 @@ var MARLHeuristics = []string{"tetris", "load-balancing", "lif"}
 //     paper's scale is k=20, see the sim "fattree" preset), the paper's load
 //     scaled to the pod size (MARLPaperLoad: 2.4 jobs per pod per 30-minute
 //     interval) for 20 intervals, uniform / Poisson / Google arrivals (the
-//     last needs an arrivals table); Tetris, LB, LIF; interval triggers
+//     last needs an arrivals table); Tetris (packing), LB, LIF; interval triggers
 //     every 1800 s.
 //   - marl-servers (MARL Fig. 8): marl-arrivals' fat-tree built of power8,
 //     dgx1, hetero-cpu and mixed servers; uniform arrivals.
@@ -147,7 +150,7 @@ var MARLHeuristics = []string{"tetris", "load-balancing", "lif"}
 //     servers) and BCube(4,2) (2 pods of 32) of power8 servers; uniform
 //     arrivals. The paper's scale is the sim presets fattree, vl2, bcube.
 //   - marl-vs-single (MARL Fig. 10): marl-arrivals' fat-tree, uniform and
-//     Google arrivals; Tetris (the learned marl-device and marl-single rows
+//     Google arrivals; Tetris (packing) (the learned marl-device and marl-single rows
 //     need models; schedlab run trains them and plots their convergence).
 func DefaultSpec(id string) (Spec, error) {
 	switch id {
@@ -208,7 +211,7 @@ func DefaultSpec(id string) (Spec, error) {
 				Cluster{Name: "bcube-n4-k2", Spec: sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}})
 		case MARLVsSingle:
 			s.Workloads = append(s.Workloads, Workload{Name: KindGoogle, Kind: KindGoogle, Intervals: 20})
-			s.Schedulers = []string{"tetris"}
+			s.Schedulers = []string{"tetris-pack"}
 		}
 		return s, nil
 	}

@@ -48,7 +48,7 @@ type TableRow struct {
 var displayNames = map[string]string{
 	"fifo-firstfit": "FIFO-FirstFit", "fifo-loadbalance": "FIFO-Load Balance",
 	"drf-firstfit": "DRF-FirstFit", "drf-loadbalance": "DRF-Load Balance",
-	"tetris": "Tetris", "malo": "MALO", "mosa": "MOSA",
+	"tetris": "Tetris", "tetris-pack": "Tetris (packing)", "malo": "MALO", "mosa": "MOSA",
 	"load-balancing": "Load Balancing", "lif": "LIF",
 }
 

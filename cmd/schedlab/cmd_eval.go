@@ -56,8 +56,8 @@ Experiments:
                  intervals: uniform, Poisson and the Google 2011 pattern
                  (--arrivals FILE: interval,start_s,jobs as CSV or the arrivals.parquet of
                  "schedlab ingest --source google-2011"; without it that workload is
-                 skipped and the table says so); Tetris, Load Balancing, LIF; mean JCT in
-                 intervals.
+                 skipped and the table says so); Tetris (packing: tetris-pack, the MARL
+                 paper's Tetris), Load Balancing, LIF; mean JCT in intervals.
   das-load       DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
                  at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).
   das-tuning     DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
@@ -65,7 +65,7 @@ Experiments:
   marl-servers   MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
                  servers; uniform arrivals.
   marl-topologies MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.
-  marl-vs-single MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (add
+  marl-vs-single MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (packing) (add
                  marl-device and marl-single with --schedulers and --models).
 
 The MARL experiments' load defaults to the paper's 15 jobs per pod of 100 servers

@@ -23,7 +23,7 @@ type Sample struct {
 
 // DefaultHeuristics are the schedulers whose placements DeepSys learns
 // from (the MARL paper's heuristic baselines).
-var DefaultHeuristics = []string{"tetris", "load-balancing", "lif"}
+var DefaultHeuristics = []string{"tetris-pack", "load-balancing", "lif"}
 
 // Collect runs each named heuristic over jobs on c and logs every
 // placement it makes with the job's resulting speed.
