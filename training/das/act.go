@@ -41,6 +41,7 @@ type agents struct {
 	shat    *nn.Node
 	sc, rho *nn.Node
 	g       gpState
+	walk    *walker // RWGP variants
 	d       decision
 }
 
@@ -66,6 +67,7 @@ func (m *Model) act(t *nn.Tape, o *Obs, rng *rand.Rand) *agents {
 	if m.cfg.rwgp() {
 		a.rho = m.rho(t)
 		a.g = m.gpPrepare(t, o.Hist, o.M, a.rho, true)
+		a.walk = newWalker(o.M, a.rho.Data[0], walkCoefs(t, m.logBeta, m.cfg.WalkLength).Data)
 		d.hist = make([]*HistEntry, o.Count)
 	}
 	d.aff = make([][]float64, o.Count)
@@ -81,7 +83,15 @@ func (a *agents) affinity(r int) []float64 {
 	}
 	m, t, M := a.m, a.t, a.o.M
 	x, srow := jobAware(t, a.shat, a.sc, 0, r, a.shat.Rows, M)
-	amu, asd, phi, mean := m.affinity(t, x, srow, &a.g, a.rho)
+	var amu, asd, phi, mean *nn.Node
+	if a.walk != nil {
+		// Acting needs no gradient: the graph feature, the bulk of the
+		// work, is computed off the tape.
+		phi = t.Const(1, len(a.walk.coefs), a.walk.features(x.Data, x.Cols))
+		amu, asd, mean = m.posterior(t, x, phi, &a.g)
+	} else {
+		amu, asd, _, _ = m.affinity(t, x, srow, &a.g, a.rho)
+	}
 	row := make([]float64, M)
 	s := asd.Data[0]
 	lp := 0.0
@@ -100,14 +110,28 @@ func (a *agents) affinity(r int) []float64 {
 	return row
 }
 
+// passOver skips the affinity row of a job that roomFor rules out. Under
+// sampling it still takes the row's M draws from the stream, as computing
+// the row would: the job could not have been placed whatever its
+// affinities, so the shortcut changes no later draw, and training
+// rollouts are the same with it as without.
+func (a *agents) passOver() {
+	if a.rng == nil {
+		return
+	}
+	for range a.o.M {
+		a.rng.NormFloat64()
+	}
+}
+
 // decode turns the agents' actions into placements: jobs in descending
 // priority (ties to submission order); each job's instances, one after
 // another, on the machine of highest affinity that still has room in the
 // decision's ledger. A job with an instance that fits nowhere gives back
 // what it booked and stays pending (ζ = 0); a job that cannot fit what is
-// left in total is passed over without asking for its affinities. Because
-// every instance is booked in the ledger, a decision never over-commits a
-// server.
+// left (mayFit, roomFor) is passed over without asking for its
+// affinities. Because every instance is booked in the ledger, a decision
+// never over-commits a server.
 //
 // A GP kernel matrix that is not numerically positive definite (nn's
 // CholSolve failure) is returned as an error.
@@ -124,6 +148,10 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 	for _, r := range rows {
 		js := jobs[r]
 		if !mayFit(led, js) {
+			continue
+		}
+		if roomFor(led, js) < len(js.Instances) {
+			a.passOver()
 			continue
 		}
 		aff := a.affinity(r)
@@ -184,6 +212,33 @@ func mayFit(led *sim.Ledger, js *sim.JobState) bool {
 		}
 	}
 	return true
+}
+
+// roomFor bounds how many of js's instances the ledger can take in any
+// order: how often each server fits the element-wise least demand of
+// the instances, booked as Ledger.Take books (floating-point subtraction
+// is monotone, so no sequence of larger demands fits more often). On a
+// fragmented cluster most jobs that pass mayFit fail here, and skipping
+// their affinities is most of what acting saves.
+func roomFor(led *sim.Ledger, js *sim.JobState) int {
+	need := len(js.Instances)
+	if need == 0 {
+		return 0
+	}
+	least := js.Instances[0].Demand
+	for _, in := range js.Instances[1:] {
+		least.GPU = min(least.GPU, in.Demand.GPU)
+		least.CPU = min(least.CPU, in.Demand.CPU)
+		least.MemGiB = min(least.MemGiB, in.Demand.MemGiB)
+	}
+	n := 0
+	for _, free := range led.Free {
+		for n < need && least.Fits(free) {
+			free = free.Sub(least)
+			n++
+		}
+	}
+	return n
 }
 
 func cmpDesc(a, b float64) int {

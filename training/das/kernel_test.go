@@ -94,3 +94,52 @@ func TestWalkKernelGramIsPSD(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkerMatchesTape: the tape-free feature map used for acting agrees
+// with the recorded one (Matern52, then walkFeatures) on random small
+// graphs, including a single machine, coinciding machines (s = 0) and β
+// beyond maxBeta (clamped).
+func TestWalkerMatchesTape(t *testing.T) {
+	cases := []struct {
+		name       string
+		m, e, L    int
+		rho, beta  float64
+		duplicates bool
+	}{
+		{"one machine", 1, 3, 8, 1, 1, false},
+		{"L0", 4, 2, 0, 0.7, 1, false},
+		{"narrow", 5, 1, 8, 0.3, 0.5, false},
+		{"coinciding", 6, 4, 8, 1.2, 1.5, true},
+		{"wide", 9, 16, 12, 4, 2, false},
+		{"beta clamped", 7, 5, 8, 2, 5, false},
+		{"long scale", 8, 3, 8, 50, 1, false},
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := make([]float64, c.m*c.e)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			if c.duplicates {
+				copy(x[c.e:2*c.e], x[:c.e]) // rows 0 and 1 coincide
+			}
+			var tp nn.Tape
+			xn := tp.Const(c.m, c.e, x)
+			rho := tp.Const(1, 1, []float64{c.rho})
+			lb := tp.Const(1, 1, []float64{math.Log(c.beta)})
+			want := walkFeatures(&tp, tp.Matern52(xn, xn, rho), lb, c.L).Data
+			got := newWalker(c.m, c.rho, walkCoefs(&tp, lb, c.L).Data).features(x, c.e)
+			if len(got) != len(want) {
+				t.Fatalf("%d features, want %d", len(got), len(want))
+			}
+			// The same expressions in the same order: equal in practice;
+			// 1e-12 relative leaves room for a BLAS that sums otherwise.
+			for l := range want {
+				if math.Abs(got[l]-want[l]) > 1e-12*math.Abs(want[l]) {
+					t.Errorf("φ_%d: walker %.17g, tape %.17g", l, got[l], want[l])
+				}
+			}
+		})
+	}
+}

@@ -200,13 +200,21 @@ func (m *Model) gpPrepare(t *nn.Tape, hist []*HistEntry, M int, rho *nn.Node, ca
 // observation b: mean M×1 and standard deviation 1×1. x is the job-aware
 // machine features Ŝ_r ⊙ S^c (M×e).
 func (m *Model) affinity(t *nn.Tape, x, srow *nn.Node, g *gpState, rho *nn.Node) (mu, sd, phi, mean *nn.Node) {
-	minStd := m.cfg.MinStd
 	if m.placeMLP != nil {
+		minStd := m.cfg.MinStd
 		mu = m.placeMLP.Forward(t, x)
 		sd = t.AddScalar(t.Scale(t.Sigmoid(m.placeSd.Forward(t, srow)), 1-minStd), minStd)
 		return mu, sd, nil, nil
 	}
 	phi = m.graphFeature(t, x, rho)
+	mu, sd, mean = m.posterior(t, x, phi, g)
+	return mu, sd, phi, mean
+}
+
+// posterior records the RWGP's Gaussian for the job-aware machine
+// features x (M×e) whose graph feature is phi (1×(L+1)).
+func (m *Model) posterior(t *nn.Tape, x, phi *nn.Node, g *gpState) (mu, sd, mean *nn.Node) {
+	minStd := m.cfg.MinStd
 	mean = m.gpMean.Forward(t, x)
 	mu = mean
 	kss := t.MatMul(phi, t.Transpose(phi))
@@ -218,7 +226,7 @@ func (m *Model) affinity(t *nn.Tape, x, srow *nn.Node, g *gpState, rho *nn.Node)
 	}
 	// σ = √max(Σ, floor²) through exp(½ log ·): nn has no square root.
 	sd = t.Exp(t.Scale(t.Log(t.Clamp(variance, minStd*minStd, math.Inf(1))), 0.5))
-	return mu, sd, phi, mean
+	return mu, sd, mean
 }
 
 // jobAware records x = Ŝ_r ⊙ S^c_b (M×e).

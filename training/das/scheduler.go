@@ -42,6 +42,10 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 		s.hist = nil
 	}
 	o, chosen := observe(st, s.m.cfg.Jobs, nil)
+	if !anyFits(st, chosen) {
+		// Whatever the agents said, decode would place nothing.
+		return nil, nil
+	}
 	o.Hist = s.hist
 	d := s.m.act(&s.t, o, nil)
 	pl, placed, err := decode(st, chosen, d)
@@ -50,6 +54,17 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 	}
 	s.hist = pushHistory(s.hist, d, placed, s.m.cfg.History)
 	return pl, nil
+}
+
+// anyFits reports whether decode might place one of jobs.
+func anyFits(st *sim.State, jobs []*sim.JobState) bool {
+	led := st.Ledger()
+	for _, js := range jobs {
+		if mayFit(led, js) && roomFor(led, js) >= len(js.Instances) {
+			return true
+		}
+	}
+	return false
 }
 
 // pushHistory appends the placed rows to the GP history, keeping the last
