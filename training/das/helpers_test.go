@@ -63,7 +63,7 @@ func tinyConfig(variant string) Config {
 }
 
 // contendedJobs is a small workload on which the order of jobs matters a
-// great deal: Poisson arrivals at about 1.2 times what the Small cluster
+// great deal: Poisson arrivals at about 1.5 times what the Small cluster
 // can serve, of three kinds (small 1×1 GPU for 10 min, medium 2×4 GPUs
 // for 30 min, large 4×8 GPUs for 2 h; 60/25/15 %). Running small jobs
 // first is far better for mean JCT than submission order; a learned
@@ -73,7 +73,7 @@ func contendedJobs(n int, seed uint64) []datasets.Job {
 	jobs := make([]datasets.Job, n)
 	now := 0.0
 	for i := range jobs {
-		now += rng.ExpFloat64() * 500
+		now += rng.ExpFloat64() * 400
 		var inst int32
 		var gpu, dur float64
 		switch u := rng.Float64(); {
