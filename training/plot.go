@@ -84,7 +84,8 @@ func PlotConvergence(series []Series, title string) (svg, png []byte, err error)
 	top.Title.Text = title
 	top.X.Label.Text = "episode"
 	top.Y.Label.Text = "return (Σ rewards of the decisions)"
-	top.Legend.Top = true
+	// Returns rise to the right, JCT falls: legends where the lines are not.
+	top.Legend.Top, top.Legend.Left = true, true
 	bottom := plot.New()
 	bottom.X.Label.Text = "episode"
 	bottom.Y.Label.Text = "mean JCT (h)"
