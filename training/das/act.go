@@ -1,6 +1,7 @@
 package das
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -43,7 +44,14 @@ type agents struct {
 	g       gpState
 	walk    *walker // RWGP variants
 	d       decision
+	// computed marks the rows actRows computed; nil when act computed
+	// them all.
+	computed []bool
 }
+
+// errPartial is decode's report that a decision from actRows would
+// place a row that actRows left out.
+var errPartial = errors.New("das: decision needs a row the ordering agent left out")
 
 // act runs the ordering agent on o and prepares the placement agent. With
 // rng it samples a^j ~ N(μ^j, σ^j) and A^c ~ N(μ, Σ) (training); without,
@@ -64,6 +72,43 @@ func (m *Model) act(t *nn.Tape, o *Obs, rng *rand.Rand) *agents {
 		d.prio[r] = p
 		d.prioLogp += gaussLogp(p, mu.Data[r], sd.Data[r])
 	}
+	a.preparePlacement()
+	return a
+}
+
+// actRows is act in evaluation for the rows of o that can fit the
+// cluster (fitting), with the ordering agent run by w off the tape: the
+// other rows get no representation and priority −Inf. Decode visits the
+// rows in the order act's priorities give them, the others last, and
+// books exactly what it would after act: a row that cannot fit at the
+// start cannot fit later while the ledger stays within the start's free
+// resources, and decode reports errPartial if it does not or one of the
+// others fits after all. It returns nil if a row's priority is NaN:
+// sorting by NaN is not a stable sort, so the order would depend on the
+// rows left out, and act must decide. (Priorities are tanh of finite
+// values for finite weights; a NaN among the rows left out, which act
+// alone would see, needs activations that overflow.)
+func (m *Model) actRows(t *nn.Tape, w *orderer, o *Obs, rows []int) *agents {
+	t.Reset()
+	n, e := max(o.Count, 1), m.cfg.Hidden
+	shat, sc, mu := w.order(m, o, n, rows)
+	a := &agents{m: m, t: t, o: o, computed: make([]bool, o.Count)}
+	for _, r := range rows {
+		if math.IsNaN(mu[r]) {
+			return nil
+		}
+		a.computed[r] = true
+	}
+	a.shat, a.sc = t.Const(n, e, shat), t.Const(o.M, e, sc)
+	a.d.prio = make([]float64, m.cfg.Jobs)
+	copy(a.d.prio[:o.Count], mu)
+	a.preparePlacement()
+	return a
+}
+
+// preparePlacement readies the placement agent once Ŝ and S^c are known.
+func (a *agents) preparePlacement() {
+	m, t, o, d := a.m, a.t, a.o, &a.d
 	if m.cfg.rwgp() {
 		a.rho = m.rho(t)
 		a.g = m.gpPrepare(t, o.Hist, o.M, a.rho, true)
@@ -72,7 +117,6 @@ func (m *Model) act(t *nn.Tape, o *Obs, rng *rand.Rand) *agents {
 	}
 	d.aff = make([][]float64, o.Count)
 	d.affLogp = make([]float64, o.Count)
-	return a
 }
 
 // affinity returns row r of A^c, computing it on first use.
@@ -154,6 +198,9 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 			a.passOver()
 			continue
 		}
+		if a.computed != nil && !a.computed[r] {
+			return nil, nil, errPartial
+		}
 		aff := a.affinity(r)
 		for k := range order {
 			order[k] = k
@@ -178,6 +225,12 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 			for i, s := range slots {
 				led.Give(s.Server, js.Instances[i].Demand)
 			}
+			if a.computed != nil && !within(led, st.Free, slots) {
+				// Giving back can round a server's free resources
+				// above where the decision started, where a row that
+				// did not fit then might fit now.
+				return nil, nil, errPartial
+			}
 			continue
 		}
 		pl = append(pl, sim.Placement{Job: js.Index, Slots: slots})
@@ -187,6 +240,19 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 		return nil, nil, fmt.Errorf("das: at t=%gs: %w", st.Now, err)
 	}
 	return pl, placed, nil
+}
+
+// within reports whether the ledger's servers of slots have at most the
+// free resources of free. While every server has, mayFit and roomFor are
+// no easier to pass than with free (both are monotone in the ledger).
+func within(led *sim.Ledger, free []sim.Resources, slots []sim.Slot) bool {
+	for _, s := range slots {
+		l, f := led.Free[s.Server], free[s.Server]
+		if l.GPU > f.GPU || l.CPU > f.CPU || l.MemGiB > f.MemGiB {
+			return false
+		}
+	}
+	return true
 }
 
 // mayFit is a necessary condition for js to fit the ledger: its total

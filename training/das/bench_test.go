@@ -5,25 +5,20 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 )
 
-// BenchmarkInferenceLarge runs the untrained full DAS model (N = 32,
+// BenchmarkInferenceLarge runs the untrained full DAS model (N = 128,
 // e = 64, h = 4, τ = 8, L = 8) as a scheduler over 300 PAI-like jobs on
 // the Large cluster (32 servers) and reports the wall time of its
 // decisions per job placed (the paper's inference time per job, App. F).
 func BenchmarkInferenceLarge(b *testing.B) {
 	c := cluster(b, "large")
 	jobs := synthJobs(b, 300, 9)
-	m := NewModel(DefaultConfig(), pipeline.Rand(1, "bench", "init"))
 	// Random, non-zero heads: the zero start would tie everything.
-	rng := pipeline.Rand(1, "bench", "heads")
-	for _, p := range m.ps.List() {
-		for i := range p.Data {
-			p.Data[i] += 0.1 * rng.NormFloat64()
-		}
-	}
+	m := noisyModel(DefaultConfig(), "bench", 1, 0.1)
 	var decisionS float64
 	var placed, decisions int
 	cpu0 := cpuSeconds()
@@ -43,6 +38,49 @@ func BenchmarkInferenceLarge(b *testing.B) {
 	b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
 	b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
 	b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+}
+
+// BenchmarkInferencePAI is the das-overhead measurement on a realistic
+// load: each variant at DefaultConfig, weights from a seeded init with
+// random non-zero heads, as a scheduler over the training part (the
+// earliest 80 %, 1999 jobs) of 2500 PAI-like jobs on the Large cluster.
+// The cluster stays busy: a forward pass sees about 110 pending jobs, of
+// which about 8 fit, and there are two decisions per job placed. It
+// reports the wall time of the decisions per job placed.
+func BenchmarkInferencePAI(b *testing.B) {
+	c := cluster(b, "large")
+	raw, err := datasets.GeneratePAILikeJobs(context.Background(), datasets.PAILikeConfig{Jobs: 2500}, pipeline.Rand(11, "bench", "pai"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range Variants() {
+		b.Run(v, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Variant = v
+			sp, err := PrepareJobs(c, raw, sim.DefaultConfig(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := noisyModel(cfg, "bench", 1, 0.1)
+			var decisionS float64
+			var placed, decisions int
+			cpu0 := cpuSeconds()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := sim.Run(context.Background(), c, sp.Train, NewScheduler(m), sim.DefaultConfig(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				decisionS += r.Timing.DecisionS
+				placed += r.Timing.JobsPlaced
+				decisions += r.Timing.Decisions
+			}
+			b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
+			b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
+			b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+			b.ReportMetric(float64(decisions)/float64(placed), "decisions/job")
+		})
+	}
 }
 
 // BenchmarkTrainingEpisode is one training episode of the full model at

@@ -51,6 +51,9 @@
 // highest affinity that still has room in the decision's ledger; a job
 // that does not fit whole stays pending. The priority and affinity heads
 // start at zero, so the untrained deterministic policy is FIFO first-fit.
+// Evaluation runs the ordering agent off the tape and only for the jobs
+// that fit the free resources (order.go): the others cannot be placed
+// whatever their priority; the decisions are the same to the bit.
 //
 // # Training
 //

@@ -90,3 +90,17 @@ func contendedJobs(n int, seed uint64) []datasets.Job {
 	}
 	return jobs
 }
+
+// noisyModel is a model of cfg initialised from (seed, stage) with every
+// parameter then perturbed by scale·N(0, 1): the zero-initialised heads
+// would tie every job and every machine.
+func noisyModel(cfg Config, stage string, seed uint64, scale float64) *Model {
+	m := NewModel(cfg, pipeline.Rand(seed, stage, "init"))
+	rng := pipeline.Rand(seed, stage, "heads")
+	for _, p := range m.ps.List() {
+		for i := range p.Data {
+			p.Data[i] += scale * rng.NormFloat64()
+		}
+	}
+	return m
+}

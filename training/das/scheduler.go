@@ -2,6 +2,7 @@ package das
 
 import (
 	"context"
+	"errors"
 
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/nn"
@@ -11,11 +12,18 @@ import (
 // sim.Scheduler, in evaluation mode: the priority and affinity means, no
 // sampling, the N longest-waiting jobs when more are pending. It keeps
 // the RWGP's history of placements across decisions, so one value serves
-// one run (as sim.Scheduler requires).
+// one run (as sim.Scheduler requires). The ordering agent runs off the
+// tape, on the pending jobs that can fit only (actRows); its decisions
+// are those of the tape's forward pass on every job (act), to the bit.
 type Scheduler struct {
 	m    *Model
 	t    nn.Tape
+	ord  orderer
 	hist []*HistEntry
+	// tapeOnly runs every decision through act (tests compare); fast
+	// counts the decisions actRows took.
+	tapeOnly bool
+	fast     int
 }
 
 // NewScheduler wraps a model.
@@ -42,13 +50,32 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 		s.hist = nil
 	}
 	o, chosen := observe(st, s.m.cfg.Jobs, nil)
-	if !anyFits(st, chosen) {
+	rows := fitting(st, chosen)
+	if len(rows) == 0 {
 		// Whatever the agents said, decode would place nothing.
 		return nil, nil
 	}
 	o.Hist = s.hist
-	d := s.m.act(&s.t, o, nil)
-	pl, placed, err := decode(st, chosen, d)
+	var (
+		d      *agents
+		pl     []sim.Placement
+		placed []int
+		err    error
+	)
+	if !s.tapeOnly {
+		// Only the fitting rows can be placed: the ordering agent's
+		// work on the others is left out.
+		if d = s.m.actRows(&s.t, &s.ord, o, rows); d != nil {
+			pl, placed, err = decode(st, chosen, d)
+			if err == nil {
+				s.fast++
+			}
+		}
+	}
+	if d == nil || errors.Is(err, errPartial) {
+		d = s.m.act(&s.t, o, nil)
+		pl, placed, err = decode(st, chosen, d)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -56,15 +83,17 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 	return pl, nil
 }
 
-// anyFits reports whether decode might place one of jobs.
-func anyFits(st *sim.State, jobs []*sim.JobState) bool {
+// fitting lists the jobs (by index) that decode might place: those that
+// fit the cluster's free resources before any booking.
+func fitting(st *sim.State, jobs []*sim.JobState) []int {
 	led := st.Ledger()
-	for _, js := range jobs {
+	var rows []int
+	for r, js := range jobs {
 		if mayFit(led, js) && roomFor(led, js) >= len(js.Instances) {
-			return true
+			rows = append(rows, r)
 		}
 	}
-	return false
+	return rows
 }
 
 // pushHistory appends the placed rows to the GP history, keeping the last
