@@ -311,6 +311,15 @@ var dasModels = map[string][]string{
 	"da+rwgp": {"da+rwgp.ckpt", "da+rwgp.json"}, "dl2": {"dl2.ckpt", "dl2.json"}, "rifling": {"rifling.json"},
 }
 
+// dasModelFiles are the files of the DAS-paper model name (dasModelName),
+// the one loadLearned opens first.
+func dasModelFiles(name string) []string {
+	if files, ok := dasModels[name]; ok {
+		return files
+	}
+	return []string{name + ".ckpt", name + ".json"}
+}
+
 // dasTrainSetup is what a DAS-paper training depends on besides the trace.
 type dasTrainSetup struct {
 	Scheduler string         `json:"scheduler"`
@@ -340,11 +349,8 @@ func (c *Config) dasTrainStage(name, key string, evalCluster evaluation.Cluster)
 		setup.Cluster = c.Train.DAS.Cluster
 		setup.ClusterSpec, _ = sim.Preset(c.Train.DAS.Cluster)
 	}
-	files, ok := dasModels[name]
-	if !ok {
-		setup.Heads, setup.History, _ = evaluation.DASTuningParams(name)
-		files = []string{name + ".ckpt", name + ".json"}
-	}
+	setup.Heads, setup.History, _ = evaluation.DASTuningParams(name)
+	files := dasModelFiles(name)
 	outs := []string{}
 	for _, f := range append(slices.Clone(files), training.CurvesFile) {
 		outs = append(outs, path.Join("models", key, f))
@@ -486,10 +492,7 @@ func loadLearned(name, file string, seed uint64) (sim.Scheduler, error) {
 func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
 	var first string
 	if m, ok := dasModelName(name); ok {
-		first = m + ".ckpt"
-		if files, ok := dasModels[m]; ok {
-			first = files[0]
-		}
+		first = dasModelFiles(m)[0]
 	} else if files, ok := marlModels[name]; ok {
 		first = files[0]
 	} else {

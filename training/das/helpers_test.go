@@ -2,13 +2,13 @@ package das
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das/dastest"
 )
 
 // synthJobs returns n PAI-like jobs from the seeded generator.
@@ -62,34 +62,9 @@ func tinyConfig(variant string) Config {
 	return cfg
 }
 
-// contendedJobs is a small workload on which the order of jobs matters a
-// great deal: Poisson arrivals at about 1.5 times what the Small cluster
-// can serve, of three kinds (small 1×1 GPU for 10 min, medium 2×4 GPUs
-// for 30 min, large 4×8 GPUs for 2 h; 60/25/15 %). Running small jobs
-// first is far better for mean JCT than submission order; a learned
-// policy has to discover that from the features (instances, GPUs).
-func contendedJobs(n int, seed uint64) []datasets.Job {
-	rng := pipeline.Rand(seed, "test", "contended")
-	jobs := make([]datasets.Job, n)
-	now := 0.0
-	for i := range jobs {
-		now += rng.ExpFloat64() * 400
-		var inst int32
-		var gpu, dur float64
-		switch u := rng.Float64(); {
-		case u < 0.6:
-			inst, gpu, dur = 1, 1, 600
-		case u < 0.85:
-			inst, gpu, dur = 2, 4, 1800
-		default:
-			inst, gpu, dur = 4, 8, 7200
-		}
-		dur *= 0.75 + 0.5*rng.Float64()
-		jobs[i] = datasets.Job{JobID: fmt.Sprintf("c%d", i), Source: "test", SubmitS: now, DurationS: dur,
-			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: inst, GPU: gpu, CPU: 6 * gpu, MemGiB: 30 * gpu}}}
-	}
-	return jobs
-}
+// contendedJobs is dastest.ContendedJobs at about 1.5 times the Small
+// cluster's capacity.
+func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.ContendedJobs(n, seed, 400) }
 
 // noisyModel is a model of cfg initialised from (seed, stage) with every
 // parameter then perturbed by scale·N(0, 1): the zero-initialised heads

@@ -3,42 +3,21 @@ package dl2
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
-	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/das/dastest"
 )
 
-// contendedJobs: the workload of das's learning test — order matters
-// (small jobs first is about twice as good as submission order).
-func contendedJobs(n int, seed uint64) []datasets.Job {
-	rng := pipeline.Rand(seed, "test", "contended")
-	jobs := make([]datasets.Job, n)
-	now := 0.0
-	for i := range jobs {
-		now += rng.ExpFloat64() * 500
-		var inst int32
-		var gpu, dur float64
-		switch u := rng.Float64(); {
-		case u < 0.6:
-			inst, gpu, dur = 1, 1, 600
-		case u < 0.85:
-			inst, gpu, dur = 2, 4, 1800
-		default:
-			inst, gpu, dur = 4, 8, 7200
-		}
-		dur *= 0.75 + 0.5*rng.Float64()
-		jobs[i] = datasets.Job{JobID: fmt.Sprintf("c%d", i), Source: "test", SubmitS: now, DurationS: dur,
-			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: inst, GPU: gpu, CPU: 6 * gpu, MemGiB: 30 * gpu}}}
-	}
-	return jobs
-}
+// contendedJobs: the workload of das's learning test (order matters:
+// small jobs first is about twice as good as submission order), at a
+// 500 s mean gap.
+func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.ContendedJobs(n, seed, 500) }
 
 func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	t.Helper()
