@@ -47,7 +47,7 @@ func BenchmarkReplayPAILike(b *testing.B) {
 			var res *sim.Result
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				s, _ := schedulers.New("fifo-firstfit")
+				s, _ := schedulers.New("fifo-firstfit", schedulers.Options{})
 				if res, err = sim.Run(context.Background(), c, jobs, s, sim.DefaultConfig(), nil); err != nil {
 					b.Fatal(err)
 				}
@@ -84,7 +84,7 @@ func BenchmarkMARLFatTree(b *testing.B) {
 			var res *sim.Result
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				s, _ := schedulers.New("load-balancing")
+				s, _ := schedulers.New("load-balancing", schedulers.Options{})
 				if res, err = sim.Run(context.Background(), c, jobs, s, cfg, nil); err != nil {
 					b.Fatal(err)
 				}

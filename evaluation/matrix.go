@@ -85,7 +85,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		if IsLearned(c.Scheduler) {
 			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
 		}
-		return schedulers.New(c.Scheduler, seed)
+		return schedulers.New(schedulers.Name(c.Scheduler), schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour})
 	}
 	rep := &Report{Spec: spec, Seed: opt.Seed}
 	clusters := make([]*sim.Cluster, len(spec.Clusters))

@@ -381,11 +381,11 @@ func CanonicalScheduler(name string) (string, error) {
 	if n := strings.ToLower(strings.TrimSpace(name)); IsLearned(n) {
 		return n, nil
 	}
-	s, err := schedulers.New(name)
+	n, err := schedulers.Canonical(name)
 	if err != nil {
 		return "", fmt.Errorf("%w, or a learned scheduler (%s)", err, strings.Join(LearnedNames(), ", "))
 	}
-	return s.Name(), nil
+	return string(n), nil
 }
 
 // LearnedNames lists the learned schedulers' names, sorted.

@@ -47,7 +47,7 @@ func runBench(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name string, cf
 	b.Helper()
 	var res *sim.Result
 	for i := 0; i < b.N; i++ {
-		s, err := schedulers.New(name)
+		s, err := schedulers.New(schedulers.Name(name), schedulers.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

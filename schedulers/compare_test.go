@@ -34,7 +34,7 @@ func TestCompare(t *testing.T) {
 			jobs = schedulerstest.PAILike(tc.n, 0.01, 5)
 		}
 		for _, name := range schedulers.Names() {
-			s, err := schedulers.New(name, 1)
+			s, err := schedulers.New(name, schedulers.Options{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,12 +10,12 @@ import (
 
 func TestConformance(t *testing.T) {
 	for _, name := range schedulers.Names() {
-		t.Run(name, func(t *testing.T) {
+		t.Run(string(name), func(t *testing.T) {
 			n := 120
 			if name == "malo" || name == "mosa" {
 				n = 80 // thousands of surrogate evaluations per decision
 			}
-			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) { return schedulers.New(name, seed) }, n)
+			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) { return schedulers.New(name, schedulers.Options{Seed: seed}) }, n)
 		})
 	}
 }

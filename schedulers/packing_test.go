@@ -63,7 +63,7 @@ func placeOne(t *testing.T, c *sim.Cluster, busy []int32, job datasets.Job, name
 	if len(st.Pending) != 1 {
 		t.Fatalf("%d jobs pending at t=%g, want the one under test", len(st.Pending), sm.Now())
 	}
-	sched, err := schedulers.New(name)
+	sched, err := schedulers.New(schedulers.Name(name), schedulers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestPackingDeterministic(t *testing.T) {
 	}
 	jobs := schedulerstest.MARLLike(150, 600, 7)
 	run := func() [][]sim.Placement {
-		s, err := schedulers.New("tetris-pack")
+		s, err := schedulers.New("tetris-pack", schedulers.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

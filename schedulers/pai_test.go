@@ -102,7 +102,7 @@ func TestPAISubset(t *testing.T) {
 			t.Fatal(err)
 		}
 		{
-			s, _ := schedulers.New(name)
+			s, _ := schedulers.New(schedulers.Name(name), schedulers.Options{})
 			res, err := sim.Run(context.Background(), c, jobs, s, sim.DefaultConfig(), nil)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", preset, name, err)

@@ -1,94 +1,250 @@
 package schedulers
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 )
 
-// entry builds one scheduler from a seed.
+// Name is a scheduler's canonical name in the registry: lower case, with
+// hyphens (fifo-firstfit, tetris-pack, das, marl-device). Canonical turns
+// user input (any case, FIFO-FF-style aliases) into one.
+type Name string
+
+// Info describes a registered scheduler.
+type Info struct {
+	Name Name
+	// Display is the papers' name (FIFO-FirstFit, DAS, MARL
+	// (device-level)), the label of table rows.
+	Display string
+	// Doc is one line for --help and listings.
+	Doc string
+	// Family is the learned family that trains the scheduler's model (das,
+	// marl, ...; see package training), "" for a heuristic.
+	Family string
+	// Aliases are further accepted spellings (fifo-ff, lb).
+	Aliases []string
+}
+
+// Learned reports whether the scheduler needs a trained model.
+func (i Info) Learned() bool { return i.Family != "" }
+
+// Options configure one scheduler value. The zero value is valid for a
+// heuristic: seed 0 and the simulator's default GPU price.
+type Options struct {
+	// Seed seeds the randomised schedulers through pipeline.Rand(Seed,
+	// "schedulers", name); deterministic ones ignore it.
+	Seed uint64
+	// PriceGPUHour is the GPU price ($/GPU-hour) the fee-aware schedulers
+	// (MALO, MOSA) optimise against: the evaluated experiment's
+	// sim.Config.PriceGPUHour. 0 means sim.DefaultConfig's.
+	PriceGPUHour float64
+	// Model is the directory holding a learned scheduler's trained model
+	// (see package training for how a run lays them out); required for a
+	// learned scheduler, ignored by the others.
+	Model string
+}
+
+// Constructor builds one scheduler value from its options.
+type Constructor func(Options) (sim.Scheduler, error)
+
 type entry struct {
-	name string
-	doc  string
-	make func(seed uint64) (sim.Scheduler, error)
+	info Info
+	make Constructor
 }
 
-func greedy(name string, order Order, place func() Placer) func(uint64) (sim.Scheduler, error) {
-	return func(uint64) (sim.Scheduler, error) { return NewGreedy(name, order, place()), nil }
+// The registry: heuristics register below, learned schedulers from their
+// family's package (training.Register) when that package is linked in.
+var (
+	mu      sync.RWMutex
+	entries []entry          // registration order
+	byName  = map[Name]int{} // names and aliases → index in entries
+)
+
+// ErrUnknown: a name that no registered scheduler has.
+var ErrUnknown = errors.New("unknown scheduler")
+
+// Register adds a scheduler. It panics if the name or an alias is taken or
+// malformed: registration is a programmer's act, done once in an init.
+func Register(info Info, ctor Constructor) {
+	mu.Lock()
+	defer mu.Unlock()
+	if ctor == nil {
+		panic("schedulers: Register " + string(info.Name) + ": nil constructor")
+	}
+	for _, n := range append([]string{string(info.Name)}, info.Aliases...) {
+		if n == "" || n != normalise(n) {
+			panic(fmt.Sprintf("schedulers: Register: name %q is not canonical (lower case, hyphens)", n))
+		}
+		if _, dup := byName[Name(n)]; dup {
+			panic("schedulers: Register: " + n + " registered twice")
+		}
+		byName[Name(n)] = len(entries)
+	}
+	entries = append(entries, entry{info: info, make: ctor})
 }
 
-var registry = []entry{
-	{"fifo-firstfit", "DAS: submission order, lowest-index server that fits", greedy("fifo-firstfit", FIFO, func() Placer { return FirstFit{} })},
-	{"fifo-loadbalance", "DAS: submission order, server with the smallest GPU share in use", greedy("fifo-loadbalance", FIFO, func() Placer { return LeastGPULoad{} })},
-	{"drf-firstfit", "DAS: smallest dominant share first, first fit", greedy("drf-firstfit", DRF, func() Placer { return FirstFit{} })},
-	{"drf-loadbalance", "DAS: smallest dominant share first, least GPU load", greedy("drf-loadbalance", DRF, func() Placer { return LeastGPULoad{} })},
-	{"tetris", "MARL/DAS: submission order, server best aligned with the demand", greedy("tetris", FIFO, func() Placer { return Alignment{} })},
-	{"load-balancing", "MARL: submission order, least normalised (GPU, CPU, memory) load", greedy("load-balancing", FIFO, func() Placer { return &LeastLoad{} })},
-	{"lif", "MARL: submission order, least predicted interference", greedy("lif", FIFO, func() Placer { return &LeastInterference{} })},
-	{"tetris-pack", "MARL: submission order, multi-resource bin packing with job locality (the MARL paper's Tetris)", greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
-	{"malo", "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50)", func(seed uint64) (sim.Scheduler, error) {
-		return NewMALO(DefaultMALOConfig(), sim.DefaultConfig().PriceGPUHour, pipeline.Rand(seed, "schedulers", "malo"))
-	}},
-	{"mosa", "DAS: multi-objective simulated annealing (I=100, S=50)", func(seed uint64) (sim.Scheduler, error) {
-		return NewMOSA(DefaultMOSAConfig(), sim.DefaultConfig().PriceGPUHour, pipeline.Rand(seed, "schedulers", "mosa"))
-	}},
+func normalise(s string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
 }
 
-var aliases = map[string]string{
-	"fifo-ff": "fifo-firstfit", "fifo-lb": "fifo-loadbalance", "drf-ff": "drf-firstfit", "drf-lb": "drf-loadbalance",
-	"lb": "load-balancing", "loadbalancing": "load-balancing", "least-interference-first": "lif",
+func lookup(s string) (entry, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	i, ok := byName[Name(normalise(s))]
+	if !ok {
+		return entry{}, false
+	}
+	return entries[i], true
 }
 
-// Names lists the registered schedulers in a fixed order (DAS baselines,
-// then MARL baselines, then meta-heuristics).
-func Names() []string {
-	out := make([]string, len(registry))
-	for i, e := range registry {
-		out[i] = e.name
+// Canonical maps a name or alias, in any case, to its registered name; an
+// unknown name is an error (wrapping ErrUnknown) that lists the known ones.
+func Canonical(s string) (Name, error) {
+	e, ok := lookup(s)
+	if !ok {
+		return "", fmt.Errorf("schedulers: %w %q (heuristics: %s; learned: %s)", ErrUnknown, s,
+			join(Heuristics()), join(LearnedNames()))
+	}
+	return e.info.Name, nil
+}
+
+// Lookup returns a registered scheduler's description by name or alias.
+func Lookup(s string) (Info, bool) {
+	e, ok := lookup(s)
+	return e.info, ok
+}
+
+// MustInfo is Lookup for a name known to be registered (a canonical name
+// from Canonical or a validated spec); it panics otherwise.
+func MustInfo(n Name) Info {
+	e, ok := lookup(string(n))
+	if !ok {
+		panic("schedulers: MustInfo: " + string(n) + " is not registered")
+	}
+	return e.info
+}
+
+// Display is the papers' name of a registered scheduler, or s itself.
+func Display(s string) string {
+	if e, ok := lookup(s); ok && e.info.Display != "" {
+		return e.info.Display
+	}
+	return s
+}
+
+// Describe is a one-line description of a registered scheduler, "" for
+// an unknown name.
+func Describe(s string) string {
+	e, _ := lookup(s)
+	return e.info.Doc
+}
+
+func names(keep func(Info) bool) []Name {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []Name
+	for _, e := range entries {
+		if keep(e.info) {
+			out = append(out, e.info.Name)
+		}
 	}
 	return out
 }
 
-// Describe is a one-line description of a registered scheduler.
-func Describe(name string) string {
-	if e, ok := lookup(name); ok {
-		return e.doc
-	}
-	return ""
+// Heuristics lists the schedulers that need no model, in registration
+// order (DAS baselines, MARL baselines, meta-heuristics).
+func Heuristics() []Name { return names(func(i Info) bool { return !i.Learned() }) }
+
+// LearnedNames lists the learned schedulers that linked-in families
+// registered, sorted.
+func LearnedNames() []Name {
+	out := names(Info.Learned)
+	slices.Sort(out)
+	return out
 }
 
-func lookup(name string) (entry, bool) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	n = strings.ReplaceAll(n, "_", "-")
-	if a, ok := aliases[n]; ok {
-		n = a
+// Names lists every registered scheduler: heuristics in registration
+// order, then the learned ones sorted.
+func Names() []Name { return append(Heuristics(), LearnedNames()...) }
+
+func join(ns []Name) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
 	}
-	for _, e := range registry {
-		if e.name == n {
-			return e, true
-		}
-	}
-	return entry{}, false
+	return strings.Join(s, ", ")
 }
 
-// New returns a fresh scheduler by name (case-insensitive; FIFO-FF-style
-// abbreviations accepted). The optional seed (default 0) seeds the
-// randomised ones through pipeline.Rand(seed, "schedulers", name); the
-// heuristics ignore it. Each call returns an independent value: use one per
-// run.
-func New(name string, seed ...uint64) (sim.Scheduler, error) {
-	e, ok := lookup(name)
+// New returns a fresh scheduler by name or alias (user input goes through
+// Canonical, or New(Name(s), ...)). Each call returns an independent value:
+// use one per run. A learned scheduler needs opt.Model.
+func New(name Name, opt Options) (sim.Scheduler, error) {
+	e, ok := lookup(string(name))
 	if !ok {
-		return nil, fmt.Errorf("schedulers: unknown scheduler %q (want one of %s)", name, strings.Join(Names(), ", "))
+		_, err := Canonical(string(name))
+		return nil, err
 	}
-	var s uint64
-	if len(seed) > 1 {
-		return nil, fmt.Errorf("schedulers: New(%q): at most one seed, got %d", name, len(seed))
+	if e.info.Learned() && opt.Model == "" {
+		return nil, fmt.Errorf("schedulers: %s is learned (family %s): give the directory of its trained model", e.info.Name, e.info.Family)
 	}
-	if len(seed) == 1 {
-		s = seed[0]
+	if opt.PriceGPUHour == 0 {
+		opt.PriceGPUHour = sim.DefaultConfig().PriceGPUHour
 	}
-	return e.make(s)
+	s, err := e.make(opt)
+	if err != nil {
+		return nil, fmt.Errorf("schedulers: %s: %w", e.info.Name, err)
+	}
+	return s, nil
+}
+
+func greedy(name string, order Order, place func() Placer) Constructor {
+	return func(Options) (sim.Scheduler, error) { return NewGreedy(name, order, place()), nil }
+}
+
+func init() {
+	for _, h := range []struct {
+		info Info
+		make Constructor
+	}{
+		{Info{Name: "fifo-firstfit", Display: "FIFO-FirstFit", Aliases: []string{"fifo-ff"},
+			Doc: "DAS: submission order, lowest-index server that fits"},
+			greedy("fifo-firstfit", FIFO, func() Placer { return FirstFit{} })},
+		{Info{Name: "fifo-loadbalance", Display: "FIFO-Load Balance", Aliases: []string{"fifo-lb"},
+			Doc: "DAS: submission order, server with the smallest GPU share in use"},
+			greedy("fifo-loadbalance", FIFO, func() Placer { return LeastGPULoad{} })},
+		{Info{Name: "drf-firstfit", Display: "DRF-FirstFit", Aliases: []string{"drf-ff"},
+			Doc: "DAS: smallest dominant share first, first fit"},
+			greedy("drf-firstfit", DRF, func() Placer { return FirstFit{} })},
+		{Info{Name: "drf-loadbalance", Display: "DRF-Load Balance", Aliases: []string{"drf-lb"},
+			Doc: "DAS: smallest dominant share first, least GPU load"},
+			greedy("drf-loadbalance", DRF, func() Placer { return LeastGPULoad{} })},
+		{Info{Name: "tetris", Display: "Tetris",
+			Doc: "MARL/DAS: submission order, server best aligned with the demand"},
+			greedy("tetris", FIFO, func() Placer { return Alignment{} })},
+		{Info{Name: "load-balancing", Display: "Load Balancing", Aliases: []string{"lb", "loadbalancing"},
+			Doc: "MARL: submission order, least normalised (GPU, CPU, memory) load"},
+			greedy("load-balancing", FIFO, func() Placer { return &LeastLoad{} })},
+		{Info{Name: "lif", Display: "LIF", Aliases: []string{"least-interference-first"},
+			Doc: "MARL: submission order, least predicted interference"},
+			greedy("lif", FIFO, func() Placer { return &LeastInterference{} })},
+		{Info{Name: "tetris-pack", Display: "Tetris (packing)",
+			Doc: "MARL: submission order, multi-resource bin packing with job locality (the MARL paper's Tetris)"},
+			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
+		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50)"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
+			}},
+		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50)"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+			}},
+	} {
+		Register(h.info, h.make)
+	}
 }

@@ -2,7 +2,10 @@ package schedulers_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/schedulers"
@@ -11,28 +14,78 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	want := []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa"}
-	if got := schedulers.Names(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Names() = %v, want %v", got, want)
+	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa"}
+	if got := schedulers.Heuristics(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Heuristics() = %v, want %v", got, want)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"FIFO-FirstFit", "fifo-firstfit"}, {"fifo-ff", "fifo-firstfit"}, {"DRF_LB", "drf-loadbalance"},
 		{"LB", "load-balancing"}, {"Least-Interference-First", "lif"}, {" MALO ", "malo"},
 	} {
-		s, err := schedulers.New(tc.in, 3)
+		s, err := schedulers.New(schedulers.Name(tc.in), schedulers.Options{Seed: 3})
 		if err != nil || s.Name() != tc.want {
 			t.Errorf("New(%q) = %v, %v; want %s", tc.in, s, err, tc.want)
 		}
+		if n, err := schedulers.Canonical(tc.in); err != nil || string(n) != tc.want {
+			t.Errorf("Canonical(%q) = %q, %v; want %s", tc.in, n, err, tc.want)
+		}
 	}
-	if _, err := schedulers.New("sjf"); err == nil {
-		t.Error("unknown name accepted")
+	if _, err := schedulers.New("sjf", schedulers.Options{}); !errors.Is(err, schedulers.ErrUnknown) {
+		t.Errorf("unknown name: err = %v, want ErrUnknown", err)
 	}
-	if _, err := schedulers.New("malo", 1, 2); err == nil {
-		t.Error("two seeds accepted")
+	if _, err := schedulers.Canonical("sjf"); !errors.Is(err, schedulers.ErrUnknown) || !strings.Contains(err.Error(), "fifo-firstfit") {
+		t.Errorf("Canonical(sjf) = %v, want ErrUnknown listing the known names", err)
 	}
-	for _, n := range schedulers.Names() {
-		if schedulers.Describe(n) == "" {
-			t.Errorf("%s has no description", n)
+	for _, n := range schedulers.Heuristics() {
+		info := schedulers.MustInfo(n)
+		if info.Doc == "" || info.Display == "" || info.Learned() {
+			t.Errorf("%s: %+v: want a description, a display name and no family", n, info)
+		}
+	}
+	if got := schedulers.Display("tetris-pack"); got != "Tetris (packing)" {
+		t.Errorf("Display(tetris-pack) = %q", got)
+	}
+}
+
+// TestRegisterLearned: a learned scheduler registers like a heuristic,
+// cannot be built without a model, and is listed among the learned.
+func TestRegisterLearned(t *testing.T) {
+	var got schedulers.Options
+	schedulers.Register(schedulers.Info{Name: "test-learned", Display: "Test", Family: "test", Doc: "test only"},
+		func(o schedulers.Options) (sim.Scheduler, error) {
+			got = o
+			return schedulers.NewGreedy("test-learned", schedulers.FIFO, schedulers.FirstFit{}), nil
+		})
+	if !slices.Contains(schedulers.LearnedNames(), "test-learned") || slices.Contains(schedulers.Heuristics(), "test-learned") {
+		t.Fatalf("learned %v, heuristics %v", schedulers.LearnedNames(), schedulers.Heuristics())
+	}
+	if _, err := schedulers.New("test-learned", schedulers.Options{}); err == nil {
+		t.Error("learned scheduler built without a model")
+	}
+	if _, err := schedulers.New("TEST_LEARNED", schedulers.Options{Model: "/m", Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "/m" || got.Seed != 7 || got.PriceGPUHour != sim.DefaultConfig().PriceGPUHour {
+		t.Errorf("constructor got %+v: want the model, the seed and the default price", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second registration of a name did not panic")
+		}
+	}()
+	schedulers.Register(schedulers.Info{Name: "lb"}, func(schedulers.Options) (sim.Scheduler, error) { return nil, nil })
+}
+
+// TestMetaPrice: MALO and MOSA optimise against the price they are given
+// (the experiment's), not the default: their surrogate's fee scales.
+func TestMetaPrice(t *testing.T) {
+	for _, name := range []string{"malo", "mosa"} {
+		s, err := schedulers.New(schedulers.Name(name), schedulers.Options{PriceGPUHour: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := reflect.ValueOf(s).Elem().FieldByName("price"); !p.IsValid() || p.Float() != 10 {
+			t.Errorf("%s: price field %v, want 10", name, p)
 		}
 	}
 }
@@ -43,7 +96,7 @@ func TestMetaSeeds(t *testing.T) {
 	c, _ := sim.Flat(4, "pai-v100")
 	jobs := schedulerstest.PAILike(40, 0.02, 9)
 	run := func(name string, seed uint64) []sim.JobResult {
-		s, err := schedulers.New(name, seed)
+		s, err := schedulers.New(schedulers.Name(name), schedulers.Options{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,7 +98,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				spec.Schedulers = nil
 				for _, s := range scheds {
 					if _, err := evaluation.CanonicalScheduler(s); err != nil {
-						return usageErrorf("eval: --schedulers: unknown scheduler %q; schedulers: %s, or learned: %s", s, strings.Join(schedulers.Names(), ", "), strings.Join(evaluation.LearnedNames(), ", "))
+						return usageErrorf("eval: --schedulers: %v", err)
 					}
 					spec.Schedulers = append(spec.Schedulers, s)
 				}
@@ -193,7 +193,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f := cmd.Flags()
 	f.StringVar(&experiment, "experiment", "", "experiment id: "+strings.Join(evaluation.Experiments(), ", "))
 	f.StringVar(&out, "out", "", "output directory (eval/, tables/, plots/ are created in it)")
-	f.StringSliceVar(&scheds, "schedulers", nil, "schedulers to compare, comma-separated (default: the experiment's; known: "+strings.Join(schedulers.Names(), ", ")+"; FIFO-FF-style aliases accepted)")
+	f.StringSliceVar(&scheds, "schedulers", nil, "schedulers to compare, comma-separated (default: the experiment's; known: "+fmt.Sprint(schedulers.Names())+"; FIFO-FF-style aliases accepted)")
 	f.StringVar(&jobsFile, "jobs", "", "canonical jobs Parquet file for trace workloads (default: the seeded PAI-like generator)")
 	f.IntVar(&synthetic, "synthetic-jobs", 20000, "jobs the PAI-like generator draws when --jobs is not given")
 	f.IntVar(&maxJobs, "max-jobs", 20000, "trace workloads keep the first N jobs by submission after pruning")

@@ -268,7 +268,7 @@ func (r *marlRun) heldout(ctx context.Context) func(sim.Scheduler) (float64, err
 func (r *marlRun) printHeuristics(ctx context.Context) error {
 	heldout := r.heldout(ctx)
 	for _, name := range evaluation.MARLHeuristics {
-		s, err := schedulers.New(name)
+		s, err := schedulers.New(schedulers.Name(name), schedulers.Options{})
 		if err != nil {
 			return err
 		}

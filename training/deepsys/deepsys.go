@@ -30,7 +30,7 @@ var DefaultHeuristics = []string{"tetris-pack", "load-balancing", "lif"}
 func Collect(ctx context.Context, c *sim.Cluster, jobs []datasets.Job, heuristics []string, cfg sim.Config, model sim.Interference) ([]Sample, error) {
 	var out []Sample
 	for _, name := range heuristics {
-		inner, err := schedulers.New(name)
+		inner, err := schedulers.New(schedulers.Name(name), schedulers.Options{PriceGPUHour: cfg.PriceGPUHour})
 		if err != nil {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ func TestDeepSys(t *testing.T) {
 	got := meanJCT(t, c, test, m.Scheduler(), cfg)
 	line := ""
 	for _, n := range deepsys.DefaultHeuristics {
-		s, _ := schedulers.New(n)
+		s, _ := schedulers.New(schedulers.Name(n), schedulers.Options{})
 		line += n + " " + strconv.FormatFloat(meanJCT(t, c, test, s, cfg), 'f', 2, 64) + " h  "
 	}
 	t.Logf("held-out mean JCT: deepsys %.2f h; %s", got, line)

@@ -117,7 +117,7 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 	}
 	var all rl.Rollout[*Obs]
 	for i := 0; i < cfg.WarmupEpisodes; i++ {
-		teacher, err := schedulers.New(cfg.Heuristic)
+		teacher, err := schedulers.New(schedulers.Name(cfg.Heuristic), schedulers.Options{PriceGPUHour: opts.Sim.PriceGPUHour})
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up: %w", err)
 		}

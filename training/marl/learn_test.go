@@ -58,7 +58,7 @@ func TestLearning(t *testing.T) {
 				v, len(train), len(test), first.Return, last.Return, first.MeanJCT/3600, last.MeanJCT/3600)
 			line := ""
 			for _, name := range []string{"tetris", "load-balancing", "lif"} {
-				s, _ := schedulers.New(name)
+				s, _ := schedulers.New(schedulers.Name(name), schedulers.Options{})
 				line += name + " " + hours(heldout(s)) + "  "
 			}
 			t.Logf("%s: held-out mean JCT untrained %s, trained %s (%.0f %% lower); %s", v, hours(before), hours(after), 100*(1-after/before), line)
