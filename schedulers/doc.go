@@ -1,6 +1,6 @@
 // Package schedulers implements every scheduling policy behind one
 // interface, sim.Scheduler: the heuristics and meta-heuristics of both papers
-// and (later) the learned policies, which load trained checkpoints. It knows
+// and the learned policies, which load trained checkpoints. It knows
 // nothing of training beyond loading a checkpoint.
 //
 // Data enters as a *sim.State at each decision point (pending jobs in
@@ -8,11 +8,20 @@
 // the interference model) and leaves as []sim.Placement. Schedulers never
 // modify the state; they book tentative placements on a sim.Ledger.
 //
-// The registry (New, Names) builds them by name:
+// The registry is the one place where every scheduler's name lives
+// (Register, Canonical, Lookup, New): a typed Name, the papers' display
+// name, a one-line doc and aliases (fifo-ff, lb). The heuristics register
+// here:
 //
 //	fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance  DAS heuristics
 //	tetris, load-balancing, lif, tetris-pack                        MARL heuristics
 //	malo, mosa                                                      DAS meta-heuristics
+//
+// Learned schedulers (das, marl-device, ...) register from their family's
+// package through training.Register, which wires the family's model loader
+// in as the Constructor; New builds them from Options.Model, the directory
+// of a trained model. A consumer links the families in by importing
+// training/families; without it, only the heuristics are known.
 //
 // The heuristics are an ordering rule (FIFO, DRF) times a placement rule
 // (FirstFit, LeastGPULoad, LeastLoad, Alignment, LeastInterference, Packing)
