@@ -126,7 +126,7 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 func (s *Sim) state() *State {
 	st := &State{
 		Now: s.now, Decision: s.decisions, Cluster: s.cluster,
-		Pending: s.pending, Running: s.running, Free: s.free, sim: s,
+		Pending: s.pending, Running: s.running, Free: s.free, LinkFlows: s.linkCount, sim: s,
 	}
 	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
 	st.Since.Progress = s.progressBuf[:0]

@@ -110,7 +110,7 @@ type Sim struct {
 	free      []Resources
 	sockFree  [][]Resources
 	srvInst   [][]instRef
-	linkCount []int32   // flows per directed link (2·link + direction)
+	linkCount []int32   // flows per DirectedLink
 	linkJobs  [][]int32 // per link, the job of each flow crossing it (either way)
 	dists     [][]int32 // hop distances to each destination node, built on demand
 	heap      []event

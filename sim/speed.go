@@ -69,10 +69,10 @@ func (s *Sim) rate(js *JobState) float64 {
 	for _, f := range js.flows {
 		fwd, back := inf, inf
 		for _, dl := range f.links {
-			c := links[dl/2].Gbps
+			c := links[dl.Link()].Gbps
 			fwd = min(fwd, c/float64(s.linkCount[dl]))
 			if f.duplex {
-				back = min(back, c/float64(s.linkCount[dl^1]))
+				back = min(back, c/float64(s.linkCount[dl.Reverse()]))
 			}
 		}
 		t := f.volume / fwd
