@@ -125,7 +125,9 @@ func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
 // if it ran on slots (one per instance): each link once per flow crossing
 // it that way, and a worker–PS pair's links both ways. Counting the result
 // per link gives exactly what starting js there adds to State.LinkFlows,
-// so a scheduler can book a tentative placement's network load.
+// so a scheduler can book a tentative placement's network load. It runs a
+// breadth-first search per destination server: call it once per placed
+// job, not once per candidate.
 func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []DirectedLink {
 	var servers []int
 	for _, sl := range slots {
