@@ -59,7 +59,11 @@
 // traffic inside a server is free (G is the profile's GradientMB, 10⁶
 // bytes, in Gbit).
 // Routes are shortest paths with deterministic ECMP (a fixed hash of the
-// endpoints picks among equal-cost next hops). A job needs DurationS
+// endpoints picks among equal-cost next hops). A scheduler sees the network
+// as the engine does: st.LinkFlows counts the flows on each DirectedLink
+// (a link in one direction), Cluster.Route gives the directed links between
+// two servers and Cluster.FlowLinks those a prospective placement's flows
+// would load. A job needs DurationS
 // standalone seconds of work, so its run time is DurationS when alone on
 // one server and longer otherwise. Config.Speed "standalone" turns the model
 // off (every job runs at its recorded duration, a pure trace replay). Rates

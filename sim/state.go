@@ -155,7 +155,13 @@ type State struct {
 	Pending  []*JobState // in (submit time, index) order
 	Running  []*JobState // deterministic order, not sorted
 	Free     []Resources // per server
-	Since    Interval
+	// LinkFlows is, per DirectedLink, the number of flows of running jobs
+	// crossing that link in that direction: what the simulator divides the
+	// direction's capacity by. A worker–PS pair counts on its route's links
+	// both ways (it pushes, then pulls); a ring all-reduce hop one way.
+	// Cluster.FlowLinks gives what a prospective placement would add.
+	LinkFlows []int32
+	Since     Interval
 
 	sim *Sim
 }

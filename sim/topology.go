@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 )
 
 // NodeKind says what a topology node is.
@@ -27,6 +28,35 @@ type Link struct {
 	A, B int     // node indices, A < B
 	Gbps float64 // capacity, Gbit/s
 	Tier int     // 0 for server links, upwards
+}
+
+// DirectedLink is one direction of a topology link: 2·l carries traffic
+// from Links[l].A to Links[l].B, 2·l+1 from B to A. Links are full duplex,
+// so the simulator counts and shares capacity per directed link
+// (State.LinkFlows is indexed by it).
+type DirectedLink int32
+
+// Link is the index of the link in Topology.Links.
+func (d DirectedLink) Link() int { return int(d >> 1) }
+
+// Reverse is the other direction of the same link.
+func (d DirectedLink) Reverse() DirectedLink { return d ^ 1 }
+
+// Directed is link l crossed from node from (one of its ends).
+func (t *Topology) Directed(l, from int) DirectedLink {
+	if t.Links[l].A == from {
+		return DirectedLink(2 * l)
+	}
+	return DirectedLink(2*l + 1)
+}
+
+// Ends are the nodes d leaves and enters.
+func (t *Topology) Ends(d DirectedLink) (from, to int) {
+	l := t.Links[d.Link()]
+	if d&1 == 0 {
+		return l.A, l.B
+	}
+	return l.B, l.A
 }
 
 // Topology is the graph of servers and switches. Routing is shortest path
@@ -112,14 +142,22 @@ func (t *Topology) dist(dst int) []int32 {
 // Route appends to dst the links of the route from node a to node b and
 // reports whether b is reachable. The route of a node to itself is empty.
 // A Topology is read-only once built, so Route is safe for concurrent use;
-// the simulator caches the distance tables per run.
+// the simulator caches the distance tables per run. Cluster.Route gives the
+// same route between servers, with the direction each link is crossed in.
 func (t *Topology) Route(dst []int32, a, b int) ([]int32, bool) {
-	return t.route(dst, t.dist(b), a, b)
+	n := len(dst)
+	path, ok := t.route(nil, t.dist(b), a, b)
+	dst = slices.Grow(dst, len(path))[:n]
+	for _, dl := range path {
+		dst = append(dst, int32(dl.Link()))
+	}
+	return dst, ok
 }
 
 // route walks from a to b down the distance table of b, choosing among
-// equal-cost next hops by hash.
-func (t *Topology) route(dst []int32, dist []int32, a, b int) ([]int32, bool) {
+// equal-cost next hops by hash, and appends the directed links it crosses.
+// It is the simulator's only router.
+func (t *Topology) route(dst []DirectedLink, dist []int32, a, b int) ([]DirectedLink, bool) {
 	if dist[a] < 0 {
 		return dst, false
 	}
@@ -136,7 +174,7 @@ func (t *Topology) route(dst []int32, dist []int32, a, b int) ([]int32, bool) {
 		for _, e := range t.adj[u] {
 			if dist[e.to] == want {
 				if k == 0 {
-					dst = append(dst, e.link)
+					dst = append(dst, t.Directed(int(e.link), u))
 					u = int(e.to)
 					break
 				}

@@ -142,6 +142,10 @@ func (a *actor) decide(ctx context.Context, st *sim.State) ([]sim.Placement, err
 				continue
 			}
 			out = append(out, sim.Placement{Job: js.Index, Slots: slots})
+			// The job's flows load links other partitions see too.
+			for _, q := range a.v.bookFlows(js, slots) {
+				a.zStale[q] = true
+			}
 		}
 	}
 	return out, nil

@@ -31,11 +31,16 @@
 // level) first, then one CPU node per socket, then the switches the pod
 // owns. Edges: GPU group–CPU (PCIe), CPU–CPU (QPI), every CPU of a server
 // to its switches (the NIC serves both sockets), switch–switch; each edge
-// carries (log-scaled bandwidth, load, tier). A switch belongs to a pod
-// when every lower-tier neighbour does; the others (fat-tree cores, VL2's
-// dual-homed aggregation and intermediate switches, BCube's upper levels)
-// are nodes of the inter-scheduler graph, whose scheduler–switch edges
-// aggregate the pod's links to the switch (summed capacity and flows).
+// carries (log-scaled bandwidth, load, tier). Every link is two directed
+// edges, and a network edge's load is the flows crossing its link its way,
+// as the simulator counts and shares them (sim.State.LinkFlows: links are
+// full duplex), plus the flows of the jobs this decision has already placed
+// (sim.Cluster.FlowLinks: the simulator's own routing). A switch belongs
+// to a pod when every lower-tier neighbour does; the others (fat-tree
+// cores, VL2's dual-homed aggregation and intermediate switches, BCube's
+// upper levels) are nodes of the inter-scheduler graph, whose
+// scheduler–switch edges aggregate the pod's links to the switch (summed
+// capacity; flows summed per direction).
 // Candidate features: free GPU, cores, memory; workers and PS of each of
 // the N concurrent jobs (the job being placed first, then the most
 // recently started); and — our addition — workers and PS of the job being

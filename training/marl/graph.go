@@ -2,6 +2,7 @@ package marl
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/nn"
@@ -13,7 +14,7 @@ const edgeFeatures = 3
 // Scales that bring features to O(1).
 const (
 	gbpsScale  = 100 // Gbit/s
-	flowScale  = 4   // concurrent flows on a link
+	flowScale  = 4   // concurrent flows on a link direction
 	tierScale  = 4
 	gpuScale   = 4 // GPUs
 	cpuScale   = 16
@@ -34,17 +35,25 @@ type edgeKind uint8
 const (
 	edgePCIe edgeKind = iota // GPU group – CPU: PCIe traffic of the socket
 	edgeQPI                  // CPU – CPU: no load modelled
-	edgeNet                  // a topology link: flows crossing it
+	edgeNet                  // a topology link: flows crossing it the edge's way
 )
 
 // edgeInfo is the static description of one directed edge.
 type edgeInfo struct {
 	kind   edgeKind
 	gbps   float64
-	tier   float64 // 0 inside a server, topology tier + 1 for links
-	link   int     // topology link (edgeNet)
-	server int     // edgePCIe
-	socket int     // edgePCIe
+	tier   float64          // 0 inside a server, topology tier + 1 for links
+	dl     sim.DirectedLink // edgeNet: the topology link crossed from the edge's source end
+	server int              // edgePCIe
+	socket int              // edgePCIe
+}
+
+// reversed is e seen from its other end.
+func (e edgeInfo) reversed() edgeInfo {
+	if e.kind == edgeNet {
+		e.dl = e.dl.Reverse()
+	}
+	return e
 }
 
 // partition is the inner graph of one scheduler (DESIGN.md §5, MARL paper
@@ -60,19 +69,21 @@ type partition struct {
 	nodes   int
 	graph   *nn.Graph
 	edges   []edgeInfo
+	links   []int // topology links its edges stand for, ascending
 }
 
 // interGraph joins the schedulers (nodes 0..P−1) and the switches no
 // single partition owns (nodes P..); links between them are aggregated:
-// an edge (scheduler p, switch s) carries the summed capacity and flows of
-// every topology link from a node of p to s.
+// an edge (scheduler p, switch s) carries the summed capacity of every
+// topology link from a node of p to s, and the flows crossing them from p's
+// side to s (the edge (s, p) those crossing the other way).
 type interGraph struct {
 	nodes    int
 	graph    *nn.Graph
 	gbps     []float64
 	tier     []float64
-	links    [][]int // per directed edge, the topology links it aggregates
-	switches []int   // topology nodes of the shared switches
+	links    [][]sim.DirectedLink // per directed edge, the topology links it aggregates, crossed the edge's way
+	switches []int                // topology nodes of the shared switches
 }
 
 // clusterGraph holds every partition of a cluster under one variant.
@@ -229,7 +240,10 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 	add := func(a, b int, e edgeInfo) {
 		src = append(src, a, b)
 		dst = append(dst, b, a)
-		pt.edges = append(pt.edges, e, e)
+		pt.edges = append(pt.edges, e, e.reversed())
+		if e.kind == edgeNet {
+			pt.links = append(pt.links, e.dl.Link())
+		}
 	}
 	// The server's ends of its network links: its CPU nodes (the NIC is
 	// shared by both sockets) or the server node itself.
@@ -263,7 +277,7 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 			}
 			l := top.Links[e.link]
 			for _, u := range ends(s) {
-				add(u, sw, edgeInfo{kind: edgeNet, gbps: l.Gbps, tier: float64(l.Tier + 1), link: e.link})
+				add(u, sw, edgeInfo{kind: edgeNet, gbps: l.Gbps, tier: float64(l.Tier + 1), dl: top.Directed(e.link, node)})
 			}
 		}
 	}
@@ -271,9 +285,11 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 		a, okA := local[l.A]
 		b, okB := local[l.B]
 		if okA && okB {
-			add(a, b, edgeInfo{kind: edgeNet, gbps: l.Gbps, tier: float64(l.Tier + 1), link: li})
+			add(a, b, edgeInfo{kind: edgeNet, gbps: l.Gbps, tier: float64(l.Tier + 1), dl: top.Directed(li, l.A)})
 		}
 	}
+	slices.Sort(pt.links)
+	pt.links = slices.Compact(pt.links)
 	g, err := nn.NewGraph(pt.nodes, src, dst)
 	if err != nil {
 		return fmt.Errorf("marl: partition %d: %w", p, err)
@@ -310,8 +326,10 @@ func buildInter(c *sim.Cluster, parts int, owner []int) *interGraph {
 		if a == b {
 			continue
 		}
+		dl := top.Directed(li, l.A) // crossed from a to b
 		if a > b {
 			a, b = b, a
+			dl = dl.Reverse()
 		}
 		k, ok := agg[pair{a, b}]
 		if !ok {
@@ -324,7 +342,7 @@ func buildInter(c *sim.Cluster, parts int, owner []int) *interGraph {
 		}
 		ig.gbps[k] += l.Gbps
 		ig.tier[k] = max(ig.tier[k], float64(l.Tier+1))
-		ig.links[k] = append(ig.links[k], li)
+		ig.links[k] = append(ig.links[k], dl)
 	}
 	var src, dst []int
 	gbps, tier, links := ig.gbps, ig.tier, ig.links
@@ -332,11 +350,13 @@ func buildInter(c *sim.Cluster, parts int, owner []int) *interGraph {
 	for k, p := range order {
 		src = append(src, p.a, p.b)
 		dst = append(dst, p.b, p.a)
-		for range 2 {
-			ig.gbps = append(ig.gbps, gbps[k])
-			ig.tier = append(ig.tier, tier[k])
-			ig.links = append(ig.links, links[k])
+		back := make([]sim.DirectedLink, len(links[k]))
+		for i, dl := range links[k] {
+			back[i] = dl.Reverse()
 		}
+		ig.gbps = append(ig.gbps, gbps[k], gbps[k])
+		ig.tier = append(ig.tier, tier[k], tier[k])
+		ig.links = append(ig.links, links[k], back)
 	}
 	g, err := nn.NewGraph(ig.nodes, src, dst)
 	if err != nil {

@@ -18,27 +18,25 @@ type placedCount struct {
 // decision: the simulator's free resources per server, refined per socket
 // (the simulator checks capacity per server only; we attribute each
 // instance to its home socket), the placement of every job's tasks on
-// candidates, and the network load, with tentative bookings of the
-// decision applied on top.
+// candidates, and the network load per link direction as the simulator
+// counts it, with tentative bookings of the decision applied on top.
 type view struct {
-	cg    *clusterGraph
-	n     int // concurrent job slots (Config.Jobs)
-	free  []sim.Resources
-	sock  [][]sim.Resources
-	pcie  [][]float64
-	flows []float64 // per topology link, flows crossing it
-	// routes caches each running job's flow links (one entry per link
-	// per flow); a job index runs once in a simulation.
-	routes map[int][]int32
+	cg     *clusterGraph
+	n      int // concurrent job slots (Config.Jobs)
+	free   []sim.Resources
+	sock   [][]sim.Resources
+	pcie   [][]float64
+	flows  []float64 // per sim.DirectedLink, flows crossing the link that way
 	placed map[int][]placedCount
 	jobs   map[int]*sim.JobState
 	recent [][]int // per partition, jobs with tasks there, most recent first
 	ctx    *edgeCtx
-	pathB  []int32
+	linkB  []sim.DirectedLink
+	hit    []bool // per topology link, scratch of bookFlows
 }
 
 func newView(cg *clusterGraph, slots int) *view {
-	return &view{cg: cg, n: slots, routes: map[int][]int32{}}
+	return &view{cg: cg, n: slots}
 }
 
 // refresh rebuilds the view from a decision point's state.
@@ -48,7 +46,8 @@ func (v *view) refresh(st *sim.State) {
 	if v.sock == nil {
 		v.sock = make([][]sim.Resources, len(c.Servers))
 		v.pcie = make([][]float64, len(c.Servers))
-		v.flows = make([]float64, len(c.Topology.Links))
+		v.flows = make([]float64, 2*len(c.Topology.Links))
+		v.hit = make([]bool, len(c.Topology.Links))
 	}
 	for s := range c.Servers {
 		socks := c.Servers[s].Kind.Sockets
@@ -59,7 +58,9 @@ func (v *view) refresh(st *sim.State) {
 			v.pcie[s] = append(v.pcie[s], 0)
 		}
 	}
-	clear(v.flows)
+	for dl, n := range st.LinkFlows {
+		v.flows[dl] = float64(n)
+	}
 	v.placed = map[int][]placedCount{}
 	v.jobs = map[int]*sim.JobState{}
 	running := append([]*sim.JobState(nil), st.Running...)
@@ -74,9 +75,7 @@ func (v *view) refresh(st *sim.State) {
 		}
 		return b.Index - a.Index
 	})
-	live := map[int]bool{}
 	for _, js := range running {
-		live[js.Index] = true
 		v.jobs[js.Index] = js
 		for i, sl := range js.Slots {
 			in := js.Instances[i]
@@ -85,19 +84,6 @@ func (v *view) refresh(st *sim.State) {
 			v.sock[sl.Server][k].CPU -= in.Demand.CPU
 			v.pcie[sl.Server][k] += in.Load.P
 			v.count(js.Index, in.Role, sl.Server, k, 1)
-		}
-		r, ok := v.routes[js.Index]
-		if !ok {
-			r = v.route(js)
-			v.routes[js.Index] = r
-		}
-		for _, l := range r {
-			v.flows[l]++
-		}
-	}
-	for j := range v.routes {
-		if !live[j] {
-			delete(v.routes, j)
 		}
 	}
 	v.recent = make([][]int, len(v.cg.parts))
@@ -114,41 +100,28 @@ func (v *view) refresh(st *sim.State) {
 	v.ctx = v.edgeFeatures()
 }
 
-// route lists the links of a running job's flows as the simulator builds
-// them: worker–PS pairs on different servers, else a ring over the job's
-// servers.
-func (v *view) route(js *sim.JobState) []int32 {
-	if len(js.Servers) < 2 {
+// bookFlows adds the network load of a job tentatively placed whole on
+// slots, routed as the simulator will route it, and returns the partitions
+// whose inner-graph edge features changed (nil when the job has no flows
+// between servers).
+func (v *view) bookFlows(js *sim.JobState, slots []sim.Slot) []int {
+	v.linkB = v.cg.cluster.FlowLinks(v.linkB[:0], js, slots)
+	if len(v.linkB) == 0 {
 		return nil
 	}
-	c := v.cg.cluster
-	var out []int32
-	add := func(a, b int) {
-		v.pathB, _ = c.Topology.Route(v.pathB[:0], c.Servers[a].Node, c.Servers[b].Node)
-		out = append(out, v.pathB...)
+	clear(v.hit)
+	for _, dl := range v.linkB {
+		v.flows[dl]++
+		v.hit[dl.Link()] = true
 	}
-	var ps, workers []int
-	for i, in := range js.Instances {
-		if in.Role == datasets.RolePS {
-			ps = append(ps, js.Slots[i].Server)
-		} else {
-			workers = append(workers, js.Slots[i].Server)
+	v.ctx = v.edgeFeatures() // a new value: recorded observations keep theirs
+	var changed []int
+	for p, pt := range v.cg.parts {
+		if slices.ContainsFunc(pt.links, func(l int) bool { return v.hit[l] }) {
+			changed = append(changed, p)
 		}
 	}
-	if len(ps) > 0 && len(workers) > 0 {
-		for _, w := range workers {
-			for _, p := range ps {
-				if w != p {
-					add(w, p)
-				}
-			}
-		}
-		return out
-	}
-	for i, a := range js.Servers {
-		add(a, js.Servers[(i+1)%len(js.Servers)])
-	}
-	return out
+	return changed
 }
 
 // edgeFeatures computes (bandwidth, load, tier) of every edge.
@@ -162,7 +135,7 @@ func (v *view) edgeFeatures() *edgeCtx {
 			case edgePCIe:
 				load = v.pcie[e.server][e.socket] / e.gbps
 			case edgeNet:
-				load = flowFeature(v.flows[e.link])
+				load = flowFeature(v.flows[e.dl])
 			}
 			ef = append(ef, bandwidthFeature(e.gbps), load, e.tier/tierScale)
 		}
@@ -172,8 +145,8 @@ func (v *view) edgeFeatures() *edgeCtx {
 		ctx.inter = make([]float64, 0, len(ig.gbps)*edgeFeatures)
 		for k := range ig.gbps {
 			var f float64
-			for _, l := range ig.links[k] {
-				f += v.flows[l]
+			for _, dl := range ig.links[k] {
+				f += v.flows[dl]
 			}
 			ctx.inter = append(ctx.inter, bandwidthFeature(ig.gbps[k]), flowFeature(f), ig.tier[k]/tierScale)
 		}

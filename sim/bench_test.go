@@ -1,0 +1,44 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// BenchmarkRun times whole runs of the engine under the test first-fit
+// scheduler: a PAI-like single-GPU-heavy trace on a flat cluster (capacity
+// and event queue dominate) and a MARL-like worker–PS workload on a
+// fat-tree (flows, link sharing and interference dominate).
+func BenchmarkRun(b *testing.B) {
+	flat, err := sim.Flat(32, "pai-v100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ft, err := sim.FatTree(8, "power8")
+	if err != nil {
+		b.Fatal(err)
+	}
+	interval := sim.DefaultConfig()
+	interval.Trigger = sim.TriggerInterval
+	cases := []struct {
+		name string
+		c    *sim.Cluster
+		jobs []datasets.Job
+		cfg  sim.Config
+	}{
+		{"pai-flat32", flat, paiLike(4000, 0.05, 1), sim.DefaultConfig()},
+		{"marl-fattree8", ft, marlLike(8, 15, 20, 3), interval},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := sim.Run(context.Background(), tc.c, tc.jobs, firstFit{}, tc.cfg, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,181 @@
+package sim
+
+// Capacity: the feasibility checks of placements (per server), the choice
+// of home sockets, and the test that a job fits the empty cluster at all.
+
+import (
+	"fmt"
+	"slices"
+)
+
+// take is what one instance took from one socket.
+type take struct {
+	server, socket int32
+	gpu, cpu       float64
+}
+
+// instRef is one instance homed on a server, as srvInst lists them: the
+// co-runners interference is computed from.
+type instRef struct {
+	job    int32
+	inst   int32
+	socket int32
+}
+
+// fitsEmpty packs the job's instances first-fit-decreasing (by GPU, then
+// CPU, then memory) on the empty cluster and returns why it cannot, or "".
+func fitsEmpty(caps []Resources, js *JobState) string {
+	var total, biggest Resources
+	for _, c := range caps {
+		total = total.Add(c)
+		if c.GPU > biggest.GPU || (c.GPU == biggest.GPU && c.CPU > biggest.CPU) {
+			biggest = c
+		}
+	}
+	if js.Total.Fits(biggest) {
+		return "" // all instances on the largest server
+	}
+	if !js.Total.Fits(total) {
+		return fmt.Sprintf("requests %g GPU, %g cores, %g GiB in all; the cluster has %g, %g, %g",
+			js.Total.GPU, js.Total.CPU, js.Total.MemGiB, total.GPU, total.CPU, total.MemGiB)
+	}
+	inst := make([]Resources, len(js.Instances))
+	for i, in := range js.Instances {
+		inst[i] = in.Demand
+	}
+	slices.SortStableFunc(inst, func(a, b Resources) int {
+		switch {
+		case a.GPU != b.GPU:
+			return cmpDesc(a.GPU, b.GPU)
+		case a.CPU != b.CPU:
+			return cmpDesc(a.CPU, b.CPU)
+		}
+		return cmpDesc(a.MemGiB, b.MemGiB)
+	})
+	free := append([]Resources(nil), caps...)
+	for _, d := range inst {
+		ok := false
+		for k := range free {
+			if d.Fits(free[k]) {
+				free[k] = free[k].Sub(d)
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fmt.Sprintf("its %d instances (largest %g GPU, %g cores, %g GiB) cannot be packed on the empty cluster",
+				len(inst), inst[0].GPU, inst[0].CPU, inst[0].MemGiB)
+		}
+	}
+	return ""
+}
+
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func (s *Sim) check(pl []Placement) error {
+	s.scratch = append(s.scratch[:0], s.free...)
+	s.checkStamp++
+	if len(s.seen) != len(s.jobs) {
+		s.seen = make([]uint32, len(s.jobs))
+	}
+	bad := func(p Placement, format string, a ...any) error {
+		id := ""
+		if p.Job >= 0 && p.Job < len(s.jobs) {
+			id = s.jobs[p.Job].Job.JobID
+		}
+		return fmt.Errorf("sim: at t=%gs: job %q (index %d): %w: %s", s.now, id, p.Job, ErrInfeasible, fmt.Sprintf(format, a...))
+	}
+	for _, p := range pl {
+		if p.Job < 0 || p.Job >= len(s.jobs) {
+			return bad(p, "no such job")
+		}
+		js := &s.jobs[p.Job]
+		if js.Status != StatusPending {
+			return bad(p, "job is not pending (status %d)", js.Status)
+		}
+		if s.seen[p.Job] == s.checkStamp {
+			return bad(p, "placed twice in one decision")
+		}
+		s.seen[p.Job] = s.checkStamp
+		if len(p.Slots) != len(js.Instances) {
+			return bad(p, "%d slots for %d instances", len(p.Slots), len(js.Instances))
+		}
+		for i, sl := range p.Slots {
+			if sl.Server < 0 || sl.Server >= len(s.free) {
+				return bad(p, "instance %d on server %d of %d", i, sl.Server, len(s.free))
+			}
+			if sl.Socket < -1 || sl.Socket >= len(s.sockFree[sl.Server]) {
+				return bad(p, "instance %d on socket %d of server %d, which has %d", i, sl.Socket, sl.Server, len(s.sockFree[sl.Server]))
+			}
+			f := s.scratch[sl.Server]
+			d := js.Instances[i].Demand
+			if !d.Fits(f) {
+				return bad(p, "instance %d needs %g GPU, %g cores, %g GiB on server %d, which has %g, %g, %g left",
+					i, d.GPU, d.CPU, d.MemGiB, sl.Server, f.GPU, f.CPU, f.MemGiB)
+			}
+			s.scratch[sl.Server] = f.Sub(d)
+		}
+	}
+	return nil
+}
+
+const (
+	fitUnknown int8 = iota
+	fitNo
+	fitYes
+)
+
+// couldFit is a necessary condition for js to be placeable now: its total
+// demand fits the total free resources and each instance fits some server's
+// free resources on its own.
+func (s *Sim) couldFit(js *JobState, freeTotal Resources) bool {
+	if !js.Total.Fits(freeTotal) {
+		return false
+	}
+	prev := Resources{GPU: -1}
+	for _, in := range js.Instances {
+		if in.Demand == prev {
+			continue
+		}
+		prev = in.Demand
+		ok := false
+		for _, f := range s.free {
+			if in.Demand.Fits(f) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Sim) freeTotal() Resources {
+	var t Resources
+	for _, f := range s.free {
+		t = t.Add(f)
+	}
+	return t
+}
+
+// chooseSocket picks the home socket for an instance with demand d.
+func (s *Sim) chooseSocket(server int, d Resources) int {
+	best := 0
+	for k, f := range s.sockFree[server] {
+		b := s.sockFree[server][best]
+		if f.GPU > b.GPU || (f.GPU == b.GPU && f.CPU > b.CPU) {
+			best = k
+		}
+	}
+	return best
+}

@@ -1,0 +1,295 @@
+package sim
+
+// Decisions: the loop that advances the clock to the next decision point,
+// the State it hands the scheduler, and the start and finish of jobs.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Next advances the clock to the next decision point and returns the
+// observation there. It returns io.EOF when every job has finished, and an
+// error wrapping ErrStalled when jobs can never start. Every call but the
+// first must follow an Apply.
+func (s *Sim) Next(ctx context.Context) (*State, error) {
+	if s.awaiting {
+		return nil, errors.New("sim: Next called twice without Apply")
+	}
+	if s.stalled {
+		id := s.pending[0].Job.JobID
+		return nil, fmt.Errorf("sim: at t=%gs: %w: %d jobs pending (first %q) on an idle cluster with no job left to arrive, and the last decision placed none",
+			s.now, ErrStalled, len(s.pending), id)
+	}
+	for iter := 0; ; iter++ {
+		if iter&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		// The next time anything happens; completions before arrivals
+		// before triggers at the same instant.
+		tc := inf
+		for len(s.heap) > 0 {
+			e := s.heap[0]
+			if js := &s.jobs[e.job]; js.Status == StatusRunning && js.version == e.ver {
+				tc = e.t
+				break
+			}
+			s.popEvent()
+		}
+		ta := inf
+		if s.nextArr < len(s.order) {
+			ta = s.jobs[s.order[s.nextArr]].SubmitS
+		}
+		t := min(tc, ta, s.nextTrig)
+		if t == inf {
+			if len(s.pending) > 0 {
+				// Unreachable while the stall rule holds; kept so a bug
+				// can never turn into a silent early end.
+				return nil, fmt.Errorf("sim: at t=%gs: %w: %d jobs pending and no event left", s.now, ErrStalled, len(s.pending))
+			}
+			return nil, io.EOF
+		}
+		s.now = t
+		freed := false
+		for len(s.heap) > 0 && s.heap[0].t == t {
+			e := s.popEvent()
+			if js := &s.jobs[e.job]; js.Status == StatusRunning && js.version == e.ver {
+				s.finish(js)
+				freed = true
+			}
+		}
+		arrived := len(s.pending)
+		for s.nextArr < len(s.order) && s.jobs[s.order[s.nextArr]].SubmitS == t {
+			js := &s.jobs[s.order[s.nextArr]]
+			s.nextArr++
+			js.Status = StatusPending
+			s.pending = append(s.pending, js)
+		}
+		s.flush()
+		decide := false
+		switch s.cfg.Trigger {
+		case TriggerEvent:
+			// DAS: the scheduler is triggered when there are enough free
+			// resources to run a pending job. Completions free resources;
+			// an arrival alone matters only if it, or a job the last
+			// decision left pending, could fit what is free.
+			if len(s.pending) > 0 {
+				switch {
+				case freed:
+					decide = true
+					s.leftFit = fitUnknown
+				case arrived < len(s.pending):
+					total := s.freeTotal()
+					for _, js := range s.pending[arrived:] {
+						if s.couldFit(js, total) {
+							decide = true
+							break
+						}
+					}
+					if !decide {
+						if s.leftFit == fitUnknown {
+							s.leftFit = fitNo
+							for _, js := range s.pending[:arrived] {
+								if s.couldFit(js, total) {
+									s.leftFit = fitYes
+									break
+								}
+							}
+						}
+						decide = s.leftFit == fitYes
+					}
+				}
+			}
+		case TriggerInterval:
+			if len(s.pending) == 0 {
+				s.nextTrig = inf
+			} else if s.nextTrig == inf {
+				s.nextTrig = math.Ceil(t/s.cfg.IntervalS) * s.cfg.IntervalS
+			}
+			if s.nextTrig == t {
+				decide = true
+				s.nextTrig = t + s.cfg.IntervalS
+			}
+		}
+		if decide {
+			s.awaiting = true
+			return s.state(), nil
+		}
+	}
+}
+
+func (s *Sim) state() *State {
+	st := &State{
+		Now: s.now, Decision: s.decisions, Cluster: s.cluster,
+		Pending: s.pending, Running: s.running, Free: s.free, LinkFlows: s.linkCount, sim: s,
+	}
+	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
+	st.Since.Progress = s.progressBuf[:0]
+	for _, r := range s.sinceFinished {
+		js := &s.jobs[r.Index]
+		if js.work > 0 {
+			st.Since.Progress = append(st.Since.Progress, Progress{Job: js.Index, Fraction: (js.work - js.doneAtDecision) / js.work})
+		}
+	}
+	for _, js := range s.running {
+		if js.work > 0 {
+			done := js.done + js.rate*(s.now-js.last)
+			st.Since.Progress = append(st.Since.Progress, Progress{Job: js.Index, Fraction: (done - js.doneAtDecision) / js.work})
+			js.doneAtDecision = done
+		}
+	}
+	s.progressBuf = st.Since.Progress
+	s.sinceFinished = s.sinceFinished[len(s.sinceFinished):] // the State keeps the old part
+	s.unplaced = 0
+	s.lastDecisionS = s.now
+	return st
+}
+
+// Apply starts the placements of the decision the last Next asked for. It
+// checks them all first and applies none if any is infeasible (the error
+// wraps ErrInfeasible and names the job).
+func (s *Sim) Apply(pl []Placement) error {
+	if !s.awaiting {
+		return errors.New("sim: Apply called without a pending decision (call Next first)")
+	}
+	if err := s.check(pl); err != nil {
+		return err
+	}
+	s.awaiting = false
+	s.decisions++
+	s.leftFit = fitUnknown
+	for _, p := range pl {
+		s.start(&s.jobs[p.Job], p.Slots)
+	}
+	if len(pl) > 0 {
+		k := 0
+		for _, js := range s.pending {
+			if js.Status == StatusPending {
+				s.pending[k] = js
+				k++
+			}
+		}
+		clear(s.pending[k:])
+		s.pending = s.pending[:k]
+	}
+	s.flush()
+	s.unplaced = len(s.pending)
+	if len(pl) == 0 && len(s.pending) > 0 && len(s.running) == 0 && s.nextArr == len(s.order) {
+		s.stalled = true
+	}
+	return nil
+}
+
+func (s *Sim) start(js *JobState, slots []Slot) {
+	js.Status = StatusRunning
+	js.StartS = s.now
+	js.last = s.now
+	js.done = 0
+	js.doneAtDecision = 0
+	js.rate = 0
+	js.Slots = append([]Slot(nil), slots...)
+	s.stamp++
+	for i, sl := range slots {
+		d := js.Instances[i].Demand
+		sock := sl.Socket
+		if sock < 0 {
+			sock = s.chooseSocket(sl.Server, d)
+		}
+		js.Slots[i].Socket = sock
+		s.free[sl.Server] = s.free[sl.Server].Sub(d)
+		// Home socket first, the rest from the others in index order.
+		g, c := d.GPU, d.CPU
+		sf := s.sockFree[sl.Server]
+		for k := 0; k < len(sf) && (g > 0 || c > 0); k++ {
+			so := (sock + k) % len(sf)
+			tg, tc := min(g, max(sf[so].GPU, 0)), min(c, max(sf[so].CPU, 0))
+			if k == len(sf)-1 {
+				tg, tc = g, c // rounding remainder goes to the last socket tried
+			}
+			if tg > 0 || tc > 0 {
+				sf[so].GPU -= tg
+				sf[so].CPU -= tc
+				js.takes = append(js.takes, take{server: int32(sl.Server), socket: int32(so), gpu: tg, cpu: tc})
+				g -= tg
+				c -= tc
+			}
+		}
+		if s.serverSeen[sl.Server] != s.stamp {
+			s.serverSeen[sl.Server] = s.stamp
+			js.Servers = append(js.Servers, sl.Server)
+			s.markServer(sl.Server)
+		}
+		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock)})
+	}
+	s.addFlows(js)
+	s.running = append(s.running, js)
+	js.slowStale = true
+	s.markDirty(js)
+}
+
+func (s *Sim) finish(js *JobState) {
+	js.done = js.work
+	js.last = s.now
+	js.Status = StatusDone
+	js.finishS = s.now
+	for _, t := range js.takes {
+		sf := &s.sockFree[t.server][t.socket]
+		sf.GPU += t.gpu
+		sf.CPU += t.cpu
+	}
+	for i, sl := range js.Slots {
+		s.free[sl.Server] = s.free[sl.Server].Add(js.Instances[i].Demand)
+	}
+	for _, srv := range js.Servers {
+		insts := s.srvInst[srv]
+		k := 0
+		for _, r := range insts {
+			if int(r.job) != js.Index {
+				insts[k] = r
+				k++
+			}
+		}
+		s.srvInst[srv] = insts[:k]
+		s.markServer(srv)
+		// Snap a fully idle server back to its exact capacity so sums of
+		// fractional shares do not drift over a long run.
+		if k == 0 {
+			s.free[srv] = s.cluster.Capacity(srv)
+			for so, x := range s.cluster.Servers[srv].Kind.Sockets {
+				s.sockFree[srv][so] = Resources{GPU: x.GPUs, CPU: x.Cores}
+			}
+		}
+	}
+	s.removeFlows(js)
+	for k, r := range s.running {
+		if r == js {
+			last := len(s.running) - 1
+			s.running[k] = s.running[last]
+			s.running[last] = nil
+			s.running = s.running[:last]
+			break
+		}
+	}
+	runS := s.now - js.StartS
+	gpus := js.Total.GPU
+	s.gpuSeconds += gpus * runS
+	r := JobResult{
+		Index: js.Index, JobID: js.Job.JobID,
+		SubmitS: js.SubmitS, StartS: js.StartS, FinishS: s.now,
+		JCTS: s.now - js.SubmitS, QueueS: js.StartS - js.SubmitS, RunS: runS, DurationS: js.DurationS,
+		Slowdown: 1, GPUs: gpus, FeeUSD: s.cfg.PriceGPUHour * gpus * runS / 3600,
+		Machines: len(js.Servers),
+	}
+	if js.DurationS > 0 {
+		r.Slowdown = runS / js.DurationS
+	}
+	s.results = append(s.results, r)
+	s.sinceFinished = append(s.sinceFinished, r)
+	js.flows = nil
+	js.takes = nil
+}

@@ -1,0 +1,156 @@
+package sim
+
+// Network: the per-iteration flows of multi-server jobs, routed over the
+// topology, and the per-direction flow counts of links that flows share.
+
+import (
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+)
+
+// flow is one point-to-point transfer of a job per iteration. Links are
+// full duplex: a hop is a directed link, and flows share a direction's
+// capacity only with the flows crossing the link the same way. A duplex
+// flow (a worker–PS pair) sends half its volume along links (push) and then
+// half back (pull); the other flows (ring all-reduce hops) send all of it
+// along links.
+type flow struct {
+	links  []DirectedLink // hops from source to destination
+	volume float64        // Gbit per iteration, both ways together for a duplex flow
+	duplex bool
+}
+
+// jobFlows calls add for each per-iteration transfer of a job whose
+// instances run on slots; servers are the distinct servers of slots in order
+// of first use. Jobs with parameter servers exchange 2·G/n_ps Gbit between
+// each worker and each PS on another server (G/n_ps pushed, then G/n_ps
+// pulled back: duplex); other multi-server jobs all-reduce over a ring of
+// their servers, each hop sending 2(n−1)/n·G one way while receiving as
+// much from the previous hop on the other direction of the links. Traffic
+// inside a server is free.
+func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, vol float64, duplex bool)) {
+	if len(servers) < 2 {
+		return
+	}
+	g := js.Profile.GradientMB * 8 / 1000 // Gbit
+	var ps, workers []int
+	for i, in := range js.Instances {
+		if in.Role == datasets.RolePS {
+			ps = append(ps, slots[i].Server)
+		} else {
+			workers = append(workers, slots[i].Server)
+		}
+	}
+	if len(ps) > 0 && len(workers) > 0 {
+		vol := 2 * g / float64(len(ps))
+		for _, w := range workers {
+			for _, p := range ps {
+				if w != p {
+					add(w, p, vol, true)
+				}
+			}
+		}
+		return
+	}
+	n := len(servers)
+	vol := 2 * float64(n-1) / float64(n) * g
+	for i, a := range servers {
+		add(a, servers[(i+1)%n], vol, false)
+	}
+}
+
+// addFlows routes a starting job's flows, counts them on their links and
+// marks every job sharing those links (either way) for a new rate.
+func (s *Sim) addFlows(js *JobState) {
+	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
+		na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
+		d := s.dists[nb]
+		if d == nil {
+			d = s.cluster.Topology.dist(nb)
+			s.dists[nb] = d
+		}
+		path, _ := s.cluster.Topology.route(nil, d, na, nb) // connectivity checked by Validate
+		for _, dl := range path {
+			s.linkCount[dl]++
+			if duplex {
+				s.linkCount[dl.Reverse()]++
+			}
+			l := dl.Link()
+			s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
+			for _, o := range s.linkJobs[l] {
+				s.markDirty(&s.jobs[o])
+			}
+		}
+		js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex})
+	})
+}
+
+// removeFlows takes a finishing job's flows off their links and marks the
+// jobs still sharing those links for a new rate.
+func (s *Sim) removeFlows(js *JobState) {
+	for _, f := range js.flows {
+		for _, dl := range f.links {
+			s.linkCount[dl]--
+			if f.duplex {
+				s.linkCount[dl.Reverse()]--
+			}
+			l := dl.Link()
+			lj := s.linkJobs[l]
+			for k, o := range lj {
+				if int(o) == js.Index {
+					lj = slices.Delete(lj, k, k+1)
+					break
+				}
+			}
+			s.linkJobs[l] = lj
+			for _, o := range lj {
+				s.markDirty(&s.jobs[o])
+			}
+		}
+	}
+}
+
+// Route appends to dst the directed links a flow from server from to
+// server to crosses, in order, as the simulator routes it (shortest path
+// with deterministic ECMP, see Topology); nothing when from == to. Servers
+// of a validated cluster are connected.
+func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
+	nb := c.Servers[to].Node
+	dst, _ = c.Topology.route(dst, c.Topology.dist(nb), c.Servers[from].Node, nb)
+	return dst
+}
+
+// FlowLinks appends to dst the directed links the flows of js would load
+// if it ran on slots (one per instance): each link once per flow crossing
+// it that way, and a worker–PS pair's links both ways. Counting the result
+// per link gives exactly what starting js there adds to State.LinkFlows,
+// so a scheduler can book a tentative placement's network load. It runs a
+// breadth-first search per destination server: call it once per placed
+// job, not once per candidate.
+func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []DirectedLink {
+	var servers []int
+	for _, sl := range slots {
+		if !slices.Contains(servers, sl.Server) {
+			servers = append(servers, sl.Server)
+		}
+	}
+	var dists [][]int32 // per destination node, built on demand
+	jobFlows(js, slots, servers, func(a, b int, _ float64, duplex bool) {
+		na, nb := c.Servers[a].Node, c.Servers[b].Node
+		if dists == nil {
+			dists = make([][]int32, len(c.Topology.Nodes))
+		}
+		if dists[nb] == nil {
+			dists[nb] = c.Topology.dist(nb)
+		}
+		n := len(dst)
+		dst, _ = c.Topology.route(dst, dists[nb], na, nb)
+		if duplex {
+			for _, dl := range dst[n:] {
+				dst = append(dst, dl.Reverse())
+			}
+		}
+	})
+	return dst
+}
