@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -52,7 +53,7 @@ func TestSplitMARL(t *testing.T) {
 		t.Errorf("train %v", ids(train))
 	}
 	for _, part := range [][]Job{train, test} {
-		if !slices.IsSortedFunc(part, func(a, b Job) int { return int(a.SubmitS - b.SubmitS) }) {
+		if !slices.IsSortedFunc(part, func(a, b Job) int { return cmp.Compare(a.SubmitS, b.SubmitS) }) {
 			t.Errorf("%v not in submission order", ids(part))
 		}
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -186,7 +187,7 @@ func TestSplitTraceDisjoint(t *testing.T) {
 		if !slices.Equal(ids(all), ids(want)) {
 			t.Fatalf("iteration %d: parts %v, want the first survivors %v", it, ids(all), ids(want))
 		}
-		if !slices.IsSortedFunc(all, func(a, b Job) int { return int(a.SubmitS - b.SubmitS) }) {
+		if !slices.IsSortedFunc(all, func(a, b Job) int { return cmp.Compare(a.SubmitS, b.SubmitS) }) {
 			t.Fatalf("iteration %d: parts not in submission order", it)
 		}
 		if sp.Read != n || sp.Pruned+sp.Beyond+len(all) != n {
