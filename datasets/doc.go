@@ -7,4 +7,11 @@
 // record batches (streamed through pipeline channels) or Parquet files whose
 // key-value metadata carries schedlab.schema_version, schedlab.source and the
 // producing run's config hash, never a timestamp.
+//
+// It is also where workloads are cut for the experiments, so that training
+// needs nothing from evaluation: SortBySubmission is the one order of jobs
+// in time, SplitTrace the one train/validation/test cut of a trace (both
+// training and evaluation call it, so an evaluated job cannot reach
+// training), GenerateMARL and ReadArrivals the MARL paper's workloads, and
+// SplitMARL their per-pod 90/10 split.
 package datasets

@@ -76,8 +76,8 @@ func BenchmarkMARLFatTree(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := MARLWorkload{Kind: KindUniform, Pods: c.Pods, JobsPerPod: 15, Intervals: tc.intervals, IntervalS: cfg.IntervalS}
-			jobs, err := GenerateMARL(w, pipeline.Rand(1, "bench"))
+			w := datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 15, Intervals: tc.intervals, IntervalS: cfg.IntervalS}
+			jobs, err := datasets.GenerateMARL(w, pipeline.Rand(1, "bench"))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -29,7 +29,8 @@ type WorkloadInfo struct {
 	// Beyond are fitting jobs after the first MaxJobs, not used.
 	Beyond int `parquet:"beyond" json:"beyond"`
 	// Train jobs precede the evaluated ones by submission (the learned
-	// schedulers' training split); Test jobs are simulated.
+	// schedulers' training and validation parts, datasets.Split's Train
+	// and Val); Test jobs are simulated.
 	Train int `parquet:"train" json:"train"`
 	Test  int `parquet:"test" json:"test"`
 	// Skipped says why the workload's cells did not run ("" when they did).
@@ -55,43 +56,18 @@ func loadTrace(ctx context.Context, w Workload, seed uint64, experiment string, 
 	return jobs, "synthetic-pai", nil
 }
 
-// splitTrace sorts jobs by submission (stable: ties keep file order),
-// drops those that do not fit every cluster when empty, keeps the first
-// maxJobs and returns the last testFraction of them.
+// splitTrace cuts a trace as training does (datasets.SplitTrace), pruning
+// the jobs that do not fit every cluster of the spec when empty, and
+// returns the Test part: the last TestFraction of the first MaxJobs.
 func splitTrace(jobs []datasets.Job, clusters []*sim.Cluster, cfg sim.Config, w Workload) ([]datasets.Job, WorkloadInfo, error) {
 	info := WorkloadInfo{Workload: w.Name, Read: len(jobs)}
-	sorted := slices.Clone(jobs)
-	slices.SortStableFunc(sorted, func(a, b datasets.Job) int { return compareFloat(a.SubmitS, b.SubmitS) })
-	drop := make([]bool, len(sorted))
-	cfg.PruneOversized = true
-	for _, c := range clusters {
-		// sim.New applies the simulator's own fit test (first-fit
-		// decreasing on the empty cluster) and validates every job.
-		s, err := sim.New(c, sorted, cfg, nil)
-		if err != nil {
-			return nil, info, fmt.Errorf("workload %s on %s: %w", w.Name, c.Name, err)
-		}
-		for _, p := range s.Result().Pruned {
-			drop[p.Index] = true
-		}
+	sp, err := datasets.SplitTrace(jobs, sim.Pruner(clusters, cfg), datasets.TraceSplit{MaxJobs: w.MaxJobs, TestFraction: w.TestFraction})
+	if err != nil {
+		return nil, info, fmt.Errorf("workload %s: %w", w.Name, err)
 	}
-	kept := sorted[:0:0]
-	for i, j := range sorted {
-		switch {
-		case drop[i]:
-			info.Pruned++
-		case len(kept) < w.MaxJobs:
-			kept = append(kept, j)
-		default:
-			info.Beyond++
-		}
-	}
-	test := int(float64(len(kept))*w.TestFraction + 0.5)
-	if test == 0 && len(kept) > 0 {
-		test = 1
-	}
-	info.Train, info.Test = len(kept)-test, test
-	return kept[len(kept)-test:], info, nil
+	info.Pruned, info.Beyond = sp.Pruned, sp.Beyond
+	info.Train, info.Test = len(sp.Train)+len(sp.Val), len(sp.Test)
+	return sp.Test, info, nil
 }
 
 // scaleArrivals returns jobs (sorted by submission) arriving rate times as

@@ -8,9 +8,11 @@
 // An experiment is a Spec (DefaultSpec(id) gives the documented one; edit
 // and Validate it). Jobs enter as a canonical jobs Parquet file
 // (datasets.Job rows) or from a seeded generator: the PAI-like trace of
-// datasets, or GenerateMARL for the MARL paper's arrival patterns, whose
-// Google pattern comes from an arrivals table (ReadArrivals). Run returns a
-// Report; Report.Write puts it under a run directory:
+// datasets, or datasets.GenerateMARL for the MARL paper's arrival
+// patterns, whose Google pattern comes from an arrivals table
+// (datasets.ReadArrivals). A trace is cut by datasets.SplitTrace, as
+// training cuts it. Run returns a Report; Report.Write puts it under a run
+// directory:
 //
 //	eval/results.parquet    ResultRow: one per evaluated job per cell
 //	eval/metrics.parquet    MetricsRow: one per cell

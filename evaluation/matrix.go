@@ -163,7 +163,7 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 			log.Warn("workload skipped", "experiment", spec.Experiment, "workload", w.Name, "reason", skip)
 		} else {
 			var err error
-			if arrivals, err = ReadArrivals(w.ArrivalsFile); err != nil {
+			if arrivals, err = datasets.ReadArrivals(w.ArrivalsFile); err != nil {
 				return fmt.Errorf("workload %s: %w", w.Name, err)
 			}
 		}
@@ -198,9 +198,9 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 				if jpp == 0 {
 					jpp = MARLPaperLoad(c)
 				}
-				mw := MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
+				mw := datasets.MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
 				rng := pipeline.Rand(seed, "eval", spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
-				js, err := GenerateMARL(mw, rng)
+				js, err := datasets.GenerateMARL(mw, rng)
 				if err != nil {
 					return fmt.Errorf("workload %s on %s: %w", w.Name, c.Name, err)
 				}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -31,13 +32,13 @@ const (
 	// kept, and the last TestFraction of them (by submission) evaluated.
 	KindTrace = "trace"
 	// KindUniform submits JobsPerPod jobs per pod in every interval.
-	KindUniform = "uniform"
+	KindUniform = datasets.MARLUniform
 	// KindPoisson submits Poisson(JobsPerPod) jobs per pod per interval.
-	KindPoisson = "poisson"
+	KindPoisson = datasets.MARLPoisson
 	// KindGoogle follows an arrivals table (interval, start_s, jobs), e.g.
 	// Google 2011 submissions per 30 minutes, scaled so that the mean is
 	// JobsPerPod per pod per interval.
-	KindGoogle = "google"
+	KindGoogle = datasets.MARLGoogle
 )
 
 // ErrUnknownExperiment: DefaultSpec was asked for an id it does not know.

@@ -139,3 +139,13 @@ func signedRankCounts(n int) []float64 {
 	}
 	return c
 }
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

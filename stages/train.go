@@ -180,7 +180,7 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 				}
 				var st pipeline.Stage
 				if m, ok := dasModelName(canon); ok {
-					st, models[key] = c.dasTrainStage(m, key, cl)
+					st, models[key] = c.dasTrainStage(m, key, cl, spec.Clusters)
 				} else if st, models[key], err = c.marlTrainStage(canon, cl.Spec, fitted); err != nil {
 					return nil, nil, err
 				}
@@ -234,7 +234,7 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 	}
 	simCfg := sim.DefaultConfig()
 	simCfg.Trigger, simCfg.IntervalS = sim.TriggerInterval, 1800
-	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: evaluation.KindUniform, Pods: cluster.Pods,
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
 		JobsPerPod: setup.JobsPerPod, Intervals: setup.Intervals, IntervalS: simCfg.IntervalS}, env.Rand("workload"))
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 	var curves []training.Curve
 	switch setup.Scheduler {
 	case "deepsys":
-		train, _ := marl.SplitJobs(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
+		train, _ := datasets.SplitMARL(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
 		m, _, err := deepsys.TrainDeepSys(ctx, deepsys.DefaultSpeedConfig(), cluster, train, simCfg, model, seed)
 		if err != nil {
 			return err
@@ -259,7 +259,7 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 		if setup.Episodes > 0 {
 			cfg.Episodes = setup.Episodes
 		}
-		train, _ := marl.SplitJobs(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
+		train, _ := datasets.SplitMARL(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
 		bar := env.Bar("episodes", int64(cfg.Episodes))
 		at, err := deepsys.TrainAtte(ctx, cfg, cluster, train, simCfg, model, seed, func(c training.Curve) {
 			c.Cluster = clusterName
@@ -283,7 +283,7 @@ func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup
 		if variant == marl.VariantSingle {
 			parts = 1
 		}
-		train, val := marl.SplitJobs(jobs, parts, 0.1, simCfg.IntervalS)
+		train, val := datasets.SplitMARL(jobs, parts, 0.1, simCfg.IntervalS)
 		bar := env.Bar("episodes", int64(cfg.Episodes))
 		pol, cs, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: cluster, ClusterName: clusterName, Train: train, Validation: val,
 			Sim: simCfg, Interference: model, Seed: seed, Episode: func(c training.Curve) {
@@ -326,6 +326,10 @@ type dasTrainSetup struct {
 	Train     DASTrainConfig `json:"train"`
 	MaxJobs   int            `json:"max_jobs"`
 	TestFrac  float64        `json:"test_fraction"`
+	// EvalClusters are the experiment's clusters: the trace is pruned
+	// against them as evaluation prunes it, so that the held-out jobs are
+	// exactly those evaluated.
+	EvalClusters []evaluation.Cluster `json:"eval_clusters"`
 	// Heads and History of a das-tuning row (0: the default h and τ).
 	Heads   int `json:"heads,omitempty"`
 	History int `json:"history,omitempty"`
@@ -342,9 +346,9 @@ const DASEachCluster = "each"
 // rifling, or a das-tuning row) on the training part of das-table1's
 // trace into models/<key>/: on train.das.cluster, or with "each" on
 // evalCluster.
-func (c *Config) dasTrainStage(name, key string, evalCluster evaluation.Cluster) (pipeline.Stage, []string) {
+func (c *Config) dasTrainStage(name, key string, evalCluster evaluation.Cluster, evalClusters []evaluation.Cluster) (pipeline.Stage, []string) {
 	setup := dasTrainSetup{Scheduler: name, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction,
-		Cluster: evalCluster.Name, ClusterSpec: evalCluster.Spec}
+		EvalClusters: evalClusters, Cluster: evalCluster.Name, ClusterSpec: evalCluster.Spec}
 	if c.Train.DAS.Cluster != DASEachCluster {
 		setup.Cluster = c.Train.DAS.Cluster
 		setup.ClusterSpec, _ = sim.Preset(c.Train.DAS.Cluster)
@@ -374,18 +378,22 @@ func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, 
 		return err
 	}
 	sc := sim.DefaultConfig()
-	// First the table's split (the last test_fraction of the first max_jobs
-	// is what das-table1 evaluates), then the training part alone is split
-	// again 8:2 into training and validation, so that neither training
-	// nor the choice of learning rate sees an evaluated job.
-	dc := das.DefaultConfig()
-	dc.MaxJobs, dc.ValFraction = setup.MaxJobs, setup.TestFrac
-	outer, err := das.PrepareJobs(cluster, jobs, sc, dc)
+	// The trace is cut as das-table1 cuts it (the same clusters prune it),
+	// so that neither training nor the choice of learning rate sees an
+	// evaluated job; the part before the evaluated jobs is split 8:2 into
+	// training and validation.
+	evalClusters := make([]*sim.Cluster, len(setup.EvalClusters))
+	for i, ec := range setup.EvalClusters {
+		if evalClusters[i], err = ec.Spec.Build(); err != nil {
+			return fmt.Errorf("cluster %s: %w", ec.Name, err)
+		}
+		evalClusters[i].Name = ec.Name
+	}
+	ts, err := datasets.SplitTrace(jobs, sim.Pruner(evalClusters, sc), datasets.TraceSplit{MaxJobs: setup.MaxJobs, TestFraction: setup.TestFrac, ValFraction: 0.2})
 	if err != nil {
 		return err
 	}
-	dc.MaxJobs, dc.ValFraction = len(outer.Train), 0.2
-	split, err := das.PrepareJobs(cluster, outer.Train, sc, dc)
+	split, err := das.PrepareJobs(cluster, ts, sc)
 	if err != nil {
 		return err
 	}

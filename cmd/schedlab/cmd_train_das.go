@@ -288,7 +288,7 @@ func setupPaper(ctx context.Context, a *app, opts trainOptions, family string) (
 		dc.MaxJobs = f.maxJobs
 	}
 	sc := sim.DefaultConfig()
-	sp, err := das.PrepareJobs(c, jobs, sc, dc)
+	sp, err := das.PrepareTrace(c, jobs, sc, dc)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func marlTrainFlags(fs *pflag.FlagSet) {
 	fs.String("servers", "power8", "marl: server kind: power8, dgx1, hetero-cpu or mixed")
 	fs.Int("k", 0, "marl: topology parameter (fattree k, vl2 k, bcube level; default 8, 4, 1: a scaled-down cluster)")
 	fs.Int("bcube-n", 4, "marl: bcube switch port count n")
-	fs.String("workload", evaluation.KindUniform, "marl: arrival pattern: uniform or poisson")
+	fs.String("workload", datasets.MARLUniform, "marl: arrival pattern: uniform or poisson")
 	fs.Float64("jobs-per-pod", 0, "marl: mean jobs per pod per 30-minute interval (default: the pod's GPUs / 50)")
 	fs.Int("intervals", 80, "marl: intervals that receive jobs (the last 10 % of each pod's jobs are held out)")
 	fs.String("interference", "", "marl: fitted interference model (model.json of schedlab fit; default: sim.DefaultInterference)")
@@ -146,7 +146,7 @@ func marlWorkload(fs *pflag.FlagSet, seed uint64, single bool) (*marlRun, error)
 	if err := spec.Validate(); err != nil {
 		return nil, usageErrorf("train: %v", err)
 	}
-	if kind != evaluation.KindUniform && kind != evaluation.KindPoisson {
+	if kind != datasets.MARLUniform && kind != datasets.MARLPoisson {
 		return nil, usageErrorf("train: --workload %q is not uniform or poisson", kind)
 	}
 	if intervals < 1 || jpp < 0 {
@@ -168,7 +168,7 @@ func marlWorkload(fs *pflag.FlagSet, seed uint64, single bool) (*marlRun, error)
 	r.simCfg.Trigger = sim.TriggerInterval
 	// One workload stream for every family and variant, so that they are
 	// trained and held out on the same jobs.
-	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: kind, Pods: cluster.Pods, JobsPerPod: jpp, Intervals: intervals, IntervalS: r.simCfg.IntervalS},
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: kind, Pods: cluster.Pods, JobsPerPod: jpp, Intervals: intervals, IntervalS: r.simCfg.IntervalS},
 		pipeline.Rand(seed, "train", "marl", "workload"))
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func marlWorkload(fs *pflag.FlagSet, seed uint64, single bool) (*marlRun, error)
 	if single {
 		parts = 1
 	}
-	r.train, r.test = marl.SplitJobs(jobs, parts, 0.1, r.simCfg.IntervalS)
+	r.train, r.test = datasets.SplitMARL(jobs, parts, 0.1, r.simCfg.IntervalS)
 	return r, nil
 }
 

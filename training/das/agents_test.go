@@ -19,7 +19,7 @@ func TestEvaluateMatchesBehaviour(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
 			jobs := synthJobs(t, 120, 3)
-			sp, err := PrepareJobs(c, jobs, sim.DefaultConfig(), cfg)
+			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

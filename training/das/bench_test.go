@@ -57,7 +57,7 @@ func BenchmarkInferencePAI(b *testing.B) {
 		b.Run(v, func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Variant = v
-			sp, err := PrepareJobs(c, raw, sim.DefaultConfig(), cfg)
+			sp, err := PrepareTrace(c, raw, sim.DefaultConfig(), cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func BenchmarkTrainingEpisode(b *testing.B) {
 	c := cluster(b, "small")
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
-	sp, err := PrepareJobs(c, synthJobs(b, 2500, 10), sim.DefaultConfig(), cfg)
+	sp, err := PrepareTrace(c, synthJobs(b, 2500, 10), sim.DefaultConfig(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

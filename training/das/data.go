@@ -8,15 +8,15 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// Split is a trace prepared for training on one cluster (DAS §5.1.2): jobs
-// sorted by submission, those that cannot fit the empty cluster pruned,
-// the first Config.MaxJobs kept and cut 8:2 (Config.ValFraction) into a
-// training and a validation part, each with submissions shifted to start
-// at 0.
+// Split is a trace prepared for training on one cluster (DAS §5.1.2): the
+// Train and Val parts of a datasets.Split (sorted by submission, pruned,
+// the first MaxJobs kept, 8:2 by Config.ValFraction, the evaluated jobs
+// already held out), less any job the training cluster cannot hold, each
+// with submissions shifted to start at 0.
 type Split struct {
 	Train, Val []datasets.Job
 	Read       int // jobs given
-	Pruned     int // jobs that cannot fit the cluster
+	Pruned     int // jobs that cannot fit the clusters pruned against
 	Beyond     int // fitting jobs after the first MaxJobs
 	Norm       RewardNorm
 }
@@ -32,38 +32,54 @@ type RewardNorm struct {
 	GPUs   float64 `json:"gpus"` // GPUs per job, C·n^GPU
 }
 
-// PrepareJobs builds the split of jobs for cluster c under simulator
-// configuration sc (its price and speed model).
-func PrepareJobs(c *sim.Cluster, jobs []datasets.Job, sc sim.Config, cfg Config) (Split, error) {
-	sp := Split{Read: len(jobs)}
-	sorted := slices.Clone(jobs)
-	slices.SortStableFunc(sorted, func(a, b datasets.Job) int { return -cmpDesc(a.SubmitS, b.SubmitS) })
-	sc.PruneOversized = true
-	s, err := sim.New(c, sorted, sc, nil) // the simulator's own fit test
+// PrepareTrace cuts jobs for training on cluster c alone, with nothing
+// held out for evaluation: datasets.SplitTrace pruning against c, with
+// cfg.MaxJobs and cfg.ValFraction, then PrepareJobs.
+func PrepareTrace(c *sim.Cluster, jobs []datasets.Job, sc sim.Config, cfg Config) (Split, error) {
+	ts, err := datasets.SplitTrace(jobs, sim.Pruner([]*sim.Cluster{c}, sc), datasets.TraceSplit{MaxJobs: cfg.MaxJobs, ValFraction: cfg.ValFraction})
 	if err != nil {
-		return sp, fmt.Errorf("das: prepare jobs on %s: %w", c.Name, err)
+		return Split{Read: len(jobs)}, fmt.Errorf("das: prepare jobs on %s: %w", c.Name, err)
 	}
-	drop := make([]bool, len(sorted))
-	for _, p := range s.Pruned() {
-		drop[p.Index] = true
-	}
-	kept := make([]datasets.Job, 0, min(len(sorted), cfg.MaxJobs))
-	for i, j := range sorted {
-		switch {
-		case drop[i]:
-			sp.Pruned++
-		case len(kept) < cfg.MaxJobs:
-			kept = append(kept, j)
-		default:
-			sp.Beyond++
+	return PrepareJobs(c, ts, sc)
+}
+
+// PrepareJobs builds the training split for cluster c under simulator
+// configuration sc (its price and speed model) from ts's Train and Val;
+// ts.Test is not touched. ts may have been pruned against other clusters
+// (an experiment's): jobs that do not fit c are dropped from both parts
+// afterwards, rather than before the cut, so that the evaluated jobs stay
+// those of the split.
+func PrepareJobs(c *sim.Cluster, ts datasets.Split, sc sim.Config) (Split, error) {
+	sp := Split{Read: ts.Read, Pruned: ts.Pruned, Beyond: ts.Beyond}
+	fits := sim.Pruner([]*sim.Cluster{c}, sc)
+	var parts [2][]datasets.Job
+	for k, part := range [2][]datasets.Job{ts.Train, ts.Val} {
+		if len(part) == 0 {
+			continue
+		}
+		drop, err := fits(part)
+		if err != nil {
+			return sp, fmt.Errorf("das: prepare jobs: %w", err)
+		}
+		for i, j := range part {
+			if drop[i] {
+				sp.Pruned++
+			} else {
+				parts[k] = append(parts[k], j)
+			}
 		}
 	}
-	nval := int(float64(len(kept))*cfg.ValFraction + 0.5)
-	if nval < 1 || nval >= len(kept) {
-		return sp, fmt.Errorf("das: %d usable jobs on %s (of %d; %d pruned): too few for a training and a validation part", len(kept), c.Name, len(jobs), sp.Pruned)
+	train, val := parts[0], parts[1]
+	if len(train) == 0 || len(val) == 0 {
+		return sp, fmt.Errorf("das: %d training and %d validation jobs on %s (of %d; %d pruned): too few for a training and a validation part",
+			len(train), len(val), c.Name, ts.Read, sp.Pruned)
 	}
-	sp.Train = rebase(kept[:len(kept)-nval])
-	sp.Val = rebase(kept[len(kept)-nval:])
+	// The training part as a whole starts at 0 first, then each part, as
+	// the pipeline's former two-step split did: x − t₀ − (y − t₀) is not
+	// always x − y in floating point, and this keeps its models bit for bit.
+	pool := rebase(append(slices.Clip(train), val...))
+	sp.Train = rebase(pool[:len(train)])
+	sp.Val = rebase(pool[len(train):])
 	for _, j := range sp.Train {
 		sp.Norm.JCTS += j.DurationS
 		sp.Norm.GPUs += j.TotalGPU()

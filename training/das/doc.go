@@ -8,16 +8,18 @@
 //
 // # Data in and out
 //
-// Jobs enter as []datasets.Job; PrepareJobs sorts them by submission,
-// prunes those that cannot fit the cluster, keeps Config.MaxJobs and cuts
-// an 8:2 training/validation Split. Train runs one MAPPO training per
+// Jobs enter as the Train and Val parts of a datasets.SplitTrace cut
+// (sorted by submission, pruned, the first Config.MaxJobs, the evaluated
+// jobs held out); PrepareJobs turns them into a training Split (submissions
+// from 0, the reward's scale), and PrepareTrace does both for a whole trace
+// on one cluster with an 8:2 training/validation cut. Train runs one MAPPO training per
 // learning rate of the grid and keeps the one whose final policy has the
 // lowest validation mean JCT; its learning curves are training.Curve
 // rows. A model leaves as a checkpoint (nn's format) with a JSON sidecar
 // holding its Config and the Config's hash (Save, Load); Open turns a
 // checkpoint into a sim.Scheduler that runs the deterministic policy:
 //
-//	sp, _ := das.PrepareJobs(cluster, jobs, sim.DefaultConfig(), cfg)
+//	sp, _ := das.PrepareTrace(cluster, jobs, sim.DefaultConfig(), cfg)
 //	res, _ := das.Train(ctx, cfg, sp, das.TrainOptions{Cluster: cluster, Sim: sim.DefaultConfig(), Seed: seed})
 //	_ = das.Save("das.ckpt", res.Best().Model, das.Sidecar{Cluster: "small", LR: res.Best().LR, Norm: sp.Norm})
 //	sched, _ := das.Open("das.ckpt")

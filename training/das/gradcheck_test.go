@@ -24,7 +24,7 @@ func TestAgentGradients(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
 			jobs := synthJobs(t, 150, 5)
-			sp, err := PrepareJobs(c, jobs, sim.DefaultConfig(), cfg)
+			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

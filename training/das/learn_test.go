@@ -21,7 +21,7 @@ func TestTrainingLearns(t *testing.T) {
 	c := cluster(t, "small")
 	cfg := tinyConfig(VariantDAS)
 	cfg.Episodes, cfg.MaxJobs, cfg.ValidateEvery = 20, 500, 5
-	sp, err := PrepareJobs(c, contendedJobs(500, 1), sim.DefaultConfig(), cfg)
+	sp, err := PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func TestSchedulerFastPathMatchesTape(t *testing.T) {
 			if testing.Short() {
 				cfg = tinyConfig(v)
 			}
-			sp, err := PrepareJobs(c, jobs, sim.DefaultConfig(), cfg)
+			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

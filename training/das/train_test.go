@@ -17,7 +17,7 @@ func trainTiny(t *testing.T, variant string, seed uint64) (*Result, Split, *sim.
 	t.Helper()
 	c := cluster(t, "small")
 	cfg := tinyConfig(variant)
-	sp, err := PrepareJobs(c, contendedJobs(300, 7), sim.DefaultConfig(), cfg)
+	sp, err := PrepareTrace(c, contendedJobs(300, 7), sim.DefaultConfig(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,11 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
-	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/deepsys"
-	"github.com/schedlab/schedlab/training/marl"
 )
 
 func setup(t *testing.T) (*sim.Cluster, []datasets.Job, []datasets.Job, sim.Config) {
@@ -25,11 +23,11 @@ func setup(t *testing.T) (*sim.Cluster, []datasets.Job, []datasets.Job, sim.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: evaluation.KindUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 120, IntervalS: 1800}, pipeline.Rand(5, "test"))
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 120, IntervalS: 1800}, pipeline.Rand(5, "test"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, test := marl.SplitJobs(jobs, c.Pods, 0.1, 1800)
+	train, test := datasets.SplitMARL(jobs, c.Pods, 0.1, 1800)
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = sim.TriggerInterval
 	return c, train, test, cfg

@@ -28,7 +28,7 @@ func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	}
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 500
-	sp, err := das.PrepareJobs(c, contendedJobs(500, 1), sim.DefaultConfig(), dc)
+	sp, err := das.PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), dc)
 	if err != nil {
 		t.Fatal(err)
 	}

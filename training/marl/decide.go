@@ -5,29 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/nn"
 )
-
-// SchedulerOf is the scheduler (agent) that receives a job in a cluster of
-// the given number of partitions: the pod named by the job's user field
-// "pod-NN" (as the MARL workload generator writes it), modulo parts, or
-// else the job's index modulo parts.
-func SchedulerOf(j *datasets.Job, index, parts int) int {
-	if parts <= 1 {
-		return 0
-	}
-	if rest, ok := strings.CutPrefix(j.User, "pod-"); ok {
-		if n, err := strconv.Atoi(rest); err == nil && n >= 0 {
-			return n % parts
-		}
-	}
-	return index % parts
-}
 
 // decision is one recorded choice of an agent.
 type decision struct {
@@ -121,7 +103,7 @@ func (a *actor) decide(ctx context.Context, st *sim.State) ([]sim.Placement, err
 	parts := len(a.e.cg.parts)
 	byAgent := make([][]*sim.JobState, parts)
 	for _, js := range st.Pending {
-		p := SchedulerOf(js.Job, js.Index, parts)
+		p := datasets.PodOf(js.Job, js.Index, parts)
 		byAgent[p] = append(byAgent[p], js)
 	}
 	var out []sim.Placement

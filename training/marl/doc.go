@@ -7,8 +7,8 @@
 // # Data in and out
 //
 // Training takes a *sim.Cluster and jobs ([]datasets.Job, e.g. from
-// evaluation.GenerateMARL, split by SplitJobs into 90 % training and 10 %
-// held-out per scheduler) and returns a *Policy and one training.Curve per
+// datasets.GenerateMARL, split by datasets.SplitMARL into 90 % training and
+// 10 % held-out per scheduler) and returns a *Policy and one training.Curve per
 // episode:
 //
 //	pol, curves, err := marl.Train(ctx, marl.DefaultConfig(), marl.TrainOptions{
@@ -22,7 +22,7 @@
 // trained on a fat-tree with k = 4 schedules one with k = 20 (the graphs
 // are built for whatever cluster the scheduler is given). Jobs go to the
 // scheduler of the pod named in their user field ("pod-NN", as the
-// workload generator writes it; SchedulerOf). Everything is deterministic:
+// workload generator writes it; datasets.PodOf). Everything is deterministic:
 // the same seed gives bit-identical checkpoints at any GOMAXPROCS.
 //
 // # Model (MARL paper §IV)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/marl"
@@ -16,9 +16,9 @@ import (
 func Example() {
 	ctx := context.Background()
 	c, _ := sim.FatTree(4, "power8")
-	jobs, _ := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: evaluation.KindUniform, Pods: c.Pods, JobsPerPod: 0.3, Intervals: 20, IntervalS: 1800},
+	jobs, _ := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.3, Intervals: 20, IntervalS: 1800},
 		pipeline.Rand(1, "example"))
-	train, test := marl.SplitJobs(jobs, c.Pods, 0.1, 1800)
+	train, test := datasets.SplitMARL(jobs, c.Pods, 0.1, 1800)
 	simCfg := sim.DefaultConfig()
 	simCfg.Trigger = sim.TriggerInterval
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/marl"
@@ -33,7 +34,7 @@ func TestLearning(t *testing.T) {
 			if v == marl.VariantSingle {
 				parts = 1
 			}
-			train, test := marl.SplitJobs(jobs, parts, 0.1, 1800)
+			train, test := datasets.SplitMARL(jobs, parts, 0.1, 1800)
 			cfg := marl.VariantConfig(v)
 			cfg.Episodes, cfg.ValidateEvery = 10, 0
 			heldout := func(s sim.Scheduler) float64 {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/marl"
 )
@@ -24,7 +25,7 @@ func TestLRSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, test := marl.SplitJobs(workload(t, c, 0.2, 160, 11), c.Pods, 0.1, 1800)
+	train, test := datasets.SplitMARL(workload(t, c, 0.2, 160, 11), c.Pods, 0.1, 1800)
 	heldout := func(p *marl.Policy) float64 {
 		r, err := sim.Run(context.Background(), c, test, p.Scheduler(marl.SchedulerOptions{}), intervalConfig(), nil)
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
-	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -29,7 +28,7 @@ func intervalConfig() sim.Config {
 // workload draws a MARL workload (uniform arrivals) for a cluster.
 func workload(t testing.TB, c *sim.Cluster, jobsPerPod float64, intervals int, seed uint64) []datasets.Job {
 	t.Helper()
-	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: evaluation.KindUniform, Pods: c.Pods, JobsPerPod: jobsPerPod, Intervals: intervals, IntervalS: 1800},
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: jobsPerPod, Intervals: intervals, IntervalS: 1800},
 		pipeline.Rand(seed, "test", "workload"))
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +88,7 @@ func trainTiny(t *testing.T, dir string, seed uint64) []training.Curve {
 	}
 	cfg := tinyConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 2, 1
-	train, test := marl.SplitJobs(workload(t, c, 0.5, 6, 3), c.Pods, 0.1, 1800)
+	train, test := datasets.SplitMARL(workload(t, c, 0.5, 6, 3), c.Pods, 0.1, 1800)
 	pol, curves, err := marl.Train(context.Background(), cfg, marl.TrainOptions{Cluster: c, Train: train, Validation: test, Sim: intervalConfig(), Seed: seed})
 	if err != nil {
 		t.Fatal(err)

@@ -135,7 +135,7 @@ type SchedulerOptions struct {
 }
 
 // Scheduler returns a sim.Scheduler that places jobs with the policy. Jobs
-// go to the scheduler of their pod (SchedulerOf). Like every scheduler it
+// go to the scheduler of their pod (datasets.PodOf). Like every scheduler it
 // serves one run. Schedulers of one policy may run concurrently (each has
 // its own tape and caches and only reads the parameters), but not while
 // the policy is being trained.

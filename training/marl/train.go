@@ -225,7 +225,7 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 	parts := len(tr.segs)
 	first := make([]*sim.JobState, parts)
 	for _, js := range st.Pending {
-		if p := SchedulerOf(js.Job, js.Index, parts); first[p] == nil {
+		if p := datasets.PodOf(js.Job, js.Index, parts); first[p] == nil {
 			first[p] = js
 		}
 	}

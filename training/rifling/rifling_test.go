@@ -41,7 +41,7 @@ func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	}
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 400
-	sp, err := das.PrepareJobs(c, jobs(400, 1), sim.DefaultConfig(), dc)
+	sp, err := das.PrepareTrace(c, jobs(400, 1), sim.DefaultConfig(), dc)
 	if err != nil {
 		t.Fatal(err)
 	}

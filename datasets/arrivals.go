@@ -1,0 +1,93 @@
+package datasets
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ReadArrivals reads an arrivals table: a Parquet file (name ending in
+// .parquet) of Arrival rows, as `schedlab ingest --source
+// google-2011` writes, or a CSV file whose header names the columns
+// interval, start_s and jobs (in any order, other columns ignored). Rows
+// are returned in interval order. Errors name the file, line and column.
+func ReadArrivals(path string) ([]Arrival, error) {
+	var rows []Arrival
+	if strings.HasSuffix(strings.ToLower(path), ".parquet") {
+		var err error
+		if rows, err = ReadParquet[Arrival](path); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if rows, err = readArrivalsCSV(path); err != nil {
+			return nil, err
+		}
+	}
+	for i, r := range rows {
+		if r.Jobs < 0 {
+			return nil, fmt.Errorf("%s: row %d (interval %d): jobs = %d, want >= 0", path, i+1, r.Interval, r.Jobs)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no arrivals rows", path)
+	}
+	slices.SortStableFunc(rows, func(a, b Arrival) int { return cmp.Compare(a.Interval, b.Interval) })
+	return rows, nil
+}
+
+func readArrivalsCSV(path string) ([]Arrival, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.ReuseRecord = true
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: header: %w", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(strings.ToLower(h))] = i
+	}
+	for _, want := range []string{"interval", "start_s", "jobs"} {
+		if _, ok := col[want]; !ok {
+			return nil, fmt.Errorf("%s:1: header lacks column %q (have %s)", path, want, strings.Join(head, ","))
+		}
+	}
+	var rows []Arrival
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		var a Arrival
+		for _, c := range []struct {
+			name string
+			dst  any
+		}{{"interval", &a.Interval}, {"start_s", &a.StartS}, {"jobs", &a.Jobs}} {
+			s := strings.TrimSpace(rec[col[c.name]])
+			switch d := c.dst.(type) {
+			case *int64:
+				*d, err = strconv.ParseInt(s, 10, 64)
+			case *float64:
+				*d, err = strconv.ParseFloat(s, 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %w", path, line, c.name, err)
+			}
+		}
+		rows = append(rows, a)
+	}
+}
