@@ -6,31 +6,35 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/sourcegraph/conc/pool"
 )
 
-// JobsBatchRows is the number of jobs an ingest hands to the Parquet
-// writer at a time.
+// JobsBatchRows is the number of jobs per batch an ingest hands to the
+// Parquet writer.
 const JobsBatchRows = 1024
 
 // JobsIngest is one ingest that produces the jobs table: a parser accepts
-// jobs and rejects rows through it; accepted jobs are written straight to
-// the jobs table's Parquet writer in batches of JobsBatchRows, rejected
-// rows to the quarantine table, and every row is counted against its file.
-// Memory stays at one batch plus the open row group whatever the input
-// size. Its methods are for the parse function only (one goroutine).
+// jobs and rejects rows through it; accepted jobs travel as rows, in
+// batches of JobsBatchRows over a bounded channel, to a writer goroutine
+// that encodes them into the jobs table while parsing goes on; rejected
+// rows go to the quarantine table, and every row is counted against its
+// file. Memory stays at a few batches plus the open row group whatever the
+// input size. Its methods are for the parse function only (one goroutine).
 //
-// Jobs go to Parquet as rows, never through Arrow: no consumer of an
-// ingest reads the batches, and an Arrow detour only built records to
-// decode them again before parquet-go wrote the same rows.
+// Jobs go to Parquet as the reader's rows, never through Arrow: nothing
+// reads an ingest's batches but parquet-go, which takes rows, so Arrow
+// records would only be built to be decoded again.
 type JobsIngest struct {
 	ctx    context.Context
 	req    Request
 	source string
-	// write takes each full batch: the jobs table's writer, or in the
-	// fuzz tests a slice in memory. It must not keep the batch.
-	write  func([]Job) error
+	// send takes each full batch and owns it from then on: the channel
+	// to the jobs writer, or in the fuzz tests a slice in memory.
+	send   func([]Job) error
 	batch  []Job
-	tasks  []Task // backing store of batch's Tasks, reset with it
+	tasks  []Task // backing store of batch's Tasks
 	q      *Quarantine
 	report *Report
 
@@ -48,7 +52,7 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 	if err := os.MkdirAll(req.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	ji := &JobsIngest{ctx: ctx, req: req, source: source, report: &Report{Source: source, PerFile: map[string]Accounting{}}}
+	ji := &JobsIngest{req: req, source: source, report: &Report{Source: source, PerFile: map[string]Accounting{}}}
 	for _, f := range files {
 		ji.report.PerFile[f] = Accounting{}
 		if st, err := os.Stat(f); err == nil {
@@ -66,11 +70,33 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 		return nil, err
 	}
 	defer jobs.Abort()
-	ji.write = jobsRowGroups(jobs)
-	if err := parse(ji); err != nil {
-		return nil, err
-	}
-	if err := ji.flush(); err != nil {
+	// Parsing and Parquet encoding each take about half the CPU time, so
+	// they run side by side; the writer only writes, and the table is
+	// committed below once both have finished.
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	batches := make(chan []Job, pipeline.BatchBuffer)
+	p.Go(func(ctx context.Context) error {
+		defer close(batches)
+		ji.ctx = ctx
+		ji.send = func(b []Job) error { return pipeline.Send(ctx, batches, b) }
+		if err := parse(ji); err != nil {
+			return err
+		}
+		return ji.flush()
+	})
+	p.Go(func(ctx context.Context) error {
+		write := jobsRowGroups(jobs)
+		for {
+			b, ok, err := pipeline.Recv(ctx, batches)
+			if err != nil || !ok {
+				return err
+			}
+			if err := write(b); err != nil {
+				return err
+			}
+		}
+	})
+	if err := p.Wait(); err != nil {
 		return nil, err
 	}
 	// A parser that finished its input before it next looked at the
@@ -192,15 +218,15 @@ func (ji *JobsIngest) count(file string, acc, quar int64) {
 	ji.report.PerFile[file] = a
 }
 
-// flush hands the batch to the writer and starts the next one in the same
-// memory: the writer has copied the rows.
+// flush hands the batch over and starts a new one: the receiver owns the
+// old one.
 func (ji *JobsIngest) flush() error {
 	if len(ji.batch) == 0 {
 		return nil
 	}
-	err := ji.write(ji.batch)
-	ji.batch, ji.tasks = ji.batch[:0], ji.tasks[:0]
-	return err
+	b := ji.batch
+	ji.batch, ji.tasks = make([]Job, 0, JobsBatchRows), make([]Task, 0, JobsBatchRows)
+	return ji.send(b)
 }
 
 // progressEvery is how many bytes a CSV loop reads between progress calls.
