@@ -9,10 +9,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/schedlab/schedlab/pipeline"
 )
 
 // FuzzCSVFile drives the line reader directly (no Parquet, so it runs
@@ -170,28 +166,12 @@ func ingestInMemory(t *testing.T, source, path string, ingestFile func(*JobsInge
 		t.Fatal(err)
 	}
 	defer q.Abort()
-	ji := &JobsIngest{req: req, source: source, q: q, report: &Report{Source: source, PerFile: map[string]Accounting{}}}
 	var jobs []Job
-	err = pipeline.Flow(context.Background(),
-		func(ctx context.Context, out chan<- arrow.Record) error {
-			ji.ctx, ji.out = ctx, out
-			ji.jb = NewJobsBuilder(memory.DefaultAllocator)
-			defer ji.jb.Release()
-			if err := ingestFile(ji, path); err != nil {
-				return err
-			}
-			return ji.flush()
-		}, nil,
-		func(ctx context.Context, in <-chan arrow.Record) error {
-			for rec := range in {
-				var err error
-				jobs, err = JobsFromRecord(jobs, rec)
-				rec.Release()
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	ji := &JobsIngest{ctx: context.Background(), req: req, source: source, q: q, report: &Report{Source: source, PerFile: map[string]Accounting{}},
+		send: func(batch []Job) error { jobs = append(jobs, batch...); return nil }}
+	err = ingestFile(ji, path)
+	if err == nil {
+		err = ji.flush()
+	}
 	return jobs, ji.report.PerFile[path], err
 }

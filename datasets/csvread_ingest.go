@@ -7,27 +7,34 @@ import (
 	"io"
 	"os"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/sourcegraph/conc/pool"
 )
 
-// JobsBatchRows is the number of jobs per Arrow record batch an ingest
-// sends to the Parquet writer.
+// JobsBatchRows is the number of jobs per batch an ingest hands to the
+// Parquet writer.
 const JobsBatchRows = 1024
 
 // JobsIngest is one ingest that produces the jobs table: a parser accepts
-// jobs and rejects rows through it; accepted jobs travel in record batches
-// of JobsSchema over a bounded channel (pipeline.Flow) to the Parquet
-// writer, rejected rows to the quarantine table, and every row is counted
-// against its file. Memory stays at a few batches whatever the input size.
-// Its methods are for the parse function only (one goroutine).
+// jobs and rejects rows through it; accepted jobs travel as rows, in
+// batches of JobsBatchRows over a bounded channel, to a writer goroutine
+// that encodes them into the jobs table while parsing goes on; rejected
+// rows go to the quarantine table, and every row is counted against its
+// file. Memory stays at a few batches plus the open row group whatever the
+// input size. Its methods are for the parse function only (one goroutine).
+//
+// Jobs go to Parquet as the reader's rows, never through Arrow: nothing
+// reads an ingest's batches but parquet-go, which takes rows, so Arrow
+// records would only be built to be decoded again.
 type JobsIngest struct {
 	ctx    context.Context
 	req    Request
 	source string
-	out    chan<- arrow.Record
-	jb     *JobsBuilder
+	// send takes each full batch and owns it from then on: the channel
+	// to the jobs writer, or in the fuzz tests a slice in memory.
+	send   func([]Job) error
+	batch  []Job
+	tasks  []Task // backing store of batch's Tasks
 	q      *Quarantine
 	report *Report
 
@@ -35,8 +42,8 @@ type JobsIngest struct {
 	other       int64 // rows accepted into tables other than jobs
 }
 
-// IngestJobs runs parse as the source of a flow whose sink writes
-// req.OutDir/jobs.parquet, with req.OutDir/quarantine.parquet beside it,
+// IngestJobs runs parse, writing the jobs it accepts to
+// req.OutDir/jobs.parquet with req.OutDir/quarantine.parquet beside it,
 // and returns the report. files are the inputs parse will read (after
 // ExpandInputs): their sizes are the progress total and each gets a line in
 // the report even when it holds no rows. On error nothing is left in
@@ -58,39 +65,47 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 	}
 	defer q.Abort()
 	ji.q = q
-	meta := FileMeta{Source: source, ConfigHash: req.Meta.ConfigHash}
-	var jobsRows int64
-	var committed bool
-	err = pipeline.Flow(ctx,
-		func(ctx context.Context, out chan<- arrow.Record) error {
-			ji.ctx, ji.out = ctx, out
-			ji.jb = NewJobsBuilder(memory.DefaultAllocator)
-			defer ji.jb.Release()
-			if err := parse(ji); err != nil {
+	jobs, err := CreateParquet[Job](req.OutPath(JobsFile), FileMeta{Source: source, ConfigHash: req.Meta.ConfigHash})
+	if err != nil {
+		return nil, err
+	}
+	defer jobs.Abort()
+	// Parsing and Parquet encoding each take about half the CPU time, so
+	// they run side by side; the writer only writes, and the table is
+	// committed below once both have finished.
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	batches := make(chan []Job, pipeline.BatchBuffer)
+	p.Go(func(ctx context.Context) error {
+		defer close(batches)
+		ji.ctx = ctx
+		ji.send = func(b []Job) error { return pipeline.Send(ctx, batches, b) }
+		if err := parse(ji); err != nil {
+			return err
+		}
+		return ji.flush()
+	})
+	p.Go(func(ctx context.Context) error {
+		write := jobsRowGroups(jobs)
+		for {
+			b, ok, err := pipeline.Recv(ctx, batches)
+			if err != nil || !ok {
 				return err
 			}
-			return ji.flush()
-		}, nil,
-		func(ctx context.Context, in <-chan arrow.Record) error {
-			n, err := writeJobsRowGroups(ctx, req.OutPath(JobsFile), meta, in)
-			jobsRows, committed = n, err == nil
-			return err
-		})
-	if err != nil {
-		// The sink commits when its input closes, which a failing
-		// source also does: take back what it wrote.
-		if committed {
-			os.Remove(req.OutPath(JobsFile))
+			if err := write(b); err != nil {
+				return err
+			}
 		}
+	})
+	if err := p.Wait(); err != nil {
 		return nil, err
 	}
-	qo, err := q.Close()
-	if err != nil {
-		return nil, err
+	// A parser that finished its input before it next looked at the
+	// context still must not commit a cancelled ingest.
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
 	}
 	r := ji.report
-	r.Outputs = append([]Output{{Table: "jobs", Path: req.OutPath(JobsFile), Rows: jobsRows}}, r.Outputs...)
-	r.Outputs = append(r.Outputs, qo)
+	jobsRows := jobs.Rows()
 	for _, f := range r.Files() {
 		r.Total.Add(r.PerFile[f])
 	}
@@ -100,53 +115,44 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 	if r.Total.Accepted-ji.other != jobsRows {
 		return nil, fmt.Errorf("datasets: %s: accepted %d jobs but wrote %d", source, r.Total.Accepted, jobsRows)
 	}
+	if err := jobs.Close(); err != nil {
+		return nil, err
+	}
+	qo, err := q.Close()
+	if err != nil {
+		os.Remove(req.OutPath(JobsFile))
+		return nil, err
+	}
+	r.Outputs = append([]Output{{Table: "jobs", Path: req.OutPath(JobsFile), Rows: jobsRows}}, r.Outputs...)
+	r.Outputs = append(r.Outputs, qo)
 	return r, nil
 }
 
 // JobsRowGroupRows is the number of jobs per Parquet row group an ingest
 // writes. parquet-go holds the open row group in memory, so one row group
-// for the whole table (what WriteJobsFrom writes) would make memory grow
-// with the input; closing one every JobsRowGroupRows rows bounds it.
+// for the whole table would make memory grow with the input; closing one
+// every JobsRowGroupRows rows bounds it.
 const JobsRowGroupRows = 64 << 10
 
-// writeJobsRowGroups is WriteJobsFrom with a row group closed every
-// JobsRowGroupRows rows.
-func writeJobsRowGroups(ctx context.Context, path string, meta FileMeta, in <-chan arrow.Record) (int64, error) {
-	w, err := CreateParquet[Job](path, meta)
-	if err != nil {
-		return 0, err
-	}
-	defer w.Abort()
-	var buf []Job
+// jobsRowGroups returns a batch writer into w that closes a row group
+// every JobsRowGroupRows rows.
+func jobsRowGroups(w *ParquetWriter[Job]) func([]Job) error {
 	var inGroup int64
-	for {
-		rec, ok, err := pipeline.Recv(ctx, in)
-		if err != nil {
-			return 0, err
+	return func(batch []Job) error {
+		if err := w.Write(batch); err != nil {
+			return err
 		}
-		if !ok {
-			break
-		}
-		buf, err = JobsFromRecord(buf[:0], rec)
-		rec.Release()
-		if err != nil {
-			return 0, err
-		}
-		if err := w.Write(buf); err != nil {
-			return 0, err
-		}
-		if inGroup += int64(len(buf)); inGroup >= JobsRowGroupRows {
+		if inGroup += int64(len(batch)); inGroup >= JobsRowGroupRows {
 			if err := w.w.Flush(); err != nil {
-				return 0, fmt.Errorf("write %s: %w", path, err)
+				return fmt.Errorf("write %s: %w", w.f.Path(), err)
 			}
 			inGroup = 0
 		}
+		return nil
 	}
-	n := w.Rows()
-	return n, w.Close()
 }
 
-// Context is the flow's context: cancelled when the ingest fails or is
+// Context is the ingest's context: parse should stop when it is
 // cancelled.
 func (ji *JobsIngest) Context() context.Context { return ji.ctx }
 
@@ -154,12 +160,16 @@ func (ji *JobsIngest) Context() context.Context { return ji.ctx }
 func (ji *JobsIngest) Request() Request { return ji.req }
 
 // Accept adds one job (j.Source is set to the ingest's source) read from
-// file.
+// file. The ingest copies j, its Tasks included: the caller may reuse both.
 func (ji *JobsIngest) Accept(file string, j *Job) error {
 	j.Source = ji.source
-	ji.jb.Append(j)
+	row := *j
+	at := len(ji.tasks)
+	ji.tasks = append(ji.tasks, j.Tasks...)
+	row.Tasks = ji.tasks[at:len(ji.tasks):len(ji.tasks)]
+	ji.batch = append(ji.batch, row)
 	ji.count(file, 1, 0)
-	if ji.jb.Len() >= JobsBatchRows {
+	if len(ji.batch) >= JobsBatchRows {
 		return ji.flush()
 	}
 	return nil
@@ -208,11 +218,15 @@ func (ji *JobsIngest) count(file string, acc, quar int64) {
 	ji.report.PerFile[file] = a
 }
 
+// flush hands the batch over and starts a new one: the receiver owns the
+// old one.
 func (ji *JobsIngest) flush() error {
-	if ji.jb.Len() == 0 {
+	if len(ji.batch) == 0 {
 		return nil
 	}
-	return pipeline.SendRecord(ji.ctx, ji.out, ji.jb.NewRecord())
+	b := ji.batch
+	ji.batch, ji.tasks = make([]Job, 0, JobsBatchRows), make([]Task, 0, JobsBatchRows)
+	return ji.send(b)
 }
 
 // progressEvery is how many bytes a CSV loop reads between progress calls.
