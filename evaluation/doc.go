@@ -3,6 +3,37 @@
 // seeds, statistics (Wilcoxon signed-rank), and tables (Markdown, CSV, LaTeX,
 // Parquet) and plots made from measured results.
 //
+// # Experiments
+//
+// Every experiment of DESIGN.md §6 is one Experiment value registered in
+// experiments.go (Register; Lookup(id); Experiments() in DESIGN order),
+// as database/sql registers drivers: its documented spec, how its section
+// of the run configuration (Config, the eval key of stages.Config) changes
+// that spec, its report section, the paper's figures shown beside ours
+// (Reference: every paper number a table shows lives there), and the
+// experiments derived from its outputs (das-wilcoxon, das-overhead,
+// marl-vs-single-convergence: a Derivation, built from the parent's
+// results, timings or learning curves at no further simulation). The DAG
+// (stages), the run report and `schedlab eval` read the registry; none of
+// them switches on an id.
+//
+// To add an experiment:
+//
+//  1. If it has knobs, add its section to Config (a field with
+//     mapstructure, yaml and json tags: eval.<section>.*) and its values
+//     to the presets (cmd/schedlab/presets/*.yaml).
+//  2. Register it in experiments.go, in DESIGN order: ID, Reproduces,
+//     Summary (its paragraph of `schedlab eval --help`), Section, Spec
+//     (the documented matrix), Configure (apply the section to the spec;
+//     return whether speeds come from the fitted model), CheckConfig
+//     (validate the section, naming keys in full), and Reference when the
+//     paper's figures go beside ours. A derived experiment sets Derive
+//     instead of Spec, Configure and CheckConfig.
+//  3. List it in a preset's eval.experiments. The stage eval-<id>, its
+//     tables/<id>.* and plots/<id>.*, its report section and its derived
+//     stages follow from the registration; a learned scheduler it names
+//     needs a training stage (stages/train.go).
+//
 // # Data in and out
 //
 // An experiment is a Spec (DefaultSpec(id) gives the documented one; edit
@@ -11,14 +42,18 @@
 // datasets, or datasets.GenerateMARL for the MARL paper's arrival
 // patterns, whose Google pattern comes from an arrivals table
 // (datasets.ReadArrivals). A trace is cut by datasets.SplitTrace, as
-// training cuts it. Run returns a Report; Report.Write puts it under a run
-// directory:
+// training cuts it. Run returns a Report; Report.Write writes it to the
+// paths it is given (OutputPaths); RunLayout gives a run directory's:
 //
 //	eval/results.parquet    ResultRow: one per evaluated job per cell
 //	eval/metrics.parquet    MetricsRow: one per cell
 //	eval/timings.parquet    TimingRow: wall-clock seconds per cell
 //	tables/<id>.md .csv .tex
 //	plots/<id>.svg .png
+//
+// The rows are filled in one place from the cell key and the simulator's
+// sim.JobResult, sim.Metrics and sim.Timing, field by name; the row types
+// fix the files' columns.
 //
 // # Determinism
 //

@@ -74,7 +74,7 @@ func runAndWrite(t *testing.T, s Spec, workers int) (*Report, string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := rep.Write(context.Background(), dir); err != nil {
+	if err := rep.Write(context.Background(), RunLayout(dir, s.Experiment)); err != nil {
 		t.Fatal(err)
 	}
 	return rep, dir
@@ -304,7 +304,7 @@ func TestSpecValidate(t *testing.T) {
 	if _, err := DefaultSpec("das-magic"); !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, das-load") {
 		t.Errorf("unknown experiment: %v", err)
 	}
-	for _, id := range Experiments() {
+	for _, id := range RunIDs() {
 		s, err := DefaultSpec(id)
 		if err != nil || s.Experiment != id {
 			t.Fatalf("%s: %v (experiment %q)", id, err, s.Experiment)

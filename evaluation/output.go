@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -74,6 +76,13 @@ type TimingRow struct {
 	JobsPlaced   int32   `parquet:"jobs_placed"`
 }
 
+// The rows of the three tables are built in one place, fillRow, from the
+// cell key and the simulator's own types (sim.JobResult, sim.Metrics,
+// sim.Timing): a row's column is filled from the first source with a
+// field of the same Go name. The row types stay separate from the sim
+// types because they fix the files' columns (order, names and int32
+// types) independently of the simulator's structs.
+
 // Results flattens the report into results rows, cell by cell in report
 // order, jobs in job order.
 func (r *Report) Results() []ResultRow {
@@ -83,12 +92,11 @@ func (r *Report) Results() []ResultRow {
 	}
 	rows := make([]ResultRow, 0, n)
 	for _, c := range r.Cells {
+		key := c.Cell.key()
 		for _, j := range c.Jobs {
-			rows = append(rows, ResultRow{
-				Experiment: c.Cell.Experiment, Cluster: c.Cell.Cluster, Workload: c.Cell.Workload, Scheduler: c.Cell.Scheduler, Seed: int32(c.Cell.Seed),
-				JobID: j.JobID, SubmitS: j.SubmitS, StartS: j.StartS, FinishS: j.FinishS, JCTS: j.JCTS, FeeUSD: j.FeeUSD,
-				QueueS: j.QueueS, RunS: j.RunS, DurationS: j.DurationS, Slowdown: j.Slowdown, GPUs: j.GPUs, Machines: int32(j.Machines),
-			})
+			var row ResultRow
+			fillRow(&row, &key, &j)
+			rows = append(rows, row)
 		}
 	}
 	return rows
@@ -98,13 +106,8 @@ func (r *Report) Results() []ResultRow {
 func (r *Report) Metrics() []MetricsRow {
 	rows := make([]MetricsRow, len(r.Cells))
 	for i, c := range r.Cells {
-		m := c.Metrics
-		rows[i] = MetricsRow{
-			Experiment: c.Cell.Experiment, Cluster: c.Cell.Cluster, Workload: c.Cell.Workload, Scheduler: c.Cell.Scheduler, Seed: int32(c.Cell.Seed),
-			Jobs: int32(m.Jobs), Pruned: int32(m.Pruned), MeanJCTS: m.MeanJCTS, P50JCTS: m.P50JCTS, P95JCTS: m.P95JCTS,
-			MeanFeeUSD: m.MeanFeeUSD, MeanQueueS: m.MeanQueueS, MeanSlowdown: m.MeanSlowdown, MakespanS: m.MakespanS, GPUUtil: m.GPUUtil,
-			Decisions: int32(c.Decisions),
-		}
+		key := c.Cell.key()
+		fillRow(&rows[i], &key, &c.Metrics, &struct{ Decisions int }{c.Decisions})
 	}
 	return rows
 }
@@ -113,13 +116,76 @@ func (r *Report) Metrics() []MetricsRow {
 func (r *Report) Timings() []TimingRow {
 	rows := make([]TimingRow, len(r.Cells))
 	for i, c := range r.Cells {
-		t := c.Timing
-		rows[i] = TimingRow{
-			Experiment: c.Cell.Experiment, Cluster: c.Cell.Cluster, Workload: c.Cell.Workload, Scheduler: c.Cell.Scheduler, Seed: int32(c.Cell.Seed),
-			WallS: t.WallS, DecisionS: t.DecisionS, MaxDecisionS: t.MaxDecisionS, Decisions: int32(t.Decisions), JobsPlaced: int32(t.JobsPlaced),
-		}
+		key := c.Cell.key()
+		fillRow(&rows[i], &key, &c.Timing)
 	}
 	return rows
+}
+
+// cellKey holds the key columns every row starts with.
+type cellKey struct {
+	Experiment, Cluster, Workload, Scheduler string
+	Seed                                     int
+}
+
+func (c Cell) key() cellKey {
+	return cellKey{c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed}
+}
+
+// rowPlan says, for every field of a row type, which source (by position)
+// and which field of it fills the row's field.
+type rowPlan struct {
+	src, field []int
+}
+
+var rowPlans sync.Map // key: [row type, source types...] as a string
+
+// fillRow sets every field of *row from the first of srcs (pointers to
+// structs) that has a field of the same name, converting between numeric
+// types (int to int32). A row field that no source has is a programming
+// error and panics, so a column cannot silently stay zero.
+func fillRow(row any, srcs ...any) {
+	rv := reflect.ValueOf(row).Elem()
+	sv := make([]reflect.Value, len(srcs))
+	key := rv.Type().String()
+	for i, s := range srcs {
+		sv[i] = reflect.ValueOf(s).Elem()
+		key += "," + sv[i].Type().String()
+	}
+	p, ok := rowPlans.Load(key)
+	if !ok {
+		p = planRow(rv.Type(), sv)
+		rowPlans.Store(key, p)
+	}
+	plan := p.(rowPlan)
+	for i := range plan.src {
+		f := sv[plan.src[i]].Field(plan.field[i])
+		rv.Field(i).Set(f.Convert(rv.Field(i).Type()))
+	}
+}
+
+// sameKind: identical types, or two integer types (int to int32: Go's
+// simulator counts in int, the files in INT32).
+func sameKind(a, b reflect.Type) bool {
+	isInt := func(t reflect.Type) bool { return t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 }
+	return a == b || (isInt(a) && isInt(b))
+}
+
+func planRow(rt reflect.Type, srcs []reflect.Value) rowPlan {
+	var p rowPlan
+	for i := 0; i < rt.NumField(); i++ {
+		name, found := rt.Field(i).Name, false
+		for si, s := range srcs {
+			if f, ok := s.Type().FieldByName(name); ok && len(f.Index) == 1 && sameKind(f.Type, rt.Field(i).Type) {
+				p.src, p.field, found = append(p.src, si), append(p.field, f.Index[0]), true
+				break
+			}
+		}
+		if !found {
+			panic(fmt.Sprintf("evaluation: no source fills %s.%s", rt, name))
+		}
+	}
+	return p
 }
 
 // ConfigHash is the hash of what determines the report's content: the
@@ -143,61 +209,95 @@ func (r *Report) ConfigHash() (string, error) {
 	}{spec, r.Seed})
 }
 
-// Write writes the report under dir: the three Parquet tables of
-// DESIGN.md §2, tables/<experiment>.{md,csv,tex} and
-// plots/<experiment>.{svg,png}. Every file but timings.parquet depends only
-// on the report's content; each appears atomically. It returns the paths
-// written, relative to dir.
-func (r *Report) Write(ctx context.Context, dir string) ([]string, error) {
+// OutputPaths are the files Report.Write writes, each a path of the file
+// system; an empty path is not written.
+type OutputPaths struct {
+	Results, Metrics, Timings string // Parquet tables (DESIGN.md §2)
+	Markdown, CSV, LaTeX      string // the summary table
+	SVG, PNG                  string // the plot
+}
+
+// RunLayout is a run directory's layout of an experiment's files
+// (DESIGN.md §7): dir/eval/{results,metrics,timings}.parquet,
+// dir/tables/<id>.{md,csv,tex} and dir/plots/<id>.{svg,png}.
+func RunLayout(dir, id string) OutputPaths {
+	j := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	return OutputPaths{
+		Results: j(ResultsFile), Metrics: j(MetricsFile), Timings: j(TimingsFile),
+		Markdown: j("tables/" + id + ".md"), CSV: j("tables/" + id + ".csv"), LaTeX: j("tables/" + id + ".tex"),
+		SVG: j("plots/" + id + ".svg"), PNG: j("plots/" + id + ".png"),
+	}
+}
+
+// List is the non-empty paths in the order Write writes them.
+func (p OutputPaths) List() []string {
+	var out []string
+	for _, f := range []string{p.Results, p.Metrics, p.Timings, p.Markdown, p.CSV, p.LaTeX, p.SVG, p.PNG} {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Write writes the report to the given paths, creating their directories:
+// the three Parquet tables of DESIGN.md §2, the summary table as Markdown,
+// CSV and LaTeX, and the plot as SVG and PNG. Every file but the timings
+// depends only on the report's content; each appears atomically.
+func (r *Report) Write(ctx context.Context, to OutputPaths) error {
 	hash, err := r.ConfigHash()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	meta := datasets.FileMeta{Source: "eval:" + r.Spec.Experiment, ConfigHash: hash}
-	for _, sub := range []string{"eval", "tables", "plots"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, err
+	for _, p := range to.List() {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
 		}
 	}
-	var written []string
-	if err := datasets.WriteParquet(filepath.Join(dir, ResultsFile), meta, r.Results()); err != nil {
-		return nil, err
+	for _, f := range []struct {
+		path  string
+		write func(string) error
+	}{
+		{to.Results, func(p string) error { return datasets.WriteParquet(p, meta, r.Results()) }},
+		{to.Metrics, func(p string) error { return datasets.WriteParquet(p, meta, r.Metrics()) }},
+		{to.Timings, func(p string) error { return datasets.WriteParquet(p, meta, r.Timings()) }},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := f.write(f.path); err != nil {
+			return err
+		}
 	}
-	if err := datasets.WriteParquet(filepath.Join(dir, MetricsFile), meta, r.Metrics()); err != nil {
-		return nil, err
-	}
-	if err := datasets.WriteParquet(filepath.Join(dir, TimingsFile), meta, r.Timings()); err != nil {
-		return nil, err
-	}
-	written = append(written, ResultsFile, MetricsFile, TimingsFile)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	tab := r.Table()
-	base := r.Spec.Experiment
-	for _, f := range []struct {
-		ext  string
+	files := []struct {
+		path string
 		data []byte
-	}{{"md", tab.Markdown()}, {"csv", tab.CSV()}, {"tex", tab.LaTeX()}} {
-		rel := filepath.Join("tables", base+"."+f.ext)
-		if err := pipeline.WriteFileAtomic(filepath.Join(dir, rel), f.data); err != nil {
-			return nil, err
+	}{{to.Markdown, tab.Markdown()}, {to.CSV, tab.CSV()}, {to.LaTeX, tab.LaTeX()}}
+	if to.SVG != "" || to.PNG != "" {
+		svg, png, err := r.Plot()
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", r.Spec.Experiment, err)
 		}
-		written = append(written, rel)
+		files = append(files, struct {
+			path string
+			data []byte
+		}{to.SVG, svg}, struct {
+			path string
+			data []byte
+		}{to.PNG, png})
 	}
-	svg, png, err := r.Plot()
-	if err != nil {
-		return nil, fmt.Errorf("plot %s: %w", base, err)
-	}
-	for _, f := range []struct {
-		ext  string
-		data []byte
-	}{{"svg", svg}, {"png", png}} {
-		rel := filepath.Join("plots", base+"."+f.ext)
-		if err := pipeline.WriteFileAtomic(filepath.Join(dir, rel), f.data); err != nil {
-			return nil, err
+	for _, f := range files {
+		if f.path == "" {
+			continue
 		}
-		written = append(written, rel)
+		if err := pipeline.WriteFileAtomic(f.path, f.data); err != nil {
+			return err
+		}
 	}
-	return written, nil
+	return nil
 }

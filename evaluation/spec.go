@@ -13,17 +13,6 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// Experiment ids (DESIGN.md §6) that DefaultSpec knows.
-const (
-	DASTable1      = "das-table1"
-	DASLoad        = "das-load"
-	DASTuning      = "das-tuning"
-	MARLArrivals   = "marl-arrivals"
-	MARLServers    = "marl-servers"
-	MARLTopologies = "marl-topologies"
-	MARLVsSingle   = "marl-vs-single"
-)
-
 // Workload kinds.
 const (
 	// KindTrace replays a jobs table (a canonical jobs Parquet file, or the
@@ -40,9 +29,6 @@ const (
 	// JobsPerPod per pod per interval.
 	KindGoogle = datasets.MARLGoogle
 )
-
-// ErrUnknownExperiment: DefaultSpec was asked for an id it does not know.
-var ErrUnknownExperiment = errors.New("unknown experiment")
 
 // Spec is one experiment: the matrix of cells cluster × workload ×
 // scheduler × seed, and the simulator configuration they share. It is plain
@@ -107,116 +93,6 @@ type Workload struct {
 	// columns interval, start_s, jobs. Without one the workload's cells are
 	// skipped and the report says so.
 	ArrivalsFile string `mapstructure:"arrivals_file" yaml:"arrivals_file" json:"arrivals_file"`
-}
-
-// Experiments lists the experiment ids DefaultSpec knows, in DESIGN.md
-// order.
-func Experiments() []string {
-	return []string{DASTable1, DASLoad, DASTuning, MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle}
-}
-
-// DASHeuristics are the heuristic and meta-heuristic rows of DAS Table 1, in
-// the table's order.
-var DASHeuristics = []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "malo", "mosa"}
-
-// MARLHeuristics are the heuristic baselines of MARL Fig. 7. The MARL
-// paper's Tetris packs a job's workers and PSs onto as few servers as
-// possible (tetris-pack), unlike the DAS paper's (tetris: the server best
-// aligned with the demand, which spreads a job over the emptiest servers).
-var MARLHeuristics = []string{"tetris-pack", "load-balancing", "lif"}
-
-// DefaultSpec returns the documented configuration of an experiment:
-//
-//   - das-table1: Small, Medium, Large (8, 16, 32 pai-v100 servers); the
-//     PAI trace (first 20,000 jobs, 8:2 split; the PAI-like generator with
-//     20,000 jobs when no file is given); the seven heuristic and
-//     meta-heuristic rows of DAS Table 1; event triggers; the full speed
-//     model (interference and communication, so that placement changes run
-//     time and hence fee).
-//   - das-load (DAS Fig. 7): das-table1's clusters and trace with the
-//     evaluated jobs arriving at ×0.5 (low), ×1 (normal) and ×2 (high) the
-//     trace's rate; RIFLING and DAS.
-//   - das-tuning (DAS Fig. 5): das-table1's clusters and trace; RIFLING and
-//     DAS trained with h ∈ {1, 2, 4, 8} attention heads (τ = 8) and with
-//     τ ∈ {4, 6, 8, 10} placements of history (h = 4) — DASTuningNames.
-//   - marl-arrivals: a fat-tree k=8 of power8 servers (8 pods of 16; the
-//     paper's scale is k=20, see the sim "fattree" preset), the paper's load
-//     scaled to the pod size (MARLPaperLoad: 2.4 jobs per pod per 30-minute
-//     interval) for 20 intervals, uniform / Poisson / Google arrivals (the
-//     last needs an arrivals table); Tetris (packing), LB, LIF; interval triggers
-//     every 1800 s.
-//   - marl-servers (MARL Fig. 8): marl-arrivals' fat-tree built of power8,
-//     dgx1, hetero-cpu and mixed servers; uniform arrivals.
-//   - marl-topologies (MARL Fig. 9): fat-tree k=8, VL2 k=4 (4 pods of 20
-//     servers) and BCube(4,2) (2 pods of 32) of power8 servers; uniform
-//     arrivals. The paper's scale is the sim presets fattree, vl2, bcube.
-//   - marl-vs-single (MARL Fig. 10): marl-arrivals' fat-tree, uniform and
-//     Google arrivals; Tetris (packing) (the learned marl-device and marl-single rows
-//     need models; schedlab run trains them and plots their convergence).
-func DefaultSpec(id string) (Spec, error) {
-	switch id {
-	case DASTable1, DASLoad, DASTuning:
-		s := Spec{
-			Experiment: id,
-			Workloads:  []Workload{{Name: "pai", Kind: KindTrace, SyntheticJobs: 20000, MaxJobs: 20000, TestFraction: 0.2}},
-			Schedulers: append([]string(nil), DASHeuristics...),
-			Seeds:      1,
-			Sim:        sim.DefaultConfig(),
-		}
-		for _, name := range []string{"small", "medium", "large"} {
-			cs, _ := sim.Preset(name)
-			s.Clusters = append(s.Clusters, Cluster{Name: name, Spec: cs})
-		}
-		switch id {
-		case DASLoad:
-			s.Schedulers = []string{"rifling", "das"}
-			base := s.Workloads[0]
-			s.Workloads = nil
-			for _, rate := range []float64{0.5, 1, 2} { // low, normal, high
-				w := base
-				w.Name, w.ArrivalRate = LoadWorkloadName(rate), rate
-				s.Workloads = append(s.Workloads, w)
-			}
-		case DASTuning:
-			s.Schedulers = append([]string{"rifling"}, DASTuningNames()...)
-		}
-		return s, nil
-	case MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle:
-		cfg := sim.DefaultConfig()
-		cfg.Trigger = sim.TriggerInterval
-		cfg.IntervalS = 1800
-		fattree := sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}
-		s := Spec{
-			Experiment: id,
-			Clusters:   []Cluster{{Name: "fattree-k8", Spec: fattree}},
-			Schedulers: append([]string(nil), MARLHeuristics...),
-			Workloads:  []Workload{{Name: KindUniform, Kind: KindUniform, Intervals: 20}},
-			Seeds:      1,
-			Sim:        cfg,
-		}
-		switch id {
-		case MARLArrivals:
-			for _, k := range []string{KindPoisson, KindGoogle} {
-				s.Workloads = append(s.Workloads, Workload{Name: k, Kind: k, Intervals: 20})
-			}
-		case MARLServers:
-			s.Clusters = nil
-			for _, kind := range []string{"power8", "dgx1", "hetero-cpu", "mixed"} {
-				c := fattree
-				c.Servers = kind
-				s.Clusters = append(s.Clusters, Cluster{Name: kind, Spec: c})
-			}
-		case MARLTopologies:
-			s.Clusters = append(s.Clusters,
-				Cluster{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
-				Cluster{Name: "bcube-n4-k2", Spec: sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}})
-		case MARLVsSingle:
-			s.Workloads = append(s.Workloads, Workload{Name: KindGoogle, Kind: KindGoogle, Intervals: 20})
-			s.Schedulers = []string{"tetris-pack"}
-		}
-		return s, nil
-	}
-	return Spec{}, fmt.Errorf("evaluation: %w %q (known: %s)", ErrUnknownExperiment, id, strings.Join(Experiments(), ", "))
 }
 
 // MARLJobsPerPod is the MARL paper's 15 jobs per pod per interval (§VI-B),

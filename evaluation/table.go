@@ -64,30 +64,13 @@ func DisplayName(scheduler string) string {
 	return scheduler
 }
 
-// dasTable1 holds DAS Table 1 (KDD 2023), JCT in minutes and fee in
-// dollars, by registry name and then small, medium, large, average.
-var dasTable1 = map[string][8]float64{
-	"fifo-firstfit":    {720.228, 51.685, 171.282, 51.684, 110.316, 51.219, 333.942, 51.529},
-	"fifo-loadbalance": {715.776, 51.559, 162.102, 50.900, 112.290, 51.112, 330.054, 51.189},
-	"drf-firstfit":     {862.242, 52.055, 164.778, 51.354, 109.098, 52.325, 378.708, 51.911},
-	"drf-loadbalance":  {852.984, 51.798, 173.106, 51.908, 113.556, 51.924, 379.884, 51.877},
-	"tetris":           {813.480, 51.668, 176.688, 52.567, 113.364, 53.109, 367.842, 52.448},
-	"malo":             {708.858, 51.675, 182.862, 51.129, 111.660, 51.233, 334.458, 51.346},
-	"mosa":             {759.222, 51.783, 173.400, 51.998, 109.422, 51.933, 347.346, 51.905},
-	"dl2":              {721.083, 51.166, 160.100, 50.970, 110.215, 51.080, 330.468, 51.072},
-	"rifling":          {717.576, 51.160, 176.676, 50.980, 109.872, 51.039, 334.708, 51.060},
-	"da":               {697.732, 51.106, 173.354, 51.097, 108.821, 51.025, 326.636, 51.076},
-	"da+mc":            {680.861, 50.952, 163.456, 50.941, 109.854, 50.701, 318.057, 50.865},
-	"da+rwgp":          {686.894, 51.029, 157.071, 50.856, 107.896, 50.439, 317.287, 50.684},
-	"das":              {638.046, 50.484, 155.003, 50.019, 108.700, 50.354, 300.584, 50.286},
-}
-
 // Table summarises the report. JCT is in minutes for event-triggered
 // experiments and in scheduling intervals for interval-triggered ones (as
 // MARL Fig. 7). Column groups are the clusters (one workload), the
 // workloads (one cluster) or cluster/workload pairs; groups whose cells
-// were all skipped are left out and named in the notes. For das-table1 the
-// paper's figures follow our rows, labelled "(paper)".
+// were all skipped are left out and named in the notes. When the
+// experiment's registration has a Reference, the paper's figures follow
+// our rows, labelled "(paper)".
 func (r *Report) Table() *Table {
 	s := r.Spec
 	jctUnit, jctScale, jctKey := "min", 60.0, "jct_min"
@@ -129,7 +112,7 @@ func (r *Report) Table() *Table {
 	}
 	avg := len(groups) > 1
 	if avg {
-		t.Groups = append(t.Groups, "Average")
+		t.Groups = append(t.Groups, AverageGroup)
 	}
 	nm := len(t.Metrics)
 	for si, name := range s.Schedulers {
@@ -279,30 +262,29 @@ func formatP(p float64) string {
 	return fmt.Sprintf("%.4f", p)
 }
 
-// paperRows are DAS Table 1's figures for the schedulers of the spec, when
-// the report is das-table1 over clusters named small, medium and large.
+// reference is the paper's figures registered for the report's
+// experiment, if any.
+func (r *Report) reference() *Reference {
+	if e, err := Lookup(r.Spec.Experiment); err == nil {
+		return e.Reference
+	}
+	return nil
+}
+
+// paperRows are the registered reference's figures for the schedulers of
+// the spec, when the spec has a single workload (the paper's tables are
+// per cluster).
 func (r *Report) paperRows(t *Table) []TableRow {
-	if r.Spec.Experiment != DASTable1 || len(r.Spec.Workloads) != 1 {
+	ref := r.reference()
+	if ref == nil || len(r.Spec.Workloads) != 1 {
 		return nil
 	}
-	col := map[string]int{"Small": 0, "Medium": 1, "Large": 2, "Average": 3}
 	var rows []TableRow
 	for _, name := range r.Spec.Schedulers {
 		canon, _ := CanonicalScheduler(name)
-		p, ok := dasTable1[canon]
-		if !ok {
-			continue
+		if v, ok := ref.Values(canon, t.Groups, len(t.Metrics)); ok {
+			rows = append(rows, TableRow{Label: DisplayName(canon) + " (paper)", Source: SourcePaper, Values: v})
 		}
-		row := TableRow{Label: DisplayName(canon) + " (paper)", Source: SourcePaper, Values: make([]float64, len(t.Groups)*2)}
-		for gi, g := range t.Groups {
-			c, ok := col[g]
-			if !ok || (g == "Average" && len(t.Groups) != 4) {
-				row.Values[gi*2], row.Values[gi*2+1] = math.NaN(), math.NaN()
-				continue
-			}
-			row.Values[gi*2], row.Values[gi*2+1] = p[2*c], p[2*c+1]
-		}
-		rows = append(rows, row)
 	}
 	return rows
 }
@@ -348,8 +330,8 @@ func (r *Report) notes(ran bool) []string {
 	}
 	n = append(n, fmt.Sprintf("Simulator: %s triggers, %s speed, %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
 		s.Sim.Trigger, speed, s.Sim.PriceGPUHour, s.Seeds, r.Seed))
-	if s.Experiment == DASTable1 {
-		n = append(n, "Rows marked (paper) are the DAS paper's Table 1 (Xing et al., KDD 2023), shown for comparison; they are not our measurements.")
+	if ref := r.reference(); ref != nil {
+		n = append(n, ref.Note)
 	}
 	return n
 }

@@ -70,12 +70,11 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	}
 	if len(evals) > 0 {
 		dag = append(dag, evals...)
-		dag = append(dag, cfg.dasDerivedStages()...)
-		marl, err := cfg.marlDerivedStages(models)
+		derived, err := cfg.derivedStages(models)
 		if err != nil {
 			return nil, err
 		}
-		dag = append(dag, marl...)
+		dag = append(dag, derived...)
 		dag = append(dag, EvalCollect(cfg.Eval.Experiments, models))
 	}
 	return dag, nil

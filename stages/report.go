@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -30,38 +31,22 @@ type reportSection struct {
 }
 
 // sections lists, in reading order, what the report shows when the run
-// produced it.
+// produced it: each configured experiment's registered section, followed
+// by those of the experiments derived from it, then the interference
+// model's table and the job trace's summary.
 func (c *Config) sections() []reportSection {
 	var s []reportSection
 	for _, id := range c.Eval.Experiments {
-		switch id {
-		case "das-table1":
-			s = append(s, reportSection{"DAS Table 1: mean JCT and fee per scheduler and cluster", "tables/das-table1.md", "plots/das-table1.png",
-				"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Rows marked (paper) are the DAS paper's, not ours."},
-				reportSection{"DAS Table 3: Wilcoxon signed-rank test, DAS vs RIFLING", "tables/" + DASWilcoxon + ".md", "",
-					"Per-job pairs from das-table1's results."},
-				reportSection{"DAS Appendix F: scheduling overhead per job", "tables/" + DASOverhead + ".md", "",
-					"Wall-clock time, so it differs between runs."})
-		case "das-load":
-			s = append(s, reportSection{"DAS Fig. 7: DAS vs RIFLING as the arrival rate varies", "tables/das-load.md", "plots/das-load.png",
-				"das-table1's clusters, trace and models; the evaluated jobs arrive at ×0.5, ×1 and ×2 the trace's rate."})
-		case "das-tuning":
-			s = append(s, reportSection{"DAS Fig. 5: attention heads h and GP history τ", "tables/das-tuning.md", "plots/das-tuning.png",
-				"One DAS model trained per h (τ = 8) and per τ (h = 4), beside RIFLING; the Average column is the paper's metric."})
-		case "marl-arrivals":
-			s = append(s, reportSection{"MARL Fig. 7: mean JCT under uniform, Poisson and Google arrivals", "tables/marl-arrivals.md", "plots/marl-arrivals.png",
-				"A fat-tree of power8 servers, batch placement every 30 minutes."})
-		case "marl-servers":
-			s = append(s, reportSection{"MARL Fig. 8: server configurations", "tables/marl-servers.md", "plots/marl-servers.png",
-				"The fat-tree built of each server kind; learned models trained per configuration."})
-		case "marl-topologies":
-			s = append(s, reportSection{"MARL Fig. 9: cluster topologies", "tables/marl-topologies.md", "plots/marl-topologies.png",
-				"Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."})
-		case "marl-vs-single":
-			s = append(s, reportSection{"MARL Fig. 10: multi-agent vs single-agent", "tables/marl-vs-single.md", "plots/marl-vs-single.png",
-				"Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
-				reportSection{"MARL Fig. 10(a): convergence", "tables/" + MARLConvergence + ".md", "plots/" + MARLConvergence + ".png",
-					"Validation mean JCT of the two learned schedulers over their training episodes."})
+		e, err := evaluation.Lookup(id)
+		if err != nil {
+			continue // Validate rejects it
+		}
+		for _, e := range append([]evaluation.Experiment{e}, evaluation.DerivedFrom(id)...) {
+			sec := reportSection{title: e.Section.Title, table: e.TableFiles()[0], why: e.Section.Text}
+			if p := e.PlotFiles(); len(p) > 0 {
+				sec.plot = p[1] // the PNG: report.html embeds it
+			}
+			s = append(s, sec)
 		}
 	}
 	return append(s,

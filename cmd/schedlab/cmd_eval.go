@@ -42,31 +42,7 @@ on it) and written into --out:
   plots/ID.svg .png       bar charts of mean JCT and mean fee
 
 Experiments:
-  das-table1     DAS Table 1: clusters Small/Medium/Large (8/16/32 servers × 8 V100);
-                 the PAI trace: --jobs FILE (canonical jobs Parquet, e.g. from
-                 "schedlab ingest --source pai-sim"), else the seeded PAI-like generator;
-                 sorted by submission, jobs too large for any cluster pruned (counted),
-                 first --max-jobs kept, 8:2 split, the last 20 % simulated;
-                 FIFO/DRF × FirstFit/LoadBalance, Tetris, MALO, MOSA; mean JCT (min) and
-                 fee ($), with the paper's figures beside ours, labelled "(paper)".
-  marl-arrivals  MARL Fig. 7: fat-tree of power8 servers (--fattree-k, 8 by default; the
-                 paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
-                 (default: the paper's 15 per pod of 100 servers scaled to the pod size,
-                 15·(k/2)²/100, i.e. 2.4 at k=8 and 15 at k=20) for --intervals
-                 intervals: uniform, Poisson and the Google 2011 pattern
-                 (--arrivals FILE: interval,start_s,jobs as CSV or the arrivals.parquet of
-                 "schedlab ingest --source google-2011"; without it that workload is
-                 skipped and the table says so); Tetris (packing: tetris-pack, the MARL
-                 paper's Tetris), Load Balancing, LIF; mean JCT in intervals.
-  das-load       DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
-                 at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).
-  das-tuning     DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
-                 2, 4, 8 heads (das-h1 ..) and τ = 4, 6, 8, 10 (das-tau4 ..) (needs --models).
-  marl-servers   MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
-                 servers; uniform arrivals.
-  marl-topologies MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.
-  marl-vs-single MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (packing) (add
-                 marl-device and marl-single with --schedulers and --models).
+` + experimentsHelp() + `
 
 The MARL experiments' load defaults to the paper's 15 jobs per pod of 100 servers
 scaled to each cluster's pod size. Learned schedulers (das, rifling, marl-device,
@@ -85,15 +61,16 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if experiment == "" || out == "" {
-				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.Experiments(), ", "))
+				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.RunIDs(), ", "))
 			}
-			spec, err := evaluation.DefaultSpec(experiment)
-			if errors.Is(err, evaluation.ErrUnknownExperiment) {
-				return usageErrorf("eval: unknown experiment %q; experiments: %s", experiment, strings.Join(evaluation.Experiments(), ", "))
+			e, err := evaluation.Lookup(experiment)
+			if errors.Is(err, evaluation.ErrUnknownExperiment) || (err == nil && e.Derived()) {
+				return usageErrorf("eval: unknown experiment %q; experiments: %s", experiment, strings.Join(evaluation.RunIDs(), ", "))
 			}
 			if err != nil {
 				return err
 			}
+			spec := e.Spec()
 			if len(scheds) > 0 {
 				spec.Schedulers = nil
 				for _, s := range scheds {
@@ -176,22 +153,26 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			if err != nil {
 				return err
 			}
-			written, err := rep.Write(ctx, out)
-			if err != nil {
+			paths := evaluation.RunLayout(out, spec.Experiment)
+			if err := rep.Write(ctx, paths); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			w.Write(rep.Table().Markdown())
 			fmt.Fprintf(w, "\nwrote %d cells into %s:", len(rep.Cells), out)
-			for _, p := range written {
-				fmt.Fprintf(w, " %s", filepath.ToSlash(p))
+			for _, p := range paths.List() {
+				rel, err := filepath.Rel(out, p)
+				if err != nil {
+					rel = p
+				}
+				fmt.Fprintf(w, " %s", filepath.ToSlash(rel))
 			}
 			fmt.Fprintln(w)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&experiment, "experiment", "", "experiment id: "+strings.Join(evaluation.Experiments(), ", "))
+	f.StringVar(&experiment, "experiment", "", "experiment id: "+strings.Join(evaluation.RunIDs(), ", "))
 	f.StringVar(&out, "out", "", "output directory (eval/, tables/, plots/ are created in it)")
 	f.StringSliceVar(&scheds, "schedulers", nil, "schedulers to compare, comma-separated (default: the experiment's; known: "+fmt.Sprint(schedulers.Names())+"; FIFO-FF-style aliases accepted)")
 	f.StringVar(&jobsFile, "jobs", "", "canonical jobs Parquet file for trace workloads (default: the seeded PAI-like generator)")
@@ -206,4 +187,23 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
 	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")
 	return cmd
+}
+
+// experimentsHelp lists the run experiments of the registry for --help,
+// each with its summary.
+func experimentsHelp() string {
+	var b strings.Builder
+	for _, e := range evaluation.Experiments() {
+		if e.Derived() {
+			continue
+		}
+		for i, line := range strings.Split(e.Summary, "\n") {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %-14s %s\n", e.ID, line)
+			} else {
+				fmt.Fprintf(&b, "  %-14s %s\n", "", line)
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -5,19 +5,18 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/deepsys"
-	"github.com/schedlab/schedlab/training/marl"
 )
 
 // TestAtteLearns trains Atte by REINFORCE on the workload of marl's
 // learning test (fattree(4), 0.2 jobs per pod per 30-minute interval over
 // 160 intervals, seed 11) and checks that it places the held-out jobs
-// (marl.SplitJobs: 10 % of the intervals, never simulated in training)
+// (datasets.SplitMARL: 10 % of the intervals, never simulated in training)
 // far better than its own untrained initialisation, which scatters a
 // job's workers and PS over servers and pays for the gradient traffic.
 // Measured (20 episodes, seeds 1–3): untrained 3.97, 5.11, 5.81 h, trained
@@ -29,12 +28,12 @@ func TestAtteLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := evaluation.GenerateMARL(evaluation.MARLWorkload{Kind: evaluation.KindUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 160, IntervalS: 1800},
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 160, IntervalS: 1800},
 		pipeline.Rand(11, "test", "workload"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, test := marl.SplitJobs(jobs, c.Pods, 0.1, 1800)
+	train, test := datasets.SplitMARL(jobs, c.Pods, 0.1, 1800)
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = sim.TriggerInterval
 	ac := deepsys.DefaultAtteConfig()
@@ -52,12 +51,12 @@ func TestAtteLearns(t *testing.T) {
 	}
 	before, after := meanJCT(t, c, test, init.Scheduler(), cfg), meanJCT(t, c, test, a.Scheduler(), cfg)
 	line := ""
-	for _, name := range []string{"tetris", "load-balancing", "lif"} {
-		s, err := schedulers.New(name)
+	for _, name := range []schedulers.Name{"tetris", "load-balancing", "lif"} {
+		s, err := schedulers.New(name, schedulers.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		line += name + " " + strconv.FormatFloat(meanJCT(t, c, test, s, cfg), 'f', 2, 64) + " h  "
+		line += string(name) + " " + strconv.FormatFloat(meanJCT(t, c, test, s, cfg), 'f', 2, 64) + " h  "
 	}
 	if len(curves) > 0 {
 		t.Logf("%d train / %d held-out jobs; training mean JCT %.2f → %.2f h", len(train), len(test), curves[0].MeanJCT/3600, curves[len(curves)-1].MeanJCT/3600)

@@ -61,7 +61,7 @@ func TestTrainingLearns(t *testing.T) {
 	}
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 500
-	sp, err := das.PrepareJobs(c, colocationJobs(500, 1, 200), sim.DefaultConfig(), dc)
+	sp, err := das.PrepareTrace(c, colocationJobs(500, 1, 200), sim.DefaultConfig(), dc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,110 @@
+package evaluation
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Config is the eval section of a run's configuration (stages.Config.Eval):
+// which experiments run and each experiment's section of knobs that make a
+// preset quick or faithful. The sections' keys are a contract (presets,
+// `schedlab config show`, the config hash): a new experiment adds its
+// section here and reads it in its Configure.
+type Config struct {
+	// Experiments to run, by id; [] runs none.
+	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
+	// Seeds is the number of replicates per cell.
+	Seeds          int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	DASTable1      DASTable1Config    `mapstructure:"das_table1" yaml:"das_table1" json:"das_table1"`
+	DASLoad        DASLoadConfig      `mapstructure:"das_load" yaml:"das_load" json:"das_load"`
+	DASTuning      DASTuningConfig    `mapstructure:"das_tuning" yaml:"das_tuning" json:"das_tuning"`
+	MARLArrivals   MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
+	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
+	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
+	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
+}
+
+// DASTable1Config parameterises das-table1 on the run's job trace. Its
+// trace settings (max_jobs, test_fraction) serve das-load and das-tuning
+// too, so that the three experiments evaluate the same jobs with the
+// same models.
+type DASTable1Config struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// MaxJobs keeps the first MaxJobs jobs by submission (20,000 in the
+	// paper); TestFraction of them, the last, are evaluated.
+	MaxJobs      int     `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
+	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
+	// FittedInterference simulates job speeds with the fitted model
+	// (fit/model.json) instead of the simulator's per-socket default.
+	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
+}
+
+// DASLoadConfig parameterises das-load (DAS Fig. 7).
+type DASLoadConfig struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// Rates multiply the trace's arrival rate (the paper: 0.5, 1, 2); each
+	// is a workload named x<rate>.
+	Rates []float64 `mapstructure:"rates" yaml:"rates" json:"rates"`
+}
+
+// DASTuningConfig parameterises das-tuning (DAS Fig. 5).
+type DASTuningConfig struct {
+	// Schedulers: baselines (the paper: rifling) and DAS rows das-h<h>
+	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+}
+
+// MARLArrivalsConfig parameterises marl-arrivals.
+type MARLArrivalsConfig struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// K of the fat-tree of power8 servers (the paper: 20).
+	K int `mapstructure:"k" yaml:"k" json:"k"`
+	// JobsPerPod per 30-minute interval; 0 means the paper's 15 per pod of
+	// 100 servers scaled to the pod size (MARLPaperLoad).
+	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
+	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// FittedInterference: as for das-table1. It holds for every MARL
+	// experiment and the training of their models.
+	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
+}
+
+// MARLGridConfig parameterises marl-servers, marl-topologies and
+// marl-vs-single: their clusters (one column group each) at the paper's
+// load per pod (MARLPaperLoad).
+type MARLGridConfig struct {
+	Schedulers []string  `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	Clusters   []Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
+	Intervals  int       `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+}
+
+// Validate names the bad key in full: eval.experiments must name run
+// experiments, and each registered experiment checks its own section.
+func (c Config) Validate() error {
+	var errs []error
+	for i, id := range c.Experiments {
+		if e, err := Lookup(id); err != nil || e.Derived() {
+			errs = append(errs, fmt.Errorf("eval.experiments[%d]: unknown %q (known: %v)", i, id, RunIDs()))
+		}
+	}
+	if c.Seeds < 1 {
+		errs = append(errs, fmt.Errorf("eval.seeds: must be >= 1, got %d", c.Seeds))
+	}
+	for _, e := range Experiments() {
+		if e.CheckConfig != nil {
+			errs = append(errs, e.CheckConfig(&c, slices.Contains(c.Experiments, e.ID))...)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkSchedulers is the check of a section's schedulers key.
+func checkSchedulers(key string, names []string) []error {
+	var errs []error
+	for i, n := range names {
+		if _, err := CanonicalScheduler(n); err != nil {
+			errs = append(errs, fmt.Errorf("%s[%d]: %w", key, i, err))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,183 @@
+package evaluation
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/training"
+)
+
+// The builders of the derived experiments registered in experiments.go.
+
+// wilcoxonTable pairs the per-job results of schedulers a and b in each
+// cluster (same workload, seed and job) and tests JCT and fee; ref's row
+// "<A> vs <B>" follows ours when the table has the reference's clusters.
+func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error) {
+	type key struct {
+		cluster, workload string
+		seed              int32
+		job               string
+	}
+	var clusters []string
+	byKey := map[key]ResultRow{}
+	for _, r := range rows {
+		if r.Scheduler == b {
+			byKey[key{r.Cluster, r.Workload, r.Seed, r.JobID}] = r
+		}
+		if !slices.Contains(clusters, r.Cluster) {
+			clusters = append(clusters, r.Cluster)
+		}
+	}
+	t := &Table{ID: DASWilcoxon,
+		Title:   fmt.Sprintf("das-wilcoxon: Wilcoxon signed-rank p-values, %s vs %s, per-job JCT and fee", DisplayName(a), DisplayName(b)),
+		Metrics: []Metric{{Label: "JCT p", Key: "jct_p", Digits: -3}, {Label: "Fee p", Key: "fee_p", Digits: -3}}}
+	ours := TableRow{Label: DisplayName(a) + " vs " + DisplayName(b), Source: SourceOurs}
+	for _, c := range clusters {
+		var ja, jb, fa, fb []float64
+		for _, r := range rows { // rows are in cell order, jobs in job order
+			if r.Cluster != c || r.Scheduler != a {
+				continue
+			}
+			o, ok := byKey[key{r.Cluster, r.Workload, r.Seed, r.JobID}]
+			if !ok {
+				continue
+			}
+			ja, jb = append(ja, r.JCTS), append(jb, o.JCTS)
+			fa, fb = append(fa, r.FeeUSD), append(fb, o.FeeUSD)
+		}
+		wj, err := WilcoxonSignedRank(ja, jb)
+		if err != nil {
+			return nil, err
+		}
+		wf, err := WilcoxonSignedRank(fa, fb)
+		if err != nil {
+			return nil, err
+		}
+		t.Groups = append(t.Groups, title(c))
+		ours.Values = append(ours.Values, wj.P, wf.P)
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: %d job pairs; JCT %s lower in rank sum (W+ %.0f, W− %.0f); fee W+ %.0f, W− %.0f; two-sided, zero differences dropped.",
+			title(c), len(ja), lowerOf(wj, a, b), wj.WPlus, wj.WMinus, wf.WPlus, wf.WMinus))
+	}
+	t.Rows = append(t.Rows, ours)
+	if ref != nil && len(t.Groups) == len(ref.Groups) {
+		if v, ok := ref.Values(ours.Label, t.Groups, len(t.Metrics)); ok {
+			t.Rows = append(t.Rows, TableRow{Label: ours.Label + " (paper)", Source: SourcePaper, Values: v})
+			t.Notes = append(t.Notes, ref.Note)
+		}
+	}
+	return t, nil
+}
+
+func lowerOf(w Wilcoxon, a, b string) string {
+	if w.WPlus < w.WMinus { // differences a − b mostly negative
+		return DisplayName(a)
+	}
+	return DisplayName(b)
+}
+
+// overheadTable is the mean wall time of a scheduling decision per job
+// placed, per learned scheduler and cluster (DAS Appendix F reports 13–16
+// ms per job on a GPU).
+func overheadTable(rows []TimingRow) *Table {
+	t := &Table{ID: mustLookup(DASOverhead).Name(), Title: "das-overhead: scheduling time per job placed (ms), from wall-clock timings",
+		Metrics: []Metric{{Label: "ms/job", Key: "ms_per_job", Digits: 3}}}
+	var scheds, clusters []string
+	for _, r := range rows {
+		if !IsLearned(r.Scheduler) && r.Scheduler != "fifo-firstfit" {
+			continue
+		}
+		if !slices.Contains(scheds, r.Scheduler) {
+			scheds = append(scheds, r.Scheduler)
+		}
+		if !slices.Contains(clusters, r.Cluster) {
+			clusters = append(clusters, r.Cluster)
+		}
+	}
+	for _, c := range clusters {
+		t.Groups = append(t.Groups, title(c))
+	}
+	for _, s := range scheds {
+		row := TableRow{Label: DisplayName(s), Source: SourceOurs}
+		for _, c := range clusters {
+			var sec float64
+			var jobs int32
+			for _, r := range rows {
+				if r.Scheduler == s && r.Cluster == c {
+					sec += r.DecisionS
+					jobs += r.JobsPlaced
+				}
+			}
+			v := math.NaN()
+			if jobs > 0 {
+				v = 1000 * sec / float64(jobs)
+			}
+			row.Values = append(row.Values, v)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = append(t.Notes, "Wall-clock time inside the scheduler's decisions divided by the jobs it placed, on this machine's CPU; FIFO-FirstFit is shown for scale. Timings differ between runs.")
+	return t
+}
+
+// curveLabel names a learning curve in the convergence table and plot.
+func curveLabel(in DerivedData, c LearningCurve) string {
+	label := DisplayName(c.Scheduler)
+	if len(in.Parent.Clusters) > 1 {
+		label += " on " + c.Cluster
+	}
+	return label
+}
+
+// convergenceTable summarises each learning curve: validation mean JCT at
+// the first episode, the best, the last, and the first episode within 5 %
+// of the best.
+func convergenceTable(in DerivedData) *Table {
+	t := &Table{ID: MARLConvergence,
+		Title: "marl-vs-single-convergence: validation mean JCT (h) over training, multi- vs single-agent",
+		Metrics: []Metric{{Label: "first", Key: "first_val_jct_h", Digits: 3}, {Label: "best", Key: "best_val_jct_h", Digits: 3},
+			{Label: "final", Key: "final_val_jct_h", Digits: 3}, {Label: "episodes to ≤5% of best", Key: "episodes_to_best", Digits: 0}}}
+	var clusters []string
+	for _, c := range in.Curves {
+		if !slices.Contains(clusters, c.Cluster) {
+			clusters = append(clusters, c.Cluster)
+		}
+		t.Rows = append(t.Rows, TableRow{Label: curveLabel(in, c), Source: SourceOurs, Values: convergence(c.Rows)})
+	}
+	t.Groups = []string{strings.Join(clusters, ", ")}
+	t.Notes = append(t.Notes, "Mean JCT of the validation runs (greedy policy on the held-out 10 % of each pod's jobs) after each training episode, in hours: at the first episode, the best, the last, and the first episode within 5 % of the best.")
+	return t
+}
+
+func plotConvergence(in DerivedData) (svg, png []byte, err error) {
+	var series []training.Series
+	for _, c := range in.Curves {
+		series = append(series, training.Series{Label: curveLabel(in, c), Rows: c.Rows})
+	}
+	return training.PlotConvergence(series, "marl-vs-single: convergence, multi-agent vs single-agent")
+}
+
+// convergence summarises the validation mean JCT (hours) of a learning
+// curve: first, best, final, and the first episode within 5 % of the best.
+func convergence(rows []training.Curve) []float64 {
+	var jct []float64
+	var eps []int32
+	for _, r := range rows {
+		if r.Split == "validation" {
+			jct, eps = append(jct, r.MeanJCT/3600), append(eps, r.Episode)
+		}
+	}
+	if len(jct) == 0 {
+		return []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+	}
+	best := slices.Min(jct)
+	at := math.NaN()
+	for i, v := range jct {
+		if v <= 1.05*best {
+			at = float64(eps[i])
+			break
+		}
+	}
+	return []float64{jct[0], best, jct[len(jct)-1], at}
+}

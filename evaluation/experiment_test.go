@@ -1,0 +1,283 @@
+package evaluation
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// TestRegistry: every experiment of DESIGN.md §6 that exists is registered
+// once, in DESIGN order, and each run experiment's documented spec is
+// valid and named by its id.
+func TestRegistry(t *testing.T) {
+	want := []string{DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead,
+		MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence}
+	var got []string
+	for _, e := range Experiments() {
+		got = append(got, e.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Experiments() = %v, want %v", got, want)
+	}
+	wantRun := []string{DASTable1, DASLoad, DASTuning, MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle}
+	if got := RunIDs(); !slices.Equal(got, wantRun) {
+		t.Errorf("RunIDs() = %v, want %v", got, wantRun)
+	}
+	for _, id := range want {
+		e, err := Lookup(id)
+		if err != nil || e.ID != id {
+			t.Fatalf("Lookup(%q) = %q, %v", id, e.ID, err)
+		}
+		if e.Section.Title == "" || e.Section.Text == "" || e.Summary == "" || e.Reproduces == "" {
+			t.Errorf("%s: report section, summary or reproduces missing: %+v", id, e.Section)
+		}
+		if e.Derived() {
+			if _, err := DefaultSpec(id); !errors.Is(err, ErrDerivedExperiment) {
+				t.Errorf("DefaultSpec(%s) of a derived experiment: %v", id, err)
+			}
+			if p, _ := Lookup(e.Derive.From); p.Derived() || !slices.ContainsFunc(DerivedFrom(p.ID), func(d Experiment) bool { return d.ID == id }) {
+				t.Errorf("%s: parent %s is not a run experiment listing it", id, e.Derive.From)
+			}
+			continue
+		}
+		s := e.Spec()
+		if s.Experiment != id {
+			t.Errorf("%s: spec names %q", id, s.Experiment)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: default spec: %v", id, err)
+		}
+	}
+	if e, _ := Lookup(DASOverhead); e.Name() != "das-overhead-timings" || e.PlotFiles() != nil {
+		t.Errorf("das-overhead files: %v %v", e.TableFiles(), e.PlotFiles())
+	}
+	_, err := Lookup("das-magic")
+	if !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, das-load, das-tuning, marl-arrivals") {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// TestRegisterRejects: Register panics, leaving the registry as it was, on
+// a duplicate id, an experiment that is neither run nor derived, and a
+// derived one without a run parent.
+func TestRegisterRejects(t *testing.T) {
+	n := len(Experiments())
+	table := func(DerivedData) (*Table, error) { return &Table{}, nil }
+	for name, e := range map[string]Experiment{
+		"duplicate":  {ID: DASTable1, Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
+		"empty id":   {Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
+		"neither":    {ID: "x-neither"},
+		"both":       {ID: "x-both", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Derive: &Derivation{From: DASTable1, Table: table}},
+		"orphan":     {ID: "x-orphan", Derive: &Derivation{From: "nope", Table: table}},
+		"of derived": {ID: "x-grandchild", Derive: &Derivation{From: DASWilcoxon, Table: table}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			Register(e)
+		})
+	}
+	if len(Experiments()) != n {
+		t.Errorf("registry grew from %d to %d", n, len(Experiments()))
+	}
+}
+
+// TestConfigure: each experiment's Configure applies its own section (and
+// the shared ones) to its spec; a configuration equal to the documented
+// defaults gives the documented spec.
+func TestConfigure(t *testing.T) {
+	def := Config{Seeds: 1,
+		DASTable1:      DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2},
+		DASLoad:        DASLoadConfig{Schedulers: []string{"rifling", "das"}, Rates: []float64{0.5, 1, 2}},
+		DASTuning:      DASTuningConfig{Schedulers: append([]string{"rifling"}, DASTuningNames()...)},
+		MARLArrivals:   MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20},
+		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
+		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
+		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
+	}
+	if err := def.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range RunIDs() {
+		e, _ := Lookup(id)
+		s := e.Spec()
+		if fitted := e.Configure(&def, &s); fitted || !reflect.DeepEqual(s, e.Spec()) {
+			t.Errorf("%s: defaults configure to %+v (fitted %v), want the documented spec", id, s, fitted)
+		}
+	}
+	c := def
+	c.DASTable1.MaxJobs, c.DASTable1.FittedInterference = 500, true
+	c.DASLoad.Rates = []float64{3}
+	c.MARLArrivals.K, c.MARLArrivals.JobsPerPod = 4, 1.5
+	c.MARLTopologies.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
+	e, _ := Lookup(DASLoad)
+	s := e.Spec()
+	if fitted := e.Configure(&c, &s); !fitted || len(s.Workloads) != 1 || s.Workloads[0].Name != "x3" || s.Workloads[0].ArrivalRate != 3 || s.Workloads[0].MaxJobs != 500 {
+		t.Errorf("das-load: fitted %v, workloads %+v", fitted, s.Workloads)
+	}
+	e, _ = Lookup(MARLArrivals)
+	s = e.Spec()
+	e.Configure(&c, &s)
+	if s.Clusters[0].Name != "fattree-k4" || s.Clusters[0].Spec.K != 4 || s.Workloads[2].JobsPerPod != 1.5 {
+		t.Errorf("marl-arrivals: %+v %+v", s.Clusters, s.Workloads)
+	}
+	e, _ = Lookup(MARLTopologies)
+	s = e.Spec()
+	e.Configure(&c, &s)
+	if !reflect.DeepEqual(s.Clusters, c.MARLTopologies.Clusters) {
+		t.Errorf("marl-topologies clusters: %+v", s.Clusters)
+	}
+}
+
+// TestConfigValidate: each section's check names its key in full.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Experiments = []string{"das-wilcoxon"} }, `eval.experiments[0]: unknown "das-wilcoxon"`},
+		{func(c *Config) { c.DASLoad.Schedulers = []string{"oracle"} }, "eval.das_load.schedulers[0]"},
+		{func(c *Config) { c.DASTable1.TestFraction = 2 }, "eval.das_table1.test_fraction"},
+		{func(c *Config) { c.Experiments = []string{DASLoad} }, "eval.das_load.rates"},
+		{func(c *Config) { c.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
+		{func(c *Config) { c.Experiments = []string{MARLServers} }, "eval.marl_servers.intervals"},
+		{func(c *Config) {
+			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
+		}, "eval.marl_vs_single.clusters[0] (s)"},
+	} {
+		c := Config{Seeds: 1, DASTable1: DASTable1Config{MaxJobs: 1, TestFraction: 0.5}, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("base config: %v", err)
+		}
+		tc.edit(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+}
+
+// TestReferenceValues: the paper's figures go under the groups they are
+// given for; other groups, and an Average over other columns, are NaN.
+func TestReferenceValues(t *testing.T) {
+	ref := &Reference{Groups: []string{"Small", "Large", AverageGroup}, Rows: map[string][]float64{"a": {1, 2, 3, 4, 5, 6}}}
+	got, ok := ref.Values("a", []string{"Large", "Small", AverageGroup}, 2)
+	if !ok || !slices.Equal(got, []float64{3, 4, 1, 2, 5, 6}) {
+		t.Errorf("all groups: %v %v", got, ok)
+	}
+	got, _ = ref.Values("a", []string{"Small", "Medium", AverageGroup, "x"}, 2)
+	for i, v := range got {
+		if want := i < 2; want == math.IsNaN(v) {
+			t.Errorf("partial groups: value %d = %v (%v)", i, v, got)
+		}
+	}
+	if _, ok := ref.Values("b", []string{"Small"}, 2); ok {
+		t.Error("unknown row found")
+	}
+}
+
+// TestWriteToPaths: Report.Write writes exactly the paths it is given,
+// wherever they are, with the bytes RunLayout's files get; an empty path is
+// not written.
+func TestWriteToPaths(t *testing.T) {
+	rep, dir := runAndWrite(t, smallDAS(t), 1)
+	elsewhere := t.TempDir()
+	to := OutputPaths{
+		Results: filepath.Join(elsewhere, "r", "res.parquet"), Metrics: filepath.Join(elsewhere, "m.parquet"),
+		Markdown: filepath.Join(elsewhere, "t", "table.md"), PNG: filepath.Join(elsewhere, "fig.png"),
+	}
+	if err := rep.Write(context.Background(), to); err != nil {
+		t.Fatal(err)
+	}
+	layout := RunLayout(dir, DASTable1)
+	for _, p := range [][2]string{{to.Results, layout.Results}, {to.Metrics, layout.Metrics}, {to.Markdown, layout.Markdown}, {to.PNG, layout.PNG}} {
+		a, err := os.ReadFile(p[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(p[1])
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from %s", p[0], p[1])
+		}
+	}
+	var n int
+	filepath.WalkDir(elsewhere, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return err
+	})
+	if n != 4 {
+		t.Errorf("%d files written, want the 4 given", n)
+	}
+	if got := len(layout.List()); got != 8 {
+		t.Errorf("RunLayout lists %d files, want 8", got)
+	}
+}
+
+// TestRowsFromSimTypes: the rows copy every field of the simulator's
+// types and the cell key, and a row field without a source panics.
+func TestRowsFromSimTypes(t *testing.T) {
+	rep := &Report{Cells: []CellResult{{
+		Cell:      Cell{Experiment: "e", Cluster: "c", Workload: "w", Scheduler: "s", Seed: 3},
+		Jobs:      []sim.JobResult{{Index: 9, JobID: "j", SubmitS: 1, StartS: 2, FinishS: 3, JCTS: 4, QueueS: 5, RunS: 6, DurationS: 7, Slowdown: 8, GPUs: 9, FeeUSD: 10, Machines: 11}},
+		Metrics:   sim.Metrics{Jobs: 1, Pruned: 2, MeanJCTS: 3, P50JCTS: 4, P95JCTS: 5, MeanFeeUSD: 6, MeanQueueS: 7, MeanSlowdown: 8, MakespanS: 9, GPUUtil: 10},
+		Decisions: 12,
+		Timing:    sim.Timing{Decisions: 1, JobsPlaced: 2, DecisionS: 3, MaxDecisionS: 4, WallS: 5},
+	}}}
+	if got, want := rep.Results()[0], (ResultRow{"e", "c", "w", "s", 3, "j", 1, 2, 3, 4, 10, 5, 6, 7, 8, 9, 11}); got != want {
+		t.Errorf("result row %+v, want %+v", got, want)
+	}
+	if got, want := rep.Metrics()[0], (MetricsRow{"e", "c", "w", "s", 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12}); got != want {
+		t.Errorf("metrics row %+v, want %+v", got, want)
+	}
+	if got, want := rep.Timings()[0], (TimingRow{"e", "c", "w", "s", 3, 5, 3, 4, 1, 2}); got != want {
+		t.Errorf("timing row %+v, want %+v", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a row field without a source did not panic")
+		}
+	}()
+	var row struct{ Nowhere float64 }
+	fillRow(&row, &sim.Metrics{})
+}
+
+// TestDASTable3Reference: das-wilcoxon shows DAS Table 3's row only over
+// the paper's three clusters.
+func TestDASTable3Reference(t *testing.T) {
+	e, _ := Lookup(DASWilcoxon)
+	var rows []ResultRow
+	for _, c := range []string{"small", "medium", "large"} {
+		for i := range 8 {
+			id := string(rune('a' + i))
+			rows = append(rows, ResultRow{Cluster: c, Scheduler: "das", JobID: id, JCTS: float64(i), FeeUSD: float64(i)},
+				ResultRow{Cluster: c, Scheduler: "rifling", JobID: id, JCTS: float64(2 * i), FeeUSD: float64(i + 1)})
+		}
+	}
+	tab, err := e.Derive.Table(DerivedData{Results: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || tab.Rows[1].Label != "DAS vs RIFLING (paper)" || tab.Rows[1].Values[4] != 0.04911 {
+		t.Errorf("rows %+v", tab.Rows)
+	}
+	tab, err = e.Derive.Table(DerivedData{Results: rows[:32]}) // small and medium
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 1 || len(tab.Groups) != 2 {
+		t.Errorf("two clusters: groups %v, rows %+v", tab.Groups, tab.Rows)
+	}
+}

@@ -1,0 +1,386 @@
+package evaluation
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Experiment ids (DESIGN.md §6), in its order.
+const (
+	DASTable1      = "das-table1"
+	DASLoad        = "das-load"
+	DASTuning      = "das-tuning"
+	DASWilcoxon    = "das-wilcoxon"
+	DASOverhead    = "das-overhead"
+	MARLArrivals   = "marl-arrivals"
+	MARLServers    = "marl-servers"
+	MARLTopologies = "marl-topologies"
+	MARLVsSingle   = "marl-vs-single"
+	// MARLConvergence is marl-vs-single's convergence table and plot (MARL
+	// Fig. 10a), derived from its learned schedulers' learning curves.
+	MARLConvergence = "marl-vs-single-convergence"
+)
+
+// The registry, in DESIGN.md §6 order. Every paper figure a table shows
+// beside ours is in a Reference here.
+func init() {
+	Register(Experiment{
+		ID: DASTable1, Reproduces: "DAS Table 1",
+		Summary: `DAS Table 1: clusters Small/Medium/Large (8/16/32 servers × 8 V100);
+the PAI trace: --jobs FILE (canonical jobs Parquet, e.g. from
+"schedlab ingest --source pai-sim"), else the seeded PAI-like generator;
+sorted by submission, jobs too large for any cluster pruned (counted),
+first --max-jobs kept, 8:2 split, the last 20 % simulated;
+FIFO/DRF × FirstFit/LoadBalance, Tetris, MALO, MOSA; mean JCT (min) and
+fee ($), with the paper's figures beside ours, labelled "(paper)".`,
+		Section: ReportSection{"DAS Table 1: mean JCT and fee per scheduler and cluster",
+			"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Rows marked (paper) are the DAS paper's, not ours."},
+		Reference: &Reference{
+			Note:   "Rows marked (paper) are the DAS paper's Table 1 (Xing et al., KDD 2023), shown for comparison; they are not our measurements.",
+			Groups: []string{"Small", "Medium", "Large", AverageGroup},
+			// JCT in minutes and fee in dollars, by registry name.
+			Rows: map[string][]float64{
+				"fifo-firstfit":    {720.228, 51.685, 171.282, 51.684, 110.316, 51.219, 333.942, 51.529},
+				"fifo-loadbalance": {715.776, 51.559, 162.102, 50.900, 112.290, 51.112, 330.054, 51.189},
+				"drf-firstfit":     {862.242, 52.055, 164.778, 51.354, 109.098, 52.325, 378.708, 51.911},
+				"drf-loadbalance":  {852.984, 51.798, 173.106, 51.908, 113.556, 51.924, 379.884, 51.877},
+				"tetris":           {813.480, 51.668, 176.688, 52.567, 113.364, 53.109, 367.842, 52.448},
+				"malo":             {708.858, 51.675, 182.862, 51.129, 111.660, 51.233, 334.458, 51.346},
+				"mosa":             {759.222, 51.783, 173.400, 51.998, 109.422, 51.933, 347.346, 51.905},
+				"dl2":              {721.083, 51.166, 160.100, 50.970, 110.215, 51.080, 330.468, 51.072},
+				"rifling":          {717.576, 51.160, 176.676, 50.980, 109.872, 51.039, 334.708, 51.060},
+				"da":               {697.732, 51.106, 173.354, 51.097, 108.821, 51.025, 326.636, 51.076},
+				"da+mc":            {680.861, 50.952, 163.456, 50.941, 109.854, 50.701, 318.057, 50.865},
+				"da+rwgp":          {686.894, 51.029, 157.071, 50.856, 107.896, 50.439, 317.287, 50.684},
+				"das":              {638.046, 50.484, 155.003, 50.019, 108.700, 50.354, 300.584, 50.286},
+			},
+		},
+		Spec: func() Spec { return dasSpec(DASTable1) },
+		Configure: func(c *Config, s *Spec) bool {
+			s.Schedulers = c.DASTable1.Schedulers
+			return configureDASTrace(c, s)
+		},
+		CheckConfig: func(c *Config, listed bool) []error {
+			errs := checkSchedulers("eval.das_table1.schedulers", c.DASTable1.Schedulers)
+			if c.DASTable1.MaxJobs < 1 {
+				errs = append(errs, fmt.Errorf("eval.das_table1.max_jobs: must be >= 1, got %d", c.DASTable1.MaxJobs))
+			}
+			if !(c.DASTable1.TestFraction > 0 && c.DASTable1.TestFraction <= 1) {
+				errs = append(errs, fmt.Errorf("eval.das_table1.test_fraction: must be in (0, 1], got %v", c.DASTable1.TestFraction))
+			}
+			return errs
+		},
+	})
+	Register(Experiment{
+		ID: DASLoad, Reproduces: "DAS Fig. 7",
+		Summary: `DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
+at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
+		Section: ReportSection{"DAS Fig. 7: DAS vs RIFLING as the arrival rate varies",
+			"das-table1's clusters, trace and models; the evaluated jobs arrive at ×0.5, ×1 and ×2 the trace's rate."},
+		Spec: func() Spec {
+			s := dasSpec(DASLoad)
+			s.Schedulers = []string{"rifling", "das"}
+			s.Workloads = loadWorkloads(s.Workloads[0], []float64{0.5, 1, 2}) // low, normal, high
+			return s
+		},
+		Configure: func(c *Config, s *Spec) bool {
+			s.Schedulers = c.DASLoad.Schedulers
+			s.Workloads = loadWorkloads(s.Workloads[0], c.DASLoad.Rates)
+			return configureDASTrace(c, s)
+		},
+		CheckConfig: func(c *Config, listed bool) []error {
+			errs := checkSchedulers("eval.das_load.schedulers", c.DASLoad.Schedulers)
+			if listed && len(c.DASLoad.Rates) == 0 {
+				errs = append(errs, errors.New("eval.das_load.rates: give at least one arrival-rate factor"))
+			}
+			for i, r := range c.DASLoad.Rates {
+				if !(r > 0) || math.IsInf(r, 0) {
+					errs = append(errs, fmt.Errorf("eval.das_load.rates[%d]: must be > 0 and finite, got %v", i, r))
+				}
+			}
+			return errs
+		},
+	})
+	Register(Experiment{
+		ID: DASTuning, Reproduces: "DAS Fig. 5",
+		Summary: `DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
+2, 4, 8 heads (das-h1 ..) and τ = 4, 6, 8, 10 (das-tau4 ..) (needs --models).`,
+		Section: ReportSection{"DAS Fig. 5: attention heads h and GP history τ",
+			"One DAS model trained per h (τ = 8) and per τ (h = 4), beside RIFLING; the Average column is the paper's metric."},
+		Spec: func() Spec {
+			s := dasSpec(DASTuning)
+			s.Schedulers = append([]string{"rifling"}, DASTuningNames()...)
+			return s
+		},
+		Configure: func(c *Config, s *Spec) bool {
+			s.Schedulers = c.DASTuning.Schedulers
+			return configureDASTrace(c, s)
+		},
+		CheckConfig: func(c *Config, listed bool) []error {
+			return checkSchedulers("eval.das_tuning.schedulers", c.DASTuning.Schedulers)
+		},
+	})
+	Register(Experiment{
+		ID: DASWilcoxon, Reproduces: "DAS Table 3",
+		Summary: `DAS Table 3: Wilcoxon signed-rank p-values of DAS vs RIFLING on per-job
+JCT and fee, from das-table1's results (when both are rows of it).`,
+		Section: ReportSection{"DAS Table 3: Wilcoxon signed-rank test, DAS vs RIFLING", "Per-job pairs from das-table1's results."},
+		Reference: &Reference{
+			Note:   "The (paper) row is DAS Table 3 (Xing et al., KDD 2023), not our measurement.",
+			Groups: []string{"Small", "Medium", "Large"},
+			// p-values of JCT and fee.
+			Rows: map[string][]float64{"DAS vs RIFLING": {0.0002, 0.0588, 0.0006, 0.0570, 0.04911, 0.0792}},
+		},
+		Derive: &Derivation{
+			From: DASTable1, Reads: FromResults,
+			Applies: func(p Spec) bool { return hasScheduler(p, "das") && hasScheduler(p, "rifling") },
+			Table: func(in DerivedData) (*Table, error) {
+				return wilcoxonTable(in.Results, "das", "rifling", mustLookup(DASWilcoxon).Reference)
+			},
+		},
+	})
+	Register(Experiment{
+		ID: DASOverhead, Reproduces: "DAS App. F", File: "das-overhead-timings",
+		Summary: `DAS Appendix F: scheduling time per job placed of das-table1's learned
+rows, from wall-clock timings (so it differs between runs).`,
+		Section: ReportSection{"DAS Appendix F: scheduling overhead per job", "Wall-clock time, so it differs between runs."},
+		Derive: &Derivation{
+			From: DASTable1, Reads: FromTimings,
+			Applies: func(p Spec) bool { return len(learnedOf(p)) > 0 },
+			Table:   func(in DerivedData) (*Table, error) { return overheadTable(in.Timings), nil },
+		},
+	})
+	Register(Experiment{
+		ID: MARLArrivals, Reproduces: "MARL Fig. 7",
+		Summary: `MARL Fig. 7: fat-tree of power8 servers (--fattree-k, 8 by default; the
+paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
+(default: the paper's 15 per pod of 100 servers scaled to the pod size,
+15·(k/2)²/100, i.e. 2.4 at k=8 and 15 at k=20) for --intervals
+intervals: uniform, Poisson and the Google 2011 pattern
+(--arrivals FILE: interval,start_s,jobs as CSV or the arrivals.parquet of
+"schedlab ingest --source google-2011"; without it that workload is
+skipped and the table says so); Tetris (packing: tetris-pack, the MARL
+paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
+		Section: ReportSection{"MARL Fig. 7: mean JCT under uniform, Poisson and Google arrivals", "A fat-tree of power8 servers, batch placement every 30 minutes."},
+		Spec: func() Spec {
+			s := marlSpec(MARLArrivals)
+			for _, k := range []string{KindPoisson, KindGoogle} {
+				s.Workloads = append(s.Workloads, Workload{Name: k, Kind: k, Intervals: 20})
+			}
+			return s
+		},
+		Configure: func(c *Config, s *Spec) bool {
+			e := c.MARLArrivals
+			s.Schedulers = e.Schedulers
+			s.Clusters[0].Name = fmt.Sprintf("fattree-k%d", e.K)
+			s.Clusters[0].Spec.K = e.K
+			for i := range s.Workloads {
+				s.Workloads[i].JobsPerPod = e.JobsPerPod
+				s.Workloads[i].Intervals = e.Intervals
+			}
+			return e.FittedInterference
+		},
+		CheckConfig: func(c *Config, listed bool) []error {
+			e := c.MARLArrivals
+			errs := checkSchedulers("eval.marl_arrivals.schedulers", e.Schedulers)
+			if e.K < 2 || e.K%2 != 0 {
+				errs = append(errs, fmt.Errorf("eval.marl_arrivals.k: must be even and >= 2, got %d", e.K))
+			}
+			if e.JobsPerPod < 0 {
+				errs = append(errs, fmt.Errorf("eval.marl_arrivals.jobs_per_pod: must be >= 0, got %v", e.JobsPerPod))
+			}
+			if e.Intervals < 1 {
+				errs = append(errs, fmt.Errorf("eval.marl_arrivals.intervals: must be >= 1, got %d", e.Intervals))
+			}
+			return errs
+		},
+	})
+	Register(Experiment{
+		ID: MARLServers, Reproduces: "MARL Fig. 8",
+		Summary: `MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
+servers; uniform arrivals.`,
+		Section: ReportSection{"MARL Fig. 8: server configurations", "The fat-tree built of each server kind; learned models trained per configuration."},
+		Spec: func() Spec {
+			s := marlSpec(MARLServers)
+			fattree := s.Clusters[0].Spec
+			s.Clusters = nil
+			for _, kind := range []string{"power8", "dgx1", "hetero-cpu", "mixed"} {
+				c := fattree
+				c.Servers = kind
+				s.Clusters = append(s.Clusters, Cluster{Name: kind, Spec: c})
+			}
+			return s
+		},
+		Configure:   func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLServers, s) },
+		CheckConfig: func(c *Config, listed bool) []error { return checkMARLGrid("eval.marl_servers", c.MARLServers, listed) },
+	})
+	Register(Experiment{
+		ID: MARLTopologies, Reproduces: "MARL Fig. 9",
+		Summary: `MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.`,
+		Section: ReportSection{"MARL Fig. 9: cluster topologies", "Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."},
+		Spec: func() Spec {
+			s := marlSpec(MARLTopologies)
+			s.Clusters = append(s.Clusters,
+				Cluster{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
+				Cluster{Name: "bcube-n4-k2", Spec: sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}})
+			return s
+		},
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLTopologies, s) },
+		CheckConfig: func(c *Config, listed bool) []error {
+			return checkMARLGrid("eval.marl_topologies", c.MARLTopologies, listed)
+		},
+	})
+	Register(Experiment{
+		ID: MARLVsSingle, Reproduces: "MARL Fig. 10",
+		Summary: `MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (packing) (add
+marl-device and marl-single with --schedulers and --models).`,
+		Section: ReportSection{"MARL Fig. 10: multi-agent vs single-agent", "Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
+		Spec: func() Spec {
+			s := marlSpec(MARLVsSingle)
+			s.Workloads = append(s.Workloads, Workload{Name: KindGoogle, Kind: KindGoogle, Intervals: 20})
+			s.Schedulers = []string{"tetris-pack"}
+			return s
+		},
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLVsSingle, s) },
+		CheckConfig: func(c *Config, listed bool) []error {
+			return checkMARLGrid("eval.marl_vs_single", c.MARLVsSingle, listed)
+		},
+	})
+	Register(Experiment{
+		ID: MARLConvergence, Reproduces: "MARL Fig. 10(a)",
+		Summary: `MARL Fig. 10(a): validation mean JCT of marl-vs-single's learned rows
+over their training episodes, from their models' learning curves.`,
+		Section: ReportSection{"MARL Fig. 10(a): convergence", "Validation mean JCT of the two learned schedulers over their training episodes."},
+		Derive: &Derivation{
+			From: MARLVsSingle, Reads: FromCurves,
+			Table: func(in DerivedData) (*Table, error) { return convergenceTable(in), nil },
+			Plot:  plotConvergence,
+		},
+	})
+}
+
+// DASHeuristics are the heuristic and meta-heuristic rows of DAS Table 1, in
+// the table's order.
+var DASHeuristics = []string{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "malo", "mosa"}
+
+// MARLHeuristics are the heuristic baselines of MARL Fig. 7. The MARL
+// paper's Tetris packs a job's workers and PSs onto as few servers as
+// possible (tetris-pack), unlike the DAS paper's (tetris: the server best
+// aligned with the demand, which spreads a job over the emptiest servers).
+var MARLHeuristics = []string{"tetris-pack", "load-balancing", "lif"}
+
+// dasSpec is what the DAS-paper experiments share: Small, Medium, Large (8,
+// 16, 32 pai-v100 servers); the PAI trace (first 20,000 jobs, 8:2 split;
+// the PAI-like generator with 20,000 jobs when no file is given); the seven
+// heuristic and meta-heuristic rows of DAS Table 1; event triggers; the
+// full speed model (interference and communication, so that placement
+// changes run time and hence fee).
+func dasSpec(id string) Spec {
+	s := Spec{
+		Experiment: id,
+		Workloads:  []Workload{{Name: "pai", Kind: KindTrace, SyntheticJobs: 20000, MaxJobs: 20000, TestFraction: 0.2}},
+		Schedulers: append([]string(nil), DASHeuristics...),
+		Seeds:      1,
+		Sim:        sim.DefaultConfig(),
+	}
+	for _, name := range []string{"small", "medium", "large"} {
+		cs, _ := sim.Preset(name)
+		s.Clusters = append(s.Clusters, Cluster{Name: name, Spec: cs})
+	}
+	return s
+}
+
+// loadWorkloads is base arriving at each rate, named x<rate>.
+func loadWorkloads(base Workload, rates []float64) []Workload {
+	var out []Workload
+	for _, rate := range rates {
+		w := base
+		w.Name, w.ArrivalRate = LoadWorkloadName(rate), rate
+		out = append(out, w)
+	}
+	return out
+}
+
+// configureDASTrace applies das-table1's trace settings, which the three
+// DAS experiments share so that they evaluate the same jobs with the same
+// models.
+func configureDASTrace(c *Config, s *Spec) (fitted bool) {
+	for i := range s.Workloads {
+		s.Workloads[i].MaxJobs, s.Workloads[i].TestFraction = c.DASTable1.MaxJobs, c.DASTable1.TestFraction
+	}
+	return c.DASTable1.FittedInterference
+}
+
+// marlSpec is what the MARL-paper experiments share: a fat-tree k=8 of
+// power8 servers (8 pods of 16; the paper's scale is k=20, see the sim
+// "fattree" preset), the paper's load scaled to the pod size
+// (MARLPaperLoad: 2.4 jobs per pod per 30-minute interval) for 20
+// intervals of uniform arrivals; Tetris (packing), LB, LIF; interval
+// triggers every 1800 s.
+func marlSpec(id string) Spec {
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = sim.TriggerInterval
+	cfg.IntervalS = 1800
+	return Spec{
+		Experiment: id,
+		Clusters:   []Cluster{{Name: "fattree-k8", Spec: sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}}},
+		Schedulers: append([]string(nil), MARLHeuristics...),
+		Workloads:  []Workload{{Name: KindUniform, Kind: KindUniform, Intervals: 20}},
+		Seeds:      1,
+		Sim:        cfg,
+	}
+}
+
+// configureMARLGrid applies a MARLGridConfig section; speeds follow
+// marl-arrivals' fitted_interference, which holds for every MARL
+// experiment.
+func configureMARLGrid(c *Config, g MARLGridConfig, s *Spec) (fitted bool) {
+	s.Schedulers = g.Schedulers
+	if len(g.Clusters) > 0 {
+		s.Clusters = g.Clusters
+	}
+	for i := range s.Workloads {
+		s.Workloads[i].Intervals = g.Intervals
+	}
+	return c.MARLArrivals.FittedInterference
+}
+
+func checkMARLGrid(key string, g MARLGridConfig, listed bool) []error {
+	errs := checkSchedulers(key+".schedulers", g.Schedulers)
+	if listed && g.Intervals < 1 {
+		errs = append(errs, fmt.Errorf("%s.intervals: must be >= 1, got %d", key, g.Intervals))
+	}
+	for i, cl := range g.Clusters {
+		if err := cl.Spec.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s.clusters[%d] (%s): %w", key, i, cl.Name, err))
+		} else if cl.Spec.Topology == "flat" || cl.Spec.Servers == "pai-v100" {
+			errs = append(errs, fmt.Errorf("%s.clusters[%d] (%s): want a fattree, vl2 or bcube of power8, dgx1, hetero-cpu or mixed servers", key, i, cl.Name))
+		}
+	}
+	return errs
+}
+
+func hasScheduler(s Spec, canon string) bool { return slices.Contains(learnedOf(s), canon) }
+
+// learnedOf lists the spec's learned schedulers, canonical, in spec order.
+func learnedOf(s Spec) []string {
+	var out []string
+	for _, n := range s.Schedulers {
+		if canon, _ := CanonicalScheduler(n); IsLearned(canon) {
+			out = append(out, canon)
+		}
+	}
+	return out
+}
+
+func mustLookup(id string) Experiment {
+	e, err := Lookup(id)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
