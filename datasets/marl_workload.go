@@ -24,8 +24,8 @@ const (
 
 // MARLModels are the eight model types of the MARL paper's Table I, in the
 // table's order; GenerateMARL draws from them by index, so the order is
-// part of every generated workload. sim.MARLModels must be the same list
-// (a test checks), as the simulator profiles these names.
+// part of every generated workload. sim.MARLModels is this list; the
+// simulator profiles these names.
 var MARLModels = []string{"resnet-50", "vgg-16", "inception-bn", "resnext-110", "dssm", "seq2seq", "ctc", "wlm"}
 
 // MARLWorkload configures GenerateMARL: jobs of the MARL paper's kind

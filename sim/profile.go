@@ -2,6 +2,8 @@ package sim
 
 import (
 	"strings"
+
+	"github.com/schedlab/schedlab/datasets"
 )
 
 // ModelProfile is the standalone behaviour of one instance of a training
@@ -79,8 +81,9 @@ func ProfileOf(model string) ModelProfile {
 }
 
 // MARLModels are the eight model types of the MARL paper's Table I, in the
-// table's order (synthetic MARL workloads draw from them).
-var MARLModels = []string{"resnet-50", "vgg-16", "inception-bn", "resnext-110", "dssm", "seq2seq", "ctc", "wlm"}
+// table's order: the list the synthetic MARL workloads draw from
+// (datasets.MARLModels), whose profiles are here.
+var MARLModels = datasets.MARLModels
 
 var modelSep = strings.NewReplacer(" ", "-", "_", "-")
 

@@ -1,0 +1,86 @@
+package stages
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+)
+
+// stageKind names what a stage of the DAG is: its name up to the first
+// variable part (train-das-h2 and train-das are one kind per family, every
+// eval-<experiment> one kind, ...).
+func stageKind(s pipeline.Stage) string {
+	name := s.Name()
+	switch {
+	case strings.HasPrefix(name, "train-"):
+		return "train:" + strings.Split(s.Outputs()[0], "/")[1] // models/<scheduler>/...
+	case strings.HasPrefix(name, "ingest-"):
+		return "ingest"
+	}
+	return name
+}
+
+// upstreamOf returns, in DAG order, the stages whose outputs s needs,
+// transitively.
+func upstreamOf(dag []pipeline.Stage, s pipeline.Stage) []pipeline.Stage {
+	need := map[string]bool{}
+	for _, in := range s.Inputs() {
+		need[in] = true
+	}
+	var up []pipeline.Stage
+	for i := slices.Index(dag, s) - 1; i >= 0; i-- {
+		p := dag[i]
+		if slices.ContainsFunc(p.Outputs(), func(o string) bool { return need[o] }) {
+			up = append(up, p)
+			for _, in := range p.Inputs() {
+				need[in] = true
+			}
+		}
+	}
+	slices.Reverse(up)
+	return up
+}
+
+// TestEveryStageKindConforms: one stage of every kind the standard DAG
+// builds — trace generation, summary, profile, fit, the training of every
+// learned family's schedulers, every experiment, every derived table and
+// the collection — passes the pipeline's Stage conformance test (declared
+// outputs only, byte-identical reruns, prompt cancellation leaving nothing)
+// run after exactly the stages it depends on.
+func TestEveryStageKindConforms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model of every learned scheduler")
+	}
+	cfg := quickConfig()
+	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "da", "dl2", "rifling"}
+	cfg.Eval.DASLoad.Schedulers = []string{"rifling", "das"}
+	cfg.Eval.DASTuning.Schedulers = []string{"das-h2"}
+	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "marl-server", "deepsys", "atte"}
+	cfg.Eval.MARLVsSingle = MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
+		Clusters: cfg.Eval.MARLServers.Clusters[:1]}
+	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 30, 10
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range dag {
+		kind := stageKind(s)
+		if seen[kind] {
+			continue
+		}
+		seen[kind] = true
+		t.Run(kind, func(t *testing.T) { pipelinetest.Conformance(t, 3, s, upstreamOf(dag, s)...) })
+	}
+	for _, want := range []string{"synthetic-jobs", "jobs-summary", "profile-synth", "fit", "train:das", "train:da", "train:dl2",
+		"train:rifling", "train:das-h2", "train:marl-device", "train:marl-server", "train:marl-single", "train:deepsys", "train:atte",
+		"eval-das-table1", "eval-das-wilcoxon", "eval-das-overhead", "eval-marl-vs-single-convergence", "eval-collect"} {
+		if !seen[want] {
+			t.Errorf("the DAG has no stage of kind %s (kinds: %v)", want, seen)
+		}
+	}
+}
