@@ -119,7 +119,10 @@ const DASEachCluster = "each"
 // cluster like a MARL-workload model ("marl-device/fattree-k8-power8").
 // das-tuning's das-h4 and das-tau8 use das's model (Variant.Model).
 func (c *Config) modelKey(canon string, cluster sim.ClusterSpec) string {
-	f, v := training.MustVariant(schedulers.Name(canon))
+	f, v, ok := training.VariantOf(canon)
+	if !ok { // a heuristic: no model (callers look the key up and miss)
+		return canon + "/" + ClusterID(cluster)
+	}
 	m := string(v.ModelName())
 	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
 		return m
