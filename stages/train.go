@@ -381,7 +381,11 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 					bar.Done()
 				}
 			}()
-			return m.Train(ctx, filepath.Dir(env.Output(outs[0])), in)
+			spec, err := m.Spec(filepath.Dir(env.Output(outs[0])), in)
+			if err != nil {
+				return err
+			}
+			return m.Train(ctx, spec)
 		},
 	}
 }
@@ -421,19 +425,29 @@ func (m *ModelTraining) Spec(dir string, in TrainInputs) (training.TrainSpec, er
 		Sim: m.Sim, Interference: in.Interference, Seed: in.Seed, Config: m.Config, Meta: in.Meta, Progress: in.Progress, Curve: in.Curve}, nil
 }
 
-// Train trains the model into dir (which it creates).
-func (m *ModelTraining) Train(ctx context.Context, dir string, in TrainInputs) error {
-	spec, err := m.Spec(dir, in)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// Train trains the model of spec (from Spec: call it once, it draws the
+// workload) into spec.Dir, which it creates.
+func (m *ModelTraining) Train(ctx context.Context, spec training.TrainSpec) error {
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return err
 	}
 	if err := m.family.Train(ctx, spec); err != nil {
 		return fmt.Errorf("train %s: %w", m.Scheduler, err)
 	}
 	return nil
+}
+
+// Trace is the job trace a run's trace-source training reads: file, or
+// (none given) the synthetic trace the run generates (the synthetic-jobs
+// stage's stream); a run of an ingested source needs the file.
+func (c *Config) Trace(ctx context.Context, file string) ([]datasets.Job, error) {
+	if file != "" {
+		return datasets.ReadParquet[datasets.Job](file)
+	}
+	if c.Datasets.Source != SyntheticPAI {
+		return nil, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run)", c.Datasets.Source, c.JobsArtifact())
+	}
+	return datasets.GeneratePAILikeJobs(ctx, c.Datasets.Synthetic, pipeline.Rand(c.Seed, "synthetic-jobs", "jobs"))
 }
 
 // TrainingData is the one split of the jobs a learned family trains and
