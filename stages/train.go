@@ -198,9 +198,11 @@ type ModelTraining struct {
 type DataSetup struct {
 	Source training.Source `json:"source"`
 	// SourceTrace: the experiment's trace workload's cut (the kept jobs and
-	// the evaluated share).
-	MaxJobs      int     `json:"max_jobs,omitempty"`
-	TestFraction float64 `json:"test_fraction,omitempty"`
+	// the evaluated share) and the clusters it evaluates on (a job that
+	// cannot fit one of them is pruned, as evaluation prunes it).
+	MaxJobs      int               `json:"max_jobs,omitempty"`
+	TestFraction float64           `json:"test_fraction,omitempty"`
+	EvalClusters []sim.ClusterSpec `json:"eval_clusters,omitempty"`
 	// SourceMARL: the load and length of the uniform arrivals, and the
 	// partitions held out per (0: one per pod).
 	JobsPerPod float64 `json:"jobs_per_pod,omitempty"`
@@ -278,6 +280,9 @@ func (c *Config) planTraining(canon string, spec evaluation.Spec, fitted bool, c
 				mt.Data.MaxJobs, mt.Data.TestFraction = w.MaxJobs, w.TestFraction
 				break
 			}
+		}
+		for _, ec := range spec.Clusters {
+			mt.Data.EvalClusters = append(mt.Data.EvalClusters, ec.Spec)
 		}
 		if mt.Data.MaxJobs == 0 {
 			return nil, fmt.Errorf("train %s: experiment %s has no trace workload to train on", canon, spec.Experiment)
@@ -385,10 +390,17 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 			if err != nil {
 				return err
 			}
+			if trainSpecHook != nil {
+				return trainSpecHook(spec)
+			}
 			return m.Train(ctx, spec)
 		},
 	}
 }
+
+// trainSpecHook is nil except in tests, which see the spec a training
+// stage built (and skip the training) through it.
+var trainSpecHook func(training.TrainSpec) error
 
 // TrainInputs are what a training reads besides its plan: the run's
 // trace, interference model, random streams and labels.
@@ -437,6 +449,45 @@ func (m *ModelTraining) Train(ctx context.Context, spec training.TrainSpec) erro
 	return nil
 }
 
+// fitEvery returns jobs, sorted by submission (stable), without those
+// that cannot fit one of clusters when empty (the simulator's fit test):
+// evaluation prunes them from the trace before cutting it, so training
+// must too, or its cut would fall elsewhere.
+func fitEvery(jobs []datasets.Job, clusters []sim.ClusterSpec, sc sim.Config) ([]datasets.Job, error) {
+	sorted := slices.Clone(jobs)
+	slices.SortStableFunc(sorted, func(a, b datasets.Job) int {
+		switch {
+		case a.SubmitS < b.SubmitS:
+			return -1
+		case a.SubmitS > b.SubmitS:
+			return 1
+		}
+		return 0
+	})
+	drop := make([]bool, len(sorted))
+	sc.PruneOversized = true
+	for _, cs := range clusters {
+		c, err := cs.Build()
+		if err != nil {
+			return nil, err
+		}
+		s, err := sim.New(c, sorted, sc, nil)
+		if err != nil {
+			return nil, fmt.Errorf("prune on %s: %w", ClusterID(cs), err)
+		}
+		for _, p := range s.Pruned() {
+			drop[p.Index] = true
+		}
+	}
+	out := sorted[:0:0]
+	for i, j := range sorted {
+		if !drop[i] {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
 // Trace is the job trace a run's trace-source training reads: file, or
 // (none given) the synthetic trace the run generates (the synthetic-jobs
 // stage's stream); a run of an ingested source needs the file.
@@ -455,18 +506,22 @@ func (c *Config) Trace(ctx context.Context, file string) ([]datasets.Job, error)
 // neither can train or validate on an evaluated job.
 //
 //   - SourceTrace: first the experiment's split of trace (sorted, jobs that
-//     cannot fit cluster pruned, the first MaxJobs kept, the last
-//     TestFraction evaluated), then the training part alone split again
-//     8:2 into training and validation.
+//     cannot fit every evaluated cluster or cluster pruned, the first
+//     MaxJobs kept, the last TestFraction evaluated), then the training
+//     part alone split again 8:2 into training and validation.
 //   - SourceMARL: uniform arrivals of JobsPerPod jobs per pod per interval
 //     for Intervals intervals drawn from workload, the last 10 % of each
 //     of Parts partitions (0: one per pod) validating.
 func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, workload *rand.Rand) (training.Data, error) {
 	switch d.Source {
 	case training.SourceTrace:
+		fit, err := fitEvery(trace, d.EvalClusters, sc)
+		if err != nil {
+			return training.Data{}, err
+		}
 		dc := das.DefaultConfig()
 		dc.MaxJobs, dc.ValFraction = d.MaxJobs, d.TestFraction
-		outer, err := das.PrepareJobs(cluster, trace, sc, dc)
+		outer, err := das.PrepareJobs(cluster, fit, sc, dc)
 		if err != nil {
 			return training.Data{}, err
 		}

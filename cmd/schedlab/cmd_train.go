@@ -154,6 +154,9 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	if err != nil {
 		return err
 	}
+	if trainSpecHook != nil {
+		return trainSpecHook(spec)
+	}
 	a.log.Info("training", "scheduler", plan.Scheduler, "experiment", plan.Experiment, "cluster", plan.Cluster,
 		"train_jobs", len(spec.Data.Train), "validation_jobs", len(spec.Data.Val), "fitted_interference", in.Interference != nil)
 	err = plan.Train(ctx, spec)
@@ -178,6 +181,10 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		plan.Experiment, len(spec.Data.Train), len(spec.Data.Val), strings.Join(files, ", "), opts.Out)
 	return nil
 }
+
+// trainSpecHook is nil except in tests, which see the spec the command
+// built (and skip the training) through it.
+var trainSpecHook func(training.TrainSpec) error
 
 // trainInputs are the run-time inputs of the planned training, drawn from
 // the streams schedlab run's stage of the same name draws.
