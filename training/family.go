@@ -150,6 +150,15 @@ func Register(f Family) {
 	if _, dup := families[name]; dup || name == "" {
 		panic("training: Register: family " + name + " registered twice or unnamed")
 	}
+	// Check every name first so that a panicking Register leaves the
+	// registries as they were.
+	for _, v := range f.Variants() {
+		for _, n := range append([]string{string(v.Info.Name)}, v.Info.Aliases...) {
+			if _, taken := schedulers.Lookup(n); taken {
+				panic("training: Register: family " + name + ": scheduler " + n + " registered twice")
+			}
+		}
+	}
 	families[name] = f
 	for _, v := range f.Variants() {
 		info := v.Info
