@@ -112,7 +112,7 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	done, total := 0, cfg.Episodes*len(cfg.LearningRates)
-	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Seed: spec.Seed,
+	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
 		OnEpisode: func(_ float64, rows []training.Curve) { done++; spec.Step(done, total, rows...) }})
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	done := 0
-	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Seed: spec.Seed,
+	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
 		OnEpisode: func(rows []training.Curve) { done++; spec.Step(done, cfg.Episodes, rows...) }})
 	if err != nil {
 		return err

@@ -46,7 +46,7 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	done := 0
-	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Seed: spec.Seed,
+	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
 		OnEpisode: func(rows []training.Curve) { done++; spec.Step(done, cfg.Episodes, rows...) }})
 	if err != nil {
 		return err
