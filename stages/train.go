@@ -36,9 +36,10 @@ type TrainConfig struct {
 // DASTrainConfig sizes the training of the DAS-paper learned schedulers
 // (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1 names. They
 // train on the training part of das-table1's trace (the first 80 %; of it
-// the last fifth validates), never on the jobs the table evaluates. Their
-// trainers simulate with the simulator's default interference (they take
-// no model), as das-table1 evaluates by default.
+// the last fifth validates), never on the jobs the table evaluates
+// (TrainingData), under the simulator configuration and interference model
+// of the first experiment that names them. Each family reads the keys of
+// this section it knows (das.PaperConfig).
 type DASTrainConfig struct {
 	// Cluster the models train on (small, medium, large), each model then
 	// evaluated on every cluster (the policies do not depend on the machine
@@ -56,7 +57,8 @@ type DASTrainConfig struct {
 }
 
 // MARLTrainConfig sizes the training of the MARL-GNN variants and of the
-// DeepSys and Atte baselines, on marl-arrivals' cluster and load.
+// DeepSys and Atte baselines, on the evaluated cluster at the paper's load
+// (marl.FamilyConfig, deepsys.FamilyConfig read it).
 type MARLTrainConfig struct {
 	// Episodes of MARL training (passes over the training jobs); 0 means
 	// the family's default.
@@ -137,6 +139,7 @@ func (c *Config) modelKey(canon string, cluster sim.ClusterSpec) string {
 func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 	var stages []pipeline.Stage
 	models := map[string][]string{}
+	plans := map[string]*ModelTraining{}
 	for _, id := range c.Eval.Experiments {
 		spec, _, fitted, err := c.experimentSpec(id, "")
 		if err != nil {
@@ -152,7 +155,12 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 			}
 			for _, cl := range spec.Clusters {
 				key := c.modelKey(canon, cl.Spec)
-				if _, done := models[key]; done {
+				if p, done := plans[key]; done {
+					// One model serves both experiments only if they
+					// simulate alike.
+					if p.Sim != spec.Sim || p.Fitted != fitted {
+						return nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, p.Experiment, id)
+					}
 					continue
 				}
 				mt, err := c.planTraining(canon, spec, fitted, cl)
@@ -160,7 +168,7 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 					return nil, nil, err
 				}
 				stages = append(stages, mt.stage(c.JobsArtifact()))
-				models[key] = mt.Outputs()
+				models[key], plans[key] = mt.Outputs(), mt
 			}
 		}
 	}

@@ -53,7 +53,7 @@ func TestEvalUsage(t *testing.T) {
 		want string // in stderr, or stdout for --help
 	}{
 		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: das-table1, das-load, das-tuning, marl-arrivals"},
-		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle"; schedulers: fifo-firstfit, fifo-loadbalance`},
+		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle" (heuristics: fifo-firstfit, fifo-loadbalance`},
 		{[]string{"eval", "--experiment", "das-table1"}, 2, "--experiment and --out are required"},
 		{[]string{"eval", "--experiment", "das-table1", "--jobs", filepath.Join(out, "none.parquet"), "--out", out}, 2, "none.parquet"},
 		{[]string{"eval", "--experiment", "marl-arrivals", "--fattree-k", "5", "--out", out}, 2, "cluster.k: must be even"},
