@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -115,22 +114,10 @@ func LoadWorkloadName(rate float64) string { return "x" + strconv.FormatFloat(ra
 
 // DASTuningNames are the rows of das-tuning: DAS with h attention heads
 // (das-h1 .. das-h8, τ = 8) and with τ placements of history (das-tau4 ..
-// das-tau10, h = 4). das-h4 and das-tau8 are the default model, das.
+// das-tau10, h = 4), learned schedulers of the das family (das.TuningNames
+// registers them; das-h4 and das-tau8 are the default model, das).
 func DASTuningNames() []string {
 	return []string{"das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"}
-}
-
-// DASTuningParams returns the heads h and history τ of a das-tuning row name
-// (das-h<h> or das-tau<τ>), and false for any other name.
-func DASTuningParams(name string) (heads, history int, ok bool) {
-	var v int
-	if _, err := fmt.Sscanf(name, "das-h%d", &v); err == nil && name == fmt.Sprintf("das-h%d", v) && v > 0 {
-		return v, 8, true
-	}
-	if _, err := fmt.Sscanf(name, "das-tau%d", &v); err == nil && name == fmt.Sprintf("das-tau%d", v) && v > 0 {
-		return 4, v, true
-	}
-	return 0, 0, false
 }
 
 // Validate checks the spec; messages name the field.
@@ -231,48 +218,28 @@ func (w Workload) validate(cfg sim.Config) error {
 	return nil
 }
 
-// Learned are the learned schedulers an experiment can name: they are not
-// in the schedulers registry because each needs a model trained on the
-// cell's cluster, which Options.NewScheduler supplies (schedlab run trains
-// them in its DAG). The value is the papers' name.
-var Learned = map[string]string{
-	"dl2": "DL²", "rifling": "RIFLING", "da": "DA", "da+mc": "DA+MC", "da+rwgp": "DA+RWGP", "das": "DAS",
-	"marl-device": "MARL (device-level)", "marl-server": "MARL (server-level)", "marl-single": "MARL (single-agent)",
-	"deepsys": "DeepSys", "atte": "Atte",
+// IsLearned reports whether a canonical name is a learned scheduler: one
+// that a family of package training registered (linked in through
+// training/families).
+func IsLearned(name string) bool {
+	info, ok := schedulers.Lookup(name)
+	return ok && info.Learned()
 }
 
-func init() {
-	for _, n := range DASTuningNames() {
-		h, tau, _ := DASTuningParams(n)
-		Learned[n] = fmt.Sprintf("DAS (h=%d, τ=%d)", h, tau)
-	}
-}
-
-// IsLearned reports whether a canonical name is a learned scheduler.
-func IsLearned(name string) bool { _, ok := Learned[name]; return ok }
-
-// CanonicalScheduler maps a scheduler name or alias (FIFO-FF, lb, ...) to
-// its registry name, or a learned scheduler's name to itself (lower case);
-// an unknown name is an error listing the known ones.
+// CanonicalScheduler maps a scheduler name or alias (FIFO-FF, lb, DAS, ...)
+// to its registry name; an unknown name is an error listing the known ones.
 func CanonicalScheduler(name string) (string, error) {
-	if n := strings.ToLower(strings.TrimSpace(name)); IsLearned(n) {
-		return n, nil
-	}
 	n, err := schedulers.Canonical(name)
-	if err != nil {
-		return "", fmt.Errorf("%w, or a learned scheduler (%s)", err, strings.Join(LearnedNames(), ", "))
-	}
-	return string(n), nil
+	return string(n), err
 }
 
 // LearnedNames lists the learned schedulers' names, sorted.
 func LearnedNames() []string {
-	names := make([]string, 0, len(Learned))
-	for n := range Learned {
-		names = append(names, n)
+	var out []string
+	for _, n := range schedulers.LearnedNames() {
+		out = append(out, string(n))
 	}
-	sort.Strings(names)
-	return names
+	return out
 }
 
 // Cell is one point of the matrix; its fields are the cell key.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -58,10 +59,7 @@ func DisplayName(scheduler string) string {
 	if n, ok := displayNames[scheduler]; ok {
 		return n
 	}
-	if n, ok := Learned[scheduler]; ok {
-		return n
-	}
-	return scheduler
+	return schedulers.Display(scheduler)
 }
 
 // Table summarises the report. JCT is in minutes for event-triggered

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 )
@@ -170,7 +172,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
 		}
-		return loadLearned(c.Scheduler, env.Input(files[0]), seed)
+		return schedulers.New(schedulers.Name(c.Scheduler), schedulers.Options{Model: filepath.Dir(env.Input(files[0])), Seed: seed})
 	}
 	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
 		NewScheduler: newSched, Interference: model})

@@ -2,8 +2,10 @@ package stages
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,13 +16,11 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
-	"github.com/schedlab/schedlab/training/deepsys"
-	"github.com/schedlab/schedlab/training/dl2"
-	"github.com/schedlab/schedlab/training/marl"
-	"github.com/schedlab/schedlab/training/rifling"
+	_ "github.com/schedlab/schedlab/training/families" // every learned family
 )
 
 // TrainConfig sizes the training of the learned schedulers that the
@@ -35,9 +35,10 @@ type TrainConfig struct {
 // DASTrainConfig sizes the training of the DAS-paper learned schedulers
 // (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1 names. They
 // train on the training part of das-table1's trace (the first 80 %; of it
-// the last fifth validates), never on the jobs the table evaluates. Their
-// trainers simulate with the simulator's default interference (they take
-// no model), as das-table1 evaluates by default.
+// the last fifth validates), never on the jobs the table evaluates
+// (TrainingData), under the simulator configuration and interference model
+// of the first experiment that names them. Each family reads the keys of
+// this section it knows (das.PaperConfig).
 type DASTrainConfig struct {
 	// Cluster the models train on (small, medium, large), each model then
 	// evaluated on every cluster (the policies do not depend on the machine
@@ -55,7 +56,8 @@ type DASTrainConfig struct {
 }
 
 // MARLTrainConfig sizes the training of the MARL-GNN variants and of the
-// DeepSys and Atte baselines, on marl-arrivals' cluster and load.
+// DeepSys and Atte baselines, on the evaluated cluster at the paper's load
+// (marl.FamilyConfig, deepsys.FamilyConfig read it).
 type MARLTrainConfig struct {
 	// Episodes of MARL training (passes over the training jobs); 0 means
 	// the family's default.
@@ -96,26 +98,6 @@ func (c TrainConfig) Validate() error {
 // ModelDir is the run-directory folder of a learned scheduler's model.
 func ModelDir(scheduler string) string { return "models/" + scheduler }
 
-// marlModels are the learned schedulers trained on the MARL workload and
-// the files each model directory holds.
-var marlModels = map[string][]string{
-	"marl-device": {marl.CheckpointFile, marl.SidecarFile, training.CurvesFile},
-	"marl-server": {marl.CheckpointFile, marl.SidecarFile, training.CurvesFile},
-	"marl-single": {marl.CheckpointFile, marl.SidecarFile, training.CurvesFile},
-	"deepsys":     {deepsys.CheckpointFile, deepsys.SidecarFile},
-	"atte":        {deepsys.CheckpointFile, deepsys.SidecarFile, training.CurvesFile},
-}
-
-// marlTrainSetup is what a MARL-workload training depends on.
-type marlTrainSetup struct {
-	Scheduler  string          `json:"scheduler"`
-	Cluster    sim.ClusterSpec `json:"cluster"`
-	JobsPerPod float64         `json:"jobs_per_pod"`
-	Intervals  int             `json:"intervals"`
-	Episodes   int             `json:"episodes"`
-	Fitted     bool            `json:"fitted"` // speeds from fit/model.json
-}
-
 // ClusterID names a cluster spec in model directories and stage names:
 // fattree-k8-power8, vl2-k4-dgx1, bcube-n4-k2-power8, flat-n8-pai-v100.
 func ClusterID(c sim.ClusterSpec) string {
@@ -128,331 +110,420 @@ func ClusterID(c sim.ClusterSpec) string {
 	return fmt.Sprintf("%s-n%d-%s", c.Topology, c.N, c.Servers)
 }
 
-// dasModelName is the model a DAS-paper learned scheduler loads: itself,
-// except that the das-tuning rows at the default h and τ are das.
-func dasModelName(canon string) (string, bool) {
-	if h, tau, ok := evaluation.DASTuningParams(canon); ok {
-		d := das.DefaultConfig()
-		if h == d.Heads && tau == d.History {
-			return "das", true
-		}
-		return canon, true
-	}
-	_, ok := dasModels[canon]
-	return canon, ok
-}
+// DASEachCluster as train.das.cluster trains every model of a trace-source
+// family (das, dl2, rifling) once per cluster it is evaluated on.
+const DASEachCluster = "each"
 
-// modelKey names the model a learned scheduler uses on a cluster: a
-// DAS-paper model is trained on train.das.cluster and serves every cluster
-// ("das"), or with cluster "each" is trained per cluster like a
-// MARL-workload model ("marl-device/fattree-k8-power8").
+// modelKey names the model directory (under models/) a learned scheduler
+// uses on a cluster: a trace-source model is trained on train.das.cluster
+// and serves every cluster ("das"), or with cluster "each" is trained per
+// cluster like a MARL-workload model ("marl-device/fattree-k8-power8").
+// das-tuning's das-h4 and das-tau8 use das's model (Variant.Model).
 func (c *Config) modelKey(canon string, cluster sim.ClusterSpec) string {
-	if m, ok := dasModelName(canon); ok {
-		if c.Train.DAS.Cluster != DASEachCluster {
-			return m
-		}
-		canon = m
+	f, v, ok := training.VariantOf(canon)
+	if !ok { // a heuristic: no model (callers look the key up and miss)
+		return canon + "/" + ClusterID(cluster)
 	}
-	return canon + "/" + ClusterID(cluster)
+	m := string(v.ModelName())
+	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
+		return m
+	}
+	return m + "/" + ClusterID(cluster)
 }
 
 // trainStages returns a training stage for every model the configured
-// experiments' learned schedulers need, each once, and the artifacts
-// evaluation reads from each (by modelKey; the first file is the one
-// loadLearned opens).
+// experiments' learned schedulers need, each once (the first experiment
+// naming a model sets its simulator configuration and interference
+// model), and the artifacts evaluation reads from each (by modelKey).
 func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 	var stages []pipeline.Stage
 	models := map[string][]string{}
+	plans := map[string]*ModelTraining{}
 	for _, id := range c.Eval.Experiments {
 		spec, _, fitted, err := c.experimentSpec(id, "")
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, name := range spec.Schedulers {
-			canon, _ := evaluation.CanonicalScheduler(name)
+			canon, err := evaluation.CanonicalScheduler(name)
+			if err != nil {
+				return nil, nil, err
+			}
 			if !evaluation.IsLearned(canon) {
 				continue
 			}
 			for _, cl := range spec.Clusters {
 				key := c.modelKey(canon, cl.Spec)
-				if _, done := models[key]; done {
+				if p, done := plans[key]; done {
+					// One model serves both experiments only if they
+					// simulate alike.
+					if p.Sim != spec.Sim || p.Fitted != fitted {
+						return nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, p.Experiment, id)
+					}
 					continue
 				}
-				var st pipeline.Stage
-				if m, ok := dasModelName(canon); ok {
-					st, models[key] = c.dasTrainStage(m, key, cl, spec.Clusters)
-				} else if st, models[key], err = c.marlTrainStage(canon, cl.Spec, fitted); err != nil {
+				mt, err := c.planTraining(canon, spec, fitted, cl)
+				if err != nil {
 					return nil, nil, err
 				}
-				stages = append(stages, st)
+				stages = append(stages, mt.stage(c.JobsArtifact()))
+				models[key], plans[key] = mt.Outputs(), mt
 			}
 		}
 	}
 	return stages, models, nil
 }
 
-// marlTrainStage trains a MARL-workload learned scheduler on one cluster,
-// at the paper's load per pod, into models/<name>/<cluster id>/.
-func (c *Config) marlTrainStage(canon string, cluster sim.ClusterSpec, fitted bool) (pipeline.Stage, []string, error) {
-	files, ok := marlModels[canon]
-	if !ok {
-		return nil, nil, fmt.Errorf("train: no trainer for learned scheduler %s", canon)
-	}
-	built, err := cluster.Build()
-	if err != nil {
-		return nil, nil, err
-	}
-	setup := marlTrainSetup{Scheduler: canon, Cluster: cluster, JobsPerPod: evaluation.MARLPaperLoad(built),
-		Intervals: c.Train.MARL.Intervals, Episodes: c.Train.MARL.Episodes, Fitted: fitted}
-	if canon == "atte" {
-		setup.Episodes = c.Train.MARL.AtteEpisodes
-	}
-	var outs []string
-	for _, f := range files {
-		outs = append(outs, path.Join(ModelDir(canon), ClusterID(cluster), f))
-	}
-	var in []string
-	if setup.Fitted {
-		in = []string{FitModel}
-	}
-	return &pipeline.Func{
-		StageName: "train-" + canon + "-" + ClusterID(cluster), StageVersion: stageVersion, In: in, Out: outs, Cfg: setup,
-		Fn: func(ctx context.Context, env *pipeline.Env) error { return trainMARLModel(ctx, env, setup, outs) },
-	}, outs, nil
-}
-
-func trainMARLModel(ctx context.Context, env *pipeline.Env, setup marlTrainSetup, outs []string) error {
-	cluster, err := setup.Cluster.Build()
-	if err != nil {
-		return err
-	}
-	var model sim.Interference
-	if setup.Fitted {
-		if model, err = FittedInterference(env.Input(FitModel)); err != nil {
-			return err
-		}
-	}
-	simCfg := sim.DefaultConfig()
-	simCfg.Trigger, simCfg.IntervalS = sim.TriggerInterval, 1800
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
-		JobsPerPod: setup.JobsPerPod, Intervals: setup.Intervals, IntervalS: simCfg.IntervalS}, env.Rand("workload"))
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(env.Output(outs[0]))
-	for _, o := range outs {
-		env.Output(o)
-	}
-	clusterName := ClusterID(setup.Cluster)
-	seed, _ := pipeline.Seed(env.Seed, env.Stage(), "model")
-	var curves []training.Curve
-	switch setup.Scheduler {
-	case "deepsys":
-		train, _ := datasets.SplitMARL(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
-		m, _, err := deepsys.TrainDeepSys(ctx, deepsys.DefaultSpeedConfig(), cluster, train, simCfg, model, seed)
-		if err != nil {
-			return err
-		}
-		return m.Save(dir)
-	case "atte":
-		cfg := deepsys.DefaultAtteConfig()
-		if setup.Episodes > 0 {
-			cfg.Episodes = setup.Episodes
-		}
-		train, _ := datasets.SplitMARL(jobs, cluster.Pods, 0.1, simCfg.IntervalS)
-		bar := env.Bar("episodes", int64(cfg.Episodes))
-		at, err := deepsys.TrainAtte(ctx, cfg, cluster, train, simCfg, model, seed, func(c training.Curve) {
-			c.Cluster = clusterName
-			curves = append(curves, c)
-			bar.Add(1)
-		})
-		bar.Done()
-		if err != nil {
-			return err
-		}
-		if err := at.Save(dir); err != nil {
-			return err
-		}
-	default:
-		variant := setup.Scheduler[len("marl-"):]
-		cfg := marl.VariantConfig(variant)
-		if setup.Episodes > 0 {
-			cfg.Episodes = setup.Episodes
-		}
-		parts := cluster.Pods
-		if variant == marl.VariantSingle {
-			parts = 1
-		}
-		train, val := datasets.SplitMARL(jobs, parts, 0.1, simCfg.IntervalS)
-		bar := env.Bar("episodes", int64(cfg.Episodes))
-		pol, cs, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: cluster, ClusterName: clusterName, Train: train, Validation: val,
-			Sim: simCfg, Interference: model, Seed: seed, Episode: func(c training.Curve) {
-				if c.Split == "train" {
-					bar.Add(1)
-				}
-			}})
-		bar.Done()
-		if err != nil {
-			return err
-		}
-		curves = cs
-		if err := pol.Save(dir, map[string]string{"cluster": clusterName, "config_hash": env.ConfigHash}); err != nil {
-			return err
-		}
-	}
-	return training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: "train:" + setup.Scheduler, ConfigHash: env.ConfigHash}, curves)
-}
-
-// dasModels are the DAS-paper learned schedulers and their model files
-// (the first is what loadLearned opens); a das-tuning row's files are
-// <name>.ckpt and <name>.json.
-var dasModels = map[string][]string{
-	"das": {"das.ckpt", "das.json"}, "da": {"da.ckpt", "da.json"}, "da+mc": {"da+mc.ckpt", "da+mc.json"},
-	"da+rwgp": {"da+rwgp.ckpt", "da+rwgp.json"}, "dl2": {"dl2.ckpt", "dl2.json"}, "rifling": {"rifling.json"},
-}
-
-// dasModelFiles are the files of the DAS-paper model name (dasModelName),
-// the one loadLearned opens first.
-func dasModelFiles(name string) []string {
-	if files, ok := dasModels[name]; ok {
-		return files
-	}
-	return []string{name + ".ckpt", name + ".json"}
-}
-
-// dasTrainSetup is what a DAS-paper training depends on besides the trace.
-type dasTrainSetup struct {
-	Scheduler string         `json:"scheduler"`
-	Train     DASTrainConfig `json:"train"`
-	MaxJobs   int            `json:"max_jobs"`
-	TestFrac  float64        `json:"test_fraction"`
-	// EvalClusters are the experiment's clusters: the trace is pruned
-	// against them as evaluation prunes it, so that the held-out jobs are
-	// exactly those evaluated.
-	EvalClusters []evaluation.Cluster `json:"eval_clusters"`
-	// Heads and History of a das-tuning row (0: the default h and τ).
-	Heads   int `json:"heads,omitempty"`
-	History int `json:"history,omitempty"`
-	// Cluster trained on: its name (labels curves and the sidecar) and spec.
+// ModelTraining is one model to train: the variant, the cluster, where
+// its jobs come from and every setting. Its JSON is the training stage's
+// configuration (the cache key); the pipeline's stage and `schedlab
+// train` build it with the same function (PlanTraining) and train it with
+// the same one (Train), so that the two cannot disagree.
+type ModelTraining struct {
+	// Scheduler is the model trained (a Variant.ModelName).
+	Scheduler string `json:"scheduler"`
+	// Experiment whose simulator configuration and interference the
+	// model trains under.
+	Experiment string `json:"experiment"`
+	// Cluster trained on: its label in curves and sidecars, and spec.
 	Cluster     string          `json:"cluster"`
 	ClusterSpec sim.ClusterSpec `json:"cluster_spec"`
+	Sim         sim.Config      `json:"sim"`
+	// Fitted: speeds from the fitted interference model (fit/model.json).
+	Fitted bool `json:"fitted"`
+	// Data says how TrainingData draws the training and validation jobs.
+	Data DataSetup `json:"data"`
+	// Config is the family's, decoded from train.<section>.
+	Config training.Config `json:"config"`
+	// Key is the model directory under models/ (modelKey).
+	Key string `json:"-"`
+
+	family training.Family
 }
 
-// DASEachCluster as train.das.cluster trains every DAS-paper model once
-// per cluster it is evaluated on.
-const DASEachCluster = "each"
+// DataSetup parameterises TrainingData.
+type DataSetup struct {
+	Source training.Source `json:"source"`
+	// SourceTrace: the experiment's trace workload's cut (the kept jobs and
+	// the evaluated share) and the clusters it evaluates on (a job that
+	// cannot fit one of them is pruned, as evaluation prunes it).
+	MaxJobs      int               `json:"max_jobs,omitempty"`
+	TestFraction float64           `json:"test_fraction,omitempty"`
+	EvalClusters []sim.ClusterSpec `json:"eval_clusters,omitempty"`
+	// SourceMARL: the load and length of the uniform arrivals, and the
+	// partitions held out per (0: one per pod).
+	JobsPerPod float64 `json:"jobs_per_pod,omitempty"`
+	Intervals  int     `json:"intervals,omitempty"`
+	Parts      int     `json:"parts,omitempty"`
+}
 
-// dasTrainStage trains the DAS-paper model name (das, da, ..., dl2,
-// rifling, or a das-tuning row) on the training part of das-table1's
-// trace into models/<key>/: on train.das.cluster, or with "each" on
-// evalCluster.
-func (c *Config) dasTrainStage(name, key string, evalCluster evaluation.Cluster, evalClusters []evaluation.Cluster) (pipeline.Stage, []string) {
-	setup := dasTrainSetup{Scheduler: name, Train: c.Train.DAS, MaxJobs: c.Eval.DASTable1.MaxJobs, TestFrac: c.Eval.DASTable1.TestFraction,
-		EvalClusters: evalClusters, Cluster: evalCluster.Name, ClusterSpec: evalCluster.Spec}
-	if c.Train.DAS.Cluster != DASEachCluster {
-		setup.Cluster = c.Train.DAS.Cluster
-		setup.ClusterSpec, _ = sim.Preset(c.Train.DAS.Cluster)
+// sourceExperiment is the experiment a family trains under when no
+// configured experiment names its variant (`schedlab train`).
+var sourceExperiment = map[training.Source]string{
+	training.SourceTrace: evaluation.DASTable1,
+	training.SourceMARL:  evaluation.MARLArrivals,
+}
+
+// PlanTraining plans the training of learned scheduler name as run
+// would: under experiment (empty: the first configured experiment naming
+// it, else its source's default experiment), on the experiment's cluster
+// called cluster (empty: the first; a trace-source model trains on
+// train.das.cluster unless that is "each").
+func (c *Config) PlanTraining(name, experiment, cluster string) (*ModelTraining, error) {
+	canon, err := evaluation.CanonicalScheduler(name)
+	if err != nil {
+		return nil, err
 	}
-	setup.Heads, setup.History, _ = evaluation.DASTuningParams(name)
-	files := dasModelFiles(name)
-	outs := []string{}
-	for _, f := range append(slices.Clone(files), training.CurvesFile) {
-		outs = append(outs, path.Join("models", key, f))
+	f, _, ok := training.VariantOf(canon)
+	if !ok {
+		return nil, fmt.Errorf("train: %s is not a learned scheduler (learned: %s)", canon, strings.Join(evaluation.LearnedNames(), ", "))
 	}
-	stage := "train-" + strings.ReplaceAll(key, "/", "-")
-	jobs := c.JobsArtifact()
+	if experiment == "" {
+		for _, id := range c.Eval.Experiments {
+			spec, _, _, err := c.experimentSpec(id, "")
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range spec.Schedulers {
+				if cn, _ := evaluation.CanonicalScheduler(n); cn == canon && experiment == "" {
+					experiment = id
+				}
+			}
+		}
+	}
+	if experiment == "" {
+		experiment = sourceExperiment[f.Source()]
+	}
+	spec, _, fitted, err := c.experimentSpec(experiment, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, cl := range spec.Clusters {
+		if cluster == "" || cl.Name == cluster {
+			return c.planTraining(canon, spec, fitted, cl)
+		}
+	}
+	var names []string
+	for _, cl := range spec.Clusters {
+		names = append(names, cl.Name)
+	}
+	return nil, fmt.Errorf("train: experiment %s has no cluster %q (clusters: %s)", experiment, cluster, strings.Join(names, ", "))
+}
+
+// planTraining plans the model of canon that spec evaluates on cl.
+func (c *Config) planTraining(canon string, spec evaluation.Spec, fitted bool, cl evaluation.Cluster) (*ModelTraining, error) {
+	f, v := training.MustVariant(schedulers.Name(canon))
+	mt := &ModelTraining{Scheduler: string(v.ModelName()), Experiment: spec.Experiment, Sim: spec.Sim, Fitted: fitted,
+		Key: c.modelKey(canon, cl.Spec), family: f, Data: DataSetup{Source: f.Source()}}
+	switch f.Source() {
+	case training.SourceTrace:
+		mt.Cluster, mt.ClusterSpec = cl.Name, cl.Spec
+		if c.Train.DAS.Cluster != DASEachCluster {
+			mt.Cluster = c.Train.DAS.Cluster
+			mt.ClusterSpec, _ = sim.Preset(c.Train.DAS.Cluster)
+		}
+		for _, w := range spec.Workloads {
+			if w.Kind == evaluation.KindTrace {
+				mt.Data.MaxJobs, mt.Data.TestFraction = w.MaxJobs, w.TestFraction
+				break
+			}
+		}
+		for _, ec := range spec.Clusters {
+			mt.Data.EvalClusters = append(mt.Data.EvalClusters, ec.Spec)
+		}
+		if mt.Data.MaxJobs == 0 {
+			return nil, fmt.Errorf("train %s: experiment %s has no trace workload to train on", canon, spec.Experiment)
+		}
+	case training.SourceMARL:
+		mt.Cluster, mt.ClusterSpec = ClusterID(cl.Spec), cl.Spec
+		built, err := cl.Spec.Build()
+		if err != nil {
+			return nil, err
+		}
+		mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
+	}
+	cfg, err := c.familyConfig(f)
+	if err != nil {
+		return nil, fmt.Errorf("train %s: %w", canon, err)
+	}
+	mt.Config = cfg
+	return mt, nil
+}
+
+// trainSections are the train.* sections, by Family.Section.
+func (c *Config) trainSections() map[string]any {
+	return map[string]any{"das": c.Train.DAS, "marl": c.Train.MARL}
+}
+
+// familyConfig is f's config: its defaults overlaid with the keys of
+// train.<f.Section()> that it reads, validated.
+func (c *Config) familyConfig(f training.Family) (training.Config, error) {
+	cfg := f.DefaultConfig()
+	sec, ok := c.trainSections()[f.Section()]
+	if !ok {
+		return nil, fmt.Errorf("family %s reads train.%s, which the configuration lacks", f.Name(), f.Section())
+	}
+	b, err := json.Marshal(sec)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, cfg); err != nil {
+		return nil, fmt.Errorf("train.%s: %w", f.Section(), err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("train.%s.%w", f.Section(), err)
+	}
+	return cfg, nil
+}
+
+// Family is the family that trains the model.
+func (m *ModelTraining) Family() training.Family { return m.family }
+
+// StageName is the pipeline's name of the training: its random streams
+// (workload, model) are named after it.
+func (m *ModelTraining) StageName() string { return "train-" + strings.ReplaceAll(m.Key, "/", "-") }
+
+// Outputs are the run-directory paths of the model's files.
+func (m *ModelTraining) Outputs() []string {
+	var outs []string
+	for _, f := range m.family.Files(schedulers.Name(m.Scheduler)) {
+		outs = append(outs, path.Join(ModelDir(m.Key), f))
+	}
+	return outs
+}
+
+// stage is the pipeline stage that trains the model into models/<key>/.
+func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
+	var in []string
+	if m.Data.Source == training.SourceTrace {
+		in = append(in, jobsArtifact)
+	}
+	if m.Fitted {
+		in = append(in, FitModel)
+	}
+	outs := m.Outputs()
 	return &pipeline.Func{
-		StageName: stage, StageVersion: stageVersion, In: []string{jobs}, Out: outs, Cfg: setup,
-		Fn: func(ctx context.Context, env *pipeline.Env) error { return trainDASModel(ctx, env, setup, jobs, outs) },
-	}, outs
+		StageName: m.StageName(), StageVersion: stageVersion, In: in, Out: outs, Cfg: m,
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			in := TrainInputs{Workload: env.Rand("workload"), Meta: datasets.FileMeta{Source: "train:" + m.Scheduler, ConfigHash: env.ConfigHash}}
+			in.Seed, _ = pipeline.Seed(env.Seed, env.Stage(), "model")
+			var err error
+			if m.Data.Source == training.SourceTrace {
+				if in.Trace, err = datasets.ReadParquet[datasets.Job](env.Input(jobsArtifact)); err != nil {
+					return err
+				}
+			}
+			if m.Fitted {
+				if in.Interference, err = FittedInterference(env.Input(FitModel)); err != nil {
+					return err
+				}
+			}
+			for _, o := range outs {
+				env.Output(o)
+			}
+			var bar *pipeline.Bar
+			in.Progress = func(done, total int) {
+				if bar == nil {
+					bar = env.Bar("episodes", int64(total))
+				}
+				bar.Set(int64(done))
+			}
+			defer func() {
+				if bar != nil {
+					bar.Done()
+				}
+			}()
+			spec, err := m.Spec(filepath.Dir(env.Output(outs[0])), in)
+			if err != nil {
+				return err
+			}
+			if trainSpecHook != nil {
+				return trainSpecHook(spec)
+			}
+			return m.Train(ctx, spec)
+		},
+	}
 }
 
-func trainDASModel(ctx context.Context, env *pipeline.Env, setup dasTrainSetup, jobsPath string, outs []string) error {
-	cluster, err := setup.ClusterSpec.Build()
+// trainSpecHook is nil except in tests, which see the spec a training
+// stage built (and skip the training) through it.
+var trainSpecHook func(training.TrainSpec) error
+
+// TrainInputs are what a training reads besides its plan: the run's
+// trace, interference model, random streams and labels.
+type TrainInputs struct {
+	// Trace is the experiment's whole job trace (SourceTrace).
+	Trace []datasets.Job
+	// Interference: the fitted model when Fitted; nil otherwise.
+	Interference sim.Interference
+	// Workload draws the synthetic jobs (SourceMARL):
+	// pipeline.Rand(seed, StageName(), "workload").
+	Workload *rand.Rand
+	// Seed seeds the model: pipeline.Seed(seed, StageName(), "model").
+	Seed     uint64
+	Meta     datasets.FileMeta
+	Progress func(done, total int)
+	Curve    func(training.Curve)
+}
+
+// Spec builds the family's TrainSpec: the cluster, the jobs from
+// TrainingData, the experiment's simulator configuration.
+func (m *ModelTraining) Spec(dir string, in TrainInputs) (training.TrainSpec, error) {
+	cluster, err := m.ClusterSpec.Build()
 	if err != nil {
+		return training.TrainSpec{}, err
+	}
+	if m.Data.Source == training.SourceTrace {
+		cluster.Name = m.Cluster
+	}
+	data, err := TrainingData(m.Data, cluster, m.Sim, in.Trace, in.Workload)
+	if err != nil {
+		return training.TrainSpec{}, fmt.Errorf("train %s: %w", m.Scheduler, err)
+	}
+	return training.TrainSpec{Variant: schedulers.Name(m.Scheduler), Dir: dir, Cluster: cluster, ClusterName: m.Cluster, Data: data,
+		Sim: m.Sim, Interference: in.Interference, Seed: in.Seed, Config: m.Config, Meta: in.Meta, Progress: in.Progress, Curve: in.Curve}, nil
+}
+
+// Train trains the model of spec (from Spec: call it once, it draws the
+// workload) into spec.Dir, which it creates.
+func (m *ModelTraining) Train(ctx context.Context, spec training.TrainSpec) error {
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return err
 	}
-	cluster.Name = setup.Cluster
-	jobs, err := datasets.ReadParquet[datasets.Job](env.Input(jobsPath))
-	if err != nil {
-		return err
+	if err := m.family.Train(ctx, spec); err != nil {
+		return fmt.Errorf("train %s: %w", m.Scheduler, err)
 	}
-	sc := sim.DefaultConfig()
-	// The trace is cut as das-table1 cuts it (the same clusters prune it),
-	// so that neither training nor the choice of learning rate sees an
-	// evaluated job; the part before the evaluated jobs is split 8:2 into
-	// training and validation.
-	evalClusters := make([]*sim.Cluster, len(setup.EvalClusters))
-	for i, ec := range setup.EvalClusters {
-		if evalClusters[i], err = ec.Spec.Build(); err != nil {
-			return fmt.Errorf("cluster %s: %w", ec.Name, err)
+	return nil
+}
+
+// Trace is the job trace a run's trace-source training reads: file, or
+// (none given) the synthetic trace the run generates (the synthetic-jobs
+// stage's stream); a run of an ingested source needs the file.
+func (c *Config) Trace(ctx context.Context, file string) ([]datasets.Job, error) {
+	if file != "" {
+		return datasets.ReadParquet[datasets.Job](file)
+	}
+	if c.Datasets.Source != SyntheticPAI {
+		return nil, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run)", c.Datasets.Source, c.JobsArtifact())
+	}
+	return datasets.GeneratePAILikeJobs(ctx, c.Datasets.Synthetic, pipeline.Rand(c.Seed, "synthetic-jobs", "jobs"))
+}
+
+// trainValFraction is the share of a trace's training part (the jobs
+// before the evaluated ones) that validates (DAS: 8:2); marlHeldOut is the
+// share of each MARL scheduler's jobs held out (MARL §VI-A: 90 % train).
+const (
+	trainValFraction = 0.2
+	marlHeldOut      = 0.1
+)
+
+// TrainingData is the one split of the jobs a learned family trains and
+// validates on; the pipeline and `schedlab train` both call it, so that
+// neither can train or validate on an evaluated job.
+//
+//   - SourceTrace: datasets.SplitTrace, the cut evaluation makes (sorted,
+//     jobs that cannot fit every evaluated cluster pruned, the first
+//     MaxJobs kept, the last TestFraction evaluated), its training part
+//     split 8:2 into training and validation; then das.PrepareJobs on the
+//     training cluster.
+//   - SourceMARL: uniform arrivals of JobsPerPod jobs per pod per interval
+//     for Intervals intervals drawn from workload, the last 10 % of each
+//     of Parts partitions (0: one per pod) validating.
+func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, workload *rand.Rand) (training.Data, error) {
+	switch d.Source {
+	case training.SourceTrace:
+		clusters := make([]*sim.Cluster, len(d.EvalClusters))
+		for i, cs := range d.EvalClusters {
+			c, err := cs.Build()
+			if err != nil {
+				return training.Data{}, fmt.Errorf("cluster %s: %w", ClusterID(cs), err)
+			}
+			clusters[i] = c
 		}
-		evalClusters[i].Name = ec.Name
-	}
-	ts, err := datasets.SplitTrace(jobs, sim.Pruner(evalClusters, sc), datasets.TraceSplit{MaxJobs: setup.MaxJobs, TestFraction: setup.TestFrac, ValFraction: 0.2})
-	if err != nil {
-		return err
-	}
-	split, err := das.PrepareJobs(cluster, ts, sc)
-	if err != nil {
-		return err
-	}
-	for _, o := range outs {
-		env.Output(o)
-	}
-	dir := filepath.Dir(env.Output(outs[0]))
-	seed, _ := pipeline.Seed(env.Seed, env.Stage(), "model")
-	t := setup.Train
-	bar := env.Bar("episodes", int64(t.Episodes))
-	defer bar.Done()
-	var curves []training.Curve
-	onEp := func(rows []training.Curve) {
-		bar.Add(1)
-		curves = append(curves, rows...)
-	}
-	file := env.Output(outs[0])
-	switch setup.Scheduler {
-	case "dl2":
-		cfg := dl2.DefaultConfig()
-		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = t.Episodes, t.SegmentJobs, t.ValJobs
-		res, err := dl2.Train(ctx, cfg, split, dl2.TrainOptions{Cluster: cluster, ClusterName: setup.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
+		ts, err := datasets.SplitTrace(trace, sim.Pruner(clusters, sc),
+			datasets.TraceSplit{MaxJobs: d.MaxJobs, TestFraction: d.TestFraction, ValFraction: trainValFraction})
 		if err != nil {
-			return err
+			return training.Data{}, err
 		}
-		if err := dl2.Save(file, res.Model, setup.Cluster); err != nil {
-			return err
-		}
-	case "rifling":
-		cfg := rifling.DefaultConfig()
-		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = t.Episodes, t.SegmentJobs, t.ValJobs
-		res, err := rifling.Train(ctx, cfg, split, rifling.TrainOptions{Cluster: cluster, ClusterName: setup.Cluster, Sim: sc, Seed: seed, OnEpisode: onEp})
+		split, err := das.PrepareJobs(cluster, ts, sc)
 		if err != nil {
-			return err
+			return training.Data{}, err
 		}
-		if err := rifling.Save(file, res.Policy, setup.Cluster); err != nil {
-			return err
-		}
-	default:
-		cfg := das.DefaultConfig()
-		cfg.Variant = setup.Scheduler
-		if setup.Heads > 0 {
-			cfg.Variant, cfg.Heads, cfg.History = das.VariantDAS, setup.Heads, setup.History
-		}
-		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = t.Episodes, t.SegmentJobs, t.ValJobs, t.LearningRates
-		bar.Done()
-		bar = env.Bar("episodes", int64(t.Episodes*len(t.LearningRates)))
-		res, err := das.Train(ctx, cfg, split, das.TrainOptions{Cluster: cluster, ClusterName: setup.Cluster, Sim: sc, Seed: seed,
-			OnEpisode: func(_ float64, rows []training.Curve) { bar.Add(1) }})
+		return training.Data{Train: split.Train, Val: split.Val}, nil
+	case training.SourceMARL:
+		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
+			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS}, workload)
 		if err != nil {
-			return err
+			return training.Data{}, err
 		}
-		best := res.Best()
-		curves = best.Curves
-		if err := das.Save(file, best.Model, das.Sidecar{Cluster: setup.Cluster, LR: best.LR, Norm: split.Norm}); err != nil {
-			return err
+		parts := d.Parts
+		if parts == 0 {
+			parts = cluster.Pods
 		}
+		train, val := datasets.SplitMARL(jobs, parts, marlHeldOut, sc.IntervalS)
+		return training.Data{Train: train, Val: val}, nil
 	}
-	return training.WriteCurves(filepath.Join(dir, training.CurvesFile), datasets.FileMeta{Source: "train:" + setup.Scheduler, ConfigHash: env.ConfigHash}, curves)
+	return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
 }
 
 // FittedInterference adapts the fitted model (model.json of the fit stage)
@@ -475,48 +546,23 @@ func FittedInterference(path string) (sim.Interference, error) {
 	}), nil
 }
 
-// loadLearned loads a learned scheduler from its model's first file.
-func loadLearned(name, file string, seed uint64) (sim.Scheduler, error) {
-	dir := filepath.Dir(file)
-	switch name {
-	case "deepsys", "atte":
-		return deepsys.Load(dir)
-	case "marl-device", "marl-server", "marl-single":
-		return marl.LoadScheduler(dir, marl.SchedulerOptions{Seed: seed})
-	case "dl2":
-		return dl2.Open(file)
-	case "rifling":
-		return rifling.Open(file)
-	}
-	if _, ok := dasModelName(name); ok {
-		return das.Open(file)
-	}
-	return nil, fmt.Errorf("no loader for learned scheduler %s", name)
-}
-
 // OpenModel loads the learned scheduler name (canonical) for a cluster
-// from modelsDir, a directory laid out as a run's models/: DAS-paper
-// models in <name>/, MARL-workload models in <name>/<cluster id>/.
+// from modelsDir, a directory laid out as a run's models/: a model per
+// cluster in <model>/<cluster id>/, or (trace-source models trained on one
+// cluster) one for all in <model>/.
 func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
-	var first string
-	if m, ok := dasModelName(name); ok {
-		first = dasModelFiles(m)[0]
-	} else if files, ok := marlModels[name]; ok {
-		first = files[0]
-	} else {
-		return nil, fmt.Errorf("no loader for learned scheduler %s", name)
+	f, v, ok := training.VariantOf(name)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a learned scheduler", name)
 	}
-	// A model per cluster, or (DAS-paper models trained on one cluster)
-	// one for all.
-	file := filepath.Join(modelsDir, name, ClusterID(cluster), first)
-	if m, ok := dasModelName(name); ok {
-		file = filepath.Join(modelsDir, m, ClusterID(cluster), first)
-		if _, err := os.Stat(file); err != nil {
-			file = filepath.Join(modelsDir, m, first)
-		}
+	m := string(v.ModelName())
+	first := f.Files(v.ModelName())[0]
+	dir := filepath.Join(modelsDir, m, ClusterID(cluster))
+	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && f.Source() == training.SourceTrace {
+		dir = filepath.Join(modelsDir, m)
 	}
-	if _, err := os.Stat(file); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
 		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
 	}
-	return loadLearned(name, file, seed)
+	return schedulers.New(schedulers.Name(name), schedulers.Options{Model: dir, Seed: seed})
 }

@@ -2,4 +2,34 @@
 // (reverse-mode autodiff on gonum, Adam, checkpoints), training/rl (PPO,
 // MAPPO, actor-critic, Q-learning, GAE) and one package per learned scheduler
 // family with its network, policy and trainer.
+//
+// This package holds what the families share: the learning-curve table
+// (Curve, WriteCurves, PlotCurves) and the family registry. A Family
+// trains a model directory from a TrainSpec and opens one as a scheduler;
+// Register adds it and registers each of its variants (the learned
+// scheduler names it provides) with package schedulers, whose New then
+// opens a model directory through the family. The pipeline's training
+// stages, `schedlab train`, `schedlab eval --models` and schedulers.New
+// all reach a family through the registry: nothing outside the family's
+// package names it. Package training/families links every family in.
+//
+// # Adding a sixth family
+//
+//  1. Write the family's package, training/<name>, with a family.go: a
+//     type implementing Family (name; Variants, each a schedulers.Info; the
+//     Source of its jobs; the train.<Section> of the run configuration it
+//     reads; a DefaultConfig with JSON tags naming those keys and a
+//     Validate; Files, Train writing them into TrainSpec.Dir with
+//     WriteCurves, and Open), and `func init() { training.Register(family{}) }`.
+//  2. Add the one line `_ "github.com/schedlab/schedlab/training/<name>"`
+//     to training/families.
+//
+// Its schedulers can then be named in any experiment's scheduler list:
+// schedlab run adds a training stage per model (models/<name>/, or
+// models/<name>/<cluster id>/), trains it on the jobs of its Source
+// (stages.TrainingData, the one split of the run's jobs into training,
+// validation and evaluated jobs) under the experiment's simulator
+// configuration and interference model, and evaluates it; schedlab train
+// --family <name> trains the same model alone. A new data source or a new
+// train.* section is the only change outside the two places above.
 package training

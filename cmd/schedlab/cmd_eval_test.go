@@ -54,7 +54,7 @@ func TestEvalUsage(t *testing.T) {
 	}{
 		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: das-table1, das-load, das-tuning, marl-arrivals"},
 		{[]string{"eval", "--experiment", "das-wilcoxon", "--out", out}, 2, `unknown experiment "das-wilcoxon"`}, // derived: made by schedlab run
-		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle"; schedulers: fifo-firstfit, fifo-loadbalance`},
+		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle" (heuristics: fifo-firstfit, fifo-loadbalance`},
 		{[]string{"eval", "--experiment", "das-table1"}, 2, "--experiment and --out are required"},
 		{[]string{"eval", "--experiment", "das-table1", "--jobs", filepath.Join(out, "none.parquet"), "--out", out}, 2, "none.parquet"},
 		{[]string{"eval", "--experiment", "marl-arrivals", "--fattree-k", "5", "--out", out}, 2, "cluster.k: must be even"},

@@ -2,106 +2,231 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/stages"
+	"github.com/schedlab/schedlab/training"
 )
-
-// trainFamily is one learned scheduler family that `schedlab train` can
-// train. Each family registers itself from its own cmd_train_<family>.go
-// with registerTrainFamily in an init function, so families are added
-// without touching this file.
-type trainFamily struct {
-	Name     string   // value of --family: das, dl2, rifling, marl, deepsys
-	Short    string   // one line for --help
-	Variants []string // values of --variant; the first is the default; nil when none
-	// Flags adds the family's own flags (e.g. --cluster, --topology); names
-	// must not clash with another family's or the common ones.
-	Flags func(fs *pflag.FlagSet)
-	// Run trains into opts.Out: checkpoints, curves.parquet, the plot.
-	Run func(ctx context.Context, a *app, opts trainOptions) error
-}
-
-// trainOptions are the flags common to every family, plus the command's
-// flag set for the family's own.
-type trainOptions struct {
-	Family, Variant, Out string
-	Seed                 uint64
-	Flags                *pflag.FlagSet
-}
-
-var trainFamilies = map[string]trainFamily{}
-
-func registerTrainFamily(f trainFamily) {
-	if _, dup := trainFamilies[f.Name]; dup {
-		panic("schedlab: train family " + f.Name + " registered twice")
-	}
-	trainFamilies[f.Name] = f
-}
 
 func init() { register(newTrainCmd) }
 
+// trainOptions are the flags of `schedlab train`.
+type trainOptions struct {
+	Family, Variant, Out string
+	Experiment, Cluster  string
+	Jobs, Interference   string
+	Set                  []string
+}
+
+// newTrainCmd is `schedlab train`: flags and wiring only. The model is
+// planned and trained by the same functions as `schedlab run`'s training
+// stage (stages.PlanTraining, ModelTraining.Train, whose data come from
+// stages.TrainingData), with the run's effective configuration (preset,
+// --config, SCHEDLAB_* and --set) as its defaults.
 func newTrainCmd(a *app) *cobra.Command {
-	if len(trainFamilies) == 0 {
-		return notImplemented("train", planned["train"])
-	}
 	var opts trainOptions
-	names := sortedKeys(trainFamilies)
 	var lines []string
-	for _, n := range names {
-		f := trainFamilies[n]
-		l := "  " + n + strings.Repeat(" ", max(1, 9-len(n))) + f.Short
-		if len(f.Variants) > 0 {
-			l += " (variants: " + strings.Join(f.Variants, ", ") + ")"
+	for _, n := range training.Families() {
+		f, _ := training.Lookup(n)
+		var vs []string
+		for _, v := range f.Variants() {
+			vs = append(vs, string(v.Info.Name))
 		}
-		lines = append(lines, l)
+		lines = append(lines, "  "+n+strings.Repeat(" ", max(1, 9-len(n)))+strings.Join(vs, ", "))
 	}
 	cmd := &cobra.Command{
 		Use:   "train",
-		Short: "Train a learned scheduler family in the simulator",
-		Long: `train trains one learned scheduler family offline in the trace-driven simulator and
-writes into --out its checkpoints (with the configuration hash they belong to), the
-learning curves (curves.parquet: return and mean JCT per episode) and their plot.
+		Short: "Train a learned scheduler as schedlab run does, into one directory",
+		Long: `train trains one learned scheduler in the trace-driven simulator exactly as schedlab run's
+training stage does (same configuration, split of the jobs, random streams and simulator
+settings) and writes into --out the model directory schedlab eval --models reads: its
+checkpoint and sidecar, the learning curves (curves.parquet) and their plot.
 
-Families:
-` + strings.Join(lines, "\n") + `
+The configuration is the run's (--preset, --config, SCHEDLAB_* variables); --set KEY=VALUE
+overrides any key (e.g. --set train.das.episodes=5 --set train.marl.intervals=20).
+Evaluated jobs never reach training or validation: the jobs are split by the pipeline's
+split function (stages.TrainingData).
 
-Training is deterministic: the same flags and --seed give bit-identical checkpoints.`,
+Families and their variants (the first is the default):
+` + strings.Join(lines, "\n"),
+		Example: `  schedlab train --family das --variant da+mc --out models/da+mc
+  schedlab train --family marl --interference run/fit/model.json --out models/marl-device`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, ok := trainFamilies[opts.Family]
-			if !ok {
-				return usageErrorf("train: --family %q is not one of %s", opts.Family, strings.Join(names, ", "))
-			}
-			if opts.Variant == "" && len(f.Variants) > 0 {
-				opts.Variant = f.Variants[0]
-			}
-			if opts.Variant != "" && !slices.Contains(f.Variants, opts.Variant) {
-				return usageErrorf("train: --variant %q is not one of %s's (%s)", opts.Variant, f.Name, strings.Join(f.Variants, ", "))
-			}
-			if opts.Out == "" {
-				return usageErrorf("train: --out is required")
-			}
-			opts.Flags = cmd.Flags()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return f.Run(ctx, a, opts)
+			return runTrain(ctx, a, cmd, opts)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Family, "family", "", "scheduler family: "+strings.Join(names, ", ")+" (required)")
-	fs.StringVar(&opts.Variant, "variant", "", "variant of the family (default: the family's first)")
-	fs.StringVar(&opts.Out, "out", "", "output directory (required)")
-	fs.Uint64Var(&opts.Seed, "seed", 1, "run seed: every random stream is derived from it")
-	for _, n := range names {
-		if trainFamilies[n].Flags != nil {
-			trainFamilies[n].Flags(fs)
+	fs.StringVar(&opts.Family, "family", "", "learned family: "+strings.Join(training.Families(), ", ")+" (required)")
+	fs.StringVar(&opts.Variant, "variant", "", "learned scheduler of the family (default: the family's first)")
+	fs.StringVar(&opts.Out, "out", "", "model directory written (required)")
+	fs.Uint64("seed", 0, "run seed (config key seed): the same seed and configuration give schedlab run's model")
+	fs.StringVar(&opts.Experiment, "experiment", "", "experiment whose simulator settings and cluster the model trains under (default: the first configured one naming the variant)")
+	fs.StringVar(&opts.Cluster, "cluster", "", "cluster: for das, dl2, rifling the preset trained on (config key train.das.cluster); otherwise a cluster name of the experiment (default: its first)")
+	fs.StringVar(&opts.Jobs, "jobs", "", "das, dl2, rifling: the job trace (canonical jobs Parquet, e.g. a run's datasets/jobs.parquet; default: the configured synthetic trace)")
+	fs.StringVar(&opts.Interference, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments that simulate with it")
+	fs.StringArrayVar(&opts.Set, "set", nil, "KEY=VALUE: override a configuration key (repeatable)")
+	return cmd
+}
+
+// trainConfig is the effective configuration of `schedlab train`: the
+// run's layers, with --seed, --set and (for trace-source families)
+// --cluster on top.
+func trainConfig(a *app, cmd *cobra.Command, opts trainOptions, f training.Family) (*stages.Config, error) {
+	flags := map[string]string{}
+	if sf := cmd.Flags().Lookup("seed"); sf != nil && sf.Changed {
+		flags["seed"] = sf.Value.String()
+	}
+	if opts.Cluster != "" && f.Source() == training.SourceTrace {
+		flags["train.das.cluster"] = opts.Cluster
+	}
+	for _, kv := range opts.Set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageErrorf("train: --set %q: want KEY=VALUE", kv)
+		}
+		flags[strings.TrimSpace(k)] = v
+	}
+	return loadConfig(configSource{preset: a.preset, file: a.configFile, env: os.Environ(), flags: flags})
+}
+
+func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions) error {
+	f, ok := training.Lookup(opts.Family)
+	if !ok {
+		return usageErrorf("train: --family %q is not one of %s", opts.Family, strings.Join(training.Families(), ", "))
+	}
+	var names []string
+	for _, v := range f.Variants() {
+		names = append(names, string(v.Info.Name))
+	}
+	if opts.Variant == "" {
+		opts.Variant = names[0]
+	}
+	if info, ok := schedulers.Lookup(opts.Variant); !ok || !slices.Contains(names, string(info.Name)) {
+		return usageErrorf("train: --variant %q is not one of %s's (%s)", opts.Variant, f.Name(), strings.Join(names, ", "))
+	}
+	if opts.Out == "" {
+		return usageErrorf("train: --out is required")
+	}
+	cfg, err := trainConfig(a, cmd, opts, f)
+	if err != nil {
+		return err
+	}
+	cluster := opts.Cluster
+	if f.Source() == training.SourceTrace {
+		cluster = "" // set train.das.cluster above
+	}
+	plan, err := cfg.PlanTraining(opts.Variant, opts.Experiment, cluster)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	in, err := trainInputs(ctx, a, cfg, plan, opts)
+	if err != nil {
+		return err
+	}
+	var curves []training.Curve
+	var bar *pipeline.Bar
+	in.Progress = func(done, total int) {
+		if bar == nil {
+			bar = a.progress.Start("train "+plan.Scheduler, int64(total))
+		}
+		bar.Set(int64(done))
+	}
+	in.Curve = func(c training.Curve) {
+		curves = append(curves, c)
+		a.log.Info("episode", "family", c.Family, "variant", c.Variant, "episode", c.Episode, "split", c.Split,
+			"return", c.Return, "mean_jct_s", c.MeanJCT, "mean_fee", c.MeanFee)
+	}
+	spec, err := plan.Spec(opts.Out, in)
+	if err != nil {
+		return err
+	}
+	if trainSpecHook != nil {
+		return trainSpecHook(spec)
+	}
+	a.log.Info("training", "scheduler", plan.Scheduler, "experiment", plan.Experiment, "cluster", plan.Cluster,
+		"train_jobs", len(spec.Data.Train), "validation_jobs", len(spec.Data.Val), "fitted_interference", in.Interference != nil)
+	err = plan.Train(ctx, spec)
+	if bar != nil {
+		bar.Done()
+	}
+	if err != nil {
+		return err
+	}
+	files := plan.Family().Files(schedulers.Name(plan.Scheduler))
+	if slices.Contains(files, training.CurvesFile) {
+		rows, err := datasets.ReadParquet[training.Curve](filepath.Join(opts.Out, training.CurvesFile))
+		if err != nil {
+			return err
+		}
+		if err := plotCurves(opts.Out, rows, plan.Scheduler+" on "+plan.Cluster, plan.Data.Source == training.SourceTrace); err != nil {
+			return err
+		}
+		files = append(files, "curves.svg", "curves.png")
+	}
+	fmt.Fprintf(os.Stdout, "%s on %s (%s): %d training and %d validation jobs; wrote %s into %s\n", plan.Scheduler, plan.Cluster,
+		plan.Experiment, len(spec.Data.Train), len(spec.Data.Val), strings.Join(files, ", "), opts.Out)
+	return nil
+}
+
+// trainSpecHook is nil except in tests, which see the spec the command
+// built (and skip the training) through it.
+var trainSpecHook func(training.TrainSpec) error
+
+// trainInputs are the run-time inputs of the planned training, drawn from
+// the streams schedlab run's stage of the same name draws.
+func trainInputs(ctx context.Context, a *app, cfg *stages.Config, plan *stages.ModelTraining, opts trainOptions) (stages.TrainInputs, error) {
+	stage := plan.StageName()
+	in := stages.TrainInputs{Workload: pipeline.Rand(cfg.Seed, stage, "workload"), Meta: datasets.FileMeta{Source: "train:" + plan.Scheduler}}
+	in.Seed, _ = pipeline.Seed(cfg.Seed, stage, "model")
+	h, err := pipeline.HashJSON(plan)
+	if err != nil {
+		return in, err
+	}
+	in.Meta.ConfigHash = h
+	if plan.Data.Source == training.SourceTrace {
+		if in.Trace, err = cfg.Trace(ctx, opts.Jobs); err != nil {
+			return in, usageErrorf("train: %v", err)
+		}
+	} else if opts.Jobs != "" {
+		return in, usageErrorf("train: --jobs applies to das, dl2 and rifling; %s draws its jobs", plan.Family().Name())
+	}
+	switch {
+	case opts.Interference != "":
+		if in.Interference, err = stages.FittedInterference(opts.Interference); err != nil {
+			return in, usageErrorf("train: --interference: %v", err)
+		}
+	case plan.Fitted:
+		a.log.Warn("the experiment simulates with the fitted interference model, which --interference gives; training with the simulator's default (schedlab run would use its fit/model.json)",
+			"experiment", plan.Experiment)
+	}
+	return in, nil
+}
+
+// plotCurves writes the plot of curves.parquet (curves.svg, curves.png).
+// The DAS paper's families' jobs last minutes, the MARL workload's hours.
+func plotCurves(dir string, rows []training.Curve, title string, minutes bool) error {
+	svg, png, err := training.PlotCurves(rows, title, minutes)
+	if err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"curves.svg": svg, "curves.png": png} {
+		if err := pipeline.WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
+			return err
 		}
 	}
-	return cmd
+	return nil
 }

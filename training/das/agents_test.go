@@ -24,7 +24,7 @@ func TestEvaluateMatchesBehaviour(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
-			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), sp.Train, sp.Norm, pipeline.Rand(1, "test", "act"), true)
+			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(1, "test", "act"), true)
 			if err != nil {
 				t.Fatal(err)
 			}

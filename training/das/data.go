@@ -80,19 +80,35 @@ func PrepareJobs(c *sim.Cluster, ts datasets.Split, sc sim.Config) (Split, error
 	pool := rebase(append(slices.Clip(train), val...))
 	sp.Train = rebase(pool[:len(train)])
 	sp.Val = rebase(pool[len(train):])
-	for _, j := range sp.Train {
-		sp.Norm.JCTS += j.DurationS
-		sp.Norm.GPUs += j.TotalGPU()
-		sp.Norm.FeeUSD += sc.PriceGPUHour * j.TotalGPU() * j.DurationS / 3600
+	var err error
+	sp.Norm, err = normOf(sp.Train, sc)
+	return sp, err
+}
+
+// NewSplit is the split of training and validation jobs already cut
+// (each in submission order, submissions from 0), with the reward scale
+// of the training part under sc's price.
+func NewSplit(train, val []datasets.Job, sc sim.Config) (Split, error) {
+	norm, err := normOf(train, sc)
+	return Split{Train: train, Val: val, Read: len(train) + len(val), Norm: norm}, err
+}
+
+// normOf is the reward scale of training jobs (RewardNorm).
+func normOf(train []datasets.Job, sc sim.Config) (RewardNorm, error) {
+	var norm RewardNorm
+	for _, j := range train {
+		norm.JCTS += j.DurationS
+		norm.GPUs += j.TotalGPU()
+		norm.FeeUSD += sc.PriceGPUHour * j.TotalGPU() * j.DurationS / 3600
 	}
-	n := float64(len(sp.Train))
-	sp.Norm.JCTS /= n
-	sp.Norm.FeeUSD /= n
-	sp.Norm.GPUs /= n
-	if !(sp.Norm.JCTS > 0) || !(sp.Norm.FeeUSD > 0) || !(sp.Norm.GPUs > 0) {
-		return sp, fmt.Errorf("das: training jobs have mean duration %g s and mean fee %g $: cannot scale the reward", sp.Norm.JCTS, sp.Norm.FeeUSD)
+	n := float64(len(train))
+	norm.JCTS /= n
+	norm.FeeUSD /= n
+	norm.GPUs /= n
+	if !(norm.JCTS > 0) || !(norm.FeeUSD > 0) || !(norm.GPUs > 0) {
+		return norm, fmt.Errorf("das: training jobs have mean duration %g s and mean fee %g $: cannot scale the reward", norm.JCTS, norm.FeeUSD)
 	}
-	return sp, nil
+	return norm, nil
 }
 
 // rebase copies jobs with submissions shifted so that the first is at 0.

@@ -36,7 +36,7 @@ func TestAgentGradients(t *testing.T) {
 					p.Data[i] += 0.1 * rng.NormFloat64()
 				}
 			}
-			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), sp.Train, sp.Norm, pipeline.Rand(2, "test", "act"), true)
+			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(2, "test", "act"), true)
 			if err != nil {
 				t.Fatal(err)
 			}

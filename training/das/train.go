@@ -26,7 +26,10 @@ type TrainOptions struct {
 	Cluster     *sim.Cluster
 	ClusterName string     // for the curves (e.g. "small")
 	Sim         sim.Config // the simulator episodes run in
-	Seed        uint64
+	// Interference is the speed model of every simulation (nil:
+	// sim.DefaultInterference).
+	Interference sim.Interference
+	Seed         uint64
 	// OnEpisode, if set, is called after every training episode (and its
 	// validation, if any) with that episode's curve rows.
 	OnEpisode func(lr float64, rows []training.Curve)
@@ -106,7 +109,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	}
 	run := &RunResult{LR: lr, Model: m}
 	var err error
-	if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm); err != nil {
+	if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
 		return nil, err
 	}
 	base := training.Curve{Family: "das", Variant: cfg.Variant, Cluster: opts.ClusterName}
@@ -116,7 +119,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 			return nil, err
 		}
 		seg := Segment(split.Train, cfg.SegmentJobs, segRng)
-		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, true)
+		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, true)
 		if err != nil {
 			return nil, fmt.Errorf("das: lr %s episode %d: %w", key, ep, err)
 		}
@@ -134,7 +137,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 		}
 		rows := []training.Curve{row}
 		if (ep+1)%cfg.ValidateEvery == 0 || ep == cfg.Episodes-1 {
-			ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm)
+			ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
 			if err != nil {
 				return nil, err
 			}
@@ -165,8 +168,8 @@ func Segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
 
 // Evaluate runs the deterministic policy (means, no sampling) of m on
 // jobs and reports its return and the simulator's metrics.
-func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm RewardNorm) (Evaluation, error) {
-	out, err := runEpisode(ctx, m, c, sc, jobs, norm, nil, false)
+func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm RewardNorm) (Evaluation, error) {
+	out, err := runEpisode(ctx, m, c, sc, model, jobs, norm, nil, false)
 	if err != nil {
 		return Evaluation{}, fmt.Errorf("das: evaluate: %w", err)
 	}
@@ -183,9 +186,9 @@ type episodeOut struct {
 // agents sample (training) and, when collect is set, every decision is
 // stored as a step of each agent's rollout; the reward of a decision is
 // Eq. 3 over what happened until the next one.
-func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm RewardNorm, rng *rand.Rand, collect bool) (episodeOut, error) {
+func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm RewardNorm, rng *rand.Rand, collect bool) (episodeOut, error) {
 	out := episodeOut{ord: &rl.Rollout[*Obs]{}, plc: &rl.Rollout[*Obs]{}}
-	s, err := sim.New(c, jobs, sc, nil)
+	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
 		return out, err
 	}

@@ -40,8 +40,11 @@ type TrainOptions struct {
 	Cluster     *sim.Cluster
 	ClusterName string
 	Sim         sim.Config
-	Seed        uint64
-	OnEpisode   func(rows []training.Curve)
+	// Interference is the speed model of every simulation (nil:
+	// sim.DefaultInterference).
+	Interference sim.Interference
+	Seed         uint64
+	OnEpisode    func(rows []training.Curve)
 }
 
 // Train warms the policy up on the heuristic's decisions, then trains it
@@ -61,14 +64,14 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	}
 	res := &Result{Model: m}
 	var err error
-	if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm); err != nil {
+	if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
 		return nil, err
 	}
 	segRng := pipeline.Rand(opts.Seed, Stage, "segments")
 	if err := warmup(ctx, m, split, opts, segRng); err != nil {
 		return nil, err
 	}
-	if res.WarmVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm); err != nil {
+	if res.WarmVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
 		return nil, err
 	}
 	res.FinalVal = res.WarmVal
@@ -80,7 +83,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			return nil, err
 		}
 		seg := das.Segment(split.Train, cfg.SegmentJobs, segRng)
-		out, err := run(ctx, m, opts.Cluster, opts.Sim, seg, split.Norm, actRng, nil)
+		out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, nil)
 		if err != nil {
 			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
 		}
@@ -92,7 +95,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			st := rl.PPOUpdate(m, out.r, cfg.PPO, true, updRng)
 			row.PolicyLoss, row.ValueLoss, row.Entropy = st.PolicyLoss, st.ValueLoss, st.Entropy
 		}
-		ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, val, split.Norm)
+		ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +124,7 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up: %w", err)
 		}
-		out, err := run(ctx, m, opts.Cluster, opts.Sim, das.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
+		out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, das.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up with %s: %w", cfg.Heuristic, err)
 		}
@@ -169,8 +172,8 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 }
 
 // Evaluate runs the deterministic policy on jobs.
-func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm das.RewardNorm) (Evaluation, error) {
-	out, err := run(ctx, m, c, sc, jobs, norm, nil, nil)
+func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm das.RewardNorm) (Evaluation, error) {
+	out, err := run(ctx, m, c, sc, model, jobs, norm, nil, nil)
 	if err != nil {
 		return Evaluation{}, fmt.Errorf("dl2: evaluate: %w", err)
 	}
@@ -186,9 +189,9 @@ type runOut struct {
 // run drives one episode: the policy picks (sampling with rng, arg max
 // without) or, with a teacher, the teacher decides and its picks are
 // recorded as steps.
-func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, norm das.RewardNorm, rng *rand.Rand, teacher sim.Scheduler) (runOut, error) {
+func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm das.RewardNorm, rng *rand.Rand, teacher sim.Scheduler) (runOut, error) {
 	out := runOut{r: &rl.Rollout[*Obs]{}}
-	s, err := sim.New(c, jobs, sc, nil)
+	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
 		return out, err
 	}

@@ -42,8 +42,11 @@ type TrainOptions struct {
 	Cluster     *sim.Cluster
 	ClusterName string
 	Sim         sim.Config
-	Seed        uint64
-	OnEpisode   func(rows []training.Curve)
+	// Interference is the speed model of every simulation (nil:
+	// sim.DefaultInterference).
+	Interference sim.Interference
+	Seed         uint64
+	OnEpisode    func(rows []training.Curve)
 }
 
 // Train fits the state groups and learns the Q-table.
@@ -57,7 +60,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	// The states a first-fit pass over the training jobs meets.
 	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
 	var points [][]float64
-	if _, err := probe.run(ctx, opts.Cluster, opts.Sim, split.Train, nil, false, func(x []float64) { points = append(points, x) }); err != nil {
+	if _, err := probe.run(ctx, opts.Cluster, opts.Sim, opts.Interference, split.Train, nil, false, func(x []float64) { points = append(points, x) }); err != nil {
 		return nil, fmt.Errorf("rifling: state sampling: %w", err)
 	}
 	if len(points) == 0 {
@@ -86,7 +89,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	}
 	res := &Result{Policy: p}
 	var err error
-	if res.InitVal, err = p.Evaluate(ctx, opts.Cluster, opts.Sim, val); err != nil {
+	if res.InitVal, err = p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val); err != nil {
 		return nil, err
 	}
 	res.FinalVal = res.InitVal
@@ -98,11 +101,11 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			return nil, err
 		}
 		seg := das.Segment(split.Train, cfg.SegmentJobs, segRng)
-		out, err := p.run(ctx, opts.Cluster, opts.Sim, seg, actRng, true, nil)
+		out, err := p.run(ctx, opts.Cluster, opts.Sim, opts.Interference, seg, actRng, true, nil)
 		if err != nil {
 			return nil, fmt.Errorf("rifling: episode %d: %w", ep, err)
 		}
-		ev, err := p.Evaluate(ctx, opts.Cluster, opts.Sim, val)
+		ev, err := p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val)
 		if err != nil {
 			return nil, err
 		}
@@ -121,8 +124,8 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 }
 
 // Evaluate runs the greedy policy on jobs, learning nothing.
-func (p *Policy) Evaluate(ctx context.Context, c *sim.Cluster, sc sim.Config, jobs []datasets.Job) (Evaluation, error) {
-	ev, err := p.run(ctx, c, sc, jobs, nil, false, nil)
+func (p *Policy) Evaluate(ctx context.Context, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job) (Evaluation, error) {
+	ev, err := p.run(ctx, c, sc, model, jobs, nil, false, nil)
 	if err != nil {
 		return ev, fmt.Errorf("rifling: evaluate: %w", err)
 	}
@@ -133,9 +136,9 @@ type waitedAt struct{ s int }
 
 // run drives one episode. With rng the choices explore; with learn the
 // table is updated online; collect, if set, receives every state met.
-func (p *Policy) run(ctx context.Context, c *sim.Cluster, sc sim.Config, jobs []datasets.Job, rng *rand.Rand, learn bool, collect func([]float64)) (Evaluation, error) {
+func (p *Policy) run(ctx context.Context, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, rng *rand.Rand, learn bool, collect func([]float64)) (Evaluation, error) {
 	var ev Evaluation
-	s, err := sim.New(c, jobs, sc, nil)
+	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
 		return ev, err
 	}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/stages"
+	"github.com/schedlab/schedlab/training"
+)
+
+// learnedEnv names every learned family in the quick preset's
+// experiments (das-table1: das, dl2, rifling; marl-arrivals: the MARL
+// variants, DeepSys, Atte) with the simulator's default interference, so
+// that `schedlab run` has a training stage for each.
+func learnedEnv(t *testing.T) {
+	t.Setenv("SCHEDLAB_EVAL_DAS_TABLE1_SCHEDULERS", "fifo-ff,das,dl2,rifling")
+	t.Setenv("SCHEDLAB_EVAL_MARL_ARRIVALS_SCHEDULERS", "lb,marl-device,marl-server,marl-single,deepsys,atte")
+	t.Setenv("SCHEDLAB_EVAL_MARL_ARRIVALS_FITTED_INTERFERENCE", "false")
+}
+
+// evaluatedIDs are the ids of the jobs das-table1 of cfg evaluates on
+// trace (any cluster), found by running its FIFO row.
+func evaluatedIDs(t *testing.T, cfg *stages.Config, trace []datasets.Job) map[string]bool {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "jobs.parquet")
+	if err := datasets.WriteParquet(file, datasets.FileMeta{Source: "test"}, trace); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := evaluation.DefaultSpec(evaluation.DASTable1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Schedulers = []string{"fifo-ff"}
+	for i := range spec.Workloads {
+		w := &spec.Workloads[i]
+		w.JobsFile, w.MaxJobs, w.TestFraction = file, cfg.Eval.DASTable1.MaxJobs, cfg.Eval.DASTable1.TestFraction
+	}
+	rep, err := evaluation.Run(context.Background(), spec, evaluation.Options{Seed: cfg.Seed, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, c := range rep.Cells {
+		for _, j := range c.Jobs {
+			ids[j.JobID] = true
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("das-table1 evaluated no job")
+	}
+	return ids
+}
+
+func jobIDs(jobs []datasets.Job) []string {
+	var out []string
+	for _, j := range jobs {
+		out = append(out, j.JobID)
+	}
+	return out
+}
+
+// TestTrainMatchesRun: for every training stage of schedlab run (every
+// learned family), schedlab train --family F --variant V without other
+// flags builds the same training: the same configuration, simulator
+// settings, cluster, seed and training and validation jobs (one source
+// for every default: the run's configuration); and none of those jobs is
+// one that das-table1 evaluates, nor both trains and validates.
+func TestTrainMatchesRun(t *testing.T) {
+	learnedEnv(t)
+	cfg, err := loadConfig(configSource{env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dag, err := stages.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := cfg.Trace(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evaluated := evaluatedIDs(t, cfg, trace)
+	got := map[string]training.TrainSpec{}
+	trainSpecHook = func(s training.TrainSpec) error { got[string(s.Variant)] = s; return nil }
+	defer func() { trainSpecHook = nil }()
+	families := map[string]bool{}
+	for _, st := range dag {
+		mt, ok := st.Config().(*stages.ModelTraining)
+		if !ok {
+			continue
+		}
+		f := mt.Family()
+		families[f.Name()] = true
+		if code := execute([]string{"train", "--family", f.Name(), "--variant", mt.Scheduler, "--out", t.TempDir()}); code != 0 {
+			t.Fatalf("train %s: exit %d", mt.Scheduler, code)
+		}
+		cli, ok := got[mt.Scheduler]
+		if !ok {
+			t.Fatalf("train %s built no spec", mt.Scheduler)
+		}
+		run, err := mt.Spec("", stages.TrainInputs{Trace: trace, Workload: pipeline.Rand(cfg.Seed, st.Name(), "workload")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed, _ := pipeline.Seed(cfg.Seed, st.Name(), "model")
+		cc, _ := json.Marshal(cli.Config)
+		rc, _ := json.Marshal(run.Config)
+		if cli.Seed != seed || cli.ClusterName != run.ClusterName || !reflect.DeepEqual(cli.Sim, run.Sim) || string(cc) != string(rc) ||
+			cli.Interference != nil || len(cli.Cluster.Servers) != len(run.Cluster.Servers) {
+			t.Errorf("%s: schedlab train builds seed %d, cluster %s, sim %+v, config %s; schedlab run: %d, %s, %+v, %s",
+				mt.Scheduler, cli.Seed, cli.ClusterName, cli.Sim, cc, seed, run.ClusterName, run.Sim, rc)
+		}
+		if !slices.Equal(jobIDs(cli.Data.Train), jobIDs(run.Data.Train)) || !slices.Equal(jobIDs(cli.Data.Val), jobIDs(run.Data.Val)) {
+			t.Errorf("%s: schedlab train and schedlab run train or validate on different jobs", mt.Scheduler)
+		}
+		checkNoLeak(t, mt.Scheduler, cli, evaluated)
+	}
+	if len(families) != len(training.Families()) {
+		t.Errorf("families checked %v, want all of %v", families, training.Families())
+	}
+}
+
+func checkNoLeak(t *testing.T, what string, spec training.TrainSpec, evaluated map[string]bool) {
+	t.Helper()
+	if len(spec.Data.Train) == 0 || len(spec.Data.Val) == 0 {
+		t.Errorf("%s: %d training and %d validation jobs", what, len(spec.Data.Train), len(spec.Data.Val))
+	}
+	train := map[string]bool{}
+	for _, j := range spec.Data.Train {
+		train[j.JobID] = true
+		if evaluated[j.JobID] {
+			t.Errorf("%s: evaluated job %s trains", what, j.JobID)
+		}
+	}
+	for _, j := range spec.Data.Val {
+		if evaluated[j.JobID] || train[j.JobID] {
+			t.Errorf("%s: job %s validates and is evaluated or trains", what, j.JobID)
+		}
+	}
+}
+
+// TestTrainCommand trains one variant of every family into a model
+// directory that schedulers.New opens.
+func TestTrainCommand(t *testing.T) {
+	for _, tc := range []struct{ family, variant string }{
+		{"das", "da+mc"}, {"dl2", ""}, {"rifling", ""}, {"marl", "marl-server"}, {"deepsys", "atte"},
+	} {
+		out := filepath.Join(t.TempDir(), "m")
+		args := []string{"train", "--family", tc.family, "--out", out, "--set", "train.das.segment_jobs=40", "--set", "train.marl.episodes=1",
+			"--set", "train.marl.atte_episodes=1", "--set", "datasets.synthetic.jobs=400"}
+		if tc.variant != "" {
+			args = append(args, "--variant", tc.variant)
+		}
+		stdout, stderr, code := schedlab(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		v := tc.variant
+		if v == "" {
+			v = tc.family
+		}
+		if !strings.Contains(stdout, v+" on ") || !strings.Contains(stdout, "curves.svg") {
+			t.Errorf("%s: stdout %q", v, stdout)
+		}
+		f, _ := training.Lookup(tc.family)
+		for _, file := range append(f.Files(schedulers.Name(v)), "curves.png") {
+			if st, err := os.Stat(filepath.Join(out, file)); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %s: %v", v, file, err)
+			}
+		}
+		if _, err := schedulers.New(schedulers.Name(v), schedulers.Options{Model: out}); err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+}
+
+func TestTrainUsage(t *testing.T) {
+	out := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--family", "nope"}, `--family "nope"`},
+		{[]string{"--family", "marl", "--variant", "pod"}, `--variant "pod" is not one of marl's (marl-device, marl-server, marl-single)`},
+		{[]string{"--family", "das", "--cluster", "huge"}, "train.das.cluster"},
+		{[]string{"--family", "marl", "--cluster", "torus"}, `no cluster "torus"`},
+		{[]string{"--family", "das", "--jobs", filepath.Join(out, "none.parquet")}, "none.parquet"},
+		{[]string{"--family", "marl", "--interference", "/nonexistent/model.json"}, "--interference"},
+		{[]string{"--family", "das", "--set", "train.das.episodes"}, "KEY=VALUE"},
+		{[]string{"--family", "das", "--set", "train.das.episodes=-1"}, "train.das.episodes"},
+	} {
+		_, stderr, code := schedlab(t, nil, append([]string{"train", "--out", out}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package stages
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/training"
+)
+
+// learnedConfig is quickConfig with every learned family named by an
+// experiment (das-table1: das, dl2, rifling; marl-arrivals: the MARL
+// variants, DeepSys and Atte), speeds from the default interference
+// model so that no fit is needed.
+func learnedConfig() *Config {
+	cfg := quickConfig()
+	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "dl2", "rifling"}
+	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "marl-server", "marl-single", "deepsys", "atte"}
+	cfg.Eval.MARLArrivals.FittedInterference = false
+	return cfg
+}
+
+// EvaluatedJobIDs are the ids of the jobs das-table1 of cfg evaluates on
+// the trace file jobs (any cluster), found by running its FIFO row.
+func EvaluatedJobIDs(t *testing.T, cfg *Config, jobs string) map[string]bool {
+	t.Helper()
+	spec, _, _, err := cfg.experimentSpec(evaluation.DASTable1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Schedulers = []string{"fifo-ff"}
+	for i := range spec.Workloads {
+		spec.Workloads[i].JobsFile = jobs
+	}
+	rep, err := evaluation.Run(context.Background(), spec, evaluation.Options{Seed: cfg.Seed, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, c := range rep.Cells {
+		for _, j := range c.Jobs {
+			ids[j.JobID] = true
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("das-table1 evaluated no job")
+	}
+	return ids
+}
+
+// CheckNoLeak fails t if a training or validation job of spec is
+// evaluated, or is in both parts.
+func CheckNoLeak(t *testing.T, what string, spec training.TrainSpec, evaluated map[string]bool) {
+	t.Helper()
+	if len(spec.Data.Train) == 0 || len(spec.Data.Val) == 0 {
+		t.Errorf("%s: %d training and %d validation jobs", what, len(spec.Data.Train), len(spec.Data.Val))
+	}
+	train := map[string]bool{}
+	for _, j := range spec.Data.Train {
+		train[j.JobID] = true
+		if evaluated[j.JobID] {
+			t.Errorf("%s: evaluated job %s trains", what, j.JobID)
+		}
+	}
+	for _, j := range spec.Data.Val {
+		if evaluated[j.JobID] {
+			t.Errorf("%s: evaluated job %s validates", what, j.JobID)
+		}
+		if train[j.JobID] {
+			t.Errorf("%s: job %s both trains and validates", what, j.JobID)
+		}
+	}
+}
+
+// TestTrainingStagesNoLeak runs every training stage of a DAG naming all
+// learned families up to its TrainSpec: no job that das-table1 evaluates
+// trains or validates a trace-source family, and no MARL-workload job both
+// trains and validates.
+func TestTrainingStagesNoLeak(t *testing.T) {
+	cfg := learnedConfig()
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var synth pipeline.Stage
+	var trains []pipeline.Stage
+	for _, s := range dag {
+		switch {
+		case s.Name() == "synthetic-jobs":
+			synth = s
+		case strings.HasPrefix(s.Name(), "train-"):
+			trains = append(trains, s)
+		}
+	}
+	specs := map[string]training.TrainSpec{}
+	trainSpecHook = func(s training.TrainSpec) error { specs[string(s.Variant)] = s; return nil }
+	defer func() { trainSpecHook = nil }()
+	dir := t.TempDir()
+	for _, st := range trains {
+		r := &pipeline.Runner{Dir: dir, Seed: cfg.Seed, ConfigHash: cfg.Hash(), Config: cfg, Workers: 1}
+		// The hook skips the training, so the run fails on the missing
+		// outputs: only the spec matters here.
+		r.Run(context.Background(), []pipeline.Stage{synth, st})
+	}
+	evaluated := EvaluatedJobIDs(t, cfg, filepath.Join(dir, JobsParquet))
+	families := map[string]bool{}
+	for _, n := range schedulers.LearnedNames() {
+		f, v, _ := training.VariantOf(string(n))
+		if v.ModelName() != n || (f.Name() == "das" && n != "das") {
+			continue // das-tuning rows and ablations: as das
+		}
+		spec, ok := specs[string(n)]
+		if !ok {
+			t.Errorf("no training stage ran for %s", n)
+			continue
+		}
+		families[f.Name()] = true
+		CheckNoLeak(t, "schedlab run: "+string(n), spec, evaluated)
+	}
+	if len(families) != len(training.Families()) {
+		t.Errorf("families checked %v, want all of %v", families, training.Families())
+	}
+}
+
+// TestTrainingDataTraceSplit: the trace split keeps das-table1's cut even
+// when the training cluster prunes fewer jobs than the evaluated ones.
+func TestTrainingDataTraceSplit(t *testing.T) {
+	cfg := learnedConfig()
+	cfg.Train.DAS.Cluster = "large"
+	plan, err := cfg.PlanTraining("das", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Cluster != "large" || plan.Experiment != evaluation.DASTable1 || len(plan.Data.EvalClusters) != 3 {
+		t.Fatalf("plan %+v", plan)
+	}
+	dir := t.TempDir()
+	trace, err := cfg.Trace(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "jobs.parquet")
+	if err := datasets.WriteParquet(file, datasets.FileMeta{Source: "test"}, trace); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := plan.Spec(dir, TrainInputs{Trace: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckNoLeak(t, "das on large", spec, EvaluatedJobIDs(t, cfg, file))
+}

@@ -1,0 +1,131 @@
+package das
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+)
+
+func init() { training.Register(family{}) }
+
+// PaperConfig is what the run configuration's train.das section sets for
+// the DAS paper's families (das and its baselines dl2 and rifling).
+type PaperConfig struct {
+	// Episodes per learning rate, and jobs per episode (1000 in the paper).
+	Episodes    int `json:"episodes"`
+	SegmentJobs int `json:"segment_jobs"`
+	// LearningRates (das only) are chosen from by validation.
+	LearningRates []float64 `json:"learning_rates"`
+	// ValJobs caps the validation jobs simulated after each episode; 0 all.
+	ValJobs int `json:"val_jobs"`
+}
+
+// Validate names the bad key.
+func (c *PaperConfig) Validate() error {
+	var errs []error
+	if c.Episodes < 1 || c.SegmentJobs < 1 || c.ValJobs < 0 {
+		errs = append(errs, fmt.Errorf("episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.Episodes, c.SegmentJobs, c.ValJobs))
+	}
+	for i, lr := range c.LearningRates {
+		if !(lr > 0) {
+			errs = append(errs, fmt.Errorf("learning_rates[%d]: must be > 0, got %v", i, lr))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// TuningNames are the rows of das-tuning (DAS Fig. 5): DAS with h
+// attention heads (das-h1 .. das-h8, τ = 8) and with τ placements of
+// history (das-tau4 .. das-tau10, h = 4). das-h4 and das-tau8 are the
+// default model, das.
+func TuningNames() []string {
+	return []string{"das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"}
+}
+
+// TuningParams returns the heads h and history τ of a das-tuning row name
+// (das-h<h> or das-tau<τ>), and false for any other name.
+func TuningParams(name string) (heads, history int, ok bool) {
+	var v int
+	if _, err := fmt.Sscanf(name, "das-h%d", &v); err == nil && name == fmt.Sprintf("das-h%d", v) && v > 0 {
+		return v, 8, true
+	}
+	if _, err := fmt.Sscanf(name, "das-tau%d", &v); err == nil && name == fmt.Sprintf("das-tau%d", v) && v > 0 {
+		return 4, v, true
+	}
+	return 0, 0, false
+}
+
+// family is DAS and its ablations, and the das-tuning rows.
+type family struct{}
+
+func (family) Name() string            { return "das" }
+func (family) Source() training.Source { return training.SourceTrace }
+func (family) Section() string         { return "das" }
+
+func (family) Variants() []training.Variant {
+	vs := []training.Variant{
+		{Info: schedulers.Info{Name: VariantDAS, Display: "DAS", Doc: "DAS: ordering agent + RWGP placement agent with gate, MAPPO (the full model)"}},
+		{Info: schedulers.Info{Name: VariantDA, Display: "DA", Doc: "DAS ablation: no gate, MLP placement"}},
+		{Info: schedulers.Info{Name: VariantDAMC, Display: "DA+MC", Doc: "DAS ablation: gate, MLP placement"}},
+		{Info: schedulers.Info{Name: VariantDARWGP, Display: "DA+RWGP", Doc: "DAS ablation: no gate, RWGP placement"}},
+	}
+	d := DefaultConfig()
+	for _, n := range TuningNames() {
+		h, tau, _ := TuningParams(n)
+		v := training.Variant{Info: schedulers.Info{Name: schedulers.Name(n), Display: fmt.Sprintf("DAS (h=%d, τ=%d)", h, tau),
+			Doc: fmt.Sprintf("das-tuning: DAS with h=%d heads and τ=%d placements of history", h, tau)}}
+		if h == d.Heads && tau == d.History {
+			v.Model = VariantDAS
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+func (family) DefaultConfig() training.Config {
+	d := DefaultConfig()
+	return &PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, LearningRates: d.LearningRates, ValJobs: d.ValJobs}
+}
+
+func (family) Files(v schedulers.Name) []string {
+	return []string{string(v) + ".ckpt", string(v) + ".json", training.CurvesFile}
+}
+
+func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
+	pc, ok := spec.Config.(*PaperConfig)
+	if !ok {
+		return fmt.Errorf("das: config is %T, want *das.PaperConfig", spec.Config)
+	}
+	cfg := DefaultConfig()
+	cfg.Variant = string(spec.Variant)
+	if h, tau, ok := TuningParams(cfg.Variant); ok {
+		cfg.Variant, cfg.Heads, cfg.History = VariantDAS, h, tau
+	}
+	cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = pc.Episodes, pc.SegmentJobs, pc.ValJobs, pc.LearningRates
+	split, err := NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
+	if err != nil {
+		return err
+	}
+	done, total := 0, cfg.Episodes*len(cfg.LearningRates)
+	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
+		OnEpisode: func(_ float64, rows []training.Curve) { done++; spec.Step(done, total, rows...) }})
+	if err != nil {
+		return err
+	}
+	best := res.Best()
+	files := f.Files(spec.Variant)
+	if err := Save(filepath.Join(spec.Dir, files[0]), best.Model, Sidecar{Cluster: spec.ClusterName, LR: best.LR, Norm: split.Norm}); err != nil {
+		return err
+	}
+	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, best.Curves)
+}
+
+func (f family) Open(v schedulers.Name, dir string, _ schedulers.Options) (sim.Scheduler, error) {
+	_, mv := training.MustVariant(v)
+	return Open(filepath.Join(dir, f.Files(mv.ModelName())[0]))
+}

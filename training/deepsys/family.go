@@ -1,0 +1,89 @@
+package deepsys
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+)
+
+func init() { training.Register(family{}) }
+
+// FamilyConfig is what the run configuration's train.marl section sets
+// for the MARL paper's learned baselines.
+type FamilyConfig struct {
+	// AtteEpisodes of Atte training; 0 means DefaultAtteConfig's.
+	AtteEpisodes int `json:"atte_episodes"`
+}
+
+// Validate names the bad key.
+func (c *FamilyConfig) Validate() error {
+	if c.AtteEpisodes < 0 {
+		return fmt.Errorf("atte_episodes: must be >= 0, got %d", c.AtteEpisodes)
+	}
+	return nil
+}
+
+// family is the MARL paper's learned baselines, DeepSys and Atte; they
+// train on the MARL workload (held out per pod; only the training part is
+// used).
+type family struct{}
+
+func (family) Name() string            { return "deepsys" }
+func (family) Source() training.Source { return training.SourceMARL }
+func (family) Section() string         { return "marl" }
+
+func (family) Variants() []training.Variant {
+	return []training.Variant{
+		{Info: schedulers.Info{Name: VariantDeepSys, Display: "DeepSys", Doc: "MARL baseline: speed model fitted to the heuristics' placements"}},
+		{Info: schedulers.Info{Name: VariantAtte, Display: "Atte", Doc: "MARL baseline: attention policy trained by REINFORCE"}},
+	}
+}
+
+func (family) DefaultConfig() training.Config { return &FamilyConfig{} }
+
+// Files: DeepSys fits a speed model and has no learning curve.
+func (family) Files(v schedulers.Name) []string {
+	if v == VariantDeepSys {
+		return []string{CheckpointFile, SidecarFile}
+	}
+	return []string{CheckpointFile, SidecarFile, training.CurvesFile}
+}
+
+func (family) Train(ctx context.Context, spec training.TrainSpec) error {
+	fc, ok := spec.Config.(*FamilyConfig)
+	if !ok {
+		return fmt.Errorf("deepsys: config is %T, want *deepsys.FamilyConfig", spec.Config)
+	}
+	if spec.Variant == VariantDeepSys {
+		m, _, err := TrainDeepSys(ctx, DefaultSpeedConfig(), spec.Cluster, spec.Data.Train, spec.Sim, spec.Interference, spec.Seed)
+		if err != nil {
+			return err
+		}
+		return m.Save(spec.Dir)
+	}
+	cfg := DefaultAtteConfig()
+	if fc.AtteEpisodes > 0 {
+		cfg.Episodes = fc.AtteEpisodes
+	}
+	var curves []training.Curve
+	at, err := TrainAtte(ctx, cfg, spec.Cluster, spec.Data.Train, spec.Sim, spec.Interference, spec.Seed, func(c training.Curve) {
+		c.Cluster = spec.ClusterName
+		curves = append(curves, c)
+		spec.Step(len(curves), cfg.Episodes, c)
+	})
+	if err != nil {
+		return err
+	}
+	if err := at.Save(spec.Dir); err != nil {
+		return err
+	}
+	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, curves)
+}
+
+func (family) Open(_ schedulers.Name, dir string, _ schedulers.Options) (sim.Scheduler, error) {
+	return Load(dir)
+}

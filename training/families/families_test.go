@@ -1,0 +1,64 @@
+package families_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/das/dastest"
+	_ "github.com/schedlab/schedlab/training/families"
+)
+
+// TestTraceFamiliesTakeInterference: das, dl2 and rifling simulate with
+// the TrainSpec's interference model (they used to ignore it): under a
+// model that slows every job down by half, the validation JCT of the
+// first episode differs from the default model's.
+func TestTraceFamiliesTakeInterference(t *testing.T) {
+	spec, _ := sim.Preset("small")
+	cluster, err := spec.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster.Name = "small"
+	dc := das.DefaultConfig()
+	dc.MaxJobs, dc.ValFraction = 200, 0.2
+	split, err := das.PrepareTrace(cluster, dastest.ContendedJobs(200, 1, 400), sim.DefaultConfig(), dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := sim.InterferenceFunc(func(sim.JobLoad, []sim.JobLoad, []sim.JobLoad, int) float64 { return 0.5 })
+	for _, name := range []string{"das", "dl2", "rifling"} {
+		f, ok := training.Lookup(name)
+		if !ok {
+			t.Fatalf("family %s is not registered", name)
+		}
+		var jct [2]float64
+		for i, model := range []sim.Interference{nil, slow} {
+			cfg := f.DefaultConfig().(*das.PaperConfig)
+			cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = 1, 40, 0, []float64{1e-4}
+			dir := t.TempDir()
+			err := f.Train(context.Background(), training.TrainSpec{Variant: f.Variants()[0].Info.Name, Dir: dir, Cluster: cluster,
+				ClusterName: "small", Data: training.Data{Train: split.Train, Val: split.Val}, Sim: sim.DefaultConfig(),
+				Interference: model, Seed: 1, Config: cfg, Meta: datasets.FileMeta{Source: "test"}})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			rows, err := datasets.ReadParquet[training.Curve](filepath.Join(dir, training.CurvesFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r.Split == "validation" {
+					jct[i] = r.MeanJCT
+				}
+			}
+		}
+		if !(jct[0] > 0) || jct[0] == jct[1] {
+			t.Errorf("%s: validation mean JCT %v under the default and a halving interference model", name, jct)
+		}
+	}
+}

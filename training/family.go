@@ -1,0 +1,220 @@
+package training
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Family is one learned scheduler family: it trains a model directory
+// from a TrainSpec and opens one as a scheduler. A family package
+// registers its value with Register in an init function; the pipeline
+// (stages), `schedlab train`, `schedlab eval --models` and schedulers.New
+// reach every family through the registry only.
+type Family interface {
+	// Name is the family's name (das, dl2, rifling, marl, deepsys): the
+	// value of `schedlab train --family` and of schedulers.Info.Family.
+	Name() string
+	// Variants are the learned schedulers the family provides, the
+	// default (`schedlab train` without --variant) first.
+	Variants() []Variant
+	// Source is where the family's training jobs come from.
+	Source() Source
+	// Section is the key under train.* of the run configuration that holds
+	// the family's settings (das, marl); DefaultConfig decodes it.
+	Section() string
+	// DefaultConfig returns a pointer to a fresh config holding the
+	// family's defaults; its JSON fields are the keys of train.<Section>
+	// that the family reads (others are ignored).
+	DefaultConfig() Config
+	// Files are the files a model directory of variant v holds, each a
+	// name inside the directory: the pipeline declares them as the
+	// training stage's outputs.
+	Files(v schedulers.Name) []string
+	// Train trains spec.Variant and writes its Files into spec.Dir.
+	Train(ctx context.Context, spec TrainSpec) error
+	// Open loads variant v from the model directory dir.
+	Open(v schedulers.Name, dir string, opts schedulers.Options) (sim.Scheduler, error)
+}
+
+// Config is a family's own settings (episodes, segment jobs, learning
+// rates, ...): a pointer to a struct with JSON tags.
+type Config interface {
+	Validate() error
+}
+
+// Variant is one learned scheduler of a family.
+type Variant struct {
+	// Info registers the scheduler (Info.Family is set by Register).
+	Info schedulers.Info
+	// Model is the variant whose trained model this one loads, "" for
+	// itself: das-tuning's das-h4 and das-tau8 are the default das.
+	Model schedulers.Name
+	// Parts (SourceMARL) is the number of partitions whose last 10 % of
+	// jobs are held out for validation; 0 means one per pod (the
+	// single-agent variant holds out the last 10 % of all jobs).
+	Parts int
+}
+
+// ModelName is the model v loads: v.Model, or v itself.
+func (v Variant) ModelName() schedulers.Name {
+	if v.Model != "" {
+		return v.Model
+	}
+	return v.Info.Name
+}
+
+// Source names where a family's training jobs come from; the one split
+// function (stages.TrainingData) turns it into training and validation
+// jobs, never touching the jobs an experiment evaluates.
+type Source int
+
+const (
+	// SourceTrace: the training part of das-table1's trace (the first
+	// 1 − test_fraction of its kept jobs), split again 8:2 into training
+	// and validation.
+	SourceTrace Source = iota
+	// SourceMARL: the MARL paper's synthetic uniform arrivals at the
+	// paper's load per pod, 90 % of each partition's jobs training and the
+	// last 10 % validating.
+	SourceMARL
+)
+
+// Data are the jobs a training run learns from and validates on.
+type Data struct {
+	Train, Val []datasets.Job
+}
+
+// TrainSpec is everything one training run depends on.
+type TrainSpec struct {
+	// Variant is the scheduler to train (a ModelName of its family).
+	Variant schedulers.Name
+	// Dir is the model directory written (it exists).
+	Dir string
+	// Cluster trained on, and its label in curves and sidecars.
+	Cluster     *sim.Cluster
+	ClusterName string
+	// Data: the training and validation jobs, from the one split function.
+	Data Data
+	// Sim is the experiment's simulator configuration (trigger, interval,
+	// price, speed model).
+	Sim sim.Config
+	// Interference is the speed model; nil means sim.DefaultInterference.
+	Interference sim.Interference
+	// Seed seeds the model's initialisation and exploration.
+	Seed uint64
+	// Config is the family's config (from its DefaultConfig), validated.
+	Config Config
+	// Meta labels the curves file (source, configuration hash).
+	Meta datasets.FileMeta
+	// Progress, if not nil, is called after every training episode with
+	// the number of episodes done and the total.
+	Progress func(done, total int)
+	// Curve, if not nil, is called with every curve row as it is made.
+	Curve func(Curve)
+}
+
+// Step reports episode done of total through Progress (done 0: no
+// episode ended, only rows) and rows through Curve; for families'
+// trainers.
+func (s TrainSpec) Step(done, total int, rows ...Curve) {
+	if s.Progress != nil && done > 0 {
+		s.Progress(done, total)
+	}
+	if s.Curve != nil {
+		for _, r := range rows {
+			s.Curve(r)
+		}
+	}
+}
+
+var (
+	famMu    sync.RWMutex
+	families = map[string]Family{}
+	variants = map[schedulers.Name]string{} // variant → family
+)
+
+// Register adds a family and registers each of its variants with
+// schedulers.Register, whose constructor opens opts.Model with the
+// family's Open. It panics on a duplicate family or scheduler name:
+// registration is a programmer's act, done once in an init.
+func Register(f Family) {
+	famMu.Lock()
+	defer famMu.Unlock()
+	name := f.Name()
+	if _, dup := families[name]; dup || name == "" {
+		panic("training: Register: family " + name + " registered twice or unnamed")
+	}
+	// Check every name first so that a panicking Register leaves the
+	// registries as they were.
+	for _, v := range f.Variants() {
+		for _, n := range append([]string{string(v.Info.Name)}, v.Info.Aliases...) {
+			if _, taken := schedulers.Lookup(n); taken {
+				panic("training: Register: family " + name + ": scheduler " + n + " registered twice")
+			}
+		}
+	}
+	families[name] = f
+	for _, v := range f.Variants() {
+		info := v.Info
+		info.Family = name
+		vn := info.Name
+		variants[vn] = name
+		schedulers.Register(info, func(o schedulers.Options) (sim.Scheduler, error) {
+			return f.Open(vn, o.Model, o)
+		})
+	}
+}
+
+// Lookup returns a registered family by name.
+func Lookup(name string) (Family, bool) {
+	famMu.RLock()
+	defer famMu.RUnlock()
+	f, ok := families[name]
+	return f, ok
+}
+
+// Families lists the registered families' names, sorted.
+func Families() []string {
+	famMu.RLock()
+	defer famMu.RUnlock()
+	out := make([]string, 0, len(families))
+	for n := range families {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// VariantOf returns the family and variant of a learned scheduler (name
+// or alias); false for a heuristic or an unknown name.
+func VariantOf(name string) (Family, Variant, bool) {
+	info, ok := schedulers.Lookup(name)
+	if !ok || !info.Learned() {
+		return nil, Variant{}, false
+	}
+	f, ok := Lookup(info.Family)
+	if !ok {
+		return nil, Variant{}, false
+	}
+	for _, v := range f.Variants() {
+		if v.Info.Name == info.Name {
+			return f, v, true
+		}
+	}
+	return nil, Variant{}, false
+}
+
+// MustVariant is VariantOf for a name that a family registered.
+func MustVariant(name schedulers.Name) (Family, Variant) {
+	f, v, ok := VariantOf(string(name))
+	if !ok {
+		panic(fmt.Sprintf("training: %s is not a registered learned scheduler", name))
+	}
+	return f, v
+}

@@ -1,0 +1,85 @@
+package marl
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+)
+
+func init() { training.Register(family{}) }
+
+// FamilyConfig is what the run configuration's train.marl section sets
+// for the MARL family.
+type FamilyConfig struct {
+	// Episodes of training (passes over the training jobs); 0 means the
+	// variant's default (VariantConfig).
+	Episodes int `json:"episodes"`
+}
+
+// Validate names the bad key.
+func (c *FamilyConfig) Validate() error {
+	if c.Episodes < 0 {
+		return fmt.Errorf("episodes: must be >= 0, got %d", c.Episodes)
+	}
+	return nil
+}
+
+// family is MARL-GNN: the device-level, server-level and single-agent
+// variants, each one scheduler name marl-<variant>.
+type family struct{}
+
+func (family) Name() string            { return "marl" }
+func (family) Source() training.Source { return training.SourceMARL }
+func (family) Section() string         { return "marl" }
+
+func (family) Variants() []training.Variant {
+	return []training.Variant{
+		{Info: schedulers.Info{Name: "marl-device", Display: "MARL (device-level)", Doc: "MARL-GNN: one agent per pod over GPU groups (Zhao & Wu, TNSM 2021)"}},
+		{Info: schedulers.Info{Name: "marl-server", Display: "MARL (server-level)", Doc: "MARL-GNN: one agent per pod over servers"}},
+		// One agent schedules every job: hold out the last 10 % of all.
+		{Info: schedulers.Info{Name: "marl-single", Display: "MARL (single-agent)", Doc: "MARL-GNN: one agent over the whole cluster"}, Parts: 1},
+	}
+}
+
+func (family) DefaultConfig() training.Config { return &FamilyConfig{} }
+
+func (family) Files(schedulers.Name) []string {
+	return []string{CheckpointFile, SidecarFile, training.CurvesFile}
+}
+
+func (family) Train(ctx context.Context, spec training.TrainSpec) error {
+	fc, ok := spec.Config.(*FamilyConfig)
+	if !ok {
+		return fmt.Errorf("marl: config is %T, want *marl.FamilyConfig", spec.Config)
+	}
+	cfg := VariantConfig(strings.TrimPrefix(string(spec.Variant), "marl-"))
+	if fc.Episodes > 0 {
+		cfg.Episodes = fc.Episodes
+	}
+	done := 0
+	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
+		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
+		Episode: func(c training.Curve) {
+			if c.Split == "train" {
+				done++
+				spec.Step(done, cfg.Episodes)
+			}
+			spec.Step(0, 0, c)
+		}})
+	if err != nil {
+		return err
+	}
+	if err := pol.Save(spec.Dir, map[string]string{"cluster": spec.ClusterName, "config_hash": spec.Meta.ConfigHash}); err != nil {
+		return err
+	}
+	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, curves)
+}
+
+func (family) Open(_ schedulers.Name, dir string, opts schedulers.Options) (sim.Scheduler, error) {
+	return LoadScheduler(dir, SchedulerOptions{Seed: opts.Seed})
+}
