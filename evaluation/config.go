@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/schedlab/schedlab/schedulers"
 )
 
 // Config is the eval section of a run's configuration (stages.Config.Eval):
@@ -102,7 +104,7 @@ func (c Config) Validate() error {
 func checkSchedulers(key string, names []string) []error {
 	var errs []error
 	for i, n := range names {
-		if _, err := CanonicalScheduler(n); err != nil {
+		if _, err := schedulers.Canonical(n); err != nil {
 			errs = append(errs, fmt.Errorf("%s[%d]: %w", key, i, err))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -31,9 +32,9 @@ func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error
 		}
 	}
 	t := &Table{ID: DASWilcoxon,
-		Title:   fmt.Sprintf("das-wilcoxon: Wilcoxon signed-rank p-values, %s vs %s, per-job JCT and fee", DisplayName(a), DisplayName(b)),
+		Title:   fmt.Sprintf("das-wilcoxon: Wilcoxon signed-rank p-values, %s vs %s, per-job JCT and fee", schedulers.Display(a), schedulers.Display(b)),
 		Metrics: []Metric{{Label: "JCT p", Key: "jct_p", Digits: -3}, {Label: "Fee p", Key: "fee_p", Digits: -3}}}
-	ours := TableRow{Label: DisplayName(a) + " vs " + DisplayName(b), Source: SourceOurs}
+	ours := TableRow{Label: schedulers.Display(a) + " vs " + schedulers.Display(b), Source: SourceOurs}
 	for _, c := range clusters {
 		var ja, jb, fa, fb []float64
 		for _, r := range rows { // rows are in cell order, jobs in job order
@@ -72,9 +73,9 @@ func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error
 
 func lowerOf(w Wilcoxon, a, b string) string {
 	if w.WPlus < w.WMinus { // differences a − b mostly negative
-		return DisplayName(a)
+		return schedulers.Display(a)
 	}
-	return DisplayName(b)
+	return schedulers.Display(b)
 }
 
 // overheadTable is the mean wall time of a scheduling decision per job
@@ -85,7 +86,7 @@ func overheadTable(rows []TimingRow) *Table {
 		Metrics: []Metric{{Label: "ms/job", Key: "ms_per_job", Digits: 3}}}
 	var scheds, clusters []string
 	for _, r := range rows {
-		if !IsLearned(r.Scheduler) && r.Scheduler != "fifo-firstfit" {
+		if !schedulers.Name(r.Scheduler).Learned() && r.Scheduler != "fifo-firstfit" {
 			continue
 		}
 		if !slices.Contains(scheds, r.Scheduler) {
@@ -99,7 +100,7 @@ func overheadTable(rows []TimingRow) *Table {
 		t.Groups = append(t.Groups, title(c))
 	}
 	for _, s := range scheds {
-		row := TableRow{Label: DisplayName(s), Source: SourceOurs}
+		row := TableRow{Label: schedulers.Display(s), Source: SourceOurs}
 		for _, c := range clusters {
 			var sec float64
 			var jobs int32
@@ -123,7 +124,7 @@ func overheadTable(rows []TimingRow) *Table {
 
 // curveLabel names a learning curve in the convergence table and plot.
 func curveLabel(in DerivedData, c LearningCurve) string {
-	label := DisplayName(c.Scheduler)
+	label := schedulers.Display(c.Scheduler)
 	if len(in.Parent.Clusters) > 1 {
 		label += " on " + c.Cluster
 	}

@@ -323,11 +323,11 @@ func TestSpecValidate(t *testing.T) {
 // TestDASTuningDisplay: the das family registers das-tuning's rows.
 func TestDASTuningDisplay(t *testing.T) {
 	for _, n := range DASTuningNames() {
-		if !IsLearned(n) {
+		if !schedulers.Name(n).Learned() {
 			t.Errorf("%s is not a learned scheduler", n)
 		}
 	}
-	if got := DisplayName("das-tau6"); got != "DAS (h=4, τ=6)" {
+	if got := schedulers.Display("das-tau6"); got != "DAS (h=4, τ=6)" {
 		t.Errorf("display name: %q", got)
 	}
 }
@@ -380,7 +380,7 @@ func TestLearnedNeedsModel(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "learned scheduler das has no trained model") {
 		t.Fatalf("err = %v", err)
 	}
-	if got := DisplayName("da+rwgp"); got != "DA+RWGP" {
-		t.Errorf("DisplayName(da+rwgp) = %q", got)
+	if got := schedulers.Display("da+rwgp"); got != "DA+RWGP" {
+		t.Errorf("Display(da+rwgp) = %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -364,14 +365,16 @@ func checkMARLGrid(key string, g MARLGridConfig, listed bool) []error {
 	return errs
 }
 
-func hasScheduler(s Spec, canon string) bool { return slices.Contains(learnedOf(s), canon) }
+func hasScheduler(s Spec, canon schedulers.Name) bool { return slices.Contains(learnedOf(s), canon) }
 
-// learnedOf lists the spec's learned schedulers, canonical, in spec order.
-func learnedOf(s Spec) []string {
-	var out []string
+// learnedOf lists the spec's learned schedulers, canonical, in spec order
+// (a name that is not registered is no learned scheduler; Validate
+// reports it).
+func learnedOf(s Spec) []schedulers.Name {
+	var out []schedulers.Name
 	for _, n := range s.Schedulers {
-		if canon, _ := CanonicalScheduler(n); IsLearned(canon) {
-			out = append(out, canon)
+		if info, ok := schedulers.Lookup(n); ok && info.Learned() {
+			out = append(out, info.Name)
 		}
 	}
 	return out

@@ -54,6 +54,8 @@ type CellResult struct {
 type Report struct {
 	Spec Spec
 	Seed uint64
+	// Names are the canonical names of Spec.Schedulers, in order.
+	Names []schedulers.Name
 	// Cells that ran.
 	Cells []CellResult
 	// Workloads accounts for every (cluster, workload, seed), in spec
@@ -82,12 +84,16 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 				return s, err
 			}
 		}
-		if IsLearned(c.Scheduler) {
+		if c.Scheduler.Learned() {
 			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
 		}
-		return schedulers.New(schedulers.Name(c.Scheduler), schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour})
+		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour})
 	}
-	rep := &Report{Spec: spec, Seed: opt.Seed}
+	names, err := spec.SchedulerNames()
+	if err != nil {
+		return nil, fmt.Errorf("evaluation: %w", err)
+	}
+	rep := &Report{Spec: spec, Seed: opt.Seed, Names: names}
 	clusters := make([]*sim.Cluster, len(spec.Clusters))
 	for i, c := range spec.Clusters {
 		built, err := c.Spec.Build()
@@ -114,7 +120,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	}
 
 	var todo []Cell
-	for _, c := range spec.cells() {
+	for _, c := range spec.cells(rep.Names) {
 		if jobs[c.ci][c.wi][c.Seed] != nil {
 			todo = append(todo, c)
 		}
@@ -224,7 +230,7 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 // run seed and the cell key, so a randomised scheduler draws the same
 // stream in the cell whichever goroutine runs it.
 func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(Cell, uint64) (sim.Scheduler, error), model sim.Interference) (CellResult, error) {
-	s1, _ := pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, c.Scheduler, strconv.Itoa(c.Seed))
+	s1, _ := pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), strconv.Itoa(c.Seed))
 	sched, err := newSched(c, s1)
 	if err != nil {
 		return CellResult{}, err

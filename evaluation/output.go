@@ -129,7 +129,7 @@ type cellKey struct {
 }
 
 func (c Cell) key() cellKey {
-	return cellKey{c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed}
+	return cellKey{c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), c.Seed}
 }
 
 // rowPlan says, for every field of a row type, which source (by position)

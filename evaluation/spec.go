@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,16 +161,14 @@ func (s Spec) Validate() error {
 	if len(s.Schedulers) == 0 {
 		return errors.New("schedulers: none given")
 	}
-	clear(seen)
-	for i, name := range s.Schedulers {
-		canon, err := CanonicalScheduler(name)
-		if err != nil {
-			return fmt.Errorf("schedulers[%d]: %w", i, err)
+	names, err := s.SchedulerNames()
+	if err != nil {
+		return err
+	}
+	for i, n := range names {
+		if slices.Index(names, n) < i {
+			return fmt.Errorf("schedulers[%d]: %q given twice", i, n)
 		}
-		if seen[canon] {
-			return fmt.Errorf("schedulers[%d]: %q given twice", i, canon)
-		}
-		seen[canon] = true
 	}
 	if s.Seeds < 1 {
 		return fmt.Errorf("seeds: must be >= 1, got %d", s.Seeds)
@@ -218,36 +217,12 @@ func (w Workload) validate(cfg sim.Config) error {
 	return nil
 }
 
-// IsLearned reports whether a canonical name is a learned scheduler: one
-// that a family of package training registered (linked in through
-// training/families).
-func IsLearned(name string) bool {
-	info, ok := schedulers.Lookup(name)
-	return ok && info.Learned()
-}
-
-// CanonicalScheduler maps a scheduler name or alias (FIFO-FF, lb, DAS, ...)
-// to its registry name; an unknown name is an error listing the known ones.
-func CanonicalScheduler(name string) (string, error) {
-	n, err := schedulers.Canonical(name)
-	return string(n), err
-}
-
-// LearnedNames lists the learned schedulers' names, sorted.
-func LearnedNames() []string {
-	var out []string
-	for _, n := range schedulers.LearnedNames() {
-		out = append(out, string(n))
-	}
-	return out
-}
-
 // Cell is one point of the matrix; its fields are the cell key.
 type Cell struct {
 	Experiment string
 	Cluster    string
 	Workload   string
-	Scheduler  string
+	Scheduler  schedulers.Name
 	Seed       int
 
 	// positions in the spec, for ordering
@@ -260,14 +235,27 @@ func (c Cell) Key() string {
 	return fmt.Sprintf("%s/%s/%s/%s/%d", c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed)
 }
 
+// SchedulerNames are the canonical names of s.Schedulers, in order; an
+// unknown name is an error naming its index.
+func (s Spec) SchedulerNames() ([]schedulers.Name, error) {
+	out := make([]schedulers.Name, len(s.Schedulers))
+	for i, name := range s.Schedulers {
+		n, err := schedulers.Canonical(name)
+		if err != nil {
+			return nil, fmt.Errorf("schedulers[%d]: %w", i, err)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
 // cells enumerates the matrix in spec order (cluster, workload, scheduler,
-// seed), with canonical scheduler names.
-func (s Spec) cells() []Cell {
+// seed), with the canonical scheduler names of SchedulerNames.
+func (s Spec) cells(names []schedulers.Name) []Cell {
 	var out []Cell
 	for ci, c := range s.Clusters {
 		for wi, w := range s.Workloads {
-			for si, name := range s.Schedulers {
-				canon, _ := CanonicalScheduler(name)
+			for si, canon := range names {
 				for r := 0; r < s.Seeds; r++ {
 					out = append(out, Cell{Experiment: s.Experiment, Cluster: c.Name, Workload: w.Name, Scheduler: canon, Seed: r, ci: ci, wi: wi, si: si})
 				}

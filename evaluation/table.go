@@ -45,23 +45,6 @@ type TableRow struct {
 	Values []float64
 }
 
-// displayNames are the papers' names of the registry's schedulers.
-var displayNames = map[string]string{
-	"fifo-firstfit": "FIFO-FirstFit", "fifo-loadbalance": "FIFO-Load Balance",
-	"drf-firstfit": "DRF-FirstFit", "drf-loadbalance": "DRF-Load Balance",
-	"tetris": "Tetris", "tetris-pack": "Tetris (packing)", "malo": "MALO", "mosa": "MOSA",
-	"load-balancing": "Load Balancing", "lif": "LIF",
-}
-
-// DisplayName is the papers' name of a scheduler (its registry name when
-// the papers have none).
-func DisplayName(scheduler string) string {
-	if n, ok := displayNames[scheduler]; ok {
-		return n
-	}
-	return schedulers.Display(scheduler)
-}
-
 // Table summarises the report. JCT is in minutes for event-triggered
 // experiments and in scheduling intervals for interval-triggered ones (as
 // MARL Fig. 7). Column groups are the clusters (one workload), the
@@ -113,9 +96,8 @@ func (r *Report) Table() *Table {
 		t.Groups = append(t.Groups, AverageGroup)
 	}
 	nm := len(t.Metrics)
-	for si, name := range s.Schedulers {
-		canon, _ := CanonicalScheduler(name)
-		row := TableRow{Label: DisplayName(canon), Source: SourceOurs, Values: make([]float64, len(t.Groups)*nm)}
+	for si, canon := range r.Names {
+		row := TableRow{Label: schedulers.Display(string(canon)), Source: SourceOurs, Values: make([]float64, len(t.Groups)*nm)}
 		for gi, g := range groups {
 			var jct, fee float64
 			var n int
@@ -141,7 +123,7 @@ func (r *Report) Table() *Table {
 	}
 	t.Rows = append(t.Rows, r.paperRows(t)...)
 	t.Notes = r.notes(groups != nil)
-	if n := marginNote(t, s); n != "" {
+	if n := marginNote(t, r.Names); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
 	for _, g := range groups {
@@ -156,11 +138,10 @@ func (r *Report) Table() *Table {
 // over the best heuristic row: (best heuristic − learned) / best
 // heuristic, positive when the learned scheduler is better (the MARL
 // paper's "improvement").
-func marginNote(t *Table, s Spec) string {
+func marginNote(t *Table, names []schedulers.Name) string {
 	var learned, heur []int
-	for i, name := range s.Schedulers {
-		canon, _ := CanonicalScheduler(name)
-		if IsLearned(canon) {
+	for i, canon := range names {
+		if canon.Learned() {
 			learned = append(learned, i)
 		} else {
 			heur = append(heur, i)
@@ -239,15 +220,13 @@ func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		canon, _ := CanonicalScheduler(s.Schedulers[si])
-		parts = append(parts, fmt.Sprintf("%s %s / %s", DisplayName(canon), formatP(wj.P), formatP(wf.P)))
+		parts = append(parts, fmt.Sprintf("%s %s / %s", schedulers.Display(string(r.Names[si])), formatP(wj.P), formatP(wf.P)))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	ref0, _ := CanonicalScheduler(s.Schedulers[0])
 	return fmt.Sprintf("%s: Wilcoxon signed-rank p-values (two-sided, per-job pairs, zero differences dropped) of JCT / fee against %s: %s.",
-		label, DisplayName(ref0), strings.Join(parts, "; "))
+		label, schedulers.Display(string(r.Names[0])), strings.Join(parts, "; "))
 }
 
 func formatP(p float64) string {
@@ -278,10 +257,9 @@ func (r *Report) paperRows(t *Table) []TableRow {
 		return nil
 	}
 	var rows []TableRow
-	for _, name := range r.Spec.Schedulers {
-		canon, _ := CanonicalScheduler(name)
-		if v, ok := ref.Values(canon, t.Groups, len(t.Metrics)); ok {
-			rows = append(rows, TableRow{Label: DisplayName(canon) + " (paper)", Source: SourcePaper, Values: v})
+	for _, canon := range r.Names {
+		if v, ok := ref.Values(string(canon), t.Groups, len(t.Metrics)); ok {
+			rows = append(rows, TableRow{Label: schedulers.Display(string(canon)) + " (paper)", Source: SourcePaper, Values: v})
 		}
 	}
 	return rows

@@ -34,6 +34,12 @@ type Info struct {
 // Learned reports whether the scheduler needs a trained model.
 func (i Info) Learned() bool { return i.Family != "" }
 
+// Learned reports whether n is a registered learned scheduler.
+func (n Name) Learned() bool {
+	e, ok := lookup(string(n))
+	return ok && e.info.Learned()
+}
+
 // Options configure one scheduler value. The zero value is valid for a
 // heuristic: seed 0 and the simulator's default GPU price.
 type Options struct {

@@ -2,11 +2,13 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"path"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -28,7 +30,11 @@ func (c *Config) derivedStages(models map[string][]string) ([]pipeline.Stage, er
 			return nil, err
 		}
 		for _, e := range derived {
-			if s := c.derivedStage(e, spec, models); s != nil {
+			s, err := c.derivedStage(e, spec, models)
+			if err != nil {
+				return nil, fmt.Errorf("eval (%s): %w", e.ID, err)
+			}
+			if s != nil {
 				out = append(out, s)
 			}
 		}
@@ -38,15 +44,19 @@ func (c *Config) derivedStages(models map[string][]string) ([]pipeline.Stage, er
 
 // derivedStage is the stage of derived experiment e of the parent's spec,
 // or nil when the spec does not yield it.
-func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, models map[string][]string) pipeline.Stage {
+func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, models map[string][]string) (pipeline.Stage, error) {
 	d := e.Derive
 	if d.Applies != nil && !d.Applies(spec) {
-		return nil
+		return nil, nil
 	}
 	dir := evalDir(d.From)
 	// curveFile is one learning curve the stage reads; the list is the
 	// stage's configuration, so that a changed model reruns it.
-	type curveFile struct{ Scheduler, Cluster, File string }
+	type curveFile struct {
+		Scheduler schedulers.Name
+		Cluster   string
+		File      string
+	}
 	var in []string
 	var curves []curveFile
 	switch d.Reads {
@@ -55,9 +65,12 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 	case evaluation.FromTimings:
 		in = []string{path.Join(dir, path.Base(EvalTimings))}
 	case evaluation.FromCurves:
+		names, err := spec.SchedulerNames()
+		if err != nil {
+			return nil, err
+		}
 		for _, cl := range spec.Clusters {
-			for _, name := range spec.Schedulers {
-				canon, _ := evaluation.CanonicalScheduler(name)
+			for _, canon := range names {
 				for _, f := range models[c.modelKey(canon, cl.Spec)] {
 					if path.Base(f) == training.CurvesFile {
 						curves = append(curves, curveFile{canon, cl.Name, f})
@@ -67,7 +80,7 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 			}
 		}
 		if len(curves) == 0 {
-			return nil
+			return nil, nil
 		}
 	}
 	tables, plots := e.TableFiles(), e.PlotFiles()
@@ -92,7 +105,7 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 					if err != nil {
 						return err
 					}
-					data.Curves = append(data.Curves, evaluation.LearningCurve{Scheduler: f.Scheduler, Cluster: f.Cluster, Rows: rows})
+					data.Curves = append(data.Curves, evaluation.LearningCurve{Scheduler: string(f.Scheduler), Cluster: f.Cluster, Rows: rows})
 				}
 			}
 			if err != nil {
@@ -119,5 +132,5 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 			}
 			return pipeline.WriteFileAtomic(env.Output(plots[1]), png)
 		},
-	}
+	}, nil
 }

@@ -102,10 +102,13 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 		if err != nil {
 			return nil, err
 		}
+		names, err := spec.SchedulerNames()
+		if err != nil {
+			return nil, fmt.Errorf("eval (%s): %w", id, err)
+		}
 		mine := map[string][]string{}
-		for _, name := range spec.Schedulers {
-			canon, _ := evaluation.CanonicalScheduler(name)
-			if !evaluation.IsLearned(canon) {
+		for _, canon := range names {
+			if !canon.Learned() {
 				continue
 			}
 			for _, cl := range spec.Clusters {
@@ -113,7 +116,7 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 				if !ok {
 					return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
 				}
-				mine[canon+"@"+cl.Name] = files
+				mine[string(canon)+"@"+cl.Name] = files
 				inputs = append(inputs, files...)
 			}
 		}
@@ -165,14 +168,14 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		}
 	}
 	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
-		if !evaluation.IsLearned(c.Scheduler) {
+		if !c.Scheduler.Learned() {
 			return nil, nil
 		}
-		files := s.models[c.Scheduler+"@"+c.Cluster]
+		files := s.models[string(c.Scheduler)+"@"+c.Cluster]
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
 		}
-		return schedulers.New(schedulers.Name(c.Scheduler), schedulers.Options{Model: filepath.Dir(env.Input(files[0])), Seed: seed})
+		return schedulers.New(c.Scheduler, schedulers.Options{Model: filepath.Dir(env.Input(files[0])), Seed: seed})
 	}
 	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
 		NewScheduler: newSched, Interference: model})

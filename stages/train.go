@@ -119,10 +119,10 @@ const DASEachCluster = "each"
 // and serves every cluster ("das"), or with cluster "each" is trained per
 // cluster like a MARL-workload model ("marl-device/fattree-k8-power8").
 // das-tuning's das-h4 and das-tau8 use das's model (Variant.Model).
-func (c *Config) modelKey(canon string, cluster sim.ClusterSpec) string {
+func (c *Config) modelKey(canon schedulers.Name, cluster sim.ClusterSpec) string {
 	f, v, ok := training.VariantOf(canon)
 	if !ok { // a heuristic: no model (callers look the key up and miss)
-		return canon + "/" + ClusterID(cluster)
+		return string(canon) + "/" + ClusterID(cluster)
 	}
 	m := string(v.ModelName())
 	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
@@ -144,12 +144,12 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, name := range spec.Schedulers {
-			canon, err := evaluation.CanonicalScheduler(name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if !evaluation.IsLearned(canon) {
+		names, err := spec.SchedulerNames()
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval (%s): %w", id, err)
+		}
+		for _, canon := range names {
+			if !canon.Learned() {
 				continue
 			}
 			for _, cl := range spec.Clusters {
@@ -181,7 +181,7 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 // the same one (Train), so that the two cannot disagree.
 type ModelTraining struct {
 	// Scheduler is the model trained (a Variant.ModelName).
-	Scheduler string `json:"scheduler"`
+	Scheduler schedulers.Name `json:"scheduler"`
 	// Experiment whose simulator configuration and interference the
 	// model trains under.
 	Experiment string `json:"experiment"`
@@ -230,13 +230,13 @@ var sourceExperiment = map[training.Source]string{
 // called cluster (empty: the first; a trace-source model trains on
 // train.das.cluster unless that is "each").
 func (c *Config) PlanTraining(name, experiment, cluster string) (*ModelTraining, error) {
-	canon, err := evaluation.CanonicalScheduler(name)
+	canon, err := schedulers.Canonical(name)
 	if err != nil {
 		return nil, err
 	}
 	f, _, ok := training.VariantOf(canon)
 	if !ok {
-		return nil, fmt.Errorf("train: %s is not a learned scheduler (learned: %s)", canon, strings.Join(evaluation.LearnedNames(), ", "))
+		return nil, fmt.Errorf("train: %s is not a learned scheduler (learned: %v)", canon, schedulers.LearnedNames())
 	}
 	if experiment == "" {
 		for _, id := range c.Eval.Experiments {
@@ -244,10 +244,12 @@ func (c *Config) PlanTraining(name, experiment, cluster string) (*ModelTraining,
 			if err != nil {
 				return nil, err
 			}
-			for _, n := range spec.Schedulers {
-				if cn, _ := evaluation.CanonicalScheduler(n); cn == canon && experiment == "" {
-					experiment = id
-				}
+			names, err := spec.SchedulerNames()
+			if err != nil {
+				return nil, fmt.Errorf("eval (%s): %w", id, err)
+			}
+			if slices.Contains(names, canon) && experiment == "" {
+				experiment = id
 			}
 		}
 	}
@@ -271,16 +273,19 @@ func (c *Config) PlanTraining(name, experiment, cluster string) (*ModelTraining,
 }
 
 // planTraining plans the model of canon that spec evaluates on cl.
-func (c *Config) planTraining(canon string, spec evaluation.Spec, fitted bool, cl evaluation.Cluster) (*ModelTraining, error) {
-	f, v := training.MustVariant(schedulers.Name(canon))
-	mt := &ModelTraining{Scheduler: string(v.ModelName()), Experiment: spec.Experiment, Sim: spec.Sim, Fitted: fitted,
+func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitted bool, cl evaluation.Cluster) (*ModelTraining, error) {
+	f, v := training.MustVariant(canon)
+	mt := &ModelTraining{Scheduler: v.ModelName(), Experiment: spec.Experiment, Sim: spec.Sim, Fitted: fitted,
 		Key: c.modelKey(canon, cl.Spec), family: f, Data: DataSetup{Source: f.Source()}}
 	switch f.Source() {
 	case training.SourceTrace:
 		mt.Cluster, mt.ClusterSpec = cl.Name, cl.Spec
 		if c.Train.DAS.Cluster != DASEachCluster {
 			mt.Cluster = c.Train.DAS.Cluster
-			mt.ClusterSpec, _ = sim.Preset(c.Train.DAS.Cluster)
+			var err error
+			if mt.ClusterSpec, err = sim.Preset(c.Train.DAS.Cluster); err != nil {
+				return nil, fmt.Errorf("train.das.cluster: %w", err)
+			}
 		}
 		for _, w := range spec.Workloads {
 			if w.Kind == evaluation.KindTrace {
@@ -346,7 +351,7 @@ func (m *ModelTraining) StageName() string { return "train-" + strings.ReplaceAl
 // Outputs are the run-directory paths of the model's files.
 func (m *ModelTraining) Outputs() []string {
 	var outs []string
-	for _, f := range m.family.Files(schedulers.Name(m.Scheduler)) {
+	for _, f := range m.family.Files(m.Scheduler) {
 		outs = append(outs, path.Join(ModelDir(m.Key), f))
 	}
 	return outs
@@ -365,7 +370,7 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	return &pipeline.Func{
 		StageName: m.StageName(), StageVersion: stageVersion, In: in, Out: outs, Cfg: m,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			in := TrainInputs{Workload: env.Rand("workload"), Meta: datasets.FileMeta{Source: "train:" + m.Scheduler, ConfigHash: env.ConfigHash}}
+			in := TrainInputs{Workload: env.Rand("workload"), Meta: datasets.FileMeta{Source: "train:" + string(m.Scheduler), ConfigHash: env.ConfigHash}}
 			in.Seed, _ = pipeline.Seed(env.Seed, env.Stage(), "model")
 			var err error
 			if m.Data.Source == training.SourceTrace {
@@ -440,7 +445,7 @@ func (m *ModelTraining) Spec(dir string, in TrainInputs) (training.TrainSpec, er
 	if err != nil {
 		return training.TrainSpec{}, fmt.Errorf("train %s: %w", m.Scheduler, err)
 	}
-	return training.TrainSpec{Variant: schedulers.Name(m.Scheduler), Dir: dir, Cluster: cluster, ClusterName: m.Cluster, Data: data,
+	return training.TrainSpec{Variant: m.Scheduler, Dir: dir, Cluster: cluster, ClusterName: m.Cluster, Data: data,
 		Sim: m.Sim, Interference: in.Interference, Seed: in.Seed, Config: m.Config, Meta: in.Meta, Progress: in.Progress, Curve: in.Curve}, nil
 }
 
@@ -550,7 +555,7 @@ func FittedInterference(path string) (sim.Interference, error) {
 // from modelsDir, a directory laid out as a run's models/: a model per
 // cluster in <model>/<cluster id>/, or (trace-source models trained on one
 // cluster) one for all in <model>/.
-func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
+func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
 	f, v, ok := training.VariantOf(name)
 	if !ok {
 		return nil, fmt.Errorf("%s is not a learned scheduler", name)
@@ -564,5 +569,5 @@ func OpenModel(modelsDir, name string, cluster sim.ClusterSpec, seed uint64) (si
 	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
 		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
 	}
-	return schedulers.New(schedulers.Name(name), schedulers.Options{Model: dir, Seed: seed})
+	return schedulers.New(name, schedulers.Options{Model: dir, Seed: seed})
 }

@@ -111,7 +111,7 @@ func TestTrainingStagesNoLeak(t *testing.T) {
 	evaluated := EvaluatedJobIDs(t, cfg, filepath.Join(dir, JobsParquet))
 	families := map[string]bool{}
 	for _, n := range schedulers.LearnedNames() {
-		f, v, _ := training.VariantOf(string(n))
+		f, v, _ := training.VariantOf(n)
 		if v.ModelName() != n || (f.Name() == "das" && n != "das") {
 			continue // das-tuning rows and ablations: as das
 		}

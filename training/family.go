@@ -191,10 +191,10 @@ func Families() []string {
 	return out
 }
 
-// VariantOf returns the family and variant of a learned scheduler (name
-// or alias); false for a heuristic or an unknown name.
-func VariantOf(name string) (Family, Variant, bool) {
-	info, ok := schedulers.Lookup(name)
+// VariantOf returns the family and variant of a learned scheduler; false
+// for a heuristic or an unknown name.
+func VariantOf(name schedulers.Name) (Family, Variant, bool) {
+	info, ok := schedulers.Lookup(string(name))
 	if !ok || !info.Learned() {
 		return nil, Variant{}, false
 	}
@@ -212,7 +212,7 @@ func VariantOf(name string) (Family, Variant, bool) {
 
 // MustVariant is VariantOf for a name that a family registered.
 func MustVariant(name schedulers.Name) (Family, Variant) {
-	f, v, ok := VariantOf(string(name))
+	f, v, ok := VariantOf(name)
 	if !ok {
 		panic(fmt.Sprintf("training: %s is not a registered learned scheduler", name))
 	}

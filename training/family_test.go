@@ -57,12 +57,12 @@ func TestLearnedNamesHaveFamily(t *testing.T) {
 		t.Fatalf("learned names %v", schedulers.LearnedNames())
 	}
 	for _, n := range schedulers.LearnedNames() {
-		f, v, ok := training.VariantOf(string(n))
+		f, v, ok := training.VariantOf(n)
 		if !ok || v.Info.Name != n {
 			t.Errorf("%s belongs to no family", n)
 			continue
 		}
-		if _, mv, ok := training.VariantOf(string(v.ModelName())); !ok || mv.ModelName() != v.ModelName() {
+		if _, mv, ok := training.VariantOf(v.ModelName()); !ok || mv.ModelName() != v.ModelName() {
 			t.Errorf("%s loads %s, which is not a model of %s", n, v.ModelName(), f.Name())
 		}
 	}

@@ -74,7 +74,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			if len(scheds) > 0 {
 				spec.Schedulers = nil
 				for _, s := range scheds {
-					if _, err := evaluation.CanonicalScheduler(s); err != nil {
+					if _, err := schedulers.Canonical(s); err != nil {
 						return usageErrorf("eval: --schedulers: %v", err)
 					}
 					spec.Schedulers = append(spec.Schedulers, s)
@@ -113,10 +113,14 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 					}
 				}
 			}
+			names, err := spec.SchedulerNames()
+			if err != nil {
+				return usageErrorf("eval: %v", err)
+			}
 			var learned []string
-			for _, s := range spec.Schedulers {
-				if canon, _ := evaluation.CanonicalScheduler(s); evaluation.IsLearned(canon) {
-					learned = append(learned, canon)
+			for _, n := range names {
+				if n.Learned() {
+					learned = append(learned, string(n))
 				}
 			}
 			if len(learned) > 0 && modelsDir == "" {
@@ -139,7 +143,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
-				if !evaluation.IsLearned(c.Scheduler) {
+				if !c.Scheduler.Learned() {
 					return nil, nil
 				}
 				for _, cl := range spec.Clusters {

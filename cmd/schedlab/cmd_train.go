@@ -141,7 +141,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	var bar *pipeline.Bar
 	in.Progress = func(done, total int) {
 		if bar == nil {
-			bar = a.progress.Start("train "+plan.Scheduler, int64(total))
+			bar = a.progress.Start("train "+string(plan.Scheduler), int64(total))
 		}
 		bar.Set(int64(done))
 	}
@@ -172,7 +172,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		if err != nil {
 			return err
 		}
-		if err := plotCurves(opts.Out, rows, plan.Scheduler+" on "+plan.Cluster, plan.Data.Source == training.SourceTrace); err != nil {
+		if err := plotCurves(opts.Out, rows, string(plan.Scheduler)+" on "+plan.Cluster, plan.Data.Source == training.SourceTrace); err != nil {
 			return err
 		}
 		files = append(files, "curves.svg", "curves.png")
@@ -190,7 +190,7 @@ var trainSpecHook func(training.TrainSpec) error
 // the streams schedlab run's stage of the same name draws.
 func trainInputs(ctx context.Context, a *app, cfg *stages.Config, plan *stages.ModelTraining, opts trainOptions) (stages.TrainInputs, error) {
 	stage := plan.StageName()
-	in := stages.TrainInputs{Workload: pipeline.Rand(cfg.Seed, stage, "workload"), Meta: datasets.FileMeta{Source: "train:" + plan.Scheduler}}
+	in := stages.TrainInputs{Workload: pipeline.Rand(cfg.Seed, stage, "workload"), Meta: datasets.FileMeta{Source: "train:" + string(plan.Scheduler)}}
 	in.Seed, _ = pipeline.Seed(cfg.Seed, stage, "model")
 	h, err := pipeline.HashJSON(plan)
 	if err != nil {

@@ -90,8 +90,8 @@ func TestTrainMatchesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	evaluated := evaluatedIDs(t, cfg, trace)
-	got := map[string]training.TrainSpec{}
-	trainSpecHook = func(s training.TrainSpec) error { got[string(s.Variant)] = s; return nil }
+	got := map[schedulers.Name]training.TrainSpec{}
+	trainSpecHook = func(s training.TrainSpec) error { got[s.Variant] = s; return nil }
 	defer func() { trainSpecHook = nil }()
 	families := map[string]bool{}
 	for _, st := range dag {
@@ -101,7 +101,7 @@ func TestTrainMatchesRun(t *testing.T) {
 		}
 		f := mt.Family()
 		families[f.Name()] = true
-		if code := execute([]string{"train", "--family", f.Name(), "--variant", mt.Scheduler, "--out", t.TempDir()}); code != 0 {
+		if code := execute([]string{"train", "--family", f.Name(), "--variant", string(mt.Scheduler), "--out", t.TempDir()}); code != 0 {
 			t.Fatalf("train %s: exit %d", mt.Scheduler, code)
 		}
 		cli, ok := got[mt.Scheduler]
@@ -123,7 +123,7 @@ func TestTrainMatchesRun(t *testing.T) {
 		if !slices.Equal(jobIDs(cli.Data.Train), jobIDs(run.Data.Train)) || !slices.Equal(jobIDs(cli.Data.Val), jobIDs(run.Data.Val)) {
 			t.Errorf("%s: schedlab train and schedlab run train or validate on different jobs", mt.Scheduler)
 		}
-		checkNoLeak(t, mt.Scheduler, cli, evaluated)
+		checkNoLeak(t, string(mt.Scheduler), cli, evaluated)
 	}
 	if len(families) != len(training.Families()) {
 		t.Errorf("families checked %v, want all of %v", families, training.Families())
