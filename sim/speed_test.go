@@ -68,3 +68,22 @@ func TestInstanceSlowdownSkipsOnlyItself(t *testing.T) {
 		t.Errorf("worker + PS on one socket ran %g s, want 1060 (the PS's 6 %% from the worker)", got)
 	}
 }
+
+// TestProfilesCarrySources: every number of the one profile table names its
+// source (NoSource where there is none), and every MARL Table I model is in
+// it.
+func TestProfilesCarrySources(t *testing.T) {
+	for _, p := range append(append([]sim.ModelProfile(nil), sim.Profiles...), sim.DefaultProfile) {
+		s := p.Source
+		for col, v := range map[string]string{"model": s.Model, "cpu": s.CPU, "pcie": s.PCIe, "gradient_mb": s.GradientMB, "iter_s": s.IterS} {
+			if v == "" {
+				t.Errorf("profile %q: column %s has no source", p.Name, col)
+			}
+		}
+	}
+	for _, m := range sim.MARLModels {
+		if !sim.ProfileOf(m).Known {
+			t.Errorf("MARL Table I model %s has no profile", m)
+		}
+	}
+}
