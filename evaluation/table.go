@@ -300,16 +300,27 @@ func (r *Report) notes(ran bool) []string {
 	if !ran {
 		n = append(n, "No cell ran.")
 	}
-	speed := s.Sim.Speed
-	if speed == "" {
-		speed = sim.SpeedModel
-	}
-	n = append(n, fmt.Sprintf("Simulator: %s triggers, %s speed, %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
-		s.Sim.Trigger, speed, s.Sim.PriceGPUHour, s.Seeds, r.Seed))
+	n = append(n, fmt.Sprintf("Simulator: %s triggers, %s; %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
+		s.Sim.Trigger, speedNote(s.Sim), s.Sim.PriceGPUHour, s.Seeds, r.Seed))
 	if ref := r.reference(); ref != nil {
 		n = append(n, ref.Note)
 	}
 	return n
+}
+
+// speedNote says which speed model produced a table (sim.speed) and in
+// which environment (sim.environment).
+func speedNote(c sim.Config) string {
+	env := "no calibrated environment (simulator defaults)"
+	if c.Environment != "" {
+		env = "environment " + c.Environment
+	}
+	switch c.Speed {
+	case sim.SpeedStandalone:
+		return "standalone speed (trace replay: jobs run for their recorded durations), " + env
+	default:
+		return "model speed (interference and communication), " + env
+	}
 }
 
 func workloadIndex(s Spec, name string) int {

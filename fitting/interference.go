@@ -159,6 +159,8 @@ func DefaultModel() *InterferenceModel {
 	return m
 }
 
-// defaultParams are α1, α2, α3, β1, β2, λ of DefaultModel.
-var defaultParams = [6]float64{0.013949405690369787, 0.09424533385213002, 0.34711129110725392,
-	0.0011482140563120499, -0.00063291095728954634, -0.03355907552446212}
+// defaultParams are α1, α2, α3, β1, β2, λ of DefaultModel (refitted when
+// profiling.TableI took its C_J and P_J from sim.Profiles, the one profile
+// table).
+var defaultParams = [6]float64{0.011206149814498948, 0.094100612654089671, 0.34553528818071416,
+	0.0018721570428335201, 0.0016146881219260747, -0.038893474845820675}

@@ -40,6 +40,8 @@
 //
 // Co-locations: the target on GPU 0 of socket 0; each other GPU holds a
 // TableI job with probability ½; each socket gets 0–2 CPU hogs (the paper's
-// CPU workload generator) of 0.5–8 cores. TableI's per-model figures are
-// schedlab's assumptions (documented there), not the paper's.
+// CPU workload generator) of 0.5–8 cores. TableI's C_J and P_J are
+// sim.Profiles' (the one profile table, whose source column says that no
+// paper gives them); only the phase shares and cache sensitivities, part of
+// the ground truth's functional form, are this package's (assumptions).
 package profiling

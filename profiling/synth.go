@@ -5,18 +5,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/sim"
 )
 
 // WorkloadProfile is the standalone resource use of one DL model type on
-// one GPU, and how its iteration time splits into phases. The values are
-// schedlab's assumptions, not measurements: the MARL paper's Table I names
-// the eight models but gives no figures. They were chosen so that the
-// paper's qualitative statements hold (CTC is CPU-intensive, VGG-16 is
-// communication-heavy, ResNet-50 relies on CPU more than VGG-16).
+// one GPU, and how its iteration time splits into phases. C_J and P_J are
+// sim.Profiles' (the one profile table; see its sources); the phase shares
+// and cache sensitivity belong to the synthetic ground truth's functional
+// form (package doc), are schedlab's assumptions, and are used nowhere
+// else.
 type WorkloadProfile struct {
 	Model    string
-	CPUCores float64 // C_J alone, cores
-	PCIeGbps float64 // P_J alone, Gbit/s
+	CPUCores float64 // C_J alone, cores (sim.Profiles)
+	PCIeGbps float64 // P_J alone, Gbit/s (sim.Profiles)
 	// Phase shares of the standalone iteration time (they sum to ≤ 1; the
 	// rest is GPU compute, which co-runners do not slow).
 	CPUShare, PCIeShare float64
@@ -24,17 +26,37 @@ type WorkloadProfile struct {
 	CacheSensitivity float64
 }
 
-// TableI is the MARL paper's Table I with schedlab's assumed profiles.
-var TableI = []WorkloadProfile{
-	{"ResNet-50", 6, 40, 0.35, 0.20, 1.0},
-	{"VGG-16", 4, 70, 0.20, 0.40, 0.6},
-	{"Inception-BN", 5, 35, 0.30, 0.20, 0.9},
-	{"ResNeXt-110", 3, 20, 0.20, 0.15, 0.8},
-	{"DSSM", 3, 15, 0.30, 0.15, 0.5},
-	{"Seq2Seq", 4, 30, 0.25, 0.25, 0.7},
-	{"CTC", 7, 10, 0.50, 0.10, 1.2},
-	{"WLM", 2, 25, 0.20, 0.20, 0.6},
+// groundTruthForm is the ground truth's part of each Table I profile, in
+// the table's order (the order of sim.MARLModels), under the paper's
+// spelling of the model names: phase shares and cache sensitivity, chosen
+// so that the paper's qualitative statements hold (CTC is CPU-intensive,
+// VGG-16 communication-heavy, ResNet-50 relies on CPU more than VGG-16).
+var groundTruthForm = []WorkloadProfile{
+	{Model: "ResNet-50", CPUShare: 0.35, PCIeShare: 0.20, CacheSensitivity: 1.0},
+	{Model: "VGG-16", CPUShare: 0.20, PCIeShare: 0.40, CacheSensitivity: 0.6},
+	{Model: "Inception-BN", CPUShare: 0.30, PCIeShare: 0.20, CacheSensitivity: 0.9},
+	{Model: "ResNeXt-110", CPUShare: 0.20, PCIeShare: 0.15, CacheSensitivity: 0.8},
+	{Model: "DSSM", CPUShare: 0.30, PCIeShare: 0.15, CacheSensitivity: 0.5},
+	{Model: "Seq2Seq", CPUShare: 0.25, PCIeShare: 0.25, CacheSensitivity: 0.7},
+	{Model: "CTC", CPUShare: 0.50, PCIeShare: 0.10, CacheSensitivity: 1.2},
+	{Model: "WLM", CPUShare: 0.20, PCIeShare: 0.20, CacheSensitivity: 0.6},
 }
+
+// TableI is the MARL paper's Table I as the generator samples it: C_J and
+// P_J drawn from sim.Profiles (no copy), the phase shares from
+// groundTruthForm.
+var TableI = func() []WorkloadProfile {
+	out := make([]WorkloadProfile, len(groundTruthForm))
+	for i, w := range groundTruthForm {
+		p := sim.ProfileOf(w.Model)
+		if !p.Known {
+			panic("profiling: Table I model " + w.Model + " has no profile in sim.Profiles")
+		}
+		w.CPUCores, w.PCIeGbps = p.CPU, p.PCIeGbps
+		out[i] = w
+	}
+	return out
+}()
 
 // SynthConfig configures the synthetic co-location generator.
 type SynthConfig struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
 )
 
 func TestSynthesizeDeterministicAndSane(t *testing.T) {
@@ -79,5 +80,23 @@ func TestSynthConfigValidate(t *testing.T) {
 	c.Samples = -3
 	if err := c.Validate(); err == nil || err.Error() != "profile.synth.samples: must be > 0, got -3" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestTableIIsSimProfiles: the generator's C_J and P_J are the simulator's
+// one profile table, model for model in Table I's order, so a model fitted
+// on its samples is applied on the range it was fitted on.
+func TestTableIIsSimProfiles(t *testing.T) {
+	if len(TableI) != len(sim.MARLModels) {
+		t.Fatalf("TableI has %d models, sim.MARLModels %d", len(TableI), len(sim.MARLModels))
+	}
+	for i, w := range TableI {
+		p := sim.ProfileOf(w.Model)
+		if p.Name != sim.MARLModels[i] {
+			t.Errorf("TableI[%d] = %s, want %s", i, w.Model, sim.MARLModels[i])
+		}
+		if w.CPUCores != p.CPU || w.PCIeGbps != p.PCIeGbps {
+			t.Errorf("%s: C_J %g, P_J %g; sim.Profiles has %g, %g", w.Model, w.CPUCores, w.PCIeGbps, p.CPU, p.PCIeGbps)
+		}
 	}
 }

@@ -55,6 +55,12 @@ type Config struct {
 	// duration wherever it is placed: a pure trace replay, as the DAS
 	// paper's simulator).
 	Speed string `mapstructure:"speed" yaml:"speed" json:"speed"`
+	// Environment names the calibrated environment whose parameters the
+	// speed model was given ("" none: the simulator's defaults). The
+	// simulator does not read it (the caller resolves the name into an
+	// Interference and parameters); it is carried so that a spec, its cache
+	// key and its tables say which environment produced the results.
+	Environment string `mapstructure:"environment" yaml:"environment,omitempty" json:"environment,omitempty"`
 }
 
 // Speed models.

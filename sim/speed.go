@@ -60,7 +60,7 @@ func (s *Sim) rate(js *JobState) float64 {
 			if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
 				continue
 			}
-			js.slow = max(js.slow, s.instanceSlowdown(js.Instances[i].Load, js.Index, sl.Server, sl.Socket, nil))
+			js.slow = max(js.slow, s.instanceSlowdown(js.Instances[i].Load, js.Index, i, sl.Server, sl.Socket, nil))
 		}
 	}
 	worst := js.slow
@@ -85,18 +85,18 @@ func (s *Sim) rate(js *JobState) float64 {
 }
 
 // instanceSlowdown is S(target, co-runners) − S(target, ∅) clamped to
-// [0, MaxSlowdown] for an instance of job self (−1 for a hypothetical one)
-// homed on socket of server. The instance itself is not its own co-runner;
-// the job's other instances are.
-func (s *Sim) instanceSlowdown(load JobLoad, self int, server, socket int, extra []JobLoad) float64 {
+// [0, MaxSlowdown] for instance inst of job self (self −1 for a
+// hypothetical instance, which is not in srvInst) homed on socket of
+// server. Only the instance itself is skipped — by instance, not by job:
+// the job's other instances (its PS beside its worker) are co-runners like
+// any other.
+func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int, extra []JobLoad) float64 {
 	same, other := append(s.sameBuf[:0], extra...), s.otherBuf[:0]
-	skipped := false
 	for _, r := range s.srvInst[server] {
-		l := s.jobs[r.job].Instances[r.inst].Load
-		if !skipped && int(r.job) == self && int(r.socket) == socket {
-			skipped = true // the target instance itself
-			continue
+		if int(r.job) == self && int(r.inst) == inst {
+			continue // the target instance itself
 		}
+		l := s.jobs[r.job].Instances[r.inst].Load
 		if int(r.socket) == socket {
 			same = append(same, l)
 		} else {

@@ -183,7 +183,7 @@ func (st *State) Interference() Interference { return st.sim.model }
 func (st *State) PredictSlowdown(load JobLoad, server int, extra []JobLoad) float64 {
 	s := st.sim
 	sock := s.chooseSocket(server, Resources{})
-	return s.instanceSlowdown(load, -1, server, sock, extra)
+	return s.instanceSlowdown(load, -1, -1, server, sock, extra)
 }
 
 // ClusterTotal is the summed capacity of all servers.

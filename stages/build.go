@@ -14,9 +14,13 @@ import (
 
 // Artifact paths of the standard DAG, relative to the run directory.
 const (
-	JobsParquet  = "datasets/jobs.parquet"
-	JobsSummary  = "tables/jobs_summary.md"
-	stageVersion = "1"
+	JobsParquet = "datasets/jobs.parquet"
+	JobsSummary = "tables/jobs_summary.md"
+	// stageVersion is part of every stage's cache key: bump it when a
+	// change of code changes what a stage writes, so that a run into an
+	// existing directory does not reuse stale artifacts (2: the
+	// interference defect and the one profile table of issue 15).
+	stageVersion = "2"
 )
 
 // Build returns the stages of the run that cfg describes, in a stable order.

@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/sim"
 )
 
 // Config is the whole configuration of a run. Its zero value is not useful:
@@ -26,8 +27,57 @@ type Config struct {
 	Summary  SummaryConfig  `mapstructure:"summary" yaml:"summary" json:"summary"`
 	Profile  ProfileConfig  `mapstructure:"profile" yaml:"profile" json:"profile"`
 	Fit      fitting.Config `mapstructure:"fit" yaml:"fit" json:"fit"`
+	Sim      SimConfig      `mapstructure:"sim" yaml:"sim" json:"sim"`
 	Eval     EvalConfig     `mapstructure:"eval" yaml:"eval" json:"eval"`
 	Train    TrainConfig    `mapstructure:"train" yaml:"train" json:"train"`
+}
+
+// SimConfig is the run-wide choice of speed model: it applies to every
+// experiment's simulations (Spec.Sim) and to the training of the learned
+// schedulers they evaluate, which simulate alike.
+type SimConfig struct {
+	// Speed is sim.SpeedModel (interference and communication slow jobs
+	// down) or sim.SpeedStandalone (a pure trace replay: every job runs for
+	// its recorded duration); "" keeps each experiment's own (the model).
+	Speed string `mapstructure:"speed" yaml:"speed" json:"speed"`
+	// Environment names the calibrated environment whose fitted parameters
+	// the speed model uses; "" is none (the simulator's defaults). No stage
+	// produces an environment yet, so "" is the only valid value.
+	Environment string `mapstructure:"environment" yaml:"environment" json:"environment"`
+}
+
+// Validate names every bad key.
+func (c SimConfig) Validate() error {
+	var errs []error
+	switch c.Speed {
+	case "", sim.SpeedModel, sim.SpeedStandalone:
+	default:
+		errs = append(errs, fmt.Errorf("sim.speed: must be %q or %q, got %q", sim.SpeedModel, sim.SpeedStandalone, c.Speed))
+	}
+	if err := CheckEnvironment(c.Environment); err != nil {
+		errs = append(errs, fmt.Errorf("sim.environment: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckEnvironment reports whether a stage of the DAG produces the named
+// environment, so that an experiment naming one that none produces fails
+// at configuration time, before any work. "" (none: the simulator's
+// defaults) always passes; no stage produces a named one yet.
+func CheckEnvironment(name string) error {
+	if name == "" {
+		return nil
+	}
+	return fmt.Errorf("no stage produces environment %q (environments: none yet; \"\" means the simulator's defaults)", name)
+}
+
+// apply sets the run-wide speed model on an experiment's simulator
+// configuration; empty keys leave the experiment's own.
+func (c SimConfig) apply(s *sim.Config) {
+	if c.Speed != "" {
+		s.Speed = c.Speed
+	}
+	s.Environment = c.Environment
 }
 
 // ProfileConfig selects where co-location samples come from.
@@ -95,7 +145,7 @@ func (c *Config) Validate() error {
 		bad("datasets.interval_s", "must be > 0, got %v", c.Datasets.IntervalS)
 	}
 	// Packages' Validate methods name their keys in full.
-	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Eval, c.Train} {
+	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Sim, c.Eval, c.Train} {
 		if err := v.Validate(); err != nil {
 			errs = append(errs, err)
 		}

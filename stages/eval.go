@@ -71,6 +71,7 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	spec = e.Spec()
 	spec.Seeds = c.Eval.Seeds
 	fitted = e.Configure(&c.Eval, &spec)
+	c.Sim.apply(&spec.Sim)
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
 		switch {

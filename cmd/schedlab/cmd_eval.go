@@ -21,7 +21,7 @@ func init() { register(newEvalCmd) }
 func newEvalCmd(a *app) *cobra.Command {
 	var (
 		experiment, out, jobsFile, arrivals string
-		modelsDir                           string
+		modelsDir, speed, environment       string
 		scheds                              []string
 		workers, seeds, synthetic, maxJobs  int
 		fatTreeK, intervals                 int
@@ -49,6 +49,10 @@ scaled to each cluster's pod size. Learned schedulers (das, rifling, marl-device
 ...) load their models from --models, the models/ directory of a "schedlab run"
 that trained them: DAS-paper models from DIR/NAME/, MARL models from
 DIR/NAME/CLUSTER-ID/ (e.g. marl-device/fattree-k8-power8).
+
+--speed standalone replays the trace: every job runs for its recorded duration,
+so JCT = queueing + duration; the default, --speed model, slows jobs by
+interference and communication. The tables' notes say which produced them.
 
 Same inputs, flags and --seed give byte-identical Parquet files, tables and plots.
 An unknown experiment or scheduler is exit status 2; a scheduler that returns an
@@ -82,6 +86,16 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			}
 			fl := cmd.Flags()
 			spec.Seeds = seeds
+			switch speed {
+			case sim.SpeedModel, sim.SpeedStandalone:
+				spec.Sim.Speed = speed
+			default:
+				return usageErrorf("eval: --speed: must be %s or %s, got %q", sim.SpeedModel, sim.SpeedStandalone, speed)
+			}
+			if err := stages.CheckEnvironment(environment); err != nil {
+				return usageErrorf("eval: --environment: %v", err)
+			}
+			spec.Sim.Environment = environment
 			for i := range spec.Workloads {
 				w := &spec.Workloads[i]
 				switch w.Kind {
@@ -187,6 +201,8 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f.IntVar(&intervals, "intervals", 20, "MARL experiments: 30-minute intervals that receive jobs")
 	f.Float64Var(&jobsPerPod, "jobs-per-pod", 0, "MARL experiments: (mean) jobs per pod per interval (0: the paper's load, 15 per 100 servers of a pod)")
 	f.StringVar(&modelsDir, "models", "", "models/ directory of a schedlab run, for learned schedulers (das, rifling, marl-device, ...)")
+	f.StringVar(&speed, "speed", sim.SpeedModel, "speed model: model (interference and communication slow jobs down) or standalone (pure trace replay: every job runs for its recorded duration)")
+	f.StringVar(&environment, "environment", "", `calibrated environment of the speed model ("": none, the simulator's defaults; none is defined yet)`)
 	f.IntVar(&seeds, "seeds", 1, "replicates per cell, each with its own random streams")
 	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
 	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")

@@ -20,6 +20,8 @@ func TestEvalCommand(t *testing.T) {
 	}{
 		{"das-table1", []string{"--experiment", "das-table1", "--synthetic-jobs", "200", "--schedulers", "FIFO-FF,tetris", "--workers", "1"},
 			[]string{"| FIFO-FirstFit |", "| Tetris (paper) | 813.480 |", "200 jobs read"}},
+		{"das-table1-standalone", []string{"--experiment", "das-table1", "--synthetic-jobs", "200", "--schedulers", "FIFO-FF", "--workers", "1", "--speed", "standalone"},
+			[]string{"| FIFO-FirstFit |", "standalone speed (trace replay: jobs run for their recorded durations), no calibrated environment"}},
 		{"marl-arrivals", []string{"--experiment", "marl-arrivals", "--fattree-k", "4", "--intervals", "2", "--jobs-per-pod", "3", "--schedulers", "lb,lif", "--arrivals", arr},
 			[]string{"Google JCT (intervals)", "| Load Balancing |", "fattree-k4"}},
 	} {
@@ -35,8 +37,8 @@ func TestEvalCommand(t *testing.T) {
 				}
 			}
 			for _, f := range []string{"eval/results.parquet", "eval/metrics.parquet", "eval/timings.parquet",
-				"tables/" + tc.name + ".md", "tables/" + tc.name + ".csv", "tables/" + tc.name + ".tex",
-				"plots/" + tc.name + ".svg", "plots/" + tc.name + ".png"} {
+				"tables/" + tc.args[1] + ".md", "tables/" + tc.args[1] + ".csv", "tables/" + tc.args[1] + ".tex",
+				"plots/" + tc.args[1] + ".svg", "plots/" + tc.args[1] + ".png"} {
 				if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s: %v", f, err)
 				}
@@ -58,6 +60,8 @@ func TestEvalUsage(t *testing.T) {
 		{[]string{"eval", "--experiment", "das-table1"}, 2, "--experiment and --out are required"},
 		{[]string{"eval", "--experiment", "das-table1", "--jobs", filepath.Join(out, "none.parquet"), "--out", out}, 2, "none.parquet"},
 		{[]string{"eval", "--experiment", "marl-arrivals", "--fattree-k", "5", "--out", out}, 2, "cluster.k: must be even"},
+		{[]string{"eval", "--experiment", "das-table1", "--speed", "fast", "--out", out}, 2, `--speed: must be model or standalone, got "fast"`},
+		{[]string{"eval", "--experiment", "das-table1", "--environment", "das-paper", "--out", out}, 2, `--environment: no stage produces environment "das-paper"`},
 		{[]string{"eval", "--help"}, 0, "Experiments:"},
 	} {
 		stdout, stderr, code := schedlab(t, nil, tc.args...)

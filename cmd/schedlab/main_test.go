@@ -83,6 +83,8 @@ func TestConfigLayers(t *testing.T) {
 			map[string]string{"seed": "seed: 9", "jobs": "jobs: 42", "workers": "workers: 3"}},
 		{"env list", []string{"SCHEDLAB_SUMMARY_QUANTILES=0.25,0.75"}, nil, map[string]string{"q": "- 0.25\n        - 0.75"}},
 		{"env preset", []string{"SCHEDLAB_PRESET=paper"}, nil, map[string]string{"preset": "preset: paper"}},
+		{"speed default", nil, nil, map[string]string{"speed": "sim:\n    speed: model\n    environment: \"\""}},
+		{"env speed", []string{"SCHEDLAB_SIM_SPEED=standalone"}, nil, map[string]string{"speed": "speed: standalone"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errs, code := schedlab(t, tc.env, append([]string{"config", "show"}, tc.args...)...)
@@ -118,6 +120,8 @@ func TestBadConfigNamesKey(t *testing.T) {
 		{"quantile", []string{"SCHEDLAB_SUMMARY_QUANTILES=0.5,1.5"}, nil, "summary.quantiles[1]"},
 		{"unknown env", []string{"SCHEDLAB_SEEDS=3"}, nil, "SCHEDLAB_SEEDS"},
 		{"unknown preset", nil, []string{"--preset", "huge"}, `unknown preset "huge"`},
+		{"bad speed", []string{"SCHEDLAB_SIM_SPEED=fast"}, nil, `sim.speed: must be "model" or "standalone", got "fast"`},
+		{"unknown environment", []string{"SCHEDLAB_SIM_ENVIRONMENT=marl-paper"}, nil, `sim.environment: no stage produces environment "marl-paper"`},
 		{"missing file", nil, []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
