@@ -136,6 +136,8 @@ type Sim struct {
 	scratch           []Resources // check's working copy of free
 	seen              []uint32    // per job, checkStamp when placed in the decision being checked
 	checkStamp        uint32
+
+	env *Environment // calibrated environment (UseEnvironment); nil: none
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
