@@ -37,6 +37,14 @@ type Environment struct {
 	// overlap of communication with back-propagation (DESIGN.md §4 counts
 	// communication after compute, with no overlap).
 	CommScale float64
+	// PSShare multiplies the slowdown of instances without GPUs (their
+	// PCIe use P_J is 0): in the MARL workloads exactly the parameter
+	// servers. The simulator takes a job's slowdown as its slowest
+	// instance's, as if every instance's work were the whole iteration; a
+	// PS's CPU work (summing gradients, applying the update) is only part
+	// of it, so slowing the PS by S lengthens the iteration by about
+	// PSShare·S. 1 is the speed model as it is.
+	PSShare float64
 }
 
 // Environment parameter ranges, inclusive. They bound the fit and reject
@@ -45,6 +53,7 @@ type Environment struct {
 var environmentParams = []envParam{
 	{"interference_scale", 0.01, 100, func(e *Environment) *float64 { return &e.InterferenceScale }},
 	{"comm_scale", 0.001, 100, func(e *Environment) *float64 { return &e.CommScale }},
+	{"ps_share", 0, 1, func(e *Environment) *float64 { return &e.PSShare }},
 }
 
 type envParam struct {
@@ -81,7 +90,7 @@ func (e *Environment) SetParams(x []float64) {
 
 // NeutralEnvironment leaves the speed model unchanged (every factor 1).
 func NeutralEnvironment() Environment {
-	return Environment{Name: "neutral", Source: "no calibration", InterferenceScale: 1, CommScale: 1}
+	return Environment{Name: "neutral", Source: "no calibration", InterferenceScale: 1, CommScale: 1, PSShare: 1}
 }
 
 // ErrBadEnvironment: an environment file or value is malformed.
@@ -222,13 +231,17 @@ func WriteEnvironment(path string, e *Environment) error {
 
 // Interference wraps model (nil: DefaultInterference) so that the
 // simulator's co-location slowdown S(J, J̃) − S(J, ∅) is multiplied by
-// InterferenceScale: both terms are scaled, so the difference is.
+// InterferenceScale, and by PSShare for an instance without GPUs: both
+// terms are scaled alike, so the difference is.
 func (e *Environment) Interference(model Interference) Interference {
 	if model == nil {
 		model = DefaultInterference()
 	}
-	k := e.InterferenceScale
+	k, ps := e.InterferenceScale, e.InterferenceScale*e.PSShare
 	return InterferenceFunc(func(target JobLoad, same, other []JobLoad, cores int) float64 {
+		if target.P == 0 {
+			return ps * model.Slowdown(target, same, other, cores)
+		}
 		return k * model.Slowdown(target, same, other, cores)
 	})
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func TestEnvironmentRoundTrip(t *testing.T) {
-	e := Environment{Name: "marl-paper", Source: "test", InterferenceScale: 3.25, CommScale: 0.0123456789}
+	e := Environment{Name: "marl-paper", Source: "test", InterferenceScale: 3.25, CommScale: 0.0123456789, PSShare: 0.25}
 	p := filepath.Join(t.TempDir(), "env.json")
 	if err := WriteEnvironment(p, &e); err != nil {
 		t.Fatal(err)
@@ -39,15 +39,16 @@ func TestEnvironmentRejects(t *testing.T) {
 	cases := []struct{ name, body, key string }{
 		{"syntax", `{"name": "x", "interference_scale": 1, `, ""},
 		{"nan literal", `{"name": "x", "interference_scale": NaN, "comm_scale": 1}`, ""},
-		{"unknown", `{"name": "x", "interference_scale": 1, "comm_scale": 1, "pcie_scale": 2}`, "pcie_scale"},
-		{"inf", `{"name": "x", "interference_scale": 1e999, "comm_scale": 1}`, "interference_scale"},
-		{"string number", `{"name": "x", "interference_scale": "NaN", "comm_scale": 1}`, "interference_scale"},
-		{"too big", `{"name": "x", "interference_scale": 1, "comm_scale": 1000}`, "comm_scale"},
-		{"zero", `{"name": "x", "interference_scale": 0, "comm_scale": 1}`, "interference_scale"},
-		{"negative", `{"name": "x", "interference_scale": 1, "comm_scale": -0.5}`, "comm_scale"},
-		{"missing", `{"name": "x", "interference_scale": 1}`, "comm_scale"},
-		{"no name", `{"interference_scale": 1, "comm_scale": 1}`, "name"},
-		{"bad name", `{"name": 3, "interference_scale": 1, "comm_scale": 1}`, "name"},
+		{"unknown", `{"name": "x", "interference_scale": 1, "comm_scale": 1, "ps_share": 1, "pcie_scale": 2}`, "pcie_scale"},
+		{"inf", `{"name": "x", "interference_scale": 1e999, "comm_scale": 1, "ps_share": 1}`, "interference_scale"},
+		{"string number", `{"name": "x", "interference_scale": "NaN", "comm_scale": 1, "ps_share": 1}`, "interference_scale"},
+		{"too big", `{"name": "x", "interference_scale": 1, "comm_scale": 1000, "ps_share": 1}`, "comm_scale"},
+		{"zero", `{"name": "x", "interference_scale": 0, "comm_scale": 1, "ps_share": 1}`, "interference_scale"},
+		{"negative", `{"name": "x", "interference_scale": 1, "comm_scale": -0.5, "ps_share": 1}`, "comm_scale"},
+		{"missing", `{"name": "x", "interference_scale": 1, "ps_share": 1}`, "comm_scale"},
+		{"ps_share above 1", `{"name": "x", "interference_scale": 1, "comm_scale": 1, "ps_share": 1.5}`, "ps_share"},
+		{"no name", `{"interference_scale": 1, "comm_scale": 1, "ps_share": 1}`, "name"},
+		{"bad name", `{"name": 3, "interference_scale": 1, "comm_scale": 1, "ps_share": 1}`, "name"},
 	}
 	for i, c := range cases {
 		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
@@ -67,7 +68,7 @@ func TestEnvironmentRejects(t *testing.T) {
 		}
 	}
 	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		e := Environment{Name: "x", InterferenceScale: 1, CommScale: v}
+		e := Environment{Name: "x", InterferenceScale: 1, CommScale: v, PSShare: 1}
 		if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "comm_scale") {
 			t.Errorf("Validate(comm_scale=%v) = %v, want an error naming comm_scale", v, err)
 		}
@@ -121,7 +122,7 @@ func TestEnvironmentApplies(t *testing.T) {
 	if !(l0 > 0) || !(s0 > l0) {
 		t.Fatalf("want a co-location slowdown > 0 and more for the split job, got split %v local %v", s0, l0)
 	}
-	e := Environment{Name: "x", InterferenceScale: 2, CommScale: 0.5}
+	e := Environment{Name: "x", InterferenceScale: 2, CommScale: 0.5, PSShare: 1}
 	s2, l2 := slowdowns(&e)
 	// Job b shares server 0 with a's worker: its slowdown is interference
 	// only, and doubles.
@@ -130,9 +131,9 @@ func TestEnvironmentApplies(t *testing.T) {
 	}
 	// Job a's is S_a + comm. With one factor tiny the other term is nearly
 	// alone: s_i ≈ S_a, s_c ≈ comm; then (2, ½) must give 2·S_a + comm/2.
-	envI := Environment{Name: "x", InterferenceScale: 1, CommScale: 0.001}
-	envC := Environment{Name: "x", InterferenceScale: 0.01, CommScale: 1}
-	envC2 := Environment{Name: "x", InterferenceScale: 0.01, CommScale: 0.5}
+	envI := Environment{Name: "x", InterferenceScale: 1, CommScale: 0.001, PSShare: 1}
+	envC := Environment{Name: "x", InterferenceScale: 0.01, CommScale: 1, PSShare: 1}
+	envC2 := Environment{Name: "x", InterferenceScale: 0.01, CommScale: 0.5, PSShare: 1}
 	si, _ := slowdowns(&envI)
 	sc, _ := slowdowns(&envC)
 	sc2, _ := slowdowns(&envC2)
