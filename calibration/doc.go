@@ -45,22 +45,32 @@
 //     then of different sockets, against each alone.
 //
 // The fitted parameters (sim.Environment) are those of the speed model that
-// no source gives: interference_scale, comm_scale and ps_share. Without
-// ps_share (the share of an iteration a parameter server's slowdown
-// costs; the simulator's straggler rule counts all of it) no setting meets
-// both targets: load balancing leaves every GPU as busy as packing does but
-// puts PSs beside other jobs' workers on fuller servers, so its interference
-// alone is about twice packing's (with the default model, the least-squares
-// point was 20 % packed, 42 % load-balanced, comm_scale at its lower
-// bound). With ps_share the two targets fix a one-parameter family; from the
-// neutral start the fit ends at ps_share = 0, its lower bound, where the
-// other two are unique. They are fitted by
-// fitting.Minimize (Levenberg–Marquardt, forward-difference Jacobian) to
-// the residuals (ours − target)/tolerance of the two numeric targets, plus
-// hinge residuals max(0, margin − (higher − lower))/tolerance for the
-// orderings (margin 1 point: a difference the paper's bar charts would
-// show). Bounds are the environment's documented ranges; the start is the
-// neutral environment (both factors 1: the speed model as it is).
-// Everything scales a fixed base interference model (the fitted one, in the
-// pipeline), recorded nowhere else: the environment is relative to it.
+// no source gives: interference_scale, comm_scale and ps_share. Two numeric
+// targets cannot identify three parameters: the fit ends at one point of a
+// one-parameter family of exact solutions, the one Levenberg–Marquardt
+// reaches from the neutral start, and the calibration table's notes say
+// which. ps_share (the share of an iteration a parameter server's slowdown
+// costs; the simulator's straggler rule counts all of it) matters with
+// sim.DefaultInterference: without it no setting meets both targets, since
+// load balancing leaves every GPU as busy as packing does but puts PSs
+// beside other jobs' workers on fuller servers, so its interference alone
+// is about twice packing's (the least-squares point was 20 % packed, 42 %
+// load-balanced, comm_scale at its lower bound); the fit then ends at
+// ps_share = 0, its bound. With the pipeline's fitted interference model
+// both targets are met with ps_share left at 1.
+//
+// The parameters are fitted by fitting.Minimize (Levenberg–Marquardt,
+// forward-difference Jacobian) to the residuals (ours − target)/tolerance
+// of the two numeric targets, plus a hinge max(0, lower − higher)/tolerance
+// per ordering (zero when it holds). Bounds are the environment's
+// documented ranges (sim.EnvironmentParams); the start is the neutral
+// environment (every factor 1: the speed model as it is). The orderings do
+// not depend on the parameters (each factor multiplies all of a scenario's
+// slowdowns, and those scenarios have no communication): they check the
+// interference model and the profiles. Fig. 2(b)'s "different CPUs slower
+// than standalone" fails for every setting: the interference model has no
+// cross-socket term below over-subscription of the other socket.
+//
+// The environment scales a base interference model (the fitted one,
+// fit/model.json, in the pipeline): it is relative to that model.
 package calibration
