@@ -173,6 +173,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		dists:      make([][]int32, len(c.Topology.Nodes)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
+		env:        environmentOf(model),
 	}
 	for i := range c.Servers {
 		s.free[i] = c.Capacity(i)

@@ -238,12 +238,29 @@ func (e *Environment) Interference(model Interference) Interference {
 		model = DefaultInterference()
 	}
 	k, ps := e.InterferenceScale, e.InterferenceScale*e.PSShare
-	return InterferenceFunc(func(target JobLoad, same, other []JobLoad, cores int) float64 {
+	return envModel{env: e, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {
 		if target.P == 0 {
 			return ps * model.Slowdown(target, same, other, cores)
 		}
 		return k * model.Slowdown(target, same, other, cores)
-	})
+	}}
+}
+
+// envModel is an environment's interference model carrying the
+// environment, so that a simulation given it (New, Run, and every trainer
+// that takes an Interference) also scales communication: passing
+// e.Interference(base) is all it takes to run in e.
+type envModel struct {
+	InterferenceFunc
+	env *Environment
+}
+
+// environmentOf is the environment model carries, nil if none.
+func environmentOf(model Interference) *Environment {
+	if m, ok := model.(envModel); ok {
+		return m.env
+	}
+	return nil
 }
 
 // commFactor is the factor on flow volumes: 1 without an environment.
@@ -255,8 +272,9 @@ func (e *Environment) commFactor() float64 {
 }
 
 // UseEnvironment runs the simulation in environment e: interference scaled
-// by e.InterferenceScale, flow volumes by e.CommScale. Call it after New
-// and before the first Next.
+// by e.InterferenceScale (and PSShare), flow volumes by e.CommScale. Call
+// it after New and before the first Next, with a base model not already
+// wrapped by an environment (New given e.Interference(base) does the same).
 func (s *Sim) UseEnvironment(e *Environment) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("sim: environment %q: %w", e.Name, err)

@@ -151,3 +151,37 @@ func TestEnvironmentApplies(t *testing.T) {
 		t.Error("NaN accepted")
 	}
 }
+
+// New given an environment's interference model runs in the environment,
+// communication included, exactly as UseEnvironment.
+func TestEnvironmentViaModel(t *testing.T) {
+	c, err := FlatOf(2, ServerKind{Name: "t", Sockets: []Socket{{16, 2, 128}}, MemGiB: 64, NICGbps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []datasets.Job{{JobID: "a", DurationS: 1000, Model: "vgg-16", Tasks: []datasets.Task{
+		{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 6}, {Role: datasets.RolePS, Instances: 1, CPU: 1}}}}
+	e := Environment{Name: "x", InterferenceScale: 2, CommScale: 0.25, PSShare: 0.5}
+	rate := func(model Interference, use bool) float64 {
+		s, err := New(c, jobs, DefaultConfig(), model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if use {
+			if err := s.UseEnvironment(&e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Apply([]Placement{{Job: 0, Slots: []Slot{{0, 0}, {1, 0}}}}); err != nil {
+			t.Fatal(err)
+		}
+		return s.Job(0).Rate()
+	}
+	plain, via, used := rate(nil, false), rate(e.Interference(nil), false), rate(nil, true)
+	if via != used || via == plain {
+		t.Fatalf("rate plain %v, via model %v, UseEnvironment %v: want the last two equal and unlike the first", plain, via, used)
+	}
+}
