@@ -109,13 +109,13 @@ func (r *Result) LaTeX() []byte {
 func (r *Result) Plot() (svg, png []byte, err error) {
 	colours := []color.NRGBA{{0x99, 0x99, 0x99, 0xff}, {0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}}
 	const width = vg.Length(18)
-	bars := func(p *plot.Plot, series [][]float64, labels []string) error {
+	bars := func(p *plot.Plot, series [][]float64, labels []string, colour0 int) error {
 		for i, s := range series {
 			bc, err := plotter.NewBarChart(plotter.Values(s), width)
 			if err != nil {
 				return err
 			}
-			bc.Color = colours[i%len(colours)]
+			bc.Color = colours[(colour0+i)%len(colours)]
 			bc.LineStyle.Width = 0
 			bc.Offset = vg.Length(float64(i)-float64(len(series)-1)/2) * width
 			p.Add(bc)
@@ -129,10 +129,11 @@ func (r *Result) Plot() (svg, png []byte, err error) {
 	top.Title.Text = fmt.Sprintf("calibration — mean slowdown vs standalone (%%), %s", r.Environment.Name)
 	top.Y.Label.Text = "mean slowdown (%)"
 	if err := bars(top, [][]float64{{100 * r.Targets.Packed, 100 * r.Targets.LoadBalanced}, {100 * r.After.PackedMean, 100 * r.After.LoadBalancedMean}},
-		[]string{"paper", "ours"}); err != nil {
+		[]string{"paper", "ours"}, 0); err != nil {
 		return nil, nil, err
 	}
 	top.NominalX("bin packing (Fig. 1a)", "load balancing (Fig. 3a)")
+	top.X.Min, top.X.Max = -0.6, 1.6
 	top.Y.Max = 100 * max(r.Targets.Packed, r.Targets.LoadBalanced, r.After.PackedMean, r.After.LoadBalancedMean) * 1.35
 	jobs := plot.New()
 	jobs.Title.Text = "per job, in the fitted environment"
@@ -144,7 +145,7 @@ func (r *Result) Plot() (svg, png []byte, err error) {
 		}
 		return out
 	}
-	if err := bars(jobs, [][]float64{pct(r.After.Packed), pct(r.After.LoadBalanced)}, []string{"bin packing", "load balancing"}); err != nil {
+	if err := bars(jobs, [][]float64{pct(r.After.Packed), pct(r.After.LoadBalanced)}, []string{"bin packing", "load balancing"}, 1); err != nil {
 		return nil, nil, err
 	}
 	jobs.NominalX(sim.MARLModels...)
