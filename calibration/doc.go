@@ -46,18 +46,23 @@
 //
 // The fitted parameters (sim.Environment) are those of the speed model that
 // no source gives: interference_scale, comm_scale and ps_share. Two numeric
-// targets cannot identify three parameters: the fit ends at one point of a
-// one-parameter family of exact solutions, the one Levenberg–Marquardt
-// reaches from the neutral start, and the calibration table's notes say
-// which. ps_share (the share of an iteration a parameter server's slowdown
-// costs; the simulator's straggler rule counts all of it) matters with
-// sim.DefaultInterference: without it no setting meets both targets, since
-// load balancing leaves every GPU as busy as packing does but puts PSs
-// beside other jobs' workers on fuller servers, so its interference alone
-// is about twice packing's (the least-squares point was 20 % packed, 42 %
-// load-balanced, comm_scale at its lower bound); the fit then ends at
-// ps_share = 0, its bound. With the pipeline's fitted interference model
-// both targets are met with ps_share left at 1.
+// targets identify at most two of them; which two depends on the base
+// model:
+//
+//   - With the pipeline's fitted interference model (fit/model.json), a
+//     PS is never a job's straggler in these scenarios, so ps_share has no
+//     effect and stays at its start (1, the model as it is), and the
+//     targets fix interference_scale and comm_scale uniquely (on the quick
+//     preset's fit: 2.35 and 0.0147, both targets met exactly).
+//   - With sim.DefaultInterference, a PS on a fuller server is the
+//     straggler of load-balanced jobs, and without ps_share (the share of
+//     an iteration a parameter server's slowdown costs; the simulator's
+//     straggler rule counts all of it) no setting meets both targets: load
+//     balancing leaves every GPU as busy as packing does but puts PSs
+//     beside other jobs' workers, so its interference alone is about twice
+//     packing's (least-squares point 20 % packed, 42 % load-balanced,
+//     comm_scale at its lower bound). With it the fit meets both, ending
+//     at ps_share = 0, its bound.
 //
 // The parameters are fitted by fitting.Minimize (Levenberg–Marquardt,
 // forward-difference Jacobian) to the residuals (ours − target)/tolerance
