@@ -3,6 +3,7 @@ package calibration
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -112,5 +113,28 @@ func TestFitMARL(t *testing.T) {
 	}
 	if err := r.Environment.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	// With the default model a PS can be a straggler: the fit must lower
+	// ps_share until none is, after which it has no effect any more.
+	if !(r.Environment.PSShare < 1) || !slices.Equal(r.NoEffect, []string{"ps_share"}) {
+		t.Errorf("ps_share %v, no effect %v: want < 1 and without effect at the fitted point", r.Environment.PSShare, r.NoEffect)
+	}
+}
+
+// A base model under which no PS is ever a straggler leaves ps_share
+// without effect, and the fit says so.
+func TestFitReportsNoEffect(t *testing.T) {
+	workersOnly := sim.InterferenceFunc(func(target sim.JobLoad, same, other []sim.JobLoad, cores int) float64 {
+		if target.P == 0 {
+			return 0
+		}
+		return sim.DefaultInterference().Slowdown(target, same, other, cores)
+	})
+	r, err := Fit(context.Background(), "x", workersOnly, MARLTargets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.NoEffect, []string{"ps_share"}) || r.Environment.PSShare != 1 {
+		t.Errorf("NoEffect %v, ps_share %v: want [ps_share] left at 1", r.NoEffect, r.Environment.PSShare)
 	}
 }

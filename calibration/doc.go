@@ -61,8 +61,9 @@
 //     balancing leaves every GPU as busy as packing does but puts PSs
 //     beside other jobs' workers, so its interference alone is about twice
 //     packing's (least-squares point 20 % packed, 42 % load-balanced,
-//     comm_scale at its lower bound). With it the fit meets both, ending
-//     at ps_share = 0, its bound.
+//     comm_scale at its lower bound). With it the fit meets both, with
+//     ps_share lowered until no PS is a straggler (it ends at 0, its
+//     bound; below the threshold any value fits alike).
 //
 // The parameters are fitted by fitting.Minimize (Levenberg–Marquardt,
 // forward-difference Jacobian) to the residuals (ours − target)/tolerance

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/sim"
@@ -152,6 +153,10 @@ type Result struct {
 	// targets first, then the ordering hinges).
 	Residuals []float64
 	Fit       *fitting.Result
+	// NoEffect lists the parameters that do not change any residual at
+	// the fitted point (a 10 % step, at least 1 % of the range, inward at
+	// a bound): the targets do not determine them.
+	NoEffect []string
 }
 
 // Fit fits environment name's parameters to targets over the §II scenarios
@@ -194,6 +199,26 @@ func Fit(ctx context.Context, name string, model sim.Interference, t Targets) (*
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Environment: env, Before: before, After: after, Targets: t,
-		Residuals: after.residuals(nil, t), Fit: res}, nil
+	out := &Result{Environment: env, Before: before, After: after, Targets: t,
+		Residuals: after.residuals(nil, t), Fit: res}
+	for i, k := range keys {
+		// A step of 10 % (at least 1 % of the range), inward at a bound.
+		x := env.Params()
+		step := max(0.1*math.Abs(x[i]), 0.01*(hi[i]-lo[i]))
+		if x[i]+step <= hi[i] {
+			x[i] += step
+		} else {
+			x[i] -= step
+		}
+		e := env
+		e.SetParams(x)
+		m, err := Measure(model, &e)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Equal(m.residuals(nil, t), out.Residuals) {
+			out.NoEffect = append(out.NoEffect, k)
+		}
+	}
+	return out, nil
 }

@@ -42,8 +42,12 @@ func (r *Result) Notes() []string {
 	for _, v := range r.Residuals {
 		rs = append(rs, fmt.Sprintf("%.3g", v))
 	}
+	var none string
+	if len(r.NoEffect) > 0 {
+		none = fmt.Sprintf(" %s: no effect at the fitted point, so the targets do not determine it.", strings.Join(r.NoEffect, ", "))
+	}
 	return []string{
-		fmt.Sprintf("Environment %s fitted by Levenberg–Marquardt (status: %s, %d iterations): %s.", r.Environment.Name, r.Fit.Status, r.Fit.Iterations, strings.Join(ps, ", ")),
+		fmt.Sprintf("Environment %s fitted by Levenberg–Marquardt (status: %s, %d iterations) from every factor 1: %s.%s", r.Environment.Name, r.Fit.Status, r.Fit.Iterations, strings.Join(ps, ", "), none),
 		fmt.Sprintf("Residuals (ours − paper)/tolerance for the two numeric targets, then ordering hinges (0 = holds): %s.", strings.Join(rs, ", ")),
 		"\"before\" is the speed model with no environment; \"ours\" is in the fitted one. Orderings do not depend on the fitted parameters (every factor multiplies a scenario's slowdowns alike): they check the interference model and the profiles.",
 		"Paper: MARL (Zhao et al., TNSM 2021) §II, Figs 1–3, on four servers of one 16-core E5-1660 and two GTX 1080Ti each; not our measurements.",
