@@ -28,7 +28,9 @@
 //     return whether speeds come from the fitted model), CheckConfig
 //     (validate the section, naming keys in full), and Reference when the
 //     paper's figures go beside ours. A derived experiment sets Derive
-//     instead of Spec, Configure and CheckConfig.
+//     instead of Spec, Configure and CheckConfig; a staged one (the
+//     calibration table, written by the calibrate stage of package stages
+//     from package calibration's fit) sets only Stage.
 //  3. List it in a preset's eval.experiments. The stage eval-<id>, its
 //     tables/<id>.* and plots/<id>.*, its report section and its derived
 //     stages follow from the registration; a learned scheduler it names

@@ -18,9 +18,10 @@ import (
 // changes it, its report section, the paper's figures it is compared with,
 // and, for a derived table, how it is built from its parent's outputs.
 //
-// An experiment is either run (Spec is set: a matrix of simulations) or
+// An experiment is either run (Spec is set: a matrix of simulations),
 // derived (Derive is set: a table, and maybe a plot, built from the
-// outputs of the run experiment Derive.From at no further simulation).
+// outputs of the run experiment Derive.From at no further simulation), or
+// staged (Stage is set: its own stage writes its table and plot).
 type Experiment struct {
 	// ID names the experiment in configurations, stage names (eval-<ID>)
 	// and, unless File says otherwise, its table and plot files.
@@ -54,6 +55,12 @@ type Experiment struct {
 
 	// Derive builds a derived experiment (derived experiments only).
 	Derive *Derivation
+
+	// Stage names the pipeline stage that writes the experiment's tables
+	// and plot itself from artifacts of its own (calibration: from the
+	// calibrate stage's fit). Such an experiment is neither run nor
+	// derived: configurations list it, `schedlab eval` cannot run it.
+	Stage string
 }
 
 // ReportSection is an experiment's section of the run report: a title and
@@ -90,6 +97,16 @@ func (e Experiment) PlotFiles() []string {
 // Derived reports whether the experiment is derived from another's
 // outputs rather than run.
 func (e Experiment) Derived() bool { return e.Derive != nil }
+
+// Staged reports whether the experiment's own stage (Stage) writes it.
+func (e Experiment) Staged() bool { return e.Stage != "" }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // DerivedInput says which outputs of its parent a derived experiment reads.
 type DerivedInput int
@@ -155,8 +172,8 @@ func Register(e Experiment) {
 		panic(fmt.Sprintf("evaluation: Register: bad experiment id %q", e.ID))
 	case registry.byID[e.ID] != 0:
 		panic("evaluation: Register called twice for experiment " + e.ID)
-	case (e.Spec == nil) == (e.Derive == nil):
-		panic("evaluation: Register: experiment " + e.ID + " needs exactly one of Spec (run) and Derive (derived)")
+	case btoi(e.Spec != nil)+btoi(e.Derive != nil)+btoi(e.Stage != "") != 1:
+		panic("evaluation: Register: experiment " + e.ID + " needs exactly one of Spec (run), Derive (derived) and Stage (staged)")
 	case e.Spec != nil && e.Configure == nil:
 		panic("evaluation: Register: run experiment " + e.ID + " has no Configure")
 	case e.Derive != nil && e.Derive.Table == nil:
@@ -202,7 +219,7 @@ func Experiments() []Experiment {
 func RunIDs() []string {
 	var ids []string
 	for _, e := range Experiments() {
-		if !e.Derived() {
+		if e.Spec != nil {
 			ids = append(ids, e.ID)
 		}
 	}
@@ -234,6 +251,9 @@ func DefaultSpec(id string) (Spec, error) {
 	e, err := Lookup(id)
 	if err != nil {
 		return Spec{}, err
+	}
+	if e.Staged() {
+		return Spec{}, fmt.Errorf("evaluation: %s is written by the %s stage and has no spec", id, e.Stage)
 	}
 	if e.Spec == nil {
 		return Spec{}, fmt.Errorf("evaluation: %s is a %w, made from %s's outputs", id, ErrDerivedExperiment, e.Derive.From)

@@ -19,7 +19,7 @@ import (
 // once, in DESIGN order, and each run experiment's documented spec is
 // valid and named by its id.
 func TestRegistry(t *testing.T) {
-	want := []string{DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead,
+	want := []string{Calibration, DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead,
 		MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence}
 	var got []string
 	for _, e := range Experiments() {
@@ -39,6 +39,9 @@ func TestRegistry(t *testing.T) {
 		}
 		if e.Section.Title == "" || e.Section.Text == "" || e.Summary == "" || e.Reproduces == "" {
 			t.Errorf("%s: report section, summary or reproduces missing: %+v", id, e.Section)
+		}
+		if e.Staged() {
+			continue // TestCalibrationStaged
 		}
 		if e.Derived() {
 			if _, err := DefaultSpec(id); !errors.Is(err, ErrDerivedExperiment) {
@@ -73,12 +76,13 @@ func TestRegisterRejects(t *testing.T) {
 	n := len(Experiments())
 	table := func(DerivedData) (*Table, error) { return &Table{}, nil }
 	for name, e := range map[string]Experiment{
-		"duplicate":  {ID: DASTable1, Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
-		"empty id":   {Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
-		"neither":    {ID: "x-neither"},
-		"both":       {ID: "x-both", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Derive: &Derivation{From: DASTable1, Table: table}},
-		"orphan":     {ID: "x-orphan", Derive: &Derivation{From: "nope", Table: table}},
-		"of derived": {ID: "x-grandchild", Derive: &Derivation{From: DASWilcoxon, Table: table}},
+		"duplicate":      {ID: DASTable1, Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
+		"empty id":       {Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
+		"neither":        {ID: "x-neither"},
+		"both":           {ID: "x-both", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Derive: &Derivation{From: DASTable1, Table: table}},
+		"orphan":         {ID: "x-orphan", Derive: &Derivation{From: "nope", Table: table}},
+		"run and staged": {ID: "x-staged", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Stage: "calibrate"},
+		"of derived":     {ID: "x-grandchild", Derive: &Derivation{From: DASWilcoxon, Table: table}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -279,5 +283,34 @@ func TestDASTable3Reference(t *testing.T) {
 	}
 	if len(tab.Rows) != 1 || len(tab.Groups) != 2 {
 		t.Errorf("two clusters: groups %v, rows %+v", tab.Groups, tab.Rows)
+	}
+}
+
+// The staged calibration experiment is registered, listed first, and is
+// neither run (no spec, not in RunIDs) nor derived.
+func TestCalibrationStaged(t *testing.T) {
+	e, err := Lookup(Calibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Staged() || e.Derived() || e.Spec != nil {
+		t.Fatalf("calibration: staged %v derived %v spec %v", e.Staged(), e.Derived(), e.Spec != nil)
+	}
+	if Experiments()[0].ID != Calibration {
+		t.Errorf("first experiment %s, want %s", Experiments()[0].ID, Calibration)
+	}
+	for _, id := range RunIDs() {
+		if id == Calibration {
+			t.Error("RunIDs lists calibration")
+		}
+	}
+	if _, err := DefaultSpec(Calibration); err == nil {
+		t.Error("DefaultSpec(calibration) succeeded")
+	}
+	if err := (Config{Experiments: []string{Calibration}, Seeds: 1}).Validate(); err != nil {
+		// Other sections may complain; only an error about the list matters.
+		if strings.Contains(err.Error(), "eval.experiments") {
+			t.Errorf("eval.experiments rejects calibration: %v", err)
+		}
 	}
 }

@@ -142,6 +142,8 @@ type Sim struct {
 	scratch           []Resources // check's working copy of free
 	seen              []uint32    // per job, checkStamp when placed in the decision being checked
 	checkStamp        uint32
+
+	env *Environment // calibrated environment (UseEnvironment); nil: none
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -177,6 +179,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		dists:      make([][]int32, len(c.Topology.Nodes)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
+		env:        environmentOf(model),
 	}
 	for i := range c.Servers {
 		s.free[i] = c.Capacity(i)

@@ -82,7 +82,7 @@ func (s *Sim) addFlows(js *JobState) {
 				s.markDirty(&s.jobs[o])
 			}
 		}
-		js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex})
+		js.flows = append(js.flows, flow{links: path, volume: vol * s.env.commFactor(), duplex: duplex})
 	})
 }
 

@@ -56,6 +56,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()),
 		ProfileSynth(cfg.Profile.Synth),
 		Fit(cfg.Fit),
+		Calibrate(),
 	)
 	arrivals := ""
 	for _, spec := range cfg.Datasets.Ingest {
@@ -79,7 +80,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			return nil, err
 		}
 		dag = append(dag, derived...)
-		dag = append(dag, EvalCollect(cfg.Eval.Experiments, models))
+		dag = append(dag, EvalCollect(cfg.runExperiments(), models))
 	}
 	return dag, nil
 }

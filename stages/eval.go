@@ -68,6 +68,10 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	if e.Derived() {
 		return spec, nil, false, fmt.Errorf("eval (%s): a derived experiment, made from %s's outputs, has no spec", id, e.Derive.From)
 	}
+	if e.Staged() {
+		// Its own stage writes it: no schedulers, nothing to simulate.
+		return evaluation.Spec{Experiment: id}, nil, false, nil
+	}
 	spec = e.Spec()
 	spec.Seeds = c.Eval.Seeds
 	fitted = e.Configure(&c.Eval, &spec)
@@ -98,7 +102,7 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 // schedulers load the models of models (keyed by modelKey).
 func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
-	for _, id := range c.Eval.Experiments {
+	for _, id := range c.runExperiments() {
 		spec, inputs, fitted, err := c.experimentSpec(id, arrivals)
 		if err != nil {
 			return nil, err
@@ -191,6 +195,18 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 }
 
 // EvalCurves is the learning curves of every model the run trained.
+// runExperiments are the configured experiments that are run (not staged:
+// those write their own tables, see Build).
+func (c *Config) runExperiments() []string {
+	var out []string
+	for _, id := range c.Eval.Experiments {
+		if e, err := evaluation.Lookup(id); err == nil && !e.Staged() {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 const EvalCurves = "eval/curves.parquet"
 
 // EvalCollect gathers every experiment's tables into eval/results.parquet,

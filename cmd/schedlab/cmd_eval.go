@@ -68,7 +68,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.RunIDs(), ", "))
 			}
 			e, err := evaluation.Lookup(experiment)
-			if errors.Is(err, evaluation.ErrUnknownExperiment) || (err == nil && e.Derived()) {
+			if errors.Is(err, evaluation.ErrUnknownExperiment) || (err == nil && e.Spec == nil) {
 				return usageErrorf("eval: unknown experiment %q; experiments: %s", experiment, strings.Join(evaluation.RunIDs(), ", "))
 			}
 			if err != nil {
@@ -214,7 +214,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 func experimentsHelp() string {
 	var b strings.Builder
 	for _, e := range evaluation.Experiments() {
-		if e.Derived() {
+		if e.Spec == nil {
 			continue
 		}
 		for i, line := range strings.Split(e.Summary, "\n") {

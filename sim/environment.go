@@ -1,0 +1,306 @@
+package sim
+
+// Calibrated environments (DESIGN.md §4): the speed model's free
+// parameters, those no paper or public measurement gives, as one named,
+// fitted set applied to a simulation.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// Environment is a named set of the speed model's free parameters, fitted
+// to one paper's measurements of its own testbed (package calibration).
+// The zero-valued parameters are invalid; NeutralEnvironment leaves the
+// speed model as it is.
+type Environment struct {
+	// Name identifies the environment (e.g. "marl-paper").
+	Name string
+	// Source says what it was fitted to, for the tables' notes.
+	Source string
+	// InterferenceScale multiplies every instance's co-location slowdown
+	// S(J, J̃) − S(J, ∅) (before the MaxSlowdown cap). Physically it maps
+	// the interference model, fitted on one server type, onto the paper's
+	// servers: how much more (> 1) or less (< 1) co-runners on a socket
+	// cost there (cache size, memory bandwidth, PCIe generation).
+	InterferenceScale float64
+	// CommScale multiplies the per-iteration volume of every network flow:
+	// the inverse of an effective-bandwidth factor on every tier. Values
+	// below 1 stand for what the simulator's model leaves out: faster
+	// links than assumed, gradient compression or sparse updates, and the
+	// overlap of communication with back-propagation (DESIGN.md §4 counts
+	// communication after compute, with no overlap).
+	CommScale float64
+	// PSShare multiplies the slowdown of instances without GPUs (their
+	// PCIe use P_J is 0): in the MARL workloads exactly the parameter
+	// servers. The simulator takes a job's slowdown as its slowest
+	// instance's, as if every instance's work were the whole iteration; a
+	// PS's CPU work (summing gradients, applying the update) is only part
+	// of it, so slowing the PS by S lengthens the iteration by about
+	// PSShare·S. 1 is the speed model as it is.
+	PSShare float64
+}
+
+// Environment parameter ranges, inclusive. They bound the fit and reject
+// files outside them: a factor of 100 either way is far beyond anything the
+// hardware differences it stands for could explain.
+var environmentParams = []envParam{
+	{"interference_scale", 0.01, 100, func(e *Environment) *float64 { return &e.InterferenceScale }},
+	{"comm_scale", 0.001, 100, func(e *Environment) *float64 { return &e.CommScale }},
+	{"ps_share", 0, 1, func(e *Environment) *float64 { return &e.PSShare }},
+}
+
+type envParam struct {
+	key    string
+	lo, hi float64
+	get    func(*Environment) *float64
+}
+
+// EnvironmentParams lists the numeric keys of an environment file, in
+// order, with their inclusive ranges.
+func EnvironmentParams() (keys []string, lo, hi []float64) {
+	for _, p := range environmentParams {
+		keys, lo, hi = append(keys, p.key), append(lo, p.lo), append(hi, p.hi)
+	}
+	return keys, lo, hi
+}
+
+// Params returns the environment's numeric parameters in EnvironmentParams'
+// order.
+func (e *Environment) Params() []float64 {
+	out := make([]float64, len(environmentParams))
+	for i, p := range environmentParams {
+		out[i] = *p.get(e)
+	}
+	return out
+}
+
+// SetParams sets the numeric parameters from x (EnvironmentParams' order).
+func (e *Environment) SetParams(x []float64) {
+	for i, p := range environmentParams {
+		*p.get(e) = x[i]
+	}
+}
+
+// NeutralEnvironment leaves the speed model unchanged (every factor 1).
+func NeutralEnvironment() Environment {
+	return Environment{Name: "neutral", Source: "no calibration", InterferenceScale: 1, CommScale: 1, PSShare: 1}
+}
+
+// ErrBadEnvironment: an environment file or value is malformed.
+var ErrBadEnvironment = errors.New("invalid environment")
+
+// Validate reports a missing name or a non-finite or out-of-range
+// parameter; messages name the key.
+func (e *Environment) Validate() error {
+	if e.Name == "" {
+		return fmt.Errorf("%w: name: must not be empty", ErrBadEnvironment)
+	}
+	for _, p := range environmentParams {
+		v := *p.get(e)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: %s: must be finite, got %v", ErrBadEnvironment, p.key, v)
+		}
+		if v < p.lo || v > p.hi {
+			return fmt.Errorf("%w: %s: must be in [%g, %g], got %v", ErrBadEnvironment, p.key, p.lo, p.hi, v)
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the environment as a flat object: name, source, then
+// the parameters in EnvironmentParams' order, numbers in the shortest form
+// that reads back exactly (deterministic bytes).
+func (e Environment) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	name, _ := json.Marshal(e.Name)
+	src, _ := json.Marshal(e.Source)
+	fmt.Fprintf(&b, "{\n  \"name\": %s,\n  \"source\": %s", name, src)
+	for _, p := range environmentParams {
+		v := *p.get(&e)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: %s: must be finite, got %v", ErrBadEnvironment, p.key, v)
+		}
+		fmt.Fprintf(&b, ",\n  %q: %s", p.key, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an environment strictly: every key must be known,
+// every parameter present and a finite number in range. Errors name the
+// key.
+func (e *Environment) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadEnvironment, err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // report the first bad key deterministically
+	var out Environment
+	seen := map[string]bool{}
+	for _, k := range keys {
+		v := raw[k]
+		switch k {
+		case "name", "source":
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return fmt.Errorf("%w: %s: want a string, got %s", ErrBadEnvironment, k, v)
+			}
+			if k == "name" {
+				out.Name = s
+			} else {
+				out.Source = s
+			}
+			continue
+		}
+		i := slices.IndexFunc(environmentParams, func(p envParam) bool { return p.key == k })
+		if i < 0 {
+			known := []string{"name", "source"}
+			for _, p := range environmentParams {
+				known = append(known, p.key)
+			}
+			return fmt.Errorf("%w: %s: unknown parameter (want one of %v)", ErrBadEnvironment, k, known)
+		}
+		var num json.Number
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		if err := dec.Decode(&num); err != nil {
+			return fmt.Errorf("%w: %s: want a number, got %s", ErrBadEnvironment, k, v)
+		}
+		// ParseFloat turns 1e999 into ±Inf (with ErrRange): reported as
+		// non-finite by Validate below.
+		f, err := strconv.ParseFloat(num.String(), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%w: %s: want a number, got %s", ErrBadEnvironment, k, v)
+		}
+		*environmentParams[i].get(&out) = f
+		seen[k] = true
+	}
+	for _, p := range environmentParams {
+		if !seen[p.key] {
+			return fmt.Errorf("%w: %s: missing", ErrBadEnvironment, p.key)
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*e = out
+	return nil
+}
+
+// ReadEnvironment reads and validates an environment file; errors name the
+// file and the key.
+func ReadEnvironment(path string) (*Environment, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sim: environment %s: %w", path, err)
+	}
+	var e Environment
+	// Not json.Unmarshal: its syntax check would run first and return an
+	// error that is not ErrBadEnvironment.
+	if err := e.UnmarshalJSON(data); err != nil {
+		return nil, fmt.Errorf("sim: environment %s: %w", path, err)
+	}
+	return &e, nil
+}
+
+// WriteEnvironment validates e and writes it to path.
+func WriteEnvironment(path string, e *Environment) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("sim: environment %s: %w", path, err)
+	}
+	data, err := e.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("sim: environment %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("sim: environment %s: %w", path, err)
+	}
+	return nil
+}
+
+// Interference wraps model (nil: DefaultInterference) so that the
+// simulator's co-location slowdown S(J, J̃) − S(J, ∅) is multiplied by
+// InterferenceScale, and by PSShare for an instance without GPUs: both
+// terms are scaled alike, so the difference is.
+func (e *Environment) Interference(model Interference) Interference {
+	if model == nil {
+		model = DefaultInterference()
+	}
+	k, ps := e.InterferenceScale, e.InterferenceScale*e.PSShare
+	return envModel{env: e, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {
+		if target.P == 0 {
+			return ps * model.Slowdown(target, same, other, cores)
+		}
+		return k * model.Slowdown(target, same, other, cores)
+	}}
+}
+
+// envModel is an environment's interference model carrying the
+// environment, so that a simulation given it (New, Run, and every trainer
+// that takes an Interference) also scales communication: passing
+// e.Interference(base) is all it takes to run in e.
+type envModel struct {
+	InterferenceFunc
+	env *Environment
+}
+
+// environmentOf is the environment model carries, nil if none.
+func environmentOf(model Interference) *Environment {
+	if m, ok := model.(envModel); ok {
+		return m.env
+	}
+	return nil
+}
+
+// commFactor is the factor on flow volumes: 1 without an environment.
+func (e *Environment) commFactor() float64 {
+	if e == nil {
+		return 1
+	}
+	return e.CommScale
+}
+
+// UseEnvironment runs the simulation in environment e: interference scaled
+// by e.InterferenceScale (and PSShare), flow volumes by e.CommScale. Call
+// it after New and before the first Next, with a base model not already
+// wrapped by an environment (New given e.Interference(base) does the same).
+func (s *Sim) UseEnvironment(e *Environment) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("sim: environment %q: %w", e.Name, err)
+	}
+	if s.now != 0 || s.decisions != 0 || s.awaiting || len(s.running) > 0 {
+		return errors.New("sim: UseEnvironment after the run started")
+	}
+	s.env = e
+	s.model = e.Interference(s.model)
+	return nil
+}
+
+// FlatOf is n servers of the given kind under one top-of-rack switch, each
+// linked at the kind's NIC speed: Flat for a server kind that is not one of
+// KindNames (a paper's testbed, e.g. package calibration's).
+func FlatOf(n int, kind ServerKind) (*Cluster, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("sim: flat(%d,%s): need at least one server", n, kind.Name)
+	}
+	b := newBuilder(fmt.Sprintf("flat(%d,%s)", n, kind.Name), 1)
+	tor := b.sw("tor", 1)
+	for i := 0; i < n; i++ {
+		id := len(b.c.Servers)
+		node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
+		b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: kind, Node: node, Pod: 0})
+		b.t.addLink(node, tor, kind.NICGbps, 0)
+	}
+	return b.done()
+}
