@@ -68,7 +68,7 @@ func CheckEnvironment(name string) error {
 	if name == "" {
 		return nil
 	}
-	return fmt.Errorf("no stage produces environment %q (environments: none yet; \"\" means the simulator's defaults)", name)
+	return fmt.Errorf("no experiment can run in environment %q yet: the calibrate stage fits marl-paper (fit/environment-marl-paper.json, the calibration table), but experiments do not read environments yet; \"\" means the simulator's defaults", name)
 }
 
 // apply sets the run-wide speed model on an experiment's simulator

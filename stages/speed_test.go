@@ -35,7 +35,7 @@ func TestSimSpeedReachesEverySpec(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Sim = SimConfig{Speed: "fast", Environment: "marl-paper"}
 	err := cfg.Validate()
-	for _, want := range []string{`sim.speed: must be "model" or "standalone", got "fast"`, `sim.environment: no stage produces environment "marl-paper"`} {
+	for _, want := range []string{`sim.speed: must be "model" or "standalone", got "fast"`, `sim.environment: no experiment can run in environment "marl-paper" yet`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v; want it to mention %q", err, want)
 		}
