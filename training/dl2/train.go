@@ -36,26 +36,14 @@ type Result struct {
 }
 
 // TrainOptions are the inputs besides the Config.
-type TrainOptions struct {
-	Cluster     *sim.Cluster
-	ClusterName string
-	Sim         sim.Config
-	// Interference is the speed model of every simulation (nil:
-	// sim.DefaultInterference).
-	Interference sim.Interference
-	Seed         uint64
-	OnEpisode    func(rows []training.Curve)
-}
+type TrainOptions = das.BaselineOptions
 
 // Train warms the policy up on the heuristic's decisions, then trains it
 // with PPO on random segments of split.Train, validating after every
 // episode on split.Val.
 func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := opts.Check("dl2", cfg, split); err != nil {
 		return nil, err
-	}
-	if opts.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
-		return nil, errors.New("dl2: Train: need a cluster and training and validation jobs")
 	}
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
 	val := split.Val

@@ -38,24 +38,12 @@ type Result struct {
 }
 
 // TrainOptions are the inputs besides the Config.
-type TrainOptions struct {
-	Cluster     *sim.Cluster
-	ClusterName string
-	Sim         sim.Config
-	// Interference is the speed model of every simulation (nil:
-	// sim.DefaultInterference).
-	Interference sim.Interference
-	Seed         uint64
-	OnEpisode    func(rows []training.Curve)
-}
+type TrainOptions = das.BaselineOptions
 
 // Train fits the state groups and learns the Q-table.
 func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := opts.Check("rifling", cfg, split); err != nil {
 		return nil, err
-	}
-	if opts.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
-		return nil, errors.New("rifling: Train: need a cluster and training and validation jobs")
 	}
 	// The states a first-fit pass over the training jobs meets.
 	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
