@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -72,24 +73,14 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if err := Save(p, best.Model, Sidecar{Cluster: "small", LR: best.LR, Norm: sp.Norm}); err != nil {
 		t.Fatal(err)
 	}
-	sched, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(context.Background(), c, sp.Val, sched, sim.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Metrics != best.FinalVal.Metrics {
-		t.Errorf("loaded policy under sim.Run: %+v\ntrained policy in Train: %+v", r.Metrics, best.FinalVal.Metrics)
-	}
+	dastest.CheckReplay(t, Open, p, c, sp.Val, best.FinalVal.Metrics)
 
 	da, _, _ := trainTiny(t, VariantDA, 3)
 	q := filepath.Join(dir, "da.ckpt")
 	if err := Save(q, da.Best().Model, Sidecar{}); err != nil {
 		t.Fatal(err)
 	}
-	err = LoadInto(q, best.Model)
+	err := LoadInto(q, best.Model)
 	if !errors.Is(err, nn.ErrArchMismatch) {
 		t.Fatalf("loading a DA checkpoint into a DAS model: %v, want ErrArchMismatch", err)
 	}

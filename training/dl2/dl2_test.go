@@ -73,17 +73,7 @@ func TestWarmupAndTraining(t *testing.T) {
 	if err := Save(p, res.Model, "small"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(context.Background(), c, sp.Val, s, sim.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Metrics != res.FinalVal.Metrics {
-		t.Errorf("loaded policy %+v, trained %+v", r.Metrics, res.FinalVal.Metrics)
-	}
+	dastest.CheckReplay(t, Open, p, c, sp.Val, res.FinalVal.Metrics)
 	again, err := Train(context.Background(), tiny(), sp, TrainOptions{Cluster: c, Sim: sim.DefaultConfig(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)

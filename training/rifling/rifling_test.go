@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -95,17 +96,7 @@ func TestTrainRoundTripAndDeterminism(t *testing.T) {
 	if err := Save(p, res.Policy, "small"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(context.Background(), c, sp.Val, s, sim.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Metrics != res.FinalVal.Metrics {
-		t.Errorf("loaded policy %+v, trained %+v", r.Metrics, res.FinalVal.Metrics)
-	}
+	dastest.CheckReplay(t, Open, p, c, sp.Val, res.FinalVal.Metrics)
 	q := filepath.Join(dir, "again.json")
 	if err := Save(q, train().Policy, "small"); err != nil {
 		t.Fatal(err)
