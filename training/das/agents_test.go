@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -14,7 +15,7 @@ import (
 // collected and the same parameters, gives the log-probabilities recorded
 // while acting, so PPO's first ratio is 1.
 func TestEvaluateMatchesBehaviour(t *testing.T) {
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)

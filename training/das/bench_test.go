@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // BenchmarkInferenceLarge runs the untrained full DAS model (N = 128,
@@ -15,7 +16,7 @@ import (
 // the Large cluster (32 servers) and reports the wall time of its
 // decisions per job placed (the paper's inference time per job, App. F).
 func BenchmarkInferenceLarge(b *testing.B) {
-	c := cluster(b, "large")
+	c := simtest.Preset(b, "large")
 	jobs := synthJobs(b, 300, 9)
 	// Random, non-zero heads: the zero start would tie everything.
 	m := noisyModel(DefaultConfig(), "bench", 1, 0.1)
@@ -48,7 +49,7 @@ func BenchmarkInferenceLarge(b *testing.B) {
 // which about 8 fit, and there are two decisions per job placed. It
 // reports the wall time of the decisions per job placed.
 func BenchmarkInferencePAI(b *testing.B) {
-	c := cluster(b, "large")
+	c := simtest.Preset(b, "large")
 	raw, err := datasets.GeneratePAILikeJobs(context.Background(), datasets.PAILikeConfig{Jobs: 2500}, pipeline.Rand(11, "bench", "pai"))
 	if err != nil {
 		b.Fatal(err)
@@ -87,7 +88,7 @@ func BenchmarkInferencePAI(b *testing.B) {
 // the paper's settings on the Small cluster: a 1000-job segment collected
 // with sampling, then one MAPPO update (4 epochs of minibatches of 64).
 func BenchmarkTrainingEpisode(b *testing.B) {
-	c := cluster(b, "small")
+	c := simtest.Preset(b, "small")
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
 	sp, err := PrepareTrace(c, synthJobs(b, 2500, 10), sim.DefaultConfig(), cfg)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -19,7 +20,7 @@ import (
 // (CholSolve of the history kernel, the learned mean, the variance floor
 // through exp(½ log ·)) and the MLP placement head.
 func TestAgentGradients(t *testing.T) {
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)

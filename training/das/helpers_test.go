@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/das/dastest"
 )
 
@@ -36,19 +35,6 @@ func synthJobs(t testing.TB, n int, seed uint64) []datasets.Job {
 		t.Fatal(err)
 	}
 	return jobs
-}
-
-func cluster(t testing.TB, name string) *sim.Cluster {
-	t.Helper()
-	spec, err := sim.Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // tinyConfig is a model small enough for -race tests.

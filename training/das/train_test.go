@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
 func trainTiny(t *testing.T, variant string, seed uint64) (*Result, Split, *sim.Cluster) {
 	t.Helper()
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(variant)
 	sp, err := PrepareTrace(c, contendedJobs(300, 7), sim.DefaultConfig(), cfg)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
@@ -21,11 +22,7 @@ func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.Contended
 
 func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	t.Helper()
-	spec, _ := sim.Preset("small")
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 500
 	sp, err := das.PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), dc)

@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
@@ -35,11 +36,7 @@ func jobs(n int, seed uint64) []datasets.Job {
 
 func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	t.Helper()
-	spec, _ := sim.Preset("small")
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 400
 	sp, err := das.PrepareTrace(c, jobs(400, 1), sim.DefaultConfig(), dc)
