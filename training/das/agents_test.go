@@ -19,11 +19,7 @@ func TestEvaluateMatchesBehaviour(t *testing.T) {
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			jobs := synthJobs(t, 120, 3)
-			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sp := prepareSynth(t, c, cfg, 120, 3)
 			m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
 			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(1, "test", "act"), true)
 			if err != nil {

@@ -91,10 +91,7 @@ func BenchmarkTrainingEpisode(b *testing.B) {
 	c := simtest.Preset(b, "small")
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
-	sp, err := PrepareTrace(c, synthJobs(b, 2500, 10), sim.DefaultConfig(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	sp := prepareSynth(b, c, cfg, 2500, 10)
 	cfg.ValJobs = 1 // the validation run is not part of an episode
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

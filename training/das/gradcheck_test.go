@@ -24,19 +24,9 @@ func TestAgentGradients(t *testing.T) {
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			jobs := synthJobs(t, 150, 5)
-			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := NewModel(cfg, pipeline.Rand(2, "test", "init"))
+			sp := prepareSynth(t, c, cfg, 150, 5)
 			// Non-zero heads, so that every path carries gradient.
-			rng := pipeline.Rand(2, "test", "heads")
-			for _, p := range m.ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.1 * rng.NormFloat64()
-				}
-			}
+			m := noisyModel(cfg, "test", 2, 0.1)
 			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(2, "test", "act"), true)
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/das/dastest"
 )
 
@@ -51,6 +52,17 @@ func tinyConfig(variant string) Config {
 // contendedJobs is dastest.ContendedJobs at about 1.5 times the Small
 // cluster's capacity.
 func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.ContendedJobs(n, seed, 400) }
+
+// prepareSynth is PrepareTrace of n synthJobs (seed) for c under cfg and
+// the default simulator settings.
+func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) Split {
+	t.Helper()
+	sp, err := PrepareTrace(c, synthJobs(t, n, seed), sim.DefaultConfig(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
 
 // noisyModel is a model of cfg initialised from (seed, stage) with every
 // parameter then perturbed by scale·N(0, 1): the zero-initialised heads
