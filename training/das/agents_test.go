@@ -1,12 +1,10 @@
 package das
 
 import (
-	"context"
 	"math"
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 )
@@ -21,10 +19,7 @@ func TestEvaluateMatchesBehaviour(t *testing.T) {
 			cfg := tinyConfig(v)
 			sp := prepareSynth(t, c, cfg, 120, 3)
 			m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
-			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(1, "test", "act"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := collectEpisode(t, m, c, sp, 1)
 			n := out.ord.Len()
 			if n == 0 {
 				t.Fatal("no decisions")

@@ -1,12 +1,9 @@
 package das
 
 import (
-	"context"
 	"math"
 	"testing"
 
-	"github.com/schedlab/schedlab/pipeline"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 )
@@ -27,10 +24,7 @@ func TestAgentGradients(t *testing.T) {
 			sp := prepareSynth(t, c, cfg, 150, 5)
 			// Non-zero heads, so that every path carries gradient.
 			m := noisyModel(cfg, "test", 2, 0.1)
-			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(2, "test", "act"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := collectEpisode(t, m, c, sp, 2)
 			// Steps that placed something and, for the GP, had history.
 			var steps []*rl.Step[*Obs]
 			for i := range out.plc.Steps {

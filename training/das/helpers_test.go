@@ -64,6 +64,17 @@ func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) 
 	return sp
 }
 
+// collectEpisode runs m on sp.Train on c, sampling from the test stream
+// seed and storing every decision as a step of the agents' rollouts.
+func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp Split, seed uint64) episodeOut {
+	t.Helper()
+	out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(seed, "test", "act"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // noisyModel is a model of cfg initialised from (seed, stage) with every
 // parameter then perturbed by scale·N(0, 1): the zero-initialised heads
 // would tie every job and every machine.
