@@ -31,7 +31,6 @@ func serverLink(t *testing.T, c *sim.Cluster, i int) (up, down sim.DirectedLink)
 // counts worked out by hand: a ring hop is one flow one way, a worker–PS
 // pair one flow each way, one per worker instance.
 func TestLinkFlowsHandComputed(t *testing.T) {
-	type placed struct{ workers, ps []int }
 	type want struct {
 		server   int
 		up, down int32
@@ -59,21 +58,7 @@ func TestLinkFlowsHandComputed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var jobs []datasets.Job
-			var pl []sim.Placement
-			for i, p := range tc.jobs {
-				j := datasets.Job{JobID: tc.name, DurationS: 1000, Model: "resnet-50",
-					Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(len(p.workers)), GPU: 1, CPU: 2, MemGiB: 8}}}
-				if len(p.ps) > 0 {
-					j.Tasks = append(j.Tasks, datasets.Task{Role: datasets.RolePS, Instances: int32(len(p.ps)), CPU: 2, MemGiB: 8})
-				}
-				jobs = append(jobs, j)
-				var slots []sim.Slot
-				for _, s := range append(slices.Clone(p.workers), p.ps...) {
-					slots = append(slots, sim.Slot{Server: s, Socket: -1})
-				}
-				pl = append(pl, sim.Placement{Job: i, Slots: slots})
-			}
+			jobs, pl := placedJobs(tc.name, tc.jobs)
 			// A small job arriving at t=10 makes a decision point while
 			// the others run.
 			jobs = append(jobs, job("probe", 10, 1, 1, 1))
