@@ -16,19 +16,7 @@ import (
 // is over-committed and that Free matches capacity minus running demand.
 func drive(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Scheduler, cfg sim.Config) *sim.Result {
 	t.Helper()
-	s, err := sim.New(c, jobs, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	return driveWith(t, c, jobs, cfg, sched, func(st *sim.State) {
 		used := make([]sim.Resources, len(c.Servers))
 		for _, j := range st.Running {
 			for i, sl := range j.Slots {
@@ -46,6 +34,28 @@ func drive(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Schedule
 				t.Fatalf("t=%g: server %d free %+v, want %+v", st.Now, i, st.Free[i], want)
 			}
 		}
+	})
+}
+
+// driveWith runs jobs on c under cfg (default interference) to the end:
+// at every decision point it calls check, then applies what sched
+// decides. Any error fails t.
+func driveWith(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, sched sim.Scheduler, check func(st *sim.State)) *sim.Result {
+	t.Helper()
+	s, err := sim.New(c, jobs, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for {
+		st, err := s.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(st)
 		pl, err := sched.Schedule(ctx, st)
 		if err != nil {
 			t.Fatal(err)
@@ -228,31 +238,15 @@ func TestIntervalTriggers(t *testing.T) {
 	jobs := marlLike(4, 2, 6, 9)
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = sim.TriggerInterval
-	s, err := sim.New(c, jobs, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	var progress float64
-	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	driveWith(t, c, jobs, cfg, firstFit{}, func(st *sim.State) {
 		if math.Mod(st.Now, 1800) != 0 {
 			t.Fatalf("decision at t=%g, not a multiple of 1800", st.Now)
 		}
 		for _, p := range st.Since.Progress {
 			progress += p.Fraction
 		}
-		pl, _ := firstFit{}.Schedule(ctx, st)
-		if err := s.Apply(pl); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	// Progress of jobs finished after the last decision is not reported, so
 	// the sum is at most the job count.
 	if progress <= 0 || progress > float64(len(jobs))+1e-6 {

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"context"
-	"io"
 	"slices"
 	"testing"
 
@@ -162,21 +161,9 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := sim.New(tc.c, tc.jobs, tc.cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
 			var buf []sim.DirectedLink
 			decisions, loaded := 0, 0
-			for {
-				st, err := s.Next(ctx)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			driveWith(t, tc.c, tc.jobs, tc.cfg, firstFit{}, func(st *sim.State) {
 				want := make([]int32, len(st.LinkFlows))
 				for _, js := range st.Running {
 					buf = tc.c.FlowLinks(buf[:0], js, js.Slots)
@@ -191,14 +178,7 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 				if slices.ContainsFunc(want, func(n int32) bool { return n > 0 }) {
 					loaded++
 				}
-				pl, err := firstFit{}.Schedule(ctx, st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Apply(pl); err != nil {
-					t.Fatal(err)
-				}
-			}
+			})
 			if loaded == 0 {
 				t.Fatalf("no decision of %d saw a loaded link: the test checks nothing", decisions)
 			}
