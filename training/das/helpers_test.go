@@ -80,11 +80,6 @@ func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp Split, seed uint6
 // would tie every job and every machine.
 func noisyModel(cfg Config, stage string, seed uint64, scale float64) *Model {
 	m := NewModel(cfg, pipeline.Rand(seed, stage, "init"))
-	rng := pipeline.Rand(seed, stage, "heads")
-	for _, p := range m.ps.List() {
-		for i := range p.Data {
-			p.Data[i] += scale * rng.NormFloat64()
-		}
-	}
+	m.ps.Perturb(scale, pipeline.Rand(seed, stage, "heads"))
 	return m
 }

@@ -106,11 +106,7 @@ func TestDecodeNeverOvercommits(t *testing.T) {
 	cfg := tinyConfig(VariantDAS)
 	m := NewModel(cfg, pipeline.Rand(4, "test", "init"))
 	rng := pipeline.Rand(4, "test", "decode")
-	for _, p := range m.ps.List() {
-		for i := range p.Data {
-			p.Data[i] += rng.NormFloat64()
-		}
-	}
+	m.ps.Perturb(1, rng)
 	jobs := contendedJobs(150, 4)
 	s, err := sim.New(c, jobs, sim.DefaultConfig(), nil)
 	if err != nil {
