@@ -20,8 +20,17 @@ func BenchmarkInferenceLarge(b *testing.B) {
 	jobs := synthJobs(b, 300, 9)
 	// Random, non-zero heads: the zero start would tie everything.
 	m := noisyModel(DefaultConfig(), "bench", 1, 0.1)
+	benchInference(b, c, jobs, m)
+}
+
+// benchInference runs m as a scheduler over jobs on c b.N times and
+// reports the CPU time and the decisions' wall time per job placed and
+// the wall time per decision; it returns the decisions and the jobs
+// placed. The machine is shared: the CPU time of the whole run per job is
+// the figure that does not depend on the load (it is an upper bound on
+// the decisions' own).
+func benchInference(b *testing.B, c *sim.Cluster, jobs []datasets.Job, m *Model) (decisions, placed int) {
 	var decisionS float64
-	var placed, decisions int
 	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -33,12 +42,10 @@ func BenchmarkInferenceLarge(b *testing.B) {
 		placed += r.Timing.JobsPlaced
 		decisions += r.Timing.Decisions
 	}
-	// The machine is shared: the CPU time of the whole run per job is the
-	// figure that does not depend on the load (it is an upper bound on
-	// the decisions' own).
 	b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
 	b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
 	b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+	return decisions, placed
 }
 
 // BenchmarkInferencePAI is the das-overhead measurement on a realistic
@@ -63,22 +70,7 @@ func BenchmarkInferencePAI(b *testing.B) {
 				b.Fatal(err)
 			}
 			m := noisyModel(cfg, "bench", 1, 0.1)
-			var decisionS float64
-			var placed, decisions int
-			cpu0 := cpuSeconds()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r, err := sim.Run(context.Background(), c, sp.Train, NewScheduler(m), sim.DefaultConfig(), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				decisionS += r.Timing.DecisionS
-				placed += r.Timing.JobsPlaced
-				decisions += r.Timing.Decisions
-			}
-			b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
-			b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
-			b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+			decisions, placed := benchInference(b, c, sp.Train, m)
 			b.ReportMetric(float64(decisions)/float64(placed), "decisions/job")
 		})
 	}
