@@ -223,9 +223,7 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 			}
 		}
 		if len(slots) < len(js.Instances) {
-			for i, s := range slots {
-				led.Give(s.Server, js.Instances[i].Demand)
-			}
+			led.GiveBack(js, slots)
 			if a.computed != nil && !within(led, st.Free, slots) {
 				// Giving back can round a server's free resources
 				// above where the decision started, where a row that

@@ -195,9 +195,7 @@ func (d *decider) decide(st *sim.State) ([]sim.Placement, []start) {
 			slots := place(led, js, a)
 			feasible[a] = slots != nil
 			fit = fit || feasible[a]
-			for i, sl := range slots {
-				led.Give(sl.Server, js.Instances[i].Demand)
-			}
+			led.GiveBack(js, slots)
 		}
 		if !fit {
 			continue // nothing to decide: the job cannot start now
