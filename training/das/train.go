@@ -103,10 +103,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	segRng := pipeline.Rand(opts.Seed, Stage, "segments", key)
 	actRng := pipeline.Rand(opts.Seed, Stage, "actions", key)
 	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches", key)
-	val := split.Val
-	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
-		val = val[:cfg.ValJobs]
-	}
+	val := split.ValJobs(cfg.ValJobs)
 	run := &RunResult{LR: lr, Model: m}
 	var err error
 	if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {

@@ -46,10 +46,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		return nil, err
 	}
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
-	val := split.Val
-	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
-		val = val[:cfg.ValJobs]
-	}
+	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Model: m}
 	var err error
 	if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {

@@ -71,10 +71,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	}
 	cents := kmeans(points, k, cfg.KMeansIters, rng)
 	p := &Policy{Config: cfg, Centroids: cents, Q: rl.NewQTable(len(cents), numActions, cfg.Alpha, cfg.Gamma)}
-	val := split.Val
-	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
-		val = val[:cfg.ValJobs]
-	}
+	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Policy: p}
 	var err error
 	if res.InitVal, err = p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val); err != nil {
