@@ -32,6 +32,19 @@ type ingested struct {
 	rejected []Rejected
 }
 
+// ingestReal ingests rel, a real trace of the shared data folder (the
+// test is skipped where it is absent), with source's reader, and returns
+// what was ingested and rel's path.
+func ingestReal(t testing.TB, source, rel string) (ingested, string) {
+	t.Helper()
+	path := sharedData(t, rel)
+	got, err := runIngest(t, source, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, path
+}
+
 // runIngest ingests inputs with the reader of source into a fresh
 // directory and checks the Reader contract: accounting holds per file and
 // in total, jobs.parquet holds the accepted jobs (all with the source set)

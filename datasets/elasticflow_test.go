@@ -68,11 +68,7 @@ func TestElasticFlowNotCSV(t *testing.T) {
 // data README (57,682 one-GPU jobs, 7,009 eight-GPU jobs). The jobs table
 // is then read back with Arrow's own Parquet reader (pqarrow).
 func TestElasticFlowReal(t *testing.T) {
-	dir := sharedData(t, "elasticflow")
-	got, err := runIngest(t, SourceElasticFlow, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, dir := ingestReal(t, SourceElasticFlow, "elasticflow")
 	if got.rep.Total != (Accounting{Read: 69351, Accepted: 69351}) {
 		t.Fatalf("accounting %+v, want 69351 read and accepted", got.rep.Total)
 	}
