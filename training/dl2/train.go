@@ -72,9 +72,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		if err != nil {
 			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
 		}
-		row := base
-		row.Episode, row.Split = int32(ep), "train"
-		row.Return, row.MeanJCT, row.MeanFee = out.ret, out.metrics.MeanJCTS, out.metrics.MeanFeeUSD
+		row := base.Row(ep, "train", out.ret, out.metrics)
 		if out.r.Len() > 0 {
 			out.r.ComputeGAE(cfg.Gamma, cfg.Lambda, 0)
 			st := rl.PPOUpdate(m, out.r, cfg.PPO, true, updRng)
@@ -85,9 +83,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			return nil, err
 		}
 		res.FinalVal = ev
-		v := base
-		v.Episode, v.Split = int32(ep), "validation"
-		v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+		v := base.Row(ep, "validation", ev.Return, ev.Metrics)
 		res.Curves = append(res.Curves, row, v)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode([]training.Curve{row, v})

@@ -95,11 +95,8 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			return nil, err
 		}
 		res.FinalVal = ev
-		row, v := base, base
-		row.Episode, row.Split = int32(ep), "train"
-		row.Return, row.MeanJCT, row.MeanFee = out.Return, out.Metrics.MeanJCTS, out.Metrics.MeanFeeUSD
-		v.Episode, v.Split = int32(ep), "validation"
-		v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+		row := base.Row(ep, "train", out.Return, out.Metrics)
+		v := base.Row(ep, "validation", ev.Return, ev.Metrics)
 		res.Curves = append(res.Curves, row, v)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode([]training.Curve{row, v})
