@@ -37,6 +37,23 @@ func drive(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Schedule
 	})
 }
 
+// runCase is one whole run of the engine tests and benchmarks: a
+// workload on a cluster under simulator settings.
+type runCase struct {
+	name string
+	c    *sim.Cluster
+	jobs []datasets.Job
+	cfg  sim.Config
+}
+
+// intervalConfig is sim.DefaultConfig deciding at fixed intervals (the
+// MARL paper's), not on arrivals and completions.
+func intervalConfig() sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = sim.TriggerInterval
+	return cfg
+}
+
 // driveWith runs jobs on c under cfg (default interference) to the end:
 // at every decision point it calls check, then applies what sched
 // decides. Any error fails t.
@@ -100,14 +117,8 @@ func TestEngineInvariants(t *testing.T) {
 	small, _ := sim.Flat(4, "pai-v100")
 	ft, _ := sim.FatTree(4, "power8")
 	bc, _ := sim.BCube(3, 1, "dgx1")
-	interval := sim.DefaultConfig()
-	interval.Trigger = sim.TriggerInterval
-	tests := []struct {
-		name string
-		c    *sim.Cluster
-		jobs []datasets.Job
-		cfg  sim.Config
-	}{
+	interval := intervalConfig()
+	tests := []runCase{
 		{"pai-large", large, paiLike(2000, 0.05, 1), sim.DefaultConfig()},
 		{"pai-small-overloaded", small, paiLike(500, 0.05, 2), sim.DefaultConfig()},
 		{"marl-fattree-interval", ft, marlLike(4, 2, 10, 3), interval},
@@ -236,10 +247,8 @@ func TestEngineBadInput(t *testing.T) {
 func TestIntervalTriggers(t *testing.T) {
 	c, _ := sim.FatTree(4, "power8")
 	jobs := marlLike(4, 2, 6, 9)
-	cfg := sim.DefaultConfig()
-	cfg.Trigger = sim.TriggerInterval
 	var progress float64
-	driveWith(t, c, jobs, cfg, firstFit{}, func(st *sim.State) {
+	driveWith(t, c, jobs, intervalConfig(), firstFit{}, func(st *sim.State) {
 		if math.Mod(st.Now, 1800) != 0 {
 			t.Fatalf("decision at t=%g, not a multiple of 1800", st.Now)
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -146,14 +145,8 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 	bc, _ := sim.BCube(3, 1, "dgx1")
 	vl2, _ := sim.VL2(4, "power8")
 	flat, _ := sim.Flat(8, "pai-v100")
-	interval := sim.DefaultConfig()
-	interval.Trigger = sim.TriggerInterval
-	tests := []struct {
-		name string
-		c    *sim.Cluster
-		jobs []datasets.Job
-		cfg  sim.Config
-	}{
+	interval := intervalConfig()
+	tests := []runCase{
 		{"fattree-ps", ft, marlLike(4, 4, 6, 5), interval},
 		{"bcube-ps", bc, marlLike(2, 3, 5, 6), sim.DefaultConfig()},
 		{"vl2-ps", vl2, marlLike(4, 3, 4, 7), interval},
