@@ -60,6 +60,20 @@ type ClusterNode struct {
 	GPUModel string  `parquet:"gpu_model" json:"gpu_model"` // "" when the node has none or the trace does not say
 }
 
+// addClusterTable closes nodes, the cluster table an ingest wrote beside
+// its jobs (nil: none), and lists it in rep right after the jobs table.
+func addClusterTable(rep *Report, req Request, nodes *ParquetWriter[ClusterNode]) error {
+	if nodes == nil {
+		return nil
+	}
+	n := nodes.Rows()
+	if err := nodes.Close(); err != nil {
+		return err
+	}
+	rep.Outputs = append(rep.Outputs[:1], append([]Output{{Table: "cluster", Path: req.OutPath(ClusterFile), Rows: n}}, rep.Outputs[1:]...)...)
+	return nil
+}
+
 var (
 	v2023PodColumns  = []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "pod_phase", "creation_time", "deletion_time", "scheduled_time"}
 	v2023NodeColumns = []string{"sn", "cpu_milli", "memory_mib", "gpu", "model"}
@@ -98,12 +112,8 @@ func (AlibabaV2023Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	if nodes != nil {
-		n := nodes.Rows()
-		if err := nodes.Close(); err != nil {
-			return nil, err
-		}
-		rep.Outputs = append(rep.Outputs[:1], append([]Output{{Table: "cluster", Path: req.OutPath(ClusterFile), Rows: n}}, rep.Outputs[1:]...)...)
+	if err := addClusterTable(rep, req, nodes); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

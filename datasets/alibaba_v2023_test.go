@@ -82,11 +82,7 @@ func TestAlibabaV2023MissingColumn(t *testing.T) {
 // 897 "Pending" pods (never scheduled) are quarantined, and 1,523 + 1,213
 // nodes.
 func TestAlibabaV2023Real(t *testing.T) {
-	dir := sharedData(t, "alibaba-gpu-v2023")
-	got, err := runIngest(t, SourceAlibabaV2023, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, dir := ingestReal(t, SourceAlibabaV2023, "alibaba-gpu-v2023")
 	pods := got.rep.PerFile[filepath.Join(dir, "openb_pod_list_default.csv")]
 	if pods != (Accounting{Read: 8152, Accepted: 7255, Quarantined: 897}) {
 		t.Fatalf("pods %+v, want 8152 read, 7255 accepted, 897 quarantined", pods)

@@ -239,20 +239,7 @@ func (ji *JobsIngest) EachRow(c *CSVFile, fn func(row CSVRow) error) error {
 	var reported int64
 	defer func() { ji.Progress(c.Offset() - reported) }()
 	for {
-		row, err := c.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		var bf *BadField
-		switch {
-		case errors.As(err, &bf):
-			err = ji.RejectRow(c.Path(), row, err)
-		case err != nil:
-			return err
-		default:
-			err = fn(row)
-		}
-		if err != nil {
+		if done, err := nextRow(c, ji.RejectRow, fn); done || err != nil {
 			return err
 		}
 		if c.Offset()-reported >= progressEvery {
@@ -263,4 +250,21 @@ func (ji *JobsIngest) EachRow(c *CSVFile, fn func(row CSVRow) error) error {
 			reported = c.Offset()
 		}
 	}
+}
+
+// nextRow reads the next row of c and hands it to fn, or, when a field of
+// it is bad, to reject with the file's path; done is true, with no error,
+// at the end of the file. It is the step of every EachRow.
+func nextRow(c *CSVFile, reject func(file string, row CSVRow, err error) error, fn func(row CSVRow) error) (done bool, err error) {
+	row, err := c.Next()
+	var bad *BadField
+	switch {
+	case errors.Is(err, io.EOF):
+		return true, nil
+	case errors.As(err, &bad):
+		return false, reject(c.Path(), row, err)
+	case err != nil:
+		return false, err
+	}
+	return false, fn(row)
 }

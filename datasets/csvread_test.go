@@ -8,29 +8,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/shareddata"
 )
 
-// sharedData finds ../shared/data/rel walking up from the package
-// directory, falling back to /work/shared/data; it skips the test when the
-// data is absent.
-func sharedData(t testing.TB, rel string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "..", "shared", "data", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	p := filepath.Join("/work/shared/data", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data %s not found (looked for ../shared/data and /work/shared/data); skipping", rel)
-	}
-	return p
-}
+// sharedData is shareddata.Path: the real traces, or a skip.
+func sharedData(t testing.TB, rel string) string { return shareddata.Path(t, rel) }
 
 // writeFile writes content to dir/name and returns the path.
 func writeFile(t testing.TB, dir, name, content string) string {
@@ -47,6 +30,19 @@ type ingested struct {
 	rep      *Report
 	jobs     []Job
 	rejected []Rejected
+}
+
+// ingestReal ingests rel, a real trace of the shared data folder (the
+// test is skipped where it is absent), with source's reader, and returns
+// what was ingested and rel's path.
+func ingestReal(t testing.TB, source, rel string) (ingested, string) {
+	t.Helper()
+	path := sharedData(t, rel)
+	got, err := runIngest(t, source, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, path
 }
 
 // runIngest ingests inputs with the reader of source into a fresh

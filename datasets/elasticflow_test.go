@@ -9,9 +9,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
 func TestElasticFlowFixture(t *testing.T) {
@@ -71,11 +68,7 @@ func TestElasticFlowNotCSV(t *testing.T) {
 // data README (57,682 one-GPU jobs, 7,009 eight-GPU jobs). The jobs table
 // is then read back with Arrow's own Parquet reader (pqarrow).
 func TestElasticFlowReal(t *testing.T) {
-	dir := sharedData(t, "elasticflow")
-	got, err := runIngest(t, SourceElasticFlow, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, dir := ingestReal(t, SourceElasticFlow, "elasticflow")
 	if got.rep.Total != (Accounting{Read: 69351, Accepted: 69351}) {
 		t.Fatalf("accounting %+v, want 69351 read and accepted", got.rep.Total)
 	}
@@ -100,28 +93,10 @@ func TestElasticFlowReal(t *testing.T) {
 	if _, err := (ElasticFlowReader{}).Ingest(context.Background(), Request{Inputs: []string{dir}, OutDir: out}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, JobsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pr, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	if v := pr.MetaData().KeyValueMetadata().FindValue(MetaSource); v == nil || *v != SourceElasticFlow {
+	kv, tbl := readArrowTable(t, filepath.Join(out, JobsFile))
+	if v := kv.FindValue(MetaSource); v == nil || *v != SourceElasticFlow {
 		t.Errorf("source metadata %v", v)
 	}
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
 	tr := array.NewTableReader(tbl, -1)
 	defer tr.Release()
 	var fromArrow []Job

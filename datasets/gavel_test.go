@@ -75,10 +75,7 @@ func TestPhillyGavelNotATrace(t *testing.T) {
 // (counted with wc -l; every file ends in a newline), all accepted, every
 // job type mapped to a model of sim.Profiles.
 func TestPhillyGavelReal(t *testing.T) {
-	got, err := runIngest(t, SourcePhillyGavel, sharedData(t, "philly-gavel"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := ingestReal(t, SourcePhillyGavel, "philly-gavel")
 	if got.rep.Total != (Accounting{Read: 15264, Accepted: 15264}) || len(got.rep.PerFile) != 15 {
 		t.Fatalf("accounting %+v over %d files, want 15264 read and accepted over 15", got.rep.Total, len(got.rep.PerFile))
 	}

@@ -17,9 +17,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/schedlab/schedlab/internal/duckdbtest"
 )
 
@@ -342,28 +339,10 @@ func TestGoogleRealSubset(t *testing.T) {
 // row count and the nulls of missing_info must be what we meant to write.
 func checkGoogleArrow(t *testing.T, path string, want []GoogleJobEvent) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pr, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	if src := pr.MetaData().KeyValueMetadata().FindValue(MetaSource); src == nil || *src != SourceGoogle2011 {
+	kv, tbl := readArrowTable(t, path)
+	if src := kv.FindValue(MetaSource); src == nil || *src != SourceGoogle2011 {
 		t.Errorf("metadata source %v", src)
 	}
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
 	wantCols := []struct {
 		name     string
 		nullable bool

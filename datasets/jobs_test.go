@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -10,8 +9,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
 func sampleJobs() []Job {
@@ -59,34 +56,12 @@ func TestJobsParquetArrowRoundTrip(t *testing.T) {
 	}
 
 	// Arrow's reader sees the same values and our metadata.
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pr, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	kv := pr.MetaData().KeyValueMetadata()
+	kv, tbl := readArrowTable(t, path)
 	for k, v := range map[string]string{MetaSchemaVersion: SchemaVersion, MetaSource: "test", MetaConfigHash: "abc"} {
 		if got := kv.FindValue(k); got == nil || *got != v {
 			t.Errorf("metadata %s = %v, want %q", k, got, v)
 		}
 	}
-	// Arrow v15's delta-bit-packing decoder keeps 64-byte scratch buffers it
-	// never releases, so the reader gets its own allocator; the checked one
-	// audits only what this package allocates.
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
 	tr := array.NewTableReader(tbl, -1)
 	defer tr.Release()
 	var fromArrow []Job

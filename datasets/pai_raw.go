@@ -219,12 +219,8 @@ func (PAIRawReader) Ingest(ctx context.Context, req Request) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nodes != nil {
-		n := nodes.Rows()
-		if err := nodes.Close(); err != nil {
-			return nil, err
-		}
-		rep.Outputs = append(rep.Outputs[:1], append([]Output{{Table: "cluster", Path: req.OutPath(ClusterFile), Rows: n}}, rep.Outputs[1:]...)...)
+	if err := addClusterTable(rep, req, nodes); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,19 +45,7 @@ func (p *paiTally) RejectRow(file string, row CSVRow, err error) error {
 
 func (p *paiTally) EachRow(c *CSVFile, fn func(row CSVRow) error) error {
 	for {
-		row, err := c.Next()
-		var bad *BadField
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.As(err, &bad):
-			err = p.RejectRow(c.Path(), row, err)
-		case err != nil:
-			return err
-		default:
-			err = fn(row)
-		}
-		if err != nil {
+		if done, err := nextRow(c, p.RejectRow, fn); done || err != nil {
 			return err
 		}
 	}

@@ -62,11 +62,7 @@ func TestPAISimMissingColumn(t *testing.T) {
 // same interpretation as the schedulers package's test-only readPAISim
 // (instances = num_inst, per-instance GPU and CPU = job totals / num_inst).
 func TestPAISimReal(t *testing.T) {
-	path := sharedData(t, "pai-v2020/operate_simulator_jobs_6000.csv")
-	got, err := runIngest(t, SourcePAISim, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := ingestReal(t, SourcePAISim, "pai-v2020/operate_simulator_jobs_6000.csv")
 	if got.rep.Total != (Accounting{Read: 6000, Accepted: 6000}) {
 		t.Fatalf("accounting %+v, want 6000 read and accepted", got.rep.Total)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedlab/schedlab/internal/sortorder"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -124,12 +125,12 @@ func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 	for i := range p.order {
 		p.order[i] = i
 	}
-	slices.SortStableFunc(p.order, func(a, b int) int { return cmpDesc(x[a], x[b]) })
+	slices.SortStableFunc(p.order, func(a, b int) int { return sortorder.Desc(x[a], x[b]) })
 	for s := range p.servers {
 		p.servers[s] = s
 	}
 	aff := x[k:]
-	slices.SortStableFunc(p.servers, func(a, b int) int { return cmpDesc(aff[a], aff[b]) })
+	slices.SortStableFunc(p.servers, func(a, b int) int { return sortorder.Desc(aff[a], aff[b]) })
 	p.ledger.CopyFrom(p.st)
 	l := &p.ledger
 	var out []sim.Placement
@@ -214,16 +215,6 @@ func (p *problem) finish(pl []sim.Placement) []sim.Placement {
 func (p *problem) eval(s *solution) {
 	_, s.f = p.decode(s.x, false)
 	s.cost = s.f[0] + s.f[1]
-}
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 // archive keeps the non-dominated solutions found (at most cap).

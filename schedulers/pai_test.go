@@ -6,35 +6,15 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/shareddata"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
-
-// sharedData finds ../shared/data walking up from the package directory,
-// falling back to /work/shared/data.
-func sharedData(t testing.TB, rel string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "..", "shared", "data", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	p := filepath.Join("/work/shared/data", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data %s not found (looked for ../shared/data and /work/shared/data)", rel)
-	}
-	return p
-}
 
 // readPAISim reads the simulator columns of operate_simulator_jobs_6000.csv:
 // num_inst pods, num_gpu and num_cpu job totals, submit_time and duration in
@@ -85,7 +65,7 @@ func readPAISim(t testing.TB, path string) []datasets.Job {
 // clusters and logs the metrics; it checks only accounting (every job
 // finished or pruned).
 func TestPAISubset(t *testing.T) {
-	jobs := readPAISim(t, sharedData(t, "pai-v2020/operate_simulator_jobs_6000.csv"))
+	jobs := readPAISim(t, shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv"))
 	if len(jobs) != 6000 {
 		t.Fatalf("read %d jobs, want 6000", len(jobs))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -21,14 +20,8 @@ func BenchmarkRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	interval := sim.DefaultConfig()
-	interval.Trigger = sim.TriggerInterval
-	cases := []struct {
-		name string
-		c    *sim.Cluster
-		jobs []datasets.Job
-		cfg  sim.Config
-	}{
+	interval := intervalConfig()
+	cases := []runCase{
 		{"pai-flat32", flat, paiLike(4000, 0.05, 1), sim.DefaultConfig()},
 		{"marl-fattree8", ft, marlLike(8, 15, 20, 3), interval},
 	}

@@ -6,6 +6,8 @@ package sim
 import (
 	"fmt"
 	"slices"
+
+	"github.com/schedlab/schedlab/internal/sortorder"
 )
 
 // take is what one instance took from one socket.
@@ -46,11 +48,11 @@ func fitsEmpty(caps []Resources, js *JobState) string {
 	slices.SortStableFunc(inst, func(a, b Resources) int {
 		switch {
 		case a.GPU != b.GPU:
-			return cmpDesc(a.GPU, b.GPU)
+			return sortorder.Desc(a.GPU, b.GPU)
 		case a.CPU != b.CPU:
-			return cmpDesc(a.CPU, b.CPU)
+			return sortorder.Desc(a.CPU, b.CPU)
 		}
-		return cmpDesc(a.MemGiB, b.MemGiB)
+		return sortorder.Desc(a.MemGiB, b.MemGiB)
 	})
 	free := append([]Resources(nil), caps...)
 	for _, d := range inst {
@@ -68,16 +70,6 @@ func fitsEmpty(caps []Resources, js *JobState) string {
 		}
 	}
 	return ""
-}
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 func (s *Sim) check(pl []Placement) error {

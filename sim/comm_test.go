@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -19,9 +20,6 @@ import (
 func TestCommunicationTimes(t *testing.T) {
 	const g = 102 * 8 / 1000.0 // Gbit
 	run := func(comm float64) float64 { return 1000 + 4000*comm }
-	type placed struct {
-		workers, ps []int // servers of the workers, then of the PS
-	}
 	cases := []struct {
 		name string
 		jobs []placed
@@ -54,21 +52,7 @@ func TestCommunicationTimes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var jobs []datasets.Job
-			var pl []sim.Placement
-			for i, p := range tc.jobs {
-				j := datasets.Job{JobID: tc.name, DurationS: 1000, Model: "resnet-50",
-					Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(len(p.workers)), GPU: 1, CPU: 2, MemGiB: 8}}}
-				if len(p.ps) > 0 {
-					j.Tasks = append(j.Tasks, datasets.Task{Role: datasets.RolePS, Instances: int32(len(p.ps)), CPU: 2, MemGiB: 8})
-				}
-				jobs = append(jobs, j)
-				var slots []sim.Slot
-				for _, s := range append(append([]int(nil), p.workers...), p.ps...) {
-					slots = append(slots, sim.Slot{Server: s, Socket: -1})
-				}
-				pl = append(pl, sim.Placement{Job: i, Slots: slots})
-			}
+			jobs, pl := placedJobs(tc.name, tc.jobs)
 			res, err := sim.Run(context.Background(), c, jobs, fixed{pl}, sim.DefaultConfig(), sim.NoInterference{})
 			if err != nil {
 				t.Fatal(err)
@@ -81,4 +65,30 @@ func TestCommunicationTimes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// placed is a job's workers and PS, by the servers they run on.
+type placed struct {
+	workers, ps []int // servers of the workers, then of the PS
+}
+
+// placedJobs makes a ResNet-50 job (1000 s standalone, 1 GPU a worker)
+// named name for each p, and the placement of each on its servers.
+func placedJobs(name string, jobs []placed) ([]datasets.Job, []sim.Placement) {
+	var out []datasets.Job
+	var pl []sim.Placement
+	for i, p := range jobs {
+		j := datasets.Job{JobID: name, DurationS: 1000, Model: "resnet-50",
+			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(len(p.workers)), GPU: 1, CPU: 2, MemGiB: 8}}}
+		if len(p.ps) > 0 {
+			j.Tasks = append(j.Tasks, datasets.Task{Role: datasets.RolePS, Instances: int32(len(p.ps)), CPU: 2, MemGiB: 8})
+		}
+		out = append(out, j)
+		var slots []sim.Slot
+		for _, s := range append(slices.Clone(p.workers), p.ps...) {
+			slots = append(slots, sim.Slot{Server: s, Socket: -1})
+		}
+		pl = append(pl, sim.Placement{Job: i, Slots: slots})
+	}
+	return out, pl
 }

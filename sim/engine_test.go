@@ -16,19 +16,7 @@ import (
 // is over-committed and that Free matches capacity minus running demand.
 func drive(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Scheduler, cfg sim.Config) *sim.Result {
 	t.Helper()
-	s, err := sim.New(c, jobs, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	return driveWith(t, c, jobs, cfg, sched, func(st *sim.State) {
 		used := make([]sim.Resources, len(c.Servers))
 		for _, j := range st.Running {
 			for i, sl := range j.Slots {
@@ -46,6 +34,45 @@ func drive(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Schedule
 				t.Fatalf("t=%g: server %d free %+v, want %+v", st.Now, i, st.Free[i], want)
 			}
 		}
+	})
+}
+
+// runCase is one whole run of the engine tests and benchmarks: a
+// workload on a cluster under simulator settings.
+type runCase struct {
+	name string
+	c    *sim.Cluster
+	jobs []datasets.Job
+	cfg  sim.Config
+}
+
+// intervalConfig is sim.DefaultConfig deciding at fixed intervals (the
+// MARL paper's), not on arrivals and completions.
+func intervalConfig() sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = sim.TriggerInterval
+	return cfg
+}
+
+// driveWith runs jobs on c under cfg (default interference) to the end:
+// at every decision point it calls check, then applies what sched
+// decides. Any error fails t.
+func driveWith(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, sched sim.Scheduler, check func(st *sim.State)) *sim.Result {
+	t.Helper()
+	s, err := sim.New(c, jobs, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for {
+		st, err := s.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(st)
 		pl, err := sched.Schedule(ctx, st)
 		if err != nil {
 			t.Fatal(err)
@@ -90,14 +117,8 @@ func TestEngineInvariants(t *testing.T) {
 	small, _ := sim.Flat(4, "pai-v100")
 	ft, _ := sim.FatTree(4, "power8")
 	bc, _ := sim.BCube(3, 1, "dgx1")
-	interval := sim.DefaultConfig()
-	interval.Trigger = sim.TriggerInterval
-	tests := []struct {
-		name string
-		c    *sim.Cluster
-		jobs []datasets.Job
-		cfg  sim.Config
-	}{
+	interval := intervalConfig()
+	tests := []runCase{
 		{"pai-large", large, paiLike(2000, 0.05, 1), sim.DefaultConfig()},
 		{"pai-small-overloaded", small, paiLike(500, 0.05, 2), sim.DefaultConfig()},
 		{"marl-fattree-interval", ft, marlLike(4, 2, 10, 3), interval},
@@ -226,33 +247,15 @@ func TestEngineBadInput(t *testing.T) {
 func TestIntervalTriggers(t *testing.T) {
 	c, _ := sim.FatTree(4, "power8")
 	jobs := marlLike(4, 2, 6, 9)
-	cfg := sim.DefaultConfig()
-	cfg.Trigger = sim.TriggerInterval
-	s, err := sim.New(c, jobs, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	var progress float64
-	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	driveWith(t, c, jobs, intervalConfig(), firstFit{}, func(st *sim.State) {
 		if math.Mod(st.Now, 1800) != 0 {
 			t.Fatalf("decision at t=%g, not a multiple of 1800", st.Now)
 		}
 		for _, p := range st.Since.Progress {
 			progress += p.Fraction
 		}
-		pl, _ := firstFit{}.Schedule(ctx, st)
-		if err := s.Apply(pl); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	// Progress of jobs finished after the last decision is not reported, so
 	// the sum is at most the job count.
 	if progress <= 0 || progress > float64(len(jobs))+1e-6 {

@@ -2,11 +2,9 @@ package sim_test
 
 import (
 	"context"
-	"io"
 	"slices"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -31,7 +29,6 @@ func serverLink(t *testing.T, c *sim.Cluster, i int) (up, down sim.DirectedLink)
 // counts worked out by hand: a ring hop is one flow one way, a worker–PS
 // pair one flow each way, one per worker instance.
 func TestLinkFlowsHandComputed(t *testing.T) {
-	type placed struct{ workers, ps []int }
 	type want struct {
 		server   int
 		up, down int32
@@ -59,21 +56,7 @@ func TestLinkFlowsHandComputed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var jobs []datasets.Job
-			var pl []sim.Placement
-			for i, p := range tc.jobs {
-				j := datasets.Job{JobID: tc.name, DurationS: 1000, Model: "resnet-50",
-					Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(len(p.workers)), GPU: 1, CPU: 2, MemGiB: 8}}}
-				if len(p.ps) > 0 {
-					j.Tasks = append(j.Tasks, datasets.Task{Role: datasets.RolePS, Instances: int32(len(p.ps)), CPU: 2, MemGiB: 8})
-				}
-				jobs = append(jobs, j)
-				var slots []sim.Slot
-				for _, s := range append(slices.Clone(p.workers), p.ps...) {
-					slots = append(slots, sim.Slot{Server: s, Socket: -1})
-				}
-				pl = append(pl, sim.Placement{Job: i, Slots: slots})
-			}
+			jobs, pl := placedJobs(tc.name, tc.jobs)
 			// A small job arriving at t=10 makes a decision point while
 			// the others run.
 			jobs = append(jobs, job("probe", 10, 1, 1, 1))
@@ -162,14 +145,8 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 	bc, _ := sim.BCube(3, 1, "dgx1")
 	vl2, _ := sim.VL2(4, "power8")
 	flat, _ := sim.Flat(8, "pai-v100")
-	interval := sim.DefaultConfig()
-	interval.Trigger = sim.TriggerInterval
-	tests := []struct {
-		name string
-		c    *sim.Cluster
-		jobs []datasets.Job
-		cfg  sim.Config
-	}{
+	interval := intervalConfig()
+	tests := []runCase{
 		{"fattree-ps", ft, marlLike(4, 4, 6, 5), interval},
 		{"bcube-ps", bc, marlLike(2, 3, 5, 6), sim.DefaultConfig()},
 		{"vl2-ps", vl2, marlLike(4, 3, 4, 7), interval},
@@ -177,21 +154,9 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := sim.New(tc.c, tc.jobs, tc.cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
 			var buf []sim.DirectedLink
 			decisions, loaded := 0, 0
-			for {
-				st, err := s.Next(ctx)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			driveWith(t, tc.c, tc.jobs, tc.cfg, firstFit{}, func(st *sim.State) {
 				want := make([]int32, len(st.LinkFlows))
 				for _, js := range st.Running {
 					buf = tc.c.FlowLinks(buf[:0], js, js.Slots)
@@ -206,14 +171,7 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 				if slices.ContainsFunc(want, func(n int32) bool { return n > 0 }) {
 					loaded++
 				}
-				pl, err := firstFit{}.Schedule(ctx, st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Apply(pl); err != nil {
-					t.Fatal(err)
-				}
-			}
+			})
 			if loaded == 0 {
 				t.Fatalf("no decision of %d saw a loaded link: the test checks nothing", decisions)
 			}

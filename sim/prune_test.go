@@ -8,22 +8,8 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
-
-// presetCluster builds a named preset.
-func presetCluster(t *testing.T, name string) *sim.Cluster {
-	t.Helper()
-	spec, err := sim.Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Name = name
-	return c
-}
 
 // gpuJob asks for workers × 8 GPUs: 10 workers fit Large (32 servers of 8
 // GPUs) but not Small (8 servers).
@@ -33,7 +19,7 @@ func gpuJob(id string, workers int32) datasets.Job {
 }
 
 func TestPruner(t *testing.T) {
-	small, large := presetCluster(t, "small"), presetCluster(t, "large")
+	small, large := simtest.Preset(t, "small"), simtest.Preset(t, "large")
 	jobs := []datasets.Job{gpuJob("fits", 1), gpuJob("large-only", 10), gpuJob("none", 100)}
 	for _, tc := range []struct {
 		name     string

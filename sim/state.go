@@ -203,5 +203,14 @@ func (l *Ledger) Take(server int, r Resources) { l.Free[server] = l.Free[server]
 // Give returns r to server.
 func (l *Ledger) Give(server int, r Resources) { l.Free[server] = l.Free[server].Add(r) }
 
+// GiveBack returns what the first len(slots) instances of js hold on
+// slots, in order: it undoes the Takes of a placement that was only
+// tried, or abandoned part way.
+func (l *Ledger) GiveBack(js *JobState, slots []Slot) {
+	for i, s := range slots {
+		l.Give(s.Server, js.Instances[i].Demand)
+	}
+}
+
 // CopyFrom resets l to st's free resources, reusing l's storage.
 func (l *Ledger) CopyFrom(st *State) { l.Free = append(l.Free[:0], st.Free...) }

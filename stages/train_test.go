@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 // learnedConfig is quickConfig with every learned family named by an
@@ -26,56 +27,18 @@ func learnedConfig() *Config {
 	return cfg
 }
 
-// EvaluatedJobIDs are the ids of the jobs das-table1 of cfg evaluates on
+// evaluatedJobIDs are the ids of the jobs das-table1 of cfg evaluates on
 // the trace file jobs (any cluster), found by running its FIFO row.
-func EvaluatedJobIDs(t *testing.T, cfg *Config, jobs string) map[string]bool {
+func evaluatedJobIDs(t *testing.T, cfg *Config, jobs string) map[string]bool {
 	t.Helper()
 	spec, _, _, err := cfg.experimentSpec(evaluation.DASTable1, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Schedulers = []string{"fifo-ff"}
 	for i := range spec.Workloads {
 		spec.Workloads[i].JobsFile = jobs
 	}
-	rep, err := evaluation.Run(context.Background(), spec, evaluation.Options{Seed: cfg.Seed, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]bool{}
-	for _, c := range rep.Cells {
-		for _, j := range c.Jobs {
-			ids[j.JobID] = true
-		}
-	}
-	if len(ids) == 0 {
-		t.Fatal("das-table1 evaluated no job")
-	}
-	return ids
-}
-
-// CheckNoLeak fails t if a training or validation job of spec is
-// evaluated, or is in both parts.
-func CheckNoLeak(t *testing.T, what string, spec training.TrainSpec, evaluated map[string]bool) {
-	t.Helper()
-	if len(spec.Data.Train) == 0 || len(spec.Data.Val) == 0 {
-		t.Errorf("%s: %d training and %d validation jobs", what, len(spec.Data.Train), len(spec.Data.Val))
-	}
-	train := map[string]bool{}
-	for _, j := range spec.Data.Train {
-		train[j.JobID] = true
-		if evaluated[j.JobID] {
-			t.Errorf("%s: evaluated job %s trains", what, j.JobID)
-		}
-	}
-	for _, j := range spec.Data.Val {
-		if evaluated[j.JobID] {
-			t.Errorf("%s: evaluated job %s validates", what, j.JobID)
-		}
-		if train[j.JobID] {
-			t.Errorf("%s: job %s both trains and validates", what, j.JobID)
-		}
-	}
+	return trainingtest.EvaluatedJobIDs(t, spec, cfg.Seed)
 }
 
 // TestTrainingStagesNoLeak runs every training stage of a DAG naming all
@@ -108,7 +71,7 @@ func TestTrainingStagesNoLeak(t *testing.T) {
 		// outputs: only the spec matters here.
 		r.Run(context.Background(), []pipeline.Stage{synth, st})
 	}
-	evaluated := EvaluatedJobIDs(t, cfg, filepath.Join(dir, JobsParquet))
+	evaluated := evaluatedJobIDs(t, cfg, filepath.Join(dir, JobsParquet))
 	families := map[string]bool{}
 	for _, n := range schedulers.LearnedNames() {
 		f, v, _ := training.VariantOf(n)
@@ -121,7 +84,7 @@ func TestTrainingStagesNoLeak(t *testing.T) {
 			continue
 		}
 		families[f.Name()] = true
-		CheckNoLeak(t, "schedlab run: "+string(n), spec, evaluated)
+		trainingtest.CheckNoLeak(t, "schedlab run: "+string(n), spec, evaluated)
 	}
 	if len(families) != len(training.Families()) {
 		t.Errorf("families checked %v, want all of %v", families, training.Families())
@@ -153,5 +116,5 @@ func TestTrainingDataTraceSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	CheckNoLeak(t, "das on large", spec, EvaluatedJobIDs(t, cfg, file))
+	trainingtest.CheckNoLeak(t, "das on large", spec, evaluatedJobIDs(t, cfg, file))
 }

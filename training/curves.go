@@ -1,6 +1,9 @@
 package training
 
-import "github.com/schedlab/schedlab/datasets"
+import (
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+)
 
 // CurvesFile is the name of the learning-curve table a training run writes.
 const CurvesFile = "curves.parquet"
@@ -22,6 +25,15 @@ type Curve struct {
 	PolicyLoss float64 `parquet:"policy_loss" json:"policy_loss"`
 	ValueLoss  float64 `parquet:"value_loss" json:"value_loss"`
 	Entropy    float64 `parquet:"entropy" json:"entropy"`
+}
+
+// Row returns c, the run's Family, Variant and Cluster, as the row of
+// episode ep (0-based) on split (train or validation) with the episode's
+// return and the simulator's mean JCT and fee.
+func (c Curve) Row(ep int, split string, ret float64, m sim.Metrics) Curve {
+	c.Episode, c.Split = int32(ep), split
+	c.Return, c.MeanJCT, c.MeanFee = ret, m.MeanJCTS, m.MeanFeeUSD
+	return c
 }
 
 // WriteCurves writes rows to path atomically.

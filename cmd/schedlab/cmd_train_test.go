@@ -16,6 +16,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 // learnedEnv names every learned family in the quick preset's
@@ -40,25 +41,11 @@ func evaluatedIDs(t *testing.T, cfg *stages.Config, trace []datasets.Job) map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Schedulers = []string{"fifo-ff"}
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
 		w.JobsFile, w.MaxJobs, w.TestFraction = file, cfg.Eval.DASTable1.MaxJobs, cfg.Eval.DASTable1.TestFraction
 	}
-	rep, err := evaluation.Run(context.Background(), spec, evaluation.Options{Seed: cfg.Seed, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]bool{}
-	for _, c := range rep.Cells {
-		for _, j := range c.Jobs {
-			ids[j.JobID] = true
-		}
-	}
-	if len(ids) == 0 {
-		t.Fatal("das-table1 evaluated no job")
-	}
-	return ids
+	return trainingtest.EvaluatedJobIDs(t, spec, cfg.Seed)
 }
 
 func jobIDs(jobs []datasets.Job) []string {
@@ -123,29 +110,10 @@ func TestTrainMatchesRun(t *testing.T) {
 		if !slices.Equal(jobIDs(cli.Data.Train), jobIDs(run.Data.Train)) || !slices.Equal(jobIDs(cli.Data.Val), jobIDs(run.Data.Val)) {
 			t.Errorf("%s: schedlab train and schedlab run train or validate on different jobs", mt.Scheduler)
 		}
-		checkNoLeak(t, string(mt.Scheduler), cli, evaluated)
+		trainingtest.CheckNoLeak(t, string(mt.Scheduler), cli, evaluated)
 	}
 	if len(families) != len(training.Families()) {
 		t.Errorf("families checked %v, want all of %v", families, training.Families())
-	}
-}
-
-func checkNoLeak(t *testing.T, what string, spec training.TrainSpec, evaluated map[string]bool) {
-	t.Helper()
-	if len(spec.Data.Train) == 0 || len(spec.Data.Val) == 0 {
-		t.Errorf("%s: %d training and %d validation jobs", what, len(spec.Data.Train), len(spec.Data.Val))
-	}
-	train := map[string]bool{}
-	for _, j := range spec.Data.Train {
-		train[j.JobID] = true
-		if evaluated[j.JobID] {
-			t.Errorf("%s: evaluated job %s trains", what, j.JobID)
-		}
-	}
-	for _, j := range spec.Data.Val {
-		if evaluated[j.JobID] || train[j.JobID] {
-			t.Errorf("%s: job %s validates and is evaluated or trains", what, j.JobID)
-		}
 	}
 }
 

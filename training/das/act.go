@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedlab/schedlab/internal/sortorder"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/nn"
 )
@@ -185,7 +186,7 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 	for i := range rows {
 		rows[i] = i
 	}
-	slices.SortStableFunc(rows, func(x, y int) int { return cmpDesc(d.prio[x], d.prio[y]) })
+	slices.SortStableFunc(rows, func(x, y int) int { return sortorder.Desc(d.prio[x], d.prio[y]) })
 	led := st.Ledger()
 	M := len(st.Free)
 	order := make([]int, M)
@@ -205,7 +206,7 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 		for k := range order {
 			order[k] = k
 		}
-		slices.SortStableFunc(order, func(x, y int) int { return cmpDesc(aff[x], aff[y]) })
+		slices.SortStableFunc(order, func(x, y int) int { return sortorder.Desc(aff[x], aff[y]) })
 		slots := make([]sim.Slot, 0, len(js.Instances))
 		for _, in := range js.Instances {
 			booked := false
@@ -222,9 +223,7 @@ func decode(st *sim.State, jobs []*sim.JobState, a *agents) (pl []sim.Placement,
 			}
 		}
 		if len(slots) < len(js.Instances) {
-			for i, s := range slots {
-				led.Give(s.Server, js.Instances[i].Demand)
-			}
+			led.GiveBack(js, slots)
 			if a.computed != nil && !within(led, st.Free, slots) {
 				// Giving back can round a server's free resources
 				// above where the decision started, where a row that
@@ -305,14 +304,4 @@ func roomFor(led *sim.Ledger, js *sim.JobState) int {
 		}
 	}
 	return n
-}
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }

@@ -1,12 +1,11 @@
 package das
 
 import (
-	"context"
 	"math"
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
-	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -14,20 +13,13 @@ import (
 // collected and the same parameters, gives the log-probabilities recorded
 // while acting, so PPO's first ratio is 1.
 func TestEvaluateMatchesBehaviour(t *testing.T) {
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			jobs := synthJobs(t, 120, 3)
-			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sp := prepareSynth(t, c, cfg, 120, 3)
 			m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
-			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(1, "test", "act"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := collectEpisode(t, m, c, sp, 1)
 			n := out.ord.Len()
 			if n == 0 {
 				t.Fatal("no decisions")

@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // BenchmarkInferenceLarge runs the untrained full DAS model (N = 128,
@@ -15,12 +16,21 @@ import (
 // the Large cluster (32 servers) and reports the wall time of its
 // decisions per job placed (the paper's inference time per job, App. F).
 func BenchmarkInferenceLarge(b *testing.B) {
-	c := cluster(b, "large")
+	c := simtest.Preset(b, "large")
 	jobs := synthJobs(b, 300, 9)
 	// Random, non-zero heads: the zero start would tie everything.
 	m := noisyModel(DefaultConfig(), "bench", 1, 0.1)
+	benchInference(b, c, jobs, m)
+}
+
+// benchInference runs m as a scheduler over jobs on c b.N times and
+// reports the CPU time and the decisions' wall time per job placed and
+// the wall time per decision; it returns the decisions and the jobs
+// placed. The machine is shared: the CPU time of the whole run per job is
+// the figure that does not depend on the load (it is an upper bound on
+// the decisions' own).
+func benchInference(b *testing.B, c *sim.Cluster, jobs []datasets.Job, m *Model) (decisions, placed int) {
 	var decisionS float64
-	var placed, decisions int
 	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -32,12 +42,10 @@ func BenchmarkInferenceLarge(b *testing.B) {
 		placed += r.Timing.JobsPlaced
 		decisions += r.Timing.Decisions
 	}
-	// The machine is shared: the CPU time of the whole run per job is the
-	// figure that does not depend on the load (it is an upper bound on
-	// the decisions' own).
 	b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
 	b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
 	b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+	return decisions, placed
 }
 
 // BenchmarkInferencePAI is the das-overhead measurement on a realistic
@@ -48,7 +56,7 @@ func BenchmarkInferenceLarge(b *testing.B) {
 // which about 8 fit, and there are two decisions per job placed. It
 // reports the wall time of the decisions per job placed.
 func BenchmarkInferencePAI(b *testing.B) {
-	c := cluster(b, "large")
+	c := simtest.Preset(b, "large")
 	raw, err := datasets.GeneratePAILikeJobs(context.Background(), datasets.PAILikeConfig{Jobs: 2500}, pipeline.Rand(11, "bench", "pai"))
 	if err != nil {
 		b.Fatal(err)
@@ -62,22 +70,7 @@ func BenchmarkInferencePAI(b *testing.B) {
 				b.Fatal(err)
 			}
 			m := noisyModel(cfg, "bench", 1, 0.1)
-			var decisionS float64
-			var placed, decisions int
-			cpu0 := cpuSeconds()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r, err := sim.Run(context.Background(), c, sp.Train, NewScheduler(m), sim.DefaultConfig(), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				decisionS += r.Timing.DecisionS
-				placed += r.Timing.JobsPlaced
-				decisions += r.Timing.Decisions
-			}
-			b.ReportMetric(1e3*(cpuSeconds()-cpu0)/float64(placed), "cpu-ms/job")
-			b.ReportMetric(1e3*decisionS/float64(placed), "ms/job")
-			b.ReportMetric(1e3*decisionS/float64(decisions), "ms/decision")
+			decisions, placed := benchInference(b, c, sp.Train, m)
 			b.ReportMetric(float64(decisions)/float64(placed), "decisions/job")
 		})
 	}
@@ -87,13 +80,10 @@ func BenchmarkInferencePAI(b *testing.B) {
 // the paper's settings on the Small cluster: a 1000-job segment collected
 // with sampling, then one MAPPO update (4 epochs of minibatches of 64).
 func BenchmarkTrainingEpisode(b *testing.B) {
-	c := cluster(b, "small")
+	c := simtest.Preset(b, "small")
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
-	sp, err := PrepareTrace(c, synthJobs(b, 2500, 10), sim.DefaultConfig(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	sp := prepareSynth(b, c, cfg, 2500, 10)
 	cfg.ValJobs = 1 // the validation run is not part of an episode
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

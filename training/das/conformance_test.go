@@ -16,12 +16,7 @@ func TestConformance(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) {
 				m := NewModel(tinyConfig(v), pipeline.Rand(seed, "test", "conformance"))
-				rng := pipeline.Rand(seed, "test", "conformance-noise")
-				for _, p := range m.Params().List() {
-					for i := range p.Data {
-						p.Data[i] += 0.3 * rng.NormFloat64()
-					}
-				}
+				m.Params().Perturb(0.3, pipeline.Rand(seed, "test", "conformance-noise"))
 				return NewScheduler(m), nil
 			}, 60)
 		})

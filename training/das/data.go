@@ -21,6 +21,16 @@ type Split struct {
 	Norm       RewardNorm
 }
 
+// ValJobs returns the validation jobs a training run simulates after
+// each episode: the first n of Val, all of them when n is 0 (the
+// ValJobs setting of every DAS-paper family).
+func (s Split) ValJobs(n int) []datasets.Job {
+	if n > 0 && n < len(s.Val) {
+		return s.Val[:n]
+	}
+	return s.Val
+}
+
 // RewardNorm holds the training-set means that scale JCT and fee in Eq. 3
 // so that a finished job's term is O(1). They are the means of the
 // standalone duration (the JCT of a job that never waits nor slows down),

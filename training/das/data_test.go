@@ -7,27 +7,14 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
-
-func presetCluster(t *testing.T, name string) *sim.Cluster {
-	t.Helper()
-	spec, err := sim.Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Name = name
-	return c
-}
 
 // TestPrepareJobs: a split pruned against Large, trained on Small, loses
 // the training and validation jobs Small cannot hold (counted as pruned)
 // but keeps its test boundary; each part starts at 0.
 func TestPrepareJobs(t *testing.T) {
-	small, large := presetCluster(t, "small"), presetCluster(t, "large")
+	small, large := simtest.Preset(t, "small"), simtest.Preset(t, "large")
 	jobs := make([]datasets.Job, 20)
 	for i := range jobs {
 		workers := int32(1)

@@ -1,12 +1,10 @@
 package das
 
 import (
-	"context"
 	"math"
 	"testing"
 
-	"github.com/schedlab/schedlab/pipeline"
-	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -19,27 +17,14 @@ import (
 // (CholSolve of the history kernel, the learned mean, the variance floor
 // through exp(½ log ·)) and the MLP placement head.
 func TestAgentGradients(t *testing.T) {
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			jobs := synthJobs(t, 150, 5)
-			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := NewModel(cfg, pipeline.Rand(2, "test", "init"))
+			sp := prepareSynth(t, c, cfg, 150, 5)
 			// Non-zero heads, so that every path carries gradient.
-			rng := pipeline.Rand(2, "test", "heads")
-			for _, p := range m.ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.1 * rng.NormFloat64()
-				}
-			}
-			out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(2, "test", "act"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := noisyModel(cfg, "test", 2, 0.1)
+			out := collectEpisode(t, m, c, sp, 2)
 			// Steps that placed something and, for the GP, had history.
 			var steps []*rl.Step[*Obs]
 			for i := range out.plc.Steps {

@@ -38,19 +38,6 @@ func synthJobs(t testing.TB, n int, seed uint64) []datasets.Job {
 	return jobs
 }
 
-func cluster(t testing.TB, name string) *sim.Cluster {
-	t.Helper()
-	spec, err := sim.Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // tinyConfig is a model small enough for -race tests.
 func tinyConfig(variant string) Config {
 	cfg := DefaultConfig()
@@ -66,16 +53,33 @@ func tinyConfig(variant string) Config {
 // cluster's capacity.
 func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.ContendedJobs(n, seed, 400) }
 
+// prepareSynth is PrepareTrace of n synthJobs (seed) for c under cfg and
+// the default simulator settings.
+func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) Split {
+	t.Helper()
+	sp, err := PrepareTrace(c, synthJobs(t, n, seed), sim.DefaultConfig(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// collectEpisode runs m on sp.Train on c, sampling from the test stream
+// seed and storing every decision as a step of the agents' rollouts.
+func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp Split, seed uint64) episodeOut {
+	t.Helper()
+	out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(seed, "test", "act"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // noisyModel is a model of cfg initialised from (seed, stage) with every
 // parameter then perturbed by scale·N(0, 1): the zero-initialised heads
 // would tie every job and every machine.
 func noisyModel(cfg Config, stage string, seed uint64, scale float64) *Model {
 	m := NewModel(cfg, pipeline.Rand(seed, stage, "init"))
-	rng := pipeline.Rand(seed, stage, "heads")
-	for _, p := range m.ps.List() {
-		for i := range p.Data {
-			p.Data[i] += scale * rng.NormFloat64()
-		}
-	}
+	m.ps.Perturb(scale, pipeline.Rand(seed, stage, "heads"))
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -18,7 +19,7 @@ func TestTrainingLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 training episodes")
 	}
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(VariantDAS)
 	cfg.Episodes, cfg.MaxJobs, cfg.ValidateEvery = 20, 500, 5
 	sp, err := PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), cfg)

@@ -10,6 +10,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -22,7 +23,7 @@ func burstState(t *testing.T, n int) (*sim.Sim, *sim.State) {
 		jobs[i] = datasets.Job{JobID: string(rune('a' + i)), DurationS: 100 + float64(i),
 			Tasks: []datasets.Task{{Role: "worker", Instances: int32(1 + i%3), GPU: 8, CPU: 10, MemGiB: 40}}}
 	}
-	s, err := sim.New(cluster(t, "small"), jobs, sim.DefaultConfig(), nil)
+	s, err := sim.New(simtest.Preset(t, "small"), jobs, sim.DefaultConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,15 +102,11 @@ func TestObserveSamplesOrTakesOldest(t *testing.T) {
 // and affinities (a model with noisy weights, sampling) and checks every
 // decision against the free resources before the simulator sees it.
 func TestDecodeNeverOvercommits(t *testing.T) {
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(VariantDAS)
 	m := NewModel(cfg, pipeline.Rand(4, "test", "init"))
 	rng := pipeline.Rand(4, "test", "decode")
-	for _, p := range m.ps.List() {
-		for i := range p.Data {
-			p.Data[i] += rng.NormFloat64()
-		}
-	}
+	m.ps.Perturb(1, rng)
 	jobs := contendedJobs(150, 4)
 	s, err := sim.New(c, jobs, sim.DefaultConfig(), nil)
 	if err != nil {

@@ -115,7 +115,7 @@ func (w *orderer) order(m *Model, o *Obs, n int, rows []int) (shat, sc, mu []flo
 		}
 		gemm(scale, view(F, d, e, w.q[h*d:]), view(d, n, n, w.kt), view(F, n, n, w.p))
 		for j := 0; j < F; j++ {
-			maskedSoftmaxRow(w.p[j*n:(j+1)*n], present)
+			nn.MaskedSoftmaxRow(w.p[j*n:(j+1)*n], present)
 		}
 		gemm(1, view(F, n, n, w.p), view(n, d, 3*e, w.qkv[2*e+h*d:]), view(F, d, e, w.att[h*d:]))
 	}
@@ -183,32 +183,6 @@ func layerNorm(x []float64, ln *nn.LayerNorm) {
 		xh := (a - mean) * inv
 		x[j] = xh*ln.Gain.Data[j] + ln.Bias.Data[j]
 	}
-}
-
-// maskedSoftmaxRow is nn's: the softmax of s over the entries present
-// marks, in place; the others become 0, and a row with none present
-// becomes all 0.
-func maskedSoftmaxRow(s []float64, present []bool) {
-	m := math.Inf(-1)
-	for j, v := range s {
-		if present[j] && v > m {
-			m = v
-		}
-	}
-	if math.IsInf(m, -1) {
-		clear(s)
-		return
-	}
-	var sum float64
-	for j, v := range s {
-		if !present[j] {
-			s[j] = 0
-			continue
-		}
-		s[j] = math.Exp(v - m)
-		sum += s[j]
-	}
-	floats.Scale(1/sum, s)
 }
 
 func view(rows, cols, stride int, data []float64) blas64.General {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -87,7 +88,7 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 // every variant, on a PAI-like load that keeps many jobs pending; and
 // the fast path takes most decisions.
 func TestSchedulerFastPathMatchesTape(t *testing.T) {
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	jobs := synthJobs(t, 300, 12)
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {

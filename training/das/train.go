@@ -103,10 +103,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	segRng := pipeline.Rand(opts.Seed, Stage, "segments", key)
 	actRng := pipeline.Rand(opts.Seed, Stage, "actions", key)
 	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches", key)
-	val := split.Val
-	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
-		val = val[:cfg.ValJobs]
-	}
+	val := split.ValJobs(cfg.ValJobs)
 	run := &RunResult{LR: lr, Model: m}
 	var err error
 	if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
@@ -123,9 +120,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 		if err != nil {
 			return nil, fmt.Errorf("das: lr %s episode %d: %w", key, ep, err)
 		}
-		row := base
-		row.Episode, row.Split = int32(ep), "train"
-		row.Return, row.MeanJCT, row.MeanFee = out.ret, out.metrics.MeanJCTS, out.metrics.MeanFeeUSD
+		row := base.Row(ep, "train", out.ret, out.metrics)
 		if out.ord.Len() > 0 {
 			stats, vloss := mappo.Update([]*rl.Rollout[*Obs]{out.ord, out.plc}, 0, updRng)
 			if err := errors.Join(ord.err, plc.err); err != nil {
@@ -142,9 +137,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 				return nil, err
 			}
 			run.FinalVal = ev
-			v := base
-			v.Episode, v.Split = int32(ep), "validation"
-			v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+			v := base.Row(ep, "validation", ev.Return, ev.Metrics)
 			rows = append(rows, v)
 		}
 		run.Curves = append(run.Curves, rows...)

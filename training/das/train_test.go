@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
+	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
 func trainTiny(t *testing.T, variant string, seed uint64) (*Result, Split, *sim.Cluster) {
 	t.Helper()
-	c := cluster(t, "small")
+	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(variant)
 	sp, err := PrepareTrace(c, contendedJobs(300, 7), sim.DefaultConfig(), cfg)
 	if err != nil {
@@ -72,24 +74,14 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if err := Save(p, best.Model, Sidecar{Cluster: "small", LR: best.LR, Norm: sp.Norm}); err != nil {
 		t.Fatal(err)
 	}
-	sched, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(context.Background(), c, sp.Val, sched, sim.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Metrics != best.FinalVal.Metrics {
-		t.Errorf("loaded policy under sim.Run: %+v\ntrained policy in Train: %+v", r.Metrics, best.FinalVal.Metrics)
-	}
+	dastest.CheckReplay(t, Open, p, c, sp.Val, best.FinalVal.Metrics)
 
 	da, _, _ := trainTiny(t, VariantDA, 3)
 	q := filepath.Join(dir, "da.ckpt")
 	if err := Save(q, da.Best().Model, Sidecar{}); err != nil {
 		t.Fatal(err)
 	}
-	err = LoadInto(q, best.Model)
+	err := LoadInto(q, best.Model)
 	if !errors.Is(err, nn.ErrArchMismatch) {
 		t.Fatalf("loading a DA checkpoint into a DAS model: %v, want ErrArchMismatch", err)
 	}

@@ -11,12 +11,7 @@ import (
 func TestConformance(t *testing.T) {
 	schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) {
 		m := NewModel(tiny(), pipeline.Rand(seed, "test", "conformance"))
-		rng := pipeline.Rand(seed, "test", "conformance-noise")
-		for _, p := range m.Params().List() {
-			for i := range p.Data {
-				p.Data[i] += 0.3 * rng.NormFloat64()
-			}
-		}
+		m.Params().Perturb(0.3, pipeline.Rand(seed, "test", "conformance-noise"))
 		return NewScheduler(m), nil
 	}, 60)
 }

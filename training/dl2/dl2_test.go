@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
@@ -21,11 +22,7 @@ func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.Contended
 
 func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	t.Helper()
-	spec, _ := sim.Preset("small")
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 500
 	sp, err := das.PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), dc)
@@ -73,17 +70,7 @@ func TestWarmupAndTraining(t *testing.T) {
 	if err := Save(p, res.Model, "small"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(context.Background(), c, sp.Val, s, sim.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Metrics != res.FinalVal.Metrics {
-		t.Errorf("loaded policy %+v, trained %+v", r.Metrics, res.FinalVal.Metrics)
-	}
+	dastest.CheckReplay(t, Open, p, c, sp.Val, res.FinalVal.Metrics)
 	again, err := Train(context.Background(), tiny(), sp, TrainOptions{Cluster: c, Sim: sim.DefaultConfig(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package dl2
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -11,54 +9,29 @@ import (
 	"github.com/schedlab/schedlab/training/das"
 )
 
-func init() { training.Register(family{}) }
-
-// family is DL², the DAS paper's job-slot RL baseline. It reads the DAS
-// paper families' settings (das.PaperConfig; learning rates excepted: DL²
+// DL² is the DAS paper's job-slot RL baseline. It reads the DAS paper
+// families' settings (das.PaperConfig; learning rates excepted: DL²
 // trains at its own Config.LR).
-type family struct{}
-
-func (family) Name() string            { return "dl2" }
-func (family) Source() training.Source { return training.SourceTrace }
-func (family) Section() string         { return "das" }
-
-func (family) Variants() []training.Variant {
-	return []training.Variant{{Info: schedulers.Info{Name: "dl2", Display: "DL²",
-		Doc: "DL² (DAS baseline): job-slot policy, warm-up from drf-firstfit, then PPO"}}}
-}
-
-func (family) DefaultConfig() training.Config {
+func init() {
 	d := DefaultConfig()
-	return &das.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, ValJobs: d.ValJobs}
+	training.Register(&das.Baseline{
+		Info: schedulers.Info{Name: "dl2", Display: "DL²",
+			Doc: "DL² (DAS baseline): job-slot policy, warm-up from drf-firstfit, then PPO"},
+		ModelFile:  "dl2.ckpt",
+		ExtraFiles: []string{"dl2.json"},
+		Defaults:   das.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, ValJobs: d.ValJobs},
+		TrainModel: trainModel,
+		OpenModel:  func(path string) (sim.Scheduler, error) { return Open(path) },
+	})
 }
 
-func (family) Files(schedulers.Name) []string {
-	return []string{"dl2.ckpt", "dl2.json", training.CurvesFile}
-}
-
-func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
-	pc, ok := spec.Config.(*das.PaperConfig)
-	if !ok {
-		return fmt.Errorf("dl2: config is %T, want *das.PaperConfig", spec.Config)
-	}
+// trainModel trains at the paper settings pc and saves the model at path.
+func trainModel(ctx context.Context, pc *das.PaperConfig, split das.Split, opts das.BaselineOptions, path string) ([]training.Curve, error) {
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = pc.Episodes, pc.SegmentJobs, pc.ValJobs
-	split, err := das.NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
+	res, err := Train(ctx, cfg, split, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	done := 0
-	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
-		OnEpisode: func(rows []training.Curve) { done++; spec.Step(done, cfg.Episodes, rows...) }})
-	if err != nil {
-		return err
-	}
-	if err := Save(filepath.Join(spec.Dir, "dl2.ckpt"), res.Model, spec.ClusterName); err != nil {
-		return err
-	}
-	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, res.Curves)
-}
-
-func (family) Open(_ schedulers.Name, dir string, _ schedulers.Options) (sim.Scheduler, error) {
-	return Open(filepath.Join(dir, "dl2.ckpt"))
+	return res.Curves, Save(path, res.Model, opts.ClusterName)
 }

@@ -247,9 +247,7 @@ func firstFit(led *sim.Ledger, js *sim.JobState) []sim.Slot {
 			}
 		}
 		if k == len(led.Free) {
-			for i, s := range slots {
-				led.Give(s.Server, js.Instances[i].Demand)
-			}
+			led.GiveBack(js, slots)
 			return nil
 		}
 		led.Take(k, in.Demand)
@@ -261,8 +259,6 @@ func firstFit(led *sim.Ledger, js *sim.JobState) []sim.Slot {
 // fits reports whether js would fit by first fit, booking nothing.
 func fits(led *sim.Ledger, js *sim.JobState) bool {
 	slots := firstFit(led, js)
-	for i, s := range slots {
-		led.Give(s.Server, js.Instances[i].Demand)
-	}
+	led.GiveBack(js, slots)
 	return slots != nil
 }

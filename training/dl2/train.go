@@ -36,32 +36,17 @@ type Result struct {
 }
 
 // TrainOptions are the inputs besides the Config.
-type TrainOptions struct {
-	Cluster     *sim.Cluster
-	ClusterName string
-	Sim         sim.Config
-	// Interference is the speed model of every simulation (nil:
-	// sim.DefaultInterference).
-	Interference sim.Interference
-	Seed         uint64
-	OnEpisode    func(rows []training.Curve)
-}
+type TrainOptions = das.BaselineOptions
 
 // Train warms the policy up on the heuristic's decisions, then trains it
 // with PPO on random segments of split.Train, validating after every
 // episode on split.Val.
 func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := opts.Check("dl2", cfg, split); err != nil {
 		return nil, err
 	}
-	if opts.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
-		return nil, errors.New("dl2: Train: need a cluster and training and validation jobs")
-	}
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
-	val := split.Val
-	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
-		val = val[:cfg.ValJobs]
-	}
+	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Model: m}
 	var err error
 	if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
@@ -87,9 +72,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		if err != nil {
 			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
 		}
-		row := base
-		row.Episode, row.Split = int32(ep), "train"
-		row.Return, row.MeanJCT, row.MeanFee = out.ret, out.metrics.MeanJCTS, out.metrics.MeanFeeUSD
+		row := base.Row(ep, "train", out.ret, out.metrics)
 		if out.r.Len() > 0 {
 			out.r.ComputeGAE(cfg.Gamma, cfg.Lambda, 0)
 			st := rl.PPOUpdate(m, out.r, cfg.PPO, true, updRng)
@@ -100,9 +83,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			return nil, err
 		}
 		res.FinalVal = ev
-		v := base
-		v.Episode, v.Split = int32(ep), "validation"
-		v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+		v := base.Row(ep, "validation", ev.Return, ev.Metrics)
 		res.Curves = append(res.Curves, row, v)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode([]training.Curve{row, v})

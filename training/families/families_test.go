@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
@@ -18,12 +19,7 @@ import (
 // model that slows every job down by half, the validation JCT of the
 // first episode differs from the default model's.
 func TestTraceFamiliesTakeInterference(t *testing.T) {
-	spec, _ := sim.Preset("small")
-	cluster, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster.Name = "small"
+	cluster := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()
 	dc.MaxJobs, dc.ValFraction = 200, 0.2
 	split, err := das.PrepareTrace(cluster, dastest.ContendedJobs(200, 1, 400), sim.DefaultConfig(), dc)

@@ -25,12 +25,7 @@ func TestConformance(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				rng := pipeline.Rand(seed, "test", "conformance-noise")
-				for _, p := range pol.Params().List() {
-					for i := range p.Data {
-						p.Data[i] += 0.3 * rng.NormFloat64()
-					}
-				}
+				pol.Params().Perturb(0.3, pipeline.Rand(seed, "test", "conformance-noise"))
 				return pol.Scheduler(marl.SchedulerOptions{Sample: true, Seed: seed}), nil
 			}, 60)
 		})

@@ -92,7 +92,7 @@ func attendForward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
 			transposeInto(kt, k)
 			flops += gemm(false, false, scale, q, general(d, N, N, kt), 0, general(N, N, N, p))
 			for i := 0; i < N; i++ {
-				maskedSoftmaxRow(p[i*N:(i+1)*N], present)
+				MaskedSoftmaxRow(p[i*N:(i+1)*N], present)
 			}
 			flops += gemm(false, false, 1, general(N, N, N, p), v, 0, attnView(n, r0, N, h*d, d))
 		}

@@ -45,24 +45,11 @@ func (gaussianLogProbOp) backward(_ *Tape, n *Node) {
 
 // gaussianEntropyOp is the element-wise entropy of N(μ, σ²),
 // ½ ln(2πeσ²) = ln σ + ½(1 + ln 2π), which depends on σ only: ∂/∂σ = 1/σ.
-type gaussianEntropyOp struct{}
+var gaussianEntropyOp = &elementwiseOp{
+	f:    func(s float64) float64 { return math.Log(s) + 0.5 + halfLog2Pi },
+	grad: func(g, s, _ float64) float64 { return g / s },
+}
 
 // GaussianEntropy records the entropy of a normal distribution with
 // standard deviation std, element-wise.
-func (t *Tape) GaussianEntropy(std *Node) *Node {
-	n := t.node(gaussianEntropyOp{}, std.Rows, std.Cols, std)
-	for i, s := range std.Data {
-		n.Data[i] = math.Log(s) + 0.5 + halfLog2Pi
-	}
-	return n
-}
-
-func (gaussianEntropyOp) backward(_ *Tape, n *Node) {
-	std := n.in[0]
-	if !std.needGrad {
-		return
-	}
-	for i, g := range n.Grad {
-		std.Grad[i] += g / std.Data[i]
-	}
-}
+func (t *Tape) GaussianEntropy(std *Node) *Node { return t.elementwise(gaussianEntropyOp, std) }

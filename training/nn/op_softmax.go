@@ -33,7 +33,7 @@ func (t *Tape) MaskedSoftmax(a *Node, mask []bool) *Node {
 		if mask != nil {
 			allowed = mask[i*c : (i+1)*c]
 		}
-		maskedSoftmaxRow(n.Data[i*c:(i+1)*c], allowed)
+		MaskedSoftmaxRow(n.Data[i*c:(i+1)*c], allowed)
 	}
 	return n
 }
@@ -53,10 +53,12 @@ func (softmaxOp) backward(_ *Tape, n *Node) {
 	}
 }
 
-// maskedSoftmaxRow replaces s by its softmax over the entries present
+// MaskedSoftmaxRow replaces s by its softmax over the entries present
 // marks (all when present is nil), in place; the others become 0, and a
-// row with none present becomes all 0.
-func maskedSoftmaxRow(s []float64, present []bool) {
+// row with none present becomes all 0. It is exported for code that
+// computes attention outside a tape on its own buffers (DAS's order
+// agent), so that both compute the same numbers.
+func MaskedSoftmaxRow(s []float64, present []bool) {
 	m := math.Inf(-1)
 	for j, v := range s {
 		if (present == nil || present[j]) && v > m {

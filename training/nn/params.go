@@ -61,6 +61,17 @@ func (ps *Params) Size() int {
 	return n
 }
 
+// Perturb adds scale·N(0, 1) from rng to every parameter value, in List
+// order: tests use it to move a model off its initialisation (a zero
+// output head, for one) so that every path carries signal.
+func (ps *Params) Perturb(scale float64, rng *rand.Rand) {
+	for _, p := range ps.list {
+		for i := range p.Data {
+			p.Data[i] += scale * rng.NormFloat64()
+		}
+	}
+}
+
 // ZeroGrad clears every parameter's gradient.
 func (ps *Params) ZeroGrad() {
 	for _, p := range ps.list {

@@ -183,9 +183,7 @@ func place(led *sim.Ledger, js *sim.JobState, a int) []sim.Slot {
 			}
 		}
 		if k < 0 {
-			for i, sl := range slots {
-				led.Give(sl.Server, js.Instances[i].Demand)
-			}
+			led.GiveBack(js, slots)
 			return nil
 		}
 		led.Take(k, in.Demand)

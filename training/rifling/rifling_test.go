@@ -12,8 +12,10 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -34,11 +36,7 @@ func jobs(n int, seed uint64) []datasets.Job {
 
 func setup(t *testing.T) (*sim.Cluster, das.Split) {
 	t.Helper()
-	spec, _ := sim.Preset("small")
-	c, err := spec.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()
 	dc.MaxJobs = 400
 	sp, err := das.PrepareTrace(c, jobs(400, 1), sim.DefaultConfig(), dc)
@@ -95,17 +93,7 @@ func TestTrainRoundTripAndDeterminism(t *testing.T) {
 	if err := Save(p, res.Policy, "small"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.Run(context.Background(), c, sp.Val, s, sim.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Metrics != res.FinalVal.Metrics {
-		t.Errorf("loaded policy %+v, trained %+v", r.Metrics, res.FinalVal.Metrics)
-	}
+	dastest.CheckReplay(t, Open, p, c, sp.Val, res.FinalVal.Metrics)
 	q := filepath.Join(dir, "again.json")
 	if err := Save(q, train().Policy, "small"); err != nil {
 		t.Fatal(err)

@@ -38,24 +38,12 @@ type Result struct {
 }
 
 // TrainOptions are the inputs besides the Config.
-type TrainOptions struct {
-	Cluster     *sim.Cluster
-	ClusterName string
-	Sim         sim.Config
-	// Interference is the speed model of every simulation (nil:
-	// sim.DefaultInterference).
-	Interference sim.Interference
-	Seed         uint64
-	OnEpisode    func(rows []training.Curve)
-}
+type TrainOptions = das.BaselineOptions
 
 // Train fits the state groups and learns the Q-table.
 func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := opts.Check("rifling", cfg, split); err != nil {
 		return nil, err
-	}
-	if opts.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
-		return nil, errors.New("rifling: Train: need a cluster and training and validation jobs")
 	}
 	// The states a first-fit pass over the training jobs meets.
 	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
@@ -83,10 +71,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	}
 	cents := kmeans(points, k, cfg.KMeansIters, rng)
 	p := &Policy{Config: cfg, Centroids: cents, Q: rl.NewQTable(len(cents), numActions, cfg.Alpha, cfg.Gamma)}
-	val := split.Val
-	if cfg.ValJobs > 0 && cfg.ValJobs < len(val) {
-		val = val[:cfg.ValJobs]
-	}
+	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Policy: p}
 	var err error
 	if res.InitVal, err = p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val); err != nil {
@@ -110,11 +95,8 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 			return nil, err
 		}
 		res.FinalVal = ev
-		row, v := base, base
-		row.Episode, row.Split = int32(ep), "train"
-		row.Return, row.MeanJCT, row.MeanFee = out.Return, out.Metrics.MeanJCTS, out.Metrics.MeanFeeUSD
-		v.Episode, v.Split = int32(ep), "validation"
-		v.Return, v.MeanJCT, v.MeanFee = ev.Return, ev.Metrics.MeanJCTS, ev.Metrics.MeanFeeUSD
+		row := base.Row(ep, "train", out.Return, out.Metrics)
+		v := base.Row(ep, "validation", ev.Return, ev.Metrics)
 		res.Curves = append(res.Curves, row, v)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode([]training.Curve{row, v})
@@ -207,9 +189,7 @@ func (d *decider) decide(st *sim.State) ([]sim.Placement, []start) {
 			slots := place(led, js, a)
 			feasible[a] = slots != nil
 			fit = fit || feasible[a]
-			for i, sl := range slots {
-				led.Give(sl.Server, js.Instances[i].Demand)
-			}
+			led.GiveBack(js, slots)
 		}
 		if !fit {
 			continue // nothing to decide: the job cannot start now

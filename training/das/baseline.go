@@ -1,0 +1,100 @@
+package das
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+)
+
+// BaselineOptions are the inputs of a DAS paper baseline's training run
+// (DL², RIFLING) besides its Config. They are TrainOptions but for
+// OnEpisode: a baseline trains at one learning rate, or none.
+type BaselineOptions struct {
+	Cluster     *sim.Cluster
+	ClusterName string
+	Sim         sim.Config
+	// Interference is the speed model of every simulation (nil:
+	// sim.DefaultInterference).
+	Interference sim.Interference
+	Seed         uint64
+	OnEpisode    func(rows []training.Curve)
+}
+
+// Check is the precondition of a baseline's Train (name: dl2, rifling):
+// cfg is valid (its error as is), there is a cluster, and split has
+// training and validation jobs.
+func (o BaselineOptions) Check(name string, cfg training.Config, split Split) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if o.Cluster == nil || len(split.Train) == 0 || len(split.Val) == 0 {
+		return fmt.Errorf("%s: Train: need a cluster and training and validation jobs", name)
+	}
+	return nil
+}
+
+// Baseline is the training.Family of a DAS paper baseline (DL², RIFLING):
+// one variant, named as the family, trained on the trace under the DAS
+// paper families' settings (PaperConfig, section "das"), its model saved
+// in one file of the model directory.
+type Baseline struct {
+	// Info is the variant; Info.Name is the family's name too.
+	Info schedulers.Info
+	// ModelFile is the model's file; ExtraFiles are the others that
+	// saving it writes (the curves file is added to both).
+	ModelFile  string
+	ExtraFiles []string
+	// Defaults are the settings the baseline reads from train.das.
+	Defaults PaperConfig
+	// TrainModel trains on split under pc and opts, saves the model at
+	// path and returns the curves.
+	TrainModel func(ctx context.Context, pc *PaperConfig, split Split, opts BaselineOptions, path string) ([]training.Curve, error)
+	// OpenModel loads the model saved at path.
+	OpenModel func(path string) (sim.Scheduler, error)
+}
+
+// The methods implement training.Family for the baseline.
+
+func (b *Baseline) Name() string            { return string(b.Info.Name) }
+func (b *Baseline) Source() training.Source { return training.SourceTrace }
+func (b *Baseline) Section() string         { return "das" }
+
+func (b *Baseline) Variants() []training.Variant { return []training.Variant{{Info: b.Info}} }
+
+func (b *Baseline) DefaultConfig() training.Config {
+	c := b.Defaults
+	return &c
+}
+
+func (b *Baseline) Files(schedulers.Name) []string {
+	return append(append([]string{b.ModelFile}, b.ExtraFiles...), training.CurvesFile)
+}
+
+// Train takes the run's *PaperConfig, splits the trace, trains with the
+// spec's simulation settings (reporting each episode to spec.Step) and
+// writes the curves.
+func (b *Baseline) Train(ctx context.Context, spec training.TrainSpec) error {
+	pc, ok := spec.Config.(*PaperConfig)
+	if !ok {
+		return fmt.Errorf("%s: config is %T, want *das.PaperConfig", b.Info.Name, spec.Config)
+	}
+	split, err := NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
+	if err != nil {
+		return err
+	}
+	done := 0
+	curves, err := b.TrainModel(ctx, pc, split, BaselineOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
+		OnEpisode: func(rows []training.Curve) { done++; spec.Step(done, pc.Episodes, rows...) }}, filepath.Join(spec.Dir, b.ModelFile))
+	if err != nil {
+		return err
+	}
+	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, curves)
+}
+
+func (b *Baseline) Open(_ schedulers.Name, dir string, _ schedulers.Options) (sim.Scheduler, error) {
+	return b.OpenModel(filepath.Join(dir, b.ModelFile))
+}
