@@ -54,16 +54,16 @@
 //     effect and stays at its start (1, the model as it is), and the
 //     targets fix interference_scale and comm_scale uniquely (on the quick
 //     preset's fit: 2.35 and 0.0147, both targets met exactly).
-//   - With sim.DefaultInterference, a PS on a fuller server is the
-//     straggler of load-balanced jobs, and without ps_share (the share of
-//     an iteration a parameter server's slowdown costs; the simulator's
-//     straggler rule counts all of it) no setting meets both targets: load
-//     balancing leaves every GPU as busy as packing does but puts PSs
-//     beside other jobs' workers, so its interference alone is about twice
-//     packing's (least-squares point 20 % packed, 42 % load-balanced,
-//     comm_scale at its lower bound). With it the fit meets both, with
-//     ps_share lowered until no PS is a straggler (it ends at 0, its
-//     bound; below the threshold any value fits alike).
+//   - With sim.DefaultInterference, since the instance-slowdown fix (an
+//     instance no longer skips the first instance of its own job on its
+//     socket, so a worker and its PS on one socket slow each other) both
+//     targets are met with ps_share at its start: interference_scale 3.53,
+//     comm_scale 0.0091, ps_share 1 (packed 9.7 % → 30 %, load-balanced
+//     455 % → 37 %). Before that fix a PS on a fuller server was the
+//     straggler of load-balanced jobs, and only ps_share → 0 met both
+//     targets. ps_share stays a parameter: with two targets for three
+//     parameters it is fixed at its start by the fit's path, not by the
+//     data, and the table says which parameters had no effect.
 //
 // The parameters are fitted by fitting.Minimize (Levenberg–Marquardt,
 // forward-difference Jacobian) to the residuals (ours − target)/tolerance
