@@ -11,6 +11,12 @@ import (
 	"github.com/schedlab/schedlab/training"
 )
 
+// The papers whose experiments schedlab reproduces (Experiment.Paper).
+const (
+	PaperDAS  = "das"
+	PaperMARL = "marl"
+)
+
 // Experiment is everything schedlab knows about one experiment of
 // DESIGN.md §6, registered in one place (experiments.go) so that the DAG,
 // the report and the CLI read it instead of switching on the id: what it
@@ -26,6 +32,10 @@ type Experiment struct {
 	// ID names the experiment in configurations, stage names (eval-<ID>)
 	// and, unless File says otherwise, its table and plot files.
 	ID string
+	// Paper is the paper whose measurements it reproduces (PaperDAS,
+	// PaperMARL), "" for none: an experiment runs in its paper's calibrated
+	// environment when the run asks for paper environments.
+	Paper string
 	// Reproduces is the paper's figure or table ("DAS Table 1").
 	Reproduces string
 	// Summary is the experiment's paragraph of `schedlab eval --help`:

@@ -30,7 +30,7 @@ const (
 // beside ours is in a Reference here.
 func init() {
 	Register(Experiment{
-		ID: DASTable1, Reproduces: "DAS Table 1",
+		ID: DASTable1, Paper: PaperDAS, Reproduces: "DAS Table 1",
 		Summary: `DAS Table 1: clusters Small/Medium/Large (8/16/32 servers × 8 V100);
 the PAI trace: --jobs FILE (canonical jobs Parquet, e.g. from
 "schedlab ingest --source pai-sim"), else the seeded PAI-like generator;
@@ -77,7 +77,7 @@ fee ($), with the paper's figures beside ours, labelled "(paper)".`,
 		},
 	})
 	Register(Experiment{
-		ID: DASLoad, Reproduces: "DAS Fig. 7",
+		ID: DASLoad, Paper: PaperDAS, Reproduces: "DAS Fig. 7",
 		Summary: `DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
 at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 		Section: ReportSection{"DAS Fig. 7: DAS vs RIFLING as the arrival rate varies",
@@ -107,7 +107,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 		},
 	})
 	Register(Experiment{
-		ID: DASTuning, Reproduces: "DAS Fig. 5",
+		ID: DASTuning, Paper: PaperDAS, Reproduces: "DAS Fig. 5",
 		Summary: `DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
 2, 4, 8 heads (das-h1 ..) and τ = 4, 6, 8, 10 (das-tau4 ..) (needs --models).`,
 		Section: ReportSection{"DAS Fig. 5: attention heads h and GP history τ",
@@ -126,7 +126,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 		},
 	})
 	Register(Experiment{
-		ID: DASWilcoxon, Reproduces: "DAS Table 3",
+		ID: DASWilcoxon, Paper: PaperDAS, Reproduces: "DAS Table 3",
 		Summary: `DAS Table 3: Wilcoxon signed-rank p-values of DAS vs RIFLING on per-job
 JCT and fee, from das-table1's results (when both are rows of it).`,
 		Section: ReportSection{"DAS Table 3: Wilcoxon signed-rank test, DAS vs RIFLING", "Per-job pairs from das-table1's results."},
@@ -145,7 +145,7 @@ JCT and fee, from das-table1's results (when both are rows of it).`,
 		},
 	})
 	Register(Experiment{
-		ID: DASOverhead, Reproduces: "DAS App. F", File: "das-overhead-timings",
+		ID: DASOverhead, Paper: PaperDAS, Reproduces: "DAS App. F", File: "das-overhead-timings",
 		Summary: `DAS Appendix F: scheduling time per job placed of das-table1's learned
 rows, from wall-clock timings (so it differs between runs).`,
 		Section: ReportSection{"DAS Appendix F: scheduling overhead per job", "Wall-clock time, so it differs between runs."},
@@ -156,7 +156,7 @@ rows, from wall-clock timings (so it differs between runs).`,
 		},
 	})
 	Register(Experiment{
-		ID: MARLArrivals, Reproduces: "MARL Fig. 7",
+		ID: MARLArrivals, Paper: PaperMARL, Reproduces: "MARL Fig. 7",
 		Summary: `MARL Fig. 7: fat-tree of power8 servers (--fattree-k, 8 by default; the
 paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
 (default: the paper's 15 per pod of 100 servers scaled to the pod size,
@@ -201,7 +201,7 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 		},
 	})
 	Register(Experiment{
-		ID: MARLServers, Reproduces: "MARL Fig. 8",
+		ID: MARLServers, Paper: PaperMARL, Reproduces: "MARL Fig. 8",
 		Summary: `MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
 servers; uniform arrivals.`,
 		Section: ReportSection{"MARL Fig. 8: server configurations", "The fat-tree built of each server kind; learned models trained per configuration."},
@@ -220,7 +220,7 @@ servers; uniform arrivals.`,
 		CheckConfig: func(c *Config, listed bool) []error { return checkMARLGrid("eval.marl_servers", c.MARLServers, listed) },
 	})
 	Register(Experiment{
-		ID: MARLTopologies, Reproduces: "MARL Fig. 9",
+		ID: MARLTopologies, Paper: PaperMARL, Reproduces: "MARL Fig. 9",
 		Summary: `MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.`,
 		Section: ReportSection{"MARL Fig. 9: cluster topologies", "Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."},
 		Spec: func() Spec {
@@ -236,7 +236,7 @@ servers; uniform arrivals.`,
 		},
 	})
 	Register(Experiment{
-		ID: MARLVsSingle, Reproduces: "MARL Fig. 10",
+		ID: MARLVsSingle, Paper: PaperMARL, Reproduces: "MARL Fig. 10",
 		Summary: `MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (packing) (add
 marl-device and marl-single with --schedulers and --models).`,
 		Section: ReportSection{"MARL Fig. 10: multi-agent vs single-agent", "Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
@@ -252,7 +252,7 @@ marl-device and marl-single with --schedulers and --models).`,
 		},
 	})
 	Register(Experiment{
-		ID: MARLConvergence, Reproduces: "MARL Fig. 10(a)",
+		ID: MARLConvergence, Paper: PaperMARL, Reproduces: "MARL Fig. 10(a)",
 		Summary: `MARL Fig. 10(a): validation mean JCT of marl-vs-single's learned rows
 over their training episodes, from their models' learning curves.`,
 		Section: ReportSection{"MARL Fig. 10(a): convergence", "Validation mean JCT of the two learned schedulers over their training episodes."},

@@ -14,6 +14,15 @@ import (
 // (DESIGN.md §4): fit/environment-<name>.json.
 func EnvironmentFile(name string) string { return "fit/environment-" + name + ".json" }
 
+// Environments are the calibrated environments the DAG's calibrate stage
+// produces, each with the paper whose experiments run in it
+// (evaluation.Experiment.Paper).
+var Environments = map[string]string{calibration.MARLPaper: evaluation.PaperMARL}
+
+// PaperEnvironments as sim.environment runs every experiment in its own
+// paper's calibrated environment, where one exists.
+const PaperEnvironments = "paper"
+
 // Calibrate is the stage that fits the MARL paper's environment
 // (calibration.MARLPaper) to its §II measurements, with the fitted
 // interference model (fit/model.json) as the base model the environment
@@ -65,4 +74,26 @@ func Calibrate() pipeline.Stage {
 func paramKeys() []string {
 	k, _, _ := sim.EnvironmentParams()
 	return k
+}
+
+// speedModel is the interference model a stage simulates with: the
+// fitted one (fit/model.json) when fitted, else the simulator's default
+// (nil), wrapped by the calibrated environment when one is named (which
+// then also scales communication: sim.Environment.Interference).
+func speedModel(env *pipeline.Env, fitted bool, environment string) (sim.Interference, error) {
+	var model sim.Interference
+	if fitted {
+		var err error
+		if model, err = FittedInterference(env.Input(FitModel)); err != nil {
+			return nil, err
+		}
+	}
+	if environment == "" {
+		return model, nil
+	}
+	e, err := sim.ReadEnvironment(env.Input(EnvironmentFile(environment)))
+	if err != nil {
+		return nil, err
+	}
+	return e.Interference(model), nil
 }

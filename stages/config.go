@@ -3,6 +3,7 @@ package stages
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,24 +61,38 @@ func (c SimConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// CheckEnvironment reports whether a stage of the DAG produces the named
-// environment, so that an experiment naming one that none produces fails
-// at configuration time, before any work. "" (none: the simulator's
-// defaults) always passes; no stage produces a named one yet.
+// CheckEnvironment reports whether the DAG can run experiments in the
+// named environment, so that a configuration naming one that no stage
+// produces fails at configuration time, before any work: "" (the
+// simulator's defaults), "paper" (each experiment in its own paper's
+// calibrated environment, where one exists) or an environment of
+// Environments (the experiments of its paper run in it).
 func CheckEnvironment(name string) error {
-	if name == "" {
+	if _, ok := Environments[name]; ok || name == "" || name == PaperEnvironments {
 		return nil
 	}
-	return fmt.Errorf("no experiment can run in environment %q yet: the calibrate stage fits marl-paper (fit/environment-marl-paper.json, the calibration table), but experiments do not read environments yet; \"\" means the simulator's defaults", name)
+	return fmt.Errorf("no stage produces environment %q (want \"\" for the simulator's defaults, %q for each paper's own, or one of %v)",
+		name, PaperEnvironments, slices.Sorted(maps.Keys(Environments)))
 }
 
-// apply sets the run-wide speed model on an experiment's simulator
-// configuration; empty keys leave the experiment's own.
-func (c SimConfig) apply(s *sim.Config) {
+// environmentFor is the environment the experiments of paper run in: ""
+// for none (the simulator's defaults).
+func (c SimConfig) environmentFor(paper string) string {
+	for name, p := range Environments {
+		if p == paper && (c.Environment == name || c.Environment == PaperEnvironments) {
+			return name
+		}
+	}
+	return ""
+}
+
+// apply sets the run-wide speed model on the simulator configuration of
+// an experiment of paper; empty keys leave the experiment's own.
+func (c SimConfig) apply(s *sim.Config, paper string) {
 	if c.Speed != "" {
 		s.Speed = c.Speed
 	}
-	s.Environment = c.Environment
+	s.Environment = c.environmentFor(paper)
 }
 
 // ProfileConfig selects where co-location samples come from.

@@ -75,7 +75,7 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	spec = e.Spec()
 	spec.Seeds = c.Eval.Seeds
 	fitted = e.Configure(&c.Eval, &spec)
-	c.Sim.apply(&spec.Sim)
+	c.Sim.apply(&spec.Sim, e.Paper)
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
 		switch {
@@ -94,6 +94,9 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	}
 	if fitted {
 		inputs = append(inputs, FitModel)
+	}
+	if spec.Sim.Environment != "" {
+		inputs = append(inputs, EnvironmentFile(spec.Sim.Environment))
 	}
 	return spec, inputs, fitted, nil
 }
@@ -165,12 +168,9 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 			w.ArrivalsFile = env.Input(w.ArrivalsFile)
 		}
 	}
-	var model sim.Interference
-	if s.fitted {
-		var err error
-		if model, err = FittedInterference(env.Input(FitModel)); err != nil {
-			return err
-		}
+	model, err := speedModel(env, s.fitted, spec.Sim.Environment)
+	if err != nil {
+		return err
 	}
 	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
 		if !c.Scheduler.Learned() {

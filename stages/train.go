@@ -366,6 +366,9 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	if m.Fitted {
 		in = append(in, FitModel)
 	}
+	if m.Sim.Environment != "" {
+		in = append(in, EnvironmentFile(m.Sim.Environment))
+	}
 	outs := m.Outputs()
 	return &pipeline.Func{
 		StageName: m.StageName(), StageVersion: stageVersion, In: in, Out: outs, Cfg: m,
@@ -378,10 +381,8 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 					return err
 				}
 			}
-			if m.Fitted {
-				if in.Interference, err = FittedInterference(env.Input(FitModel)); err != nil {
-					return err
-				}
+			if in.Interference, err = speedModel(env, m.Fitted, m.Sim.Environment); err != nil {
+				return err
 			}
 			for _, o := range outs {
 				env.Output(o)

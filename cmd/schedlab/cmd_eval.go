@@ -92,10 +92,14 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			default:
 				return usageErrorf("eval: --speed: must be %s or %s, got %q", sim.SpeedModel, sim.SpeedStandalone, speed)
 			}
-			if err := stages.CheckEnvironment(environment); err != nil {
-				return usageErrorf("eval: --environment: %v", err)
+			var model sim.Interference
+			if environment != "" {
+				e, err := sim.ReadEnvironment(environment)
+				if err != nil {
+					return usageErrorf("eval: --environment: %v", err)
+				}
+				spec.Sim.Environment, model = e.Name, e.Interference(nil)
 			}
-			spec.Sim.Environment = environment
 			for i := range spec.Workloads {
 				w := &spec.Workloads[i]
 				switch w.Kind {
@@ -167,7 +171,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				}
 				return nil, fmt.Errorf("no cluster %s", c.Cluster)
 			}
-			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log, NewScheduler: newSched})
+			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model})
 			if err != nil {
 				return err
 			}
@@ -202,7 +206,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f.Float64Var(&jobsPerPod, "jobs-per-pod", 0, "MARL experiments: (mean) jobs per pod per interval (0: the paper's load, 15 per 100 servers of a pod)")
 	f.StringVar(&modelsDir, "models", "", "models/ directory of a schedlab run, for learned schedulers (das, rifling, marl-device, ...)")
 	f.StringVar(&speed, "speed", sim.SpeedModel, "speed model: model (interference and communication slow jobs down) or standalone (pure trace replay: every job runs for its recorded duration)")
-	f.StringVar(&environment, "environment", "", `calibrated environment of the speed model ("": none, the simulator's defaults; none is defined yet)`)
+	f.StringVar(&environment, "environment", "", "calibrated environment to simulate in: its file (a run's fit/environment-<name>.json, e.g. marl-paper); default: none, the simulator's defaults")
 	f.IntVar(&seeds, "seeds", 1, "replicates per cell, each with its own random streams")
 	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
 	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")

@@ -61,7 +61,7 @@ func TestEvalUsage(t *testing.T) {
 		{[]string{"eval", "--experiment", "das-table1", "--jobs", filepath.Join(out, "none.parquet"), "--out", out}, 2, "none.parquet"},
 		{[]string{"eval", "--experiment", "marl-arrivals", "--fattree-k", "5", "--out", out}, 2, "cluster.k: must be even"},
 		{[]string{"eval", "--experiment", "das-table1", "--speed", "fast", "--out", out}, 2, `--speed: must be model or standalone, got "fast"`},
-		{[]string{"eval", "--experiment", "das-table1", "--environment", "das-paper", "--out", out}, 2, `--environment: no experiment can run in environment "das-paper" yet`},
+		{[]string{"eval", "--experiment", "das-table1", "--environment", filepath.Join(out, "environment-das-paper.json"), "--out", out}, 2, `--environment: `},
 		{[]string{"eval", "--help"}, 0, "Experiments:"},
 	} {
 		stdout, stderr, code := schedlab(t, nil, tc.args...)

@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
 )
@@ -26,6 +27,7 @@ type trainOptions struct {
 	Family, Variant, Out string
 	Experiment, Cluster  string
 	Jobs, Interference   string
+	Environment          string
 	Set                  []string
 }
 
@@ -78,6 +80,7 @@ Families and their variants (the first is the default):
 	fs.StringVar(&opts.Cluster, "cluster", "", "cluster: for das, dl2, rifling the preset trained on (config key train.das.cluster); otherwise a cluster name of the experiment (default: its first)")
 	fs.StringVar(&opts.Jobs, "jobs", "", "das, dl2, rifling: the job trace (canonical jobs Parquet, e.g. a run's datasets/jobs.parquet; default: the configured synthetic trace)")
 	fs.StringVar(&opts.Interference, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments that simulate with it")
+	fs.StringVar(&opts.Environment, "environment", "", "calibrated environment file (a run's fit/environment-<name>.json), required when the experiment runs in one (sim.environment)")
 	fs.StringArrayVar(&opts.Set, "set", nil, "KEY=VALUE: override a configuration key (repeatable)")
 	return cmd
 }
@@ -212,6 +215,21 @@ func trainInputs(ctx context.Context, a *app, cfg *stages.Config, plan *stages.M
 	case plan.Fitted:
 		a.log.Warn("the experiment simulates with the fitted interference model, which --interference gives; training with the simulator's default (schedlab run would use its fit/model.json)",
 			"experiment", plan.Experiment)
+	}
+	switch name := plan.Sim.Environment; {
+	case name == "" && opts.Environment != "":
+		return in, usageErrorf("train: --environment: experiment %s runs in no calibrated environment (sim.environment)", plan.Experiment)
+	case name != "" && opts.Environment == "":
+		return in, usageErrorf("train: experiment %s runs in the calibrated environment %s: give its file with --environment (a run's %s)", plan.Experiment, name, stages.EnvironmentFile(name))
+	case name != "":
+		e, err := sim.ReadEnvironment(opts.Environment)
+		if err != nil {
+			return in, usageErrorf("train: --environment: %v", err)
+		}
+		if e.Name != name {
+			return in, usageErrorf("train: --environment %s holds environment %s, the experiment runs in %s", opts.Environment, e.Name, name)
+		}
+		in.Interference = e.Interference(in.Interference)
 	}
 	return in, nil
 }
