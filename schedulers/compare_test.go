@@ -33,7 +33,7 @@ func TestCompare(t *testing.T) {
 		if tc.pai {
 			jobs = schedulerstest.PAILike(tc.n, 0.01, 5)
 		}
-		for _, name := range schedulers.Names() {
+		for _, name := range schedulers.Heuristics() {
 			s, err := schedulers.New(name, schedulers.Options{Seed: 1})
 			if err != nil {
 				t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	for _, name := range schedulers.Names() {
+	for _, name := range schedulers.Heuristics() {
 		t.Run(string(name), func(t *testing.T) {
 			n := 120
 			if name == "malo" || name == "mosa" {

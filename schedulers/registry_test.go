@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/schedlab/schedlab/schedulers"
@@ -47,15 +48,23 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+// The registry is global: the test scheduler registers once per process
+// (-count, -shuffle), and the heuristics' tests iterate Heuristics().
+var (
+	registerTestLearned sync.Once
+	testLearnedGot      schedulers.Options
+)
+
 // TestRegisterLearned: a learned scheduler registers like a heuristic,
 // cannot be built without a model, and is listed among the learned.
 func TestRegisterLearned(t *testing.T) {
-	var got schedulers.Options
-	schedulers.Register(schedulers.Info{Name: "test-learned", Display: "Test", Family: "test", Doc: "test only"},
-		func(o schedulers.Options) (sim.Scheduler, error) {
-			got = o
-			return schedulers.NewGreedy("test-learned", schedulers.FIFO, schedulers.FirstFit{}), nil
-		})
+	registerTestLearned.Do(func() {
+		schedulers.Register(schedulers.Info{Name: "test-learned", Display: "Test", Family: "test", Doc: "test only"},
+			func(o schedulers.Options) (sim.Scheduler, error) {
+				testLearnedGot = o
+				return schedulers.NewGreedy("test-learned", schedulers.FIFO, schedulers.FirstFit{}), nil
+			})
+	})
 	if !slices.Contains(schedulers.LearnedNames(), "test-learned") || slices.Contains(schedulers.Heuristics(), "test-learned") {
 		t.Fatalf("learned %v, heuristics %v", schedulers.LearnedNames(), schedulers.Heuristics())
 	}
@@ -65,7 +74,7 @@ func TestRegisterLearned(t *testing.T) {
 	if _, err := schedulers.New("TEST_LEARNED", schedulers.Options{Model: "/m", Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if got.Model != "/m" || got.Seed != 7 || got.PriceGPUHour != sim.DefaultConfig().PriceGPUHour {
+	if got := testLearnedGot; got.Model != "/m" || got.Seed != 7 || got.PriceGPUHour != sim.DefaultConfig().PriceGPUHour {
 		t.Errorf("constructor got %+v: want the model, the seed and the default price", got)
 	}
 	defer func() {
