@@ -82,7 +82,7 @@ func lowerOf(w Wilcoxon, a, b string) string {
 // placed, per learned scheduler and cluster (DAS Appendix F reports 13–16
 // ms per job on a GPU).
 func overheadTable(rows []TimingRow) *Table {
-	t := &Table{ID: mustLookup(DASOverhead).Name(), Title: "das-overhead: scheduling time per job placed (ms), from wall-clock timings",
+	t := &Table{ID: MustLookup(DASOverhead).Name(), Title: "das-overhead: scheduling time per job placed (ms), from wall-clock timings",
 		Metrics: []Metric{{Label: "ms/job", Key: "ms_per_job", Digits: 3}}}
 	var scheds, clusters []string
 	for _, r := range rows {

@@ -17,6 +17,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das"
 )
 
 // smallDAS is das-table1 shrunk for tests: two clusters, 300 synthetic
@@ -322,7 +323,7 @@ func TestSpecValidate(t *testing.T) {
 
 // TestDASTuningDisplay: the das family registers das-tuning's rows.
 func TestDASTuningDisplay(t *testing.T) {
-	for _, n := range DASTuningNames() {
+	for _, n := range das.TuningNames() {
 		if !schedulers.Name(n).Learned() {
 			t.Errorf("%s is not a learned scheduler", n)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das"
 )
 
 // TestRegistry: every experiment of DESIGN.md §6 that exists is registered
@@ -105,7 +106,7 @@ func TestConfigure(t *testing.T) {
 	def := Config{Seeds: 1,
 		DASTable1:      DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2},
 		DASLoad:        DASLoadConfig{Schedulers: []string{"rifling", "das"}, Rates: []float64{0.5, 1, 2}},
-		DASTuning:      DASTuningConfig{Schedulers: append([]string{"rifling"}, DASTuningNames()...)},
+		DASTuning:      DASTuningConfig{Schedulers: append([]string{"rifling"}, das.TuningNames()...)},
 		MARLArrivals:   MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20},
 		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das"
 )
 
 // Experiment ids (DESIGN.md §6), in its order.
@@ -114,7 +115,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 			"One DAS model trained per h (τ = 8) and per τ (h = 4), beside RIFLING; the Average column is the paper's metric."},
 		Spec: func() Spec {
 			s := dasSpec(DASTuning)
-			s.Schedulers = append([]string{"rifling"}, DASTuningNames()...)
+			s.Schedulers = append([]string{"rifling"}, das.TuningNames()...)
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {
@@ -140,7 +141,7 @@ JCT and fee, from das-table1's results (when both are rows of it).`,
 			From: DASTable1, Reads: FromResults,
 			Applies: func(p Spec) bool { return hasScheduler(p, "das") && hasScheduler(p, "rifling") },
 			Table: func(in DerivedData) (*Table, error) {
-				return wilcoxonTable(in.Results, "das", "rifling", mustLookup(DASWilcoxon).Reference)
+				return wilcoxonTable(in.Results, "das", "rifling", MustLookup(DASWilcoxon).Reference)
 			},
 		},
 	})
@@ -380,7 +381,9 @@ func learnedOf(s Spec) []schedulers.Name {
 	return out
 }
 
-func mustLookup(id string) Experiment {
+// MustLookup is Lookup for an id registered in this package (a constant
+// such as Calibration); it panics on any other: a programmer's error.
+func MustLookup(id string) Experiment {
 	e, err := Lookup(id)
 	if err != nil {
 		panic(err)

@@ -113,14 +113,6 @@ func MARLPaperLoad(c *sim.Cluster) float64 {
 // x0.5, x1, x2.
 func LoadWorkloadName(rate float64) string { return "x" + strconv.FormatFloat(rate, 'g', -1, 64) }
 
-// DASTuningNames are the rows of das-tuning: DAS with h attention heads
-// (das-h1 .. das-h8, τ = 8) and with τ placements of history (das-tau4 ..
-// das-tau10, h = 4), learned schedulers of the das family (das.TuningNames
-// registers them; das-h4 and das-tau8 are the default model, das).
-func DASTuningNames() []string {
-	return []string{"das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"}
-}
-
 // Validate checks the spec; messages name the field.
 func (s Spec) Validate() error {
 	if s.Experiment == "" || strings.ContainsAny(s.Experiment, "/\\ ") {

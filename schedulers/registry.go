@@ -126,16 +126,6 @@ func Lookup(s string) (Info, bool) {
 	return e.info, ok
 }
 
-// MustInfo is Lookup for a name known to be registered (a canonical name
-// from Canonical or a validated spec); it panics otherwise.
-func MustInfo(n Name) Info {
-	e, ok := lookup(string(n))
-	if !ok {
-		panic("schedulers: MustInfo: " + string(n) + " is not registered")
-	}
-	return e.info
-}
-
 // Display is the papers' name of a registered scheduler, or s itself.
 func Display(s string) string {
 	if e, ok := lookup(s); ok && e.info.Display != "" {

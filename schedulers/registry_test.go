@@ -38,7 +38,10 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Canonical(sjf) = %v, want ErrUnknown listing the known names", err)
 	}
 	for _, n := range schedulers.Heuristics() {
-		info := schedulers.MustInfo(n)
+		info, ok := schedulers.Lookup(string(n))
+		if !ok {
+			t.Fatalf("%s is listed but not registered", n)
+		}
 		if info.Doc == "" || info.Display == "" || info.Learned() {
 			t.Errorf("%s: %+v: want a description, a display name and no family", n, info)
 		}

@@ -94,16 +94,23 @@ func (c *Config) JobsArtifact() string {
 	return path.Join(IngestDir(c.Datasets.Source), datasets.JobsFile)
 }
 
+// The synthetic-jobs stage's name and random stream: Config.Trace draws
+// the same trace outside the DAG (schedlab train) from them.
+const (
+	syntheticJobsStage  = "synthetic-jobs"
+	syntheticJobsStream = "jobs"
+)
+
 // SyntheticJobs is the stage that generates the seeded PAI-like trace into
 // datasets/jobs.parquet, streaming Arrow batches from the generator to the
 // Parquet writer.
 func SyntheticJobs(cfg datasets.PAILikeConfig) pipeline.Stage {
 	return &pipeline.Func{
-		StageName: "synthetic-jobs", StageVersion: stageVersion, Out: []string{JobsParquet}, Cfg: cfg,
+		StageName: syntheticJobsStage, StageVersion: stageVersion, Out: []string{JobsParquet}, Cfg: cfg,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
 			bar := env.Bar("jobs", int64(cfg.Jobs))
 			defer bar.Done()
-			rng := env.Rand("jobs")
+			rng := env.Rand(syntheticJobsStream)
 			src := func(ctx context.Context, out chan<- arrow.Record) error {
 				return datasets.GeneratePAILike(ctx, cfg, rng, out)
 			}

@@ -30,7 +30,7 @@ const PaperEnvironments = "paper"
 // table and plot. It simulates a few dozen tiny scenarios per fit
 // iteration: well under a second.
 func Calibrate() pipeline.Stage {
-	e, _ := evaluation.Lookup(evaluation.Calibration)
+	e := evaluation.MustLookup(evaluation.Calibration)
 	env := EnvironmentFile(calibration.MARLPaper)
 	tables, plots := e.TableFiles(), e.PlotFiles()
 	return &pipeline.Func{

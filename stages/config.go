@@ -78,8 +78,8 @@ func CheckEnvironment(name string) error {
 // environmentFor is the environment the experiments of paper run in: ""
 // for none (the simulator's defaults).
 func (c SimConfig) environmentFor(paper string) string {
-	for name, p := range Environments {
-		if p == paper && (c.Environment == name || c.Environment == PaperEnvironments) {
+	for _, name := range slices.Sorted(maps.Keys(Environments)) {
+		if Environments[name] == paper && (c.Environment == name || c.Environment == PaperEnvironments) {
 			return name
 		}
 	}

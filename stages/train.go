@@ -472,7 +472,7 @@ func (c *Config) Trace(ctx context.Context, file string) ([]datasets.Job, error)
 	if c.Datasets.Source != SyntheticPAI {
 		return nil, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run)", c.Datasets.Source, c.JobsArtifact())
 	}
-	return datasets.GeneratePAILikeJobs(ctx, c.Datasets.Synthetic, pipeline.Rand(c.Seed, "synthetic-jobs", "jobs"))
+	return datasets.GeneratePAILikeJobs(ctx, c.Datasets.Synthetic, pipeline.Rand(c.Seed, syntheticJobsStage, syntheticJobsStream))
 }
 
 // trainValFraction is the share of a trace's training part (the jobs

@@ -40,7 +40,10 @@ func newTrainCmd(a *app) *cobra.Command {
 	var opts trainOptions
 	var lines []string
 	for _, n := range training.Families() {
-		f, _ := training.Lookup(n)
+		f, ok := training.Lookup(n)
+		if !ok {
+			panic("schedlab: training.Families lists " + n + ", which Lookup does not find")
+		}
 		var vs []string
 		for _, v := range f.Variants() {
 			vs = append(vs, string(v.Info.Name))
