@@ -102,6 +102,17 @@ func VariantConfig(variant string) Config {
 	return c
 }
 
+// PaperConfig is the device-level variant trained as the paper trains
+// it (§VI-A): learning rate 1e-5 and the progress reward (epochs trained /
+// max epochs), no entropy bonus; the architecture and every other setting
+// are DefaultConfig's, so that it differs from the tuned policy in exactly
+// those two choices.
+func PaperConfig() Config {
+	c := DefaultConfig()
+	c.LR, c.Reward = PaperLR, RewardProgress
+	return c
+}
+
 // Validate reports every unusable field; messages name the JSON key.
 func (c Config) Validate() error {
 	var errs []error

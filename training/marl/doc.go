@@ -99,4 +99,10 @@
 // untrained): 1e-5: 8.50 → 7.62 h, held-out 4.45 h; 1e-4: 8.32 → 6.22 h,
 // 1.98 h; 1e-3: 6.55 → 2.78 h, 2.11 h; 3e-3: 6.37 → 1.79 h, 2.08 h. The
 // default is 3e-3 with the global gradient norm clipped at 1; LR is config.
+//
+// So that the tuned choices are not the only ones reported, the family
+// registers a fourth scheduler, marl-device-paper (PaperConfig): the
+// device-level policy with the paper's learning rate and progress reward
+// and otherwise the tuned configuration; the nightly and paper presets
+// evaluate it beside marl-device in marl-arrivals.
 package marl

@@ -41,6 +41,9 @@ func (family) Variants() []training.Variant {
 	return []training.Variant{
 		{Info: schedulers.Info{Name: "marl-device", Display: "MARL (device-level)", Doc: "MARL-GNN: one agent per pod over GPU groups (Zhao & Wu, TNSM 2021)"}},
 		{Info: schedulers.Info{Name: "marl-server", Display: "MARL (server-level)", Doc: "MARL-GNN: one agent per pod over servers"}},
+		// The device-level policy trained as the paper trains it, beside
+		// the tuned one (issue 15, item 7).
+		{Info: schedulers.Info{Name: PaperVariantName, Display: "MARL (device-level, paper's LR and reward)", Doc: "MARL-GNN device-level with the paper's learning rate (1e-5) and progress reward"}},
 		// One agent schedules every job: hold out the last 10 % of all.
 		{Info: schedulers.Info{Name: "marl-single", Display: "MARL (single-agent)", Doc: "MARL-GNN: one agent over the whole cluster"}, Parts: 1},
 	}
@@ -57,7 +60,7 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	if !ok {
 		return fmt.Errorf("marl: config is %T, want *marl.FamilyConfig", spec.Config)
 	}
-	cfg := VariantConfig(strings.TrimPrefix(string(spec.Variant), "marl-"))
+	cfg := variantConfigOf(spec.Variant)
 	if fc.Episodes > 0 {
 		cfg.Episodes = fc.Episodes
 	}
@@ -78,6 +81,18 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, curves)
+}
+
+// PaperVariantName is the scheduler trained with PaperConfig.
+const PaperVariantName schedulers.Name = "marl-device-paper"
+
+// variantConfigOf is the training configuration of a registered variant:
+// marl-<variant> is VariantConfig(<variant>), PaperVariantName PaperConfig.
+func variantConfigOf(name schedulers.Name) Config {
+	if name == PaperVariantName {
+		return PaperConfig()
+	}
+	return VariantConfig(strings.TrimPrefix(string(name), "marl-"))
 }
 
 func (family) Open(_ schedulers.Name, dir string, opts schedulers.Options) (sim.Scheduler, error) {
