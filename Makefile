@@ -3,6 +3,12 @@ GO       ?= go
 OUT      ?= out
 PKGS     := ./...
 BIN      := bin/schedlab
+# The revision, stamped into the binary so that manifest, report and
+# `schedlab version` know it even when Go's VCS stamping is off
+# (GOFLAGS=-buildvcs=false, common in CI images); Go's own stamp wins when
+# it has one.
+REVISION ?= $(shell git describe --always --dirty 2>/dev/null)
+LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
 
 .PHONY: help build run test bench bench-ci lint reproduce clean
 
@@ -16,7 +22,7 @@ help:
 	@echo "make clean      remove $(OUT)/ and bin/"
 
 build:
-	$(GO) build -o $(BIN) ./cmd/schedlab
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/schedlab
 
 run: build
 	./$(BIN) run --preset quick --out $(OUT)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // Manifest describes one run: what went in, what came out, with which code
@@ -49,8 +50,35 @@ type Artifact struct {
 	External bool   `json:"external,omitempty"`
 }
 
+// Revision is the VCS revision stamped at link time (the Makefile passes
+// -ldflags "-X github.com/schedlab/schedlab/pipeline.Revision=$(git
+// describe --always --dirty)"); BuildVersions uses it when Go's own VCS
+// stamping recorded none (-buildvcs=false, a build outside the checkout).
+// A "-dirty" suffix means uncommitted changes.
+var Revision string
+
+// Revision is the revision for people: the commit, " (modified)" when the
+// build had uncommitted changes, or "unknown".
+func (v Versions) Revision() string {
+	switch {
+	case v.VCSRevision == "":
+		return "unknown"
+	case v.VCSModified:
+		return v.VCSRevision + " (modified)"
+	}
+	return v.VCSRevision
+}
+
 // BuildVersions reads the running binary's build information.
 func BuildVersions() Versions {
+	v := buildInfoVersions()
+	if v.VCSRevision == "" && Revision != "" {
+		v.VCSRevision, v.VCSModified = strings.CutSuffix(Revision, "-dirty")
+	}
+	return v
+}
+
+func buildInfoVersions() Versions {
 	v := Versions{Module: "(devel)", Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {

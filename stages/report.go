@@ -22,7 +22,15 @@ import (
 const (
 	ReportMarkdown = "report.md"
 	ReportHTML     = "report.html"
+	// ReportTimings holds the run's wall-clock figures, kept out of
+	// report.md and report.html so that those are byte-identical across
+	// runs of the same inputs, configuration and seed.
+	ReportTimings = "report-timings.md"
 )
+
+// wallClock says whether an artifact holds wall-clock figures: by the
+// project's convention (DESIGN.md §2) their names carry "timings".
+func wallClock(name string) bool { return strings.Contains(path.Base(name), "timings") }
 
 // reportSection is one headline table of the report: a Markdown table the
 // run wrote and the plot that goes with it.
@@ -42,6 +50,9 @@ func (c *Config) sections() []reportSection {
 			continue // Validate rejects it
 		}
 		for _, e := range append([]evaluation.Experiment{e}, evaluation.DerivedFrom(id)...) {
+			if wallClock(e.TableFiles()[0]) {
+				continue // in report-timings.md
+			}
 			sec := reportSection{title: e.Section.Title, table: e.TableFiles()[0], why: e.Section.Text}
 			if p := e.PlotFiles(); len(p) > 0 {
 				sec.plot = p[1] // the PNG: report.html embeds it
@@ -59,9 +70,14 @@ func (c *Config) sections() []reportSection {
 // was run on which data, the headline tables with their plots, and the
 // provenance from the manifest (config hash, versions, every input and
 // output with its sha256). report.html is one self-contained file with the
-// plots embedded. Unlike the tables, the report carries wall-clock times,
-// so it differs between runs.
+// plots embedded. Neither holds a wall-clock figure: the run's and each
+// stage's wall time, the timings files and the tables made from them are
+// in report-timings.md, so that the report of a run is byte-identical to
+// that of any other run of the same inputs, configuration, seed and code.
 func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
+	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportTimings), []byte(timingsMarkdown(dir, cfg, m))); err != nil {
+		return err
+	}
 	md := reportMarkdown(dir, cfg, m, func(p string) string { return p })
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportMarkdown), []byte(md)); err != nil {
 		return err
@@ -89,16 +105,10 @@ code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border
 
 func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(string) string) string {
 	var b strings.Builder
-	ran, cached := 0, 0
 	outputs := map[string]pipeline.Artifact{}
 	var external []pipeline.Artifact
 	seen := map[string]bool{}
 	for _, s := range m.Stages {
-		if s.Cached {
-			cached++
-		} else {
-			ran++
-		}
 		for _, o := range s.Outputs {
 			outputs[o.Name] = o
 		}
@@ -110,16 +120,10 @@ func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(st
 		}
 	}
 	v := m.Versions
-	rev := v.VCSRevision
-	if rev == "" {
-		rev = "unknown"
-	} else if v.VCSModified {
-		rev += " (modified)"
-	}
 	fmt.Fprintf(&b, "# schedlab run report\n\n")
-	fmt.Fprintf(&b, "Preset **%s**, seed %d, status **%s**; %d stages (%d ran, %d cached) in %.1f s. "+
-		"Configuration hash `%s`; schedlab %s, revision %s, %s.\n\n",
-		cfg.Preset, m.Seed, m.Status, len(m.Stages), ran, cached, m.WallS, m.ConfigHash, v.Module, rev, v.Go)
+	fmt.Fprintf(&b, "Preset **%s**, seed %d, status **%s**; %d stages. "+
+		"Configuration hash `%s`; schedlab %s, revision %s, %s. Wall-clock figures: `%s`.\n\n",
+		cfg.Preset, m.Seed, m.Status, len(m.Stages), m.ConfigHash, v.Module, v.Revision(), v.Go, ReportTimings)
 
 	b.WriteString("## What was run, on which data\n\n")
 	trace := cfg.JobsArtifact()
@@ -170,7 +174,7 @@ func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(st
 	}
 
 	b.WriteString("## Provenance\n\n")
-	b.WriteString("Same inputs, configuration and seed give byte-identical tables, Parquet files and plots; only `timings` tables, `manifest.json` and this report hold wall-clock figures.\n\n")
+	b.WriteString("Same inputs, configuration, seed and code give byte-identical tables, Parquet files, plots and this report; only files named `timings`, `manifest.json` and `" + ReportTimings + "` hold wall-clock figures.\n\n")
 	if len(external) > 0 {
 		b.WriteString("External inputs:\n\n| input | sha256 | bytes |\n|---|---|---:|\n")
 		for _, a := range external {
@@ -178,19 +182,62 @@ func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(st
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("Outputs:\n\n| output | sha256 | rows | bytes |\n|---|---|---:|---:|\n")
+	b.WriteString("Outputs (wall-clock ones in `" + ReportTimings + "`):\n\n")
+	outputsTable(&b, outputs, func(name string) bool { return !wallClock(name) })
+	return b.String()
+}
+
+// outputsTable lists the outputs that keep selects, sorted by name.
+func outputsTable(b *strings.Builder, outputs map[string]pipeline.Artifact, keep func(string) bool) {
+	b.WriteString("| output | sha256 | rows | bytes |\n|---|---|---:|---:|\n")
 	for _, name := range sortedArtifactNames(outputs, "") {
+		if !keep(name) {
+			continue
+		}
 		a := outputs[name]
 		rows := ""
 		if strings.HasSuffix(name, ".parquet") {
 			rows = fmt.Sprint(a.Rows)
 		}
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %d |\n", name, a.SHA256, rows, a.Bytes)
+		fmt.Fprintf(b, "| `%s` | `%s` | %s | %d |\n", name, a.SHA256, rows, a.Bytes)
 	}
-	b.WriteString("\nPer-stage wall time and cache status:\n\n| stage | status | wall (s) |\n|---|---|---:|\n")
+}
+
+// timingsMarkdown is report-timings.md: the run's wall time, each stage's
+// wall time and cache status, the wall-clock outputs with their hashes and
+// the tables made from them.
+func timingsMarkdown(dir string, cfg *Config, m *pipeline.Manifest) string {
+	var b strings.Builder
+	ran, cached := 0, 0
+	outputs := map[string]pipeline.Artifact{}
+	for _, s := range m.Stages {
+		if s.Cached {
+			cached++
+		} else {
+			ran++
+		}
+		for _, o := range s.Outputs {
+			outputs[o.Name] = o
+		}
+	}
+	fmt.Fprintf(&b, "# schedlab run timings\n\nPreset **%s**, seed %d, status **%s**, revision %s: %d stages (%d ran, %d cached) in %.1f s. "+
+		"These figures vary from run to run; `%s` holds everything else.\n\n",
+		cfg.Preset, m.Seed, m.Status, m.Versions.Revision(), len(m.Stages), ran, cached, m.WallS, ReportMarkdown)
+	b.WriteString("## Stages\n\n| stage | status | wall (s) |\n|---|---|---:|\n")
 	for _, s := range m.Stages {
 		fmt.Fprintf(&b, "| %s | %s | %.2f |\n", s.Name, s.Status, s.WallS)
 	}
+	for _, id := range cfg.Eval.Experiments {
+		for _, e := range evaluation.DerivedFrom(id) {
+			if t := e.TableFiles()[0]; wallClock(t) {
+				if md, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(t))); err == nil {
+					fmt.Fprintf(&b, "\n## %s\n\n%s Source: `%s`.\n\n%s", e.Section.Title, e.Section.Text, t, demoteHeadings(stripTitle(string(md)), 2))
+				}
+			}
+		}
+	}
+	b.WriteString("\n## Wall-clock outputs\n\n")
+	outputsTable(&b, outputs, wallClock)
 	return b.String()
 }
 

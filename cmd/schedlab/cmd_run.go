@@ -30,6 +30,7 @@ the run directory (--out, default ./out):
   plots/          SVG and PNG bar charts
   report.md       the run in one page: what ran on which data, the headline tables
   report.html     with their plots and the paper's values (labelled), provenance;
+                  byte-identical across runs (wall-clock figures: report-timings.md);
                   the HTML is self-contained (plots embedded)
 
 Stages whose inputs and configuration did not change since the last run in the same

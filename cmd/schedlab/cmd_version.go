@@ -14,11 +14,7 @@ func newVersionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v := pipeline.BuildVersions()
-			mod := ""
-			if v.VCSModified {
-				mod = " (modified)"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "schedlab %s %s %s%s\n", v.Module, v.Go, v.VCSRevision, mod)
+			fmt.Fprintf(cmd.OutOrStdout(), "schedlab %s %s revision %s\n", v.Module, v.Go, v.Revision())
 			return nil
 		},
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedlab/schedlab/internal/duckdbtest"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/stages"
 )
 
 // The test binary doubles as the schedlab binary when this variable is set,
@@ -159,10 +160,18 @@ func TestUsageExitCodes(t *testing.T) {
 
 // artifacts hashes every output a run must reproduce byte for byte: all
 // files under datasets, tables, fit, eval and plots except timings tables,
-// which hold wall-clock measurements by design (DESIGN.md §2).
+// which hold wall-clock measurements by design (DESIGN.md §2), and the
+// report (its wall-clock figures are in report-timings.md).
 func artifacts(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	for _, name := range []string{stages.ReportMarkdown, stages.ReportHTML} {
+		sum, _, err := pipeline.HashFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = sum
+	}
 	for _, sub := range []string{"datasets", "tables", "fit", "eval", "plots"} {
 		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && !strings.Contains(d.Name(), "timings") {
@@ -236,6 +245,15 @@ func TestQuickRunDeterministic(t *testing.T) {
 	for _, want := range []string{"## What was run, on which data", "## DAS Table 1", "(paper)", "## MARL Table III", "## Provenance", "![", "`eval/results.parquet`"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	timings, err := os.ReadFile(filepath.Join(dirs[0], stages.ReportTimings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| stage | status | wall (s) |", "eval/timings.parquet"} {
+		if !strings.Contains(string(timings), want) {
+			t.Errorf("%s lacks %q", stages.ReportTimings, want)
 		}
 	}
 	page, err := os.ReadFile(filepath.Join(dirs[0], "report.html"))
