@@ -357,35 +357,188 @@ func (t *Table) format(v float64, m Metric) string {
 	return fmt.Sprintf("%.*f", m.Digits, v)
 }
 
-// Markdown renders the table with its title and notes.
+// display formats a value for people (Markdown): three significant
+// digits, never fewer than the integer part, and never more decimals than
+// the metric's own (a count stays an integer); p-values as format.
+func display(v float64, m Metric) string {
+	switch {
+	case v == 0:
+		return "0"
+	case math.IsNaN(v) || m.Digits <= 0 || math.IsInf(v, 0):
+		return (&Table{}).format(v, m)
+	}
+	d := min(max(2-int(math.Floor(math.Log10(math.Abs(v)))), 0), m.Digits)
+	return fmt.Sprintf("%.*f", d, v)
+}
+
+// MaxColumns is the widest Markdown table we write: wider tables are split
+// (by cluster, or by metric) so that the report fits a page.
+const MaxColumns = 10
+
+// Markdown renders the table with its title and notes, for people: three
+// significant digits, no sub-table wider than MaxColumns. When the table
+// has the paper's rows, each column group is a sub-table with ours, the
+// paper's and the difference side by side; otherwise a table too wide
+// is split by the part of its group labels before "/" (the cluster of
+// cluster/workload groups), then by metric. The CSV keeps one wide row
+// per scheduler for machines.
 func (t *Table) Markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", t.Title)
-	b.WriteString("| Scheduler |")
-	for _, g := range t.Groups {
-		for _, m := range t.Metrics {
-			fmt.Fprintf(&b, " %s %s |", g, m.Label)
+	if t.hasPaper() {
+		t.sideBySide(&b)
+	} else {
+		groups := make([]int, len(t.Groups))
+		for i := range groups {
+			groups[i] = i
 		}
-	}
-	b.WriteString("\n|---|")
-	for range len(t.Groups) * len(t.Metrics) {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
-	for _, row := range t.Rows {
-		fmt.Fprintf(&b, "| %s |", row.Label)
-		for i, v := range row.Values {
-			fmt.Fprintf(&b, " %s |", t.format(v, t.Metrics[i%len(t.Metrics)]))
-		}
-		b.WriteString("\n")
+		t.subTables(&b, "", groups)
 	}
 	if len(t.Notes) > 0 {
-		b.WriteString("\n")
 		for _, n := range t.Notes {
 			fmt.Fprintf(&b, "- %s\n", n)
 		}
 	}
 	return b.Bytes()
+}
+
+func (t *Table) hasPaper() bool {
+	for _, r := range t.Rows {
+		if r.Source == SourcePaper {
+			return true
+		}
+	}
+	return false
+}
+
+// sideBySide writes one sub-table per column group: per metric our value,
+// the paper's and Δ % = (ours − paper) / paper (no Δ for p-values).
+func (t *Table) sideBySide(b *bytes.Buffer) {
+	nm := len(t.Metrics)
+	paper := map[string]TableRow{}
+	for _, r := range t.Rows {
+		if r.Source == SourcePaper {
+			paper[strings.TrimSuffix(r.Label, " (paper)")] = r
+		}
+	}
+	for gi, g := range t.Groups {
+		if len(t.Groups) > 1 {
+			fmt.Fprintf(b, "## %s\n\n", g)
+		}
+		b.WriteString("| Scheduler |")
+		align := "|---|"
+		for _, m := range t.Metrics {
+			fmt.Fprintf(b, " %s ours | paper |", m.Label)
+			align += "---:|---:|"
+			if m.Digits >= 0 {
+				b.WriteString(" Δ % |")
+				align += "---:|"
+			}
+		}
+		b.WriteString("\n" + align + "\n")
+		for _, r := range t.Rows {
+			if r.Source == SourcePaper {
+				continue
+			}
+			p, ok := paper[r.Label]
+			fmt.Fprintf(b, "| %s |", r.Label)
+			for mi, m := range t.Metrics {
+				ours, ref := r.Values[gi*nm+mi], math.NaN()
+				if ok {
+					ref = p.Values[gi*nm+mi]
+				}
+				fmt.Fprintf(b, " %s | %s |", display(ours, m), display(ref, m))
+				if m.Digits >= 0 {
+					delta := "—"
+					if !math.IsNaN(ours) && !math.IsNaN(ref) && ref != 0 {
+						delta = fmt.Sprintf("%+.0f", 100*(ours-ref)/ref)
+					}
+					fmt.Fprintf(b, " %s |", delta)
+				}
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// subTables writes the groups as one table when it fits MaxColumns, else
+// one sub-table per label prefix (the part before "/"), else per metric
+// with at most MaxColumns−1 groups each.
+func (t *Table) subTables(b *bytes.Buffer, heading string, groups []int) {
+	nm := len(t.Metrics)
+	if 1+len(groups)*nm <= MaxColumns {
+		if heading != "" {
+			fmt.Fprintf(b, "## %s\n\n", heading)
+		}
+		t.grid(b, groups, nil, heading)
+		return
+	}
+	if heading == "" {
+		var order []string
+		parts := map[string][]int{}
+		for _, gi := range groups {
+			prefix, _, found := strings.Cut(t.Groups[gi], "/")
+			if !found {
+				prefix = t.Groups[gi]
+			}
+			if _, ok := parts[prefix]; !ok {
+				order = append(order, prefix)
+			}
+			parts[prefix] = append(parts[prefix], gi)
+		}
+		if len(order) > 1 && len(order) < len(groups) {
+			for _, p := range order {
+				t.subTables(b, p, parts[p])
+			}
+			return
+		}
+	}
+	for mi, m := range t.Metrics {
+		for lo := 0; lo < len(groups); lo += MaxColumns - 1 {
+			chunk := groups[lo:min(lo+MaxColumns-1, len(groups))]
+			title := m.Label
+			if heading != "" {
+				title = heading + ": " + m.Label
+			}
+			fmt.Fprintf(b, "## %s\n\n", title)
+			t.grid(b, chunk, []int{mi}, heading)
+		}
+	}
+}
+
+// grid writes one Markdown table of the rows over the given groups and
+// metrics (nil: all), dropping the groups' prefix before "/" when it is
+// the sub-table's heading.
+func (t *Table) grid(b *bytes.Buffer, groups, metrics []int, prefix string) {
+	nm := len(t.Metrics)
+	if metrics == nil {
+		for mi := range t.Metrics {
+			metrics = append(metrics, mi)
+		}
+	}
+	b.WriteString("| Scheduler |")
+	for _, gi := range groups {
+		g := strings.TrimPrefix(t.Groups[gi], prefix+"/")
+		for _, mi := range metrics {
+			if len(metrics) == 1 && len(t.Metrics) > 1 {
+				fmt.Fprintf(b, " %s |", g) // the metric is the sub-table's heading
+			} else {
+				fmt.Fprintf(b, " %s %s |", g, t.Metrics[mi].Label)
+			}
+		}
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(groups)*len(metrics)) + "\n")
+	for _, row := range t.Rows {
+		fmt.Fprintf(b, "| %s |", row.Label)
+		for _, gi := range groups {
+			for _, mi := range metrics {
+				fmt.Fprintf(b, " %s |", display(row.Values[gi*nm+mi], t.Metrics[mi]))
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 // CSV renders the table as one header line and one line per row:

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/duckdbtest"
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/stages"
 )
@@ -242,9 +243,14 @@ func TestQuickRunDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## What was run, on which data", "## DAS Table 1", "(paper)", "## MARL Table III", "## Provenance", "![", "`eval/results.parquet`"} {
+	for _, want := range []string{"## What was run, on which data", "## DAS Table 1", "| Scheduler | JCT (min) ours | paper | Δ % |", "## MARL Table III", "## Provenance", "![", "`eval/results.parquet`"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "|") && strings.Count(line, "|")-1 > evaluation.MaxColumns {
+			t.Errorf("report.md has a table row of %d columns (at most %d): %s", strings.Count(line, "|")-1, evaluation.MaxColumns, line)
 		}
 	}
 	timings, err := os.ReadFile(filepath.Join(dirs[0], stages.ReportTimings))
