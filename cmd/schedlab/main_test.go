@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/schedlab/schedlab/internal/duckdbtest"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/duckdbtest"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/stages"
 )
