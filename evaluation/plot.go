@@ -2,10 +2,15 @@ package evaluation
 
 import (
 	"fmt"
-	"github.com/schedlab/schedlab/internal/figure"
 	"image/color"
 	"math"
+	"slices"
+	"strconv"
 
+	"github.com/schedlab/schedlab/internal/figure"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -18,11 +23,214 @@ var palette = []color.NRGBA{
 	{0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0xcc, 0x79, 0xa7, 0xff}, {0x00, 0x00, 0x00, 0xff},
 }
 
-// Plot draws the table's measured rows as two grouped bar charts, mean JCT
-// above mean fee, one bar per scheduler in each column group (the paper's
-// figures are not drawn). It returns the same figure as SVG (fonts not
-// embedded, so the file stays small and byte-stable) and PNG.
+// Plot draws the report's measured values (the paper's figures are not
+// drawn): line plots where the columns are a quantity — over the arrival
+// rate when the workloads are one trace at several rates (das-load), over
+// the heads h and the history τ when the rows are das-tuning's models —
+// and otherwise two grouped bar charts, mean JCT above mean fee, one bar
+// per scheduler in each column group. It returns the same figure as SVG
+// (fonts not embedded, so the file stays small and byte-stable) and PNG.
 func (r *Report) Plot() (svg, png []byte, err error) {
+	if r.overRate() {
+		return r.plotOverRate()
+	}
+	if r.overTuning() {
+		return r.plotTuning()
+	}
+	return r.barPlot()
+}
+
+// overRate: several workloads, each the trace at its own arrival rate.
+func (r *Report) overRate() bool {
+	ws := r.Spec.Workloads
+	for _, w := range ws {
+		if w.Kind != KindTrace || !(w.ArrivalRate > 0) {
+			return false
+		}
+	}
+	return len(ws) > 1
+}
+
+// overTuning: every row but RIFLING is a das-tuning model.
+func (r *Report) overTuning() bool {
+	n := 0
+	for _, name := range r.Names {
+		if _, _, ok := das.TuningParams(string(name)); ok {
+			n++
+		} else if name != "rifling" {
+			return false
+		}
+	}
+	return n > 1
+}
+
+// cellMean is the mean over seeds of metric mi (0 JCT in the table's
+// unit, 1 fee) of scheduler si in cluster ci and workload wi; NaN when
+// no cell ran.
+func (r *Report) cellMean(ci, wi, si, mi int) float64 {
+	scale := 60.0
+	if r.Spec.Sim.Trigger == sim.TriggerInterval {
+		scale = r.Spec.Sim.IntervalS
+	}
+	var sum float64
+	n := 0
+	for _, cr := range r.Cells {
+		if cr.Cell.ci == ci && cr.Cell.wi == wi && cr.Cell.si == si {
+			if mi == 0 {
+				sum += cr.Metrics.MeanJCTS / scale
+			} else {
+				sum += cr.Metrics.MeanFeeUSD
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// dashes tell clusters apart where colours tell schedulers apart.
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
+// lines adds series to one plot with their legend entries, and keeps the
+// y axis from 0 with headroom above the highest point for the legend.
+type lines struct {
+	p   *plot.Plot
+	n   int
+	top float64
+}
+
+func (ls *lines) add(label string, pts plotter.XYs, c color.Color, dash []vg.Length) error {
+	l, sc, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Dashes, sc.Color = c, dash, c
+	ls.p.Add(l, sc)
+	ls.p.Legend.Add(label, l, sc)
+	ls.n++
+	for _, q := range pts {
+		ls.top = max(ls.top, q.Y)
+	}
+	ls.p.Y.Min, ls.p.Y.Max = 0, ls.top*(1.1+0.08*float64(ls.n))
+	return nil
+}
+
+// ticks labels exactly the given x values.
+func ticks(xs []float64) plot.ConstantTicks {
+	var t plot.ConstantTicks
+	for _, x := range xs {
+		t = append(t, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
+	}
+	return t
+}
+
+// plotOverRate: mean JCT and mean fee over the arrival rate (log axis),
+// one line per scheduler and cluster.
+func (r *Report) plotOverRate() (svg, png []byte, err error) {
+	t := r.Table()
+	var rates []float64
+	for _, w := range r.Spec.Workloads {
+		rates = append(rates, w.ArrivalRate)
+	}
+	plots := make([]*plot.Plot, len(t.Metrics))
+	for mi, m := range t.Metrics {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s — mean %s over the arrival rate", t.ID, m.Label)
+		p.X.Label.Text, p.Y.Label.Text = "arrival rate (× the trace's)", m.Label
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, ticks(rates)
+		p.Legend.Top = true
+		ls := &lines{p: p}
+		for si, name := range r.Names {
+			for ci, c := range r.Spec.Clusters {
+				var pts plotter.XYs
+				for wi, w := range r.Spec.Workloads {
+					if v := r.cellMean(ci, wi, si, mi); !math.IsNaN(v) {
+						pts = append(pts, plotter.XY{X: w.ArrivalRate, Y: v})
+					}
+				}
+				if len(pts) == 0 {
+					continue
+				}
+				if err := ls.add(schedulers.Display(string(name))+", "+title(c.Name), pts, palette[si%len(palette)], dashes[ci%len(dashes)]); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		plots[mi] = p
+	}
+	return figure.Column(plots, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
+}
+
+// plotTuning: DAS Fig. 5's two panels, mean JCT over the heads h (τ = 8)
+// and over the history τ (h = 4), one line per cluster, the averaged
+// column (the paper's metric) solid black; RIFLING is not on either axis.
+func (r *Report) plotTuning() (svg, png []byte, err error) {
+	t := r.Table()
+	nm := len(t.Metrics)
+	type point struct {
+		x  float64
+		si int
+	}
+	var byH, byTau []point
+	for si, name := range r.Names {
+		h, tau, ok := das.TuningParams(string(name))
+		switch {
+		case !ok:
+		case tau == 8 && name != "das-tau8":
+			byH = append(byH, point{float64(h), si})
+		default:
+			byTau = append(byTau, point{float64(tau), si})
+		}
+	}
+	panels := []struct {
+		axis string
+		pts  []point
+	}{{"attention heads h (τ = 8)", byH}, {"GP history τ (h = 4)", byTau}}
+	var plots []*plot.Plot
+	for _, pan := range panels {
+		if len(pan.pts) == 0 {
+			continue
+		}
+		slices.SortFunc(pan.pts, func(a, b point) int { return int(a.x - b.x) })
+		var xs []float64
+		for _, q := range pan.pts {
+			xs = append(xs, q.x)
+		}
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s — mean %s over %s", t.ID, t.Metrics[0].Label, pan.axis)
+		p.X.Label.Text, p.Y.Label.Text = pan.axis, t.Metrics[0].Label
+		p.X.Tick.Marker = ticks(xs)
+		p.Legend.Top = true
+		ls := &lines{p: p}
+		for gi, g := range t.Groups {
+			var pts plotter.XYs
+			for _, q := range pan.pts {
+				if v := t.Rows[q.si].Values[gi*nm]; !math.IsNaN(v) {
+					pts = append(pts, plotter.XY{X: q.x, Y: v})
+				}
+			}
+			c, dash := color.Color(palette[gi%len(palette)]), dashes[gi%len(dashes)]
+			if g == AverageGroup {
+				c, dash = color.Black, nil
+			}
+			if len(pts) > 0 {
+				if err := ls.add(g, pts, c, dash); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		plots = append(plots, p)
+	}
+	if len(plots) == 0 {
+		return r.barPlot()
+	}
+	return figure.Column(plots, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
+}
+
+// barPlot: grouped bars, one chart per metric.
+func (r *Report) barPlot() (svg, png []byte, err error) {
 	t := r.Table()
 	var ours []TableRow
 	for _, row := range t.Rows {

@@ -4,6 +4,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/das"
 )
 
 // TestMarkdownWidth builds das-load's shape (three clusters × three rates
@@ -63,5 +67,49 @@ func TestDisplaySignificantDigits(t *testing.T) {
 	}
 	if got := display(4, Metric{Digits: 0}); got != "4" {
 		t.Errorf("count: %q", got)
+	}
+}
+
+// TestLinePlots: das-load's shape (one trace at several rates) and
+// das-tuning's rows (RIFLING and the h/τ models) are drawn as line plots
+// over the quantity; anything else as bars. A made-up report suffices:
+// the plot reads only the spec, the names and the cells' metrics.
+func TestLinePlots(t *testing.T) {
+	fake := func(names []string, workloads []Workload) *Report {
+		r := &Report{Spec: Spec{Experiment: "t", Clusters: []Cluster{{Name: "small"}, {Name: "medium"}}, Workloads: workloads, Seeds: 1}}
+		for si, n := range names {
+			r.Names = append(r.Names, schedulers.Name(n))
+			for ci := range r.Spec.Clusters {
+				for wi := range workloads {
+					r.Cells = append(r.Cells, CellResult{Cell: Cell{ci: ci, wi: wi, si: si},
+						Metrics: sim.Metrics{MeanJCTS: float64(60 * (100 + 10*si + ci + wi)), MeanFeeUSD: float64(10 + si)}})
+				}
+			}
+		}
+		return r
+	}
+	trace := Workload{Name: "pai", Kind: KindTrace}
+	load := fake([]string{"rifling", "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
+	tuning := fake(append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
+	table1 := fake([]string{"fifo-firstfit", "tetris"}, []Workload{trace})
+	for _, tc := range []struct {
+		r              *Report
+		rate, tuning   bool
+		want, dontWant string
+	}{
+		{load, true, false, "over the arrival rate", ""},
+		{tuning, false, true, "over attention heads h", "RIFLING"},
+		{table1, false, false, "mean JCT (min)", "over"},
+	} {
+		if tc.r.overRate() != tc.rate || tc.r.overTuning() != tc.tuning {
+			t.Errorf("%v: overRate %v overTuning %v, want %v %v", tc.r.Names, tc.r.overRate(), tc.r.overTuning(), tc.rate, tc.tuning)
+		}
+		svg, png, err := tc.r.Plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(svg), tc.want) || (tc.dontWant != "" && strings.Contains(string(svg), tc.dontWant)) || !strings.HasPrefix(string(png), "\x89PNG") {
+			t.Errorf("%v: plot lacks %q or has %q", tc.r.Names, tc.want, tc.dontWant)
+		}
 	}
 }
