@@ -60,6 +60,11 @@ type MetricDiff struct {
 	Significant bool
 
 	perJob bool // the metric is the mean of a per-job value
+	// void: the test's data hold no difference at all (every pair equal,
+	// or one value in every seed of both runs), so it cannot reject at
+	// any level; it stays out of Holm's count (Tarone's argument), which
+	// would otherwise grow with every constant column.
+	void bool
 }
 
 // Tested says whether the metric had a test.
@@ -243,10 +248,11 @@ func compareCell(k CellKey, a, b *cellData, alpha float64) (CellDiff, error) {
 			if err != nil {
 				return c, fmt.Errorf("%s %s %s: %w", k.Experiment, k, m.name, err)
 			}
-			md.Method, md.N, md.P = MethodPaired, w.N, w.P
+			md.Method, md.N, md.P, md.void = MethodPaired, w.N, w.P, w.N == 0
 		case len(va) >= 2 && len(vb) >= 2:
 			md.Method, md.N = MethodSeeds, len(va)+len(vb)
 			md.P, md.Lo, md.Hi = welch(va, vb, alpha)
+			md.void = !slices.ContainsFunc(append(va[1:], vb...), func(v float64) bool { return v != va[0] })
 		default:
 			md.Method = MethodSingle
 		}
@@ -280,6 +286,8 @@ func (d *Diff) judge() {
 		for j := range d.Cells[i].Metrics {
 			m := &d.Cells[i].Metrics[j]
 			switch {
+			case m.void:
+				m.PAdj = m.P
 			case m.Tested():
 				ps, at = append(ps, m.P), append(at, m)
 			case m.perJob && !d.AllowUntested:

@@ -255,7 +255,11 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 			d.Stages = append(d.Stages, c)
 			continue
 		}
-		c.Inputs = changedArtifacts(sa.Inputs, sb.Inputs, false)
+		c.Inputs = changedArtifacts(sa.Inputs, sb.Inputs, true)
+		// A stage that reads wall-clock files (eval-collect gathers the
+		// timings tables) has a cache key that differs between any two
+		// runs; that alone explains nothing.
+		wallClockInputs := len(changedArtifacts(sa.Inputs, sb.Inputs, false)) > len(c.Inputs)
 		c.Outputs = changedArtifacts(sa.Outputs, sb.Outputs, true)
 		if ca != nil {
 			fa, errA := Flatten(ca[n])
@@ -270,7 +274,7 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 		if sa.Version != sb.Version {
 			c.Causes = append(c.Causes, CauseVersion)
 		}
-		if len(c.ConfigKeys) > 0 || (ca == nil && sa.Key != sb.Key && sa.Version == sb.Version && len(c.Inputs) == 0) {
+		if len(c.ConfigKeys) > 0 || (ca == nil && sa.Key != sb.Key && sa.Version == sb.Version && len(c.Inputs) == 0 && !wallClockInputs) {
 			c.Causes = append(c.Causes, CauseConfig)
 		}
 		if len(c.Inputs) > 0 {
@@ -286,7 +290,7 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 				c.Causes = append(c.Causes, CauseCode)
 			}
 		}
-		if sa.Key != sb.Key && len(c.Causes) == 0 {
+		if sa.Key != sb.Key && len(c.Causes) == 0 && !wallClockInputs {
 			// A key can differ for a reason the manifest does not show
 			// (the stage's configuration when StageConfigs could not
 			// rebuild it).

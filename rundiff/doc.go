@@ -29,7 +29,8 @@
 //
 // p-values are adjusted over all the tests of a comparison with Holm's
 // step-down method, so that Alpha bounds the chance of calling any
-// difference significant when none is real. A difference is significant
+// difference significant when none is real; a test whose data hold no
+// difference at all cannot reject and is left out of the count. A difference is significant
 // when its adjusted p-value is below Alpha and its relative size is at
 // least MinDelta; a cell present in one run only is significant too.
 //

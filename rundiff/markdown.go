@@ -170,10 +170,10 @@ func (d *Diff) configSection(b *strings.Builder) {
 func (d *Diff) stagesSection(b *strings.Builder) {
 	b.WriteString("\n## Stages\n\n")
 	if len(d.Stages) == 0 {
-		fmt.Fprintf(b, "All %d stages have the same cache key and outputs.\n", d.StagesUnchanged)
+		fmt.Fprintf(b, "No stage changed: all %d have the same configuration, inputs (wall-clock ones aside) and outputs.\n", d.StagesUnchanged)
 		return
 	}
-	fmt.Fprintf(b, "%d stages have the same cache key and outputs. A stage whose outputs differ with the same configuration, inputs and seed (\"%s\" or \"%s\") is the one to look at: its code changed without a version bump, or it is not deterministic.\n\n", d.StagesUnchanged, CauseCode, CauseNondeterminism)
+	fmt.Fprintf(b, "%d stages have the same configuration, inputs (wall-clock ones aside) and outputs. A stage whose outputs differ with the same configuration, inputs and seed (\"%s\" or \"%s\") is the one to look at: its code changed without a version bump, or it is not deterministic.\n\n", d.StagesUnchanged, CauseCode, CauseNondeterminism)
 	b.WriteString("| stage | explained by | outputs that differ |\n|---|---|---|\n")
 	for _, s := range d.Stages {
 		var why []string
