@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -100,6 +101,9 @@ func decodeJSON(b []byte, v any) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return fmt.Errorf("line %d: %w", 1+bytes.Count(b[:se.Offset], []byte("\n")), err)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("line %d: the file ends inside a JSON value (truncated?)", 1+bytes.Count(bytes.TrimRight(b, " \t\r\n"), []byte("\n")))
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
