@@ -41,11 +41,11 @@ func (d *Diff) Markdown() string {
 }
 
 func (d *Diff) verdict(b *strings.Builder) {
-	tests := "no test was possible"
+	tests := "no test had a difference to weigh"
 	if d.Tests > 0 {
-		tests = fmt.Sprintf("after Holm's adjustment over %d tests", d.Tests)
+		tests = fmt.Sprintf("Holm-adjusted over %d tests", d.Tests)
 	}
-	th := fmt.Sprintf("alpha %s %s, |Δ| ≥ %s", num(d.Thresholds.Alpha), tests, pct(d.Thresholds.MinDelta))
+	th := fmt.Sprintf("alpha %s, %s; |Δ| ≥ %s", num(d.Thresholds.Alpha), tests, pct(d.Thresholds.MinDelta))
 	var tested, untested, onlyOne, differ, single int
 	for _, c := range d.Cells {
 		switch cellVerdict(c) {
@@ -201,7 +201,7 @@ func (d *Diff) stagesSection(b *strings.Builder) {
 
 func (d *Diff) artifactsSection(b *strings.Builder) {
 	b.WriteString("\n## Artifacts\n\n")
-	fmt.Fprintf(b, "%d identical, %d differ.\n", d.ArtifactsSame, len(d.Artifacts))
+	fmt.Fprintf(b, "%d identical, %d differ (the stages' outputs, by the manifests' sha256; the files beside manifest.json that it does not list, the report, hashed from disk).\n", d.ArtifactsSame, len(d.Artifacts))
 	if len(d.Artifacts) > 0 {
 		b.WriteString("\n| artifact | A | B | bytes A | bytes B | rows A | rows B |\n|---|---|---|---|---|---|---|\n")
 		for _, a := range d.Artifacts {
@@ -214,7 +214,13 @@ func (d *Diff) artifactsSection(b *strings.Builder) {
 	var wc []string
 	for _, a := range d.WallClock {
 		s := code(a.Name)
-		if a.A != nil && a.B != nil && a.A.SHA256 == a.B.SHA256 {
+		switch {
+		case a.Name == ManifestFile:
+		case a.A == nil:
+			s += " (only in B)"
+		case a.B == nil:
+			s += " (only in A)"
+		case a.A.SHA256 == a.B.SHA256:
 			s += " (identical)"
 		}
 		wc = append(wc, s)
