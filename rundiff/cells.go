@@ -79,7 +79,11 @@ type CellDiff struct {
 	// Paired is the number of jobs matched between the runs (same seed,
 	// job id, submit time, duration and GPUs) out of JobsA and JobsB.
 	Paired, JobsA, JobsB int
-	Metrics              []MetricDiff
+	// ConstantSeeds: several seeds a side, but each gave the same value
+	// of a metric that differs between the runs: the seeds are not
+	// replicates of this cell, and that metric counts as a single sample.
+	ConstantSeeds bool
+	Metrics       []MetricDiff
 }
 
 // Significant: in one run only, or a metric differs beyond the thresholds
@@ -249,16 +253,26 @@ func compareCell(k CellKey, a, b *cellData, alpha float64) (CellDiff, error) {
 				return c, fmt.Errorf("%s %s %s: %w", k.Experiment, k, m.name, err)
 			}
 			md.Method, md.N, md.P, md.void = MethodPaired, w.N, w.P, w.N == 0
+		case len(va) >= 2 && len(vb) >= 2 && constant(va) && constant(vb) && md.Delta != 0:
+			// Every seed gave the same value in each run: the seeds vary
+			// nothing in this cell, so they are not replicates and the
+			// difference has no spread to be weighed against.
+			md.Method = MethodSingle
+			c.ConstantSeeds = true
 		case len(va) >= 2 && len(vb) >= 2:
 			md.Method, md.N = MethodSeeds, len(va)+len(vb)
 			md.P, md.Lo, md.Hi = welch(va, vb, alpha)
-			md.void = !slices.ContainsFunc(append(va[1:], vb...), func(v float64) bool { return v != va[0] })
+			md.void = md.Delta == 0 && constant(va) && constant(vb)
 		default:
 			md.Method = MethodSingle
 		}
 		c.Metrics = append(c.Metrics, md)
 	}
 	return c, nil
+}
+
+func constant(v []float64) bool {
+	return !slices.ContainsFunc(v, func(x float64) bool { return x != v[0] })
 }
 
 func cellValues(rows []evaluation.MetricsRow, m metric) []float64 {

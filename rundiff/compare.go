@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/pipeline"
 )
@@ -164,6 +165,15 @@ func Compare(ctx context.Context, a, b string, opt Options) (*Diff, error) {
 	d.compareStages(ra, rb, opt.StageConfigs)
 	if err := d.compareCells(ctx, ra, rb); err != nil {
 		return nil, err
+	}
+	var constant []string
+	for _, c := range d.Cells {
+		if c.ConstantSeeds && !slices.Contains(constant, c.Key.Experiment) {
+			constant = append(constant, c.Key.Experiment)
+		}
+	}
+	if len(constant) > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("in %s: every seed of a cell gave the same metrics (the seeds vary nothing there), so those cells were compared as single samples", strings.Join(constant, ", ")))
 	}
 	return d, nil
 }

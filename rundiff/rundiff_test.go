@@ -238,6 +238,21 @@ func TestCompareCells(t *testing.T) {
 		}
 	})
 
+	t.Run("constant seeds", func(t *testing.T) {
+		// Two seeds a side that replay the same jobs alike: no spread, so
+		// no test, however exact the difference looks.
+		a := base
+		a.jcts = map[string][][]float64{"s1": {jobs(1, 40, 100, 1), jobs(1, 40, 100, 1)}}
+		b := base
+		b.submit = func(seed, i int) float64 { return 1000 + float64(i) }
+		b.jcts = map[string][][]float64{"s1": {jobs(1, 40, 100, 1.5), jobs(1, 40, 100, 1.5)}}
+		d := compare(t, a, b, Options{})
+		m := metricOf(t, d, "s1", "mean_jct_s")
+		if m.Method != MethodSingle || !d.Cells[0].ConstantSeeds || len(d.Notes) != 1 {
+			t.Errorf("%+v, notes %q: want a single sample from constant seeds, with a note", m, d.Notes)
+		}
+	})
+
 	t.Run("single sample", func(t *testing.T) {
 		b := base
 		b.seed = 2
