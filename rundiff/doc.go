@@ -25,14 +25,18 @@
 //     on the per-job values (evaluation.WilcoxonSignedRank);
 //   - otherwise, where each run has at least two seeds of the cell, a
 //     Welch t test on the per-seed values, with its confidence interval;
-//   - otherwise nothing can be tested: "single sample".
+//   - otherwise nothing can be tested: "single sample" (so are seeds that
+//     all give the same value: they vary nothing and are not replicates).
 //
 // p-values are adjusted over all the tests of a comparison with Holm's
 // step-down method, so that Alpha bounds the chance of calling any
 // difference significant when none is real; a test whose data hold no
 // difference at all cannot reject and is left out of the count. A difference is significant
 // when its adjusted p-value is below Alpha and its relative size is at
-// least MinDelta; a cell present in one run only is significant too.
+// least MinDelta; a cell present in one run only is significant too, and
+// so, unless Options.AllowUntested, is a single-sample cell whose per-job
+// metric moves by MinDelta or more: "no difference" would claim what
+// nothing showed.
 //
 // The Diff leaves as Markdown (Diff.Markdown) and as a self-contained
 // HTML page (Diff.HTML); Diff.Significant is the verdict that

@@ -56,7 +56,8 @@ noise. It prints Markdown on stdout (--html writes the same as a page) with:
                    between seeds     different jobs and two or more seeds a
                                      side (eval.seeds): Welch's t, with its
                                      confidence interval
-                   single sample     one seed a side and different jobs: a
+                   single sample     one seed a side (or seeds that all give
+                                     the same value) and different jobs: a
                                      delta, nothing to test it against
 
 A difference is significant when its p-value, adjusted over all the comparison's tests
@@ -73,7 +74,7 @@ Exit status: 0 no difference beyond the thresholds, 3 a significant difference,
 		Example: `  schedlab diff runs/monday runs/tuesday                  # alpha 0.01, |Δ| ≥ 1 %
   schedlab diff a b --alpha 0.05 --min-delta 0.5% --html diff.html
   schedlab diff a b --bytes                               # any artifact difference fails
-  schedlab diff a b > diff.md || [ $? -eq 3 ] && echo "changed: see diff.md"`,
+  schedlab diff last tonight > diff.md; [ $? -eq 3 ] && mail -s "results changed" team < diff.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usageErrorf("diff: want two run directories, RUN_A and RUN_B, got %d arguments (see schedlab diff --help)", len(args))
