@@ -90,6 +90,9 @@ const (
 	CauseCode Cause = "code change"
 	// CauseNondeterminism: the same, from the same clean revision.
 	CauseNondeterminism Cause = "nondeterminism"
+	// CauseUnexplained: the same, where a run's revision is unknown, so
+	// that code change and nondeterminism cannot be told apart.
+	CauseUnexplained Cause = "code change or nondeterminism"
 )
 
 // StageChange is a stage whose cache key or outputs differ.
@@ -107,7 +110,9 @@ type StageChange struct {
 // Unexplained says whether the stage wrote different outputs from the
 // same configuration, inputs and seed: the case worth a look.
 func (s StageChange) Unexplained() bool {
-	return slices.Contains(s.Causes, CauseCode) || slices.Contains(s.Causes, CauseNondeterminism)
+	return slices.ContainsFunc(s.Causes, func(c Cause) bool {
+		return c == CauseCode || c == CauseNondeterminism || c == CauseUnexplained
+	})
 }
 
 // Diff is the comparison of run A with run B; deltas are B − A.
@@ -243,7 +248,9 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 			ca, cb = nil, nil
 		}
 	}
-	sameRevision := a.manifest.Versions == b.manifest.Versions && a.manifest.Versions.VCSRevision != "" && !a.manifest.Versions.VCSModified
+	va, vb := a.manifest.Versions, b.manifest.Versions
+	knownRevisions := va.VCSRevision != "" && vb.VCSRevision != ""
+	sameRevision := knownRevisions && va == vb && !va.VCSModified
 	names := slices.Sorted(maps.Keys(a.stages))
 	for n := range b.stages {
 		if _, ok := a.stages[n]; !ok {
@@ -296,6 +303,8 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 				c.Causes = append(c.Causes, CauseSeed)
 			case sameRevision:
 				c.Causes = append(c.Causes, CauseNondeterminism)
+			case !knownRevisions:
+				c.Causes = append(c.Causes, CauseUnexplained)
 			default:
 				c.Causes = append(c.Causes, CauseCode)
 			}

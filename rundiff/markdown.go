@@ -173,7 +173,7 @@ func (d *Diff) stagesSection(b *strings.Builder) {
 		fmt.Fprintf(b, "No stage changed: all %d have the same configuration, inputs (wall-clock ones aside) and outputs.\n", d.StagesUnchanged)
 		return
 	}
-	fmt.Fprintf(b, "%d stages have the same configuration, inputs (wall-clock ones aside) and outputs. A stage whose outputs differ with the same configuration, inputs and seed (\"%s\" or \"%s\") is the one to look at: its code changed without a version bump, or it is not deterministic.\n\n", d.StagesUnchanged, CauseCode, CauseNondeterminism)
+	fmt.Fprintf(b, "%d stages have the same configuration, inputs (wall-clock ones aside) and outputs. A stage whose outputs differ with the same configuration, inputs and seed (in bold) is the one to look at: its code changed without a version bump, or it is not deterministic, or its cache served outputs that its key does not describe.\n\n", d.StagesUnchanged)
 	b.WriteString("| stage | explained by | outputs that differ |\n|---|---|---|\n")
 	for _, s := range d.Stages {
 		var why []string
@@ -186,7 +186,7 @@ func (d *Diff) stagesSection(b *strings.Builder) {
 				}
 			case CauseInputs:
 				w += ": " + codeList(s.Inputs, 3)
-			case CauseCode, CauseNondeterminism:
+			case CauseCode, CauseNondeterminism, CauseUnexplained:
 				w = "**" + w + "**"
 			}
 			why = append(why, w)

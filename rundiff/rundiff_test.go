@@ -297,6 +297,7 @@ func TestCompareStages(t *testing.T) {
 		{"same revision", changed, CauseNondeterminism},
 		{"other revision", func() fakeRun { r := changed; r.revision = "r2"; return r }(), CauseCode},
 		{"other seed", func() fakeRun { r := changed; r.seed = 2; return r }(), CauseSeed},
+		{"unknown revision", func() fakeRun { r := changed; r.revision = ""; return r }(), CauseUnexplained},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := compare(t, base, tc.b, Options{})

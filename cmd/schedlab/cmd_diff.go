@@ -43,8 +43,8 @@ noise. It prints Markdown on stdout (--html writes the same as a page) with:
   stages         every stage whose cache key or outputs differ and what explains
                  it: its own configuration (the keys named), its inputs, its
                  version, the run seed, or nothing at all: "code change" (same
-                 key, other revision) or "nondeterminism" (same clean revision),
-                 the case worth a look
+                 key, other revision) or "nondeterminism" (same clean revision;
+                 both when a revision is unknown), the case worth a look
   artifacts      the outputs whose sha256 differs, from the two manifests (and
                  the report, hashed from disk); manifest.json and every file
                  named *timings* hold wall-clock figures: expected to differ
