@@ -149,6 +149,9 @@ func usageErrorf(format string, args ...any) error {
 }
 
 func exitCode(err error) int {
+	if s, ok := errors.AsType[exitStatus](err); ok {
+		return s.code
+	}
 	var u usageError
 	if errors.As(err, &u) {
 		return 2

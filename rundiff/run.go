@@ -1,0 +1,161 @@
+package rundiff
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// ManifestFile is the run's manifest, relative to the run directory.
+const ManifestFile = "manifest.json"
+
+// ErrNotRun: a directory given as a run holds no manifest.json.
+var ErrNotRun = errors.New("not a schedlab run directory (no manifest.json)")
+
+// run is one run directory as the comparison sees it.
+type run struct {
+	dir      string
+	manifest pipeline.Manifest
+	config   json.RawMessage // the resolved configuration, as recorded
+	// artifacts are the stage outputs by name, then the top-level files
+	// the manifest does not list (the report), hashed from disk.
+	artifacts map[string]pipeline.Artifact
+	stages    map[string]pipeline.StageManifest
+}
+
+// loadRun reads dir/manifest.json and hashes the top-level files it does
+// not list.
+func loadRun(dir string) (*run, error) {
+	p := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%s: no such run directory", dir)
+		}
+		return nil, fmt.Errorf("%s: %w", p, ErrNotRun)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &run{dir: dir, artifacts: map[string]pipeline.Artifact{}, stages: map[string]pipeline.StageManifest{}}
+	var raw struct {
+		Config json.RawMessage `json:"config"`
+	}
+	if err := decodeJSON(b, &r.manifest); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	r.config = raw.Config
+	if r.manifest.Status == "" || r.manifest.ConfigHash == "" {
+		return nil, fmt.Errorf("%s: not a run manifest (no status or config_hash)", p)
+	}
+	for i, s := range r.manifest.Stages {
+		if s.Name == "" {
+			return nil, fmt.Errorf("%s: stages[%d] has no name", p, i)
+		}
+		r.stages[s.Name] = s
+		for j, o := range s.Outputs {
+			if o.Name == "" || o.SHA256 == "" {
+				return nil, fmt.Errorf("%s: stages[%d] (%s): outputs[%d] lacks a name or sha256", p, i, s.Name, j)
+			}
+			r.artifacts[o.Name] = o
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == ManifestFile {
+			continue
+		}
+		if _, listed := r.artifacts[name]; listed {
+			continue
+		}
+		sum, n, err := pipeline.HashFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		r.artifacts[name] = pipeline.Artifact{Name: name, SHA256: sum, Bytes: n}
+	}
+	return r, nil
+}
+
+// decodeJSON decodes one JSON value and names the line of a syntax error.
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("line %d: %w", 1+bytes.Count(b[:se.Offset], []byte("\n")), err)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("line %d: the file ends inside a JSON value (truncated?)", 1+bytes.Count(bytes.TrimRight(b, " \t\r\n"), []byte("\n")))
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("line %d: field %s: %w", 1+bytes.Count(b[:te.Offset], []byte("\n")), te.Field, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// path returns the file system path of an artifact, after checking that
+// the file still has the hash the manifest records.
+func (r *run) path(name string) (string, error) {
+	p := filepath.Join(r.dir, filepath.FromSlash(name))
+	a, ok := r.artifacts[name]
+	if !ok {
+		return "", fmt.Errorf("%s: not listed in %s", p, filepath.Join(r.dir, ManifestFile))
+	}
+	sum, _, err := pipeline.HashFile(p)
+	if err != nil {
+		return "", fmt.Errorf("%s (listed in %s): %w", p, filepath.Join(r.dir, ManifestFile), err)
+	}
+	if sum != a.SHA256 {
+		return "", fmt.Errorf("%s: sha256 %s, but %s records %s: the run directory changed after its run",
+			p, short(sum), filepath.Join(r.dir, ManifestFile), short(a.SHA256))
+	}
+	return p, nil
+}
+
+// experiments lists the experiments whose metrics the run wrote, sorted.
+func (r *run) experiments() []string {
+	var ids []string
+	for name := range r.artifacts {
+		if dir, ok := strings.CutSuffix(name, "/metrics.parquet"); ok && path.Dir(dir) == "eval" {
+			ids = append(ids, path.Base(dir))
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// WallClock says whether an artifact holds wall-clock figures and so is
+// expected to differ between any two runs: the manifest and, by the
+// project's convention (DESIGN.md §2), every file whose name carries
+// "timings" (eval/timings.parquet, report-timings.md, ...).
+func WallClock(name string) bool {
+	return name == ManifestFile || strings.Contains(path.Base(name), "timings")
+}
+
+func short(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}
