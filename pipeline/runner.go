@@ -221,7 +221,7 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 		ins = append(ins, a)
 	}
 	n.man.Inputs = ins
-	key, err := cacheKey(s, ins)
+	key, err := cacheKey(s, ins, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -308,13 +308,17 @@ func callStage(ctx context.Context, s Stage, env *Env) (err error) {
 	return s.Run(ctx, env)
 }
 
-func cacheKey(s Stage, ins []Artifact) (string, error) {
+// The run seed is part of every key: a stage may draw from it (Env.Seed)
+// without its Config saying so, and a cached output of another seed would
+// be reused under this one's manifest.
+func cacheKey(s Stage, ins []Artifact, seed uint64) (string, error) {
 	type in struct{ Name, SHA256 string }
 	k := struct {
 		Name, Version string
+		Seed          uint64
 		Config        any
 		Inputs        []in
-	}{Name: s.Name(), Version: s.Version(), Config: s.Config()}
+	}{Name: s.Name(), Version: s.Version(), Seed: seed, Config: s.Config()}
 	for _, a := range ins {
 		k.Inputs = append(k.Inputs, in{a.Name, a.SHA256})
 	}
