@@ -285,17 +285,27 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 	if err := p.Training.Train(ctx, spec); err != nil {
 		return sensitivity.Outcome{}, err
 	}
+	open := func(seed uint64) (sim.Scheduler, error) {
+		return schedulers.New(p.Learned, schedulers.Options{Model: dir, Seed: seed})
+	}
+	return evalPoint(ctx, p.Spec, s.env.Seed, model, p.Heuristics, p.Learned, open)
+}
+
+// evalPoint evaluates spec (whose schedulers are heuristics and learned)
+// with interference model; open builds learned from its cell's seed (nil:
+// schedulers.New, for a heuristic standing in for it in tests).
+func evalPoint(ctx context.Context, spec evaluation.Spec, seed uint64, model sim.Interference, heuristics []string, learned schedulers.Name, open func(seed uint64) (sim.Scheduler, error)) (sensitivity.Outcome, error) {
 	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
-		if c.Scheduler != p.Learned {
+		if c.Scheduler != learned || open == nil {
 			return nil, nil
 		}
-		return schedulers.New(c.Scheduler, schedulers.Options{Model: dir, Seed: seed})
+		return open(seed)
 	}
-	rep, err := evaluation.Run(ctx, p.Spec, evaluation.Options{Seed: s.env.Seed, Workers: 1, NewScheduler: newSched, Interference: model})
+	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: 1, NewScheduler: newSched, Interference: model})
 	if err != nil {
 		return sensitivity.Outcome{}, err
 	}
-	return outcome(rep, p.Heuristics, p.Learned)
+	return outcome(rep, heuristics, learned)
 }
 
 // outcome is the mean over a report's cells of each scheduler's mean JCT,
