@@ -98,7 +98,9 @@ func TestRunErrors(t *testing.T) {
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "part b, point comm=1,interference=1") {
 		t.Errorf("failing point: %v", err)
 	}
-	short := func(ctx context.Context, part Part, pt Point) (Outcome, error) { return Outcome{Heuristics: []float64{1}}, nil }
+	short := func(ctx context.Context, part Part, pt Point) (Outcome, error) {
+		return Outcome{Heuristics: []float64{1}}, nil
+	}
 	if _, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, 1, short, nil); err == nil {
 		t.Error("an outcome short of heuristics accepted")
 	}
