@@ -74,7 +74,7 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 			w.Intervals = m.Intervals
 			p.Spec.Workloads = []evaluation.Workload{w}
 			p.Spec.Clusters = []evaluation.Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}}
-			p.Heuristics = m.Heuristics
+			p.Heuristics = slices.Clone(m.Heuristics)
 			p.Title = fmt.Sprintf("marl-device, fat-tree k=%d of power8", m.K)
 		case evaluation.SensitivityDAS:
 			d := s.DAS
@@ -89,8 +89,16 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 			for i := range p.Spec.Workloads {
 				p.Spec.Workloads[i].JobsFile = c.JobsArtifact() // resolved when the stage runs
 			}
-			p.Heuristics = d.Heuristics
+			p.Heuristics = slices.Clone(d.Heuristics)
 			p.Title = "das, " + d.Cluster + " cluster"
+		}
+		// Canonical names, so that aliases (fifo-ff) read as the tables'.
+		for i, h := range p.Heuristics {
+			canon, err := schedulers.Canonical(h)
+			if err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+			}
+			p.Heuristics[i] = string(canon)
 		}
 		p.Name, p.Learned = name, schedulers.Name(name)
 		p.Environment = paperEnvironment(parent.Paper)
@@ -167,6 +175,9 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 				if err != nil {
 					return err
 				}
+				// A copy: parts is the stage's configuration, run again
+				// on a rerun.
+				p.Spec.Workloads = slices.Clone(p.Spec.Workloads)
 				for i := range p.Spec.Workloads {
 					if w := &p.Spec.Workloads[i]; w.JobsFile != "" {
 						w.JobsFile = env.Input(w.JobsFile)

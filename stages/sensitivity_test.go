@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sensitivity"
 	"github.com/schedlab/schedlab/sim"
@@ -75,6 +76,17 @@ func TestSensitivityWorkers(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
 	}
+}
+
+// The sensitivity stage conforms: declared outputs, byte-identical reruns
+// (the same stage value run twice), cancellation.
+func TestSensitivityConformance(t *testing.T) {
+	st, err := sensitivityConfig().SensitivityStage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := quickConfig()
+	pipelinetest.Conformance(t, 2, st, ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit), Calibrate())
 }
 
 // TestSensitivityMarginSign: the point's environment reaches the
