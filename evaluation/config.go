@@ -25,6 +25,7 @@ type Config struct {
 	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
 	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
 	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
+	Sensitivity    SensitivityConfig  `mapstructure:"sensitivity" yaml:"sensitivity" json:"sensitivity"`
 }
 
 // DASTable1Config parameterises das-table1 on the run's job trace. Its
@@ -78,6 +79,48 @@ type MARLGridConfig struct {
 	Schedulers []string  `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 	Clusters   []Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
 	Intervals  int       `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+}
+
+// SensitivityConfig parameterises the sensitivity experiment: a grid of
+// multipliers on the communication and interference scales of each part's
+// calibrated environment, a model trained per grid point.
+type SensitivityConfig struct {
+	// Parts to run: SensitivityMARLDevice, SensitivityDAS.
+	Parts []string `mapstructure:"parts" yaml:"parts" json:"parts"`
+	// CommScales and InterferenceScales multiply the environment's
+	// comm_scale and interference_scale: the map's rows and columns, each
+	// increasing.
+	CommScales         []float64             `mapstructure:"comm_scales" yaml:"comm_scales" json:"comm_scales"`
+	InterferenceScales []float64             `mapstructure:"interference_scales" yaml:"interference_scales" json:"interference_scales"`
+	MARLDevice         SensitivityMARLConfig `mapstructure:"marl_device" yaml:"marl_device" json:"marl_device"`
+	DAS                SensitivityDASConfig  `mapstructure:"das" yaml:"das" json:"das"`
+}
+
+// SensitivityMARLConfig sizes the marl-device part: marl-arrivals' uniform
+// workload at the paper's load per pod on a fat-tree of power8 servers.
+type SensitivityMARLConfig struct {
+	// Heuristics the learned scheduler is compared with (MARLHeuristics).
+	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
+	// K of the fat-tree.
+	K int `mapstructure:"k" yaml:"k" json:"k"`
+	// Intervals of uniform arrivals evaluated.
+	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// Episodes of each grid point's training (0: the family's default),
+	// over TrainIntervals intervals of uniform arrivals.
+	Episodes       int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	TrainIntervals int `mapstructure:"train_intervals" yaml:"train_intervals" json:"train_intervals"`
+}
+
+// SensitivityDASConfig sizes the das part: das-table1's trace (its
+// max_jobs and test_fraction) on one cluster; the training reads
+// train.das except for its episodes and cluster.
+type SensitivityDASConfig struct {
+	// Heuristics the learned scheduler is compared with (DASHeuristics).
+	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
+	// Cluster evaluated and trained on: small, medium or large.
+	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
+	// Episodes per learning rate of each grid point's training.
+	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
 }
 
 // Validate names the bad key in full: eval.experiments must name run

@@ -30,7 +30,9 @@
 //     paper's figures go beside ours. A derived experiment sets Derive
 //     instead of Spec, Configure and CheckConfig; a staged one (the
 //     calibration table, written by the calibrate stage of package stages
-//     from package calibration's fit) sets only Stage.
+//     from package calibration's fit; the sensitivity map, written by the
+//     sensitivity stage with package sensitivity) sets Stage, and
+//     CheckConfig when it has a section.
 //  3. List it in a preset's eval.experiments. The stage eval-<id>, its
 //     tables/<id>.* and plots/<id>.*, its report section and its derived
 //     stages follow from the registration; a learned scheduler it names

@@ -25,7 +25,26 @@ const (
 	// MARLConvergence is marl-vs-single's convergence table and plot (MARL
 	// Fig. 10a), derived from its learned schedulers' learning curves.
 	MARLConvergence = "marl-vs-single-convergence"
+	// Sensitivity is the learned-vs-heuristic margin across a grid of
+	// communication and interference scales (issue 15, item 6): a staged
+	// experiment, written by its own stage.
+	Sensitivity = "sensitivity"
 )
+
+// The parts of the sensitivity experiment (eval.sensitivity.parts), each
+// named after its learned scheduler.
+const (
+	// SensitivityMARLDevice: marl-device on a fat-tree of power8 servers,
+	// marl-arrivals' uniform workload, against MARL heuristics, in the
+	// MARL paper's environment.
+	SensitivityMARLDevice = "marl-device"
+	// SensitivityDAS: das on one DAS cluster, das-table1's trace, against
+	// DAS heuristics, in the DAS paper's environment (or none).
+	SensitivityDAS = "das"
+)
+
+// SensitivityParts lists the parts in table order.
+func SensitivityParts() []string { return []string{SensitivityMARLDevice, SensitivityDAS} }
 
 // The registry, in DESIGN.md §6 order. Every paper figure a table shows
 // beside ours is in a Reference here.
@@ -264,6 +283,105 @@ over their training episodes, from their models' learning curves.`,
 			Plot:  plotConvergence,
 		},
 	})
+	Register(Experiment{
+		ID: Sensitivity, Reproduces: "issue 15: where learned placement pays",
+		Summary: `the mean-JCT margin of the learned scheduler over the best heuristic,
+(best heuristic − learned)/best heuristic, on a grid of multipliers of
+the calibrated environment's communication and interference scales, a
+model trained per grid point: marl-device on a fat-tree of power8
+servers (marl-arrivals' workload) and das on a DAS cluster (das-table1's
+trace). Written by the sensitivity stage.`,
+		Section: ReportSection{"Sensitivity: where learned placement pays",
+			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good."},
+		Stage:       Sensitivity,
+		CheckConfig: checkSensitivity,
+	})
+}
+
+// checkSensitivity validates eval.sensitivity; the grid and the listed
+// parts' sections matter only when the experiment is listed.
+func checkSensitivity(c *Config, listed bool) []error {
+	const key = "eval.sensitivity"
+	s := c.Sensitivity
+	var errs []error
+	seen := map[string]bool{}
+	for i, p := range s.Parts {
+		if !slices.Contains(SensitivityParts(), p) {
+			errs = append(errs, fmt.Errorf("%s.parts[%d]: unknown part %q (known: %v)", key, i, p, SensitivityParts()))
+		} else if seen[p] {
+			errs = append(errs, fmt.Errorf("%s.parts[%d]: %q listed twice", key, i, p))
+		}
+		seen[p] = true
+	}
+	if !listed {
+		return errs
+	}
+	if len(s.Parts) == 0 {
+		errs = append(errs, fmt.Errorf("%s.parts: give at least one of %v", key, SensitivityParts()))
+	}
+	for _, ax := range []struct {
+		key string
+		v   []float64
+	}{{key + ".comm_scales", s.CommScales}, {key + ".interference_scales", s.InterferenceScales}} {
+		if len(ax.v) == 0 {
+			errs = append(errs, fmt.Errorf("%s: give at least one multiplier", ax.key))
+		}
+		for i, m := range ax.v {
+			switch {
+			case !(m >= SensitivityMinScale && m <= SensitivityMaxScale):
+				errs = append(errs, fmt.Errorf("%s[%d]: must be in [%g, %g], got %v", ax.key, i, SensitivityMinScale, SensitivityMaxScale, m))
+			case i > 0 && !(m > ax.v[i-1]):
+				errs = append(errs, fmt.Errorf("%s[%d]: must be greater than the one before (%v), got %v", ax.key, i, ax.v[i-1], m))
+			}
+		}
+	}
+	if seen[SensitivityMARLDevice] {
+		m := s.MARLDevice
+		errs = append(errs, checkHeuristics(key+".marl_device.heuristics", m.Heuristics)...)
+		if m.K < 2 || m.K%2 != 0 {
+			errs = append(errs, fmt.Errorf("%s.marl_device.k: must be even and >= 2, got %d", key, m.K))
+		}
+		if m.Intervals < 1 || m.TrainIntervals < 1 {
+			errs = append(errs, fmt.Errorf("%s.marl_device.intervals, train_intervals: must be >= 1, got %d, %d", key, m.Intervals, m.TrainIntervals))
+		}
+		if m.Episodes < 0 {
+			errs = append(errs, fmt.Errorf("%s.marl_device.episodes: must be >= 0, got %d", key, m.Episodes))
+		}
+	}
+	if seen[SensitivityDAS] {
+		d := s.DAS
+		errs = append(errs, checkHeuristics(key+".das.heuristics", d.Heuristics)...)
+		if !slices.Contains([]string{"small", "medium", "large"}, d.Cluster) {
+			errs = append(errs, fmt.Errorf("%s.das.cluster: must be small, medium or large, got %q", key, d.Cluster))
+		}
+		if d.Episodes < 1 {
+			errs = append(errs, fmt.Errorf("%s.das.episodes: must be >= 1, got %d", key, d.Episodes))
+		}
+	}
+	return errs
+}
+
+// The sensitivity multipliers' range: with the environment's own ranges
+// (sim.EnvironmentParams) it keeps a grid point a valid environment for
+// any calibrated value not at the edge of its range.
+const (
+	SensitivityMinScale float64 = 0.01
+	SensitivityMaxScale float64 = 100
+)
+
+// checkHeuristics checks a list of heuristics: at least one, each a
+// registered scheduler that is not learned.
+func checkHeuristics(key string, names []string) []error {
+	if len(names) == 0 {
+		return []error{fmt.Errorf("%s: give at least one heuristic", key)}
+	}
+	errs := checkSchedulers(key, names)
+	for i, n := range names {
+		if info, ok := schedulers.Lookup(n); ok && info.Learned() {
+			errs = append(errs, fmt.Errorf("%s[%d]: %s is a learned scheduler, want a heuristic", key, i, n))
+		}
+	}
+	return errs
 }
 
 // DASHeuristics are the heuristic and meta-heuristic rows of DAS Table 1, in

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -69,6 +71,13 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		return nil, err
 	}
 	dag = append(dag, trains...)
+	if slices.Contains(cfg.Eval.Experiments, evaluation.Sensitivity) {
+		st, err := cfg.SensitivityStage()
+		if err != nil {
+			return nil, err
+		}
+		dag = append(dag, st)
+	}
 	evals, err := cfg.evalStages(arrivals, models)
 	if err != nil {
 		return nil, err

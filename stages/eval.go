@@ -28,6 +28,7 @@ type (
 	DASTuningConfig    = evaluation.DASTuningConfig
 	MARLArrivalsConfig = evaluation.MARLArrivalsConfig
 	MARLGridConfig     = evaluation.MARLGridConfig
+	SensitivityConfig  = evaluation.SensitivityConfig
 )
 
 // Artifacts of the evaluation stages.

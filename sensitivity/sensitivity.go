@@ -1,0 +1,192 @@
+package sensitivity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/schedlab/schedlab/sim"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// Grid is the multipliers of a map: rows multiply the environment's
+// communication scale, columns its interference scale.
+type Grid struct {
+	Comm, Interference []float64
+}
+
+// Validate reports an empty axis or a multiplier that is not finite,
+// positive and greater than the one before.
+func (g Grid) Validate() error {
+	var errs []error
+	for _, ax := range []struct {
+		name string
+		v    []float64
+	}{{"comm", g.Comm}, {"interference", g.Interference}} {
+		if len(ax.v) == 0 {
+			errs = append(errs, fmt.Errorf("sensitivity: %s multipliers: none given", ax.name))
+		}
+		for i, m := range ax.v {
+			if !(m > 0) || math.IsInf(m, 0) || (i > 0 && !(m > ax.v[i-1])) {
+				errs = append(errs, fmt.Errorf("sensitivity: %s multipliers[%d]: want finite, > 0 and increasing, got %v", ax.name, i, m))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Part is one map: a learned scheduler against heuristics, around a
+// calibrated environment.
+type Part struct {
+	// Name is the part's id (its learned scheduler's name).
+	Name string
+	// Title heads its panel and its rows ("marl-device, fat-tree k=4").
+	Title string
+	// Learned is the learned scheduler, Heuristics what it is compared
+	// with (display names, in table order).
+	Learned    string
+	Heuristics []string
+	// Base is the environment at multipliers 1.
+	Base sim.Environment
+	// Unit of the mean JCTs an Evaluator returns ("min", "intervals").
+	Unit string
+	// Notes say how the part was set up (workload, training, base model),
+	// for the table's notes.
+	Notes []string
+}
+
+// Point is one grid point of a part: the multipliers and the environment
+// they make.
+type Point struct {
+	Comm, Interference float64 // multipliers
+	// Env is the part's base environment with its communication and
+	// interference scales multiplied.
+	Env sim.Environment
+}
+
+// Key names the point in random-stream keys and logs: "comm=0.5,interference=2".
+func (p Point) Key() string {
+	return "comm=" + strconv.FormatFloat(p.Comm, 'g', -1, 64) + ",interference=" + strconv.FormatFloat(p.Interference, 'g', -1, 64)
+}
+
+// PointAt is the point of base at multipliers comm and interference; the
+// environment it makes must be valid (sim.Environment.Validate).
+func PointAt(base sim.Environment, comm, interference float64) (Point, error) {
+	e := base
+	e.CommScale *= comm
+	e.InterferenceScale *= interference
+	e.Name = fmt.Sprintf("%s×(comm %g, interference %g)", base.Name, comm, interference)
+	if err := e.Validate(); err != nil {
+		return Point{}, fmt.Errorf("sensitivity: %s at comm ×%g, interference ×%g: %w", base.Name, comm, interference, err)
+	}
+	return Point{Comm: comm, Interference: interference, Env: e}, nil
+}
+
+// Outcome is what an Evaluator measured at a point: mean JCT (any unit,
+// the same for all) of each heuristic, in Part.Heuristics order, and of
+// the learned scheduler.
+type Outcome struct {
+	Heuristics []float64
+	Learned    float64
+}
+
+// Evaluator trains the part's learned scheduler at a point and evaluates
+// it and the heuristics there. It must depend only on its arguments (its
+// random streams keyed by part and Point.Key), not on which goroutine runs
+// it or when.
+type Evaluator func(ctx context.Context, part Part, pt Point) (Outcome, error)
+
+// Cell is one evaluated point.
+type Cell struct {
+	Point
+	Outcome
+	// Best indexes the best (lowest mean JCT) heuristic; the first on a
+	// tie.
+	Best int
+	// Margin is (best heuristic − learned)/best heuristic.
+	Margin float64
+}
+
+// PartResult is one part's map: Cells[i][j] at Grid.Comm[i],
+// Grid.Interference[j].
+type PartResult struct {
+	Part  Part
+	Cells [][]Cell
+}
+
+// Result is every part's map.
+type Result struct {
+	Grid  Grid
+	Parts []PartResult
+	// Seed is the run seed the evaluator drew from, for the notes.
+	Seed uint64
+}
+
+// Margin is the relative mean-JCT margin of learned over the best
+// heuristic: positive when learned is faster. A best heuristic of 0 (no
+// job) has no margin: NaN.
+func Margin(best, learned float64) float64 {
+	if best == 0 {
+		return math.NaN()
+	}
+	return (best - learned) / best
+}
+
+// Run evaluates every point of every part, at most workers at once (≤ 0:
+// one). Every evaluation writes only its own cell, so the result does not
+// depend on workers; the first error cancels the rest and names the point.
+// done, if not nil, is called after each point (from any goroutine).
+func Run(ctx context.Context, parts []Part, g Grid, seed uint64, workers int, eval Evaluator, done func()) (*Result, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Grid: g, Seed: seed, Parts: make([]PartResult, len(parts))}
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(max(workers, 1)).WithCancelOnError().WithFirstError()
+	for pi, part := range parts {
+		if len(part.Heuristics) == 0 {
+			return nil, fmt.Errorf("sensitivity: part %s: no heuristics", part.Name)
+		}
+		cells := make([][]Cell, len(g.Comm))
+		for i, cm := range g.Comm {
+			cells[i] = make([]Cell, len(g.Interference))
+			for j, im := range g.Interference {
+				pt, err := PointAt(part.Base, cm, im)
+				if err != nil {
+					// The points already started are abandoned: wait for
+					// them (their error, if any, is less telling than
+					// this one).
+					_ = p.Wait()
+					return nil, fmt.Errorf("part %s: %w", part.Name, err)
+				}
+				p.Go(func(ctx context.Context) error {
+					out, err := eval(ctx, part, pt)
+					if err != nil {
+						return fmt.Errorf("sensitivity: part %s, point %s: %w", part.Name, pt.Key(), err)
+					}
+					if len(out.Heuristics) != len(part.Heuristics) {
+						return fmt.Errorf("sensitivity: part %s, point %s: %d heuristic results for %d heuristics", part.Name, pt.Key(), len(out.Heuristics), len(part.Heuristics))
+					}
+					c := Cell{Point: pt, Outcome: out}
+					for k, v := range out.Heuristics {
+						if v < out.Heuristics[c.Best] {
+							c.Best = k
+						}
+					}
+					c.Margin = Margin(out.Heuristics[c.Best], out.Learned)
+					cells[i][j] = c
+					if done != nil {
+						done()
+					}
+					return nil
+				})
+			}
+		}
+		res.Parts[pi] = PartResult{Part: part, Cells: cells}
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

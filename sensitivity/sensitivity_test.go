@@ -1,0 +1,116 @@
+package sensitivity
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+func TestMargin(t *testing.T) {
+	for _, tc := range []struct{ best, learned, want float64 }{
+		{10, 8, 0.2},   // learned faster: positive
+		{10, 12, -0.2}, // the heuristic faster: negative
+		{10, 10, 0},
+	} {
+		if got := Margin(tc.best, tc.learned); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Margin(%v, %v) = %v, want %v", tc.best, tc.learned, got, tc.want)
+		}
+	}
+	if !math.IsNaN(Margin(0, 1)) {
+		t.Error("Margin(0, 1): want NaN")
+	}
+}
+
+// fake is an evaluator whose outcome is a function of the point only, that
+// finishes in an order unrelated to the grid's (later points first), so
+// that a result that depended on completion order would show it.
+func fake(ctx context.Context, part Part, pt Point) (Outcome, error) {
+	time.Sleep(time.Duration(10/(pt.Comm*pt.Interference)) * time.Millisecond)
+	// Heuristic 0 (packing) pays communication, heuristic 1 (spreading)
+	// interference; learned sits in between.
+	pack := 1 + pt.Env.CommScale
+	spread := 1 + pt.Env.InterferenceScale
+	return Outcome{Heuristics: []float64{pack, spread}, Learned: 1 + math.Sqrt(pt.Env.CommScale*pt.Env.InterferenceScale)}, nil
+}
+
+func parts() []Part {
+	return []Part{
+		{Name: "a", Title: "part a", Learned: "learned-a", Heuristics: []string{"pack", "spread"}, Base: sim.NeutralEnvironment(), Unit: "min"},
+		{Name: "b", Title: "part b", Learned: "learned-b", Heuristics: []string{"pack", "spread"}, Base: sim.Environment{Name: "e", InterferenceScale: 2, CommScale: 0.5, PSShare: 1}, Unit: "intervals"},
+	}
+}
+
+// TestRunWorkers: the result, and every file made from it, is the same
+// with one worker and with several; cells sit at their grid position with
+// the best heuristic and margin of their outcome.
+func TestRunWorkers(t *testing.T) {
+	g := Grid{Comm: []float64{0.25, 1, 4}, Interference: []float64{0.5, 2}}
+	var files [][][]byte
+	for _, w := range []int{1, 4} {
+		r, err := Run(context.Background(), parts(), g, 7, w, fake, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, png, err := r.Plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, [][]byte{r.Markdown(), r.CSV(), r.LaTeX(), svg, png})
+		c := r.Parts[1].Cells[2][0] // comm ×4, interference ×0.5 of e: comm 2, interference 1
+		if c.Comm != 4 || c.Interference != 0.5 || c.Env.CommScale != 2 || c.Env.InterferenceScale != 1 {
+			t.Fatalf("cell [2][0] of b: %+v", c.Point)
+		}
+		if c.Best != 1 || math.Abs(c.Margin-(2-(1+math.Sqrt(2)))/2) > 1e-12 {
+			t.Errorf("cell [2][0] of b: best %d, margin %v", c.Best, c.Margin)
+		}
+	}
+	for i := range files[0] {
+		if !bytes.Equal(files[0][i], files[1][i]) {
+			t.Errorf("file %d differs between 1 and 4 workers", i)
+		}
+	}
+	md := string(files[0][0])
+	for _, want := range []string{"| a | 0.25 | 0.5 |", "around environment e", "a: learned placement pays (margin > 0) at "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestRunErrors: a failing point names itself and its part; a grid point
+// outside the environment's ranges and a bad grid are rejected before any
+// work.
+func TestRunErrors(t *testing.T) {
+	boom := errors.New("boom")
+	failAt := func(ctx context.Context, part Part, pt Point) (Outcome, error) {
+		if part.Name == "b" && pt.Comm == 1 {
+			return Outcome{}, boom
+		}
+		return fake(ctx, part, pt)
+	}
+	_, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, 2, failAt, nil)
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "part b, point comm=1,interference=1") {
+		t.Errorf("failing point: %v", err)
+	}
+	short := func(ctx context.Context, part Part, pt Point) (Outcome, error) {
+		return Outcome{Heuristics: []float64{1}}, nil
+	}
+	if _, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, 1, short, nil); err == nil {
+		t.Error("an outcome short of heuristics accepted")
+	}
+	// Neutral comm_scale 1 × 1000 is beyond sim's range (100).
+	if _, err := Run(context.Background(), parts(), Grid{Comm: []float64{1000}, Interference: []float64{1}}, 1, 1, fake, nil); !errors.Is(err, sim.ErrBadEnvironment) || !strings.Contains(err.Error(), "comm_scale") {
+		t.Errorf("out-of-range point: %v", err)
+	}
+	for _, g := range []Grid{{Comm: nil, Interference: []float64{1}}, {Comm: []float64{1, 1}, Interference: []float64{1}}, {Comm: []float64{1}, Interference: []float64{math.Inf(1)}}} {
+		if _, err := Run(context.Background(), parts(), g, 1, 1, fake, nil); err == nil {
+			t.Errorf("grid %+v accepted", g)
+		}
+	}
+}

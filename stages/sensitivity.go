@@ -1,0 +1,358 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sensitivity"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+)
+
+// sensitivityPart is the plan of one part of the sensitivity experiment:
+// what every grid point evaluates and trains. Its JSON is part of the
+// stage's configuration (the cache key).
+type sensitivityPart struct {
+	Name       string          `json:"name"`
+	Title      string          `json:"title"`
+	Learned    schedulers.Name `json:"learned"`
+	Heuristics []string        `json:"heuristics"`
+	// Spec is evaluated at every point: the same jobs (its workload
+	// streams are keyed by its experiment and cluster, not by the point).
+	Spec   evaluation.Spec `json:"spec"`
+	Fitted bool            `json:"fitted"`
+	// Environment is the calibrated environment the grid is centred on;
+	// "" when the part's paper has none (then the neutral one).
+	Environment string `json:"environment"`
+	// Training is the plan of every point's model (its seeds and
+	// interference are the point's).
+	Training *ModelTraining `json:"training"`
+}
+
+// paperEnvironment is the calibrated environment of paper among
+// Environments, "" if none (the first by name if several).
+func paperEnvironment(paper string) string {
+	for _, name := range slices.Sorted(maps.Keys(Environments)) {
+		if Environments[name] == paper {
+			return name
+		}
+	}
+	return ""
+}
+
+// sensitivityParts plans the configured parts, in
+// evaluation.SensitivityParts' order.
+func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
+	s := c.Eval.Sensitivity
+	// Short trainings: the part's episodes, on the evaluated cluster.
+	tc := *c
+	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals
+	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, DASEachCluster
+	var parts []sensitivityPart
+	for _, name := range evaluation.SensitivityParts() {
+		if !slices.Contains(s.Parts, name) {
+			continue
+		}
+		var p sensitivityPart
+		var parent evaluation.Experiment
+		switch name {
+		case evaluation.SensitivityMARLDevice:
+			m := s.MARLDevice
+			parent = evaluation.MustLookup(evaluation.MARLArrivals)
+			p.Spec = parent.Spec()
+			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			i := slices.IndexFunc(p.Spec.Workloads, func(w evaluation.Workload) bool { return w.Kind == evaluation.KindUniform })
+			w := p.Spec.Workloads[i]
+			w.Intervals = m.Intervals
+			p.Spec.Workloads = []evaluation.Workload{w}
+			p.Spec.Clusters = []evaluation.Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}}
+			p.Heuristics = slices.Clone(m.Heuristics)
+			p.Title = fmt.Sprintf("marl-device, fat-tree k=%d of power8", m.K)
+		case evaluation.SensitivityDAS:
+			d := s.DAS
+			parent = evaluation.MustLookup(evaluation.DASTable1)
+			p.Spec = parent.Spec()
+			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			cs, err := sim.Preset(d.Cluster)
+			if err != nil {
+				return nil, fmt.Errorf("eval.sensitivity.das.cluster: %w", err)
+			}
+			p.Spec.Clusters = []evaluation.Cluster{{Name: d.Cluster, Spec: cs}}
+			for i := range p.Spec.Workloads {
+				p.Spec.Workloads[i].JobsFile = c.JobsArtifact() // resolved when the stage runs
+			}
+			p.Heuristics = slices.Clone(d.Heuristics)
+			p.Title = "das, " + d.Cluster + " cluster"
+		}
+		// Canonical names, so that aliases (fifo-ff) read as the tables'.
+		for i, h := range p.Heuristics {
+			canon, err := schedulers.Canonical(h)
+			if err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+			}
+			p.Heuristics[i] = string(canon)
+		}
+		p.Name, p.Learned = name, schedulers.Name(name)
+		p.Environment = paperEnvironment(parent.Paper)
+		p.Spec.Experiment = evaluation.Sensitivity + "-" + name
+		p.Spec.Seeds = c.Eval.Seeds
+		p.Spec.Schedulers = append(slices.Clone(p.Heuristics), name)
+		// The map is of the speed model's scales: always the model, in the
+		// environment named for the tables (the points' environments are
+		// passed as the interference model).
+		p.Spec.Sim.Speed, p.Spec.Sim.Environment = sim.SpeedModel, p.Environment
+		if err := p.Spec.Validate(); err != nil {
+			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		}
+		canon, err := schedulers.Canonical(name)
+		if err != nil {
+			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		}
+		if p.Training, err = tc.planTraining(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
+			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// SensitivityStage is the stage that writes the sensitivity experiment's
+// table and heat map: every grid point of every configured part trains
+// its model (into a scratch directory, removed after) and evaluates it
+// beside the heuristics, points running in a pool of the run's workers.
+func (c *Config) SensitivityStage() (pipeline.Stage, error) {
+	parts, err := c.sensitivityParts()
+	if err != nil {
+		return nil, err
+	}
+	s := c.Eval.Sensitivity
+	grid := sensitivity.Grid{Comm: s.CommScales, Interference: s.InterferenceScales}
+	e := evaluation.MustLookup(evaluation.Sensitivity)
+	tables, plots := e.TableFiles(), e.PlotFiles()
+	var in []string
+	for _, p := range parts {
+		if p.Training.Data.Source == training.SourceTrace {
+			in = append(in, c.JobsArtifact())
+		}
+		if p.Fitted {
+			in = append(in, FitModel)
+		}
+		if p.Environment != "" {
+			in = append(in, EnvironmentFile(p.Environment))
+		}
+	}
+	slices.Sort(in)
+	in = slices.Compact(in)
+	jobs := c.JobsArtifact()
+	workers := c.Workers
+	return &pipeline.Func{
+		StageName: evaluation.Sensitivity, StageVersion: stageVersion, In: in,
+		Out: append(slices.Clone(tables), plots...),
+		Cfg: struct {
+			Grid  sensitivity.Grid
+			Parts []sensitivityPart
+		}{grid, parts},
+		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			var trace []datasets.Job
+			if slices.Contains(in, jobs) {
+				var err error
+				if trace, err = datasets.ReadParquet[datasets.Job](env.Input(jobs)); err != nil {
+					return err
+				}
+			}
+			points := sensitivityPoints{env: env, trace: trace, plans: map[string]sensitivityPart{}, models: map[string]sim.Interference{}}
+			var sparts []sensitivity.Part
+			for _, p := range parts {
+				sp, model, err := p.part(env)
+				if err != nil {
+					return err
+				}
+				// A copy: parts is the stage's configuration, run again
+				// on a rerun.
+				p.Spec.Workloads = slices.Clone(p.Spec.Workloads)
+				for i := range p.Spec.Workloads {
+					if w := &p.Spec.Workloads[i]; w.JobsFile != "" {
+						w.JobsFile = env.Input(w.JobsFile)
+					}
+				}
+				points.plans[p.Name], points.models[p.Name] = p, model
+				sparts = append(sparts, sp)
+			}
+			bar := env.Bar("grid points", int64(len(parts)*len(grid.Comm)*len(grid.Interference)))
+			defer bar.Done()
+			res, err := sensitivity.Run(ctx, sparts, grid, env.Seed, workers, points.evaluate, func() { bar.Add(1) })
+			if err != nil {
+				return err
+			}
+			for i, b := range [][]byte{res.Markdown(), res.CSV(), res.LaTeX()} {
+				if err := pipeline.WriteFileAtomic(env.Output(tables[i]), b); err != nil {
+					return err
+				}
+			}
+			svg, png, err := res.Plot()
+			if err != nil {
+				return fmt.Errorf("sensitivity plot: %w", err)
+			}
+			if err := pipeline.WriteFileAtomic(env.Output(plots[0]), svg); err != nil {
+				return err
+			}
+			return pipeline.WriteFileAtomic(env.Output(plots[1]), png)
+		},
+	}, nil
+}
+
+// part is p as package sensitivity sees it, with its base environment
+// (the calibrated one, else the neutral one) and the base interference
+// model the points' environments wrap.
+func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interference, error) {
+	model, err := speedModel(env, p.Fitted, "")
+	if err != nil {
+		return sensitivity.Part{}, nil, err
+	}
+	base := sim.NeutralEnvironment()
+	notes := []string{}
+	if p.Environment != "" {
+		e, err := sim.ReadEnvironment(env.Input(EnvironmentFile(p.Environment)))
+		if err != nil {
+			return sensitivity.Part{}, nil, err
+		}
+		base = *e
+	} else {
+		notes = append(notes, fmt.Sprintf("%s: no calibrated environment of its paper exists, so the grid is centred on the neutral one (every factor 1).", p.Name))
+	}
+	what := "the simulator's default interference model"
+	if p.Fitted {
+		what = "the fitted interference model (fit/model.json)"
+	}
+	w := p.Spec.Workloads[0]
+	load := fmt.Sprintf("%s arrivals at the MARL paper's load per pod for %d intervals", w.Kind, w.Intervals)
+	if w.Kind == evaluation.KindTrace {
+		load = fmt.Sprintf("das-table1's trace (first %d jobs, the last %g evaluated; training on the rest)", w.MaxJobs, w.TestFraction)
+	}
+	t := p.Training
+	notes = append(notes, fmt.Sprintf("%s: %s on %s; the environment wraps %s; each point's model trains on %s (%s) with %s; %d seed(s) per scheduler.",
+		p.Name, load, p.Spec.Clusters[0].Name, what, t.Cluster, t.Data.summary(), trainSize(t), p.Spec.Seeds))
+	unit := "min"
+	if p.Spec.Sim.Trigger == sim.TriggerInterval {
+		unit = "intervals"
+	}
+	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes}, model, nil
+}
+
+// summary says which jobs a training reads.
+func (d DataSetup) summary() string {
+	if d.Source == training.SourceTrace {
+		return "the trace's training part"
+	}
+	return fmt.Sprintf("%d intervals of uniform arrivals", d.Intervals)
+}
+
+// trainSize says how long a training is, from its family's config (its
+// JSON: the keys of train.<section> it reads).
+func trainSize(t *ModelTraining) string {
+	b, err := json.Marshal(t.Config)
+	if err != nil {
+		return "its family's configuration"
+	}
+	return "train." + t.Family().Section() + " " + string(b)
+}
+
+// sensitivityPoints evaluates grid points for package sensitivity.
+type sensitivityPoints struct {
+	env    *pipeline.Env
+	trace  []datasets.Job
+	plans  map[string]sensitivityPart
+	models map[string]sim.Interference // base model, by part
+}
+
+// evaluate trains the part's learned scheduler in the point's environment
+// (random streams keyed by the part and the point) and evaluates it and
+// the heuristics there; mean JCTs in the part's unit, means over seeds.
+func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, pt sensitivity.Point) (sensitivity.Outcome, error) {
+	p := s.plans[part.Name]
+	ptEnv := pt.Env
+	model := ptEnv.Interference(s.models[part.Name])
+	dir, err := os.MkdirTemp("", "schedlab-sensitivity-")
+	if err != nil {
+		return sensitivity.Outcome{}, err
+	}
+	defer os.RemoveAll(dir)
+	in := TrainInputs{Trace: s.trace, Interference: model,
+		Workload: pipeline.Rand(s.env.Seed, s.env.Stage(), part.Name, pt.Key(), "workload"),
+		Meta:     datasets.FileMeta{Source: "sensitivity:" + part.Name + ":" + pt.Key(), ConfigHash: s.env.ConfigHash}}
+	in.Seed, _ = pipeline.Seed(s.env.Seed, s.env.Stage(), part.Name, pt.Key(), "model")
+	spec, err := p.Training.Spec(dir, in)
+	if err != nil {
+		return sensitivity.Outcome{}, err
+	}
+	if err := p.Training.Train(ctx, spec); err != nil {
+		return sensitivity.Outcome{}, err
+	}
+	open := func(seed uint64) (sim.Scheduler, error) {
+		return schedulers.New(p.Learned, schedulers.Options{Model: dir, Seed: seed})
+	}
+	return evalPoint(ctx, p.Spec, s.env.Seed, model, p.Heuristics, p.Learned, open)
+}
+
+// evalPoint evaluates spec (whose schedulers are heuristics and learned)
+// with interference model; open builds learned from its cell's seed (nil:
+// schedulers.New, for a heuristic standing in for it in tests).
+func evalPoint(ctx context.Context, spec evaluation.Spec, seed uint64, model sim.Interference, heuristics []string, learned schedulers.Name, open func(seed uint64) (sim.Scheduler, error)) (sensitivity.Outcome, error) {
+	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+		if c.Scheduler != learned || open == nil {
+			return nil, nil
+		}
+		return open(seed)
+	}
+	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: 1, NewScheduler: newSched, Interference: model})
+	if err != nil {
+		return sensitivity.Outcome{}, err
+	}
+	return outcome(rep, heuristics, learned)
+}
+
+// outcome is the mean over a report's cells of each scheduler's mean JCT,
+// in minutes (event triggers) or intervals (interval triggers, as the MARL
+// tables).
+func outcome(rep *evaluation.Report, heuristics []string, learned schedulers.Name) (sensitivity.Outcome, error) {
+	scale := 60.0
+	if rep.Spec.Sim.Trigger == sim.TriggerInterval {
+		scale = rep.Spec.Sim.IntervalS
+	}
+	mean := func(name schedulers.Name) (float64, error) {
+		sum, n := 0.0, 0
+		for _, c := range rep.Cells {
+			if c.Cell.Scheduler == name {
+				sum += c.Metrics.MeanJCTS / scale
+				n++
+			}
+		}
+		if n == 0 {
+			return 0, fmt.Errorf("no evaluated cell of %s", name)
+		}
+		return sum / float64(n), nil
+	}
+	var out sensitivity.Outcome
+	for _, h := range heuristics {
+		canon, err := schedulers.Canonical(h)
+		if err != nil {
+			return out, err
+		}
+		v, err := mean(canon)
+		if err != nil {
+			return out, err
+		}
+		out.Heuristics = append(out.Heuristics, v)
+	}
+	var err error
+	out.Learned, err = mean(learned)
+	return out, err
+}

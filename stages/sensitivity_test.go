@@ -1,0 +1,181 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sensitivity"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// sensitivityConfig lists only the sensitivity experiment, marl-device on
+// a 2×2 grid with tiny trainings.
+func sensitivityConfig() *Config {
+	cfg := quickConfig()
+	cfg.Eval.Experiments = []string{evaluation.Sensitivity}
+	cfg.Eval.Sensitivity = evaluation.SensitivityConfig{
+		Parts:      []string{evaluation.SensitivityMARLDevice},
+		CommScales: []float64{0.5, 2}, InterferenceScales: []float64{0.5, 2},
+		MARLDevice: evaluation.SensitivityMARLConfig{Heuristics: []string{"tetris-pack", "load-balancing"}, K: 4, Intervals: 2, Episodes: 1, TrainIntervals: 2},
+		DAS:        evaluation.SensitivityDASConfig{Heuristics: []string{"fifo-firstfit", "tetris"}, Cluster: "small", Episodes: 1},
+	}
+	return cfg
+}
+
+// runSensitivity runs cfg's DAG into a fresh directory and returns the
+// sensitivity experiment's files, by name.
+func runSensitivity(t *testing.T, cfg *Config) map[string][]byte {
+	t.Helper()
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := &pipeline.Runner{Dir: dir, Seed: 5, ConfigHash: "t", Workers: cfg.Workers}
+	if _, err := r.Run(context.Background(), dag); err != nil {
+		t.Fatal(err)
+	}
+	e := evaluation.MustLookup(evaluation.Sensitivity)
+	out := map[string][]byte{}
+	for _, f := range append(e.TableFiles(), e.PlotFiles()...) {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = b
+	}
+	return out
+}
+
+// TestSensitivityWorkers: the stage's table and heat map are the same
+// bytes with one worker and with three (grid points train and evaluate
+// concurrently, each seeded from the run seed and the point).
+func TestSensitivityWorkers(t *testing.T) {
+	cfg := sensitivityConfig()
+	cfg.Workers = 1
+	one := runSensitivity(t, cfg)
+	cfg.Workers = 3
+	three := runSensitivity(t, cfg)
+	for f, b := range one {
+		if !bytes.Equal(b, three[f]) {
+			t.Errorf("%s differs between 1 and 3 workers", f)
+		}
+	}
+	md := string(one["tables/sensitivity.md"])
+	for _, want := range []string{"| marl-device | 0.5 | 2 |", "around environment marl-paper", "marl-device: learned placement pays (margin > 0) at "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// The sensitivity stage conforms: declared outputs, byte-identical reruns
+// (the same stage value run twice), cancellation.
+func TestSensitivityConformance(t *testing.T) {
+	st, err := sensitivityConfig().SensitivityStage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := quickConfig()
+	pipelinetest.Conformance(t, 2, st, ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit), Calibrate())
+}
+
+// TestSensitivityMarginSign: the point's environment reaches the
+// simulation. With load balancing standing in for the learned scheduler
+// against Tetris (packing), the margin is negative where communication
+// dominates (packing is optimal: it keeps a job's workers and PSs on one
+// server) and positive where co-location interference dominates
+// (spreading pays). No training: the evaluation path only.
+func TestSensitivityMarginSign(t *testing.T) {
+	cfg := sensitivityConfig()
+	cfg.Eval.Sensitivity.MARLDevice.Intervals = 4
+	plans, err := cfg.sensitivityParts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := plans[0].Spec
+	spec.Schedulers = []string{"tetris-pack", "load-balancing"}
+	heur, stand := []string{"tetris-pack"}, schedulers.Name("load-balancing")
+	eval := func(ctx context.Context, part sensitivity.Part, pt sensitivity.Point) (sensitivity.Outcome, error) {
+		e := pt.Env
+		return evalPoint(ctx, spec, 5, e.Interference(nil), heur, stand, nil)
+	}
+	part := sensitivity.Part{Name: "lb", Heuristics: heur, Base: sim.NeutralEnvironment()}
+	// Communication ×100 with interference ×0.01, and the reverse.
+	g := sensitivity.Grid{Comm: []float64{0.01, 100}, Interference: []float64{0.01, 100}}
+	res, err := sensitivity.Run(context.Background(), []sensitivity.Part{part}, g, 5, 2, eval, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comm, interf := res.Parts[0].Cells[1][0], res.Parts[0].Cells[0][1]
+	t.Logf("margins: communication-bound %.3f, interference-bound %.3f", comm.Margin, interf.Margin)
+	if !(comm.Margin < 0) {
+		t.Errorf("communication-bound (comm ×100, interference ×0.01): margin %v, want < 0 (packing optimal); JCTs %v vs %v", comm.Margin, comm.Heuristics, comm.Learned)
+	}
+	if !(interf.Margin > 0) {
+		t.Errorf("interference-bound (comm ×0.01, interference ×100): margin %v, want > 0 (spreading pays); JCTs %v vs %v", interf.Margin, interf.Heuristics, interf.Learned)
+	}
+}
+
+// TestSensitivityDAS: the das part trains and evaluates on its cluster,
+// and, its paper having no calibrated environment here, says it is
+// centred on the neutral one. Slow (two DAS trainings).
+func TestSensitivityDAS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two DAS trainings")
+	}
+	cfg := sensitivityConfig()
+	s := &cfg.Eval.Sensitivity
+	s.Parts, s.CommScales, s.InterferenceScales = []string{evaluation.SensitivityDAS}, []float64{1}, []float64{0.5, 2}
+	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 20, 10
+	md := string(runSensitivity(t, cfg)["tables/sensitivity.md"])
+	want := []string{"| das | 1 | 2 |", "on small;"}
+	if paperEnvironment(evaluation.PaperDAS) == "" {
+		want = append(want, "centred on the neutral one")
+	}
+	for _, w := range want {
+		if !strings.Contains(md, w) {
+			t.Errorf("table lacks %q:\n%s", w, md)
+		}
+	}
+}
+
+// The sensitivity stage is in the DAG only when the experiment is listed,
+// and reads the calibrated environment it is centred on.
+func TestSensitivityInDAG(t *testing.T) {
+	has := func(cfg *Config) (pipeline.Stage, bool) {
+		dag, err := Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(dag, func(s pipeline.Stage) bool { return s.Name() == evaluation.Sensitivity })
+		if i < 0 {
+			return nil, false
+		}
+		return dag[i], true
+	}
+	if _, ok := has(quickConfig()); ok {
+		t.Error("unlisted sensitivity experiment has a stage")
+	}
+	st, ok := has(sensitivityConfig())
+	if !ok {
+		t.Fatal("listed sensitivity experiment has no stage")
+	}
+	if in := st.Inputs(); !slices.Contains(in, EnvironmentFile(paperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
+		t.Errorf("inputs %v: want the marl-paper environment and the fitted model", in)
+	}
+	bad := sensitivityConfig()
+	bad.Eval.Sensitivity.MARLDevice.K = 3
+	if _, err := Build(bad); err == nil || !strings.Contains(err.Error(), "eval.sensitivity.marl_device.k") {
+		t.Errorf("bad k: %v", err)
+	}
+}
