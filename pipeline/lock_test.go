@@ -160,3 +160,50 @@ func TestIsScratch(t *testing.T) {
 		}
 	}
 }
+
+// CommitStaged moves every staged file in, the record last, and checks
+// every destination before moving any.
+func TestCommitStaged(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(s), 0o644)
+	}
+	write(filepath.Join(dir, "manifest.json"), "old record")
+	write(filepath.Join(dir, "a", "x.txt"), "old x")
+	stage := func() string {
+		s, err := pipeline.MkdirScratch(dir, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(s, "a", "x.txt"), "new x")
+		write(filepath.Join(s, "b.txt"), "new b")
+		write(filepath.Join(s, "manifest.json"), "new record")
+		return s
+	}
+	// A directory where b.txt goes: nothing moves.
+	os.Mkdir(filepath.Join(dir, "b.txt"), 0o755)
+	s := stage()
+	if err := pipeline.CommitStaged(s, dir, []string{"a/x.txt", "b.txt"}, "manifest.json"); err == nil {
+		t.Fatal("commit over a directory succeeded")
+	}
+	for p, want := range map[string]string{"manifest.json": "old record", "a/x.txt": "old x"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, p)); string(b) != want {
+			t.Errorf("after a refused commit %s = %q, want %q", p, b, want)
+		}
+	}
+	os.RemoveAll(s)
+	os.Remove(filepath.Join(dir, "b.txt"))
+	s = stage()
+	if err := pipeline.CommitStaged(s, dir, []string{"a/x.txt", "b.txt"}, "manifest.json"); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"manifest.json": "new record", "a/x.txt": "new x", "b.txt": "new b"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, p)); string(b) != want {
+			t.Errorf("%s = %q, want %q", p, b, want)
+		}
+	}
+	if err := pipeline.CommitStaged(s, dir, []string{"../escape"}, ""); err == nil {
+		t.Error("a name outside dir was accepted")
+	}
+}
