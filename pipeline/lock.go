@@ -18,7 +18,7 @@ const LockFile = ".schedlab.lock"
 
 // ErrLocked is wrapped by LockDir's error when another live process holds
 // the directory.
-var ErrLocked = errors.New("directory in use")
+var ErrLocked = errors.New("directory locked")
 
 // DirLock is a held lock on a directory: while one exists, no other
 // schedlab command (run, ingest, eval, export, datasets fetch) writes into
@@ -45,7 +45,7 @@ func LockDir(dir, command string) (*DirLock, error) {
 	f, err := lockFile(p)
 	if err != nil {
 		if errors.Is(err, ErrLocked) {
-			return nil, fmt.Errorf("%s is in use by %s: %w (wait for it to finish, or write elsewhere)", dir, holder(p), ErrLocked)
+			return nil, fmt.Errorf("%s is in use by %s: %w; wait for it to finish, or write elsewhere", dir, holder(p), ErrLocked)
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
