@@ -171,7 +171,11 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				return usageErrorf("eval: --out %s holds a schedlab run (its manifest.json lists the run's stages): write into a directory of its own, or use schedlab export on the run", out)
 			}
 			// The lock refuses a second eval (or run, ingest) into the same
-			// directory at once.
+			// directory at once. A directory it had to create goes again if
+			// the eval fails (Remove leaves a non-empty one).
+			if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+				defer os.Remove(out)
+			}
 			lock, err := pipeline.LockDir(out, "eval")
 			if err != nil {
 				return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,6 +53,9 @@ RUN/export/FORMAT.`,
 			// Hold the run directory so that no run or eval rewrites it
 			// while its tables are checked and copied, and the destination
 			// so that two exports do not interleave.
+			if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+				defer os.Remove(out) // made for an export that failed
+			}
 			for _, d := range []string{run, out} {
 				lock, err := pipeline.LockDir(d, "export")
 				if err != nil {
