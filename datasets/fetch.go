@@ -9,12 +9,17 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // PAIV2020BaseURL is where Alibaba publishes the PAI v2020 tarballs
@@ -69,6 +74,54 @@ type Fetch struct {
 	// Progress, when set, is called as a tarball downloads with the bytes
 	// so far and the total (-1 when the server does not say).
 	Progress func(name string, done, total int64)
+	// ConnectTimeout bounds connecting (TCP and TLS) to the server when
+	// Client is nil; 0 means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// ReadTimeout is how long a download may wait for the response
+	// headers or, later, for its next bytes; 0 means DefaultReadTimeout.
+	// A server that stops answering fails the attempt instead of hanging
+	// the fetch.
+	ReadTimeout time.Duration
+	// Retries is how many times a failed download is tried again, after
+	// Backoff; 0 means DefaultRetries, negative means none. Only transient
+	// failures are retried: connection and read errors, timeouts, short
+	// bodies, HTTP 408, 429 and 5xx. A 404 or a sha256 mismatch of a
+	// complete download is final.
+	Retries int
+	// Backoff is the wait before retry n (1-based); nil means
+	// DefaultBackoff. Sleep waits (nil: a timer that ends early when ctx
+	// is cancelled); tests replace both so that they never sleep.
+	Backoff func(n int) time.Duration
+	Sleep   func(ctx context.Context, d time.Duration) error
+	// Log, when set, is told of retries and of present files that failed
+	// their check and are fetched again.
+	Log func(msg string)
+}
+
+// Defaults of Fetch's timeouts and retries.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultReadTimeout    = 2 * time.Minute
+	DefaultRetries        = 4
+)
+
+// DefaultBackoff doubles from 2 s to at most 1 min: 2, 4, 8, 16 s, ...;
+// deterministic, so a nightly job's worst case is known (with
+// DefaultRetries, 30 s of waiting per tarball).
+func DefaultBackoff(n int) time.Duration {
+	return min(2*time.Second<<min(max(n-1, 0), 5), time.Minute)
+}
+
+// errTransient marks a download failure worth retrying.
+type errTransient struct{ err error }
+
+func (e errTransient) Error() string { return e.err.Error() }
+func (e errTransient) Unwrap() error { return e.err }
+
+func (f *Fetch) logf(format string, args ...any) {
+	if f.Log != nil {
+		f.Log(fmt.Sprintf(format, args...))
+	}
 }
 
 // Run fetches every tarball, one after another. For each it downloads to
@@ -77,7 +130,11 @@ type Fetch struct {
 // each file with a published sum), and only then renames the files into
 // Dir. So a failure at any step leaves nothing of that tarball behind, and
 // what is in Dir was verified. A tarball whose files are all already in
-// Dir is skipped (delete them to fetch again).
+// Dir, each matching its published sha256, is skipped; a file missing,
+// empty or failing its sum is fetched again.
+//
+// Run locks Dir (pipeline.LockDir) and first removes the temporaries a
+// killed fetch left there.
 func (f *Fetch) Run(ctx context.Context) (err error) {
 	dir := f.Dir
 	if dir == "" {
@@ -92,7 +149,12 @@ func (f *Fetch) Run(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	lock, err := pipeline.LockDir(dir, "datasets fetch")
+	if err != nil {
+		return fmt.Errorf("fetch: %w", err)
+	}
+	defer lock.Unlock()
+	if _, err := pipeline.RemoveScratch(dir, false); err != nil {
 		return fmt.Errorf("fetch: %w", err)
 	}
 	tbs := f.Tarballs
@@ -100,7 +162,11 @@ func (f *Fetch) Run(ctx context.Context) (err error) {
 		tbs = PAIV2020Tarballs
 	}
 	for _, tb := range tbs {
-		if present(dir, tb) {
+		ok, err := f.present(ctx, dir, tb)
+		if err != nil {
+			return fmt.Errorf("fetch %s: %w", tb.Name, err)
+		}
+		if ok {
 			continue
 		}
 		if err := f.fetchOne(ctx, dir, tb); err != nil {
@@ -110,17 +176,49 @@ func (f *Fetch) Run(ctx context.Context) (err error) {
 	return nil
 }
 
-// present reports whether every file tb is known to unpack to is in dir.
-func present(dir string, tb Tarball) bool {
+// present reports whether every file tb is known to unpack to is in dir
+// with its published sum (a file without one must at least not be empty).
+// The sums are checked each time: a truncated or zero-byte table, say from
+// a disk that filled up, must not pass for a fetched one.
+func (f *Fetch) present(ctx context.Context, dir string, tb Tarball) (bool, error) {
 	if len(tb.Contents) == 0 {
-		return false
+		return false, nil
 	}
+	names := make([]string, 0, len(tb.Contents))
 	for name := range tb.Contents {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return false
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		want := tb.Contents[name]
+		if want == "" {
+			if st.Size() == 0 {
+				f.logf("%s is empty: fetching %s again", p, tb.Name)
+				return false, nil
+			}
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return false, context.Cause(ctx)
+		}
+		got, _, err := pipeline.HashFile(p)
+		if err != nil {
+			return false, err
+		}
+		if !strings.EqualFold(got, want) {
+			f.logf("%s: sha256 %s, published %s: fetching %s again", p, got, want, tb.Name)
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 func (f *Fetch) fetchOne(ctx context.Context, dir string, tb Tarball) error {
@@ -129,19 +227,49 @@ func (f *Fetch) fetchOne(ctx context.Context, dir string, tb Tarball) error {
 		base = PAIV2020BaseURL
 	}
 	url := strings.TrimSuffix(base, "/") + "/" + tb.Name
-	tmp, err := os.CreateTemp(dir, ".fetch-"+tb.Name+"-*")
+	tmp, err := os.CreateTemp(dir, "."+tb.Name+".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	if err := f.download(ctx, url, tb, tmp); err != nil {
+	retries := f.Retries
+	if retries == 0 {
+		retries = DefaultRetries
+	}
+	for attempt := 0; ; attempt++ {
+		err = f.download(ctx, url, tb, tmp)
+		var tr errTransient
+		if err == nil || !errors.As(err, &tr) || attempt >= retries || ctx.Err() != nil {
+			break
+		}
+		backoff := f.Backoff
+		if backoff == nil {
+			backoff = DefaultBackoff
+		}
+		d := backoff(attempt + 1)
+		f.logf("%s: %v; retry %d of %d in %v", tb.Name, err, attempt+1, retries, d)
+		sleep := f.Sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
+		if err := tmp.Truncate(0); err != nil {
+			return err
+		}
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	staging, err := os.MkdirTemp(dir, ".unpack-"+tb.Name+"-*")
+	staging, err := pipeline.MkdirScratch(dir, "unpack-"+tb.Name)
 	if err != nil {
 		return err
 	}
@@ -162,38 +290,106 @@ func (f *Fetch) fetchOne(ctx context.Context, dir string, tb Tarball) error {
 	return nil
 }
 
-// download writes url's body to w, checking its sha256 against tb's.
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// errStalled is the cause of an attempt cancelled by ReadTimeout.
+var errStalled = errors.New("server stalled")
+
+func (f *Fetch) client() *http.Client {
+	if f.Client != nil {
+		return f.Client
+	}
+	connect := f.ConnectTimeout
+	if connect <= 0 {
+		connect = DefaultConnectTimeout
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = connect
+	return &http.Client{Transport: t}
+}
+
+// download writes url's body to w, checking its sha256 against tb's. A
+// failure worth retrying is wrapped in errTransient.
 func (f *Fetch) download(ctx context.Context, url string, tb Tarball, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	readTimeout := f.ReadTimeout
+	if readTimeout <= 0 {
+		readTimeout = DefaultReadTimeout
+	}
+	// One timer covers waiting for the headers and for each next read of
+	// the body: it is pushed back whenever bytes arrive, and cancels the
+	// attempt when none do for readTimeout.
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := time.AfterFunc(readTimeout, func() { cancel(fmt.Errorf("%w: no data for %v", errStalled, readTimeout)) })
+	defer stall.Stop()
+	transient := func(err error) error {
+		if c := context.Cause(actx); errors.Is(c, errStalled) {
+			err = fmt.Errorf("%w (%v)", c, err)
+		} else if ctx.Err() != nil {
+			return context.Cause(ctx) // interrupted: final
+		}
+		return errTransient{err}
+	}
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	client := f.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := f.client().Do(req)
 	if err != nil {
-		return err
+		return transient(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
+		err := fmt.Errorf("GET %s: %s", url, resp.Status)
+		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout {
+			return errTransient{err}
+		}
+		return err
 	}
 	h := sha256.New()
-	body := io.Reader(resp.Body)
+	body := io.Reader(&stallReader{r: resp.Body, timer: stall, d: readTimeout})
 	if f.Progress != nil {
 		body = &progressReader{r: body, name: tb.Name, total: resp.ContentLength, report: f.Progress}
 		f.Progress(tb.Name, 0, resp.ContentLength)
 	}
 	n, err := io.Copy(io.MultiWriter(w, h), body)
 	if err != nil {
-		return fmt.Errorf("GET %s: after %d bytes: %w", url, n, err)
+		var werr *os.PathError
+		if errors.As(err, &werr) { // our disk, not the network
+			return fmt.Errorf("GET %s: after %d bytes: %w", url, n, err)
+		}
+		return transient(fmt.Errorf("GET %s: after %d bytes: %w", url, n, err))
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return fmt.Errorf("GET %s: %d of %d bytes", url, n, resp.ContentLength)
+		return errTransient{fmt.Errorf("GET %s: %d of %d bytes", url, n, resp.ContentLength)}
 	}
 	return checkSum(tb.Name, h, tb.SHA256)
+}
+
+// stallReader pushes timer back by d whenever bytes arrive.
+type stallReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (s *stallReader) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	if n > 0 {
+		s.timer.Reset(s.d)
+	}
+	return n, err
 }
 
 func checkSum(name string, h hash.Hash, want string) error {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,7 +16,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // tarGz builds a gzipped tar of the given entries (name → content); a name
@@ -213,5 +216,178 @@ func TestPAIV2020Tarballs(t *testing.T) {
 				t.Errorf("%s: sum of %s not in the upstream README", tb.Name, name)
 			}
 		}
+	}
+}
+
+// noSleep records the waits Fetch asks for instead of sleeping.
+type noSleep struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (n *noSleep) sleep(ctx context.Context, d time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.waits = append(n.waits, d)
+	return ctx.Err()
+}
+
+// oneTarball is a tarball x.tar.gz holding pai_machine_spec.csv.
+func oneTarball(t *testing.T) (Tarball, []byte, string) {
+	csv := "m1,V100,96,512,8\n"
+	body := tarGz(t, [2]string{"pai_machine_spec.csv", csv})
+	return Tarball{Name: "x.tar.gz", SHA256: sum(body), Contents: map[string]string{"pai_machine_spec.csv": sum([]byte(csv))}}, body, csv
+}
+
+// TestFetchTimesOut: a server that accepts the connection and then says
+// nothing, before the headers or in the middle of the body, fails the
+// fetch after ReadTimeout (retried, then reported) instead of hanging it.
+func TestFetchTimesOut(t *testing.T) {
+	tb, body, _ := oneTarball(t)
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"no headers", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }},
+		{"stalls mid-body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body[:len(body)/2])
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				tc.handler(w, r)
+			}))
+			defer srv.Close()
+			sl := &noSleep{}
+			dir := filepath.Join(t.TempDir(), "pai")
+			start := time.Now()
+			// 50 ms: long enough for a loopback server that answers, short
+			// enough that three stalled attempts take well under a second.
+			err := (&Fetch{Dir: dir, BaseURL: srv.URL, Tarballs: []Tarball{tb}, ReadTimeout: 50 * time.Millisecond,
+				Retries: 2, Sleep: sl.sleep}).Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "stalled") {
+				t.Fatalf("err = %v, want a stall", err)
+			}
+			if hits.Load() != 3 || len(sl.waits) != 2 {
+				t.Errorf("%d attempts, %d waits; want 3 and 2", hits.Load(), len(sl.waits))
+			}
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("took %v", el)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("left %v", listDir(t, dir))
+			}
+		})
+	}
+}
+
+// TestFetchRetries: transient failures (5xx, a connection cut short) are
+// retried after DefaultBackoff's waits, in order; a 404 and a sha256
+// mismatch are not; retries are bounded.
+func TestFetchRetries(t *testing.T) {
+	tb, body, csv := oneTarball(t)
+	for _, tc := range []struct {
+		name     string
+		failures int // first requests that fail
+		fail     func(w http.ResponseWriter)
+		retries  int
+		ok       bool
+		hits     int
+	}{
+		{"503 twice", 2, func(w http.ResponseWriter) { http.Error(w, "busy", http.StatusServiceUnavailable) }, 0, true, 3},
+		{"cut short", 1, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body[:10])
+		}, 0, true, 2},
+		{"503 always", 100, func(w http.ResponseWriter) { http.Error(w, "busy", http.StatusServiceUnavailable) }, 3, false, 4},
+		{"404", 100, func(w http.ResponseWriter) { http.NotFound(w, nil) }, 0, false, 1},
+		{"bad bytes", 100, func(w http.ResponseWriter) { w.Write(append(body[:len(body)-1:len(body)-1], body[len(body)-1]^1)) }, 0, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if int(hits.Add(1)) <= tc.failures {
+					tc.fail(w)
+					return
+				}
+				w.Write(body)
+			}))
+			defer srv.Close()
+			sl := &noSleep{}
+			dir := filepath.Join(t.TempDir(), "pai")
+			err := (&Fetch{Dir: dir, BaseURL: srv.URL, Tarballs: []Tarball{tb}, Retries: tc.retries, Sleep: sl.sleep}).Run(context.Background())
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want success %v", err, tc.ok)
+			}
+			if int(hits.Load()) != tc.hits {
+				t.Errorf("%d requests, want %d", hits.Load(), tc.hits)
+			}
+			var want []time.Duration
+			for n := 1; n < tc.hits; n++ {
+				want = append(want, DefaultBackoff(n))
+			}
+			if fmt.Sprint(sl.waits) != fmt.Sprint(want) {
+				t.Errorf("waits %v, want %v", sl.waits, want)
+			}
+			if tc.ok {
+				if b, _ := os.ReadFile(filepath.Join(dir, "pai_machine_spec.csv")); string(b) != csv {
+					t.Errorf("fetched %q", b)
+				}
+			} else if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("left %v", listDir(t, dir))
+			}
+		})
+	}
+	if got := []time.Duration{DefaultBackoff(1), DefaultBackoff(2), DefaultBackoff(4), DefaultBackoff(30)}; fmt.Sprint(got) != "[2s 4s 16s 1m0s]" {
+		t.Errorf("DefaultBackoff: %v", got)
+	}
+}
+
+// TestFetchChecksPresentFiles: a table already in Dir counts as fetched
+// only with its published sum; an empty or altered one is fetched again,
+// and a killed fetch's temporaries go.
+func TestFetchChecksPresentFiles(t *testing.T) {
+	tb, body, csv := oneTarball(t)
+	srv := newFetchServer(t, map[string][]byte{"x.tar.gz": body})
+	for _, tc := range []struct {
+		name    string
+		present string
+		fetches int
+	}{
+		{"good", csv, 0},
+		{"empty", "", 1},
+		{"altered", strings.ToUpper(csv), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.mu.Lock()
+			srv.hits = map[string]int{}
+			srv.mu.Unlock()
+			dir := t.TempDir()
+			p := filepath.Join(dir, "pai_machine_spec.csv")
+			os.WriteFile(p, []byte(tc.present), 0o644)
+			os.WriteFile(filepath.Join(dir, ".x.tar.gz.tmp-77"), []byte("killed"), 0o644)
+			var logged []string
+			err := (&Fetch{Dir: dir, BaseURL: srv.URL + "/v2020", Tarballs: []Tarball{tb}, Log: func(m string) { logged = append(logged, m) }}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if srv.hits["x.tar.gz"] != tc.fetches {
+				t.Errorf("%d downloads, want %d", srv.hits["x.tar.gz"], tc.fetches)
+			}
+			if b, _ := os.ReadFile(p); string(b) != csv {
+				t.Errorf("table holds %q after the fetch", b)
+			}
+			if len(logged) != tc.fetches {
+				t.Errorf("logged %q", logged)
+			}
+			if got := listDir(t, dir); strings.Join(got, " ") != "pai_machine_spec.csv" {
+				t.Errorf("dir holds %v", got)
+			}
+		})
 	}
 }

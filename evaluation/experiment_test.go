@@ -315,3 +315,24 @@ func TestCalibrationStaged(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotNamesInfiniteBar: an infinite mean (a job's fee overflowing)
+// fails the plot with the row, column group and metric that hold it, not
+// the plotter's bare "infinite data point".
+func TestPlotNamesInfiniteBar(t *testing.T) {
+	rep, _ := runAndWrite(t, smallDAS(t), 1)
+	c := &rep.Cells[len(rep.Cells)-1]
+	for i := range c.Jobs {
+		c.Jobs[i].FeeUSD = math.Inf(1)
+	}
+	c.Metrics.MeanFeeUSD = math.Inf(1)
+	_, _, err := rep.Plot()
+	if err == nil {
+		t.Fatal("plotted an infinite mean")
+	}
+	for _, want := range []string{DASTable1, "+Inf", "Fee"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}

@@ -259,6 +259,10 @@ func (r *Report) barPlot() (svg, png []byte, err error) {
 				if math.IsNaN(v) {
 					v = 0
 				}
+				if math.IsInf(v, 0) {
+					// The plotter refuses it too, naming nothing; name the bar.
+					return nil, nil, fmt.Errorf("plot %s: %s, %s, mean %s is %v: not a plottable value", t.ID, row.Label, t.Groups[gi], m.Label, v)
+				}
 				vals[gi] = v
 				top = max(top, v)
 			}

@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // AtomicFile is a file that becomes visible under its final name only when
@@ -81,4 +84,53 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// CommitStaged moves a command's finished outputs from its staging
+// directory (MkdirScratch inside dir, so that renames are atomic) into dir:
+// names are slash paths relative to both. record, when not "", is a file
+// of the staging directory (a manifest) that vouches for the others: the
+// old one is removed from dir first and the new one renamed in last, so
+// no record in dir ever lists a file that is not yet, or no longer, in
+// place. Destinations are checked before anything moves, so a name taken
+// by a directory fails the commit with nothing changed.
+func CommitStaged(staging, dir string, names []string, record string) error {
+	for _, n := range append(slices.Clone(names), record) {
+		if n == "" {
+			continue
+		}
+		if !filepath.IsLocal(filepath.FromSlash(n)) {
+			return fmt.Errorf("commit %s: %q is not a path inside it", dir, n)
+		}
+		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(n))); err == nil && st.IsDir() {
+			return fmt.Errorf("commit %s: %s is a directory", dir, filepath.Join(dir, filepath.FromSlash(n)))
+		}
+		if _, err := os.Stat(filepath.Join(staging, filepath.FromSlash(n))); err != nil {
+			return fmt.Errorf("commit %s: %w", dir, err)
+		}
+	}
+	if record != "" {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(record))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("commit %s: %w", dir, err)
+		}
+	}
+	move := func(n string) error {
+		dst := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("commit %s: %w", dst, err)
+		}
+		if err := os.Rename(filepath.Join(staging, filepath.FromSlash(n)), dst); err != nil {
+			return fmt.Errorf("commit %s: %w", dst, err)
+		}
+		return nil
+	}
+	for _, n := range names {
+		if err := move(n); err != nil {
+			return err
+		}
+	}
+	if record != "" {
+		return move(record)
+	}
+	return nil
 }

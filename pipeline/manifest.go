@@ -2,6 +2,9 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -101,4 +104,41 @@ func buildInfoVersions() Versions {
 func (m *Manifest) marshal() ([]byte, error) {
 	b, err := json.MarshalIndent(m, "", "  ")
 	return append(b, '\n'), err
+}
+
+// ManifestFile is the name of a run directory's manifest.
+const ManifestFile = "manifest.json"
+
+// WriteFile writes the manifest to path atomically.
+func (m *Manifest) WriteFile(path string) error {
+	b, err := m.marshal()
+	if err != nil {
+		return fmt.Errorf("manifest %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, b)
+}
+
+// ReadManifest reads the manifest of run directory dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	p := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &m, nil
+}
+
+// Artifacts is every output the manifest lists, by name.
+func (m *Manifest) Artifacts() map[string]Artifact {
+	arts := map[string]Artifact{}
+	for _, s := range m.Stages {
+		for _, o := range s.Outputs {
+			arts[o.Name] = o
+		}
+	}
+	return arts
 }

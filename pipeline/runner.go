@@ -34,6 +34,10 @@ type Runner struct {
 	// OnStageDone, when set, is called as each stage finishes, ran or
 	// cached (not for failed or skipped ones), from the stage's goroutine.
 	OnStageDone func(StageManifest)
+	// Lock, when set, is the caller's lock on Dir (LockDir), held across
+	// Run and whatever the caller writes after it; nil means Run locks Dir
+	// for its own duration. Either way a second run into Dir is refused.
+	Lock *DirLock
 }
 
 // record is what the store keeps for a stage whose outputs are in place.
@@ -61,6 +65,25 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 	nodes, err := plan(stages)
 	if err != nil {
 		return nil, err
+	}
+	if r.Lock == nil {
+		l, err := LockDir(r.Dir, "run")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Unlock()
+	} else if filepath.Clean(r.Lock.Dir()) != filepath.Clean(r.Dir) {
+		return nil, fmt.Errorf("pipeline: runner holds the lock of %s, not of its directory %s", r.Lock.Dir(), r.Dir)
+	}
+	// Under the lock no one else writes here: whatever staging area or
+	// temporary file is present was left by a killed run.
+	if err := os.RemoveAll(filepath.Join(r.Dir, stateDir, "staging")); err != nil {
+		return nil, err
+	}
+	if gone, err := RemoveScratch(r.Dir, true); err != nil {
+		return nil, err
+	} else if len(gone) > 0 {
+		log.Info("removed a killed run's temporary files", "files", len(gone))
 	}
 	if err := os.MkdirAll(filepath.Join(r.Dir, stateDir, "stages"), 0o755); err != nil {
 		return nil, err

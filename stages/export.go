@@ -3,6 +3,8 @@ package stages
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -39,17 +41,34 @@ var exportTables = []string{EvalResults, EvalMetrics, EvalTimings, FitCoefficien
 //     all.md or all.tex holding them all (all.tex is a complete LaTeX
 //     document).
 //
-// Files appear atomically. A run directory without results is an error.
+// Every table is checked against the sha256 the directory's manifest
+// records before it is copied or converted (ErrNotAsRecorded). The files
+// appear together at the end, through a staging directory inside outDir:
+// an export that fails leaves outDir as it was. The caller keeps others
+// from writing runDir and outDir meanwhile (pipeline.LockDir). A run directory without results is an error.
 func Export(ctx context.Context, runDir, format, outDir string) ([]string, error) {
 	if !slices.Contains(ExportFormats, format) {
 		return nil, fmt.Errorf("export: format %q is not one of %s", format, strings.Join(ExportFormats, ", "))
 	}
-	if _, err := os.Stat(filepath.Join(runDir, "manifest.json")); err != nil {
-		return nil, fmt.Errorf("export: %s is not a run directory (no manifest.json): %w", runDir, err)
+	man, err := pipeline.ReadManifest(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("export: %s is not a directory of schedlab run or eval (no readable %s): %w", runDir, pipeline.ManifestFile, err)
 	}
+	recorded := man.Artifacts()
+	// Files are written into a staging directory and moved into outDir
+	// together at the end, so a failure midway (a table that does not
+	// verify) leaves outDir as it was.
+	if _, err := pipeline.RemoveScratch(outDir, false); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	staging, err := pipeline.MkdirScratch(outDir, "export")
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	defer os.RemoveAll(staging)
 	var written []string
 	put := func(name string, data []byte) error {
-		if err := pipeline.WriteFileAtomic(filepath.Join(outDir, name), data); err != nil {
+		if err := pipeline.WriteFileAtomic(filepath.Join(staging, name), data); err != nil {
 			return err
 		}
 		written = append(written, name)
@@ -66,15 +85,14 @@ func Export(ctx context.Context, runDir, format, outDir string) ([]string, error
 			if _, err := os.Stat(src); err != nil {
 				continue
 			}
-			var data []byte
-			var err error
-			if format == "parquet" {
-				data, err = os.ReadFile(src)
-			} else {
-				data, err = parquetToCSV(ctx, src)
-			}
+			data, err := verified(src, rel, recorded)
 			if err != nil {
 				return nil, err
+			}
+			if format == "csv" {
+				if data, err = parquetToCSV(ctx, src, data); err != nil {
+					return nil, err
+				}
 			}
 			if err := put(flat(rel)+"."+format, data); err != nil {
 				return nil, err
@@ -114,7 +132,34 @@ func Export(ctx context.Context, runDir, format, outDir string) ([]string, error
 	if len(written) == 0 {
 		return nil, fmt.Errorf("export: %s holds no results to export as %s", runDir, format)
 	}
+	if err := pipeline.CommitStaged(staging, outDir, written, ""); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
 	return written, nil
+}
+
+// ErrNotAsRecorded is wrapped by Export's error when a table of the run
+// is not the file its manifest lists (changed, truncated or replaced since
+// the run wrote it), or is not listed at all.
+var ErrNotAsRecorded = errors.New("file does not match the run's manifest")
+
+// verified reads the run's table at path (rel inside the run) and checks
+// the bytes read against the sha256 and size the manifest records, so
+// that what is exported is what the run wrote.
+func verified(path, rel string, recorded map[string]pipeline.Artifact) ([]byte, error) {
+	a, ok := recorded[rel]
+	if !ok {
+		return nil, fmt.Errorf("export: %s: %w: %s lists no %s", path, ErrNotAsRecorded, pipeline.ManifestFile, rel)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != a.SHA256 || int64(len(data)) != a.Bytes {
+		return nil, fmt.Errorf("export: %s: %w: sha256 %s (%d bytes), recorded %s (%d bytes)", path, ErrNotAsRecorded, got, len(data), a.SHA256, a.Bytes)
+	}
+	return data, nil
 }
 
 // copyTables passes every file of runDir/sub ending in ext to put, by name,
@@ -142,10 +187,10 @@ func copyTables(runDir, sub, ext string, put func(string, []byte) error) error {
 	return nil
 }
 
-// parquetToCSV reads a flat Parquet table with Arrow's reader and writes it
-// as CSV with Arrow's writer.
-func parquetToCSV(ctx context.Context, path string) ([]byte, error) {
-	f, err := file.OpenParquetFile(path, false)
+// parquetToCSV reads a flat Parquet table (data, read from path) with
+// Arrow's reader and writes it as CSV with Arrow's writer.
+func parquetToCSV(ctx context.Context, path string, data []byte) ([]byte, error) {
+	f, err := file.NewParquetReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("export: %s: %w", path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -15,6 +16,8 @@ func init() { datasetsSubcommands = append(datasetsSubcommands, newDatasetsFetch
 
 func newDatasetsFetchCmd(a *app) *cobra.Command {
 	var dir, baseURL string
+	var connectTimeout, readTimeout time.Duration
+	var retries int
 	cmd := &cobra.Command{
 		Use:   "fetch pai-v2020 [--dir D]",
 		Short: "Download a public trace's official tarballs, verified by sha256",
@@ -22,7 +25,15 @@ func newDatasetsFetchCmd(a *app) *cobra.Command {
 sha256 its publisher lists (and each unpacked file against its listed sum), and
 unpacks them into D. A tarball is downloaded to a temporary file and unpacked into a
 temporary directory first: one that fails a check leaves nothing behind, and what
-lands in D is verified. Tables already in D are not downloaded again.
+lands in D is verified. Tables already in D are checked against their published
+sha256 and downloaded again only if one is missing, empty or different.
+
+A connection that takes longer than --connect-timeout, or a server that sends
+nothing for --read-timeout (before its headers or in the middle of a body), fails
+the attempt; failed attempts (timeouts, dropped connections, HTTP 5xx and 429) are
+retried --retries times, waiting 2 s, 4 s, 8 s, ... (at most 1 min) between them.
+A 404 or a checksum mismatch is not retried. A second fetch into D while one runs
+is refused.
 
 pai-v2020 is the only trace fetched this way: the seven raw tables of Alibaba's PAI
 GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
@@ -36,18 +47,28 @@ GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if connectTimeout <= 0 || readTimeout <= 0 {
+				return usageErrorf("datasets fetch: --connect-timeout and --read-timeout must be > 0, got %v and %v", connectTimeout, readTimeout)
+			}
+			if retries < 0 || retries > maxFetchRetries {
+				return usageErrorf("datasets fetch: --retries must be in [0, %d], got %d", maxFetchRetries, retries)
+			}
+			if retries == 0 {
+				retries = -1 // Fetch's 0 means its default
+			}
 			bars := map[string]*pipeline.Bar{}
-			f := datasets.Fetch{Dir: dir, BaseURL: baseURL, Progress: func(name string, done, total int64) {
-				b := bars[name]
-				if b == nil {
-					b = a.progress.Start("fetch "+name, total)
-					bars[name] = b
-				}
-				b.Set(done)
-				if done == total {
-					b.Done()
-				}
-			}}
+			f := datasets.Fetch{Dir: dir, BaseURL: baseURL, ConnectTimeout: connectTimeout, ReadTimeout: readTimeout, Retries: retries,
+				Log: func(msg string) { a.log.Warn(msg) }, Progress: func(name string, done, total int64) {
+					b := bars[name]
+					if b == nil {
+						b = a.progress.Start("fetch "+name, total)
+						bars[name] = b
+					}
+					b.Set(done)
+					if done == total {
+						b.Done()
+					}
+				}}
 			err := f.Run(ctx)
 			for _, b := range bars {
 				b.Done()
@@ -62,5 +83,12 @@ GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
 	fl := cmd.Flags()
 	fl.StringVar(&dir, "dir", "pai-v2020", "directory to unpack the tables into")
 	fl.StringVar(&baseURL, "base-url", datasets.PAIV2020BaseURL, "where the tarballs are published (a mirror, or a local server in tests)")
+	fl.DurationVar(&connectTimeout, "connect-timeout", datasets.DefaultConnectTimeout, "longest wait to connect to the server")
+	fl.DurationVar(&readTimeout, "read-timeout", datasets.DefaultReadTimeout, "longest wait for the server's next bytes (headers or body)")
+	fl.IntVar(&retries, "retries", datasets.DefaultRetries, "times a failed download is tried again (0: never)")
 	return cmd
 }
+
+// maxFetchRetries bounds --retries: with the backoff capped at a minute,
+// this many retries wait at most about a quarter of an hour per tarball.
+const maxFetchRetries = 20

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/stages"
@@ -53,6 +57,11 @@ DIR/NAME/CLUSTER-ID/ (e.g. marl-device/fattree-k8-power8).
 --speed standalone replays the trace: every job runs for its recorded duration,
 so JCT = queueing + duration; the default, --speed model, slows jobs by
 interference and communication. The tables' notes say which produced them.
+
+The files commit as one set, with manifest.json (every file with its sha256, as a
+run's, so that schedlab export reads the directory) written last: an eval that fails
+leaves --out as it was. --out may hold earlier evals (their tables and plots stay
+and the manifest keeps listing them), not a schedlab run.
 
 Same inputs, flags and --seed give byte-identical Parquet files, tables and plots.
 An unknown experiment or scheduler is exit status 2; a scheduler that returns an
@@ -158,6 +167,20 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 					return usageErrorf("eval: %v", err)
 				}
 			}
+			if m, err := pipeline.ReadManifest(out); err == nil && !evalManifest(m) {
+				return usageErrorf("eval: --out %s holds a schedlab run (its manifest.json lists the run's stages): write into a directory of its own, or use schedlab export on the run", out)
+			}
+			// The lock refuses a second eval (or run, ingest) into the same
+			// directory at once. A directory it had to create goes again if
+			// the eval fails (Remove leaves a non-empty one).
+			if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+				defer os.Remove(out)
+			}
+			lock, err := pipeline.LockDir(out, "eval")
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
@@ -176,8 +199,8 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				return err
 			}
 			paths := evaluation.RunLayout(out, spec.Experiment)
-			if err := rep.Write(ctx, paths); err != nil {
-				return err
+			if err := writeEval(ctx, out, rep, seed); err != nil {
+				return fmt.Errorf("eval %s: %w", spec.Experiment, err)
 			}
 			w := cmd.OutOrStdout()
 			w.Write(rep.Table().Markdown())
@@ -230,4 +253,82 @@ func experimentsHelp() string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// evalStage prefixes the manifest entry of each experiment eval wrote.
+const evalStage = "eval-"
+
+// evalManifest reports whether m was written by eval, not by a run.
+func evalManifest(m *pipeline.Manifest) bool {
+	for _, s := range m.Stages {
+		if !strings.HasPrefix(s.Name, evalStage) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeEval writes rep's files into a staging directory inside out and
+// commits them with manifest.json last (pipeline.CommitStaged): a failure
+// anywhere leaves out as it was. The manifest keeps the entries of earlier
+// experiments evaluated into out, less their eval/ tables, which every
+// experiment writes under the same names and this one replaces. The caller
+// holds out's lock.
+func writeEval(ctx context.Context, out string, rep *evaluation.Report, seed uint64) error {
+	t0 := time.Now()
+	if _, err := pipeline.RemoveScratch(out, false); err != nil { // a killed eval's staging
+		return err
+	}
+	staging, err := pipeline.MkdirScratch(out, "eval")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging)
+	id := rep.Spec.Experiment
+	if err := rep.Write(ctx, evaluation.RunLayout(staging, id)); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	hash, err := rep.ConfigHash()
+	if err != nil {
+		return err
+	}
+	stage := pipeline.StageManifest{Name: evalStage + id, Version: "1", Key: hash, Status: "ran", WallS: time.Since(t0).Seconds()}
+	var names []string
+	for _, p := range evaluation.RunLayout(staging, id).List() {
+		rel, err := filepath.Rel(staging, p)
+		if err != nil {
+			return err
+		}
+		sum, size, err := pipeline.HashFile(p)
+		if err != nil {
+			return err
+		}
+		names = append(names, filepath.ToSlash(rel))
+		stage.Outputs = append(stage.Outputs, pipeline.Artifact{Name: filepath.ToSlash(rel), SHA256: sum, Bytes: size})
+	}
+	m := &pipeline.Manifest{Status: "ok", Seed: seed, ConfigHash: hash, Config: rep.Spec, Versions: pipeline.BuildVersions(), WallS: stage.WallS}
+	if old, err := pipeline.ReadManifest(out); err == nil {
+		for _, s := range old.Stages {
+			if s.Name == stage.Name {
+				continue
+			}
+			kept := s.Outputs[:0:0]
+			for _, o := range s.Outputs {
+				if !slices.Contains(names, o.Name) {
+					kept = append(kept, o)
+				}
+			}
+			s.Outputs = kept
+			m.Stages = append(m.Stages, s)
+		}
+	}
+	m.Stages = append(m.Stages, stage)
+	slices.SortFunc(m.Stages, func(a, b pipeline.StageManifest) int { return strings.Compare(a.Name, b.Name) })
+	if err := m.WriteFile(filepath.Join(staging, pipeline.ManifestFile)); err != nil {
+		return err
+	}
+	return pipeline.CommitStaged(staging, out, names, pipeline.ManifestFile)
 }

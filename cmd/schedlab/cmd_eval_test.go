@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 func TestEvalCommand(t *testing.T) {
@@ -68,5 +72,141 @@ func TestEvalUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr+stdout, tc.want) {
 			t.Errorf("schedlab %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// evalArgs is a fast das-table1 eval.
+var evalArgs = []string{"eval", "--experiment", "das-table1", "--synthetic-jobs", "200", "--schedulers", "FIFO-FF", "--workers", "1"}
+
+// dirFiles is every file under dir with its content, directories as "/".
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			files[rel] = "/"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestEvalFailureLeavesOutAsItWas: an eval whose outputs cannot all be
+// written (here a directory stands where its PNG goes) fails naming the
+// experiment and the file, and leaves --out exactly as it was: the earlier
+// eval's results, metrics and tables intact, nothing of the failed one.
+func TestEvalFailureLeavesOutAsItWas(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, code := schedlab(t, nil, append(evalArgs, "--out", out)...); code != 0 {
+		t.Fatalf("first eval: exit %d: %s", code, stderr)
+	}
+	png := filepath.Join(out, "plots", "das-table1.png")
+	os.Remove(png)
+	os.Mkdir(png, 0o755)
+	before := dirFiles(t, out)
+	_, stderr, code := schedlab(t, nil, append(evalArgs, "--out", out, "--seed", "9")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	for _, want := range []string{"eval das-table1", png} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("error does not name %q: %s", want, stderr)
+		}
+	}
+	after := dirFiles(t, out)
+	for name, data := range before {
+		if after[name] != data {
+			t.Errorf("failed eval changed %s", name)
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			t.Errorf("failed eval left %s", name)
+		}
+	}
+}
+
+// TestExportEvalDir: export reads a directory of schedlab eval (its
+// manifest lists every file with its sha256), refuses a table changed since,
+// and a second eval into the same directory keeps the first's entries.
+func TestExportEvalDir(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, code := schedlab(t, nil, append(evalArgs, "--out", out)...); code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	for _, format := range []string{"parquet", "csv", "md"} {
+		if _, stderr, code := schedlab(t, nil, "export", "--run", out, "--format", format); code != 0 {
+			t.Fatalf("export %s: exit %d: %s", format, code, stderr)
+		}
+	}
+	orig, _ := os.ReadFile(filepath.Join(out, "eval", "metrics.parquet"))
+	if got, _ := os.ReadFile(filepath.Join(out, "export", "parquet", "eval_metrics.parquet")); string(got) != string(orig) {
+		t.Error("exported eval_metrics.parquet is not the eval's metrics.parquet")
+	}
+	// A byte changed in place, size kept: only the sum can tell.
+	bad := append([]byte(nil), orig...)
+	bad[len(bad)/2] ^= 0xff
+	os.WriteFile(filepath.Join(out, "eval", "metrics.parquet"), bad, 0o644)
+	dest := filepath.Join(t.TempDir(), "x")
+	_, stderr, code := schedlab(t, nil, "export", "--run", out, "--format", "parquet", "--out", dest)
+	if code != 1 || !strings.Contains(stderr, filepath.Join(out, "eval", "metrics.parquet")) || !strings.Contains(stderr, "sha256") {
+		t.Errorf("export of a changed table: exit %d: %s", code, stderr)
+	}
+	if ents, _ := os.ReadDir(dest); len(ents) != 0 {
+		t.Errorf("failed export left %d files in %s", len(ents), dest)
+	}
+	if _, stderr, code := schedlab(t, nil, "eval", "--experiment", "das-load", "--synthetic-jobs", "200", "--schedulers", "FIFO-FF", "--workers", "1", "--out", out); code != 0 {
+		t.Fatalf("second eval: exit %d: %s", code, stderr)
+	}
+	m := readManifest(t, out)
+	var names []string
+	for _, s := range m.Stages {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != "eval-das-load,eval-das-table1" {
+		t.Errorf("manifest stages %v, want both evals", names)
+	}
+	if _, stderr, code := schedlab(t, nil, "export", "--run", out, "--format", "md"); code != 0 {
+		t.Errorf("export after two evals: exit %d: %s", code, stderr)
+	}
+}
+
+// TestCommandsRefuseLockedDir: run, eval and ingest into a directory that
+// another process holds are refused at once naming its PID; a lock file
+// left by a dead process is taken over.
+func TestCommandsRefuseLockedDir(t *testing.T) {
+	dir := t.TempDir()
+	lock, err := pipeline.LockDir(dir, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--out", dir},
+		append(evalArgs, "--out", dir),
+		{"ingest", "--source", "pai-sim", "--input", "../../datasets/testdata/pai-sim", "--out", dir},
+	} {
+		_, stderr, code := schedlab(t, nil, args...)
+		if want := fmt.Sprintf("in use by schedlab run (pid %d", os.Getpid()); code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%s into a locked directory: exit %d, want 1 and %q: %s", args[0], code, want, stderr)
+		}
+	}
+	lock.Unlock()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(filepath.Join(dir, pipeline.LockFile), fmt.Appendf(nil, "pid %d\ncommand run\n", cmd.Process.Pid), 0o644)
+	if _, stderr, code := schedlab(t, nil, append(evalArgs, "--out", dir)...); code != 0 {
+		t.Errorf("eval after a dead holder: exit %d: %s", code, stderr)
 	}
 }

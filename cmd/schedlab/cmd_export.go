@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/cobra"
 )
@@ -27,7 +30,10 @@ schedlab eval) into one folder, one file per table, in the chosen format:
   md       every Markdown table of the run and all.md holding them all
   tex      every LaTeX table of the run and all.tex, a complete document
 
-The default destination is RUN/export/FORMAT.`,
+Before a table is copied or converted its bytes are checked against the sha256 in
+RUN/manifest.json (both schedlab run and schedlab eval write one); a table changed
+since is refused (exit status 1) naming the file. The default destination is
+RUN/export/FORMAT.`,
 		Example: `  schedlab export --run out --format csv
   schedlab export --run out --format tex --out paper/tables`,
 		Args: cobra.NoArgs,
@@ -40,6 +46,25 @@ The default destination is RUN/export/FORMAT.`,
 			}
 			if out == "" {
 				out = filepath.Join(run, "export", format)
+			}
+			if _, err := os.Stat(run); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			// Hold the run directory so that no run or eval rewrites it
+			// while its tables are checked and copied, and the destination
+			// so that two exports do not interleave.
+			if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+				defer os.Remove(out) // made for an export that failed
+			}
+			for _, d := range []string{run, out} {
+				lock, err := pipeline.LockDir(d, "export")
+				if err != nil {
+					return fmt.Errorf("export: %w", err)
+				}
+				defer lock.Unlock()
+				if filepath.Clean(out) == filepath.Clean(run) {
+					break
+				}
 			}
 			files, err := stages.Export(cmd.Context(), run, format, out)
 			if err != nil {

@@ -29,6 +29,11 @@ google-2011, arrivals.parquet), quarantine.parquet (the rows it could not accept
 with file, line, field and reason) and any source-specific table. It prints how
 many rows each file gave, accepted and quarantined, and the tables written.
 
+The tables commit as one set, listed with their sha256 in DIR/ingest.json: a failed
+or interrupted ingest leaves DIR's previous set as it was, and tables of a previous
+set that this one does not write (cluster.parquet of another source) are removed. A
+second ingest into DIR while one runs is refused.
+
 A file that is not in the source's format (a missing column, not text at all) stops
 the ingest with exit status 1 and its file, line and field; an unknown source is
 exit status 2.`,
@@ -55,7 +60,7 @@ exit status 2.`,
 					bar.Add(done - last)
 					last = done
 				}}
-			rep, err := r.Ingest(ctx, req)
+			rep, err := datasets.IngestInto(ctx, r, req)
 			bar.Done()
 			if err != nil {
 				return fmt.Errorf("ingest %s: %w", source, err)

@@ -57,3 +57,60 @@ func TestIngestCLIErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestIngestCLICommitsSet: an ingest of another source into a directory
+// replaces the earlier set whole (no stale cluster.parquet), a failed one
+// leaves it as it was, and a killed writer's temporaries are removed.
+func TestIngestCLICommitsSet(t *testing.T) {
+	out := t.TempDir()
+	ingest := func(source, input string) (string, int) {
+		_, stderr, code := schedlab(t, nil, "ingest", "--source", source, "--input", input, "--out", out)
+		return stderr, code
+	}
+	if stderr, code := ingest("alibaba-v2023", "../../datasets/testdata/alibaba-v2023"); code != 0 {
+		t.Fatalf("alibaba-v2023: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "cluster.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(out, ".jobs.parquet.tmp-4242")
+	os.WriteFile(killed, []byte("left by SIGKILL"), 0o644)
+	if stderr, code := ingest("pai-sim", "../../datasets/testdata/pai-sim"); code != 0 {
+		t.Fatalf("pai-sim: exit %d: %s", code, stderr)
+	}
+	for _, gone := range []string{"cluster.parquet", filepath.Base(killed)} {
+		if _, err := os.Stat(filepath.Join(out, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s is still beside pai-sim's tables (%v)", gone, err)
+		}
+	}
+	before := map[string][]byte{}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		before[e.Name()], _ = os.ReadFile(filepath.Join(out, e.Name()))
+	}
+	if len(before) != 3 {
+		t.Errorf("files after pai-sim: %v, want jobs, quarantine and ingest.json", keys(before))
+	}
+	bad := filepath.Join(t.TempDir(), "jobs.csv")
+	os.WriteFile(bad, []byte("job_id,submit_time,duration,num_gpu,num_cpu\n1,2,3,4,5\n"), 0o644)
+	if _, code := ingest("pai-sim", bad); code != 1 {
+		t.Fatalf("bad input: exit %d, want 1", code)
+	}
+	ents, _ = os.ReadDir(out)
+	if len(ents) != len(before) {
+		t.Errorf("failed ingest changed the file set: %d files, was %d", len(ents), len(before))
+	}
+	for name, data := range before {
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(got) != string(data) {
+			t.Errorf("failed ingest changed %s (%v)", name, err)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}

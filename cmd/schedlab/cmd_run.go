@@ -63,8 +63,15 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	// The lock covers the report written after the DAG too: a second run
+	// into the same directory is refused at once, naming this one's PID.
+	lock, err := pipeline.LockDir(cfg.Out, "run")
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: cfg.Hash(), Config: cfg,
-		Workers: cfg.Workers, Log: a.log, Progress: a.progress}
+		Workers: cfg.Workers, Log: a.log, Progress: a.progress, Lock: lock}
 	var finished atomic.Int32
 	r.OnStageDone = func(s pipeline.StageManifest) {
 		a.log.Info("stage done", "stage", s.Name, "status", s.Status, "done", finished.Add(1), "of", len(dag))

@@ -156,6 +156,12 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		a.log.Info("episode", "family", c.Family, "variant", c.Variant, "episode", c.Episode, "split", c.Split,
 			"return", c.Return, "mean_jct_s", c.MeanJCT, "mean_fee", c.MeanFee)
 	}
+	// A second train (or eval, run) into the same directory is refused.
+	lock, err := pipeline.LockDir(opts.Out, "train")
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	spec, err := plan.Spec(opts.Out, in)
 	if err != nil {
 		return err
