@@ -62,7 +62,11 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: cfg.Hash(), Config: cfg,
+	hash, err := cfg.Hash()
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: hash, Config: cfg,
 		Workers: cfg.Workers, Log: a.log, Progress: a.progress}
 	var finished atomic.Int32
 	r.OnStageDone = func(s pipeline.StageManifest) {
