@@ -83,6 +83,9 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 		}
 	}
 	if err != nil {
+		if sig, ok := interruption(ctx); ok {
+			return interruptedError{fmt.Sprintf("run interrupted (%v); the finished stages are kept and the next run into %s resumes from them", sig, cfg.Out), sig}
+		}
 		return err
 	}
 	if err := stages.WriteReport(cfg.Out, cfg, m); err != nil {

@@ -22,12 +22,23 @@ const execVar = "SL_TEST_EXEC_SCHEDLAB"
 // killVar names a stage after which the subprocess SIGKILLs itself.
 const killVar = "SL_TEST_KILL_AFTER_STAGE"
 
+// interruptVar names a stage after which the subprocess sends itself
+// SIGINT (Ctrl-C).
+const interruptVar = "SL_TEST_INTERRUPT_AFTER_STAGE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(execVar) == "1" {
 		if stage := os.Getenv(killVar); stage != "" {
 			afterStageHook = func(s string) {
 				if s == stage {
 					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+			}
+		}
+		if stage := os.Getenv(interruptVar); stage != "" {
+			afterStageHook = func(s string) {
+				if s == stage {
+					syscall.Kill(os.Getpid(), syscall.SIGINT)
 				}
 			}
 		}
@@ -345,6 +356,24 @@ func TestRunResumesAfterSIGKILL(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s differs between the resumed and an uninterrupted run", k)
 		}
+	}
+}
+
+// TestRunInterrupted: Ctrl-C during a run is reported as an interruption
+// with exit status 130, not as a stage failing with "context canceled"
+// (issue 16).
+func TestRunInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	_, errs, code := schedlab(t, []string{interruptVar + "=synthetic-jobs"}, "run", "--out", out, "--log-level", "warn")
+	if code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	last := strings.TrimSpace(errs)
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:]
+	}
+	if !strings.HasPrefix(last, "schedlab: run interrupted (interrupt)") || strings.Contains(last, "context canceled") {
+		t.Errorf("last line %q: want \"schedlab: run interrupted (interrupt) ...\"", last)
 	}
 }
 
