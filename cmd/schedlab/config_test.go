@@ -105,6 +105,15 @@ func TestBadValuesEveryLayer(t *testing.T) {
 		{"eval.das_table1.fitted_interference", "yes", "yes", "eval.das_table1.fitted_interference: must be true or false"},
 		{"out", "2024", "", "out: must be a string (quote it), got 2024"},
 		{"eval.marl_arrivals.k", "10000", "10000", "eval.marl_arrivals.k: cluster.k: fattree(10000) has more than 2^20 servers"},
+		{"eval.seeds", "1000000", "1000000", "eval.seeds: must be in [1, 1000], got 1000000"},
+		{"eval.das_table1.max_jobs", "100000000", "100000000", "eval.das_table1.max_jobs: must be in [1, 10000000]"},
+		{"eval.das_load.rates", "[1e9]", "1e9", "eval.das_load.rates[0]: must be in (0, 1000]"},
+		{"eval.marl_servers.intervals", "100000", "100000", "eval.marl_servers.intervals: must be in [1, 10000]"},
+		{"train.das.episodes", "1000000000", "1000000000", "train.das.episodes: must be in [1, 100000]"},
+		{"train.das.segment_jobs", "0", "0", "train.das.segment_jobs: must be in [1, 10000000], got 0"},
+		{"train.marl.intervals", "0", "0", "train.marl.intervals: must be in [1, 10000], got 0"},
+		{"fit.folds", "100000", "100000", "fit.folds: must be in [2, 1000]"},
+		{"summary.quantiles", "[.nan]", "nan", "summary.quantiles[0]: must be a finite number"},
 		{"eval.marl_servers.clusters", "", "x", "eval.marl_servers.clusters: must be a list of sections, which only a config file can give"},
 	} {
 		for _, layer := range []string{"file", "env", "flag"} {
