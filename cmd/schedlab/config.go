@@ -31,6 +31,19 @@ type configSource struct {
 // the offending key and where its value came from, and is a usage error
 // (exit status 2).
 func loadConfig(src configSource) (*stages.Config, error) {
+	var data []byte
+	if src.file != "" {
+		var err error
+		if data, err = os.ReadFile(src.file); err != nil {
+			return nil, usageErrorf("config file: %v", err)
+		}
+	}
+	return buildConfig(src, data)
+}
+
+// buildConfig is loadConfig with the file's contents read (fileData, used
+// when src.file is set).
+func buildConfig(src configSource, fileData []byte) (*stages.Config, error) {
 	defaults, err := presetFS.ReadFile("presets/defaults.yaml")
 	if err != nil {
 		return nil, err
@@ -43,11 +56,7 @@ func loadConfig(src configSource) (*stages.Config, error) {
 
 	var fileTree *cfgValue
 	if src.file != "" {
-		data, err := os.ReadFile(src.file)
-		if err != nil {
-			return nil, usageErrorf("config file: %v", err)
-		}
-		if fileTree, err = parseYAMLLayer(data, "config file "+src.file); err != nil {
+		if fileTree, err = parseYAMLLayer(fileData, "config file "+src.file); err != nil {
 			return nil, usageErrorf("%v", err)
 		}
 	}
