@@ -3,7 +3,9 @@ package main
 import (
 	"embed"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/pflag"
@@ -44,11 +46,7 @@ func loadConfig(src configSource) (*stages.Config, error) {
 // buildConfig is loadConfig with the file's contents read (fileData, used
 // when src.file is set).
 func buildConfig(src configSource, fileData []byte) (*stages.Config, error) {
-	defaults, err := presetFS.ReadFile("presets/defaults.yaml")
-	if err != nil {
-		return nil, err
-	}
-	tree, err := parseYAMLLayer(defaults, "embedded defaults")
+	tree, err := embeddedLayer("defaults")
 	if err != nil {
 		return nil, err
 	}
@@ -89,11 +87,10 @@ func buildConfig(src configSource, fileData []byte) (*stages.Config, error) {
 	if preset == "" {
 		preset = "quick"
 	}
-	pdata, err := presetFS.ReadFile("presets/" + preset + ".yaml")
-	if err != nil || preset == "defaults" {
+	if !slices.Contains(Presets, preset) {
 		return nil, usageErrorf("preset: unknown preset %q (presets: %s)", preset, strings.Join(Presets, ", "))
 	}
-	ptree, err := parseYAMLLayer(pdata, "preset "+preset)
+	ptree, err := embeddedLayer(preset)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +130,35 @@ func buildConfig(src configSource, fileData []byte) (*stages.Config, error) {
 	}
 	return &cfg, nil
 }
+
+// embeddedLayer is the parsed embedded defaults or a preset, parsed once:
+// layers are never modified (merging and setting keys copy).
+func embeddedLayer(name string) (*cfgValue, error) {
+	layerMu.Lock()
+	defer layerMu.Unlock()
+	if v, ok := layerCache[name]; ok {
+		return v, nil
+	}
+	data, err := presetFS.ReadFile("presets/" + name + ".yaml")
+	if err != nil {
+		return nil, err
+	}
+	label := "preset " + name
+	if name == "defaults" {
+		label = "embedded defaults"
+	}
+	v, err := parseYAMLLayer(data, label)
+	if err != nil {
+		return nil, err
+	}
+	layerCache[name] = v
+	return v, nil
+}
+
+var (
+	layerMu    sync.Mutex
+	layerCache = map[string]*cfgValue{}
+)
 
 // envKeyOf maps SCHEDLAB_DATASETS_SYNTHETIC_JOBS to datasets.synthetic.jobs.
 // Keys may hold underscores themselves (data_dir), so the match is against

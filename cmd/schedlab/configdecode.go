@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/stages"
 	"go.yaml.in/yaml/v3"
@@ -26,7 +28,7 @@ import (
 //     integer literal is exact up to 2^53;
 //   - a string key takes a string (YAML `out: 2024` is a number: quote it),
 //     a boolean key true or false, a list key a list, a section a mapping;
-//   - an unknown or repeated key is refused.
+//   - an unknown or repeated key is refused; text must be valid UTF-8.
 //
 // Values from the environment and the command line are text: parsed by
 // the key's type (base-10 integers, Go float syntax, true/false; a list is
@@ -285,8 +287,11 @@ func setPath(tree *cfgValue, key string, v *cfgValue) (*cfgValue, error) {
 }
 
 // configLeaves lists every configuration key that takes a value (sections
-// excluded; a list of sections, such as datasets.ingest, is one key).
-func configLeaves() map[string]bool {
+// excluded; a list of sections, such as datasets.ingest, is one key). The
+// map is shared: read it, never modify it.
+func configLeaves() map[string]bool { return leavesOnce() }
+
+var leavesOnce = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
@@ -301,7 +306,7 @@ func configLeaves() map[string]bool {
 	}
 	walk(reflect.TypeFor[stages.Config](), "")
 	return out
-}
+})
 
 type fieldInfo struct {
 	name  string
@@ -532,6 +537,12 @@ func (d *decoder) decodeText(v *cfgValue, rv reflect.Value, key string) {
 	s := v.raw
 	switch rv.Kind() {
 	case reflect.String:
+		// YAML files are UTF-8 by rule; text must be too, or config show
+		// could not print it back as a string.
+		if !utf8.ValidString(s) {
+			d.fail(key, v, "must be valid UTF-8 text")
+			return
+		}
 		rv.SetString(s)
 	case reflect.Bool:
 		switch strings.ToLower(s) {
