@@ -17,13 +17,19 @@ type PAILikeConfig struct {
 	Jobs int `mapstructure:"jobs" yaml:"jobs" json:"jobs"`
 }
 
+// MaxSyntheticJobs bounds PAILikeConfig.Jobs: ten times the largest real
+// trace we read (Google 2011, about 670,000 jobs), and few enough that the
+// later stages, which hold the jobs in memory, do not run out of it (a
+// trillion ended in an out-of-memory crash).
+const MaxSyntheticJobs = 10_000_000
+
 // DefaultPAILikeConfig is 2000 jobs.
 func DefaultPAILikeConfig() PAILikeConfig { return PAILikeConfig{Jobs: 2000} }
 
 // Validate names the bad key in full.
 func (c PAILikeConfig) Validate() error {
-	if c.Jobs <= 0 {
-		return fmt.Errorf("datasets.synthetic.jobs: must be > 0, got %d", c.Jobs)
+	if c.Jobs <= 0 || c.Jobs > MaxSyntheticJobs {
+		return fmt.Errorf("datasets.synthetic.jobs: must be in [1, %d], got %d", MaxSyntheticJobs, c.Jobs)
 	}
 	return nil
 }

@@ -3,9 +3,9 @@ package evaluation
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/das"
@@ -88,8 +88,8 @@ Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
 		},
 		CheckConfig: func(c *Config, listed bool) []error {
 			errs := checkSchedulers("eval.das_table1.schedulers", c.DASTable1.Schedulers)
-			if c.DASTable1.MaxJobs < 1 {
-				errs = append(errs, fmt.Errorf("eval.das_table1.max_jobs: must be >= 1, got %d", c.DASTable1.MaxJobs))
+			if c.DASTable1.MaxJobs < 1 || c.DASTable1.MaxJobs > MaxJobs {
+				errs = append(errs, fmt.Errorf("eval.das_table1.max_jobs: must be in [1, %d], got %d", MaxJobs, c.DASTable1.MaxJobs))
 			}
 			if !(c.DASTable1.TestFraction > 0 && c.DASTable1.TestFraction <= 1) {
 				errs = append(errs, fmt.Errorf("eval.das_table1.test_fraction: must be in (0, 1], got %v", c.DASTable1.TestFraction))
@@ -120,8 +120,8 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 				errs = append(errs, errors.New("eval.das_load.rates: give at least one arrival-rate factor"))
 			}
 			for i, r := range c.DASLoad.Rates {
-				if !(r > 0) || math.IsInf(r, 0) {
-					errs = append(errs, fmt.Errorf("eval.das_load.rates[%d]: must be > 0 and finite, got %v", i, r))
+				if !(r > 0 && r <= MaxRateFactor) {
+					errs = append(errs, fmt.Errorf("eval.das_load.rates[%d]: must be in (0, %d], got %v", i, MaxRateFactor, r))
 				}
 			}
 			return errs
@@ -211,12 +211,14 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 			errs := checkSchedulers("eval.marl_arrivals.schedulers", e.Schedulers)
 			if e.K < 2 || e.K%2 != 0 {
 				errs = append(errs, fmt.Errorf("eval.marl_arrivals.k: must be even and >= 2, got %d", e.K))
+			} else if err := (sim.ClusterSpec{Topology: "fattree", K: e.K, Servers: "power8"}).Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("eval.marl_arrivals.k: %w", err))
 			}
-			if e.JobsPerPod < 0 {
-				errs = append(errs, fmt.Errorf("eval.marl_arrivals.jobs_per_pod: must be >= 0, got %v", e.JobsPerPod))
+			if !(e.JobsPerPod >= 0 && e.JobsPerPod <= MaxJobsPerPod) {
+				errs = append(errs, fmt.Errorf("eval.marl_arrivals.jobs_per_pod: must be in [0, %d], got %v", MaxJobsPerPod, e.JobsPerPod))
 			}
-			if e.Intervals < 1 {
-				errs = append(errs, fmt.Errorf("eval.marl_arrivals.intervals: must be >= 1, got %d", e.Intervals))
+			if e.Intervals < 1 || e.Intervals > MaxIntervals {
+				errs = append(errs, fmt.Errorf("eval.marl_arrivals.intervals: must be in [1, %d], got %d", MaxIntervals, e.Intervals))
 			}
 			return errs
 		},
@@ -470,10 +472,23 @@ func configureMARLGrid(c *Config, g MARLGridConfig, s *Spec) (fitted bool) {
 	return c.MARLArrivals.FittedInterference
 }
 
+// Bounds of the experiments' sections, so that a typo cannot ask for more
+// jobs than memory holds: MaxJobs is datasets.MaxSyntheticJobs;
+// MaxJobsPerPod is about the paper's load (15 per 100 servers) on the
+// largest fat-tree pod the simulator builds (k = 160: 6,400 servers); MaxIntervals is 200 days of
+// 30-minute intervals; MaxRateFactor compresses a month-long trace into
+// under an hour.
+const (
+	MaxJobs       = datasets.MaxSyntheticJobs
+	MaxJobsPerPod = 1000
+	MaxIntervals  = 10_000
+	MaxRateFactor = 1000
+)
+
 func checkMARLGrid(key string, g MARLGridConfig, listed bool) []error {
 	errs := checkSchedulers(key+".schedulers", g.Schedulers)
-	if listed && g.Intervals < 1 {
-		errs = append(errs, fmt.Errorf("%s.intervals: must be >= 1, got %d", key, g.Intervals))
+	if listed && g.Intervals < 1 || g.Intervals > MaxIntervals {
+		errs = append(errs, fmt.Errorf("%s.intervals: must be in [1, %d], got %d", key, MaxIntervals, g.Intervals))
 	}
 	for i, cl := range g.Clusters {
 		if err := cl.Spec.Validate(); err != nil {

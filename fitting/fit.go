@@ -193,8 +193,10 @@ func gridStart(m Model, obs []Observation) ([]float64, error) {
 	var best []float64
 	bestSSR := math.Inf(1)
 	var lastErr error
+	tried := 0
 	for _, a2 := range []float64{0.02, 0.05, 0.1, 0.2, 0.35, 0.5} {
 		for _, a3 := range []float64{-0.2, 0, 0.2} {
+			tried++
 			// Columns: the exponential, then the model's linear inputs.
 			p := make([]float64, n)
 			p[0], p[1], p[2] = 1, a2, a3
@@ -224,10 +226,15 @@ func gridStart(m Model, obs []Observation) ([]float64, error) {
 			}
 		}
 	}
-	if best == nil {
+	switch {
+	case best != nil:
+		return best, nil
+	case lastErr != nil: // every grid point's linear solve failed
 		return nil, fmt.Errorf("no starting point: %w", lastErr)
 	}
-	return best, nil
+	// Every solve succeeded, but no residual sum of squares was finite:
+	// the model overflows on these observations.
+	return nil, fmt.Errorf("no starting point: the model's squared error is not finite at any of the %d grid starts (observations too large?)", tried)
 }
 
 // CVResult is a k-fold cross-validation of one model.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
@@ -202,5 +203,25 @@ func TestModelGradients(t *testing.T) {
 				t.Fatalf("%s: cached residual %d = %g, direct %g", m.Name, i, r[i], want)
 			}
 		}
+	}
+}
+
+// TestNoStartingPointSaysWhy: observations whose squared error overflows at
+// every grid start are refused with the reason (issue 16: the message was
+// "no starting point: %!w(<nil>)").
+func TestNoStartingPointSaysWhy(t *testing.T) {
+	obs := synthObs(t, 100, 6)
+	// Slowdowns of 1e200 are finite (Observations accepts them), but
+	// their squared residuals overflow.
+	for i := range obs {
+		obs[i].S = 1e200 * float64(i%3)
+	}
+	m, _ := ModelByName(Ours)
+	_, err := GridStart(m, obs)
+	if err == nil {
+		t.Fatal("GridStart on overflowing observations succeeded")
+	}
+	if msg := err.Error(); strings.Contains(msg, "%!") || !strings.Contains(msg, "not finite") {
+		t.Errorf("message %q: want the reason (squared error not finite), no formatting verbs", msg)
 	}
 }

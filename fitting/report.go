@@ -23,16 +23,25 @@ type Config struct {
 	MaxIterations int `mapstructure:"max_iterations" yaml:"max_iterations" json:"max_iterations"`
 }
 
+// Bounds of Config: each fold refits every model, so folds multiply the
+// work (leave-one-out on the paper's 480 samples is within it), and the
+// solver converges in tens of iterations, so a million is no bound in
+// practice but keeps a typo from running for days.
+const (
+	MaxFolds           = 1000
+	MaxIterationsBound = 1_000_000
+)
+
 // DefaultConfig is 5-fold cross-validation and the solver's defaults.
 func DefaultConfig() Config { return Config{Folds: 5} }
 
 // Validate reports the first bad field, named by its config key.
 func (c Config) Validate() error {
-	if c.Folds < 2 {
-		return fmt.Errorf("fit.folds: must be ≥ 2, got %d", c.Folds)
+	if c.Folds < 2 || c.Folds > MaxFolds {
+		return fmt.Errorf("fit.folds: must be in [2, %d], got %d", MaxFolds, c.Folds)
 	}
-	if c.MaxIterations < 0 {
-		return fmt.Errorf("fit.max_iterations: must be ≥ 0, got %d", c.MaxIterations)
+	if c.MaxIterations < 0 || c.MaxIterations > MaxIterationsBound {
+		return fmt.Errorf("fit.max_iterations: must be in [0, %d], got %d", MaxIterationsBound, c.MaxIterations)
 	}
 	return nil
 }

@@ -81,19 +81,32 @@ func DefaultSynthConfig() SynthConfig {
 	return SynthConfig{Samples: 480, CoresPerSocket: 8, HyperThreadGain: 0.3, CachePenalty: 0.15, PCIeGbps: 128, NoiseSigma: 0.03}
 }
 
-// Validate reports the first bad field, named by its config key.
+// Bounds of SynthConfig beyond which the generator would exhaust memory or
+// describe no real server: a million samples (the paper has 480) hold a
+// few hundred MB; a socket of 1024 cores and a 100 Tbit/s PCIe link are
+// past any hardware; a cache-sensitive phase at most 100 times slower.
+const (
+	MaxSynthSamples      = 1_000_000
+	MaxCoresPerSocket    = 1024
+	MaxPCIeGbps          = 100_000
+	MaxSynthCachePenalty = 100
+)
+
+// Validate reports the first bad field, named by its config key. Every
+// number must be finite (the flags of `profile synth` reach here without
+// the configuration loader's checks).
 func (c SynthConfig) Validate() error {
 	switch {
-	case c.Samples <= 0:
-		return fmt.Errorf("profile.synth.samples: must be > 0, got %d", c.Samples)
-	case !(c.CoresPerSocket >= 1):
-		return fmt.Errorf("profile.synth.cores_per_socket: must be ≥ 1, got %g", c.CoresPerSocket)
+	case c.Samples <= 0 || c.Samples > MaxSynthSamples:
+		return fmt.Errorf("profile.synth.samples: must be in [1, %d], got %d", MaxSynthSamples, c.Samples)
+	case !(c.CoresPerSocket >= 1 && c.CoresPerSocket <= MaxCoresPerSocket):
+		return fmt.Errorf("profile.synth.cores_per_socket: must be in [1, %d], got %g", MaxCoresPerSocket, c.CoresPerSocket)
 	case !(c.HyperThreadGain >= 0 && c.HyperThreadGain <= 1):
 		return fmt.Errorf("profile.synth.hyper_thread_gain: must be in [0, 1], got %g", c.HyperThreadGain)
-	case !(c.CachePenalty >= 0):
-		return fmt.Errorf("profile.synth.cache_penalty: must be ≥ 0, got %g", c.CachePenalty)
-	case !(c.PCIeGbps > 0):
-		return fmt.Errorf("profile.synth.pcie_gbps: must be > 0, got %g", c.PCIeGbps)
+	case !(c.CachePenalty >= 0 && c.CachePenalty <= MaxSynthCachePenalty):
+		return fmt.Errorf("profile.synth.cache_penalty: must be in [0, %d], got %g", MaxSynthCachePenalty, c.CachePenalty)
+	case !(c.PCIeGbps > 0 && c.PCIeGbps <= MaxPCIeGbps):
+		return fmt.Errorf("profile.synth.pcie_gbps: must be in (0, %d], got %g", MaxPCIeGbps, c.PCIeGbps)
 	case !(c.NoiseSigma >= 0 && c.NoiseSigma < 1):
 		return fmt.Errorf("profile.synth.noise_sigma: must be in [0, 1), got %g", c.NoiseSigma)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
@@ -75,11 +76,32 @@ func TestGroundTruthShape(t *testing.T) {
 	}
 }
 
+// TestSynthConfigValidate: every bad value, non-finite and oversized ones
+// included (issue 16: --pcie-gbps inf passed, --samples 1e11 ran out of
+// memory), is refused naming its key.
 func TestSynthConfigValidate(t *testing.T) {
-	c := DefaultSynthConfig()
-	c.Samples = -3
-	if err := c.Validate(); err == nil || err.Error() != "profile.synth.samples: must be > 0, got -3" {
-		t.Errorf("got %v", err)
+	if err := DefaultSynthConfig().Validate(); err != nil {
+		t.Fatalf("default: %v", err)
+	}
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tc := range []struct {
+		set  func(*SynthConfig)
+		want string
+	}{
+		{func(c *SynthConfig) { c.Samples = -3 }, "profile.synth.samples: must be in [1, 1000000], got -3"},
+		{func(c *SynthConfig) { c.Samples = 100_000_000_000 }, "profile.synth.samples: must be in [1, 1000000], got 100000000000"},
+		{func(c *SynthConfig) { c.CoresPerSocket = inf }, "profile.synth.cores_per_socket"},
+		{func(c *SynthConfig) { c.CoresPerSocket = nan }, "profile.synth.cores_per_socket"},
+		{func(c *SynthConfig) { c.HyperThreadGain = nan }, "profile.synth.hyper_thread_gain"},
+		{func(c *SynthConfig) { c.CachePenalty = inf }, "profile.synth.cache_penalty"},
+		{func(c *SynthConfig) { c.PCIeGbps = inf }, "profile.synth.pcie_gbps"},
+		{func(c *SynthConfig) { c.NoiseSigma = nan }, "profile.synth.noise_sigma"},
+	} {
+		c := DefaultSynthConfig()
+		tc.set(&c)
+		if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", c, err, tc.want)
+		}
 	}
 }
 

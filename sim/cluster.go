@@ -187,23 +187,45 @@ func Preset(name string) (ClusterSpec, error) {
 	return s, nil
 }
 
+// MaxServers bounds a cluster's servers (2^20, a million): a spec beyond
+// it would exhaust memory when built.
+const MaxServers = 1 << 20
+
 // Validate checks the spec; messages name the key.
 func (s ClusterSpec) Validate() error {
 	if _, err := kindAt(s.Servers, 0); err != nil {
 		return fmt.Errorf("cluster.servers: %w", err)
 	}
+	// servers is the server count, saturated at MaxServers+1 so that huge
+	// parameters cannot overflow.
+	servers := func(factors ...int) int {
+		p := 1
+		for _, f := range factors {
+			if f > MaxServers || p*f > MaxServers {
+				return MaxServers + 1
+			}
+			p *= f
+		}
+		return p
+	}
 	switch s.Topology {
 	case "flat":
-		if s.N < 1 {
-			return fmt.Errorf("cluster.n: must be >= 1 for flat, got %d", s.N)
+		if s.N < 1 || s.N > MaxServers {
+			return fmt.Errorf("cluster.n: must be in [1, %d] for flat, got %d", MaxServers, s.N)
 		}
 	case "fattree":
 		if s.K < 2 || s.K%2 != 0 {
 			return fmt.Errorf("cluster.k: must be even and >= 2 for fattree, got %d", s.K)
 		}
+		if servers(s.K, s.K/2, s.K/2) > MaxServers { // k pods of (k/2)² servers
+			return fmt.Errorf("cluster.k: fattree(%d) has more than 2^20 servers", s.K)
+		}
 	case "vl2":
 		if s.K < 4 || s.K%4 != 0 {
 			return fmt.Errorf("cluster.k: must be a multiple of 4 and >= 4 for vl2, got %d", s.K)
+		}
+		if servers(s.K, s.K/4, 20) > MaxServers { // k pods of k/4 ToRs of 20 servers
+			return fmt.Errorf("cluster.k: vl2(%d) has more than 2^20 servers", s.K)
 		}
 	case "bcube":
 		if s.N < 2 {
@@ -212,13 +234,10 @@ func (s ClusterSpec) Validate() error {
 		if s.K < 0 {
 			return fmt.Errorf("cluster.k: must be >= 0 for bcube, got %d", s.K)
 		}
-		if s.K >= 1 {
-			p := 1
-			for i := 0; i <= s.K; i++ {
-				p *= s.N
-				if p > 1<<20 {
-					return fmt.Errorf("cluster.k: bcube(%d,%d) has more than 2^20 servers", s.N, s.K)
-				}
+		p := 1
+		for i := 0; i <= s.K; i++ { // n^(k+1) servers
+			if p = servers(p, s.N); p > MaxServers {
+				return fmt.Errorf("cluster.k: bcube(%d,%d) has more than 2^20 servers", s.N, s.K)
 			}
 		}
 	default:

@@ -123,7 +123,19 @@ type SummaryConfig struct {
 	Quantiles []float64 `mapstructure:"quantiles" yaml:"quantiles" json:"quantiles"`
 }
 
-// Validate reports every out-of-range value, naming its key.
+// Bounds of Config's own keys. An arrivals bin shorter than a second
+// resolves nothing the traces record (google-2011's times are in
+// microseconds but its jobs last minutes) and makes billions of bins over
+// a month-long trace; one longer than a week leaves a month-long trace a
+// handful of intervals.
+const (
+	MaxIntervalS = 7 * 24 * 3600
+	MaxQuantiles = 100
+)
+
+// Validate reports every out-of-range value, naming its key. Numbers must
+// be finite: the loader refuses .inf and .nan, and Validate holds a
+// Config built in code to the same rule.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -156,8 +168,8 @@ func (c *Config) Validate() error {
 	if !slices.Contains(sources, c.Datasets.Source) {
 		bad("datasets.source", "must be %s or an ingested source with a jobs table (%v), got %q", SyntheticPAI, sources[1:], c.Datasets.Source)
 	}
-	if !(c.Datasets.IntervalS > 0) {
-		bad("datasets.interval_s", "must be > 0, got %v", c.Datasets.IntervalS)
+	if !(c.Datasets.IntervalS >= 1 && c.Datasets.IntervalS <= MaxIntervalS) {
+		bad("datasets.interval_s", "must be in [1, %d] seconds, got %v", MaxIntervalS, c.Datasets.IntervalS)
 	}
 	// Packages' Validate methods name their keys in full.
 	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Sim, c.Eval, c.Train} {
@@ -165,8 +177,8 @@ func (c *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if len(c.Summary.Quantiles) == 0 {
-		bad("summary.quantiles", "must list at least one quantile")
+	if len(c.Summary.Quantiles) == 0 || len(c.Summary.Quantiles) > MaxQuantiles {
+		bad("summary.quantiles", "must list 1 to %d quantiles, got %d", MaxQuantiles, len(c.Summary.Quantiles))
 	}
 	for i, q := range c.Summary.Quantiles {
 		if !(q > 0 && q < 1) {
@@ -180,15 +192,17 @@ func (c *Config) Validate() error {
 // output. Where a run writes (out), how many workers it uses, which preset
 // named the values and where the traces live (their contents are hashed as
 // inputs) change no output byte, so they are left out: two runs that differ
-// only in those write identical files.
-func (c *Config) Hash() string {
+// only in those write identical files. It fails, naming the reason, for a
+// configuration JSON cannot encode (a non-finite number, which Validate
+// refuses).
+func (c *Config) Hash() (string, error) {
 	k := *c
 	k.Out, k.Workers, k.Preset, k.DataDir = "", 0, "", ""
 	h, err := pipeline.HashJSON(&k)
 	if err != nil {
-		panic("stages: config is not JSON-encodable: " + err.Error())
+		return "", fmt.Errorf("config hash: %w", err)
 	}
-	return h
+	return h, nil
 }
 
 // ResolveDataDir returns the directory real traces are read from: the

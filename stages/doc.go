@@ -3,6 +3,7 @@
 // the run configuration that selects and parameterises them.
 //
 // Config is the plain, validated configuration of a whole run; cmd/schedlab
-// decodes it with viper and passes it here. Build turns a Config into the list
+// decodes it strictly from its layers (presets, file, environment, flags)
+// and passes it here. Build turns a Config into the list
 // of pipeline.Stages that pipeline.Runner executes.
 package stages

@@ -187,7 +187,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	if len(trains) != 7 {
 		t.Errorf("training stages %v, want 7", trains)
 	}
-	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: cfg.Hash(), Workers: 2, Log: slog.New(slog.DiscardHandler)}
+	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler)}
 	if _, err := r.Run(context.Background(), dag); err != nil {
 		t.Fatal(err)
 	}

@@ -69,27 +69,42 @@ type MARLTrainConfig struct {
 	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
 }
 
-// Validate names the bad key in full.
+// Bounds of TrainConfig: MaxTrainEpisodes is a thousand times the paper's
+// budgets (tens to hundreds of episodes); MaxTrainJobs is
+// datasets.MaxSyntheticJobs, the most jobs a trace may have;
+// MaxTrainIntervals is 200 days of 30-minute intervals;
+// MaxLearningRates bounds the grid (one training per rate).
+const (
+	MaxTrainEpisodes  = 100_000
+	MaxTrainJobs      = datasets.MaxSyntheticJobs
+	MaxTrainIntervals = 10_000
+	MaxLearningRates  = 100
+)
+
+// Validate names the bad key in full, one message per key.
 func (c TrainConfig) Validate() error {
 	var errs []error
-	if c.MARL.Episodes < 0 || c.MARL.AtteEpisodes < 0 {
-		errs = append(errs, fmt.Errorf("train.marl.episodes, train.marl.atte_episodes: must be >= 0, got %d, %d", c.MARL.Episodes, c.MARL.AtteEpisodes))
+	inRange := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("%s: must be in [%d, %d], got %d", key, lo, hi, v))
+		}
 	}
-	if c.MARL.Intervals < 1 {
-		errs = append(errs, fmt.Errorf("train.marl.intervals: must be >= 1, got %d", c.MARL.Intervals))
-	}
+	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
+	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
+	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
 	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
 		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}
-	if c.DAS.Episodes < 1 || c.DAS.SegmentJobs < 1 || c.DAS.ValJobs < 0 {
-		errs = append(errs, fmt.Errorf("train.das.episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.DAS.Episodes, c.DAS.SegmentJobs, c.DAS.ValJobs))
-	}
-	if len(c.DAS.LearningRates) == 0 {
-		errs = append(errs, errors.New("train.das.learning_rates: give at least one"))
+	inRange("train.das.episodes", c.DAS.Episodes, 1, MaxTrainEpisodes)
+	inRange("train.das.segment_jobs", c.DAS.SegmentJobs, 1, MaxTrainJobs)
+	inRange("train.das.val_jobs", c.DAS.ValJobs, 0, MaxTrainJobs)
+	if len(c.DAS.LearningRates) == 0 || len(c.DAS.LearningRates) > MaxLearningRates {
+		errs = append(errs, fmt.Errorf("train.das.learning_rates: give 1 to %d rates, got %d", MaxLearningRates, len(c.DAS.LearningRates)))
 	}
 	for i, lr := range c.DAS.LearningRates {
-		if !(lr > 0) {
-			errs = append(errs, fmt.Errorf("train.das.learning_rates[%d]: must be > 0, got %v", i, lr))
+		// Adam's step is about lr per parameter: above 1 it diverges.
+		if !(lr > 0 && lr <= 1) {
+			errs = append(errs, fmt.Errorf("train.das.learning_rates[%d]: must be in (0, 1], got %v", i, lr))
 		}
 	}
 	return errors.Join(errs...)

@@ -66,7 +66,7 @@ func TestTrainingStagesNoLeak(t *testing.T) {
 	defer func() { trainSpecHook = nil }()
 	dir := t.TempDir()
 	for _, st := range trains {
-		r := &pipeline.Runner{Dir: dir, Seed: cfg.Seed, ConfigHash: cfg.Hash(), Config: cfg, Workers: 1}
+		r := &pipeline.Runner{Dir: dir, Seed: cfg.Seed, ConfigHash: mustHash(t, cfg), Config: cfg, Workers: 1}
 		// The hook skips the training, so the run fails on the missing
 		// outputs: only the spec matters here.
 		r.Run(context.Background(), []pipeline.Stage{synth, st})

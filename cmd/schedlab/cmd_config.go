@@ -31,7 +31,11 @@ the key (exit status 2).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "# config hash %s\n%s", cfg.Hash(), b)
+			h, err := cfg.Hash()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "# config hash %s\n%s", h, b)
 			return nil
 		},
 	})

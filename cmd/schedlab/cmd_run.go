@@ -63,6 +63,10 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	hash, err := cfg.Hash()
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
 	// The lock covers the report written after the DAG too: a second run
 	// into the same directory is refused at once, naming this one's PID.
 	lock, err := pipeline.LockDir(cfg.Out, "run")
@@ -70,7 +74,7 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 		return err
 	}
 	defer lock.Unlock()
-	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: cfg.Hash(), Config: cfg,
+	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: hash, Config: cfg,
 		Workers: cfg.Workers, Log: a.log, Progress: a.progress, Lock: lock}
 	var finished atomic.Int32
 	r.OnStageDone = func(s pipeline.StageManifest) {
@@ -87,6 +91,9 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 		}
 	}
 	if err != nil {
+		if sig, ok := interruption(ctx); ok {
+			return interruptedError{fmt.Sprintf("run interrupted (%v); the finished stages are kept and the next run into %s resumes from them", sig, cfg.Out), sig}
+		}
 		return err
 	}
 	if err := stages.WriteReport(cfg.Out, cfg, m); err != nil {

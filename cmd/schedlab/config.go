@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"embed"
-	"fmt"
 	"os"
-	"regexp"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 )
 
 //go:embed presets/*.yaml
@@ -31,85 +28,137 @@ type configSource struct {
 }
 
 // loadConfig layers embedded defaults < preset < file < SCHEDLAB_* env <
-// flags, decodes strictly into stages.Config and validates it. Every error
-// names the offending key and is a usage error (exit status 2).
+// flags, decodes the result strictly into stages.Config (configdecode.go:
+// one set of rules for every layer) and validates it. Every error names
+// the offending key and where its value came from, and is a usage error
+// (exit status 2).
 func loadConfig(src configSource) (*stages.Config, error) {
-	v := viper.New()
-	v.SetConfigType("yaml")
-	defaults, err := presetFS.ReadFile("presets/defaults.yaml")
-	if err != nil {
-		return nil, err
-	}
-	if err := v.ReadConfig(bytes.NewReader(defaults)); err != nil {
-		return nil, fmt.Errorf("embedded defaults: %w", err)
-	}
-	known := map[string]bool{}
-	for _, k := range v.AllKeys() {
-		known[k] = true
-	}
-
-	var fileData []byte
+	var data []byte
 	if src.file != "" {
-		if fileData, err = os.ReadFile(src.file); err != nil {
+		var err error
+		if data, err = os.ReadFile(src.file); err != nil {
 			return nil, usageErrorf("config file: %v", err)
 		}
 	}
-	envVal := map[string]string{}
+	return buildConfig(src, data)
+}
+
+// buildConfig is loadConfig with the file's contents read (fileData, used
+// when src.file is set).
+func buildConfig(src configSource, fileData []byte) (*stages.Config, error) {
+	tree, err := embeddedLayer("defaults")
+	if err != nil {
+		return nil, err
+	}
+	leaves := configLeaves()
+
+	var fileTree *cfgValue
+	if src.file != "" {
+		if fileTree, err = parseYAMLLayer(fileData, "config file "+src.file); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
+	envVal := map[string]*cfgValue{}
 	for _, kv := range src.env {
 		name, val, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, envPrefix+"_") {
 			continue
 		}
-		key := envKeyOf(name, known)
+		key := envKeyOf(name, leaves)
 		if key == "" {
-			return nil, usageErrorf("environment variable %s names no configuration key (keys: %s)", name, strings.Join(sortedKeys(known), ", "))
+			return nil, usageErrorf("environment variable %s names no configuration key (keys: %s)", name, strings.Join(sortedKeys(leaves), ", "))
 		}
-		envVal[key] = val
+		envVal[key] = textValue(val, "environment variable "+name)
 	}
 
 	preset := src.preset
-	if preset == "" {
-		preset = envVal["preset"]
+	if preset == "" && envVal["preset"] != nil {
+		preset = envVal["preset"].scalar.(string)
 	}
-	if preset == "" && fileData != nil {
-		peek := viper.New()
-		peek.SetConfigType("yaml")
-		if err := peek.ReadConfig(bytes.NewReader(fileData)); err != nil {
-			return nil, usageErrorf("config file %s: %v", src.file, err)
+	if preset == "" && fileTree != nil {
+		if p := fileTree.fields["preset"]; p != nil {
+			s, ok := p.scalar.(string)
+			if !ok || p.kind != kindScalar {
+				return nil, usageErrorf("configuration: preset: must be a string, got %s (%s)", p.describe(), p.origin)
+			}
+			preset = s
 		}
-		preset = peek.GetString("preset")
 	}
 	if preset == "" {
 		preset = "quick"
 	}
-	pdata, err := presetFS.ReadFile("presets/" + preset + ".yaml")
-	if err != nil || preset == "defaults" {
+	if !slices.Contains(Presets, preset) {
 		return nil, usageErrorf("preset: unknown preset %q (presets: %s)", preset, strings.Join(Presets, ", "))
 	}
-	if err := v.MergeConfig(bytes.NewReader(pdata)); err != nil {
-		return nil, fmt.Errorf("preset %s: %w", preset, err)
+	ptree, err := embeddedLayer(preset)
+	if err != nil {
+		return nil, err
 	}
-	if fileData != nil {
-		if err := v.MergeConfig(bytes.NewReader(fileData)); err != nil {
-			return nil, usageErrorf("config file %s: %v", src.file, err)
-		}
+	tree = mergeValues(tree, ptree)
+	if fileTree != nil {
+		tree = mergeValues(tree, fileTree)
 	}
-	for _, layer := range []map[string]string{envVal, src.flags} {
+	flagVal := map[string]*cfgValue{}
+	for k, v := range src.flags {
+		flagVal[k] = textValue(v, "command line")
+	}
+	for _, layer := range []map[string]*cfgValue{envVal, flagVal} {
 		for _, k := range sortedKeys(layer) {
-			v.Set(k, layer[k])
+			if !leaves[k] {
+				return nil, usageErrorf("configuration: unknown key %s (%s)", k, layer[k].origin)
+			}
+			if tree, err = setPath(tree, k, layer[k]); err != nil {
+				return nil, usageErrorf("configuration: %v", err)
+			}
 		}
 	}
-	v.Set("preset", preset)
+	if tree, err = setPath(tree, "preset", &cfgValue{kind: kindScalar, scalar: preset, raw: preset, origin: "preset"}); err != nil {
+		return nil, usageErrorf("configuration: %v", err)
+	}
 
 	var cfg stages.Config
-	if err := v.UnmarshalExact(&cfg); err != nil {
-		return nil, usageErrorf("configuration: %s", decodeMessage(err))
+	if err := decodeConfig(tree, &cfg); err != nil {
+		return nil, usageErrorf("configuration: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageErrorf("configuration: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	// Validate refuses what JSON cannot hold (non-finite numbers), so this
+	// is a safety net: a configuration without a hash never runs.
+	if _, err := cfg.Hash(); err != nil {
+		return nil, usageErrorf("configuration: %v", err)
+	}
 	return &cfg, nil
 }
+
+// embeddedLayer is the parsed embedded defaults or a preset, parsed once:
+// layers are never modified (merging and setting keys copy).
+func embeddedLayer(name string) (*cfgValue, error) {
+	layerMu.Lock()
+	defer layerMu.Unlock()
+	if v, ok := layerCache[name]; ok {
+		return v, nil
+	}
+	data, err := presetFS.ReadFile("presets/" + name + ".yaml")
+	if err != nil {
+		return nil, err
+	}
+	label := "preset " + name
+	if name == "defaults" {
+		label = "embedded defaults"
+	}
+	v, err := parseYAMLLayer(data, label)
+	if err != nil {
+		return nil, err
+	}
+	layerCache[name] = v
+	return v, nil
+}
+
+var (
+	layerMu    sync.Mutex
+	layerCache = map[string]*cfgValue{}
+)
 
 // envKeyOf maps SCHEDLAB_DATASETS_SYNTHETIC_JOBS to datasets.synthetic.jobs.
 // Keys may hold underscores themselves (data_dir), so the match is against
@@ -124,15 +173,6 @@ func envKeyOf(name string, known map[string]bool) string {
 	return ""
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // configFlags are the flags of `run` that set configuration keys.
 var configFlags = map[string]string{"seed": "seed", "out": "out", "workers": "workers", "data-dir": "data_dir"}
 
@@ -145,25 +185,4 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 		}
 	}
 	return out
-}
-
-var invalidKeys = regexp.MustCompile(`'([^']*)' has invalid keys: ([^\n]+)`)
-
-// decodeMessage rewrites mapstructure's "'a.b' has invalid keys: c, d" as
-// "unknown key a.b.c, a.b.d", so that every key is named in full, and
-// folds the message onto one line.
-func decodeMessage(err error) string {
-	msg := invalidKeys.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		sub := invalidKeys.FindStringSubmatch(m)
-		var keys []string
-		for _, k := range strings.Split(sub[2], ", ") {
-			if sub[1] != "" {
-				k = sub[1] + "." + k
-			}
-			keys = append(keys, k)
-		}
-		return "unknown key " + strings.Join(keys, ", ")
-	})
-	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):")
-	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
 }

@@ -2,7 +2,8 @@
 // fit the interference model, train learned schedulers in the simulator and
 // write reproducible evaluation tables. `schedlab --help` lists the commands.
 //
-// Exit status: 0 on success, 1 on failure, 2 on bad usage or configuration.
+// Exit status: 0 on success, 1 on failure, 2 on bad usage or configuration,
+// 130 when interrupted (SIGINT, Ctrl-C) and 143 when terminated (SIGTERM).
 package main
 
 import (

@@ -24,12 +24,23 @@ const execVar = "SL_TEST_EXEC_SCHEDLAB"
 // killVar names a stage after which the subprocess SIGKILLs itself.
 const killVar = "SL_TEST_KILL_AFTER_STAGE"
 
+// interruptVar names a stage after which the subprocess sends itself
+// SIGINT (Ctrl-C).
+const interruptVar = "SL_TEST_INTERRUPT_AFTER_STAGE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(execVar) == "1" {
 		if stage := os.Getenv(killVar); stage != "" {
 			afterStageHook = func(s string) {
 				if s == stage {
 					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+			}
+		}
+		if stage := os.Getenv(interruptVar); stage != "" {
+			afterStageHook = func(s string) {
+				if s == stage {
+					syscall.Kill(os.Getpid(), syscall.SIGINT)
 				}
 			}
 		}
@@ -125,6 +136,11 @@ func TestBadConfigNamesKey(t *testing.T) {
 		{"bad speed", []string{"SCHEDLAB_SIM_SPEED=fast"}, nil, `sim.speed: must be "model" or "standalone", got "fast"`},
 		{"unknown environment", []string{"SCHEDLAB_SIM_ENVIRONMENT=das-paper"}, nil, `sim.environment: no stage produces environment "das-paper"`},
 		{"missing file", nil, []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml"},
+		// Issue 16: these panicked in the config hash (exit status 2 with a
+		// stack trace) or were coerced.
+		{"inf in file", nil, []string{"--config", write("inf.yaml", "profile:\n  synth:\n    pcie_gbps: .inf\n")}, "profile.synth.pcie_gbps: must be a finite number, got .inf (config file "},
+		{"inf in env", []string{"SCHEDLAB_DATASETS_INTERVAL_S=inf"}, nil, `datasets.interval_s: must be a finite number, got "inf" (environment variable SCHEDLAB_DATASETS_INTERVAL_S)`},
+		{"negative seed in file", nil, []string{"--config", write("seed.yaml", "seed: -1\n")}, "seed: must be an integer ≥ 0, got -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs, code := schedlab(t, tc.env, append([]string{"config", "show"}, tc.args...)...)
@@ -150,6 +166,10 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"export", "--run", "x"}, 2, "--run and --format are required"},
 		{[]string{"train", "--family", "nope", "--out", "x"}, 2, "is not one of"},
 		{[]string{"--log-level", "loud", "version"}, 2, "--log-level"},
+		// Issue 16: a trillion samples ran out of memory, an infinite link
+		// bandwidth was accepted.
+		{[]string{"profile", "synth", "--samples", "100000000000", "--out", "x.parquet"}, 2, "profile.synth.samples: must be in [1, 1000000]"},
+		{[]string{"profile", "synth", "--pcie-gbps", "inf", "--out", "x.parquet"}, 2, "profile.synth.pcie_gbps"},
 		{[]string{"version"}, 0, ""},
 	} {
 		_, errs, code := schedlab(t, nil, tc.args...)
@@ -369,6 +389,24 @@ func TestRunResumesAfterSIGKILL(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s differs between the resumed and an uninterrupted run", k)
 		}
+	}
+}
+
+// TestRunInterrupted: Ctrl-C during a run is reported as an interruption
+// with exit status 130, not as a stage failing with "context canceled"
+// (issue 16).
+func TestRunInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	_, errs, code := schedlab(t, []string{interruptVar + "=synthetic-jobs"}, "run", "--out", out, "--log-level", "warn")
+	if code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	last := strings.TrimSpace(errs)
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:]
+	}
+	if !strings.HasPrefix(last, "schedlab: run interrupted (interrupt)") || strings.Contains(last, "context canceled") {
+		t.Errorf("last line %q: want \"schedlab: run interrupted (interrupt) ...\"", last)
 	}
 }
 

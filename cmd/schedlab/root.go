@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
@@ -148,6 +150,32 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// interruptedError is a command stopped by SIGINT or SIGTERM (not a
+// failure of its work): exit status 128 + the signal's number, the shell's
+// convention (130 for Ctrl-C).
+type interruptedError struct {
+	msg string
+	sig syscall.Signal
+}
+
+func (e interruptedError) Error() string { return e.msg }
+
+// interruption reports whether ctx, from signal.NotifyContext, was
+// canceled by a signal, and which. The context's cause is the only record
+// of the signal; its text is "<signal> signal received".
+func interruption(ctx context.Context) (syscall.Signal, bool) {
+	if ctx.Err() == nil {
+		return 0, false
+	}
+	cause := context.Cause(ctx)
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if cause != nil && cause.Error() == s.String()+" signal received" {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
 func exitCode(err error) int {
 	if s, ok := errors.AsType[exitStatus](err); ok {
 		return s.code
@@ -155,6 +183,10 @@ func exitCode(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
+	}
+	var in interruptedError
+	if errors.As(err, &in) {
+		return 128 + int(in.sig)
 	}
 	// cobra's own argument errors.
 	msg := err.Error()

@@ -123,8 +123,10 @@ func (c Config) Validate() error {
 	if c.Jobs < 1 {
 		bad("jobs: must be ≥ 1, got %d", c.Jobs)
 	}
-	if c.Hidden < 1 || c.Heads < 1 || c.Hidden%c.Heads != 0 {
-		bad("hidden, heads: hidden must be a positive multiple of heads, got %d, %d", c.Hidden, c.Heads)
+	if c.Heads < 1 {
+		bad("heads: must be ≥ 1, got %d", c.Heads)
+	} else if c.Hidden < 1 || c.Hidden%c.Heads != 0 {
+		bad("hidden: must be a positive multiple of heads (%d), got %d", c.Heads, c.Hidden)
 	}
 	if c.History < 1 {
 		bad("history: must be ≥ 1, got %d", c.History)
@@ -150,25 +152,31 @@ func (c Config) Validate() error {
 	if len(c.LearningRates) == 0 {
 		bad("learning_rates: need at least one")
 	}
-	for _, lr := range c.LearningRates {
+	for i, lr := range c.LearningRates {
 		if !(lr > 0) || math.IsInf(lr, 0) {
-			bad("learning_rates: %v is not a positive finite rate", lr)
+			bad("learning_rates[%d]: must be > 0 and finite, got %v", i, lr)
 		}
 	}
-	if !(c.MaxGradNorm >= 0) {
-		bad("max_grad_norm: must be ≥ 0, got %v", c.MaxGradNorm)
+	if !(c.MaxGradNorm >= 0) || math.IsInf(c.MaxGradNorm, 0) {
+		bad("max_grad_norm: must be ≥ 0 and finite, got %v", c.MaxGradNorm)
 	}
 	if c.Episodes < 0 {
 		bad("episodes: must be ≥ 0, got %d", c.Episodes)
 	}
-	if c.SegmentJobs < 1 || c.MaxJobs < 2 {
-		bad("segment_jobs, max_jobs: must be ≥ 1 and ≥ 2, got %d, %d", c.SegmentJobs, c.MaxJobs)
+	if c.SegmentJobs < 1 {
+		bad("segment_jobs: must be ≥ 1, got %d", c.SegmentJobs)
+	}
+	if c.MaxJobs < 2 {
+		bad("max_jobs: must be ≥ 2, got %d", c.MaxJobs)
 	}
 	if !(c.ValFraction > 0 && c.ValFraction < 1) {
 		bad("val_fraction: must be in (0, 1), got %v", c.ValFraction)
 	}
-	if c.ValJobs < 0 || c.ValidateEvery < 1 {
-		bad("val_jobs, validate_every: must be ≥ 0 and ≥ 1, got %d, %d", c.ValJobs, c.ValidateEvery)
+	if c.ValJobs < 0 {
+		bad("val_jobs: must be ≥ 0, got %d", c.ValJobs)
+	}
+	if c.ValidateEvery < 1 {
+		bad("validate_every: must be ≥ 1, got %d", c.ValidateEvery)
 	}
 	return errors.Join(errs...)
 }

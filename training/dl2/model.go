@@ -49,31 +49,46 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports every unusable setting.
+// Validate reports every unusable setting, one message per key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("dl2."+format, a...)) }
-	if c.Jobs < 1 || c.Hidden < 1 {
-		bad("jobs, hidden: must be ≥ 1, got %d, %d", c.Jobs, c.Hidden)
+	atLeast := func(key string, v, lo int) {
+		if v < lo {
+			bad("%s: must be ≥ %d, got %d", key, lo, v)
+		}
 	}
+	atLeast("jobs", c.Jobs, 1)
+	atLeast("hidden", c.Hidden, 1)
 	if err := c.PPO.Validate(); err != nil {
 		bad("ppo: %w", err)
 	}
-	if !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) {
-		bad("gamma, lambda: must be in [0, 1], got %v, %v", c.Gamma, c.Lambda)
+	if !(c.Gamma >= 0 && c.Gamma <= 1) {
+		bad("gamma: must be in [0, 1], got %v", c.Gamma)
 	}
-	if !(c.LR > 0) || math.IsInf(c.LR, 0) || !(c.MaxGradNorm >= 0) {
-		bad("learning_rate, max_grad_norm: must be > 0 and ≥ 0, got %v, %v", c.LR, c.MaxGradNorm)
+	if !(c.Lambda >= 0 && c.Lambda <= 1) {
+		bad("lambda: must be in [0, 1], got %v", c.Lambda)
 	}
-	if c.Heuristic == "" || c.WarmupEpisodes < 0 || c.WarmupEpochs < 0 {
-		bad("heuristic, warmup: need a heuristic and counts ≥ 0, got %q, %d, %d", c.Heuristic, c.WarmupEpisodes, c.WarmupEpochs)
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		bad("learning_rate: must be > 0 and finite, got %v", c.LR)
 	}
-	if !(c.Alpha >= 0) || !(c.RewardCap > 0) {
-		bad("alpha, reward_cap: must be ≥ 0 and > 0, got %v, %v", c.Alpha, c.RewardCap)
+	if !(c.MaxGradNorm >= 0) || math.IsInf(c.MaxGradNorm, 0) {
+		bad("max_grad_norm: must be ≥ 0 and finite, got %v", c.MaxGradNorm)
 	}
-	if c.Episodes < 0 || c.SegmentJobs < 1 || c.ValJobs < 0 {
-		bad("episodes, segment_jobs, val_jobs: got %d, %d, %d", c.Episodes, c.SegmentJobs, c.ValJobs)
+	if c.Heuristic == "" {
+		bad("heuristic: must name the warm-up teacher, a heuristic scheduler")
 	}
+	atLeast("warmup_episodes", c.WarmupEpisodes, 0)
+	atLeast("warmup_epochs", c.WarmupEpochs, 0)
+	if !(c.Alpha >= 0) || math.IsInf(c.Alpha, 0) {
+		bad("alpha: must be ≥ 0 and finite, got %v", c.Alpha)
+	}
+	if !(c.RewardCap > 0) || math.IsInf(c.RewardCap, 0) {
+		bad("reward_cap: must be > 0 and finite, got %v", c.RewardCap)
+	}
+	atLeast("episodes", c.Episodes, 0)
+	atLeast("segment_jobs", c.SegmentJobs, 1)
+	atLeast("val_jobs", c.ValJobs, 0)
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package marl
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Variants of the MARL scheduler (MARL paper §VI-A, §VI-E).
@@ -132,8 +133,13 @@ func (c Config) Validate() error {
 	if c.Reward != RewardProgress && c.Reward != RewardSpeed {
 		errs = append(errs, fmt.Errorf("reward: must be %q or %q, got %q", RewardProgress, RewardSpeed, c.Reward))
 	}
-	if c.InterLayers < 0 || c.Episodes < 0 || c.ValidateEvery < 0 {
-		errs = append(errs, fmt.Errorf("inter_layers, episodes, validate_every: must be >= 0, got %d, %d, %d", c.InterLayers, c.Episodes, c.ValidateEvery))
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"inter_layers", c.InterLayers}, {"episodes", c.Episodes}, {"validate_every", c.ValidateEvery}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s: must be >= 0, got %d", f.name, f.v))
+		}
 	}
 	if !(c.LR > 0) || !(c.LR < 1) {
 		errs = append(errs, fmt.Errorf("lr: must be in (0, 1), got %v", c.LR))
@@ -141,8 +147,13 @@ func (c Config) Validate() error {
 	if !(c.Gamma >= 0 && c.Gamma <= 1) {
 		errs = append(errs, fmt.Errorf("gamma: must be in [0, 1], got %v", c.Gamma))
 	}
-	if !(c.MaxGradNorm >= 0) || !(c.ValueCoef >= 0) || !(c.EntropyCoef >= 0) {
-		errs = append(errs, fmt.Errorf("max_grad_norm, value_coef, entropy_coef: must be >= 0, got %v, %v, %v", c.MaxGradNorm, c.ValueCoef, c.EntropyCoef))
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"max_grad_norm", c.MaxGradNorm}, {"value_coef", c.ValueCoef}, {"entropy_coef", c.EntropyCoef}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			errs = append(errs, fmt.Errorf("%s: must be >= 0 and finite, got %v", f.name, f.v))
+		}
 	}
 	return errors.Join(errs...)
 }
