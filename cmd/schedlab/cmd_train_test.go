@@ -159,7 +159,7 @@ func TestTrainUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"--family", "nope"}, `--family "nope"`},
-		{[]string{"--family", "marl", "--variant", "pod"}, `--variant "pod" is not one of marl's (marl-device, marl-server, marl-single)`},
+		{[]string{"--family", "marl", "--variant", "pod"}, `--variant "pod" is not one of marl's (marl-device, marl-server, marl-device-paper, marl-single)`},
 		{[]string{"--family", "das", "--cluster", "huge"}, "train.das.cluster"},
 		{[]string{"--family", "marl", "--cluster", "torus"}, `no cluster "torus"`},
 		{[]string{"--family", "das", "--jobs", filepath.Join(out, "none.parquet")}, "none.parquet"},
