@@ -182,6 +182,17 @@ type DASResult struct {
 	// GridEvaluations evaluations.
 	Start           []float64
 	GridEvaluations int
+	// StartSSR is the sum of squared residuals at Start.
+	StartSSR float64
+}
+
+// SSR is the sum of squared residuals of m against t.
+func (m *DASMeasurement) SSR(t DASTargets) float64 {
+	var s float64
+	for _, r := range m.residuals(nil, t) {
+		s += r * r
+	}
+	return s
 }
 
 // DASGrid is a grid of starting points: every pair of the two factors.
@@ -189,18 +200,18 @@ type DASGrid struct{ InterferenceScale, CommScale []float64 }
 
 // DASStartGrid is the log grid of starting points of the das-paper fit
 // (ps_share 1, the model as it is): each factor from its lower bound up to
-// 1 (the neutral point) by decades. Above 1 every spread only grows
+// 1 (the neutral point) by half-decades. Above 1 every spread only grows
 // (measured: 41–60 % at 1, the neutral point).
 var DASStartGrid = DASGrid{
-	InterferenceScale: []float64{0.01, 0.1, 1},
-	CommScale:         []float64{0.001, 0.01, 0.1, 1},
+	InterferenceScale: []float64{0.01, 0.03, 0.1, 0.3, 1},
+	CommScale:         []float64{0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1},
 }
 
 // DASMaxIterations bounds the das-paper fit's Jacobian evaluations (each
 // costs 1 + 3 simulations of every row on every cluster): the fit must add
 // well under a minute to the nightly run. The status in the notes says
 // when the bound stopped it.
-const DASMaxIterations = 6
+const DASMaxIterations = 3
 
 // FitDAS fits environment name's parameters so that the surrogate's rows
 // meet t on every cluster, by fitting.Minimize on the hinge residuals from
@@ -232,10 +243,7 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 				return nil, err
 			}
 			grid++
-			var ssr float64
-			for _, r := range m.residuals(nil, t) {
-				ssr += r * r
-			}
+			ssr := m.SSR(t)
 			dist := math.Abs(math.Log(is)) + math.Abs(math.Log(cs))
 			if ssr < bestSSR || (ssr == bestSSR && dist < bestDist) {
 				start, bestSSR, bestDist, startM = e.Params(), ssr, dist, m
@@ -272,5 +280,5 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 			return nil, err
 		}
 	}
-	return &DASResult{Environment: env, Before: before, After: after, Targets: t, Residuals: after.residuals(nil, t), Fit: res, Jobs: len(s.Workload.Jobs), Start: start, GridEvaluations: grid}, nil
+	return &DASResult{Environment: env, Before: before, After: after, Targets: t, Residuals: after.residuals(nil, t), Fit: res, Jobs: len(s.Workload.Jobs), Start: start, GridEvaluations: grid, StartSSR: bestSSR}, nil
 }
