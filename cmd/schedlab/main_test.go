@@ -121,7 +121,7 @@ func TestBadConfigNamesKey(t *testing.T) {
 		{"unknown env", []string{"SCHEDLAB_SEEDS=3"}, nil, "SCHEDLAB_SEEDS"},
 		{"unknown preset", nil, []string{"--preset", "huge"}, `unknown preset "huge"`},
 		{"bad speed", []string{"SCHEDLAB_SIM_SPEED=fast"}, nil, `sim.speed: must be "model" or "standalone", got "fast"`},
-		{"unknown environment", []string{"SCHEDLAB_SIM_ENVIRONMENT=das-paper"}, nil, `sim.environment: no stage produces environment "das-paper"`},
+		{"unknown environment", []string{"SCHEDLAB_SIM_ENVIRONMENT=philly-paper"}, nil, `sim.environment: no stage produces environment "philly-paper" (want "" for the simulator's defaults, "paper" for each paper's own, or one of [das-paper marl-paper])`},
 		{"missing file", nil, []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
