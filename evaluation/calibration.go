@@ -52,12 +52,17 @@ type DASWorkload struct {
 }
 
 // DASTable1Workload builds das-table1's DASWorkload from c and the trace
-// file jobsFile (a canonical jobs Parquet file).
+// file jobsFile (a canonical jobs Parquet file; required, as in the DAG).
 func DASTable1Workload(ctx context.Context, c *Config, jobsFile string) (*DASWorkload, error) {
 	spec := dasSpec(DASTable1)
 	fitted := configureDASTrace(c, &spec)
 	if len(spec.Workloads) != 1 || spec.Workloads[0].Kind != KindTrace {
 		return nil, fmt.Errorf("evaluation: %s: want one trace workload, got %d", DASTable1, len(spec.Workloads))
+	}
+	if jobsFile == "" {
+		// The generator's seed is the run's and the experiment's: a
+		// workload built here would not be das-table1's.
+		return nil, fmt.Errorf("evaluation: %s workload: no jobs file given", DASTable1)
 	}
 	w := spec.Workloads[0]
 	w.JobsFile = jobsFile
@@ -70,7 +75,7 @@ func DASTable1Workload(ctx context.Context, c *Config, jobsFile string) (*DASWor
 		built.Name = cl.Name
 		clusters[i] = built
 	}
-	// The seed and replicate only matter without a file (the generator).
+	// With a file the seed and replicate are not used.
 	raw, src, err := loadTrace(ctx, w, 0, DASTable1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation: %s: %w", DASTable1, err)
