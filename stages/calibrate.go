@@ -37,8 +37,9 @@ const PaperEnvironments = "paper"
 //   - das-paper (calibration.DASPaper) to DAS Table 1's heuristic rows,
 //     simulated on das-table1's clusters and evaluated jobs of the run's
 //     trace (cfg's das_table1 trace settings), with das-table1's base model
-//     (the fitted one when das_table1.fitted_interference): 20 or so
-//     evaluations of 15 simulations, about 18 s of CPU on the nightly trace.
+//     (the fitted one when das_table1.fitted_interference): some 43
+//     evaluations of 15 simulations, 41 s of CPU on the nightly trace
+//     (measured on a loaded machine; about 20 s on two idle cores).
 //
 // The simulations run on cfg.Workers goroutines; results do not depend on
 // it.
