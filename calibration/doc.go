@@ -1,6 +1,7 @@
-// Package calibration fits a calibrated environment (sim.Environment) to
-// one paper's measurements of its own testbed, and builds the scenarios
-// those measurements were taken on.
+// Package calibration fits the calibrated environments (sim.Environment)
+// to each paper's measurements of its own testbed, and builds the
+// scenarios those measurements were taken on: marl-paper to the MARL
+// paper's §II, das-paper to DAS Table 1's heuristic rows.
 //
 // # The MARL paper's environment (marl-paper)
 //
@@ -79,4 +80,80 @@
 //
 // The environment scales a base interference model (the fitted one,
 // fit/model.json, in the pipeline): it is relative to that model.
+//
+// # MARL Table III
+//
+// "Our interference model's cross-validated error on the calibration
+// samples is the lowest of the five models, as in the paper" is an
+// ordering row of marl-paper's (TableIIICheck): the fit stage's k-fold
+// errors (fit/coefficients.parquet, cv_error), ours against the best of
+// the other four. No environment changes it. On the quick preset's
+// synthetic samples TRACON-Nonlinear (15 parameters) is lower, 6.6 %
+// against 6.9 %: a finding about the samples, which profiling draws from
+// a model of the same form as ours with noise, not a failure of the fit.
+//
+// # The DAS paper's environment (das-paper)
+//
+// Targets, from DAS Table 1 (Xing et al., KDD 2023), heuristic rows only,
+// per cluster (Small, Medium, Large: 8, 16, 32 servers of 8 V100):
+//
+//   - the best-to-worst spread of mean JCT, (worst − best)/best, within
+//     the paper's range 4–22 % (the paper: Small 21.6 %, Medium 12.8 %,
+//     Large 4.1 %);
+//   - the spread of mean fee at most 6 % (the paper: 1.0–3.7 %).
+//
+// How we read the paper's environment. The DAS paper evaluates in its own
+// simulator of the PAI trace and does not describe a speed model: it says
+// neither whether co-located jobs slow each other nor whether a job spread
+// over servers pays for communication. What its table does say: fee is
+// price × GPUs × run time, and its heuristics' fees differ by at most 4 %,
+// so in its simulator a job's run time hardly depends on where it is
+// placed; its JCTs differ more (4–22 %), which is then mostly queueing
+// (which job starts when). We read its environment as our speed model
+// with the placement-dependent terms scaled down until the heuristics'
+// spreads are the paper's: the fitted interference_scale and comm_scale
+// say how much of our interference and communication the paper's numbers
+// leave room for (1: all of it; the lower bounds: a pure replay). The
+// base model is das-table1's (the default interference model unless
+// das_table1.fitted_interference), so the environment means the same in
+// das-table1, das-load, das-tuning and the DAS-family trainings.
+//
+// The fit's surrogate is the simulator itself: every residual evaluation
+// simulates the rows on das-table1's three clusters and evaluated jobs,
+// built by das-table1's own code (evaluation.DASTable1Workload: trace,
+// pruning, max_jobs, 8:2 split) from the run's trace. Rows: FIFO and DRF
+// × FirstFit and LoadBalance, and Tetris (DASFitRows). MALO and MOSA are
+// left out: their searches cost 13 s to 3.4 min per cell on the PAI
+// trace's 1,197 evaluated jobs (measured on a loaded 2-core machine), 7
+// minutes per evaluation, against a budget of under a minute for the
+// whole calibrate stage; das-table1 itself shows all seven rows in the
+// fitted environment.
+//
+// Residuals are hinges in percentage points: per cluster the JCT spread's
+// excess above 22 % and shortfall below 4 %, and the fee spread's excess
+// above 6 %, each zero inside its range. The spreads are a rugged
+// function of the parameters: a small change of speeds reorders starts
+// and moves a spread by several points (on the PAI trace, Large's spread
+// goes 26 % → 28 % → 20 % → 39 % as comm_scale goes 0.001 → 0.01 → 0.1 →
+// 0.2 at interference_scale 0.01). Levenberg–Marquardt from the neutral
+// point therefore ends at the nearest bound (measured: interference_scale
+// 0.01, comm_scale 0.001, with Large at 26 %, since even a pure replay's
+// queueing spreads FIFO and DRF by more than 22 % there), so the fit
+// starts it from the best point of a half-decade log grid of the two
+// factors (DASStartGrid, ps_share 1; ties to the point nearest the
+// neutral one) and bounds it to DASMaxIterations Jacobians. A point that
+// meets the targets may meet them by a few points only: the targets hold
+// on the trace they were fitted on, not robustly nearby.
+//
+// Measured on the nightly preset's trace (PAI's simulator input, 6,000
+// jobs, 1,197 evaluated), five rows: without an environment the JCT
+// spreads are 16.8 / 28.6 / 44.8 % (Small / Medium / Large) and the fee
+// spreads 5.6 / 14.8 / 16.3 %; the fit ends at interference_scale 0.01
+// (its lower bound), comm_scale 0.1, ps_share 1, with JCT spreads 9.4 /
+// 19.2 / 19.9 % and fee spreads 0.9 / 1.9 / 4.3 %: every target met. The
+// finding: the paper's spreads leave room for almost none of our
+// co-location interference and a tenth of our communication cost on that
+// trace. On the quick preset's synthetic trace (397 evaluated jobs) the
+// best grid point is instead interference_scale 1, comm_scale 0.03: the
+// fitted environment depends on the trace as much as on the paper.
 package calibration

@@ -5,8 +5,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/internal/figure"
 	"github.com/schedlab/schedlab/sim"
 	"gonum.org/v1/plot"
@@ -14,24 +16,82 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Row is one row of the calibration table: a target with the paper's
-// figure, ours before calibration and in the fitted environment.
+// Row is one row of the calibration table: a target of an environment
+// with the paper's figure, ours before calibration and in the fitted
+// environment.
 type Row struct {
-	Target, Paper, Before, After, Tolerance string
-	Within                                  bool
+	Environment, Target, Paper, Before, After, Tolerance string
+	Within                                               bool
 }
 
 // Rows is the calibration table of r.
 func (r *Result) Rows() []Row {
-	before, after := r.Before.Checks(r.Targets), r.After.Checks(r.Targets)
+	return checkRows(r.Environment.Name, r.Before.Checks(r.Targets), r.After.Checks(r.Targets))
+}
+
+// Rows is the calibration table of r, with the paper's own spreads from
+// ref (DAS Table 1; nil: none).
+func (r *DASResult) Rows(ref *evaluation.Reference) []Row {
+	return checkRows(r.Environment.Name, r.Before.Checks(r.Targets, ref), r.After.Checks(r.Targets, ref))
+}
+
+func checkRows(env string, before, after []Check) []Row {
 	out := make([]Row, len(after))
 	for i, c := range after {
-		out[i] = Row{Target: c.Target, Paper: c.Paper, Before: before[i].Ours, After: c.Ours, Tolerance: c.Tolerance, Within: c.Within}
+		out[i] = Row{Environment: env, Target: c.Target, Paper: c.Paper, Before: before[i].Ours, After: c.Ours, Tolerance: c.Tolerance, Within: c.Within}
 	}
 	return out
 }
 
-// Notes are the table's notes: the fitted parameters and residuals.
+// Report is the calibration experiment: every calibrated environment's
+// targets, and MARL Table III's ranking of the interference models (which
+// no environment changes: its "before" and "ours" are the same).
+type Report struct {
+	MARL     *Result
+	TableIII Check
+	DAS      *DASResult
+	// DASReference is DAS Table 1's (the paper's own spreads); nil: none.
+	DASReference *evaluation.Reference
+}
+
+// Rows is the calibration table: marl-paper's targets, Table III, then
+// das-paper's.
+func (r *Report) Rows() []Row {
+	rows := r.MARL.Rows()
+	c := r.TableIII
+	rows = append(rows, Row{Environment: r.MARL.Environment.Name, Target: c.Target, Paper: c.Paper, Before: c.Ours, After: c.Ours, Tolerance: c.Tolerance, Within: c.Within})
+	return append(rows, r.DAS.Rows(r.DASReference)...)
+}
+
+// Notes are the table's notes: each environment's, then the sources.
+func (r *Report) Notes() []string {
+	out := r.MARL.Notes()
+	out = append(out, "MARL Table III: cross-validated prediction error mean |Ŝ − S|/(1 + S) of the five interference models fitted to the run's calibration samples (fit/coefficients.parquet, fit/interference.md); the paper's from its 480 samples of a 2×E5-2630, 4×V100 server.")
+	return append(out, r.DAS.Notes()...)
+}
+
+// Notes are the das-paper rows' notes: the fit and what was simulated.
+func (r *DASResult) Notes() []string {
+	keys, _, _ := sim.EnvironmentParams()
+	var ps, st []string
+	for i, v := range r.Environment.Params() {
+		ps = append(ps, fmt.Sprintf("%s = %.4g", keys[i], v))
+		st = append(st, fmt.Sprintf("%s = %.4g", keys[i], r.Start[i]))
+	}
+	var rs []string
+	for _, v := range r.Residuals {
+		rs = append(rs, fmt.Sprintf("%.3g", v))
+	}
+	return []string{
+		fmt.Sprintf("Environment %s fitted by Levenberg–Marquardt (status: %s, %d iterations, %d evaluations) from the best of %d log-grid points (%s): %s. Residuals, per cluster, the JCT spread's excess above and shortfall below the range and the fee spread's excess, in points: %s.",
+			r.Environment.Name, r.Fit.Status, r.Fit.Iterations, r.Fit.Evaluations, r.GridEvaluations, strings.Join(st, ", "), strings.Join(ps, ", "), strings.Join(rs, ", ")),
+		fmt.Sprintf("das-paper rows: %s simulated on das-table1's clusters and %d evaluated jobs. MALO and MOSA are left out: their searches take minutes per cell. The spreads are a rugged function of the parameters (a small change of speeds reorders starts), so a fitted point can meet a target by a few points only; das-table1 shows all seven rows in das-paper.",
+			strings.Join(r.After.Rows, ", "), r.Jobs),
+		"Paper: DAS (Xing et al., KDD 2023) Table 1, heuristic rows; its spreads over the same rows in parentheses; not our measurements.",
+	}
+}
+
+// Notes are the marl-paper rows' notes: the fitted parameters and residuals.
 func (r *Result) Notes() []string {
 	keys, _, _ := sim.EnvironmentParams()
 	var ps []string
@@ -61,15 +121,15 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-var header = []string{"target", "paper", "ours (before calibration)", "ours", "tolerance", "within"}
+var header = []string{"environment", "target", "paper", "ours (before calibration)", "ours", "tolerance", "within"}
 
 // Markdown is the table as Markdown with its notes.
-func (r *Result) Markdown() []byte {
+func (r *Report) Markdown() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# calibration: the %s environment against the paper's measurements\n\n", r.Environment.Name)
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|---|---:|---:|---:|---|---|\n")
+	fmt.Fprintf(&b, "# calibration: the calibrated environments (%s, %s) against the papers' measurements\n\n", r.MARL.Environment.Name, r.DAS.Environment.Name)
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|---|---|---:|---:|---:|---|---|\n")
 	for _, row := range r.Rows() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", row.Environment, row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within))
 	}
 	b.WriteString("\n")
 	for _, n := range r.Notes() {
@@ -79,26 +139,26 @@ func (r *Result) Markdown() []byte {
 }
 
 // CSV is the table as CSV (no notes).
-func (r *Result) CSV() []byte {
+func (r *Report) CSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"target", "paper", "ours_before", "ours", "tolerance", "within"})
+	_ = w.Write([]string{"environment", "target", "paper", "ours_before", "ours", "tolerance", "within"})
 	for _, row := range r.Rows() {
-		_ = w.Write([]string{row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within)})
+		_ = w.Write([]string{row.Environment, row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within)})
 	}
 	w.Flush()
 	return b.Bytes()
 }
 
-var texEscape = strings.NewReplacer(`%`, `\%`, `&`, `\&`, `_`, `\_`, `#`, `\#`, `±`, `$\pm$`, `→`, `$\to$`, `−`, `$-$`)
+var texEscape = strings.NewReplacer(`%`, `\%`, `&`, `\&`, `_`, `\_`, `#`, `\#`, `±`, `$\pm$`, `→`, `$\to$`, `−`, `$-$`, `≤`, `$\le$`, `–`, `--`, `Ŝ`, `$\hat S$`)
 
 // LaTeX is the table as a LaTeX tabular with its notes as a caption.
-func (r *Result) LaTeX() []byte {
+func (r *Report) LaTeX() []byte {
 	var b bytes.Buffer
-	b.WriteString("\\begin{table}\n\\centering\n\\begin{tabular}{lrrrll}\n\\hline\n")
+	b.WriteString("\\begin{table}\n\\centering\n\\begin{tabular}{llrrrll}\n\\hline\n")
 	b.WriteString(texEscape.Replace(strings.Join(header, " & ")) + " \\\\\n\\hline\n")
 	for _, row := range r.Rows() {
-		cells := []string{row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within)}
+		cells := []string{row.Environment, row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within)}
 		for i := range cells {
 			cells[i] = texEscape.Replace(cells[i])
 		}
@@ -108,9 +168,12 @@ func (r *Result) LaTeX() []byte {
 	return b.Bytes()
 }
 
-// Plot draws the two numeric targets (paper beside ours in the fitted
-// environment) above the per-job slowdowns of Figs 1(a) and 3(a) in it.
-func (r *Result) Plot() (svg, png []byte, err error) {
+// Plot draws marl-paper's two numeric targets (paper beside ours in the
+// fitted environment) above the per-job slowdowns of Figs 1(a) and 3(a) in
+// it, then das-paper's spreads per cluster (the paper's own, ours before
+// calibration and ours in das-paper), mean JCT and fee.
+func (r *Report) Plot() (svg, png []byte, err error) {
+	m := r.MARL
 	colours := []color.NRGBA{{0x99, 0x99, 0x99, 0xff}, {0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}}
 	const width = vg.Length(18)
 	bars := func(p *plot.Plot, series [][]float64, labels []string, colour0 int) error {
@@ -130,15 +193,15 @@ func (r *Result) Plot() (svg, png []byte, err error) {
 		return nil
 	}
 	top := plot.New()
-	top.Title.Text = fmt.Sprintf("calibration — mean slowdown vs standalone (%%), %s", r.Environment.Name)
+	top.Title.Text = fmt.Sprintf("calibration — mean slowdown vs standalone (%%), %s", m.Environment.Name)
 	top.Y.Label.Text = "mean slowdown (%)"
-	if err := bars(top, [][]float64{{100 * r.Targets.Packed, 100 * r.Targets.LoadBalanced}, {100 * r.After.PackedMean, 100 * r.After.LoadBalancedMean}},
+	if err := bars(top, [][]float64{{100 * m.Targets.Packed, 100 * m.Targets.LoadBalanced}, {100 * m.After.PackedMean, 100 * m.After.LoadBalancedMean}},
 		[]string{"paper", "ours"}, 0); err != nil {
 		return nil, nil, err
 	}
 	top.NominalX("bin packing (Fig. 1a)", "load balancing (Fig. 3a)")
 	top.X.Min, top.X.Max = -0.6, 1.6
-	top.Y.Max = 100 * max(r.Targets.Packed, r.Targets.LoadBalanced, r.After.PackedMean, r.After.LoadBalancedMean) * 1.35
+	top.Y.Max = 100 * max(m.Targets.Packed, m.Targets.LoadBalanced, m.After.PackedMean, m.After.LoadBalancedMean) * 1.35
 	jobs := plot.New()
 	jobs.Title.Text = "per job, in the fitted environment"
 	jobs.Y.Label.Text = "slowdown (%)"
@@ -149,14 +212,87 @@ func (r *Result) Plot() (svg, png []byte, err error) {
 		}
 		return out
 	}
-	if err := bars(jobs, [][]float64{pct(r.After.Packed), pct(r.After.LoadBalanced)}, []string{"bin packing", "load balancing"}, 1); err != nil {
+	if err := bars(jobs, [][]float64{pct(m.After.Packed), pct(m.After.LoadBalanced)}, []string{"bin packing", "load balancing"}, 1); err != nil {
 		return nil, nil, err
 	}
 	jobs.NominalX(sim.MARLModels...)
 	hi := 0.0
-	for _, v := range append(append([]float64(nil), r.After.Packed...), r.After.LoadBalanced...) {
+	for _, v := range append(append([]float64(nil), m.After.Packed...), m.After.LoadBalanced...) {
 		hi = max(hi, 100*v)
 	}
 	jobs.Y.Max = hi * 1.35
-	return figure.Column([]*plot.Plot{top, jobs}, 8*vg.Inch, 7*vg.Inch)
+	d := r.DAS
+	var groups []string
+	for _, c := range d.After.Clusters {
+		groups = append(groups, strings.ToUpper(c[:1])+c[1:])
+	}
+	paperJCT, paperFee := make([]float64, len(groups)), make([]float64, len(groups))
+	for i, g := range groups {
+		paperJCT[i], paperFee[i] = paperSpreadValues(r.DASReference, g, d.After.Rows)
+	}
+	var panels []*plot.Plot
+	for _, sp := range []struct {
+		title         string
+		paper, before []float64
+		after         []float64
+		lo, hi        float64
+	}{
+		{"mean-JCT spread (worst − best)/best of the heuristic rows (%)", paperJCT, d.Before.JCTSpread, d.After.JCTSpread, d.Targets.SpreadLow, d.Targets.SpreadHigh},
+		{"mean-fee spread of the heuristic rows (%)", paperFee, d.Before.FeeSpread, d.After.FeeSpread, 0, d.Targets.FeeSpread},
+	} {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("DAS Table 1 in %s: %s", d.Environment.Name, sp.title)
+		p.Y.Label.Text = "spread (%)"
+		// A missing paper figure (no reference) draws no bar.
+		paper := pct(sp.paper)
+		for i, v := range paper {
+			if math.IsNaN(v) {
+				paper[i] = 0
+			}
+		}
+		if err := bars(p, [][]float64{paper, pct(sp.before), pct(sp.after)}, []string{"paper", "ours (before calibration)", "ours"}, 0); err != nil {
+			return nil, nil, err
+		}
+		p.NominalX(groups...)
+		hi := 100 * sp.hi
+		for _, s := range [][]float64{sp.paper, sp.before, sp.after} {
+			for _, v := range s {
+				if !math.IsNaN(v) {
+					hi = max(hi, 100*v)
+				}
+			}
+		}
+		for _, y := range []float64{sp.lo, sp.hi} {
+			if y <= 0 {
+				continue
+			}
+			l, err := plotter.NewLine(plotter.XYs{{X: -0.6, Y: 100 * y}, {X: float64(len(groups)) - 0.4, Y: 100 * y}})
+			if err != nil {
+				return nil, nil, err
+			}
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(l)
+		}
+		p.X.Min, p.X.Max = -0.6, float64(len(groups))-0.4
+		p.Y.Max = hi * 1.35
+		panels = append(panels, p)
+	}
+	return figure.Column(append([]*plot.Plot{top, jobs}, panels...), 8*vg.Inch, 13*vg.Inch)
+}
+
+// paperSpreadValues are the paper's JCT and fee spreads of rows in group
+// (NaN when the reference lacks them).
+func paperSpreadValues(ref *evaluation.Reference, group string, rows []string) (jct, fee float64) {
+	if ref == nil {
+		return math.NaN(), math.NaN()
+	}
+	var js, fs []float64
+	for _, r := range rows {
+		v, ok := ref.Values(r, []string{group}, 2)
+		if !ok {
+			return math.NaN(), math.NaN()
+		}
+		js, fs = append(js, v[0]), append(fs, v[1])
+	}
+	return Spread(js), Spread(fs)
 }

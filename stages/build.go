@@ -58,7 +58,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()),
 		ProfileSynth(cfg.Profile.Synth),
 		Fit(cfg.Fit),
-		Calibrate(),
+		Calibrate(cfg),
 	)
 	arrivals := ""
 	for _, spec := range cfg.Datasets.Ingest {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/schedlab/schedlab/calibration"
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -17,43 +19,84 @@ func EnvironmentFile(name string) string { return "fit/environment-" + name + ".
 // Environments are the calibrated environments the DAG's calibrate stage
 // produces, each with the paper whose experiments run in it
 // (evaluation.Experiment.Paper).
-var Environments = map[string]string{calibration.MARLPaper: evaluation.PaperMARL}
+var Environments = map[string]string{calibration.MARLPaper: evaluation.PaperMARL, calibration.DASPaper: evaluation.PaperDAS}
 
 // PaperEnvironments as sim.environment runs every experiment in its own
 // paper's calibrated environment, where one exists.
 const PaperEnvironments = "paper"
 
-// Calibrate is the stage that fits the MARL paper's environment
-// (calibration.MARLPaper) to its §II measurements, with the fitted
-// interference model (fit/model.json) as the base model the environment
-// scales, and writes the environment and the calibration experiment's
-// table and plot. It simulates a few dozen tiny scenarios per fit
-// iteration: well under a second.
-func Calibrate() pipeline.Stage {
+// Calibrate is the stage that fits the calibrated environments and writes
+// them with the calibration experiment's table and plot:
+//
+//   - marl-paper (calibration.MARLPaper) to the MARL paper's §II
+//     measurements, with the fitted interference model (fit/model.json) as
+//     the base model the environment scales: a few dozen tiny scenarios per
+//     fit iteration, well under a second;
+//   - MARL Table III's ranking, from the fit stage's cross-validated errors
+//     (fit/coefficients.parquet);
+//   - das-paper (calibration.DASPaper) to DAS Table 1's heuristic rows,
+//     simulated on das-table1's clusters and evaluated jobs of the run's
+//     trace (cfg's das_table1 trace settings), with das-table1's base model
+//     (the fitted one when das_table1.fitted_interference): some 43
+//     evaluations of 15 simulations, 41 s of CPU on the nightly trace
+//     (measured on a loaded machine; about 20 s on two idle cores).
+//
+// The simulations run on cfg.Workers goroutines; results do not depend on
+// it.
+func Calibrate(cfg *Config) pipeline.Stage {
 	e := evaluation.MustLookup(evaluation.Calibration)
-	env := EnvironmentFile(calibration.MARLPaper)
+	marl, das := EnvironmentFile(calibration.MARLPaper), EnvironmentFile(calibration.DASPaper)
 	tables, plots := e.TableFiles(), e.PlotFiles()
+	jobs := cfg.JobsArtifact()
+	trace := cfg.Eval.DASTable1
+	trace.Schedulers = nil // das-table1's rows do not change the fit
+	workers := cfg.Workers
 	return &pipeline.Func{
 		StageName: "calibrate", StageVersion: stageVersion,
-		In:  []string{FitModel},
-		Out: append(append([]string{env}, tables...), plots...),
-		Cfg: struct {
-			Environment string
-			Targets     calibration.Targets
-			Params      []string
-		}{calibration.MARLPaper, calibration.MARLTargets, paramKeys()},
+		In:  []string{FitModel, FitCoefficients, jobs},
+		Out: append(append([]string{marl, das}, tables...), plots...),
+		Cfg: calibrateConfig{
+			Environment: calibration.MARLPaper, Targets: calibration.MARLTargets, Params: paramKeys(),
+			DAS: dasCalibrateConfig{Environment: calibration.DASPaper, Targets: calibration.DASTable1Targets, Rows: calibration.DASFitRows,
+				Grid: calibration.DASStartGrid, MaxIterations: calibration.DASMaxIterations, Trace: trace},
+		},
 		Fn: func(ctx context.Context, penv *pipeline.Env) error {
 			model, err := FittedInterference(penv.Input(FitModel))
 			if err != nil {
 				return err
 			}
-			r, err := calibration.Fit(ctx, calibration.MARLPaper, model, calibration.MARLTargets)
+			mr, err := calibration.Fit(ctx, calibration.MARLPaper, model, calibration.MARLTargets)
 			if err != nil {
 				return err
 			}
-			if err := sim.WriteEnvironment(penv.Output(env), &r.Environment); err != nil {
+			coef, err := datasets.ReadParquet[fitting.CoefficientRow](penv.Input(FitCoefficients))
+			if err != nil {
+				return fmt.Errorf("calibration: %w", err)
+			}
+			t3, err := calibration.TableIIICheck(coef)
+			if err != nil {
+				return fmt.Errorf("calibration: %s: %w", FitCoefficients, err)
+			}
+			evalCfg := evaluation.Config{DASTable1: trace}
+			w, err := evaluation.DASTable1Workload(ctx, &evalCfg, penv.Input(jobs))
+			if err != nil {
 				return err
 			}
+			var base sim.Interference
+			if w.Fitted {
+				base = model
+			}
+			dr, err := calibration.FitDAS(ctx, calibration.DASPaper, &calibration.DASSurrogate{
+				Workload: w, Base: base, Rows: calibration.DASFitRows, Seed: penv.Seed, Workers: workers}, calibration.DASTable1Targets)
+			if err != nil {
+				return err
+			}
+			for path, env := range map[string]*sim.Environment{marl: &mr.Environment, das: &dr.Environment} {
+				if err := sim.WriteEnvironment(penv.Output(path), env); err != nil {
+					return err
+				}
+			}
+			r := &calibration.Report{MARL: mr, TableIII: t3, DAS: dr, DASReference: evaluation.MustLookup(evaluation.DASTable1).Reference}
 			for i, b := range [][]byte{r.Markdown(), r.CSV(), r.LaTeX()} {
 				if err := pipeline.WriteFileAtomic(penv.Output(tables[i]), b); err != nil {
 					return err
@@ -69,6 +112,26 @@ func Calibrate() pipeline.Stage {
 			return pipeline.WriteFileAtomic(penv.Output(plots[1]), png)
 		},
 	}
+}
+
+// calibrateConfig is the calibrate stage's configuration (its cache key).
+type calibrateConfig struct {
+	Environment string
+	Targets     calibration.Targets
+	Params      []string
+	DAS         dasCalibrateConfig
+}
+
+// dasCalibrateConfig is what the das-paper fit depends on besides its
+// inputs: targets, rows, grid, iteration bound and das-table1's trace
+// settings.
+type dasCalibrateConfig struct {
+	Environment   string
+	Targets       calibration.DASTargets
+	Rows          []string
+	Grid          calibration.DASGrid
+	MaxIterations int
+	Trace         evaluation.DASTable1Config
 }
 
 func paramKeys() []string {

@@ -1,9 +1,14 @@
 package stages
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/calibration"
@@ -16,15 +21,67 @@ import (
 // The calibrate stage conforms (byte-identical reruns, declared outputs,
 // cancellation), and the environment it writes reads back valid and meets
 // the two numeric targets it was fitted to.
+//
+// Both environment files read back as written (round trip), the DAS rows
+// of the table were fitted on das-table1's evaluated jobs, and a damaged
+// environment file is refused naming the file and the key.
 func TestCalibrateStage(t *testing.T) {
 	cfg := quickConfig()
-	prof, fit := ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit)
-	pipelinetest.Conformance(t, 3, Calibrate(), prof, fit)
+	jobs, prof, fit := SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit)
+	pipelinetest.Conformance(t, 3, Calibrate(cfg), jobs, prof, fit)
 
 	dir := t.TempDir()
+	// One worker here, two in Conformance: the same bytes.
+	one := *cfg
+	one.Workers = 1
 	r := &pipeline.Runner{Dir: dir, Seed: 3, ConfigHash: "t", Workers: 1}
-	if _, err := r.Run(context.Background(), []pipeline.Stage{prof, fit, Calibrate()}); err != nil {
+	if _, err := r.Run(context.Background(), []pipeline.Stage{jobs, prof, fit, Calibrate(&one)}); err != nil {
 		t.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(Environments)) {
+		path := filepath.Join(dir, EnvironmentFile(name))
+		e, err := sim.ReadEnvironment(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name != name {
+			t.Errorf("%s: name %q", path, e.Name)
+		}
+		b, err := e.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if orig, _ := os.ReadFile(path); !bytes.Equal(orig, b) {
+			t.Errorf("%s: does not round-trip:\n%s\n%s", path, orig, b)
+		}
+		bad := filepath.Join(t.TempDir(), "bad.json")
+		if err := os.WriteFile(bad, bytes.Replace(b, []byte(`"comm_scale"`), []byte(`"comm_scal"`), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.ReadEnvironment(bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "comm_scal") {
+			t.Errorf("damaged %s: %v, want an error naming the file and key", name, err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "tables", evaluation.Calibration+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| " + calibration.MARLPaper + " | MARL Table III", "| " + calibration.DASPaper + " | DAS Table 1, Large: mean-fee spread", fmt.Sprintf("%d evaluated jobs", int(0.2*float64(cfg.Eval.DASTable1.MaxJobs)))} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("calibration table lacks %q:\n%s", want, md)
+		}
+	}
+	dir2 := t.TempDir()
+	r2 := &pipeline.Runner{Dir: dir2, Seed: 3, ConfigHash: "t", Workers: 1}
+	if _, err := r2.Run(context.Background(), []pipeline.Stage{jobs, prof, fit, Calibrate(cfg)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range Calibrate(cfg).Outputs() {
+		a, errA := os.ReadFile(filepath.Join(dir, out))
+		b, errB := os.ReadFile(filepath.Join(dir2, out))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: 1 and %d workers differ (%v, %v)", out, cfg.Workers, errA, errB)
+		}
 	}
 	env, err := sim.ReadEnvironment(filepath.Join(dir, EnvironmentFile(calibration.MARLPaper)))
 	if err != nil {

@@ -33,23 +33,22 @@ func TestSimSpeedReachesEverySpec(t *testing.T) {
 		}
 	}
 	cfg := quickConfig()
-	cfg.Sim = SimConfig{Speed: "fast", Environment: "das-paper"}
+	cfg.Sim = SimConfig{Speed: "fast", Environment: "philly-paper"}
 	err := cfg.Validate()
-	for _, want := range []string{`sim.speed: must be "model" or "standalone", got "fast"`, `sim.environment: no stage produces environment "das-paper"`} {
+	for _, want := range []string{`sim.speed: must be "model" or "standalone", got "fast"`, `sim.environment: no stage produces environment "philly-paper"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v; want it to mention %q", err, want)
 		}
 	}
 }
 
-// TestEnvironmentReachesItsPaper: sim.environment "paper" (or the
-// environment's name) runs the MARL experiments and the training of their
-// learned schedulers in marl-paper, reading the calibrate stage's file,
-// and leaves the DAS experiments (no environment of theirs yet) and their
-// trainings at the simulator's defaults.
+// TestEnvironmentReachesItsPaper: sim.environment "paper" runs the MARL
+// experiments and the training of their learned schedulers in marl-paper
+// and the DAS ones in das-paper, each reading the calibrate stage's file;
+// an environment's name does so for its own paper's only, and leaves the
+// other paper's at the simulator's defaults.
 func TestEnvironmentReachesItsPaper(t *testing.T) {
-	envFile := EnvironmentFile("marl-paper")
-	for _, setting := range []string{PaperEnvironments, "marl-paper"} {
+	for _, setting := range []string{PaperEnvironments, "marl-paper", "das-paper"} {
 		cfg := quickConfig()
 		cfg.Sim.Environment = setting
 		cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
@@ -57,17 +56,30 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
+		// envOf is the environment stage or experiment name runs in.
+		envOf := func(name string) string {
+			env := "das-paper"
+			if strings.Contains(name, "marl-") {
+				env = "marl-paper"
+			}
+			if setting == PaperEnvironments || setting == env {
+				return env
+			}
+			return ""
+		}
 		for _, id := range cfg.Eval.Experiments {
 			spec, inputs, _, err := cfg.experimentSpec(id, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := ""
-			if strings.HasPrefix(id, "marl-") {
-				want = "marl-paper"
+			want := envOf(id)
+			for _, name := range []string{"marl-paper", "das-paper"} {
+				if slices.Contains(inputs, EnvironmentFile(name)) != (want == name) {
+					t.Errorf("%s %s: inputs %v; want %s's file only", setting, id, inputs, want)
+				}
 			}
-			if spec.Sim.Environment != want || slices.Contains(inputs, envFile) != (want != "") {
-				t.Errorf("%s %s: environment %q, inputs %v; want %q", setting, id, spec.Sim.Environment, inputs, want)
+			if spec.Sim.Environment != want {
+				t.Errorf("%s %s: environment %q; want %q", setting, id, spec.Sim.Environment, want)
 			}
 		}
 		dag, err := Build(cfg)
@@ -80,9 +92,11 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 				continue
 			}
 			trains++
-			marl := strings.HasPrefix(s.Name(), "train-marl-")
-			if slices.Contains(s.Inputs(), envFile) != marl {
-				t.Errorf("%s: %s reads %v", setting, s.Name(), s.Inputs())
+			want := envOf(s.Name())
+			for _, name := range []string{"marl-paper", "das-paper"} {
+				if slices.Contains(s.Inputs(), EnvironmentFile(name)) != (want == name) {
+					t.Errorf("%s: %s reads %v; want %q's file only", setting, s.Name(), s.Inputs(), want)
+				}
 			}
 		}
 		if trains < 2 {

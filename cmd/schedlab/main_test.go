@@ -134,7 +134,7 @@ func TestBadConfigNamesKey(t *testing.T) {
 		{"unknown env", []string{"SCHEDLAB_SEEDS=3"}, nil, "SCHEDLAB_SEEDS"},
 		{"unknown preset", nil, []string{"--preset", "huge"}, `unknown preset "huge"`},
 		{"bad speed", []string{"SCHEDLAB_SIM_SPEED=fast"}, nil, `sim.speed: must be "model" or "standalone", got "fast"`},
-		{"unknown environment", []string{"SCHEDLAB_SIM_ENVIRONMENT=das-paper"}, nil, `sim.environment: no stage produces environment "das-paper"`},
+		{"unknown environment", []string{"SCHEDLAB_SIM_ENVIRONMENT=philly-paper"}, nil, `sim.environment: no stage produces environment "philly-paper" (want "" for the simulator's defaults, "paper" for each paper's own, or one of [das-paper marl-paper])`},
 		{"missing file", nil, []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml"},
 		// Issue 16: these panicked in the config hash (exit status 2 with a
 		// stack trace) or were coerced.
@@ -334,9 +334,10 @@ func TestQuickRunCache(t *testing.T) {
 		}
 	}
 	// The trace feeds its summary, das-table1 and das-load (and so the
-	// collected tables); nothing else.
+	// collected tables) and the calibrate stage (das-paper is fitted on
+	// das-table1's jobs); nothing else.
 	for name, ran := range run("SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500") {
-		want := name == "synthetic-jobs" || name == "jobs-summary" || name == "eval-das-table1" || name == "eval-das-load" || name == "eval-collect"
+		want := name == "synthetic-jobs" || name == "jobs-summary" || name == "calibrate" || name == "eval-das-table1" || name == "eval-das-load" || name == "eval-collect"
 		if ran != want {
 			t.Errorf("after changing datasets.synthetic.jobs: stage %s ran=%v, want %v", name, ran, want)
 		}
