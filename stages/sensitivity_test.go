@@ -86,7 +86,7 @@ func TestSensitivityConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := quickConfig()
-	pipelinetest.Conformance(t, 2, st, ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit), Calibrate())
+	pipelinetest.Conformance(t, 2, st, SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit), Calibrate(cfg))
 }
 
 // TestSensitivityMarginSign: the point's environment reaches the
