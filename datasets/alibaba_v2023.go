@@ -142,7 +142,8 @@ func ingestV2023Pods(ji *JobsIngest, c *CSVFile) error {
 		if err != nil {
 			return ji.RejectRow(c.Path(), row, err)
 		}
-		return ji.Accept(c.Path(), &j)
+		_, err = ji.AcceptRow(c.Path(), row, &j)
+		return err
 	})
 }
 

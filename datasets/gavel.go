@@ -125,7 +125,8 @@ func ingestGavelFile(ji *JobsIngest, path string) error {
 		if err != nil {
 			return ji.RejectRow(path, row, err)
 		}
-		return ji.Accept(path, &j)
+		_, err = ji.AcceptRow(path, row, &j)
+		return err
 	})
 }
 

@@ -80,14 +80,20 @@ func TestGoogleFixture(t *testing.T) {
 	if got := readArrivals(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("arrivals %v, want %v", got, want)
 	}
-	out2 := t.TempDir()
-	rep = ingestGoogle(t, 1, Request{Inputs: []string{"testdata/google/part-00000-of-00002.csv", "testdata/google/part-00001-of-00002.csv.gz", "testdata/google/part-00001-of-00002.csv.gz"}, OutDir: out2, IntervalS: 3600})
-	// A part named twice is read twice: its rows and submissions count twice.
-	if want := (Accounting{Read: 14, Accepted: 14}); rep.Total != want || len(rep.PerFile) != 2 {
-		t.Errorf("part named twice: total %+v over %d files, want %+v over 2", rep.Total, len(rep.PerFile), want)
-	}
-	if got, want := readArrivals(t, out2), []Arrival{{0, 0, 3}, {1, 3600, 4}}; !reflect.DeepEqual(got, want) {
+	outH := t.TempDir()
+	ingestGoogle(t, 1, Request{Inputs: []string{"testdata/google"}, OutDir: outH, IntervalS: 3600})
+	if got, want := readArrivals(t, outH), []Arrival{{0, 0, 3}, {1, 3600, 2}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("hourly arrivals %v, want %v", got, want)
+	}
+	// A part named twice would be read twice: the ingest is refused and
+	// writes nothing.
+	out2 := t.TempDir()
+	_, err = (Google2011Reader{Workers: 1}).Ingest(context.Background(), Request{Inputs: []string{"testdata/google/part-00000-of-00002.csv", "testdata/google/part-00001-of-00002.csv.gz", "./testdata/google/part-00001-of-00002.csv.gz"}, OutDir: out2, IntervalS: 3600})
+	if err == nil || !strings.Contains(err.Error(), "named twice") {
+		t.Errorf("part named twice: %v, want a refusal", err)
+	}
+	if ents, _ := os.ReadDir(out2); len(ents) != 0 {
+		t.Errorf("refused ingest wrote %d files", len(ents))
 	}
 	if q, err := ReadParquet[Rejected](filepath.Join(out, QuarantineFile)); err != nil || len(q) != 0 {
 		t.Errorf("quarantine %v, %v; want empty", q, err)

@@ -168,7 +168,7 @@ type paiTag struct {
 // test an in-memory tally.
 type paiSink interface {
 	Context() context.Context
-	Accept(file string, j *Job) error
+	AcceptRow(file string, row CSVRow, j *Job) (bool, error)
 	AcceptOther(file string)
 	RejectRow(file string, row CSVRow, err error) error
 	EachRow(c *CSVFile, fn func(row CSVRow) error) error
@@ -559,7 +559,9 @@ func (pj *paiJoin) readJobs(path string) error {
 		ik := pj.key(id)
 		tag, tagged := pj.tags[ik]
 		j.Model = tag.workload
-		if err := pj.ji.Accept(path, &j); err != nil {
+		if ok, err := pj.ji.AcceptRow(path, *row, &j); !ok || err != nil {
+			// Quarantined (implausible, or a repeated inst_id): its
+			// tasks and tag stay unused, and the second pass says so.
 			return err
 		}
 		// Joined: the tasks' memory can go; used tells the second pass.

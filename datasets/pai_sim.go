@@ -83,7 +83,8 @@ func ingestPAISimFile(ji *JobsIngest, path string) error {
 		if err != nil {
 			return ji.RejectRow(path, row, err)
 		}
-		return ji.Accept(path, &j)
+		_, err = ji.AcceptRow(path, row, &j)
+		return err
 	})
 }
 
