@@ -165,6 +165,11 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SourceGoogle2011, err)
 	}
+	if iv := req.IntervalS; iv < 0 || math.IsNaN(iv) || math.IsInf(iv, 0) {
+		// 0 is the zero Request's default (1800 s); a negative or
+		// non-finite length is a mistake, not a default.
+		return nil, fmt.Errorf("datasets: google-2011: arrivals interval %g s: must be positive and finite", iv)
+	}
 	binUS := int64(math.Round(req.Interval() * 1e6))
 	if binUS <= 0 {
 		return nil, fmt.Errorf("datasets: google-2011: interval %g s is shorter than the trace's microsecond clock", req.Interval())

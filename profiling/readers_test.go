@@ -254,3 +254,23 @@ func TestHostileProfilerFiles(t *testing.T) {
 		t.Errorf("1e400: %v, want out of range", err)
 	}
 }
+
+// TestImportHostile: a pod label that is not UTF-8 used to go into the
+// readings table as is (DuckDB then refuses it), and a file named twice
+// was read twice.
+func TestImportHostile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.prom")
+	if err := os.WriteFile(bad, []byte("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",pod=\"w\xff\"} 50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Import(context.Background(), "dcgm", []string{bad})
+	if err == nil || !strings.Contains(err.Error(), "bad.prom:1: entity: invalid UTF-8") || !errors.Is(err, ErrFormat) {
+		t.Errorf("invalid UTF-8 pod: %v", err)
+	}
+	good := filepath.Join("testdata", "dmon.txt")
+	_, err = Import(context.Background(), "dmon", []string{good, "./" + good})
+	if err == nil || !strings.Contains(err.Error(), "named twice") {
+		t.Errorf("file named twice: %v", err)
+	}
+}
