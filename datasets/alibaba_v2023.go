@@ -35,6 +35,10 @@ import (
 // and "gpu_node" lists are different samples whose node names overlap, so
 // each row keeps its list's name.
 //
+// Every job is then checked against the plausible ranges of CheckJob
+// (MaxSubmitS, MaxDurationS, ...) and for a job id already accepted; a job
+// that fails is quarantined naming the field.
+//
 // Inputs: files, or directories standing for their openb_*.csv files.
 type AlibabaV2023Reader struct{}
 

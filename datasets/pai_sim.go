@@ -32,6 +32,10 @@ import (
 // non-finite resource, submission time or duration is quarantined with its
 // line and field instead of ending the run. A duration of 0 is accepted.
 //
+// Every job is then checked against the plausible ranges of CheckJob
+// (MaxSubmitS, MaxDurationS, ...) and for a job id already accepted; a job
+// that fails is quarantined naming the field.
+//
 // Inputs: files, or directories standing for their *.csv files.
 type PAISimReader struct{}
 
