@@ -61,6 +61,10 @@ func FuzzCSVFile(f *testing.F) {
 			if err == nil && !strings.Contains(row.Raw, `"`) && strings.Join(row.Fields, sep) != row.Raw {
 				t.Fatalf("fields %q do not rebuild %q", row.Fields, row.Raw)
 			}
+			// A row handed on is UTF-8 and no wider than the header.
+			if err == nil && (!utf8.ValidString(row.Raw) || (!noHeader && len(row.Fields) > len(c.Header()))) {
+				t.Fatalf("row %q accepted (%d fields, header %d)", row.Raw, len(row.Fields), len(c.Header()))
+			}
 		}
 		if c.Offset() != int64(len(data)) {
 			t.Fatalf("offset %d at the end of %d bytes", c.Offset(), len(data))
