@@ -43,7 +43,7 @@ exit status 2.`,
 			// become the 1800 s default unseen. A year is already far
 			// beyond any use (the trace spans 29 days).
 			if !(interval > 0 && interval <= maxIntervalS) {
-				return usageErrorf("ingest: --interval %g: must be a number of seconds in (0, %g]", interval, float64(maxIntervalS))
+				return usageErrorf("ingest: --interval %g: must be a number of seconds in (0, %d] (a year)", interval, maxIntervalS)
 			}
 			r, err := datasets.Lookup(source)
 			if err != nil {
