@@ -241,7 +241,9 @@ func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, write func([]ClusterNode) erro
 			return ji.RejectRow(c.Path(), row, err)
 		}
 		n.NodeList = list
-		ji.AcceptOther(c.Path())
+		if ok, err := ji.AcceptNodeRow(c.Path(), row, &n); !ok || err != nil {
+			return err
+		}
 		buf = append(buf, n)
 		if len(buf) == cap(buf) {
 			err = write(buf)

@@ -116,12 +116,12 @@ func newJobIDs() *jobIDs {
 		seen: map[[2]uint64]jobIDAt{}, index: map[string]int32{}}
 }
 
-// add records id as accepted at file:line, or returns a *BadField naming
-// where it was accepted first.
-func (s *jobIDs) add(id, file string, line int64) *BadField {
-	k := [2]uint64{maphash.String(s.seeds[0], id), maphash.String(s.seeds[1], id)}
+// add records key as accepted at file:line; when it was recorded before,
+// it returns where instead (dup true).
+func (s *jobIDs) add(key, file string, line int64) (where string, dup bool) {
+	k := [2]uint64{maphash.String(s.seeds[0], key), maphash.String(s.seeds[1], key)}
 	if at, dup := s.seen[k]; dup {
-		return &BadField{Field: "job_id", Reason: fmt.Sprintf("duplicate job id %q: first at %s:%d", truncate(id, 64), s.files[at.file], at.line)}
+		return fmt.Sprintf("%s:%d", s.files[at.file], at.line), true
 	}
 	fi, ok := s.index[file]
 	if !ok {
@@ -130,7 +130,7 @@ func (s *jobIDs) add(id, file string, line int64) *BadField {
 		s.index[file] = fi
 	}
 	s.seen[k] = jobIDAt{file: fi, line: line}
-	return nil
+	return "", false
 }
 
 // check is CheckJob, then the duplicate check: nil means j is new and
@@ -139,5 +139,39 @@ func (s *jobIDs) check(file string, line int64, j *Job) *BadField {
 	if bf := CheckJob(j); bf != nil {
 		return bf
 	}
-	return s.add(j.JobID, file, line)
+	if where, dup := s.add(j.JobID, file, line); dup {
+		return &BadField{Field: "job_id", Reason: fmt.Sprintf("duplicate job id %q: first at %s", truncate(j.JobID, 64), where)}
+	}
+	return nil
+}
+
+// CheckNode returns a *BadField naming the first field of n outside its
+// plausible range, or nil: a node (one server) holds at most
+// MaxCPUPerInstance cores, MaxMemGiBPerInstance GiB and MaxGPUPerInstance
+// GPUs, as one instance may ask for; its name is non-empty UTF-8.
+func CheckNode(n *ClusterNode) *BadField {
+	switch {
+	case n.Node == "":
+		return &BadField{Field: "node", Reason: "empty"}
+	case !utf8.ValidString(n.Node) || !utf8.ValidString(n.GPUModel) || !utf8.ValidString(n.NodeList):
+		return &BadField{Field: "node", Reason: "invalid UTF-8"}
+	case n.GPUs < 0 || float64(n.GPUs) > MaxGPUPerInstance:
+		return &BadField{Field: "gpus", Reason: fmt.Sprintf("%d outside the plausible range [0, %g]", n.GPUs, MaxGPUPerInstance)}
+	}
+	if bf := inRange("cpu", n.CPU, MaxCPUPerInstance); bf != nil {
+		return bf
+	}
+	return inRange("mem_gib", n.MemGiB, MaxMemGiBPerInstance)
+}
+
+// checkNode is CheckNode, then the duplicate check on (node list, node):
+// nil means n is new and plausible, and is now recorded.
+func (s *jobIDs) checkNode(file string, line int64, n *ClusterNode) *BadField {
+	if bf := CheckNode(n); bf != nil {
+		return bf
+	}
+	if where, dup := s.add(n.NodeList+"\x00"+n.Node, file, line); dup {
+		return &BadField{Field: "node", Reason: fmt.Sprintf("duplicate node %q of %s: first at %s", truncate(n.Node, 64), n.NodeList, where)}
+	}
+	return nil
 }

@@ -338,3 +338,27 @@ func TestPAIRawDuplicateInstID(t *testing.T) {
 		t.Fatalf("accounting %+v, quarantine %+v; want %s:2 quarantined as a duplicate", rep.Total, q, jobs)
 	}
 }
+
+// TestNodeBoundsAndDuplicates: a node list's repeated node, or one with
+// implausible capacity, used to enter the cluster table.
+func TestNodeBoundsAndDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	nodes := writeFile(t, dir, "openb_node_list_gpu_node.csv", "sn,cpu_milli,memory_mib,gpu,model\n"+
+		"n0,96000,786432,8,V100M32\nn1,96000,786432,8,V100M32\nn0,96000,786432,8,V100M32\nn2,96000,786432,1000,V100M32\nn3,1e12,786432,8,V100M32\n")
+	rep, out, err := ingestTo(t, SourceAlibabaV2023, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := ReadParquet[Rejected](filepath.Join(out, QuarantineFile))
+	got := map[int64]string{}
+	for _, r := range q {
+		got[r.Line] = r.Field
+	}
+	if rep.Total.Accepted != 2 || len(q) != 3 || got[4] != "node" || got[5] != "gpus" || got[6] != "cpu" {
+		t.Fatalf("accounting %+v, quarantine %+v; want lines 4 (repeat), 5 (gpus) and 6 (cpu) quarantined", rep.Total, q)
+	}
+	cl, err := ReadParquet[ClusterNode](filepath.Join(out, ClusterFile))
+	if err != nil || len(cl) != 2 {
+		t.Fatalf("cluster table %+v, %v; want n0 and n1", cl, err)
+	}
+}

@@ -38,6 +38,7 @@ type JobsIngest struct {
 	q      *Quarantine
 	report *Report
 	ids    *jobIDs
+	nodes  *jobIDs // cluster nodes, by node list and name
 
 	total, done int64 // input bytes, for Request.Progress
 	other       int64 // rows accepted into tables other than jobs
@@ -170,6 +171,21 @@ func (ji *JobsIngest) AcceptRow(file string, row CSVRow, j *Job) (ok bool, err e
 		return false, ji.RejectRow(file, row, bf)
 	}
 	return true, ji.accept(file, j)
+}
+
+// AcceptNodeRow checks n, read from row of file, as AcceptRow checks a
+// job (CheckNode, and a node already read from the same node list), and
+// counts the row as accepted into the cluster table (AcceptOther) or
+// quarantines it. ok says which; the caller writes n when ok.
+func (ji *JobsIngest) AcceptNodeRow(file string, row CSVRow, n *ClusterNode) (ok bool, err error) {
+	if ji.nodes == nil {
+		ji.nodes = newJobIDs()
+	}
+	if bf := ji.nodes.checkNode(file, row.Line, n); bf != nil {
+		return false, ji.RejectRow(file, row, bf)
+	}
+	ji.AcceptOther(file)
+	return true, nil
 }
 
 // accept adds one checked job.

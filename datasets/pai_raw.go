@@ -173,6 +173,7 @@ type paiSink interface {
 	Context() context.Context
 	AcceptRow(file string, row CSVRow, j *Job) (bool, error)
 	AcceptOther(file string)
+	AcceptNodeRow(file string, row CSVRow, n *ClusterNode) (bool, error)
 	RejectRow(file string, row CSVRow, err error) error
 	EachRow(c *CSVFile, fn func(row CSVRow) error) error
 }
@@ -373,7 +374,9 @@ func (pj *paiJoin) readSpec(path string, nodes *ParquetWriter[ClusterNode]) erro
 		if err != nil {
 			return pj.ji.RejectRow(path, *row, err)
 		}
-		pj.ji.AcceptOther(path)
+		if ok, err := pj.ji.AcceptNodeRow(path, *row, &n); !ok || err != nil {
+			return err
+		}
 		if buf = append(buf, n); len(buf) >= JobsBatchRows {
 			err = nodes.Write(buf)
 			buf = buf[:0]

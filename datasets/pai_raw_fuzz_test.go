@@ -42,6 +42,14 @@ func (p *paiTally) AcceptRow(file string, row CSVRow, j *Job) (bool, error) {
 
 func (p *paiTally) AcceptOther(file string) { p.count(file, 1, 0) }
 
+func (p *paiTally) AcceptNodeRow(file string, row CSVRow, n *ClusterNode) (bool, error) {
+	if bf := CheckNode(n); bf != nil {
+		return false, p.RejectRow(file, row, bf)
+	}
+	p.count(file, 1, 0)
+	return true, nil
+}
+
 func (p *paiTally) RejectRow(file string, row CSVRow, err error) error {
 	if row.Line <= 0 || err == nil {
 		p.t.Fatalf("%s: rejection at line %d: %v", file, row.Line, err)
