@@ -236,7 +236,7 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	if err := decodeOrdered(ctx, files, workers, binUS, write); err != nil {
 		return nil, err
 	}
-	for _, f := range rep.Files() { // a file named twice is one entry
+	for _, f := range rep.Files() {
 		rep.Total.Add(rep.PerFile[f])
 	}
 	if err := rep.Total.Check(); err != nil {
