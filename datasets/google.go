@@ -358,20 +358,25 @@ func (s *googleSeen) add(k googleEventKey) (dup bool) {
 }
 
 // dedup moves the events of c seen before, in c or an earlier chunk, from
-// c.rows to c.rejects, dropping their arrivals bins.
+// c.rows to c.rejects, dropping their arrivals bins. Rows are moved down
+// only after a first repeat, so that a chunk without one costs one add a
+// row.
 func (s *googleSeen) dedup(c *googleChunk) {
 	var lines []googleRowLine // located on the first repeat only
-	kept, keptBins, bin := c.rows[:0], 0, 0
+	kept, keptBins, bin := 0, 0, 0
 	for i := range c.rows {
 		ev := &c.rows[i]
 		inWindow := ev.EventType == GoogleSubmit && ev.TimestampUS >= GoogleWindowStartUS && ev.TimestampUS != GoogleAfterWindowUS
 		if !s.add(googleEventKey{ts: ev.TimestampUS, jobEvent: uint64(ev.JobID)<<4 | uint64(ev.EventType)}) {
+			if kept != i {
+				c.rows[kept] = *ev
+			}
+			kept++
 			if inWindow {
 				c.bins[keptBins] = c.bins[bin]
 				keptBins++
 				bin++
 			}
-			kept = append(kept, *ev)
 			continue
 		}
 		if inWindow {
@@ -383,7 +388,7 @@ func (s *googleSeen) dedup(c *googleChunk) {
 		c.rejects = append(c.rejects, googleReject{line: lines[i].line, field: googleColumns[2], raw: string(lines[i].text),
 			reason: fmt.Sprintf("duplicate event: job %d, event_type %d at %d µs already read", ev.JobID, ev.EventType, ev.TimestampUS)})
 	}
-	c.rows, c.bins = kept, c.bins[:keptBins]
+	c.rows, c.bins = c.rows[:kept], c.bins[:keptBins]
 }
 
 // googleRowLine is where an accepted row of a chunk came from.
