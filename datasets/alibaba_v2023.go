@@ -35,6 +35,10 @@ import (
 // and "gpu_node" lists are different samples whose node names overlap, so
 // each row keeps its list's name.
 //
+// Every job is then checked against the plausible ranges of CheckJob
+// (MaxSubmitS, MaxDurationS, ...) and for a job id already accepted; a job
+// that fails is quarantined naming the field.
+//
 // Inputs: files, or directories standing for their openb_*.csv files.
 type AlibabaV2023Reader struct{}
 
@@ -142,7 +146,8 @@ func ingestV2023Pods(ji *JobsIngest, c *CSVFile) error {
 		if err != nil {
 			return ji.RejectRow(c.Path(), row, err)
 		}
-		return ji.Accept(c.Path(), &j)
+		_, err = ji.AcceptRow(c.Path(), row, &j)
+		return err
 	})
 }
 
@@ -236,7 +241,9 @@ func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, write func([]ClusterNode) erro
 			return ji.RejectRow(c.Path(), row, err)
 		}
 		n.NodeList = list
-		ji.AcceptOther(c.Path())
+		if ok, err := ji.AcceptNodeRow(c.Path(), row, &n); !ok || err != nil {
+			return err
+		}
 		buf = append(buf, n)
 		if len(buf) == cap(buf) {
 			err = write(buf)

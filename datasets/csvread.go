@@ -37,6 +37,10 @@ type CSVOptions struct {
 	Comma rune
 	// NoHeader says the file has no header row: columns are by position.
 	NoHeader bool
+	// Names, for a file without a header, names its columns by position
+	// in quarantine reasons (a bad field of column i beyond Names is
+	// "column i+1").
+	Names []string
 }
 
 // CSVRow is one data row.
@@ -58,6 +62,7 @@ type CSVFile struct {
 	offset int64 // bytes consumed
 	fields []string
 	long   []byte
+	names  []string // column names for reasons: the header, or CSVOptions.Names
 }
 
 // OpenCSV opens path and, unless opt.NoHeader, reads its header row. A file
@@ -76,7 +81,7 @@ func OpenCSV(path string, opt CSVOptions) (*CSVFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CSVFile{path: path, f: f, br: bufio.NewReaderSize(f, 64<<10), comma: byte(comma)}
+	c := &CSVFile{path: path, f: f, br: bufio.NewReaderSize(f, 64<<10), comma: byte(comma), names: opt.Names}
 	head, _ := c.br.Peek(4096)
 	if !isText(head) {
 		f.Close()
@@ -104,6 +109,7 @@ func OpenCSV(path string, opt CSVOptions) (*CSVFile, error) {
 		return nil, err
 	}
 	c.header = append([]string(nil), row.Fields...)
+	c.names = c.header
 	c.cols = make(map[string]int, len(c.header))
 	for i, h := range c.header {
 		h = strings.ToLower(strings.TrimSpace(h))
@@ -162,9 +168,11 @@ func (c *CSVFile) Columns(names ...string) ([]int, error) {
 }
 
 // Next returns the next row, or io.EOF after the last. A row that cannot be
-// split into fields (a quote left open, a line over MaxLineBytes) comes back
-// with nil Fields and the reason in the returned *BadField, so that the
-// caller quarantines it and goes on; any other error is an I/O error.
+// split into fields (a quote left open, a line over MaxLineBytes), one with
+// bytes that are not UTF-8 (every string we write must be valid UTF-8), or
+// one with more fields than the header comes back with the reason in the
+// returned *BadField (naming the field at fault where there is one), so that
+// the caller quarantines it and goes on; any other error is an I/O error.
 func (c *CSVFile) Next() (CSVRow, error) {
 	for {
 		line, err := c.readLine()
@@ -179,9 +187,12 @@ func (c *CSVFile) Next() (CSVRow, error) {
 			continue
 		}
 		raw := string(line)
+		if !utf8.Valid(line) {
+			return CSVRow{Line: c.line, Raw: raw}, c.badUTF8(raw)
+		}
 		if bytes.IndexByte(line, '"') < 0 {
 			c.fields = splitFields(c.fields[:0], raw, c.comma)
-			return CSVRow{Line: c.line, Fields: c.fields, Raw: raw}, nil
+			return c.row(raw)
 		}
 		r := csv.NewReader(strings.NewReader(raw))
 		r.Comma = rune(c.comma)
@@ -198,8 +209,79 @@ func (c *CSVFile) Next() (CSVRow, error) {
 			return CSVRow{Line: c.line, Raw: raw}, &BadField{Reason: "malformed quoting: " + err.Error()}
 		}
 		c.fields = append(c.fields[:0], rec...)
-		return CSVRow{Line: c.line, Fields: c.fields, Raw: raw}, nil
+		return c.row(raw)
 	}
+}
+
+// row returns the row just split into c.fields, or a *BadField when it has
+// more fields than the header: the extra ones would otherwise be dropped
+// unseen.
+func (c *CSVFile) row(raw string) (CSVRow, error) {
+	r := CSVRow{Line: c.line, Fields: c.fields, Raw: raw}
+	if c.header != nil && len(c.fields) > len(c.header) {
+		return CSVRow{Line: c.line, Raw: raw}, &BadField{Reason: fmt.Sprintf("%d fields, more than the header's %d", len(c.fields), len(c.header))}
+	}
+	return r, nil
+}
+
+// badUTF8 names the first field of raw (split without regard to quotes)
+// that holds bytes that are not UTF-8.
+func (c *CSVFile) badUTF8(raw string) *BadField {
+	for i, f := range splitFields(nil, raw, c.comma) {
+		if utf8.ValidString(f) {
+			continue
+		}
+		at := 0
+		for at < len(f) {
+			r, n := utf8.DecodeRuneInString(f[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		name := fmt.Sprintf("column %d", i+1)
+		if i < len(c.names) && c.names[i] != "" {
+			name = c.names[i]
+		}
+		return &BadField{Field: name, Reason: fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of the field)", f[at], at)}
+	}
+	return &BadField{Reason: "invalid UTF-8"} // not reached: some field is invalid
+}
+
+// ValidText returns s cut to at most max bytes (0: no limit) at a rune
+// boundary, with every byte that is not part of valid UTF-8 written as
+// \xNN: what the quarantine stores of a raw row, so that its string
+// columns stay readable by Arrow and DuckDB. Valid text within the limit
+// comes back unchanged.
+func ValidText(s string, max int) string {
+	if utf8.ValidString(s) {
+		if max > 0 && len(s) > max {
+			cut := max
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
+		}
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		w := n
+		if r == utf8.RuneError && n == 1 {
+			w = 4
+		}
+		if max > 0 && b.Len()+w > max {
+			break
+		}
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // readLine returns the next line without its ending, nil (and the line's
@@ -316,8 +398,11 @@ func (r *CSVRow) Count(i int, name string, lo, hi int64) (int64, error) {
 		if ferr != nil {
 			return 0, ferr
 		}
-		if v != math.Trunc(v) || v < math.MinInt64 || v >= math.MaxInt64 {
+		if v != math.Trunc(v) {
 			return 0, &BadField{Field: name, Reason: fmt.Sprintf("%q is not a whole number", s)}
+		}
+		if v < float64(lo) || v > float64(hi) {
+			return 0, &BadField{Field: name, Reason: fmt.Sprintf("%s out of range [%d, %d]", s, lo, hi)}
 		}
 		n = int64(v)
 	}
@@ -339,6 +424,9 @@ func ParseFinite(s, field string) (float64, error) {
 		if len(t) > 64 {
 			t = t[:64] + "…"
 		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, &BadField{Field: field, Reason: fmt.Sprintf("%q is out of range (beyond ±%g)", t, math.MaxFloat64)}
+		}
 		return 0, &BadField{Field: field, Reason: fmt.Sprintf("%q is not a number", t)}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -350,8 +438,29 @@ func ParseFinite(s, field string) (float64, error) {
 // ExpandInputs turns a reader's inputs into files: a directory stands for
 // its entries matching any of patterns (filepath.Match against the base
 // name), sorted; a file stands for itself whatever its name. It is an
-// error for an input not to exist or for the whole to name no file.
+// error for an input not to exist, for the whole to name no file, or for
+// it to name one file twice (by two paths, a link, or a file and its
+// directory): its rows would be read twice.
 func ExpandInputs(inputs []string, patterns ...string) ([]string, error) {
+	files, err := expandInputs(inputs, patterns)
+	if err != nil {
+		return nil, err
+	}
+	infos := make([]os.FileInfo, len(files))
+	for i, f := range files {
+		if infos[i], err = os.Stat(f); err != nil {
+			return nil, err
+		}
+		for j := range i {
+			if os.SameFile(infos[i], infos[j]) {
+				return nil, fmt.Errorf("%s and %s are the same file, named twice: its rows would be read twice", files[j], f)
+			}
+		}
+	}
+	return files, nil
+}
+
+func expandInputs(inputs []string, patterns []string) ([]string, error) {
 	var files []string
 	for _, in := range inputs {
 		st, err := os.Stat(in)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzCSVFile drives the line reader directly (no Parquet, so it runs
@@ -59,6 +60,10 @@ func FuzzCSVFile(f *testing.F) {
 			}
 			if err == nil && !strings.Contains(row.Raw, `"`) && strings.Join(row.Fields, sep) != row.Raw {
 				t.Fatalf("fields %q do not rebuild %q", row.Fields, row.Raw)
+			}
+			// A row handed on is UTF-8 and no wider than the header.
+			if err == nil && (!utf8.ValidString(row.Raw) || (!noHeader && len(row.Fields) > len(c.Header()))) {
+				t.Fatalf("row %q accepted (%d fields, header %d)", row.Raw, len(row.Fields), len(c.Header()))
 			}
 		}
 		if c.Offset() != int64(len(data)) {
@@ -127,10 +132,15 @@ func fuzzReader(f *testing.F, source, fileName string, ingestFile func(*JobsInge
 			if acc.Accepted < int64(len(jobs)) {
 				t.Fatalf("%d jobs from %d accepted rows", len(jobs), acc.Accepted)
 			}
+			ids := map[string]bool{}
 			for _, j := range jobs {
 				if !(j.SubmitS >= 0) || !(j.DurationS >= 0) || j.DurationS > math.MaxFloat64 || j.JobID == "" || j.Source != source {
 					t.Fatalf("accepted job %+v", j)
 				}
+				if bf := CheckJob(&j); bf != nil || ids[j.JobID] {
+					t.Fatalf("accepted job %+v: %v (id seen before: %v)", j, bf, ids[j.JobID])
+				}
+				ids[j.JobID] = true
 				for _, tk := range j.Tasks {
 					if tk.Instances < 1 || !(tk.GPU >= 0) || !(tk.CPU >= 0) || !(tk.MemGiB >= 0) {
 						t.Fatalf("accepted task %+v", tk)
@@ -149,7 +159,10 @@ func fuzzReader(f *testing.F, source, fileName string, ingestFile func(*JobsInge
 			t.Fatalf("Ingest %+v (%d jobs), in memory %+v (%d jobs)", got.rep.Total, len(got.jobs), acc, len(jobs))
 		}
 		for _, r := range got.rejected {
-			if r.Line < 1 || r.Reason == "" || len(r.Raw) > MaxRawBytes || !strings.Contains(string(data), r.Raw) {
+			// The raw text is the line's, unless invalid bytes were
+			// escaped; every string is valid UTF-8 either way.
+			if r.Line < 1 || r.Reason == "" || len(r.Raw) > MaxRawBytes || !utf8.ValidString(r.Raw) || !utf8.ValidString(r.Reason) ||
+				(utf8.Valid(data) && !strings.Contains(string(data), r.Raw)) {
 				t.Fatalf("quarantined row %+v", r)
 			}
 		}
@@ -168,7 +181,7 @@ func ingestInMemory(t *testing.T, source, path string, ingestFile func(*JobsInge
 	defer q.Abort()
 	var jobs []Job
 	ji := &JobsIngest{ctx: context.Background(), req: req, source: source, q: q, report: &Report{Source: source, PerFile: map[string]Accounting{}},
-		send: func(batch []Job) error { jobs = append(jobs, batch...); return nil }}
+		ids: newJobIDs(), send: func(batch []Job) error { jobs = append(jobs, batch...); return nil }}
 	err = ingestFile(ji, path)
 	if err == nil {
 		err = ji.flush()

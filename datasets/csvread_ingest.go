@@ -37,6 +37,8 @@ type JobsIngest struct {
 	tasks  []Task // backing store of batch's Tasks
 	q      *Quarantine
 	report *Report
+	ids    *jobIDs
+	nodes  *jobIDs // cluster nodes, by node list and name
 
 	total, done int64 // input bytes, for Request.Progress
 	other       int64 // rows accepted into tables other than jobs
@@ -52,7 +54,7 @@ func IngestJobs(ctx context.Context, req Request, source string, files []string,
 	if err := os.MkdirAll(req.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	ji := &JobsIngest{req: req, source: source, report: &Report{Source: source, PerFile: map[string]Accounting{}}}
+	ji := &JobsIngest{req: req, source: source, report: &Report{Source: source, PerFile: map[string]Accounting{}}, ids: newJobIDs()}
 	for _, f := range files {
 		ji.report.PerFile[f] = Accounting{}
 		if st, err := os.Stat(f); err == nil {
@@ -159,9 +161,35 @@ func (ji *JobsIngest) Context() context.Context { return ji.ctx }
 // Request is the ingest's request.
 func (ji *JobsIngest) Request() Request { return ji.req }
 
-// Accept adds one job (j.Source is set to the ingest's source) read from
-// file. The ingest copies j, its Tasks included: the caller may reuse both.
-func (ji *JobsIngest) Accept(file string, j *Job) error {
+// AcceptRow accepts j, read from row of file, unless it is implausible
+// (CheckJob) or repeats the id of a job accepted before: then row is
+// quarantined with the field and reason. ok says which happened. The
+// ingest copies j, its Tasks included (j.Source is set to the ingest's
+// source): the caller may reuse both.
+func (ji *JobsIngest) AcceptRow(file string, row CSVRow, j *Job) (ok bool, err error) {
+	if bf := ji.ids.check(file, row.Line, j); bf != nil {
+		return false, ji.RejectRow(file, row, bf)
+	}
+	return true, ji.accept(file, j)
+}
+
+// AcceptNodeRow checks n, read from row of file, as AcceptRow checks a
+// job (CheckNode, and a node already read from the same node list), and
+// counts the row as accepted into the cluster table (AcceptOther) or
+// quarantines it. ok says which; the caller writes n when ok.
+func (ji *JobsIngest) AcceptNodeRow(file string, row CSVRow, n *ClusterNode) (ok bool, err error) {
+	if ji.nodes == nil {
+		ji.nodes = newJobIDs()
+	}
+	if bf := ji.nodes.checkNode(file, row.Line, n); bf != nil {
+		return false, ji.RejectRow(file, row, bf)
+	}
+	ji.AcceptOther(file)
+	return true, nil
+}
+
+// accept adds one checked job.
+func (ji *JobsIngest) accept(file string, j *Job) error {
 	j.Source = ji.source
 	row := *j
 	at := len(ji.tasks)

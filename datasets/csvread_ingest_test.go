@@ -21,13 +21,13 @@ func TestIngestJobsCopiesAcceptedJobs(t *testing.T) {
 		var j Job
 		tasks := make([]Task, 0, 2)
 		for i := range n {
-			tasks = append(tasks[:0], Task{Role: RoleWorker, Instances: int32(i), GPU: 1})
+			tasks = append(tasks[:0], Task{Role: RoleWorker, Instances: int32(i + 1), GPU: 1})
 			if i%3 == 0 {
 				tasks = append(tasks, Task{Role: RolePS, Instances: 1, CPU: float64(i)})
 			}
 			j = Job{JobID: fmt.Sprint(i), SubmitS: float64(i), Tasks: tasks}
-			if err := ji.Accept(file, &j); err != nil {
-				return err
+			if ok, err := ji.AcceptRow(file, CSVRow{Line: int64(i + 1)}, &j); !ok || err != nil {
+				return fmt.Errorf("job %d: accepted %v, %v", i, ok, err)
 			}
 		}
 		return nil
@@ -47,7 +47,7 @@ func TestIngestJobsCopiesAcceptedJobs(t *testing.T) {
 	}
 	for i, j := range got {
 		wantTasks := 1 + btoi(i%3 == 0)
-		if j.JobID != fmt.Sprint(i) || j.Source != "test" || len(j.Tasks) != wantTasks || j.Tasks[0].Instances != int32(i) ||
+		if j.JobID != fmt.Sprint(i) || j.Source != "test" || len(j.Tasks) != wantTasks || j.Tasks[0].Instances != int32(i+1) ||
 			(wantTasks == 2 && j.Tasks[1].CPU != float64(i)) {
 			t.Fatalf("job %d read back as %+v", i, j)
 		}
@@ -61,7 +61,7 @@ func TestIngestJobsFailureLeavesNothing(t *testing.T) {
 	req := Request{OutDir: dir}
 	_, err := IngestJobs(context.Background(), req, "test", nil, func(ji *JobsIngest) error {
 		for i := range 3 * JobsBatchRows {
-			if err := ji.Accept("f", &Job{JobID: fmt.Sprint(i), Tasks: []Task{{Instances: 1}}}); err != nil {
+			if _, err := ji.AcceptRow("f", CSVRow{Line: int64(i + 1)}, &Job{JobID: fmt.Sprint(i), Tasks: []Task{{Instances: 1}}}); err != nil {
 				return err
 			}
 		}

@@ -22,6 +22,10 @@ import (
 // workload type. Bad rows (a field that is not a number, a negative time,
 // duration or GPU count, a fractional GPU count) are quarantined.
 //
+// Every job is then checked against the plausible ranges of CheckJob
+// (MaxSubmitS, MaxDurationS, ...) and for a job id already accepted; a job
+// that fails is quarantined naming the field.
+//
 // Inputs: files, or directories standing for their cluster*.csv files.
 type ElasticFlowReader struct{}
 
@@ -69,7 +73,8 @@ func ingestElasticFlowFile(ji *JobsIngest, path string) error {
 		if err != nil {
 			return ji.RejectRow(path, row, err)
 		}
-		return ji.Accept(path, &j)
+		_, err = ji.AcceptRow(path, row, &j)
+		return err
 	})
 }
 

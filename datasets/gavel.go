@@ -37,6 +37,10 @@ import (
 // is, multi-GPU durations are underestimated. A job type not in the table
 // is quarantined (no duration can be given).
 //
+// Every job is then checked against the plausible ranges of CheckJob
+// (MaxSubmitS, MaxDurationS, ...) and for a job id already accepted; a job
+// that fails is quarantined naming the field.
+//
 // A file whose first line does not split into seven tab-separated fields is
 // not a Gavel trace: an *InputError for the whole file. Later bad lines are
 // quarantined. Inputs: files, or directories standing for their *.trace
@@ -106,7 +110,7 @@ func (PhillyGavelReader) Ingest(ctx context.Context, req Request) (*Report, erro
 }
 
 func ingestGavelFile(ji *JobsIngest, path string) error {
-	c, err := OpenCSV(path, CSVOptions{Comma: '\t', NoHeader: true})
+	c, err := OpenCSV(path, CSVOptions{Comma: '\t', NoHeader: true, Names: gavelColumns})
 	if err != nil {
 		return err
 	}
@@ -125,9 +129,13 @@ func ingestGavelFile(ji *JobsIngest, path string) error {
 		if err != nil {
 			return ji.RejectRow(path, row, err)
 		}
-		return ji.Accept(path, &j)
+		_, err = ji.AcceptRow(path, row, &j)
+		return err
 	})
 }
+
+// gavelColumns names a trace's fields by position.
+var gavelColumns = []string{"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time", "scale_factor"}
 
 func parseGavelRow(row *CSVRow, trace string) (Job, error) {
 	if len(row.Fields) != gavelFields {

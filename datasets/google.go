@@ -9,8 +9,10 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/klauspost/compress/gzip"
@@ -35,6 +37,14 @@ const (
 	GoogleWindowStartUS int64 = 600_000_000
 	// GoogleAfterWindowUS marks an event after the trace window.
 	GoogleAfterWindowUS int64 = math.MaxInt64
+	// GoogleMaxTimestampUS bounds the other timestamps: a year after the
+	// window opens (the trace covers 29 days). A later one, short of
+	// 2^63−1, is a corrupt row.
+	GoogleMaxTimestampUS int64 = GoogleWindowStartUS + 366*24*3600*1_000_000
+	// GoogleMaxJobID bounds job_id (≥ 0; the trace's reach 6.5e9): 2^53,
+	// beyond which a job id would not survive a float64 (JSON, DuckDB's
+	// DOUBLE) unchanged.
+	GoogleMaxJobID int64 = 1 << 53
 )
 
 // Google 2011 job event types (the event_type column).
@@ -85,20 +95,36 @@ type Arrival struct {
 // are written in input order, so the output is byte-identical for any
 // Workers and GOMAXPROCS.
 //
+// A part whose first line that is not blank does not have eight
+// comma-separated fields is not job_events (task_events has 13,
+// machine_events 6): an *InputError wrapping ErrFormat stops the ingest. A
+// UTF-8 byte-order mark at the start of a part is skipped.
+//
 // Outputs: job_events.parquet (GoogleJobEvent, every accepted row),
 // arrivals.parquet (Arrival: in-window SUBMITs, event_type 0 with
 // 600 s ≤ timestamp < 2^63−1, counted per req.Interval() bin of
-// (timestamp − 600 s)), and quarantine.parquet: a row with other than eight
-// fields, an empty or non-integer timestamp, job_id, event_type or
-// scheduling_class, a non-integer missing_info, a negative timestamp, an
-// event_type outside 0..8, a scheduling_class outside 0..3, or an in-window
+// (timestamp − 600 s)), and quarantine.parquet, naming the field, for a row
+// outside these plausible ranges:
+//
+//	timestamp         integer µs: 0, 2^63−1, or in [0, GoogleMaxTimestampUS]
+//	                  (a year after the window opens)
+//	missing_info      empty, 0 or 1
+//	job_id            integer in [0, 2^53]
+//	event_type        integer in 0..8
+//	user              any text (valid UTF-8, as every string field)
+//	scheduling_class  integer in 0..3
+//	job_name, logical_job_name  any text
+//
+// and for a row with other than eight fields, bytes that are not UTF-8, an
+// event already read (the same job_id, event_type and timestamp: a job's
+// rows share its id, a duplicated row repeats all three), or an in-window
 // SUBMIT whose bin would be googleMaxBins or later.
 //
 // Memory is bounded whatever the input size: the chunks in flight, about
 // (Workers + 1) × (googleChunkQueue + 2) × googleChunkBytes of text plus
 // their rows, and the job_events row group being built (at most
 // googleRowGroupRows rows with its dictionaries); arrivals add 8 bytes per
-// bin. The full trace peaks near 100 MiB.
+// bin, and the duplicate check 16 bytes per event (googleSeen).
 type Google2011Reader struct {
 	// Workers is the number of parts decoded at once; 0 means GOMAXPROCS,
 	// at most 8.
@@ -139,6 +165,11 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SourceGoogle2011, err)
 	}
+	if iv := req.IntervalS; iv < 0 || math.IsNaN(iv) || math.IsInf(iv, 0) {
+		// 0 is the zero Request's default (1800 s); a negative or
+		// non-finite length is a mistake, not a default.
+		return nil, fmt.Errorf("datasets: google-2011: arrivals interval %g s: must be positive and finite", iv)
+	}
 	binUS := int64(math.Round(req.Interval() * 1e6))
 	if binUS <= 0 {
 		return nil, fmt.Errorf("datasets: google-2011: interval %g s is shorter than the trace's microsecond clock", req.Interval())
@@ -173,8 +204,10 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	rep := &Report{Source: SourceGoogle2011, PerFile: make(map[string]Accounting, len(files))}
 	var bins []int64
 	var done int64
+	var seen googleSeen
 	write := func(part int, c *googleChunk) error {
 		file := files[part]
+		seen.dedup(c)
 		if err := events.Write(c.rows); err != nil {
 			return err
 		}
@@ -203,7 +236,7 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	if err := decodeOrdered(ctx, files, workers, binUS, write); err != nil {
 		return nil, err
 	}
-	for _, f := range rep.Files() { // a file named twice is one entry
+	for _, f := range rep.Files() {
 		rep.Total.Add(rep.PerFile[f])
 	}
 	if err := rep.Total.Check(); err != nil {
@@ -238,6 +271,156 @@ func (g Google2011Reader) Ingest(ctx context.Context, req Request) (*Report, err
 	return rep, nil
 }
 
+// googleSeen holds the events accepted so far, to quarantine a repeat. A
+// job's events legitimately share its id (SUBMIT, SCHEDULE, FINISH, and a
+// resubmission after an EVICT); the same event type of the same job at the
+// same microsecond twice is a duplicated row.
+//
+// The trace is in timestamp order (all 2,012,242 rows), so a repeat of an
+// event in order has the timestamp of the latest one: only that run of
+// equal timestamps is searched (through a map once it is long, as the
+// 3,986 rows at 0 are). Every event is still kept, 16 bytes each in blocks
+// (about 32 MiB for the full trace), for the one case that needs them: a
+// row earlier than the latest turns the history into a map of all events,
+// about 40 bytes each, from then on.
+type googleSeen struct {
+	hist   [][]googleEventKey          // in order, in blocks of googleSeenBlock
+	n      int                         // events in hist
+	latest int64                       // timestamp of the last event in hist
+	run    []uint64                    // jobEvent of the events at latest, while short
+	runSet map[uint64]struct{}         // the same once the run is long
+	all    map[googleEventKey]struct{} // every event, once out of order
+}
+
+// googleEventKey identifies an event: its timestamp and jobEvent.
+type googleEventKey struct {
+	ts       int64
+	jobEvent uint64 // job_id<<4 | event_type: job_id ≤ 2^53 and event_type ≤ 8 fit
+}
+
+const (
+	googleSeenBlock = 64 << 10
+	// googleRunScan is the run length beyond which a run is searched
+	// through a map instead of scanned.
+	googleRunScan = 32
+)
+
+// add records k and reports whether it was recorded before.
+func (s *googleSeen) add(k googleEventKey) (dup bool) {
+	if s.all != nil {
+		if _, dup := s.all[k]; dup {
+			return true
+		}
+		s.all[k] = struct{}{}
+		return false
+	}
+	switch {
+	case s.n == 0 || k.ts > s.latest:
+		s.latest, s.run, s.runSet = k.ts, s.run[:0], nil
+	case k.ts == s.latest:
+		if s.runSet != nil {
+			if _, dup := s.runSet[k.jobEvent]; dup {
+				return true
+			}
+			s.runSet[k.jobEvent] = struct{}{}
+			break
+		}
+		if slices.Contains(s.run, k.jobEvent) {
+			return true
+		}
+		if len(s.run) >= googleRunScan {
+			s.runSet = make(map[uint64]struct{}, 2*len(s.run))
+			for _, e := range s.run {
+				s.runSet[e] = struct{}{}
+			}
+			s.runSet[k.jobEvent] = struct{}{}
+		}
+	default: // out of timestamp order
+		s.all = make(map[googleEventKey]struct{}, s.n+1)
+		for _, b := range s.hist {
+			for _, e := range b {
+				s.all[e] = struct{}{}
+			}
+		}
+		s.hist, s.run, s.runSet = nil, nil, nil
+		return s.add(k)
+	}
+	if s.runSet == nil {
+		s.run = append(s.run, k.jobEvent)
+	}
+	if len(s.hist) == 0 || len(s.hist[len(s.hist)-1]) == googleSeenBlock {
+		s.hist = append(s.hist, make([]googleEventKey, 0, googleSeenBlock))
+	}
+	last := &s.hist[len(s.hist)-1]
+	*last = append(*last, k)
+	s.n++
+	return false
+}
+
+// dedup moves the events of c seen before, in c or an earlier chunk, from
+// c.rows to c.rejects, dropping their arrivals bins. Rows are moved down
+// only after a first repeat, so that a chunk without one costs one add a
+// row.
+func (s *googleSeen) dedup(c *googleChunk) {
+	var lines []googleRowLine // located on the first repeat only
+	kept, keptBins, bin := 0, 0, 0
+	for i := range c.rows {
+		ev := &c.rows[i]
+		inWindow := ev.EventType == GoogleSubmit && ev.TimestampUS >= GoogleWindowStartUS && ev.TimestampUS != GoogleAfterWindowUS
+		if !s.add(googleEventKey{ts: ev.TimestampUS, jobEvent: uint64(ev.JobID)<<4 | uint64(ev.EventType)}) {
+			if kept != i {
+				c.rows[kept] = *ev
+			}
+			kept++
+			if inWindow {
+				c.bins[keptBins] = c.bins[bin]
+				keptBins++
+				bin++
+			}
+			continue
+		}
+		if inWindow {
+			bin++
+		}
+		if lines == nil {
+			lines = c.rowLines()
+		}
+		c.rejects = append(c.rejects, googleReject{line: lines[i].line, field: googleColumns[2], raw: string(lines[i].text),
+			reason: fmt.Sprintf("duplicate event: job %d, event_type %d at %d µs already read", ev.JobID, ev.EventType, ev.TimestampUS)})
+	}
+	c.rows, c.bins = c.rows[:kept], c.bins[:keptBins]
+}
+
+// googleRowLine is where an accepted row of a chunk came from.
+type googleRowLine struct {
+	line int64
+	text []byte
+}
+
+// rowLines locates c.rows in c.text: the lines parse did not reject, in
+// order.
+func (c *googleChunk) rowLines() []googleRowLine {
+	out := make([]googleRowLine, 0, len(c.rows))
+	text, line, r := c.text, c.first, 0
+	for len(text) > 0 {
+		var row []byte
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			row, text = text[:i], text[i+1:]
+		} else {
+			row, text = text, nil
+		}
+		line++
+		for r < len(c.rejects) && c.rejects[r].line < line {
+			r++
+		}
+		if r < len(c.rejects) && c.rejects[r].line == line {
+			continue
+		}
+		out = append(out, googleRowLine{line: line, text: bytes.TrimSuffix(row, []byte{'\r'})})
+	}
+	return out
+}
+
 // createParquetWith is CreateParquet with writer options added to the
 // project's defaults.
 func createParquetWith[T any](path string, meta FileMeta, extra ...parquet.WriterOption) (*ParquetWriter[T], error) {
@@ -257,7 +440,8 @@ type googleChunk struct {
 	rejects []googleReject
 	bins    []int64 // arrivals bin of each in-window SUBMIT
 	read    int64
-	last    bool // the part's final chunk
+	first   int64 // lines of the part before this chunk
+	last    bool  // the part's final chunk
 }
 
 type googleReject struct {
@@ -269,7 +453,7 @@ var googleChunks = sync.Pool{New: func() any { return &googleChunk{text: make([]
 
 func (c *googleChunk) reset() {
 	c.text, c.rows, c.rejects, c.bins = c.text[:0], c.rows[:0], c.rejects[:0], c.bins[:0]
-	c.read, c.last = 0, false
+	c.read, c.first, c.last = 0, 0, false
 }
 
 // decodeOrdered decodes files with workers goroutines and hands every chunk
@@ -403,7 +587,7 @@ func (d *googleDecoder) decodeFrom(ctx context.Context, file string, in io.Reade
 
 	var line int64 // lines parsed so far in this part
 	var carry []byte
-	eof := false
+	eof, start, seen := false, true, false
 	for !eof {
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
@@ -419,8 +603,17 @@ func (d *googleDecoder) decodeFrom(ctx context.Context, file string, in io.Reade
 				break
 			}
 			if err != nil {
+				// The lines read whole so far, this chunk's included,
+				// locate the break.
+				complete := line + int64(bytes.Count(c.text, []byte{'\n'}))
 				googleChunks.Put(c)
-				return &InputError{File: file, Line: line + 1, Err: fmt.Errorf("%w: reading after %d complete lines: %v", ErrFormat, line, err)}
+				return &InputError{File: file, Line: complete + 1, Err: fmt.Errorf("%w: reading after %d complete lines: %v", ErrFormat, complete, err)}
+			}
+		}
+		if start {
+			start = false
+			if bytes.HasPrefix(c.text, utf8BOM) {
+				c.text = c.text[:copy(c.text, c.text[len(utf8BOM):])]
 			}
 		}
 		end := len(c.text)
@@ -435,6 +628,20 @@ func (d *googleDecoder) decodeFrom(ctx context.Context, file string, in io.Reade
 		}
 		carry = append(carry[:0], c.text[end:]...)
 		c.text = c.text[:end]
+		c.first = line
+		if !seen {
+			// The first line that is not blank tells whether the part
+			// is job_events at all: another table (task_events has 13
+			// fields, machine_events 6) stops the ingest, as the other
+			// readers stop at a file that is not theirs.
+			if ln, reason, found := googleFirstLine(c.text); found {
+				seen = true
+				if reason != "" {
+					googleChunks.Put(c)
+					return &InputError{File: file, Line: line + ln, Err: fmt.Errorf("%w: not a Google 2011 job_events part: %s", ErrFormat, reason)}
+				}
+			}
+		}
 		line = c.parse(line, binUS)
 		c.last = eof
 		if err := emit(c); err != nil {
@@ -444,11 +651,41 @@ func (d *googleDecoder) decodeFrom(ctx context.Context, file string, in io.Reade
 	return nil
 }
 
+// utf8BOM is the UTF-8 byte-order mark some tools put before text.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// googleFirstLine finds the first line of text that is not blank and says
+// why it is not a job_events row by its shape (reason "" when it has eight
+// fields); found is false when text holds only blank lines.
+func googleFirstLine(text []byte) (line int64, reason string, found bool) {
+	for len(text) > 0 {
+		var row []byte
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			row, text = text[:i], text[i+1:]
+		} else {
+			row, text = text, nil
+		}
+		line++
+		row = bytes.TrimSuffix(row, []byte{'\r'})
+		if len(bytes.TrimSpace(row)) == 0 {
+			continue
+		}
+		if n := bytes.Count(row, []byte{','}) + 1; n != len(googleColumns) {
+			return line, fmt.Sprintf("its first line has %d comma-separated fields, want %d", n, len(googleColumns)), true
+		}
+		return line, "", true
+	}
+	return 0, "", false
+}
+
 // parse decodes every complete line of c.text; first is the number of lines
 // before it in the part. It returns the number after it.
 func (c *googleChunk) parse(first int64, binUS int64) int64 {
 	text := c.text
 	line := first
+	// One pass over the whole chunk is cheaper than one per row; only a
+	// chunk with bytes that are not UTF-8 has its rows checked one by one.
+	valid := utf8.Valid(text)
 	for len(text) > 0 {
 		var row []byte
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -462,6 +699,9 @@ func (c *googleChunk) parse(first int64, binUS int64) int64 {
 			row = row[:n-1]
 		}
 		ev, field, reason := parseGoogleEvent(row)
+		if reason == "" && !valid && !utf8.Valid(row) {
+			field, reason = googleBadUTF8(row)
+		}
 		if reason != "" {
 			c.rejects = append(c.rejects, googleReject{line: line, field: field, reason: reason, raw: string(row)})
 			continue
@@ -482,6 +722,21 @@ func (c *googleChunk) parse(first int64, binUS int64) int64 {
 
 // Column names of a job_events row, for quarantine reasons.
 var googleColumns = [8]string{"timestamp", "missing_info", "job_id", "event_type", "user", "scheduling_class", "job_name", "logical_job_name"}
+
+// googleBadUTF8 names the first field of row that is not valid UTF-8.
+func googleBadUTF8(row []byte) (field, reason string) {
+	for i, f := range bytes.Split(row, []byte{','}) {
+		if utf8.Valid(f) {
+			continue
+		}
+		name := fmt.Sprintf("column %d", i+1)
+		if i < len(googleColumns) {
+			name = googleColumns[i]
+		}
+		return name, "invalid UTF-8"
+	}
+	return "", "invalid UTF-8"
+}
 
 // missingInfoValues lends MissingInfo a shared pointer for the values the
 // trace uses, so that a row costs no allocation.
@@ -511,20 +766,21 @@ func parseGoogleEvent(row []byte) (ev GoogleJobEvent, field, reason string) {
 	if ev.TimestampUS < 0 {
 		return ev, googleColumns[0], fmt.Sprintf("timestamp %d is negative", ev.TimestampUS)
 	}
+	if ev.TimestampUS > GoogleMaxTimestampUS && ev.TimestampUS != GoogleAfterWindowUS {
+		return ev, googleColumns[0], fmt.Sprintf("timestamp %d µs is beyond the plausible %d (a year after the window opens) and is not 2^63−1", ev.TimestampUS, GoogleMaxTimestampUS)
+	}
 	if len(f[1]) > 0 {
 		v, ok := parseInt64(f[1])
-		if !ok || v != int64(int32(v)) {
-			return ev, googleColumns[1], fmt.Sprintf("missing_info %q is not an int32", f[1])
+		if !ok || (v != 0 && v != 1) {
+			return ev, googleColumns[1], fmt.Sprintf("missing_info %q is not 0, 1 or empty", f[1])
 		}
-		if v == 0 || v == 1 {
-			ev.MissingInfo = &missingInfoValues[v]
-		} else {
-			mi := int32(v)
-			ev.MissingInfo = &mi
-		}
+		ev.MissingInfo = &missingInfoValues[v]
 	}
 	if ev.JobID, ok = parseInt64(f[2]); !ok {
 		return ev, googleColumns[2], fmt.Sprintf("job_id %q is not an integer", f[2])
+	}
+	if ev.JobID < 0 || ev.JobID > GoogleMaxJobID {
+		return ev, googleColumns[2], fmt.Sprintf("job_id %d outside the plausible range [0, 2^53]", ev.JobID)
 	}
 	et, ok := parseInt64(f[3])
 	if !ok || et < 0 || et > int64(GoogleUpdateRunning) {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzGoogleEvents decodes arbitrary bytes as a job_events part: plain
@@ -38,11 +40,33 @@ func FuzzGoogleEvents(f *testing.F) {
 		}
 		var read, accepted, lastLine int64
 		var submits, binned int
+		var seen googleSeen
+		events := map[[3]int64]bool{}
 		err := d.decodeFrom(context.Background(), name, bytes.NewReader(content), 1800e6, func(c *googleChunk) error {
+			parsed := len(c.rejects)
+			seen.dedup(c) // as the writer does
 			read += c.read
 			accepted += int64(len(c.rows))
 			if c.read != int64(len(c.rows)+len(c.rejects)) {
 				t.Fatalf("chunk read %d rows, accepted %d, rejected %d", c.read, len(c.rows), len(c.rejects))
+			}
+			for _, r := range c.rejects[parsed:] { // duplicates, after the parse's rejections
+				if r.line <= c.first || r.line > c.first+c.read || !strings.Contains(r.reason, "duplicate") {
+					t.Fatalf("duplicate rejection %+v outside lines %d..%d", r, c.first+1, c.first+c.read)
+				}
+			}
+			c.rejects = c.rejects[:parsed]
+			for _, e := range c.rows {
+				k := [3]int64{e.TimestampUS, e.JobID, int64(e.EventType)}
+				if events[k] {
+					t.Fatalf("event %v accepted twice", k)
+				}
+				events[k] = true
+				if !utf8.ValidString(e.User) || !utf8.ValidString(e.JobName) || !utf8.ValidString(e.LogicalJobName) ||
+					e.JobID < 0 || e.JobID > GoogleMaxJobID || (e.TimestampUS > GoogleMaxTimestampUS && e.TimestampUS != GoogleAfterWindowUS) ||
+					(e.MissingInfo != nil && *e.MissingInfo != 0 && *e.MissingInfo != 1) {
+					t.Fatalf("implausible event accepted: %+v", e)
+				}
 			}
 			for _, r := range c.rejects {
 				if r.line <= lastLine || r.reason == "" {

@@ -80,14 +80,20 @@ func TestGoogleFixture(t *testing.T) {
 	if got := readArrivals(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("arrivals %v, want %v", got, want)
 	}
-	out2 := t.TempDir()
-	rep = ingestGoogle(t, 1, Request{Inputs: []string{"testdata/google/part-00000-of-00002.csv", "testdata/google/part-00001-of-00002.csv.gz", "testdata/google/part-00001-of-00002.csv.gz"}, OutDir: out2, IntervalS: 3600})
-	// A part named twice is read twice: its rows and submissions count twice.
-	if want := (Accounting{Read: 14, Accepted: 14}); rep.Total != want || len(rep.PerFile) != 2 {
-		t.Errorf("part named twice: total %+v over %d files, want %+v over 2", rep.Total, len(rep.PerFile), want)
-	}
-	if got, want := readArrivals(t, out2), []Arrival{{0, 0, 3}, {1, 3600, 4}}; !reflect.DeepEqual(got, want) {
+	outH := t.TempDir()
+	ingestGoogle(t, 1, Request{Inputs: []string{"testdata/google"}, OutDir: outH, IntervalS: 3600})
+	if got, want := readArrivals(t, outH), []Arrival{{0, 0, 3}, {1, 3600, 2}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("hourly arrivals %v, want %v", got, want)
+	}
+	// A part named twice would be read twice: the ingest is refused and
+	// writes nothing.
+	out2 := t.TempDir()
+	_, err = (Google2011Reader{Workers: 1}).Ingest(context.Background(), Request{Inputs: []string{"testdata/google/part-00000-of-00002.csv", "testdata/google/part-00001-of-00002.csv.gz", "./testdata/google/part-00001-of-00002.csv.gz"}, OutDir: out2, IntervalS: 3600})
+	if err == nil || !strings.Contains(err.Error(), "named twice") {
+		t.Errorf("part named twice: %v, want a refusal", err)
+	}
+	if ents, _ := os.ReadDir(out2); len(ents) != 0 {
+		t.Errorf("refused ingest wrote %d files", len(ents))
 	}
 	if q, err := ReadParquet[Rejected](filepath.Join(out, QuarantineFile)); err != nil || len(q) != 0 {
 		t.Errorf("quarantine %v, %v; want empty", q, err)
@@ -113,6 +119,14 @@ func gzipBytes(t testing.TB, s string) []byte {
 // ingest writes nothing.
 func TestGoogleMalformed(t *testing.T) {
 	const good = "600000000,,1,0,u,1,n,l\n"
+	const good2 = "600000001,,1,1,u,1,n,l\n"
+	// 5,000 distinct rows (more than the 4 KiB a text check would read),
+	// then one whose job_name is not UTF-8.
+	var many strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&many, "%d,,%d,0,u,1,n,l\n", 600000000+i, i)
+	}
+	lateBad := many.String() + "600000000,,7,1,u,1,n\xff\xfeame,l\n"
 	longLine := strings.Repeat("x", googleChunkBytes+10) + "\n"
 	truncated := gzipBytes(t, strings.Repeat(good, 2000))
 	truncated = truncated[:len(truncated)/2]
@@ -131,21 +145,33 @@ func TestGoogleMalformed(t *testing.T) {
 		read     int64
 		fileErr  bool
 	}{
-		{name: "seven fields", file: "p.csv", data: []byte(good + "1,,2,0,u,1,n\n" + good), read: 3, rejected: []rejection{{2, ""}}},
-		{name: "nine fields", file: "p.csv", data: []byte("1,,2,0,u,1,n,l,x\n"), read: 1, rejected: []rejection{{1, ""}}},
+		{name: "seven fields", file: "p.csv", data: []byte(good + "1,,2,0,u,1,n\n" + good2), read: 3, rejected: []rejection{{2, ""}}},
+		{name: "nine fields", file: "p.csv", data: []byte(good + "1,,2,0,u,1,n,l,x\n"), read: 2, rejected: []rejection{{2, ""}}},
+		{name: "first line nine fields", file: "p.csv", data: []byte("1,,2,0,u,1,n,l,x\n" + good), fileErr: true},
+		{name: "task_events, not job_events", file: "p.csv", data: []byte("600000000,,1,0,5,0,u,1,0.1,0.2,0.3,0\n"), fileErr: true},
+		{name: "csv with a header", file: "p.csv", data: []byte("time,missing,job,type,user,class,name,logical\n" + good), read: 2, rejected: []rejection{{1, "timestamp"}}},
+		{name: "byte-order mark", file: "p.csv", data: []byte("\xef\xbb\xbf" + good + good2), read: 2},
+		{name: "gzip byte-order mark", file: "p.csv.gz", data: gzipBytes(t, "\xef\xbb\xbf"+good), read: 1},
+		{name: "invalid UTF-8 after 4 KiB", file: "p.csv", data: []byte(lateBad), read: 5001, rejected: []rejection{{5001, "job_name"}}},
+		{name: "invalid UTF-8 user", file: "p.csv.gz", data: gzipBytes(t, good+"600000001,,2,0,\xc3,1,n,l\n"), read: 2, rejected: []rejection{{2, "user"}}},
+		{name: "duplicate event", file: "p.csv", data: []byte(good + good2 + good + "600000000,,1,1,u,1,n,l\n"), read: 4, rejected: []rejection{{3, "job_id"}}},
+		{name: "timestamp beyond plausible", file: "p.csv", data: []byte(good + "9200000000000000000,,2,4,u,1,n,l\n" + "9223372036854775807,,2,4,u,1,n,l\n"), read: 3, rejected: []rejection{{2, "timestamp"}}},
+		{name: "negative job_id", file: "p.csv", data: []byte(good + "600000000,,-2,0,u,1,n,l\n"), read: 2, rejected: []rejection{{2, "job_id"}}},
+		{name: "missing_info 2", file: "p.csv", data: []byte(good + "600000000,2,3,0,u,1,n,l\n"), read: 2, rejected: []rejection{{2, "missing_info"}}},
 		{name: "non-numeric timestamp", file: "p.csv", data: []byte(good + "12x,,2,0,u,1,n,l\n"), read: 2, rejected: []rejection{{2, "timestamp"}}},
 		{name: "empty timestamp", file: "p.csv", data: []byte(",,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "timestamp"}}},
 		{name: "negative timestamp", file: "p.csv", data: []byte("-5,,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "timestamp"}}},
 		{name: "timestamp overflow", file: "p.csv", data: []byte("9223372036854775808,,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "timestamp"}}},
-		{name: "submit beyond the arrivals horizon", file: "p.csv", data: []byte(good + "9223372036854775806,,2,0,u,1,n,l\n9223372036854775806,,2,4,u,1,n,l\n"), read: 3, rejected: []rejection{{2, "timestamp"}}},
+		{name: "submit beyond the arrivals horizon", file: "p.csv", data: []byte(good + "9223372036854775806,,2,0,u,1,n,l\n9223372036854775806,,2,4,u,1,n,l\n"), read: 3, rejected: []rejection{{2, "timestamp"}, {3, "timestamp"}}},
 		{name: "bad missing_info", file: "p.csv", data: []byte("1,yes,2,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "missing_info"}}},
 		{name: "bad job_id", file: "p.csv", data: []byte("1,,,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "job_id"}}},
 		{name: "event_type out of range", file: "p.csv", data: []byte("1,,2,9,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "event_type"}}},
 		{name: "scheduling_class", file: "p.csv", data: []byte("1,,2,0,u,4,n,l\n1,,2,0,u,,n,l\n"), read: 2, rejected: []rejection{{1, "scheduling_class"}, {2, "scheduling_class"}}},
-		{name: "empty line", file: "p.csv", data: []byte(good + "\n" + good), read: 3, rejected: []rejection{{2, ""}}},
-		{name: "crlf and no final newline", file: "p.csv", data: []byte("600000000,,1,0,u,1,n,l\r\n600000000,,1,0,u,1,n,l"), read: 2},
+		{name: "empty line", file: "p.csv", data: []byte(good + "\n" + good2), read: 3, rejected: []rejection{{2, ""}}},
+		{name: "crlf and no final newline", file: "p.csv", data: []byte("600000000,,1,0,u,1,n,l\r\n600000000,,1,1,u,1,n,l"), read: 2},
 		{name: "empty file", file: "p.csv", data: nil, read: 0},
-		{name: "binary garbage", file: "p.csv", data: []byte{0, 1, 2, '\n', 0xff, ','}, read: 2, rejected: []rejection{{1, ""}, {2, ""}}},
+		{name: "binary garbage", file: "p.csv", data: []byte{0, 1, 2, '\n', 0xff, ','}, fileErr: true},
+		{name: "binary garbage after a row", file: "p.csv", data: append([]byte(good), 0, 1, 2, '\n', 0xff, ','), read: 3, rejected: []rejection{{2, ""}, {3, ""}}},
 		{name: "gzip rows", file: "p.csv.gz", data: gzipBytes(t, good+"x\n"), read: 2, rejected: []rejection{{2, ""}}},
 		{name: "truncated gzip", file: "p.csv.gz", data: truncated, fileErr: true},
 		{name: "gzip checksum", file: "p.csv.gz", data: badCRC, fileErr: true},

@@ -226,12 +226,12 @@ func NewQuarantine(req Request, source string) (*Quarantine, error) {
 	return &Quarantine{source: source, w: w}, nil
 }
 
-// Reject records one bad row. raw is cut to MaxRawBytes.
+// Reject records one bad row. raw is cut to MaxRawBytes; bytes that are
+// not UTF-8, in raw or elsewhere, are escaped (ValidText), so that the
+// table stays readable.
 func (q *Quarantine) Reject(file string, line int64, field, reason, raw string) error {
-	if len(raw) > MaxRawBytes {
-		raw = raw[:MaxRawBytes]
-	}
-	q.buf = append(q.buf, Rejected{Source: q.source, File: file, Line: line, Field: field, Reason: reason, Raw: raw})
+	q.buf = append(q.buf, Rejected{Source: q.source, File: ValidText(file, 0), Line: line,
+		Field: ValidText(field, 0), Reason: ValidText(reason, 0), Raw: ValidText(raw, MaxRawBytes)})
 	if len(q.buf) >= quarantineBatch {
 		return q.flush()
 	}

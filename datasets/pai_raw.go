@@ -53,7 +53,9 @@ import (
 // job rows share its key); a machine row when it entered cluster.parquet.
 // Everything else is quarantined with the reason: a malformed row; a job
 // with no task rows, no finished task, or whose job_name an earlier job row
-// already took; a task or group-tag row whose job was not written.
+// already took; a job outside the plausible ranges of CheckJob, or whose
+// inst_id (the job id) an earlier written job has; a row with bytes that
+// are not UTF-8; a task or group-tag row whose job was not written.
 //
 // Memory: the join holds the task table (per job_name a 128-bit key, the
 // tasks and the longest duration, about 110 bytes for a one-task job) and
@@ -108,13 +110,14 @@ func paiHeader(table string) []string {
 
 // paiColumns maps a table's column names to positions.
 type paiColumns struct {
-	n   int
-	idx map[string]int
+	n     int
+	idx   map[string]int
+	names []string // by position, for quarantine reasons
 }
 
 func newPAIColumns(table string) paiColumns {
 	h := paiHeader(table)
-	c := paiColumns{n: len(h), idx: make(map[string]int, len(h))}
+	c := paiColumns{n: len(h), idx: make(map[string]int, len(h)), names: h}
 	for i, name := range h {
 		c.idx[name] = i
 	}
@@ -168,8 +171,9 @@ type paiTag struct {
 // test an in-memory tally.
 type paiSink interface {
 	Context() context.Context
-	Accept(file string, j *Job) error
+	AcceptRow(file string, row CSVRow, j *Job) (bool, error)
 	AcceptOther(file string)
+	AcceptNodeRow(file string, row CSVRow, n *ClusterNode) (bool, error)
 	RejectRow(file string, row CSVRow, err error) error
 	EachRow(c *CSVFile, fn func(row CSVRow) error) error
 }
@@ -298,7 +302,7 @@ func (pj *paiJoin) run(sink paiSink, nodes *ParquetWriter[ClusterNode]) error {
 // quarantines rows that cannot be split or have the wrong width; the second
 // pass skips those, since the first has counted them.
 func (pj *paiJoin) eachRow(path string, cols paiColumns, second bool, fn func(row *CSVRow) error) error {
-	c, err := OpenCSV(path, CSVOptions{NoHeader: true})
+	c, err := OpenCSV(path, CSVOptions{NoHeader: true, Names: cols.names})
 	if err != nil {
 		return err
 	}
@@ -370,7 +374,9 @@ func (pj *paiJoin) readSpec(path string, nodes *ParquetWriter[ClusterNode]) erro
 		if err != nil {
 			return pj.ji.RejectRow(path, *row, err)
 		}
-		pj.ji.AcceptOther(path)
+		if ok, err := pj.ji.AcceptNodeRow(path, *row, &n); !ok || err != nil {
+			return err
+		}
 		if buf = append(buf, n); len(buf) >= JobsBatchRows {
 			err = nodes.Write(buf)
 			buf = buf[:0]
@@ -559,7 +565,9 @@ func (pj *paiJoin) readJobs(path string) error {
 		ik := pj.key(id)
 		tag, tagged := pj.tags[ik]
 		j.Model = tag.workload
-		if err := pj.ji.Accept(path, &j); err != nil {
+		if ok, err := pj.ji.AcceptRow(path, *row, &j); !ok || err != nil {
+			// Quarantined (implausible, or a repeated inst_id): its
+			// tasks and tag stay unused, and the second pass says so.
 			return err
 		}
 		// Joined: the tasks' memory can go; used tells the second pass.

@@ -15,6 +15,7 @@ type paiTally struct {
 	t    *testing.T
 	per  map[string]Accounting
 	jobs []Job
+	ids  *jobIDs
 }
 
 func (p *paiTally) Context() context.Context { return context.Background() }
@@ -25,15 +26,29 @@ func (p *paiTally) count(file string, acc, quar int64) {
 	p.per[file] = a
 }
 
-func (p *paiTally) Accept(file string, j *Job) error {
+func (p *paiTally) AcceptRow(file string, row CSVRow, j *Job) (bool, error) {
+	if p.ids == nil {
+		p.ids = newJobIDs()
+	}
+	if bf := p.ids.check(file, row.Line, j); bf != nil {
+		return false, p.RejectRow(file, row, bf)
+	}
 	c := *j
 	c.Tasks = append([]Task(nil), j.Tasks...)
 	p.jobs = append(p.jobs, c)
 	p.count(file, 1, 0)
-	return nil
+	return true, nil
 }
 
 func (p *paiTally) AcceptOther(file string) { p.count(file, 1, 0) }
+
+func (p *paiTally) AcceptNodeRow(file string, row CSVRow, n *ClusterNode) (bool, error) {
+	if bf := CheckNode(n); bf != nil {
+		return false, p.RejectRow(file, row, bf)
+	}
+	p.count(file, 1, 0)
+	return true, nil
+}
 
 func (p *paiTally) RejectRow(file string, row CSVRow, err error) error {
 	if row.Line <= 0 || err == nil {

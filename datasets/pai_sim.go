@@ -32,6 +32,10 @@ import (
 // non-finite resource, submission time or duration is quarantined with its
 // line and field instead of ending the run. A duration of 0 is accepted.
 //
+// Every job is then checked against the plausible ranges of CheckJob
+// (MaxSubmitS, MaxDurationS, ...) and for a job id already accepted; a job
+// that fails is quarantined naming the field.
+//
 // Inputs: files, or directories standing for their *.csv files.
 type PAISimReader struct{}
 
@@ -83,7 +87,8 @@ func ingestPAISimFile(ji *JobsIngest, path string) error {
 		if err != nil {
 			return ji.RejectRow(path, row, err)
 		}
-		return ji.Accept(path, &j)
+		_, err = ji.AcceptRow(path, row, &j)
+		return err
 	})
 }
 

@@ -67,6 +67,11 @@ func splitTrace(jobs []datasets.Job, clusters []*sim.Cluster, cfg sim.Config, w 
 	}
 	info.Pruned, info.Beyond = sp.Pruned, sp.Beyond
 	info.Train, info.Test = len(sp.Train)+len(sp.Val), len(sp.Test)
+	if len(sp.Test) == 0 {
+		// Metrics of no job are tables of 0.000 beside the paper's rows.
+		return nil, info, fmt.Errorf("workload %s: no job to evaluate: of %d jobs read, %d do not fit every cluster, %d are beyond max_jobs and %d go to training",
+			w.Name, info.Read, info.Pruned, info.Beyond, info.Train)
+	}
 	return sp.Test, info, nil
 }
 

@@ -1,6 +1,7 @@
 package profiling
 
 import (
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -40,16 +41,29 @@ const (
 // dcgm-exporter: "# HELP"/"# TYPE" comments, then lines
 // `NAME{label="value",...} VALUE [TIMESTAMP]`. Label values may hold
 // escaped \" \\ \n and commas. Every metric is returned, not only DCGM's.
+//
+// An empty file, or one without a sample, is an error; so is a file cut
+// short: its last line without a line feed (the format ends every line
+// with one), or a "# TYPE" declaration at its end with no sample after it
+// (dcgm-exporter writes each family's samples right after its TYPE line).
 func ReadDCGM(r io.Reader, name string) ([]DCGMMetric, error) {
 	ls := newLineScanner(r)
 	var out []DCGMMetric
+	var family string // the metric of the last # TYPE line, until its first sample
+	familyLine := 0
 	for {
 		l, ok := ls.next()
 		if !ok {
 			break
 		}
 		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "#") {
+		if strings.HasPrefix(t, "#") {
+			if f := strings.Fields(t); len(f) >= 3 && f[1] == "TYPE" {
+				family, familyLine = f[2], ls.line
+			}
+			continue
+		}
+		if t == "" {
 			continue
 		}
 		m, err := parsePromLine(t)
@@ -57,6 +71,7 @@ func ReadDCGM(r io.Reader, name string) ([]DCGMMetric, error) {
 			return nil, parseErr(name, ls.line, m.Name, "%v", err)
 		}
 		m.Line = ls.line
+		family = ""
 		switch m.Name {
 		case DCGMPCIeTx, DCGMPCIeRx:
 			if m.Value < 0 || m.Value > dcgmMaxBytes {
@@ -71,6 +86,14 @@ func ReadDCGM(r io.Reader, name string) ([]DCGMMetric, error) {
 	}
 	if err := ls.err(name); err != nil {
 		return nil, err
+	}
+	switch {
+	case len(out) == 0:
+		return nil, parseErr(name, 0, "", "no samples: empty, or not dcgm-exporter output")
+	case !ls.endsInNewline():
+		return nil, parseErr(name, ls.line, "", "truncated: the last line has no line end")
+	case family != "":
+		return nil, parseErr(name, familyLine, family, "truncated: no sample after its # TYPE line")
 	}
 	return out, nil
 }
@@ -144,6 +167,9 @@ func parsePromLine(s string) (DCGMMetric, error) {
 		return m, promError("want a value and an optional timestamp after the labels")
 	}
 	v, err := strconv.ParseFloat(f[0], 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return m, promError("value: out of range: " + strconv.Quote(f[0]))
+	}
 	if err != nil {
 		return m, promError("value: not a number: " + strconv.Quote(f[0]))
 	}

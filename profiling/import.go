@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"unicode/utf8"
 )
 
 // ImportFormats are the formats Import reads.
@@ -24,6 +25,9 @@ func Import(ctx context.Context, format string, files []string) ([]Reading, erro
 	if !slices.Contains(ImportFormats, format) {
 		return nil, fmt.Errorf("profile.import.format: %q is not one of %v", format, ImportFormats)
 	}
+	if err := distinctFiles(files); err != nil {
+		return nil, err
+	}
 	var out []Reading
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
@@ -33,9 +37,38 @@ func Import(ctx context.Context, format string, files []string) ([]Reading, erro
 		if err != nil {
 			return nil, err
 		}
+		// Every string written to Parquet must be UTF-8 (DuckDB refuses
+		// the table otherwise): an entity (a pod, a command) that is not
+		// stops the import at its line.
+		for _, r := range rd {
+			if !utf8.ValidString(r.Entity) {
+				return nil, parseErr(path, int(r.Line), "entity", "invalid UTF-8 in %q", r.Entity)
+			}
+			if !utf8.ValidString(r.File) {
+				return nil, parseErr(path, 0, "", "file name is not UTF-8")
+			}
+		}
 		out = append(out, rd...)
 	}
 	return out, nil
+}
+
+// distinctFiles refuses a file named twice (by two paths or a link): its
+// readings would be counted twice.
+func distinctFiles(files []string) error {
+	infos := make([]os.FileInfo, len(files))
+	for i, f := range files {
+		var err error
+		if infos[i], err = os.Stat(f); err != nil {
+			return err
+		}
+		for j := range i {
+			if os.SameFile(infos[i], infos[j]) {
+				return fmt.Errorf("profiling: %s and %s are the same file, named twice", files[j], f)
+			}
+		}
+	}
+	return nil
 }
 
 func importFile(format, path string) ([]Reading, error) {

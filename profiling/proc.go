@@ -99,7 +99,7 @@ type PidStat struct {
 // ParsePidStat parses one /proc/<pid>/stat line. comm can hold spaces and
 // parentheses, so the fields are counted after the last ')'.
 func ParsePidStat(line, name string) (PidStat, error) {
-	line = strings.TrimSpace(line)
+	line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
 	open, close := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
 	if open < 0 || close < open {
 		return PidStat{}, parseErr(name, 1, "comm", "no (comm) in %.40q", line)

@@ -1,6 +1,7 @@
 package profiling
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -206,5 +207,70 @@ func TestImport(t *testing.T) {
 	_, err := Import(context.Background(), "pidstat", []string{filepath.Join("testdata", "pidstat_bad.txt")})
 	if !errors.Is(err, ErrFormat) {
 		t.Errorf("bad file: %v", err)
+	}
+}
+
+// TestHostileProfilerFiles: each case was accepted, silently wrong, or
+// misreported before issue 16.
+func TestHostileProfilerFiles(t *testing.T) {
+	dcgm, err := os.ReadFile(filepath.Join("testdata", "dcgm.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat, err := os.ReadFile(filepath.Join("testdata", "proc_stat.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A byte-order mark used to hide proc-stat's aggregate "cpu" line.
+	want, err := ReadProcStat(bytes.NewReader(stat), "stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadProcStat(bytes.NewReader(append([]byte("\ufeff"), stat...)), "stat")
+	if err != nil || len(got) != len(want) || got[0].CPU != "cpu" {
+		t.Errorf("proc-stat after a BOM: %+v (%v), want %d lines starting with the aggregate", got, err, len(want))
+	}
+	if p, err := ParsePidStat("\ufeff12 (python) R 1 1 1 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 55 0 0", "12/stat"); err != nil || p.PID != 12 || p.UTime != 7 {
+		t.Errorf("pid stat after a BOM: %+v, %v", p, err)
+	}
+	// dcgm used to accept an empty or truncated file.
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "x.prom: no samples: empty, or not dcgm-exporter output"},
+		{"comments only", []byte("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n"), "x.prom: no samples: empty, or not dcgm-exporter output"},
+		{"cut mid-line", dcgm[:len(dcgm)-2], "truncated: the last line has no line end"},
+		{"cut after a TYPE line", append(append([]byte{}, dcgm...), "# HELP DCGM_FI_DEV_FB_USED x\n# TYPE DCGM_FI_DEV_FB_USED gauge\n"...), "DCGM_FI_DEV_FB_USED: truncated: no sample after its # TYPE line"},
+		{"value 1e400", []byte("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 1e400\n"), "out of range"},
+	} {
+		_, err := ReadDCGM(bytes.NewReader(tc.b), "x.prom")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrFormat) {
+			t.Errorf("dcgm %s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := parseNumber("1e400"); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("1e400: %v, want out of range", err)
+	}
+}
+
+// TestImportHostile: a pod label that is not UTF-8 used to go into the
+// readings table as is (DuckDB then refuses it), and a file named twice
+// was read twice.
+func TestImportHostile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.prom")
+	if err := os.WriteFile(bad, []byte("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",pod=\"w\xff\"} 50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Import(context.Background(), "dcgm", []string{bad})
+	if err == nil || !strings.Contains(err.Error(), "bad.prom:1: entity: invalid UTF-8") || !errors.Is(err, ErrFormat) {
+		t.Errorf("invalid UTF-8 pod: %v", err)
+	}
+	good := filepath.Join("testdata", "dmon.txt")
+	_, err = Import(context.Background(), "dmon", []string{good, "./" + good})
+	if err == nil || !strings.Contains(err.Error(), "named twice") {
+		t.Errorf("file named twice: %v", err)
 	}
 }

@@ -67,16 +67,21 @@ const (
 )
 
 // lineScanner yields lines with their 1-based numbers; long lines (up to
-// 1 MiB) are fine, longer ones are an error that names the line.
+// 1 MiB) are fine, longer ones are an error that names the line. A UTF-8
+// byte-order mark before the first line is dropped: it would otherwise
+// hide that line's first word (proc-stat's aggregate "cpu" line).
 type lineScanner struct {
 	sc   *bufio.Scanner
 	line int
+	last lastByte
 }
 
 func newLineScanner(r io.Reader) *lineScanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	return &lineScanner{sc: sc}
+	l := &lineScanner{}
+	l.last.r = r
+	l.sc = bufio.NewScanner(&l.last)
+	l.sc.Buffer(make([]byte, 64*1024), 1<<20)
+	return l
 }
 
 func (l *lineScanner) next() (string, bool) {
@@ -84,7 +89,30 @@ func (l *lineScanner) next() (string, bool) {
 		return "", false
 	}
 	l.line++
-	return strings.TrimRight(l.sc.Text(), "\r"), true
+	t := l.sc.Text()
+	if l.line == 1 {
+		t = strings.TrimPrefix(t, "\ufeff")
+	}
+	return strings.TrimRight(t, "\r"), true
+}
+
+// endsInNewline reports whether the input, read to its end, was empty or
+// ended with a line feed (a file cut short mid-line does not).
+func (l *lineScanner) endsInNewline() bool { return l.last.n == 0 || l.last.b == '\n' }
+
+// lastByte remembers the last byte read through it.
+type lastByte struct {
+	r io.Reader
+	b byte
+	n int64
+}
+
+func (lb *lastByte) Read(p []byte) (int, error) {
+	n, err := lb.r.Read(p)
+	if n > 0 {
+		lb.b, lb.n = p[n-1], lb.n+int64(n)
+	}
+	return n, err
 }
 
 func (l *lineScanner) err(file string) error {
@@ -101,6 +129,9 @@ func parseNumber(s string) (float64, error) {
 		s = strings.Replace(s, ",", ".", 1)
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("out of range (beyond ±%g): %q", math.MaxFloat64, s)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("not a number: %q", s)
 	}

@@ -44,6 +44,12 @@ exit status 2.`,
 			if source == "" || out == "" || len(inputs) == 0 {
 				return usageErrorf("ingest: --source, --input and --out are required (see schedlab ingest --help)")
 			}
+			// A bin must be a positive, finite length: 0 or -5 used to
+			// become the 1800 s default unseen. A year is already far
+			// beyond any use (the trace spans 29 days).
+			if !(interval > 0 && interval <= maxIntervalS) {
+				return usageErrorf("ingest: --interval %g: must be a number of seconds in (0, %d] (a year)", interval, maxIntervalS)
+			}
 			r, err := datasets.Lookup(source)
 			if err != nil {
 				return usageErrorf("ingest: unknown source %q; known sources: %s", source, strings.Join(datasets.Sources(), ", "))
@@ -76,6 +82,9 @@ exit status 2.`,
 	f.Float64Var(&interval, "interval", 1800, "arrivals bin length in seconds (google-2011)")
 	return cmd
 }
+
+// maxIntervalS bounds --interval: one year.
+const maxIntervalS = 366 * 24 * 3600
 
 // printReport writes the accounting, per file and in total, and the tables.
 func printReport(w io.Writer, rep *datasets.Report) {

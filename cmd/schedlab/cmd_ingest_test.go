@@ -42,6 +42,12 @@ func TestIngestCLIErrors(t *testing.T) {
 		{"unknown source", []string{"--source", "nope", "--input", bad, "--out", dir}, 2, []string{"nope", "pai-sim", "elasticflow", "philly-gavel", "alibaba-v2023"}},
 		{"no out", []string{"--source", "pai-sim", "--input", bad}, 2, []string{"--out"}},
 		{"missing column", []string{"--source", "pai-sim", "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{bad + ":1: field num_inst", "missing column"}},
+		{"interval 0", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "0"}, 2, []string{"--interval 0", "(0, "}},
+		{"interval -5", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "-5"}, 2, []string{"--interval -5"}},
+		{"interval NaN", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "NaN"}, 2, []string{"--interval NaN"}},
+		{"interval 1e400", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "1e400"}, 2, []string{"out of range"}},
+		{"google-2011 not job_events", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{bad + ":1", "not a Google 2011 job_events part"}},
+		{"file named twice", []string{"--source", "pai-sim", "--input", bad, "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{"named twice"}},
 		{"missing input", []string{"--source", "elasticflow", "--input", filepath.Join(dir, "nope"), "--out", filepath.Join(dir, "o")}, 1, []string{"nope"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -75,7 +75,7 @@ Start with:
 		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf("%v (see %s --help)", err, c.CommandPath())
+		return usageErrorf("%v (see %s --help)", flagError(err), c.CommandPath())
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
