@@ -76,7 +76,8 @@ func jobsThen(n int, after bool, err error) scripted {
 	return func(ctx context.Context, req Request) (*Report, error) {
 		rep, ierr := IngestJobs(ctx, req, "scripted", nil, func(ji *JobsIngest) error {
 			for i := range n {
-				if e := ji.Accept("f", &Job{JobID: fmt.Sprint(i), Tasks: []Task{{Instances: 1, GPU: 1}}}); e != nil {
+				row := CSVRow{Line: int64(i + 2), Raw: fmt.Sprint(i)}
+				if _, e := ji.AcceptRow("f", row, &Job{JobID: fmt.Sprint(i), DurationS: 60, Tasks: []Task{{Role: RoleWorker, Instances: 1, GPU: 1}}}); e != nil {
 					return e
 				}
 				if !after && i == n/2 {
