@@ -2,10 +2,12 @@ package datasets
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/parquet-go/parquet-go"
@@ -89,29 +91,106 @@ func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
 	return w.Close()
 }
 
-// ReadParquet reads every row of a Parquet file of T rows.
-func ReadParquet[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
+// ReadParquet reads every row of a Parquet file of T rows. The file's
+// schema must match T's (see schema.go): a column of T that the file lacks,
+// names differently (nested ones included) or types differently is an
+// *InputError naming the file and column, as is a null in a column T
+// requires. A file that is not Parquet or is corrupt is an error naming it,
+// never a panic.
+func ReadParquet[T any](path string) (rows []T, err error) {
+	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	defer recoverCorrupt(path, &err)
+	checks, err := checkParquetSchema(path, parquet.SchemaOf(new(T)), pf)
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := scanNulls(path, checks); err != nil {
+		return nil, err
 	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
-	out := make([]T, pf.NumRows())
-	n, err := r.Read(out)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	// The footer's row count sizes the result, up to a bound: a corrupt
+	// count must not allocate without limit before the pages say otherwise.
+	out := make([]T, 0, min(max(pf.NumRows(), 0), maxPreallocRows))
+	for {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, 1)
+		}
+		n, err := r.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	return out[:n], nil
+}
+
+// maxPreallocRows bounds the rows ReadParquet allocates on the word of a
+// file's footer alone; larger tables grow as they are read.
+const maxPreallocRows = 1 << 20
+
+// openParquet opens a Parquet file for reading. Page indexes and bloom
+// filters are not read: schedlab reads whole tables, and a corrupt page
+// index is where parquet-go panics (slice bounds in File.ReadPageIndex).
+// What is not a Parquet file, or is corrupt, is an *InputError naming path.
+func openParquet(path string) (f *os.File, pf *parquet.File, err error) {
+	f, err = os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	defer recoverCorrupt(path, &err)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkFooter(f, st.Size()); err != nil {
+		return nil, nil, &InputError{File: path, Err: fmt.Errorf("not a Parquet file (%v): %w", err, ErrFormat)}
+	}
+	pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, nil, &InputError{File: path, Err: fmt.Errorf("not a Parquet file (%v): %w", err, ErrFormat)}
+	}
+	return f, pf, nil
+}
+
+// checkFooter checks a Parquet file's trailer (footer length and magic)
+// before parquet-go allocates a buffer of the length it states.
+func checkFooter(f io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 2*int64(len(magic))+4 {
+		return fmt.Errorf("%d bytes, too short", size)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != magic {
+		return fmt.Errorf("no %s magic at its end", magic)
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("footer of %d bytes in a file of %d", n, size)
+	}
+	return nil
+}
+
+// recoverCorrupt turns a panic inside parquet-go, which some corrupt files
+// cause, into an error naming the file. It is deferred around every call
+// into parquet-go's reader, and nowhere else.
+func recoverCorrupt(path string, err *error) {
+	if r := recover(); r != nil {
+		*err = &InputError{File: path, Err: fmt.Errorf("corrupt Parquet file (parquet-go: %v): %w", r, ErrFormat)}
+	}
 }
 
 // WriteJobsFrom drains a channel of jobs records into a Parquet file at
