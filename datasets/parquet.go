@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -161,7 +163,37 @@ func openParquet(path string) (f *os.File, pf *parquet.File, err error) {
 	if err != nil {
 		return nil, nil, &InputError{File: path, Err: fmt.Errorf("not a Parquet file (%v): %w", err, ErrFormat)}
 	}
+	if err := checkColumnChunks(pf, st.Size()); err != nil {
+		return nil, nil, &InputError{File: path, Err: fmt.Errorf("corrupt or unsupported Parquet file: %w: %w", err, ErrFormat)}
+	}
 	return f, pf, nil
+}
+
+// checkColumnChunks checks what the footer says of each column chunk
+// before parquet-go reads one: that it lies inside the file, and that it
+// is not compressed with LZ4_RAW, whose decoder in parquet-go doubles its
+// buffer without end on corrupt data until the process runs out of memory
+// (a crash no recover catches). Arrow and DuckDB write Snappy or ZSTD
+// unless told otherwise; `COPY (FROM 'in.parquet') TO 'out.parquet'
+// (COMPRESSION zstd)` in DuckDB rewrites a file.
+func checkColumnChunks(pf *parquet.File, size int64) error {
+	for i, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			md := &c.MetaData
+			col := strings.Join(md.PathInSchema, ".")
+			if md.Codec == format.Lz4Raw {
+				return fmt.Errorf("column %s: LZ4_RAW compression is not supported (rewrite the file with ZSTD or Snappy)", col)
+			}
+			start := md.DataPageOffset
+			if md.DictionaryPageOffset > 0 {
+				start = min(start, md.DictionaryPageOffset)
+			}
+			if start < 4 || md.TotalCompressedSize < 0 || md.TotalCompressedSize > size-start {
+				return fmt.Errorf("row group %d, column %s: %d bytes at offset %d, outside the file of %d bytes", i, col, md.TotalCompressedSize, start, size)
+			}
+		}
+	}
+	return nil
 }
 
 // checkFooter checks a Parquet file's trailer (footer length and magic)

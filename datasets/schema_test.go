@@ -344,3 +344,40 @@ func TestReadParquetSchemaArrowTasks(t *testing.T) {
 		t.Fatalf("Arrow reads task GPUs %v, want [1 0 2]", gpus)
 	}
 }
+
+// TestReadParquetWidening reads an arrivals table as DuckDB writes one from
+// INTEGER and REAL columns: INT32 and FLOAT widen losslessly to the int64
+// and float64 of Arrival, nullable columns without nulls are fine. An
+// unsigned 64-bit or a timestamp column is not a count or a number of
+// seconds, and is refused.
+func TestReadParquetWidening(t *testing.T) {
+	opt := aparquet.Repetitions.Optional
+	write := func(t *testing.T, interval, start, jobs schema.Node, cols []arrowColumn) string {
+		path := filepath.Join(t.TempDir(), "arrivals.parquet")
+		writeArrowParquet(t, path, must(schema.NewGroupNode("schema", aparquet.Repetitions.Required, schema.FieldList{interval, start, jobs}, -1)), cols)
+		readArrowTable(t, path)
+		return path
+	}
+	def := []int16{1, 1, 1}
+	path := write(t, intNode("interval", opt, 32, true), numNode("start_s", opt, aparquet.Types.Float), intNode("jobs", opt, 16, false), []arrowColumn{
+		{values: []int32{2, 0, 1}, def: def}, {values: []float32{3600, 0, 1800.5}, def: def}, {values: []int32{7, 65535, 0}, def: def},
+	})
+	got, err := ReadArrivals(path)
+	want := []Arrival{{0, 0, 65535}, {1, 1800.5, 0}, {2, 3600, 7}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read %+v, %v; want %+v", got, err, want)
+	}
+
+	path = write(t, intNode("interval", opt, 64, true), numNode("start_s", opt, aparquet.Types.Double), intNode("jobs", opt, 64, false), []arrowColumn{
+		{values: []int64{0}, def: []int16{1}}, {values: []float64{0}, def: []int16{1}}, {values: []int64{1}, def: []int16{1}},
+	})
+	_, err = ReadArrivals(path)
+	checkSchemaError(t, err, path, "jobs", "type INT64 INT(64,false), want INT64 INT(64,true)")
+
+	ts := must(schema.NewPrimitiveNodeLogical("start_s", opt, schema.NewTimestampLogicalType(true, schema.TimeUnitMicros), aparquet.Types.Int64, -1, -1))
+	path = write(t, intNode("interval", opt, 64, true), ts, intNode("jobs", opt, 64, true), []arrowColumn{
+		{values: []int64{0}, def: []int16{1}}, {values: []int64{0}, def: []int16{1}}, {values: []int64{1}, def: []int16{1}},
+	})
+	_, err = ReadArrivals(path)
+	checkSchemaError(t, err, path, "start_s", "want DOUBLE")
+}
