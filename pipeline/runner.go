@@ -388,7 +388,15 @@ func collect(staging string, declared []string, rows map[string]int64) ([]Artifa
 	return outs, nil
 }
 
-func parquetRows(path string) int64 {
+// parquetRows is the row count a stage's Parquet output states in its
+// footer, 0 when it cannot be read (the manifest then records no count).
+// A corrupt footer can make parquet-go panic; that is not to crash a run.
+func parquetRows(path string) (n int64) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
