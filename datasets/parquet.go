@@ -141,14 +141,14 @@ const maxPreallocRows = 1 << 20
 // filters are not read: schedlab reads whole tables, and a corrupt page
 // index is where parquet-go panics (slice bounds in File.ReadPageIndex).
 // What is not a Parquet file, or is corrupt, is an *InputError naming path.
-func openParquet(path string) (f *os.File, pf *parquet.File, err error) {
-	f, err = os.Open(path)
+func openParquet(path string) (_ *os.File, pf *parquet.File, err error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
+			f.Close() // f, not the result, which an error return sets to nil
 		}
 	}()
 	defer recoverCorrupt(path, &err)
