@@ -2,17 +2,15 @@ package datasets
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
+	"github.com/schedlab/schedlab/internal/parquetfile"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -137,83 +135,14 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 // file's footer alone; larger tables grow as they are read.
 const maxPreallocRows = 1 << 20
 
-// openParquet opens a Parquet file for reading. Page indexes and bloom
-// filters are not read: schedlab reads whole tables, and a corrupt page
-// index is where parquet-go panics (slice bounds in File.ReadPageIndex).
-// What is not a Parquet file, or is corrupt, is an *InputError naming path.
-func openParquet(path string) (_ *os.File, pf *parquet.File, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
+// openParquet opens a Parquet file for reading (parquetfile.Open): what
+// is not a Parquet file, or is corrupt, is an *InputError naming path.
+func openParquet(path string) (*os.File, *parquet.File, error) {
+	f, pf, err := parquetfile.Open(path)
+	if errors.Is(err, parquetfile.ErrNotParquet) {
+		return nil, nil, &InputError{File: path, Err: fmt.Errorf("%w: %w", err, ErrFormat)}
 	}
-	defer func() {
-		if err != nil {
-			f.Close() // f, not the result, which an error return sets to nil
-		}
-	}()
-	defer recoverCorrupt(path, &err)
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkFooter(f, st.Size()); err != nil {
-		return nil, nil, &InputError{File: path, Err: fmt.Errorf("not a Parquet file (%v): %w", err, ErrFormat)}
-	}
-	pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return nil, nil, &InputError{File: path, Err: fmt.Errorf("not a Parquet file (%v): %w", err, ErrFormat)}
-	}
-	if err := checkColumnChunks(pf, st.Size()); err != nil {
-		return nil, nil, &InputError{File: path, Err: fmt.Errorf("corrupt or unsupported Parquet file: %w: %w", err, ErrFormat)}
-	}
-	return f, pf, nil
-}
-
-// checkColumnChunks checks what the footer says of each column chunk
-// before parquet-go reads one: that it lies inside the file, and that it
-// is not compressed with LZ4_RAW, whose decoder in parquet-go doubles its
-// buffer without end on corrupt data until the process runs out of memory
-// (a crash no recover catches). Arrow and DuckDB write Snappy or ZSTD
-// unless told otherwise; `COPY (FROM 'in.parquet') TO 'out.parquet'
-// (COMPRESSION zstd)` in DuckDB rewrites a file.
-func checkColumnChunks(pf *parquet.File, size int64) error {
-	for i, rg := range pf.Metadata().RowGroups {
-		for _, c := range rg.Columns {
-			md := &c.MetaData
-			col := strings.Join(md.PathInSchema, ".")
-			if md.Codec == format.Lz4Raw {
-				return fmt.Errorf("column %s: LZ4_RAW compression is not supported (rewrite the file with ZSTD or Snappy)", col)
-			}
-			start := md.DataPageOffset
-			if md.DictionaryPageOffset > 0 {
-				start = min(start, md.DictionaryPageOffset)
-			}
-			if start < 4 || md.TotalCompressedSize < 0 || md.TotalCompressedSize > size-start {
-				return fmt.Errorf("row group %d, column %s: %d bytes at offset %d, outside the file of %d bytes", i, col, md.TotalCompressedSize, start, size)
-			}
-		}
-	}
-	return nil
-}
-
-// checkFooter checks a Parquet file's trailer (footer length and magic)
-// before parquet-go allocates a buffer of the length it states.
-func checkFooter(f io.ReaderAt, size int64) error {
-	const magic = "PAR1"
-	if size < 2*int64(len(magic))+4 {
-		return fmt.Errorf("%d bytes, too short", size)
-	}
-	var tail [8]byte
-	if _, err := f.ReadAt(tail[:], size-8); err != nil {
-		return err
-	}
-	if string(tail[4:]) != magic {
-		return fmt.Errorf("no %s magic at its end", magic)
-	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
-		return fmt.Errorf("footer of %d bytes in a file of %d", n, size)
-	}
-	return nil
+	return f, pf, err
 }
 
 // recoverCorrupt turns a panic inside parquet-go, which some corrupt files

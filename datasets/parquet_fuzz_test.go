@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -99,6 +100,33 @@ func TestReadParquetCorruptFooters(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d corrupted copies, %d reads of %d succeeded", seed.name, n, read, n*len(seed.readers))
+	}
+}
+
+// TestReadParquetFooterClaims gives every list of structs in a jobs file's
+// footer a size of 2³¹−1: parquet-go allocates that many row groups or
+// columns before reading one, which ended the process with a fatal "out
+// of memory" that no recover catches. Each must be refused naming the file.
+func TestReadParquetFooterClaims(t *testing.T) {
+	seed := realParquet(t, sampleJobs())
+	n := int(binary.LittleEndian.Uint32(seed[len(seed)-8:]))
+	dir := t.TempDir()
+	tried := 0
+	for i := len(seed) - 8 - n; i < len(seed)-8-6; i++ {
+		// A compact-protocol list header: size in the high nibble, element
+		// type STRUCT (12) in the low one. Some matches are other bytes;
+		// every one must be read or refused all the same.
+		if seed[i]&0x0f != 12 || seed[i]>>4 == 0 {
+			continue
+		}
+		b := append([]byte(nil), seed...)
+		b[i] = 0xfc // size follows as a varint
+		copy(b[i+1:], []byte{0xff, 0xff, 0xff, 0xff, 0x07})
+		parquettest.Check(t, dir, "jobs.parquet", b, readDescribe)
+		tried++
+	}
+	if tried < 3 {
+		t.Fatalf("only %d list headers found in the footer", tried)
 	}
 }
 
