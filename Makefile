@@ -2,6 +2,7 @@
 GO       ?= go
 OUT      ?= out
 PKGS     := ./...
+FUZZTIME ?= 30s
 BIN      := bin/schedlab
 # The revision, stamped into the binary so that manifest, report and
 # `schedlab version` know it even when Go's VCS stamping is off
@@ -10,12 +11,13 @@ BIN      := bin/schedlab
 REVISION ?= $(shell git describe --always --dirty 2>/dev/null)
 LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
 
-.PHONY: help build run test bench bench-ci lint reproduce clean
+.PHONY: help build run test bench bench-ci fuzz lint reproduce clean
 
 help:
 	@echo "make run        the whole pipeline on the quick preset, into $(OUT)/"
 	@echo "make test       all tests, with the race detector, in random order"
 	@echo "make bench      every benchmark (long); make bench-ci runs each once"
+	@echo "make fuzz       every fuzz target for FUZZTIME each (default $(FUZZTIME)); not part of test"
 	@echo "make lint       gofmt, go vet and go mod tidy must leave no diff"
 	@echo "make reproduce  the nightly preset into $(OUT)/nightly"
 	@echo "make build      $(BIN)"
@@ -36,6 +38,21 @@ bench:
 # Every benchmark once, so that none rots; part of CI.
 bench-ci:
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
+
+# Every fuzz target in the repository (each `func Fuzz` in a _test.go
+# file), one after another for FUZZTIME each; FUZZFLAGS adds go test flags
+# (e.g. -parallel 2). New inputs that fail land in the package's
+# testdata/fuzz/<target>/, where they become regression tests of make test.
+fuzz:
+	@fail=""; \
+	for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		pkg=./$$(dirname $${f#./}); \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "== $$t ($$pkg, $(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || fail="$$fail $$pkg:$$t"; \
+		done; \
+	done; \
+	if [ -n "$$fail" ]; then echo "fuzz targets that failed:$$fail"; exit 1; fi
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }

@@ -3,7 +3,6 @@ package datasets
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
@@ -28,22 +27,17 @@ type TableInfo struct {
 
 // InspectTable reads the footer of a Parquet file and tells a canonical jobs
 // or arrivals table by its top-level columns (all of the canonical ones
-// present; extra columns are allowed).
-func InspectTable(path string) (TableInfo, error) {
-	f, err := os.Open(path)
+// present; extra columns are allowed). A table so told must then match
+// its schema in full (see ReadParquet); a mismatch is an error naming the
+// column.
+func InspectTable(path string) (info TableInfo, err error) {
+	f, pf, err := openParquet(path)
 	if err != nil {
 		return TableInfo{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return TableInfo{}, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return TableInfo{}, &InputError{File: path, Err: fmt.Errorf("not a Parquet file (%v): %w", err, ErrFormat)}
-	}
-	info := TableInfo{Path: path, Rows: pf.NumRows()}
+	defer recoverCorrupt(path, &err)
+	info = TableInfo{Path: path, Rows: pf.NumRows()}
 	info.Source, _ = pf.Lookup(MetaSource)
 	info.SchemaVersion, _ = pf.Lookup(MetaSchemaVersion)
 	have := map[string]bool{}
@@ -59,11 +53,19 @@ func InspectTable(path string) (TableInfo, error) {
 		}
 		return true
 	}
+	var want parquet.Node
 	switch {
 	case all("job_id", "submit_s", "duration_s", "tasks"):
-		info.Kind = KindJobs
+		info.Kind, want = KindJobs, parquet.SchemaOf(new(Job))
 	case all("interval", "start_s", "jobs"):
-		info.Kind = KindArrivals
+		info.Kind, want = KindArrivals, parquet.SchemaOf(new(arrivalRow))
+	default:
+		return info, nil
+	}
+	// A table that looks like one of ours must be one, nested columns and
+	// types included, before anything is said about it.
+	if _, err := checkParquetSchema(path, want, pf); err != nil {
+		return TableInfo{}, err
 	}
 	return info, nil
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/parquet-go/parquet-go"
+	"github.com/schedlab/schedlab/internal/parquetfile"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -89,29 +91,67 @@ func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
 	return w.Close()
 }
 
-// ReadParquet reads every row of a Parquet file of T rows.
-func ReadParquet[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
+// ReadParquet reads every row of a Parquet file of T rows. The file's
+// schema must match T's (see schema.go): a column of T that the file lacks,
+// names differently (nested ones included) or types differently is an
+// *InputError naming the file and column, as is a null in a column T
+// requires. A file that is not Parquet or is corrupt is an error naming it,
+// never a panic.
+func ReadParquet[T any](path string) (rows []T, err error) {
+	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	defer recoverCorrupt(path, &err)
+	checks, err := checkParquetSchema(path, parquet.SchemaOf(new(T)), pf)
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := scanNulls(path, checks); err != nil {
+		return nil, err
 	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
-	out := make([]T, pf.NumRows())
-	n, err := r.Read(out)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	// The footer's row count sizes the result, up to a bound: a corrupt
+	// count must not allocate without limit before the pages say otherwise.
+	out := make([]T, 0, min(max(pf.NumRows(), 0), maxPreallocRows))
+	for {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, 1)
+		}
+		n, err := r.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	return out[:n], nil
+}
+
+// maxPreallocRows bounds the rows ReadParquet allocates on the word of a
+// file's footer alone; larger tables grow as they are read.
+const maxPreallocRows = 1 << 20
+
+// openParquet opens a Parquet file for reading (parquetfile.Open): what
+// is not a Parquet file, or is corrupt, is an *InputError naming path.
+func openParquet(path string) (*os.File, *parquet.File, error) {
+	f, pf, err := parquetfile.Open(path)
+	if errors.Is(err, parquetfile.ErrNotParquet) {
+		return nil, nil, &InputError{File: path, Err: fmt.Errorf("%w: %w", err, ErrFormat)}
+	}
+	return f, pf, err
+}
+
+// recoverCorrupt turns a panic inside parquet-go, which some corrupt files
+// cause, into an error naming the file. It is deferred around every call
+// into parquet-go's reader, and nowhere else.
+func recoverCorrupt(path string, err *error) {
+	if r := recover(); r != nil {
+		*err = &InputError{File: path, Err: fmt.Errorf("corrupt Parquet file (parquet-go: %v): %w", r, ErrFormat)}
+	}
 }
 
 // WriteJobsFrom drains a channel of jobs records into a Parquet file at

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/schedlab/schedlab/internal/parquetfile"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -415,19 +415,13 @@ func collect(staging string, declared []string, rows map[string]int64) ([]Artifa
 	return outs, nil
 }
 
-func parquetRows(path string) int64 {
-	f, err := os.Open(path)
+// parquetRows is the row count a stage's Parquet output states in its
+// footer, 0 when it cannot be read (the manifest then records no count).
+func parquetRows(path string) (n int64) {
+	f, pf, err := parquetfile.Open(path)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return 0
-	}
 	return pf.NumRows()
 }

@@ -1,0 +1,45 @@
+package training
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/parquettest"
+)
+
+// FuzzReadCurves: the learning curves schedlab train plots and the derived
+// tables of a run read (curves.parquet) are read or refused naming the
+// file, never a panic, whatever their bytes. Seeds: a curves table as
+// WriteCurves writes it, and copies of it with a damaged footer.
+func FuzzReadCurves(f *testing.F) {
+	var rows []Curve
+	for ep := range 6 {
+		for _, split := range []string{"train", "validation"} {
+			rows = append(rows, Curve{Family: "dl2", Variant: "dl2", Cluster: "small", Episode: int32(ep), Split: split,
+				Return: -float64(10 - ep), MeanJCT: 3600 / float64(ep+1), PolicyLoss: 0.5, ValueLoss: 1, Entropy: 0.7})
+		}
+	}
+	path := filepath.Join(f.TempDir(), CurvesFile)
+	if err := WriteCurves(path, datasets.FileMeta{Source: "test"}, rows); err != nil {
+		f.Fatal(err)
+	}
+	seed, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	rng := rand.New(rand.NewPCG(16, 3))
+	for range 8 {
+		f.Add(parquettest.CorruptFooter(rng, seed))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parquettest.Check(t, dir, CurvesFile, data, func(path string) error {
+			_, err := datasets.ReadParquet[Curve](path)
+			return err
+		})
+	})
+}
