@@ -251,21 +251,13 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 		}
 	}
 	var evalErr error
-	p := fitting.Problem{M: 3 * len(s.Workload.Clusters), Residuals: func(dst, x []float64) {
-		e := env
-		e.SetParams(x)
-		m, err := s.Measure(ctx, &e)
-		if err != nil {
-			if evalErr == nil {
-				evalErr = err
-			}
-			for i := range dst {
-				dst[i] = math.NaN()
-			}
-			return
+	p := fitting.Problem{M: 3 * len(s.Workload.Clusters), Residuals: envResiduals(env, &evalErr, func(e *sim.Environment, dst []float64) error {
+		m, err := s.Measure(ctx, e)
+		if err == nil {
+			m.residuals(dst, t)
 		}
-		m.residuals(dst, t)
-	}}
+		return err
+	})}
 	res, err := fitting.Minimize(ctx, p, start, &fitting.Settings{Lower: lo, Upper: hi, MaxIterations: DASMaxIterations})
 	if evalErr != nil {
 		return nil, fmt.Errorf("calibration: fit %s: %w", name, evalErr)

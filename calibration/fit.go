@@ -172,21 +172,13 @@ func Fit(ctx context.Context, name string, model sim.Interference, t Targets) (*
 		return nil, err
 	}
 	var evalErr error
-	p := fitting.Problem{M: numResiduals, Residuals: func(dst, x []float64) {
-		e := env
-		e.SetParams(x)
-		m, err := Measure(model, &e)
-		if err != nil {
-			if evalErr == nil {
-				evalErr = err
-			}
-			for i := range dst {
-				dst[i] = math.NaN()
-			}
-			return
+	p := fitting.Problem{M: numResiduals, Residuals: envResiduals(env, &evalErr, func(e *sim.Environment, dst []float64) error {
+		m, err := Measure(model, e)
+		if err == nil {
+			m.residuals(dst[:0], t)
 		}
-		m.residuals(dst[:0], t)
-	}}
+		return err
+	})}
 	res, err := fitting.Minimize(ctx, p, env.Params(), &fitting.Settings{Lower: lo, Upper: hi})
 	if err != nil {
 		return nil, fmt.Errorf("calibration: fit %s (%v): %w", name, keys, err)
@@ -221,4 +213,23 @@ func Fit(ctx context.Context, name string, model sim.Interference, t Targets) (*
 		}
 	}
 	return out, nil
+}
+
+// envResiduals is a fitting residual function over an environment's
+// parameters: measure scores env with the parameters x into dst. The
+// first measurement error is kept in *errp (the fit cannot carry it) and
+// its residuals are NaN, which stops the fit.
+func envResiduals(env sim.Environment, errp *error, measure func(e *sim.Environment, dst []float64) error) func(dst, x []float64) {
+	return func(dst, x []float64) {
+		e := env
+		e.SetParams(x)
+		if err := measure(&e, dst); err != nil {
+			if *errp == nil {
+				*errp = err
+			}
+			for i := range dst {
+				dst[i] = math.NaN()
+			}
+		}
+	}
 }

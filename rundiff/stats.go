@@ -1,6 +1,7 @@
 package rundiff
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -44,7 +45,7 @@ func holm(p []float64) []float64 {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int { return compareFloat(p[i], p[j]) })
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(p[i], p[j]) })
 	adj := make([]float64, m)
 	run := 0.0
 	for rank, i := range order {
@@ -52,16 +53,6 @@ func holm(p []float64) []float64 {
 		adj[i] = run
 	}
 	return adj
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // relative is (b−a)/|a|: 0 when both are 0, ±Inf when only a is.
