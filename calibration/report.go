@@ -60,6 +60,9 @@ func (r *Report) Rows() []Row {
 	rows := r.MARL.Rows()
 	c := r.TableIII
 	rows = append(rows, Row{Environment: r.MARL.Environment.Name, Target: c.Target, Paper: c.Paper, Before: c.Ours, After: c.Ours, Tolerance: c.Tolerance, Within: c.Within})
+	if r.DAS == nil {
+		return rows
+	}
 	return append(rows, r.DAS.Rows(r.DASReference)...)
 }
 
@@ -67,6 +70,9 @@ func (r *Report) Rows() []Row {
 func (r *Report) Notes() []string {
 	out := r.MARL.Notes()
 	out = append(out, "MARL Table III: cross-validated prediction error mean |Ŝ − S|/(1 + S) of the five interference models fitted to the run's calibration samples (fit/coefficients.parquet, fit/interference.md); the paper's from its 480 samples of a 2×E5-2630, 4×V100 server.")
+	if r.DAS == nil {
+		return append(out, "das-paper was not fitted in this run (eval.calibration.das: false).")
+	}
 	return append(out, r.DAS.Notes()...)
 }
 
@@ -126,7 +132,11 @@ var header = []string{"environment", "target", "paper", "ours (before calibratio
 // Markdown is the table as Markdown with its notes.
 func (r *Report) Markdown() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# calibration: the calibrated environments (%s, %s) against the papers' measurements\n\n", r.MARL.Environment.Name, r.DAS.Environment.Name)
+	names := r.MARL.Environment.Name
+	if r.DAS != nil {
+		names += ", " + r.DAS.Environment.Name
+	}
+	fmt.Fprintf(&b, "# calibration: the calibrated environments (%s) against the papers' measurements\n\n", names)
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|---|---|---:|---:|---:|---|---|\n")
 	for _, row := range r.Rows() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", row.Environment, row.Target, row.Paper, row.Before, row.After, row.Tolerance, yesNo(row.Within))
@@ -222,6 +232,9 @@ func (r *Report) Plot() (svg, png []byte, err error) {
 	}
 	jobs.Y.Max = hi * 1.35
 	d := r.DAS
+	if d == nil {
+		return figure.Column([]*plot.Plot{top, jobs}, 8*vg.Inch, 6.5*vg.Inch)
+	}
 	var groups []string
 	for _, c := range d.After.Clusters {
 		groups = append(groups, strings.ToUpper(c[:1])+c[1:])

@@ -26,6 +26,18 @@ type Config struct {
 	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
 	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
 	Sensitivity    SensitivityConfig  `mapstructure:"sensitivity" yaml:"sensitivity" json:"sensitivity"`
+	Calibration    CalibrationConfig  `mapstructure:"calibration" yaml:"calibration" json:"calibration"`
+}
+
+// CalibrationConfig says which calibrated environments the calibrate stage
+// fits besides marl-paper, which it always fits (a few dozen tiny
+// scenarios, well under a second).
+type CalibrationConfig struct {
+	// DAS fits das-paper: some forty evaluations of five heuristic rows on
+	// das-table1's three clusters and evaluated jobs, tens of seconds on
+	// the nightly trace. Experiments run in das-paper (sim.environment)
+	// need it.
+	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
 }
 
 // DASTable1Config parameterises das-table1 on the run's job trace. Its

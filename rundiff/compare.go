@@ -83,7 +83,7 @@ const (
 	CauseVersion Cause = "stage version" // the stage's Version was bumped
 	CauseConfig  Cause = "configuration" // the stage's own configuration differs
 	CauseInputs  Cause = "inputs"        // an input artifact differs
-	CauseSeed    Cause = "run seed"      // the seed is not part of the cache key
+	CauseSeed    Cause = "run seed"      // the runs' seeds differ (part of every cache key)
 	// CauseCode: same cache key and seed but different outputs, built
 	// from different (or unknown, or modified) revisions: the code changed
 	// what the stage writes without bumping its version.
@@ -285,13 +285,17 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 				c.ConfigKeys = diffKeys(fa, fb)
 			}
 		}
+		seedDiffers := a.manifest.Seed != b.manifest.Seed
 		if failed(sa) != failed(sb) {
 			c.Causes = append(c.Causes, CauseStatus)
+		}
+		if seedDiffers && (sa.Key != sb.Key || len(c.Outputs) > 0) {
+			c.Causes = append(c.Causes, CauseSeed)
 		}
 		if sa.Version != sb.Version {
 			c.Causes = append(c.Causes, CauseVersion)
 		}
-		if len(c.ConfigKeys) > 0 || (ca == nil && sa.Key != sb.Key && sa.Version == sb.Version && len(c.Inputs) == 0 && !wallClockInputs) {
+		if len(c.ConfigKeys) > 0 || (ca == nil && !seedDiffers && sa.Key != sb.Key && sa.Version == sb.Version && len(c.Inputs) == 0 && !wallClockInputs) {
 			c.Causes = append(c.Causes, CauseConfig)
 		}
 		if len(c.Inputs) > 0 {
@@ -299,8 +303,7 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 		}
 		if sa.Key == sb.Key && len(c.Outputs) > 0 {
 			switch {
-			case a.manifest.Seed != b.manifest.Seed:
-				c.Causes = append(c.Causes, CauseSeed)
+			case seedDiffers: // a run from before the seed joined the key
 			case sameRevision:
 				c.Causes = append(c.Causes, CauseNondeterminism)
 			case !knownRevisions:

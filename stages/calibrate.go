@@ -39,7 +39,8 @@ const PaperEnvironments = "paper"
 //     trace (cfg's das_table1 trace settings), with das-table1's base model
 //     (the fitted one when das_table1.fitted_interference): some 43
 //     evaluations of 15 simulations, 41 s of CPU on the nightly trace
-//     (measured on a loaded machine; about 20 s on two idle cores).
+//     (measured on a loaded machine; about 20 s on two idle cores); only
+//     with eval.calibration.das (the quick preset leaves it out).
 //
 // The simulations run on cfg.Workers goroutines; results do not depend on
 // it.
@@ -51,15 +52,19 @@ func Calibrate(cfg *Config) pipeline.Stage {
 	trace := cfg.Eval.DASTable1
 	trace.Schedulers = nil // das-table1's rows do not change the fit
 	workers := cfg.Workers
+	withDAS := cfg.calibrates(calibration.DASPaper)
+	in, envs := []string{FitModel, FitCoefficients}, []string{marl}
+	c := calibrateConfig{Environment: calibration.MARLPaper, Targets: calibration.MARLTargets, Params: paramKeys()}
+	if withDAS {
+		in, envs = append(in, jobs), append(envs, das)
+		c.DAS = &dasCalibrateConfig{Environment: calibration.DASPaper, Targets: calibration.DASTable1Targets, Rows: calibration.DASFitRows,
+			Grid: calibration.DASStartGrid, MaxIterations: calibration.DASMaxIterations, Trace: trace}
+	}
 	return &pipeline.Func{
 		StageName: "calibrate", StageVersion: stageVersion,
-		In:  []string{FitModel, FitCoefficients, jobs},
-		Out: append(append([]string{marl, das}, tables...), plots...),
-		Cfg: calibrateConfig{
-			Environment: calibration.MARLPaper, Targets: calibration.MARLTargets, Params: paramKeys(),
-			DAS: dasCalibrateConfig{Environment: calibration.DASPaper, Targets: calibration.DASTable1Targets, Rows: calibration.DASFitRows,
-				Grid: calibration.DASStartGrid, MaxIterations: calibration.DASMaxIterations, Trace: trace},
-		},
+		In:  in,
+		Out: append(append(envs, tables...), plots...),
+		Cfg: c,
 		Fn: func(ctx context.Context, penv *pipeline.Env) error {
 			model, err := FittedInterference(penv.Input(FitModel))
 			if err != nil {
@@ -77,22 +82,26 @@ func Calibrate(cfg *Config) pipeline.Stage {
 			if err != nil {
 				return fmt.Errorf("calibration: %s: %w", FitCoefficients, err)
 			}
-			evalCfg := evaluation.Config{DASTable1: trace}
-			w, err := evaluation.DASTable1Workload(ctx, &evalCfg, penv.Input(jobs))
-			if err != nil {
+			if err := sim.WriteEnvironment(penv.Output(marl), &mr.Environment); err != nil {
 				return err
 			}
-			var base sim.Interference
-			if w.Fitted {
-				base = model
-			}
-			dr, err := calibration.FitDAS(ctx, calibration.DASPaper, &calibration.DASSurrogate{
-				Workload: w, Base: base, Rows: calibration.DASFitRows, Seed: penv.Seed, Workers: workers}, calibration.DASTable1Targets)
-			if err != nil {
-				return err
-			}
-			for path, env := range map[string]*sim.Environment{marl: &mr.Environment, das: &dr.Environment} {
-				if err := sim.WriteEnvironment(penv.Output(path), env); err != nil {
+			var dr *calibration.DASResult
+			if withDAS {
+				evalCfg := evaluation.Config{DASTable1: trace}
+				w, err := evaluation.DASTable1Workload(ctx, &evalCfg, penv.Input(jobs))
+				if err != nil {
+					return err
+				}
+				var base sim.Interference
+				if w.Fitted {
+					base = model
+				}
+				dr, err = calibration.FitDAS(ctx, calibration.DASPaper, &calibration.DASSurrogate{
+					Workload: w, Base: base, Rows: calibration.DASFitRows, Seed: penv.Seed, Workers: workers}, calibration.DASTable1Targets)
+				if err != nil {
+					return err
+				}
+				if err := sim.WriteEnvironment(penv.Output(das), &dr.Environment); err != nil {
 					return err
 				}
 			}
@@ -119,7 +128,7 @@ type calibrateConfig struct {
 	Environment string
 	Targets     calibration.Targets
 	Params      []string
-	DAS         dasCalibrateConfig
+	DAS         *dasCalibrateConfig // nil: das-paper not fitted
 }
 
 // dasCalibrateConfig is what the das-paper fit depends on besides its

@@ -27,6 +27,7 @@ import (
 // environment file is refused naming the file and the key.
 func TestCalibrateStage(t *testing.T) {
 	cfg := quickConfig()
+	cfg.Eval.Calibration.DAS = true
 	jobs, prof, fit := SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit)
 	pipelinetest.Conformance(t, 3, Calibrate(cfg), jobs, prof, fit)
 

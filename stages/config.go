@@ -3,6 +3,8 @@ package stages
 import (
 	"errors"
 	"fmt"
+	"github.com/schedlab/schedlab/calibration"
+	"github.com/schedlab/schedlab/evaluation"
 	"maps"
 	"os"
 	"path/filepath"
@@ -42,8 +44,8 @@ type SimConfig struct {
 	// its recorded duration); "" keeps each experiment's own (the model).
 	Speed string `mapstructure:"speed" yaml:"speed" json:"speed"`
 	// Environment names the calibrated environment whose fitted parameters
-	// the speed model uses; "" is none (the simulator's defaults). No stage
-	// produces an environment yet, so "" is the only valid value.
+	// the speed model uses; "" is none (the simulator's defaults), "paper"
+	// each experiment in its own paper's (CheckEnvironment).
 	Environment string `mapstructure:"environment" yaml:"environment" json:"environment"`
 }
 
@@ -59,6 +61,18 @@ func (c SimConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("sim.environment: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// calibrates says whether the calibrate stage fits the named environment:
+// marl-paper always, das-paper when eval.calibration.das is set.
+func (c *Config) calibrates(name string) bool {
+	switch name {
+	case calibration.MARLPaper:
+		return true
+	case calibration.DASPaper:
+		return c.Eval.Calibration.DAS
+	}
+	return false
 }
 
 // CheckEnvironment reports whether the DAG can run experiments in the
@@ -170,6 +184,15 @@ func (c *Config) Validate() error {
 	}
 	if !(c.Datasets.IntervalS >= 1 && c.Datasets.IntervalS <= MaxIntervalS) {
 		bad("datasets.interval_s", "must be in [1, %d] seconds, got %v", MaxIntervalS, c.Datasets.IntervalS)
+	}
+	// An experiment runs in its paper's environment only if the calibrate
+	// stage fits it.
+	for _, id := range c.Eval.Experiments {
+		if e, err := evaluation.Lookup(id); err == nil {
+			if env := c.Sim.environmentFor(e.Paper); env != "" && !c.calibrates(env) {
+				bad("sim.environment", "%s runs in %s, which this configuration does not calibrate (set eval.calibration.das: true)", id, env)
+			}
+		}
 	}
 	// Packages' Validate methods name their keys in full.
 	for _, v := range []interface{ Validate() error }{c.Datasets.Synthetic, c.Profile.Synth, c.Fit, c.Sim, c.Eval, c.Train} {

@@ -37,11 +37,12 @@ type sensitivityPart struct {
 	Training *ModelTraining `json:"training"`
 }
 
-// paperEnvironment is the calibrated environment of paper among
-// Environments, "" if none (the first by name if several).
-func paperEnvironment(paper string) string {
+// paperEnvironment is the calibrated environment of paper among those the
+// run calibrates (Config.calibrates), "" if none (the first by name if
+// several).
+func (c *Config) paperEnvironment(paper string) string {
 	for _, name := range slices.Sorted(maps.Keys(Environments)) {
-		if Environments[name] == paper {
+		if Environments[name] == paper && c.calibrates(name) {
 			return name
 		}
 	}
@@ -101,7 +102,7 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 			p.Heuristics[i] = string(canon)
 		}
 		p.Name, p.Learned = name, schedulers.Name(name)
-		p.Environment = paperEnvironment(parent.Paper)
+		p.Environment = c.paperEnvironment(parent.Paper)
 		p.Spec.Experiment = evaluation.Sensitivity + "-" + name
 		p.Spec.Seeds = c.Eval.Seeds
 		p.Spec.Schedulers = append(slices.Clone(p.Heuristics), name)

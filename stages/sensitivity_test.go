@@ -139,7 +139,7 @@ func TestSensitivityDAS(t *testing.T) {
 	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 20, 10
 	md := string(runSensitivity(t, cfg)["tables/sensitivity.md"])
 	want := []string{"| das | 1 | 2 |", "on small;"}
-	if paperEnvironment(evaluation.PaperDAS) == "" {
+	if sensitivityConfig().paperEnvironment(evaluation.PaperDAS) == "" {
 		want = append(want, "centred on the neutral one")
 	}
 	for _, w := range want {
@@ -170,7 +170,7 @@ func TestSensitivityInDAG(t *testing.T) {
 	if !ok {
 		t.Fatal("listed sensitivity experiment has no stage")
 	}
-	if in := st.Inputs(); !slices.Contains(in, EnvironmentFile(paperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
+	if in := st.Inputs(); !slices.Contains(in, EnvironmentFile(sensitivityConfig().paperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
 		t.Errorf("inputs %v: want the marl-paper environment and the fitted model", in)
 	}
 	bad := sensitivityConfig()

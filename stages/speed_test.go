@@ -51,6 +51,7 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 	for _, setting := range []string{PaperEnvironments, "marl-paper", "das-paper"} {
 		cfg := quickConfig()
 		cfg.Sim.Environment = setting
+		cfg.Eval.Calibration.DAS = true
 		cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
 		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
 		if err := cfg.Validate(); err != nil {

@@ -167,9 +167,9 @@ func TestTrainUsage(t *testing.T) {
 		{[]string{"--family", "das", "--set", "train.das.episodes"}, "KEY=VALUE"},
 		{[]string{"--family", "das", "--set", "train.das.episodes=-1"}, "train.das.episodes"},
 		// marl-arrivals runs in marl-paper: its file is needed, and only there.
-		{[]string{"--family", "marl", "--set", "sim.environment=paper"}, "runs in the calibrated environment marl-paper: give its file with --environment"},
+		{[]string{"--family", "marl", "--set", "sim.environment=paper", "--set", "eval.calibration.das=true"}, "runs in the calibrated environment marl-paper: give its file with --environment"},
 		{[]string{"--family", "das", "--environment", filepath.Join(out, "env.json")}, "runs in no calibrated environment"},
-		{[]string{"--family", "marl", "--set", "sim.environment=paper", "--environment", filepath.Join(out, "env.json")}, "--environment"},
+		{[]string{"--family", "marl", "--set", "sim.environment=paper", "--set", "eval.calibration.das=true", "--environment", filepath.Join(out, "env.json")}, "--environment"},
 	} {
 		_, stderr, code := schedlab(t, nil, append([]string{"train", "--out", out}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
