@@ -73,10 +73,22 @@ func (p Point) Key() string {
 
 // PointAt is the point of base at multipliers comm and interference; the
 // environment it makes must be valid (sim.Environment.Validate).
+//
+// A scaled parameter outside the environment's documented range
+// (sim.EnvironmentParams) is clamped to it, so that a calibrated
+// environment at a bound (das-paper's interference_scale sits at its
+// lower bound) still gives a full grid; the table shows the scales used,
+// so clamped points read as equal to their neighbours.
 func PointAt(base sim.Environment, comm, interference float64) (Point, error) {
 	e := base
 	e.CommScale *= comm
 	e.InterferenceScale *= interference
+	keys, lo, hi := sim.EnvironmentParams()
+	ps := e.Params()
+	for i := range keys {
+		ps[i] = min(max(ps[i], lo[i]), hi[i])
+	}
+	e.SetParams(ps)
 	e.Name = fmt.Sprintf("%s×(comm %g, interference %g)", base.Name, comm, interference)
 	if err := e.Validate(); err != nil {
 		return Point{}, fmt.Errorf("sensitivity: %s at comm ×%g, interference ×%g: %w", base.Name, comm, interference, err)

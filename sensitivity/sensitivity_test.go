@@ -114,3 +114,23 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPointAtClamps: an environment at a bound of its range (das-paper's
+// interference_scale fitted to 0.01) scaled beyond it is clamped to the
+// range, not refused (the nightly's 0.5× column failed before).
+func TestPointAtClamps(t *testing.T) {
+	_, lo, hi := sim.EnvironmentParams()
+	base := sim.NeutralEnvironment()
+	base.Name = "at-bound"
+	base.InterferenceScale, base.CommScale = lo[0], hi[1]
+	pt, err := PointAt(base, 2, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt.Env.InterferenceScale != lo[0] || pt.Env.CommScale != hi[1] {
+		t.Errorf("scaled beyond the range: interference %g (lo %g), comm %g (hi %g)", pt.Env.InterferenceScale, lo[0], pt.Env.CommScale, hi[1])
+	}
+	if _, err := PointAt(base, math.NaN(), 1); err == nil {
+		t.Error("a NaN multiplier was accepted")
+	}
+}
