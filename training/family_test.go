@@ -18,7 +18,7 @@ func TestFamiliesRegistered(t *testing.T) {
 		"das":     {"das", "da", "da+mc", "da+rwgp", "das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"},
 		"dl2":     {"dl2"},
 		"rifling": {"rifling"},
-		"marl":    {"marl-device", "marl-server", "marl-single"},
+		"marl":    {"marl-device", "marl-server", "marl-device-paper", "marl-single"},
 		"deepsys": {"deepsys", "atte"},
 	}
 	if got := training.Families(); !slices.Equal(got, []string{"das", "deepsys", "dl2", "marl", "rifling"}) {
@@ -53,7 +53,7 @@ func TestFamiliesRegistered(t *testing.T) {
 // TestLearnedNamesHaveFamily: every learned scheduler the registry knows
 // is a variant of a registered family, and none is a heuristic.
 func TestLearnedNamesHaveFamily(t *testing.T) {
-	if len(schedulers.LearnedNames()) != 19 { // 4 das + 8 das-tuning + dl2, rifling + 3 marl + 2 deepsys
+	if len(schedulers.LearnedNames()) != 20 { // 4 das + 8 das-tuning + dl2, rifling + 4 marl + 2 deepsys
 		t.Fatalf("learned names %v", schedulers.LearnedNames())
 	}
 	for _, n := range schedulers.LearnedNames() {
@@ -131,6 +131,6 @@ func Example() {
 	// das      das da da+mc da+rwgp ...                 das.ckpt das.json curves.parquet
 	// deepsys  deepsys atte                             model.ckpt model.json
 	// dl2      dl2                                      dl2.ckpt dl2.json curves.parquet
-	// marl     marl-device marl-server marl-single      policy.ckpt policy.json curves.parquet
+	// marl     marl-device marl-server marl-device-paper marl-single policy.ckpt policy.json curves.parquet
 	// rifling  rifling                                  rifling.json curves.parquet
 }
