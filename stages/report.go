@@ -100,7 +100,7 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 
 const reportCSS = `body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em}
-th{background:#f3f3f3}td{text-align:right}td:first-child{text-align:left}img{max-width:100%}
+th{background:#f3f3f3}img{max-width:100%}
 code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border-bottom:1px solid #eee;margin-top:2em}`
 
 func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(string) string) string {
