@@ -136,7 +136,17 @@ func parseFraction(s string) (float64, error) {
 // returns each stage's own configuration, the part that enters its cache
 // key, so that diff can name the keys that changed a stage.
 func stageConfigs(config json.RawMessage) (map[string]json.RawMessage, error) {
+	// Today's embedded defaults first: a key the recorded configuration
+	// lacks (a run from before it existed) takes its default, as it would
+	// have in a run of this binary.
 	var cfg stages.Config
+	defaults, err := embeddedLayer("defaults")
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeConfig(defaults, &cfg); err != nil {
+		return nil, err
+	}
 	if err := json.Unmarshal(config, &cfg); err != nil {
 		return nil, fmt.Errorf("recorded configuration: %w", err)
 	}
