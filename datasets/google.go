@@ -404,11 +404,7 @@ func (c *googleChunk) rowLines() []googleRowLine {
 	text, line, r := c.text, c.first, 0
 	for len(text) > 0 {
 		var row []byte
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			row, text = text[:i], text[i+1:]
-		} else {
-			row, text = text, nil
-		}
+		row, text, _ = bytes.Cut(text, newline)
 		line++
 		for r < len(c.rejects) && c.rejects[r].line < line {
 			r++
@@ -651,6 +647,9 @@ func (d *googleDecoder) decodeFrom(ctx context.Context, file string, in io.Reade
 	return nil
 }
 
+// newline ends a line of a part's text.
+var newline = []byte{'\n'}
+
 // utf8BOM is the UTF-8 byte-order mark some tools put before text.
 var utf8BOM = []byte("\xef\xbb\xbf")
 
@@ -660,11 +659,7 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 func googleFirstLine(text []byte) (line int64, reason string, found bool) {
 	for len(text) > 0 {
 		var row []byte
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			row, text = text[:i], text[i+1:]
-		} else {
-			row, text = text, nil
-		}
+		row, text, _ = bytes.Cut(text, newline)
 		line++
 		row = bytes.TrimSuffix(row, []byte{'\r'})
 		if len(bytes.TrimSpace(row)) == 0 {
@@ -688,11 +683,7 @@ func (c *googleChunk) parse(first int64, binUS int64) int64 {
 	valid := utf8.Valid(text)
 	for len(text) > 0 {
 		var row []byte
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			row, text = text[:i], text[i+1:]
-		} else {
-			row, text = text, nil
-		}
+		row, text, _ = bytes.Cut(text, newline)
 		line++
 		c.read++
 		if n := len(row); n > 0 && row[n-1] == '\r' {
