@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -248,13 +250,22 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 	if err != nil {
 		return err
 	}
+	// sameKey leaves out the hashes of wall-clock inputs (timings) so that
+	// the stage's record is byte-identical across runs; key, which has
+	// them and so reruns a stage that gathers timings when they change,
+	// goes in the record of the stage's wall-clock side.
+	sameKey, err := cacheKey(s, withoutClockHashes(ins), r.Seed)
+	if err != nil {
+		return err
+	}
 	n.man.Key = key
 
 	recPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".json")
-	if rec, ok := r.intact(recPath, key); ok {
+	clockPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".timings.json")
+	if outs, ok := r.intact(recPath, clockPath, sameKey, key, s.Outputs()); ok {
 		log.Info("stage cached", "key", key[:12])
-		n.man.Status, n.man.Cached, n.man.Outputs = "cached", true, rec.Outputs
-		publish(outputs, rec.Outputs, mu)
+		n.man.Status, n.man.Cached, n.man.Outputs = "cached", true, outs
+		publish(outputs, outs, mu)
 		return nil
 	}
 
@@ -291,8 +302,10 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 	}
 	// Forget the old record before replacing outputs: a crash between the
 	// renames leaves no record that vouches for a mixture of old and new.
-	if err := os.Remove(recPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	for _, p := range []string{recPath, clockPath} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	for _, o := range outs {
 		dst := filepath.Join(r.Dir, filepath.FromSlash(o.Name))
@@ -303,7 +316,26 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 			return err
 		}
 	}
-	b, _ := json.MarshalIndent(record{Key: key, Outputs: outs}, "", "  ")
+	// Wall-clock outputs (timings) are vouched for by a record of their
+	// own, so that the stage's record — like every file of a run outside
+	// timings and the manifest — is byte-identical across runs. It is
+	// written first: the stage's record, the one that makes the stage
+	// cached, only ever exists beside a complete timings record.
+	var same, clock []Artifact
+	for _, o := range outs {
+		if WallClock(o.Name) {
+			clock = append(clock, o)
+		} else {
+			same = append(same, o)
+		}
+	}
+	if len(clock) > 0 || key != sameKey {
+		b, _ := json.MarshalIndent(record{Key: key, Outputs: clock}, "", "  ")
+		if err := WriteFileAtomic(clockPath, b); err != nil {
+			return err
+		}
+	}
+	b, _ := json.MarshalIndent(record{Key: sameKey, Outputs: same}, "", "  ")
 	if err := WriteFileAtomic(recPath, b); err != nil {
 		return err
 	}
@@ -353,22 +385,60 @@ func cacheKey(s Stage, ins []Artifact, seed uint64) (string, error) {
 	return h, nil
 }
 
-// intact reports whether the record at recPath matches key and every output
-// it lists is present with its recorded hash.
-func (r *Runner) intact(recPath, key string) (record, bool) {
-	var rec record
-	b, err := os.ReadFile(recPath)
-	if err != nil || json.Unmarshal(b, &rec) != nil || rec.Key != key {
-		return rec, false
+// withoutClockHashes returns ins with the hashes of the wall-clock
+// artifacts of this run blanked (their names stay).
+func withoutClockHashes(ins []Artifact) []Artifact {
+	out := make([]Artifact, len(ins))
+	for i, a := range ins {
+		if !a.External && WallClock(a.Name) {
+			a.SHA256, a.Bytes = "", 0
+		}
+		out[i] = a
 	}
-	for _, o := range rec.Outputs {
-		sum, size, err := HashFile(filepath.Join(r.Dir, filepath.FromSlash(o.Name)))
-		if err != nil || sum != o.SHA256 || size != o.Bytes {
-			return rec, false
+	return out
+}
+
+// intact reports whether the record at recPath matches sameKey, the one at
+// clockPath (the stage's wall-clock side; absent before the split, or when
+// the stage has none) matches key, together they list every declared
+// output, and every output they list is present with its recorded hash. It
+// returns the outputs in declared order.
+func (r *Runner) intact(recPath, clockPath, sameKey, key string, declared []string) ([]Artifact, bool) {
+	byName := map[string]Artifact{}
+	for i, p := range []string{recPath, clockPath} {
+		var rec record
+		b, err := os.ReadFile(p)
+		if i == 1 && errors.Is(err, fs.ErrNotExist) && key == sameKey {
+			break
+		}
+		if want := []string{sameKey, key}[i]; err != nil || json.Unmarshal(b, &rec) != nil || rec.Key != want {
+			return nil, false
+		}
+		for _, o := range rec.Outputs {
+			sum, size, err := HashFile(filepath.Join(r.Dir, filepath.FromSlash(o.Name)))
+			if err != nil || sum != o.SHA256 || size != o.Bytes {
+				return nil, false
+			}
+			byName[o.Name] = o
 		}
 	}
-	return rec, true
+	outs := make([]Artifact, 0, len(declared))
+	for _, name := range declared {
+		o, ok := byName[name]
+		if !ok {
+			return nil, false
+		}
+		outs = append(outs, o)
+	}
+	return outs, true
 }
+
+// WallClock reports whether the output named name holds wall-clock figures
+// (stage and cell wall times, decision latencies): by the project's
+// convention (DESIGN.md §2) exactly the files whose base name contains
+// "timings". Every other output of a run is a pure function of its inputs,
+// configuration and seed.
+func WallClock(name string) bool { return strings.Contains(path.Base(name), "timings") }
 
 // collect checks that the staging area holds exactly the declared outputs
 // and hashes them.

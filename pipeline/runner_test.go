@@ -328,3 +328,88 @@ func TestTextStageConformance(t *testing.T) {
 }
 
 var quiet = slog.New(slog.DiscardHandler)
+
+// TestRunnerWallClockRecords: a stage's wall-clock outputs (names with
+// "timings") and wall-clock inputs stay out of its record, so that records
+// are byte-identical across runs, while a changed timings file still
+// reruns its stage and the stage that gathers it.
+func TestRunnerWallClockRecords(t *testing.T) {
+	var clock atomic.Int64 // stands in for a wall-clock reading
+	var runsT, runsG atomic.Int32
+	stages := func() []pipeline.Stage {
+		return []pipeline.Stage{
+			&pipeline.Func{StageName: "t", StageVersion: "1", Out: []string{"t/res.txt", "t/timings.txt"},
+				Fn: func(ctx context.Context, env *pipeline.Env) error {
+					runsT.Add(1)
+					if err := os.WriteFile(env.Output("t/res.txt"), []byte("result\n"), 0o644); err != nil {
+						return err
+					}
+					return os.WriteFile(env.Output("t/timings.txt"), fmt.Appendf(nil, "%d\n", clock.Add(1)), 0o644)
+				}},
+			&pipeline.Func{StageName: "g", StageVersion: "1", In: []string{"t/res.txt", "t/timings.txt"}, Out: []string{"g/out.txt", "g/timings.txt"},
+				Fn: func(ctx context.Context, env *pipeline.Env) error {
+					runsG.Add(1)
+					b, err := os.ReadFile(env.Input("t/timings.txt"))
+					if err != nil {
+						return err
+					}
+					if err := os.WriteFile(env.Output("g/out.txt"), []byte("gathered\n"), 0o644); err != nil {
+						return err
+					}
+					return os.WriteFile(env.Output("g/timings.txt"), b, 0o644)
+				}},
+		}
+	}
+	run := func(dir string) {
+		t.Helper()
+		r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: 1, Workers: 2}
+		if _, err := runWithTimeout(t, context.Background(), r, stages()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(p string) string {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	run(a)
+	run(b)
+	for _, rec := range []string{"t.json", "g.json"} {
+		ra, rb := read(filepath.Join(a, ".schedlab/stages", rec)), read(filepath.Join(b, ".schedlab/stages", rec))
+		if ra != rb {
+			t.Errorf("record %s differs between two runs:\n%s\n%s", rec, ra, rb)
+		}
+		if strings.Contains(ra, "timings") {
+			t.Errorf("record %s lists a wall-clock artifact:\n%s", rec, ra)
+		}
+	}
+	if read(filepath.Join(a, "g/timings.txt")) == read(filepath.Join(b, "g/timings.txt")) {
+		t.Fatal("the two runs' clocks agree: the test shows nothing")
+	}
+	runsT.Store(0)
+	runsG.Store(0)
+	run(a)
+	if runsT.Load() != 0 || runsG.Load() != 0 {
+		t.Fatalf("rerun ran t %d and g %d times, want both cached", runsT.Load(), runsG.Load())
+	}
+	// A damaged timings file is not trusted: t reruns, its new timings
+	// rerun g, and g's record is the same bytes as before.
+	before := read(filepath.Join(a, ".schedlab/stages/g.json"))
+	if err := os.WriteFile(filepath.Join(a, "t/timings.txt"), []byte("0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(a)
+	if runsT.Load() != 1 || runsG.Load() != 1 {
+		t.Fatalf("after damaging t's timings ran t %d and g %d times, want 1 and 1", runsT.Load(), runsG.Load())
+	}
+	if after := read(filepath.Join(a, ".schedlab/stages/g.json")); after != before {
+		t.Errorf("g's record changed with its timings input:\n%s\n%s", before, after)
+	}
+	if read(filepath.Join(a, "g/timings.txt")) != read(filepath.Join(a, "t/timings.txt")) {
+		t.Error("g did not gather t's new timings")
+	}
+}

@@ -150,7 +150,7 @@ func (r *run) experiments() []string {
 // project's convention (DESIGN.md §2), every file whose name carries
 // "timings" (eval/timings.parquet, report-timings.md, ...).
 func WallClock(name string) bool {
-	return name == ManifestFile || strings.Contains(path.Base(name), "timings")
+	return name == ManifestFile || pipeline.WallClock(name)
 }
 
 func short(sum string) string {

@@ -28,9 +28,8 @@ const (
 	ReportTimings = "report-timings.md"
 )
 
-// wallClock says whether an artifact holds wall-clock figures: by the
-// project's convention (DESIGN.md §2) their names carry "timings".
-func wallClock(name string) bool { return strings.Contains(path.Base(name), "timings") }
+// wallClock says whether an artifact holds wall-clock figures.
+var wallClock = pipeline.WallClock
 
 // reportSection is one headline table of the report: a Markdown table the
 // run wrote and the plot that goes with it.

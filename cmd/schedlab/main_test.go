@@ -179,35 +179,33 @@ func TestUsageExitCodes(t *testing.T) {
 	}
 }
 
-// artifacts hashes every output a run must reproduce byte for byte: all
-// files under datasets, tables, fit, eval and plots except timings tables,
-// which hold wall-clock measurements by design (DESIGN.md §2), and the
-// report (its wall-clock figures are in report-timings.md).
+// artifacts hashes every file a run must reproduce byte for byte: every
+// file of the run directory, the report and the runner's records under
+// .schedlab/ included, except the manifest and the files with "timings" in
+// their names, which hold wall-clock measurements by design (DESIGN.md §2).
 func artifacts(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, name := range []string{stages.ReportMarkdown, stages.ReportHTML} {
-		sum, _, err := pipeline.HashFile(filepath.Join(dir, name))
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[name] = sum
-	}
-	for _, sub := range []string{"datasets", "tables", "fit", "eval", "plots"} {
-		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && !strings.Contains(d.Name(), "timings") {
-				sum, _, err := pipeline.HashFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rel, _ := filepath.Rel(dir, p)
-				out[rel] = sum
-			}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() || rel == "manifest.json" || pipeline.WallClock(rel) {
 			return nil
-		})
-	}
-	if len(out) == 0 {
-		t.Fatalf("run in %s wrote no artifacts", dir)
+		}
+		sum, _, err := pipeline.HashFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[rel] = sum
+		return nil
+	})
+	for _, name := range []string{stages.ReportMarkdown, stages.ReportHTML, ".schedlab/stages/fit.json"} {
+		if out[name] == "" {
+			t.Fatalf("run in %s wrote no %s", dir, name)
+		}
 	}
 	return out
 }
