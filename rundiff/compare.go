@@ -93,6 +93,11 @@ const (
 	// CauseUnexplained: the same, where a run's revision is unknown, so
 	// that code change and nondeterminism cannot be told apart.
 	CauseUnexplained Cause = "code change or nondeterminism"
+	// CauseKeyCode: the cache keys differ while the stage's version, its
+	// configuration (rebuilt and compared key by key), inputs and seed are
+	// the same, between two different revisions: the code changed how the
+	// key is made (what enters it), not anything the stage reads.
+	CauseKeyCode Cause = "cache key (code change)"
 )
 
 // StageChange is a stage whose cache key or outputs differ.
@@ -313,10 +318,16 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 			}
 		}
 		if sa.Key != sb.Key && len(c.Causes) == 0 && !wallClockInputs {
-			// A key can differ for a reason the manifest does not show
-			// (the stage's configuration when StageConfigs could not
-			// rebuild it).
-			c.Causes = append(c.Causes, CauseConfig)
+			if ca != nil && knownRevisions && !sameRevision {
+				// Everything the key is made from is the same; only the
+				// code that makes it is not.
+				c.Causes = append(c.Causes, CauseKeyCode)
+			} else {
+				// A key can differ for a reason the manifest does not
+				// show (the stage's configuration when StageConfigs could
+				// not rebuild it).
+				c.Causes = append(c.Causes, CauseConfig)
+			}
 		}
 		if len(c.Causes) == 0 && len(c.Outputs) == 0 {
 			d.StagesUnchanged++

@@ -1,6 +1,7 @@
 package rundiff
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,7 @@ type fakeRun struct {
 	submit   func(seed, i int) float64
 	config   map[string]any
 	extra    map[string]string // more output files: name → content
+	key      string            // the stage's cache key; "" means "k"
 }
 
 func (f fakeRun) write(t *testing.T) string {
@@ -129,7 +131,7 @@ func (f fakeRun) write(t *testing.T) string {
 	}
 	m := pipeline.Manifest{Status: "ok", Seed: f.seed, ConfigHash: "h", Config: cfg,
 		Versions: pipeline.Versions{Go: "go", VCSRevision: f.revision},
-		Stages:   []pipeline.StageManifest{{Name: "eval-exp", Version: "1", Key: "k", Status: "ran", Outputs: outs}}}
+		Stages:   []pipeline.StageManifest{{Name: "eval-exp", Version: "1", Key: cmp.Or(f.key, "k"), Status: "ran", Outputs: outs}}}
 	b, err := json.MarshalIndent(m, "", "  ")
 	must(err)
 	must(os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644))
@@ -317,6 +319,34 @@ func TestCompareStages(t *testing.T) {
 	}
 	if d := compare(t, base, changed, Options{Bytes: true}); !d.Significant() {
 		t.Errorf("Bytes: a differing artifact must be significant")
+	}
+}
+
+// TestCompareKeyFormula: keys that differ while the stage's rebuilt
+// configuration, version, inputs and seed agree are the code's doing when
+// the revisions differ (the key's formula changed), and a configuration
+// cause only when the configuration cannot be rebuilt.
+func TestCompareKeyFormula(t *testing.T) {
+	base := fakeRun{seed: 1, revision: "r1", submit: sameJobs, jcts: map[string][][]float64{"s1": {jobs(1, 40, 100, 1)}}}
+	other := base
+	other.revision, other.key = "r2", "k2"
+	same := func(json.RawMessage) (map[string]json.RawMessage, error) {
+		return map[string]json.RawMessage{"eval-exp": json.RawMessage(`{"x":1}`)}, nil
+	}
+	for _, tc := range []struct {
+		name string
+		opt  Options
+		want Cause
+	}{
+		{"configuration rebuilt", Options{StageConfigs: same}, CauseKeyCode},
+		{"configuration unknown", Options{}, CauseConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := compare(t, base, other, tc.opt)
+			if len(d.Stages) != 1 || fmt.Sprint(d.Stages[0].Causes) != fmt.Sprint([]Cause{tc.want}) {
+				t.Fatalf("stages %+v, want eval-exp explained by %s", d.Stages, tc.want)
+			}
+		})
 	}
 }
 
