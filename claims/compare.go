@@ -42,10 +42,10 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		out := Outcome{Value: math.NaN(), Threshold: c.threshold, HasCI: true}
 		switch {
 		case len(claimed) == 0:
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("%s is not a row of %s in this preset", displayAll(c.claimed), c.experiment)
+			out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(c.claimed), c.experiment)
 			return out, nil
 		case len(against) == 0:
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("none of %s is a row of %s in this preset", displayAll(c.against), c.experiment)
+			out.Verdict, out.Note = NotRun, fmt.Sprintf("none of %s among the rows of %s in this preset", displayAll(c.against), c.experiment)
 			return out, nil
 		}
 		var cols []column
@@ -106,7 +106,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 			out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))
 		}
 		if len(missing) > 0 {
-			out.Note = fmt.Sprintf("%s not a row in this preset", displayAll(missing))
+			out.Note = fmt.Sprintf("%s not among the rows in this preset: the verdict is for the others", displayAll(missing))
 		}
 		if c.scale != nil {
 			out.TestedAt = c.scale(in, c)

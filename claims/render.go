@@ -80,7 +80,8 @@ func (r Row) verdictText() string {
 var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
 
 // Markdown is the scoreboard for people: a count of verdicts, one row per
-// claim (eight columns), then the notes and the rule.
+// claim (eight columns; a claim not run says why in place of our
+// figure), then the notes and the rule.
 func Markdown(rows []Row) []byte {
 	var b bytes.Buffer
 	b.WriteString("# claims: what the papers claim, and what this run says\n\n")
@@ -93,9 +94,9 @@ func Markdown(rows []Row) []byte {
 	b.WriteString("| id | source | claim | paper | ours | 95 % CI | tested at | verdict |\n|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range rows {
-		ours := r.Ours
-		if r.Verdict == NotRun {
-			ours = "—"
+		ours, note := r.Ours, r.Note
+		if r.Verdict == NotRun { // the reason, in place of a figure
+			ours, note = r.Note, ""
 		}
 		cells := []string{"`" + r.ID + "`", r.Source, r.Text, r.paperFigure(), ours, r.ciText(), r.TestedAt, "**" + r.verdictText() + "**"}
 		for i, c := range cells {
@@ -105,8 +106,8 @@ func Markdown(rows []Row) []byte {
 			cells[i] = cellEscaper.Replace(c)
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-		if r.Note != "" {
-			notes = append(notes, fmt.Sprintf("`%s`: %s", r.ID, r.Note))
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("`%s`: %s", r.ID, note))
 		}
 	}
 	b.WriteString("\n")

@@ -241,7 +241,7 @@ func percent(v float64) string {
 
 // interval formats a margin's interval.
 func interval(iv evaluation.Interval) string {
-	return fmt.Sprintf("[%s, %s]", strings.TrimSuffix(percent(iv.Lo), " %"), percent(iv.Hi))
+	return fmt.Sprintf("[%s, %s] %%", strings.TrimSuffix(percent(iv.Lo), " %"), strings.TrimSuffix(percent(iv.Hi), " %"))
 }
 
 func display(name string) string { return schedulers.Display(name) }
