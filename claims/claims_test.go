@@ -85,6 +85,10 @@ func TestComparisonVerdicts(t *testing.T) {
 			if tc.verdict != NotRun && !strings.Contains(r.Ours, "vs LIF") {
 				t.Errorf("ours %q: want the margin over the best baseline, LIF", r.Ours)
 			}
+			// Only uniform ran of marl-arrivals' three workloads.
+			if tc.verdict != NotRun && !strings.Contains(r.Note, "fattree-k4/poisson, fattree-k4/google") {
+				t.Errorf("note %q: want the configured columns without results", r.Note)
+			}
 		})
 	}
 }

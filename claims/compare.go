@@ -105,9 +105,14 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		if len(tests) > 1 {
 			out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))
 		}
+		var notes []string
 		if len(missing) > 0 {
-			out.Note = fmt.Sprintf("%s not among the rows in this preset: the verdict is for the others", displayAll(missing))
+			notes = append(notes, fmt.Sprintf("%s not among the rows in this preset: the verdict is for the others", displayAll(missing)))
 		}
+		if skipped := in.skipped(c.experiment); len(skipped) > 0 {
+			notes = append(notes, fmt.Sprintf("columns configured but without results (skipped, as the experiment's table says): %s", strings.Join(skipped, ", ")))
+		}
+		out.Note = strings.Join(notes, "; ")
 		if c.scale != nil {
 			out.TestedAt = c.scale(in, c)
 		}
@@ -171,4 +176,27 @@ func marlScale(in *Input, c comparison) string {
 		what = strings.Join(names, ", ")
 	}
 	return what + " (paper: k = 20, 2,000 servers)"
+}
+
+// skipped lists the experiment's configured columns (cluster/workload)
+// that have no cell in the run's metrics: a workload skipped for want of
+// its input (marl-arrivals' google without an arrivals table) narrows
+// what a claim over "every column" tested.
+func (in *Input) skipped(experiment string) []string {
+	e, err := evaluation.Lookup(experiment)
+	if err != nil || e.Spec == nil {
+		return nil
+	}
+	s := e.Spec()
+	e.Configure(in.Config, &s)
+	have := in.columns(experiment)
+	var out []string
+	for _, cl := range s.Clusters {
+		for _, w := range s.Workloads {
+			if !slices.Contains(have, column{cl.Name, w.Name}) {
+				out = append(out, cl.Name+"/"+w.Name)
+			}
+		}
+	}
+	return out
 }
