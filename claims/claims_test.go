@@ -232,8 +232,20 @@ func TestScoreboardBytes(t *testing.T) {
 // TestLoad reads a run directory whose metrics have no replicate column
 // (runs from before replicates) and one whose metrics have it.
 func TestLoad(t *testing.T) {
-	type withReplicate struct {
-		evaluation.MetricsRow
+	// Both layouts spelled out, not evaluation.MetricsRow, whose columns
+	// change when replicates arrive.
+	type before struct {
+		Experiment string  `parquet:"experiment"`
+		Cluster    string  `parquet:"cluster"`
+		Workload   string  `parquet:"workload"`
+		Scheduler  string  `parquet:"scheduler"`
+		Seed       int32   `parquet:"seed"`
+		Jobs       int32   `parquet:"jobs"`
+		MeanJCTS   float64 `parquet:"mean_jct_s"`
+		MeanFeeUSD float64 `parquet:"mean_fee_usd"`
+	}
+	type after struct {
+		before
 		Replicate int32 `parquet:"replicate"`
 	}
 	for _, tc := range []struct {
@@ -242,10 +254,10 @@ func TestLoad(t *testing.T) {
 		want  int32
 	}{
 		{"no replicate column", func(p string) error {
-			return datasets.WriteParquet(p, datasets.FileMeta{}, []evaluation.MetricsRow{{Experiment: evaluation.MARLArrivals, Scheduler: "lif", MeanJCTS: 3}})
+			return datasets.WriteParquet(p, datasets.FileMeta{}, []before{{Experiment: evaluation.MARLArrivals, Scheduler: "lif", MeanJCTS: 3}})
 		}, 0},
 		{"replicate column", func(p string) error {
-			return datasets.WriteParquet(p, datasets.FileMeta{}, []withReplicate{{evaluation.MetricsRow{Experiment: evaluation.MARLArrivals, Scheduler: "lif", MeanJCTS: 3}, 2}})
+			return datasets.WriteParquet(p, datasets.FileMeta{}, []after{{before{Experiment: evaluation.MARLArrivals, Scheduler: "lif", MeanJCTS: 3}, 2}})
 		}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
