@@ -306,3 +306,17 @@ func TestReadCalibrationErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAllOfShowsDecidingTest: the test shown is one with the combined
+// verdict, even when another has a lower point value but a wider,
+// inconclusive interval.
+func TestAllOfShowsDecidingTest(t *testing.T) {
+	worst, v := allOf([]test{
+		{label: "wide", iv: evaluation.Interval{Mean: 1, Lo: -10, Hi: 12, N: 3}, verdict: Inconclusive},
+		{label: "narrow", iv: evaluation.Interval{Mean: 3, Lo: 2, Hi: 4, N: 3}, verdict: DoesNotHold},
+		{label: "fine", iv: evaluation.Interval{Mean: 30, Lo: 25, Hi: 35, N: 3}, verdict: Holds},
+	})
+	if v != DoesNotHold || worst.label != "narrow" {
+		t.Errorf("allOf: %q shown %q, want does not hold shown narrow", v, worst.label)
+	}
+}

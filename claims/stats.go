@@ -212,21 +212,17 @@ func judge(samples []float64, threshold float64, seed uint64, key ...string) (ev
 // allOf combines the tests of a claim that must hold in every column (and
 // metric, and row): it does not hold when one test does not, is
 // inconclusive when none fails but one is inconclusive, holds when all
-// hold. worst is the test with the lowest point value, the one shown.
+// hold. worst, the test shown, is one that decides the verdict: of the
+// tests with the combined verdict, the one with the lowest point value.
 func allOf(tests []test) (worst test, v Verdict) {
-	v = Holds
+	severity := map[Verdict]int{Holds: 0, Inconclusive: 1, DoesNotHold: 2}
 	for i, t := range tests {
-		if i == 0 || t.iv.Mean < worst.iv.Mean {
+		s, w := severity[t.verdict], severity[worst.verdict]
+		if i == 0 || s > w || (s == w && t.iv.Mean < worst.iv.Mean) {
 			worst = t
 		}
-		switch {
-		case t.verdict == DoesNotHold:
-			v = DoesNotHold
-		case t.verdict == Inconclusive && v == Holds:
-			v = Inconclusive
-		}
 	}
-	return worst, v
+	return worst, worst.verdict
 }
 
 // percent formats a margin in per cent with three significant digits and
