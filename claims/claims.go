@@ -65,6 +65,10 @@ type Outcome struct {
 	// HasCI says whether CI was computed (a p-value has samples but no
 	// interval of its own).
 	HasCI bool
+	// Seeds and Models count the distinct seeds and replicates among the
+	// samples: an interval over the seeds of one trained model holds no
+	// training noise.
+	Seeds, Models int
 	// TestedAt says at which scale the run tested the claim (the cluster,
 	// the number of jobs), beside the paper's.
 	TestedAt string

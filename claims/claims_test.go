@@ -63,12 +63,12 @@ func TestComparisonVerdicts(t *testing.T) {
 		ci      string // ciText
 	}{
 		// Margins over LIF 30, 31, 29 %: the interval is above 20.
-		{"holds", config(evaluation.MARLArrivals), marlFig7(7.0, 6.9, 7.1), Holds, "holds", "[+29.0, +31.0] % (n = 3)"},
+		{"holds", config(evaluation.MARLArrivals), marlFig7(7.0, 6.9, 7.1), Holds, "holds", "[+29.0, +31.0] % (n = 3: 1 seed × 3 models)"},
 		// 5, 6, 4 %: the interval is below 20.
-		{"does not hold", config(evaluation.MARLArrivals), marlFig7(9.5, 9.4, 9.6), DoesNotHold, "does not hold", "[+4.0, +6.0] % (n = 3)"},
+		{"does not hold", config(evaluation.MARLArrivals), marlFig7(9.5, 9.4, 9.6), DoesNotHold, "does not hold", "[+4.0, +6.0] % (n = 3: 1 seed × 3 models)"},
 		// 12, 28, 22 %: a resample of three 12s (probability 1/27 > 2.5 %)
 		// puts the lower end at 12, three 28s the upper at 28: across 20.
-		{"inconclusive", config(evaluation.MARLArrivals), marlFig7(8.8, 7.2, 7.8), Inconclusive, "inconclusive", "[+12.0, +28.0] % (n = 3)"},
+		{"inconclusive", config(evaluation.MARLArrivals), marlFig7(8.8, 7.2, 7.8), Inconclusive, "inconclusive", "[+12.0, +28.0] % (n = 3: 1 seed × 3 models)"},
 		{"one sample holds", config(evaluation.MARLArrivals), marlFig7(7.0), Holds, "holds (n = 1)", "n = 1"},
 		{"one sample does not hold", config(evaluation.MARLArrivals), marlFig7(9.5), DoesNotHold, "does not hold (n = 1)", "n = 1"},
 		{"experiment not listed", config(), nil, NotRun, "not run in this preset", "—"},
@@ -119,6 +119,9 @@ func TestMatchingSamples(t *testing.T) {
 		if r.CI.N < 2 || math.Abs(r.CI.Lo-want) > 1e-9 || math.Abs(r.CI.Hi-want) > 1e-9 {
 			t.Errorf("%s: interval %+v, want [%g, %g] over matched samples", id, r.CI, want, want)
 		}
+	}
+	if got := rows["marl-fig7"].samplesText(); got != "n = 2: 2 seeds × 1 model" {
+		t.Errorf("marl-fig7 samples %q, want two seeds of one model", got)
 	}
 	// The JCT gain is 10 % at every rate: it does not grow.
 	if r := rows["das-load-trend"]; r.Verdict != DoesNotHold || math.Abs(r.Value) > 1e-9 {

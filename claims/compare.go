@@ -79,7 +79,9 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 					if len(a) == 0 || best == "" {
 						continue // a skipped cell (a workload without its input)
 					}
-					iv, v := judge(margins(a, get(best)), c.threshold, in.Seed, id, m.String(), row, label)
+					ms, used := margins(a, get(best))
+					iv, v := judge(ms, c.threshold, in.Seed, id, m.String(), row, label)
+					seeds, models := spread(used)
 					var parts []string
 					if len(c.metrics) > 1 {
 						parts = append(parts, m.String())
@@ -91,7 +93,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 					if len(cols) > 1 || c.average {
 						parts = append(parts, "("+label+")")
 					}
-					tests = append(tests, test{label: strings.Join(parts, " "), iv: iv, verdict: v})
+					tests = append(tests, test{label: strings.Join(parts, " "), iv: iv, verdict: v, seeds: seeds, models: models})
 				}
 			}
 		}
@@ -100,7 +102,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 			return out, nil
 		}
 		worst, verdict := allOf(tests)
-		out.Verdict, out.CI, out.Value = verdict, worst.iv, worst.iv.Mean
+		out.Verdict, out.CI, out.Value, out.Seeds, out.Models = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models
 		out.Ours = percent(worst.iv.Mean) + " " + worst.label
 		if len(tests) > 1 {
 			out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))

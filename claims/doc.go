@@ -66,6 +66,12 @@
 //   - with one sample (one replicate, one seed) there is no interval:
 //     the point value decides, and the verdict is marked "(n = 1)".
 //
+// The interval says how many seeds and trained models (replicates) its
+// samples span: seeds of one model vary the workload only (and the DAS
+// experiments replay one trace, so their seeds may give equal figures
+// and a zero-width interval), so training noise is in the interval only
+// with several models.
+//
 // A claim over several columns, metrics or rows holds when every test
 // holds, does not hold when one does not, and is inconclusive otherwise;
 // the scoreboard shows its least margin. The baseline's own spread over

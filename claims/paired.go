@@ -87,6 +87,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 		out.Ours = fmt.Sprintf("JCT p = %s (%s lower), fee p = %s (%s lower)",
 			evaluation.FormatValue(wj.P, -3), lower(wj), evaluation.FormatValue(wf.P, -3), lower(wf))
 		out.CI.N = len(samples)
+		out.Seeds, out.Models = spread(samples)
 		out.Verdict = DoesNotHold
 		if wj.P < wilcoxonJCTLevel && wj.WPlus < wj.WMinus && wf.P < wilcoxonFeeLevel && wf.WPlus < wf.WMinus {
 			out.Verdict = Holds
@@ -138,23 +139,25 @@ func loadTrend(in *Input) (Outcome, error) {
 		}
 		gl, gh := gain(lo), gain(hi)
 		var diffs []float64
+		var used []sample
 		for _, k := range gh.samples() {
 			if v, ok := gl[k]; ok {
-				diffs = append(diffs, gh[k]-v)
+				diffs, used = append(diffs, gh[k]-v), append(used, k)
 			}
 		}
 		if len(diffs) == 0 {
 			continue
 		}
 		iv, v := judge(diffs, 0, in.Seed, "das-load-trend", cl)
-		tests = append(tests, test{label: fmt.Sprintf("(%s − %s, %s)", hi, lo, title(cl)), iv: iv, verdict: v})
+		seeds, models := spread(used)
+		tests = append(tests, test{label: fmt.Sprintf("(%s − %s, %s)", hi, lo, title(cl)), iv: iv, verdict: v, seeds: seeds, models: models})
 	}
 	if len(tests) == 0 {
 		out.Verdict, out.Note = NotRun, fmt.Sprintf("no cluster of %s has both %s and %s", evaluation.DASLoad, lo, hi)
 		return out, nil
 	}
 	worst, verdict := allOf(tests)
-	out.Verdict, out.CI, out.Value = verdict, worst.iv, worst.iv.Mean
+	out.Verdict, out.CI, out.Value, out.Seeds, out.Models = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models
 	out.Ours = fmt.Sprintf("%s points %s", strings.TrimSuffix(percent(worst.iv.Mean), " %"), worst.label)
 	if len(tests) > 1 {
 		out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))

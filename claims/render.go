@@ -64,9 +64,21 @@ func (r Row) ciText() string {
 	case r.CI.N == 1:
 		return "n = 1"
 	case !r.HasCI:
-		return fmt.Sprintf("pooled, n = %d", r.CI.N)
+		return "pooled, " + r.samplesText()
 	}
-	return fmt.Sprintf("%s (n = %d)", interval(r.CI), r.CI.N)
+	return fmt.Sprintf("%s (%s)", interval(r.CI), r.samplesText())
+}
+
+// samplesText says what the samples are: n, and how many seeds and
+// trained models (replicates) they span.
+func (r Row) samplesText() string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	return fmt.Sprintf("n = %d: %s × %s", r.CI.N, plural(r.Seeds, "seed", "seeds"), plural(r.Models, "model", "models"))
 }
 
 // verdictText is the verdict, marked when it rests on one sample.
@@ -123,7 +135,7 @@ func Markdown(rows []Row) []byte {
 // ruleNotes explain the scoreboard under its table (doc.go in full).
 var ruleNotes = []string{
 	"Margins are (baseline − ours) / baseline of the mean, in per cent, positive when the claimed row is better; each claimed row is compared with the best (lowest) of the rows it is claimed to beat that this run has, in every column the claim covers, and the least margin is shown.",
-	"95 % CI: percentile bootstrap (10,000 resamples, seeded from the run seed and the claim) of the margin over the claimed row's replicates and seeds, each matched to the baseline's same seed. A claim holds when the whole interval is beyond its threshold, does not hold when the whole interval is on the other side, and is inconclusive otherwise; with one sample (n = 1) the point value decides and the verdict says so.",
+	"95 % CI: percentile bootstrap (10,000 resamples, seeded from the run seed and the claim) of the margin over the claimed row's replicates and seeds, each matched to the baseline's same seed. A claim holds when the whole interval is beyond its threshold, does not hold when the whole interval is on the other side, and is inconclusive otherwise; with one sample (n = 1) the point value decides and the verdict says so. The interval holds training noise only when its samples span several models (replicates); seeds of one model vary the workload alone.",
 	"Calibration targets are computed once in the fitted environment (no interval): they hold when within the tolerance of tables/calibration.csv. Wilcoxon claims hold when both p-values are below the paper's levels with DAS lower in rank sum.",
 	"The MARL claims test the paper's headline 20 % (§I, §VI); the paper column gives each figure's own least margin, measured at k = 20. Paper figures from DAS Tables 1 and 3 are computed from the figures those tables show beside ours; the others are the papers' text, or plots whose numbers the text does not give.",
 }
@@ -134,14 +146,14 @@ var ruleNotes = []string{
 func CSV(rows []Row) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "ci_low", "ci_high", "n", "tested_at", "verdict", "note"})
+	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "ci_low", "ci_high", "n", "seeds", "models", "tested_at", "verdict", "note"})
 	for _, r := range rows {
 		lo, hi := math.NaN(), math.NaN()
 		if r.HasCI && r.CI.Valid() {
 			lo, hi = r.CI.Lo, r.CI.Hi
 		}
 		_ = w.Write([]string{r.ID, r.Paper, r.Source, r.Experiment, r.Text, r.paperFigure(), r.Ours,
-			number(r.Value), number(r.Threshold), number(lo), number(hi), strconv.Itoa(r.CI.N), r.TestedAt, string(r.Verdict), r.Note})
+			number(r.Value), number(r.Threshold), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note})
 	}
 	w.Flush()
 	return b.Bytes()

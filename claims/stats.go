@@ -169,15 +169,28 @@ func (in *Input) jobCount(experiment, scheduler string) int32 {
 }
 
 // margins is, per sample of a, 100·(b − a)/b: how much lower (better) a's
-// figure is than b's, in per cent, b's value matched to the sample.
-func margins(a, b series) []float64 {
+// figure is than b's, in per cent, b's value matched to the sample; and
+// the samples used.
+func margins(a, b series) ([]float64, []sample) {
 	var out []float64
+	var used []sample
 	for _, k := range a.samples() {
 		if v, ok := b.matching(k); ok && v != 0 {
-			out = append(out, 100*(v-a[k])/v)
+			out, used = append(out, 100*(v-a[k])/v), append(used, k)
 		}
 	}
-	return out
+	return out, used
+}
+
+// spread counts the distinct seeds and replicates (independently trained
+// models) among samples: an interval over seeds of one model says nothing
+// of training noise, and the scoreboard says which it is.
+func spread(samples []sample) (seeds, models int) {
+	ss, ms := map[int32]bool{}, map[int32]bool{}
+	for _, s := range samples {
+		ss[s.seed], ms[s.replicate] = true, true
+	}
+	return len(ss), len(ms)
 }
 
 // test is one comparison of a claim (a column, a metric, a row) and its
@@ -186,6 +199,8 @@ type test struct {
 	label   string // what was compared, for people
 	iv      evaluation.Interval
 	verdict Verdict
+	// seeds and models count the samples' seeds and replicates.
+	seeds, models int
 }
 
 // judge decides "the mean of samples exceeds threshold" (doc.go): from
