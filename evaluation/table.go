@@ -371,6 +371,13 @@ func display(v float64, m Metric) string {
 	return fmt.Sprintf("%.*f", d, v)
 }
 
+// FormatValue formats v as the Markdown tables do: three significant
+// digits, never fewer than the integer part, and at most decimals
+// decimals; negative decimals mean that many significant digits (as
+// p-values are written); NaN is "—". Other packages' tables (the claims
+// scoreboard) use it so that every table of a report reads alike.
+func FormatValue(v float64, decimals int) string { return display(v, Metric{Digits: decimals}) }
+
 // MaxColumns is the widest Markdown table we write: wider tables are split
 // (by cluster, or by metric) so that the report fits a page.
 const MaxColumns = 10

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedlab/schedlab/claims"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/yuin/goldmark"
@@ -77,6 +78,9 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportTimings), []byte(timingsMarkdown(dir, cfg, m))); err != nil {
 		return err
 	}
+	if _, err := claims.Write(dir, &cfg.Eval, m.Seed); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	md := reportMarkdown(dir, cfg, m, func(p string) string { return p })
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportMarkdown), []byte(md)); err != nil {
 		return err
@@ -123,6 +127,11 @@ func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(st
 	fmt.Fprintf(&b, "Preset **%s**, seed %d, status **%s**; %d stages. "+
 		"Configuration hash `%s`; schedlab %s, revision %s, %s. Wall-clock figures: `%s`.\n\n",
 		cfg.Preset, m.Seed, m.Status, len(m.Stages), m.ConfigHash, v.Module, v.Revision(), v.Go, ReportTimings)
+
+	if md, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(claims.MarkdownFile))); err == nil {
+		fmt.Fprintf(&b, "## Claims scoreboard\n\nEach claim of the two papers that this run tests: the paper's figure, ours, its 95 %% interval over replicates and seeds, and a verdict. Source: `%s` (for scripts: `%s`).\n\n%s\n",
+			claims.MarkdownFile, claims.CSVFile, demoteHeadings(stripTitle(string(md)), 2))
+	}
 
 	b.WriteString("## What was run, on which data\n\n")
 	trace := cfg.JobsArtifact()

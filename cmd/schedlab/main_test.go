@@ -266,6 +266,16 @@ func TestQuickRunDeterministic(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
+	// The claims scoreboard is the report's first section (issue 17,
+	// item 6); quick tests MARL Fig. 7 at k = 4 and runs no DAS row.
+	if first := strings.Index(string(md), "\n## "); first < 0 || !strings.HasPrefix(string(md)[first:], "\n## Claims scoreboard\n") {
+		t.Errorf("report.md's first section is not the claims scoreboard")
+	}
+	for _, want := range []string{"| `marl-fig7` | MARL Fig. 7 |", "fat-tree k = 4 (paper: k = 20", "| `das-jct-small` |", "**not run in this preset**", "| `cal-marl-fig1a` |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md's scoreboard lacks %q", want)
+		}
+	}
 	for _, line := range strings.Split(string(md), "\n") {
 		if strings.HasPrefix(line, "|") && strings.Count(line, "|")-1 > evaluation.MaxColumns {
 			t.Errorf("report.md has a table row of %d columns (at most %d): %s", strings.Count(line, "|")-1, evaluation.MaxColumns, line)
@@ -283,6 +293,9 @@ func TestQuickRunDeterministic(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(dirs[0], "report.html"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if i, j := strings.Index(string(page), "Claims scoreboard"), strings.Index(string(page), "What was run, on which data"); i < 0 || i > j {
+		t.Errorf("report.html does not open with the claims scoreboard")
 	}
 	if !strings.Contains(string(page), `src="data:image/png;base64,`) || strings.Contains(string(page), `src="plots/`) || !strings.Contains(string(page), "<table>") {
 		t.Errorf("report.html is not self-contained with tables and embedded plots")

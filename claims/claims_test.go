@@ -1,0 +1,325 @@
+package claims
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+)
+
+// cellsOf is one cell per replicate of the scheduler in an experiment's
+// column at a seed, with the given mean JCTs (s) and fees (the same).
+func cellsOf(exp, cluster, workload, sched string, seed int32, values ...float64) []Cell {
+	var out []Cell
+	for r, v := range values {
+		out = append(out, Cell{Experiment: exp, Cluster: cluster, Workload: workload, Scheduler: sched, Seed: seed, Replicate: int32(r), Jobs: 100, MeanJCTS: v, MeanFeeUSD: v})
+	}
+	return out
+}
+
+func config(experiments ...string) *evaluation.Config {
+	c := &evaluation.Config{Experiments: experiments}
+	c.MARLArrivals.K = 4
+	c.DASLoad.Rates = []float64{0.5, 1, 2}
+	return c
+}
+
+func evaluate(t *testing.T, in *Input) map[string]Row {
+	t.Helper()
+	rows, err := Evaluate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Row{}
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out
+}
+
+// marlFig7 is marl-arrivals with LIF at 10 intervals and MARL
+// (device-level) at the given values, one per replicate.
+func marlFig7(device ...float64) []Cell {
+	c := cellsOf(evaluation.MARLArrivals, "fattree-k4", "uniform", "lif", 1, 10)
+	c = append(c, cellsOf(evaluation.MARLArrivals, "fattree-k4", "uniform", "tetris-pack", 1, 12)...)
+	return append(c, cellsOf(evaluation.MARLArrivals, "fattree-k4", "uniform", "marl-device", 1, device...)...)
+}
+
+// TestComparisonVerdicts walks every verdict of a comparison claim (MARL
+// Fig. 7: at least 20 % below the best baseline) through the rule of
+// doc.go.
+func TestComparisonVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cfg     *evaluation.Config
+		cells   []Cell
+		verdict Verdict
+		text    string // verdictText
+		ci      string // ciText
+	}{
+		// Margins over LIF 30, 31, 29 %: the interval is above 20.
+		{"holds", config(evaluation.MARLArrivals), marlFig7(7.0, 6.9, 7.1), Holds, "holds", "[+29.0, +31.0] % (n = 3: 1 seed × 3 models)"},
+		// 5, 6, 4 %: the interval is below 20.
+		{"does not hold", config(evaluation.MARLArrivals), marlFig7(9.5, 9.4, 9.6), DoesNotHold, "does not hold", "[+4.0, +6.0] % (n = 3: 1 seed × 3 models)"},
+		// 12, 28, 22 %: a resample of three 12s (probability 1/27 > 2.5 %)
+		// puts the lower end at 12, three 28s the upper at 28: across 20.
+		{"inconclusive", config(evaluation.MARLArrivals), marlFig7(8.8, 7.2, 7.8), Inconclusive, "inconclusive", "[+12.0, +28.0] % (n = 3: 1 seed × 3 models)"},
+		{"one sample holds", config(evaluation.MARLArrivals), marlFig7(7.0), Holds, "holds (n = 1)", "n = 1"},
+		{"one sample does not hold", config(evaluation.MARLArrivals), marlFig7(9.5), DoesNotHold, "does not hold (n = 1)", "n = 1"},
+		{"experiment not listed", config(), nil, NotRun, "not run in this preset", "—"},
+		{"row not run", config(evaluation.MARLArrivals), marlFig7()[:2], NotRun, "not run in this preset", "—"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := evaluate(t, &Input{Config: tc.cfg, Seed: 1, Cells: tc.cells})["marl-fig7"]
+			if r.Verdict != tc.verdict || r.verdictText() != tc.text || r.ciText() != tc.ci {
+				t.Errorf("verdict %q, %q, CI %q; want %q, %q, %q (%+v)", r.Verdict, r.verdictText(), r.ciText(), tc.verdict, tc.text, tc.ci, r.Outcome)
+			}
+			if tc.verdict == NotRun && r.Note == "" {
+				t.Errorf("not run without a reason")
+			}
+			if tc.verdict != NotRun && !strings.Contains(r.Ours, "vs LIF") {
+				t.Errorf("ours %q: want the margin over the best baseline, LIF", r.Ours)
+			}
+			// Only uniform ran of marl-arrivals' three workloads.
+			if tc.verdict != NotRun && !strings.Contains(r.Note, "fattree-k4/poisson, fattree-k4/google") {
+				t.Errorf("note %q: want the configured columns without results", r.Note)
+			}
+		})
+	}
+}
+
+// TestMatchingSamples checks that a learned row's samples are compared
+// with the baseline at the same seed (a heuristic) and the same replicate
+// (a learned baseline), not with its overall mean.
+func TestMatchingSamples(t *testing.T) {
+	// Seed 1: LIF 10, device 7; seed 2: LIF 20, device 14: 30 % on both.
+	// Against LIF's overall mean (15) they would be 53 % and 7 %.
+	var cells []Cell
+	for _, s := range []struct {
+		seed      int32
+		lif, marl float64
+	}{{1, 10, 7}, {2, 20, 14}} {
+		cells = append(cells, cellsOf(evaluation.MARLArrivals, "fattree-k4", "uniform", "lif", s.seed, s.lif)...)
+		cells = append(cells, cellsOf(evaluation.MARLArrivals, "fattree-k4", "uniform", "marl-device", s.seed, s.marl)...)
+	}
+	// das-load: RIFLING's fee 10, 11, 12 by replicate, DAS's 10 % below
+	// each; against RIFLING's mean the margins would spread (18 %, 10 %, 2 %).
+	for _, w := range []string{"x0.5", "x1", "x2"} {
+		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, "rifling", 1, 10, 11, 12)...)
+		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, "das", 1, 9, 9.9, 10.8)...)
+	}
+	rows := evaluate(t, &Input{Config: config(evaluation.MARLArrivals, evaluation.DASLoad), Seed: 1, Cells: cells})
+	for id, want := range map[string]float64{"marl-fig7": 30, "das-load-fee": 10} {
+		r := rows[id]
+		if r.CI.N < 2 || math.Abs(r.CI.Lo-want) > 1e-9 || math.Abs(r.CI.Hi-want) > 1e-9 {
+			t.Errorf("%s: interval %+v, want [%g, %g] over matched samples", id, r.CI, want, want)
+		}
+	}
+	if got := rows["marl-fig7"].samplesText(); got != "n = 2: 2 seeds × 1 model" {
+		t.Errorf("marl-fig7 samples %q, want two seeds of one model", got)
+	}
+	// The JCT gain is 10 % at every rate: it does not grow.
+	if r := rows["das-load-trend"]; r.Verdict != DoesNotHold || math.Abs(r.Value) > 1e-9 {
+		t.Errorf("das-load-trend: %q, value %g; want does not hold at 0", r.Verdict, r.Value)
+	}
+}
+
+func calibrationRows() []CalibrationRow {
+	return []CalibrationRow{
+		{Environment: "marl-paper", Target: "Fig. 1(a): mean slowdown, bin packing", Paper: "30.0 %", Ours: "29.0 %", Tolerance: "±3 points", Within: true},
+		{Environment: "marl-paper", Target: "Fig. 3(a): mean slowdown, load balancing", Paper: "37.0 %", Ours: "45.0 %", Tolerance: "±3 points", Within: false},
+		{Environment: "marl-paper", Target: "Fig. 1(b): beside 1 CTC, ResNet-50 slower than VGG-16", Paper: "yes", Ours: "2 % vs 1 %", Tolerance: "ordering", Within: true},
+		{Environment: "marl-paper", Target: "Fig. 2(b): same CPU slower than different CPUs", Paper: "yes", Ours: "3 % vs 0 %", Tolerance: "ordering", Within: true},
+		{Environment: "marl-paper", Target: "MARL Table III: our model is the lowest", Paper: "yes", Ours: "6 % vs 5 %", Tolerance: "ordering", Within: false},
+		{Environment: "marl-paper", Target: "Fig. 4: a target no claim reads", Paper: "1", Ours: "1", Tolerance: "exact", Within: true},
+	}
+}
+
+// TestCalibrationClaims: a target within tolerance holds, one outside
+// does not, das-paper's are not run when the preset does not fit it, and
+// a row no claim reads keeps a row of its own.
+func TestCalibrationClaims(t *testing.T) {
+	in := &Input{Config: config(evaluation.Calibration), Seed: 1, Calibration: calibrationRows()}
+	rows := evaluate(t, in)
+	for id, want := range map[string]Verdict{"cal-marl-fig1a": Holds, "cal-marl-fig3a": DoesNotHold, "cal-marl-table3": DoesNotHold,
+		"cal-marl-fig1b": Holds, "cal-das-small": NotRun, "cal-row-6": Holds} {
+		if got := rows[id].Verdict; got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	if r := rows["cal-marl-fig3a"]; r.paperFigure() != "37.0 %" || r.Ours != "45.0 %" || r.ciText() != "—" {
+		t.Errorf("cal-marl-fig3a: paper %q ours %q CI %q", r.paperFigure(), r.Ours, r.ciText())
+	}
+	in.Config.Calibration.DAS = true // fitted, yet no row: the table and the claims disagree
+	if _, err := Evaluate(in); err == nil || !strings.Contains(err.Error(), "das-paper") {
+		t.Errorf("das-paper fitted without rows: error %v, want one naming das-paper", err)
+	}
+}
+
+// wilcoxonInput is das-table1 on Small with DAS and RIFLING, whose
+// per-job JCT and fee differ by delta(i) for job i.
+func wilcoxonInput(t *testing.T, delta func(i int) float64) *Input {
+	cells := append(cellsOf(evaluation.DASTable1, "small", "pai", "rifling", 1, 100), cellsOf(evaluation.DASTable1, "small", "pai", "das", 1, 100)...)
+	var jobs []Job
+	for i := range 40 {
+		id := string(rune('a'+i%26)) + string(rune('a'+i/26))
+		base := 100 + float64(i)
+		jobs = append(jobs,
+			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: "rifling", Seed: 1, JobID: id, JCTS: base, FeeUSD: base},
+			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: "das", Seed: 1, JobID: id, JCTS: base + delta(i), FeeUSD: base + delta(i)})
+	}
+	return &Input{Config: config(evaluation.DASTable1), Seed: 1, Cells: cells, Results: func() ([]Job, error) { return jobs, nil }}
+}
+
+func TestWilcoxonClaim(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delta func(int) float64
+		want  Verdict
+		ours  string
+	}{
+		{"DAS lower on every job", func(i int) float64 { return -1 - float64(i) }, Holds, "(DAS lower)"},
+		{"RIFLING lower, significantly", func(i int) float64 { return 1 + float64(i) }, DoesNotHold, "(RIFLING lower)"},
+		{"no difference to speak of", func(i int) float64 { return float64(i%2*2-1) * float64(i) }, DoesNotHold, "JCT p = "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := evaluate(t, wilcoxonInput(t, tc.delta))["das-wilcoxon-small"]
+			if r.Verdict != tc.want || !strings.Contains(r.Ours, tc.ours) || r.verdictText() != string(tc.want)+" (n = 1)" {
+				t.Errorf("%q (%q), ours %q; want %q with %q", r.Verdict, r.verdictText(), r.Ours, tc.want, tc.ours)
+			}
+		})
+	}
+	// Without DAS the results are not read.
+	in := wilcoxonInput(t, func(int) float64 { return 0 })
+	in.Cells = in.Cells[:1]
+	in.Results = func() ([]Job, error) { t.Fatal("results read for a claim not run"); return nil, nil }
+	if r := evaluate(t, in)["das-wilcoxon-small"]; r.Verdict != NotRun {
+		t.Errorf("without DAS: %q, want not run", r.Verdict)
+	}
+}
+
+// TestScoreboardBytes: the same inputs give the same bytes (the bootstrap
+// is seeded from the run seed), the table is no wider than the report
+// allows, and Write puts both files in tables/.
+func TestScoreboardBytes(t *testing.T) {
+	in := func() *Input {
+		return &Input{Config: config(evaluation.MARLArrivals, evaluation.Calibration), Seed: 7, Cells: marlFig7(8.8, 7.2, 7.8), Calibration: calibrationRows()}
+	}
+	a, err := Evaluate(in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Evaluate(in())
+	if !bytes.Equal(Markdown(a), Markdown(b)) || !bytes.Equal(CSV(a), CSV(b)) {
+		t.Fatal("two evaluations of the same inputs differ")
+	}
+	md := string(Markdown(a))
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "|") && strings.Count(line, "|")-strings.Count(line, `\|`)-1 > evaluation.MaxColumns {
+			t.Errorf("row of more than %d columns: %s", evaluation.MaxColumns, line)
+		}
+	}
+	if !strings.Contains(md, "| `marl-fig7` | MARL Fig. 7 |") || !strings.Contains(md, "**inconclusive**") {
+		t.Errorf("scoreboard lacks marl-fig7's inconclusive row:\n%s", md)
+	}
+	if lines := strings.Count(string(CSV(a)), "\n"); lines != len(a)+1 {
+		t.Errorf("CSV has %d lines for %d claims", lines, len(a))
+	}
+}
+
+// TestLoad reads a run directory whose metrics have no replicate column
+// (runs from before replicates) and one whose metrics have it.
+func TestLoad(t *testing.T) {
+	// Both layouts spelled out, not evaluation.MetricsRow, whose columns
+	// change when replicates arrive.
+	type before struct {
+		Experiment string  `parquet:"experiment"`
+		Cluster    string  `parquet:"cluster"`
+		Workload   string  `parquet:"workload"`
+		Scheduler  string  `parquet:"scheduler"`
+		Seed       int32   `parquet:"seed"`
+		Jobs       int32   `parquet:"jobs"`
+		MeanJCTS   float64 `parquet:"mean_jct_s"`
+		MeanFeeUSD float64 `parquet:"mean_fee_usd"`
+	}
+	type after struct {
+		before
+		Replicate int32 `parquet:"replicate"`
+	}
+	for _, tc := range []struct {
+		name  string
+		write func(path string) error
+		want  int32
+	}{
+		{"no replicate column", func(p string) error {
+			return datasets.WriteParquet(p, datasets.FileMeta{}, []before{{Experiment: evaluation.MARLArrivals, Scheduler: "lif", MeanJCTS: 3}})
+		}, 0},
+		{"replicate column", func(p string) error {
+			return datasets.WriteParquet(p, datasets.FileMeta{}, []after{{before{Experiment: evaluation.MARLArrivals, Scheduler: "lif", MeanJCTS: 3}, 2}})
+		}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "eval"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.write(filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := Write(dir, config(evaluation.MARLArrivals), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := Load(dir, config(evaluation.MARLArrivals), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(in.Cells) != 1 || in.Cells[0].Replicate != tc.want || in.Cells[0].MeanJCTS != 3 {
+				t.Errorf("cells %+v, want one of replicate %d", in.Cells, tc.want)
+			}
+			for _, f := range []string{MarkdownFile, CSVFile} {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+					t.Errorf("%s not written: %v", f, err)
+				}
+			}
+			if len(rows) != len(All()) {
+				t.Errorf("%d rows for %d claims", len(rows), len(All()))
+			}
+		})
+	}
+}
+
+func TestReadCalibrationErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, data, want string }{
+		{"bad header", "environment,target\n", "header"},
+		{"bad within", "environment,target,paper,ours_before,ours,tolerance,within\nmarl-paper,t,1,1,1,x,maybe\n", "line 2: field within"},
+	} {
+		p := filepath.Join(dir, tc.name+".csv")
+		if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadCalibration(p); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v, want one naming %s and %q", tc.name, err, p, tc.want)
+		}
+	}
+}
+
+// TestAllOfShowsDecidingTest: the test shown is one with the combined
+// verdict, even when another has a lower point value but a wider,
+// inconclusive interval.
+func TestAllOfShowsDecidingTest(t *testing.T) {
+	worst, v := allOf([]test{
+		{label: "wide", iv: evaluation.Interval{Mean: 1, Lo: -10, Hi: 12, N: 3}, verdict: Inconclusive},
+		{label: "narrow", iv: evaluation.Interval{Mean: 3, Lo: 2, Hi: 4, N: 3}, verdict: DoesNotHold},
+		{label: "fine", iv: evaluation.Interval{Mean: 30, Lo: 25, Hi: 35, N: 3}, verdict: Holds},
+	})
+	if v != DoesNotHold || worst.label != "narrow" {
+		t.Errorf("allOf: %q shown %q, want does not hold shown narrow", v, worst.label)
+	}
+}

@@ -1,0 +1,167 @@
+package claims
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+)
+
+// CalibrationFile is the calibration experiment's table that the
+// calibration claims read, relative to a run directory.
+const CalibrationFile = "tables/" + evaluation.Calibration + ".csv"
+
+// Cell is one evaluated cell's figures, as eval/metrics.parquet holds
+// them (evaluation.MetricsRow). Replicate is the learned model's replicate
+// (0 for heuristics, and for every row of a run from before replicates).
+type Cell struct {
+	Experiment string  `parquet:"experiment"`
+	Cluster    string  `parquet:"cluster"`
+	Workload   string  `parquet:"workload"`
+	Scheduler  string  `parquet:"scheduler"`
+	Seed       int32   `parquet:"seed"`
+	Replicate  int32   `parquet:"replicate,optional"`
+	Jobs       int32   `parquet:"jobs"`
+	MeanJCTS   float64 `parquet:"mean_jct_s"`
+	MeanFeeUSD float64 `parquet:"mean_fee_usd"`
+}
+
+// Job is one evaluated job of one cell, as eval/results.parquet holds it
+// (evaluation.ResultRow): what the paired tests read.
+type Job struct {
+	Experiment string  `parquet:"experiment"`
+	Cluster    string  `parquet:"cluster"`
+	Workload   string  `parquet:"workload"`
+	Scheduler  string  `parquet:"scheduler"`
+	Seed       int32   `parquet:"seed"`
+	Replicate  int32   `parquet:"replicate,optional"`
+	JobID      string  `parquet:"job_id"`
+	JCTS       float64 `parquet:"jct_s"`
+	FeeUSD     float64 `parquet:"fee_usd"`
+}
+
+// CalibrationRow is one row of tables/calibration.csv.
+type CalibrationRow struct {
+	Environment, Target, Paper, Before, Ours, Tolerance string
+	Within                                              bool
+}
+
+// Input is what the claims are decided from: the run's configuration and
+// seed, its per-cell metrics, its calibration table and, read when a
+// paired test asks for them, its per-job results.
+type Input struct {
+	// Config is the run's eval section: which experiments ran and how.
+	Config *evaluation.Config
+	// Seed is the run seed: it seeds every bootstrap (one stream per claim).
+	Seed        uint64
+	Cells       []Cell
+	Calibration []CalibrationRow
+	// Results returns the per-job results; nil when there are none.
+	Results func() ([]Job, error)
+
+	jobs    []Job
+	jobsErr error
+	read    bool
+}
+
+// Listed reports whether the run's configuration lists the experiment.
+func (in *Input) Listed(experiment string) bool {
+	return slices.Contains(in.Config.Experiments, experiment)
+}
+
+// jobsOf is the per-job results of the run (read once).
+func (in *Input) jobsOf() ([]Job, error) {
+	if !in.read {
+		in.read = true
+		if in.Results == nil {
+			in.jobsErr = errors.New("no per-job results")
+		} else {
+			in.jobs, in.jobsErr = in.Results()
+		}
+	}
+	return in.jobs, in.jobsErr
+}
+
+// Load reads a run directory's outputs for the claims: eval/metrics.parquet
+// when the run evaluated a run experiment, tables/calibration.csv when it
+// listed the calibration, and eval/results.parquet lazily.
+func Load(dir string, cfg *evaluation.Config, seed uint64) (*Input, error) {
+	in := &Input{Config: cfg, Seed: seed}
+	metrics := filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))
+	if _, err := os.Stat(metrics); err == nil {
+		cells, err := datasets.ReadParquet[Cell](metrics)
+		if err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+		in.Cells = cells
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	results := filepath.Join(dir, filepath.FromSlash(evaluation.ResultsFile))
+	in.Results = func() ([]Job, error) {
+		jobs, err := datasets.ReadParquet[Job](results)
+		if err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+		return jobs, nil
+	}
+	if in.Listed(evaluation.Calibration) {
+		rows, err := ReadCalibration(filepath.Join(dir, filepath.FromSlash(CalibrationFile)))
+		if err != nil {
+			return nil, err
+		}
+		in.Calibration = rows
+	}
+	return in, nil
+}
+
+var calibrationHeader = []string{"environment", "target", "paper", "ours_before", "ours", "tolerance", "within"}
+
+// ReadCalibration reads tables/calibration.csv (calibration.Report.CSV):
+// a header, then one row per target whose within column is yes or no.
+// Errors name the file and line.
+func ReadCalibration(path string) ([]CalibrationRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = len(calibrationHeader)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("claims: %s: header: %w", path, err)
+	}
+	if !slices.Equal(head, calibrationHeader) {
+		return nil, fmt.Errorf("claims: %s: line 1: header %q, want %q", path, head, calibrationHeader)
+	}
+	var rows []CalibrationRow
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("claims: %s: %w", path, err)
+		}
+		row := CalibrationRow{Environment: rec[0], Target: rec[1], Paper: rec[2], Before: rec[3], Ours: rec[4], Tolerance: rec[5]}
+		switch rec[6] {
+		case "yes":
+			row.Within = true
+		case "no":
+		default:
+			line, _ := r.FieldPos(6)
+			return nil, fmt.Errorf("claims: %s: line %d: field within: want yes or no, got %q", path, line, rec[6])
+		}
+		rows = append(rows, row)
+	}
+}
+
+func nanValue() float64 { return math.NaN() }

@@ -1,0 +1,167 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/evaluation"
+)
+
+// DAS Table 3's significance levels: the paper calls DAS's gain on JCT
+// significant at p < 0.05 and on fee at p < 0.10.
+const (
+	wilcoxonJCTLevel = 0.05
+	wilcoxonFeeLevel = 0.10
+)
+
+// wilcoxon decides "DAS beats RIFLING on the cluster" as DAS Table 3 does:
+// the Wilcoxon signed-rank test on per-job pairs (das-table1's results,
+// the same job under both schedulers, seed and replicate), JCT and fee.
+// It holds when both p-values are below the paper's levels and DAS has
+// the lower rank sum on both; a significant difference the other way, or
+// none, does not hold. The test speaks for the jobs, not for the training:
+// with one replicate the verdict is marked.
+func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
+	return func(in *Input) (Outcome, error) {
+		out := Outcome{Value: math.NaN(), Threshold: math.NaN()}
+		rows := in.rows(evaluation.DASTable1)
+		if len(rows) == 0 {
+			return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASTable1, evaluation.MetricsFile)
+		}
+		if _, missing := split([]string{"das", "rifling"}, rows); len(missing) > 0 {
+			out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASTable1)
+			return out, nil
+		}
+		jobs, err := in.jobsOf()
+		if err != nil {
+			return out, err
+		}
+		type key struct {
+			workload string
+			s        sample
+			job      string
+		}
+		rifling := map[key]Job{}
+		for _, j := range jobs {
+			if j.Experiment == evaluation.DASTable1 && j.Cluster == cluster && j.Scheduler == "rifling" {
+				rifling[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}] = j
+			}
+		}
+		var dj, rj, df, rf []float64
+		var samples []sample
+		for _, j := range jobs {
+			if j.Experiment != evaluation.DASTable1 || j.Cluster != cluster || j.Scheduler != "das" {
+				continue
+			}
+			r, ok := rifling[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}]
+			if !ok {
+				continue
+			}
+			if s := (sample{j.Seed, j.Replicate}); !slices.Contains(samples, s) {
+				samples = append(samples, s)
+			}
+			dj, rj, df, rf = append(dj, j.JCTS), append(rj, r.JCTS), append(df, j.FeeUSD), append(rf, r.FeeUSD)
+		}
+		if len(dj) == 0 {
+			out.Verdict, out.Note = NotRun, fmt.Sprintf("no job of %s on %s under both DAS and RIFLING", evaluation.DASTable1, cluster)
+			return out, nil
+		}
+		wj, err := evaluation.WilcoxonSignedRank(dj, rj)
+		if err != nil {
+			return out, fmt.Errorf("%s, %s: %w", evaluation.DASTable1, cluster, err)
+		}
+		wf, err := evaluation.WilcoxonSignedRank(df, rf)
+		if err != nil {
+			return out, fmt.Errorf("%s, %s: %w", evaluation.DASTable1, cluster, err)
+		}
+		// Differences are DAS − RIFLING: DAS lower when the negative ones
+		// outrank the positive.
+		lower := func(w evaluation.Wilcoxon) string {
+			if w.WPlus < w.WMinus {
+				return display("das")
+			}
+			return display("rifling")
+		}
+		out.Ours = fmt.Sprintf("JCT p = %s (%s lower), fee p = %s (%s lower)",
+			evaluation.FormatValue(wj.P, -3), lower(wj), evaluation.FormatValue(wf.P, -3), lower(wf))
+		out.CI.N = len(samples)
+		out.Seeds, out.Models = spread(samples)
+		out.Verdict = DoesNotHold
+		if wj.P < wilcoxonJCTLevel && wj.WPlus < wj.WMinus && wf.P < wilcoxonFeeLevel && wf.WPlus < wf.WMinus {
+			out.Verdict = Holds
+		}
+		out.TestedAt = fmt.Sprintf("%d job pairs (paper: 4,000)", len(dj))
+		return out, nil
+	}
+}
+
+// loadTrend decides "DAS's JCT gain over RIFLING grows with the arrival
+// rate" (DAS App. E) as the gain at das-load's highest rate minus that at
+// its lowest, per cluster, per sample: it must be positive on every
+// cluster.
+func loadTrend(in *Input) (Outcome, error) {
+	out := Outcome{Value: math.NaN(), HasCI: true}
+	rows := in.rows(evaluation.DASLoad)
+	if len(rows) == 0 {
+		return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASLoad, evaluation.MetricsFile)
+	}
+	if _, missing := split([]string{"das", "rifling"}, rows); len(missing) > 0 {
+		out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASLoad)
+		return out, nil
+	}
+	rates := slices.Clone(in.Config.DASLoad.Rates)
+	slices.Sort(rates)
+	if len(rates) < 2 {
+		out.Verdict, out.Note = NotRun, "das-load runs one arrival rate in this preset"
+		return out, nil
+	}
+	lo, hi := evaluation.LoadWorkloadName(rates[0]), evaluation.LoadWorkloadName(rates[len(rates)-1])
+	var clusters []string
+	for _, col := range in.columns(evaluation.DASLoad) {
+		if !slices.Contains(clusters, col.cluster) {
+			clusters = append(clusters, col.cluster)
+		}
+	}
+	var tests []test
+	for _, cl := range clusters {
+		gain := func(w string) series {
+			d := in.series(evaluation.DASLoad, "das", column{cl, w}, jct)
+			r := in.series(evaluation.DASLoad, "rifling", column{cl, w}, jct)
+			g := series{}
+			for _, k := range d.samples() {
+				if v, ok := r.matching(k); ok && v != 0 {
+					g[k] = 100 * (v - d[k]) / v
+				}
+			}
+			return g
+		}
+		gl, gh := gain(lo), gain(hi)
+		var diffs []float64
+		var used []sample
+		for _, k := range gh.samples() {
+			if v, ok := gl[k]; ok {
+				diffs, used = append(diffs, gh[k]-v), append(used, k)
+			}
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		iv, v := judge(diffs, 0, in.Seed, "das-load-trend", cl)
+		seeds, models := spread(used)
+		tests = append(tests, test{label: fmt.Sprintf("(%s − %s, %s)", hi, lo, title(cl)), iv: iv, verdict: v, seeds: seeds, models: models})
+	}
+	if len(tests) == 0 {
+		out.Verdict, out.Note = NotRun, fmt.Sprintf("no cluster of %s has both %s and %s", evaluation.DASLoad, lo, hi)
+		return out, nil
+	}
+	worst, verdict := allOf(tests)
+	out.Verdict, out.CI, out.Value, out.Seeds, out.Models = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models
+	out.Ours = fmt.Sprintf("%s points %s", strings.TrimSuffix(percent(worst.iv.Mean), " %"), worst.label)
+	if len(tests) > 1 {
+		out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))
+	}
+	out.TestedAt = fmt.Sprintf("%d jobs (paper: 4,000), rates %s to %s", in.jobCount(evaluation.DASLoad, "das"), lo, hi)
+	return out, nil
+}

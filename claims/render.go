@@ -1,0 +1,167 @@
+package claims
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// The scoreboard's files, relative to a run directory.
+const (
+	MarkdownFile = "tables/claims.md"
+	CSVFile      = "tables/claims.csv"
+)
+
+// Write evaluates the claims on the run directory dir (Load, Evaluate)
+// and writes tables/claims.md and tables/claims.csv there, each
+// atomically. It returns the rows.
+func Write(dir string, cfg *evaluation.Config, seed uint64) ([]Row, error) {
+	in, err := Load(dir, cfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := Evaluate(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{MarkdownFile, Markdown(rows)}, {CSVFile, CSV(rows)}} {
+		if err := pipeline.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(f.name)), f.data); err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+	}
+	return rows, nil
+}
+
+// paperFigure is the paper's figure the row shows.
+func (r Row) paperFigure() string {
+	if r.Outcome.Claimed != "" {
+		return r.Outcome.Claimed
+	}
+	return r.Claim.Claimed
+}
+
+// ciText is the row's 95 % CI cell: the interval with its number of
+// samples, "n = 1" for a single sample, "—" for a figure that is not
+// sampled or a claim not run.
+func (r Row) ciText() string {
+	switch {
+	case r.Verdict == NotRun || r.CI.N == 0:
+		return "—"
+	case r.CI.N == 1:
+		return "n = 1"
+	case !r.HasCI:
+		return "pooled, " + r.samplesText()
+	}
+	return fmt.Sprintf("%s (%s)", interval(r.CI), r.samplesText())
+}
+
+// samplesText says what the samples are: n, and how many seeds and
+// trained models (replicates) they span.
+func (r Row) samplesText() string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	return fmt.Sprintf("n = %d: %s × %s", r.CI.N, plural(r.Seeds, "seed", "seeds"), plural(r.Models, "model", "models"))
+}
+
+// verdictText is the verdict, marked when it rests on one sample.
+func (r Row) verdictText() string {
+	if r.CI.N == 1 && (r.Verdict == Holds || r.Verdict == DoesNotHold) {
+		return string(r.Verdict) + " (n = 1)"
+	}
+	return string(r.Verdict)
+}
+
+var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
+
+// Markdown is the scoreboard for people: a count of verdicts, one row per
+// claim (eight columns; a claim not run says why in place of our
+// figure), then the notes and the rule.
+func Markdown(rows []Row) []byte {
+	var b bytes.Buffer
+	b.WriteString("# claims: what the papers claim, and what this run says\n\n")
+	count := map[Verdict]int{}
+	for _, r := range rows {
+		count[r.Verdict]++
+	}
+	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d not run in this preset.\n\n",
+		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[NotRun])
+	b.WriteString("| id | source | claim | paper | ours | 95 % CI | tested at | verdict |\n|---|---|---|---|---|---|---|---|\n")
+	var notes []string
+	for _, r := range rows {
+		ours, note := r.Ours, r.Note
+		if r.Verdict == NotRun { // the reason, in place of a figure
+			ours, note = r.Note, ""
+		}
+		cells := []string{"`" + r.ID + "`", r.Source, r.Text, r.paperFigure(), ours, r.ciText(), r.TestedAt, "**" + r.verdictText() + "**"}
+		for i, c := range cells {
+			if c == "" {
+				c = "—"
+			}
+			cells[i] = cellEscaper.Replace(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("`%s`: %s", r.ID, note))
+		}
+	}
+	b.WriteString("\n")
+	for _, n := range notes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	for _, n := range ruleNotes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	return b.Bytes()
+}
+
+// ruleNotes explain the scoreboard under its table (doc.go in full).
+var ruleNotes = []string{
+	"Margins are (baseline − ours) / baseline of the mean, in per cent, positive when the claimed row is better; each claimed row is compared with the best (lowest) of the rows it is claimed to beat that this run has, in every column the claim covers, and the least margin is shown.",
+	"95 % CI: percentile bootstrap (10,000 resamples, seeded from the run seed and the claim) of the margin over the claimed row's replicates and seeds, each matched to the baseline's same seed. A claim holds when the whole interval is beyond its threshold, does not hold when the whole interval is on the other side, and is inconclusive otherwise; with one sample (n = 1) the point value decides and the verdict says so. The interval holds training noise only when its samples span several models (replicates); seeds of one model vary the workload alone.",
+	"Calibration targets are computed once in the fitted environment (no interval): they hold when within the tolerance of tables/calibration.csv. Wilcoxon claims hold when both p-values are below the paper's levels with DAS lower in rank sum.",
+	"The MARL claims test the paper's headline 20 % (§I, §VI); the paper column gives each figure's own least margin, measured at k = 20. Paper figures from DAS Tables 1 and 3 are computed from the figures those tables show beside ours; the others are the papers' text, or plots whose numbers the text does not give.",
+}
+
+// CSV is the scoreboard for scripts: one line per claim, the verdict
+// unmarked (n says how many samples), numbers in full precision, empty
+// where there is none.
+func CSV(rows []Row) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "ci_low", "ci_high", "n", "seeds", "models", "tested_at", "verdict", "note"})
+	for _, r := range rows {
+		lo, hi := math.NaN(), math.NaN()
+		if r.HasCI && r.CI.Valid() {
+			lo, hi = r.CI.Lo, r.CI.Hi
+		}
+		_ = w.Write([]string{r.ID, r.Paper, r.Source, r.Experiment, r.Text, r.paperFigure(), r.Ours,
+			number(r.Value), number(r.Threshold), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note})
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func number(v float64) string {
+	if !finite(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
