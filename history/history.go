@@ -28,26 +28,26 @@ const FileName = "metrics.parquet"
 // own contract, fixed here rather than taken from evaluation.MetricsRow,
 // so that files written by different schedlab versions stay one table.
 type Row struct {
-	Date       time.Time `parquet:"date,timestamp(microsecond)"` // the run's, from its manifest (UTC)
-	ConfigHash string    `parquet:"config_hash"`
+	Date       time.Time `parquet:"date,timestamp(microsecond)" json:"date"` // the run's, from its manifest (UTC)
+	ConfigHash string    `parquet:"config_hash" json:"config_hash"`
 
-	Experiment   string  `parquet:"experiment"`
-	Cluster      string  `parquet:"cluster"`
-	Workload     string  `parquet:"workload"`
-	Scheduler    string  `parquet:"scheduler"`
-	Seed         int32   `parquet:"seed"`
-	Replicate    int32   `parquet:"replicate"` // 0 for runs without replicates
-	Jobs         int32   `parquet:"jobs"`
-	Pruned       int32   `parquet:"pruned"`
-	MeanJCTS     float64 `parquet:"mean_jct_s"`
-	P50JCTS      float64 `parquet:"p50_jct_s"`
-	P95JCTS      float64 `parquet:"p95_jct_s"`
-	MeanFeeUSD   float64 `parquet:"mean_fee_usd"`
-	MeanQueueS   float64 `parquet:"mean_queue_s"`
-	MeanSlowdown float64 `parquet:"mean_slowdown"`
-	MakespanS    float64 `parquet:"makespan_s"`
-	GPUUtil      float64 `parquet:"gpu_util"`
-	Decisions    int32   `parquet:"decisions"`
+	Experiment   string  `parquet:"experiment" json:"experiment"`
+	Cluster      string  `parquet:"cluster" json:"cluster"`
+	Workload     string  `parquet:"workload" json:"workload"`
+	Scheduler    string  `parquet:"scheduler" json:"scheduler"`
+	Seed         int32   `parquet:"seed" json:"seed"`
+	Replicate    int32   `parquet:"replicate" json:"replicate"` // 0 for runs without replicates
+	Jobs         int32   `parquet:"jobs" json:"jobs"`
+	Pruned       int32   `parquet:"pruned" json:"pruned"`
+	MeanJCTS     float64 `parquet:"mean_jct_s" json:"mean_jct_s"`
+	P50JCTS      float64 `parquet:"p50_jct_s" json:"p50_jct_s"`
+	P95JCTS      float64 `parquet:"p95_jct_s" json:"p95_jct_s"`
+	MeanFeeUSD   float64 `parquet:"mean_fee_usd" json:"mean_fee_usd"`
+	MeanQueueS   float64 `parquet:"mean_queue_s" json:"mean_queue_s"`
+	MeanSlowdown float64 `parquet:"mean_slowdown" json:"mean_slowdown"`
+	MakespanS    float64 `parquet:"makespan_s" json:"makespan_s"`
+	GPUUtil      float64 `parquet:"gpu_util" json:"gpu_util"`
+	Decisions    int32   `parquet:"decisions" json:"decisions"`
 }
 
 // compareRows orders a file's rows: by run (date, config hash), then by

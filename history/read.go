@@ -10,7 +10,8 @@ import (
 
 // Record is a row of the history with its partition keys.
 type Record struct {
-	Preset, Revision string
+	Preset   string `json:"preset"`
+	Revision string `json:"revision"`
 	Row
 }
 
