@@ -27,7 +27,7 @@
 // The partition keys preset and revision live in the path only, as Hive
 // and Spark expect: a file that held them too would be read by DuckDB with
 // the path's value silently in place of the file's (DuckDB 1.5), and Spark
-// refuses data and partition columns of one name. Partition values are
+// refuses data and partition columns of one name (SPARK-21144). Partition values are
 // escaped as Hive escapes them (%XX for '/', '=', '%', ':', control
 // characters and the rest of Hive's list), which DuckDB and Spark undo.
 // DuckDB guesses partition types by default (a revision "1234567" would

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -36,8 +35,8 @@ var Headlines = []Headline{
 }
 
 // Plot draws the history in dir into out: per preset and experiment, one
-// SVG (<preset>-<experiment>.svg) with a panel per headline metric, one
-// line per cluster and scheduler over the preset's runs ordered by date,
+// SVG (<preset>-<experiment>.svg) with a panel per headline metric and
+// cluster, one line per scheduler over the preset's runs ordered by date,
 // then revision (then config hash). A point is the mean of the metric
 // over the run's cells of that cluster and scheduler (workloads, seeds
 // and replicates); a panel whose values are all zero (the MARL
@@ -134,13 +133,15 @@ func runsOf(rs []*Record) []Key {
 // series is one line: a cluster and scheduler of an experiment.
 type series struct{ cluster, scheduler string }
 
-// plotExperiment draws one experiment's headlines over the runs; nil when
-// every panel would be empty.
+// plotExperiment draws one experiment's headlines over the runs, a panel
+// per headline and cluster, a line per scheduler; nil when every panel
+// would be empty.
 func plotExperiment(preset, exp string, runs []Key, rs []*Record) ([]byte, error) {
 	at := make(map[Key]int, len(runs))
 	for i, k := range runs {
 		at[k] = i
 	}
+	// sum and n, per series, run and headline (index h*len(runs)+run).
 	type acc struct{ sum, n []float64 }
 	lines := map[series]*acc{}
 	var clusters, scheds []string
@@ -165,59 +166,56 @@ func plotExperiment(preset, exp string, runs []Key, rs []*Record) ([]byte, error
 	clusters = slices.Compact(clusters)
 	slices.Sort(scheds)
 	scheds = slices.Compact(scheds)
-	keys := make([]series, 0, len(lines))
-	for s := range lines {
-		keys = append(keys, s)
-	}
-	slices.SortFunc(keys, func(a, b series) int {
-		return cmp.Or(cmp.Compare(a.scheduler, b.scheduler), cmp.Compare(a.cluster, b.cluster))
-	})
 	var plots []*plot.Plot
 	for h, hl := range Headlines {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s, %s: %s over runs", preset, exp, hl.Label)
-		p.X.Label.Text, p.Y.Label.Text = "run (date, revision)", hl.Label
-		p.X.Tick.Marker = runTicks(runs)
-		p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
-		p.Legend.Top = true
-		top, drawn := 0.0, false
-		for _, s := range keys {
-			a := lines[s]
-			var pts plotter.XYs
-			for i := range runs {
-				if n := a.n[h*len(runs)+i]; n > 0 {
-					v := a.sum[h*len(runs)+i] / n
-					if !math.IsNaN(v) && !math.IsInf(v, 0) {
-						pts = append(pts, plotter.XY{X: float64(i), Y: v})
-						top = max(top, v)
-						drawn = drawn || v != 0
+		for _, cl := range clusters {
+			p := plot.New()
+			p.Title.Text = fmt.Sprintf("%s, %s, %s: %s over runs", preset, exp, cl, hl.Label)
+			p.X.Label.Text, p.Y.Label.Text = "run (date, revision)", hl.Label
+			p.X.Tick.Marker = runTicks(runs)
+			p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
+			p.Legend.Top = true
+			top, drawn, n := 0.0, false, 0
+			for si, sc := range scheds {
+				a := lines[series{cl, sc}]
+				if a == nil {
+					continue
+				}
+				var pts plotter.XYs
+				for i := range runs {
+					if k := h*len(runs) + i; a.n[k] > 0 {
+						if v := a.sum[k] / a.n[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+							pts = append(pts, plotter.XY{X: float64(i), Y: v})
+							top = max(top, v)
+							drawn = drawn || v != 0
+						}
 					}
 				}
+				if len(pts) == 0 {
+					continue
+				}
+				l, pt, err := plotter.NewLinePoints(pts)
+				if err != nil {
+					return nil, err
+				}
+				c := figure.Palette[si%len(figure.Palette)]
+				l.Color, pt.Color = c, c
+				p.Add(l, pt)
+				p.Legend.Add(schedulers.Display(sc), l, pt)
+				n++
 			}
-			if len(pts) == 0 {
+			if !drawn {
 				continue
 			}
-			l, sc, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return nil, err
-			}
-			c := figure.Palette[slices.Index(scheds, s.scheduler)%len(figure.Palette)]
-			l.Color, sc.Color = c, c
-			l.Dashes = figure.Dashes[slices.Index(clusters, s.cluster)%len(figure.Dashes)]
-			p.Add(l, sc)
-			p.Legend.Add(schedulers.Display(s.scheduler)+", "+s.cluster, l, sc)
+			// From 0, with headroom above the highest point for the legend.
+			p.Y.Min, p.Y.Max = 0, top*(1.1+0.08*float64(n))
+			plots = append(plots, p)
 		}
-		if !drawn {
-			continue
-		}
-		// From 0, with headroom above the highest point for the legend.
-		p.Y.Min, p.Y.Max = 0, top*(1.1+0.08*float64(len(keys)))
-		plots = append(plots, p)
 	}
 	if len(plots) == 0 {
 		return nil, nil
 	}
-	svg, _, err := figure.Column(plots, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
+	svg, _, err := figure.Column(plots, 7*vg.Inch, vg.Length(3*float64(len(plots)))*vg.Inch)
 	return svg, err
 }
 
