@@ -158,7 +158,7 @@ func runKey(run *rundiff.Run, opt Options) (Key, error) {
 	if err := json.Unmarshal(run.Config(), &cfg); err != nil || cfg.Preset == "" {
 		return Key{}, fmt.Errorf("%s: the recorded configuration names no preset (a directory of `schedlab run`, not of `schedlab eval`, is wanted)", mp)
 	}
-	k := Key{Preset: cfg.Preset, Revision: Revision(m.Versions), ConfigHash: m.ConfigHash}
+	k := Key{Preset: cfg.Preset, Revision: m.Versions.Describe(), ConfigHash: m.ConfigHash}
 	switch {
 	case m.Date != "" && !opt.Date.IsZero():
 		return Key{}, fmt.Errorf("%s: the run is dated %s by its manifest; a date given for it is refused", mp, m.Date)
@@ -176,19 +176,6 @@ func runKey(run *rundiff.Run, opt Options) (Key, error) {
 	// The file's resolution: a key read back from it must equal this one.
 	k.Date = k.Date.UTC().Truncate(time.Microsecond)
 	return k, nil
-}
-
-// Revision is a run's revision as a partition value: the VCS revision,
-// with "-dirty" when the build had uncommitted changes (git describe's
-// spelling, which the Makefile stamps), or "unknown".
-func Revision(v pipeline.Versions) string {
-	switch {
-	case v.VCSRevision == "":
-		return "unknown"
-	case v.VCSModified:
-		return v.VCSRevision + "-dirty"
-	}
-	return v.VCSRevision
 }
 
 // replicateColumn is the replicate column of a metrics file, read on its

@@ -56,7 +56,7 @@ func Plot(ctx context.Context, dir, out string) ([]string, error) {
 	var written []string
 	var index strings.Builder
 	index.WriteString("# schedlab history\n\nDataset: `" + dir + "`. Each plot: a headline metric of one experiment over the runs of one preset, ordered by date, then revision; a point is the mean over the run's cells of a cluster and scheduler (workloads, seeds, replicates).\n")
-	for _, preset := range presets(recs) {
+	for _, preset := range distinct(recs, func(r Record) string { return r.Preset }) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func Plot(ctx context.Context, dir, out string) ([]string, error) {
 			fmt.Fprintf(&index, "| %d | %s | %s | %.12s | %d |\n", i+1, k.Date.Format(time.RFC3339), mdCode(k.Revision), k.ConfigHash, cells[k])
 		}
 		index.WriteString("\n")
-		for _, exp := range experiments(rs) {
+		for _, exp := range distinct(rs, func(r *Record) string { return r.Experiment }) {
 			svg, err := plotExperiment(preset, exp, runs, rs)
 			if err != nil {
 				return nil, fmt.Errorf("plot %s %s: %w", preset, exp, err)
@@ -102,22 +102,14 @@ func Plot(ctx context.Context, dir, out string) ([]string, error) {
 
 func mdCode(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
 
-func presets(recs []Record) []string {
-	var ps []string
-	for _, r := range recs {
-		ps = append(ps, r.Preset)
+// distinct is the sorted distinct values of key over xs.
+func distinct[T any](xs []T, key func(T) string) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, key(x))
 	}
-	slices.Sort(ps)
-	return slices.Compact(ps)
-}
-
-func experiments(rs []*Record) []string {
-	var es []string
-	for _, r := range rs {
-		es = append(es, r.Experiment)
-	}
-	slices.Sort(es)
-	return slices.Compact(es)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // runsOf lists the distinct runs of rs in plot order.

@@ -69,11 +69,22 @@ var Revision string
 // Revision is the revision for people: the commit, " (modified)" when the
 // build had uncommitted changes, or "unknown".
 func (v Versions) Revision() string {
+	if v.VCSModified && v.VCSRevision != "" {
+		return v.VCSRevision + " (modified)"
+	}
+	return v.Describe()
+}
+
+// Describe is the revision as `git describe --always --dirty` spells it
+// (and the Makefile stamps it): the commit, "-dirty" when the build had
+// uncommitted changes, or "unknown". It names a revision in paths, such
+// as the partitions of `schedlab history`.
+func (v Versions) Describe() string {
 	switch {
 	case v.VCSRevision == "":
 		return "unknown"
 	case v.VCSModified:
-		return v.VCSRevision + " (modified)"
+		return v.VCSRevision + "-dirty"
 	}
 	return v.VCSRevision
 }

@@ -18,15 +18,15 @@ func TestStampedRevision(t *testing.T) {
 	old := pipeline.Revision
 	defer func() { pipeline.Revision = old }()
 	pipeline.Revision = ""
-	if got := pipeline.BuildVersions().Revision(); got != "unknown" {
-		t.Errorf("no stamp: revision %q, want unknown", got)
+	if got, d := pipeline.BuildVersions().Revision(), pipeline.BuildVersions().Describe(); got != "unknown" || d != "unknown" {
+		t.Errorf("no stamp: revision %q, described %q, want unknown", got, d)
 	}
 	pipeline.Revision = "a2ae0ed-dirty"
-	if v := pipeline.BuildVersions(); v.VCSRevision != "a2ae0ed" || !v.VCSModified || v.Revision() != "a2ae0ed (modified)" {
+	if v := pipeline.BuildVersions(); v.VCSRevision != "a2ae0ed" || !v.VCSModified || v.Revision() != "a2ae0ed (modified)" || v.Describe() != "a2ae0ed-dirty" {
 		t.Errorf("stamped a2ae0ed-dirty: %+v, %q", v, v.Revision())
 	}
 	pipeline.Revision = "a2ae0ed"
-	if v := pipeline.BuildVersions(); v.Revision() != "a2ae0ed" {
+	if v := pipeline.BuildVersions(); v.Revision() != "a2ae0ed" || v.Describe() != "a2ae0ed" {
 		t.Errorf("stamped a2ae0ed: %+v", v)
 	}
 }
