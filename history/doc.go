@@ -10,7 +10,10 @@
 // one, 0 otherwise), its sha256 checked against the manifest's. A run is
 // identified by its key: preset, revision, config hash and date, all from
 // the manifest (the date is when the run's manifest was written, never
-// the clock of the process that adds it).
+// the clock of the process that adds it; the revision is spelt as git
+// describe --dirty spells it, pipeline.Versions.Describe, and "unknown"
+// for a build that recorded none, whose runs the date and config hash
+// still tell apart).
 //
 // Data leaves as a Hive-partitioned dataset:
 //
