@@ -16,12 +16,8 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// palette is Okabe & Ito's colour-blind-safe set; schedulers beyond it
-// reuse colours in order.
-var palette = []color.NRGBA{
-	{0xe6, 0x9f, 0x00, 0xff}, {0x56, 0xb4, 0xe9, 0xff}, {0x00, 0x9e, 0x73, 0xff}, {0xf0, 0xe4, 0x42, 0xff},
-	{0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0xcc, 0x79, 0xa7, 0xff}, {0x00, 0x00, 0x00, 0xff},
-}
+// palette colours schedulers (figure.Palette).
+var palette = figure.Palette
 
 // Plot draws the report's measured values (the paper's figures are not
 // drawn): line plots where the columns are a quantity — over the arrival
@@ -91,7 +87,7 @@ func (r *Report) cellMean(ci, wi, si, mi int) float64 {
 }
 
 // dashes tell clusters apart where colours tell schedulers apart.
-var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+var dashes = figure.Dashes
 
 // lines adds series to one plot with their legend entries, and keeps the
 // y axis from 0 with headroom above the highest point for the legend.

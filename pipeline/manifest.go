@@ -8,20 +8,26 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // Manifest describes one run: what went in, what came out, with which code
 // and configuration, and how long each stage took. It is the only file of a
 // run that holds wall-clock figures besides timings tables.
 type Manifest struct {
-	Status     string          `json:"status"` // "ok", "failed" or "cancelled"
-	Error      string          `json:"error,omitempty"`
-	Seed       uint64          `json:"seed"`
-	ConfigHash string          `json:"config_hash"`
-	Config     any             `json:"config"`
-	Versions   Versions        `json:"versions"`
-	WallS      float64         `json:"wall_s"`
-	Stages     []StageManifest `json:"stages"`
+	Status     string   `json:"status"` // "ok", "failed" or "cancelled"
+	Error      string   `json:"error,omitempty"`
+	Seed       uint64   `json:"seed"`
+	ConfigHash string   `json:"config_hash"`
+	Config     any      `json:"config"`
+	Versions   Versions `json:"versions"`
+	WallS      float64  `json:"wall_s"`
+	// Date is when the manifest was written, the end of the run: UTC,
+	// RFC 3339 to the second. It dates the run for `schedlab history`,
+	// which must not use its own clock; manifests from before it existed
+	// have none.
+	Date   string          `json:"date,omitempty"`
+	Stages []StageManifest `json:"stages"`
 }
 
 // Versions identifies the code that made a run.
@@ -63,11 +69,22 @@ var Revision string
 // Revision is the revision for people: the commit, " (modified)" when the
 // build had uncommitted changes, or "unknown".
 func (v Versions) Revision() string {
+	if v.VCSModified && v.VCSRevision != "" {
+		return v.VCSRevision + " (modified)"
+	}
+	return v.Describe()
+}
+
+// Describe is the revision as `git describe --always --dirty` spells it
+// (and the Makefile stamps it): the commit, "-dirty" when the build had
+// uncommitted changes, or "unknown". It names a revision in paths, such
+// as the partitions of `schedlab history`.
+func (v Versions) Describe() string {
 	switch {
 	case v.VCSRevision == "":
 		return "unknown"
 	case v.VCSModified:
-		return v.VCSRevision + " (modified)"
+		return v.VCSRevision + "-dirty"
 	}
 	return v.VCSRevision
 }
@@ -101,7 +118,13 @@ func buildInfoVersions() Versions {
 	return v
 }
 
+// marshal stamps Date when the writer left it empty: every manifest is
+// written through here, the runner's and eval's alike, so each run is
+// dated by the clock of the process that ran it.
 func (m *Manifest) marshal() ([]byte, error) {
+	if m.Date == "" {
+		m.Date = time.Now().UTC().Format(time.RFC3339)
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	return append(b, '\n'), err
 }

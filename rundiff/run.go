@@ -159,3 +159,32 @@ func short(sum string) string {
 	}
 	return sum
 }
+
+// Run is a run directory opened for reading as diff reads it, for other
+// readers of finished runs (`schedlab history`): its manifest checked on
+// opening, and each artifact handed out only after its sha256 matches the
+// manifest's.
+type Run struct{ r *run }
+
+// OpenRun reads dir/manifest.json; a directory without one is ErrNotRun.
+func OpenRun(dir string) (*Run, error) {
+	r, err := loadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{r}, nil
+}
+
+// Dir is the run directory.
+func (r *Run) Dir() string { return r.r.dir }
+
+// Manifest is the run's manifest as read.
+func (r *Run) Manifest() *pipeline.Manifest { return &r.r.manifest }
+
+// Config is the resolved configuration the manifest records, as JSON.
+func (r *Run) Config() json.RawMessage { return r.r.config }
+
+// Path returns the file system path of the artifact name (slash-separated,
+// relative to the run directory), after checking that the manifest lists
+// it and that the file still has the recorded sha256.
+func (r *Run) Path(name string) (string, error) { return r.r.path(name) }

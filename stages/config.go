@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
+	"github.com/schedlab/schedlab/history"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
 	"github.com/schedlab/schedlab/sim"
@@ -33,6 +34,9 @@ type Config struct {
 	Sim      SimConfig      `mapstructure:"sim" yaml:"sim" json:"sim"`
 	Eval     EvalConfig     `mapstructure:"eval" yaml:"eval" json:"eval"`
 	Train    TrainConfig    `mapstructure:"train" yaml:"train" json:"train"`
+	// History: where a finished run is added (history.Add); omitted from
+	// the recorded configuration when off, so that it hashes as before.
+	History history.Config `mapstructure:"history" yaml:"history" json:"history,omitzero"`
 }
 
 // SimConfig is the run-wide choice of speed model: it applies to every
@@ -220,7 +224,7 @@ func (c *Config) Validate() error {
 // refuses).
 func (c *Config) Hash() (string, error) {
 	k := *c
-	k.Out, k.Workers, k.Preset, k.DataDir = "", 0, "", ""
+	k.Out, k.Workers, k.Preset, k.DataDir, k.History = "", 0, "", "", history.Config{}
 	h, err := pipeline.HashJSON(&k)
 	if err != nil {
 		return "", fmt.Errorf("config hash: %w", err)

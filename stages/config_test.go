@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -30,5 +31,24 @@ func TestHashNonFinite(t *testing.T) {
 	}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "datasets.interval_s") {
 		t.Errorf("Validate of interval_s +Inf: %v, want an error naming datasets.interval_s", err)
+	}
+}
+
+// TestHashWithoutHistory: where a run is added to the history changes no
+// output, so neither the config hash nor the recorded configuration of a
+// run without it (history.dir "" is omitted: runs hash as before the key).
+func TestHashWithoutHistory(t *testing.T) {
+	cfg := quickConfig()
+	h := mustHash(t, cfg)
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"history"`) {
+		t.Errorf("history off, yet recorded: %s", b)
+	}
+	cfg.History.Dir = "runs/history"
+	if got := mustHash(t, cfg); got != h {
+		t.Errorf("history.dir changed the config hash: %s, was %s", got, h)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/schedlab/schedlab/history"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/cobra"
@@ -101,6 +102,13 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	}
 	fmt.Fprintf(a.stderr, "run %s in %.1fs; manifest: %s; report: %s\n", m.Status, m.WallS,
 		filepath.Join(cfg.Out, "manifest.json"), filepath.Join(cfg.Out, stages.ReportHTML))
+	if cfg.History.Dir != "" {
+		res, err := history.Add(ctx, cfg.Out, cfg.History.Dir, history.Options{})
+		if err != nil {
+			return fmt.Errorf("history (the run itself is complete; add it later with schedlab history add %s --to %s): %w", cfg.Out, cfg.History.Dir, err)
+		}
+		fmt.Fprintln(a.stderr, addedMessage(res))
+	}
 	return nil
 }
 

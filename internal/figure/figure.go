@@ -13,6 +13,16 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+// Palette is Okabe & Ito's colour-blind-safe set; series beyond it reuse
+// colours in order.
+var Palette = []color.NRGBA{
+	{0xe6, 0x9f, 0x00, 0xff}, {0x56, 0xb4, 0xe9, 0xff}, {0x00, 0x9e, 0x73, 0xff}, {0xf0, 0xe4, 0x42, 0xff},
+	{0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0xcc, 0x79, 0xa7, 0xff}, {0x00, 0x00, 0x00, 0xff},
+}
+
+// Dashes tell a second grouping apart where colours tell the first.
+var Dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
 // Column draws plots one above the other, with aligned axes, on a w×h
 // canvas and returns it as SVG (fonts not embedded, so the bytes do not
 // depend on the machine) and as PNG at 96 dpi on white.
