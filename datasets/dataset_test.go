@@ -211,6 +211,9 @@ func compareWithSingle(t *testing.T, src, dir string) {
 	if a, b := readArrivals(t, dir), readArrivals(t, single); !reflect.DeepEqual(a, b) {
 		t.Errorf("arrivals %v, single ingest %v", a, b)
 	}
+	if a, err := ReadArrivals(dir); err != nil || !reflect.DeepEqual(a, readArrivals(t, single)) {
+		t.Errorf("ReadArrivals of the dataset directory: %v", err)
+	}
 }
 
 // checkDuckDBGlob reads the dataset's job_events with DuckDB through one
@@ -381,6 +384,9 @@ func TestDatasetJobs(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("dataset jobs %+v\nsingle ingest %+v", got, want)
+	}
+	if info, err := InspectTable(out); err != nil || info.Kind != KindJobs || info.Rows != 3 {
+		t.Errorf("InspectTable of the dataset: %+v, %v", info, err)
 	}
 	if err := os.Remove(filepath.Join(src, "a.csv")); err != nil {
 		t.Fatal(err)
