@@ -401,6 +401,9 @@ func TestDatasetJobs(t *testing.T) {
 	if _, err := IngestDataset(context.Background(), r, Request{Inputs: []string{src}, OutDir: single}); err == nil {
 		t.Error("a partitioned ingest into a single-file ingest's directory was accepted")
 	}
+	if _, err := IngestInto(context.Background(), r, Request{Inputs: []string{src}, OutDir: out}); err == nil {
+		t.Error("a single-file ingest into a dataset's directory was accepted")
+	}
 }
 
 // TestDatasetGoogleReal refreshes a dataset of ten real parts after
