@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,12 @@ import (
 // google-2011` writes, or a CSV file whose header names the columns
 // interval, start_s and jobs (in any order, other columns ignored). Rows
 // are returned in interval order. Errors name the file, line and column.
+// A partitioned google-2011 dataset (IsDataset) stands for its
+// arrivals.parquet.
 func ReadArrivals(path string) ([]Arrival, error) {
+	if dir, ok := IsDataset(path); ok {
+		path = filepath.Join(dir, ArrivalsFile)
+	}
 	var rows []Arrival
 	if strings.HasSuffix(strings.ToLower(path), ".parquet") {
 		var err error

@@ -77,6 +77,9 @@ func IngestInto(ctx context.Context, r Reader, req Request) (rep *Report, err er
 	if err := recoverIngest(dir); err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, DatasetFile)); err == nil {
+		return nil, fmt.Errorf("ingest into %s: it holds a partitioned dataset (%s); ingest into it with IngestDataset (schedlab ingest --partitioned)", dir, DatasetFile)
+	}
 	staging, err := pipeline.MkdirScratch(dir, stagingWhat)
 	if err != nil {
 		return nil, fmt.Errorf("ingest into %s: %w", dir, err)

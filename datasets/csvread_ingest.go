@@ -167,6 +167,13 @@ func (ji *JobsIngest) Request() Request { return ji.req }
 // ingest copies j, its Tasks included (j.Source is set to the ingest's
 // source): the caller may reuse both.
 func (ji *JobsIngest) AcceptRow(file string, row CSVRow, j *Job) (ok bool, err error) {
+	if CheckJob(j) == nil {
+		if part, dup := ji.req.Prior.job(j.JobID); dup {
+			ji.report.CrossDuplicates++
+			return false, ji.RejectRow(file, row, &BadField{Field: "job_id",
+				Reason: fmt.Sprintf("duplicate job id %q: already in partition %s", truncate(j.JobID, 64), part)})
+		}
+	}
 	if bf := ji.ids.check(file, row.Line, j); bf != nil {
 		return false, ji.RejectRow(file, row, bf)
 	}

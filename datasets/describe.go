@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -31,6 +32,26 @@ type TableInfo struct {
 // its schema in full (see ReadParquet); a mismatch is an error naming the
 // column.
 func InspectTable(path string) (info TableInfo, err error) {
+	if dir, ok := IsDataset(path); ok {
+		// A partitioned dataset: its first partition's footer, all
+		// partitions' rows.
+		ds, err := ReadDatasetRecord(dir)
+		if err != nil {
+			return TableInfo{}, err
+		}
+		if len(ds.Partitions) == 0 {
+			return TableInfo{}, fmt.Errorf("dataset %s: no partitions", dir)
+		}
+		info, err := InspectTable(filepath.Join(dir, filepath.FromSlash(ds.Partitions[0].Files[0].File)))
+		if err != nil {
+			return TableInfo{}, err
+		}
+		info.Path, info.Rows = path, 0
+		for _, p := range ds.Partitions {
+			info.Rows += p.Files[0].Rows
+		}
+		return info, nil
+	}
 	f, pf, err := openParquet(path)
 	if err != nil {
 		return TableInfo{}, err

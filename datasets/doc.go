@@ -6,7 +6,10 @@
 // Data enters as raw trace files or generator parameters and leaves as Arrow
 // record batches (streamed through pipeline channels) or Parquet files whose
 // key-value metadata carries schedlab.schema_version, schedlab.source and the
-// producing run's config hash, never a timestamp.
+// producing run's config hash, never a timestamp. An ingest commits its
+// tables as one set (IngestInto), or, for a trace of many independent
+// files, as a partitioned dataset refreshed file by file (IngestDataset,
+// dataset.go), which ReadParquet reads like one file.
 //
 // It is also where workloads are cut for the experiments, so that training
 // needs nothing from evaluation: SortBySubmission is the one order of jobs

@@ -34,6 +34,13 @@ func init() { Register(ElasticFlowReader{}) }
 // Source implements Reader.
 func (ElasticFlowReader) Source() string { return SourceElasticFlow }
 
+// InputPatterns implements PerFileReader: each file's jobs stand alone
+// (ids are checked across files through Request.Prior).
+func (ElasticFlowReader) InputPatterns() []string { return []string{"cluster*.csv"} }
+
+// PartitionTable implements PerFileReader.
+func (ElasticFlowReader) PartitionTable() string { return "jobs" }
+
 // Describe implements Reader.
 func (ElasticFlowReader) Describe() string {
 	return "Microsoft ITP cluster*.csv from ElasticFlow (job_id, submission_time, duration, num_gpu) → jobs, quarantine"
@@ -43,7 +50,7 @@ var elasticFlowColumns = []string{"job_id", "submission_time", "duration", "num_
 
 // Ingest implements Reader.
 func (ElasticFlowReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, "cluster*.csv")
+	files, err := ExpandInputs(req.Inputs, ElasticFlowReader{}.InputPatterns()...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SourceElasticFlow, err)
 	}

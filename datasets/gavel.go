@@ -52,6 +52,13 @@ func init() { Register(PhillyGavelReader{}) }
 // Source implements Reader.
 func (PhillyGavelReader) Source() string { return SourcePhillyGavel }
 
+// InputPatterns implements PerFileReader: each file's jobs stand alone
+// (ids are checked across files through Request.Prior).
+func (PhillyGavelReader) InputPatterns() []string { return []string{"*.trace"} }
+
+// PartitionTable implements PerFileReader.
+func (PhillyGavelReader) PartitionTable() string { return "jobs" }
+
 // Describe implements Reader.
 func (PhillyGavelReader) Describe() string {
 	return "Gavel's Philly-derived .trace (tab-separated job_type … total_steps, arrival_time, scale_factor; duration = steps / V100 throughput) → jobs, quarantine"
@@ -95,7 +102,7 @@ const gavelFields = 7
 
 // Ingest implements Reader.
 func (PhillyGavelReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, "*.trace")
+	files, err := ExpandInputs(req.Inputs, PhillyGavelReader{}.InputPatterns()...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SourcePhillyGavel, err)
 	}

@@ -44,7 +44,7 @@ func FuzzGoogleEvents(f *testing.F) {
 		events := map[[3]int64]bool{}
 		err := d.decodeFrom(context.Background(), name, bytes.NewReader(content), 1800e6, func(c *googleChunk) error {
 			parsed := len(c.rejects)
-			seen.dedup(c) // as the writer does
+			seen.dedup(c, nil) // as the writer does
 			read += c.read
 			accepted += int64(len(c.rows))
 			if c.read != int64(len(c.rows)+len(c.rejects)) {

@@ -109,6 +109,11 @@ type Request struct {
 	// Progress, when set, is called with input bytes consumed so far and
 	// the total (0 when unknown).
 	Progress func(done, total int64)
+	// Prior, when set, holds the keys (job ids; Google events) of the
+	// partitions before this one in a partitioned dataset (IngestDataset):
+	// a row repeating one is quarantined, naming that partition, and
+	// counted in Report.CrossDuplicates.
+	Prior *PriorKeys
 }
 
 // Interval is the arrivals bin length in seconds.
@@ -133,6 +138,9 @@ type Report struct {
 	Total   Accounting            `json:"total"`
 	PerFile map[string]Accounting `json:"per_file"`
 	Outputs []Output              `json:"outputs"`
+	// CrossDuplicates is how many of Total.Quarantined repeat a key of
+	// Request.Prior.
+	CrossDuplicates int64 `json:"cross_duplicates,omitempty"`
 }
 
 // Files is the report's input files in sorted order.

@@ -44,6 +44,13 @@ func init() { Register(PAISimReader{}) }
 // Source implements Reader.
 func (PAISimReader) Source() string { return SourcePAISim }
 
+// InputPatterns implements PerFileReader: each file's jobs stand alone
+// (ids are checked across files through Request.Prior).
+func (PAISimReader) InputPatterns() []string { return []string{"*.csv"} }
+
+// PartitionTable implements PerFileReader.
+func (PAISimReader) PartitionTable() string { return "jobs" }
+
 // Describe implements Reader.
 func (PAISimReader) Describe() string {
 	return "Alibaba PAI simulator CSV (job_id, submit_time, duration, num_inst, num_gpu, num_cpu job totals) → jobs, quarantine"
@@ -53,7 +60,7 @@ var paiSimColumns = []string{"job_id", "submit_time", "duration", "num_inst", "n
 
 // Ingest implements Reader.
 func (PAISimReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, "*.csv")
+	files, err := ExpandInputs(req.Inputs, PAISimReader{}.InputPatterns()...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SourcePAISim, err)
 	}

@@ -97,7 +97,19 @@ func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
 // *InputError naming the file and column, as is a null in a column T
 // requires. A file that is not Parquet or is corrupt is an error naming it,
 // never a panic.
+//
+// path may also be a partitioned dataset (IsDataset: its directory or its
+// DatasetFile): then every partition of its table, in the record's order,
+// each checked against its recorded sha256.
 func ReadParquet[T any](path string) (rows []T, err error) {
+	if dir, ok := IsDataset(path); ok {
+		return readDatasetTable[T](dir)
+	}
+	return readParquetFile[T](path)
+}
+
+// readParquetFile is ReadParquet of one file.
+func readParquetFile[T any](path string) (rows []T, err error) {
 	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err

@@ -120,3 +120,49 @@ func keys[V any](m map[string]V) []string {
 	}
 	return ks
 }
+
+// TestIngestCLIPartitioned writes a partitioned dataset, refreshes it
+// without change (nothing read) and after removing an input (its
+// partition goes), and refuses a source without per-file partitions.
+func TestIngestCLIPartitioned(t *testing.T) {
+	src, out := t.TempDir(), t.TempDir()
+	for _, f := range []string{"cluster01.csv", "cluster02.csv"} {
+		b, err := os.ReadFile(filepath.Join("../../datasets/testdata/elasticflow", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"ingest", "--source", "elasticflow", "--input", src, "--out", out}
+	stdout, stderr, code := schedlab(t, nil, append(args, "--partitioned")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "2 partitions of jobs, 2 read, 0 kept, 0 removed") {
+		t.Errorf("first ingest:\n%s", stdout)
+	}
+	for _, f := range []string{"_dataset.json", "jobs/cluster01.parquet", "jobs/cluster02.parquet", "quarantine/cluster01.parquet"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Into a dataset directory, ingest is partitioned without the flag.
+	stdout, stderr, code = schedlab(t, nil, args...)
+	if code != 0 || !strings.Contains(stdout, "2 partitions of jobs, 0 read, 2 kept, 0 removed") {
+		t.Errorf("unchanged rerun: exit %d\n%s%s", code, stdout, stderr)
+	}
+	os.Remove(filepath.Join(src, "cluster02.csv"))
+	stdout, stderr, code = schedlab(t, nil, args...)
+	if code != 0 || !strings.Contains(stdout, "1 partitions of jobs, 0 read, 1 kept, 1 removed") {
+		t.Errorf("after removing an input: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "jobs", "cluster02.parquet")); !os.IsNotExist(err) {
+		t.Errorf("removed input's partition: %v", err)
+	}
+	_, stderr, code = schedlab(t, nil, "ingest", "--source", "pai-v2020", "--partitioned", "--input", src, "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "no per-file partitions") {
+		t.Errorf("pai-v2020 --partitioned: exit %d, %s", code, stderr)
+	}
+}
