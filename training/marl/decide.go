@@ -205,6 +205,11 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 			a.calls++
 			act, logp := a.choose(logits.Data, mask)
 			if a.record != nil {
+				// What the update will ask of this forward pass (the
+				// parameters do not move before it).
+				o.eval = &evaluation{action: act, value: values.Data[0],
+					logp:    a.tape.CategoricalLogProb(logits, mask, []int{act}).Data[0],
+					entropy: a.tape.CategoricalEntropy(logits, mask).Data[0]}
 				a.record(decision{agent: agent, o: o, action: act, logp: logp, value: values.Data[0], job: js.Index, forward: act >= m})
 			}
 			if act >= m {

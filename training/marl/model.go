@@ -105,6 +105,14 @@ type obs struct {
 	zc    []float64 // P × InterDim: the other schedulers' z⁰ (own row unused)
 	ctx   *edgeCtx  // edge features at the decision
 	mask  []bool    // M candidates, then P forward targets (multi-agent)
+	eval  *evaluation
+}
+
+// evaluation is what the learner needs of a step's forward pass: the
+// log-probability of the action taken, the policy's entropy and the value.
+type evaluation struct {
+	action               int
+	logp, entropy, value float64
 }
 
 // edgeCtx holds the edge features of every graph at one decision point.
@@ -293,40 +301,68 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 // learner adapts the network to rl.ActorCritic for one agent's segment.
 // Step is deliberately empty: the trainer sums the gradients of every
 // agent's segment of an interval and applies one optimiser step.
+//
+// It works one step at a time rather than on the segment as one batch: a
+// segment of B steps stacks B copies of the pod's graph (at k = 20, some
+// 3 MB of activations and as much gradient per step), so a batched pass
+// streams hundreds of megabytes through memory several times, while one
+// step's working set stays in cache. The bits are those of the batched
+// pass: every forward operator computes each row on its own, and the
+// backward pass sums the rows of the parameter gradients in the same
+// order (nn.Tape.SetRowBatch, nn.Tape.DeferGrad; TestGoldenTraining pins
+// it).
 type learner struct {
-	e             *evaluator
-	t             nn.Tape
-	logp, ent, vl *nn.Node
+	e       *evaluator
+	t       nn.Tape
+	steps   []*obs
+	actions []int
 }
 
-// Evaluate implements rl.ActorCritic.
+// Evaluate implements rl.ActorCritic. A step recorded by the actor
+// carries its log-probability, entropy and value from the forward pass
+// that chose it, under the same parameters (they move only after the
+// update), so that pass is not run again.
 func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float64) {
-	l.t.Reset()
-	obsList := make([]*obs, len(steps))
-	actions := make([]int, len(steps))
+	l.steps, l.actions = l.steps[:0], l.actions[:0]
 	for i, s := range steps {
-		obsList[i], actions[i] = s.Obs, s.Action.Index
-	}
-	logits, values, mask := l.e.forward(&l.t, obsList)
-	l.logp = l.t.CategoricalLogProb(logits, mask, actions)
-	l.ent = l.t.CategoricalEntropy(logits, mask)
-	l.vl = values
-	copy(logp, l.logp.Data)
-	copy(entropy, l.ent.Data)
-	if value != nil {
-		copy(value, values.Data)
+		o := s.Obs
+		l.steps, l.actions = append(l.steps, o), append(l.actions, s.Action.Index)
+		if o.eval == nil || o.eval.action != s.Action.Index {
+			l.t.Reset()
+			logits, values, mask := l.e.forward(&l.t, []*obs{o})
+			o.eval = &evaluation{action: s.Action.Index, value: values.Data[0]}
+			o.eval.logp = l.t.CategoricalLogProb(logits, mask, []int{s.Action.Index}).Data[0]
+			o.eval.entropy = l.t.CategoricalEntropy(logits, mask).Data[0]
+		}
+		logp[i], entropy[i] = o.eval.logp, o.eval.entropy
+		if value != nil {
+			value[i] = o.eval.value
+		}
 	}
 }
 
-// Backward implements rl.ActorCritic.
+// Backward implements rl.ActorCritic: each step's forward pass again, on
+// a tape of its own size, and its backward pass.
 func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	t := &l.t
-	n := len(dLogp)
-	loss := t.Add(t.Sum(t.Mul(l.logp, t.Const(n, 1, dLogp))), t.Sum(t.Mul(l.ent, t.Const(n, 1, dEntropy))))
-	if dValue != nil {
-		loss = t.Add(loss, t.Sum(t.Mul(l.vl, t.Const(n, 1, dValue))))
+	t.SetRowBatch(len(l.steps))
+	t.DeferGrad(true)
+	defer func() {
+		t.FlushGrad()
+		t.DeferGrad(false)
+		t.SetRowBatch(1)
+	}()
+	for i, o := range l.steps {
+		t.Reset()
+		logits, values, mask := l.e.forward(t, []*obs{o})
+		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
+		ent := t.CategoricalEntropy(logits, mask)
+		loss := t.Add(t.Sum(t.Mul(lp, t.Const(1, 1, dLogp[i:i+1]))), t.Sum(t.Mul(ent, t.Const(1, 1, dEntropy[i:i+1]))))
+		if dValue != nil {
+			loss = t.Add(loss, t.Sum(t.Mul(values, t.Const(1, 1, dValue[i:i+1]))))
+		}
+		t.Backward(loss)
 	}
-	t.Backward(loss)
 }
 
 // Step implements rl.ActorCritic; see learner.
