@@ -36,6 +36,39 @@ type actor struct {
 	last    *sim.State
 	calls   int // inferences made (decisions, forwards included)
 	scratch []sim.Resources
+	// Per partition, cached inner-graph passes (nn.ECCStack): one for the
+	// agent's own decisions and one for its z⁰ without a task, whose
+	// observations differ (the job being placed is in the first).
+	acting, idle []*nn.ECCStack
+}
+
+// inner returns partition p's cached inner pass of the given kind.
+func (a *actor) inner(p int, acting bool) *nn.ECCStack {
+	cs := &a.idle
+	if acting {
+		cs = &a.acting
+	}
+	if *cs == nil {
+		*cs = make([]*nn.ECCStack, len(a.e.cg.parts))
+	}
+	if (*cs)[p] == nil {
+		(*cs)[p] = nn.NewECCStack(a.e.net.inner, a.e.cg.parts[p].graph)
+	}
+	return (*cs)[p]
+}
+
+// paramsMoved drops every cached value computed with the old parameters.
+func (a *actor) paramsMoved() {
+	for p := range a.zStale {
+		a.zStale[p] = true
+	}
+	for _, cs := range [][]*nn.ECCStack{a.acting, a.idle} {
+		for _, c := range cs {
+			if c != nil {
+				c.Invalidate()
+			}
+		}
+	}
 }
 
 func newActor(e *evaluator, slots int, rng *rand.Rand, greedy bool) *actor {
@@ -69,7 +102,7 @@ func (a *actor) z(self int) []float64 {
 			continue // the acting agent's own row is replaced by its z⁰ with the task
 		}
 		a.tape.Reset()
-		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)})
+		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)}, a.inner(p, false))
 		copy(a.zc[p*dz:(p+1)*dz], em.z0.Data)
 		a.zStale[p] = false
 	}
@@ -83,7 +116,7 @@ func (a *actor) value(p int, cur *sim.JobState) float64 {
 	o.zc = slices.Clone(a.z(p))
 	o.mask = make([]bool, a.actions(p))
 	a.tape.Reset()
-	_, values, _ := a.e.forward(&a.tape, []*obs{o})
+	_, values, _ := a.e.forward(&a.tape, []*obs{o}, a.inner(p, true))
 	return values.Data[0]
 }
 
@@ -201,7 +234,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 			o.zc = slices.Clone(a.z(agent))
 			o.mask = mask
 			a.tape.Reset()
-			logits, values, _ := a.e.forward(&a.tape, []*obs{o})
+			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.inner(agent, true))
 			a.calls++
 			act, logp := a.choose(logits.Data, mask)
 			if a.record != nil {

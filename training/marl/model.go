@@ -168,7 +168,10 @@ type embedded struct {
 }
 
 // embed runs the inner ECC stack and the encoder for steps of one agent.
-func (e *evaluator) embed(t *nn.Tape, steps []*obs) embedded {
+// With a cache (inference, one step), the stack's output comes from it:
+// the same bits, recomputed only where the graph changed since the
+// cache's last pass.
+func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
@@ -188,7 +191,12 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs) embedded {
 	}
 	h0 := t.Const(B*n, f0, x0)
 	h := h0
-	if len(net.inner) > 0 {
+	if cache != nil && len(net.inner) > 0 {
+		if B != 1 {
+			panic("marl: embed: a cached inner pass of several steps")
+		}
+		h = t.Const(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+	} else if len(net.inner) > 0 {
 		efn := t.Const(B*len(pt.edges), edgeFeatures, ef)
 		g := e.block(v, pt.graph, B)
 		for _, l := range net.inner {
@@ -209,10 +217,10 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs) embedded {
 
 // forward returns the masked-softmax logits (B × actions), the values
 // (B × 1) and the concatenated masks of steps, all of one agent.
-func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, mask []bool) {
+func (e *evaluator) forward(t *nn.Tape, steps []*obs, cache *nn.ECCStack) (logits, values *nn.Node, mask []bool) {
 	net := e.net
 	B, v := len(steps), steps[0].agent
-	em := e.embed(t, steps)
+	em := e.embed(t, steps, cache)
 	m := len(em.partition.cands)
 	s := em.z0
 	var targets *nn.Node
@@ -329,7 +337,7 @@ func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float6
 		l.steps, l.actions = append(l.steps, o), append(l.actions, s.Action.Index)
 		if o.eval == nil || o.eval.action != s.Action.Index {
 			l.t.Reset()
-			logits, values, mask := l.e.forward(&l.t, []*obs{o})
+			logits, values, mask := l.e.forward(&l.t, []*obs{o}, nil)
 			o.eval = &evaluation{action: s.Action.Index, value: values.Data[0]}
 			o.eval.logp = l.t.CategoricalLogProb(logits, mask, []int{s.Action.Index}).Data[0]
 			o.eval.entropy = l.t.CategoricalEntropy(logits, mask).Data[0]
@@ -354,7 +362,7 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	}()
 	for i, o := range l.steps {
 		t.Reset()
-		logits, values, mask := l.e.forward(t, []*obs{o})
+		logits, values, mask := l.e.forward(t, []*obs{o}, nil)
 		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
 		ent := t.CategoricalEntropy(logits, mask)
 		loss := t.Add(t.Sum(t.Mul(lp, t.Const(1, 1, dLogp[i:i+1]))), t.Sum(t.Mul(ent, t.Const(1, 1, dEntropy[i:i+1]))))

@@ -251,8 +251,6 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 	}
 	tr.opt.Step()
 	// The parameters moved: every cached embedding is stale.
-	for p := range a.zStale {
-		a.zStale[p] = true
-	}
+	a.paramsMoved()
 	return out, true
 }
