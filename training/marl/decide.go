@@ -40,6 +40,22 @@ type actor struct {
 	// agent's own decisions and one for its z⁰ without a task, whose
 	// observations differ (the job being placed is in the first).
 	acting, idle []*nn.ECCStack
+	// The inter-scheduler pass, shared by the agents: between decisions
+	// their inputs differ in the acting agent's row (and the rows of the
+	// pods just changed).
+	inter *nn.ECCStack
+}
+
+// caches returns the cached passes of agent p's decisions.
+func (a *actor) caches(p int) *passCache {
+	pc := &passCache{inner: a.inner(p, true)}
+	if a.e.net.cfg.multi() {
+		if a.inter == nil {
+			a.inter = nn.NewECCStack(a.e.net.inter, a.e.cg.inter.graph)
+		}
+		pc.inter = a.inter
+	}
+	return pc
 }
 
 // inner returns partition p's cached inner pass of the given kind.
@@ -62,7 +78,7 @@ func (a *actor) paramsMoved() {
 	for p := range a.zStale {
 		a.zStale[p] = true
 	}
-	for _, cs := range [][]*nn.ECCStack{a.acting, a.idle} {
+	for _, cs := range [][]*nn.ECCStack{a.acting, a.idle, {a.inter}} {
 		for _, c := range cs {
 			if c != nil {
 				c.Invalidate()
@@ -116,7 +132,7 @@ func (a *actor) value(p int, cur *sim.JobState) float64 {
 	o.zc = slices.Clone(a.z(p))
 	o.mask = make([]bool, a.actions(p))
 	a.tape.Reset()
-	_, values, _ := a.e.forward(&a.tape, []*obs{o}, a.inner(p, true))
+	_, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(p))
 	return values.Data[0]
 }
 
@@ -234,7 +250,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 			o.zc = slices.Clone(a.z(agent))
 			o.mask = mask
 			a.tape.Reset()
-			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.inner(agent, true))
+			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(agent))
 			a.calls++
 			act, logp := a.choose(logits.Data, mask)
 			if a.record != nil {

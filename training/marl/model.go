@@ -159,6 +159,10 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 	return bg
 }
 
+// passCache holds an actor's cached ECC passes for one forward pass
+// (either may be nil: computed on the tape).
+type passCache struct{ inner, inter *nn.ECCStack }
+
 // embedded is the part of the forward pass up to z⁰.
 type embedded struct {
 	h0, hc    *nn.Node // node features; candidate embeddings (B·M rows)
@@ -176,18 +180,25 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
 	n, m, f0 := pt.nodes, len(pt.cands), net.f0
-	x0 := make([]float64, 0, B*n*f0)
-	ef := make([]float64, 0, B*len(pt.edges)*edgeFeatures)
-	jobs := make([]float64, 0, B*len(steps[0].jobs))
-	task := make([]float64, 0, B*taskWidth)
-	for _, o := range steps {
-		if o.agent != v {
-			panic("marl: embed: steps of different agents in one batch")
+	var x0, ef, jobs, task []float64
+	if B == 1 {
+		// Every pass but a batched one: the nodes copy what they read.
+		o := steps[0]
+		x0, ef, jobs, task = o.x0, o.ctx.inner[v], o.jobs, o.task
+	} else {
+		x0 = make([]float64, 0, B*n*f0)
+		ef = make([]float64, 0, B*len(pt.edges)*edgeFeatures)
+		jobs = make([]float64, 0, B*len(steps[0].jobs))
+		task = make([]float64, 0, B*taskWidth)
+		for _, o := range steps {
+			if o.agent != v {
+				panic("marl: embed: steps of different agents in one batch")
+			}
+			x0 = append(x0, o.x0...)
+			ef = append(ef, o.ctx.inner[v]...)
+			jobs = append(jobs, o.jobs...)
+			task = append(task, o.task...)
 		}
-		x0 = append(x0, o.x0...)
-		ef = append(ef, o.ctx.inner[v]...)
-		jobs = append(jobs, o.jobs...)
-		task = append(task, o.task...)
 	}
 	h0 := t.Const(B*n, f0, x0)
 	h := h0
@@ -217,11 +228,17 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded
 
 // forward returns the masked-softmax logits (B × actions), the values
 // (B × 1) and the concatenated masks of steps, all of one agent.
-func (e *evaluator) forward(t *nn.Tape, steps []*obs, cache *nn.ECCStack) (logits, values *nn.Node, mask []bool) {
+//
+// With caches (inference, one step), the inner and inter-scheduler ECC
+// stacks come from them (nn.ECCStack: the same bits, recomputing only
+// what changed since their last pass).
+func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, values *nn.Node, mask []bool) {
 	net := e.net
 	B, v := len(steps), steps[0].agent
-	em := e.embed(t, steps, cache)
-	m := len(em.partition.cands)
+	if pc == nil {
+		pc = &passCache{}
+	}
+	em := e.embed(t, steps, pc.inner)
 	s := em.z0
 	var targets *nn.Node
 	parts := len(e.cg.parts)
@@ -232,30 +249,21 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, cache *nn.ECCStack) (logit
 		for b, o := range steps {
 			copy(zc[b*pn*dz:], o.zc[:parts*dz]) // shared switches stay 0
 		}
-		zcn := t.Const(B*pn, dz, zc)
-		var pieces []*nn.Node
-		for b := 0; b < B; b++ {
-			if v > 0 {
-				pieces = append(pieces, t.SliceRows(zcn, b*pn, b*pn+v))
+		var layers []*nn.Node
+		if pc.inter != nil {
+			if B != 1 {
+				panic("marl: forward: a cached inter pass of several steps")
 			}
-			pieces = append(pieces, t.SliceRows(em.z0, b, b+1))
-			if v+1 < pn {
-				pieces = append(pieces, t.SliceRows(zcn, b*pn+v+1, (b+1)*pn))
+			copy(zc[v*dz:(v+1)*dz], em.z0.Data)
+			layers = append(layers, t.Const(pn, dz, zc))
+			if len(net.inter) > 0 {
+				pc.inter.Forward(zc, steps[0].ctx.inter)
+				for i := range net.inter {
+					layers = append(layers, t.Const(pn, dz, pc.inter.Layer(i)))
+				}
 			}
-		}
-		z := t.ConcatRows(pieces...)
-		layers := []*nn.Node{z}
-		if len(net.inter) > 0 {
-			ei := make([]float64, 0, B*len(steps[0].ctx.inter))
-			for _, o := range steps {
-				ei = append(ei, o.ctx.inter...)
-			}
-			ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
-			g := e.block(-1, ig.graph, B)
-			for _, l := range net.inter {
-				z = l.Forward(t, z, ein, g)
-				layers = append(layers, z)
-			}
+		} else {
+			layers = e.interLayers(t, steps, zc, em.z0)
 		}
 		all := t.ConcatCols(layers...)
 		self, others := make([]int, B), make([]int, 0, B*parts)
@@ -268,6 +276,52 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, cache *nn.ECCStack) (logit
 		s = t.GatherRows(all, self)
 		targets = t.GatherRows(all, others)
 	}
+	return e.heads(t, steps, em, s, targets)
+}
+
+// interLayers runs the inter-scheduler ECC stack on the tape: zc holds
+// every step's schedulers' z⁰ (pn rows per step), the acting agent's row
+// still to be replaced by its own z0 row.
+func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.Node) []*nn.Node {
+	net := e.net
+	B, v := len(steps), steps[0].agent
+	ig := e.cg.inter
+	pn, dz := ig.nodes, net.cfg.InterDim
+	zcn := t.Const(B*pn, dz, zc)
+	var pieces []*nn.Node
+	for b := 0; b < B; b++ {
+		if v > 0 {
+			pieces = append(pieces, t.SliceRows(zcn, b*pn, b*pn+v))
+		}
+		pieces = append(pieces, t.SliceRows(z0, b, b+1))
+		if v+1 < pn {
+			pieces = append(pieces, t.SliceRows(zcn, b*pn+v+1, (b+1)*pn))
+		}
+	}
+	z := t.ConcatRows(pieces...)
+	layers := []*nn.Node{z}
+	if len(net.inter) > 0 {
+		ei := make([]float64, 0, B*len(steps[0].ctx.inter))
+		for _, o := range steps {
+			ei = append(ei, o.ctx.inter...)
+		}
+		ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
+		g := e.block(-1, ig.graph, B)
+		for _, l := range net.inter {
+			z = l.Forward(t, z, ein, g)
+			layers = append(layers, z)
+		}
+	}
+	return layers
+}
+
+// heads runs the critic and the actor's scorers on states s (B rows) and
+// forward targets (B·P rows, nil for the single agent).
+func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.Node) (logits, values *nn.Node, mask []bool) {
+	net := e.net
+	B := len(steps)
+	m := len(em.partition.cands)
+	parts := len(e.cg.parts)
 	values = net.critic.Forward(t, s)
 
 	rep := make([]int, 0, B*m)

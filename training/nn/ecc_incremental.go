@@ -176,6 +176,10 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	return hin
 }
 
+// Layer returns layer i's output of the last Forward (nodes × its out
+// width), owned by the stack.
+func (s *ECCStack) Layer(i int) []float64 { return s.h[i] }
+
 // productRows sets rows s.rows of y (row width yw) to the same rows of
 // hin (width d) times mt (d × yw), as one product over all rows would.
 func (s *ECCStack) productRows(hin []float64, d int, mt []float64, yw int, y []float64) {
