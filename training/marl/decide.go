@@ -44,11 +44,18 @@ type actor struct {
 	// their inputs differ in the acting agent's row (and the rows of the
 	// pods just changed).
 	inter *nn.ECCStack
+	group []*nn.LinearRows // per partition, its candidates' scorer rows
 }
 
 // caches returns the cached passes of agent p's decisions.
 func (a *actor) caches(p int) *passCache {
-	pc := &passCache{inner: a.inner(p, true)}
+	if a.group == nil {
+		a.group = make([]*nn.LinearRows, len(a.e.cg.parts))
+	}
+	if a.group[p] == nil {
+		a.group[p] = nn.NewLinearRows(a.e.net.group.cand)
+	}
+	pc := &passCache{inner: a.inner(p, true), group: a.group[p]}
 	if a.e.net.cfg.multi() {
 		if a.inter == nil {
 			a.inter = nn.NewECCStack(a.e.net.inter, a.e.cg.inter.graph)
@@ -83,6 +90,11 @@ func (a *actor) paramsMoved() {
 			if c != nil {
 				c.Invalidate()
 			}
+		}
+	}
+	for _, c := range a.group {
+		if c != nil {
+			c.Invalidate()
 		}
 	}
 }

@@ -65,8 +65,16 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 
 // forward scores candidate rows c (one per candidate), row i belonging to
 // state rep[i] of s; the result is a column.
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int) *nn.Node {
-	h := t.ReLU(t.Add(t.GatherRows(sc.self.Forward(t, s), rep), sc.cand.Forward(t, c)))
+// With a cache (inference), the candidates' half of the first layer comes
+// from it: the same bits, recomputed for the candidates whose rows changed.
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows) *nn.Node {
+	var cand *nn.Node
+	if cache != nil {
+		cand = t.Const(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
+	} else {
+		cand = sc.cand.Forward(t, c)
+	}
+	h := t.ReLU(t.Add(t.GatherRows(sc.self.Forward(t, s), rep), cand))
 	return sc.out.Forward(t, h)
 }
 
@@ -161,7 +169,10 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 
 // passCache holds an actor's cached ECC passes for one forward pass
 // (either may be nil: computed on the tape).
-type passCache struct{ inner, inter *nn.ECCStack }
+type passCache struct {
+	inner, inter *nn.ECCStack
+	group        *nn.LinearRows // the group scorer's candidate half
+}
 
 // embedded is the part of the forward pass up to z⁰.
 type embedded struct {
@@ -276,7 +287,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 		s = t.GatherRows(all, self)
 		targets = t.GatherRows(all, others)
 	}
-	return e.heads(t, steps, em, s, targets)
+	return e.heads(t, steps, em, s, targets, pc)
 }
 
 // interLayers runs the inter-scheduler ECC stack on the tape: zc holds
@@ -317,7 +328,7 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 
 // heads runs the critic and the actor's scorers on states s (B rows) and
 // forward targets (B·P rows, nil for the single agent).
-func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.Node) (logits, values *nn.Node, mask []bool) {
+func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.Node, pc *passCache) (logits, values *nn.Node, mask []bool) {
 	net := e.net
 	B := len(steps)
 	m := len(em.partition.cands)
@@ -330,7 +341,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 			rep = append(rep, b)
 		}
 	}
-	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep)) // 1 × B·M
+	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -339,7 +350,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)

@@ -207,3 +207,61 @@ func sameBits(a, b []float64) bool {
 	}
 	return true
 }
+
+// LinearRows is an inference-only Linear (x·W + b) over inputs that
+// change in few rows between calls: it keeps the last input and output
+// and recomputes the changed rows only, each exactly as Linear.Forward
+// on a tape computes it (one product row, then the bias). Call
+// Invalidate after the parameters change. Not safe for concurrent use.
+type LinearRows struct {
+	l        *Linear
+	valid    bool
+	x, y     []float64
+	rows     []int
+	buf, out []float64
+	// Rows counts the rows recomputed since the cache was made.
+	Rows int
+}
+
+// NewLinearRows returns an empty cache of l.
+func NewLinearRows(l *Linear) *LinearRows { return &LinearRows{l: l} }
+
+// Invalidate forgets the cached rows (the parameters moved).
+func (c *LinearRows) Invalidate() { c.valid = false }
+
+// Forward returns x·W + b for x of any number of rows of W's input width;
+// the result belongs to the cache until its next Forward.
+func (c *LinearRows) Forward(x []float64) []float64 {
+	in, out := c.l.W.Rows, c.l.W.Cols
+	if len(x)%in != 0 {
+		panic(fmt.Sprintf("nn: LinearRows.Forward of %d values for rows of %d", len(x), in))
+	}
+	n := len(x) / in
+	full := !c.valid || len(c.x) != len(x)
+	if full {
+		c.x = resize(c.x, len(x))
+		c.y = resize(c.y, n*out)
+	}
+	c.rows = c.rows[:0]
+	for i := 0; i < n; i++ {
+		if full || !sameBits(c.x[i*in:(i+1)*in], x[i*in:(i+1)*in]) {
+			c.rows = append(c.rows, i)
+		}
+	}
+	copy(c.x, x)
+	r := len(c.rows)
+	if r > 0 {
+		c.buf = resize(c.buf, r*in)
+		for k, i := range c.rows {
+			copy(c.buf[k*in:(k+1)*in], x[i*in:(i+1)*in])
+		}
+		c.out = resize(c.out, r*out)
+		gemm(false, false, 1, general(r, in, in, c.buf), general(in, out, out, c.l.W.Data), 0, general(r, out, out, c.out))
+		for k, i := range c.rows {
+			floats.AddScaledTo(c.y[i*out:(i+1)*out], c.out[k*out:(k+1)*out], 1, c.l.B.Data)
+		}
+		c.Rows += r
+	}
+	c.valid = true
+	return c.y
+}

@@ -93,3 +93,38 @@ func TestECCStackBits(t *testing.T) {
 	}
 	t.Logf("%d rows recomputed over 40 passes of %d", s.Rows, full)
 }
+
+// TestLinearRowsBits changes rows of a sparse input and compares the
+// cached Linear with the tape's, bit for bit.
+func TestLinearRowsBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ps := NewParams()
+	l := NewLinear(ps, "l", 33, 128, He, rng)
+	for i := range l.B.Data {
+		l.B.Data[i] = rng.NormFloat64()
+	}
+	const rows = 200
+	x := make([]float64, rows*33)
+	for i := range x {
+		if rng.IntN(3) == 0 {
+			x[i] = rng.NormFloat64()
+		}
+	}
+	c := NewLinearRows(l)
+	for it := 0; it < 20; it++ {
+		before := c.Rows
+		if it > 0 {
+			u := rng.IntN(rows)
+			x[u*33+rng.IntN(33)] = rng.NormFloat64()
+		}
+		got := c.Forward(x)
+		var tp Tape
+		want := l.Forward(&tp, tp.Const(rows, 33, x)).Data
+		if !sameBits(got, want) {
+			t.Fatalf("iteration %d: cached rows differ from the tape's", it)
+		}
+		if it > 0 && c.Rows-before != 1 {
+			t.Errorf("iteration %d recomputed %d rows, want 1", it, c.Rows-before)
+		}
+	}
+}
