@@ -268,7 +268,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 			if a.record != nil {
 				// What the update will ask of this forward pass (the
 				// parameters do not move before it).
-				o.eval = &evaluation{action: act, value: values.Data[0],
+				o.eval = &evaluation{gen: a.e.gen, action: act, value: values.Data[0],
 					logp:    a.tape.CategoricalLogProb(logits, mask, []int{act}).Data[0],
 					entropy: a.tape.CategoricalEntropy(logits, mask).Data[0]}
 				a.record(decision{agent: agent, o: o, action: act, logp: logp, value: values.Data[0], job: js.Index, forward: act >= m})

@@ -119,6 +119,7 @@ type obs struct {
 // evaluation is what the learner needs of a step's forward pass: the
 // log-probability of the action taken, the policy's entropy and the value.
 type evaluation struct {
+	gen                  uint64 // evaluator.gen at the pass
 	action               int
 	logp, entropy, value float64
 }
@@ -131,6 +132,9 @@ type edgeCtx struct {
 
 // evaluator runs the network over the graphs of one cluster.
 type evaluator struct {
+	// gen counts the trainer's optimiser steps: a recorded evaluation of
+	// another generation is stale.
+	gen    uint64
 	net    *network
 	cg     *clusterGraph
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
@@ -385,31 +389,37 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 // order (nn.Tape.SetRowBatch, nn.Tape.DeferGrad; TestGoldenTraining pins
 // it).
 type learner struct {
-	e       *evaluator
-	t       nn.Tape
-	steps   []*obs
-	actions []int
+	e *evaluator
+	// recorded: trust steps' recorded evaluations of the current
+	// generation (the trainer bumps evaluator.gen at every optimiser
+	// step; whoever moves the parameters otherwise leaves this off).
+	recorded bool
+	t        nn.Tape
+	steps    []*obs
+	actions  []int
 }
 
-// Evaluate implements rl.ActorCritic. A step recorded by the actor
-// carries its log-probability, entropy and value from the forward pass
-// that chose it, under the same parameters (they move only after the
-// update), so that pass is not run again.
+// Evaluate implements rl.ActorCritic. With recorded set, a step recorded
+// by the actor under the evaluator's current parameter generation carries
+// its log-probability, entropy and value from the forward pass that chose
+// it, and that pass is not run again; otherwise (or for any other step)
+// the pass runs.
 func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float64) {
 	l.steps, l.actions = l.steps[:0], l.actions[:0]
 	for i, s := range steps {
 		o := s.Obs
 		l.steps, l.actions = append(l.steps, o), append(l.actions, s.Action.Index)
-		if o.eval == nil || o.eval.action != s.Action.Index {
+		ev := o.eval
+		if !l.recorded || ev == nil || ev.gen != l.e.gen || ev.action != s.Action.Index {
 			l.t.Reset()
 			logits, values, mask := l.e.forward(&l.t, []*obs{o}, nil)
-			o.eval = &evaluation{action: s.Action.Index, value: values.Data[0]}
-			o.eval.logp = l.t.CategoricalLogProb(logits, mask, []int{s.Action.Index}).Data[0]
-			o.eval.entropy = l.t.CategoricalEntropy(logits, mask).Data[0]
+			ev = &evaluation{action: s.Action.Index, value: values.Data[0],
+				logp:    l.t.CategoricalLogProb(logits, mask, []int{s.Action.Index}).Data[0],
+				entropy: l.t.CategoricalEntropy(logits, mask).Data[0]}
 		}
-		logp[i], entropy[i] = o.eval.logp, o.eval.entropy
+		logp[i], entropy[i] = ev.logp, ev.entropy
 		if value != nil {
-			value[i] = o.eval.value
+			value[i] = ev.value
 		}
 	}
 }
