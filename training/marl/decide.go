@@ -36,6 +36,67 @@ type actor struct {
 	last    *sim.State
 	calls   int // inferences made (decisions, forwards included)
 	scratch []sim.Resources
+	// Per partition, cached inner-graph passes (nn.ECCStack): one for the
+	// agent's own decisions and one for its z⁰ without a task, whose
+	// observations differ (the job being placed is in the first).
+	acting, idle []*nn.ECCStack
+	// The inter-scheduler pass, shared by the agents: between decisions
+	// their inputs differ in the acting agent's row (and the rows of the
+	// pods just changed).
+	inter *nn.ECCStack
+	group []*nn.LinearRows // per partition, its candidates' scorer rows
+}
+
+// caches returns the cached passes of agent p's decisions.
+func (a *actor) caches(p int) *passCache {
+	if a.group == nil {
+		a.group = make([]*nn.LinearRows, len(a.e.cg.parts))
+	}
+	if a.group[p] == nil {
+		a.group[p] = nn.NewLinearRows(a.e.net.group.cand)
+	}
+	pc := &passCache{inner: a.inner(p, true), group: a.group[p]}
+	if a.e.net.cfg.multi() {
+		if a.inter == nil {
+			a.inter = nn.NewECCStack(a.e.net.inter, a.e.cg.inter.graph)
+		}
+		pc.inter = a.inter
+	}
+	return pc
+}
+
+// inner returns partition p's cached inner pass of the given kind.
+func (a *actor) inner(p int, acting bool) *nn.ECCStack {
+	cs := &a.idle
+	if acting {
+		cs = &a.acting
+	}
+	if *cs == nil {
+		*cs = make([]*nn.ECCStack, len(a.e.cg.parts))
+	}
+	if (*cs)[p] == nil {
+		(*cs)[p] = nn.NewECCStack(a.e.net.inner, a.e.cg.parts[p].graph)
+	}
+	return (*cs)[p]
+}
+
+// paramsMoved drops every cached value computed with the old parameters.
+func (a *actor) paramsMoved() {
+	for p := range a.zStale {
+		a.zStale[p] = true
+	}
+	for _, cs := range [][]*nn.ECCStack{a.acting, a.idle, {a.inter}} {
+		for _, c := range cs {
+			if c != nil {
+				c.Invalidate()
+			}
+		}
+	}
+	for _, c := range a.group {
+		if c != nil {
+			c.Invalidate()
+		}
+	}
 }
 
 func newActor(e *evaluator, slots int, rng *rand.Rand, greedy bool) *actor {
@@ -69,7 +130,7 @@ func (a *actor) z(self int) []float64 {
 			continue // the acting agent's own row is replaced by its z⁰ with the task
 		}
 		a.tape.Reset()
-		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)})
+		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)}, a.inner(p, false))
 		copy(a.zc[p*dz:(p+1)*dz], em.z0.Data)
 		a.zStale[p] = false
 	}
@@ -83,7 +144,7 @@ func (a *actor) value(p int, cur *sim.JobState) float64 {
 	o.zc = slices.Clone(a.z(p))
 	o.mask = make([]bool, a.actions(p))
 	a.tape.Reset()
-	_, values, _ := a.e.forward(&a.tape, []*obs{o})
+	_, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(p))
 	return values.Data[0]
 }
 
@@ -201,10 +262,15 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 			o.zc = slices.Clone(a.z(agent))
 			o.mask = mask
 			a.tape.Reset()
-			logits, values, _ := a.e.forward(&a.tape, []*obs{o})
+			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(agent))
 			a.calls++
 			act, logp := a.choose(logits.Data, mask)
 			if a.record != nil {
+				// What the update will ask of this forward pass (the
+				// parameters do not move before it).
+				o.eval = &evaluation{gen: a.e.gen, action: act, value: values.Data[0],
+					logp:    a.tape.CategoricalLogProb(logits, mask, []int{act}).Data[0],
+					entropy: a.tape.CategoricalEntropy(logits, mask).Data[0]}
 				a.record(decision{agent: agent, o: o, action: act, logp: logp, value: values.Data[0], job: js.Index, forward: act >= m})
 			}
 			if act >= m {

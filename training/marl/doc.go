@@ -92,6 +92,16 @@
 // pod's z⁰ (as others see it) is cached and recomputed only after a task
 // is placed in that pod.
 //
+// Speed without changing a bit (TestGoldenTraining pins checkpoints,
+// curves and placements by sha256): a decision's pass reuses the previous
+// pass of the same pod and recomputes only the rows its changes reach
+// (nn.ECCStack for the inner and inter-scheduler ECC stacks, nn.LinearRows
+// for the group scorer's candidate half); the update takes each step's
+// log-probability, entropy and value from the pass that chose it and
+// back-propagates the steps one at a time, in cache, summing the
+// parameter gradients in the order of one batched pass
+// (nn.Tape.SetRowBatch, nn.Tape.DeferGrad).
+//
 // Learning rate: the paper's Adam 1e-5 (PaperLR) barely moves the policy
 // in our budgets. Measured on fattree(4), 0.2 jobs per pod per interval,
 // 8 episodes, device level (TestLRSweep; mean JCT of the

@@ -65,8 +65,16 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 
 // forward scores candidate rows c (one per candidate), row i belonging to
 // state rep[i] of s; the result is a column.
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int) *nn.Node {
-	h := t.ReLU(t.Add(t.GatherRows(sc.self.Forward(t, s), rep), sc.cand.Forward(t, c)))
+// With a cache (inference), the candidates' half of the first layer comes
+// from it: the same bits, recomputed for the candidates whose rows changed.
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows) *nn.Node {
+	var cand *nn.Node
+	if cache != nil {
+		cand = t.Const(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
+	} else {
+		cand = sc.cand.Forward(t, c)
+	}
+	h := t.ReLU(t.Add(t.GatherRows(sc.self.Forward(t, s), rep), cand))
 	return sc.out.Forward(t, h)
 }
 
@@ -105,6 +113,15 @@ type obs struct {
 	zc    []float64 // P × InterDim: the other schedulers' z⁰ (own row unused)
 	ctx   *edgeCtx  // edge features at the decision
 	mask  []bool    // M candidates, then P forward targets (multi-agent)
+	eval  *evaluation
+}
+
+// evaluation is what the learner needs of a step's forward pass: the
+// log-probability of the action taken, the policy's entropy and the value.
+type evaluation struct {
+	gen                  uint64 // evaluator.gen at the pass
+	action               int
+	logp, entropy, value float64
 }
 
 // edgeCtx holds the edge features of every graph at one decision point.
@@ -115,6 +132,9 @@ type edgeCtx struct {
 
 // evaluator runs the network over the graphs of one cluster.
 type evaluator struct {
+	// gen counts the trainer's optimiser steps: a recorded evaluation of
+	// another generation is stale.
+	gen    uint64
 	net    *network
 	cg     *clusterGraph
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
@@ -151,6 +171,13 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 	return bg
 }
 
+// passCache holds an actor's cached ECC passes for one forward pass
+// (either may be nil: computed on the tape).
+type passCache struct {
+	inner, inter *nn.ECCStack
+	group        *nn.LinearRows // the group scorer's candidate half
+}
+
 // embedded is the part of the forward pass up to z⁰.
 type embedded struct {
 	h0, hc    *nn.Node // node features; candidate embeddings (B·M rows)
@@ -160,27 +187,42 @@ type embedded struct {
 }
 
 // embed runs the inner ECC stack and the encoder for steps of one agent.
-func (e *evaluator) embed(t *nn.Tape, steps []*obs) embedded {
+// With a cache (inference, one step), the stack's output comes from it:
+// the same bits, recomputed only where the graph changed since the
+// cache's last pass.
+func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
 	n, m, f0 := pt.nodes, len(pt.cands), net.f0
-	x0 := make([]float64, 0, B*n*f0)
-	ef := make([]float64, 0, B*len(pt.edges)*edgeFeatures)
-	jobs := make([]float64, 0, B*len(steps[0].jobs))
-	task := make([]float64, 0, B*taskWidth)
-	for _, o := range steps {
-		if o.agent != v {
-			panic("marl: embed: steps of different agents in one batch")
+	var x0, ef, jobs, task []float64
+	if B == 1 {
+		// Every pass but a batched one: the nodes copy what they read.
+		o := steps[0]
+		x0, ef, jobs, task = o.x0, o.ctx.inner[v], o.jobs, o.task
+	} else {
+		x0 = make([]float64, 0, B*n*f0)
+		ef = make([]float64, 0, B*len(pt.edges)*edgeFeatures)
+		jobs = make([]float64, 0, B*len(steps[0].jobs))
+		task = make([]float64, 0, B*taskWidth)
+		for _, o := range steps {
+			if o.agent != v {
+				panic("marl: embed: steps of different agents in one batch")
+			}
+			x0 = append(x0, o.x0...)
+			ef = append(ef, o.ctx.inner[v]...)
+			jobs = append(jobs, o.jobs...)
+			task = append(task, o.task...)
 		}
-		x0 = append(x0, o.x0...)
-		ef = append(ef, o.ctx.inner[v]...)
-		jobs = append(jobs, o.jobs...)
-		task = append(task, o.task...)
 	}
 	h0 := t.Const(B*n, f0, x0)
 	h := h0
-	if len(net.inner) > 0 {
+	if cache != nil && len(net.inner) > 0 {
+		if B != 1 {
+			panic("marl: embed: a cached inner pass of several steps")
+		}
+		h = t.Const(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+	} else if len(net.inner) > 0 {
 		efn := t.Const(B*len(pt.edges), edgeFeatures, ef)
 		g := e.block(v, pt.graph, B)
 		for _, l := range net.inner {
@@ -201,11 +243,17 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs) embedded {
 
 // forward returns the masked-softmax logits (B × actions), the values
 // (B × 1) and the concatenated masks of steps, all of one agent.
-func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, mask []bool) {
+//
+// With caches (inference, one step), the inner and inter-scheduler ECC
+// stacks come from them (nn.ECCStack: the same bits, recomputing only
+// what changed since their last pass).
+func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, values *nn.Node, mask []bool) {
 	net := e.net
 	B, v := len(steps), steps[0].agent
-	em := e.embed(t, steps)
-	m := len(em.partition.cands)
+	if pc == nil {
+		pc = &passCache{}
+	}
+	em := e.embed(t, steps, pc.inner)
 	s := em.z0
 	var targets *nn.Node
 	parts := len(e.cg.parts)
@@ -216,30 +264,21 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 		for b, o := range steps {
 			copy(zc[b*pn*dz:], o.zc[:parts*dz]) // shared switches stay 0
 		}
-		zcn := t.Const(B*pn, dz, zc)
-		var pieces []*nn.Node
-		for b := 0; b < B; b++ {
-			if v > 0 {
-				pieces = append(pieces, t.SliceRows(zcn, b*pn, b*pn+v))
+		var layers []*nn.Node
+		if pc.inter != nil {
+			if B != 1 {
+				panic("marl: forward: a cached inter pass of several steps")
 			}
-			pieces = append(pieces, t.SliceRows(em.z0, b, b+1))
-			if v+1 < pn {
-				pieces = append(pieces, t.SliceRows(zcn, b*pn+v+1, (b+1)*pn))
+			copy(zc[v*dz:(v+1)*dz], em.z0.Data)
+			layers = append(layers, t.Const(pn, dz, zc))
+			if len(net.inter) > 0 {
+				pc.inter.Forward(zc, steps[0].ctx.inter)
+				for i := range net.inter {
+					layers = append(layers, t.Const(pn, dz, pc.inter.Layer(i)))
+				}
 			}
-		}
-		z := t.ConcatRows(pieces...)
-		layers := []*nn.Node{z}
-		if len(net.inter) > 0 {
-			ei := make([]float64, 0, B*len(steps[0].ctx.inter))
-			for _, o := range steps {
-				ei = append(ei, o.ctx.inter...)
-			}
-			ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
-			g := e.block(-1, ig.graph, B)
-			for _, l := range net.inter {
-				z = l.Forward(t, z, ein, g)
-				layers = append(layers, z)
-			}
+		} else {
+			layers = e.interLayers(t, steps, zc, em.z0)
 		}
 		all := t.ConcatCols(layers...)
 		self, others := make([]int, B), make([]int, 0, B*parts)
@@ -252,6 +291,52 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 		s = t.GatherRows(all, self)
 		targets = t.GatherRows(all, others)
 	}
+	return e.heads(t, steps, em, s, targets, pc)
+}
+
+// interLayers runs the inter-scheduler ECC stack on the tape: zc holds
+// every step's schedulers' z⁰ (pn rows per step), the acting agent's row
+// still to be replaced by its own z0 row.
+func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.Node) []*nn.Node {
+	net := e.net
+	B, v := len(steps), steps[0].agent
+	ig := e.cg.inter
+	pn, dz := ig.nodes, net.cfg.InterDim
+	zcn := t.Const(B*pn, dz, zc)
+	var pieces []*nn.Node
+	for b := 0; b < B; b++ {
+		if v > 0 {
+			pieces = append(pieces, t.SliceRows(zcn, b*pn, b*pn+v))
+		}
+		pieces = append(pieces, t.SliceRows(z0, b, b+1))
+		if v+1 < pn {
+			pieces = append(pieces, t.SliceRows(zcn, b*pn+v+1, (b+1)*pn))
+		}
+	}
+	z := t.ConcatRows(pieces...)
+	layers := []*nn.Node{z}
+	if len(net.inter) > 0 {
+		ei := make([]float64, 0, B*len(steps[0].ctx.inter))
+		for _, o := range steps {
+			ei = append(ei, o.ctx.inter...)
+		}
+		ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
+		g := e.block(-1, ig.graph, B)
+		for _, l := range net.inter {
+			z = l.Forward(t, z, ein, g)
+			layers = append(layers, z)
+		}
+	}
+	return layers
+}
+
+// heads runs the critic and the actor's scorers on states s (B rows) and
+// forward targets (B·P rows, nil for the single agent).
+func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.Node, pc *passCache) (logits, values *nn.Node, mask []bool) {
+	net := e.net
+	B := len(steps)
+	m := len(em.partition.cands)
+	parts := len(e.cg.parts)
 	values = net.critic.Forward(t, s)
 
 	rep := make([]int, 0, B*m)
@@ -260,7 +345,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 			rep = append(rep, b)
 		}
 	}
-	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep)) // 1 × B·M
+	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -269,7 +354,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)
@@ -293,40 +378,74 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs) (logits, values *nn.Node, 
 // learner adapts the network to rl.ActorCritic for one agent's segment.
 // Step is deliberately empty: the trainer sums the gradients of every
 // agent's segment of an interval and applies one optimiser step.
+//
+// It works one step at a time rather than on the segment as one batch: a
+// segment of B steps stacks B copies of the pod's graph (at k = 20, some
+// 3 MB of activations and as much gradient per step), so a batched pass
+// streams hundreds of megabytes through memory several times, while one
+// step's working set stays in cache. The bits are those of the batched
+// pass: every forward operator computes each row on its own, and the
+// backward pass sums the rows of the parameter gradients in the same
+// order (nn.Tape.SetRowBatch, nn.Tape.DeferGrad; TestGoldenTraining pins
+// it).
 type learner struct {
-	e             *evaluator
-	t             nn.Tape
-	logp, ent, vl *nn.Node
+	e *evaluator
+	// recorded: trust steps' recorded evaluations of the current
+	// generation (the trainer bumps evaluator.gen at every optimiser
+	// step; whoever moves the parameters otherwise leaves this off).
+	recorded bool
+	t        nn.Tape
+	steps    []*obs
+	actions  []int
 }
 
-// Evaluate implements rl.ActorCritic.
+// Evaluate implements rl.ActorCritic. With recorded set, a step recorded
+// by the actor under the evaluator's current parameter generation carries
+// its log-probability, entropy and value from the forward pass that chose
+// it, and that pass is not run again; otherwise (or for any other step)
+// the pass runs.
 func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float64) {
-	l.t.Reset()
-	obsList := make([]*obs, len(steps))
-	actions := make([]int, len(steps))
+	l.steps, l.actions = l.steps[:0], l.actions[:0]
 	for i, s := range steps {
-		obsList[i], actions[i] = s.Obs, s.Action.Index
-	}
-	logits, values, mask := l.e.forward(&l.t, obsList)
-	l.logp = l.t.CategoricalLogProb(logits, mask, actions)
-	l.ent = l.t.CategoricalEntropy(logits, mask)
-	l.vl = values
-	copy(logp, l.logp.Data)
-	copy(entropy, l.ent.Data)
-	if value != nil {
-		copy(value, values.Data)
+		o := s.Obs
+		l.steps, l.actions = append(l.steps, o), append(l.actions, s.Action.Index)
+		ev := o.eval
+		if !l.recorded || ev == nil || ev.gen != l.e.gen || ev.action != s.Action.Index {
+			l.t.Reset()
+			logits, values, mask := l.e.forward(&l.t, []*obs{o}, nil)
+			ev = &evaluation{action: s.Action.Index, value: values.Data[0],
+				logp:    l.t.CategoricalLogProb(logits, mask, []int{s.Action.Index}).Data[0],
+				entropy: l.t.CategoricalEntropy(logits, mask).Data[0]}
+		}
+		logp[i], entropy[i] = ev.logp, ev.entropy
+		if value != nil {
+			value[i] = ev.value
+		}
 	}
 }
 
-// Backward implements rl.ActorCritic.
+// Backward implements rl.ActorCritic: each step's forward pass again, on
+// a tape of its own size, and its backward pass.
 func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	t := &l.t
-	n := len(dLogp)
-	loss := t.Add(t.Sum(t.Mul(l.logp, t.Const(n, 1, dLogp))), t.Sum(t.Mul(l.ent, t.Const(n, 1, dEntropy))))
-	if dValue != nil {
-		loss = t.Add(loss, t.Sum(t.Mul(l.vl, t.Const(n, 1, dValue))))
+	t.SetRowBatch(len(l.steps))
+	t.DeferGrad(true)
+	defer func() {
+		t.FlushGrad()
+		t.DeferGrad(false)
+		t.SetRowBatch(1)
+	}()
+	for i, o := range l.steps {
+		t.Reset()
+		logits, values, mask := l.e.forward(t, []*obs{o}, nil)
+		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
+		ent := t.CategoricalEntropy(logits, mask)
+		loss := t.Add(t.Sum(t.Mul(lp, t.Const(1, 1, dLogp[i:i+1]))), t.Sum(t.Mul(ent, t.Const(1, 1, dEntropy[i:i+1]))))
+		if dValue != nil {
+			loss = t.Add(loss, t.Sum(t.Mul(values, t.Const(1, 1, dValue[i:i+1]))))
+		}
+		t.Backward(loss)
 	}
-	t.Backward(loss)
 }
 
 // Step implements rl.ActorCritic; see learner.

@@ -97,7 +97,7 @@ func (v *view) refresh(st *sim.State) {
 	for _, js := range st.Pending {
 		v.jobs[js.Index] = js
 	}
-	v.ctx = v.edgeFeatures()
+	v.ctx = v.edgeFeatures(nil, nil)
 }
 
 // bookFlows adds the network load of a job tentatively placed whole on
@@ -114,20 +114,29 @@ func (v *view) bookFlows(js *sim.JobState, slots []sim.Slot) []int {
 		v.flows[dl]++
 		v.hit[dl.Link()] = true
 	}
-	v.ctx = v.edgeFeatures() // a new value: recorded observations keep theirs
 	var changed []int
 	for p, pt := range v.cg.parts {
 		if slices.ContainsFunc(pt.links, func(l int) bool { return v.hit[l] }) {
 			changed = append(changed, p)
 		}
 	}
+	// A new value (recorded observations keep theirs) that shares the
+	// unchanged partitions' features with the old one: nothing writes
+	// them after they are made.
+	v.ctx = v.edgeFeatures(v.ctx, changed)
 	return changed
 }
 
-// edgeFeatures computes (bandwidth, load, tier) of every edge.
-func (v *view) edgeFeatures() *edgeCtx {
+// edgeFeatures computes (bandwidth, load, tier) of every edge; with a
+// previous value, only those of the partitions listed in changed and of
+// the inter-scheduler graph, the others' being taken from prev.
+func (v *view) edgeFeatures(prev *edgeCtx, changed []int) *edgeCtx {
 	ctx := &edgeCtx{inner: make([][]float64, len(v.cg.parts))}
 	for p, pt := range v.cg.parts {
+		if prev != nil && !slices.Contains(changed, p) {
+			ctx.inner[p] = prev.inner[p]
+			continue
+		}
 		ef := make([]float64, 0, len(pt.edges)*edgeFeatures)
 		for _, e := range pt.edges {
 			var load float64

@@ -86,7 +86,7 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		opt:  nn.NewAdam(pol.net.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm}),
 		segs: make([]segment, len(cg.parts)),
 	}
-	tr.lrn = &learner{e: tr.e}
+	tr.lrn = &learner{e: tr.e, recorded: true}
 	var curves []training.Curve
 	emit := func(c training.Curve) {
 		c.Family, c.Variant, c.Cluster = "marl", cfg.Variant, opts.ClusterName
@@ -250,9 +250,9 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 		sg.jobs = sg.jobs[:0]
 	}
 	tr.opt.Step()
-	// The parameters moved: every cached embedding is stale.
-	for p := range a.zStale {
-		a.zStale[p] = true
-	}
+	// The parameters moved: every cached embedding and recorded
+	// evaluation is stale.
+	tr.e.gen++
+	a.paramsMoved()
 	return out, true
 }

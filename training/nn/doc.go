@@ -67,6 +67,11 @@
 // masks).
 //
 // Modules: Linear, MLP, LayerNorm, MultiHeadAttention, ECC.
+
+// Inference caches (bit-identical to the tape, recomputing only changed
+// rows): ECCStack (a stack of ECC layers over one graph), LinearRows.
+// Item-by-item passes that reproduce one batched pass's bits:
+// Tape.SetRowBatch, Tape.DeferGrad and Tape.FlushGrad.
 //
 // # Checkpoint format
 //

@@ -110,6 +110,12 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		t.gemm(false, false, 1, dyg, general(yw, d, d, ms), 1, general(nodes, d, d, h.Grad))
 	}
 	if w.needGrad || c.needGrad {
+		if t.defer_ {
+			// Summed over this pass's rows after those of the earlier
+			// passes since the last FlushGrad: one batched pass's order.
+			t.gemm(true, false, 1, dyg, general(nodes, d, d, h.Data), 1, general(yw, d, d, t.stage(n.tapeIdx, yw*d, [2]*Node{w, c})))
+			return
+		}
 		t.gemm(true, false, 1, dyg, general(nodes, d, d, h.Data), 0, general(yw, d, d, dms))
 		if w.needGrad {
 			floats.Add(w.Grad, dms[:f*d*d])

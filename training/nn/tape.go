@@ -2,9 +2,11 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Node is a float64 matrix in a computation: a parameter, a constant, or the
@@ -70,6 +72,85 @@ type Tape struct {
 	n     int
 	flops int64
 	err   error
+
+	// rowBatch and staged serve item-by-item passes that must reproduce
+	// the bits of one batched pass (SetRowBatch, DeferGrad).
+	rowBatch int
+	defer_   bool
+	staged   []stagedGrad
+}
+
+// stagedGrad is a parameter gradient that an operator sums over rows into
+// a buffer before adding it to the parameters (EdgeConv's filter): with
+// DeferGrad the buffer outlives the pass, keyed by the operator's position
+// on the tape, and FlushGrad adds it.
+type stagedGrad struct {
+	pos    int
+	active bool
+	params [2]*Node
+	buf    []float64
+}
+
+// SetRowBatch makes the tape's matrix products choose their blocking as
+// if every product had b times as many rows, as it would if b items of
+// one shape were stacked into one pass. gonum's Dgemm goes parallel, and
+// then sums the inner dimension in blocks of 64, when the output has at
+// least 4 blocks of 64×64; for C += A·Bᵀ that changes the rounding of
+// each element. Running the b items one at a time with SetRowBatch(b)
+// (and DeferGrad) gives the bits of the batched pass with the working set
+// of one item. b ≤ 1 restores the default.
+func (t *Tape) SetRowBatch(b int) { t.rowBatch = b }
+
+// DeferGrad, when on, keeps the row-summed parameter gradients of
+// operators that stage them (EdgeConv's filter weights and bias) across
+// Backward calls instead of adding them to the parameters at the end of
+// each; FlushGrad adds them. Items back-propagated one at a time then
+// accumulate those gradients in the order one batched pass would: the
+// staged sum is over every item's rows before it meets the parameter's
+// gradient. It requires the same sequence of operators in every pass (the
+// stage of an operator is its position on the tape).
+func (t *Tape) DeferGrad(on bool) { t.defer_ = on }
+
+// FlushGrad adds the staged gradients to their parameters, latest
+// operator first (the order of one batched Backward), and clears them.
+func (t *Tape) FlushGrad() {
+	for i := len(t.staged) - 1; i >= 0; i-- {
+		st := &t.staged[i]
+		if !st.active {
+			continue
+		}
+		off := 0
+		for _, p := range st.params {
+			if p == nil {
+				continue
+			}
+			if p.needGrad {
+				floats.Add(p.Grad, st.buf[off:off+len(p.Data)])
+			}
+			off += len(p.Data)
+		}
+		st.active = false
+	}
+}
+
+// stage returns the staging buffer (n values, zero on first use since the
+// last flush) of the operator at tape position pos, whose parameters are
+// params (their gradients laid end to end in the buffer).
+func (t *Tape) stage(pos, n int, params [2]*Node) []float64 {
+	i := 0
+	for i < len(t.staged) && t.staged[i].pos < pos {
+		i++
+	}
+	if i == len(t.staged) || t.staged[i].pos != pos {
+		t.staged = slices.Insert(t.staged, i, stagedGrad{pos: pos})
+	}
+	st := &t.staged[i]
+	if !st.active {
+		st.active, st.params = true, params
+		st.buf = resize(st.buf, n)
+		clear(st.buf)
+	}
+	return st.buf
 }
 
 // Reset forgets the recorded operators but keeps their nodes and buffers
@@ -205,6 +286,21 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 // gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
 // counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	const block, minPar = 64, 4 // gonum's blockSize and minParBlock
+	blocks := func(n int) int { return (n + block - 1) / block }
+	if t.rowBatch > 1 && !ta && tb && a.Cols > block && beta == 1 &&
+		blocks(c.Rows*t.rowBatch)*blocks(c.Cols) >= minPar && blocks(c.Rows)*blocks(c.Cols) < minPar {
+		// The batched product would run parallel, summing the inner
+		// dimension in blocks of 64 into C; this one would not: sum the
+		// same blocks in the same order. Only C += A·Bᵀ needs it: the
+		// other kernels add each term of the inner dimension to C in turn
+		// whichever way they run.
+		for k := 0; k < a.Cols; k += block {
+			w := min(block, a.Cols-k)
+			t.flops += gemm(ta, tb, alpha, general(a.Rows, w, a.Stride, a.Data[k:]), general(b.Rows, w, b.Stride, b.Data[k:]), 1, c)
+		}
+		return
+	}
 	t.flops += gemm(ta, tb, alpha, a, b, beta, c)
 }
 

@@ -1,0 +1,267 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// ECCStack is an inference-only pass of a stack of ECC layers over one
+// graph that remembers its inputs and every layer's intermediate values,
+// so that a pass on inputs that differ in a few node rows or edge rows
+// recomputes only what those rows reach: a node's output changes when its
+// own input or a message into it changes, so each layer widens the changed
+// set by one hop. A scheduler placing one task after another changes a
+// handful of nodes of a graph of hundreds between its decisions.
+//
+// The values are bit-identical to ECC.Forward's on a tape (the test
+// compares them on random changes): every row is computed by the same
+// kernels in the same order (a product row by row, messages summed over
+// a node's incoming edges in edge order), only fewer rows are.
+//
+// An ECCStack reads the layers' parameters: call Invalidate after they
+// change. It is not safe for concurrent use.
+type ECCStack struct {
+	layers []*ECC
+	g      *Graph
+	in     [][]int // per node, its incoming edges in edge order
+
+	valid  bool
+	x, ef  []float64   // the last inputs
+	y, agg [][]float64 // per layer: H·Msᵀ (nodes × (f+1)d) and the aggregation (nodes × d)
+	h      [][]float64 // per layer output (nodes × out)
+	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
+
+	dirty, next []bool
+	rows        []int
+	buf, out    []float64
+	// Rows is the number of node rows recomputed over all layers since
+	// the stack was made (a full pass counts nodes × layers).
+	Rows int
+}
+
+// NewECCStack returns the cache of layers over g; its first Forward is a
+// full pass.
+func NewECCStack(layers []*ECC, g *Graph) *ECCStack {
+	s := &ECCStack{layers: layers, g: g, in: make([][]int, g.Nodes)}
+	for e, u := range g.Dst {
+		s.in[u] = append(s.in[u], e)
+	}
+	s.dirty, s.next = make([]bool, g.Nodes), make([]bool, g.Nodes)
+	return s
+}
+
+// Invalidate forgets the cached pass (the parameters moved).
+func (s *ECCStack) Invalidate() { s.valid = false }
+
+// Forward returns the last layer's output (nodes × out, row-major) for
+// node states x (nodes × the first layer's width) and edge features ef
+// (edges × f). The result belongs to the stack and changes on its next
+// Forward.
+func (s *ECCStack) Forward(x, ef []float64) []float64 {
+	n, m := s.g.Nodes, s.g.Edges()
+	if len(s.layers) == 0 {
+		return x
+	}
+	f := s.layers[0].FilterW.Rows
+	if d0 := s.layers[0].W.Rows / 2; len(x) != n*d0 || len(ef) != m*f {
+		panic(fmt.Sprintf("nn: ECCStack.Forward of %d states and %d edge features for %d nodes of width %d and %d edges of %d", len(x), len(ef), n, d0, m, f))
+	}
+	full := !s.valid
+	if full {
+		s.y, s.agg, s.h, s.mt = s.y[:0], s.agg[:0], s.h[:0], s.mt[:0]
+		for _, l := range s.layers {
+			d, out := l.W.Rows/2, l.W.Cols
+			yw := (f + 1) * d
+			ms := make([]float64, yw*d)
+			copy(ms, l.FilterW.Data)
+			copy(ms[f*d*d:], l.FilterB.Data)
+			mt := make([]float64, d*yw)
+			transposeInto(mt, general(yw, d, d, ms))
+			s.mt = append(s.mt, mt)
+			s.y = append(s.y, make([]float64, n*yw))
+			s.agg = append(s.agg, make([]float64, n*d))
+			s.h = append(s.h, make([]float64, n*out))
+		}
+		s.x = append(s.x[:0], x...)
+		s.ef = append(s.ef[:0], ef...)
+	}
+	// Changed input rows and edges.
+	d0 := len(x) / max(n, 1)
+	for u := range s.dirty {
+		s.dirty[u] = full || !sameBits(s.x[u*d0:(u+1)*d0], x[u*d0:(u+1)*d0])
+	}
+	copy(s.x, x)
+	edgeChanged := func(e int) bool { return full || !sameBits(s.ef[e*f:(e+1)*f], ef[e*f:(e+1)*f]) }
+	// Destinations of changed edges: their messages change at every layer.
+	edgeDst := make([]bool, n)
+	for e := 0; e < m; e++ {
+		if edgeChanged(e) {
+			edgeDst[s.g.Dst[e]] = true
+		}
+	}
+	copy(s.ef, ef)
+	hin := x
+	for li, l := range s.layers {
+		d, out := l.W.Rows/2, l.W.Cols
+		yw := (f + 1) * d
+		y, agg, h := s.y[li], s.agg[li], s.h[li]
+		// H·Msᵀ for the changed input rows.
+		s.rows = s.rows[:0]
+		for u, c := range s.dirty {
+			if c {
+				s.rows = append(s.rows, u)
+			}
+		}
+		s.productRows(hin, d, s.mt[li], yw, y)
+		// Nodes whose aggregation changes: a changed source or edge.
+		for u := range s.next {
+			s.next[u] = s.dirty[u] || edgeDst[u]
+		}
+		for e, src := range s.g.Src {
+			if s.dirty[src] {
+				s.next[s.g.Dst[e]] = true
+			}
+		}
+		for u, c := range s.next {
+			if !c {
+				continue
+			}
+			o := agg[u*d : (u+1)*d]
+			clear(o)
+			inv := s.g.invDeg[u]
+			for _, e := range s.in[u] {
+				yr := y[s.g.Src[e]*yw : (s.g.Src[e]+1)*yw]
+				for k := 0; k < f; k++ {
+					floats.AddScaled(o, inv*ef[e*f+k], yr[k*d:(k+1)*d])
+				}
+				floats.AddScaled(o, inv, yr[f*d:])
+			}
+		}
+		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
+		s.rows = s.rows[:0]
+		for u, c := range s.next {
+			if c {
+				s.rows = append(s.rows, u)
+			}
+		}
+		r := len(s.rows)
+		s.buf = resize(s.buf, r*2*d)
+		for i, u := range s.rows {
+			cat := s.buf[i*2*d : (i+1)*2*d]
+			copy(cat[:d], hin[u*d:(u+1)*d])
+			floats.AddScaledTo(cat[d:], agg[u*d:(u+1)*d], 1, l.B.Data)
+		}
+		s.out = resize(s.out, r*out)
+		gemm(false, false, 1, general(r, 2*d, 2*d, s.buf), general(2*d, out, out, l.W.Data), 0, general(r, out, out, s.out))
+		s.Rows += r
+		// Rows whose output did not change (to the bit) stop spreading.
+		for u := range s.dirty {
+			s.dirty[u] = false
+		}
+		for i, u := range s.rows {
+			row, hr := s.out[i*out:(i+1)*out], h[u*out:(u+1)*out]
+			for j, v := range row {
+				row[j] = max(v, 0)
+			}
+			if full || !sameBits(row, hr) {
+				copy(hr, row)
+				s.dirty[u] = true
+			}
+		}
+		hin = h
+	}
+	s.valid = true
+	return hin
+}
+
+// Layer returns layer i's output of the last Forward (nodes × its out
+// width), owned by the stack.
+func (s *ECCStack) Layer(i int) []float64 { return s.h[i] }
+
+// productRows sets rows s.rows of y (row width yw) to the same rows of
+// hin (width d) times mt (d × yw), as one product over all rows would.
+func (s *ECCStack) productRows(hin []float64, d int, mt []float64, yw int, y []float64) {
+	r := len(s.rows)
+	if r == 0 {
+		return
+	}
+	s.buf = resize(s.buf, r*d)
+	for i, u := range s.rows {
+		copy(s.buf[i*d:(i+1)*d], hin[u*d:(u+1)*d])
+	}
+	s.out = resize(s.out, r*yw)
+	gemm(false, false, 1, general(r, d, d, s.buf), general(d, yw, yw, mt), 0, general(r, yw, yw, s.out))
+	for i, u := range s.rows {
+		copy(y[u*yw:(u+1)*yw], s.out[i*yw:(i+1)*yw])
+	}
+}
+
+// sameBits reports whether a and b hold the same float64 bit patterns.
+func sameBits(a, b []float64) bool {
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// LinearRows is an inference-only Linear (x·W + b) over inputs that
+// change in few rows between calls: it keeps the last input and output
+// and recomputes the changed rows only, each exactly as Linear.Forward
+// on a tape computes it (one product row, then the bias). Call
+// Invalidate after the parameters change. Not safe for concurrent use.
+type LinearRows struct {
+	l        *Linear
+	valid    bool
+	x, y     []float64
+	rows     []int
+	buf, out []float64
+	// Rows counts the rows recomputed since the cache was made.
+	Rows int
+}
+
+// NewLinearRows returns an empty cache of l.
+func NewLinearRows(l *Linear) *LinearRows { return &LinearRows{l: l} }
+
+// Invalidate forgets the cached rows (the parameters moved).
+func (c *LinearRows) Invalidate() { c.valid = false }
+
+// Forward returns x·W + b for x of any number of rows of W's input width;
+// the result belongs to the cache until its next Forward.
+func (c *LinearRows) Forward(x []float64) []float64 {
+	in, out := c.l.W.Rows, c.l.W.Cols
+	if len(x)%in != 0 {
+		panic(fmt.Sprintf("nn: LinearRows.Forward of %d values for rows of %d", len(x), in))
+	}
+	n := len(x) / in
+	full := !c.valid || len(c.x) != len(x)
+	if full {
+		c.x = resize(c.x, len(x))
+		c.y = resize(c.y, n*out)
+	}
+	c.rows = c.rows[:0]
+	for i := 0; i < n; i++ {
+		if full || !sameBits(c.x[i*in:(i+1)*in], x[i*in:(i+1)*in]) {
+			c.rows = append(c.rows, i)
+		}
+	}
+	copy(c.x, x)
+	r := len(c.rows)
+	if r > 0 {
+		c.buf = resize(c.buf, r*in)
+		for k, i := range c.rows {
+			copy(c.buf[k*in:(k+1)*in], x[i*in:(i+1)*in])
+		}
+		c.out = resize(c.out, r*out)
+		gemm(false, false, 1, general(r, in, in, c.buf), general(in, out, out, c.l.W.Data), 0, general(r, out, out, c.out))
+		for k, i := range c.rows {
+			floats.AddScaledTo(c.y[i*out:(i+1)*out], c.out[k*out:(k+1)*out], 1, c.l.B.Data)
+		}
+		c.Rows += r
+	}
+	c.valid = true
+	return c.y
+}

@@ -1,0 +1,130 @@
+package nn
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestECCStackBits changes a few node and edge rows at a time and checks
+// that the incremental pass returns, to the bit, what ECC.Forward on a
+// tape computes from scratch, and that it recomputes fewer rows than a
+// full pass. The graph is large enough for gonum to run the full pass's
+// products in parallel, and the inputs are mostly zeros (as observation
+// counts are), which gonum's kernels skip.
+func TestECCStackBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const nodes, f = 300, 3
+	var src, dst []int
+	for u := 1; u < nodes; u++ { // node 0 receives nothing
+		for k := 0; k < 3; k++ {
+			w := rng.IntN(nodes)
+			src, dst = append(src, w, u), append(dst, u, w)
+		}
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := NewParams()
+	dims := []int{17, 16, 16, 8}
+	var layers []*ECC
+	for i := 0; i+1 < len(dims); i++ {
+		layers = append(layers, NewECC(ps, "l"+string(rune('0'+i)), dims[i], f, dims[i+1], rng))
+	}
+	// ECC's output width must equal the next layer's input width; the
+	// stack's layers are (17→16), (16→16), (16→8).
+	x := make([]float64, nodes*dims[0])
+	for i := range x {
+		if rng.IntN(4) == 0 {
+			x[i] = rng.NormFloat64()
+		}
+	}
+	ef := make([]float64, g.Edges()*f)
+	for i := range ef {
+		ef[i] = rng.Float64()
+	}
+	reference := func() []float64 {
+		var tp Tape
+		h := tp.Const(nodes, dims[0], x)
+		efn := tp.Const(g.Edges(), f, ef)
+		for _, l := range layers {
+			h = l.Forward(&tp, h, efn, g)
+		}
+		return append([]float64(nil), h.Data...)
+	}
+	s := NewECCStack(layers, g)
+	full := nodes * len(layers)
+	for it := 0; it < 40; it++ {
+		before := s.Rows
+		switch {
+		case it == 20: // parameters move
+			for _, p := range ps.List() {
+				for i := range p.Data {
+					p.Data[i] += 0.01 * rng.NormFloat64()
+				}
+			}
+			s.Invalidate()
+		case it%7 == 3: // nothing changes
+		default:
+			for k := 0; k < 1+rng.IntN(3); k++ {
+				u := rng.IntN(nodes)
+				for j := 0; j < dims[0]; j++ {
+					x[u*dims[0]+j] = 0
+					if rng.IntN(3) == 0 {
+						x[u*dims[0]+j] = rng.NormFloat64()
+					}
+				}
+			}
+			if it%2 == 0 {
+				e := rng.IntN(g.Edges())
+				ef[e*f+1] = rng.Float64()
+			}
+		}
+		got := s.Forward(x, ef)
+		want := reference()
+		if !sameBits(got, want) {
+			t.Fatalf("iteration %d: incremental pass differs from the full one", it)
+		}
+		if n := s.Rows - before; it > 0 && it != 20 && n >= full {
+			t.Errorf("iteration %d recomputed %d rows, a full pass is %d", it, n, full)
+		} else if it%7 == 3 && n != 0 {
+			t.Errorf("iteration %d: nothing changed but %d rows were recomputed", it, n)
+		}
+	}
+	t.Logf("%d rows recomputed over 40 passes of %d", s.Rows, full)
+}
+
+// TestLinearRowsBits changes rows of a sparse input and compares the
+// cached Linear with the tape's, bit for bit.
+func TestLinearRowsBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ps := NewParams()
+	l := NewLinear(ps, "l", 33, 128, He, rng)
+	for i := range l.B.Data {
+		l.B.Data[i] = rng.NormFloat64()
+	}
+	const rows = 200
+	x := make([]float64, rows*33)
+	for i := range x {
+		if rng.IntN(3) == 0 {
+			x[i] = rng.NormFloat64()
+		}
+	}
+	c := NewLinearRows(l)
+	for it := 0; it < 20; it++ {
+		before := c.Rows
+		if it > 0 {
+			u := rng.IntN(rows)
+			x[u*33+rng.IntN(33)] = rng.NormFloat64()
+		}
+		got := c.Forward(x)
+		var tp Tape
+		want := l.Forward(&tp, tp.Const(rows, 33, x)).Data
+		if !sameBits(got, want) {
+			t.Fatalf("iteration %d: cached rows differ from the tape's", it)
+		}
+		if it > 0 && c.Rows-before != 1 {
+			t.Errorf("iteration %d recomputed %d rows, want 1", it, c.Rows-before)
+		}
+	}
+}
