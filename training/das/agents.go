@@ -70,6 +70,10 @@ func (a *orderAgent) Backward(dLogp, dEntropy, _ []float64) {
 
 func (a *orderAgent) Step() { a.opt.Step() }
 
+// Release drops the tape of the last update (rl.Releaser); the next
+// Evaluate records on a fresh one.
+func (a *orderAgent) Release() { a.t, a.lp, a.ent = nn.Tape{}, nil, nil }
+
 // backwardPair back-propagates Σ dLogp·logp + Σ dEnt·entropy, unless the
 // forward pass failed numerically (a GP kernel not positive definite):
 // then it adds no gradient and returns the failure (or the earlier one,
@@ -150,6 +154,10 @@ func (a *placeAgent) Backward(dLogp, dEntropy, _ []float64) {
 
 func (a *placeAgent) Step() { a.opt.Step() }
 
+// Release drops the tape of the last update (rl.Releaser); the next
+// Evaluate records on a fresh one.
+func (a *placeAgent) Release() { a.t, a.lp, a.ent = nn.Tape{}, nil, nil }
+
 // critic is the centralised critic: an MLP on the whole observation
 // (every job row with its mask, every machine row). The paper's critic is
 // a Q-function of observations and both actions (Eq. 15); rl.MAPPO, like
@@ -213,5 +221,9 @@ func (c *critic) Backward(dValue []float64) {
 	t.Backward(t.Sum(t.Mul(c.v, t.Const(len(dValue), 1, dValue))))
 }
 
-func (c *critic) Step()       { c.opt.Step() }
+func (c *critic) Step() { c.opt.Step() }
+
+// Release drops both tapes (rl.Releaser): the target pass over a whole
+// segment and the last fitting minibatch.
+func (c *critic) Release()    { c.t, c.tt, c.v = nn.Tape{}, nn.Tape{}, nil }
 func (c *critic) SyncTarget() { c.tps.CopyFrom(c.ps) }

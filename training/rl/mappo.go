@@ -76,6 +76,7 @@ func (m *MAPPO[O]) Update(rollouts []*Rollout[O], lastValue float64, rng *rand.R
 	}
 	scr.load(base, idx)
 	m.Critic.Values(scr.steps, scr.val, true)
+	release(m.Critic)
 	for i := range base.Steps {
 		base.Steps[i].Value = scr.val[i]
 	}
@@ -86,8 +87,10 @@ func (m *MAPPO[O]) Update(rollouts []*Rollout[O], lastValue float64, rng *rand.R
 		r.Advantages = append(r.Advantages[:0], base.Advantages...)
 		r.Returns = append(r.Returns[:0], base.Returns...)
 		stats[a] = PPOUpdate(actor, r, m.Config.PPO, false, rng)
+		release(actor)
 	}
 	vloss := m.fitCritic(base, rng)
+	release(m.Critic)
 	m.updates++
 	if m.updates%m.Config.TargetEvery == 0 {
 		m.Critic.SyncTarget()

@@ -31,3 +31,20 @@ type Critic[O any] interface {
 	// SyncTarget copies the current parameters into the target copy.
 	SyncTarget()
 }
+
+// Releaser is implemented by a model (actor or critic) that can drop the
+// buffers its last pass kept, such as an autodiff tape sized for a whole
+// minibatch. MAPPO.Update calls Release once a model's part of the update
+// is done, so that the agents' and the critic's largest graphs are not all
+// held at once between updates (DAS: two 240 MiB tapes). Release must not
+// change any later result: buffers are rebuilt on the next pass.
+type Releaser interface {
+	Release()
+}
+
+// release calls m's Release when it has one.
+func release(m any) {
+	if r, ok := m.(Releaser); ok {
+		r.Release()
+	}
+}
