@@ -75,21 +75,49 @@ func fitLinear(ctx context.Context, m Model, obs []Observation) (*Fit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x, r, err := linearLeastSquares(nil, design(m, obs), slowdowns(obs))
+	n := len(m.Params)
+	// The design rows go straight into the fold's blocks, with the values
+	// and in the order LinearLeastSquares(design(m, obs), slowdowns(obs))
+	// would give it, so the solution has the same bits without the m×n
+	// matrix.
+	r, qtb, g := make([]float64, n*n), make([]float64, n), make([]float64, n)
+	finite := true
+	foldRows(r, qtb, len(obs), n, foldBuffer(n), func(blk []float64, i0, b, rows int) {
+		for i := 0; i < b; i++ {
+			o := &obs[i0+i]
+			m.grad(g, nil, o)
+			for j, v := range g {
+				blk[j*rows+i] = v
+			}
+			blk[n*rows+i] = o.S
+			finite = finite && allFinite(g) && isFinite(o.S)
+		}
+	})
+	if !finite {
+		return nil, fmt.Errorf("model %s: fitting: LinearLeastSquares: non-finite input", m.Name)
+	}
+	x, err := backSolve(nil, r, qtb, n)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	ssr := 0.0
-	for i := range obs {
-		d := m.eval(x, &obs[i]) - obs[i].S
-		ssr += d * d
-	}
-	n := len(m.Params)
+	ssr, rel := residualStats(m, x, obs)
 	_, se := covarianceFromR(r, n, ssr/float64(len(obs)-n))
 	f := &Fit{Model: m.Name, Params: x, StdErr: se, Start: make([]float64, n), Method: "qr",
-		Status: DirectSolution, Iterations: 1, N: len(obs), SSR: ssr, RMSE: math.Sqrt(ssr / float64(len(obs)))}
-	f.MeanRelErr = PredictionError(m, f.Params, obs)
+		Status: DirectSolution, Iterations: 1, N: len(obs), SSR: ssr, RMSE: math.Sqrt(ssr / float64(len(obs))), MeanRelErr: rel}
 	return f, nil
+}
+
+// residualStats returns the sum of squared residuals of m at p and
+// PredictionError(m, p, obs) from one evaluation of the model per
+// observation (the same sums, term by term, as the two computed apart).
+func residualStats(m Model, p []float64, obs []Observation) (ssr, meanRelErr float64) {
+	rel := 0.0
+	for i := range obs {
+		d := m.eval(p, &obs[i]) - obs[i].S
+		ssr += d * d
+		rel += math.Abs(d) / (1 + obs[i].S)
+	}
+	return ssr, rel / float64(len(obs))
 }
 
 // PredictionError is the MARL paper's error measure, mean |Ŝ − S|/(1 + S):

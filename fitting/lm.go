@@ -523,6 +523,23 @@ const epsilon = 0x1p-52
 // row-major storage. Q is orthogonal, so the result is as accurate as
 // any Householder QR of J.
 func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
+	foldRows(R, qtr, m, n, buf, func(blk []float64, i0, b, rows int) {
+		for i := 0; i < b; i++ {
+			row := J[(i0+i)*n : (i0+i+1)*n]
+			for j, v := range row {
+				blk[j*rows+i] = v
+			}
+			blk[n*rows+i] = r[i0+i]
+		}
+	})
+}
+
+// foldRows is foldQR with the rows of [J | r] written by fill instead of
+// read from memory: fill(blk, i0, b, rows) stores rows i0 … i0+b−1 into
+// the block column-major, column j (j = n: r) at blk[j*rows : j*rows+b].
+// Callers that compute J row by row (the fits) so skip materialising it;
+// the arithmetic is foldQR's, so the same rows give the same bits.
+func foldRows(R, qtr []float64, m, n int, buf []float64, fill func(blk []float64, i0, b, rows int)) {
 	clear(R)
 	clear(qtr)
 	rows := len(buf) / (n + 1)
@@ -530,13 +547,7 @@ func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
 		b := min(rows, m-i0)
 		// The block is stored column-major (column j at buf[j*rows:]), so
 		// that every inner loop below runs over contiguous memory.
-		for i := 0; i < b; i++ {
-			row := J[(i0+i)*n : (i0+i+1)*n]
-			for j, v := range row {
-				buf[j*rows+i] = v
-			}
-			buf[n*rows+i] = r[i0+i]
-		}
+		fill(buf, i0, b, rows)
 		for k := 0; k < n; k++ {
 			ck := buf[k*rows : k*rows+b]
 			sigma := floats.Dot(ck, ck)
