@@ -207,7 +207,9 @@ func slowdowns(obs []Observation) []float64 {
 // gridStart finds a starting point for the exponential models: for each
 // (α2, α3) on a grid, the model is linear in the other coefficients, which
 // are solved by QR on at most 2000 evenly strided observations; the grid
-// point with the least squared error and α1 ≥ 0 wins.
+// point with the least squared error and α1 ≥ 0 wins. Each grid point
+// computes its exponentials once, for the QR and for the squared error,
+// and folds the design rows straight into the QR blocks.
 func gridStart(m Model, obs []Observation) ([]float64, error) {
 	sub := obs
 	if len(obs) > 2000 {
@@ -218,39 +220,58 @@ func gridStart(m Model, obs []Observation) ([]float64, error) {
 		}
 	}
 	n := len(m.Params)
+	q := n - 2 // the exponential's factor α1, then the model's linear inputs
 	var best []float64
 	bestSSR := math.Inf(1)
 	var lastErr error
 	tried := 0
+	e, g := make([]float64, len(sub)), make([]float64, n)
+	r, qtb, x := make([]float64, q*q), make([]float64, q), make([]float64, q)
+	p, cand := make([]float64, n), make([]float64, n)
+	buf := foldBuffer(q)
 	for _, a2 := range []float64{0.02, 0.05, 0.1, 0.2, 0.35, 0.5} {
 		for _, a3 := range []float64{-0.2, 0, 0.2} {
 			tried++
-			// Columns: the exponential, then the model's linear inputs.
-			p := make([]float64, n)
-			p[0], p[1], p[2] = 1, a2, a3
-			a := mat.NewDense(len(sub), n-2, nil)
-			g := make([]float64, n)
-			for i := range sub {
-				m.grad(g, p, &sub[i])
-				a.Set(i, 0, g[0])
-				for j := 3; j < n; j++ {
-					a.Set(i, j-2, g[j])
-				}
+			if len(sub) < q {
+				lastErr = fmt.Errorf("%w: %d rows for %d unknowns", ErrTooFewResiduals, len(sub), q)
+				continue
 			}
-			x, err := LinearLeastSquares(nil, a, slowdowns(sub))
-			if err != nil {
+			// Columns: the exponential, then the model's linear inputs.
+			clear(p)
+			p[0], p[1], p[2] = 1, a2, a3
+			finite := true
+			foldRows(r, qtb, len(sub), q, buf, func(blk []float64, i0, b, rows int) {
+				for i := 0; i < b; i++ {
+					o := &sub[i0+i]
+					e[i0+i] = expTerm(p, o)
+					m.gradE(g, p, o, e[i0+i])
+					blk[i] = g[0]
+					finite = finite && isFinite(g[0])
+					for j := 3; j < n; j++ {
+						blk[(j-2)*rows+i] = g[j]
+						finite = finite && isFinite(g[j])
+					}
+					blk[q*rows+i] = o.S
+					finite = finite && isFinite(o.S)
+				}
+			})
+			if !finite {
+				lastErr = fmt.Errorf("fitting: LinearLeastSquares: non-finite input")
+				continue
+			}
+			if _, err := backSolve(x, r, qtb, q); err != nil {
 				lastErr = err
 				continue
 			}
-			p[0] = math.Max(x[0], 0)
-			copy(p[3:], x[1:])
+			cand[0], cand[1], cand[2] = math.Max(x[0], 0), a2, a3
+			copy(cand[3:], x[1:])
 			ssr := 0.0
 			for i := range sub {
-				r := m.eval(p, &sub[i]) - sub[i].S
-				ssr += r * r
+				d := m.evalE(cand, &sub[i], e[i]) - sub[i].S
+				ssr += d * d
 			}
 			if ssr < bestSSR {
-				bestSSR, best = ssr, p
+				bestSSR, best = ssr, append(best[:0], cand...)
 			}
 		}
 	}
