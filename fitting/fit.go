@@ -20,7 +20,7 @@ type Fit struct {
 	Params     []float64
 	StdErr     []float64 // NaN where the covariance is unavailable
 	Start      []float64 // the starting point given to Levenberg–Marquardt
-	Method     string    // "qr" (linear models) or "levenberg-marquardt"
+	Method     string    // MethodQR, MethodVarpro or MethodLM
 	Status     Status
 	Iterations int
 	N          int     // observations
@@ -30,24 +30,63 @@ type Fit struct {
 	MeanRelErr float64
 }
 
+// Fit methods.
+const (
+	// MethodQR: a linear model, solved by one QR.
+	MethodQR = "qr"
+	// MethodVarpro: an exponential model, by variable projection
+	// (Levenberg–Marquardt over the exponents, the linear coefficients
+	// solved exactly at each step; see fitVarpro).
+	MethodVarpro = "variable-projection"
+	// MethodLM: Levenberg–Marquardt over all the parameters, for an
+	// exponential model whose variable-projection fit does not apply
+	// (its α1 ≥ 0 bound binds, or the reduced problem did not converge).
+	MethodLM = "levenberg-marquardt"
+)
+
 // Converged reports whether the fit reached a convergence criterion.
 func (f *Fit) Converged() bool { return f.Status.Converged() }
 
 // FitModel fits m to obs by least squares on the slowdown. Linear models
 // are solved by QR in one pass (Status DirectSolution: the solution is
-// exact to rounding; TestLinearQRMatchesLM cross-checks it
-// against Levenberg–Marquardt); nonlinear ones start from the best point of a small grid over the
-// exponent coefficients (the remaining coefficients solved linearly at each
-// grid point, in the spirit of variable projection). A Fit whose Status is
-// not converged is returned, not an error: callers report it.
+// exact to rounding; TestLinearQRMatchesLM cross-checks it against
+// Levenberg–Marquardt); nonlinear ones start from the best point of a
+// small grid over the exponent coefficients (the remaining coefficients
+// solved linearly at each grid point) and are fitted by variable
+// projection, with Levenberg–Marquardt over all parameters when that does
+// not apply (see fitVarpro). A Fit whose Status is not converged is
+// returned, not an error: callers report it.
 func FitModel(ctx context.Context, m Model, obs []Observation) (*Fit, error) {
 	return fitModel(ctx, m, obs, nil)
 }
 
+// FitModelFrom is FitModel from a given starting point instead of the
+// grid start (linear models ignore it; variable projection uses its
+// exponents α2, α3). For the side-by-side benchmark against SciPy, which
+// is given the same start.
+func FitModelFrom(ctx context.Context, m Model, obs []Observation, start []float64) (*Fit, error) {
+	if len(start) != len(m.Params) {
+		return nil, fmt.Errorf("model %s: start has %d values, want %d", m.Name, len(start), len(m.Params))
+	}
+	if err := checkSamples(m, obs); err != nil {
+		return nil, err
+	}
+	if m.Linear {
+		return fitLinear(ctx, m, obs)
+	}
+	return fitFrom(ctx, m, obs, start, nil)
+}
+
+func checkSamples(m Model, obs []Observation) error {
+	if n := len(m.Params); len(obs) < n+1 {
+		return fmt.Errorf("%w: model %s has %d parameters, got %d samples (need ≥ %d)", ErrTooFewSamples, m.Name, n, len(obs), n+1)
+	}
+	return nil
+}
+
 func fitModel(ctx context.Context, m Model, obs []Observation, settings *Settings) (*Fit, error) {
-	n := len(m.Params)
-	if len(obs) < n+1 {
-		return nil, fmt.Errorf("%w: model %s has %d parameters, got %d samples (need ≥ %d)", ErrTooFewSamples, m.Name, n, len(obs), n+1)
+	if err := checkSamples(m, obs); err != nil {
+		return nil, err
 	}
 	if m.Linear {
 		return fitLinear(ctx, m, obs)
@@ -56,15 +95,31 @@ func fitModel(ctx context.Context, m Model, obs []Observation, settings *Setting
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
+	return fitFrom(ctx, m, obs, start, settings)
+}
+
+// fitFrom fits a nonlinear model from start: by variable projection where
+// the model has one, else (or when it does not apply) by
+// Levenberg–Marquardt over all the parameters within the model's bounds.
+func fitFrom(ctx context.Context, m Model, obs []Observation, start []float64, settings *Settings) (*Fit, error) {
 	s := Settings{Lower: m.Lower, Upper: m.Upper}
 	if settings != nil {
 		s.MaxIterations = settings.MaxIterations
+	}
+	if m.evalE != nil {
+		f, ok, err := fitVarpro(ctx, m, obs, start, s.MaxIterations)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.Name, err)
+		}
+		if ok {
+			return f, nil
+		}
 	}
 	res, err := Minimize(ctx, problem(m, obs), start, &s)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	f := &Fit{Model: m.Name, Params: res.X, StdErr: res.StdErr, Start: start, Method: "levenberg-marquardt",
+	f := &Fit{Model: m.Name, Params: res.X, StdErr: res.StdErr, Start: start, Method: MethodLM,
 		Status: res.Status, Iterations: res.Iterations, N: len(obs), SSR: res.SSR,
 		RMSE: math.Sqrt(res.SSR / float64(len(obs)))}
 	f.MeanRelErr = PredictionError(m, f.Params, obs)
@@ -102,7 +157,7 @@ func fitLinear(ctx context.Context, m Model, obs []Observation) (*Fit, error) {
 	}
 	ssr, rel := residualStats(m, x, obs)
 	_, se := covarianceFromR(r, n, ssr/float64(len(obs)-n))
-	f := &Fit{Model: m.Name, Params: x, StdErr: se, Start: make([]float64, n), Method: "qr",
+	f := &Fit{Model: m.Name, Params: x, StdErr: se, Start: make([]float64, n), Method: MethodQR,
 		Status: DirectSolution, Iterations: 1, N: len(obs), SSR: ssr, RMSE: math.Sqrt(ssr / float64(len(obs))), MeanRelErr: rel}
 	return f, nil
 }

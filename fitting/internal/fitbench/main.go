@@ -109,6 +109,7 @@ func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 type result struct {
 	Params     []float64 `json:"params"`
+	Method     string    `json:"method"`
 	Seconds    float64   `json:"seconds"`
 	Status     string    `json:"status"`
 	Iterations int       `json:"iterations"`
@@ -150,20 +151,12 @@ func fit(args []string) error {
 		times := make([]float64, reps)
 		for k := range times {
 			t0 := time.Now()
-			if m.Linear {
-				f, err := fitting.FitModel(context.Background(), m, obs)
-				if err != nil {
-					return fmt.Errorf("%s: %w", m.Name, err)
-				}
-				r = result{Params: f.Params, Status: f.Status.String(), Iterations: f.Iterations, SSR: f.SSR}
-			} else {
-				res, err := fitting.MinimizeModel(context.Background(), m, obs, starts[m.Name])
-				if err != nil {
-					return fmt.Errorf("%s: %w", m.Name, err)
-				}
-				r = result{Params: res.X, Status: res.Status.String(), Iterations: res.Iterations, SSR: res.SSR}
+			f, err := fitting.FitModelFrom(context.Background(), m, obs, starts[m.Name])
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
 			}
 			times[k] = time.Since(t0).Seconds()
+			r = result{Params: f.Params, Method: f.Method, Status: f.Status.String(), Iterations: f.Iterations, SSR: f.SSR}
 		}
 		sort.Float64s(times)
 		r.Seconds = times[reps/2]
