@@ -538,11 +538,17 @@ func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
 // read from memory: fill(blk, i0, b, rows) stores rows i0 … i0+b−1 into
 // the block column-major, column j (j = n: r) at blk[j*rows : j*rows+b].
 // Callers that compute J row by row (the fits) so skip materialising it;
-// the arithmetic is foldQR's, so the same rows give the same bits.
+// the arithmetic is foldQR's, so the same rows give the same bits. With a
+// nil qtr there is no right-hand side: only J's n columns are folded
+// (column n of the block is not read).
 func foldRows(R, qtr []float64, m, n int, buf []float64, fill func(blk []float64, i0, b, rows int)) {
 	clear(R)
 	clear(qtr)
 	rows := len(buf) / (n + 1)
+	last := n // the last column a reflection applies to: the right-hand side
+	if qtr == nil {
+		last = n - 1
+	}
 	for i0 := 0; i0 < m; i0 += rows {
 		b := min(rows, m-i0)
 		// The block is stored column-major (column j at buf[j*rows:]), so
@@ -564,10 +570,12 @@ func foldRows(R, qtr []float64, m, n int, buf []float64, fill func(blk []float64
 			tau := (beta - alpha) / beta
 			scale := 1 / (alpha - beta)
 			floats.Scale(scale, ck)
-			for j := k + 1; j <= n; j++ {
-				top := &qtr[k]
+			for j := k + 1; j <= last; j++ {
+				var top *float64
 				if j < n {
 					top = &R[k*n+j]
+				} else {
+					top = &qtr[k]
 				}
 				// gonum's floats kernels are SIMD assembly on amd64 and arm64.
 				cj := buf[j*rows : j*rows+b]

@@ -40,9 +40,9 @@ type varpro struct {
 	n, q  int // model parameters; linear coefficients, n − 2
 	nc    int // folded columns: Φ (q of them), S, e∘UC, e∘CJ
 	r     []float64
-	qtr   []float64 // the fold's right-hand side: zeros, unused
 	buf   []float64
-	g, p  []float64
+	lin   []float64 // Φ's columns after e (the linear inputs), then S: column-major, len(obs) each
+	p     []float64
 	pc    []float64 // newton's parameter vector (α1 = c₀)
 	c     []float64 // c(θ), NaN when Φ(θ) is numerically singular
 	e     []float64 // the exponentials of the last fold
@@ -55,10 +55,22 @@ func newVarpro(m Model, obs []Observation) *varpro {
 	n := len(m.Params)
 	q := n - 2
 	nc := q + 3
-	return &varpro{m: m, obs: obs, n: n, q: q, nc: nc,
-		r: make([]float64, nc*nc), qtr: make([]float64, nc), buf: foldBuffer(nc),
-		g: make([]float64, n), p: make([]float64, n), pc: make([]float64, n), c: make([]float64, q),
+	v := &varpro{m: m, obs: obs, n: n, q: q, nc: nc,
+		r: make([]float64, nc*nc), buf: foldBuffer(nc), lin: make([]float64, q*len(obs)),
+		p: make([]float64, n), pc: make([]float64, n), c: make([]float64, q),
 		e: make([]float64, len(obs)), vt: make([]float64, q)}
+	// The columns that do not depend on θ, once: the model's gradient
+	// with respect to its linear inputs' coefficients, and S.
+	g, p := make([]float64, n), make([]float64, n)
+	p[0] = 1
+	for i := range obs {
+		m.gradE(g, p, &obs[i], 1)
+		for j := 3; j < n; j++ {
+			v.lin[(j-3)*len(obs)+i] = g[j]
+		}
+		v.lin[(q-1)*len(obs)+i] = obs[i].S
+	}
+	return v
 }
 
 // at folds [Φ | S | e∘UC | e∘CJ] at θ unless it is the last θ folded.
@@ -66,22 +78,21 @@ func (v *varpro) at(theta []float64) {
 	if v.valid && theta[0] == v.theta[0] && theta[1] == v.theta[1] {
 		return
 	}
-	p, q, n, nc := v.p, v.q, v.n, v.nc
-	p[0], p[1], p[2] = 1, theta[0], theta[1]
-	foldRows(v.r, v.qtr, len(v.obs), nc, v.buf, func(blk []float64, i0, b, rows int) {
-		for i := 0; i < b; i++ {
+	q, nc, m := v.q, v.nc, len(v.obs)
+	a2, a3 := theta[0], theta[1]
+	// No right-hand side: the fold's last column is e∘CJ.
+	foldRows(v.r, nil, m, nc, v.buf, func(blk []float64, i0, b, rows int) {
+		for j := 0; j < q; j++ { // the linear inputs, then S
+			copy(blk[(j+1)*rows:(j+1)*rows+b], v.lin[j*m+i0:j*m+i0+b])
+		}
+		e, w1, w2 := blk[:b], blk[(q+1)*rows:(q+1)*rows+b], blk[(q+2)*rows:(q+2)*rows+b]
+		for i := range e {
+			// The model's own exponential (expTerm) and its gradient at
+			// α1 = 1, e·UC and e·CJ.
 			o := &v.obs[i0+i]
-			// With α1 = 1, the model's gradient is [e, e·UC, e·CJ, linear inputs].
-			v.e[i0+i] = expTerm(p, o)
-			v.m.gradE(v.g, p, o, v.e[i0+i])
-			blk[i] = v.g[0]
-			for j := 3; j < n; j++ {
-				blk[(j-2)*rows+i] = v.g[j]
-			}
-			blk[q*rows+i] = o.S
-			blk[(q+1)*rows+i] = v.g[1]
-			blk[(q+2)*rows+i] = v.g[2]
-			blk[(q+3)*rows+i] = 0
+			ei := math.Exp(a2*o.UC + a3*o.CJ)
+			v.e[i0+i], e[i] = ei, ei
+			w1[i], w2[i] = ei*o.UC, ei*o.CJ
 		}
 	})
 	// c(θ) by back-substitution in R[:q,:q], after LinearLeastSquares's
