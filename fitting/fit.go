@@ -137,7 +137,9 @@ func fitLinear(ctx context.Context, m Model, obs []Observation) (*Fit, error) {
 	// matrix.
 	r, qtb, g := make([]float64, n*n), make([]float64, n), make([]float64, n)
 	finite := true
-	foldRows(r, qtb, len(obs), n, foldBuffer(n), func(blk []float64, i0, b, rows int) {
+	buf := getFoldBuffer(n)
+	defer putScratch(buf)
+	foldRows(r, qtb, len(obs), n, *buf, func(blk []float64, i0, b, rows int) {
 		for i := 0; i < b; i++ {
 			o := &obs[i0+i]
 			m.grad(g, nil, o)
@@ -280,10 +282,12 @@ func gridStart(m Model, obs []Observation) ([]float64, error) {
 	bestSSR := math.Inf(1)
 	var lastErr error
 	tried := 0
-	e, g := make([]float64, len(sub)), make([]float64, n)
+	eb, bb := getScratch(len(sub)), getFoldBuffer(q)
+	defer putScratch(eb)
+	defer putScratch(bb)
+	e, buf, g := *eb, *bb, make([]float64, n)
 	r, qtb, x := make([]float64, q*q), make([]float64, q), make([]float64, q)
 	p, cand := make([]float64, n), make([]float64, n)
-	buf := foldBuffer(q)
 	for _, a2 := range []float64{0.02, 0.05, 0.1, 0.2, 0.35, 0.5} {
 		for _, a3 := range []float64{-0.2, 0, 0.2} {
 			tried++

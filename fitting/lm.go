@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -593,6 +594,32 @@ func foldBuffer(n int) []float64 {
 	rows := max(8, 2048/(n+1))
 	return make([]float64, rows*(n+1))
 }
+
+// scratch is a pool of float64 work buffers for the fits, which a
+// cross-validation or a benchmark calls thousands of times: a buffer
+// reused is memory already mapped and in cache, where a new one, in a
+// young process, is fresh pages that the kernel must fault in and zero.
+// The fits overwrite every element they read, so reuse cannot change a
+// result.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// getScratch returns a pooled buffer of length n (contents undefined).
+func getScratch(n int) *[]float64 {
+	b := scratch.Get().(*[]float64)
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+// getFoldBuffer is foldBuffer(n) from the pool; give it back with putScratch.
+func getFoldBuffer(n int) *[]float64 {
+	rows := max(8, 2048/(n+1))
+	return getScratch(rows * (n + 1))
+}
+
+func putScratch(b *[]float64) { scratch.Put(b) }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

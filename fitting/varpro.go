@@ -14,51 +14,51 @@ import (
 // Φ's columns being e and the model's linear inputs, and the least-squares
 // problem reduces to minimising ‖P⊥(θ)·S‖² over θ alone, P⊥ the projection
 // onto the complement of Φ's range (Golub & Pereyra 1973). Its minimisers
-// are the full problem's (for c = c(θ)). Levenberg–Marquardt (Minimize,
-// unchanged) runs on the two exponents with Kaufman's (1975) Jacobian
-// J_k = P⊥·(∂Φ/∂θ_k)·c = α1·P⊥·(e∘x_k), x_1 = UC, x_2 = CJ: it drops a term
-// of Golub and Pereyra's that lies in Φ's range, which is orthogonal to the
-// residual, so the gradient Jᵀr, and with it every stationary point, is
-// exact.
+// are the full problem's (with c = c(θ)), and it has two unknowns instead
+// of six, the linear coefficients being exact at every step.
 //
-// One streaming QR (foldRows) of the m×(q+3) matrix [Φ | S | e∘UC | e∘CJ]
-// gives all of it: with R's rows and columns numbered from 0 and q = the
-// number of linear coefficients, R[:q,:q]·c = R[:q,q] gives c; the residual
-// Φc − S is −R[q,q]·u for a unit vector u; and P⊥·[e∘UC, e∘CJ], expressed in
-// the orthonormal basis that Q's columns q, q+1, q+2 span, is rows q…q+2 of
-// R's last two columns. So the reduced problem Minimize sees has 3
-// residuals and 2 parameters, and each of its iterations costs one pass
-// over the observations (m exponentials and one fold) instead of the full
-// problem's Jacobian, fold and residual pass over all six parameters; it
-// also converges in fewer iterations, the linear coefficients being exact
-// at every step. The residual vector and the Jacobian of one θ are given
-// in the same basis, which is all that Minimize needs: it only uses them
-// together (‖r‖, QR of [J | r]).
+// At each θ one streaming QR (foldRows) of the m×(q+1) matrix [Φ | S]
+// (q = the number of linear coefficients) gives c(θ) (R[:q,:q]·c =
+// R[:q,q]) and the squared residual R[q,q]² accurately. The step is
+// Newton's on the reduced functional, with its exact gradient and Hessian
+// (see newton), safeguarded as Levenberg–Marquardt is (see solve):
+// Gauss–Newton, with Kaufman's (1975) Jacobian as in most variable
+// projection codes, converges only linearly here, the residuals being
+// large (measurement noise) and the exponents strongly correlated with
+// α1: about 20 iterations from the grid start against 6 to 9.
 type varpro struct {
 	m     Model
 	obs   []Observation
 	n, q  int // model parameters; linear coefficients, n − 2
-	nc    int // folded columns: Φ (q of them), S, e∘UC, e∘CJ
 	r     []float64
 	buf   []float64
 	lin   []float64 // Φ's columns after e (the linear inputs), then S: column-major, len(obs) each
-	p     []float64
 	pc    []float64 // newton's parameter vector (α1 = c₀)
 	c     []float64 // c(θ), NaN when Φ(θ) is numerically singular
 	e     []float64 // the exponentials of the last fold
-	vt    []float64 // newton's R₁₁⁻ᵀ·e₀
+	u     []float64 // newton's R₁₁⁻ᵀ·[e₀ | ΦᵀW], q×3
 	theta [2]float64
 	valid bool
+
+	cols, bufp *[]float64 // pooled: lin and e; buf
+}
+
+// release returns v's pooled buffers; v is unusable after.
+func (v *varpro) release() {
+	putScratch(v.cols)
+	putScratch(v.bufp)
+	v.lin, v.e, v.buf, v.cols, v.bufp = nil, nil, nil, nil, nil
 }
 
 func newVarpro(m Model, obs []Observation) *varpro {
 	n := len(m.Params)
 	q := n - 2
-	nc := q + 3
-	v := &varpro{m: m, obs: obs, n: n, q: q, nc: nc,
-		r: make([]float64, nc*nc), buf: foldBuffer(nc), lin: make([]float64, q*len(obs)),
-		p: make([]float64, n), pc: make([]float64, n), c: make([]float64, q),
-		e: make([]float64, len(obs)), vt: make([]float64, q)}
+	// The per-observation columns and the fold's block come from the
+	// pool (release gives them back).
+	cols, buf := getScratch((q+1)*len(obs)), getFoldBuffer(n)
+	v := &varpro{m: m, obs: obs, n: n, q: q, cols: cols, bufp: buf,
+		r: make([]float64, (q+1)*(q+1)), buf: *buf, lin: (*cols)[:q*len(obs)], e: (*cols)[q*len(obs):],
+		pc: make([]float64, n), c: make([]float64, q), u: make([]float64, 3*q)}
 	// The columns that do not depend on θ, once: the model's gradient
 	// with respect to its linear inputs' coefficients, and S.
 	g, p := make([]float64, n), make([]float64, n)
@@ -73,28 +73,28 @@ func newVarpro(m Model, obs []Observation) *varpro {
 	return v
 }
 
-// at folds [Φ | S | e∘UC | e∘CJ] at θ unless it is the last θ folded.
+// at folds [Φ | S] at θ unless it is the last θ folded, and solves c(θ).
 func (v *varpro) at(theta []float64) {
 	if v.valid && theta[0] == v.theta[0] && theta[1] == v.theta[1] {
 		return
 	}
-	q, nc, m := v.q, v.nc, len(v.obs)
+	q, m := v.q, len(v.obs)
+	nc := q + 1
 	a2, a3 := theta[0], theta[1]
-	// No right-hand side: the fold's last column is e∘CJ.
+	// No right-hand side: S is the fold's last column, so that R[q,q] is
+	// the residual's norm, not a difference of squares.
 	foldRows(v.r, nil, m, nc, v.buf, func(blk []float64, i0, b, rows int) {
 		for j := 0; j < q; j++ { // the linear inputs, then S
 			copy(blk[(j+1)*rows:(j+1)*rows+b], v.lin[j*m+i0:j*m+i0+b])
 		}
-		e, w1, w2 := blk[:b], blk[(q+1)*rows:(q+1)*rows+b], blk[(q+2)*rows:(q+2)*rows+b]
+		e := blk[:b]
 		for i := range e {
-			// The model's own exponential (expTerm) and its gradient at
-			// α1 = 1, e·UC and e·CJ.
 			o := &v.obs[i0+i]
-			ei := math.Exp(a2*o.UC + a3*o.CJ)
-			v.e[i0+i], e[i] = ei, ei
-			w1[i], w2[i] = ei*o.UC, ei*o.CJ
+			e[i] = math.Exp(a2*o.UC + a3*o.CJ) // expTerm's
+			v.e[i0+i] = e[i]
 		}
 	})
+	v.theta, v.valid = [2]float64{theta[0], theta[1]}, true
 	// c(θ) by back-substitution in R[:q,:q], after LinearLeastSquares's
 	// scaled-pivot rank test (a singular Φ has no unique c).
 	r := v.r
@@ -107,7 +107,6 @@ func (v *varpro) at(theta []float64) {
 			for i := range v.c {
 				v.c[i] = math.NaN()
 			}
-			v.theta, v.valid = [2]float64{theta[0], theta[1]}, true
 			return
 		}
 	}
@@ -118,70 +117,87 @@ func (v *varpro) at(theta []float64) {
 		}
 		v.c[i] = s / r[i*nc+i]
 	}
-	v.theta, v.valid = [2]float64{theta[0], theta[1]}, true
 }
 
-// newton returns, at the last θ folded, the gradient g = Jᵀr of
-// ½‖r‖² (r = Φc − S, J Kaufman's Jacobian), Kaufman's JᵀJ as the column
-// norms of J (for Moré's scaling and the gradient test) and the exact
-// Hessian H of the reduced functional ½‖P⊥(θ)·S‖². H is the Schur
-// complement, over the linear coefficients, of the full problem's Hessian
-// (Gauss–Newton term plus Σ r_i·∇²r_i), which is the reduced functional's
-// Hessian wherever c = c(θ) (envelope theorem). With b = Wᵀr and W =
-// [e∘UC, e∘CJ], T_jk = Σ r_i·e_i·x_j·x_k, v = R₁₁⁻ᵀ·e₀, a = R₁₃ᵀ·v and
-// κ = ‖v‖²:
+// newton returns, at the last θ folded, the gradient g of ½‖r‖²
+// (r = Φc − S at c = c(θ)), the column norms of Kaufman's Jacobian
+// J = α1·P⊥·W, W = [e∘UC, e∘CJ] (for Moré's scaling and the gradient
+// test), and the exact Hessian H of the reduced functional ½‖P⊥(θ)·S‖².
+// H is the Schur complement, over the linear coefficients, of the full
+// problem's Hessian (Gauss–Newton term plus Σ r_i·∇²r_i), which is the
+// reduced functional's Hessian wherever c = c(θ) (envelope theorem). With
+// b = Wᵀr, T_jk = Σ r_i·e_i·x_j·x_k (x = UC, CJ), U = R₁₁⁻ᵀ·ΦᵀW,
+// v = R₁₁⁻ᵀ·e₀, a = Uᵀv and κ = ‖v‖²:
 //
-//	H = JᵀJ + α1·T − α1·(a·bᵀ + b·aᵀ) − κ·b·bᵀ,   g = α1·b,
+//	JᵀJ = α1²·(WᵀW − UᵀU),   g = α1·b,
+//	H = JᵀJ + α1·T − α1·(a·bᵀ + b·aᵀ) − κ·b·bᵀ.
 //
-// where JᵀJ = α1²·Wᵀ·P⊥·W. Gauss–Newton (JᵀJ alone) converges only
-// linearly on this problem, whose residuals are large (measurement noise)
-// and whose exponents are strongly correlated with α1: about 20
-// iterations from the grid start, against about 6 with H. Only T needs a
-// pass over the observations, with the exponentials of the fold and no
-// new ones.
+// One pass over the observations with the fold's exponentials (no new
+// ones) gives the sums. JᵀJ comes from a difference of Gram matrices, which
+// costs it digits when W is nearly in Φ's range; only the step and the
+// scaling use it, not the functional or its gradient, whose accuracy
+// decides where the iteration stops.
 func (v *varpro) newton() (g [2]float64, cn [2]float64, h [2][2]float64) {
-	q, nc, r := v.q, v.nc, v.r
+	q, nc, r, m := v.q, v.q+1, v.r, len(v.obs)
 	a1 := v.c[0]
-	rho := r[q*nc+q]
-	// Rows q…q+2 of columns q+1, q+2: P⊥W in an orthonormal basis whose
-	// first vector is −r/‖r‖ (r = −ρ·u).
-	s0, s1 := r[q*nc+q+1], r[q*nc+q+2]
-	t00, t01, t11 := r[(q+1)*nc+q+1], r[(q+1)*nc+q+2], r[(q+2)*nc+q+2]
-	b := [2]float64{-rho * s0, -rho * s1}
-	k00 := a1 * a1 * (s0*s0 + t00*t00)
-	k01 := a1 * a1 * (s0*s1 + t00*t01)
-	k11 := a1 * a1 * (s1*s1 + t01*t01 + t11*t11)
-	// v = R₁₁⁻ᵀ·e₀ by forward substitution; a = R₁₃ᵀ·v.
-	var av [2]float64
-	kappa := 0.0
-	for j := 0; j < q; j++ {
-		s := 0.0
-		if j == 0 {
-			s = 1
-		}
-		for k := 0; k < j; k++ {
-			s -= r[k*nc+j] * v.vt[k]
-		}
-		v.vt[j] = s / r[j*nc+j]
-		kappa += v.vt[j] * v.vt[j]
-		av[0] += r[j*nc+q+1] * v.vt[j]
-		av[1] += r[j*nc+q+2] * v.vt[j]
-	}
-	// T from the fold's exponentials and the residuals at c(θ).
 	p := v.pc
 	p[0], p[1], p[2] = a1, v.theta[0], v.theta[1]
 	copy(p[3:], v.c[1:])
-	var T00, T01, T11 float64
+	// Column 0 of u: ΦᵀW's first row (Φ's column e); columns 1, 2 of
+	// the rows j ≥ 1: the linear inputs'.
+	u := v.u
+	clear(u)
+	var b [2]float64
+	var ww00, ww01, ww11, t00, t01, t11 float64
 	for i := range v.obs {
 		o := &v.obs[i]
-		ri := (v.m.evalE(p, o, v.e[i]) - o.S) * v.e[i]
-		T00 += ri * o.UC * o.UC
-		T01 += ri * o.UC * o.CJ
-		T11 += ri * o.CJ * o.CJ
+		ei := v.e[i]
+		w1, w2 := ei*o.UC, ei*o.CJ
+		ri := v.m.evalE(p, o, ei) - o.S
+		b[0] += w1 * ri
+		b[1] += w2 * ri
+		ww00 += w1 * w1
+		ww01 += w1 * w2
+		ww11 += w2 * w2
+		t := ri * ei
+		t00 += t * o.UC * o.UC
+		t01 += t * o.UC * o.CJ
+		t11 += t * o.CJ * o.CJ
+		u[1] += ei * w1
+		u[2] += ei * w2
+		for j := 1; j < q; j++ {
+			x := v.lin[(j-1)*m+i]
+			u[3*j+1] += x * w1
+			u[3*j+2] += x * w2
+		}
 	}
-	h[0][0] = k00 + a1*T00 - 2*a1*av[0]*b[0] - kappa*b[0]*b[0]
-	h[0][1] = k01 + a1*T01 - a1*(av[0]*b[1]+b[0]*av[1]) - kappa*b[0]*b[1]
-	h[1][1] = k11 + a1*T11 - 2*a1*av[1]*b[1] - kappa*b[1]*b[1]
+	// R₁₁ᵀ·[v | U] = [e₀ | ΦᵀW] by forward substitution.
+	u[0] = 1
+	for j := 0; j < q; j++ {
+		for c := 0; c < 3; c++ {
+			s := u[3*j+c]
+			for k := 0; k < j; k++ {
+				s -= r[k*nc+j] * u[3*k+c]
+			}
+			u[3*j+c] = s / r[j*nc+j]
+		}
+	}
+	var kappa, a0, a1v, uu00, uu01, uu11 float64
+	for j := 0; j < q; j++ {
+		vj, u0, u1 := u[3*j], u[3*j+1], u[3*j+2]
+		kappa += vj * vj
+		a0 += u0 * vj
+		a1v += u1 * vj
+		uu00 += u0 * u0
+		uu01 += u0 * u1
+		uu11 += u1 * u1
+	}
+	k00 := a1 * a1 * math.Max(ww00-uu00, 0)
+	k01 := a1 * a1 * (ww01 - uu01)
+	k11 := a1 * a1 * math.Max(ww11-uu11, 0)
+	h[0][0] = k00 + a1*t00 - 2*a1*a0*b[0] - kappa*b[0]*b[0]
+	h[0][1] = k01 + a1*t01 - a1*(a0*b[1]+b[0]*a1v) - kappa*b[0]*b[1]
+	h[1][1] = k11 + a1*t11 - 2*a1*a1v*b[1] - kappa*b[1]*b[1]
 	h[1][0] = h[0][1]
 	return [2]float64{a1 * b[0], a1 * b[1]}, [2]float64{math.Sqrt(k00), math.Sqrt(k11)}, h
 }
@@ -323,13 +339,6 @@ func (v *varpro) solve(ctx context.Context, theta0, lower, upper []float64, maxI
 	return x, status, iters, nil
 }
 
-// ssrAt is ‖P⊥(θ)·S‖², the squared residual at θ and c(θ).
-func (v *varpro) ssrAt(theta [2]float64) float64 {
-	v.at(theta[:])
-	rho := v.r[v.q*v.nc+v.q]
-	return rho * rho
-}
-
 // fitVarpro fits an exponential model by variable projection from the
 // exponents of start. ok is false when variable projection does not apply
 // to the answer: the reduced problem did not converge, Φ is singular at
@@ -340,6 +349,7 @@ func (v *varpro) ssrAt(theta [2]float64) float64 {
 // answer, exactly as that path computes them.
 func fitVarpro(ctx context.Context, m Model, obs []Observation, start []float64, maxIter int) (f *Fit, ok bool, err error) {
 	v := newVarpro(m, obs)
+	defer v.release()
 	theta, status, iters, err := v.solve(ctx, start[1:3], m.Lower[1:3], m.Upper[1:3], maxIter)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -376,16 +386,22 @@ func fitVarpro(ctx context.Context, m Model, obs []Observation, start []float64,
 		RMSE: math.Sqrt(ssr / float64(len(obs))), MeanRelErr: rel / float64(len(obs))}, true, nil
 }
 
+// ssrAt is ‖P⊥(θ)·S‖², the squared residual at θ and c(θ).
+func (v *varpro) ssrAt(theta [2]float64) float64 {
+	v.at(theta[:])
+	nc := v.q + 1
+	rho := v.r[v.q*nc+v.q]
+	return rho * rho
+}
+
 // stdErr returns the standard errors √diag(s²·(JᵀJ)⁻¹), s² = ssr/dof,
 // of the full model's parameters at the last θ folded and c(θ), in the
 // model's parameter order (NaN where unavailable, as covarianceFromR
-// says). J = [Φ, α1·e∘UC, α1·e∘CJ] up to the order of its columns, and
-// the fold holds [Φ | S | e∘UC | e∘CJ] = Q·R: deleting R's column for S
-// leaves a matrix with the same Gram matrix as [Φ | W], which a small QR
-// (nc × n, no pass over the observations) brings back to triangular;
-// scaling its last two columns by α1 gives the R of J.
+// says): J is the model's Jacobian [e, α1·e∘UC, α1·e∘CJ, linear inputs],
+// folded (in the order [e, linear inputs, α1·e∘UC, α1·e∘CJ]) from the
+// last fold's exponentials.
 func (v *varpro) stdErr(ssr float64, dof int) []float64 {
-	n, q, nc := v.n, v.q, v.nc
+	n, q, m := v.n, v.q, len(v.obs)
 	se := make([]float64, n)
 	for j := range se {
 		se[j] = math.NaN()
@@ -393,22 +409,20 @@ func (v *varpro) stdErr(ssr float64, dof int) []float64 {
 	if dof <= 0 {
 		return se
 	}
-	m := make([]float64, nc*n)
-	for i := 0; i < nc; i++ {
-		for j := 0; j < n; j++ {
-			src := j
-			if j >= q {
-				src = j + 1
-			}
-			m[i*n+j] = v.r[i*nc+src]
+	a1 := v.c[0]
+	rj := make([]float64, n*n)
+	foldRows(rj, nil, m, n, v.buf, func(blk []float64, i0, b, rows int) {
+		for j := 0; j < q-1; j++ { // the linear inputs
+			copy(blk[(j+1)*rows:(j+1)*rows+b], v.lin[j*m+i0:j*m+i0+b])
 		}
-	}
-	rj, qtr := make([]float64, n*n), make([]float64, n)
-	foldQR(rj, qtr, m, make([]float64, nc), nc, n, foldBuffer(n))
-	for i := 0; i < n; i++ {
-		rj[i*n+q] *= v.c[0]
-		rj[i*n+q+1] *= v.c[0]
-	}
+		for i := 0; i < b; i++ {
+			o := &v.obs[i0+i]
+			ei := v.e[i0+i]
+			blk[i] = ei
+			blk[q*rows+i] = a1 * ei * o.UC
+			blk[(q+1)*rows+i] = a1 * ei * o.CJ
+		}
+	})
 	if !allFinite(rj) {
 		return se
 	}
