@@ -60,3 +60,29 @@ func benchMinimize(b *testing.B, n int) {
 		})
 	}
 }
+
+// BenchmarkFitSciPyComparison is what fitbench times against SciPy's
+// curve_fit: each Table III model fitted on 480 samples by FitModelFrom
+// from the shared start (the grid start for the exponential models, zeros
+// for the linear ones), as the fit stage fits it.
+func BenchmarkFitSciPyComparison(b *testing.B) {
+	obs := synthObs(b, 480, 1)
+	for _, m := range Models() {
+		start := make([]float64, len(m.Params))
+		if !m.Linear {
+			var err error
+			if start, err = GridStart(m, obs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(m.Name, func(b *testing.B) {
+			for b.Loop() {
+				f, err := FitModelFrom(context.Background(), m, obs, start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(f.Iterations), "iters")
+			}
+		})
+	}
+}

@@ -65,7 +65,7 @@ func ExampleFitModel() {
 		fmt.Printf("%-6s %.4f\n", p.Name, f.Params[i])
 	}
 	// Output:
-	// levenberg-marquardt 48 observations, converged: true
+	// variable-projection 48 observations, converged: true
 	// alpha1 0.0500
 	// alpha2 0.3000
 	// alpha3 0.1000

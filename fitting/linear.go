@@ -56,16 +56,27 @@ func linearLeastSquares(dst []float64, a mat.Matrix, b []float64) ([]float64, []
 	}
 	r, qtb := make([]float64, n*n), make([]float64, n)
 	foldQR(r, qtb, data, b, m, n, foldBuffer(n))
+	x, err := backSolve(dst, r, qtb, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, r, nil
+}
+
+// backSolve solves R x = qtb for the n×n upper-triangular R of a fold,
+// after the scaled-pivot rank test of LinearLeastSquares. dst receives x
+// and is allocated when nil.
+func backSolve(dst, r, qtb []float64, n int) ([]float64, error) {
 	for j := 0; j < n; j++ {
 		cn := 0.0
 		for k := 0; k <= j; k++ {
 			cn += r[k*n+j] * r[k*n+j]
 		}
 		if cn == 0 {
-			return nil, nil, &SingularError{Column: j}
+			return nil, &SingularError{Column: j}
 		}
 		if ratio := math.Abs(r[j*n+j]) / math.Sqrt(cn); ratio < 1e-10 {
-			return nil, nil, &SingularError{Column: j, Ratio: ratio}
+			return nil, &SingularError{Column: j, Ratio: ratio}
 		}
 	}
 	if dst == nil {
@@ -78,5 +89,5 @@ func linearLeastSquares(dst []float64, a mat.Matrix, b []float64) ([]float64, []
 		}
 		dst[i] = s / r[i*n+i]
 	}
-	return dst, r, nil
+	return dst, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -523,20 +524,37 @@ const epsilon = 0x1p-52
 // row-major storage. Q is orthogonal, so the result is as accurate as
 // any Householder QR of J.
 func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
+	foldRows(R, qtr, m, n, buf, func(blk []float64, i0, b, rows int) {
+		for i := 0; i < b; i++ {
+			row := J[(i0+i)*n : (i0+i+1)*n]
+			for j, v := range row {
+				blk[j*rows+i] = v
+			}
+			blk[n*rows+i] = r[i0+i]
+		}
+	})
+}
+
+// foldRows is foldQR with the rows of [J | r] written by fill instead of
+// read from memory: fill(blk, i0, b, rows) stores rows i0 … i0+b−1 into
+// the block column-major, column j (j = n: r) at blk[j*rows : j*rows+b].
+// Callers that compute J row by row (the fits) so skip materialising it;
+// the arithmetic is foldQR's, so the same rows give the same bits. With a
+// nil qtr there is no right-hand side: only J's n columns are folded
+// (column n of the block is not read).
+func foldRows(R, qtr []float64, m, n int, buf []float64, fill func(blk []float64, i0, b, rows int)) {
 	clear(R)
 	clear(qtr)
 	rows := len(buf) / (n + 1)
+	last := n // the last column a reflection applies to: the right-hand side
+	if qtr == nil {
+		last = n - 1
+	}
 	for i0 := 0; i0 < m; i0 += rows {
 		b := min(rows, m-i0)
 		// The block is stored column-major (column j at buf[j*rows:]), so
 		// that every inner loop below runs over contiguous memory.
-		for i := 0; i < b; i++ {
-			row := J[(i0+i)*n : (i0+i+1)*n]
-			for j, v := range row {
-				buf[j*rows+i] = v
-			}
-			buf[n*rows+i] = r[i0+i]
-		}
+		fill(buf, i0, b, rows)
 		for k := 0; k < n; k++ {
 			ck := buf[k*rows : k*rows+b]
 			sigma := floats.Dot(ck, ck)
@@ -553,10 +571,12 @@ func foldQR(R, qtr, J, r []float64, m, n int, buf []float64) {
 			tau := (beta - alpha) / beta
 			scale := 1 / (alpha - beta)
 			floats.Scale(scale, ck)
-			for j := k + 1; j <= n; j++ {
-				top := &qtr[k]
+			for j := k + 1; j <= last; j++ {
+				var top *float64
 				if j < n {
 					top = &R[k*n+j]
+				} else {
+					top = &qtr[k]
 				}
 				// gonum's floats kernels are SIMD assembly on amd64 and arm64.
 				cj := buf[j*rows : j*rows+b]
@@ -574,6 +594,32 @@ func foldBuffer(n int) []float64 {
 	rows := max(8, 2048/(n+1))
 	return make([]float64, rows*(n+1))
 }
+
+// scratch is a pool of float64 work buffers for the fits, which a
+// cross-validation or a benchmark calls thousands of times: a buffer
+// reused is memory already mapped and in cache, where a new one, in a
+// young process, is fresh pages that the kernel must fault in and zero.
+// The fits overwrite every element they read, so reuse cannot change a
+// result.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// getScratch returns a pooled buffer of length n (contents undefined).
+func getScratch(n int) *[]float64 {
+	b := scratch.Get().(*[]float64)
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+// getFoldBuffer is foldBuffer(n) from the pool; give it back with putScratch.
+func getFoldBuffer(n int) *[]float64 {
+	rows := max(8, 2048/(n+1))
+	return getScratch(rows * (n + 1))
+}
+
+func putScratch(b *[]float64) { scratch.Put(b) }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

@@ -143,7 +143,7 @@ func (r *Report) Model() *InterferenceModel {
 			Alpha1: f.Params[0], Alpha2: f.Params[1], Alpha3: f.Params[2], Beta1: f.Params[3], Beta2: f.Params[4], Lambda: f.Params[5],
 			Units: modelUnits, Status: f.Status.String(), Converged: f.Converged(), Iterations: f.Iterations,
 			Samples: f.N, Quarantined: len(r.Quarantined), RMSE: f.RMSE, CVError: r.CV[i].Error, Folds: r.Folds,
-			Provenance: fmt.Sprintf("fitting.Run: Levenberg-Marquardt on %d samples (%d quarantined)", f.N, len(r.Quarantined)),
+			Provenance: fmt.Sprintf("fitting.Run: %s on %d samples (%d quarantined)", f.Method, f.N, len(r.Quarantined)),
 		}
 		for j, p := range ours().Params {
 			se, ok := f.StdErr[j], !math.IsNaN(f.StdErr[j])
