@@ -66,7 +66,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}
-	trains, models, err := cfg.trainStages()
+	trains, models, replicas, err := cfg.trainStages()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		}
 		dag = append(dag, st)
 	}
-	evals, err := cfg.evalStages(arrivals, models)
+	evals, err := cfg.evalStages(arrivals, models, replicas)
 	if err != nil {
 		return nil, err
 	}
