@@ -236,7 +236,9 @@ const EvalCurves = "eval/curves.parquet"
 // EvalCollect gathers every experiment's tables into eval/results.parquet,
 // eval/metrics.parquet and eval/timings.parquet (DESIGN.md §7), in the
 // order of the experiments, and the learning curves of the trained models
-// into eval/curves.parquet, in model order.
+// into eval/curves.parquet, in model order. models holds each model's
+// first replicate only: curves have no replicate column, and the others'
+// curves stay in their models/<key>/replicate-<r>/ directories.
 func EvalCollect(ids []string, models map[string][]string) pipeline.Stage {
 	var in, curves []string
 	for _, id := range ids {
