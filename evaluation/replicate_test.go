@@ -90,7 +90,7 @@ func TestReplicates(t *testing.T) {
 			t.Errorf("single-replicate row with an interval: %s", line)
 		}
 	}
-	if !strings.Contains(string(md), "percentile-bootstrap") || !strings.Contains(string(md), "DAS on small: 3") {
+	if !strings.Contains(string(md), "percentile-bootstrap") || !strings.Contains(string(md), "(train.seeds): DAS 3.") {
 		t.Errorf("no note on the intervals:\n%s", md)
 	}
 	head, _, _ := strings.Cut(string(csv), "\n")
@@ -99,6 +99,17 @@ func TestReplicates(t *testing.T) {
 	}
 	if !strings.Contains(string(tex), `$\pm$`) {
 		t.Errorf("LaTeX without intervals:\n%s", tex)
+	}
+
+	// One cluster replicated: the note says where.
+	one := s
+	one.Replicates = map[string]int{ReplicateKey("das", s.Clusters[0].Name): 2}
+	rep, err := Run(context.Background(), one, Options{Seed: 7, NewScheduler: replicateModels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(rep.Table().Notes, "\n"); !strings.Contains(notes, "(train.seeds): DAS 2 on small (1 elsewhere).") {
+		t.Errorf("notes of a replicate on one cluster:\n%s", notes)
 	}
 
 	// The interval is BootstrapMeanCI's, bracketing the mean of the three.

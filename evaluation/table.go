@@ -222,11 +222,22 @@ func sameUnits(units [][]Cell) bool {
 // several trained models.
 func (r *Report) ciNote() string {
 	var reps []string
-	for _, c := range r.Spec.Clusters {
-		for _, canon := range r.Names {
-			if n := r.Spec.ReplicatesOf(canon, c.Name); n > 1 {
-				reps = append(reps, fmt.Sprintf("%s on %s: %d", schedulers.Display(string(canon)), c.Name, n))
+	for _, canon := range r.Names {
+		var on []string
+		same := true
+		for _, c := range r.Spec.Clusters {
+			n := r.Spec.ReplicatesOf(canon, c.Name)
+			same = same && n == r.Spec.ReplicatesOf(canon, r.Spec.Clusters[0].Name)
+			if n > 1 {
+				on = append(on, fmt.Sprintf("%d on %s", n, c.Name))
 			}
+		}
+		switch {
+		case len(on) == 0:
+		case same:
+			reps = append(reps, fmt.Sprintf("%s %d", schedulers.Display(string(canon)), r.Spec.ReplicatesOf(canon, r.Spec.Clusters[0].Name)))
+		default:
+			reps = append(reps, fmt.Sprintf("%s %s (1 elsewhere)", schedulers.Display(string(canon)), strings.Join(on, ", ")))
 		}
 	}
 	n := fmt.Sprintf("x ± h: the mean over a value's replicates (independently trained models × seeds) and its %.0f %% percentile-bootstrap interval (%d resamples, seeded from the run seed and the value's cell and metric), h the larger distance from the mean to an endpoint; the CSV's _ci_lo and _ci_hi columns hold the endpoints. Values without ± have one replicate.",
