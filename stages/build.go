@@ -23,6 +23,10 @@ const (
 	// existing directory does not reuse stale artifacts (2: the
 	// interference defect and the one profile table of issue 15).
 	stageVersion = "2"
+	// evalStageVersion is the experiments' stages' (evalStage): 3, the
+	// replicate column of their results, metrics and timings tables (a
+	// cached table without it would not collect).
+	evalStageVersion = "3"
 )
 
 // Build returns the stages of the run that cfg describes, in a stable order.

@@ -159,7 +159,7 @@ func replicaRef(ref string, r int) string {
 }
 
 func (s *evalStage) Name() string     { return "eval-" + s.spec.Experiment }
-func (s *evalStage) Version() string  { return stageVersion }
+func (s *evalStage) Version() string  { return evalStageVersion }
 func (s *evalStage) Inputs() []string { return s.inputs }
 func (s *evalStage) Config() any      { return s.spec }
 
