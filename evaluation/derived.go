@@ -15,7 +15,11 @@ import (
 // wilcoxonTable pairs the per-job results of schedulers a and b in each
 // cluster (same workload, seed and job) and tests JCT and fee; ref's row
 // "<A> vs <B>" follows ours when the table has the reference's clusters.
+// A row with several trained models (train.seeds) is paired through its
+// first, replicate 0: a job pairs once, as in the paper's test.
 func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error) {
+	replicated := slices.ContainsFunc(rows, func(r ResultRow) bool { return r.Replicate > 0 })
+	rows = slices.DeleteFunc(slices.Clone(rows), func(r ResultRow) bool { return r.Replicate > 0 })
 	type key struct {
 		cluster, workload string
 		seed              int32
@@ -60,6 +64,9 @@ func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error
 		ours.Values = append(ours.Values, wj.P, wf.P)
 		t.Notes = append(t.Notes, fmt.Sprintf("%s: %d job pairs; JCT %s lower in rank sum (W+ %.0f, W− %.0f); fee W+ %.0f, W− %.0f; two-sided, zero differences dropped.",
 			title(c), len(ja), lowerOf(wj, a, b), wj.WPlus, wj.WMinus, wf.WPlus, wf.WMinus))
+	}
+	if replicated {
+		t.Notes = append(t.Notes, "Rows with several trained models (train.seeds) are tested with their first, replicate 0.")
 	}
 	t.Rows = append(t.Rows, ours)
 	if ref != nil && len(t.Groups) == len(ref.Groups) {

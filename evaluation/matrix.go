@@ -227,10 +227,16 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 }
 
 // runCell simulates one cell. The scheduler's seed is derived from the
-// run seed and the cell key, so a randomised scheduler draws the same
+// run seed and the cell key (with its replicate), so a randomised scheduler draws the same
 // stream in the cell whichever goroutine runs it.
 func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(Cell, uint64) (sim.Scheduler, error), model sim.Interference) (CellResult, error) {
-	s1, _ := pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), strconv.Itoa(c.Seed))
+	key := []string{c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), strconv.Itoa(c.Seed)}
+	if c.Replicate > 0 {
+		// Replicate 0 keeps the key it had before replicates existed, so
+		// that a run with one model per scheduler is unchanged.
+		key = append(key, "replicate", strconv.Itoa(c.Replicate))
+	}
+	s1, _ := pipeline.Seed(seed, "eval", key...)
 	sched, err := newSched(c, s1)
 	if err != nil {
 		return CellResult{}, err

@@ -20,13 +20,17 @@ const (
 	TimingsFile = "eval/timings.parquet"
 )
 
-// ResultRow is one evaluated job of one cell (DESIGN.md §2 results).
+// ResultRow is one evaluated job of one cell (DESIGN.md §2 results). A
+// cell is (experiment, cluster, workload, scheduler, seed, replicate):
+// replicate numbers the independently trained models of a learned
+// scheduler (train.seeds), 0 for a heuristic and for a single model.
 type ResultRow struct {
 	Experiment string  `parquet:"experiment"`
 	Cluster    string  `parquet:"cluster"`
 	Workload   string  `parquet:"workload"`
 	Scheduler  string  `parquet:"scheduler"`
 	Seed       int32   `parquet:"seed"`
+	Replicate  int32   `parquet:"replicate"` // the trained model of a learned row (train.seeds); 0 for heuristics
 	JobID      string  `parquet:"job_id"`
 	SubmitS    float64 `parquet:"submit_s"`
 	StartS     float64 `parquet:"start_s"`
@@ -48,6 +52,7 @@ type MetricsRow struct {
 	Workload     string  `parquet:"workload"`
 	Scheduler    string  `parquet:"scheduler"`
 	Seed         int32   `parquet:"seed"`
+	Replicate    int32   `parquet:"replicate"` // as ResultRow.Replicate
 	Jobs         int32   `parquet:"jobs"`
 	Pruned       int32   `parquet:"pruned"`
 	MeanJCTS     float64 `parquet:"mean_jct_s"`
@@ -69,6 +74,7 @@ type TimingRow struct {
 	Workload     string  `parquet:"workload"`
 	Scheduler    string  `parquet:"scheduler"`
 	Seed         int32   `parquet:"seed"`
+	Replicate    int32   `parquet:"replicate"` // as ResultRow.Replicate
 	WallS        float64 `parquet:"wall_s"`
 	DecisionS    float64 `parquet:"decision_s"`
 	MaxDecisionS float64 `parquet:"max_decision_s"`
@@ -125,11 +131,11 @@ func (r *Report) Timings() []TimingRow {
 // cellKey holds the key columns every row starts with.
 type cellKey struct {
 	Experiment, Cluster, Workload, Scheduler string
-	Seed                                     int
+	Seed, Replicate                          int
 }
 
 func (c Cell) key() cellKey {
-	return cellKey{c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), c.Seed}
+	return cellKey{c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), c.Seed, c.Replicate}
 }
 
 // rowPlan says, for every field of a row type, which source (by position)

@@ -3,6 +3,7 @@ package evaluation
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -48,6 +49,13 @@ type Spec struct {
 	// Each replicate draws its own synthetic workload and scheduler
 	// randomness from (run seed, cell key); a jobs file is the same in all.
 	Seeds int `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	// Replicates gives a learned scheduler several independently trained
+	// models on a cluster: "scheduler@cluster" (the canonical name and the
+	// spec's cluster name) maps to the number of models, each a replicate
+	// (replicate column 0..n-1) evaluated on every seed. Absent means one
+	// model (replicate 0), as for every heuristic. Left out of the JSON
+	// when empty, so that a spec without replicates hashes as before.
+	Replicates map[string]int `mapstructure:"replicates" yaml:"replicates,omitempty" json:"replicates,omitempty"`
 	// Sim configures every cell's simulation.
 	Sim sim.Config `mapstructure:"sim" yaml:"sim" json:"sim"`
 }
@@ -165,8 +173,54 @@ func (s Spec) Validate() error {
 	if s.Seeds < 1 {
 		return fmt.Errorf("seeds: must be >= 1, got %d", s.Seeds)
 	}
+	if err := s.validateReplicates(names); err != nil {
+		return err
+	}
 	if err := s.Sim.Validate(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// MaxReplicates bounds the trained models per learned scheduler and
+// cluster (train.seeds): each is a full training.
+const MaxReplicates = 100
+
+// ReplicateKey is the key of Spec.Replicates for a scheduler (canonical
+// name) on a cluster (the spec's name for it).
+func ReplicateKey(scheduler schedulers.Name, cluster string) string {
+	return string(scheduler) + "@" + cluster
+}
+
+// ReplicatesOf is the number of models of scheduler on cluster: 1 unless
+// Replicates says more.
+func (s Spec) ReplicatesOf(scheduler schedulers.Name, cluster string) int {
+	if n, ok := s.Replicates[ReplicateKey(scheduler, cluster)]; ok {
+		return n
+	}
+	return 1
+}
+
+// validateReplicates checks that every key of Replicates names a learned
+// scheduler of the spec and one of its clusters, with 1 to MaxReplicates
+// models (only a trained model can be replicated: a heuristic's
+// replicates are its seeds).
+func (s Spec) validateReplicates(names []schedulers.Name) error {
+	for _, k := range slices.Sorted(maps.Keys(s.Replicates)) {
+		n := s.Replicates[k]
+		name, cluster, ok := strings.Cut(k, "@")
+		switch {
+		case !ok:
+			return fmt.Errorf("replicates[%q]: want scheduler@cluster", k)
+		case !slices.Contains(names, schedulers.Name(name)):
+			return fmt.Errorf("replicates[%q]: %q is not a (canonical) scheduler of the spec", k, name)
+		case !schedulers.Name(name).Learned():
+			return fmt.Errorf("replicates[%q]: %s is a heuristic; only a learned scheduler has trained models to replicate", k, name)
+		case !slices.ContainsFunc(s.Clusters, func(c Cluster) bool { return c.Name == cluster }):
+			return fmt.Errorf("replicates[%q]: the spec has no cluster %q", k, cluster)
+		case n < 1 || n > MaxReplicates:
+			return fmt.Errorf("replicates[%q]: must be in [1, %d], got %d", k, MaxReplicates, n)
+		}
 	}
 	return nil
 }
@@ -216,15 +270,22 @@ type Cell struct {
 	Workload   string
 	Scheduler  schedulers.Name
 	Seed       int
+	// Replicate is the trained model a learned scheduler's cell
+	// evaluates (0..Spec.ReplicatesOf-1); 0 for every heuristic.
+	Replicate int
 
 	// positions in the spec, for ordering
 	ci, wi, si int
 }
 
-// Key is "experiment/cluster/workload/scheduler/seed": the name of the
-// cell's random streams and of the cell in errors and logs.
+// Key is "experiment/cluster/workload/scheduler/seed", and "/r<n>" for
+// replicate n > 0: the name of the cell in errors and logs.
 func (c Cell) Key() string {
-	return fmt.Sprintf("%s/%s/%s/%s/%d", c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed)
+	k := fmt.Sprintf("%s/%s/%s/%s/%d", c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed)
+	if c.Replicate > 0 {
+		k += fmt.Sprintf("/r%d", c.Replicate)
+	}
+	return k
 }
 
 // SchedulerNames are the canonical names of s.Schedulers, in order; an
@@ -242,14 +303,16 @@ func (s Spec) SchedulerNames() ([]schedulers.Name, error) {
 }
 
 // cells enumerates the matrix in spec order (cluster, workload, scheduler,
-// seed), with the canonical scheduler names of SchedulerNames.
+// replicate, seed), with the canonical scheduler names of SchedulerNames.
 func (s Spec) cells(names []schedulers.Name) []Cell {
 	var out []Cell
 	for ci, c := range s.Clusters {
 		for wi, w := range s.Workloads {
 			for si, canon := range names {
-				for r := 0; r < s.Seeds; r++ {
-					out = append(out, Cell{Experiment: s.Experiment, Cluster: c.Name, Workload: w.Name, Scheduler: canon, Seed: r, ci: ci, wi: wi, si: si})
+				for rep := 0; rep < s.ReplicatesOf(canon, c.Name); rep++ {
+					for r := 0; r < s.Seeds; r++ {
+						out = append(out, Cell{Experiment: s.Experiment, Cluster: c.Name, Workload: w.Name, Scheduler: canon, Seed: r, Replicate: rep, ci: ci, wi: wi, si: si})
+					}
 				}
 			}
 		}

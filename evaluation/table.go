@@ -5,8 +5,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -43,6 +45,28 @@ type TableRow struct {
 	Source string // SourceOurs or SourcePaper
 	// Values holds len(Groups)×len(Metrics) numbers, group-major.
 	Values []float64
+	// CI, when not nil, is parallel to Values: the 95 % bootstrap interval
+	// of each value over its replicates (trained models × seeds); an
+	// entry with N < 2 has none and prints as a plain value.
+	CI []Interval
+}
+
+// CILevel is the confidence level of every interval a table prints.
+const CILevel = 0.95
+
+// hasCI reports whether a value of the row has an interval.
+func (r TableRow) hasCI(i int) bool { return r.CI != nil && r.CI[i].Valid() }
+
+// hasCI reports whether any value of the table has an interval.
+func (t *Table) hasCI() bool {
+	for _, r := range t.Rows {
+		for i := range r.CI {
+			if r.hasCI(i) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Table summarises the report. JCT is in minutes for event-triggered
@@ -96,19 +120,32 @@ func (r *Report) Table() *Table {
 		t.Groups = append(t.Groups, AverageGroup)
 	}
 	nm := len(t.Metrics)
+	anyCI := false
 	for si, canon := range r.Names {
 		row := TableRow{Label: schedulers.Display(string(canon)), Source: SourceOurs, Values: make([]float64, len(t.Groups)*nm)}
+		ci := make([]Interval, len(t.Groups)*nm)
+		// units[gi] are the group's replicates (trained model, seed) in
+		// cell order, and samples[gi][k] metric k of each.
+		units := make([][]Cell, len(groups))
+		samples := make([][][]float64, len(groups))
 		for gi, g := range groups {
 			var jct, fee float64
 			var n int
+			samples[gi] = make([][]float64, nm)
 			for _, cr := range r.Cells {
 				if cr.Cell.ci == g.ci && cr.Cell.wi == g.wi && cr.Cell.si == si {
 					jct += cr.Metrics.MeanJCTS / jctScale
 					fee += cr.Metrics.MeanFeeUSD
 					n++
+					units[gi] = append(units[gi], cr.Cell)
+					samples[gi][0] = append(samples[gi][0], cr.Metrics.MeanJCTS/jctScale)
+					samples[gi][1] = append(samples[gi][1], cr.Metrics.MeanFeeUSD)
 				}
 			}
 			row.Values[gi*nm], row.Values[gi*nm+1] = jct/float64(n), fee/float64(n)
+			for k := 0; k < nm; k++ {
+				ci[gi*nm+k] = r.interval(samples[gi][k], s.Clusters[g.ci].Name, s.Workloads[g.wi].Name, canon, t.Metrics[k].Key)
+			}
 		}
 		if avg {
 			for k := 0; k < nm; k++ {
@@ -118,11 +155,35 @@ func (r *Report) Table() *Table {
 				}
 				row.Values[len(groups)*nm+k] = sum / float64(len(groups))
 			}
+			// The average has an interval when every group has the same
+			// replicates: each replicate's average over the groups is one
+			// sample.
+			if sameUnits(units) && len(units[0]) >= 2 {
+				for k := 0; k < nm; k++ {
+					per := make([]float64, len(units[0]))
+					for u := range per {
+						for gi := range groups {
+							per[u] += samples[gi][k][u]
+						}
+						per[u] /= float64(len(groups))
+					}
+					ci[len(groups)*nm+k] = r.interval(per, AverageGroup, "", canon, t.Metrics[k].Key)
+				}
+			}
+		}
+		for i := range ci {
+			if ci[i].Valid() {
+				row.CI, anyCI = ci, true
+				break
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.Rows = append(t.Rows, r.paperRows(t)...)
 	t.Notes = r.notes(groups != nil)
+	if anyCI {
+		t.Notes = append(t.Notes, r.ciNote())
+	}
 	if n := marginNote(t, r.Names); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
@@ -132,6 +193,59 @@ func (r *Report) Table() *Table {
 		}
 	}
 	return t
+}
+
+// interval is the bootstrap interval of one table value over its
+// replicates, seeded from the run seed and the value's place (experiment,
+// cluster, workload, scheduler, metric) so that it is the same bytes on
+// every run whatever the order tables are built in.
+func (r *Report) interval(xs []float64, cluster, workload string, scheduler schedulers.Name, metric string) Interval {
+	if len(xs) < 2 {
+		return Interval{N: len(xs)}
+	}
+	src := pipeline.RandSource(r.Seed, "ci", r.Spec.Experiment, cluster, workload, string(scheduler), metric)
+	return BootstrapMeanCI(xs, CILevel, BootstrapResamples, src)
+}
+
+// sameUnits reports whether every group ran the same replicates (trained
+// model and seed), in the same order.
+func sameUnits(units [][]Cell) bool {
+	for _, u := range units[1:] {
+		if !slices.EqualFunc(u, units[0], func(a, b Cell) bool { return a.Seed == b.Seed && a.Replicate == b.Replicate }) {
+			return false
+		}
+	}
+	return len(units) > 0
+}
+
+// ciNote says how a table's intervals were made and which rows have
+// several trained models.
+func (r *Report) ciNote() string {
+	var reps []string
+	for _, canon := range r.Names {
+		var on []string
+		same := true
+		for _, c := range r.Spec.Clusters {
+			n := r.Spec.ReplicatesOf(canon, c.Name)
+			same = same && n == r.Spec.ReplicatesOf(canon, r.Spec.Clusters[0].Name)
+			if n > 1 {
+				on = append(on, fmt.Sprintf("%d on %s", n, c.Name))
+			}
+		}
+		switch {
+		case len(on) == 0:
+		case same:
+			reps = append(reps, fmt.Sprintf("%s %d", schedulers.Display(string(canon)), r.Spec.ReplicatesOf(canon, r.Spec.Clusters[0].Name)))
+		default:
+			reps = append(reps, fmt.Sprintf("%s %s (1 elsewhere)", schedulers.Display(string(canon)), strings.Join(on, ", ")))
+		}
+	}
+	n := fmt.Sprintf("x ± h: the mean over a value's replicates (independently trained models × seeds) and its %.0f %% percentile-bootstrap interval (%d resamples, seeded from the run seed and the value's cell and metric), h the larger distance from the mean to an endpoint; the CSV's _ci_lo and _ci_hi columns hold the endpoints. Values without ± have one replicate.",
+		100*CILevel, BootstrapResamples)
+	if len(reps) > 0 {
+		n += " Trained models per learned row (train.seeds): " + strings.Join(reps, ", ") + "."
+	}
+	return n
 }
 
 // marginNote gives, per column group, each learned row's mean JCT margin
@@ -184,10 +298,13 @@ func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 	if len(s.Schedulers) < 2 {
 		return ""
 	}
+	// Jobs pair with themselves in the same seed: a learned row's first
+	// trained model (replicate 0) stands for it, as the other models
+	// replay the same jobs.
 	cells := func(si int) []CellResult {
 		var out []CellResult
 		for _, cr := range r.Cells {
-			if cr.Cell.ci == ci && cr.Cell.wi == wi && cr.Cell.si == si {
+			if cr.Cell.ci == ci && cr.Cell.wi == wi && cr.Cell.si == si && cr.Cell.Replicate == 0 {
 				out = append(out, cr)
 			}
 		}
@@ -225,8 +342,12 @@ func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: Wilcoxon signed-rank p-values (two-sided, per-job pairs, zero differences dropped) of JCT / fee against %s: %s.",
-		label, schedulers.Display(string(r.Names[0])), strings.Join(parts, "; "))
+	first := ""
+	if len(r.Spec.Replicates) > 0 {
+		first = " (a learned row with several trained models: its first, replicate 0)"
+	}
+	return fmt.Sprintf("%s: Wilcoxon signed-rank p-values (two-sided, per-job pairs, zero differences dropped) of JCT / fee against %s%s: %s.",
+		label, schedulers.Display(string(r.Names[0])), first, strings.Join(parts, "; "))
 }
 
 func formatP(p float64) string {
@@ -378,6 +499,29 @@ func display(v float64, m Metric) string {
 // scoreboard) use it so that every table of a report reads alike.
 func FormatValue(v float64, decimals int) string { return display(v, Metric{Digits: decimals}) }
 
+// displayCI is display, followed by " ± h" when the value has an interval:
+// h, the larger distance from the mean to an endpoint, with the value's
+// decimals.
+func displayCI(v float64, iv Interval, m Metric) string {
+	if !iv.Valid() || math.IsNaN(v) || m.Digits < 0 {
+		return display(v, m)
+	}
+	h := max(iv.Hi-v, v-iv.Lo)
+	d := m.Digits
+	if v != 0 && !math.IsInf(v, 0) {
+		d = min(max(2-int(math.Floor(math.Log10(math.Abs(v)))), 0), m.Digits)
+	}
+	return display(v, m) + " ± " + fmt.Sprintf("%.*f", d, h)
+}
+
+// cell is the Markdown of value i of the row.
+func (r TableRow) cell(i int, m Metric) string {
+	if r.hasCI(i) {
+		return displayCI(r.Values[i], r.CI[i], m)
+	}
+	return display(r.Values[i], m)
+}
+
 // MaxColumns is the widest Markdown table we write: wider tables are split
 // (by cluster, or by metric) so that the report fits a page.
 const MaxColumns = 10
@@ -454,7 +598,7 @@ func (t *Table) sideBySide(b *bytes.Buffer) {
 				if ok {
 					ref = p.Values[gi*nm+mi]
 				}
-				fmt.Fprintf(b, " %s | %s |", display(ours, m), display(ref, m))
+				fmt.Fprintf(b, " %s | %s |", r.cell(gi*nm+mi, m), display(ref, m))
 				if m.Digits >= 0 {
 					delta := "—"
 					if !math.IsNaN(ours) && !math.IsNaN(ref) && ref != 0 {
@@ -540,7 +684,7 @@ func (t *Table) grid(b *bytes.Buffer, groups, metrics []int, prefix string) {
 		fmt.Fprintf(b, "| %s |", row.Label)
 		for _, gi := range groups {
 			for _, mi := range metrics {
-				fmt.Fprintf(b, " %s |", display(row.Values[gi*nm+mi], t.Metrics[mi]))
+				fmt.Fprintf(b, " %s |", row.cell(gi*nm+mi, t.Metrics[mi]))
 			}
 		}
 		b.WriteString("\n")
@@ -550,25 +694,41 @@ func (t *Table) grid(b *bytes.Buffer, groups, metrics []int, prefix string) {
 
 // CSV renders the table as one header line and one line per row:
 // scheduler, source (ours or paper), then <group>_<metric> columns; empty
-// where there is no value. Notes are not included.
+// where there is no value. When a value of the table has an interval,
+// every <group>_<metric> column is followed by <group>_<metric>_ci_lo and
+// _ci_hi, empty where the value has none. Notes are not included.
 func (t *Table) CSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
+	withCI := t.hasCI()
 	head := []string{"scheduler", "source"}
 	for _, g := range t.Groups {
 		for _, m := range t.Metrics {
 			head = append(head, csvKey(g)+"_"+m.Key)
+			if withCI {
+				head = append(head, csvKey(g)+"_"+m.Key+"_ci_lo", csvKey(g)+"_"+m.Key+"_ci_hi")
+			}
 		}
 	}
 	w.Write(head)
 	for _, row := range t.Rows {
 		rec := []string{row.Label, row.Source}
 		for i, v := range row.Values {
-			s := ""
-			if !math.IsNaN(v) {
-				s = fmt.Sprintf("%.*f", t.Metrics[i%len(t.Metrics)].Digits, v)
+			digits := t.Metrics[i%len(t.Metrics)].Digits
+			num := func(v float64) string {
+				if math.IsNaN(v) {
+					return ""
+				}
+				return fmt.Sprintf("%.*f", digits, v)
 			}
-			rec = append(rec, s)
+			rec = append(rec, num(v))
+			if withCI {
+				if row.hasCI(i) {
+					rec = append(rec, num(row.CI[i].Lo), num(row.CI[i].Hi))
+				} else {
+					rec = append(rec, "", "")
+				}
+			}
 		}
 		w.Write(rec)
 	}
@@ -622,6 +782,9 @@ func (t *Table) LaTeX() []byte {
 		b.WriteString(texEscaper.Replace(row.Label))
 		for i, v := range row.Values {
 			fmt.Fprintf(&b, " & %s", texEscaper.Replace(t.format(v, t.Metrics[i%nm])))
+			if row.hasCI(i) {
+				fmt.Fprintf(&b, " $\\pm$ %s", t.format(max(row.CI[i].Hi-v, v-row.CI[i].Lo), t.Metrics[i%nm]))
+			}
 		}
 		b.WriteString(" \\\\\n")
 	}

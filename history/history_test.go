@@ -40,13 +40,6 @@ type fakeRun struct {
 	replicates []int32
 }
 
-// withReplicate is a metrics row of a run with replicates: the columns
-// of evaluation.MetricsRow and replicate.
-type withReplicate struct {
-	evaluation.MetricsRow
-	Replicate int32 `parquet:"replicate"`
-}
-
 // cells makes n cells of an experiment whose values depend on base.
 func cells(exp string, n int, base float64) []evaluation.MetricsRow {
 	var out []evaluation.MetricsRow
@@ -71,9 +64,9 @@ func (f fakeRun) write(t *testing.T, dir string) {
 	meta := datasets.FileMeta{Source: "eval", ConfigHash: f.hash}
 	var err error
 	if f.replicates != nil {
-		rows := make([]withReplicate, len(f.cells))
+		rows := slices.Clone(f.cells)
 		for i := range rows {
-			rows[i] = withReplicate{f.cells[i], f.replicates[i]}
+			rows[i].Replicate = f.replicates[i]
 		}
 		err = datasets.WriteParquet(p, meta, rows)
 	} else {

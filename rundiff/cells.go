@@ -8,11 +8,11 @@ import (
 	"path"
 	"slices"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 )
 
-// CellKey names a cell of an experiment; its seeds are replicates.
+// CellKey names a cell of an experiment; its seeds, and a learned row's
+// trained models (the replicate column, train.seeds), are its replicates.
 type CellKey struct {
 	Experiment, Cluster, Workload, Scheduler string
 }
@@ -122,16 +122,19 @@ var metrics = []metric{
 	{"pruned", func(r *evaluation.MetricsRow) float64 { return float64(r.Pruned) }, nil},
 }
 
-// cellData is one cell of one run: its metrics rows (one per seed) and
-// its jobs keyed by seed and job id.
+// cellData is one cell of one run: its metrics rows (one per seed and
+// replicate) and its jobs keyed by seed, replicate and job id.
 type cellData struct {
 	rows []evaluation.MetricsRow
 	jobs map[jobKey]*evaluation.ResultRow
 }
 
+// jobKey is a job of a cell's replicate: its seed, its trained model
+// (replicate: 0 for heuristics and for runs before train.seeds) and id.
+// Replicate r of a run pairs with replicate r of the other.
 type jobKey struct {
-	seed int32
-	id   string
+	seed, replicate int32
+	id              string
 }
 
 // readExperiment reads an experiment's metrics and, when the run has
@@ -152,7 +155,7 @@ func readExperiment(r *run, id string) (map[CellKey]*cellData, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := datasets.ReadParquet[evaluation.MetricsRow](p)
+	rows, err := evaluation.ReadMetrics(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -167,14 +170,14 @@ func readExperiment(r *run, id string) (map[CellKey]*cellData, error) {
 	if p, err = r.path(name); err != nil {
 		return nil, err
 	}
-	res, err := datasets.ReadParquet[evaluation.ResultRow](p)
+	res, err := evaluation.ReadResults(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	for i := range res {
 		j := &res[i]
 		c := get(id, j.Cluster, j.Workload, j.Scheduler)
-		c.jobs[jobKey{j.Seed, j.JobID}] = j
+		c.jobs[jobKey{j.Seed, j.Replicate, j.JobID}] = j
 	}
 	return cells, nil
 }
@@ -236,7 +239,9 @@ func compareCell(k CellKey, a, b *cellData, alpha float64) (CellDiff, error) {
 	paired := len(pairs) > 0 && 2*len(pairs) >= max(c.JobsA, c.JobsB)
 	if paired {
 		c.Paired = len(pairs)
-		slices.SortFunc(pairs, func(x, y jobKey) int { return cmp.Or(cmp.Compare(x.seed, y.seed), cmp.Compare(x.id, y.id)) })
+		slices.SortFunc(pairs, func(x, y jobKey) int {
+			return cmp.Or(cmp.Compare(x.seed, y.seed), cmp.Compare(x.replicate, y.replicate), cmp.Compare(x.id, y.id))
+		})
 	}
 	for _, m := range metrics {
 		va, vb := cellValues(a.rows, m), cellValues(b.rows, m)

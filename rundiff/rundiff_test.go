@@ -85,6 +85,9 @@ type fakeRun struct {
 	config   map[string]any
 	extra    map[string]string // more output files: name → content
 	key      string            // the stage's cache key; "" means "k"
+	// replicates > 1 writes every cell that many times (the trained
+	// models of train.seeds), replicate r's JCTs times 1 + r/10.
+	replicates int
 }
 
 func (f fakeRun) write(t *testing.T) string {
@@ -94,14 +97,17 @@ func (f fakeRun) write(t *testing.T) string {
 	var met []evaluation.MetricsRow
 	for _, s := range []string{"s1", "s2"} {
 		for seed, jobs := range f.jcts[s] {
-			var sum float64
-			for i, j := range jobs {
-				res = append(res, evaluation.ResultRow{Experiment: "exp", Cluster: "c", Workload: "w", Scheduler: s, Seed: int32(seed),
-					JobID: fmt.Sprintf("j%d", i), SubmitS: f.submit(seed, i), DurationS: 10, JCTS: j, GPUs: 1})
-				sum += j
+			for r := range max(f.replicates, 1) {
+				var sum float64
+				for i, j := range jobs {
+					j *= 1 + float64(r)/10
+					res = append(res, evaluation.ResultRow{Experiment: "exp", Cluster: "c", Workload: "w", Scheduler: s, Seed: int32(seed), Replicate: int32(r),
+						JobID: fmt.Sprintf("j%d", i), SubmitS: f.submit(seed, i), DurationS: 10, JCTS: j, GPUs: 1})
+					sum += j
+				}
+				met = append(met, evaluation.MetricsRow{Experiment: "exp", Cluster: "c", Workload: "w", Scheduler: s, Seed: int32(seed), Replicate: int32(r),
+					Jobs: int32(len(jobs)), MeanJCTS: sum / float64(len(jobs))})
 			}
-			met = append(met, evaluation.MetricsRow{Experiment: "exp", Cluster: "c", Workload: "w", Scheduler: s, Seed: int32(seed),
-				Jobs: int32(len(jobs)), MeanJCTS: sum / float64(len(jobs))})
 		}
 	}
 	must := func(err error) {
@@ -273,6 +279,26 @@ func TestCompareCells(t *testing.T) {
 		}
 		if !strings.Contains(d.Markdown(), "| `seed` | `1` | `2` |") {
 			t.Errorf("markdown lacks the seed key:\n%s", d.Markdown())
+		}
+	})
+
+	t.Run("replicates", func(t *testing.T) {
+		// Three trained models a side, each replaying the same 40 jobs:
+		// replicate r pairs with replicate r, all 120 jobs, and the
+		// models are the cell's samples.
+		a := base
+		a.replicates = 3
+		d := compare(t, a, a, Options{})
+		if c := d.Cells[0]; !d.Identical() || c.JobsA != 120 || c.Paired != 120 || c.SeedsA != 3 {
+			t.Errorf("identical replicated runs: %+v", c)
+		}
+		b := a
+		b.revision = "r2"
+		b.jcts = map[string][][]float64{"s1": {jobs(1, 40, 100, 1.05)}, "s2": base.jcts["s2"]}
+		d = compare(t, a, b, Options{})
+		m := metricOf(t, d, "s1", "mean_jct_s")
+		if c := d.Cells[0]; m.Method != MethodPaired || !m.Significant || math.Abs(m.Rel-0.05) > 1e-12 || c.Paired != 120 {
+			t.Errorf("s1 %+v over %d pairs, want a significant paired +5 %% over 120", m, c.Paired)
 		}
 	})
 

@@ -23,6 +23,10 @@ const (
 	// existing directory does not reuse stale artifacts (2: the
 	// interference defect and the one profile table of issue 15).
 	stageVersion = "2"
+	// evalStageVersion is the experiments' stages' (evalStage): 3, the
+	// replicate column of their results, metrics and timings tables (a
+	// cached table without it would not collect).
+	evalStageVersion = "3"
 )
 
 // Build returns the stages of the run that cfg describes, in a stable order.
@@ -66,7 +70,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}
-	trains, models, err := cfg.trainStages()
+	trains, models, replicas, err := cfg.trainStages()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +82,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		}
 		dag = append(dag, st)
 	}
-	evals, err := cfg.evalStages(arrivals, models)
+	evals, err := cfg.evalStages(arrivals, models, replicas)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,8 @@ type evalStage struct {
 	workers int
 	fitted  bool // speeds from fit/model.json
 	// models maps "scheduler@cluster" (the cluster's name in the spec) to
-	// the learned scheduler's model files there (artifacts of this run).
+	// the learned scheduler's model files there (artifacts of this run),
+	// and "scheduler@cluster#r" to those of its replicate r ≥ 1.
 	models map[string][]string
 }
 
@@ -103,8 +104,9 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 }
 
 // evalStages builds the stage of every configured experiment; learned
-// schedulers load the models of models (keyed by modelKey).
-func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipeline.Stage, error) {
+// schedulers load the models of models (keyed by modelKey), and every
+// replicate of replicas' keys (trainStages).
+func (c *Config) evalStages(arrivals string, models map[string][]string, replicas map[string][][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
 	for _, id := range c.runExperiments() {
 		spec, inputs, fitted, err := c.experimentSpec(id, arrivals)
@@ -121,12 +123,24 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 				continue
 			}
 			for _, cl := range spec.Clusters {
-				files, ok := models[c.modelKey(canon, cl.Spec)]
+				key := c.modelKey(canon, cl.Spec)
+				files, ok := models[key]
 				if !ok {
 					return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
 				}
-				mine[string(canon)+"@"+cl.Name] = files
+				ref := evaluation.ReplicateKey(canon, cl.Name)
+				mine[ref] = files
 				inputs = append(inputs, files...)
+				if reps := replicas[key]; len(reps) > 1 {
+					if spec.Replicates == nil {
+						spec.Replicates = map[string]int{}
+					}
+					spec.Replicates[ref] = len(reps)
+					for r := 1; r < len(reps); r++ {
+						mine[replicaRef(ref, r)] = reps[r]
+						inputs = append(inputs, reps[r]...)
+					}
+				}
 			}
 		}
 		slices.Sort(inputs)
@@ -135,8 +149,17 @@ func (c *Config) evalStages(arrivals string, models map[string][]string) ([]pipe
 	return out, nil
 }
 
+// replicaRef is the key of evalStage.models of replicate r of a
+// scheduler@cluster.
+func replicaRef(ref string, r int) string {
+	if r == 0 {
+		return ref
+	}
+	return fmt.Sprintf("%s#%d", ref, r)
+}
+
 func (s *evalStage) Name() string     { return "eval-" + s.spec.Experiment }
-func (s *evalStage) Version() string  { return stageVersion }
+func (s *evalStage) Version() string  { return evalStageVersion }
 func (s *evalStage) Inputs() []string { return s.inputs }
 func (s *evalStage) Config() any      { return s.spec }
 
@@ -177,9 +200,9 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		if !c.Scheduler.Learned() {
 			return nil, nil
 		}
-		files := s.models[string(c.Scheduler)+"@"+c.Cluster]
+		files := s.models[replicaRef(evaluation.ReplicateKey(c.Scheduler, c.Cluster), c.Replicate)]
 		if len(files) == 0 {
-			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
+			return nil, fmt.Errorf("no trained model of %s for cluster %s (replicate %d)", c.Scheduler, c.Cluster, c.Replicate)
 		}
 		return schedulers.New(c.Scheduler, schedulers.Options{Model: filepath.Dir(env.Input(files[0])), Seed: seed})
 	}
@@ -213,7 +236,9 @@ const EvalCurves = "eval/curves.parquet"
 // EvalCollect gathers every experiment's tables into eval/results.parquet,
 // eval/metrics.parquet and eval/timings.parquet (DESIGN.md §7), in the
 // order of the experiments, and the learning curves of the trained models
-// into eval/curves.parquet, in model order.
+// into eval/curves.parquet, in model order. models holds each model's
+// first replicate only: curves have no replicate column, and the others'
+// curves stay in their models/<key>/replicate-<r>/ directories.
 func EvalCollect(ids []string, models map[string][]string) pipeline.Stage {
 	var in, curves []string
 	for _, id := range ids {

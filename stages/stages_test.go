@@ -36,7 +36,7 @@ func quickConfig() *Config {
 			MARLTopologies: MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
 				{Name: "bcube", Spec: sim.ClusterSpec{Topology: "bcube", N: 3, K: 2, Servers: "power8"}}}}},
-		Train: TrainConfig{MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
+		Train: TrainConfig{Seeds: 1, MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
 			DAS: DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
 }
 
@@ -54,7 +54,7 @@ func TestStagesConformance(t *testing.T) {
 	prof := ProfileSynth(cfg.Profile.Synth)
 	pipelinetest.Conformance(t, 3, prof)
 	pipelinetest.Conformance(t, 3, Fit(cfg.Fit), prof)
-	evals, err := cfg.evalStages("", nil)
+	evals, err := cfg.evalStages("", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +94,12 @@ func TestConfigValidate(t *testing.T) {
 		{"experiment", func(c *Config) { c.Eval.Experiments = []string{"nope"} }, "eval.experiments[0]"},
 		{"eval scheduler", func(c *Config) { c.Eval.DASTable1.Schedulers = []string{"x"} }, "eval.das_table1.schedulers[0]"},
 		{"fat-tree k", func(c *Config) { c.Eval.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
+		{"train seeds 0", func(c *Config) { c.Train.Seeds = 0 }, "train.seeds: must be in [1, 100], got 0"},
+		{"train seeds negative", func(c *Config) { c.Train.Seeds = -2 }, "train.seeds: must be in [1, 100], got -2"},
+		{"train seeds too many", func(c *Config) { c.Train.Seeds = 101 }, "train.seeds: must be in [1, 100], got 101"},
+		{"replicated unknown", func(c *Config) { c.Train.Replicated = []string{"das", "nope"} }, "train.replicated[1]"},
+		{"replicated heuristic", func(c *Config) { c.Train.Replicated = []string{"tetris"} }, "train.replicated[0]: tetris is a heuristic"},
+		{"replicated empty cluster", func(c *Config) { c.Train.Replicated = []string{"marl-device@"} }, "train.replicated[0]: want name or name@cluster-id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := quickConfig()

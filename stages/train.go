@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -28,6 +29,21 @@ import (
 // experiments' scheduler lists: a learned name there adds its training
 // stage to the DAG.
 type TrainConfig struct {
+	// Seeds is the number of independently trained models (replicates) of
+	// each learned scheduler that Replicated selects, on each cluster it is
+	// trained for: replicate 0 is the model a single training makes,
+	// replicate r ≥ 1 trains into models/<key>/replicate-<r>/ from streams
+	// of its own (ReplicaSeeds), and every experiment evaluates each, its
+	// tables showing the mean and a confidence interval.
+	Seeds int `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	// Replicated are the learned schedulers that get Seeds models: a name
+	// (every model of it) or name@cluster-id (the one trained for that
+	// cluster, as in models/<name>/<cluster-id>/: a MARL-workload model,
+	// or any with train.das.cluster each); empty means every learned
+	// scheduler. A name whose model the run does not train is ignored, so
+	// that a preset's list survives a shorter eval.experiments.
+	Replicated []string `mapstructure:"replicated" yaml:"replicated" json:"replicated"`
+
 	MARL MARLTrainConfig `mapstructure:"marl" yaml:"marl" json:"marl"`
 	DAS  DASTrainConfig  `mapstructure:"das" yaml:"das" json:"das"`
 }
@@ -89,6 +105,19 @@ func (c TrainConfig) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: must be in [%d, %d], got %d", key, lo, hi, v))
 		}
 	}
+	inRange("train.seeds", c.Seeds, 1, evaluation.MaxReplicates)
+	for i, e := range c.Replicated {
+		name, cluster, hasCluster := strings.Cut(e, "@")
+		canon, err := schedulers.Canonical(name)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("train.replicated[%d]: %w", i, err))
+		case !canon.Learned():
+			errs = append(errs, fmt.Errorf("train.replicated[%d]: %s is a heuristic: only a learned scheduler has trained models (learned: %v)", i, canon, schedulers.LearnedNames()))
+		case hasCluster && (cluster == "" || strings.ContainsAny(cluster, "/\\ ,@")):
+			errs = append(errs, fmt.Errorf("train.replicated[%d]: want name or name@cluster-id (e.g. marl-device@fattree-k8-power8), got %q", i, e))
+		}
+	}
 	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
@@ -146,22 +175,52 @@ func (c *Config) modelKey(canon schedulers.Name, cluster sim.ClusterSpec) string
 	return m + "/" + ClusterID(cluster)
 }
 
+// replicas is how many models of canon the run trains under model key
+// (modelKey): train.seeds when train.replicated selects it, else 1.
+func (c *Config) replicas(canon schedulers.Name, key string) int {
+	if c.Train.Seeds <= 1 {
+		return 1
+	}
+	if len(c.Train.Replicated) == 0 {
+		return c.Train.Seeds
+	}
+	_, v, _ := training.VariantOf(canon)
+	model := string(v.ModelName())
+	for _, e := range c.Train.Replicated {
+		name, cluster, hasCluster := strings.Cut(e, "@")
+		n, err := schedulers.Canonical(name)
+		if err != nil {
+			continue // Validate refused it
+		}
+		if _, ev, ok := training.VariantOf(n); !ok || string(ev.ModelName()) != model {
+			continue
+		}
+		if !hasCluster || key == model+"/"+cluster {
+			return c.Train.Seeds
+		}
+	}
+	return 1
+}
+
 // trainStages returns a training stage for every model the configured
 // experiments' learned schedulers need, each once (the first experiment
 // naming a model sets its simulator configuration and interference
-// model), and the artifacts evaluation reads from each (by modelKey).
-func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
+// model), and the artifacts evaluation reads from each (by modelKey):
+// models holds the first model's (replicate 0), replicas every
+// replicate's, in order, for the keys that train.seeds replicates.
+func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, map[string][][]string, error) {
 	var stages []pipeline.Stage
 	models := map[string][]string{}
+	replicas := map[string][][]string{}
 	plans := map[string]*ModelTraining{}
 	for _, id := range c.Eval.Experiments {
 		spec, _, fitted, err := c.experimentSpec(id, "")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		names, err := spec.SchedulerNames()
 		if err != nil {
-			return nil, nil, fmt.Errorf("eval (%s): %w", id, err)
+			return nil, nil, nil, fmt.Errorf("eval (%s): %w", id, err)
 		}
 		for _, canon := range names {
 			if !canon.Learned() {
@@ -173,20 +232,29 @@ func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, error) {
 					// One model serves both experiments only if they
 					// simulate alike.
 					if p.Sim != spec.Sim || p.Fitted != fitted {
-						return nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, p.Experiment, id)
+						return nil, nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, p.Experiment, id)
 					}
 					continue
 				}
 				mt, err := c.planTraining(canon, spec, fitted, cl)
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, nil, err
 				}
 				stages = append(stages, mt.stage(c.JobsArtifact()))
 				models[key], plans[key] = mt.Outputs(), mt
+				if n := c.replicas(canon, key); n > 1 {
+					all := [][]string{mt.Outputs()}
+					for r := 1; r < n; r++ {
+						rm := mt.Replica(r)
+						stages = append(stages, rm.stage(c.JobsArtifact()))
+						all = append(all, rm.Outputs())
+					}
+					replicas[key] = all
+				}
 			}
 		}
 	}
-	return stages, models, nil
+	return stages, models, replicas, nil
 }
 
 // ModelTraining is one model to train: the variant, the cluster, where
@@ -210,8 +278,15 @@ type ModelTraining struct {
 	Data DataSetup `json:"data"`
 	// Config is the family's, decoded from train.<section>.
 	Config training.Config `json:"config"`
-	// Key is the model directory under models/ (modelKey).
+	// Replicate numbers the independently trained models of the same plan
+	// (train.seeds); 0, the first, is left out of the JSON so that a run
+	// with one model per key keeps its cache keys.
+	Replicate int `json:"replicate,omitempty"`
+	// Key is the model directory under models/ (modelKey; a replicate
+	// r ≥ 1 adds /replicate-<r>).
 	Key string `json:"-"`
+	// base is replicate 0's stage name, which names a replicate's streams.
+	base string
 
 	family training.Family
 }
@@ -356,6 +431,28 @@ func (c *Config) familyConfig(f training.Family) (training.Config, error) {
 	return cfg, nil
 }
 
+// Replica is replicate r ≥ 1 of the plan m (replicate 0): the same
+// training into models/<key>/replicate-<r>/, from its own streams
+// (ReplicaSeeds).
+func (m *ModelTraining) Replica(r int) *ModelTraining {
+	c := *m
+	c.Replicate, c.base = r, m.StageName()
+	c.Key = fmt.Sprintf("%s/replicate-%d", m.Key, r)
+	return &c
+}
+
+// ReplicaSeeds are the random streams of replicate r ≥ 1 of the model
+// whose replicate-0 stage is base: its training workload (SourceMARL) is
+// pipeline.Rand(seed, base, "workload", "replicate", r) and its model seed
+// pipeline.Seed(seed, base, "model", "replicate", r), independent of
+// replicate 0's (seed, base, "workload") and (seed, base, "model") and of
+// each other.
+func ReplicaSeeds(seed uint64, base string, r int) (workload *rand.Rand, model uint64) {
+	rs := strconv.Itoa(r)
+	model, _ = pipeline.Seed(seed, base, "model", "replicate", rs)
+	return pipeline.Rand(seed, base, "workload", "replicate", rs), model
+}
+
 // Family is the family that trains the model.
 func (m *ModelTraining) Family() training.Family { return m.family }
 
@@ -390,6 +487,10 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
 			in := TrainInputs{Workload: env.Rand("workload"), Meta: datasets.FileMeta{Source: "train:" + string(m.Scheduler), ConfigHash: env.ConfigHash}}
 			in.Seed, _ = pipeline.Seed(env.Seed, env.Stage(), "model")
+			if m.Replicate > 0 {
+				in.Workload, in.Seed = ReplicaSeeds(env.Seed, m.base, m.Replicate)
+				in.Meta.Source += fmt.Sprintf("/replicate-%d", m.Replicate)
+			}
 			var err error
 			if m.Data.Source == training.SourceTrace {
 				if in.Trace, err = datasets.ReadParquet[datasets.Job](env.Input(jobsArtifact)); err != nil {

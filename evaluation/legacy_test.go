@@ -1,0 +1,51 @@
+package evaluation
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+)
+
+// TestReadLegacyTables: a results or metrics table without the replicate
+// column (a run from before train.seeds) reads as replicate 0, with every
+// other column as written; a table missing another column still fails,
+// naming it.
+func TestReadLegacyTables(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "results.parquet")
+	met := filepath.Join(dir, "metrics.parquet")
+	if err := datasets.WriteParquet(res, datasets.FileMeta{Source: "t"}, []legacyResultRow{{Experiment: "e", Scheduler: "das", Seed: 2, JobID: "j1", JCTS: 42, Machines: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := datasets.WriteParquet(met, datasets.FileMeta{Source: "t"}, []legacyMetricsRow{{Experiment: "e", Scheduler: "das", Seed: 2, MeanJCTS: 42, Decisions: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadResults(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (ResultRow{Experiment: "e", Scheduler: "das", Seed: 2, JobID: "j1", JCTS: 42, Machines: 3}); len(r) != 1 || r[0] != want {
+		t.Errorf("results %+v, want %+v", r, want)
+	}
+	m, err := ReadMetrics(met)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (MetricsRow{Experiment: "e", Scheduler: "das", Seed: 2, MeanJCTS: 42, Decisions: 7}); len(m) != 1 || m[0] != want {
+		t.Errorf("metrics %+v, want %+v", m, want)
+	}
+	// Today's layout reads as written.
+	cur := filepath.Join(dir, "current.parquet")
+	if err := datasets.WriteParquet(cur, datasets.FileMeta{Source: "t"}, []MetricsRow{{Scheduler: "das", Replicate: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadMetrics(cur); err != nil || len(m) != 1 || m[0].Replicate != 2 {
+		t.Errorf("current table: %+v, %v", m, err)
+	}
+	// A metrics table is not a results table: the error names a column.
+	if _, err := ReadResults(met); err == nil || !strings.Contains(err.Error(), "job_id: no such column") {
+		t.Errorf("metrics read as results: %v", err)
+	}
+}

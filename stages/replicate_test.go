@@ -1,0 +1,168 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/training"
+)
+
+// replicatedConfig is quickConfig with two learned rows, RIFLING in
+// das-table1 and the device-level MARL policy in marl-arrivals, each with
+// two independently trained models (train.seeds 2), and heuristics that
+// stay single.
+func replicatedConfig() *Config {
+	cfg := quickConfig()
+	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
+	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
+	cfg.Eval.MARLArrivals.FittedInterference = false
+	cfg.Train.Seeds = 2
+	cfg.Train.Replicated = []string{"rifling", "marl-device@fattree-k4-power8"}
+	return cfg
+}
+
+func trainStageNames(t *testing.T, cfg *Config) []string {
+	t.Helper()
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range dag {
+		if strings.HasPrefix(s.Name(), "train-") {
+			names = append(names, s.Name())
+		}
+	}
+	return names
+}
+
+// TestTrainSeedsStages: train.seeds adds a stage per further replicate of
+// the selected models only; train.seeds 1 (and a list naming nothing the
+// run trains) keeps the DAG of a single model.
+func TestTrainSeedsStages(t *testing.T) {
+	cfg := replicatedConfig()
+	want := []string{"train-rifling", "train-rifling-replicate-1", "train-marl-device-fattree-k4-power8", "train-marl-device-fattree-k4-power8-replicate-1"}
+	if got := trainStageNames(t, cfg); !slices.Equal(got, want) {
+		t.Errorf("training stages %v, want %v", got, want)
+	}
+	cfg.Train.Replicated = []string{"marl-device@vl2-k4-power8", "das"} // not trained here
+	if got := trainStageNames(t, cfg); !slices.Equal(got, []string{"train-rifling", "train-marl-device-fattree-k4-power8"}) {
+		t.Errorf("selection of untrained models: training stages %v", got)
+	}
+	cfg.Train.Replicated, cfg.Train.Seeds = nil, 3 // every learned model
+	if got := trainStageNames(t, cfg); len(got) != 6 {
+		t.Errorf("train.seeds 3 for all: training stages %v, want 6", got)
+	}
+}
+
+// TestTrainSeedsRun runs the replicated DAG with one and with two workers:
+// the replicates are different models (different weights, different
+// metrics), the tables show intervals for the learned rows, and every
+// output but the wall-clock ones is the same bytes in both runs.
+func TestTrainSeedsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains four models")
+	}
+	run := func(workers int) string {
+		cfg := replicatedConfig()
+		cfg.Out, cfg.Workers = t.TempDir(), workers
+		dag, err := Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: workers, Log: slog.New(slog.DiscardHandler)}
+		if _, err := r.Run(context.Background(), dag); err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Out
+	}
+	d1, d2 := run(1), run(2)
+
+	compared := 0
+	filepath.WalkDir(d1, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(d1, p)
+		if strings.HasPrefix(rel, ".schedlab") || strings.Contains(rel, "timings") || rel == "manifest.json" || strings.HasPrefix(rel, "report") {
+			return nil
+		}
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(d2, rel))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between 1 and 2 workers (%v)", rel, err)
+		}
+		compared++
+		return nil
+	})
+	if compared < 20 {
+		t.Errorf("compared %d files", compared)
+	}
+
+	// The first of a family's files is its model (weights).
+	for name, dir := range map[schedulers.Name]string{"rifling": "models/rifling", "marl-device": "models/marl-device/fattree-k4-power8"} {
+		f, v, _ := training.VariantOf(name)
+		weights := f.Files(v.ModelName())[0]
+		a, err := os.ReadFile(filepath.Join(d1, dir, weights))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(d1, dir, "replicate-1", weights))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(a, b) {
+			t.Errorf("%s: replicate 1 has replicate 0's weights", filepath.Join(dir, weights))
+		}
+	}
+
+	rows, err := datasets.ReadParquet[evaluation.MetricsRow](filepath.Join(d1, EvalMetrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRep := map[string]map[int32]float64{}
+	for _, r := range rows {
+		if byRep[r.Scheduler+"@"+r.Cluster] == nil {
+			byRep[r.Scheduler+"@"+r.Cluster] = map[int32]float64{}
+		}
+		byRep[r.Scheduler+"@"+r.Cluster][r.Replicate] = r.MeanJCTS
+	}
+	for key, reps := range byRep {
+		learned := strings.HasPrefix(key, "rifling") || strings.HasPrefix(key, "marl-device")
+		switch {
+		case learned && len(reps) != 2:
+			t.Errorf("%s: replicates %v, want 0 and 1", key, reps)
+		case !learned && len(reps) != 1:
+			t.Errorf("%s: heuristic with replicates %v", key, reps)
+		}
+	}
+	if m := byRep["marl-device@fattree-k4"]; m[0] == m[1] {
+		t.Errorf("marl-device's two models give the same mean JCT %v", m)
+	}
+	for file, row := range map[string]string{"tables/marl-arrivals.md": "| MARL (device-level) |", "tables/das-table1.md": "| RIFLING |"} {
+		md, err := os.ReadFile(filepath.Join(d1, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(md), "\n") {
+			if strings.HasPrefix(line, row) && !strings.Contains(line, " ± ") && file == "tables/marl-arrivals.md" {
+				t.Errorf("%s: learned row without an interval: %s", file, line)
+			}
+		}
+		if !strings.Contains(string(md), "percentile-bootstrap") {
+			t.Errorf("%s: no note on intervals:\n%s", file, md)
+		}
+	}
+}
