@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -144,4 +145,49 @@ func TestGoldenHeuristics(t *testing.T) {
 			t.Errorf("digest %s, want %s", got, w)
 		}
 	})
+}
+
+// TestByShapeMatchesLoop checks Greedy's per-shape walk of a submission
+// ordered queue against its per-job loop, which it takes for any order
+// that is not st.Pending itself: an order returning a copy of st.Pending
+// must give the same placements, on fractional demands whose sums round
+// (so that a rolled-back placement can leave the ledger an ulp above
+// where it was) and on an overloaded cluster with a long queue.
+func TestByShapeMatchesLoop(t *testing.T) {
+	copyOrder := func(st *sim.State, dst []*sim.JobState) []*sim.JobState { return append(dst, st.Pending...) }
+	small, _ := sim.Flat(3, "dgx1")
+	jobs := schedulerstest.PAILike(600, 0.05, 9)
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := range jobs {
+		tk := &jobs[i].Tasks[0]
+		tk.GPU = []float64{0, 0.1, 0.3, 0.7, 1.1, 2.3}[r.IntN(6)]
+		tk.CPU = []float64{0, 0.1, 1.7, 3.3, 6.9}[r.IntN(5)]
+		tk.MemGiB = []float64{0, 0.2, 7.1, 30.3}[r.IntN(4)]
+		tk.Instances = int32(1 + r.IntN(3))
+	}
+	for _, p := range []struct {
+		name  string
+		place func() schedulers.Placer
+	}{
+		{"firstfit", func() schedulers.Placer { return schedulers.FirstFit{} }},
+		{"leastload", func() schedulers.Placer { return &schedulers.LeastLoad{} }},
+		{"packing", func() schedulers.Placer { return &schedulers.Packing{} }},
+	} {
+		var got [2]string
+		for k, order := range []schedulers.Order{schedulers.FIFO, copyOrder} {
+			g := schedulers.NewGreedy("g", order, p.place())
+			h := &placementHash{Scheduler: g, h: sha256.New()}
+			res, err := sim.Run(context.Background(), small, jobs, h, sim.DefaultConfig(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Metrics.MeanQueueS < 3600 {
+				t.Fatalf("%s: mean queue %gs: the cluster is not overloaded, the test proves little", p.name, res.Metrics.MeanQueueS)
+			}
+			got[k] = hex.EncodeToString(h.h.Sum(nil))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: per-shape walk %s, per-job loop %s", p.name, got[0], got[1])
+		}
+	}
 }

@@ -20,6 +20,11 @@ type Greedy struct {
 	buf    []*sim.JobState
 	failed [][]datasets.Task
 	ledger sim.Ledger
+
+	// byShape's scratch
+	cursor   []int
+	heads    []int
+	rejected []int
 }
 
 func (g *Greedy) failedLike(j *sim.JobState) bool {
@@ -62,12 +67,16 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		return nil, nil
 	}
 	jobs := g.order(st, g.buf[:0])
-	if cap(jobs) > 0 && &jobs[:1][0] != &st.Pending[:1][0] {
+	fifo := len(jobs) == len(st.Pending) && &jobs[0] == &st.Pending[0]
+	if cap(jobs) > 0 && !fifo {
 		g.buf = jobs
 	}
 	l := &g.ledger
 	l.CopyFrom(st)
 	g.place.Begin(st)
+	if fifo {
+		return g.byShape(ctx, st)
+	}
 	var out []sim.Placement
 	free, most := sums(l)
 	// Within one decision the ledger only shrinks, so a job shaped exactly
@@ -94,6 +103,166 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		}
 	}
 	return out, nil
+}
+
+// byShape is Schedule's loop for submission order, visiting only the jobs
+// the loop would try. The loop skips a job when it cannot fit the free
+// totals (the cheap reject) or is shaped like one that failed; within a
+// decision the ledger only shrinks, so once a job of some shape is skipped
+// or fails, every later job of that shape is skipped too. byShape walks
+// the pending jobs shape by shape (sim's PendingShapes), merged back into
+// submission order by a heap, and drops a shape at its first skip or
+// failure: the same placer calls in the same order as the loop over
+// st.Pending, at a cost per decision of the shapes and the placements
+// instead of the queue's length. One caveat keeps it exact: a failed
+// placement gives its instances back, and f − d + d can exceed f by an
+// ulp, so the totals recomputed after the next placement may grow; then
+// the shapes dropped by the cheap reject (whose test could pass again)
+// rejoin from their next job.
+func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	l := &g.ledger
+	groups := st.PendingShapes()
+	g.cursor = slices.Grow(g.cursor[:0], len(groups))[:len(groups)]
+	clear(g.cursor)
+	g.heads = g.heads[:0]
+	g.rejected = g.rejected[:0]
+	free, most := sums(l)
+	cheap := func(j *sim.JobState) bool {
+		return !j.Total.Fits(free) || !j.Instances[0].Demand.Fits(most)
+	}
+	for k, q := range groups {
+		if cheap(q[0]) {
+			g.rejected = append(g.rejected, k)
+			continue
+		}
+		g.heads = append(g.heads, k)
+	}
+	h := shapeHeap{groups: groups, cursor: g.cursor, heads: g.heads}
+	h.init()
+	var out []sim.Placement
+	for n := 0; len(h.heads) > 0; n++ {
+		if n&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		k := h.heads[0]
+		j := groups[k][h.cursor[k]]
+		if cheap(j) {
+			g.rejected = append(g.rejected, k)
+			h.pop()
+			continue
+		}
+		slots, ok := placeJob(st, l, g.place, j)
+		if !ok {
+			h.pop() // failed: every later job of the shape is skipped
+			continue
+		}
+		out = append(out, sim.Placement{Job: j.Index, Slots: slots})
+		h.cursor[k]++
+		if h.cursor[k] < len(groups[k]) {
+			h.fix()
+		} else {
+			h.pop()
+		}
+		nf, nm := sums(l)
+		grew := nf.GPU > free.GPU || nf.CPU > free.CPU || nf.MemGiB > free.MemGiB ||
+			nm.GPU > most.GPU || nm.CPU > most.CPU || nm.MemGiB > most.MemGiB
+		free, most = nf, nm
+		if grew {
+			// Rejoin each shape dropped by the cheap reject at its first job
+			// after j, where the loop over st.Pending would meet it next.
+			for _, r := range g.rejected {
+				q := groups[r]
+				c, _ := slices.BinarySearchFunc(q, j, cmpPending)
+				for c < len(q) && cmpPending(q[c], j) <= 0 {
+					c++
+				}
+				if c < len(q) {
+					h.cursor[r] = c
+					h.push(r)
+				}
+			}
+			g.rejected = g.rejected[:0]
+		}
+	}
+	g.heads = h.heads
+	return out, nil
+}
+
+// cmpPending is sim's pending order: submit time, then index.
+func cmpPending(a, b *sim.JobState) int {
+	switch {
+	case a.SubmitS < b.SubmitS:
+		return -1
+	case a.SubmitS > b.SubmitS:
+		return 1
+	}
+	return a.Index - b.Index
+}
+
+// shapeHeap is a binary min-heap of shape groups keyed by the pending
+// order of each group's next job.
+type shapeHeap struct {
+	groups [][]*sim.JobState
+	cursor []int
+	heads  []int
+}
+
+func (h *shapeHeap) less(a, b int) bool {
+	x, y := h.heads[a], h.heads[b]
+	return cmpPending(h.groups[x][h.cursor[x]], h.groups[y][h.cursor[y]]) < 0
+}
+
+func (h *shapeHeap) init() {
+	for i := len(h.heads)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *shapeHeap) down(i int) {
+	n := len(h.heads)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.heads[i], h.heads[m] = h.heads[m], h.heads[i]
+		i = m
+	}
+}
+
+func (h *shapeHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h.heads[i], h.heads[p] = h.heads[p], h.heads[i]
+		i = p
+	}
+}
+
+// fix restores the heap after the top's key grew.
+func (h *shapeHeap) fix() { h.down(0) }
+
+func (h *shapeHeap) pop() {
+	last := len(h.heads) - 1
+	h.heads[0] = h.heads[last]
+	h.heads = h.heads[:last]
+	h.down(0)
+}
+
+func (h *shapeHeap) push(k int) {
+	h.heads = append(h.heads, k)
+	h.up(len(h.heads) - 1)
 }
 
 // sums returns the total free resources and, per dimension, the most free

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -144,6 +145,17 @@ type Sim struct {
 	checkStamp        uint32
 
 	env *Environment // calibrated environment (UseEnvironment); nil: none
+
+	// Pending jobs grouped by shape (identical Tasks): per shape its
+	// pending jobs in pending order, the shapes with a pending job, and
+	// each shape's position in that list (−1 when it has none). They keep
+	// the cost of a decision independent of the queue's length, which
+	// grows with the trace when the cluster is overloaded.
+	shapes      [][]*JobState
+	activeShape []int32
+	shapePos    []int32
+	shapeBuf    [][]*JobState
+	started     []*JobState // scratch of Apply
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -192,9 +204,18 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	for _, c := range caps {
 		s.total = s.total.Add(c)
 	}
+	shapeIDs := map[string]int32{}
+	var key []byte
 	for i := range jobs {
 		j := &jobs[i]
 		js := &s.jobs[i]
+		key = shapeKey(key[:0], j.Tasks)
+		id, ok := shapeIDs[string(key)]
+		if !ok {
+			id = int32(len(shapeIDs))
+			shapeIDs[string(key)] = id
+		}
+		js.shape = id
 		js.Index = i
 		js.Job = j
 		js.SubmitS = j.SubmitS
@@ -213,6 +234,11 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		}
 		s.order = append(s.order, int32(i))
 	}
+	s.shapes = make([][]*JobState, len(shapeIDs))
+	s.shapePos = make([]int32, len(shapeIDs))
+	for i := range s.shapePos {
+		s.shapePos[i] = -1
+	}
 	s.results = make([]JobResult, 0, len(s.order))
 	slices.SortStableFunc(s.order, func(a, b int32) int {
 		ta, tb := s.jobs[a].SubmitS, s.jobs[b].SubmitS
@@ -225,6 +251,22 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		return int(a - b)
 	})
 	return s, nil
+}
+
+// shapeKey appends to dst a key equal for two task lists exactly when
+// slices.Equal holds for them (the test schedulers use to treat jobs alike):
+// each field's bits, with −0 as +0 (x+0 maps −0 to +0; requests are
+// validated finite, so no NaN reaches a key).
+func shapeKey(dst []byte, tasks []datasets.Task) []byte {
+	for _, t := range tasks {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(t.Role)))
+		dst = append(dst, t.Role...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(t.Instances))
+		for _, x := range [...]float64{t.GPU, t.CPU, t.MemGiB} {
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x+0))
+		}
+	}
+	return dst
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
