@@ -119,7 +119,9 @@ type Sim struct {
 	srvInst   [][]instRef
 	linkCount []int32   // flows per DirectedLink
 	linkJobs  [][]int32 // per link, the job of each flow crossing it (either way)
-	dists     [][]int32 // hop distances to each destination node, built on demand
+	linkStamp []uint32  // per link, linkEpoch when add/removeFlows last visited it
+	linkEpoch uint32
+	touched   []int32 // scratch: links visited by add/removeFlows
 	heap      []event
 	dirty     []*JobState
 
@@ -188,7 +190,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		srvInst:    make([][]instRef, n),
 		linkCount:  make([]int32, 2*len(c.Topology.Links)),
 		linkJobs:   make([][]int32, len(c.Topology.Links)),
-		dists:      make([][]int32, len(c.Topology.Nodes)),
+		linkStamp:  make([]uint32, len(c.Topology.Links)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),

@@ -61,16 +61,15 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 }
 
 // addFlows routes a starting job's flows, counts them on their links and
-// marks every job sharing those links (either way) for a new rate.
+// marks every job sharing those links (either way) for a new rate. Each
+// link is visited once however many of the job's flows cross it: the jobs
+// marked are the same as marking a link's jobs at every crossing.
 func (s *Sim) addFlows(js *JobState) {
+	s.nextLinkEpoch()
+	touched := s.touched[:0]
 	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
 		na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-		d := s.dists[nb]
-		if d == nil {
-			d = s.cluster.Topology.dist(nb)
-			s.dists[nb] = d
-		}
-		path, _ := s.cluster.Topology.route(nil, d, na, nb) // connectivity checked by Validate
+		path, _ := s.cluster.Topology.route(nil, s.cluster.Topology.distCached(nb), na, nb) // connectivity checked by Validate
 		for _, dl := range path {
 			s.linkCount[dl]++
 			if duplex {
@@ -78,37 +77,55 @@ func (s *Sim) addFlows(js *JobState) {
 			}
 			l := dl.Link()
 			s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
-			for _, o := range s.linkJobs[l] {
-				s.markDirty(&s.jobs[o])
+			if s.linkStamp[l] != s.linkEpoch {
+				s.linkStamp[l] = s.linkEpoch
+				touched = append(touched, int32(l))
 			}
 		}
 		js.flows = append(js.flows, flow{links: path, volume: vol * s.env.commFactor(), duplex: duplex})
 	})
+	for _, l := range touched {
+		for _, o := range s.linkJobs[l] {
+			s.markDirty(&s.jobs[o])
+		}
+	}
+	s.touched = touched
 }
 
 // removeFlows takes a finishing job's flows off their links and marks the
-// jobs still sharing those links for a new rate.
+// jobs still sharing those links for a new rate (each link once, as
+// addFlows).
 func (s *Sim) removeFlows(js *JobState) {
+	s.nextLinkEpoch()
+	touched := s.touched[:0]
 	for _, f := range js.flows {
 		for _, dl := range f.links {
 			s.linkCount[dl]--
 			if f.duplex {
 				s.linkCount[dl.Reverse()]--
 			}
-			l := dl.Link()
-			lj := s.linkJobs[l]
-			for k, o := range lj {
-				if int(o) == js.Index {
-					lj = slices.Delete(lj, k, k+1)
-					break
-				}
-			}
-			s.linkJobs[l] = lj
-			for _, o := range lj {
-				s.markDirty(&s.jobs[o])
+			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
+				s.linkStamp[l] = s.linkEpoch
+				touched = append(touched, int32(l))
 			}
 		}
 	}
+	self := int32(js.Index)
+	for _, l := range touched {
+		lj := s.linkJobs[l]
+		k := 0
+		for _, o := range lj {
+			if o != self {
+				lj[k] = o
+				k++
+			}
+		}
+		s.linkJobs[l] = lj[:k]
+		for _, o := range lj[:k] {
+			s.markDirty(&s.jobs[o])
+		}
+	}
+	s.touched = touched
 }
 
 // Route appends to dst the directed links a flow from server from to
@@ -117,7 +134,7 @@ func (s *Sim) removeFlows(js *JobState) {
 // of a validated cluster are connected.
 func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
 	nb := c.Servers[to].Node
-	dst, _ = c.Topology.route(dst, c.Topology.dist(nb), c.Servers[from].Node, nb)
+	dst, _ = c.Topology.route(dst, c.Topology.distCached(nb), c.Servers[from].Node, nb)
 	return dst
 }
 
@@ -125,9 +142,8 @@ func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
 // if it ran on slots (one per instance): each link once per flow crossing
 // it that way, and a worker–PS pair's links both ways. Counting the result
 // per link gives exactly what starting js there adds to State.LinkFlows,
-// so a scheduler can book a tentative placement's network load. It runs a
-// breadth-first search per destination server: call it once per placed
-// job, not once per candidate.
+// so a scheduler can book a tentative placement's network load. The
+// distance tables it routes with are cached per topology.
 func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []DirectedLink {
 	var servers []int
 	for _, sl := range slots {
@@ -135,17 +151,10 @@ func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []Di
 			servers = append(servers, sl.Server)
 		}
 	}
-	var dists [][]int32 // per destination node, built on demand
 	jobFlows(js, slots, servers, func(a, b int, _ float64, duplex bool) {
 		na, nb := c.Servers[a].Node, c.Servers[b].Node
-		if dists == nil {
-			dists = make([][]int32, len(c.Topology.Nodes))
-		}
-		if dists[nb] == nil {
-			dists[nb] = c.Topology.dist(nb)
-		}
 		n := len(dst)
-		dst, _ = c.Topology.route(dst, dists[nb], na, nb)
+		dst, _ = c.Topology.route(dst, c.Topology.distCached(nb), na, nb)
 		if duplex {
 			for _, dl := range dst[n:] {
 				dst = append(dst, dl.Reverse())
@@ -153,4 +162,14 @@ func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []Di
 		}
 	})
 	return dst
+}
+
+// nextLinkEpoch starts a new visit of links; on wrap-around the stamps are
+// cleared so that an old stamp can never match.
+func (s *Sim) nextLinkEpoch() {
+	s.linkEpoch++
+	if s.linkEpoch == 0 {
+		clear(s.linkStamp)
+		s.linkEpoch = 1
+	}
 }
