@@ -213,6 +213,10 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.doneAtDecision = 0
 	js.rate = 0
 	js.Slots = append([]Slot(nil), slots...)
+	js.instSlow = make([]float64, len(slots))
+	for i := range js.instSlow {
+		js.instSlow[i] = -1
+	}
 	s.stamp++
 	for i, sl := range slots {
 		d := js.Instances[i].Demand
@@ -244,11 +248,13 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 			js.Servers = append(js.Servers, sl.Server)
 			s.markServer(sl.Server)
 		}
-		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock)})
+		ld := &js.Instances[i].Load
+		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P})
 	}
 	s.addFlows(js)
 	s.running = append(s.running, js)
 	js.slowStale = true
+	js.commStale = true
 	s.markDirty(js)
 }
 
@@ -312,6 +318,7 @@ func (s *Sim) finish(js *JobState) {
 	s.sinceFinished = append(s.sinceFinished, r)
 	js.flows = nil
 	js.takes = nil
+	js.instSlow = nil
 }
 
 // cmpPending orders jobs as the pending queue does: by submit time, then

@@ -118,7 +118,8 @@ type Sim struct {
 	sockFree  [][]Resources
 	srvInst   [][]instRef
 	linkCount []int32   // flows per DirectedLink
-	linkJobs  [][]int32 // per link, the job of each flow crossing it (either way)
+	linkShare []float64 // per DirectedLink, its capacity / its flows (+Inf without flows)
+	linkJobs  [][]int32 // per link, the jobs with a flow crossing it (either way), each once
 	linkStamp []uint32  // per link, linkEpoch when add/removeFlows last visited it
 	linkEpoch uint32
 	touched   []int32 // scratch: links visited by add/removeFlows
@@ -147,6 +148,9 @@ type Sim struct {
 	checkStamp        uint32
 
 	env *Environment // calibrated environment (UseEnvironment); nil: none
+	// fromSums is the model given the co-runners' sums (sumsModel), nil
+	// when it has no such form: instanceSlowdown's fast path.
+	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
 
 	// Pending jobs grouped by shape (identical Tasks): per shape its
 	// pending jobs in pending order, the shapes with a pending job, and
@@ -191,9 +195,14 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		linkCount:  make([]int32, 2*len(c.Topology.Links)),
 		linkJobs:   make([][]int32, len(c.Topology.Links)),
 		linkStamp:  make([]uint32, len(c.Topology.Links)),
+		linkShare:  make([]float64, 2*len(c.Topology.Links)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),
+		fromSums:   sumsModel(model),
+	}
+	for i := range s.linkShare {
+		s.linkShare[i] = inf
 	}
 	for i := range c.Servers {
 		s.free[i] = c.Capacity(i)

@@ -19,6 +19,11 @@ type flow struct {
 	links  []DirectedLink // hops from source to destination
 	volume float64        // Gbit per iteration, both ways together for a duplex flow
 	duplex bool
+	// The flow's servers, and how many of the job's flows are this one:
+	// a job's flows between the same two servers take the same route with
+	// the same volume, so they are kept once, counted n times on the links.
+	from, to int32
+	n        int32
 }
 
 // jobFlows calls add for each per-iteration transfer of a job whose
@@ -63,33 +68,51 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 // addFlows routes a starting job's flows, counts them on their links and
 // marks every job sharing those links (either way) for a new rate. Each
 // link is visited once however many of the job's flows cross it: the jobs
-// marked are the same as marking a link's jobs at every crossing.
+// marked are the same as marking a link's jobs at every crossing. A link
+// lists a job once however many of its flows cross it.
 func (s *Sim) addFlows(js *JobState) {
 	s.nextLinkEpoch()
 	touched := s.touched[:0]
 	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
-		na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-		path, _ := s.cluster.Topology.route(nil, s.cluster.Topology.distCached(nb), na, nb) // connectivity checked by Validate
+		vol *= s.env.commFactor()
+		var path []DirectedLink
+		if k := slices.IndexFunc(js.flows, func(f flow) bool {
+			return int(f.from) == a && int(f.to) == b && f.duplex == duplex && f.volume == vol
+		}); k >= 0 {
+			js.flows[k].n++
+			path = js.flows[k].links
+		} else {
+			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
+			path, _ = s.cluster.Topology.route(nil, s.cluster.Topology.distCached(nb), na, nb) // connectivity checked by Validate
+			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1})
+		}
 		for _, dl := range path {
 			s.linkCount[dl]++
 			if duplex {
 				s.linkCount[dl.Reverse()]++
 			}
-			l := dl.Link()
-			s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
-			if s.linkStamp[l] != s.linkEpoch {
+			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
 				s.linkStamp[l] = s.linkEpoch
 				touched = append(touched, int32(l))
+				s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
 			}
 		}
-		js.flows = append(js.flows, flow{links: path, volume: vol * s.env.commFactor(), duplex: duplex})
 	})
 	for _, l := range touched {
+		s.setShare(int(l))
 		for _, o := range s.linkJobs[l] {
-			s.markDirty(&s.jobs[o])
+			s.markLink(&s.jobs[o])
 		}
 	}
 	s.touched = touched
+}
+
+// setShare recomputes both directions' capacity per flow of link l after
+// its counts changed.
+func (s *Sim) setShare(l int) {
+	c := s.cluster.Topology.Links[l].Gbps
+	s.linkShare[2*l] = c / float64(s.linkCount[2*l])
+	s.linkShare[2*l+1] = c / float64(s.linkCount[2*l+1])
 }
 
 // removeFlows takes a finishing job's flows off their links and marks the
@@ -100,9 +123,9 @@ func (s *Sim) removeFlows(js *JobState) {
 	touched := s.touched[:0]
 	for _, f := range js.flows {
 		for _, dl := range f.links {
-			s.linkCount[dl]--
+			s.linkCount[dl] -= f.n
 			if f.duplex {
-				s.linkCount[dl.Reverse()]--
+				s.linkCount[dl.Reverse()] -= f.n
 			}
 			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
 				s.linkStamp[l] = s.linkEpoch
@@ -121,8 +144,9 @@ func (s *Sim) removeFlows(js *JobState) {
 			}
 		}
 		s.linkJobs[l] = lj[:k]
+		s.setShare(int(l))
 		for _, o := range lj[:k] {
-			s.markDirty(&s.jobs[o])
+			s.markLink(&s.jobs[o])
 		}
 	}
 	s.touched = touched
