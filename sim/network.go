@@ -83,7 +83,7 @@ func (s *Sim) addFlows(js *JobState) {
 			path = js.flows[k].links
 		} else {
 			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-			path, _ = s.cluster.Topology.route(nil, s.cluster.Topology.distCached(nb), na, nb) // connectivity checked by Validate
+			path, _ = s.cluster.Topology.route(nil, na, nb) // connectivity checked by Validate
 			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1})
 		}
 		for _, dl := range path {
@@ -158,7 +158,7 @@ func (s *Sim) removeFlows(js *JobState) {
 // of a validated cluster are connected.
 func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
 	nb := c.Servers[to].Node
-	dst, _ = c.Topology.route(dst, c.Topology.distCached(nb), c.Servers[from].Node, nb)
+	dst, _ = c.Topology.route(dst, c.Servers[from].Node, nb)
 	return dst
 }
 
@@ -178,7 +178,7 @@ func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []Di
 	jobFlows(js, slots, servers, func(a, b int, _ float64, duplex bool) {
 		na, nb := c.Servers[a].Node, c.Servers[b].Node
 		n := len(dst)
-		dst, _ = c.Topology.route(dst, c.Topology.distCached(nb), na, nb)
+		dst, _ = c.Topology.route(dst, na, nb)
 		if duplex {
 			for _, dl := range dst[n:] {
 				dst = append(dst, dl.Reverse())
