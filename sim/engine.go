@@ -135,7 +135,7 @@ type Sim struct {
 	unplaced      int // pending jobs left by the last decision: a prefix of pending
 	progressBuf   []Progress
 	leftFit       int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
-	results       []JobResult
+	finished      int // jobs finished so far
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
@@ -250,7 +250,6 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	for i := range s.shapePos {
 		s.shapePos[i] = -1
 	}
-	s.results = make([]JobResult, 0, len(s.order))
 	slices.SortStableFunc(s.order, func(a, b int32) int {
 		ta, tb := s.jobs[a].SubmitS, s.jobs[b].SubmitS
 		switch {
@@ -348,8 +347,12 @@ func (s *Sim) Job(i int) *JobState { return &s.jobs[i] }
 // Call it after Next returned io.EOF; before that it covers the jobs
 // finished so far.
 func (s *Sim) Result() *Result {
-	jobs := append([]JobResult(nil), s.results...)
-	slices.SortFunc(jobs, func(a, b JobResult) int { return a.Index - b.Index })
+	jobs := make([]JobResult, 0, s.finished)
+	for i := range s.jobs {
+		if js := &s.jobs[i]; js.Status == StatusDone {
+			jobs = append(jobs, s.resultOf(js))
+		}
+	}
 	res := &Result{
 		Cluster:   s.cluster.Name,
 		Jobs:      jobs,
