@@ -117,10 +117,10 @@ type Sim struct {
 	free      []Resources
 	sockFree  [][]Resources
 	srvInst   [][]instRef
-	linkCount []int32   // flows per DirectedLink
-	linkShare []float64 // per DirectedLink, its capacity / its flows (+Inf without flows)
-	linkJobs  [][]int32 // per link, the jobs with a flow crossing it (either way), each once
-	linkStamp []uint32  // per link, linkEpoch when add/removeFlows last visited it
+	linkCount []int32     // flows per DirectedLink
+	linkShare []float64   // per DirectedLink, its capacity / its flows (+Inf without flows)
+	linkJobs  [][]linkRef // per link, the flows crossing it (either way), each once
+	linkStamp []uint32    // per link, linkEpoch when add/removeFlows last visited it
 	linkEpoch uint32
 	touched   []int32 // scratch: links visited by add/removeFlows
 	heap      []event
@@ -135,7 +135,7 @@ type Sim struct {
 	unplaced      int // pending jobs left by the last decision: a prefix of pending
 	progressBuf   []Progress
 	leftFit       int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
-	finished      int // jobs finished so far
+	finished      int  // jobs finished so far
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
@@ -193,7 +193,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		sockFree:   make([][]Resources, n),
 		srvInst:    make([][]instRef, n),
 		linkCount:  make([]int32, 2*len(c.Topology.Links)),
-		linkJobs:   make([][]int32, len(c.Topology.Links)),
+		linkJobs:   make([][]linkRef, len(c.Topology.Links)),
 		linkStamp:  make([]uint32, len(c.Topology.Links)),
 		linkShare:  make([]float64, 2*len(c.Topology.Links)),
 		serverSeen: make([]int32, n),

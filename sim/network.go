@@ -24,6 +24,16 @@ type flow struct {
 	// the same volume, so they are kept once, counted n times on the links.
 	from, to int32
 	n        int32
+	// t is the flow's time per iteration, recomputed when stale (a link
+	// it crosses changed its flow count).
+	t     float64
+	stale bool
+}
+
+// linkRef is one flow of a job crossing a link (either way), as linkJobs
+// lists them.
+type linkRef struct {
+	job, flow int32
 }
 
 // jobFlows calls add for each per-iteration transfer of a job whose
@@ -66,10 +76,10 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 }
 
 // addFlows routes a starting job's flows, counts them on their links and
-// marks every job sharing those links (either way) for a new rate. Each
-// link is visited once however many of the job's flows cross it: the jobs
-// marked are the same as marking a link's jobs at every crossing. A link
-// lists a job once however many of its flows cross it.
+// marks every flow sharing those links (either way) for a new time, and
+// its job for a new rate. Each link is visited once however many of the
+// job's flows cross it: the flows marked are the same as marking a link's
+// flows at every crossing.
 func (s *Sim) addFlows(js *JobState) {
 	s.nextLinkEpoch()
 	touched := s.touched[:0]
@@ -84,7 +94,12 @@ func (s *Sim) addFlows(js *JobState) {
 		} else {
 			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
 			path, _ = s.cluster.Topology.route(nil, na, nb) // connectivity checked by Validate
-			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1})
+			ref := linkRef{job: int32(js.Index), flow: int32(len(js.flows))}
+			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1, stale: true})
+			for _, dl := range path {
+				l := dl.Link()
+				s.linkJobs[l] = append(s.linkJobs[l], ref)
+			}
 		}
 		for _, dl := range path {
 			s.linkCount[dl]++
@@ -94,14 +109,13 @@ func (s *Sim) addFlows(js *JobState) {
 			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
 				s.linkStamp[l] = s.linkEpoch
 				touched = append(touched, int32(l))
-				s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
 			}
 		}
 	})
 	for _, l := range touched {
 		s.setShare(int(l))
-		for _, o := range s.linkJobs[l] {
-			s.markLink(&s.jobs[o])
+		for _, r := range s.linkJobs[l] {
+			s.markLink(r)
 		}
 	}
 	s.touched = touched
@@ -116,7 +130,7 @@ func (s *Sim) setShare(l int) {
 }
 
 // removeFlows takes a finishing job's flows off their links and marks the
-// jobs still sharing those links for a new rate (each link once, as
+// flows still sharing those links, and their jobs, (each link once, as
 // addFlows).
 func (s *Sim) removeFlows(js *JobState) {
 	s.nextLinkEpoch()
@@ -137,16 +151,16 @@ func (s *Sim) removeFlows(js *JobState) {
 	for _, l := range touched {
 		lj := s.linkJobs[l]
 		k := 0
-		for _, o := range lj {
-			if o != self {
-				lj[k] = o
+		for _, r := range lj {
+			if r.job != self {
+				lj[k] = r
 				k++
 			}
 		}
 		s.linkJobs[l] = lj[:k]
 		s.setShare(int(l))
-		for _, o := range lj[:k] {
-			s.markLink(&s.jobs[o])
+		for _, r := range lj[:k] {
+			s.markLink(r)
 		}
 	}
 	s.touched = touched

@@ -18,8 +18,11 @@ func (s *Sim) markServer(server int) {
 	}
 }
 
-// markLink marks js, whose flows cross a link whose flow count changed.
-func (s *Sim) markLink(js *JobState) {
+// markLink marks a flow crossing a link whose flow count changed, and its
+// job.
+func (s *Sim) markLink(r linkRef) {
+	js := &s.jobs[r.job]
+	js.flows[r.flow].stale = true
 	js.commStale = true
 	s.markDirty(js)
 }
@@ -89,23 +92,29 @@ func (s *Sim) rate(js *JobState) float64 {
 	return 1 / (1 + worst + js.comm/js.Profile.IterS)
 }
 
-// comm is the time per iteration of a running job's slowest flow.
+// comm is the time per iteration of a running job's slowest flow. A
+// flow's time is recomputed only when stale; it reads only the capacity
+// per flow of the links it crosses, which change only with their counts.
 func (s *Sim) comm(js *JobState) float64 {
 	var comm float64
 	share := s.linkShare
-	for _, f := range js.flows {
-		fwd, back := inf, inf
-		for _, dl := range f.links {
-			fwd = min(fwd, share[dl])
+	for k := range js.flows {
+		f := &js.flows[k]
+		if f.stale {
+			f.stale = false
+			fwd, back := inf, inf
+			for _, dl := range f.links {
+				fwd = min(fwd, share[dl])
+				if f.duplex {
+					back = min(back, share[dl.Reverse()])
+				}
+			}
+			f.t = f.volume / fwd
 			if f.duplex {
-				back = min(back, share[dl.Reverse()])
+				f.t = f.volume/2/fwd + f.volume/2/back
 			}
 		}
-		t := f.volume / fwd
-		if f.duplex {
-			t = f.volume/2/fwd + f.volume/2/back
-		}
-		comm = max(comm, t)
+		comm = max(comm, f.t)
 	}
 	return comm
 }
