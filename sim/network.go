@@ -26,14 +26,26 @@ type flow struct {
 	n        int32
 	// t is the flow's time per iteration, recomputed when stale (a link
 	// it crosses changed its flow count).
-	t     float64
-	stale bool
+	// fwd and back are the least capacity per flow on its links, the
+	// way it sends and (duplex) the way it pulls back; t the time per
+	// iteration they give. Stale: to recompute from the links.
+	fwd, back, t float64
+	stale        bool
 }
 
-// linkRef is one flow of a job crossing a link (either way), as linkJobs
-// lists them.
+// time is the flow's time per iteration given its bottlenecks.
+func (f *flow) time() float64 {
+	if f.duplex {
+		return f.volume/2/f.fwd + f.volume/2/f.back
+	}
+	return f.volume / f.fwd
+}
+
+// linkRef is one flow of a job crossing a link, in direction dl, as
+// linkJobs lists them.
 type linkRef struct {
 	job, flow int32
+	dl        DirectedLink
 }
 
 // jobFlows calls add for each per-iteration transfer of a job whose
@@ -94,11 +106,11 @@ func (s *Sim) addFlows(js *JobState) {
 		} else {
 			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
 			path, _ = s.cluster.Topology.route(nil, na, nb) // connectivity checked by Validate
-			ref := linkRef{job: int32(js.Index), flow: int32(len(js.flows))}
+			k := int32(len(js.flows))
 			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1, stale: true})
 			for _, dl := range path {
 				l := dl.Link()
-				s.linkJobs[l] = append(s.linkJobs[l], ref)
+				s.linkJobs[l] = append(s.linkJobs[l], linkRef{job: int32(js.Index), flow: k, dl: dl})
 			}
 		}
 		for _, dl := range path {
@@ -113,20 +125,65 @@ func (s *Sim) addFlows(js *JobState) {
 		}
 	})
 	for _, l := range touched {
-		s.setShare(int(l))
-		for _, r := range s.linkJobs[l] {
-			s.markLink(r)
-		}
+		s.relink(int(l))
 	}
 	s.touched = touched
 }
 
-// setShare recomputes both directions' capacity per flow of link l after
-// its counts changed.
-func (s *Sim) setShare(l int) {
+// relink recomputes both directions' capacity per flow of link l after
+// its counts changed, brings the bottlenecks of the flows crossing it up
+// to date and marks their jobs for a new rate.
+//
+// A flow's bottleneck (fwd, and back for a duplex flow) is the least share
+// of the links it crosses (the directions it crosses them in). When one
+// share falls from o to n, the least becomes min(least, n); when it rises,
+// the least is unchanged unless it was o, and then the flow is recomputed
+// in full. Minima of floats are exact, so the bottleneck is the one a
+// full recomputation gives. Every job of the link is marked dirty, as
+// before; only the jobs with a flow whose bottleneck changed recompute
+// their communication time.
+func (s *Sim) relink(l int) {
 	c := s.cluster.Topology.Links[l].Gbps
-	s.linkShare[2*l] = c / float64(s.linkCount[2*l])
-	s.linkShare[2*l+1] = c / float64(s.linkCount[2*l+1])
+	var old, now [2]float64
+	for d := range 2 {
+		old[d] = s.linkShare[2*l+d]
+		now[d] = c / float64(s.linkCount[2*l+d])
+		s.linkShare[2*l+d] = now[d]
+	}
+	for _, r := range s.linkJobs[l] {
+		js := &s.jobs[r.job]
+		f := &js.flows[r.flow]
+		if !f.stale {
+			d := int(r.dl & 1)
+			fwd, ok := bottleneck(f.fwd, old[d], now[d])
+			back, okb := f.back, true
+			if f.duplex {
+				back, okb = bottleneck(f.back, old[d^1], now[d^1])
+			}
+			switch {
+			case !ok || !okb:
+				f.stale = true
+				js.commStale = true
+			case fwd != f.fwd || back != f.back:
+				f.fwd, f.back = fwd, back
+				f.t = f.time()
+				js.commStale = true
+			}
+		}
+		s.markDirty(js)
+	}
+}
+
+// bottleneck updates least, the least of a set of shares, for one member
+// going from o to n; false when it must be recomputed (the least rose).
+func bottleneck(least, o, n float64) (float64, bool) {
+	switch {
+	case n < o:
+		return min(least, n), true
+	case n > o && least == o:
+		return least, false
+	}
+	return least, true
 }
 
 // removeFlows takes a finishing job's flows off their links and marks the
@@ -158,10 +215,7 @@ func (s *Sim) removeFlows(js *JobState) {
 			}
 		}
 		s.linkJobs[l] = lj[:k]
-		s.setShare(int(l))
-		for _, r := range lj[:k] {
-			s.markLink(r)
-		}
+		s.relink(int(l))
 	}
 	s.touched = touched
 }

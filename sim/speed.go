@@ -5,7 +5,7 @@ package sim
 // dirty since the last flush.
 
 // markServer marks the jobs on server for a new interference slowdown of
-// their instances there (their co-runners changed); markLink (a link's
+// their instances there (their co-runners changed); relink (a link's
 // flows changed) marks a job for new communication times. Each cached part
 // is recomputed exactly when its inputs changed, from the same inputs in
 // the same order, so the rates are those of a full recomputation.
@@ -16,15 +16,6 @@ func (s *Sim) markServer(server int) {
 		js.instSlow[r.inst] = -1
 		s.markDirty(js)
 	}
-}
-
-// markLink marks a flow crossing a link whose flow count changed, and its
-// job.
-func (s *Sim) markLink(r linkRef) {
-	js := &s.jobs[r.job]
-	js.flows[r.flow].stale = true
-	js.commStale = true
-	s.markDirty(js)
 }
 
 // markDirty queues js for the next flush.
@@ -109,10 +100,8 @@ func (s *Sim) comm(js *JobState) float64 {
 					back = min(back, share[dl.Reverse()])
 				}
 			}
-			f.t = f.volume / fwd
-			if f.duplex {
-				f.t = f.volume/2/fwd + f.volume/2/back
-			}
+			f.fwd, f.back = fwd, back
+			f.t = f.time()
 		}
 		comm = max(comm, f.t)
 	}
