@@ -252,6 +252,7 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P})
 	}
 	s.addFlows(js)
+	js.runPos = len(s.running)
 	s.running = append(s.running, js)
 	js.slowStale = true
 	js.commStale = true
@@ -292,15 +293,12 @@ func (s *Sim) finish(js *JobState) {
 		}
 	}
 	s.removeFlows(js)
-	for k, r := range s.running {
-		if r == js {
-			last := len(s.running) - 1
-			s.running[k] = s.running[last]
-			s.running[last] = nil
-			s.running = s.running[:last]
-			break
-		}
-	}
+	// Swap-remove from running, by the position start recorded.
+	k, last := js.runPos, len(s.running)-1
+	s.running[k] = s.running[last]
+	s.running[k].runPos = k
+	s.running[last] = nil
+	s.running = s.running[:last]
 	r := s.resultOf(js)
 	s.gpuSeconds += r.GPUs * r.RunS
 	s.finished++

@@ -113,6 +113,7 @@ type JobState struct {
 	comm                   float64   // time per iteration of the slowest flow, s
 	finishS                float64
 	shape                  int32 // jobs with equal Tasks share it
+	runPos                 int   // index in Sim.running while running
 }
 
 // ExpectedFinishS is the finish time of a running job if its current rate

@@ -196,25 +196,20 @@ func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
 	}
 	h := mix(uint64(a)<<32 | uint64(b))
 	u, hop := a, uint64(0)
+	var buf [256]adjEdge // more equal-cost hops than this spill to the heap
 	for ; u != g; hop++ {
+		// The equal-cost next hops in adjacency order, then the hash's
+		// pick among them.
 		want := dist[u] - 1
-		n := 0
+		cand := buf[:0]
 		for _, e := range t.adj[u] {
 			if dist[e.to] == want {
-				n++
+				cand = append(cand, e)
 			}
 		}
-		k := int(mix(h+hop) % uint64(n))
-		for _, e := range t.adj[u] {
-			if dist[e.to] == want {
-				if k == 0 {
-					dst = append(dst, t.Directed(int(e.link), u))
-					u = int(e.to)
-					break
-				}
-				k--
-			}
-		}
+		e := cand[int(mix(h+hop)%uint64(len(cand)))]
+		dst = append(dst, t.Directed(int(e.link), u))
+		u = int(e.to)
 	}
 	if g != b {
 		dst = append(dst, t.Directed(int(t.adj[b][0].link), g))
