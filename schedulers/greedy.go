@@ -79,6 +79,7 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		return g.byShape(ctx, st)
 	}
 	var out []sim.Placement
+	var arena []sim.Slot // this decision's placements' slots
 	free, most := sums(l)
 	// Within one decision the ledger only shrinks, so a job shaped exactly
 	// like one that failed fails too: skip it without scanning servers.
@@ -96,7 +97,7 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		if g.failedLike(j) {
 			continue
 		}
-		if slots, ok := placeJob(st, l, g.place, j); ok {
+		if slots, ok := placeJob(st, l, g.place, j, &arena); ok {
 			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
 			free, most = sums(l)
 		} else {
@@ -141,6 +142,7 @@ func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, e
 	h := shapeHeap{groups: groups, cursor: g.cursor, heads: g.heads}
 	h.init()
 	var out []sim.Placement
+	var arena []sim.Slot // this decision's placements' slots
 	for n := 0; len(h.heads) > 0; n++ {
 		if n&255 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -154,7 +156,7 @@ func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, e
 			h.pop()
 			continue
 		}
-		slots, ok := placeJob(st, l, g.place, j)
+		slots, ok := placeJob(st, l, g.place, j, &arena)
 		if !ok {
 			h.pop() // failed: every later job of the shape is skipped
 			continue
@@ -278,23 +280,35 @@ func sums(l *sim.Ledger) (total, most sim.Resources) {
 	return total, most
 }
 
-// placeJob books every instance of j with p, or none.
-func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState) ([]sim.Slot, bool) {
-	slots := make([]sim.Slot, 0, len(j.Instances))
+// placeJob books every instance of j with p, or none. The slots are
+// appended to *arena (nil: a slice of their own), a decision's shared
+// store: a failed attempt leaves it as it was, for the next to reuse, so
+// a decision allocates for the placements it makes rather than for every
+// job it tries. The returned slots are capped, so later appends to the
+// arena never reach them.
+func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState, arena *[]sim.Slot) ([]sim.Slot, bool) {
+	var own []sim.Slot
+	if arena == nil {
+		arena = &own
+	}
+	start := len(*arena)
+	slots := slices.Grow(*arena, len(j.Instances))
 	for i := range j.Instances {
 		s := p.Pick(st, l, j, i)
 		if s < 0 {
-			for k, sl := range slots {
+			for k, sl := range slots[start:] {
 				l.Give(sl.Server, j.Instances[k].Demand)
 				p.Unbooked(j, k, sl.Server)
 			}
+			*arena = slots[:start]
 			return nil, false
 		}
 		l.Take(s, j.Instances[i].Demand)
 		p.Booked(j, i, s)
 		slots = append(slots, sim.Slot{Server: s, Socket: -1})
 	}
-	return slots, true
+	*arena = slots
+	return slots[start:len(slots):len(slots)], true
 }
 
 // FIFO keeps submission order.
