@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"syscall"
 	"testing"
 
@@ -63,6 +64,8 @@ func runBench(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name string, cf
 // cluster (32 × pai-v100) at Poisson arrival rates (jobs/s) from light to
 // overloaded; the mean JCT and GPU utilisation reached are reported beside
 // the speed, since a growing queue makes every decision scan more jobs.
+// The million-job case runs only when SCHEDLAB_BENCH_1M is set (it takes
+// tens of seconds and ≈ 1 GB: too much for make bench-ci).
 func BenchmarkReplayPAI(b *testing.B) {
 	large, err := sim.Flat(32, "pai-v100")
 	if err != nil {
@@ -71,9 +74,12 @@ func BenchmarkReplayPAI(b *testing.B) {
 	for _, tc := range []struct {
 		n    int
 		rate float64
-	}{{1000, 0.035}, {10000, 0.035}, {20000, 0.02}, {20000, 0.035}, {20000, 0.05}, {100000, 0.035}} {
+	}{{1000, 0.035}, {10000, 0.035}, {20000, 0.02}, {20000, 0.035}, {20000, 0.05}, {100000, 0.035}, {1000000, 0.035}} {
 		n := tc.n
 		b.Run(fmt.Sprintf("jobs=%d/rate=%g", n, tc.rate), func(b *testing.B) {
+			if n > 100000 && os.Getenv("SCHEDLAB_BENCH_1M") == "" {
+				b.Skip("set SCHEDLAB_BENCH_1M=1 to run the million-job replay")
+			}
 			jobs := schedulerstest.PAILike(n, tc.rate, 1)
 			b.ResetTimer()
 			res := runBench(b, large, jobs, "fifo-firstfit", sim.DefaultConfig())

@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -20,6 +21,11 @@ type Greedy struct {
 	buf    []*sim.JobState
 	failed [][]datasets.Task
 	ledger sim.Ledger
+
+	// byShape's scratch
+	cursor   []int
+	heads    []int
+	rejected []int
 }
 
 func (g *Greedy) failedLike(j *sim.JobState) bool {
@@ -62,13 +68,18 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		return nil, nil
 	}
 	jobs := g.order(st, g.buf[:0])
-	if cap(jobs) > 0 && &jobs[:1][0] != &st.Pending[:1][0] {
+	fifo := len(jobs) == len(st.Pending) && &jobs[0] == &st.Pending[0]
+	if cap(jobs) > 0 && !fifo {
 		g.buf = jobs
 	}
 	l := &g.ledger
 	l.CopyFrom(st)
 	g.place.Begin(st)
+	if fifo {
+		return g.byShape(ctx, st)
+	}
 	var out []sim.Placement
+	var arena []sim.Slot // this decision's placements' slots
 	free, most := sums(l)
 	// Within one decision the ledger only shrinks, so a job shaped exactly
 	// like one that failed fails too: skip it without scanning servers.
@@ -86,7 +97,7 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		if g.failedLike(j) {
 			continue
 		}
-		if slots, ok := placeJob(st, l, g.place, j); ok {
+		if slots, ok := placeJob(st, l, g.place, j, &arena); ok {
 			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
 			free, most = sums(l)
 		} else {
@@ -94,6 +105,167 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		}
 	}
 	return out, nil
+}
+
+// byShape is Schedule's loop for submission order, visiting only the jobs
+// the loop would try. The loop skips a job when it cannot fit the free
+// totals (the cheap reject) or is shaped like one that failed; within a
+// decision the ledger only shrinks, so once a job of some shape is skipped
+// or fails, every later job of that shape is skipped too. byShape walks
+// the pending jobs shape by shape (sim's PendingShapes), merged back into
+// submission order by a heap, and drops a shape at its first skip or
+// failure: the same placer calls in the same order as the loop over
+// st.Pending, at a cost per decision of the shapes and the placements
+// instead of the queue's length. One caveat keeps it exact: a failed
+// placement gives its instances back, and f − d + d can exceed f by an
+// ulp, so the totals recomputed after the next placement may grow; then
+// the shapes dropped by the cheap reject (whose test could pass again)
+// rejoin from their next job.
+func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	l := &g.ledger
+	groups := st.PendingShapes()
+	g.cursor = slices.Grow(g.cursor[:0], len(groups))[:len(groups)]
+	clear(g.cursor)
+	g.heads = g.heads[:0]
+	g.rejected = g.rejected[:0]
+	free, most := sums(l)
+	cheap := func(j *sim.JobState) bool {
+		return !j.Total.Fits(free) || !j.Instances[0].Demand.Fits(most)
+	}
+	for k, q := range groups {
+		if cheap(q[0]) {
+			g.rejected = append(g.rejected, k)
+			continue
+		}
+		g.heads = append(g.heads, k)
+	}
+	h := shapeHeap{groups: groups, cursor: g.cursor, heads: g.heads}
+	h.init()
+	var out []sim.Placement
+	var arena []sim.Slot // this decision's placements' slots
+	for n := 0; len(h.heads) > 0; n++ {
+		if n&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		k := h.heads[0]
+		j := groups[k][h.cursor[k]]
+		if cheap(j) {
+			g.rejected = append(g.rejected, k)
+			h.pop()
+			continue
+		}
+		slots, ok := placeJob(st, l, g.place, j, &arena)
+		if !ok {
+			h.pop() // failed: every later job of the shape is skipped
+			continue
+		}
+		out = append(out, sim.Placement{Job: j.Index, Slots: slots})
+		h.cursor[k]++
+		if h.cursor[k] < len(groups[k]) {
+			h.fix()
+		} else {
+			h.pop()
+		}
+		nf, nm := sums(l)
+		grew := nf.GPU > free.GPU || nf.CPU > free.CPU || nf.MemGiB > free.MemGiB ||
+			nm.GPU > most.GPU || nm.CPU > most.CPU || nm.MemGiB > most.MemGiB
+		free, most = nf, nm
+		if grew {
+			// Rejoin each shape dropped by the cheap reject at its first job
+			// after j, where the loop over st.Pending would meet it next.
+			for _, r := range g.rejected {
+				q := groups[r]
+				c, _ := slices.BinarySearchFunc(q, j, cmpPending)
+				for c < len(q) && cmpPending(q[c], j) <= 0 {
+					c++
+				}
+				if c < len(q) {
+					h.cursor[r] = c
+					h.push(r)
+				}
+			}
+			g.rejected = g.rejected[:0]
+		}
+	}
+	g.heads = h.heads
+	return out, nil
+}
+
+// cmpPending is sim's pending order: submit time, then index.
+func cmpPending(a, b *sim.JobState) int {
+	switch {
+	case a.SubmitS < b.SubmitS:
+		return -1
+	case a.SubmitS > b.SubmitS:
+		return 1
+	}
+	return a.Index - b.Index
+}
+
+// shapeHeap is a binary min-heap of shape groups keyed by the pending
+// order of each group's next job.
+type shapeHeap struct {
+	groups [][]*sim.JobState
+	cursor []int
+	heads  []int
+}
+
+func (h *shapeHeap) less(a, b int) bool {
+	x, y := h.heads[a], h.heads[b]
+	return cmpPending(h.groups[x][h.cursor[x]], h.groups[y][h.cursor[y]]) < 0
+}
+
+func (h *shapeHeap) init() {
+	for i := len(h.heads)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *shapeHeap) down(i int) {
+	n := len(h.heads)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.heads[i], h.heads[m] = h.heads[m], h.heads[i]
+		i = m
+	}
+}
+
+func (h *shapeHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h.heads[i], h.heads[p] = h.heads[p], h.heads[i]
+		i = p
+	}
+}
+
+// fix restores the heap after the top's key grew.
+func (h *shapeHeap) fix() { h.down(0) }
+
+func (h *shapeHeap) pop() {
+	last := len(h.heads) - 1
+	h.heads[0] = h.heads[last]
+	h.heads = h.heads[:last]
+	h.down(0)
+}
+
+func (h *shapeHeap) push(k int) {
+	h.heads = append(h.heads, k)
+	h.up(len(h.heads) - 1)
 }
 
 // sums returns the total free resources and, per dimension, the most free
@@ -108,23 +280,35 @@ func sums(l *sim.Ledger) (total, most sim.Resources) {
 	return total, most
 }
 
-// placeJob books every instance of j with p, or none.
-func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState) ([]sim.Slot, bool) {
-	slots := make([]sim.Slot, 0, len(j.Instances))
+// placeJob books every instance of j with p, or none. The slots are
+// appended to *arena (nil: a slice of their own), a decision's shared
+// store: a failed attempt leaves it as it was, for the next to reuse, so
+// a decision allocates for the placements it makes rather than for every
+// job it tries. The returned slots are capped, so later appends to the
+// arena never reach them.
+func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState, arena *[]sim.Slot) ([]sim.Slot, bool) {
+	var own []sim.Slot
+	if arena == nil {
+		arena = &own
+	}
+	start := len(*arena)
+	slots := slices.Grow(*arena, len(j.Instances))
 	for i := range j.Instances {
 		s := p.Pick(st, l, j, i)
 		if s < 0 {
-			for k, sl := range slots {
+			for k, sl := range slots[start:] {
 				l.Give(sl.Server, j.Instances[k].Demand)
 				p.Unbooked(j, k, sl.Server)
 			}
+			*arena = slots[:start]
 			return nil, false
 		}
 		l.Take(s, j.Instances[i].Demand)
 		p.Booked(j, i, s)
 		slots = append(slots, sim.Slot{Server: s, Socket: -1})
 	}
-	return slots, true
+	*arena = slots
+	return slots[start:len(slots):len(slots)], true
 }
 
 // FIFO keeps submission order.
@@ -231,22 +415,159 @@ func (LeastGPULoad) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) i
 // LeastLoad puts an instance on the fitting server with the least
 // normalised load, the mean of its used GPU, CPU and memory shares (the MARL
 // paper's Load Balancing baseline).
+//
+// It finds that server in a tree over the servers (loadTree) rather than
+// by scanning them all per instance, which on a k = 20 fat-tree was most
+// of a Load-Balancing decision; the tree gives the same server as the
+// scan. It follows the ledger through Booked and Unbooked, so the ledger
+// given to Pick must change only by the Takes and Gives that those calls
+// report (as Greedy's does); a Pick with another ledger than the
+// decision's first scans the servers instead.
 type LeastLoad struct {
-	inv capInverse
+	inv  capInverse
+	tree loadTree
+	l    *sim.Ledger // the decision's ledger, set by its first Pick
 }
 
 // Begin implements Placer.
-func (p *LeastLoad) Begin(st *sim.State) { p.inv.update(st.Cluster) }
+func (p *LeastLoad) Begin(st *sim.State) {
+	p.inv.update(st.Cluster)
+	p.tree.build(st.Free, &p.inv)
+	p.l = nil
+}
 
 // Booked implements Placer.
-func (*LeastLoad) Booked(*sim.JobState, int, int) {}
+func (p *LeastLoad) Booked(_ *sim.JobState, _, s int) {
+	if p.l != nil {
+		p.tree.set(s, p.l.Free[s], &p.inv)
+	}
+}
 
 // Unbooked implements Placer.
-func (*LeastLoad) Unbooked(*sim.JobState, int, int) {}
+func (p *LeastLoad) Unbooked(_ *sim.JobState, _, s int) {
+	if p.l != nil {
+		p.tree.set(s, p.l.Free[s], &p.inv)
+	}
+}
 
 // Pick implements Placer.
 func (p *LeastLoad) Pick(_ *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
-	return bestServer(l, j.Instances[i].Demand, func(s int) float64 { return p.inv.load(s, l.Free[s]) })
+	if p.l == nil && len(l.Free) == p.tree.servers {
+		p.l = l
+	}
+	if l != p.l {
+		return bestServer(l, j.Instances[i].Demand, func(s int) float64 { return p.inv.load(s, l.Free[s]) })
+	}
+	return p.tree.best(j.Instances[i].Demand, l)
+}
+
+// loadTree is a binary tree over the servers (leaves padded to a power of
+// two) holding, per subtree, the least load with the lowest server index
+// reaching it and the most free of each resource on any one server. best
+// searches it for bestServer's answer under LeastLoad's score: the fitting
+// server of least load, ties to the lowest index. A subtree is skipped
+// when no server in it can fit (some resource's most free is short) or
+// when none can beat the best found so far (its least load is higher, or
+// equal and all its servers come after the best). Loads are the score
+// function's own values, so the comparisons are the scan's.
+type loadTree struct {
+	servers, n int
+	minLoad    []float64
+	minIdx     []int32
+	maxFree    []sim.Resources
+	stack      []int32
+}
+
+func (t *loadTree) build(free []sim.Resources, inv *capInverse) {
+	t.servers = len(free)
+	t.n = 1
+	for t.n < len(free) {
+		t.n *= 2
+	}
+	if len(t.minLoad) != 2*t.n {
+		t.minLoad = make([]float64, 2*t.n)
+		t.minIdx = make([]int32, 2*t.n)
+		t.maxFree = make([]sim.Resources, 2*t.n)
+	}
+	none := sim.Resources{GPU: math.Inf(-1), CPU: math.Inf(-1), MemGiB: math.Inf(-1)}
+	for k := 0; k < t.n; k++ {
+		v := t.n + k
+		t.minIdx[v] = int32(k)
+		if k < len(free) {
+			t.minLoad[v] = inv.load(k, free[k])
+			t.maxFree[v] = free[k]
+		} else {
+			t.minLoad[v] = math.Inf(1)
+			t.maxFree[v] = none
+		}
+	}
+	for v := t.n - 1; v >= 1; v-- {
+		t.pull(v)
+	}
+}
+
+func (t *loadTree) pull(v int) {
+	a, b := 2*v, 2*v+1
+	if t.minLoad[b] < t.minLoad[a] {
+		t.minLoad[v], t.minIdx[v] = t.minLoad[b], t.minIdx[b]
+	} else {
+		t.minLoad[v], t.minIdx[v] = t.minLoad[a], t.minIdx[a]
+	}
+	fa, fb := t.maxFree[a], t.maxFree[b]
+	t.maxFree[v] = sim.Resources{GPU: max(fa.GPU, fb.GPU), CPU: max(fa.CPU, fb.CPU), MemGiB: max(fa.MemGiB, fb.MemGiB)}
+}
+
+// set records server s's new free resources.
+func (t *loadTree) set(s int, free sim.Resources, inv *capInverse) {
+	v := t.n + s
+	t.minLoad[v] = inv.load(s, free)
+	t.maxFree[v] = free
+	for v /= 2; v >= 1; v /= 2 {
+		t.pull(v)
+	}
+}
+
+// best returns the fitting server of least load (ties to the lowest
+// index), or −1; l is the ledger the tree follows.
+func (t *loadTree) best(d sim.Resources, l *sim.Ledger) int {
+	best, bestLoad := -1, 0.0
+	stack := append(t.stack[:0], 1)
+	for len(stack) > 0 {
+		v := int(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		if !d.Fits(t.maxFree[v]) {
+			continue // Fits per server implies Fits of the per-resource maxima
+		}
+		if best >= 0 {
+			if ml := t.minLoad[v]; ml > bestLoad || ml == bestLoad && t.first(v) > best {
+				continue
+			}
+		}
+		if v >= t.n {
+			if s := v - t.n; l.Fits(s, d) {
+				if ld := t.minLoad[v]; best < 0 || ld < bestLoad || ld == bestLoad && s < best {
+					best, bestLoad = s, ld
+				}
+			}
+			continue
+		}
+		// The more promising child is searched first (pushed last).
+		a, b := 2*v, 2*v+1
+		if t.minLoad[b] < t.minLoad[a] {
+			a, b = b, a
+		}
+		stack = append(stack, int32(b), int32(a))
+	}
+	t.stack = stack
+	return best
+}
+
+// first is the lowest server index under node v.
+func (t *loadTree) first(v int) int {
+	for v < t.n {
+		v *= 2
+	}
+	return v - t.n
 }
 
 // capInverse caches 1/capacity per server and dimension (0 where the

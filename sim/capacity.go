@@ -22,6 +22,7 @@ type instRef struct {
 	job    int32
 	inst   int32
 	socket int32
+	c, p   float64 // the instance's Load.C and Load.P, read here without a visit to its job
 }
 
 // fitsEmpty packs the job's instances first-fit-decreasing (by GPU, then

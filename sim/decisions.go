@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Next advances the clock to the next decision point and returns the
@@ -69,6 +70,7 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 			s.nextArr++
 			js.Status = StatusPending
 			s.pending = append(s.pending, js)
+			s.addPendingShape(js)
 		}
 		s.flush()
 		decide := false
@@ -93,9 +95,15 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 					}
 					if !decide {
 						if s.leftFit == fitUnknown {
+							// Whether a job left pending could fit: one
+							// job per shape decides for all of its shape
+							// (couldFit reads only the shape and the free
+							// resources). The arrivals' shapes are
+							// included; none of them could fit, so the
+							// answer is the same.
 							s.leftFit = fitNo
-							for _, js := range s.pending[:arrived] {
-								if s.couldFit(js, total) {
+							for _, id := range s.activeShape {
+								if s.couldFit(s.shapes[id][0], total) {
 									s.leftFit = fitYes
 									break
 								}
@@ -167,15 +175,27 @@ func (s *Sim) Apply(pl []Placement) error {
 		s.start(&s.jobs[p.Job], p.Slots)
 	}
 	if len(pl) > 0 {
-		k := 0
-		for _, js := range s.pending {
-			if js.Status == StatusPending {
-				s.pending[k] = js
+		started := s.started[:0]
+		for _, p := range pl {
+			started = append(started, &s.jobs[p.Job])
+		}
+		slices.SortFunc(started, cmpPending)
+		s.pending = dropStarted(s.pending, started)
+		// Per shape, the started jobs of each shape in pending order.
+		for i := 0; i < len(started); {
+			id := started[i].shape
+			k := i + 1
+			for k < len(started) && started[k].shape == id {
 				k++
 			}
+			s.shapes[id] = dropStarted(s.shapes[id], started[i:k])
+			if len(s.shapes[id]) == 0 {
+				s.removeActiveShape(id)
+			}
+			i = k
 		}
-		clear(s.pending[k:])
-		s.pending = s.pending[:k]
+		clear(started)
+		s.started = started[:0]
 	}
 	s.flush()
 	s.unplaced = len(s.pending)
@@ -193,6 +213,10 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.doneAtDecision = 0
 	js.rate = 0
 	js.Slots = append([]Slot(nil), slots...)
+	js.instSlow = make([]float64, len(slots))
+	for i := range js.instSlow {
+		js.instSlow[i] = -1
+	}
 	s.stamp++
 	for i, sl := range slots {
 		d := js.Instances[i].Demand
@@ -224,11 +248,14 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 			js.Servers = append(js.Servers, sl.Server)
 			s.markServer(sl.Server)
 		}
-		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock)})
+		ld := &js.Instances[i].Load
+		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P})
 	}
 	s.addFlows(js)
+	js.runPos = len(s.running)
 	s.running = append(s.running, js)
 	js.slowStale = true
+	js.commStale = true
 	s.markDirty(js)
 }
 
@@ -266,30 +293,112 @@ func (s *Sim) finish(js *JobState) {
 		}
 	}
 	s.removeFlows(js)
-	for k, r := range s.running {
-		if r == js {
-			last := len(s.running) - 1
-			s.running[k] = s.running[last]
-			s.running[last] = nil
-			s.running = s.running[:last]
-			break
-		}
+	// Swap-remove from running, by the position start recorded.
+	k, last := js.runPos, len(s.running)-1
+	s.running[k] = s.running[last]
+	s.running[k].runPos = k
+	s.running[last] = nil
+	s.running = s.running[:last]
+	r := s.resultOf(js)
+	s.gpuSeconds += r.GPUs * r.RunS
+	s.finished++
+	s.sinceFinished = append(s.sinceFinished, r)
+	js.flows = nil
+	js.takes = nil
+	js.instSlow = nil
+}
+
+// cmpPending orders jobs as the pending queue does: by submit time, then
+// index (New's order).
+func cmpPending(a, b *JobState) int {
+	switch {
+	case a.SubmitS < b.SubmitS:
+		return -1
+	case a.SubmitS > b.SubmitS:
+		return 1
 	}
-	runS := s.now - js.StartS
+	return a.Index - b.Index
+}
+
+// dropStarted removes from q, a queue in pending order, the jobs of
+// started (all in q, sorted by cmpPending) and returns q. It finds them by
+// binary search and moves whichever side is shorter: the jobs after the
+// first one removed down, or the jobs before the last one removed up (then
+// q starts later in its array). Heuristics place the oldest jobs that fit,
+// near the front of a long queue, so a decision costs the distance to its
+// placements rather than the queue's length. The order of the jobs kept
+// is unchanged.
+func dropStarted(q, started []*JobState) []*JobState {
+	if len(started) == 0 {
+		return q
+	}
+	find := func(js *JobState) int {
+		k, _ := slices.BinarySearchFunc(q, js, cmpPending)
+		return k
+	}
+	lo, hi := find(started[0]), find(started[len(started)-1])
+	if len(q)-lo <= hi+1 {
+		k, r := lo, 0
+		for i := lo; i < len(q); i++ {
+			if r < len(started) && q[i] == started[r] {
+				r++
+				continue
+			}
+			q[k] = q[i]
+			k++
+		}
+		clear(q[k:])
+		return q[:k]
+	}
+	k, r := hi, len(started)-1
+	for i := hi; i >= 0; i-- {
+		if r >= 0 && q[i] == started[r] {
+			r--
+			continue
+		}
+		q[k] = q[i]
+		k--
+	}
+	clear(q[:k+1])
+	return q[k+1:]
+}
+
+// addPendingShape appends a newly pending job to its shape's queue.
+func (s *Sim) addPendingShape(js *JobState) {
+	id := js.shape
+	if len(s.shapes[id]) == 0 {
+		s.shapePos[id] = int32(len(s.activeShape))
+		s.activeShape = append(s.activeShape, id)
+	}
+	s.shapes[id] = append(s.shapes[id], js)
+}
+
+// removeActiveShape takes shape id, which has no pending job left, off
+// the list of shapes with one.
+func (s *Sim) removeActiveShape(id int32) {
+	k := s.shapePos[id]
+	last := s.activeShape[len(s.activeShape)-1]
+	s.activeShape[k] = last
+	s.shapePos[last] = k
+	s.activeShape = s.activeShape[:len(s.activeShape)-1]
+	s.shapePos[id] = -1
+}
+
+// resultOf is the result row of a finished job, from its state alone, so
+// that Result can rebuild the rows in index order instead of the run
+// keeping a copy of each (a million-job replay kept 110 MB of them).
+func (s *Sim) resultOf(js *JobState) JobResult {
+	runS := js.finishS - js.StartS
 	gpus := js.Total.GPU
-	s.gpuSeconds += gpus * runS
 	r := JobResult{
 		Index: js.Index, JobID: js.Job.JobID,
-		SubmitS: js.SubmitS, StartS: js.StartS, FinishS: s.now,
-		JCTS: s.now - js.SubmitS, QueueS: js.StartS - js.SubmitS, RunS: runS, DurationS: js.DurationS,
+		SubmitS: js.SubmitS, StartS: js.StartS, FinishS: js.finishS,
+		JCTS: js.finishS - js.SubmitS, QueueS: js.StartS - js.SubmitS, RunS: runS, DurationS: js.DurationS,
 		Slowdown: 1, GPUs: gpus, FeeUSD: s.cfg.PriceGPUHour * gpus * runS / 3600,
 		Machines: len(js.Servers),
 	}
 	if js.DurationS > 0 {
 		r.Slowdown = runS / js.DurationS
 	}
-	s.results = append(s.results, r)
-	s.sinceFinished = append(s.sinceFinished, r)
-	js.flows = nil
-	js.takes = nil
+	return r
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -116,9 +117,12 @@ type Sim struct {
 	free      []Resources
 	sockFree  [][]Resources
 	srvInst   [][]instRef
-	linkCount []int32   // flows per DirectedLink
-	linkJobs  [][]int32 // per link, the job of each flow crossing it (either way)
-	dists     [][]int32 // hop distances to each destination node, built on demand
+	linkCount []int32     // flows per DirectedLink
+	linkShare []float64   // per DirectedLink, its capacity / its flows (+Inf without flows)
+	linkJobs  [][]linkRef // per link, the flows crossing it (either way), each once
+	linkStamp []uint32    // per link, linkEpoch when add/removeFlows last visited it
+	linkEpoch uint32
+	touched   []int32 // scratch: links visited by add/removeFlows
 	heap      []event
 	dirty     []*JobState
 
@@ -131,7 +135,7 @@ type Sim struct {
 	unplaced      int // pending jobs left by the last decision: a prefix of pending
 	progressBuf   []Progress
 	leftFit       int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
-	results       []JobResult
+	finished      int  // jobs finished so far
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
@@ -144,6 +148,20 @@ type Sim struct {
 	checkStamp        uint32
 
 	env *Environment // calibrated environment (UseEnvironment); nil: none
+	// fromSums is the model given the co-runners' sums (sumsModel), nil
+	// when it has no such form: instanceSlowdown's fast path.
+	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
+
+	// Pending jobs grouped by shape (identical Tasks): per shape its
+	// pending jobs in pending order, the shapes with a pending job, and
+	// each shape's position in that list (−1 when it has none). They keep
+	// the cost of a decision independent of the queue's length, which
+	// grows with the trace when the cluster is overloaded.
+	shapes      [][]*JobState
+	activeShape []int32
+	shapePos    []int32
+	shapeBuf    [][]*JobState
+	started     []*JobState // scratch of Apply
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -175,11 +193,16 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		sockFree:   make([][]Resources, n),
 		srvInst:    make([][]instRef, n),
 		linkCount:  make([]int32, 2*len(c.Topology.Links)),
-		linkJobs:   make([][]int32, len(c.Topology.Links)),
-		dists:      make([][]int32, len(c.Topology.Nodes)),
+		linkJobs:   make([][]linkRef, len(c.Topology.Links)),
+		linkStamp:  make([]uint32, len(c.Topology.Links)),
+		linkShare:  make([]float64, 2*len(c.Topology.Links)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),
+		fromSums:   sumsModel(model),
+	}
+	for i := range s.linkShare {
+		s.linkShare[i] = inf
 	}
 	for i := range c.Servers {
 		s.free[i] = c.Capacity(i)
@@ -192,9 +215,18 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	for _, c := range caps {
 		s.total = s.total.Add(c)
 	}
+	shapeIDs := map[string]int32{}
+	var key []byte
 	for i := range jobs {
 		j := &jobs[i]
 		js := &s.jobs[i]
+		key = shapeKey(key[:0], j.Tasks)
+		id, ok := shapeIDs[string(key)]
+		if !ok {
+			id = int32(len(shapeIDs))
+			shapeIDs[string(key)] = id
+		}
+		js.shape = id
 		js.Index = i
 		js.Job = j
 		js.SubmitS = j.SubmitS
@@ -213,7 +245,11 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		}
 		s.order = append(s.order, int32(i))
 	}
-	s.results = make([]JobResult, 0, len(s.order))
+	s.shapes = make([][]*JobState, len(shapeIDs))
+	s.shapePos = make([]int32, len(shapeIDs))
+	for i := range s.shapePos {
+		s.shapePos[i] = -1
+	}
 	slices.SortStableFunc(s.order, func(a, b int32) int {
 		ta, tb := s.jobs[a].SubmitS, s.jobs[b].SubmitS
 		switch {
@@ -225,6 +261,22 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		return int(a - b)
 	})
 	return s, nil
+}
+
+// shapeKey appends to dst a key equal for two task lists exactly when
+// slices.Equal holds for them (the test schedulers use to treat jobs alike):
+// each field's bits, with −0 as +0 (x+0 maps −0 to +0; requests are
+// validated finite, so no NaN reaches a key).
+func shapeKey(dst []byte, tasks []datasets.Task) []byte {
+	for _, t := range tasks {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(t.Role)))
+		dst = append(dst, t.Role...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(t.Instances))
+		for _, x := range [...]float64{t.GPU, t.CPU, t.MemGiB} {
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x+0))
+		}
+	}
+	return dst
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -295,8 +347,12 @@ func (s *Sim) Job(i int) *JobState { return &s.jobs[i] }
 // Call it after Next returned io.EOF; before that it covers the jobs
 // finished so far.
 func (s *Sim) Result() *Result {
-	jobs := append([]JobResult(nil), s.results...)
-	slices.SortFunc(jobs, func(a, b JobResult) int { return a.Index - b.Index })
+	jobs := make([]JobResult, 0, s.finished)
+	for i := range s.jobs {
+		if js := &s.jobs[i]; js.Status == StatusDone {
+			jobs = append(jobs, s.resultOf(js))
+		}
+	}
 	res := &Result{
 		Cluster:   s.cluster.Name,
 		Jobs:      jobs,

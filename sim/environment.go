@@ -238,12 +238,21 @@ func (e *Environment) Interference(model Interference) Interference {
 		model = DefaultInterference()
 	}
 	k, ps := e.InterferenceScale, e.InterferenceScale*e.PSShare
-	return envModel{env: e, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {
+	em := envModel{env: e, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {
 		if target.P == 0 {
 			return ps * model.Slowdown(target, same, other, cores)
 		}
 		return k * model.Slowdown(target, same, other, cores)
 	}}
+	if m, ok := model.(ExpLinear); ok {
+		em.fromSums = func(target JobLoad, uc, up, oc float64, cores int) float64 {
+			if target.P == 0 {
+				return ps * m.fromSums(target, uc, up, oc, cores)
+			}
+			return k * m.fromSums(target, uc, up, oc, cores)
+		}
+	}
+	return em
 }
 
 // envModel is an environment's interference model carrying the
@@ -253,6 +262,22 @@ func (e *Environment) Interference(model Interference) Interference {
 type envModel struct {
 	InterferenceFunc
 	env *Environment
+	// fromSums is the same model given the co-runners' sums (see
+	// ExpLinear.fromSums) when the base model is an ExpLinear; else nil.
+	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
+}
+
+// sumsModel is model's slowdown given the co-runners' sums, equal to the
+// bit to its Slowdown of the lists those sums come from, or nil when the
+// model has no such form.
+func sumsModel(model Interference) func(target JobLoad, uc, up, oc float64, cores int) float64 {
+	switch m := model.(type) {
+	case ExpLinear:
+		return m.fromSums
+	case envModel:
+		return m.fromSums
+	}
+	return nil
 }
 
 // environmentOf is the environment model carries, nil if none.
@@ -284,6 +309,7 @@ func (s *Sim) UseEnvironment(e *Environment) error {
 	}
 	s.env = e
 	s.model = e.Interference(s.model)
+	s.fromSums = sumsModel(s.model)
 	return nil
 }
 

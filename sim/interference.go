@@ -70,6 +70,14 @@ func (m ExpLinear) Slowdown(target JobLoad, same, other []JobLoad, coresPerSocke
 	for _, j := range other {
 		oc += j.C
 	}
+	return m.fromSums(target, uc, up, oc, coresPerSocket)
+}
+
+// fromSums is Slowdown given the co-runners' sums: uc and up the summed C
+// and P on the target's socket, oc the summed C on the others, each summed
+// in the order of the lists. The simulator's fast path sums them itself
+// and calls this, so its results are Slowdown's to the bit.
+func (m ExpLinear) fromSums(target JobLoad, uc, up, oc float64, coresPerSocket int) float64 {
 	n := float64(coresPerSocket)
 	if over := oc - n; over > 0 {
 		uc += over

@@ -19,6 +19,33 @@ type flow struct {
 	links  []DirectedLink // hops from source to destination
 	volume float64        // Gbit per iteration, both ways together for a duplex flow
 	duplex bool
+	// The flow's servers, and how many of the job's flows are this one:
+	// a job's flows between the same two servers take the same route with
+	// the same volume, so they are kept once, counted n times on the links.
+	from, to int32
+	n        int32
+	// t is the flow's time per iteration, recomputed when stale (a link
+	// it crosses changed its flow count).
+	// fwd and back are the least capacity per flow on its links, the
+	// way it sends and (duplex) the way it pulls back; t the time per
+	// iteration they give. Stale: to recompute from the links.
+	fwd, back, t float64
+	stale        bool
+}
+
+// time is the flow's time per iteration given its bottlenecks.
+func (f *flow) time() float64 {
+	if f.duplex {
+		return f.volume/2/f.fwd + f.volume/2/f.back
+	}
+	return f.volume / f.fwd
+}
+
+// linkRef is one flow of a job crossing a link, in direction dl, as
+// linkJobs lists them.
+type linkRef struct {
+	job, flow int32
+	dl        DirectedLink
 }
 
 // jobFlows calls add for each per-iteration transfer of a job whose
@@ -61,54 +88,136 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 }
 
 // addFlows routes a starting job's flows, counts them on their links and
-// marks every job sharing those links (either way) for a new rate.
+// marks every flow sharing those links (either way) for a new time, and
+// its job for a new rate. Each link is visited once however many of the
+// job's flows cross it: the flows marked are the same as marking a link's
+// flows at every crossing.
 func (s *Sim) addFlows(js *JobState) {
+	s.nextLinkEpoch()
+	touched := s.touched[:0]
 	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
-		na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-		d := s.dists[nb]
-		if d == nil {
-			d = s.cluster.Topology.dist(nb)
-			s.dists[nb] = d
+		vol *= s.env.commFactor()
+		var path []DirectedLink
+		if k := slices.IndexFunc(js.flows, func(f flow) bool {
+			return int(f.from) == a && int(f.to) == b && f.duplex == duplex && f.volume == vol
+		}); k >= 0 {
+			js.flows[k].n++
+			path = js.flows[k].links
+		} else {
+			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
+			path, _ = s.cluster.Topology.route(nil, na, nb) // connectivity checked by Validate
+			k := int32(len(js.flows))
+			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1, stale: true})
+			for _, dl := range path {
+				l := dl.Link()
+				s.linkJobs[l] = append(s.linkJobs[l], linkRef{job: int32(js.Index), flow: k, dl: dl})
+			}
 		}
-		path, _ := s.cluster.Topology.route(nil, d, na, nb) // connectivity checked by Validate
 		for _, dl := range path {
 			s.linkCount[dl]++
 			if duplex {
 				s.linkCount[dl.Reverse()]++
 			}
-			l := dl.Link()
-			s.linkJobs[l] = append(s.linkJobs[l], int32(js.Index))
-			for _, o := range s.linkJobs[l] {
-				s.markDirty(&s.jobs[o])
+			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
+				s.linkStamp[l] = s.linkEpoch
+				touched = append(touched, int32(l))
 			}
 		}
-		js.flows = append(js.flows, flow{links: path, volume: vol * s.env.commFactor(), duplex: duplex})
 	})
+	for _, l := range touched {
+		s.relink(int(l))
+	}
+	s.touched = touched
+}
+
+// relink recomputes both directions' capacity per flow of link l after
+// its counts changed, brings the bottlenecks of the flows crossing it up
+// to date and marks their jobs for a new rate.
+//
+// A flow's bottleneck (fwd, and back for a duplex flow) is the least share
+// of the links it crosses (the directions it crosses them in). When one
+// share falls from o to n, the least becomes min(least, n); when it rises,
+// the least is unchanged unless it was o, and then the flow is recomputed
+// in full. Minima of floats are exact, so the bottleneck is the one a
+// full recomputation gives. Every job of the link is marked dirty, as
+// before; only the jobs with a flow whose bottleneck changed recompute
+// their communication time.
+func (s *Sim) relink(l int) {
+	c := s.cluster.Topology.Links[l].Gbps
+	var old, now [2]float64
+	for d := range 2 {
+		old[d] = s.linkShare[2*l+d]
+		now[d] = c / float64(s.linkCount[2*l+d])
+		s.linkShare[2*l+d] = now[d]
+	}
+	for _, r := range s.linkJobs[l] {
+		js := &s.jobs[r.job]
+		f := &js.flows[r.flow]
+		if !f.stale {
+			d := int(r.dl & 1)
+			fwd, ok := bottleneck(f.fwd, old[d], now[d])
+			back, okb := f.back, true
+			if f.duplex {
+				back, okb = bottleneck(f.back, old[d^1], now[d^1])
+			}
+			switch {
+			case !ok || !okb:
+				f.stale = true
+				js.commStale = true
+			case fwd != f.fwd || back != f.back:
+				f.fwd, f.back = fwd, back
+				f.t = f.time()
+				js.commStale = true
+			}
+		}
+		s.markDirty(js)
+	}
+}
+
+// bottleneck updates least, the least of a set of shares, for one member
+// going from o to n; false when it must be recomputed (the least rose).
+func bottleneck(least, o, n float64) (float64, bool) {
+	switch {
+	case n < o:
+		return min(least, n), true
+	case n > o && least == o:
+		return least, false
+	}
+	return least, true
 }
 
 // removeFlows takes a finishing job's flows off their links and marks the
-// jobs still sharing those links for a new rate.
+// flows still sharing those links, and their jobs, (each link once, as
+// addFlows).
 func (s *Sim) removeFlows(js *JobState) {
+	s.nextLinkEpoch()
+	touched := s.touched[:0]
 	for _, f := range js.flows {
 		for _, dl := range f.links {
-			s.linkCount[dl]--
+			s.linkCount[dl] -= f.n
 			if f.duplex {
-				s.linkCount[dl.Reverse()]--
+				s.linkCount[dl.Reverse()] -= f.n
 			}
-			l := dl.Link()
-			lj := s.linkJobs[l]
-			for k, o := range lj {
-				if int(o) == js.Index {
-					lj = slices.Delete(lj, k, k+1)
-					break
-				}
-			}
-			s.linkJobs[l] = lj
-			for _, o := range lj {
-				s.markDirty(&s.jobs[o])
+			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
+				s.linkStamp[l] = s.linkEpoch
+				touched = append(touched, int32(l))
 			}
 		}
 	}
+	self := int32(js.Index)
+	for _, l := range touched {
+		lj := s.linkJobs[l]
+		k := 0
+		for _, r := range lj {
+			if r.job != self {
+				lj[k] = r
+				k++
+			}
+		}
+		s.linkJobs[l] = lj[:k]
+		s.relink(int(l))
+	}
+	s.touched = touched
 }
 
 // Route appends to dst the directed links a flow from server from to
@@ -117,7 +226,7 @@ func (s *Sim) removeFlows(js *JobState) {
 // of a validated cluster are connected.
 func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
 	nb := c.Servers[to].Node
-	dst, _ = c.Topology.route(dst, c.Topology.dist(nb), c.Servers[from].Node, nb)
+	dst, _ = c.Topology.route(dst, c.Servers[from].Node, nb)
 	return dst
 }
 
@@ -125,9 +234,8 @@ func (c *Cluster) Route(dst []DirectedLink, from, to int) []DirectedLink {
 // if it ran on slots (one per instance): each link once per flow crossing
 // it that way, and a worker–PS pair's links both ways. Counting the result
 // per link gives exactly what starting js there adds to State.LinkFlows,
-// so a scheduler can book a tentative placement's network load. It runs a
-// breadth-first search per destination server: call it once per placed
-// job, not once per candidate.
+// so a scheduler can book a tentative placement's network load. The
+// distance tables it routes with are cached per topology.
 func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []DirectedLink {
 	var servers []int
 	for _, sl := range slots {
@@ -135,17 +243,10 @@ func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []Di
 			servers = append(servers, sl.Server)
 		}
 	}
-	var dists [][]int32 // per destination node, built on demand
 	jobFlows(js, slots, servers, func(a, b int, _ float64, duplex bool) {
 		na, nb := c.Servers[a].Node, c.Servers[b].Node
-		if dists == nil {
-			dists = make([][]int32, len(c.Topology.Nodes))
-		}
-		if dists[nb] == nil {
-			dists[nb] = c.Topology.dist(nb)
-		}
 		n := len(dst)
-		dst, _ = c.Topology.route(dst, dists[nb], na, nb)
+		dst, _ = c.Topology.route(dst, na, nb)
 		if duplex {
 			for _, dl := range dst[n:] {
 				dst = append(dst, dl.Reverse())
@@ -153,4 +254,14 @@ func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []Di
 		}
 	})
 	return dst
+}
+
+// nextLinkEpoch starts a new visit of links; on wrap-around the stamps are
+// cleared so that an old stamp can never match.
+func (s *Sim) nextLinkEpoch() {
+	s.linkEpoch++
+	if s.linkEpoch == 0 {
+		clear(s.linkStamp)
+		s.linkEpoch = 1
+	}
 }

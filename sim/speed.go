@@ -4,13 +4,16 @@ package sim
 // time its flows take on shared links), recomputed only for jobs marked
 // dirty since the last flush.
 
-// markServer marks the jobs on server for a full rate recomputation
-// (interference and communication); markDirty alone (a link changed)
-// recomputes communication only.
+// markServer marks the jobs on server for a new interference slowdown of
+// their instances there (their co-runners changed); relink (a link's
+// flows changed) marks a job for new communication times. Each cached part
+// is recomputed exactly when its inputs changed, from the same inputs in
+// the same order, so the rates are those of a full recomputation.
 func (s *Sim) markServer(server int) {
 	for _, r := range s.srvInst[server] {
 		js := &s.jobs[r.job]
 		js.slowStale = true
+		js.instSlow[r.inst] = -1
 		s.markDirty(js)
 	}
 }
@@ -54,34 +57,55 @@ func (s *Sim) rate(js *JobState) float64 {
 		return 1
 	}
 	if js.slowStale {
+		// Per instance, its slowdown is kept (instSlow, −1 when its
+		// server's co-runners changed) and the job's is their largest.
+		// An instance on the same slot with the same load as the one
+		// before it sees the same co-runners in the same order (they were
+		// booked one after the other), so it takes that one's value.
 		js.slowStale = false
 		js.slow = 0
 		for i, sl := range js.Slots {
-			if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
-				continue
+			if js.instSlow[i] < 0 {
+				if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
+					js.instSlow[i] = js.instSlow[i-1]
+				} else {
+					js.instSlow[i] = s.instanceSlowdown(js.Instances[i].Load, js.Index, i, sl.Server, sl.Socket, nil)
+				}
 			}
-			js.slow = max(js.slow, s.instanceSlowdown(js.Instances[i].Load, js.Index, i, sl.Server, sl.Socket, nil))
+			js.slow = max(js.slow, js.instSlow[i])
 		}
 	}
 	worst := js.slow
-	var comm float64
-	links := s.cluster.Topology.Links
-	for _, f := range js.flows {
-		fwd, back := inf, inf
-		for _, dl := range f.links {
-			c := links[dl.Link()].Gbps
-			fwd = min(fwd, c/float64(s.linkCount[dl]))
-			if f.duplex {
-				back = min(back, c/float64(s.linkCount[dl.Reverse()]))
-			}
-		}
-		t := f.volume / fwd
-		if f.duplex {
-			t = f.volume/2/fwd + f.volume/2/back
-		}
-		comm = max(comm, t)
+	if js.commStale {
+		js.commStale = false
+		js.comm = s.comm(js)
 	}
-	return 1 / (1 + worst + comm/js.Profile.IterS)
+	return 1 / (1 + worst + js.comm/js.Profile.IterS)
+}
+
+// comm is the time per iteration of a running job's slowest flow. A
+// flow's time is recomputed only when stale; it reads only the capacity
+// per flow of the links it crosses, which change only with their counts.
+func (s *Sim) comm(js *JobState) float64 {
+	var comm float64
+	share := s.linkShare
+	for k := range js.flows {
+		f := &js.flows[k]
+		if f.stale {
+			f.stale = false
+			fwd, back := inf, inf
+			for _, dl := range f.links {
+				fwd = min(fwd, share[dl])
+				if f.duplex {
+					back = min(back, share[dl.Reverse()])
+				}
+			}
+			f.fwd, f.back = fwd, back
+			f.t = f.time()
+		}
+		comm = max(comm, f.t)
+	}
+	return comm
 }
 
 // instanceSlowdown is S(target, co-runners) − S(target, ∅) clamped to
@@ -91,6 +115,9 @@ func (s *Sim) rate(js *JobState) float64 {
 // the job's other instances (its PS beside its worker) are co-runners like
 // any other.
 func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int, extra []JobLoad) float64 {
+	if s.fromSums != nil {
+		return s.sumsSlowdown(load, self, inst, server, socket, extra)
+	}
 	same, other := append(s.sameBuf[:0], extra...), s.otherBuf[:0]
 	for _, r := range s.srvInst[server] {
 		if int(r.job) == self && int(r.inst) == inst {
@@ -109,6 +136,42 @@ func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int,
 	}
 	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
 	x := s.model.Slowdown(load, same, other, cores) - s.model.Slowdown(load, nil, nil, cores)
+	if !(x > 0) { // also catches NaN
+		return 0
+	}
+	return min(x, MaxSlowdown)
+}
+
+// sumsSlowdown is instanceSlowdown for a model with a form given the
+// co-runners' sums (ExpLinear, alone or in an environment), without
+// building the co-runner lists: it sums C and P in the order
+// ExpLinear.Slowdown would sum the lists instanceSlowdown builds (extra
+// first, then srvInst's order), so the sums, and the result, are the same
+// to the bit.
+func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, extra []JobLoad) float64 {
+	var uc, up, oc float64
+	for _, l := range extra {
+		uc += l.C
+		up += l.P
+	}
+	co := len(extra)
+	for _, r := range s.srvInst[server] {
+		if int(r.job) == self && int(r.inst) == inst {
+			continue // the target instance itself
+		}
+		co++
+		if int(r.socket) == socket {
+			uc += r.c
+			up += r.p
+		} else {
+			oc += r.c
+		}
+	}
+	if co == 0 {
+		return 0
+	}
+	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
+	x := s.fromSums(load, uc, up, oc, cores) - s.fromSums(load, 0, 0, 0, cores)
 	if !(x > 0) { // also catches NaN
 		return 0
 	}

@@ -106,9 +106,14 @@ type JobState struct {
 	flows                  []flow
 	takes                  []take
 	dirty                  bool
-	slowStale              bool    // co-runners changed: recompute slow
-	slow                   float64 // straggler interference slowdown S
+	slowStale              bool      // co-runners changed: recompute slow
+	slow                   float64   // straggler interference slowdown S
+	instSlow               []float64 // per instance, its slowdown; −1: to recompute
+	commStale              bool      // a link's flows changed: recompute comm
+	comm                   float64   // time per iteration of the slowest flow, s
 	finishS                float64
+	shape                  int32 // jobs with equal Tasks share it
+	runPos                 int   // index in Sim.running while running
 }
 
 // ExpectedFinishS is the finish time of a running job if its current rate
@@ -170,6 +175,25 @@ type State struct {
 // book several placements in one decision.
 func (st *State) Ledger() *Ledger {
 	return &Ledger{Free: append([]Resources(nil), st.Free...)}
+}
+
+// PendingShapes returns the pending jobs grouped by shape: two jobs share
+// a shape when their Job.Tasks are equal element by element (as
+// slices.Equal compares them), so they request the same instances and the
+// ledger and capacity tests treat them alike. Each group lists its jobs
+// in Pending's order; the groups come in no particular order, and none is
+// empty. A scheduler that handles all jobs of a shape alike can work per
+// shape instead of per job: on a long queue of few shapes that is far
+// cheaper. Like the State, the result is valid until the next Apply and
+// must not be modified.
+func (st *State) PendingShapes() [][]*JobState {
+	s := st.sim
+	out := s.shapeBuf[:0]
+	for _, id := range s.activeShape {
+		out = append(out, s.shapes[id])
+	}
+	s.shapeBuf = out
+	return out
 }
 
 // Interference is the model the simulator uses.

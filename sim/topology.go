@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // NodeKind says what a topology node is.
@@ -69,6 +70,13 @@ type Topology struct {
 	Nodes []Node
 	Links []Link
 	adj   [][]adjEdge // per node, sorted by neighbour index
+	// distTo caches, per destination node, its distance table (dist): a
+	// table is built once per topology, on first use, instead of once per
+	// run (a fat-tree of k = 20 has 2,000 server destinations of 2,320
+	// nodes each, which every run used to search again). Filled
+	// concurrently by the runs sharing the topology: a table is a pure
+	// function of the graph, so a race only builds one twice.
+	distTo []atomic.Pointer[[]int32]
 }
 
 type adjEdge struct {
@@ -92,6 +100,7 @@ func (t *Topology) addLink(a, b int, gbps float64, tier int) {
 // added.
 func (t *Topology) finish() error {
 	t.adj = make([][]adjEdge, len(t.Nodes))
+	t.distTo = make([]atomic.Pointer[[]int32], len(t.Nodes))
 	for i, l := range t.Links {
 		if l.A < 0 || l.B >= len(t.Nodes) || l.A == l.B {
 			return fmt.Errorf("sim: link %d joins invalid nodes %d and %d", i, l.A, l.B)
@@ -118,6 +127,17 @@ func sortAdj(a []adjEdge) {
 	}
 }
 
+// distCached is dist(dst) from the topology's cache, built on first use.
+// The table is shared: callers must not modify it.
+func (t *Topology) distCached(dst int) []int32 {
+	if d := t.distTo[dst].Load(); d != nil {
+		return *d
+	}
+	d := t.dist(dst)
+	t.distTo[dst].Store(&d)
+	return d
+}
+
 // dist returns every node's hop distance to dst (−1 when unreachable).
 func (t *Topology) dist(dst int) []int32 {
 	d := make([]int32, len(t.Nodes))
@@ -142,11 +162,11 @@ func (t *Topology) dist(dst int) []int32 {
 // Route appends to dst the links of the route from node a to node b and
 // reports whether b is reachable. The route of a node to itself is empty.
 // A Topology is read-only once built, so Route is safe for concurrent use;
-// the simulator caches the distance tables per run. Cluster.Route gives the
+// distance tables are cached per topology. Cluster.Route gives the
 // same route between servers, with the direction each link is crossed in.
 func (t *Topology) Route(dst []int32, a, b int) ([]int32, bool) {
 	n := len(dst)
-	path, ok := t.route(nil, t.dist(b), a, b)
+	path, ok := t.route(nil, a, b)
 	dst = slices.Grow(dst, len(path))[:n]
 	for _, dl := range path {
 		dst = append(dst, int32(dl.Link()))
@@ -157,30 +177,42 @@ func (t *Topology) Route(dst []int32, a, b int) ([]int32, bool) {
 // route walks from a to b down the distance table of b, choosing among
 // equal-cost next hops by hash, and appends the directed links it crosses.
 // It is the simulator's only router.
-func (t *Topology) route(dst []DirectedLink, dist []int32, a, b int) ([]DirectedLink, bool) {
+//
+// A destination with a single link (a server of a fat-tree, VL2 or flat
+// cluster) is reached only through its one neighbour w, so its distance
+// table is w's plus one everywhere but at itself: the walk follows w's
+// table to w (the same equal-cost candidates at every node, the same
+// hashes) and then takes the one link. Only switches and multi-homed
+// servers (BCube) need tables of their own: 320 instead of 2,320 for a
+// k = 20 fat-tree.
+func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
+	g := b
+	if len(t.adj[b]) == 1 && a != b {
+		g = int(t.adj[b][0].to)
+	}
+	dist := t.distCached(g)
 	if dist[a] < 0 {
 		return dst, false
 	}
 	h := mix(uint64(a)<<32 | uint64(b))
-	for u, hop := a, uint64(0); u != b; hop++ {
+	u, hop := a, uint64(0)
+	var buf [256]adjEdge // more equal-cost hops than this spill to the heap
+	for ; u != g; hop++ {
+		// The equal-cost next hops in adjacency order, then the hash's
+		// pick among them.
 		want := dist[u] - 1
-		n := 0
+		cand := buf[:0]
 		for _, e := range t.adj[u] {
 			if dist[e.to] == want {
-				n++
+				cand = append(cand, e)
 			}
 		}
-		k := int(mix(h+hop) % uint64(n))
-		for _, e := range t.adj[u] {
-			if dist[e.to] == want {
-				if k == 0 {
-					dst = append(dst, t.Directed(int(e.link), u))
-					u = int(e.to)
-					break
-				}
-				k--
-			}
-		}
+		e := cand[int(mix(h+hop)%uint64(len(cand)))]
+		dst = append(dst, t.Directed(int(e.link), u))
+		u = int(e.to)
+	}
+	if g != b {
+		dst = append(dst, t.Directed(int(t.adj[b][0].link), g))
 	}
 	return dst, true
 }

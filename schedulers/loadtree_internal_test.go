@@ -1,0 +1,45 @@
+package schedulers
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// TestLoadTreeMatchesScan checks loadTree.best against the scan it
+// replaces (bestServer with LeastLoad's score) on random ledgers of a
+// mixed fat-tree, with free amounts drawn from few values so that equal
+// loads (ties to the lowest index) are common, through a series of Takes
+// reported with set.
+func TestLoadTreeMatchesScan(t *testing.T) {
+	c, err := sim.FatTree(6, "mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var inv capInverse
+	inv.update(c)
+	var tree loadTree
+	for trial := 0; trial < 200; trial++ {
+		l := &sim.Ledger{Free: make([]sim.Resources, len(c.Servers))}
+		for s := range l.Free {
+			cp := c.Capacity(s)
+			f := float64(r.IntN(3)) / 2
+			l.Free[s] = sim.Resources{GPU: cp.GPU * f, CPU: cp.CPU * f, MemGiB: cp.MemGiB * f}
+		}
+		tree.build(l.Free, &inv)
+		for step := 0; step < 30; step++ {
+			d := sim.Resources{GPU: float64(r.IntN(3)), CPU: float64(2 * r.IntN(5)), MemGiB: 8}
+			want := bestServer(l, d, func(s int) float64 { return inv.load(s, l.Free[s]) })
+			got := tree.best(d, l)
+			if got != want {
+				t.Fatalf("trial %d step %d: tree picks %d, scan %d", trial, step, got, want)
+			}
+			if got >= 0 {
+				l.Take(got, d)
+				tree.set(got, l.Free[got], &inv)
+			}
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package sim_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// observer hashes everything a scheduler can observe at each decision
+// point (time, pending and running jobs with their rates and expected
+// finishes, free resources, link flows, the Interval since the last
+// decision) and every placement it makes, so that a change to the engine
+// that alters any decision, or any number a learned scheduler's reward
+// reads, changes the digest.
+type observer struct {
+	inner sim.Scheduler
+	h     hash.Hash
+	buf   []byte
+}
+
+func (o *observer) Name() string { return o.inner.Name() }
+
+func (o *observer) f(x float64) { o.buf = binary.LittleEndian.AppendUint64(o.buf, math.Float64bits(x)) }
+func (o *observer) i(x int)     { o.buf = binary.LittleEndian.AppendUint64(o.buf, uint64(int64(x))) }
+
+func (o *observer) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	o.buf = o.buf[:0]
+	o.f(st.Now)
+	o.i(st.Decision)
+	o.i(len(st.Pending))
+	for _, j := range st.Pending {
+		o.i(j.Index)
+	}
+	o.i(len(st.Running))
+	for _, j := range st.Running {
+		o.i(j.Index)
+		o.f(j.Rate())
+		o.f(j.ExpectedFinishS(st.Now))
+		for _, sl := range j.Slots {
+			o.i(sl.Server)
+			o.i(sl.Socket)
+		}
+	}
+	for _, f := range st.Free {
+		o.f(f.GPU)
+		o.f(f.CPU)
+		o.f(f.MemGiB)
+	}
+	for _, n := range st.LinkFlows {
+		o.i(int(n))
+	}
+	o.f(st.Since.FromS)
+	for _, r := range st.Since.Finished {
+		o.i(r.Index)
+		o.f(r.FinishS)
+	}
+	o.i(len(st.Since.Unplaced))
+	for _, p := range st.Since.Progress {
+		o.i(p.Job)
+		o.f(p.Fraction)
+	}
+	pl, err := o.inner.Schedule(ctx, st)
+	for _, p := range pl {
+		o.i(p.Job)
+		for _, sl := range p.Slots {
+			o.i(sl.Server)
+			o.i(sl.Socket)
+		}
+	}
+	o.h.Write(o.buf)
+	return pl, err
+}
+
+// digest runs sched over jobs and returns the sha256 of every observation
+// and placement (observer) followed by every field of every per-job
+// result, the pruned jobs and the metrics.
+func digest(t testing.TB, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, model sim.Interference, sched sim.Scheduler) string {
+	t.Helper()
+	o := &observer{inner: sched, h: sha256.New()}
+	s, err := sim.New(c, jobs, cfg, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for {
+		st, err := s.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := o.Schedule(ctx, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Apply(pl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := s.Result()
+	o.buf = o.buf[:0]
+	for _, r := range res.Jobs {
+		o.i(r.Index)
+		o.buf = append(o.buf, r.JobID...)
+		for _, x := range [...]float64{r.SubmitS, r.StartS, r.FinishS, r.JCTS, r.QueueS, r.RunS, r.DurationS, r.Slowdown, r.GPUs, r.FeeUSD} {
+			o.f(x)
+		}
+		o.i(r.Machines)
+	}
+	for _, p := range res.Pruned {
+		o.i(p.Index)
+		o.buf = append(o.buf, p.Reason...)
+	}
+	m := res.Metrics
+	o.i(m.Jobs)
+	o.i(m.Pruned)
+	for _, x := range [...]float64{m.MeanJCTS, m.P50JCTS, m.P95JCTS, m.MeanFeeUSD, m.MeanQueueS, m.MeanSlowdown, m.MakespanS, m.GPUUtil} {
+		o.f(x)
+	}
+	o.i(res.Decisions)
+	o.h.Write(o.buf)
+	return hex.EncodeToString(o.h.Sum(nil))
+}
+
+// TestGolden pins the engine's decisions and results bit for bit: the
+// digests were taken before the simulator's speed work (issue 18), so an
+// optimisation that changes any float of any observation or result fails
+// here. A change that must alter results updates these digests in its own
+// commit, saying why.
+func TestGolden(t *testing.T) {
+	large, _ := sim.Flat(32, "pai-v100")
+	ft8, _ := sim.FatTree(8, "power8")
+	ft4, _ := sim.FatTree(4, "mixed")
+	bc, _ := sim.BCube(3, 1, "dgx1")
+	vl2, _ := sim.VL2(4, "hetero-cpu")
+	env := &sim.Environment{Name: "t", InterferenceScale: 1.7, CommScale: 0.4, PSShare: 0.3}
+	cores := sim.ExpLinear{Alpha1: 0.02, Alpha2: 0.11, Alpha3: 0.07, Lambda1: 0.01, Beta1: 0.003, Beta2: 0.002, Lambda2: -0.01}
+	custom := sim.InterferenceFunc(func(target sim.JobLoad, same, other []sim.JobLoad, n int) float64 {
+		return 0.01*float64(len(same)) + 0.003*float64(len(other)) + target.C/float64(n)
+	})
+	standalone := sim.DefaultConfig()
+	standalone.Speed = sim.SpeedStandalone
+	interval := intervalConfig()
+	for _, tc := range []struct {
+		name  string
+		c     *sim.Cluster
+		jobs  []datasets.Job
+		cfg   sim.Config
+		model sim.Interference
+		want  string
+	}{
+		{"pai-flat32", large, paiLike(4000, 0.05, 1), sim.DefaultConfig(), nil, "3a91cf393db1eeb6e6337b255ef1de59b73ff2874c367e71a796680a8d33feb0"},
+		{"pai-flat32-overloaded", large, paiLike(3000, 0.2, 5), sim.DefaultConfig(), nil, "7118eb0e59ec73fe2ee5756684c50a3329cd6b862ba84f780b167d0ac0a4c714"},
+		{"pai-flat32-standalone", large, paiLike(2000, 0.1, 6), standalone, nil, "642948612ac6ca8e60aebecfdf1146bc86a0bcb42cfccb814cf34a4f2627de45"},
+		{"marl-fattree8-interval", ft8, marlLike(8, 15, 20, 3), interval, nil, "e8bd2301849ea4d1d0cef8f3acfc607ab9e1f29b03d4f79c7a2458d44d0a5610"},
+		{"marl-fattree8-event-env", ft8, marlLike(8, 6, 10, 4), sim.DefaultConfig(), env.Interference(nil), "d9554446bf6159172d7740de733520fa5944c5cd1ed2e862923d9af05ed74f3b"},
+		{"marl-fattree4-mixed-cores", ft4, marlLike(4, 4, 10, 5), interval, cores, "0194ed9236548ba60789126c9e0d01fd9122431becb91bdea651cae58d1d211a"},
+		{"marl-bcube-custom", bc, marlLike(2, 3, 8, 6), sim.DefaultConfig(), custom, "1d8e28ea81c50d58f87cd1b9a375f76e0ce6d0ce8d97d24b6e80eaba050910ec"},
+		{"pai-vl2-ring", vl2, paiLike(1500, 0.08, 7), interval, nil, "18235c03a2240057d4b403e984e99e886d56cb15c32a8d00590f5a6d7f400ff5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := digest(t, tc.c, tc.jobs, tc.cfg, tc.model, firstFit{})
+			if got != tc.want {
+				t.Errorf("digest %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
