@@ -173,20 +173,29 @@ func commitIngest(dir, staging string) error {
 // directory is complete (holds ManifestFile) and removes every other
 // temporary in dir. The caller holds dir's lock.
 func recoverIngest(dir string) error {
+	return recoverStaged(dir, stagingWhat, ManifestFile, "ingest", commitIngest)
+}
+
+// recoverStaged finishes, with commit, every staging directory of dir
+// named after what (pipeline's scratch naming) that holds marker — the
+// file a set's commit renames last, so a staging directory holding it is
+// complete — and then removes every other temporary in dir. noun names
+// the interrupted work in errors.
+func recoverStaged(dir, what, marker, noun string, commit func(dir, staging string) error) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("ingest into %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if !e.IsDir() || !pipeline.IsScratch(e.Name()) || !strings.HasPrefix(e.Name(), "."+stagingWhat+".tmp-") {
+		if !e.IsDir() || !pipeline.IsScratch(e.Name()) || !strings.HasPrefix(e.Name(), "."+what+".tmp-") {
 			continue
 		}
 		staging := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(staging, ManifestFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(staging, marker)); err != nil {
 			continue // incomplete: removed below
 		}
-		if err := commitIngest(dir, staging); err != nil {
-			return fmt.Errorf("ingest into %s: finishing the commit of a killed ingest (%s): %w", dir, staging, err)
+		if err := commit(dir, staging); err != nil {
+			return fmt.Errorf("ingest into %s: finishing the commit of a killed %s (%s): %w", dir, noun, staging, err)
 		}
 	}
 	if _, err := pipeline.RemoveScratch(dir, false); err != nil {

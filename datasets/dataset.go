@@ -459,26 +459,7 @@ func commitDataset(dir, staging string) error {
 // directory is complete (holds DatasetFile) and removes every other
 // temporary in dir. The caller holds dir's lock.
 func recoverDataset(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("ingest into %s: %w", dir, err)
-	}
-	for _, e := range ents {
-		if !e.IsDir() || !pipeline.IsScratch(e.Name()) || !strings.HasPrefix(e.Name(), "."+datasetStaging+".tmp-") {
-			continue
-		}
-		staging := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(staging, DatasetFile)); err != nil {
-			continue // incomplete: removed below
-		}
-		if err := commitDataset(dir, staging); err != nil {
-			return fmt.Errorf("ingest into %s: finishing the commit of a killed refresh (%s): %w", dir, staging, err)
-		}
-	}
-	if _, err := pipeline.RemoveScratch(dir, false); err != nil {
-		return fmt.Errorf("ingest into %s: %w", dir, err)
-	}
-	return nil
+	return recoverStaged(dir, datasetStaging, DatasetFile, "refresh", commitDataset)
 }
 
 // ReadDatasetRecord reads dir's DatasetFile.
