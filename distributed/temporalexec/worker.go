@@ -67,7 +67,7 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 	}
 	t, err := readTask(in, name)
 	if err != nil {
-		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, err)
+		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, nil)
 	}
 	env := pipeline.TaskEnv{}
 	if activity.HasHeartbeatDetails(ctx) {
@@ -109,11 +109,11 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 	wg.Wait()
 	switch {
 	case errors.Is(err, pipeline.ErrInputChanged) || errors.Is(err, pipeline.ErrInputMissing):
-		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, err)
+		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, nil)
 	case errors.Is(err, pipeline.ErrUnknownTask):
-		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeUnknown, err)
+		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeUnknown, nil)
 	case err != nil:
-		return taskOutput{}, temporal.NewApplicationError(err.Error(), "schedlab.task", err)
+		return taskOutput{}, temporal.NewApplicationError(err.Error(), "schedlab.task")
 	}
 	p := filepath.Join(filepath.Dir(in.Tasks.Path), fmt.Sprintf("result-%06d.bin", in.Index))
 	if err := pipeline.WriteFileAtomic(p, res); err != nil {
@@ -143,6 +143,14 @@ func readTask(in taskInput, name string) (pipeline.Task, error) {
 	return tasks[in.Index], nil
 }
 
+func workflowOptions() workflow.RegisterOptions {
+	return workflow.RegisterOptions{Name: stageWorkflowName}
+}
+
+func activityOptions() activity.RegisterOptions {
+	return activity.RegisterOptions{Name: taskActivityName}
+}
+
 // WorkerOptions say which cluster a worker serves and how much at once.
 type WorkerOptions struct {
 	Options
@@ -163,9 +171,9 @@ func RunWorker(ctx context.Context, opt WorkerOptions) error {
 	defer c.Close()
 	q := TaskQueue(o.Version)
 	w := worker.New(c, q, worker.Options{MaxConcurrentActivityExecutionSize: max(opt.Slots, 1)})
-	w.RegisterWorkflowWithOptions(stageWorkflow, workflow.RegisterOptions{Name: stageWorkflowName})
+	w.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
 	a := &activities{version: o.Version, heartbeat: o.HeartbeatTimeout / 3, log: o.Log}
-	w.RegisterActivityWithOptions(a.Task, activity.RegisterOptions{Name: taskActivityName})
+	w.RegisterActivityWithOptions(a.Task, activityOptions())
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("temporal: worker on %s: %w", o.HostPort, err)
 	}
