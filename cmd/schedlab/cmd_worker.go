@@ -6,7 +6,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/schedlab/schedlab/distributed/temporalexec"
 	"github.com/schedlab/schedlab/pipeline"
@@ -19,7 +18,6 @@ func newWorkerCmd(a *app) *cobra.Command {
 	var (
 		hostPort, namespace string
 		slots               int
-		heartbeat           time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "worker",
@@ -41,21 +39,21 @@ sha256 of every input before it runs.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return temporalexec.RunWorker(ctx, temporalexec.WorkerOptions{Slots: slots, Options: temporalexec.Options{
-				HostPort: hostPort, Namespace: namespace, HeartbeatTimeout: heartbeat, Log: a.log}})
+				HostPort: hostPort, Namespace: namespace, Log: a.log}})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&hostPort, "temporal", "", "Temporal frontend, HOST:PORT")
 	f.StringVar(&namespace, "namespace", temporalexec.DefaultNamespace, "Temporal namespace")
 	f.IntVar(&slots, "slots", 1, "tasks run at once")
-	f.DurationVar(&heartbeat, "heartbeat-timeout", temporalexec.DefaultHeartbeatTimeout, "a task silent this long is retried on another worker")
 	return cmd
 }
 
 // newExecutor builds the executor named by run's --executor: "" runs
 // every stage's work in this process as always; "local" runs it as tasks
 // in this process (the same path a cluster takes, on one machine);
-// temporal://HOST:PORT[/NAMESPACE] on a Temporal cluster. close releases it.
+// temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D] on a Temporal
+// cluster. close releases it.
 func newExecutor(ctx context.Context, spec string, workers int, a *app) (ex pipeline.Executor, close func(), err error) {
 	switch {
 	case spec == "":
@@ -63,15 +61,15 @@ func newExecutor(ctx context.Context, spec string, workers int, a *app) (ex pipe
 	case spec == "local":
 		return pipeline.Local{Workers: workers}, func() {}, nil
 	case strings.HasPrefix(spec, "temporal://"):
-		hp, ns, err := temporalexec.ParseEndpoint(spec)
-		if err != nil {
+		opt := temporalexec.Options{Log: a.log}
+		if err := temporalexec.ParseEndpoint(spec, &opt); err != nil {
 			return nil, nil, usageErrorf("--executor: %v", err)
 		}
-		e, err := temporalexec.Dial(ctx, temporalexec.Options{HostPort: hp, Namespace: ns, Log: a.log})
+		e, err := temporalexec.Dial(ctx, opt)
 		if err != nil {
 			return nil, nil, err
 		}
 		return e, e.Close, nil
 	}
-	return nil, nil, usageErrorf("--executor %q: want local or temporal://HOST:PORT[/NAMESPACE]", spec)
+	return nil, nil, usageErrorf("--executor %q: want local or temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D]", spec)
 }

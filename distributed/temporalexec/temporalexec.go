@@ -51,8 +51,8 @@ type Options struct {
 	// an endpoint that does not answer is an error after this long.
 	DialTimeout time.Duration
 	// HeartbeatTimeout is how long a task may go without a heartbeat
-	// before it is retried elsewhere (0: DefaultHeartbeatTimeout); tasks
-	// heartbeat every third of it while they run.
+	// before it is retried elsewhere (0: DefaultHeartbeatTimeout); the
+	// driver sets it, and tasks heartbeat every third of it while they run.
 	HeartbeatTimeout time.Duration
 	// MaxAttempts bounds the attempts of one task (0: DefaultMaxAttempts).
 	MaxAttempts int32
@@ -85,18 +85,32 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ParseEndpoint reads "temporal://HOST:PORT" or
-// "temporal://HOST:PORT/NAMESPACE".
-func ParseEndpoint(s string) (hostPort, namespace string, err error) {
+// ParseEndpoint reads "temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D]"
+// into o's HostPort, Namespace and HeartbeatTimeout (a Go duration).
+func ParseEndpoint(s string, o *Options) error {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "temporal" || u.Host == "" || u.Port() == "" {
-		return "", "", fmt.Errorf("temporal endpoint %q: want temporal://HOST:PORT or temporal://HOST:PORT/NAMESPACE", s)
+		return fmt.Errorf("temporal endpoint %q: want temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D]", s)
 	}
 	ns := strings.Trim(u.Path, "/")
 	if strings.Contains(ns, "/") {
-		return "", "", fmt.Errorf("temporal endpoint %q: namespace %q has a /", s, ns)
+		return fmt.Errorf("temporal endpoint %q: namespace %q has a /", s, ns)
 	}
-	return u.Host, ns, nil
+	q := u.Query()
+	for k := range q {
+		if k != "heartbeat_timeout" {
+			return fmt.Errorf("temporal endpoint %q: unknown parameter %q (known: heartbeat_timeout)", s, k)
+		}
+	}
+	if v := q.Get("heartbeat_timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return fmt.Errorf("temporal endpoint %q: heartbeat_timeout %q: want a duration of 1s or more", s, v)
+		}
+		o.HeartbeatTimeout = d
+	}
+	o.HostPort, o.Namespace = u.Host, ns
+	return nil
 }
 
 // Version identifies this build of schedlab to the cluster: its VCS

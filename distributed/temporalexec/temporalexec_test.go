@@ -26,16 +26,23 @@ func init() {
 }
 
 func TestParseEndpoint(t *testing.T) {
-	for _, c := range []struct{ in, hp, ns string }{
-		{"temporal://h:7233", "h:7233", ""},
-		{"temporal://10.0.0.1:7233/research", "10.0.0.1:7233", "research"},
-		{"temporal://h", "", ""},
-		{"http://h:7233", "", ""},
-		{"temporal://h:1/a/b", "", ""},
+	for _, c := range []struct {
+		in, hp, ns string
+		hb         time.Duration
+	}{
+		{"temporal://h:7233", "h:7233", "", 0},
+		{"temporal://10.0.0.1:7233/research", "10.0.0.1:7233", "research", 0},
+		{"temporal://h:7233/ns?heartbeat_timeout=3s", "h:7233", "ns", 3 * time.Second},
+		{"temporal://h:7233?heartbeat_timeout=1ms", "", "", 0},
+		{"temporal://h:7233?retries=3", "", "", 0},
+		{"temporal://h", "", "", 0},
+		{"http://h:7233", "", "", 0},
+		{"temporal://h:1/a/b", "", "", 0},
 	} {
-		hp, ns, err := ParseEndpoint(c.in)
-		if (c.hp == "") != (err != nil) || hp != c.hp || ns != c.ns {
-			t.Errorf("ParseEndpoint(%q) = %q, %q, %v; want %q, %q", c.in, hp, ns, err, c.hp, c.ns)
+		var o Options
+		err := ParseEndpoint(c.in, &o)
+		if (c.hp == "") != (err != nil) || o.HostPort != c.hp || o.Namespace != c.ns || o.HeartbeatTimeout != c.hb {
+			t.Errorf("ParseEndpoint(%q) = %+v, %v; want %q, %q, %v", c.in, o, err, c.hp, c.ns, c.hb)
 		}
 	}
 }
@@ -107,7 +114,7 @@ func batchFiles(t *testing.T, n int) (pipeline.InputRef, []pipeline.Task) {
 func TestStageWorkflow(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	a := &activities{version: "v1", heartbeat: time.Second, log: nil}
+	a := &activities{version: "v1", log: nil}
 	a.log = Options{}.withDefaults().Log
 	env.RegisterActivityWithOptions(a.Task, activityOptions())
 	env.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
@@ -135,7 +142,7 @@ func TestStageWorkflow(t *testing.T) {
 // cannot see are refused without a retry, naming the task.
 func TestTaskActivityRefuses(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	a := &activities{version: "v1", heartbeat: time.Second, log: Options{}.withDefaults().Log}
+	a := &activities{version: "v1", log: Options{}.withDefaults().Log}
 	ref, tasks := batchFiles(t, 2)
 	os.WriteFile(tasks[1].Inputs[0].Path, []byte("changed"), 0o644)
 	gone := ref

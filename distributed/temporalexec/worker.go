@@ -52,9 +52,8 @@ func stageWorkflow(ctx workflow.Context, in stageInput) (stageOutput, error) {
 
 // activities run tasks on a worker of one schedlab version.
 type activities struct {
-	version   string
-	heartbeat time.Duration // how often a running task heartbeats
-	log       *slog.Logger
+	version string
+	log     *slog.Logger
 }
 
 // Task runs one task of a batch and leaves its result beside the tasks
@@ -89,7 +88,13 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 	hctx, stop := context.WithCancel(ctx)
 	var wg conc.WaitGroup
 	wg.Go(func() {
-		tick := time.NewTicker(a.heartbeat)
+		// A third of the driver's heartbeat timeout (the SDK throttles
+		// what it sends to about that anyway).
+		every := activity.GetInfo(ctx).HeartbeatTimeout / 3
+		if every <= 0 {
+			every = DefaultHeartbeatTimeout / 3
+		}
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
 			select {
@@ -172,7 +177,7 @@ func RunWorker(ctx context.Context, opt WorkerOptions) error {
 	q := TaskQueue(o.Version)
 	w := worker.New(c, q, worker.Options{MaxConcurrentActivityExecutionSize: max(opt.Slots, 1)})
 	w.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
-	a := &activities{version: o.Version, heartbeat: o.HeartbeatTimeout / 3, log: o.Log}
+	a := &activities{version: o.Version, log: o.Log}
 	w.RegisterActivityWithOptions(a.Task, activityOptions())
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("temporal: worker on %s: %w", o.HostPort, err)

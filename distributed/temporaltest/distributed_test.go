@@ -162,7 +162,7 @@ func TestQuickPreset(t *testing.T) {
 
 	t.Run("two worker processes, one killed", func(t *testing.T) {
 		start := func(name string) (*exec.Cmd, *bufio.Scanner, *os.File) {
-			cmd := exec.Command(bin, "worker", "--temporal", hp, "--namespace", ns, "--slots", "1", "--heartbeat-timeout", "3s")
+			cmd := exec.Command(bin, "worker", "--temporal", hp, "--namespace", ns, "--slots", "1")
 			r, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
@@ -189,7 +189,8 @@ func TestQuickPreset(t *testing.T) {
 		time.Sleep(2 * time.Second)
 
 		before := time.Now()
-		driver := exec.Command(bin, "run", "--preset", "quick", "--executor", endpoint, "--out", two)
+		// A killed worker's task is retried after 3 s without heartbeats.
+		driver := exec.Command(bin, "run", "--preset", "quick", "--executor", endpoint+"?heartbeat_timeout=3s", "--out", two)
 		var dlog bytes.Buffer
 		driver.Stdout, driver.Stderr = &dlog, &dlog
 		if err := driver.Start(); err != nil {
