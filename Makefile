@@ -14,11 +14,12 @@ BIN      := bin/schedlab
 REVISION ?= $(shell git describe --always --dirty 2>/dev/null)
 LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
 
-.PHONY: help build run test bench bench-ci fuzz lint reproduce clean
+.PHONY: help build run test test-distributed bench bench-ci fuzz lint reproduce clean
 
 help:
 	@echo "make run        the whole pipeline on the quick preset, into $(OUT)/"
 	@echo "make test       all tests, with the race detector, in random order"
+	@echo "make test-distributed  the Temporal executor against an in-process Temporal server"
 	@echo "make bench      every benchmark (long); make bench-ci runs each once"
 	@echo "make fuzz       every fuzz target for FUZZTIME each (default $(FUZZTIME)); not part of test"
 	@echo "make lint       gofmt, go vet and go mod tidy must leave no diff"
@@ -34,6 +35,12 @@ run: build
 
 test:
 	$(GO) test -race -shuffle=on $(PKGS)
+
+# The Temporal executor end to end, against Temporal's in-process server:
+# a module of its own (distributed/temporaltest), so that the server's
+# dependencies stay out of schedlab's module, binary and `make test`.
+test-distributed:
+	cd distributed/temporaltest && $(GO) test -count=1 -v -timeout 30m ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

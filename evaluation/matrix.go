@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -35,6 +36,16 @@ type Options struct {
 	// Interference is the job-slowdown model of every cell (the fitted
 	// one, in the DAG); nil means sim.DefaultInterference.
 	Interference sim.Interference
+	// Cells, when set, runs the prepared cells in place of the pool
+	// (through a pipeline.Executor, see RunCell): one result per cell, in
+	// order. Cell and Metrics.Pruned of its results are filled in here.
+	Cells func(ctx context.Context, cells []PreparedCell) ([]CellResult, error)
+}
+
+// PreparedCell is a cell with its workload's jobs, ready to simulate.
+type PreparedCell struct {
+	Cell Cell
+	Jobs []datasets.Job
 }
 
 // CellResult is what one cell produced.
@@ -78,17 +89,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	newSched := func(c Cell, seed uint64) (sim.Scheduler, error) {
-		if opt.NewScheduler != nil {
-			if s, err := opt.NewScheduler(c, seed); s != nil || err != nil {
-				return s, err
-			}
-		}
-		if c.Scheduler.Learned() {
-			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
-		}
-		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour})
-	}
+	newSched := opt.newScheduler(spec)
 	names, err := spec.SchedulerNames()
 	if err != nil {
 		return nil, fmt.Errorf("evaluation: %w", err)
@@ -127,6 +128,26 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	}
 	bar := opt.Progress.Start("eval "+spec.Experiment, int64(len(todo)))
 	defer bar.Done()
+	if opt.Cells != nil {
+		prepared := make([]PreparedCell, len(todo))
+		for i, c := range todo {
+			prepared[i] = PreparedCell{Cell: c, Jobs: jobs[c.ci][c.wi][c.Seed]}
+		}
+		results, err := opt.Cells(ctx, prepared)
+		if err != nil {
+			return nil, fmt.Errorf("evaluation: %w", err)
+		}
+		if len(results) != len(todo) {
+			return nil, fmt.Errorf("evaluation: %d results for %d cells", len(results), len(todo))
+		}
+		for i, c := range todo {
+			results[i].Cell = c
+			results[i].Metrics.Pruned += rep.workload(c).Pruned
+		}
+		bar.Add(int64(len(todo)))
+		rep.Cells = results
+		return rep, nil
+	}
 	results := make([]CellResult, len(todo))
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(max(opt.Workers, 1)).WithCancelOnError().WithFirstError()
 	for i, c := range todo {
@@ -147,6 +168,42 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	}
 	rep.Cells = results
 	return rep, nil
+}
+
+// newScheduler is the scheduler factory of a cell: opt.NewScheduler,
+// then schedulers.New for every name but a learned one.
+func (opt Options) newScheduler(spec Spec) func(Cell, uint64) (sim.Scheduler, error) {
+	return func(c Cell, seed uint64) (sim.Scheduler, error) {
+		if opt.NewScheduler != nil {
+			if s, err := opt.NewScheduler(c, seed); s != nil || err != nil {
+				return s, err
+			}
+		}
+		if c.Scheduler.Learned() {
+			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
+		}
+		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour})
+	}
+}
+
+// RunCell simulates one cell of spec on jobs, as Run's pool does: the
+// function of an evaluation-cell task on a worker. The result's Cell is c;
+// Metrics.Pruned counts only the simulated jobs (Run adds the workload's).
+func RunCell(ctx context.Context, spec Spec, seed uint64, c Cell, jobs []datasets.Job, opt Options) (CellResult, error) {
+	ci := slices.IndexFunc(spec.Clusters, func(cl Cluster) bool { return cl.Name == c.Cluster })
+	if ci < 0 {
+		return CellResult{}, fmt.Errorf("evaluation: cell %s: no cluster %q in the spec", c.Key(), c.Cluster)
+	}
+	cluster, err := spec.Clusters[ci].Spec.Build()
+	if err != nil {
+		return CellResult{}, fmt.Errorf("evaluation: cell %s: cluster %s: %w", c.Key(), c.Cluster, err)
+	}
+	cluster.Name = c.Cluster
+	cr, err := runCell(ctx, spec, seed, c, cluster, jobs, opt.newScheduler(spec), opt.Interference)
+	if err != nil {
+		return CellResult{}, fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
+	}
+	return cr, nil
 }
 
 // workload finds the accounting of c's workload.

@@ -75,3 +75,10 @@ func HashJSON(v any) (string, error) {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
 }
+
+// HashBytes returns the hex sha256 of b, as HashFile would of a file
+// holding b.
+func HashBytes(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

@@ -40,6 +40,9 @@ type Runner struct {
 	// Run and whatever the caller writes after it; nil means Run locks Dir
 	// for its own duration. Either way a second run into Dir is refused.
 	Lock *DirLock
+	// Executor runs the tasks that stages hand out (Env.Executor); nil
+	// means stages do their work in this process, as they always have.
+	Executor Executor
 }
 
 // record is what the store keeps for a stage whose outputs are in place.
@@ -285,7 +288,12 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 		return fmt.Errorf("config of stage %s: %w", s.Name(), err)
 	}
 	env := &Env{Seed: r.Seed, ConfigHash: stageHash, Log: log, stage: s.Name(), inputs: inPaths,
-		outputs: map[string]bool{}, staging: staging, progress: r.Progress, rows: map[string]int64{}}
+		outputs: map[string]bool{}, staging: staging, progress: r.Progress, rows: map[string]int64{},
+		executor: r.Executor, key: key, inputHash: map[string]string{},
+		taskDir: filepath.Join(r.Dir, stateDir, "tasks", s.Name())}
+	for _, a := range ins {
+		env.inputHash[a.Name] = a.SHA256
+	}
 	for _, o := range s.Outputs() {
 		env.outputs[o] = true
 	}
@@ -337,6 +345,10 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 	}
 	b, _ := json.MarshalIndent(record{Key: sameKey, Outputs: same}, "", "  ")
 	if err := WriteFileAtomic(recPath, b); err != nil {
+		return err
+	}
+	// The tasks' files served only this stage's run, which is committed.
+	if err := os.RemoveAll(env.taskDir); err != nil {
 		return err
 	}
 	n.man.Status, n.man.Outputs = "ran", outs

@@ -70,6 +70,11 @@ type Env struct {
 	staging  string
 	progress *Progress
 
+	executor  Executor
+	key       string            // the stage's cache key
+	inputHash map[string]string // declared input → sha256
+	taskDir   string
+
 	mu   sync.Mutex
 	rows map[string]int64
 }
@@ -119,3 +124,37 @@ func (e *Env) Progress() *Progress { return e.progress }
 func (e *Env) Bar(label string, total int64) *Bar {
 	return e.progress.Start(e.stage+": "+label, total)
 }
+
+// Executor is the run's executor for the stage's tasks, nil when the stage
+// is to do its work in this process.
+func (e *Env) Executor() Executor { return e.executor }
+
+// InputRef is a declared input by absolute path and the sha256 the runner
+// hashed it to, for a task's Inputs. It panics on an undeclared name.
+func (e *Env) InputRef(name string) InputRef {
+	p, err := filepath.Abs(e.Input(name))
+	if err != nil { // only when the working directory is gone
+		p = e.Input(name)
+	}
+	return InputRef{Path: p, SHA256: e.inputHash[name]}
+}
+
+// Batch wraps tasks into the stage's batch: keyed by the stage's cache
+// key, with a task directory inside the run directory (created here) for
+// the files the tasks read and the results a distributed executor leaves.
+// The directory outlives a failed or killed run, so that a driver which
+// runs the stage again finds the work already done; the runner removes it
+// once the stage's outputs are in place.
+func (e *Env) Batch(tasks []Task) (Batch, error) {
+	dir, err := filepath.Abs(e.taskDir)
+	if err != nil {
+		return Batch{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Batch{}, fmt.Errorf("stage %s: task directory: %w", e.stage, err)
+	}
+	return Batch{Stage: e.stage, Key: e.key, Dir: dir, Tasks: tasks}, nil
+}
+
+// TaskDir is the stage's task directory (see Batch).
+func (e *Env) TaskDir() string { return e.taskDir }

@@ -153,17 +153,30 @@ func paramKeys() []string {
 // (nil), wrapped by the calibrated environment when one is named (which
 // then also scales communication: sim.Environment.Interference).
 func speedModel(env *pipeline.Env, fitted bool, environment string) (sim.Interference, error) {
-	var model sim.Interference
+	fit, envFile := "", ""
 	if fitted {
+		fit = env.Input(FitModel)
+	}
+	if environment != "" {
+		envFile = env.Input(EnvironmentFile(environment))
+	}
+	return speedModelFiles(fit, envFile)
+}
+
+// speedModelFiles is speedModel from the files' paths ("" for none), for
+// a task that runs away from the stage's Env.
+func speedModelFiles(fit, envFile string) (sim.Interference, error) {
+	var model sim.Interference
+	if fit != "" {
 		var err error
-		if model, err = FittedInterference(env.Input(FitModel)); err != nil {
+		if model, err = FittedInterference(fit); err != nil {
 			return nil, err
 		}
 	}
-	if environment == "" {
+	if envFile == "" {
 		return model, nil
 	}
-	e, err := sim.ReadEnvironment(env.Input(EnvironmentFile(environment)))
+	e, err := sim.ReadEnvironment(envFile)
 	if err != nil {
 		return nil, err
 	}

@@ -206,8 +206,12 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		}
 		return schedulers.New(c.Scheduler, schedulers.Options{Model: filepath.Dir(env.Input(files[0])), Seed: seed})
 	}
-	rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
-		NewScheduler: newSched, Interference: model})
+	opt := evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
+		NewScheduler: newSched, Interference: model}
+	if env.Executor() != nil {
+		opt.Cells = s.cellTasks(env, spec) // evaltask.go
+	}
+	rep, err := evaluation.Run(ctx, spec, opt)
 	if err != nil {
 		return err
 	}

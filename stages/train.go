@@ -485,6 +485,9 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	return &pipeline.Func{
 		StageName: m.StageName(), StageVersion: stageVersion, In: in, Out: outs, Cfg: m,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			if env.Executor() != nil && trainSpecHook == nil {
+				return m.trainOnExecutor(ctx, env, jobsArtifact) // traintask.go
+			}
 			in := TrainInputs{Workload: env.Rand("workload"), Meta: datasets.FileMeta{Source: "train:" + string(m.Scheduler), ConfigHash: env.ConfigHash}}
 			in.Seed, _ = pipeline.Seed(env.Seed, env.Stage(), "model")
 			if m.Replicate > 0 {

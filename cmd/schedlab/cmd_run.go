@@ -16,6 +16,7 @@ import (
 )
 
 func newRunCmd(a *app) *cobra.Command {
+	var executor string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline (the standard DAG) into a run directory",
@@ -48,10 +49,16 @@ half-written artifact that a later run would trust; the next run resumes.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runPipeline(ctx, a, cfg)
+			exec, closeExec, err := newExecutor(ctx, executor, cfg.Workers, a) // cmd_worker.go
+			if err != nil {
+				return err
+			}
+			defer closeExec()
+			return runPipeline(ctx, a, cfg, exec)
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&executor, "executor", "", "where stages' tasks run: local, or temporal://HOST:PORT[/NAMESPACE] (see schedlab worker); outputs do not depend on it")
 	f.Uint64("seed", 0, "run seed (config key seed)")
 	f.String("out", "", "run directory (config key out)")
 	f.Int("workers", 0, "stages run at once (config key workers); outputs do not depend on it")
@@ -59,7 +66,7 @@ half-written artifact that a later run would trust; the next run resumes.`,
 	return cmd
 }
 
-func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
+func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.Executor) error {
 	dag, err := stages.Build(cfg)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -76,7 +83,7 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config) error {
 	}
 	defer lock.Unlock()
 	r := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed, ConfigHash: hash, Config: cfg,
-		Workers: cfg.Workers, Log: a.log, Progress: a.progress, Lock: lock}
+		Workers: cfg.Workers, Log: a.log, Progress: a.progress, Lock: lock, Executor: exec}
 	var finished atomic.Int32
 	r.OnStageDone = func(s pipeline.StageManifest) {
 		a.log.Info("stage done", "stage", s.Name, "status", s.Status, "done", finished.Add(1), "of", len(dag))

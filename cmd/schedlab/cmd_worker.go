@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/schedlab/schedlab/distributed/temporalexec"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newWorkerCmd) }
+
+func newWorkerCmd(a *app) *cobra.Command {
+	var (
+		hostPort, namespace string
+		slots               int
+	)
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Serve a Temporal cluster: run the tasks of `schedlab run --executor temporal://...`",
+		Long: `worker connects to a Temporal frontend and runs the tasks (evaluation cells) that
+drivers of the same schedlab build hand out with run --executor temporal://HOST:PORT,
+--slots at a time, until it is interrupted. Workers poll a task queue named after their
+version (see schedlab version), so a worker never runs another build's tasks.
+
+The run directory must be visible to every worker at the same path (a shared
+filesystem): only paths and hashes travel through Temporal, and a task checks the
+sha256 of every input before it runs.`,
+		Example: `  schedlab worker --temporal temporal.example.org:7233 --slots 16`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if hostPort == "" {
+				return usageErrorf("worker: --temporal HOST:PORT is required")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return temporalexec.RunWorker(ctx, temporalexec.WorkerOptions{Slots: slots, Options: temporalexec.Options{
+				HostPort: hostPort, Namespace: namespace, Log: a.log}})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&hostPort, "temporal", "", "Temporal frontend, HOST:PORT")
+	f.StringVar(&namespace, "namespace", temporalexec.DefaultNamespace, "Temporal namespace")
+	f.IntVar(&slots, "slots", 1, "tasks run at once")
+	return cmd
+}
+
+// newExecutor builds the executor named by run's --executor: "" runs
+// every stage's work in this process as always; "local" runs it as tasks
+// in this process (the same path a cluster takes, on one machine);
+// temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D] on a Temporal
+// cluster. close releases it.
+func newExecutor(ctx context.Context, spec string, workers int, a *app) (ex pipeline.Executor, close func(), err error) {
+	switch {
+	case spec == "":
+		return nil, func() {}, nil
+	case spec == "local":
+		return pipeline.Local{Workers: workers}, func() {}, nil
+	case strings.HasPrefix(spec, "temporal://"):
+		opt := temporalexec.Options{Log: a.log}
+		if err := temporalexec.ParseEndpoint(spec, &opt); err != nil {
+			return nil, nil, usageErrorf("--executor: %v", err)
+		}
+		e, err := temporalexec.Dial(ctx, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, e.Close, nil
+	}
+	return nil, nil, usageErrorf("--executor %q: want local or temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D]", spec)
+}

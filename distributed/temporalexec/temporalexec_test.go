@@ -1,0 +1,165 @@
+package temporalexec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"go.temporal.io/sdk/testsuite"
+)
+
+func init() {
+	pipeline.RegisterTask("temporalexec.test.upper", func(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([]byte, error) {
+		b, err := os.ReadFile(t.Inputs[0].Path)
+		if err != nil {
+			return nil, err
+		}
+		return []byte(strings.ToUpper(string(b)) + fmt.Sprint(t.Seed)), nil
+	})
+}
+
+func TestParseEndpoint(t *testing.T) {
+	for _, c := range []struct {
+		in, hp, ns string
+		hb         time.Duration
+	}{
+		{"temporal://h:7233", "h:7233", "", 0},
+		{"temporal://10.0.0.1:7233/research", "10.0.0.1:7233", "research", 0},
+		{"temporal://h:7233/ns?heartbeat_timeout=3s", "h:7233", "ns", 3 * time.Second},
+		{"temporal://h:7233?heartbeat_timeout=1ms", "", "", 0},
+		{"temporal://h:7233?retries=3", "", "", 0},
+		{"temporal://h", "", "", 0},
+		{"http://h:7233", "", "", 0},
+		{"temporal://h:1/a/b", "", "", 0},
+	} {
+		var o Options
+		err := ParseEndpoint(c.in, &o)
+		if (c.hp == "") != (err != nil) || o.HostPort != c.hp || o.Namespace != c.ns || o.HeartbeatTimeout != c.hb {
+			t.Errorf("ParseEndpoint(%q) = %+v, %v; want %q, %q, %v", c.in, o, err, c.hp, c.ns, c.hb)
+		}
+	}
+}
+
+// An endpoint that accepts connections but never answers is an error
+// within the dial timeout, naming the endpoint.
+func TestDialSilentEndpoint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	accepted := make(chan net.Conn)
+	go func() { // test-only: holds connections open without a word
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	go func() {
+		for c := range accepted {
+			conns = append(conns, c)
+		}
+	}()
+	t0 := time.Now()
+	_, err = Dial(context.Background(), Options{HostPort: l.Addr().String(), DialTimeout: 2 * time.Second})
+	el := time.Since(t0)
+	if err == nil || !strings.Contains(err.Error(), l.Addr().String()) || !strings.Contains(err.Error(), "did not answer within 2s") {
+		t.Fatalf("got %v, want an error naming %s that did not answer", err, l.Addr())
+	}
+	// The bound is 2 s; the SDK's own teardown may add a little.
+	if el > 6*time.Second {
+		t.Errorf("dial gave up after %v, want about 2s", el)
+	}
+}
+
+// batchFiles writes n upper tasks and their tasks file, as Executor.Run
+// does, and returns the tasks file's reference.
+func batchFiles(t *testing.T, n int) (pipeline.InputRef, []pipeline.Task) {
+	t.Helper()
+	dir := t.TempDir()
+	var tasks []pipeline.Task
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("in-%d", i))
+		os.WriteFile(p, []byte(fmt.Sprint("in", i)), 0o644)
+		sum, _, _ := pipeline.HashFile(p)
+		tasks = append(tasks, pipeline.Task{Kind: "temporalexec.test.upper", Name: fmt.Sprint("cell", i), Inputs: []pipeline.InputRef{{Path: p, SHA256: sum}}, Seed: 3})
+	}
+	js, _ := json.Marshal(tasks)
+	p := filepath.Join(dir, "tasks.json")
+	if err := os.WriteFile(p, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.InputRef{Path: p, SHA256: pipeline.HashBytes(js)}, tasks
+}
+
+// The stage workflow runs every task as an activity and returns the
+// results in task order (the SDK's workflow test environment: no server).
+func TestStageWorkflow(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	a := &activities{version: "v1", log: nil}
+	a.log = Options{}.withDefaults().Log
+	env.RegisterActivityWithOptions(a.Task, activityOptions())
+	env.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
+	ref, _ := batchFiles(t, 5)
+	env.ExecuteWorkflow(stageWorkflowName, stageInput{Stage: "s", Version: "v1", Tasks: ref, N: 5, HeartbeatTimeout: 10 * time.Second, MaxAttempts: 2})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var out stageOutput
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Tasks != ref.SHA256 || len(out.Results) != 5 {
+		t.Fatalf("result %+v", out)
+	}
+	for i, r := range out.Results {
+		b, err := os.ReadFile(r.Path)
+		if err != nil || string(b) != fmt.Sprintf("IN%d3", i) || pipeline.HashBytes(b) != r.SHA256 {
+			t.Errorf("task %d: %q, %v", i, b, err)
+		}
+	}
+}
+
+// A task of another version, a changed input and a tasks file the worker
+// cannot see are refused without a retry, naming the task.
+func TestTaskActivityRefuses(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	a := &activities{version: "v1", log: Options{}.withDefaults().Log}
+	ref, tasks := batchFiles(t, 2)
+	os.WriteFile(tasks[1].Inputs[0].Path, []byte("changed"), 0o644)
+	gone := ref
+	gone.Path = filepath.Join(t.TempDir(), "elsewhere", "tasks.json")
+	for _, c := range []struct {
+		in   taskInput
+		want string
+	}{
+		{taskInput{Stage: "eval-x", Version: "v0", Tasks: ref, Index: 0}, "task eval-x[0]: is of schedlab version v0, this worker runs v1"},
+		{taskInput{Stage: "eval-x", Version: "v1", Tasks: ref, Index: 1}, "task cell1 (temporalexec.test.upper): input"},
+		{taskInput{Stage: "eval-x", Version: "v1", Tasks: gone, Index: 0}, "not visible to this worker"},
+	} {
+		env := s.NewTestActivityEnvironment()
+		env.RegisterActivityWithOptions(a.Task, activityOptions())
+		_, err := env.ExecuteActivity(taskActivityName, c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "retryable: false") {
+			t.Errorf("got %v, want a non-retryable error saying %q", err, c.want)
+		}
+	}
+}

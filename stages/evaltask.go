@@ -1,0 +1,174 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// TaskEvalCell is the task kind of one evaluation cell: the bulk of an
+// evaluation stage's work, handed to the run's executor when it has one.
+const TaskEvalCell = "eval.cell"
+
+func init() { pipeline.RegisterTask(TaskEvalCell, runCellTask) }
+
+// cellTask is an evaluation cell's spec. Every file it names is one of
+// the task's inputs, with its hash; Jobs is the cell's workload, drawn or
+// read by the driver once and shared by every cell of it.
+type cellTask struct {
+	Spec evaluation.Spec `json:"spec"`
+	Cell evaluation.Cell `json:"cell"`
+	Jobs string          `json:"jobs"` // gob of []datasets.Job
+	// FitModel and Environment are speedModel's files, "" for none.
+	FitModel    string `json:"fit_model,omitempty"`
+	Environment string `json:"environment,omitempty"`
+	// Model is a learned scheduler's model directory.
+	Model string `json:"model,omitempty"`
+}
+
+// cellOutput is what a cell task returns, gob-encoded: gob carries
+// float64s bit for bit, NaN and ±Inf included, where JSON cannot.
+type cellOutput struct {
+	Jobs      []sim.JobResult
+	Metrics   sim.Metrics
+	Decisions int
+	Timing    sim.Timing
+}
+
+func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]byte, error) {
+	var ct cellTask
+	if err := json.Unmarshal(t.Spec, &ct); err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	var jobs []datasets.Job
+	if err := readGob(ct.Jobs, &jobs); err != nil {
+		return nil, err
+	}
+	model, err := speedModelFiles(ct.FitModel, ct.Environment)
+	if err != nil {
+		return nil, err
+	}
+	opt := evaluation.Options{Interference: model, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+		if !c.Scheduler.Learned() {
+			return nil, nil
+		}
+		if ct.Model == "" {
+			return nil, fmt.Errorf("no trained model of %s for cluster %s", c.Scheduler, c.Cluster)
+		}
+		return schedulers.New(c.Scheduler, schedulers.Options{Model: ct.Model, Seed: seed})
+	}}
+	cr, err := evaluation.RunCell(ctx, ct.Spec, t.Seed, ct.Cell, jobs, opt)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(cellOutput{Jobs: cr.Jobs, Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}); err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// cellTasks runs an evaluation stage's cells on the run's executor: the
+// driver writes each workload's jobs once into the stage's task directory,
+// hands out one task per cell, and decodes the results in cell order.
+func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(context.Context, []evaluation.PreparedCell) ([]evaluation.CellResult, error) {
+	return func(ctx context.Context, cells []evaluation.PreparedCell) ([]evaluation.CellResult, error) {
+		b, err := env.Batch(nil)
+		if err != nil {
+			return nil, err
+		}
+		var common []pipeline.InputRef
+		base := cellTask{Spec: spec}
+		if s.fitted {
+			ref := env.InputRef(FitModel)
+			base.FitModel, common = ref.Path, append(common, ref)
+		}
+		if spec.Sim.Environment != "" {
+			ref := env.InputRef(EnvironmentFile(spec.Sim.Environment))
+			base.Environment, common = ref.Path, append(common, ref)
+		}
+		workloads := map[string]pipeline.InputRef{}
+		for _, pc := range cells {
+			c := pc.Cell
+			wk := c.Cluster + "/" + c.Workload + "/" + strconv.Itoa(c.Seed)
+			jobs, ok := workloads[wk]
+			if !ok {
+				p := filepath.Join(b.Dir, fmt.Sprintf("jobs-%03d.gob", len(workloads)))
+				if jobs, err = writeGob(p, pc.Jobs); err != nil {
+					return nil, fmt.Errorf("cell %s: %w", c.Key(), err)
+				}
+				workloads[wk] = jobs
+			}
+			ct := base
+			ct.Cell, ct.Jobs = c, jobs.Path
+			inputs := append(append([]pipeline.InputRef{}, common...), jobs)
+			if c.Scheduler.Learned() {
+				files := s.models[string(c.Scheduler)+"@"+c.Cluster]
+				if len(files) == 0 {
+					return nil, fmt.Errorf("cell %s: no trained model of %s for cluster %s", c.Key(), c.Scheduler, c.Cluster)
+				}
+				for _, f := range files {
+					inputs = append(inputs, env.InputRef(f))
+				}
+				ct.Model = filepath.Dir(env.InputRef(files[0]).Path)
+			}
+			js, err := json.Marshal(ct)
+			if err != nil {
+				return nil, fmt.Errorf("cell %s: %w", c.Key(), err)
+			}
+			b.Tasks = append(b.Tasks, pipeline.Task{Kind: TaskEvalCell, Name: c.Key(), Spec: js, Inputs: inputs, Seed: env.Seed})
+		}
+		outs, err := env.Executor().Run(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		res := make([]evaluation.CellResult, len(outs))
+		for i, o := range outs {
+			var co cellOutput
+			if err := gob.NewDecoder(bytes.NewReader(o)).Decode(&co); err != nil {
+				return nil, fmt.Errorf("cell %s: result: %w", cells[i].Cell.Key(), err)
+			}
+			res[i] = evaluation.CellResult{Cell: cells[i].Cell, Jobs: co.Jobs, Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing}
+		}
+		return res, nil
+	}
+}
+
+// writeGob writes v to path atomically and returns its reference.
+func writeGob(path string, v any) (pipeline.InputRef, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return pipeline.InputRef{}, fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	if err := pipeline.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return pipeline.InputRef{}, err
+	}
+	sum, _, err := pipeline.HashFile(path)
+	if err != nil {
+		return pipeline.InputRef{}, err
+	}
+	return pipeline.InputRef{Path: path, SHA256: sum}, nil
+}
+
+// readGob decodes the gob file at path into v.
+func readGob(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
+}

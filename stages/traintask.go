@@ -1,0 +1,158 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/training"
+)
+
+// TaskTrain is the task kind of one model's training: what a training
+// stage hands to the run's executor when it has one.
+const TaskTrain = "train.model"
+
+func init() { pipeline.RegisterTask(TaskTrain, runTrainTask) }
+
+// trainTask is a training's spec: the plan (ModelTraining, whose family
+// config decodes into the family's own type), the stage whose name names
+// its random streams, and the files it reads (each also an input).
+type trainTask struct {
+	Model      json.RawMessage `json:"model"`
+	Stage      string          `json:"stage"`
+	ConfigHash string          `json:"config_hash"`
+	Trace      string          `json:"trace,omitempty"`
+	FitModel   string          `json:"fit_model,omitempty"`
+	EnvFile    string          `json:"environment,omitempty"`
+}
+
+// trainOutput is a finished training: the model's files, in the family's
+// order, by name within the model directory.
+type trainOutput struct {
+	Names []string
+	Data  [][]byte
+}
+
+func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([]byte, error) {
+	var tt trainTask
+	if err := json.Unmarshal(t.Spec, &tt); err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	var probe struct {
+		Scheduler string `json:"scheduler"`
+	}
+	if err := json.Unmarshal(tt.Model, &probe); err != nil {
+		return nil, fmt.Errorf("spec: model: %w", err)
+	}
+	mt, err := decodeModelTraining(tt.Model, probe.Scheduler)
+	if err != nil {
+		return nil, err
+	}
+	in := TrainInputs{Workload: pipeline.Rand(t.Seed, tt.Stage, "workload"),
+		Meta: datasets.FileMeta{Source: "train:" + string(mt.Scheduler), ConfigHash: tt.ConfigHash}}
+	in.Seed, _ = pipeline.Seed(t.Seed, tt.Stage, "model")
+	if tt.Trace != "" {
+		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
+			return nil, err
+		}
+	}
+	if in.Interference, err = speedModelFiles(tt.FitModel, tt.EnvFile); err != nil {
+		return nil, err
+	}
+	// Progress is the heartbeat's news; it carries no checkpoint: the
+	// families cannot resume yet, so a retried training starts over (the
+	// same bytes: it depends on its spec, inputs and seed only).
+	in.Progress = func(done, total int) { env.Heartbeat(fmt.Appendf(nil, "%d/%d", done, total)) }
+	dir, err := os.MkdirTemp("", "schedlab-train-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	spec, err := mt.Spec(filepath.Join(dir, "model"), in)
+	if err != nil {
+		return nil, err
+	}
+	if err := mt.Train(ctx, spec); err != nil {
+		return nil, err
+	}
+	var out trainOutput
+	for _, f := range mt.family.Files(mt.Scheduler) {
+		b, err := os.ReadFile(filepath.Join(spec.Dir, filepath.FromSlash(f)))
+		if err != nil {
+			return nil, fmt.Errorf("train %s: %w", mt.Scheduler, err)
+		}
+		out.Names, out.Data = append(out.Names, f), append(out.Data, b)
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(out); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeModelTraining decodes a plan, its family config into the
+// family's own type.
+func decodeModelTraining(raw []byte, scheduler string) (*ModelTraining, error) {
+	f, _, ok := training.VariantOf(schedulers.Name(scheduler))
+	if !ok {
+		return nil, fmt.Errorf("spec: %q is not a learned scheduler of this build", scheduler)
+	}
+	mt := &ModelTraining{family: f, Config: f.DefaultConfig()}
+	if err := json.Unmarshal(raw, mt); err != nil {
+		return nil, fmt.Errorf("spec: model: %w", err)
+	}
+	return mt, nil
+}
+
+// trainOnExecutor runs the training as a task on env's executor and
+// writes the model's files to the stage's outputs.
+func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, jobsArtifact string) error {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash}
+	var inputs []pipeline.InputRef
+	if m.Data.Source == training.SourceTrace {
+		ref := env.InputRef(jobsArtifact)
+		tt.Trace, inputs = ref.Path, append(inputs, ref)
+	}
+	if m.Fitted {
+		ref := env.InputRef(FitModel)
+		tt.FitModel, inputs = ref.Path, append(inputs, ref)
+	}
+	if m.Sim.Environment != "" {
+		ref := env.InputRef(EnvironmentFile(m.Sim.Environment))
+		tt.EnvFile, inputs = ref.Path, append(inputs, ref)
+	}
+	spec, err := json.Marshal(tt)
+	if err != nil {
+		return err
+	}
+	b, err := env.Batch([]pipeline.Task{{Kind: TaskTrain, Name: string(m.Scheduler) + "@" + m.Cluster, Spec: spec, Inputs: inputs, Seed: env.Seed}})
+	if err != nil {
+		return err
+	}
+	res, err := env.Executor().Run(ctx, b)
+	if err != nil {
+		return err
+	}
+	var out trainOutput
+	if err := gob.NewDecoder(bytes.NewReader(res[0])).Decode(&out); err != nil {
+		return fmt.Errorf("train %s: result: %w", m.Scheduler, err)
+	}
+	for i, name := range out.Names {
+		if err := os.WriteFile(env.Output(path.Join(ModelDir(m.Key), name)), out.Data[i], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
