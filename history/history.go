@@ -14,7 +14,6 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
-	"github.com/schedlab/schedlab/internal/parquetfile"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/rundiff"
 )
@@ -178,38 +177,22 @@ func runKey(run *rundiff.Run, opt Options) (Key, error) {
 	return k, nil
 }
 
-// replicateColumn is the replicate column of a metrics file, read on its
-// own because files from before replicates have none.
-type replicateColumn struct {
-	Replicate int32 `parquet:"replicate"`
-}
-
-// readRun reads the run's cells as history rows.
+// readRun reads the run's cells as history rows; a run from before
+// replicates (no replicate column) reads as replicate 0.
 func readRun(run *rundiff.Run, key Key) ([]Row, error) {
 	p, err := run.Path(MetricsArtifact)
 	if err != nil {
 		return nil, err
 	}
-	cells, err := datasets.ReadParquet[evaluation.MetricsRow](p)
+	cells, err := evaluation.ReadMetrics(p)
 	if err != nil {
 		return nil, err
-	}
-	reps := make([]replicateColumn, len(cells))
-	if has, err := hasColumn(p, "replicate"); err != nil {
-		return nil, err
-	} else if has {
-		if reps, err = datasets.ReadParquet[replicateColumn](p); err != nil {
-			return nil, err
-		}
-		if len(reps) != len(cells) {
-			return nil, fmt.Errorf("%s: %d replicate values for %d rows", p, len(reps), len(cells))
-		}
 	}
 	rows := make([]Row, len(cells))
 	for i, c := range cells {
 		rows[i] = Row{Date: key.Date, ConfigHash: key.ConfigHash,
 			Experiment: c.Experiment, Cluster: c.Cluster, Workload: c.Workload, Scheduler: c.Scheduler,
-			Seed: c.Seed, Replicate: reps[i].Replicate, Jobs: c.Jobs, Pruned: c.Pruned,
+			Seed: c.Seed, Replicate: c.Replicate, Jobs: c.Jobs, Pruned: c.Pruned,
 			MeanJCTS: c.MeanJCTS, P50JCTS: c.P50JCTS, P95JCTS: c.P95JCTS, MeanFeeUSD: c.MeanFeeUSD,
 			MeanQueueS: c.MeanQueueS, MeanSlowdown: c.MeanSlowdown, MakespanS: c.MakespanS,
 			GPUUtil: c.GPUUtil, Decisions: c.Decisions}
@@ -217,16 +200,6 @@ func readRun(run *rundiff.Run, key Key) ([]Row, error) {
 	return rows, nil
 }
 
-// hasColumn says whether the Parquet file at path has a top-level column
-// of that name.
-func hasColumn(path, name string) (bool, error) {
-	f, pf, err := parquetfile.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	return pf.Root().Column(name) != nil, nil
-}
 
 // readFile reads a partition's rows; none when the file does not exist.
 func readFile(file string) ([]Row, error) {

@@ -70,12 +70,43 @@ func (f fakeRun) write(t *testing.T, dir string) {
 		}
 		err = datasets.WriteParquet(p, meta, rows)
 	} else {
-		err = datasets.WriteParquet(p, meta, f.cells)
+		err = datasets.WriteParquet(p, meta, legacyRows(f.cells))
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.manifest(t, dir)
+}
+
+// legacyRow is a metrics row as runs wrote it before the replicate column
+// (train.seeds): a run without replicates is written in that layout, so
+// that history's reading of it as replicate 0 stays tested.
+type legacyRow struct {
+	Experiment   string  `parquet:"experiment"`
+	Cluster      string  `parquet:"cluster"`
+	Workload     string  `parquet:"workload"`
+	Scheduler    string  `parquet:"scheduler"`
+	Seed         int32   `parquet:"seed"`
+	Jobs         int32   `parquet:"jobs"`
+	Pruned       int32   `parquet:"pruned"`
+	MeanJCTS     float64 `parquet:"mean_jct_s"`
+	P50JCTS      float64 `parquet:"p50_jct_s"`
+	P95JCTS      float64 `parquet:"p95_jct_s"`
+	MeanFeeUSD   float64 `parquet:"mean_fee_usd"`
+	MeanQueueS   float64 `parquet:"mean_queue_s"`
+	MeanSlowdown float64 `parquet:"mean_slowdown"`
+	MakespanS    float64 `parquet:"makespan_s"`
+	GPUUtil      float64 `parquet:"gpu_util"`
+	Decisions    int32   `parquet:"decisions"`
+}
+
+func legacyRows(cells []evaluation.MetricsRow) []legacyRow {
+	out := make([]legacyRow, len(cells))
+	for i, c := range cells {
+		out[i] = legacyRow{c.Experiment, c.Cluster, c.Workload, c.Scheduler, c.Seed, c.Jobs, c.Pruned, c.MeanJCTS, c.P50JCTS,
+			c.P95JCTS, c.MeanFeeUSD, c.MeanQueueS, c.MeanSlowdown, c.MakespanS, c.GPUUtil, c.Decisions}
+	}
+	return out
 }
 
 // manifest writes dir/manifest.json listing eval/metrics.parquet with the
