@@ -200,7 +200,6 @@ func readRun(run *rundiff.Run, key Key) ([]Row, error) {
 	return rows, nil
 }
 
-
 // readFile reads a partition's rows; none when the file does not exist.
 func readFile(file string) ([]Row, error) {
 	rows, err := datasets.ReadParquet[Row](file)
