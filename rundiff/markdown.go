@@ -72,7 +72,7 @@ func (d *Diff) verdict(b *strings.Builder) {
 			what = append(what, fmt.Sprintf("%d cells differ significantly", tested))
 		}
 		if untested > 0 {
-			what = append(what, fmt.Sprintf("%d cells differ by %s or more with nothing to test against (single sample: different jobs and no spread between seeds, so noise cannot be ruled out; --allow-untested ignores them)", untested, pct(d.Thresholds.MinDelta)))
+			what = append(what, fmt.Sprintf("%d cells differ by %s or more with nothing to test against (single sample: no jobs to pair — different jobs, or several trained models on one side against one on the other — and no spread on both sides to weigh the difference against, so noise cannot be ruled out; --allow-untested ignores them)", untested, pct(d.Thresholds.MinDelta)))
 		}
 		if onlyOne > 0 {
 			what = append(what, fmt.Sprintf("%d cells are in one run only", onlyOne))
@@ -234,7 +234,7 @@ func (d *Diff) cellsSection(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\n## Metrics\n\nMeans over seeds, B − A. Tests: paired Wilcoxon signed-rank on the jobs both runs replayed; between seeds, Welch's t with its " +
-		pct(1-d.Thresholds.Alpha) + " interval; single sample: different jobs and one seed a side (or seeds that all give the same value), nothing to test.\n")
+		pct(1-d.Thresholds.Alpha) + " interval; single sample: no jobs to pair (different jobs, or replicates on one side only) and one sample on a side (one seed and one model, or seeds that all give the same value), nothing to test.\n")
 	for i := 0; i < len(d.Cells); {
 		j := i
 		for j < len(d.Cells) && d.Cells[j].Key.Experiment == d.Cells[i].Key.Experiment {
