@@ -54,29 +54,26 @@ func TestDialSilentEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	accepted := make(chan net.Conn)
-	go func() { // test-only: holds connections open without a word
+	// One goroutine accepts and holds the connections open without a
+	// word; closing the listener ends it, and it closes what it holds.
+	done := make(chan struct{})
+	go func() { // test-only
+		defer close(done)
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
 		for {
 			c, err := l.Accept()
 			if err != nil {
-				close(accepted)
 				return
 			}
-			accepted <- c
-		}
-	}()
-	go func() {
-		for c := range accepted {
 			conns = append(conns, c)
 		}
 	}()
+	defer func() { l.Close(); <-done }()
 	t0 := time.Now()
 	_, err = Dial(context.Background(), Options{HostPort: l.Addr().String(), DialTimeout: 2 * time.Second})
 	el := time.Since(t0)
