@@ -212,11 +212,12 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.done = 0
 	js.doneAtDecision = 0
 	js.rate = 0
-	js.Slots = append([]Slot(nil), slots...)
-	js.instSlow = make([]float64, len(slots))
+	js.Slots = s.slotArena.clone(slots)
+	js.instSlow = s.f64Arena.take(len(slots))
 	for i := range js.instSlow {
 		js.instSlow[i] = -1
 	}
+	servers, takes := s.srvBuf[:0], s.takeBuf[:0]
 	s.stamp++
 	for i, sl := range slots {
 		d := js.Instances[i].Demand
@@ -238,24 +239,27 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 			if tg > 0 || tc > 0 {
 				sf[so].GPU -= tg
 				sf[so].CPU -= tc
-				js.takes = append(js.takes, take{server: int32(sl.Server), socket: int32(so), gpu: tg, cpu: tc})
+				takes = append(takes, take{server: int32(sl.Server), socket: int32(so), gpu: tg, cpu: tc})
 				g -= tg
 				c -= tc
 			}
 		}
 		if s.serverSeen[sl.Server] != s.stamp {
 			s.serverSeen[sl.Server] = s.stamp
-			js.Servers = append(js.Servers, sl.Server)
+			servers = append(servers, sl.Server)
 			s.markServer(sl.Server)
 		}
 		ld := &js.Instances[i].Load
 		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P})
 	}
+	js.Servers = s.intArena.clone(servers)
+	js.takes = s.takeArena.clone(takes)
+	s.srvBuf, s.takeBuf = servers, takes
 	s.addFlows(js)
 	js.runPos = len(s.running)
 	s.running = append(s.running, js)
 	js.slowStale = true
-	js.commStale = true
+	s.commStale[js.Index] = true
 	s.markDirty(js)
 }
 
@@ -302,6 +306,12 @@ func (s *Sim) finish(js *JobState) {
 	r := s.resultOf(js)
 	s.gpuSeconds += r.GPUs * r.RunS
 	s.finished++
+	if len(s.sinceFinished) == cap(s.sinceFinished) {
+		// The last State keeps the part before the free capacity, so
+		// appends go into a new array: room for many, not one per
+		// decision.
+		s.sinceFinished = slices.Grow(s.sinceFinished, 64)
+	}
 	s.sinceFinished = append(s.sinceFinished, r)
 	js.flows = nil
 	js.takes = nil
@@ -324,7 +334,8 @@ func cmpPending(a, b *JobState) int {
 // started (all in q, sorted by cmpPending) and returns q. It finds them by
 // binary search and moves whichever side is shorter: the jobs after the
 // first one removed down, or the jobs before the last one removed up (then
-// q starts later in its array). Heuristics place the oldest jobs that fit,
+// q starts later in its array), a run of kept jobs at a time (one memmove
+// each, not a loop over jobs). Heuristics place the oldest jobs that fit,
 // near the front of a long queue, so a decision costs the distance to its
 // placements rather than the queue's length. The order of the jobs kept
 // is unchanged.
@@ -332,35 +343,42 @@ func dropStarted(q, started []*JobState) []*JobState {
 	if len(started) == 0 {
 		return q
 	}
-	find := func(js *JobState) int {
-		k, _ := slices.BinarySearchFunc(q, js, cmpPending)
-		return k
+	// Each started job's position, searched for after the previous one's.
+	var buf [16]int // a decision starts few jobs: no allocation then
+	pos := buf[:0]
+	from := 0
+	for _, js := range started {
+		k, _ := slices.BinarySearchFunc(q[from:], js, cmpPending)
+		pos = append(pos, from+k)
+		from += k + 1
 	}
-	lo, hi := find(started[0]), find(started[len(started)-1])
+	lo, hi := pos[0], pos[len(pos)-1]
 	if len(q)-lo <= hi+1 {
-		k, r := lo, 0
-		for i := lo; i < len(q); i++ {
-			if r < len(started) && q[i] == started[r] {
-				r++
-				continue
+		// Move the runs after each removed job down.
+		k := lo
+		for i, p := range pos {
+			end := len(q)
+			if i+1 < len(pos) {
+				end = pos[i+1]
 			}
-			q[k] = q[i]
-			k++
+			k += copy(q[k:], q[p+1:end])
 		}
 		clear(q[k:])
 		return q[:k]
 	}
-	k, r := hi, len(started)-1
-	for i := hi; i >= 0; i-- {
-		if r >= 0 && q[i] == started[r] {
-			r--
-			continue
+	// Move the runs before each removed job up.
+	k := hi + 1
+	for i := len(pos) - 1; i >= 0; i-- {
+		start := 0
+		if i > 0 {
+			start = pos[i-1] + 1
 		}
-		q[k] = q[i]
-		k--
+		n := pos[i] - start
+		k -= n
+		copy(q[k:], q[start:pos[i]])
 	}
-	clear(q[:k+1])
-	return q[k+1:]
+	clear(q[:k])
+	return q[k:]
 }
 
 // addPendingShape appends a newly pending job to its shape's queue.

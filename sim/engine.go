@@ -109,22 +109,26 @@ type Sim struct {
 	order   []int32 // accepted jobs by (submit, index)
 	pruned  []PrunedJob
 
-	now       float64
-	nextArr   int // cursor into order
-	nextTrig  float64
-	pending   []*JobState
-	running   []*JobState
-	free      []Resources
-	sockFree  [][]Resources
-	srvInst   [][]instRef
-	linkCount []int32     // flows per DirectedLink
-	linkShare []float64   // per DirectedLink, its capacity / its flows (+Inf without flows)
-	linkJobs  [][]linkRef // per link, the flows crossing it (either way), each once
-	linkStamp []uint32    // per link, linkEpoch when add/removeFlows last visited it
-	linkEpoch uint32
-	touched   []int32 // scratch: links visited by add/removeFlows
-	heap      []event
-	dirty     []*JobState
+	now        float64
+	nextArr    int // cursor into order
+	nextTrig   float64
+	pending    []*JobState
+	running    []*JobState
+	free       []Resources
+	sockFree   [][]Resources
+	srvInst    [][]instRef
+	linkCount  []int32     // flows per DirectedLink
+	linkShare  []float64   // per DirectedLink, its capacity / its flows (+Inf without flows)
+	linkJobs   [][]linkRef // per link, the flows crossing it (either way), each once
+	linkStamp  []uint32    // per link, linkEpoch when add/removeFlows last visited it
+	linkEpoch  uint32
+	touched    []int32 // scratch: links visited by removeFlows
+	relinkQ    []int32 // links to relink at the next flush (queueRelink)
+	linkQueued []bool  // per link, whether it is in relinkQ
+	heap       []event
+	dirty      []*JobState
+	jobDirty   []bool // per job, whether it is in dirty
+	commStale  []bool // per job, a link of its flows changed: recompute its comm
 
 	// decision bookkeeping
 	awaiting      bool // Next returned a State; Apply not yet called
@@ -162,6 +166,19 @@ type Sim struct {
 	shapePos    []int32
 	shapeBuf    [][]*JobState
 	started     []*JobState // scratch of Apply
+
+	// Per-job slices of running jobs come from arenas (arena.go), built
+	// in the scratch buffers first where their length is not known ahead.
+	slotArena arena[Slot]
+	f64Arena  arena[float64]
+	intArena  arena[int]
+	takeArena arena[take]
+	flowArena arena[flow]
+	pathArena arena[DirectedLink]
+	srvBuf    []int
+	takeBuf   []take
+	flowBuf   []flow
+	pathBuf   []DirectedLink
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -188,6 +205,8 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	s := &Sim{
 		cfg: cfg, cluster: c, model: model,
 		jobs:       make([]JobState, len(jobs)),
+		jobDirty:   make([]bool, len(jobs)),
+		commStale:  make([]bool, len(jobs)),
 		nextTrig:   inf,
 		free:       make([]Resources, n),
 		sockFree:   make([][]Resources, n),
@@ -195,6 +214,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		linkCount:  make([]int32, 2*len(c.Topology.Links)),
 		linkJobs:   make([][]linkRef, len(c.Topology.Links)),
 		linkStamp:  make([]uint32, len(c.Topology.Links)),
+		linkQueued: make([]bool, len(c.Topology.Links)),
 		linkShare:  make([]float64, 2*len(c.Topology.Links)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
@@ -216,7 +236,18 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		s.total = s.total.Add(c)
 	}
 	shapeIDs := map[string]int32{}
-	var key []byte
+	// Jobs with the same tasks (to the bit) and model get the same
+	// instances, total and profile, and the same answer from fitsEmpty:
+	// those are built once and shared (JobState.Instances is read-only,
+	// and capped so that an append cannot reach a neighbour's).
+	type proto struct {
+		profile ModelProfile
+		inst    []Instance
+		total   Resources
+		reason  string // fitsEmpty's
+	}
+	protos := map[string]*proto{}
+	var key, pkey []byte
 	for i := range jobs {
 		j := &jobs[i]
 		js := &s.jobs[i]
@@ -232,10 +263,24 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		js.SubmitS = j.SubmitS
 		js.DurationS = j.DurationS
 		js.Status = StatusFuture
-		if err := s.initJob(js); err != nil {
-			return nil, err
+		pkey = protoKey(pkey[:0], j.Tasks, j.Model)
+		p := protos[string(pkey)]
+		if p != nil {
+			// Its tasks were validated with the first job of the key.
+			if err := checkTimes(js); err != nil {
+				return nil, err
+			}
+			js.Profile, js.Instances, js.Total, js.work = p.profile, p.inst, p.total, j.DurationS
+		} else {
+			if err := s.initJob(js); err != nil {
+				return nil, err
+			}
+			n := len(js.Instances)
+			js.Instances = js.Instances[:n:n]
+			p = &proto{profile: js.Profile, inst: js.Instances, total: js.Total, reason: fitsEmpty(caps, js)}
+			protos[string(pkey)] = p
 		}
-		if reason := fitsEmpty(caps, js); reason != "" {
+		if reason := p.reason; reason != "" {
 			if !cfg.PruneOversized {
 				return nil, fmt.Errorf("sim: job %q (index %d): %w: %s", j.JobID, i, ErrOversized, reason)
 			}
@@ -279,18 +324,45 @@ func shapeKey(dst []byte, tasks []datasets.Task) []byte {
 	return dst
 }
 
+// protoKey appends to dst a key equal for two jobs exactly when their
+// tasks are equal to the bit (−0 and +0 apart, unlike shapeKey: an
+// instance's demand keeps its sign) and their models are the same string.
+func protoKey(dst []byte, tasks []datasets.Task, model string) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(tasks)))
+	for _, t := range tasks {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(t.Role)))
+		dst = append(dst, t.Role...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(t.Instances))
+		for _, x := range [...]float64{t.GPU, t.CPU, t.MemGiB} {
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
+		}
+	}
+	return append(dst, model...) // the rest of the key
+}
+
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func badJob(js *JobState, format string, a ...any) error {
+	return fmt.Errorf("sim: job %q (index %d): %w: %s", js.Job.JobID, js.Index, ErrBadJob, fmt.Sprintf(format, a...))
+}
+
+// checkTimes validates a job's submit time and duration.
+func checkTimes(js *JobState) error {
+	j := js.Job
+	if !finite(j.SubmitS) || j.SubmitS < 0 {
+		return badJob(js, "submit_s = %v, want finite and >= 0", j.SubmitS)
+	}
+	if !finite(j.DurationS) || j.DurationS < 0 {
+		return badJob(js, "duration_s = %v, want finite and >= 0", j.DurationS)
+	}
+	return nil
+}
 
 func (s *Sim) initJob(js *JobState) error {
 	j := js.Job
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("sim: job %q (index %d): %w: %s", j.JobID, js.Index, ErrBadJob, fmt.Sprintf(format, a...))
-	}
-	if !finite(j.SubmitS) || j.SubmitS < 0 {
-		return bad("submit_s = %v, want finite and >= 0", j.SubmitS)
-	}
-	if !finite(j.DurationS) || j.DurationS < 0 {
-		return bad("duration_s = %v, want finite and >= 0", j.DurationS)
+	bad := func(format string, a ...any) error { return badJob(js, format, a...) }
+	if err := checkTimes(js); err != nil {
+		return err
 	}
 	js.Profile = ProfileOf(j.Model)
 	n := 0

@@ -42,10 +42,14 @@ func (f *flow) time() float64 {
 }
 
 // linkRef is one flow of a job crossing a link, in direction dl, as
-// linkJobs lists them.
+// linkJobs lists them. It points at the flow (in its job's flows, which
+// stay in place while the job runs) so that relink, which visits every
+// flow of a link whose count changed, reads the flow without a visit to
+// its job.
 type linkRef struct {
-	job, flow int32
-	dl        DirectedLink
+	f   *flow
+	job int32
+	dl  DirectedLink
 }
 
 // jobFlows calls add for each per-iteration transfer of a job whose
@@ -88,46 +92,67 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 }
 
 // addFlows routes a starting job's flows, counts them on their links and
-// marks every flow sharing those links (either way) for a new time, and
-// its job for a new rate. Each link is visited once however many of the
-// job's flows cross it: the flows marked are the same as marking a link's
-// flows at every crossing.
+// queues those links for relink (queueRelink), which brings the flows
+// sharing them (either way) up to date and marks their jobs for a new
+// rate.
 func (s *Sim) addFlows(js *JobState) {
-	s.nextLinkEpoch()
-	touched := s.touched[:0]
+	flows := s.flowBuf[:0]
 	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
 		vol *= s.env.commFactor()
 		var path []DirectedLink
-		if k := slices.IndexFunc(js.flows, func(f flow) bool {
+		if k := slices.IndexFunc(flows, func(f flow) bool {
 			return int(f.from) == a && int(f.to) == b && f.duplex == duplex && f.volume == vol
 		}); k >= 0 {
-			js.flows[k].n++
-			path = js.flows[k].links
+			flows[k].n++
+			path = flows[k].links
 		} else {
 			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-			path, _ = s.cluster.Topology.route(nil, na, nb) // connectivity checked by Validate
-			k := int32(len(js.flows))
-			js.flows = append(js.flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1, stale: true})
-			for _, dl := range path {
-				l := dl.Link()
-				s.linkJobs[l] = append(s.linkJobs[l], linkRef{job: int32(js.Index), flow: k, dl: dl})
-			}
+			s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
+			path = s.pathArena.clone(s.pathBuf)
+			flows = append(flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1, stale: true})
 		}
 		for _, dl := range path {
 			s.linkCount[dl]++
 			if duplex {
 				s.linkCount[dl.Reverse()]++
 			}
-			if l := dl.Link(); s.linkStamp[l] != s.linkEpoch {
-				s.linkStamp[l] = s.linkEpoch
-				touched = append(touched, int32(l))
-			}
+			s.queueRelink(dl.Link())
 		}
 	})
-	for _, l := range touched {
+	js.flows = s.flowArena.clone(flows)
+	clear(flows) // no stale references to routes from the scratch
+	s.flowBuf = flows[:0]
+	for k := range js.flows {
+		f := &js.flows[k]
+		for _, dl := range f.links {
+			l := dl.Link()
+			s.linkJobs[l] = append(s.linkJobs[l], linkRef{f: f, job: int32(js.Index), dl: dl})
+		}
+	}
+}
+
+// queueRelink queues link l, whose flow counts changed, for relink at the
+// next flush, once however often it changes before then. The starts of
+// one decision (or the finishes of one instant) load the same upper-tier
+// links again and again; relinking each once per batch instead of once
+// per job is exact: a flow's bottleneck is a minimum of shares, kept
+// exactly by relink's updates in any number of steps (or recomputed in
+// full), the jobs marked dirty are the union of the links' jobs either
+// way, and nothing reads the shares or the bottlenecks before the flush.
+func (s *Sim) queueRelink(l int) {
+	if !s.linkQueued[l] {
+		s.linkQueued[l] = true
+		s.relinkQ = append(s.relinkQ, int32(l))
+	}
+}
+
+// relinkQueued relinks the queued links.
+func (s *Sim) relinkQueued() {
+	for _, l := range s.relinkQ {
+		s.linkQueued[l] = false
 		s.relink(int(l))
 	}
-	s.touched = touched
+	s.relinkQ = s.relinkQ[:0]
 }
 
 // relink recomputes both directions' capacity per flow of link l after
@@ -151,8 +176,7 @@ func (s *Sim) relink(l int) {
 		s.linkShare[2*l+d] = now[d]
 	}
 	for _, r := range s.linkJobs[l] {
-		js := &s.jobs[r.job]
-		f := &js.flows[r.flow]
+		f := r.f
 		if !f.stale {
 			d := int(r.dl & 1)
 			fwd, ok := bottleneck(f.fwd, old[d], now[d])
@@ -163,14 +187,14 @@ func (s *Sim) relink(l int) {
 			switch {
 			case !ok || !okb:
 				f.stale = true
-				js.commStale = true
+				s.commStale[r.job] = true
 			case fwd != f.fwd || back != f.back:
 				f.fwd, f.back = fwd, back
 				f.t = f.time()
-				js.commStale = true
+				s.commStale[r.job] = true
 			}
 		}
-		s.markDirty(js)
+		s.markDirtyIndex(r.job)
 	}
 }
 
@@ -186,9 +210,8 @@ func bottleneck(least, o, n float64) (float64, bool) {
 	return least, true
 }
 
-// removeFlows takes a finishing job's flows off their links and marks the
-// flows still sharing those links, and their jobs, (each link once, as
-// addFlows).
+// removeFlows takes a finishing job's flows off their links and queues
+// the links for relink (as addFlows).
 func (s *Sim) removeFlows(js *JobState) {
 	s.nextLinkEpoch()
 	touched := s.touched[:0]
@@ -214,8 +237,9 @@ func (s *Sim) removeFlows(js *JobState) {
 				k++
 			}
 		}
+		clear(lj[k:]) // the removed refs point into the job's flows
 		s.linkJobs[l] = lj[:k]
-		s.relink(int(l))
+		s.queueRelink(int(l))
 	}
 	s.touched = touched
 }

@@ -19,18 +19,24 @@ func (s *Sim) markServer(server int) {
 }
 
 // markDirty queues js for the next flush.
-func (s *Sim) markDirty(js *JobState) {
-	if !js.dirty {
-		js.dirty = true
-		s.dirty = append(s.dirty, js)
+func (s *Sim) markDirty(js *JobState) { s.markDirtyIndex(int32(js.Index)) }
+
+// markDirtyIndex queues job i for the next flush. The flags are a dense
+// array, not a field of the job: relink marks every job on a link, and
+// reading each one's state for its flag was most of its cost.
+func (s *Sim) markDirtyIndex(i int32) {
+	if !s.jobDirty[i] {
+		s.jobDirty[i] = true
+		s.dirty = append(s.dirty, &s.jobs[i])
 	}
 }
 
 // flush recomputes the rate of every dirty running job and reschedules its
 // completion.
 func (s *Sim) flush() {
+	s.relinkQueued()
 	for _, js := range s.dirty {
-		js.dirty = false
+		s.jobDirty[js.Index] = false
 		if js.Status != StatusRunning {
 			continue
 		}
@@ -76,8 +82,8 @@ func (s *Sim) rate(js *JobState) float64 {
 		}
 	}
 	worst := js.slow
-	if js.commStale {
-		js.commStale = false
+	if s.commStale[js.Index] {
+		s.commStale[js.Index] = false
 		js.comm = s.comm(js)
 	}
 	return 1 / (1 + worst + js.comm/js.Profile.IterS)

@@ -105,11 +105,9 @@ type JobState struct {
 	version                uint32
 	flows                  []flow
 	takes                  []take
-	dirty                  bool
 	slowStale              bool      // co-runners changed: recompute slow
 	slow                   float64   // straggler interference slowdown S
 	instSlow               []float64 // per instance, its slowdown; −1: to recompute
-	commStale              bool      // a link's flows changed: recompute comm
 	comm                   float64   // time per iteration of the slowest flow, s
 	finishS                float64
 	shape                  int32 // jobs with equal Tasks share it
