@@ -241,7 +241,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	// those are built once and shared (JobState.Instances is read-only,
 	// and capped so that an append cannot reach a neighbour's).
 	type proto struct {
-		profile ModelProfile
+		profile *ModelProfile
 		inst    []Instance
 		total   Resources
 		reason  string // fitsEmpty's
@@ -364,7 +364,8 @@ func (s *Sim) initJob(js *JobState) error {
 	if err := checkTimes(js); err != nil {
 		return err
 	}
-	js.Profile = ProfileOf(j.Model)
+	p := ProfileOf(j.Model)
+	js.Profile = &p
 	n := 0
 	for ti, t := range j.Tasks {
 		if t.Instances < 0 {

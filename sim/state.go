@@ -87,7 +87,7 @@ const (
 type JobState struct {
 	Index     int // position in the jobs given to New
 	Job       *datasets.Job
-	Profile   ModelProfile
+	Profile   *ModelProfile // shared by the jobs of one model in a run: read only
 	Instances []Instance
 	Total     Resources // summed over instances
 	SubmitS   float64
