@@ -26,6 +26,7 @@ type Greedy struct {
 	cursor   []int
 	heads    []int
 	rejected []int
+	sums     ledgerSums
 }
 
 func (g *Greedy) failedLike(j *sim.JobState) bool {
@@ -97,7 +98,7 @@ func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 		if g.failedLike(j) {
 			continue
 		}
-		if slots, ok := placeJob(st, l, g.place, j, &arena); ok {
+		if slots, ok := placeJob(st, l, g.place, j, &arena, nil); ok {
 			out = append(out, sim.Placement{Job: j.Index, Slots: slots})
 			free, most = sums(l)
 		} else {
@@ -128,7 +129,9 @@ func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, e
 	clear(g.cursor)
 	g.heads = g.heads[:0]
 	g.rejected = g.rejected[:0]
-	free, most := sums(l)
+	ls := &g.sums
+	ls.reset(l)
+	free, most := ls.update(l)
 	cheap := func(j *sim.JobState) bool {
 		return !j.Total.Fits(free) || !j.Instances[0].Demand.Fits(most)
 	}
@@ -156,7 +159,7 @@ func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, e
 			h.pop()
 			continue
 		}
-		slots, ok := placeJob(st, l, g.place, j, &arena)
+		slots, ok := placeJob(st, l, g.place, j, &arena, ls)
 		if !ok {
 			h.pop() // failed: every later job of the shape is skipped
 			continue
@@ -168,7 +171,7 @@ func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, e
 		} else {
 			h.pop()
 		}
-		nf, nm := sums(l)
+		nf, nm := ls.update(l)
 		grew := nf.GPU > free.GPU || nf.CPU > free.CPU || nf.MemGiB > free.MemGiB ||
 			nm.GPU > most.GPU || nm.CPU > most.CPU || nm.MemGiB > most.MemGiB
 		free, most = nf, nm
@@ -280,13 +283,56 @@ func sums(l *sim.Ledger) (total, most sim.Resources) {
 	return total, most
 }
 
+// ledgerSums gives sums' answer for a ledger that changes on a few
+// servers at a time, without a pass over all servers: it keeps the running
+// total and maximum at every server, in sums' order, and recomputes them
+// from the lowest server changed since. The running values before that
+// server are those sums would reach there, so the result is sums' to the
+// bit. On a k = 20 fat-tree (2,000 servers) sums after every placement was
+// a tenth of a Load-Balancing decision.
+type ledgerSums struct {
+	total, most []sim.Resources // over servers 0..i
+	lo          int             // lowest server changed since the last update
+}
+
+// reset starts following l: the next update recomputes everything.
+func (p *ledgerSums) reset(l *sim.Ledger) {
+	n := len(l.Free)
+	p.total = slices.Grow(p.total[:0], n)[:n]
+	p.most = slices.Grow(p.most[:0], n)[:n]
+	p.lo = 0
+}
+
+// touch records that server s's free resources changed.
+func (p *ledgerSums) touch(s int) { p.lo = min(p.lo, s) }
+
+// update returns sums(l).
+func (p *ledgerSums) update(l *sim.Ledger) (total, most sim.Resources) {
+	n := len(l.Free)
+	if p.lo > 0 {
+		total, most = p.total[p.lo-1], p.most[p.lo-1]
+	}
+	for i := p.lo; i < n; i++ {
+		f := l.Free[i]
+		total = total.Add(f)
+		most.GPU = max(most.GPU, f.GPU)
+		most.CPU = max(most.CPU, f.CPU)
+		most.MemGiB = max(most.MemGiB, f.MemGiB)
+		p.total[i], p.most[i] = total, most
+	}
+	p.lo = n
+	return total, most
+}
+
 // placeJob books every instance of j with p, or none. The slots are
 // appended to *arena (nil: a slice of their own), a decision's shared
 // store: a failed attempt leaves it as it was, for the next to reuse, so
 // a decision allocates for the placements it makes rather than for every
 // job it tries. The returned slots are capped, so later appends to the
-// arena never reach them.
-func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState, arena *[]sim.Slot) ([]sim.Slot, bool) {
+// arena never reach them. Every server whose ledger entry it changes
+// (booked, or given back after a failure: f − d + d need not be f) is
+// reported to ls when it is not nil.
+func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState, arena *[]sim.Slot, ls *ledgerSums) ([]sim.Slot, bool) {
 	var own []sim.Slot
 	if arena == nil {
 		arena = &own
@@ -302,6 +348,9 @@ func placeJob(st *sim.State, l *sim.Ledger, p Placer, j *sim.JobState, arena *[]
 			}
 			*arena = slots[:start]
 			return nil, false
+		}
+		if ls != nil {
+			ls.touch(s)
 		}
 		l.Take(s, j.Instances[i].Demand)
 		p.Booked(j, i, s)

@@ -205,7 +205,7 @@ func (p *problem) finish(pl []sim.Placement) []sim.Placement {
 		}
 	}
 	for _, j := range p.rest {
-		if slots, ok := placeJob(p.st, l, FirstFit{}, j, nil); ok {
+		if slots, ok := placeJob(p.st, l, FirstFit{}, j, nil, nil); ok {
 			pl = append(pl, sim.Placement{Job: j.Index, Slots: slots})
 		}
 	}
