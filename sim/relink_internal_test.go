@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+)
+
+// spread places each pending job's instances round-robin over the servers
+// from a moving start, so that jobs span servers and share links, and
+// many jobs start in one decision (relinks are batched per flush).
+type spread struct{ next int }
+
+func (*spread) Name() string { return "test-spread" }
+
+func (p *spread) Schedule(_ context.Context, st *State) ([]Placement, error) {
+	l := st.Ledger()
+	var out []Placement
+	for _, j := range st.Pending {
+		var slots []Slot
+		for i, in := range j.Instances {
+			for k := 0; k < len(l.Free); k++ {
+				s := (p.next + k) % len(l.Free)
+				if l.Fits(s, in.Demand) {
+					l.Take(s, in.Demand)
+					slots = append(slots, Slot{Server: s, Socket: -1})
+					p.next = s + 1
+					break
+				}
+			}
+			if len(slots) != i+1 {
+				l.GiveBack(j, slots)
+				slots = nil
+				break
+			}
+		}
+		if slots != nil {
+			out = append(out, Placement{Job: j.Index, Slots: slots})
+		}
+	}
+	return out, nil
+}
+
+// TestRelinkBatchedExact checks, at every decision point of a fat-tree run
+// where flows share links, that each link direction's share is its
+// capacity over its flow count and that every flow not marked stale holds
+// the least share along its route (each way): what a full recomputation
+// gives, whatever the order and grouping of the relinks that led there.
+func TestRelinkBatchedExact(t *testing.T) {
+	c, err := FatTree(4, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var jobs []datasets.Job
+	for iv := 0; iv < 6; iv++ {
+		for k := 0; k < 20; k++ {
+			jobs = append(jobs, datasets.Job{
+				JobID: fmt.Sprintf("m%d", len(jobs)), SubmitS: float64(iv)*1800 + r.Float64()*1800,
+				DurationS: 600 + r.Float64()*7200, Model: MARLModels[r.IntN(len(MARLModels))],
+				Tasks: []datasets.Task{
+					{Role: datasets.RoleWorker, Instances: int32(1 + r.IntN(4)), GPU: 1, CPU: 2, MemGiB: 8},
+					{Role: datasets.RolePS, Instances: int32(1 + r.IntN(4)), CPU: 2, MemGiB: 8},
+				},
+			})
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Trigger = TriggerInterval
+	s, err := New(c, jobs, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := &spread{}
+	checked := 0
+	for {
+		st, err := s.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dl, n := range s.linkCount {
+			want := inf
+			if n > 0 {
+				want = c.Topology.Links[dl/2].Gbps / float64(n)
+			}
+			if s.linkShare[dl] != want {
+				t.Fatalf("t=%g: link direction %d: share %v, want %v (%d flows)", s.now, dl, s.linkShare[dl], want, n)
+			}
+		}
+		for _, js := range s.running {
+			for k := range js.flows {
+				f := &js.flows[k]
+				if f.stale {
+					continue
+				}
+				fwd, back := inf, inf
+				for _, dl := range f.links {
+					fwd = min(fwd, s.linkShare[dl])
+					back = min(back, s.linkShare[dl.Reverse()])
+				}
+				if f.fwd != fwd || f.duplex && f.back != back {
+					t.Fatalf("t=%g: job %d flow %d: bottlenecks %v, %v; the links give %v, %v", s.now, js.Index, k, f.fwd, f.back, fwd, back)
+				}
+				checked++
+			}
+		}
+		pl, err := sched.Schedule(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Apply(pl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no flow was checked: the workload shares no links")
+	}
+}
