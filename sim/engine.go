@@ -127,8 +127,10 @@ type Sim struct {
 	linkQueued []bool  // per link, whether it is in relinkQ
 	heap       []event
 	dirty      []*JobState
-	jobDirty   []bool // per job, whether it is in dirty
-	commStale  []bool // per job, a link of its flows changed: recompute its comm
+	jobDirty   []bool    // per job, whether it is in dirty
+	commStale  []bool    // per job, a link of its flows changed: recompute its comm
+	hot        []flowHot // running flows' bottlenecks, by flow.id
+	freeFlows  []int32   // entries of hot no flow uses
 
 	// decision bookkeeping
 	awaiting      bool // Next returned a State; Apply not yet called

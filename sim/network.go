@@ -24,30 +24,41 @@ type flow struct {
 	// the same volume, so they are kept once, counted n times on the links.
 	from, to int32
 	n        int32
-	// t is the flow's time per iteration, recomputed when stale (a link
-	// it crosses changed its flow count).
-	// fwd and back are the least capacity per flow on its links, the
-	// way it sends and (duplex) the way it pulls back; t the time per
-	// iteration they give. Stale: to recompute from the links.
-	fwd, back, t float64
-	stale        bool
+	// id is the flow's entry in Sim.hot, its bottlenecks.
+	id int32
+	// t is the flow's time per iteration, recomputed from its bottlenecks
+	// when they changed.
+	t float64
 }
 
-// time is the flow's time per iteration given its bottlenecks.
-func (f *flow) time() float64 {
+// flowHot is what relink reads and writes of a flow, kept apart from the
+// flow in one dense table (Sim.hot): relink visits every flow of a link
+// whose count changed, and the flows' own records, 80 bytes each among
+// their jobs' other data, made those visits mostly cache misses.
+//
+// fwd and back are the least capacity per flow on its links, the way it
+// sends and (duplex) the way it pulls back. stale: to recompute from the
+// links; tStale: the flow's t is to recompute from fwd and back.
+type flowHot struct {
+	fwd, back     float64
+	stale, tStale bool
+	duplex        bool
+}
+
+// time is a flow's time per iteration given its bottlenecks.
+func (f *flow) time(h *flowHot) float64 {
 	if f.duplex {
-		return f.volume/2/f.fwd + f.volume/2/f.back
+		return f.volume/2/h.fwd + f.volume/2/h.back
 	}
-	return f.volume / f.fwd
+	return f.volume / h.fwd
 }
 
 // linkRef is one flow of a job crossing a link, in direction dl, as
-// linkJobs lists them. It points at the flow (in its job's flows, which
-// stay in place while the job runs) so that relink, which visits every
-// flow of a link whose count changed, reads the flow without a visit to
-// its job.
+// linkJobs lists them. It names the flow's bottlenecks (Sim.hot) so that
+// relink, which visits every flow of a link whose count changed, reads
+// them without a visit to the job.
 type linkRef struct {
-	f   *flow
+	id  int32 // the flow's entry in Sim.hot
 	job int32
 	dl  DirectedLink
 }
@@ -109,7 +120,7 @@ func (s *Sim) addFlows(js *JobState) {
 			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
 			s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
 			path = s.pathArena.clone(s.pathBuf)
-			flows = append(flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1, stale: true})
+			flows = append(flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1})
 		}
 		for _, dl := range path {
 			s.linkCount[dl]++
@@ -124,11 +135,25 @@ func (s *Sim) addFlows(js *JobState) {
 	s.flowBuf = flows[:0]
 	for k := range js.flows {
 		f := &js.flows[k]
+		f.id = s.newFlowID()
+		s.hot[f.id] = flowHot{stale: true, duplex: f.duplex}
 		for _, dl := range f.links {
 			l := dl.Link()
-			s.linkJobs[l] = append(s.linkJobs[l], linkRef{f: f, job: int32(js.Index), dl: dl})
+			s.linkJobs[l] = append(s.linkJobs[l], linkRef{id: f.id, job: int32(js.Index), dl: dl})
 		}
 	}
+}
+
+// newFlowID returns a free entry of Sim.hot: the most recently freed one,
+// or a new one.
+func (s *Sim) newFlowID() int32 {
+	if n := len(s.freeFlows); n > 0 {
+		id := s.freeFlows[n-1]
+		s.freeFlows = s.freeFlows[:n-1]
+		return id
+	}
+	s.hot = append(s.hot, flowHot{})
+	return int32(len(s.hot) - 1)
 }
 
 // queueRelink queues link l, whose flow counts changed, for relink at the
@@ -176,21 +201,21 @@ func (s *Sim) relink(l int) {
 		s.linkShare[2*l+d] = now[d]
 	}
 	for _, r := range s.linkJobs[l] {
-		f := r.f
-		if !f.stale {
+		h := &s.hot[r.id]
+		if !h.stale {
 			d := int(r.dl & 1)
-			fwd, ok := bottleneck(f.fwd, old[d], now[d])
-			back, okb := f.back, true
-			if f.duplex {
-				back, okb = bottleneck(f.back, old[d^1], now[d^1])
+			fwd, ok := bottleneck(h.fwd, old[d], now[d])
+			back, okb := h.back, true
+			if h.duplex {
+				back, okb = bottleneck(h.back, old[d^1], now[d^1])
 			}
 			switch {
 			case !ok || !okb:
-				f.stale = true
+				h.stale = true
 				s.commStale[r.job] = true
-			case fwd != f.fwd || back != f.back:
-				f.fwd, f.back = fwd, back
-				f.t = f.time()
+			case fwd != h.fwd || back != h.back:
+				h.fwd, h.back = fwd, back
+				h.tStale = true
 				s.commStale[r.job] = true
 			}
 		}
@@ -237,9 +262,11 @@ func (s *Sim) removeFlows(js *JobState) {
 				k++
 			}
 		}
-		clear(lj[k:]) // the removed refs point into the job's flows
 		s.linkJobs[l] = lj[:k]
 		s.queueRelink(int(l))
+	}
+	for _, f := range js.flows {
+		s.freeFlows = append(s.freeFlows, f.id)
 	}
 	s.touched = touched
 }

@@ -97,7 +97,8 @@ func TestRelinkBatchedExact(t *testing.T) {
 		for _, js := range s.running {
 			for k := range js.flows {
 				f := &js.flows[k]
-				if f.stale {
+				h := &s.hot[f.id]
+				if h.stale {
 					continue
 				}
 				fwd, back := inf, inf
@@ -105,8 +106,11 @@ func TestRelinkBatchedExact(t *testing.T) {
 					fwd = min(fwd, s.linkShare[dl])
 					back = min(back, s.linkShare[dl.Reverse()])
 				}
-				if f.fwd != fwd || f.duplex && f.back != back {
-					t.Fatalf("t=%g: job %d flow %d: bottlenecks %v, %v; the links give %v, %v", s.now, js.Index, k, f.fwd, f.back, fwd, back)
+				if h.fwd != fwd || f.duplex && h.back != back {
+					t.Fatalf("t=%g: job %d flow %d: bottlenecks %v, %v; the links give %v, %v", s.now, js.Index, k, h.fwd, h.back, fwd, back)
+				}
+				if !h.tStale && f.t != f.time(h) {
+					t.Fatalf("t=%g: job %d flow %d: time %v, its bottlenecks give %v", s.now, js.Index, k, f.t, f.time(h))
 				}
 				checked++
 			}

@@ -97,8 +97,10 @@ func (s *Sim) comm(js *JobState) float64 {
 	share := s.linkShare
 	for k := range js.flows {
 		f := &js.flows[k]
-		if f.stale {
-			f.stale = false
+		h := &s.hot[f.id]
+		switch {
+		case h.stale:
+			h.stale, h.tStale = false, false
 			fwd, back := inf, inf
 			for _, dl := range f.links {
 				fwd = min(fwd, share[dl])
@@ -106,8 +108,11 @@ func (s *Sim) comm(js *JobState) float64 {
 					back = min(back, share[dl.Reverse()])
 				}
 			}
-			f.fwd, f.back = fwd, back
-			f.t = f.time()
+			h.fwd, h.back = fwd, back
+			f.t = f.time(h)
+		case h.tStale:
+			h.tStale = false
+			f.t = f.time(h)
 		}
 		comm = max(comm, f.t)
 	}
