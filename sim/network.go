@@ -252,17 +252,21 @@ func (s *Sim) removeFlows(js *JobState) {
 			}
 		}
 	}
+	// addFlows appends a job's refs to a link together, so they are one
+	// run of the link's list: found by a scan, closed up by one copy.
 	self := int32(js.Index)
 	for _, l := range touched {
 		lj := s.linkJobs[l]
-		k := 0
-		for _, r := range lj {
-			if r.job != self {
-				lj[k] = r
-				k++
-			}
+		i := 0
+		for i < len(lj) && lj[i].job != self {
+			i++
 		}
-		s.linkJobs[l] = lj[:k]
+		k := i
+		for k < len(lj) && lj[k].job == self {
+			k++
+		}
+		n := copy(lj[i:], lj[k:])
+		s.linkJobs[l] = lj[:i+n]
 		s.queueRelink(int(l))
 	}
 	for _, f := range js.flows {

@@ -94,6 +94,25 @@ func TestRelinkBatchedExact(t *testing.T) {
 				t.Fatalf("t=%g: link direction %d: share %v, want %v (%d flows)", s.now, dl, s.linkShare[dl], want, n)
 			}
 		}
+		// linkJobs lists exactly the running jobs' flows on each link.
+		refs := make([]int, len(s.linkJobs))
+		for _, js := range s.running {
+			for _, f := range js.flows {
+				for _, dl := range f.links {
+					refs[dl.Link()]++
+				}
+			}
+		}
+		for l, lj := range s.linkJobs {
+			if len(lj) != refs[l] {
+				t.Fatalf("t=%g: link %d lists %d flows, the running jobs have %d on it", s.now, l, len(lj), refs[l])
+			}
+			for _, r := range lj {
+				if s.jobs[r.job].Status != StatusRunning {
+					t.Fatalf("t=%g: link %d lists a flow of job %d, which is not running", s.now, l, r.job)
+				}
+			}
+		}
 		for _, js := range s.running {
 			for k := range js.flows {
 				f := &js.flows[k]
