@@ -198,18 +198,29 @@ func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
 	}
 	h := mix(uint64(a)<<32 | uint64(b))
 	u, hop := a, uint64(0)
-	var buf [256]adjEdge // more equal-cost hops than this spill to the heap
 	for ; u != g; hop++ {
 		// The equal-cost next hops in adjacency order, then the hash's
-		// pick among them.
+		// pick among them: counted, then the pick found by a second pass
+		// (no list of them to build and clear per hop).
 		want := dist[u] - 1
-		cand := buf[:0]
-		for _, e := range t.adj[u] {
+		adj := t.adj[u]
+		n := 0
+		for _, e := range adj {
 			if dist[e.to] == want {
-				cand = append(cand, e)
+				n++
 			}
 		}
-		e := cand[int(mix(h+hop)%uint64(len(cand)))]
+		pick := int(mix(h+hop) % uint64(n))
+		var e adjEdge
+		for _, x := range adj {
+			if dist[x.to] == want {
+				if pick == 0 {
+					e = x
+					break
+				}
+				pick--
+			}
+		}
 		dst = append(dst, t.Directed(int(e.link), u))
 		u = int(e.to)
 	}
