@@ -19,10 +19,12 @@ type take struct {
 // instRef is one instance homed on a server, as srvInst lists them: the
 // co-runners interference is computed from.
 type instRef struct {
-	job    int32
-	inst   int32
-	socket int32
-	c, p   float64 // the instance's Load.C and Load.P, read here without a visit to its job
+	job      int32
+	inst     int32
+	socket   int32
+	hasAlone bool
+	c, p     float64 // the instance's Load.C and Load.P, read here without a visit to its job
+	alone    float64 // its standalone slowdown term when hasAlone (sumsSlowdown)
 }
 
 // fitsEmpty packs the job's instances first-fit-decreasing (by GPU, then

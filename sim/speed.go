@@ -166,8 +166,11 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 		up += l.P
 	}
 	co := len(extra)
-	for _, r := range s.srvInst[server] {
+	insts := s.srvInst[server]
+	me := -1 // the target's entry in insts
+	for k, r := range insts {
 		if int(r.job) == self && int(r.inst) == inst {
+			me = k
 			continue // the target instance itself
 		}
 		co++
@@ -182,7 +185,20 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 		return 0
 	}
 	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
-	x := s.fromSums(load, uc, up, oc, cores) - s.fromSums(load, 0, 0, 0, cores)
+	// The standalone term of a running instance is kept in its entry
+	// (computed once, from the same load and socket as here): it is half
+	// the model's work, and the co-runners change far more often than it.
+	var alone float64
+	switch {
+	case me < 0:
+		alone = s.fromSums(load, 0, 0, 0, cores)
+	case insts[me].hasAlone:
+		alone = insts[me].alone
+	default:
+		alone = s.fromSums(load, 0, 0, 0, cores)
+		insts[me].alone, insts[me].hasAlone = alone, true
+	}
+	x := s.fromSums(load, uc, up, oc, cores) - alone
 	if !(x > 0) { // also catches NaN
 		return 0
 	}
