@@ -592,26 +592,46 @@ type LeastLoad struct {
 	inv  capInverse
 	tree loadTree
 	l    *sim.Ledger // the decision's ledger, set by its first Pick
+	// Per demand picked in this decision (the first maxFitTrees of
+	// them), the answer kept up to date (fitTree): a decision's jobs
+	// mostly request a few instance shapes, and a search per pick
+	// visited some 230 nodes of a k = 20 fat-tree's tree.
+	fit  []*fitTree
+	nfit int
 }
+
+// maxFitTrees bounds the fit trees of a decision: each booking updates
+// every one of them.
+const maxFitTrees = 4
 
 // Begin implements Placer.
 func (p *LeastLoad) Begin(st *sim.State) {
 	p.inv.update(st.Cluster)
 	p.tree.build(st.Free, &p.inv)
 	p.l = nil
+	p.nfit = 0
 }
 
 // Booked implements Placer.
 func (p *LeastLoad) Booked(_ *sim.JobState, _, s int) {
 	if p.l != nil {
-		p.tree.set(s, p.l.Free[s], &p.inv)
+		p.changed(s)
 	}
 }
 
 // Unbooked implements Placer.
 func (p *LeastLoad) Unbooked(_ *sim.JobState, _, s int) {
 	if p.l != nil {
-		p.tree.set(s, p.l.Free[s], &p.inv)
+		p.changed(s)
+	}
+}
+
+// changed follows a change of server s's free resources in the
+// decision's ledger.
+func (p *LeastLoad) changed(s int) {
+	p.tree.set(s, p.l.Free[s], &p.inv)
+	for _, f := range p.fit[:p.nfit] {
+		f.set(s, p.l, &p.tree)
 	}
 }
 
@@ -620,10 +640,89 @@ func (p *LeastLoad) Pick(_ *sim.State, l *sim.Ledger, j *sim.JobState, i int) in
 	if p.l == nil && len(l.Free) == p.tree.servers {
 		p.l = l
 	}
+	d := j.Instances[i].Demand
 	if l != p.l {
-		return bestServer(l, j.Instances[i].Demand, func(s int) float64 { return p.inv.load(s, l.Free[s]) })
+		return bestServer(l, d, func(s int) float64 { return p.inv.load(s, l.Free[s]) })
 	}
-	return p.tree.best(j.Instances[i].Demand, l)
+	for _, f := range p.fit[:p.nfit] {
+		if f.d == d {
+			return f.best()
+		}
+	}
+	if p.nfit < maxFitTrees {
+		if p.nfit == len(p.fit) {
+			p.fit = append(p.fit, &fitTree{})
+		}
+		f := p.fit[p.nfit]
+		p.nfit++
+		f.build(d, l, &p.tree)
+		return f.best()
+	}
+	return p.tree.best(d, l)
+}
+
+// fitTree is loadTree's answer for one demand d, kept up to date: a tree
+// over the servers (the loadTree's shape) holding per subtree the least
+// load among the servers d fits, with the lowest index reaching it (+Inf
+// where d fits none). Its root is bestServer's answer under LeastLoad's
+// score: the fitting server of least load, ties to the lowest index
+// (children compared strictly, so equal loads keep the left, lower one).
+// Loads are the loadTree's leaves, the score function's own values.
+type fitTree struct {
+	d    sim.Resources
+	n    int
+	load []float64
+	idx  []int32
+}
+
+func (f *fitTree) build(d sim.Resources, l *sim.Ledger, t *loadTree) {
+	f.d, f.n = d, t.n
+	if len(f.load) != 2*t.n {
+		f.load = make([]float64, 2*t.n)
+		f.idx = make([]int32, 2*t.n)
+	}
+	for k := 0; k < t.n; k++ {
+		f.leaf(k, l, t)
+	}
+	for v := t.n - 1; v >= 1; v-- {
+		f.pull(v)
+	}
+}
+
+func (f *fitTree) leaf(s int, l *sim.Ledger, t *loadTree) {
+	v := f.n + s
+	f.idx[v] = int32(s)
+	if s < t.servers && l.Fits(s, f.d) {
+		f.load[v] = t.minLoad[v]
+	} else {
+		f.load[v] = math.Inf(1)
+	}
+}
+
+func (f *fitTree) pull(v int) {
+	a, b := 2*v, 2*v+1
+	if f.load[b] < f.load[a] {
+		f.load[v], f.idx[v] = f.load[b], f.idx[b]
+	} else {
+		f.load[v], f.idx[v] = f.load[a], f.idx[a]
+	}
+}
+
+// set follows server s's change (the loadTree already holds its load).
+func (f *fitTree) set(s int, l *sim.Ledger, t *loadTree) {
+	f.leaf(s, l, t)
+	for v := (f.n + s) / 2; v >= 1; v /= 2 {
+		f.pull(v)
+	}
+}
+
+// best returns the fitting server of least load (ties to the lowest
+// index), or −1.
+func (f *fitTree) best() int {
+	if math.IsInf(f.load[1], 1) {
+		return -1
+	}
+	return int(f.idx[1])
 }
 
 // loadTree is a binary tree over the servers (leaves padded to a power of

@@ -43,3 +43,52 @@ func TestLoadTreeMatchesScan(t *testing.T) {
 		}
 	}
 }
+
+// TestFitTreeMatchesScan checks fitTree against the scan it replaces
+// (bestServer with LeastLoad's score) for a few demands followed at once,
+// through bookings and give-backs of any of them, on ledgers where equal
+// loads are common and many servers fit none of the demands.
+func TestFitTreeMatchesScan(t *testing.T) {
+	c, err := sim.FatTree(6, "mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	var inv capInverse
+	inv.update(c)
+	var tree loadTree
+	demands := []sim.Resources{{GPU: 1, CPU: 2, MemGiB: 8}, {CPU: 2, MemGiB: 8}, {GPU: 2, CPU: 8, MemGiB: 8}}
+	for trial := 0; trial < 100; trial++ {
+		l := &sim.Ledger{Free: make([]sim.Resources, len(c.Servers))}
+		for s := range l.Free {
+			cp := c.Capacity(s)
+			f := float64(r.IntN(3)) / 2
+			l.Free[s] = sim.Resources{GPU: cp.GPU * f, CPU: cp.CPU * f, MemGiB: cp.MemGiB * f}
+		}
+		tree.build(l.Free, &inv)
+		fits := make([]fitTree, len(demands))
+		for k, d := range demands {
+			fits[k].build(d, l, &tree)
+		}
+		for step := 0; step < 60; step++ {
+			k := r.IntN(len(demands))
+			d := demands[k]
+			want := bestServer(l, d, func(s int) float64 { return inv.load(s, l.Free[s]) })
+			got := fits[k].best()
+			if got != want {
+				t.Fatalf("trial %d step %d: fit tree for %v picks %d, scan %d", trial, step, d, got, want)
+			}
+			s := got
+			if s < 0 || r.IntN(4) == 0 {
+				s = r.IntN(len(l.Free)) // a give-back elsewhere
+				l.Give(s, d)
+			} else {
+				l.Take(s, d)
+			}
+			tree.set(s, l.Free[s], &inv)
+			for k := range fits {
+				fits[k].set(s, l, &tree)
+			}
+		}
+	}
+}
