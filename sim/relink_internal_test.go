@@ -94,6 +94,10 @@ func TestRelinkBatchedExact(t *testing.T) {
 				t.Fatalf("t=%g: link direction %d: share %v, want %v (%d flows)", s.now, dl, s.linkShare[dl], want, n)
 			}
 		}
+		// Stale completion events are dropped as they pile up.
+		if n := len(s.heap); n > 2*len(s.running)+64 {
+			t.Fatalf("t=%g: %d events queued for %d running jobs", s.now, n, len(s.running))
+		}
 		// linkJobs lists exactly the running jobs' flows on each link.
 		refs := make([]int, len(s.linkJobs))
 		for _, js := range s.running {
