@@ -290,7 +290,7 @@ func sums(l *sim.Ledger) (total, most sim.Resources) {
 // of a Load-Balancing decision. Two ways, both sums' to the bit:
 //
 //   - On the grid (every free amount a multiple of 2⁻¹⁰ below 2³⁰ in
-//     size, fewer than 2¹³ servers: integral and dyadic requests, as
+//     size, from 2⁸ to 2¹³ servers; integral and dyadic requests, as
 //     clusters and traces mostly have): every partial sum is then exact,
 //     so sums' sequential total equals the exact sum, kept here by
 //     adding each changed server's difference (exact too); the maxima,
@@ -299,7 +299,9 @@ func sums(l *sim.Ledger) (total, most sim.Resources) {
 //     order, recomputed from the lowest server changed; the running
 //     values before it are those sums reaches there.
 //
-// A changed amount off the grid turns the first way into the second.
+// A changed amount off the grid turns the first way into the second. On
+// fewer servers the second way's pass costs less than the first's
+// checks and tree.
 type ledgerSums struct {
 	grid bool
 	// The first way: the total, the per-dimension maxima over the servers
@@ -329,7 +331,7 @@ func onGridRes(r sim.Resources) bool { return onGrid(r.GPU) && onGrid(r.CPU) && 
 // reset starts following l.
 func (p *ledgerSums) reset(l *sim.Ledger) {
 	n := len(l.Free)
-	p.grid = n < 1<<13
+	p.grid = n >= 1<<8 && n < 1<<13
 	for _, f := range l.Free {
 		if !p.grid {
 			break

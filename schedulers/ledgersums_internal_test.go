@@ -25,6 +25,9 @@ func TestLedgerSums(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		kind := trial % 3 // 0: rounding amounts; 1: the grid; 2: the grid, then rounding
 		n := 1 + r.IntN(300)
+		if kind != 0 {
+			n = 256 + r.IntN(300) // the grid's way needs 2⁸ servers
+		}
 		l := &sim.Ledger{Free: make([]sim.Resources, n)}
 		for i := range l.Free {
 			if kind == 0 {
@@ -56,6 +59,14 @@ func TestLedgerSums(t *testing.T) {
 			wt, wm := sums(l)
 			if !same(gt, wt) || !same(gm, wm) {
 				t.Fatalf("trial %d step %d: update = %v, %v; sums = %v, %v", trial, step, gt, gm, wt, wm)
+			}
+		}
+		if trial%3 == 0 && n >= 2 {
+			// A small ledger on the grid takes the prefixes' way.
+			var small ledgerSums
+			small.reset(&sim.Ledger{Free: make([]sim.Resources, 2)})
+			if small.grid {
+				t.Fatal("a ledger of 2 servers takes the grid's way")
 			}
 		}
 		if want := kind == 1; ls.grid != want {
