@@ -26,15 +26,15 @@ func init() { pipeline.RegisterTask(TaskTrain, runTrainTask) }
 // config decodes into the family's own type), the stage whose name names
 // its random streams, and the files it reads (each also an input).
 type trainTask struct {
-	Model      json.RawMessage `json:"model"`
-	Stage      string          `json:"stage"`
+	Model json.RawMessage `json:"model"`
+	Stage string          `json:"stage"`
 	// Base is replicate 0's stage name, which names a further
 	// replicate's streams (ReplicaSeeds).
-	Base string `json:"base,omitempty"`
-	ConfigHash string          `json:"config_hash"`
-	Trace      string          `json:"trace,omitempty"`
-	FitModel   string          `json:"fit_model,omitempty"`
-	EnvFile    string          `json:"environment,omitempty"`
+	Base       string `json:"base,omitempty"`
+	ConfigHash string `json:"config_hash"`
+	Trace      string `json:"trace,omitempty"`
+	FitModel   string `json:"fit_model,omitempty"`
+	EnvFile    string `json:"environment,omitempty"`
 	// Scratch is the directory, in the stage's task directory on the
 	// shared filesystem, of the training's resume checkpoints.
 	Scratch string `json:"scratch,omitempty"`
