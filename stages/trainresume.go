@@ -83,6 +83,7 @@ func (c *checkpoints) save(done, total int, state []byte) error {
 	}
 	c.last = trainHeartbeat{Done: done, Total: total, Checkpoint: &pipeline.InputRef{Path: path, SHA256: pipeline.HashBytes(state)}}
 	c.send()
+	slog.Debug("training checkpoint saved", "task", c.task, "episodes_done", done, "of", total, "checkpoint", path)
 	now := time.Now()
 	c.written = append(c.written, writtenCheckpoint{path, now})
 	for len(c.written) > 1 && now.Sub(c.written[1].at) > keepCheckpoints {

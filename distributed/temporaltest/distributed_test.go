@@ -234,6 +234,107 @@ func TestQuickPreset(t *testing.T) {
 	})
 }
 
+// resumeConfig layers 40 MARL training episodes (about 0.1 s each here)
+// over the quick preset's marl-arrivals: long enough to kill a worker in
+// the middle of a training.
+const resumeConfig = `eval:
+  experiments: [marl-arrivals]
+train:
+  marl:
+    episodes: 40
+`
+
+// A training whose worker is killed resumes on another worker from the
+// checkpoint its last heartbeat names, not from episode 1, and the run is
+// byte-identical to one without executor. Worker 1 runs alone until it
+// has checkpointed episode 30 (its heartbeats, which Temporal's SDK
+// sends at most every 0.8 × the heartbeat timeout, have named a
+// checkpoint by then); it is killed, and worker 2 takes the retry.
+func TestKilledTrainingResumes(t *testing.T) {
+	hp, ns := server(t)
+	endpoint := "temporal://" + hp + "/" + ns
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "resume.yaml")
+	if err := os.WriteFile(cfg, []byte(resumeConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, two := filepath.Join(dir, "base"), filepath.Join(dir, "two")
+	schedlab(t, "run", "--preset", "quick", "--config", cfg, "--out", base)
+
+	start := func() (*exec.Cmd, *bufio.Scanner, *os.File) {
+		cmd := exec.Command(bin, "worker", "--temporal", hp, "--namespace", ns, "--slots", "1", "--log-level", "debug")
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr, cmd.Stdout = w, w
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		return cmd, bufio.NewScanner(r), r
+	}
+	w1, out1, r1 := start()
+	defer r1.Close()
+	time.Sleep(2 * time.Second)
+	driver := exec.Command(bin, "run", "--preset", "quick", "--config", cfg, "--executor", endpoint+"?heartbeat_timeout=3s", "--out", two)
+	var dlog bytes.Buffer
+	driver.Stdout, driver.Stderr = &dlog, &dlog
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := ""
+	for out1.Scan() {
+		line := out1.Text()
+		var done int
+		if i := strings.Index(line, "episodes_done="); strings.Contains(line, "training checkpoint saved") && i >= 0 {
+			fmt.Sscanf(line[i+len("episodes_done="):], "%d", &done)
+		}
+		if done >= 30 {
+			killed = line
+			w1.Process.Kill()
+			break
+		}
+	}
+	w1.Wait()
+	if killed == "" {
+		driver.Process.Kill()
+		driver.Wait()
+		t.Fatalf("worker 1 never checkpointed episode 30 of a training:\n%s", dlog.String())
+	}
+	t.Logf("killed worker 1 after: %s", killed)
+
+	w2, out2, r2 := start()
+	var w2log bytes.Buffer
+	var readers conc.WaitGroup
+	readers.Go(func() {
+		for out2.Scan() {
+			w2log.WriteString(out2.Text() + "\n")
+		}
+	})
+	if err := driver.Wait(); err != nil {
+		t.Fatalf("driver: %v\n%s", err, dlog.String())
+	}
+	w2.Process.Signal(syscall.SIGTERM)
+	w2.Wait()
+	r2.Close()
+	readers.Wait()
+	sameOutputs(t, base, two)
+	var resumed string
+	for _, line := range strings.Split(w2log.String(), "\n") {
+		if strings.Contains(line, "training resumed from its checkpoint") {
+			resumed = line
+		}
+		if strings.Contains(line, "training from the first episode") {
+			t.Errorf("worker 2 restarted a training: %s", line)
+		}
+	}
+	if resumed == "" {
+		t.Fatalf("worker 2 resumed no training; its log:\n%s", w2log.String())
+	}
+	t.Logf("worker 2: %s", resumed)
+}
+
 // batch writes n temporaltest.upper tasks' inputs into dir.
 func batch(t *testing.T, dir string, n int) pipeline.Batch {
 	t.Helper()
