@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -87,9 +88,9 @@ func TestResumeIsByteIdentical(t *testing.T) {
 		}
 	}
 	cases := []resumeCase{
-		// Two learning rates, killed in the second: the first run's
-		// result comes from the checkpoint too.
-		{"das", trace("das", 2, []float64{1e-4, 3e-4}), 4, 3},
+		// Three learning rates of one episode, killed after the second:
+		// the first run's result comes from the checkpoint too.
+		{"das", trace("das", 1, []float64{1e-4, 3e-4, 1e-3}), 3, 2},
 		{"da", trace("da", 2, []float64{1e-4}), 2, 1},
 		{"da+mc", trace("da+mc", 2, []float64{1e-4}), 2, 1},
 		{"da+rwgp", trace("da+rwgp", 2, []float64{1e-4}), 2, 1},
@@ -102,6 +103,9 @@ func TestResumeIsByteIdentical(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.variant), func(t *testing.T) {
+			if raceEnabled && strings.HasPrefix(string(c.variant), "da") && c.variant != "das" {
+				t.Skip("DAS trains many times slower under the race detector; das covers the trainer")
+			}
 			f, _, ok := training.VariantOf(c.variant)
 			if !ok {
 				t.Fatalf("%s is not registered", c.variant)
