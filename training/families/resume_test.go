@@ -174,6 +174,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 			if len(rows) == 0 {
 				t.Errorf("the resumed training emitted no curve row")
 			}
+			t.Logf("checkpoint after episode %d of %d: %d bytes", c.k, c.total, len(saved))
 		})
 	}
 }
