@@ -434,3 +434,49 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A partitioned ingest whose files are read as tasks by a Temporal
+// worker writes the dataset the ingest in one process writes, byte for
+// byte; a file repeating an earlier one's job (b, c) is read again by
+// the driver with the earlier keys.
+func TestIngestShards(t *testing.T) {
+	hp, ns := server(t)
+	worker(t, temporalexec.WorkerOptions{Slots: 2, Options: temporalexec.Options{HostPort: hp, Namespace: ns}})
+	head, err := os.ReadFile(filepath.Join("..", "..", "datasets", "testdata", "pai-sim", "simulator_jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(head)), "\n")
+	src := t.TempDir()
+	for name, rows := range map[string][]string{"a.csv": lines[:3], "b.csv": {lines[0], lines[2], lines[3]}, "c.csv": {lines[0], lines[3], lines[1]}} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local, sharded := filepath.Join(t.TempDir(), "local"), filepath.Join(t.TempDir(), "sharded")
+	schedlab(t, "ingest", "--source", "pai-sim", "--partitioned", "--input", src, "--out", local)
+	out := schedlab(t, "ingest", "--source", "pai-sim", "--partitioned", "--executor", "temporal://"+hp+"/"+ns, "--input", src, "--out", sharded)
+	t.Logf("ingest through temporal:\n%s", out)
+	files := func(root string) map[string]string {
+		m := map[string]string{}
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() == pipeline.LockFile {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			b, _ := os.ReadFile(p)
+			m[rel] = string(b)
+			return nil
+		})
+		return m
+	}
+	a, b := files(local), files(sharded)
+	if len(a) < 7 || len(a) != len(b) {
+		t.Fatalf("%d files in one process, %d through temporal", len(a), len(b))
+	}
+	for name, da := range a {
+		if b[name] != da {
+			t.Errorf("%s differs between the ingest in one process and through temporal", name)
+		}
+	}
+}
