@@ -217,6 +217,31 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 			os.RemoveAll(staging)
 		}
 	}()
+	// Every present input's record; with an executor, the inputs that
+	// have no partition to keep are read at once, one task each, and
+	// taken below where the keys of the partitions before allow.
+	ins := map[string]InputRecord{}
+	var shards []string
+	for _, name := range names {
+		file, present := byName[name]
+		if !present {
+			continue
+		}
+		sum, size, err := pipeline.HashFile(file)
+		if err != nil {
+			return nil, &InputError{File: file, Err: err}
+		}
+		ins[name] = InputRecord{Path: file, Bytes: size, SHA256: sum}
+		if op := oldParts[name]; !(reuseAll && op != nil && op.Input == ins[name]) {
+			shards = append(shards, name)
+		}
+	}
+	var sharded map[string]Partition
+	if req.Executor != nil {
+		if sharded, err = readShards(ctx, req.Executor, r, req, staging, shards, ins); err != nil {
+			return nil, err
+		}
+	}
 	rep := &DatasetReport{Dataset: ds, Dir: dir}
 	prior := NewPriorKeys()
 	var bins []int64
@@ -229,19 +254,16 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 		if err := ctx.Err(); err != nil {
 			return nil, context.Cause(ctx)
 		}
-		file, present := byName[name]
+		_, present := byName[name]
 		op := oldParts[name]
 		if !present {
 			rep.Removed = append(rep.Removed, name)
 			earlierChanged = true
 			continue
 		}
-		sum, size, err := pipeline.HashFile(file)
-		if err != nil {
-			return nil, &InputError{File: file, Err: err}
-		}
-		in := InputRecord{Path: file, Bytes: size, SHA256: sum}
+		in := ins[name]
 		var keys *partitionKeys
+		var err error
 		if reuseAll && op != nil && op.Input == in && !(earlierChanged && op.CrossDuplicates > 0) {
 			keys, err = keptKeys(dir, op, ds.Table)
 			if err != nil {
@@ -261,9 +283,21 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 			if err := fault("read " + name); err != nil {
 				return nil, err
 			}
-			p, keys, err = readPartition(ctx, r, req, staging, name, in, prior)
-			if err != nil {
-				return nil, err
+			if sp, ok := sharded[name]; ok {
+				// Read without the earlier partitions' keys: the same
+				// bytes unless one of its keys repeats theirs.
+				k, err := readPartitionKeys(filepath.Join(staging, filepath.FromSlash(sp.Files[0].File)), ds.Table)
+				if err != nil {
+					return nil, err
+				}
+				if _, clash := prior.collides(k); !clash {
+					p, keys = sp, k
+				}
+			}
+			if keys == nil {
+				if p, keys, err = readPartition(ctx, r, req, staging, name, in, prior); err != nil {
+					return nil, err
+				}
 			}
 			rep.Read = append(rep.Read, name)
 			earlierChanged = true

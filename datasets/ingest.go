@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/schedlab/schedlab/pipeline"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -114,6 +115,10 @@ type Request struct {
 	// a row repeating one is quarantined, naming that partition, and
 	// counted in Report.CrossDuplicates.
 	Prior *PriorKeys
+	// Executor, if set, reads the files of a partitioned ingest
+	// (IngestDataset) as tasks, one per file (shard.go); the dataset is
+	// the same bytes as without.
+	Executor pipeline.Executor
 }
 
 // Interval is the arrivals bin length in seconds.

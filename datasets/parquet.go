@@ -28,8 +28,24 @@ type FileMeta struct {
 	ConfigHash string // hash of the producing run's effective config
 }
 
+// The created_by of every Parquet file schedlab writes: parquet-go's own
+// default as the schedlab binary writes it ("github.com/parquet-go/
+// parquet-go version 0.32.0(build )"), set explicitly because parquet-go
+// derives its default from the module build information of the running
+// binary, which a test binary of a non-main package lacks (golang/go#33976,
+// #76926): a Temporal worker inside such a test binary wrote
+// "github.com/parquet-go/parquet-go" alone, and so other bytes than the
+// schedlab binary's workers. ParquetGoVersion is the version go.mod
+// requires; cmd/schedlab's TestParquetCreatedBy checks it against the
+// binary's build information, so an upgrade cannot leave it behind.
+const (
+	ParquetGoModule  = "github.com/parquet-go/parquet-go"
+	ParquetGoVersion = "0.32.0"
+)
+
 func (m FileMeta) options() []parquet.WriterOption {
 	return []parquet.WriterOption{
+		parquet.CreatedBy(ParquetGoModule, ParquetGoVersion, ""),
 		parquet.KeyValueMetadata(MetaSchemaVersion, SchemaVersion),
 		parquet.KeyValueMetadata(MetaSource, m.Source),
 		parquet.KeyValueMetadata(MetaConfigHash, m.ConfigHash),

@@ -68,6 +68,10 @@ type TaskEnv struct {
 	// Resume is the details of the last heartbeat of a previous attempt,
 	// nil on the first.
 	Resume []byte
+	// Retried says that the executor retries a task whose worker died and
+	// hands it Resume: only then is a checkpoint worth its cost (Local
+	// runs a task once, in the driver's process).
+	Retried bool
 }
 
 // A TaskFunc runs one task. It must depend only on t (its spec, inputs
@@ -114,6 +118,9 @@ var (
 	// ErrInputMissing: an input is not visible where the task runs (the
 	// run directory is not on a filesystem the worker shares).
 	ErrInputMissing = errors.New("input not visible to this worker (is the run directory on a filesystem every worker shares?)")
+	// ErrCheckpointChanged: the resume checkpoint a previous attempt
+	// recorded in its heartbeat does not have the sha256 it recorded.
+	ErrCheckpointChanged = errors.New("resume checkpoint changed since the previous attempt recorded it")
 )
 
 // RunTask runs t with its registered function after checking that every

@@ -114,9 +114,10 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			ct.Cell, ct.Jobs = c, jobs.Path
 			inputs := append(append([]pipeline.InputRef{}, common...), jobs)
 			if c.Scheduler.Learned() {
-				files := s.models[string(c.Scheduler)+"@"+c.Cluster]
+				// The cell's replicate's model, as in the driver (eval.go).
+				files := s.models[replicaRef(evaluation.ReplicateKey(c.Scheduler, c.Cluster), c.Replicate)]
 				if len(files) == 0 {
-					return nil, fmt.Errorf("cell %s: no trained model of %s for cluster %s", c.Key(), c.Scheduler, c.Cluster)
+					return nil, fmt.Errorf("cell %s: no trained model of %s for cluster %s (replicate %d)", c.Key(), c.Scheduler, c.Cluster, c.Replicate)
 				}
 				for _, f := range files {
 					inputs = append(inputs, env.InputRef(f))

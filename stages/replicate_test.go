@@ -67,28 +67,30 @@ func TestTrainSeedsStages(t *testing.T) {
 	}
 }
 
-// TestTrainSeedsRun runs the replicated DAG with one and with two workers:
+// TestTrainSeedsRun runs the replicated DAG with one worker and with two
+// through the local executor (the trainings as tasks, as on Temporal):
 // the replicates are different models (different weights, different
 // metrics), the tables show intervals for the learned rows, and every
-// output but the wall-clock ones is the same bytes in both runs.
+// output but the wall-clock ones is the same bytes in both runs (the task
+// path once gave a replicate replicate 0's seeds).
 func TestTrainSeedsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four models")
 	}
-	run := func(workers int) string {
+	run := func(workers int, ex pipeline.Executor) string {
 		cfg := replicatedConfig()
 		cfg.Out, cfg.Workers = t.TempDir(), workers
 		dag, err := Build(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: workers, Log: slog.New(slog.DiscardHandler)}
+		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: workers, Log: slog.New(slog.DiscardHandler), Executor: ex}
 		if _, err := r.Run(context.Background(), dag); err != nil {
 			t.Fatal(err)
 		}
 		return cfg.Out
 	}
-	d1, d2 := run(1), run(2)
+	d1, d2 := run(1, nil), run(2, pipeline.Local{Workers: 2})
 
 	compared := 0
 	filepath.WalkDir(d1, func(p string, e fs.DirEntry, err error) error {
@@ -102,7 +104,7 @@ func TestTrainSeedsRun(t *testing.T) {
 		a, _ := os.ReadFile(p)
 		b, err := os.ReadFile(filepath.Join(d2, rel))
 		if err != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between 1 and 2 workers (%v)", rel, err)
+			t.Errorf("%s differs between 1 worker and 2 through the executor (%v)", rel, err)
 		}
 		compared++
 		return nil

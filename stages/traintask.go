@@ -26,12 +26,18 @@ func init() { pipeline.RegisterTask(TaskTrain, runTrainTask) }
 // config decodes into the family's own type), the stage whose name names
 // its random streams, and the files it reads (each also an input).
 type trainTask struct {
-	Model      json.RawMessage `json:"model"`
-	Stage      string          `json:"stage"`
-	ConfigHash string          `json:"config_hash"`
-	Trace      string          `json:"trace,omitempty"`
-	FitModel   string          `json:"fit_model,omitempty"`
-	EnvFile    string          `json:"environment,omitempty"`
+	Model json.RawMessage `json:"model"`
+	Stage string          `json:"stage"`
+	// Base is replicate 0's stage name, which names a further
+	// replicate's streams (ReplicaSeeds).
+	Base       string `json:"base,omitempty"`
+	ConfigHash string `json:"config_hash"`
+	Trace      string `json:"trace,omitempty"`
+	FitModel   string `json:"fit_model,omitempty"`
+	EnvFile    string `json:"environment,omitempty"`
+	// Scratch is the directory, in the stage's task directory on the
+	// shared filesystem, of the training's resume checkpoints.
+	Scratch string `json:"scratch,omitempty"`
 }
 
 // trainOutput is a finished training: the model's files, in the family's
@@ -59,6 +65,10 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	in := TrainInputs{Workload: pipeline.Rand(t.Seed, tt.Stage, "workload"),
 		Meta: datasets.FileMeta{Source: "train:" + string(mt.Scheduler), ConfigHash: tt.ConfigHash}}
 	in.Seed, _ = pipeline.Seed(t.Seed, tt.Stage, "model")
+	if mt.Replicate > 0 { // as the stage does in the driver (train.go)
+		in.Workload, in.Seed = ReplicaSeeds(t.Seed, tt.Base, mt.Replicate)
+		in.Meta.Source += fmt.Sprintf("/replicate-%d", mt.Replicate)
+	}
 	if tt.Trace != "" {
 		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
 			return nil, err
@@ -67,10 +77,11 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	if in.Interference, err = speedModelFiles(tt.FitModel, tt.EnvFile); err != nil {
 		return nil, err
 	}
-	// Progress is the heartbeat's news; it carries no checkpoint: the
-	// families cannot resume yet, so a retried training starts over (the
-	// same bytes: it depends on its spec, inputs and seed only).
-	in.Progress = func(done, total int) { env.Heartbeat(fmt.Appendf(nil, "%d/%d", done, total)) }
+	// The heartbeat carries the progress and, where the executor retries
+	// a task whose worker died, the last resume checkpoint: a family that
+	// trains in episodes continues from it (trainresume.go).
+	ck := &checkpoints{task: t.Name, dir: tt.Scratch, heartbeat: env.Heartbeat, resume: env.Resume}
+	in.Progress = ck.progress
 	dir, err := os.MkdirTemp("", "schedlab-train-")
 	if err != nil {
 		return nil, err
@@ -80,9 +91,13 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	if err != nil {
 		return nil, err
 	}
+	if env.Retried && tt.Scratch != "" {
+		spec.Resume = ck.training()
+	}
 	if err := mt.Train(ctx, spec); err != nil {
 		return nil, err
 	}
+	ck.clean()
 	var out trainOutput
 	for _, f := range mt.family.Files(mt.Scheduler) {
 		b, err := os.ReadFile(filepath.Join(spec.Dir, filepath.FromSlash(f)))
@@ -119,7 +134,11 @@ func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, 
 	if err != nil {
 		return err
 	}
-	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash}
+	scratch, err := filepath.Abs(filepath.Join(env.TaskDir(), "resume"))
+	if err != nil {
+		return err
+	}
+	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash, Scratch: scratch, Base: m.base}
 	var inputs []pipeline.InputRef
 	if m.Data.Source == training.SourceTrace {
 		ref := env.InputRef(jobsArtifact)

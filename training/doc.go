@@ -23,6 +23,12 @@
 //     WriteCurves, and Open), and `func init() { training.Register(family{}) }`.
 //  2. Add the one line `_ "github.com/schedlab/schedlab/training/<name>"`
 //     to training/families.
+//  3. If it trains in episodes, honour TrainSpec.Resume (resume.go): save
+//     everything the remaining episodes depend on after each one (its
+//     parameters, optimiser state, random generators' states, curves) and
+//     continue from a saved state, so that a training retried on another
+//     worker resumes; add the variant to training/families'
+//     TestResumeIsByteIdentical.
 //
 // Its schedulers can then be named in any experiment's scheduler list:
 // schedlab run adds a training stage per model (models/<name>/, or

@@ -117,6 +117,11 @@ type TrainSpec struct {
 	Progress func(done, total int)
 	// Curve, if not nil, is called with every curve row as it is made.
 	Curve func(Curve)
+	// Resume, if not nil, is where a family that trains in episodes saves
+	// its state after each one and, when a previous attempt saved one,
+	// continues from it (resume.go). Curve rows of the episodes done
+	// before are not passed to Curve again.
+	Resume *Resume
 }
 
 // Step reports episode done of total through Progress (done 0: no

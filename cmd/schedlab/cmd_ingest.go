@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -22,6 +23,7 @@ func newIngestCmd(a *app) *cobra.Command {
 	var inputs []string
 	var interval float64
 	var partitioned bool
+	var executor string
 	cmd := &cobra.Command{
 		Use:   "ingest --source SRC --input PATH... --out DIR",
 		Short: "Read a public trace into canonical Parquet tables",
@@ -45,7 +47,9 @@ DIR/arrivals.parquet over all partitions). Ingesting again into DIR re-reads onl
 the inputs that were added or changed and removes the partitions of inputs that
 are gone; the result is byte for byte what a fresh ingest writes. A job id (for
 google-2011 an event) repeating an earlier partition's, in name order, is
-quarantined in the later one. DuckDB reads the table as
+quarantined in the later one. With --executor (local, or temporal://HOST:PORT as
+for run) each input file is read as a task of its own, on that executor; the
+dataset is the same bytes. DuckDB reads the table as
 read_parquet('DIR/jobs/*.parquet'); --jobs flags and eval's jobs_file take DIR.
 Sources: google-2011, elasticflow, philly-gavel, pai-sim (pai-v2020 and
 alibaba-v2023 join tables across their files).
@@ -77,12 +81,20 @@ exit status 2.`,
 				if !ok {
 					return usageErrorf("ingest: --partitioned: source %s has no per-file partitions (its tables join across files); ingest it without --partitioned", source)
 				}
-				rep, err := datasets.IngestDataset(ctx, pr, datasets.Request{Inputs: inputs, OutDir: out, IntervalS: interval})
+				ex, closeEx, err := newExecutor(ctx, executor, runtime.GOMAXPROCS(0), a) // cmd_worker.go
+				if err != nil {
+					return err
+				}
+				defer closeEx()
+				rep, err := datasets.IngestDataset(ctx, pr, datasets.Request{Inputs: inputs, OutDir: out, IntervalS: interval, Executor: ex})
 				if err != nil {
 					return fmt.Errorf("ingest %s: %w", source, err)
 				}
 				printDatasetReport(cmd.OutOrStdout(), rep)
 				return nil
+			}
+			if executor != "" {
+				return usageErrorf("ingest: --executor needs --partitioned (a single-file ingest reads its files together, in this process)")
 			}
 			var bar *pipeline.Bar
 			var last int64
@@ -108,6 +120,7 @@ exit status 2.`,
 	f.StringSliceVar(&inputs, "input", nil, "input file or directory (repeatable, or comma-separated; positional arguments are inputs too)")
 	f.StringVar(&out, "out", "", "output directory")
 	f.Float64Var(&interval, "interval", 1800, "arrivals bin length in seconds (google-2011)")
+	f.StringVar(&executor, "executor", "", "with --partitioned: read each input file as a task on this executor: local, or temporal://HOST:PORT[/NAMESPACE] (see schedlab worker); the dataset does not depend on it")
 	f.BoolVar(&partitioned, "partitioned", false, "write a partitioned dataset, one partition per input file, refreshed incrementally")
 	return cmd
 }

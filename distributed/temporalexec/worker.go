@@ -68,7 +68,7 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 	if err != nil {
 		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, nil)
 	}
-	env := pipeline.TaskEnv{}
+	env := pipeline.TaskEnv{Retried: true}
 	if activity.HasHeartbeatDetails(ctx) {
 		var d []byte
 		if err := activity.GetHeartbeatDetails(ctx, &d); err == nil {
@@ -113,7 +113,7 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 	stop()
 	wg.Wait()
 	switch {
-	case errors.Is(err, pipeline.ErrInputChanged) || errors.Is(err, pipeline.ErrInputMissing):
+	case errors.Is(err, pipeline.ErrInputChanged) || errors.Is(err, pipeline.ErrInputMissing) || errors.Is(err, pipeline.ErrCheckpointChanged):
 		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, nil)
 	case errors.Is(err, pipeline.ErrUnknownTask):
 		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeUnknown, nil)

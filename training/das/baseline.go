@@ -22,6 +22,9 @@ type BaselineOptions struct {
 	Interference sim.Interference
 	Seed         uint64
 	OnEpisode    func(rows []training.Curve)
+	// Resume, if set, keeps the training's state after every episode and
+	// continues from the state a previous attempt kept.
+	Resume *training.Resume
 }
 
 // Check is the precondition of a baseline's Train (name: dl2, rifling):
@@ -88,7 +91,10 @@ func (b *Baseline) Train(ctx context.Context, spec training.TrainSpec) error {
 	}
 	done := 0
 	curves, err := b.TrainModel(ctx, pc, split, BaselineOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
-		OnEpisode: func(rows []training.Curve) { done++; spec.Step(done, pc.Episodes, rows...) }}, filepath.Join(spec.Dir, b.ModelFile))
+		Resume: spec.Resume,
+		// Counted from the episode, not by calls: a resumed training is
+		// not called for the episodes done before.
+		OnEpisode: func(rows []training.Curve) { done = int(rows[0].Episode) + 1; spec.Step(done, pc.Episodes, rows...) }}, filepath.Join(spec.Dir, b.ModelFile))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -113,7 +114,13 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 	}
 	done, total := 0, cfg.Episodes*len(cfg.LearningRates)
 	res, err := Train(ctx, cfg, split, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
-		OnEpisode: func(_ float64, rows []training.Curve) { done++; spec.Step(done, total, rows...) }})
+		Resume: spec.Resume,
+		OnEpisode: func(lr float64, rows []training.Curve) {
+			// Counted from the episode, not by calls: a resumed training
+			// is not called for the episodes done before.
+			done = slices.Index(cfg.LearningRates, lr)*cfg.Episodes + int(rows[0].Episode) + 1
+			spec.Step(done, total, rows...)
+		}})
 	if err != nil {
 		return err
 	}

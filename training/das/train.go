@@ -33,6 +33,9 @@ type TrainOptions struct {
 	// OnEpisode, if set, is called after every training episode (and its
 	// validation, if any) with that episode's curve rows.
 	OnEpisode func(lr float64, rows []training.Curve)
+	// Resume, if set, keeps the training's state after every episode and
+	// continues from the state a previous attempt kept (resume.go).
+	Resume *training.Resume
 }
 
 // Evaluation is what the deterministic policy achieved on a job set.
@@ -77,8 +80,38 @@ func Train(ctx context.Context, cfg Config, split Split, opts TrainOptions) (*Re
 		return nil, errors.New("das: Train: empty training or validation jobs")
 	}
 	res := &Result{}
-	for _, lr := range cfg.LearningRates {
-		run, err := trainRun(ctx, cfg, split, opts, lr)
+	var saved resumeState
+	_, resumed, err := opts.Resume.LoadState("das", resumeKey(cfg), &saved)
+	if err != nil {
+		return nil, err
+	}
+	if len(saved.Done) > len(cfg.LearningRates) {
+		return nil, fmt.Errorf("das: %w: %d learning rates done, the grid has %d", training.ErrResumeMismatch, len(saved.Done), len(cfg.LearningRates))
+	}
+	for _, d := range saved.Done {
+		r, err := d.finished(cfg, opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+		res.Runs = append(res.Runs, r)
+	}
+	for i, lr := range cfg.LearningRates[len(res.Runs):] {
+		i += len(saved.Done)
+		var cur *runState
+		if resumed && i == len(saved.Done) {
+			cur = &saved.Cur
+		}
+		var save func(runState) error
+		if opts.Resume != nil {
+			save = func(st runState) error {
+				all := resumeState{Cur: st}
+				for _, r := range res.Runs {
+					all.Done = append(all.Done, doneRun{LR: r.LR, Params: r.Model.ps.Values(), Curves: r.Curves, InitVal: r.InitVal, FinalVal: r.FinalVal})
+				}
+				return opts.Resume.SaveState("das", resumeKey(cfg), i*cfg.Episodes+st.Ep, len(cfg.LearningRates)*cfg.Episodes, all)
+			}
+		}
+		run, err := trainRun(ctx, cfg, split, opts, lr, cur, save)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +125,9 @@ func Train(ctx context.Context, cfg Config, split Split, opts TrainOptions) (*Re
 	return res, nil
 }
 
-func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, lr float64) (*RunResult, error) {
+// trainRun trains at one learning rate; from cur, if not nil, a state
+// save (if not nil) kept after an episode of an earlier attempt.
+func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, lr float64, cur *runState, save func(runState) error) (*RunResult, error) {
 	key := strconv.FormatFloat(lr, 'g', -1, 64)
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
 	M := len(opts.Cluster.Servers)
@@ -100,18 +135,25 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	plc := &placeAgent{m: m, opt: newAgentAdam(m, lr, cfg.MaxGradNorm)}
 	crit := newCritic(cfg, M, lr, pipeline.Rand(opts.Seed, Stage, "critic-init"))
 	mappo := &rl.MAPPO[*Obs]{Actors: []rl.ActorCritic[*Obs]{ord, plc}, Critic: crit, Config: cfg.MAPPO}
-	segRng := pipeline.Rand(opts.Seed, Stage, "segments", key)
-	actRng := pipeline.Rand(opts.Seed, Stage, "actions", key)
-	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches", key)
+	streams := newRunStreams(opts.Seed, key)
+	segRng, actRng, updRng := rand.New(streams.seg), rand.New(streams.act), rand.New(streams.upd)
 	val := split.ValJobs(cfg.ValJobs)
 	run := &RunResult{LR: lr, Model: m}
-	var err error
-	if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
-		return nil, err
+	start := 0
+	if cur != nil {
+		if err := cur.restore(run, ord, plc, crit, mappo, streams); err != nil {
+			return nil, err
+		}
+		start = cur.Ep
+	} else {
+		var err error
+		if run.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
+			return nil, err
+		}
+		run.FinalVal = run.InitVal
 	}
 	base := training.Curve{Family: "das", Variant: cfg.Variant, Cluster: opts.ClusterName}
-	run.FinalVal = run.InitVal
-	for ep := 0; ep < cfg.Episodes; ep++ {
+	for ep := start; ep < cfg.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -143,6 +185,11 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 		run.Curves = append(run.Curves, rows...)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode(lr, rows)
+		}
+		if save != nil {
+			if err := save(capture(ep+1, run, ord, plc, crit, mappo, streams)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return run, nil

@@ -230,22 +230,36 @@ func serverRow(cl *cluster, js *sim.JobState, srv []int, s int) []float64 {
 // standalone duration / interval), and one Adam step follows the gradient
 // of −(1/n) Σ (r − r̄) log π(a|s), r̄ the interval's mean reward.
 func TrainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datasets.Job, simCfg sim.Config, model sim.Interference, seed uint64, episode func(training.Curve)) (*Atte, error) {
+	a, _, err := trainAtte(ctx, cfg, c, jobs, simCfg, model, seed, episode, nil)
+	return a, err
+}
+
+// trainAtte is TrainAtte that keeps its state in resume after every
+// episode and continues from the state a previous attempt kept there
+// (resume.go). It returns every episode's curve row, those of the
+// episodes before the resumed one included.
+func trainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datasets.Job, simCfg sim.Config, model sim.Interference, seed uint64, episode func(training.Curve), resume *training.Resume) (*Atte, []training.Curve, error) {
 	a, err := NewAtte(cfg, seedRand(seed, "atte", "init"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(jobs) == 0 {
-		return nil, errors.New("deepsys: no training jobs")
+		return nil, nil, errors.New("deepsys: no training jobs")
 	}
 	if simCfg.IntervalS == 0 {
 		simCfg.IntervalS = 1800
 	}
 	simCfg.Trigger = sim.TriggerInterval
 	opt := nn.NewAdam(a.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: 1})
-	for ep := 0; ep < cfg.Episodes; ep++ {
+	saved, err := loadAtte(resume, cfg, a, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	curves := saved.Curves
+	for ep := saved.Ep; ep < cfg.Episodes; ep++ {
 		s, err := sim.New(c, jobs, simCfg, model)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var steps []*atteStep
 		sch := &atteScheduler{a: a, rng: seedRand(seed, "atte", "episode", strconv.Itoa(ep)), record: func(st *atteStep) { steps = append(steps, st) }}
@@ -256,7 +270,7 @@ func TrainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datas
 				break
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(steps) > 0 {
 				ret += a.update(steps, st, jobs, opt)
@@ -264,17 +278,22 @@ func TrainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datas
 			}
 			pl, err := sch.Schedule(ctx, st)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := s.Apply(pl); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
+		row := training.Curve{Family: "deepsys", Variant: "atte", Episode: int32(ep), Split: "train", Return: ret, MeanJCT: s.Result().Metrics.MeanJCTS}
+		curves = append(curves, row)
 		if episode != nil {
-			episode(training.Curve{Family: "deepsys", Variant: "atte", Episode: int32(ep), Split: "train", Return: ret, MeanJCT: s.Result().Metrics.MeanJCTS})
+			episode(row)
+		}
+		if err := saveAtte(resume, cfg, ep+1, a, opt, curves); err != nil {
+			return nil, nil, err
 		}
 	}
-	return a, nil
+	return a, curves, nil
 }
 
 // update takes one REINFORCE step on the previous interval's decisions and

@@ -69,14 +69,15 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	if fc.AtteEpisodes > 0 {
 		cfg.Episodes = fc.AtteEpisodes
 	}
-	var curves []training.Curve
-	at, err := TrainAtte(ctx, cfg, spec.Cluster, spec.Data.Train, spec.Sim, spec.Interference, spec.Seed, func(c training.Curve) {
+	at, curves, err := trainAtte(ctx, cfg, spec.Cluster, spec.Data.Train, spec.Sim, spec.Interference, spec.Seed, func(c training.Curve) {
 		c.Cluster = spec.ClusterName
-		curves = append(curves, c)
-		spec.Step(len(curves), cfg.Episodes, c)
-	})
+		spec.Step(int(c.Episode)+1, cfg.Episodes, c)
+	}, spec.Resume)
 	if err != nil {
 		return err
+	}
+	for i := range curves {
+		curves[i].Cluster = spec.ClusterName
 	}
 	if err := at.Save(spec.Dir); err != nil {
 		return err

@@ -48,22 +48,31 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
 	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Model: m}
-	var err error
-	if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
+	s := newStreams(opts.Seed)
+	segRng, actRng, updRng := rand.New(s.seg), rand.New(s.act), rand.New(s.upd)
+	var saved resumeState
+	_, resumed, err := opts.Resume.LoadState("dl2", resumeKey(cfg), &saved)
+	if err != nil {
 		return nil, err
 	}
-	segRng := pipeline.Rand(opts.Seed, Stage, "segments")
-	if err := warmup(ctx, m, split, opts, segRng); err != nil {
-		return nil, err
+	if resumed {
+		if err := saved.restore(res, s); err != nil {
+			return nil, err
+		}
+	} else {
+		if res.InitVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
+			return nil, err
+		}
+		if err := warmup(ctx, m, split, opts, segRng); err != nil {
+			return nil, err
+		}
+		if res.WarmVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
+			return nil, err
+		}
+		res.FinalVal = res.WarmVal
 	}
-	if res.WarmVal, err = Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
-		return nil, err
-	}
-	res.FinalVal = res.WarmVal
-	actRng := pipeline.Rand(opts.Seed, Stage, "actions")
-	updRng := pipeline.Rand(opts.Seed, Stage, "minibatches")
 	base := training.Curve{Family: "dl2", Variant: "dl2", Cluster: opts.ClusterName}
-	for ep := 0; ep < cfg.Episodes; ep++ {
+	for ep := saved.Ep; ep < cfg.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -87,6 +96,11 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		res.Curves = append(res.Curves, row, v)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode([]training.Curve{row, v})
+		}
+		if opts.Resume != nil {
+			if err := opts.Resume.SaveState("dl2", resumeKey(cfg), ep+1, cfg.Episodes, capture(ep+1, res, s)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil

@@ -66,10 +66,12 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	}
 	done := 0
 	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
-		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
+		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed, Resume: spec.Resume,
 		Episode: func(c training.Curve) {
 			if c.Split == "train" {
-				done++
+				// From the episode, not by calls: a resumed training is
+				// not called for the episodes done before.
+				done = int(c.Episode) + 1
 				spec.Step(done, cfg.Episodes)
 			}
 			spec.Step(0, 0, c)

@@ -36,6 +36,9 @@ type TrainOptions struct {
 	// Episode, if not nil, is called after every training episode and
 	// every validation run with its curve row.
 	Episode func(training.Curve)
+	// Resume, if not nil, keeps the training's state after every episode
+	// and continues from the state a previous attempt kept (resume.go).
+	Resume *training.Resume
 }
 
 // Train trains a policy with advantage actor-critic (rl.A2CUpdate, TD(0)
@@ -87,7 +90,15 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		segs: make([]segment, len(cg.parts)),
 	}
 	tr.lrn = &learner{e: tr.e, recorded: true}
-	var curves []training.Curve
+	var saved resumeState
+	if _, ok, err := opts.Resume.LoadState("marl", resumeKey(cfg), &saved); err != nil {
+		return nil, nil, err
+	} else if ok {
+		if err := saved.restore(pol, tr.opt); err != nil {
+			return nil, nil, err
+		}
+	}
+	curves := saved.Curves
 	emit := func(c training.Curve) {
 		c.Family, c.Variant, c.Cluster = "marl", cfg.Variant, opts.ClusterName
 		curves = append(curves, c)
@@ -106,7 +117,7 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		emit(training.Curve{Episode: int32(ep), Split: "validation", MeanJCT: res.Metrics.MeanJCTS})
 		return nil
 	}
-	for ep := 0; ep < cfg.Episodes; ep++ {
+	for ep := saved.Ep; ep < cfg.Episodes; ep++ {
 		c, err := tr.episode(ctx, opts, simCfg, ep)
 		if err != nil {
 			return nil, nil, err
@@ -114,6 +125,12 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		emit(c)
 		if cfg.ValidateEvery > 0 && ((ep+1)%cfg.ValidateEvery == 0 || ep+1 == cfg.Episodes) {
 			if err := validate(ep); err != nil {
+				return nil, nil, err
+			}
+		}
+		if opts.Resume != nil {
+			st := resumeState{Ep: ep + 1, Params: pol.net.ps.Values(), Opt: tr.opt.State(), Curves: curves}
+			if err := opts.Resume.SaveState("marl", resumeKey(cfg), ep+1, cfg.Episodes, st); err != nil {
 				return nil, nil, err
 			}
 		}

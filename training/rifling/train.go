@@ -45,6 +45,27 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 	if err := opts.Check("rifling", cfg, split); err != nil {
 		return nil, err
 	}
+	s := newStreams(opts.Seed)
+	var saved resumeState
+	_, resumed, err := opts.Resume.LoadState("rifling", resumeKey(cfg), &saved)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	if resumed {
+		if err := saved.restore(cfg, res, s); err != nil {
+			return nil, err
+		}
+	} else if res, err = initial(ctx, cfg, split, opts); err != nil {
+		return nil, err
+	}
+	return train(ctx, cfg, split, opts, res, saved.Ep, s)
+}
+
+// initial is a training's start: the state groups, fitted by k-means to
+// the states met by a first-fit pass over the training jobs, the table
+// of zeros, and its evaluation.
+func initial(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
 	// The states a first-fit pass over the training jobs meets.
 	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
 	var points [][]float64
@@ -78,10 +99,15 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		return nil, err
 	}
 	res.FinalVal = res.InitVal
-	segRng := pipeline.Rand(opts.Seed, Stage, "segments")
-	actRng := pipeline.Rand(opts.Seed, Stage, "actions")
+	return res, nil
+}
+
+// train runs the episodes after the first start of them.
+func train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions, res *Result, start int, s streams) (*Result, error) {
+	p, val := res.Policy, split.ValJobs(cfg.ValJobs)
+	segRng, actRng := rand.New(s.seg), rand.New(s.act)
 	base := training.Curve{Family: "rifling", Variant: "rifling", Cluster: opts.ClusterName}
-	for ep := 0; ep < cfg.Episodes; ep++ {
+	for ep := start; ep < cfg.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -100,6 +126,11 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		res.Curves = append(res.Curves, row, v)
 		if opts.OnEpisode != nil {
 			opts.OnEpisode([]training.Curve{row, v})
+		}
+		if opts.Resume != nil {
+			if err := opts.Resume.SaveState("rifling", resumeKey(cfg), ep+1, cfg.Episodes, capture(ep+1, res, s)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil

@@ -1,0 +1,186 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// killingExecutor runs tasks in this process, one at a time. A training
+// task's first attempt is killed (its context cancelled) right after it
+// heartbeats the checkpoint of episode k, and the task is retried with
+// that heartbeat, as Temporal retries a task whose worker died; tamper,
+// if set, changes the checkpoint file before the retry.
+type killingExecutor struct {
+	k      int
+	tamper func(path string)
+	mu     sync.Mutex
+	first  map[string]int // task → the first episode its retry reported
+}
+
+func (e *killingExecutor) Run(ctx context.Context, b pipeline.Batch) ([][]byte, error) {
+	out := make([][]byte, len(b.Tasks))
+	for i, t := range b.Tasks {
+		if t.Kind != TaskTrain {
+			res, err := pipeline.RunTask(ctx, t, pipeline.TaskEnv{Retried: true})
+			if err != nil {
+				return nil, err
+			}
+			out[i] = res
+			continue
+		}
+		actx, kill := context.WithCancel(ctx)
+		var last []byte
+		var ck string
+		_, err := pipeline.RunTask(actx, t, pipeline.TaskEnv{Retried: true, Heartbeat: func(d []byte) {
+			var hb trainHeartbeat
+			json.Unmarshal(d, &hb)
+			if hb.Checkpoint != nil && hb.Done == e.k {
+				last, ck = d, hb.Checkpoint.Path
+				kill()
+			}
+		}})
+		kill()
+		if !errors.Is(err, context.Canceled) {
+			return nil, errors.New("task " + t.Name + " was not killed after episode checkpoint: " + errString(err))
+		}
+		if e.tamper != nil {
+			e.tamper(ck)
+		}
+		first := -1
+		res, err := pipeline.RunTask(ctx, t, pipeline.TaskEnv{Retried: true, Resume: last, Heartbeat: func(d []byte) {
+			var hb trainHeartbeat
+			json.Unmarshal(d, &hb)
+			if first < 0 {
+				first = hb.Done
+			}
+		}})
+		if err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		e.first[t.Name] = first
+		e.mu.Unlock()
+		out[i] = res
+	}
+	return out, nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "it finished"
+	}
+	return err.Error()
+}
+
+// resumeConfig trains RIFLING (das-table1) and the device-level MARL
+// policy (marl-arrivals) for three episodes each.
+func resumeConfig() *Config {
+	cfg := quickConfig()
+	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
+	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
+	cfg.Eval.MARLArrivals.FittedInterference = false
+	cfg.Train.DAS.Episodes, cfg.Train.MARL.Episodes = 3, 3
+	return cfg
+}
+
+func runWith(t *testing.T, ex pipeline.Executor) (string, error) {
+	t.Helper()
+	cfg := resumeConfig()
+	cfg.Out = t.TempDir()
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: 1, Log: slog.New(slog.DiscardHandler), Executor: ex}
+	_, err = r.Run(context.Background(), dag)
+	return cfg.Out, err
+}
+
+// TestTrainingResumesOnRetry: trainings killed after their first episode's
+// checkpoint and retried continue from the second episode, and the run
+// writes the same bytes as one without executor. A checkpoint changed
+// before the retry is an error naming the task; one that is gone restarts
+// the training from its first episode, to the same bytes.
+func TestTrainingResumesOnRetry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains four models")
+	}
+	base, err := runWith(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &killingExecutor{k: 1, first: map[string]int{}}
+	dir, err := runWith(t, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.first) != 2 || ex.first["rifling@"+resumeConfig().Train.DAS.Cluster] != 2 {
+		t.Errorf("first episode of each retried training: %v, want 2 for both", ex.first)
+	}
+	for name, first := range ex.first {
+		if first != 2 {
+			t.Errorf("%s: the retry reported episode %d first, want 2 (resumed after episode 1)", name, first)
+		}
+	}
+	sameRun(t, base, dir)
+
+	gone := &killingExecutor{k: 1, first: map[string]int{}, tamper: func(p string) { os.Remove(p) }}
+	dir, err = runWith(t, gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, first := range gone.first {
+		if first != 1 {
+			t.Errorf("%s, checkpoint gone: the retry reported episode %d first, want 1 (a restart)", name, first)
+		}
+	}
+	sameRun(t, base, dir)
+
+	changed := &killingExecutor{k: 1, first: map[string]int{}, tamper: func(p string) {
+		b, _ := os.ReadFile(p)
+		b[len(b)-1] ^= 1
+		os.WriteFile(p, b, 0o644)
+	}}
+	_, err = runWith(t, changed)
+	if !errors.Is(err, pipeline.ErrCheckpointChanged) || !strings.Contains(err.Error(), "task rifling@") {
+		t.Fatalf("changed checkpoint: %v, want ErrCheckpointChanged naming the task", err)
+	}
+}
+
+// sameRun compares two run directories but for the wall-clock files.
+func sameRun(t *testing.T, a, b string) {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(a, p)
+		if strings.HasPrefix(rel, ".schedlab") || strings.Contains(rel, "timings") || rel == "manifest.json" || strings.HasPrefix(rel, "report") {
+			return nil
+		}
+		x, _ := os.ReadFile(p)
+		y, err := os.ReadFile(filepath.Join(b, rel))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs from the run without executor (%v)", rel, err)
+		}
+		n++
+		return nil
+	})
+	if n < 20 {
+		t.Errorf("compared %d files", n)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package families_test
+
+const raceEnabled = false

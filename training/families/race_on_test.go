@@ -1,0 +1,8 @@
+//go:build race
+
+package families_test
+
+// raceEnabled: under the race detector DAS trains many times slower, so
+// TestResumeIsByteIdentical resumes das only of the DAS variants there
+// (da, da+mc and da+rwgp run the same trainer code with other modules).
+const raceEnabled = true
