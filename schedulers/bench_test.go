@@ -136,3 +136,20 @@ func BenchmarkFatTreeIntervals(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFatTreeLIF is BenchmarkFatTreeIntervals' k = 20 setting under
+// LIF, which predicts every fitting server's slowdown per instance: in the
+// paper preset's heuristic rows it took about 70 % of the cells' time.
+func BenchmarkFatTreeLIF(b *testing.B) {
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = sim.TriggerInterval
+	c, err := sim.FatTree(20, "power8")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const intervals = 10
+	jobs := marlPerPod(20, 15, intervals, 1)
+	b.ResetTimer()
+	runBench(b, c, jobs, "lif", cfg)
+	b.ReportMetric(1000*b.Elapsed().Seconds()/float64(b.N)/intervals, "ms/interval")
+}

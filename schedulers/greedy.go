@@ -928,10 +928,26 @@ func (p *LeastInterference) Unbooked(j *sim.JobState, i, s int) {
 
 // Pick implements Placer.
 func (p *LeastInterference) Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int {
+	// bestServer's scan, with the score slowdown + 1e-3·load: slowdown
+	// dominates; load (in [0,1]) breaks ties at a scale that cannot
+	// reorder distinct slowdowns of more than 1e-3. A predicted slowdown
+	// is never negative (nor NaN), so a server whose load term alone
+	// reaches the best score cannot beat it (rounding is monotone:
+	// fl(S + t) ≥ t for S ≥ 0) and its slowdown, the scan's whole cost
+	// on a busy cluster, is not computed: the same server wins.
 	in := j.Instances[i]
-	return bestServer(l, in.Demand, func(s int) float64 {
-		// Slowdown dominates; load (in [0,1]) breaks ties at a scale that
-		// cannot reorder distinct slowdowns of more than 1e-3.
-		return st.PredictSlowdown(in.Load, s, p.extra[s]) + 1e-3*p.inv.load(s, l.Free[s])
-	})
+	best, bestScore := -1, 0.0
+	for s := range l.Free {
+		if !l.Fits(s, in.Demand) {
+			continue
+		}
+		t := 1e-3 * p.inv.load(s, l.Free[s])
+		if best >= 0 && t >= bestScore {
+			continue
+		}
+		if sc := st.PredictSlowdown(in.Load, s, p.extra[s]) + t; best < 0 || sc < bestScore {
+			best, bestScore = s, sc
+		}
+	}
+	return best
 }

@@ -145,13 +145,20 @@ type Sim struct {
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
-	serverSeen        []int32 // per server, stamp of last job that touched it
-	stamp             int32
-	total             Resources
-	standalone        bool
-	scratch           []Resources // check's working copy of free
-	seen              []uint32    // per job, checkStamp when placed in the decision being checked
-	checkStamp        uint32
+	// alone remembers aloneFor's last answer.
+	alone struct {
+		load  JobLoad
+		cores int
+		val   float64
+		ok    bool
+	}
+	serverSeen []int32 // per server, stamp of last job that touched it
+	stamp      int32
+	total      Resources
+	standalone bool
+	scratch    []Resources // check's working copy of free
+	seen       []uint32    // per job, checkStamp when placed in the decision being checked
+	checkStamp uint32
 
 	env *Environment // calibrated environment (UseEnvironment); nil: none
 	// fromSums is the model given the co-runners' sums (sumsModel), nil

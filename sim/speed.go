@@ -153,6 +153,20 @@ func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int,
 	return min(x, MaxSlowdown)
 }
 
+// aloneFor is fromSums(load, 0, 0, 0, cores), the standalone term of an
+// instance not yet placed, remembered for the last (load, cores) asked: a
+// placer scoring every server for one instance (LIF's PredictSlowdown)
+// asks it once per busy server with the same load, and it was half of
+// that scan's exponentials. The same function of the same arguments, so
+// the same bits.
+func (s *Sim) aloneFor(load JobLoad, cores int) float64 {
+	a := &s.alone
+	if !a.ok || a.cores != cores || a.load != load {
+		a.load, a.cores, a.val, a.ok = load, cores, s.fromSums(load, 0, 0, 0, cores), true
+	}
+	return a.val
+}
+
 // sumsSlowdown is instanceSlowdown for a model with a form given the
 // co-runners' sums (ExpLinear, alone or in an environment), without
 // building the co-runner lists: it sums C and P in the order
@@ -191,7 +205,7 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 	var alone float64
 	switch {
 	case me < 0:
-		alone = s.fromSums(load, 0, 0, 0, cores)
+		alone = s.aloneFor(load, cores)
 	case insts[me].hasAlone:
 		alone = insts[me].alone
 	default:
