@@ -36,6 +36,7 @@ type ECCStack struct {
 	dirty, next []bool
 	rows        []int
 	buf, out    []float64
+	coef        []float64
 	// Rows is the number of node rows recomputed over all layers since
 	// the stack was made (a full pass counts nodes × layers).
 	Rows int
@@ -132,11 +133,9 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			clear(o)
 			inv := s.g.invDeg[u]
 			for _, e := range s.in[u] {
-				yr := y[s.g.Src[e]*yw : (s.g.Src[e]+1)*yw]
-				for k := 0; k < f; k++ {
-					floats.AddScaled(o, inv*ef[e*f+k], yr[k*d:(k+1)*d])
-				}
-				floats.AddScaled(o, inv, yr[f*d:])
+				src := s.g.Src[e]
+				s.coef = messageCoefs(s.coef, inv, ef, e, f)
+				addMessage(o, s.coef, y[src*yw:(src+1)*yw])
 			}
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.

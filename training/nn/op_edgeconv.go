@@ -51,14 +51,12 @@ func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
 	transposeInto(mt, general(yw, d, d, ms))
 	t.gemm(false, false, 1, general(nodes, d, d, h.Data), general(d, yw, yw, mt), 0, general(nodes, yw, yw, y))
 	clear(n.Data)
+	var cb [8]float64
+	coef := cb[:0]
 	for e, src := range g.Src {
 		u := g.Dst[e]
-		out, yr := n.Data[u*d:(u+1)*d], y[src*yw:(src+1)*yw]
-		s := g.invDeg[u]
-		for k := 0; k < f; k++ {
-			floats.AddScaled(out, s*ef.Data[e*f+k], yr[k*d:(k+1)*d])
-		}
-		floats.AddScaled(out, s, yr[f*d:])
+		coef = messageCoefs(coef, g.invDeg[u], ef.Data, e, f)
+		addMessage(n.Data[u*d:(u+1)*d], coef, y[src*yw:(src+1)*yw])
 	}
 	return n
 }
@@ -80,6 +78,8 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	y := n.aux
 	ms, _, dy, dms := edgeConvScratch(n, nodes, d, f)
 	needY := h.needGrad || w.needGrad || c.needGrad
+	var cb [8]float64
+	coef := cb[:0]
 	if needY {
 		clear(dy)
 	}
@@ -96,11 +96,8 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		if !needY {
 			continue
 		}
-		dyr := dy[src*yw : (src+1)*yw]
-		for k := 0; k < f; k++ {
-			floats.AddScaled(dyr[k*d:(k+1)*d], s*ef.Data[e*f+k], gu)
-		}
-		floats.AddScaled(dyr[f*d:], s, gu)
+		coef = messageCoefs(coef, s, ef.Data, e, f)
+		spreadMessage(dy[src*yw:(src+1)*yw], coef, gu)
 	}
 	if !needY {
 		return

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
@@ -286,54 +285,20 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 // gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
 // counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	const block, minPar = 64, 4 // gonum's blockSize and minParBlock
-	blocks := func(n int) int { return (n + block - 1) / block }
-	if t.rowBatch > 1 && !ta && tb && a.Cols > block && beta == 1 &&
-		blocks(c.Rows*t.rowBatch)*blocks(c.Cols) >= minPar && blocks(c.Rows)*blocks(c.Cols) < minPar {
+	if t.rowBatch > 1 && !ta && tb && a.Cols > gemmBlock && beta == 1 &&
+		gemmParallel(c.Rows*t.rowBatch, c.Cols) && !gemmParallel(c.Rows, c.Cols) {
 		// The batched product would run parallel, summing the inner
 		// dimension in blocks of 64 into C; this one would not: sum the
 		// same blocks in the same order. Only C += A·Bᵀ needs it: the
 		// other kernels add each term of the inner dimension to C in turn
 		// whichever way they run.
-		for k := 0; k < a.Cols; k += block {
-			w := min(block, a.Cols-k)
+		for k := 0; k < a.Cols; k += gemmBlock {
+			w := min(gemmBlock, a.Cols-k)
 			t.flops += gemm(ta, tb, alpha, general(a.Rows, w, a.Stride, a.Data[k:]), general(b.Rows, w, b.Stride, b.Data[k:]), 1, c)
 		}
 		return
 	}
 	t.flops += gemm(ta, tb, alpha, a, b, beta, c)
-}
-
-// gemm computes c = alpha·op(a)·op(b) + beta·c, m×k times k×n, and returns
-// its flop count 2·m·n·k; empty products only scale c.
-func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
-	if c.Rows == 0 || c.Cols == 0 {
-		return 0
-	}
-	k := a.Cols
-	if ta {
-		k = a.Rows
-	}
-	if k == 0 {
-		if beta != 1 {
-			for i := 0; i < c.Rows; i++ {
-				row := c.Data[i*c.Stride : i*c.Stride+c.Cols]
-				for j := range row {
-					row[j] *= beta
-				}
-			}
-		}
-		return 0
-	}
-	tA, tB := blas.NoTrans, blas.NoTrans
-	if ta {
-		tA = blas.Trans
-	}
-	if tb {
-		tB = blas.Trans
-	}
-	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
-	return 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
 }
 
 func sameShape(op string, a, b *Node) {
