@@ -176,6 +176,9 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
+	// record: the inner stack's layers go on the tape (nn.ECCStack.Record)
+	// for a backward pass, rather than entering it as a constant.
+	record bool
 }
 
 // embedded is the part of the forward pass up to z⁰.
@@ -190,7 +193,7 @@ type embedded struct {
 // With a cache (inference, one step), the stack's output comes from it:
 // the same bits, recomputed only where the graph changed since the
 // cache's last pass.
-func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded {
+func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record bool) embedded {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
@@ -221,7 +224,11 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded
 		if B != 1 {
 			panic("marl: embed: a cached inner pass of several steps")
 		}
-		h = t.Const(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+		if record {
+			h = cache.Record(t, h0, t.Const(len(pt.edges), edgeFeatures, ef))
+		} else {
+			h = t.Const(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+		}
 	} else if len(net.inner) > 0 {
 		efn := t.Const(B*len(pt.edges), edgeFeatures, ef)
 		g := e.block(v, pt.graph, B)
@@ -253,7 +260,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 	if pc == nil {
 		pc = &passCache{}
 	}
-	em := e.embed(t, steps, pc.inner)
+	em := e.embed(t, steps, pc.inner, pc.record)
 	s := em.z0
 	var targets *nn.Node
 	parts := len(e.cg.parts)
@@ -397,6 +404,35 @@ type learner struct {
 	t        nn.Tape
 	steps    []*obs
 	actions  []int
+	// inner holds, per partition, the incremental inner pass the backward
+	// passes record (nn.ECCStack.Record): a segment's consecutive steps
+	// differ in few rows of the pod's graph. gen is the evaluator
+	// generation it was computed under.
+	inner []*nn.ECCStack
+	gen   uint64
+}
+
+// cache returns the backward passes' cache of partition p's inner stack,
+// dropping every cached pass when the parameters moved.
+func (l *learner) cache(p int) *passCache {
+	if len(l.e.net.inner) == 0 {
+		return nil
+	}
+	if l.inner == nil {
+		l.inner = make([]*nn.ECCStack, len(l.e.cg.parts))
+	}
+	if l.gen != l.e.gen {
+		for _, c := range l.inner {
+			if c != nil {
+				c.Invalidate()
+			}
+		}
+		l.gen = l.e.gen
+	}
+	if l.inner[p] == nil {
+		l.inner[p] = nn.NewECCStack(l.e.net.inner, l.e.cg.parts[p].graph)
+	}
+	return &passCache{inner: l.inner[p], record: true}
 }
 
 // Evaluate implements rl.ActorCritic. With recorded set, a step recorded
@@ -437,7 +473,7 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	}()
 	for i, o := range l.steps {
 		t.Reset()
-		logits, values, mask := l.e.forward(t, []*obs{o}, nil)
+		logits, values, mask := l.e.forward(t, []*obs{o}, l.cache(o.agent))
 		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
 		ent := t.CategoricalEntropy(logits, mask)
 		loss := t.Add(t.Sum(t.Mul(lp, t.Const(1, 1, dLogp[i:i+1]))), t.Sum(t.Mul(ent, t.Const(1, 1, dEntropy[i:i+1]))))

@@ -30,7 +30,7 @@ type ECCStack struct {
 	valid  bool
 	x, ef  []float64   // the last inputs
 	y, agg [][]float64 // per layer: H·Msᵀ (nodes × (f+1)d) and the aggregation (nodes × d)
-	h      [][]float64 // per layer output (nodes × out)
+	z, h   [][]float64 // per layer: [h, agg + b]·W and its ReLU, the output (nodes × out)
 	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
 
 	dirty, next []bool
@@ -71,7 +71,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	}
 	full := !s.valid
 	if full {
-		s.y, s.agg, s.h, s.mt = s.y[:0], s.agg[:0], s.h[:0], s.mt[:0]
+		s.y, s.agg, s.z, s.h, s.mt = s.y[:0], s.agg[:0], s.z[:0], s.h[:0], s.mt[:0]
 		for _, l := range s.layers {
 			d, out := l.W.Rows/2, l.W.Cols
 			yw := (f + 1) * d
@@ -83,6 +83,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			s.mt = append(s.mt, mt)
 			s.y = append(s.y, make([]float64, n*yw))
 			s.agg = append(s.agg, make([]float64, n*d))
+			s.z = append(s.z, make([]float64, n*out))
 			s.h = append(s.h, make([]float64, n*out))
 		}
 		s.x = append(s.x[:0], x...)
@@ -159,8 +160,10 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		for u := range s.dirty {
 			s.dirty[u] = false
 		}
+		z := s.z[li]
 		for i, u := range s.rows {
 			row, hr := s.out[i*out:(i+1)*out], h[u*out:(u+1)*out]
+			copy(z[u*out:(u+1)*out], row)
 			for j, v := range row {
 				row[j] = max(v, 0)
 			}
@@ -173,6 +176,24 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	}
 	s.valid = true
 	return hin
+}
+
+// Record runs Forward on x and ef's values and records the layers on t
+// as ECC.Forward records them, operator for operator, taking the
+// products and aggregations from the pass instead of computing them
+// again: the nodes hold the same bits, so Backward gives the gradients
+// of the uncached layers. x and ef must be nodes of t (x may need a
+// gradient); the stack must not run another Forward before t's
+// Backward. Returns the last layer's output node.
+func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
+	s.Forward(x.Data, ef.Data)
+	h := x
+	for li, l := range s.layers {
+		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li])
+		cat := t.ConcatCols(h, t.Add(ec, l.B))
+		h = t.ReLU(t.matMulFrom(cat, l.W, s.z[li]))
+	}
+	return h
 }
 
 // Layer returns layer i's output of the last Forward (nodes × its out

@@ -61,6 +61,28 @@ func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
 	return n
 }
 
+// edgeConvFrom records EdgeConv(h, ef, w, c, g) whose products Y =
+// H·Msᵀ and result, computed elsewhere with the same kernels (ECCStack),
+// are y and agg; it fills the scratch the backward pass reads.
+func (t *Tape) edgeConvFrom(h, ef, w, c *Node, g *Graph, y, agg []float64) *Node {
+	d, f := h.Cols, ef.Cols
+	if h.Rows != g.Nodes || ef.Rows != g.Edges() || w.Rows != f || w.Cols != d*d || c.Rows != 1 || c.Cols != d*d || len(y) != h.Rows*(f+1)*d || len(agg) != h.Rows*d {
+		panic(fmt.Sprintf("nn: EdgeConv of states %dx%d, edge features %dx%d, weights %dx%d, bias %dx%d over %d nodes and %d edges, given %d products and %d values",
+			h.Rows, h.Cols, ef.Rows, ef.Cols, w.Rows, w.Cols, c.Rows, c.Cols, g.Nodes, g.Edges(), len(y), len(agg)))
+	}
+	n := t.node(edgeConvOp{}, h.Rows, d, h, ef, w, c)
+	n.graph = g
+	if ef.needGrad { // else the backward pass does not read Y
+		n.aux = resize(n.aux, len(y))
+		copy(n.aux, y)
+	}
+	ms, _, _, _ := edgeConvScratch(n, h.Rows, d, f)
+	copy(ms, w.Data)
+	copy(ms[f*d*d:], c.Data)
+	copy(n.Data, agg)
+	return n
+}
+
 // edgeConvScratch sizes n.aux2 and splits it into Ms ((f+1)d×d), its
 // transpose, dY (nodes×(f+1)d) and dMs ((f+1)d×d).
 func edgeConvScratch(n *Node, nodes, d, f int) (ms, mt, dy, dms []float64) {
