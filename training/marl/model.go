@@ -67,9 +67,14 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 // state rep[i] of s; the result is a column.
 // With a cache (inference), the candidates' half of the first layer comes
 // from it: the same bits, recomputed for the candidates whose rows changed.
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows) *nn.Node {
+//
+// With record set, the cache's rows go on the tape for a backward pass
+// (nn.LinearRows.Record) rather than entering it as a constant.
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool) *nn.Node {
 	var cand *nn.Node
-	if cache != nil {
+	if cache != nil && record {
+		cand = cache.Record(t, c)
+	} else if cache != nil {
 		cand = t.Const(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
 	} else {
 		cand = sc.cand.Forward(t, c)
@@ -176,8 +181,9 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
-	// record: the inner stack's layers go on the tape (nn.ECCStack.Record)
-	// for a backward pass, rather than entering it as a constant.
+	// record: the inner stack's layers and the group scorer's rows go on
+	// the tape (nn.ECCStack.Record, nn.LinearRows.Record) for a backward
+	// pass, rather than entering it as constants.
 	record bool
 }
 
@@ -352,7 +358,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 			rep = append(rep, b)
 		}
 	}
-	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group)) // 1 × B·M
+	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group, pc.record)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -361,7 +367,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)
@@ -404,35 +410,43 @@ type learner struct {
 	t        nn.Tape
 	steps    []*obs
 	actions  []int
-	// inner holds, per partition, the incremental inner pass the backward
-	// passes record (nn.ECCStack.Record): a segment's consecutive steps
-	// differ in few rows of the pod's graph. gen is the evaluator
-	// generation it was computed under.
+	// inner and group hold, per partition, the incremental inner pass and
+	// group-scorer rows the backward passes record (nn.ECCStack.Record,
+	// nn.LinearRows.Record): a segment's consecutive steps differ in few
+	// rows of the pod's graph. gen is the evaluator generation they were
+	// computed under.
 	inner []*nn.ECCStack
+	group []*nn.LinearRows
 	gen   uint64
 }
 
-// cache returns the backward passes' cache of partition p's inner stack,
-// dropping every cached pass when the parameters moved.
+// cache returns the backward passes' caches of partition p, dropping
+// every cached pass when the parameters moved.
 func (l *learner) cache(p int) *passCache {
-	if len(l.e.net.inner) == 0 {
-		return nil
-	}
 	if l.inner == nil {
 		l.inner = make([]*nn.ECCStack, len(l.e.cg.parts))
+		l.group = make([]*nn.LinearRows, len(l.e.cg.parts))
 	}
 	if l.gen != l.e.gen {
-		for _, c := range l.inner {
-			if c != nil {
-				c.Invalidate()
+		for p := range l.inner {
+			if l.inner[p] != nil {
+				l.inner[p].Invalidate()
+			}
+			if l.group[p] != nil {
+				l.group[p].Invalidate()
 			}
 		}
 		l.gen = l.e.gen
 	}
 	if l.inner[p] == nil {
 		l.inner[p] = nn.NewECCStack(l.e.net.inner, l.e.cg.parts[p].graph)
+		l.group[p] = nn.NewLinearRows(l.e.net.group.cand)
 	}
-	return &passCache{inner: l.inner[p], record: true}
+	pc := &passCache{group: l.group[p], record: true}
+	if len(l.e.net.inner) > 0 {
+		pc.inner = l.inner[p]
+	}
+	return pc
 }
 
 // Evaluate implements rl.ActorCritic. With recorded set, a step recorded

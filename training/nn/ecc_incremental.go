@@ -236,7 +236,7 @@ func sameBits(a, b []float64) bool {
 type LinearRows struct {
 	l        *Linear
 	valid    bool
-	x, y     []float64
+	x, p, y  []float64 // the last input, x·W and x·W + b
 	rows     []int
 	buf, out []float64
 	// Rows counts the rows recomputed since the cache was made.
@@ -260,6 +260,7 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 	full := !c.valid || len(c.x) != len(x)
 	if full {
 		c.x = resize(c.x, len(x))
+		c.p = resize(c.p, n*out)
 		c.y = resize(c.y, n*out)
 	}
 	c.rows = c.rows[:0]
@@ -278,10 +279,20 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 		c.out = resize(c.out, r*out)
 		gemm(false, false, 1, general(r, in, in, c.buf), general(in, out, out, c.l.W.Data), 0, general(r, out, out, c.out))
 		for k, i := range c.rows {
+			copy(c.p[i*out:(i+1)*out], c.out[k*out:(k+1)*out])
 			floats.AddScaledTo(c.y[i*out:(i+1)*out], c.out[k*out:(k+1)*out], 1, c.l.B.Data)
 		}
 		c.Rows += r
 	}
 	c.valid = true
 	return c.y
+}
+
+// Record runs Forward on x's values and records the layer on t as
+// Linear.Forward records it, the product taken from the cache: the same
+// bits, so Backward gives the gradients of the uncached layer. x must be
+// a node of t (it may need a gradient).
+func (c *LinearRows) Record(t *Tape, x *Node) *Node {
+	c.Forward(x.Data)
+	return t.Add(t.matMulFrom(x, c.l.W, c.p), c.l.B)
 }
