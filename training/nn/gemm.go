@@ -49,6 +49,9 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 		return 0
 	}
 	flops := 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
+	if gemmThin(ta, tb, alpha, a, b, beta, c, k) {
+		return flops
+	}
 	tA, tB := blas.NoTrans, blas.NoTrans
 	if ta {
 		tA = blas.Trans
@@ -56,7 +59,10 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	if tb {
 		tB = blas.Trans
 	}
-	if !gemmParallel(c.Rows, c.Cols) {
+	if !gemmParallel(c.Rows, c.Cols) || alpha == 0 {
+		// (With alpha = 0 the blocks below would each take Dgemm's quick
+		// return after the first, where its parallel path adds 0·dot per
+		// k-block: let Dgemm do it; nothing here multiplies by 0.)
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
 		return flops
 	}
@@ -92,4 +98,75 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 // sub is the r×c sub-matrix of m at (i, j).
 func sub(m blas64.General, i, j, r, c int) blas64.General {
 	return blas64.General{Rows: r, Cols: c, Stride: m.Stride, Data: m.Data[i*m.Stride+j : (i+r-1)*m.Stride+j+c]}
+}
+
+// gemmThin computes the products with one output column (C = A·b or
+// Aᵀ·b) or one inner dimension (C += a·bᵀ, an outer product) and reports
+// whether it did; the output layers of the MARL scorers and critic are
+// such products. gonum's kernels spend a call into assembly per
+// multiply-add on them (an AxpyUnitary or DotUnitary of length 1); these
+// loops add the same terms to each element in the same order, rounded the
+// same way, so the bits are Dgemm's.
+func gemmThin(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General, k int) bool {
+	m, n := c.Rows, c.Cols
+	switch {
+	case !tb && n == 1, !ta && tb && k == 1:
+	default:
+		return false
+	}
+	if alpha == 0 && beta == 1 {
+		return true // Dgemm's quick return
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c.Data[i*c.Stride : i*c.Stride+n]
+			for j := range row {
+				if beta == 0 {
+					row[j] = 0
+				} else {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	switch {
+	case !ta && !tb: // dgemmSerialNotNot: per row, AxpyUnitary(alpha·a_il, b_l, c_i) for l in order
+		for i := 0; i < m; i++ {
+			ci := c.Data[i*c.Stride]
+			for l, v := range a.Data[i*a.Stride : i*a.Stride+k] {
+				if tmp := alpha * v; tmp != 0 {
+					ci += float64(tmp * b.Data[l*b.Stride])
+				}
+			}
+			c.Data[i*c.Stride] = ci
+		}
+	case ta && !tb: // dgemmSerialTransNot: for l in order, every row i
+		for l := 0; l < k; l++ {
+			bl := b.Data[l*b.Stride]
+			for i, v := range a.Data[l*a.Stride : l*a.Stride+m] {
+				if tmp := alpha * v; tmp != 0 {
+					c.Data[i*c.Stride] += float64(tmp * bl)
+				}
+			}
+		}
+	default: // dgemmSerialNotTrans with k = 1: c_ij += alpha·DotUnitary(a_i, b_j)
+		for i := 0; i < m; i++ {
+			ai := a.Data[i*a.Stride]
+			row := c.Data[i*c.Stride : i*c.Stride+n]
+			for j := range row {
+				row[j] += float64(alpha * dot1(ai, b.Data[j*b.Stride]))
+			}
+		}
+	}
+	return true
+}
+
+// dot1 is gonum's amd64 DotUnitary of one-element vectors, step by step:
+// the product goes into the first of four partial sums that start at +0,
+// which are then added pairwise (so a −0 product comes out +0).
+func dot1(x, y float64) float64 {
+	var s0, s1, s2, s3 float64
+	s0 += float64(x * y)
+	lo, hi := s0+s2, s1+s3
+	return hi + lo
 }

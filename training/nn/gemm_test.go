@@ -34,36 +34,38 @@ func randSparse(n int, rng *rand.Rand) []float64 {
 // package uses.
 func TestGemmMatchesDgemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	shapes := [][3]int{{1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}}
+	shapes := [][3]int{{200, 1, 128}, {1, 1, 128}, {200, 128, 1}, {20, 3, 1}, {300, 1, 70}, {1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}}
 	for _, sh := range shapes {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, ta := range []bool{false, true} {
 			for _, tb := range []bool{false, true} {
 				for _, beta := range []float64{0, 1, 0.5} {
-					a := general(m, k, k, randSparse(m*k, rng))
-					if ta {
-						a = general(k, m, m, a.Data)
-					}
-					b := general(k, n, n, randSparse(k*n, rng))
-					if tb {
-						b = general(n, k, k, b.Data)
-					}
-					c0 := randSparse(m*n, rng)
-					want, got := append([]float64(nil), c0...), append([]float64(nil), c0...)
-					tA, tB := blas.NoTrans, blas.NoTrans
-					if ta {
-						tA = blas.Trans
-					}
-					if tb {
-						tB = blas.Trans
-					}
-					blas64.Gemm(tA, tB, 1, a, b, beta, general(m, n, n, want))
-					if fl := gemm(ta, tb, 1, a, b, beta, general(m, n, n, got)); fl != int64(2*m*n*k) {
-						t.Fatalf("%v: flops %d", sh, fl)
-					}
-					for i := range want {
-						if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-							t.Fatalf("%dx%dx%d ta=%v tb=%v beta=%v: element %d is %v, Dgemm gives %v", m, n, k, ta, tb, beta, i, got[i], want[i])
+					for _, alpha := range []float64{1, -0.7, 0} {
+						a := general(m, k, k, randSparse(m*k, rng))
+						if ta {
+							a = general(k, m, m, a.Data)
+						}
+						b := general(k, n, n, randSparse(k*n, rng))
+						if tb {
+							b = general(n, k, k, b.Data)
+						}
+						c0 := randSparse(m*n, rng)
+						want, got := append([]float64(nil), c0...), append([]float64(nil), c0...)
+						tA, tB := blas.NoTrans, blas.NoTrans
+						if ta {
+							tA = blas.Trans
+						}
+						if tb {
+							tB = blas.Trans
+						}
+						blas64.Gemm(tA, tB, alpha, a, b, beta, general(m, n, n, want))
+						if fl := gemm(ta, tb, alpha, a, b, beta, general(m, n, n, got)); fl != int64(2*m*n*k) {
+							t.Fatalf("%v: flops %d", sh, fl)
+						}
+						for i := range want {
+							if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+								t.Fatalf("%dx%dx%d ta=%v tb=%v alpha=%v beta=%v: element %d is %v, Dgemm gives %v", m, n, k, ta, tb, alpha, beta, i, got[i], want[i])
+							}
 						}
 					}
 				}
