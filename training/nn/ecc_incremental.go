@@ -34,6 +34,7 @@ type ECCStack struct {
 	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
 
 	dirty, next []bool
+	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
 	buf, out    []float64
 	coef        []float64
@@ -97,7 +98,11 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	copy(s.x, x)
 	edgeChanged := func(e int) bool { return full || !sameBits(s.ef[e*f:(e+1)*f], ef[e*f:(e+1)*f]) }
 	// Destinations of changed edges: their messages change at every layer.
-	edgeDst := make([]bool, n)
+	if len(s.edgeDst) != n {
+		s.edgeDst = make([]bool, n)
+	}
+	edgeDst := s.edgeDst
+	clear(edgeDst)
 	for e := 0; e < m; e++ {
 		if edgeChanged(e) {
 			edgeDst[s.g.Dst[e]] = true
