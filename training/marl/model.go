@@ -143,6 +143,15 @@ type evaluator struct {
 	net    *network
 	cg     *clusterGraph
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
+	zc     []float64            // forward's scratch
+}
+
+// resize returns s with length n, reusing its storage when it can.
+func resize(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float64, n)
 }
 
 func newEvaluator(net *network, cg *clusterGraph) *evaluator {
@@ -273,7 +282,10 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 	if net.cfg.multi() {
 		ig := e.cg.inter
 		pn, dz := ig.nodes, net.cfg.InterDim
-		zc := make([]float64, B*pn*dz)
+		// Scratch: what reads zc copies it (Tape.Const, ECCStack.Forward).
+		e.zc = resize(e.zc, B*pn*dz)
+		zc := e.zc
+		clear(zc)
 		for b, o := range steps {
 			copy(zc[b*pn*dz:], o.zc[:parts*dz]) // shared switches stay 0
 		}
@@ -329,9 +341,12 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 	z := t.ConcatRows(pieces...)
 	layers := []*nn.Node{z}
 	if len(net.inter) > 0 {
-		ei := make([]float64, 0, B*len(steps[0].ctx.inter))
-		for _, o := range steps {
-			ei = append(ei, o.ctx.inter...)
+		ei := steps[0].ctx.inter // Const copies it
+		if B > 1 {
+			ei = make([]float64, 0, B*len(steps[0].ctx.inter))
+			for _, o := range steps {
+				ei = append(ei, o.ctx.inter...)
+			}
 		}
 		ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
 		g := e.block(-1, ig.graph, B)

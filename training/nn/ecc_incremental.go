@@ -32,6 +32,7 @@ type ECCStack struct {
 	y, agg [][]float64 // per layer: H·Msᵀ (nodes × (f+1)d) and the aggregation (nodes × d)
 	z, h   [][]float64 // per layer: [h, agg + b]·W and its ReLU, the output (nodes × out)
 	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
+	ms     []float64   // scratch: one layer's Ms
 
 	dirty, next []bool
 	edgeDst     []bool // destinations of the edges whose features changed
@@ -72,20 +73,27 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	}
 	full := !s.valid
 	if full {
-		s.y, s.agg, s.z, s.h, s.mt = s.y[:0], s.agg[:0], s.z[:0], s.h[:0], s.mt[:0]
-		for _, l := range s.layers {
-			d, out := l.W.Rows/2, l.W.Cols
+		// A full pass writes every row: the buffers of an earlier one
+		// (the parameters moved since) are reused as they are.
+		if len(s.y) != len(s.layers) {
+			s.y, s.agg, s.z, s.h, s.mt = nil, nil, nil, nil, nil
+			for _, l := range s.layers {
+				d, out := l.W.Rows/2, l.W.Cols
+				yw := (f + 1) * d
+				s.mt = append(s.mt, make([]float64, d*yw))
+				s.y = append(s.y, make([]float64, n*yw))
+				s.agg = append(s.agg, make([]float64, n*d))
+				s.z = append(s.z, make([]float64, n*out))
+				s.h = append(s.h, make([]float64, n*out))
+			}
+		}
+		for li, l := range s.layers {
+			d := l.W.Rows / 2
 			yw := (f + 1) * d
-			ms := make([]float64, yw*d)
-			copy(ms, l.FilterW.Data)
-			copy(ms[f*d*d:], l.FilterB.Data)
-			mt := make([]float64, d*yw)
-			transposeInto(mt, general(yw, d, d, ms))
-			s.mt = append(s.mt, mt)
-			s.y = append(s.y, make([]float64, n*yw))
-			s.agg = append(s.agg, make([]float64, n*d))
-			s.z = append(s.z, make([]float64, n*out))
-			s.h = append(s.h, make([]float64, n*out))
+			s.ms = resize(s.ms, yw*d)
+			copy(s.ms, l.FilterW.Data)
+			copy(s.ms[f*d*d:], l.FilterB.Data)
+			transposeInto(s.mt[li], general(yw, d, d, s.ms))
 		}
 		s.x = append(s.x[:0], x...)
 		s.ef = append(s.ef[:0], ef...)
