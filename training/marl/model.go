@@ -75,7 +75,7 @@ func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.Linear
 	if cache != nil && record {
 		cand = cache.Record(t, c)
 	} else if cache != nil {
-		cand = t.Const(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
+		cand = t.View(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
 	} else {
 		cand = sc.cand.Forward(t, c)
 	}
@@ -233,19 +233,22 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record b
 			task = append(task, o.task...)
 		}
 	}
-	h0 := t.Const(B*n, f0, x0)
+	// Views, not copies: observations and their edge features are never
+	// written after they are made, nor a cache's output before its next
+	// pass (after this one's backward pass).
+	h0 := t.View(B*n, f0, x0)
 	h := h0
 	if cache != nil && len(net.inner) > 0 {
 		if B != 1 {
 			panic("marl: embed: a cached inner pass of several steps")
 		}
 		if record {
-			h = cache.Record(t, h0, t.Const(len(pt.edges), edgeFeatures, ef))
+			h = cache.Record(t, h0, t.View(len(pt.edges), edgeFeatures, ef))
 		} else {
-			h = t.Const(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+			h = t.View(n, net.cfg.InnerDim, cache.Forward(x0, ef))
 		}
 	} else if len(net.inner) > 0 {
-		efn := t.Const(B*len(pt.edges), edgeFeatures, ef)
+		efn := t.View(B*len(pt.edges), edgeFeatures, ef)
 		g := e.block(v, pt.graph, B)
 		for _, l := range net.inner {
 			h = l.Forward(t, h, efn, g)
@@ -282,7 +285,8 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 	if net.cfg.multi() {
 		ig := e.cg.inter
 		pn, dz := ig.nodes, net.cfg.InterDim
-		// Scratch: what reads zc copies it (Tape.Const, ECCStack.Forward).
+		// Scratch: the tape's views of it live until the pass's backward
+		// pass; the next pass (after a Reset) rewrites it.
 		e.zc = resize(e.zc, B*pn*dz)
 		zc := e.zc
 		clear(zc)
@@ -295,11 +299,11 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 				panic("marl: forward: a cached inter pass of several steps")
 			}
 			copy(zc[v*dz:(v+1)*dz], em.z0.Data)
-			layers = append(layers, t.Const(pn, dz, zc))
+			layers = append(layers, t.View(pn, dz, zc))
 			if len(net.inter) > 0 {
 				pc.inter.Forward(zc, steps[0].ctx.inter)
 				for i := range net.inter {
-					layers = append(layers, t.Const(pn, dz, pc.inter.Layer(i)))
+					layers = append(layers, t.View(pn, dz, pc.inter.Layer(i)))
 				}
 			}
 		} else {
@@ -327,7 +331,7 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 	B, v := len(steps), steps[0].agent
 	ig := e.cg.inter
 	pn, dz := ig.nodes, net.cfg.InterDim
-	zcn := t.Const(B*pn, dz, zc)
+	zcn := t.View(B*pn, dz, zc)
 	var pieces []*nn.Node
 	for b := 0; b < B; b++ {
 		if v > 0 {
@@ -341,14 +345,14 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 	z := t.ConcatRows(pieces...)
 	layers := []*nn.Node{z}
 	if len(net.inter) > 0 {
-		ei := steps[0].ctx.inter // Const copies it
+		ei := steps[0].ctx.inter
 		if B > 1 {
 			ei = make([]float64, 0, B*len(steps[0].ctx.inter))
 			for _, o := range steps {
 				ei = append(ei, o.ctx.inter...)
 			}
 		}
-		ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
+		ein := t.View(B*ig.graph.Edges(), edgeFeatures, ei)
 		g := e.block(-1, ig.graph, B)
 		for _, l := range net.inter {
 			z = l.Forward(t, z, ein, g)

@@ -39,6 +39,9 @@ type Node struct {
 	graph *Graph
 	aux   []float64 // operator-owned scratch kept across Reset
 	aux2  []float64
+	// own is the node's storage while Data is a caller's slice (View).
+	own  []float64
+	view bool
 }
 
 // At returns the element at row i, column j.
@@ -198,6 +201,11 @@ func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
 	n.tapeIdx = t.n
 	t.n++
 	n.Rows, n.Cols = rows, cols
+	if n.view {
+		// The node was a View: its Data is the caller's, never to be
+		// written.
+		n.Data, n.own, n.view = n.own, nil, false
+	}
 	n.Data = resize(n.Data, rows*cols)
 	n.op = op
 	n.in = append(n.in[:0], in...)
@@ -226,6 +234,19 @@ func (t *Tape) Const(rows, cols int, data []float64) *Node {
 		panic(fmt.Sprintf("nn: Const %dx%d with %d values", rows, cols, len(data)))
 	}
 	copy(n.Data, data)
+	return n
+}
+
+// View records a constant rows×cols node whose Data is data itself, not
+// a copy: what Const does without the copy, for inputs that already sit
+// in a slice nothing will write before the tape's next Reset (after its
+// Backward). The tape never writes into data.
+func (t *Tape) View(rows, cols int, data []float64) *Node {
+	if len(data) != rows*cols {
+		panic(fmt.Sprintf("nn: View %dx%d of %d values", rows, cols, len(data)))
+	}
+	n := t.node(nil, rows, cols)
+	n.own, n.Data, n.view = n.Data, data, true
 	return n
 }
 
