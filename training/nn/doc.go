@@ -66,10 +66,15 @@
 // GaussianEntropy, CategoricalLogProb and CategoricalEntropy (with action
 // masks).
 //
+// Inputs: Const (a copy) and View (the caller's slice, for inputs nothing
+// writes before the tape's next Reset).
+//
 // Modules: Linear, MLP, LayerNorm, MultiHeadAttention, ECC.
 
 // Inference caches (bit-identical to the tape, recomputing only changed
-// rows): ECCStack (a stack of ECC layers over one graph), LinearRows.
+// rows): ECCStack (a stack of ECC layers over one graph), LinearRows;
+// their Record methods put a cached pass on a tape for Backward, with the
+// gradients of the uncached layers.
 // Item-by-item passes that reproduce one batched pass's bits:
 // Tape.SetRowBatch, Tape.DeferGrad and Tape.FlushGrad.
 //
