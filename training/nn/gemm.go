@@ -1,6 +1,9 @@
 package nn
 
 import (
+	"runtime"
+
+	"github.com/sourcegraph/conc"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -20,15 +23,17 @@ func gemmParallel(m, n int) bool { return gemmBlocks(m)*gemmBlocks(n) >= gemmMin
 // gemm computes c = alpha·op(a)·op(b) + beta·c, m×k times k×n, and returns
 // its flop count 2·m·n·k; empty products only scale c.
 //
-// The bits are those of blas64.Gemm (gonum's Dgemm), but it never starts
-// goroutines. Dgemm's parallel path costs more than it saves on the small
-// products of this package: at k = 20 the MARL inner graph's 411×64×16
-// product ran 4.5× slower through it than serially on a loaded 2-core
-// machine (a goroutine, a channel operation and an allocation per block).
-// A product Dgemm would run in parallel is computed here block by block
-// in the order one of its workers computes a block: the same kernels on
-// the same sub-matrices, so the same rounding (which matters for
-// C += A·Bᵀ, whose kernel adds one dot product per k-block to C).
+// The bits are those of blas64.Gemm (gonum's Dgemm), with less overhead
+// where Dgemm goes parallel: it starts a goroutine, a channel operation
+// and an allocation per 64×64 block of C, which on the small products of
+// this package costs about what it saves (the MARL inner graph's
+// 411×64×16 product ran 4.5× slower through it than serially on the
+// loaded 2-core machine). A product Dgemm would run in parallel is
+// computed here block by block, each block in the order one of Dgemm's
+// workers computes it: the same kernels on the same sub-matrices, so the
+// same rounding (which matters for C += A·Bᵀ, whose kernel adds one dot
+// product per k-block to C), the blocks shared among one goroutine per
+// core.
 func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
 	if c.Rows == 0 || c.Cols == 0 {
 		return 0
@@ -68,30 +73,49 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	}
 	// Dgemm scales all of C by beta before adding products; scaling each
 	// block of C on its first product does the same to every element.
-	for i := 0; i < c.Rows; i += gemmBlock {
-		mi := min(gemmBlock, c.Rows-i)
-		for j := 0; j < c.Cols; j += gemmBlock {
-			nj := min(gemmBlock, c.Cols-j)
-			cs := sub(c, i, j, mi, nj)
-			bt := beta
-			for l := 0; l < k; l += gemmBlock {
-				kl := min(gemmBlock, k-l)
-				var as, bs blas64.General
-				if ta {
-					as = sub(a, l, i, kl, mi)
-				} else {
-					as = sub(a, i, l, mi, kl)
-				}
-				if tb {
-					bs = sub(b, j, l, nj, kl)
-				} else {
-					bs = sub(b, l, j, kl, nj)
-				}
-				blas64.Gemm(tA, tB, alpha, as, bs, bt, cs)
-				bt = 1
+	rb, cb := gemmBlocks(c.Rows), gemmBlocks(c.Cols)
+	block := func(q int) {
+		i, j := (q/cb)*gemmBlock, (q%cb)*gemmBlock
+		mi, nj := min(gemmBlock, c.Rows-i), min(gemmBlock, c.Cols-j)
+		cs := sub(c, i, j, mi, nj)
+		bt := beta
+		for l := 0; l < k; l += gemmBlock {
+			kl := min(gemmBlock, k-l)
+			var as, bs blas64.General
+			if ta {
+				as = sub(a, l, i, kl, mi)
+			} else {
+				as = sub(a, i, l, mi, kl)
 			}
+			if tb {
+				bs = sub(b, j, l, nj, kl)
+			} else {
+				bs = sub(b, l, j, kl, nj)
+			}
+			blas64.Gemm(tA, tB, alpha, as, bs, bt, cs)
+			bt = 1
 		}
 	}
+	// The blocks are shared among GOMAXPROCS workers (one goroutine each,
+	// where Dgemm starts one per block): each block is computed wholly by
+	// one worker, so the split cannot change a bit.
+	n := rb * cb
+	w := min(runtime.GOMAXPROCS(0), maxWorkers, n)
+	if w <= 1 {
+		for q := 0; q < n; q++ {
+			block(q)
+		}
+		return flops
+	}
+	var wg conc.WaitGroup
+	for p := range w {
+		wg.Go(func() {
+			for q := p * n / w; q < (p+1)*n/w; q++ {
+				block(q)
+			}
+		})
+	}
+	wg.Wait()
 	return flops
 }
 
