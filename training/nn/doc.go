@@ -32,7 +32,8 @@
 //	opt.Step()
 //
 // and after the first step it reuses the tape's nodes and buffers, so it
-// allocates nothing of its own.
+// allocates nothing of its own (a large product allocates a little to
+// start its worker goroutines).
 //
 // # Conventions
 //
@@ -43,9 +44,9 @@
 // factorise) is reported by Tape.Err. Element
 // (i, j) of an m×n matrix is Data[i*n+j]. Element-wise binary operators
 // broadcast their second operand when it is a 1×n row (a bias), an m×1
-// column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm),
-// serially, with the bits of its parallel path where it would take it
-// (gemm.go); every sum runs in a fixed order, so the same seed gives bit-identical
+// column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm)
+// with its bits, sharing the blocks of a large one among one goroutine
+// per core (gemm.go); every sum runs in a fixed order, so the same seed gives bit-identical
 // parameters at any GOMAXPROCS. Randomness (initialisation) comes only
 // from the *rand.Rand passed in.
 //
