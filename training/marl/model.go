@@ -67,10 +67,15 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 // state rep[i] of s; the result is a column.
 // With a cache (inference), the candidates' half of the first layer comes
 // from it: the same bits, recomputed for the candidates whose rows changed.
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows) *nn.Node {
+//
+// With record set, the cache's rows go on the tape for a backward pass
+// (nn.LinearRows.Record) rather than entering it as a constant.
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool) *nn.Node {
 	var cand *nn.Node
-	if cache != nil {
-		cand = t.Const(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
+	if cache != nil && record {
+		cand = cache.Record(t, c)
+	} else if cache != nil {
+		cand = t.View(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
 	} else {
 		cand = sc.cand.Forward(t, c)
 	}
@@ -138,6 +143,15 @@ type evaluator struct {
 	net    *network
 	cg     *clusterGraph
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
+	zc     []float64            // forward's scratch
+}
+
+// resize returns s with length n, reusing its storage when it can.
+func resize(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float64, n)
 }
 
 func newEvaluator(net *network, cg *clusterGraph) *evaluator {
@@ -176,6 +190,10 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
+	// record: the inner stack's layers and the group scorer's rows go on
+	// the tape (nn.ECCStack.Record, nn.LinearRows.Record) for a backward
+	// pass, rather than entering it as constants.
+	record bool
 }
 
 // embedded is the part of the forward pass up to z⁰.
@@ -190,7 +208,7 @@ type embedded struct {
 // With a cache (inference, one step), the stack's output comes from it:
 // the same bits, recomputed only where the graph changed since the
 // cache's last pass.
-func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded {
+func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record bool) embedded {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
@@ -215,15 +233,22 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack) embedded
 			task = append(task, o.task...)
 		}
 	}
-	h0 := t.Const(B*n, f0, x0)
+	// Views, not copies: observations and their edge features are never
+	// written after they are made, nor a cache's output before its next
+	// pass (after this one's backward pass).
+	h0 := t.View(B*n, f0, x0)
 	h := h0
 	if cache != nil && len(net.inner) > 0 {
 		if B != 1 {
 			panic("marl: embed: a cached inner pass of several steps")
 		}
-		h = t.Const(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+		if record {
+			h = cache.Record(t, h0, t.View(len(pt.edges), edgeFeatures, ef))
+		} else {
+			h = t.View(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+		}
 	} else if len(net.inner) > 0 {
-		efn := t.Const(B*len(pt.edges), edgeFeatures, ef)
+		efn := t.View(B*len(pt.edges), edgeFeatures, ef)
 		g := e.block(v, pt.graph, B)
 		for _, l := range net.inner {
 			h = l.Forward(t, h, efn, g)
@@ -253,14 +278,18 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 	if pc == nil {
 		pc = &passCache{}
 	}
-	em := e.embed(t, steps, pc.inner)
+	em := e.embed(t, steps, pc.inner, pc.record)
 	s := em.z0
 	var targets *nn.Node
 	parts := len(e.cg.parts)
 	if net.cfg.multi() {
 		ig := e.cg.inter
 		pn, dz := ig.nodes, net.cfg.InterDim
-		zc := make([]float64, B*pn*dz)
+		// Scratch: the tape's views of it live until the pass's backward
+		// pass; the next pass (after a Reset) rewrites it.
+		e.zc = resize(e.zc, B*pn*dz)
+		zc := e.zc
+		clear(zc)
 		for b, o := range steps {
 			copy(zc[b*pn*dz:], o.zc[:parts*dz]) // shared switches stay 0
 		}
@@ -270,11 +299,11 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 				panic("marl: forward: a cached inter pass of several steps")
 			}
 			copy(zc[v*dz:(v+1)*dz], em.z0.Data)
-			layers = append(layers, t.Const(pn, dz, zc))
+			layers = append(layers, t.View(pn, dz, zc))
 			if len(net.inter) > 0 {
 				pc.inter.Forward(zc, steps[0].ctx.inter)
 				for i := range net.inter {
-					layers = append(layers, t.Const(pn, dz, pc.inter.Layer(i)))
+					layers = append(layers, t.View(pn, dz, pc.inter.Layer(i)))
 				}
 			}
 		} else {
@@ -302,7 +331,7 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 	B, v := len(steps), steps[0].agent
 	ig := e.cg.inter
 	pn, dz := ig.nodes, net.cfg.InterDim
-	zcn := t.Const(B*pn, dz, zc)
+	zcn := t.View(B*pn, dz, zc)
 	var pieces []*nn.Node
 	for b := 0; b < B; b++ {
 		if v > 0 {
@@ -316,11 +345,14 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 	z := t.ConcatRows(pieces...)
 	layers := []*nn.Node{z}
 	if len(net.inter) > 0 {
-		ei := make([]float64, 0, B*len(steps[0].ctx.inter))
-		for _, o := range steps {
-			ei = append(ei, o.ctx.inter...)
+		ei := steps[0].ctx.inter
+		if B > 1 {
+			ei = make([]float64, 0, B*len(steps[0].ctx.inter))
+			for _, o := range steps {
+				ei = append(ei, o.ctx.inter...)
+			}
 		}
-		ein := t.Const(B*ig.graph.Edges(), edgeFeatures, ei)
+		ein := t.View(B*ig.graph.Edges(), edgeFeatures, ei)
 		g := e.block(-1, ig.graph, B)
 		for _, l := range net.inter {
 			z = l.Forward(t, z, ein, g)
@@ -345,7 +377,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 			rep = append(rep, b)
 		}
 	}
-	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group)) // 1 × B·M
+	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group, pc.record)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -354,7 +386,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)
@@ -397,6 +429,43 @@ type learner struct {
 	t        nn.Tape
 	steps    []*obs
 	actions  []int
+	// inner and group hold, per partition, the incremental inner pass and
+	// group-scorer rows the backward passes record (nn.ECCStack.Record,
+	// nn.LinearRows.Record): a segment's consecutive steps differ in few
+	// rows of the pod's graph. gen is the evaluator generation they were
+	// computed under.
+	inner []*nn.ECCStack
+	group []*nn.LinearRows
+	gen   uint64
+}
+
+// cache returns the backward passes' caches of partition p, dropping
+// every cached pass when the parameters moved.
+func (l *learner) cache(p int) *passCache {
+	if l.inner == nil {
+		l.inner = make([]*nn.ECCStack, len(l.e.cg.parts))
+		l.group = make([]*nn.LinearRows, len(l.e.cg.parts))
+	}
+	if l.gen != l.e.gen {
+		for p := range l.inner {
+			if l.inner[p] != nil {
+				l.inner[p].Invalidate()
+			}
+			if l.group[p] != nil {
+				l.group[p].Invalidate()
+			}
+		}
+		l.gen = l.e.gen
+	}
+	if l.inner[p] == nil {
+		l.inner[p] = nn.NewECCStack(l.e.net.inner, l.e.cg.parts[p].graph)
+		l.group[p] = nn.NewLinearRows(l.e.net.group.cand)
+	}
+	pc := &passCache{group: l.group[p], record: true}
+	if len(l.e.net.inner) > 0 {
+		pc.inner = l.inner[p]
+	}
+	return pc
 }
 
 // Evaluate implements rl.ActorCritic. With recorded set, a step recorded
@@ -437,7 +506,7 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	}()
 	for i, o := range l.steps {
 		t.Reset()
-		logits, values, mask := l.e.forward(t, []*obs{o}, nil)
+		logits, values, mask := l.e.forward(t, []*obs{o}, l.cache(o.agent))
 		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
 		ent := t.CategoricalEntropy(logits, mask)
 		loss := t.Add(t.Sum(t.Mul(lp, t.Const(1, 1, dLogp[i:i+1]))), t.Sum(t.Mul(ent, t.Const(1, 1, dEntropy[i:i+1]))))

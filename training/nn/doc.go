@@ -32,8 +32,8 @@
 //	opt.Step()
 //
 // and after the first step it reuses the tape's nodes and buffers, so it
-// allocates nothing of its own (gonum's BLAS allocates a little to start
-// its worker goroutines for large products).
+// allocates nothing of its own (a large product allocates a little to
+// start its worker goroutines).
 //
 // # Conventions
 //
@@ -44,8 +44,9 @@
 // factorise) is reported by Tape.Err. Element
 // (i, j) of an m×n matrix is Data[i*n+j]. Element-wise binary operators
 // broadcast their second operand when it is a 1×n row (a bias), an m×1
-// column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm);
-// every sum runs in a fixed order, so the same seed gives bit-identical
+// column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm)
+// with its bits, sharing the blocks of a large one among one goroutine
+// per core (gemm.go); every sum runs in a fixed order, so the same seed gives bit-identical
 // parameters at any GOMAXPROCS. Randomness (initialisation) comes only
 // from the *rand.Rand passed in.
 //
@@ -66,10 +67,15 @@
 // GaussianEntropy, CategoricalLogProb and CategoricalEntropy (with action
 // masks).
 //
+// Inputs: Const (a copy) and View (the caller's slice, for inputs nothing
+// writes before the tape's next Reset).
+//
 // Modules: Linear, MLP, LayerNorm, MultiHeadAttention, ECC.
 
 // Inference caches (bit-identical to the tape, recomputing only changed
-// rows): ECCStack (a stack of ECC layers over one graph), LinearRows.
+// rows): ECCStack (a stack of ECC layers over one graph), LinearRows;
+// their Record methods put a cached pass on a tape for Backward, with the
+// gradients of the uncached layers.
 // Item-by-item passes that reproduce one batched pass's bits:
 // Tape.SetRowBatch, Tape.DeferGrad and Tape.FlushGrad.
 //

@@ -30,12 +30,15 @@ type ECCStack struct {
 	valid  bool
 	x, ef  []float64   // the last inputs
 	y, agg [][]float64 // per layer: H·Msᵀ (nodes × (f+1)d) and the aggregation (nodes × d)
-	h      [][]float64 // per layer output (nodes × out)
+	z, h   [][]float64 // per layer: [h, agg + b]·W and its ReLU, the output (nodes × out)
 	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
+	ms     []float64   // scratch: one layer's Ms
 
 	dirty, next []bool
+	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
 	buf, out    []float64
+	coef        []float64
 	// Rows is the number of node rows recomputed over all layers since
 	// the stack was made (a full pass counts nodes × layers).
 	Rows int
@@ -70,19 +73,27 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	}
 	full := !s.valid
 	if full {
-		s.y, s.agg, s.h, s.mt = s.y[:0], s.agg[:0], s.h[:0], s.mt[:0]
-		for _, l := range s.layers {
-			d, out := l.W.Rows/2, l.W.Cols
+		// A full pass writes every row: the buffers of an earlier one
+		// (the parameters moved since) are reused as they are.
+		if len(s.y) != len(s.layers) {
+			s.y, s.agg, s.z, s.h, s.mt = nil, nil, nil, nil, nil
+			for _, l := range s.layers {
+				d, out := l.W.Rows/2, l.W.Cols
+				yw := (f + 1) * d
+				s.mt = append(s.mt, make([]float64, d*yw))
+				s.y = append(s.y, make([]float64, n*yw))
+				s.agg = append(s.agg, make([]float64, n*d))
+				s.z = append(s.z, make([]float64, n*out))
+				s.h = append(s.h, make([]float64, n*out))
+			}
+		}
+		for li, l := range s.layers {
+			d := l.W.Rows / 2
 			yw := (f + 1) * d
-			ms := make([]float64, yw*d)
-			copy(ms, l.FilterW.Data)
-			copy(ms[f*d*d:], l.FilterB.Data)
-			mt := make([]float64, d*yw)
-			transposeInto(mt, general(yw, d, d, ms))
-			s.mt = append(s.mt, mt)
-			s.y = append(s.y, make([]float64, n*yw))
-			s.agg = append(s.agg, make([]float64, n*d))
-			s.h = append(s.h, make([]float64, n*out))
+			s.ms = resize(s.ms, yw*d)
+			copy(s.ms, l.FilterW.Data)
+			copy(s.ms[f*d*d:], l.FilterB.Data)
+			transposeInto(s.mt[li], general(yw, d, d, s.ms))
 		}
 		s.x = append(s.x[:0], x...)
 		s.ef = append(s.ef[:0], ef...)
@@ -95,7 +106,11 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	copy(s.x, x)
 	edgeChanged := func(e int) bool { return full || !sameBits(s.ef[e*f:(e+1)*f], ef[e*f:(e+1)*f]) }
 	// Destinations of changed edges: their messages change at every layer.
-	edgeDst := make([]bool, n)
+	if len(s.edgeDst) != n {
+		s.edgeDst = make([]bool, n)
+	}
+	edgeDst := s.edgeDst
+	clear(edgeDst)
 	for e := 0; e < m; e++ {
 		if edgeChanged(e) {
 			edgeDst[s.g.Dst[e]] = true
@@ -132,11 +147,9 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			clear(o)
 			inv := s.g.invDeg[u]
 			for _, e := range s.in[u] {
-				yr := y[s.g.Src[e]*yw : (s.g.Src[e]+1)*yw]
-				for k := 0; k < f; k++ {
-					floats.AddScaled(o, inv*ef[e*f+k], yr[k*d:(k+1)*d])
-				}
-				floats.AddScaled(o, inv, yr[f*d:])
+				src := s.g.Src[e]
+				s.coef = messageCoefs(s.coef, inv, ef, e, f)
+				addMessage(o, s.coef, y[src*yw:(src+1)*yw])
 			}
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
@@ -160,8 +173,10 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		for u := range s.dirty {
 			s.dirty[u] = false
 		}
+		z := s.z[li]
 		for i, u := range s.rows {
 			row, hr := s.out[i*out:(i+1)*out], h[u*out:(u+1)*out]
+			copy(z[u*out:(u+1)*out], row)
 			for j, v := range row {
 				row[j] = max(v, 0)
 			}
@@ -174,6 +189,24 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	}
 	s.valid = true
 	return hin
+}
+
+// Record runs Forward on x and ef's values and records the layers on t
+// as ECC.Forward records them, operator for operator, taking the
+// products and aggregations from the pass instead of computing them
+// again: the nodes hold the same bits, so Backward gives the gradients
+// of the uncached layers. x and ef must be nodes of t (x may need a
+// gradient); the stack must not run another Forward before t's
+// Backward. Returns the last layer's output node.
+func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
+	s.Forward(x.Data, ef.Data)
+	h := x
+	for li, l := range s.layers {
+		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li])
+		cat := t.ConcatCols(h, t.Add(ec, l.B))
+		h = t.ReLU(t.matMulFrom(cat, l.W, s.z[li]))
+	}
+	return h
 }
 
 // Layer returns layer i's output of the last Forward (nodes × its out
@@ -216,7 +249,7 @@ func sameBits(a, b []float64) bool {
 type LinearRows struct {
 	l        *Linear
 	valid    bool
-	x, y     []float64
+	x, p, y  []float64 // the last input, x·W and x·W + b
 	rows     []int
 	buf, out []float64
 	// Rows counts the rows recomputed since the cache was made.
@@ -240,6 +273,7 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 	full := !c.valid || len(c.x) != len(x)
 	if full {
 		c.x = resize(c.x, len(x))
+		c.p = resize(c.p, n*out)
 		c.y = resize(c.y, n*out)
 	}
 	c.rows = c.rows[:0]
@@ -258,10 +292,20 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 		c.out = resize(c.out, r*out)
 		gemm(false, false, 1, general(r, in, in, c.buf), general(in, out, out, c.l.W.Data), 0, general(r, out, out, c.out))
 		for k, i := range c.rows {
+			copy(c.p[i*out:(i+1)*out], c.out[k*out:(k+1)*out])
 			floats.AddScaledTo(c.y[i*out:(i+1)*out], c.out[k*out:(k+1)*out], 1, c.l.B.Data)
 		}
 		c.Rows += r
 	}
 	c.valid = true
 	return c.y
+}
+
+// Record runs Forward on x's values and records the layer on t as
+// Linear.Forward records it, the product taken from the cache: the same
+// bits, so Backward gives the gradients of the uncached layer. x must be
+// a node of t (it may need a gradient).
+func (c *LinearRows) Record(t *Tape, x *Node) *Node {
+	c.Forward(x.Data)
+	return t.Add(t.matMulFrom(x, c.l.W, c.p), c.l.B)
 }

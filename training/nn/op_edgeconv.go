@@ -51,15 +51,35 @@ func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
 	transposeInto(mt, general(yw, d, d, ms))
 	t.gemm(false, false, 1, general(nodes, d, d, h.Data), general(d, yw, yw, mt), 0, general(nodes, yw, yw, y))
 	clear(n.Data)
+	var cb [8]float64
+	coef := cb[:0]
 	for e, src := range g.Src {
 		u := g.Dst[e]
-		out, yr := n.Data[u*d:(u+1)*d], y[src*yw:(src+1)*yw]
-		s := g.invDeg[u]
-		for k := 0; k < f; k++ {
-			floats.AddScaled(out, s*ef.Data[e*f+k], yr[k*d:(k+1)*d])
-		}
-		floats.AddScaled(out, s, yr[f*d:])
+		coef = messageCoefs(coef, g.invDeg[u], ef.Data, e, f)
+		addMessage(n.Data[u*d:(u+1)*d], coef, y[src*yw:(src+1)*yw])
 	}
+	return n
+}
+
+// edgeConvFrom records EdgeConv(h, ef, w, c, g) whose products Y =
+// H·Msᵀ and result, computed elsewhere with the same kernels (ECCStack),
+// are y and agg; it fills the scratch the backward pass reads.
+func (t *Tape) edgeConvFrom(h, ef, w, c *Node, g *Graph, y, agg []float64) *Node {
+	d, f := h.Cols, ef.Cols
+	if h.Rows != g.Nodes || ef.Rows != g.Edges() || w.Rows != f || w.Cols != d*d || c.Rows != 1 || c.Cols != d*d || len(y) != h.Rows*(f+1)*d || len(agg) != h.Rows*d {
+		panic(fmt.Sprintf("nn: EdgeConv of states %dx%d, edge features %dx%d, weights %dx%d, bias %dx%d over %d nodes and %d edges, given %d products and %d values",
+			h.Rows, h.Cols, ef.Rows, ef.Cols, w.Rows, w.Cols, c.Rows, c.Cols, g.Nodes, g.Edges(), len(y), len(agg)))
+	}
+	n := t.node(edgeConvOp{}, h.Rows, d, h, ef, w, c)
+	n.graph = g
+	if ef.needGrad { // else the backward pass does not read Y
+		n.aux = resize(n.aux, len(y))
+		copy(n.aux, y)
+	}
+	ms, _, _, _ := edgeConvScratch(n, h.Rows, d, f)
+	copy(ms, w.Data)
+	copy(ms[f*d*d:], c.Data)
+	copy(n.Data, agg)
 	return n
 }
 
@@ -80,6 +100,8 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	y := n.aux
 	ms, _, dy, dms := edgeConvScratch(n, nodes, d, f)
 	needY := h.needGrad || w.needGrad || c.needGrad
+	var cb [8]float64
+	coef := cb[:0]
 	if needY {
 		clear(dy)
 	}
@@ -96,11 +118,8 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		if !needY {
 			continue
 		}
-		dyr := dy[src*yw : (src+1)*yw]
-		for k := 0; k < f; k++ {
-			floats.AddScaled(dyr[k*d:(k+1)*d], s*ef.Data[e*f+k], gu)
-		}
-		floats.AddScaled(dyr[f*d:], s, gu)
+		coef = messageCoefs(coef, s, ef.Data, e, f)
+		spreadMessage(dy[src*yw:(src+1)*yw], coef, gu)
 	}
 	if !needY {
 		return

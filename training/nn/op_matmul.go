@@ -16,6 +16,17 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 	return n
 }
 
+// matMulFrom records a·b whose value, computed elsewhere with the same
+// kernel (ECCStack), is data.
+func (t *Tape) matMulFrom(a, b *Node, data []float64) *Node {
+	if a.Cols != b.Rows || len(data) != a.Rows*b.Cols {
+		panic(fmt.Sprintf("nn: MatMul of %dx%d and %dx%d given %d values", a.Rows, a.Cols, b.Rows, b.Cols, len(data)))
+	}
+	n := t.node(matMulOp{}, a.Rows, b.Cols, a, b)
+	copy(n.Data, data)
+	return n
+}
+
 func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	dc := general(n.Rows, n.Cols, n.Cols, n.Grad)

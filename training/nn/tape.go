@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
@@ -40,6 +39,9 @@ type Node struct {
 	graph *Graph
 	aux   []float64 // operator-owned scratch kept across Reset
 	aux2  []float64
+	// own is the node's storage while Data is a caller's slice (View).
+	own  []float64
+	view bool
 }
 
 // At returns the element at row i, column j.
@@ -199,6 +201,11 @@ func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
 	n.tapeIdx = t.n
 	t.n++
 	n.Rows, n.Cols = rows, cols
+	if n.view {
+		// The node was a View: its Data is the caller's, never to be
+		// written.
+		n.Data, n.own, n.view = n.own, nil, false
+	}
 	n.Data = resize(n.Data, rows*cols)
 	n.op = op
 	n.in = append(n.in[:0], in...)
@@ -227,6 +234,19 @@ func (t *Tape) Const(rows, cols int, data []float64) *Node {
 		panic(fmt.Sprintf("nn: Const %dx%d with %d values", rows, cols, len(data)))
 	}
 	copy(n.Data, data)
+	return n
+}
+
+// View records a constant rows×cols node whose Data is data itself, not
+// a copy: what Const does without the copy, for inputs that already sit
+// in a slice nothing will write before the tape's next Reset (after its
+// Backward). The tape never writes into data.
+func (t *Tape) View(rows, cols int, data []float64) *Node {
+	if len(data) != rows*cols {
+		panic(fmt.Sprintf("nn: View %dx%d of %d values", rows, cols, len(data)))
+	}
+	n := t.node(nil, rows, cols)
+	n.own, n.Data, n.view = n.Data, data, true
 	return n
 }
 
@@ -286,54 +306,20 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 // gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
 // counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	const block, minPar = 64, 4 // gonum's blockSize and minParBlock
-	blocks := func(n int) int { return (n + block - 1) / block }
-	if t.rowBatch > 1 && !ta && tb && a.Cols > block && beta == 1 &&
-		blocks(c.Rows*t.rowBatch)*blocks(c.Cols) >= minPar && blocks(c.Rows)*blocks(c.Cols) < minPar {
+	if t.rowBatch > 1 && !ta && tb && a.Cols > gemmBlock && beta == 1 &&
+		gemmParallel(c.Rows*t.rowBatch, c.Cols) && !gemmParallel(c.Rows, c.Cols) {
 		// The batched product would run parallel, summing the inner
 		// dimension in blocks of 64 into C; this one would not: sum the
 		// same blocks in the same order. Only C += A·Bᵀ needs it: the
 		// other kernels add each term of the inner dimension to C in turn
 		// whichever way they run.
-		for k := 0; k < a.Cols; k += block {
-			w := min(block, a.Cols-k)
+		for k := 0; k < a.Cols; k += gemmBlock {
+			w := min(gemmBlock, a.Cols-k)
 			t.flops += gemm(ta, tb, alpha, general(a.Rows, w, a.Stride, a.Data[k:]), general(b.Rows, w, b.Stride, b.Data[k:]), 1, c)
 		}
 		return
 	}
 	t.flops += gemm(ta, tb, alpha, a, b, beta, c)
-}
-
-// gemm computes c = alpha·op(a)·op(b) + beta·c, m×k times k×n, and returns
-// its flop count 2·m·n·k; empty products only scale c.
-func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
-	if c.Rows == 0 || c.Cols == 0 {
-		return 0
-	}
-	k := a.Cols
-	if ta {
-		k = a.Rows
-	}
-	if k == 0 {
-		if beta != 1 {
-			for i := 0; i < c.Rows; i++ {
-				row := c.Data[i*c.Stride : i*c.Stride+c.Cols]
-				for j := range row {
-					row[j] *= beta
-				}
-			}
-		}
-		return 0
-	}
-	tA, tB := blas.NoTrans, blas.NoTrans
-	if ta {
-		tA = blas.Trans
-	}
-	if tb {
-		tB = blas.Trans
-	}
-	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
-	return 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
 }
 
 func sameShape(op string, a, b *Node) {

@@ -262,3 +262,28 @@ func TestCholSolveNotPositiveDefinite(t *testing.T) {
 		t.Errorf("Err() = %v after Reset", tp.Err())
 	}
 }
+
+// TestViewNeverWritten records a View, then reuses its tape position for
+// an operator's output after Reset: the caller's slice must keep its
+// values (the node writes into storage of its own again), and a View
+// computes what a Const of the same values computes.
+func TestViewNeverWritten(t *testing.T) {
+	data := []float64{1, -2, 3, -4, 5, -6}
+	want := append([]float64(nil), data...)
+	var tp, ref Tape
+	for it := 0; it < 3; it++ {
+		tp.Reset()
+		ref.Reset()
+		v := tp.ReLU(tp.View(2, 3, data))
+		c := ref.ReLU(ref.Const(2, 3, data))
+		if !sameBits(v.Data, c.Data) {
+			t.Fatalf("iteration %d: View gives %v, Const %v", it, v.Data, c.Data)
+		}
+		tp.Reset()
+		x := tp.Const(2, 3, []float64{7, 7, 7, 7, 7, 7}) // the View's position
+		_ = tp.ReLU(x)
+		if !sameBits(data, want) {
+			t.Fatalf("iteration %d: the viewed slice was written: %v", it, data)
+		}
+	}
+}

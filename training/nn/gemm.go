@@ -1,0 +1,196 @@
+package nn
+
+import (
+	"runtime"
+
+	"github.com/sourcegraph/conc"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// gonum's Dgemm splits C into blocks of gemmBlock×gemmBlock and, when
+// there are at least gemmMinPar of them, computes each block on a
+// goroutine of its own, summing the inner dimension in blocks of
+// gemmBlock (its blockSize and minParBlock).
+const gemmBlock, gemmMinPar = 64, 4
+
+func gemmBlocks(n int) int { return (n + gemmBlock - 1) / gemmBlock }
+
+// gemmParallel reports whether gonum's Dgemm would run a product with an
+// m×n result in parallel.
+func gemmParallel(m, n int) bool { return gemmBlocks(m)*gemmBlocks(n) >= gemmMinPar }
+
+// gemm computes c = alpha·op(a)·op(b) + beta·c, m×k times k×n, and returns
+// its flop count 2·m·n·k; empty products only scale c.
+//
+// The bits are those of blas64.Gemm (gonum's Dgemm), with less overhead
+// where Dgemm goes parallel: it starts a goroutine, a channel operation
+// and an allocation per 64×64 block of C, which on the small products of
+// this package costs about what it saves (the MARL inner graph's
+// 411×64×16 product ran 4.5× slower through it than serially on the
+// loaded 2-core machine). A product Dgemm would run in parallel is
+// computed here block by block, each block in the order one of Dgemm's
+// workers computes it: the same kernels on the same sub-matrices, so the
+// same rounding (which matters for C += A·Bᵀ, whose kernel adds one dot
+// product per k-block to C), the blocks shared among one goroutine per
+// core.
+func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
+	if c.Rows == 0 || c.Cols == 0 {
+		return 0
+	}
+	k := a.Cols
+	if ta {
+		k = a.Rows
+	}
+	if k == 0 {
+		if beta != 1 {
+			for i := 0; i < c.Rows; i++ {
+				row := c.Data[i*c.Stride : i*c.Stride+c.Cols]
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+		}
+		return 0
+	}
+	flops := 2 * int64(c.Rows) * int64(c.Cols) * int64(k)
+	if gemmThin(ta, tb, alpha, a, b, beta, c, k) {
+		return flops
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
+	}
+	if !gemmParallel(c.Rows, c.Cols) || alpha == 0 {
+		// (With alpha = 0 the blocks below would each take Dgemm's quick
+		// return after the first, where its parallel path adds 0·dot per
+		// k-block: let Dgemm do it; nothing here multiplies by 0.)
+		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+		return flops
+	}
+	// Dgemm scales all of C by beta before adding products; scaling each
+	// block of C on its first product does the same to every element.
+	rb, cb := gemmBlocks(c.Rows), gemmBlocks(c.Cols)
+	block := func(q int) {
+		i, j := (q/cb)*gemmBlock, (q%cb)*gemmBlock
+		mi, nj := min(gemmBlock, c.Rows-i), min(gemmBlock, c.Cols-j)
+		cs := sub(c, i, j, mi, nj)
+		bt := beta
+		for l := 0; l < k; l += gemmBlock {
+			kl := min(gemmBlock, k-l)
+			var as, bs blas64.General
+			if ta {
+				as = sub(a, l, i, kl, mi)
+			} else {
+				as = sub(a, i, l, mi, kl)
+			}
+			if tb {
+				bs = sub(b, j, l, nj, kl)
+			} else {
+				bs = sub(b, l, j, kl, nj)
+			}
+			blas64.Gemm(tA, tB, alpha, as, bs, bt, cs)
+			bt = 1
+		}
+	}
+	// The blocks are shared among GOMAXPROCS workers (one goroutine each,
+	// where Dgemm starts one per block): each block is computed wholly by
+	// one worker, so the split cannot change a bit.
+	n := rb * cb
+	w := min(runtime.GOMAXPROCS(0), maxWorkers, n)
+	if w <= 1 {
+		for q := 0; q < n; q++ {
+			block(q)
+		}
+		return flops
+	}
+	var wg conc.WaitGroup
+	for p := range w {
+		wg.Go(func() {
+			for q := p * n / w; q < (p+1)*n/w; q++ {
+				block(q)
+			}
+		})
+	}
+	wg.Wait()
+	return flops
+}
+
+// sub is the r×c sub-matrix of m at (i, j).
+func sub(m blas64.General, i, j, r, c int) blas64.General {
+	return blas64.General{Rows: r, Cols: c, Stride: m.Stride, Data: m.Data[i*m.Stride+j : (i+r-1)*m.Stride+j+c]}
+}
+
+// gemmThin computes the products with one output column (C = A·b or
+// Aᵀ·b) or one inner dimension (C += a·bᵀ, an outer product) and reports
+// whether it did; the output layers of the MARL scorers and critic are
+// such products. gonum's kernels spend a call into assembly per
+// multiply-add on them (an AxpyUnitary or DotUnitary of length 1); these
+// loops add the same terms to each element in the same order, rounded the
+// same way, so the bits are Dgemm's.
+func gemmThin(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General, k int) bool {
+	m, n := c.Rows, c.Cols
+	switch {
+	case !tb && n == 1, !ta && tb && k == 1:
+	default:
+		return false
+	}
+	if alpha == 0 && beta == 1 {
+		return true // Dgemm's quick return
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c.Data[i*c.Stride : i*c.Stride+n]
+			for j := range row {
+				if beta == 0 {
+					row[j] = 0
+				} else {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	switch {
+	case !ta && !tb: // dgemmSerialNotNot: per row, AxpyUnitary(alpha·a_il, b_l, c_i) for l in order
+		for i := 0; i < m; i++ {
+			ci := c.Data[i*c.Stride]
+			for l, v := range a.Data[i*a.Stride : i*a.Stride+k] {
+				if tmp := alpha * v; tmp != 0 {
+					ci += float64(tmp * b.Data[l*b.Stride])
+				}
+			}
+			c.Data[i*c.Stride] = ci
+		}
+	case ta && !tb: // dgemmSerialTransNot: for l in order, every row i
+		for l := 0; l < k; l++ {
+			bl := b.Data[l*b.Stride]
+			for i, v := range a.Data[l*a.Stride : l*a.Stride+m] {
+				if tmp := alpha * v; tmp != 0 {
+					c.Data[i*c.Stride] += float64(tmp * bl)
+				}
+			}
+		}
+	default: // dgemmSerialNotTrans with k = 1: c_ij += alpha·DotUnitary(a_i, b_j)
+		for i := 0; i < m; i++ {
+			ai := a.Data[i*a.Stride]
+			row := c.Data[i*c.Stride : i*c.Stride+n]
+			for j := range row {
+				row[j] += float64(alpha * dot1(ai, b.Data[j*b.Stride]))
+			}
+		}
+	}
+	return true
+}
+
+// dot1 is gonum's amd64 DotUnitary of one-element vectors, step by step:
+// the product goes into the first of four partial sums that start at +0,
+// which are then added pairwise (so a −0 product comes out +0).
+func dot1(x, y float64) float64 {
+	var s0, s1, s2, s3 float64
+	s0 += float64(x * y)
+	lo, hi := s0+s2, s1+s3
+	return hi + lo
+}

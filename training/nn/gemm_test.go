@@ -1,0 +1,113 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+)
+
+// randSparse draws n values of which about a third are exact zeros (as
+// after a ReLU), a few −0: the kernels skip zero terms, which the serial
+// emulation must do too.
+func randSparse(n int, rng *rand.Rand) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		switch rng.IntN(12) {
+		case 0, 1, 2:
+		case 3:
+			x[i] = math.Copysign(0, -1)
+		default:
+			x[i] = rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+// TestGemmMatchesDgemm compares gemm with gonum's Dgemm bit for bit on
+// products small enough for Dgemm's serial path and large enough for its
+// parallel one (at least 4 blocks of 64×64 in C), with inner dimensions
+// over several blocks of 64, every transposition, and the betas the
+// package uses.
+func TestGemmMatchesDgemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shapes := [][3]int{{200, 1, 128}, {1, 1, 128}, {200, 128, 1}, {20, 3, 1}, {300, 1, 70}, {1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}}
+	for _, sh := range shapes {
+		m, n, k := sh[0], sh[1], sh[2]
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				for _, beta := range []float64{0, 1, 0.5} {
+					for _, alpha := range []float64{1, -0.7, 0} {
+						a := general(m, k, k, randSparse(m*k, rng))
+						if ta {
+							a = general(k, m, m, a.Data)
+						}
+						b := general(k, n, n, randSparse(k*n, rng))
+						if tb {
+							b = general(n, k, k, b.Data)
+						}
+						c0 := randSparse(m*n, rng)
+						want, got := append([]float64(nil), c0...), append([]float64(nil), c0...)
+						tA, tB := blas.NoTrans, blas.NoTrans
+						if ta {
+							tA = blas.Trans
+						}
+						if tb {
+							tB = blas.Trans
+						}
+						blas64.Gemm(tA, tB, alpha, a, b, beta, general(m, n, n, want))
+						if fl := gemm(ta, tb, alpha, a, b, beta, general(m, n, n, got)); fl != int64(2*m*n*k) {
+							t.Fatalf("%v: flops %d", sh, fl)
+						}
+						for i := range want {
+							if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+								t.Fatalf("%dx%dx%d ta=%v tb=%v alpha=%v beta=%v: element %d is %v, Dgemm gives %v", m, n, k, ta, tb, alpha, beta, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMessageMatchesAddScaled compares the fused message loops with the
+// floats.AddScaled calls they replace.
+func TestMessageMatchesAddScaled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, f := range []int{1, 3, 5} {
+		for _, d := range []int{1, 16, 17} {
+			ef := randSparse(f, rng)
+			y := randSparse((f+1)*d, rng)
+			s := rng.Float64()
+			o := randSparse(d, rng)
+			want, got := append([]float64(nil), o...), append([]float64(nil), o...)
+			for k := 0; k < f; k++ {
+				floats.AddScaled(want, s*ef[k], y[k*d:(k+1)*d])
+			}
+			floats.AddScaled(want, s, y[f*d:])
+			c := messageCoefs(nil, s, ef, 0, f)
+			addMessage(got, c, y)
+			for i := range want {
+				if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+					t.Fatalf("addMessage f=%d d=%d: element %d", f, d, i)
+				}
+			}
+			g := randSparse(d, rng)
+			wantDY, gotDY := append([]float64(nil), y...), append([]float64(nil), y...)
+			for k := 0; k < f; k++ {
+				floats.AddScaled(wantDY[k*d:(k+1)*d], s*ef[k], g)
+			}
+			floats.AddScaled(wantDY[f*d:], s, g)
+			spreadMessage(gotDY, c, g)
+			for i := range wantDY {
+				if math.Float64bits(wantDY[i]) != math.Float64bits(gotDY[i]) {
+					t.Fatalf("spreadMessage f=%d d=%d: element %d", f, d, i)
+				}
+			}
+		}
+	}
+}
