@@ -191,8 +191,9 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 			bar := env.Bar("grid points", int64(len(parts)*len(grid.Comm)*len(grid.Interference)))
 			defer bar.Done()
 			// Points beside the first run only on the run's idle workers:
-			// each trains a model, and beside another stage's training
-			// two points at once took the nightly past 2 GB (issue 18).
+			// each trains a model (a DAS one holds about 290 MiB at its
+			// peak), so the run never trains more models at once than it
+			// has workers (issue 18).
 			w := sensitivity.Workers{Max: workers, Borrow: func() (func(), bool) { return pipeline.BorrowWorker(ctx) }}
 			res, err := sensitivity.Run(ctx, sparts, grid, env.Seed, w, points.evaluate, func() { bar.Add(1) })
 			if err != nil {
