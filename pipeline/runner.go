@@ -98,9 +98,14 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 	var mu sync.Mutex
 	outputs := map[string]Artifact{} // artifact name → hash, filled as stages finish
 
+	// The run's workers as tokens: a running stage holds one, and a stage
+	// that can spread its work borrows the idle ones (BorrowWorker).
+	budget := make(workerBudget, workers)
 	p := pool.New().WithMaxGoroutines(workers).WithContext(ctx).WithCancelOnError().WithFirstError()
 	// Nodes are submitted in topological order, so the earliest unfinished
 	// node always has its dependencies done: a full pool cannot deadlock.
+	// (A stage waiting for its token waits only for running stages and
+	// the borrowed goroutines, which wait for nothing.)
 	for _, n := range nodes {
 		p.Go(func(ctx context.Context) error {
 			defer close(n.done)
@@ -117,9 +122,15 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 					return nil
 				}
 			}
+			select {
+			case budget <- struct{}{}:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
 			t0 := time.Now()
-			err := r.runStage(ctx, log.With("stage", n.stage.Name()), n, outputs, &mu)
+			err := r.runStage(context.WithValue(ctx, budgetKey{}, budget), log.With("stage", n.stage.Name()), n, outputs, &mu)
 			n.man.WallS = time.Since(t0).Seconds()
+			<-budget
 			if err != nil {
 				n.man.Status = "failed"
 				return fmt.Errorf("stage %s: %w", n.stage.Name(), err)
@@ -148,6 +159,35 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 		err = WriteFileAtomic(filepath.Join(r.Dir, "manifest.json"), b)
 	}
 	return m, errors.Join(runErr, err)
+}
+
+// workerBudget holds a token for every worker of a run in use: by a
+// running stage, or lent to one of its goroutines.
+type workerBudget chan struct{}
+
+type budgetKey struct{}
+
+// BorrowWorker lends a stage (ctx is the one its Run was given) one of the
+// run's idle workers for work it can spread over several goroutines, such
+// as grid points that each train a model: ok is false when every worker is
+// busy, with this stage or others. Call release when that work is done. A
+// stage that runs its extra goroutines only on borrowed workers keeps the
+// run within Runner.Workers goroutines at work, and so within the memory
+// that many trainings hold at once (issue 18: the sensitivity stage's
+// grid points beside another stage's training). Outside a Runner ok is
+// always false.
+func BorrowWorker(ctx context.Context) (release func(), ok bool) {
+	b, _ := ctx.Value(budgetKey{}).(workerBudget)
+	if b == nil {
+		return nil, false
+	}
+	select {
+	case b <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-b }) }, true
+	default:
+		return nil, false
+	}
 }
 
 // plan checks the DAG and returns its nodes in a stable topological order:

@@ -413,3 +413,51 @@ func TestRunnerWallClockRecords(t *testing.T) {
 		t.Error("g did not gather t's new timings")
 	}
 }
+
+// TestBorrowWorker: a stage borrows only the run's idle workers (three
+// workers, two stages running: one to lend), gets it back once released,
+// and outside a Runner borrows none.
+func TestBorrowWorker(t *testing.T) {
+	if _, ok := pipeline.BorrowWorker(context.Background()); ok {
+		t.Error("borrowed a worker outside a Runner")
+	}
+	started, done := make(chan struct{}), make(chan struct{})
+	write := func(env *pipeline.Env, name string) error {
+		return os.WriteFile(env.Output(name), []byte(name), 0o644)
+	}
+	var got []bool
+	a := &pipeline.Func{StageName: "a", StageVersion: "1", Out: []string{"a.txt"}, Fn: func(ctx context.Context, env *pipeline.Env) error {
+		defer close(done)
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			return errors.New("b did not start")
+		}
+		r1, ok1 := pipeline.BorrowWorker(ctx)
+		_, ok2 := pipeline.BorrowWorker(ctx)
+		got = append(got, ok1, ok2)
+		if ok1 {
+			r1()
+			r1() // a second release gives back nothing more
+			r3, ok3 := pipeline.BorrowWorker(ctx)
+			_, ok4 := pipeline.BorrowWorker(ctx)
+			got = append(got, ok3, ok4)
+			if ok3 {
+				r3()
+			}
+		}
+		return write(env, "a.txt")
+	}}
+	b := &pipeline.Func{StageName: "b", StageVersion: "1", Out: []string{"b.txt"}, Fn: func(ctx context.Context, env *pipeline.Env) error {
+		close(started)
+		<-done
+		return write(env, "b.txt")
+	}}
+	r := &pipeline.Runner{Dir: t.TempDir(), Workers: 3, Log: slog.New(slog.DiscardHandler)}
+	if _, err := r.Run(context.Background(), []pipeline.Stage{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, false, true, false}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("borrows: got %v, want %v (lend, refuse while lent, lend one again once given back)", got, want)
+	}
+}

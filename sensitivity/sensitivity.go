@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/schedlab/schedlab/sim"
 	"github.com/sourcegraph/conc/pool"
@@ -146,20 +147,51 @@ func Margin(best, learned float64) float64 {
 	return (best - learned) / best
 }
 
-// Run evaluates every point of every part, at most workers at once (≤ 0:
-// one). Every evaluation writes only its own cell, so the result does not
-// depend on workers; the first error cancels the rest and names the point.
+// Workers bounds how many points Run evaluates at once.
+type Workers struct {
+	// Max is the most points at once (≤ 0: one).
+	Max int
+	// Borrow, if not nil, must lend a worker for every point that would
+	// run beside another: ok false makes Run wait for a running point to
+	// end before it asks again, and a lent worker is given back (release)
+	// when its point ends. The first point at a time needs none (it runs
+	// on the caller's worker). Nil lends always: Max points at once.
+	//
+	// A point trains a model, and its memory is that training's (a DAS
+	// training on Small holds a 250 MiB autodiff tape at its peak), so
+	// the pipeline lends only a run worker that no stage is using
+	// (pipeline.BorrowWorker): the run then never trains more models at
+	// once than it has workers.
+	Borrow func() (release func(), ok bool)
+}
+
+// Run evaluates every point of every part, at most w allows at once.
+// Every evaluation writes only its own cell, so the result does not
+// depend on w; the first error cancels the rest and names the point.
 // done, if not nil, is called after each point (from any goroutine).
-func Run(ctx context.Context, parts []Part, g Grid, seed uint64, workers int, eval Evaluator, done func()) (*Result, error) {
+func Run(ctx context.Context, parts []Part, g Grid, seed uint64, w Workers, eval Evaluator, done func()) (*Result, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Grid: g, Seed: seed, Parts: make([]PartResult, len(parts))}
-	p := pool.New().WithContext(ctx).WithMaxGoroutines(max(workers, 1)).WithCancelOnError().WithFirstError()
-	for pi, part := range parts {
+	for _, part := range parts {
 		if len(part.Heuristics) == 0 {
 			return nil, fmt.Errorf("sensitivity: part %s: no heuristics", part.Name)
 		}
+	}
+	res := &Result{Grid: g, Seed: seed, Parts: make([]PartResult, len(parts))}
+	limit := max(w.Max, 1)
+	// ended receives once per point that ended; never more than limit
+	// are running, so sends do not block.
+	ended := make(chan struct{}, limit)
+	running := 0
+	// failed stops the loop from starting points once one has failed (the
+	// pool cancels the running ones).
+	var failed atomic.Bool
+	// The pool has no bound of its own: the loop below starts a point only
+	// when w allows one more.
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+points:
+	for pi, part := range parts {
 		cells := make([][]Cell, len(g.Comm))
 		for i, cm := range g.Comm {
 			cells[i] = make([]Cell, len(g.Interference))
@@ -172,13 +204,41 @@ func Run(ctx context.Context, parts []Part, g Grid, seed uint64, workers int, ev
 					_ = p.Wait()
 					return nil, fmt.Errorf("part %s: %w", part.Name, err)
 				}
-				p.Go(func(ctx context.Context) error {
-					out, err := eval(ctx, part, pt)
-					if err != nil {
-						return fmt.Errorf("sensitivity: part %s, point %s: %w", part.Name, pt.Key(), err)
+				if failed.Load() || ctx.Err() != nil {
+					break points
+				}
+				var release func()
+				for {
+					if running == 0 {
+						break
 					}
-					if len(out.Heuristics) != len(part.Heuristics) {
-						return fmt.Errorf("sensitivity: part %s, point %s: %d heuristic results for %d heuristics", part.Name, pt.Key(), len(out.Heuristics), len(part.Heuristics))
+					if running < limit {
+						if w.Borrow == nil {
+							break
+						}
+						var ok bool
+						if release, ok = w.Borrow(); ok {
+							break
+						}
+					}
+					<-ended
+					running--
+				}
+				running++
+				p.Go(func(ctx context.Context) error {
+					defer func() {
+						if release != nil {
+							release()
+						}
+						ended <- struct{}{}
+					}()
+					out, err := eval(ctx, part, pt)
+					if err == nil && len(out.Heuristics) != len(part.Heuristics) {
+						err = fmt.Errorf("%d heuristic results for %d heuristics", len(out.Heuristics), len(part.Heuristics))
+					}
+					if err != nil {
+						failed.Store(true)
+						return fmt.Errorf("sensitivity: part %s, point %s: %w", part.Name, pt.Key(), err)
 					}
 					c := Cell{Point: pt, Outcome: out}
 					for k, v := range out.Heuristics {
@@ -198,6 +258,9 @@ func Run(ctx context.Context, parts []Part, g Grid, seed uint64, workers int, ev
 		res.Parts[pi] = PartResult{Part: part, Cells: cells}
 	}
 	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func TestRunWorkers(t *testing.T) {
 	g := Grid{Comm: []float64{0.25, 1, 4}, Interference: []float64{0.5, 2}}
 	var files [][][]byte
 	for _, w := range []int{1, 4} {
-		r, err := Run(context.Background(), parts(), g, 7, w, fake, nil)
+		r, err := Run(context.Background(), parts(), g, 7, Workers{Max: w}, fake, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,6 +84,71 @@ func TestRunWorkers(t *testing.T) {
 	}
 }
 
+// TestRunBorrows: beyond the first point at a time, a point runs only on
+// a lent worker, and every lent worker is given back; the result is the
+// one without lending.
+func TestRunBorrows(t *testing.T) {
+	g := Grid{Comm: []float64{0.25, 1, 4}, Interference: []float64{0.5, 2}}
+	want, err := Run(context.Background(), parts(), g, 7, Workers{Max: 1}, fake, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lend := range []int{0, 1, 3} {
+		var mu sync.Mutex
+		free, running, most := lend, 0, 0
+		borrow := func() (func(), bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if free == 0 {
+				return nil, false
+			}
+			free--
+			return func() {
+				mu.Lock()
+				defer mu.Unlock()
+				free++
+			}, true
+		}
+		eval := func(ctx context.Context, part Part, pt Point) (Outcome, error) {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			// The first point waits (5 s at most) for a second to start
+			// beside it when a worker can be lent.
+			for first, t0 := part.Name == "a" && pt.Comm == 0.25 && pt.Interference == 0.5, time.Now(); first && lend > 0 && time.Since(t0) < 5*time.Second; {
+				mu.Lock()
+				n := running
+				mu.Unlock()
+				if n > 1 {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return fake(ctx, part, pt)
+		}
+		got, err := Run(context.Background(), parts(), g, 7, Workers{Max: 8, Borrow: borrow}, eval, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if most > 1+lend {
+			t.Errorf("%d workers to lend: %d points at once", lend, most)
+		}
+		if lend > 0 && most < 2 {
+			t.Errorf("%d workers to lend: never more than one point at once", lend)
+		}
+		if free != lend {
+			t.Errorf("%d workers to lend: %d given back", lend, free)
+		}
+		if !bytes.Equal(got.CSV(), want.CSV()) {
+			t.Errorf("%d workers to lend: the table differs from one worker's", lend)
+		}
+	}
+}
+
 // TestRunErrors: a failing point names itself and its part; a grid point
 // outside the environment's ranges and a bad grid are rejected before any
 // work.
@@ -94,20 +160,20 @@ func TestRunErrors(t *testing.T) {
 		}
 		return fake(ctx, part, pt)
 	}
-	_, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, 2, failAt, nil)
+	_, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, Workers{Max: 2}, failAt, nil)
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "part b, point comm=1,interference=1") {
 		t.Errorf("failing point: %v", err)
 	}
 	short := func(ctx context.Context, part Part, pt Point) (Outcome, error) {
 		return Outcome{Heuristics: []float64{1}}, nil
 	}
-	if _, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, 1, short, nil); err == nil {
+	if _, err := Run(context.Background(), parts(), Grid{Comm: []float64{1}, Interference: []float64{1}}, 1, Workers{Max: 1}, short, nil); err == nil {
 		t.Error("an outcome short of heuristics accepted")
 	}
 	// Neutral comm_scale 1 × 1000 is beyond sim's range (100): clamped
 	// (TestPointAtClamps), not refused.
 	for _, g := range []Grid{{Comm: nil, Interference: []float64{1}}, {Comm: []float64{1, 1}, Interference: []float64{1}}, {Comm: []float64{1}, Interference: []float64{math.Inf(1)}}} {
-		if _, err := Run(context.Background(), parts(), g, 1, 1, fake, nil); err == nil {
+		if _, err := Run(context.Background(), parts(), g, 1, Workers{Max: 1}, fake, nil); err == nil {
 			t.Errorf("grid %+v accepted", g)
 		}
 	}

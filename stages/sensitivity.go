@@ -128,7 +128,8 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 // SensitivityStage is the stage that writes the sensitivity experiment's
 // table and heat map: every grid point of every configured part trains
 // its model (into a scratch directory, removed after) and evaluates it
-// beside the heuristics, points running in a pool of the run's workers.
+// beside the heuristics, points running on the run's idle workers
+// (pipeline.BorrowWorker).
 func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	parts, err := c.sensitivityParts()
 	if err != nil {
@@ -189,7 +190,12 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 			}
 			bar := env.Bar("grid points", int64(len(parts)*len(grid.Comm)*len(grid.Interference)))
 			defer bar.Done()
-			res, err := sensitivity.Run(ctx, sparts, grid, env.Seed, workers, points.evaluate, func() { bar.Add(1) })
+			// Points beside the first run only on the run's idle workers:
+			// each trains a model (a DAS one holds about 290 MiB at its
+			// peak), so the run never trains more models at once than it
+			// has workers (issue 18).
+			w := sensitivity.Workers{Max: workers, Borrow: func() (func(), bool) { return pipeline.BorrowWorker(ctx) }}
+			res, err := sensitivity.Run(ctx, sparts, grid, env.Seed, w, points.evaluate, func() { bar.Add(1) })
 			if err != nil {
 				return err
 			}

@@ -112,7 +112,7 @@ func TestSensitivityMarginSign(t *testing.T) {
 	part := sensitivity.Part{Name: "lb", Heuristics: heur, Base: sim.NeutralEnvironment()}
 	// Communication ×100 with interference ×0.01, and the reverse.
 	g := sensitivity.Grid{Comm: []float64{0.01, 100}, Interference: []float64{0.01, 100}}
-	res, err := sensitivity.Run(context.Background(), []sensitivity.Part{part}, g, 5, 2, eval, nil)
+	res, err := sensitivity.Run(context.Background(), []sensitivity.Part{part}, g, 5, sensitivity.Workers{Max: 2}, eval, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -146,4 +147,46 @@ func TestWaitOnlyOnce(t *testing.T) {
 
 func newTable(states int) *rl.QTable {
 	return rl.NewQTable(states, numActions, DefaultConfig().Alpha, DefaultConfig().Gamma)
+}
+
+// TestSampleStatesDraw: with more states than the limit, sampleStates
+// keeps exactly the states that keeping every one and drawing
+// rng.Perm(n)[:limit] afterwards kept (the way it held them all before
+// issue 18), and with fewer it keeps every one.
+func TestSampleStatesDraw(t *testing.T) {
+	c, sp := setup(t)
+	cfg := DefaultConfig()
+	opts := TrainOptions{Cluster: c, Sim: sim.DefaultConfig()}
+	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
+	var all [][]float64
+	if _, err := probe.run(context.Background(), c, opts.Sim, nil, sp.Train, nil, false, func(x []float64) { all = append(all, x) }); err != nil {
+		t.Fatal(err)
+	}
+	n := len(all)
+	if n < 100 {
+		t.Fatalf("only %d states: too few to draw from", n)
+	}
+	for _, limit := range []int{n / 7, n - 1, n, n + 5} {
+		got, err := sampleStates(context.Background(), cfg, opts, sp.Train, limit, pipeline.Rand(3, "test", "kmeans"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all
+		if n > limit {
+			idx := pipeline.Rand(3, "test", "kmeans").Perm(n)[:limit]
+			slices.Sort(idx)
+			want = make([][]float64, limit)
+			for i, j := range idx {
+				want[i] = all[j]
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("limit %d of %d: %d states, want %d", limit, n, len(got), len(want))
+		}
+		for i := range want {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("limit %d of %d: state %d is %v, want %v", limit, n, i, got[i], want[i])
+			}
+		}
+	}
 }

@@ -66,25 +66,13 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 // the states met by a first-fit pass over the training jobs, the table
 // of zeros, and its evaluation.
 func initial(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
-	// The states a first-fit pass over the training jobs meets.
-	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
-	var points [][]float64
-	if _, err := probe.run(ctx, opts.Cluster, opts.Sim, opts.Interference, split.Train, nil, false, func(x []float64) { points = append(points, x) }); err != nil {
+	rng := pipeline.Rand(opts.Seed, Stage, "kmeans")
+	points, err := sampleStates(ctx, cfg, opts, split.Train, maxStates, rng)
+	if err != nil {
 		return nil, fmt.Errorf("rifling: state sampling: %w", err)
 	}
 	if len(points) == 0 {
 		return nil, errors.New("rifling: no job states to cluster")
-	}
-	rng := pipeline.Rand(opts.Seed, Stage, "kmeans")
-	const maxPoints = 20000 // k-means cost is points × k × iterations
-	if len(points) > maxPoints {
-		idx := rng.Perm(len(points))[:maxPoints]
-		slices.Sort(idx)
-		sub := make([][]float64, maxPoints)
-		for i, j := range idx {
-			sub[i] = points[j]
-		}
-		points = sub
 	}
 	k := cfg.Clusters
 	if k == 0 {
@@ -94,7 +82,6 @@ func initial(ctx context.Context, cfg Config, split das.Split, opts TrainOptions
 	p := &Policy{Config: cfg, Centroids: cents, Q: rl.NewQTable(len(cents), numActions, cfg.Alpha, cfg.Gamma)}
 	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Policy: p}
-	var err error
 	if res.InitVal, err = p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val); err != nil {
 		return nil, err
 	}
@@ -134,6 +121,53 @@ func train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions, 
 		}
 	}
 	return res, nil
+}
+
+// maxStates bounds the states k-means clusters: its cost is points × k ×
+// iterations.
+const maxStates = 20000
+
+// sampleStates returns the states a first-fit pass over jobs meets, in the
+// order met; when there are more than limit, the limit of them at
+// rng.Perm(n)[:limit]. Every decision sees every pending job, so a pass
+// over the nightly's 4,800 training jobs meets about ten million states:
+// kept whole they held 850 MiB until the draw (issue 18). Instead a first
+// pass counts them (keeping the first limit, all there is when n ≤
+// limit), and a second, the same deterministic pass, keeps the drawn ones:
+// the same states as keeping all and drawing after.
+func sampleStates(ctx context.Context, cfg Config, opts TrainOptions, jobs []datasets.Job, limit int, rng *rand.Rand) ([][]float64, error) {
+	probe := &Policy{Config: cfg, Centroids: [][]float64{make([]float64, stateWidth)}, Q: rl.NewQTable(1, numActions, cfg.Alpha, cfg.Gamma)}
+	var points [][]float64
+	n := 0
+	first := func(x []float64) {
+		if n < limit {
+			points = append(points, x)
+		}
+		n++
+	}
+	if _, err := probe.run(ctx, opts.Cluster, opts.Sim, opts.Interference, jobs, nil, false, first); err != nil {
+		return nil, err
+	}
+	if n <= limit {
+		return points, nil
+	}
+	idx := rng.Perm(n)[:limit]
+	slices.Sort(idx)
+	points = points[:0]
+	i := 0
+	second := func(x []float64) {
+		if len(points) < len(idx) && idx[len(points)] == i {
+			points = append(points, x)
+		}
+		i++
+	}
+	if _, err := probe.run(ctx, opts.Cluster, opts.Sim, opts.Interference, jobs, nil, false, second); err != nil {
+		return nil, err
+	}
+	if i != n {
+		return nil, fmt.Errorf("the second pass met %d states, the first %d", i, n)
+	}
+	return points, nil
 }
 
 // Evaluate runs the greedy policy on jobs, learning nothing.
