@@ -102,6 +102,20 @@ func (r *stateReader) length() (int, error) {
 	return int(n), nil
 }
 
+// present reads the flag written before a slice or pointer: false (and v
+// set to its zero value) when it was nil, or on an error.
+func (r *stateReader) present(v reflect.Value) (bool, error) {
+	flag, err := r.next(1)
+	if err != nil {
+		return false, err
+	}
+	if flag[0] == 0 {
+		v.SetZero()
+		return false, nil
+	}
+	return true, nil
+}
+
 func decodeState(r *stateReader, v reflect.Value) error {
 	switch v.Kind() {
 	case reflect.Float64, reflect.Float32:
@@ -137,13 +151,8 @@ func decodeState(r *stateReader, v reflect.Value) error {
 		b, _ := r.next(n)
 		v.SetString(string(b))
 	case reflect.Slice:
-		flag, err := r.next(1)
-		if err != nil {
+		if ok, err := r.present(v); !ok {
 			return err
-		}
-		if flag[0] == 0 {
-			v.SetZero()
-			return nil
 		}
 		n, err := r.length()
 		if err != nil {
@@ -167,13 +176,8 @@ func decodeState(r *stateReader, v reflect.Value) error {
 			}
 		}
 	case reflect.Pointer:
-		flag, err := r.next(1)
-		if err != nil {
+		if ok, err := r.present(v); !ok {
 			return err
-		}
-		if flag[0] == 0 {
-			v.SetZero()
-			return nil
 		}
 		p := reflect.New(v.Type().Elem())
 		if err := decodeState(r, p.Elem()); err != nil {
