@@ -47,14 +47,21 @@ func tasks(jobs []datasets.Job) int {
 // placement, an A2C update per interval) of the device-level variant over
 // the whole workload; tasks/op counts the workers and PS it places (at
 // least one inference each).
-func BenchmarkTrainEpisode(b *testing.B) {
+func BenchmarkTrainEpisode(b *testing.B) { benchTrainEpisode(b, marl.VariantDevice) }
+
+// BenchmarkTrainEpisodeSingle is BenchmarkTrainEpisode for the
+// single-agent variant: one agent whose inner graph is the whole cluster
+// (the nightly's train-marl-single trains it on fat-tree k = 8).
+func BenchmarkTrainEpisodeSingle(b *testing.B) { benchTrainEpisode(b, marl.VariantSingle) }
+
+func benchTrainEpisode(b *testing.B, variant string) {
 	k, intervals, jpp := benchSize(b)
 	c, err := sim.FatTree(k, "power8")
 	if err != nil {
 		b.Fatal(err)
 	}
 	jobs := workload(b, c, jpp, intervals, 1)
-	cfg := marl.DefaultConfig()
+	cfg := marl.VariantConfig(variant)
 	cfg.Episodes, cfg.ValidateEvery = 1, 0
 	b.ReportMetric(float64(len(c.Servers)), "servers")
 	b.ReportMetric(float64(tasks(jobs)), "tasks/op")

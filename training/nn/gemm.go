@@ -6,6 +6,7 @@ import (
 	"github.com/sourcegraph/conc"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // gonum's Dgemm splits C into blocks of gemmBlock×gemmBlock and, when
@@ -68,7 +69,7 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 		// (With alpha = 0 the blocks below would each take Dgemm's quick
 		// return after the first, where its parallel path adds 0·dot per
 		// k-block: let Dgemm do it; nothing here multiplies by 0.)
-		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+		gemmSerial(tA, tB, alpha, a, b, beta, c)
 		return flops
 	}
 	// Dgemm scales all of C by beta before adding products; scaling each
@@ -92,7 +93,7 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 			} else {
 				bs = sub(b, l, j, kl, nj)
 			}
-			blas64.Gemm(tA, tB, alpha, as, bs, bt, cs)
+			gemmSerial(tA, tB, alpha, as, bs, bt, cs)
 			bt = 1
 		}
 	}
@@ -117,6 +118,88 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	}
 	wg.Wait()
 	return flops
+}
+
+// gemmSerial is blas64.Gemm of a product that gonum's Dgemm computes
+// serially (fewer than gemmMinPar blocks of C, as gemm ensures), with
+// the same bits. Dgemm's serial kernels for op(B) = B (C += A·B and
+// C += Aᵀ·B) add, for each term l of the inner dimension in turn, the
+// row l of B times alpha·a_il (when that is not 0) to row i of C through
+// one AxpyUnitary call per (i, l). On this package's products, rows of 16
+// to 128 values, the calls and the loads and stores of C around each cost
+// more than the arithmetic: here each row of C is added to 16 columns at a
+// time with those columns held in registers over the whole inner
+// dimension (axpyRows16), and any last columns by gonum's AxpyUnitary as
+// Dgemm adds them. Every element of C receives the same terms in the same
+// order, each product and sum rounded alone, so the bits are Dgemm's
+// (TestGemmSerialBits compares them on random shapes, zeros, NaNs and
+// strides). Likewise C += A·Bᵀ, which Dgemm computes as one DotUnitary
+// call per element, runs a row of C per call (dotRows) with DotUnitary's
+// partial sums. Products with both operands transposed, alpha = 0, fewer
+// than 16 columns for op(B) = B, malformed shapes or no assembly kernels
+// go to gonum.
+func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	ta := tA != blas.NoTrans
+	m, n := c.Rows, c.Cols
+	k, am := a.Cols, a.Rows
+	if ta {
+		k, am = a.Rows, a.Cols
+	}
+	tb := tB != blas.NoTrans
+	bk, bn := b.Rows, b.Cols
+	if tb {
+		bk, bn = b.Cols, b.Rows
+	}
+	if !haveKernels || (ta && tb) || (!tb && n < 16) || alpha == 0 || k == 0 ||
+		am != m || bk != k || bn != n ||
+		a.Stride < max(1, a.Cols) || b.Stride < max(1, b.Cols) || c.Stride < max(1, n) ||
+		len(a.Data) < (a.Rows-1)*a.Stride+a.Cols || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols || len(c.Data) < (m-1)*c.Stride+n {
+		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+		return
+	}
+	// Dgemm scales C by beta first (zeroing it for beta = 0).
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c.Data[i*c.Stride : i*c.Stride+n]
+			for j := range row {
+				if beta == 0 {
+					row[j] = 0
+				} else {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	if tb {
+		// C += A·Bᵀ: c_ij += alpha·DotUnitary(row i of A, row j of B).
+		for i := 0; i < m; i++ {
+			dotRows(&c.Data[i*c.Stride], &a.Data[i*a.Stride], &b.Data[0], b.Stride, n, k, alpha)
+		}
+		return
+	}
+	for i := 0; i < m; i++ {
+		ci := c.Data[i*c.Stride : i*c.Stride+n]
+		var ai []float64
+		inca := 1
+		if ta {
+			ai, inca = a.Data[i:], a.Stride // column i of A
+		} else {
+			ai = a.Data[i*a.Stride:] // row i of A
+		}
+		j := 0
+		for ; j+16 <= n; j += 16 {
+			axpyRows16(&ci[j], &ai[0], inca, &b.Data[j], b.Stride, k, alpha)
+		}
+		if j == n {
+			continue
+		}
+		for l := 0; l < k; l++ {
+			if tmp := alpha * ai[l*inca]; tmp != 0 {
+				// gonum's own AxpyUnitary, as Dgemm calls it.
+				floats.AddScaled(ci[j:], tmp, b.Data[l*b.Stride+j:l*b.Stride+n])
+			}
+		}
+	}
 }
 
 // sub is the r×c sub-matrix of m at (i, j).

@@ -1,0 +1,171 @@
+//go:build !noasm && !gccgo && !safe
+
+#include "textflag.h"
+
+// func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64)
+//
+// For l = 0..k−1: tmp = alpha·a[l·inca]; if tmp ≠ 0 (NaN counts as ≠ 0),
+// c[0:16] += tmp·b[l·ldb : l·ldb+16]. Each element is rounded as gonum's
+// AxpyUnitary rounds it: the product (MULPD, b times tmp), then the sum
+// (ADDPD, product plus c), never fused. The 16 values of c stay in
+// X0–X7 across the l loop instead of going through memory per l.
+TEXT ·axpyRows16(SB), NOSPLIT, $0-56
+	MOVQ  c+0(FP), DI
+	MOVQ  a+8(FP), SI
+	MOVQ  inca+16(FP), R8
+	SHLQ  $3, R8
+	MOVQ  b+24(FP), DX
+	MOVQ  ldb+32(FP), R9
+	SHLQ  $3, R9
+	MOVQ  k+40(FP), CX
+	MOVSD alpha+48(FP), X10
+	XORPD X11, X11
+
+	MOVUPD 0(DI), X0
+	MOVUPD 16(DI), X1
+	MOVUPD 32(DI), X2
+	MOVUPD 48(DI), X3
+	MOVUPD 64(DI), X4
+	MOVUPD 80(DI), X5
+	MOVUPD 96(DI), X6
+	MOVUPD 112(DI), X7
+
+	TESTQ CX, CX
+	JLE   done
+
+loop:
+	MOVSD   (SI), X8
+	MULSD   X10, X8   // tmp = a·alpha
+	UCOMISD X11, X8
+	JNE     add
+	JPS     add       // unordered: NaN ≠ 0
+	JMP     next
+
+add:
+	UNPCKLPD X8, X8   // { tmp, tmp }
+
+	MOVUPD 0(DX), X9
+	MULPD  X8, X9
+	ADDPD  X0, X9
+	MOVAPD X9, X0
+
+	MOVUPD 16(DX), X9
+	MULPD  X8, X9
+	ADDPD  X1, X9
+	MOVAPD X9, X1
+
+	MOVUPD 32(DX), X9
+	MULPD  X8, X9
+	ADDPD  X2, X9
+	MOVAPD X9, X2
+
+	MOVUPD 48(DX), X9
+	MULPD  X8, X9
+	ADDPD  X3, X9
+	MOVAPD X9, X3
+
+	MOVUPD 64(DX), X9
+	MULPD  X8, X9
+	ADDPD  X4, X9
+	MOVAPD X9, X4
+
+	MOVUPD 80(DX), X9
+	MULPD  X8, X9
+	ADDPD  X5, X9
+	MOVAPD X9, X5
+
+	MOVUPD 96(DX), X9
+	MULPD  X8, X9
+	ADDPD  X6, X9
+	MOVAPD X9, X6
+
+	MOVUPD 112(DX), X9
+	MULPD  X8, X9
+	ADDPD  X7, X9
+	MOVAPD X9, X7
+
+next:
+	ADDQ R8, SI
+	ADDQ R9, DX
+	DECQ CX
+	JNZ  loop
+
+done:
+	MOVUPD X0, 0(DI)
+	MOVUPD X1, 16(DI)
+	MOVUPD X2, 32(DI)
+	MOVUPD X3, 48(DI)
+	MOVUPD X4, 64(DI)
+	MOVUPD X5, 80(DI)
+	MOVUPD X6, 96(DI)
+	MOVUPD X7, 112(DI)
+	RET
+
+// func dotRows(c, a, b *float64, ldb, n, k int, alpha float64)
+//
+// For j = 0..n−1: c[j] += alpha·dot(a[0:k], b[j·ldb : j·ldb+k]), the dot
+// product summed as gonum's DotUnitary sums it (elements i ≡ 0, 1, 2, 3
+// mod 4 into four partial sums, the last k mod 4 terms into the first,
+// then (s1 + s3) + (s0 + s2)) and the update rounded as gonum's
+// dgemmSerialNotTrans rounds it (dot·alpha, then plus c).
+TEXT ·dotRows(SB), NOSPLIT, $0-56
+	MOVQ  c+0(FP), DI
+	MOVQ  a+8(FP), SI
+	MOVQ  b+16(FP), DX
+	MOVQ  ldb+24(FP), R9
+	SHLQ  $3, R9
+	MOVQ  n+32(FP), R10
+	MOVQ  k+40(FP), R11
+	MOVSD alpha+48(FP), X10
+	TESTQ R10, R10
+	JLE   ret
+
+jloop:
+	XORPD X7, X7
+	XORPD X8, X8
+	XORQ  AX, AX
+	MOVQ  R11, CX
+	SUBQ  $4, CX
+	JL    tail
+
+loop4:
+	MOVUPD (SI)(AX*8), X0
+	MOVUPD (DX)(AX*8), X1
+	MOVUPD 16(SI)(AX*8), X2
+	MOVUPD 16(DX)(AX*8), X3
+	MULPD  X1, X0
+	MULPD  X3, X2
+	ADDPD  X0, X7
+	ADDPD  X2, X8
+	ADDQ   $4, AX
+	SUBQ   $4, CX
+	JGE    loop4
+
+tail:
+	ADDQ $4, CX
+	JLE  end
+
+one:
+	MOVSD (SI)(AX*8), X0
+	MOVSD (DX)(AX*8), X1
+	MULSD X1, X0
+	ADDSD X0, X7
+	INCQ  AX
+	DECQ  CX
+	JNZ   one
+
+end:
+	ADDPD    X8, X7
+	MOVSD    X7, X0
+	UNPCKHPD X7, X7
+	ADDSD    X0, X7
+	MULSD    X10, X7
+	ADDSD    (DI), X7
+	MOVSD    X7, (DI)
+	ADDQ     $8, DI
+	ADDQ     R9, DX
+	DECQ     R10
+	JNZ      jloop
+
+ret:
+	RET

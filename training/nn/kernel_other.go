@@ -1,0 +1,16 @@
+//go:build !amd64 || noasm || gccgo || safe
+
+package nn
+
+// haveKernels: no assembly kernels in this build; gemmSerial leaves every
+// product to gonum (whose own kernels, pure Go here, may round otherwise
+// than the amd64 assembly: on arm64 the compiler fuses multiply-adds).
+const haveKernels = false
+
+func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64) {
+	panic("nn: axpyRows16 without assembly kernels")
+}
+
+func dotRows(c, a, b *float64, ldb, n, k int, alpha float64) {
+	panic("nn: dotRows without assembly kernels")
+}
