@@ -105,3 +105,64 @@ func BenchmarkECC(b *testing.B) {
 	}
 	reportGFLOPS(b, flops)
 }
+
+// BenchmarkGemmSerial compares gemmSerial's kernels with gonum's Dgemm
+// on the products of an ECC layer's backward pass over the MARL
+// single-agent graph of fat-tree k = 8 (592 nodes, width 16, (f+1)d = 64):
+// dH += dY·Ms (NotNot), dMs += dYᵀ·H (TransNot) and dA += dZ·Wᵀ
+// (NotTrans, dot products). "gonum" is blas64.Gemm, "sse2" the
+// kernels without AVX2, "avx2" with it (two rows of C at a time for
+// TransNot), where the CPU has it.
+func BenchmarkGemmSerial(b *testing.B) {
+	const nodes, d, yw = 592, 16, 64
+	rng := rand.New(rand.NewPCG(9, 9))
+	mk := func(r, c int) blas64.General { return general(r, c, c, randSparse(r*c, rng)) }
+	cases := []struct {
+		name   string
+		ta, tb bool
+		a, b   blas64.General
+		m, n   int
+	}{
+		{"NotNot", false, false, mk(nodes, yw), mk(yw, d), nodes, d},
+		{"TransNot", true, false, mk(nodes, yw), mk(nodes, d), yw, d},
+		{"NotTrans", false, true, mk(nodes, d), mk(2*d, d), nodes, 2 * d},
+	}
+	for _, cs := range cases {
+		c := mk(cs.m, cs.n)
+		k := cs.a.Cols
+		if cs.ta {
+			k = cs.a.Rows
+		}
+		tA, tB := blas.NoTrans, blas.NoTrans
+		if cs.ta {
+			tA = blas.Trans
+		}
+		if cs.tb {
+			tB = blas.Trans
+		}
+		flops := int64(2 * cs.m * cs.n * k)
+		b.Run(cs.name+"/gonum", func(b *testing.B) {
+			for b.Loop() {
+				blas64.Gemm(tA, tB, 1, cs.a, cs.b, 1, c)
+			}
+			reportGFLOPS(b, int64(b.N)*flops)
+		})
+		for _, avx := range []bool{false, true} {
+			if avx && !haveAVX2 {
+				continue
+			}
+			name := "sse2"
+			if avx {
+				name = "avx2"
+			}
+			b.Run(cs.name+"/"+name, func(b *testing.B) {
+				defer func(u bool) { useAVX2 = u }(useAVX2)
+				useAVX2 = avx
+				for b.Loop() {
+					gemmSerial(tA, tB, 1, cs.a, cs.b, 1, c)
+				}
+				reportGFLOPS(b, int64(b.N)*flops)
+			})
+		}
+	}
+}

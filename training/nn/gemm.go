@@ -177,6 +177,28 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 		}
 		return
 	}
+	i0 := 0
+	if useAVX2 && ta {
+		// Two rows of C at a time, 16 columns each (any last
+		// columns and an odd last row below), sharing the loads of
+		// B's rows: for C += Aᵀ·B, B has a row per term of the long
+		// inner dimension (a graph's nodes) and does not stay in L1
+		// from one row of C to the next, while for C += A·B it does
+		// and the one-row kernel was faster (BenchmarkGemmSerial).
+		da, inca := a.Stride, 1 // rows i and i+1 of A
+		if ta {
+			da, inca = 1, a.Stride // columns i and i+1 of A
+		}
+		for ; i0+2 <= m; i0 += 2 {
+			ai := i0 * a.Stride
+			if ta {
+				ai = i0
+			}
+			for j := 0; j+16 <= n; j += 16 {
+				axpy2Rows16AVX2(&c.Data[i0*c.Stride+j], c.Stride, &a.Data[ai], da, inca, &b.Data[j], b.Stride, k, alpha)
+			}
+		}
+	}
 	for i := 0; i < m; i++ {
 		ci := c.Data[i*c.Stride : i*c.Stride+n]
 		var ai []float64
@@ -187,6 +209,9 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 			ai = a.Data[i*a.Stride:] // row i of A
 		}
 		j := 0
+		if i < i0 {
+			j = n - n%16 // done two rows at a time
+		}
 		for ; j+16 <= n; j += 16 {
 			axpyRows16(&ci[j], &ai[0], inca, &b.Data[j], b.Stride, k, alpha)
 		}
@@ -201,6 +226,10 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 		}
 	}
 }
+
+// useAVX2 says whether gemmSerial uses axpy2Rows16AVX2 (a variable so
+// that the tests can check the other kernels on an AVX2 machine too).
+var useAVX2 = haveAVX2
 
 // sub is the r×c sub-matrix of m at (i, j).
 func sub(m blas64.General, i, j, r, c int) blas64.General {

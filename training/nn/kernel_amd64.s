@@ -169,3 +169,96 @@ end:
 
 ret:
 	RET
+
+// func axpy2Rows16AVX2(c *float64, ldc int, a *float64, da, inca int, b *float64, ldb, k int, alpha float64)
+//
+// axpyRows16 for two rows of C at once, c[0:16] with coefficients
+// a[l·inca] and c[ldc : ldc+16] with a[da + l·inca], sharing the loads
+// of b's rows, in 256-bit registers (AVX2). Each lane rounds as
+// AxpyUnitary does: VMULPD gives b·tmp, VADDPD the product plus c (the
+// product as first source, as ADDPD's destination in AxpyUnitary, so
+// that NaNs propagate alike); nothing is fused.
+TEXT ·axpy2Rows16AVX2(SB), NOSPLIT, $0-72
+	MOVQ  c+0(FP), DI
+	MOVQ  ldc+8(FP), R10
+	SHLQ  $3, R10
+	ADDQ  DI, R10        // R10 = &c[ldc]
+	MOVQ  a+16(FP), SI
+	MOVQ  da+24(FP), R11
+	SHLQ  $3, R11
+	ADDQ  SI, R11        // R11 = &a[da]
+	MOVQ  inca+32(FP), R8
+	SHLQ  $3, R8
+	MOVQ  b+40(FP), DX
+	MOVQ  ldb+48(FP), R9
+	SHLQ  $3, R9
+	MOVQ  k+56(FP), CX
+	MOVSD alpha+64(FP), X14
+
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	VMOVUPD 0(R10), Y4
+	VMOVUPD 32(R10), Y5
+	VMOVUPD 64(R10), Y6
+	VMOVUPD 96(R10), Y7
+
+	TESTQ CX, CX
+	JLE   done2
+
+loop2:
+	VMOVUPD 0(DX), Y8
+	VMOVUPD 32(DX), Y9
+	VMOVUPD 64(DX), Y10
+	VMOVUPD 96(DX), Y11
+
+	MOVSD (SI), X12
+	MULSD X14, X12       // tmp = a·alpha
+	MOVQ  X12, AX
+	SHLQ  $1, AX         // zero (of either sign) iff tmp is ±0
+	JZ    row1
+	VBROADCASTSD X12, Y12
+	VMULPD       Y12, Y8, Y13
+	VADDPD       Y0, Y13, Y0
+	VMULPD       Y12, Y9, Y13
+	VADDPD       Y1, Y13, Y1
+	VMULPD       Y12, Y10, Y13
+	VADDPD       Y2, Y13, Y2
+	VMULPD       Y12, Y11, Y13
+	VADDPD       Y3, Y13, Y3
+
+row1:
+	MOVSD (R11), X12
+	MULSD X14, X12
+	MOVQ  X12, AX
+	SHLQ  $1, AX
+	JZ    next2
+	VBROADCASTSD X12, Y12
+	VMULPD       Y12, Y8, Y13
+	VADDPD       Y4, Y13, Y4
+	VMULPD       Y12, Y9, Y13
+	VADDPD       Y5, Y13, Y5
+	VMULPD       Y12, Y10, Y13
+	VADDPD       Y6, Y13, Y6
+	VMULPD       Y12, Y11, Y13
+	VADDPD       Y7, Y13, Y7
+
+next2:
+	ADDQ R8, SI
+	ADDQ R8, R11
+	ADDQ R9, DX
+	DECQ CX
+	JNZ  loop2
+
+done2:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 0(R10)
+	VMOVUPD Y5, 32(R10)
+	VMOVUPD Y6, 64(R10)
+	VMOVUPD Y7, 96(R10)
+	VZEROUPPER
+	RET
