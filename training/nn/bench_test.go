@@ -110,9 +110,8 @@ func BenchmarkECC(b *testing.B) {
 // on the products of an ECC layer's backward pass over the MARL
 // single-agent graph of fat-tree k = 8 (592 nodes, width 16, (f+1)d = 64):
 // dH += dY·Ms (NotNot), dMs += dYᵀ·H (TransNot) and dA += dZ·Wᵀ
-// (NotTrans, dot products). "gonum" is blas64.Gemm, "sse2" the
-// kernels without AVX2, "avx2" with it (two rows of C at a time for
-// TransNot), where the CPU has it.
+// (NotTrans, dot products). "gonum" is blas64.Gemm, "kernels"
+// gemmSerial (the assembly kernels where the build has them).
 func BenchmarkGemmSerial(b *testing.B) {
 	const nodes, d, yw = 592, 16, 64
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -147,22 +146,11 @@ func BenchmarkGemmSerial(b *testing.B) {
 			}
 			reportGFLOPS(b, int64(b.N)*flops)
 		})
-		for _, avx := range []bool{false, true} {
-			if avx && !haveAVX2 {
-				continue
+		b.Run(cs.name+"/kernels", func(b *testing.B) {
+			for b.Loop() {
+				gemmSerial(tA, tB, 1, cs.a, cs.b, 1, c)
 			}
-			name := "sse2"
-			if avx {
-				name = "avx2"
-			}
-			b.Run(cs.name+"/"+name, func(b *testing.B) {
-				defer func(u bool) { useAVX2 = u }(useAVX2)
-				useAVX2 = avx
-				for b.Loop() {
-					gemmSerial(tA, tB, 1, cs.a, cs.b, 1, c)
-				}
-				reportGFLOPS(b, int64(b.N)*flops)
-			})
-		}
+			reportGFLOPS(b, int64(b.N)*flops)
+		})
 	}
 }

@@ -127,17 +127,24 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 // row l of B times alpha·a_il (when that is not 0) to row i of C through
 // one AxpyUnitary call per (i, l). On this package's products, rows of 16
 // to 128 values, the calls and the loads and stores of C around each cost
-// more than the arithmetic: here each row of C is added to 16 columns at a
-// time with those columns held in registers over the whole inner
-// dimension (axpyRows16), and any last columns by gonum's AxpyUnitary as
-// Dgemm adds them. Every element of C receives the same terms in the same
-// order, each product and sum rounded alone, so the bits are Dgemm's
-// (TestGemmSerialBits compares them on random shapes, zeros, NaNs and
-// strides). Likewise C += A·Bᵀ, which Dgemm computes as one DotUnitary
-// call per element, runs a row of C per call (dotRows) with DotUnitary's
-// partial sums. Products with both operands transposed, alpha = 0, fewer
-// than 16 columns for op(B) = B, malformed shapes or no assembly kernels
-// go to gonum.
+// more than the arithmetic: here 16 columns of a row of C at a time stay
+// in registers while the terms are added (axpyRows16; over the whole
+// inner dimension for C += A·B, over chunks of gemmKChunk terms for
+// C += Aᵀ·B, whose inner dimension is long), and any last columns are
+// added by gonum's AxpyUnitary as Dgemm adds them. Every element of C
+// receives the same terms in the same order, each product and sum
+// rounded alone, so the bits are Dgemm's (TestGemmSerialBits compares
+// them on random shapes and strides with zeros, −0, NaN and ±Inf).
+// Likewise C += A·Bᵀ, which Dgemm computes as one DotUnitary call per
+// element, runs a row of C per call (dotRows) with DotUnitary's partial
+// sums. Products with both operands transposed, alpha = 0, fewer than 16
+// columns for op(B) = B, malformed shapes or no assembly kernels go to
+// gonum.
+//
+// (Two rows of C at a time in 256-bit AVX2 registers, with a blend
+// instead of the zero test's branch, measured slower than axpyRows16 on
+// this machine: 126–133 against 83–89 µs of CPU for dMs += dYᵀ·H of
+// BenchmarkGemmSerial, and were dropped.)
 func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	ta := tA != blas.NoTrans
 	m, n := c.Rows, c.Cols
@@ -177,59 +184,54 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 		}
 		return
 	}
-	i0 := 0
-	if useAVX2 && ta {
-		// Two rows of C at a time, 16 columns each (any last
-		// columns and an odd last row below), sharing the loads of
-		// B's rows: for C += Aᵀ·B, B has a row per term of the long
-		// inner dimension (a graph's nodes) and does not stay in L1
-		// from one row of C to the next, while for C += A·B it does
-		// and the one-row kernel was faster (BenchmarkGemmSerial).
-		da, inca := a.Stride, 1 // rows i and i+1 of A
-		if ta {
-			da, inca = 1, a.Stride // columns i and i+1 of A
-		}
-		for ; i0+2 <= m; i0 += 2 {
-			ai := i0 * a.Stride
-			if ta {
-				ai = i0
+	n16 := n - n%16 // columns the kernels add; the others after them
+	if ta {
+		// C += Aᵀ·B: the inner dimension (a graph's nodes, often)
+		// is long, so it runs in chunks of gemmKChunk terms whose
+		// rows of A and B stay in L1 while every row of C takes
+		// them; each element still receives its terms in order.
+		for l0 := 0; l0 < k; l0 += gemmKChunk {
+			kl := min(gemmKChunk, k-l0)
+			ac, bc := a.Data[l0*a.Stride:], b.Data[l0*b.Stride:]
+			for i := 0; i < m; i++ {
+				for j := 0; j < n16; j += 16 {
+					axpyRows16(&c.Data[i*c.Stride+j], &ac[i], a.Stride, &bc[j], b.Stride, kl, alpha)
+				}
 			}
-			for j := 0; j+16 <= n; j += 16 {
-				axpy2Rows16AVX2(&c.Data[i0*c.Stride+j], c.Stride, &a.Data[ai], da, inca, &b.Data[j], b.Stride, k, alpha)
+		}
+	} else {
+		for i := 0; i < m; i++ {
+			for j := 0; j < n16; j += 16 {
+				axpyRows16(&c.Data[i*c.Stride+j], &a.Data[i*a.Stride], 1, &b.Data[j], b.Stride, k, alpha)
 			}
 		}
 	}
+	if n16 == n {
+		return
+	}
 	for i := 0; i < m; i++ {
-		ci := c.Data[i*c.Stride : i*c.Stride+n]
-		var ai []float64
-		inca := 1
-		if ta {
-			ai, inca = a.Data[i:], a.Stride // column i of A
-		} else {
-			ai = a.Data[i*a.Stride:] // row i of A
-		}
-		j := 0
-		if i < i0 {
-			j = n - n%16 // done two rows at a time
-		}
-		for ; j+16 <= n; j += 16 {
-			axpyRows16(&ci[j], &ai[0], inca, &b.Data[j], b.Stride, k, alpha)
-		}
-		if j == n {
-			continue
-		}
+		ci := c.Data[i*c.Stride+n16 : i*c.Stride+n]
 		for l := 0; l < k; l++ {
-			if tmp := alpha * ai[l*inca]; tmp != 0 {
+			var v float64
+			if ta {
+				v = a.Data[l*a.Stride+i] // Aᵀ[i, l]
+			} else {
+				v = a.Data[i*a.Stride+l] // A[i, l]
+			}
+			if tmp := alpha * v; tmp != 0 {
 				// gonum's own AxpyUnitary, as Dgemm calls it.
-				floats.AddScaled(ci[j:], tmp, b.Data[l*b.Stride+j:l*b.Stride+n])
+				floats.AddScaled(ci, tmp, b.Data[l*b.Stride+n16:l*b.Stride+n])
 			}
 		}
 	}
 }
 
-// useAVX2 says whether gemmSerial uses axpy2Rows16AVX2 (a variable so
-// that the tests can check the other kernels on an AVX2 machine too).
-var useAVX2 = haveAVX2
+// gemmKChunk is how many terms of the inner dimension gemmSerial adds
+// to every row of C before the next ones, for C += Aᵀ·B: 64 rows of A
+// and B fit L1 together on the ECC layers' products (64 and 16 values
+// wide, 40 KiB). Chunking took dMs += dYᵀ·H of BenchmarkGemmSerial from
+// 146–159 to 74–136 µs of CPU (loaded machine; gonum's Dgemm 267–276).
+const gemmKChunk = 64
 
 // sub is the r×c sub-matrix of m at (i, j).
 func sub(m blas64.General, i, j, r, c int) blas64.General {

@@ -2,8 +2,6 @@
 
 package nn
 
-import "golang.org/x/sys/cpu"
-
 // haveKernels: this build has the assembly kernels of kernel_amd64.s.
 const haveKernels = true
 
@@ -20,14 +18,3 @@ func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64)
 //
 //go:noescape
 func dotRows(c, a, b *float64, ldb, n, k int, alpha float64)
-
-// haveAVX2: the CPU and OS run axpy2Rows16AVX2.
-var haveAVX2 = cpu.X86.HasAVX && cpu.X86.HasAVX2
-
-// axpy2Rows16AVX2 is axpyRows16 for two rows of C, c[0:16] with
-// coefficients a[l·inca] and c[ldc : ldc+16] with a[da + l·inca], the
-// same bits in 256-bit registers (kernel_amd64.s). The caller checks the
-// bounds and haveAVX2.
-//
-//go:noescape
-func axpy2Rows16AVX2(c *float64, ldc int, a *float64, da, inca int, b *float64, ldb, k int, alpha float64)

@@ -14,9 +14,3 @@ func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64) 
 func dotRows(c, a, b *float64, ldb, n, k int, alpha float64) {
 	panic("nn: dotRows without assembly kernels")
 }
-
-const haveAVX2 = false
-
-func axpy2Rows16AVX2(c *float64, ldc int, a *float64, da, inca int, b *float64, ldb, k int, alpha float64) {
-	panic("nn: axpy2Rows16AVX2 without assembly kernels")
-}
