@@ -183,3 +183,64 @@ func TestGemmSerialBits(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulGradColsBits checks that MatMul's backward pass, computing
+// dA only for the columns of a concatenation whose operands need a
+// gradient (gradCols), leaves every parameter gradient bit-identical to
+// the whole product's: the same network with the constant operand made
+// a parameter (so that every column's gradient is computed) must give
+// the other parameters the same bits. Shapes cover the serial and
+// parallel blockings, a row batch (SetRowBatch) and both operand
+// orders.
+func TestMatMulGradColsBits(t *testing.T) {
+	shapes := []struct{ rows, cx, ch, in, out, batch int }{
+		{5, 3, 4, 6, 2, 1}, {300, 17, 16, 20, 16, 1}, {592, 17, 16, 20, 16, 8},
+		{256, 17, 16, 40, 128, 1}, {256, 17, 16, 40, 128, 30}, {64, 70, 60, 9, 3, 1},
+		// The columns needing a gradient span fewer blocks of 64 than
+		// the whole: Dgemm would go serial on them where the whole
+		// product goes parallel (summing k = 100 in two blocks), so
+		// the whole product must be computed.
+		{128, 70, 60, 9, 100, 1},
+	}
+	for _, sh := range shapes {
+		for _, constFirst := range []bool{true, false} {
+			run := func(xParam bool) (gW, gW1 []float64) {
+				rng := rand.New(rand.NewPCG(uint64(sh.rows), 12))
+				ps := NewParams()
+				w1 := ps.New("w1", sh.in, sh.ch)
+				w := ps.New("w", sh.cx+sh.ch, sh.out)
+				p := ps.New("p", sh.rows, sh.cx)
+				copy(w1.Data, randSparse(len(w1.Data), rng))
+				copy(w.Data, randSparse(len(w.Data), rng))
+				xdata := randSparse(sh.rows*sh.cx, rng)
+				copy(p.Data, xdata)
+				var tp Tape
+				tp.SetRowBatch(sh.batch)
+				h := tp.ReLU(tp.MatMul(tp.Const(sh.rows, sh.in, randSparse(sh.rows*sh.in, rng)), w1))
+				x := tp.Const(sh.rows, sh.cx, xdata)
+				if xParam {
+					x = p
+				}
+				cat := tp.ConcatCols(x, h)
+				if !constFirst {
+					cat = tp.ConcatCols(h, x)
+				}
+				y := tp.MatMul(cat, w)
+				tp.Backward(tp.Sum(tp.Mul(y, tp.Const(sh.rows, sh.out, randSparse(sh.rows*sh.out, rng)))))
+				return append([]float64(nil), w.Grad...), append([]float64(nil), w1.Grad...)
+			}
+			wantW, wantW1 := run(true)
+			gotW, gotW1 := run(false)
+			for _, c := range []struct {
+				name      string
+				want, got []float64
+			}{{"W", wantW, gotW}, {"W1", wantW1, gotW1}} {
+				for i := range c.want {
+					if math.Float64bits(c.want[i]) != math.Float64bits(c.got[i]) {
+						t.Fatalf("%+v constFirst=%v: %s.Grad[%d] is %v, %v with every column's gradient", sh, constFirst, c.name, i, c.got[i], c.want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -31,9 +31,40 @@ func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	dc := general(n.Rows, n.Cols, n.Cols, n.Grad)
 	if a.needGrad {
-		t.gemm(false, true, 1, dc, general(b.Rows, b.Cols, b.Cols, b.Data), 1, general(a.Rows, a.Cols, a.Cols, a.Grad))
+		// Only the columns of dA whose gradient is read (gradCols),
+		// each computed as in the whole product: the products of the
+		// same width in blocks of 64 run the same kernels on the same
+		// terms, so the bits of those columns do not change.
+		lo, hi := gradCols(a)
+		if gemmBlocks(hi-lo) != gemmBlocks(a.Cols) {
+			lo, hi = 0, a.Cols
+		}
+		t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
 	}
 	if b.needGrad {
 		t.gemm(true, false, 1, general(a.Rows, a.Cols, a.Cols, a.Data), dc, 1, general(b.Rows, b.Cols, b.Cols, b.Grad))
 	}
+}
+
+// gradCols returns the range [lo, hi) of a's columns whose gradient a
+// backward pass reads: all of them, unless a is a concatenation of
+// columns some of whose operands need no gradient (an observation beside
+// an embedding, as the MARL group scorer's input and the first ECC
+// layer's [x, h_N] are), whose columns its backward pass skips.
+func gradCols(a *Node) (lo, hi int) {
+	if _, ok := a.op.(concatColsOp); !ok {
+		return 0, a.Cols
+	}
+	lo, hi = a.Cols, 0
+	off := 0
+	for _, x := range a.in {
+		if x.needGrad {
+			lo, hi = min(lo, off), max(hi, off+x.Cols)
+		}
+		off += x.Cols
+	}
+	if lo >= hi {
+		return 0, a.Cols
+	}
+	return lo, hi
 }
