@@ -244,3 +244,39 @@ func TestMatMulGradColsBits(t *testing.T) {
 		}
 	}
 }
+
+// TestReLUInlinedBits compares the inlined ReLU loops of elementwise and
+// its backward pass with the generic path (the same functions called per
+// element) bit for bit, on inputs with ±0, NaN and ±Inf and incoming
+// gradients with −0 (which the +0 added where x ≤ 0 turns into +0).
+func TestReLUInlinedBits(t *testing.T) {
+	generic := &elementwiseOp{f: reluOp.f, grad: reluOp.grad}
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n = 2000
+	x, g0, gout := randSparse(n, rng), randSparse(n, rng), randSparse(n, rng)
+	for i := range x {
+		switch rng.IntN(40) {
+		case 0:
+			x[i] = math.NaN()
+		case 1:
+			x[i] = math.Inf(1)
+		case 2:
+			x[i] = math.Inf(-1)
+		}
+	}
+	run := func(op *elementwiseOp) (y, g []float64) {
+		a := &Node{Rows: 1, Cols: n, Data: x, Grad: append([]float64(nil), g0...), needGrad: true}
+		var tp Tape
+		out := tp.elementwise(op, a)
+		out.Grad = gout
+		op.backward(&tp, out)
+		return out.Data, a.Grad
+	}
+	wy, wg := run(generic)
+	gy, gg := run(reluOp)
+	for i := range wy {
+		if math.Float64bits(wy[i]) != math.Float64bits(gy[i]) || math.Float64bits(wg[i]) != math.Float64bits(gg[i]) {
+			t.Fatalf("element %d (x = %v, dA = %v): inlined gives %v and %v, generic %v and %v", i, x[i], g0[i], gy[i], gg[i], wy[i], wg[i])
+		}
+	}
+}
