@@ -111,9 +111,21 @@
 // included) plus 0.3 embeddings of other pods, and one backward pass per
 // learned decision of about 24 MFLOP of matrix products (nn.Tape.Flops),
 // most of it the inner graph's 411 nodes × 4 layers of width 16. Those
-// products run at a few GFLOP/s in gonum's kernels (rows of 16 values),
-// which bounds an episode of some 150,000 tasks to tens of minutes of
-// CPU on one core while the bits are kept.
+// products run at a few GFLOP/s in gonum's kernels (rows of 16 values;
+// 10–15 GFLOP/s in nn's SSE2 kernels of the same bits), which bounds an
+// episode of some 150,000 tasks to tens of minutes of CPU on one core
+// while the bits are kept.
+//
+// The single agent costs more per decision than the per-pod agents
+// because its backward pass covers the whole cluster's graph: the forward
+// passes are incremental for both (a placement changes a few rows), but
+// every decision's loss reads every candidate's score and the pooled
+// embedding, so the gradient reaches every node. On fat-tree k = 8 that
+// is 592 nodes (256 GPU groups, 256 CPUs, 80 switches) against a pod's
+// 72, for about as many decisions per episode (≈ 3,400 on the nightly's
+// marl-vs-single workload); one training episode took 3.5× the CPU of
+// the device level's (15.2 against 4.35 s, loaded machine), nothing in
+// it growing faster than the decisions and the graph.
 //
 // Learning rate: the paper's Adam 1e-5 (PaperLR) barely moves the policy
 // in our budgets. Measured on fattree(4), 0.2 jobs per pod per interval,

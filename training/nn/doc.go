@@ -44,9 +44,11 @@
 // factorise) is reported by Tape.Err. Element
 // (i, j) of an m×n matrix is Data[i*n+j]. Element-wise binary operators
 // broadcast their second operand when it is a 1×n row (a bias), an m×1
-// column or 1×1. Matrix products go through gonum's BLAS (blas64.Gemm)
-// with its bits, sharing the blocks of a large one among one goroutine
-// per core (gemm.go); every sum runs in a fixed order, so the same seed gives bit-identical
+// column or 1×1. Matrix products have the bits of gonum's BLAS
+// (blas64.Gemm), sharing the blocks of a large one among one goroutine
+// per core; on amd64 the blocks run on SSE2 kernels that keep a row of
+// the result in registers and add the same terms in the same order as
+// gonum's (gemm.go, kernel_amd64.s). Every sum runs in a fixed order, so the same seed gives bit-identical
 // parameters at any GOMAXPROCS. Randomness (initialisation) comes only
 // from the *rand.Rand passed in.
 //
