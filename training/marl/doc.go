@@ -112,9 +112,9 @@
 // learned decision of about 24 MFLOP of matrix products (nn.Tape.Flops),
 // most of it the inner graph's 411 nodes × 4 layers of width 16. Those
 // products run at a few GFLOP/s in gonum's kernels (rows of 16 values;
-// 10–15 GFLOP/s in nn's SSE2 kernels of the same bits), which bounds an
-// episode of some 150,000 tasks to tens of minutes of CPU on one core
-// while the bits are kept.
+// 9–16 GFLOP/s in nn's SSE2 kernels of the same bits, BenchmarkGemmSerial),
+// which bounds an episode of some 150,000 tasks to tens of minutes of
+// CPU on one core while the bits are kept.
 //
 // The single agent costs more per decision than the per-pod agents
 // because its backward pass covers the whole cluster's graph: the forward
