@@ -130,7 +130,7 @@ type Sim struct {
 	jobDirty   []bool    // per job, whether it is in dirty
 	commStale  []bool    // per job, a link of its flows changed: recompute its comm
 	hot        []flowHot // running flows' bottlenecks, by flow.id
-	freeFlows  []int32   // entries of hot no flow uses
+	freeFlows  [][]int32 // per length n, the first entries of free blocks of n entries of hot
 
 	// decision bookkeeping
 	awaiting      bool // Next returned a State; Apply not yet called

@@ -76,7 +76,10 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 		return
 	}
 	g := js.Profile.GradientMB * 8 / 1000 // Gbit
-	var ps, workers []int
+	// Room for the usual few instances on the stack (an allocation per
+	// start otherwise); more grow onto the heap.
+	var buf [32]int
+	ps, workers := buf[:0:16], buf[16:16:32]
 	for i, in := range js.Instances {
 		if in.Role == datasets.RolePS {
 			ps = append(ps, slots[i].Server)
@@ -133,9 +136,10 @@ func (s *Sim) addFlows(js *JobState) {
 	js.flows = s.flowArena.clone(flows)
 	clear(flows) // no stale references to routes from the scratch
 	s.flowBuf = flows[:0]
+	base := s.newFlowBlock(len(js.flows))
 	for k := range js.flows {
 		f := &js.flows[k]
-		f.id = s.newFlowID()
+		f.id = base + int32(k)
 		s.hot[f.id] = flowHot{stale: true, duplex: f.duplex}
 		for _, dl := range f.links {
 			l := dl.Link()
@@ -144,16 +148,24 @@ func (s *Sim) addFlows(js *JobState) {
 	}
 }
 
-// newFlowID returns a free entry of Sim.hot: the most recently freed one,
-// or a new one.
-func (s *Sim) newFlowID() int32 {
-	if n := len(s.freeFlows); n > 0 {
-		id := s.freeFlows[n-1]
-		s.freeFlows = s.freeFlows[:n-1]
-		return id
+// newFlowBlock returns the first of n consecutive free entries of
+// Sim.hot, for a job's n flows: the block most recently freed by a job
+// with as many flows, or a new one. A job's entries side by side make
+// comm's visit of them one or two cache lines instead of one each, and
+// relink, which meets a job's flows on a link one after the other, finds
+// them together too; single free entries reused by any job scattered
+// them.
+func (s *Sim) newFlowBlock(n int) int32 {
+	if n < len(s.freeFlows) {
+		if free := s.freeFlows[n]; len(free) > 0 {
+			id := free[len(free)-1]
+			s.freeFlows[n] = free[:len(free)-1]
+			return id
+		}
 	}
-	s.hot = append(s.hot, flowHot{})
-	return int32(len(s.hot) - 1)
+	id := int32(len(s.hot))
+	s.hot = slices.Grow(s.hot, n)[:len(s.hot)+n]
+	return id
 }
 
 // queueRelink queues link l, whose flow counts changed, for relink at the
@@ -200,7 +212,14 @@ func (s *Sim) relink(l int) {
 		now[d] = c / float64(s.linkCount[2*l+d])
 		s.linkShare[2*l+d] = now[d]
 	}
+	prev := int32(-1)
 	for _, r := range s.linkJobs[l] {
+		// A job's refs on a link are one run (addFlows appends them
+		// together): its mark once per run, in the same order.
+		if r.job != prev {
+			prev = r.job
+			s.markDirtyIndex(r.job)
+		}
 		h := &s.hot[r.id]
 		if !h.stale {
 			d := int(r.dl & 1)
@@ -219,7 +238,6 @@ func (s *Sim) relink(l int) {
 				s.commStale[r.job] = true
 			}
 		}
-		s.markDirtyIndex(r.job)
 	}
 }
 
@@ -269,8 +287,11 @@ func (s *Sim) removeFlows(js *JobState) {
 		s.linkJobs[l] = lj[:i+n]
 		s.queueRelink(int(l))
 	}
-	for _, f := range js.flows {
-		s.freeFlows = append(s.freeFlows, f.id)
+	if n := len(js.flows); n > 0 {
+		if n >= len(s.freeFlows) {
+			s.freeFlows = slices.Grow(s.freeFlows, n+1-len(s.freeFlows))[:n+1]
+		}
+		s.freeFlows[n] = append(s.freeFlows[n], js.flows[0].id)
 	}
 	s.touched = touched
 }

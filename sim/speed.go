@@ -45,6 +45,14 @@ func (s *Sim) flush() {
 			js.done = js.work
 		}
 		js.last = s.now
+		if !js.slowStale && js.version != 0 && js.rate == js.rate && !s.commStale[js.Index] {
+			// Neither cached part changed since rate last gave js.rate
+			// (it leaves slowStale set where it answers 1 without
+			// them): it would give the same again. Most dirty jobs are
+			// here, marked by a link they share with a starting or
+			// finishing job but not bottlenecked by it.
+			continue
+		}
 		r := s.rate(js)
 		if r == js.rate && js.version != 0 {
 			continue
