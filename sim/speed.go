@@ -101,13 +101,17 @@ func (s *Sim) rate(js *JobState) float64 {
 // flow's time is recomputed only when stale; it reads only the capacity
 // per flow of the links it crosses, which change only with their counts.
 func (s *Sim) comm(js *JobState) float64 {
+	if len(js.flows) == 0 {
+		return 0
+	}
 	var comm float64
 	share := s.linkShare
-	for k := range js.flows {
-		f := &js.flows[k]
-		h := &s.hot[f.id]
+	base := int(js.flows[0].id)
+	for k := range s.hot[base : base+len(js.flows)] {
+		h := &s.hot[base+k]
 		switch {
 		case h.stale:
+			f := &js.flows[k]
 			h.stale, h.tStale = false, false
 			fwd, back := inf, inf
 			for _, dl := range f.links {
@@ -117,12 +121,12 @@ func (s *Sim) comm(js *JobState) float64 {
 				}
 			}
 			h.fwd, h.back = fwd, back
-			f.t = f.time(h)
+			h.t = js.flows[k].time(h)
 		case h.tStale:
 			h.tStale = false
-			f.t = f.time(h)
+			h.t = js.flows[k].time(h)
 		}
-		comm = max(comm, f.t)
+		comm = max(comm, h.t)
 	}
 	return comm
 }
