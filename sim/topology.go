@@ -94,6 +94,7 @@ type distTable struct {
 type adjEdge struct {
 	to   int32
 	link int32
+	dl   DirectedLink // link crossed from the list's node to to (Directed, without a visit to Links)
 }
 
 func (t *Topology) addNode(n Node) int {
@@ -120,8 +121,8 @@ func (t *Topology) finish() error {
 		if !(l.Gbps > 0) {
 			return fmt.Errorf("sim: link %d (%s–%s) has capacity %v Gbit/s, want > 0", i, t.Nodes[l.A].Name, t.Nodes[l.B].Name, l.Gbps)
 		}
-		t.adj[l.A] = append(t.adj[l.A], adjEdge{to: int32(l.B), link: int32(i)})
-		t.adj[l.B] = append(t.adj[l.B], adjEdge{to: int32(l.A), link: int32(i)})
+		t.adj[l.A] = append(t.adj[l.A], adjEdge{to: int32(l.B), link: int32(i), dl: DirectedLink(2 * i)})
+		t.adj[l.B] = append(t.adj[l.B], adjEdge{to: int32(l.A), link: int32(i), dl: DirectedLink(2*i + 1)})
 	}
 	for _, a := range t.adj {
 		sortAdj(a)
@@ -245,7 +246,7 @@ func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
 			// The candidates are adj[lo:lo+n], in adjacency order.
 			lo, n := int(run>>16), uint64(run&0xffff)
 			e := adj[lo+int(mix(h+hop)%n)]
-			dst = append(dst, t.Directed(int(e.link), u))
+			dst = append(dst, e.dl)
 			u = int(e.to)
 			continue
 		}
@@ -270,11 +271,11 @@ func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
 				pick--
 			}
 		}
-		dst = append(dst, t.Directed(int(e.link), u))
+		dst = append(dst, e.dl)
 		u = int(e.to)
 	}
 	if g != b {
-		dst = append(dst, t.Directed(int(t.adj[b][0].link), g))
+		dst = append(dst, t.adj[b][0].dl.Reverse()) // g to b
 	}
 	return dst, true
 }
