@@ -206,7 +206,7 @@ func (s *Sim) relinkQueued() {
 // before; only the jobs with a flow whose bottleneck changed recompute
 // their communication time.
 func (s *Sim) relink(l int) {
-	c := s.cluster.Topology.Links[l].Gbps
+	c := s.linkGbps[l]
 	var old, now [2]float64
 	for d := range 2 {
 		old[d] = s.linkShare[2*l+d]

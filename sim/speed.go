@@ -157,7 +157,7 @@ func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int,
 	if len(same) == 0 && len(other) == 0 {
 		return 0
 	}
-	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
+	cores := s.coresOf(server, socket)
 	x := s.model.Slowdown(load, same, other, cores) - s.model.Slowdown(load, nil, nil, cores)
 	if !(x > 0) { // also catches NaN
 		return 0
@@ -177,6 +177,14 @@ func (s *Sim) aloneFor(load JobLoad, cores int) float64 {
 		a.load, a.cores, a.val, a.ok = load, cores, s.fromSums(load, 0, 0, 0, cores), true
 	}
 	return a.val
+}
+
+// coresOf is the core count of a server's socket, as the models take it
+// (Socket.Cores truncated to an int), from a dense table: the slowdown of
+// every instance whose co-runners changed reads it, and the server's
+// record was a cache miss there.
+func (s *Sim) coresOf(server, socket int) int {
+	return s.sockCores[int(s.sockBase[server])+socket]
 }
 
 // sumsSlowdown is instanceSlowdown for a model with a form given the
@@ -210,7 +218,7 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 	if co == 0 {
 		return 0
 	}
-	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
+	cores := s.coresOf(server, socket)
 	// The standalone term of a running instance is kept in its entry
 	// (computed once, from the same load and socket as here): it is half
 	// the model's work, and the co-runners change far more often than it.
