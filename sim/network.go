@@ -112,8 +112,9 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 // rate.
 func (s *Sim) addFlows(js *JobState) {
 	flows := s.flowBuf[:0]
+	cf := s.env.commFactor()
 	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
-		vol *= s.env.commFactor()
+		vol *= cf
 		var path []DirectedLink
 		if k := slices.IndexFunc(flows, func(f flow) bool {
 			return int(f.from) == a && int(f.to) == b && f.duplex == duplex && f.volume == vol
