@@ -106,9 +106,10 @@ func (s *Sim) comm(js *JobState) float64 {
 	}
 	var comm float64
 	share := s.linkShare
-	base := int(js.flows[0].id)
-	for k := range s.hot[base : base+len(js.flows)] {
-		h := &s.hot[base+k]
+	base := int(js.flows[0].id) // the job's block: flow k is entry base+k
+	hot := s.hot[base : base+len(js.flows)]
+	for k := range hot {
+		h := &hot[k]
 		switch {
 		case h.stale:
 			f := &js.flows[k]
