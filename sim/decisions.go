@@ -256,7 +256,7 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.takes = s.takeArena.clone(takes)
 	s.srvBuf, s.takeBuf = servers, takes
 	s.addFlows(js)
-	js.runPos = len(s.running)
+	js.runPos = int32(len(s.running))
 	s.running = append(s.running, js)
 	js.slowStale = true
 	s.commStale[js.Index] = true
@@ -300,7 +300,7 @@ func (s *Sim) finish(js *JobState) {
 	// Swap-remove from running, by the position start recorded.
 	k, last := js.runPos, len(s.running)-1
 	s.running[k] = s.running[last]
-	s.running[k].runPos = k
+	s.running[k].runPos = int32(k)
 	s.running[last] = nil
 	s.running = s.running[:last]
 	r := s.resultOf(js)

@@ -116,8 +116,11 @@ type Sim struct {
 	running    []*JobState
 	free       []Resources
 	sockFree   [][]Resources
+	sockCores  []int // per server's socket, its cores as an int (coresOf), from sockBase[server]
+	sockBase   []int32
 	srvInst    [][]instRef
 	linkCount  []int32     // flows per DirectedLink
+	linkGbps   []float64   // per link, its capacity (Topology.Links' Gbps, dense for relink)
 	linkShare  []float64   // per DirectedLink, its capacity / its flows (+Inf without flows)
 	linkJobs   [][]linkRef // per link, the flows crossing it (either way), each once
 	linkStamp  []uint32    // per link, linkEpoch when add/removeFlows last visited it
@@ -130,7 +133,7 @@ type Sim struct {
 	jobDirty   []bool    // per job, whether it is in dirty
 	commStale  []bool    // per job, a link of its flows changed: recompute its comm
 	hot        []flowHot // running flows' bottlenecks, by flow.id
-	freeFlows  []int32   // entries of hot no flow uses
+	freeFlows  [][]int32 // per length n, the first entries of free blocks of n entries of hot
 
 	// decision bookkeeping
 	awaiting      bool // Next returned a State; Apply not yet called
@@ -233,10 +236,16 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 	for i := range s.linkShare {
 		s.linkShare[i] = inf
 	}
+	s.linkGbps = make([]float64, len(c.Topology.Links))
+	for l, lk := range c.Topology.Links {
+		s.linkGbps[l] = lk.Gbps
+	}
 	for i := range c.Servers {
 		s.free[i] = c.Capacity(i)
+		s.sockBase = append(s.sockBase, int32(len(s.sockCores)))
 		for _, so := range c.Servers[i].Kind.Sockets {
 			s.sockFree[i] = append(s.sockFree[i], Resources{GPU: so.GPUs, CPU: so.Cores})
+			s.sockCores = append(s.sockCores, int(so.Cores))
 		}
 	}
 	caps := make([]Resources, n)

@@ -24,11 +24,9 @@ type flow struct {
 	// the same volume, so they are kept once, counted n times on the links.
 	from, to int32
 	n        int32
-	// id is the flow's entry in Sim.hot, its bottlenecks.
+	// id is the flow's entry in Sim.hot, its bottlenecks and time; a
+	// job's flows have consecutive entries, in order (newFlowBlock).
 	id int32
-	// t is the flow's time per iteration, recomputed from its bottlenecks
-	// when they changed.
-	t float64
 }
 
 // flowHot is what relink reads and writes of a flow, kept apart from the
@@ -37,10 +35,13 @@ type flow struct {
 // their jobs' other data, made those visits mostly cache misses.
 //
 // fwd and back are the least capacity per flow on its links, the way it
-// sends and (duplex) the way it pulls back. stale: to recompute from the
-// links; tStale: the flow's t is to recompute from fwd and back.
+// sends and (duplex) the way it pulls back; t is the flow's time per
+// iteration, which comm reads for every flow of a job whose bottlenecks
+// changed: kept here, a job's block of entries is all comm reads of its
+// flows that did not change. stale: fwd and back are to recompute from
+// the links; tStale: t is to recompute from fwd and back.
 type flowHot struct {
-	fwd, back     float64
+	fwd, back, t  float64
 	stale, tStale bool
 	duplex        bool
 }
@@ -76,7 +77,10 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 		return
 	}
 	g := js.Profile.GradientMB * 8 / 1000 // Gbit
-	var ps, workers []int
+	// Room for the usual few instances on the stack (an allocation per
+	// start otherwise); more grow onto the heap.
+	var buf [32]int
+	ps, workers := buf[:0:16], buf[16:16:32]
 	for i, in := range js.Instances {
 		if in.Role == datasets.RolePS {
 			ps = append(ps, slots[i].Server)
@@ -108,8 +112,9 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 // rate.
 func (s *Sim) addFlows(js *JobState) {
 	flows := s.flowBuf[:0]
+	cf := s.env.commFactor()
 	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
-		vol *= s.env.commFactor()
+		vol *= cf
 		var path []DirectedLink
 		if k := slices.IndexFunc(flows, func(f flow) bool {
 			return int(f.from) == a && int(f.to) == b && f.duplex == duplex && f.volume == vol
@@ -133,9 +138,10 @@ func (s *Sim) addFlows(js *JobState) {
 	js.flows = s.flowArena.clone(flows)
 	clear(flows) // no stale references to routes from the scratch
 	s.flowBuf = flows[:0]
+	base := s.newFlowBlock(len(js.flows))
 	for k := range js.flows {
 		f := &js.flows[k]
-		f.id = s.newFlowID()
+		f.id = base + int32(k)
 		s.hot[f.id] = flowHot{stale: true, duplex: f.duplex}
 		for _, dl := range f.links {
 			l := dl.Link()
@@ -144,16 +150,24 @@ func (s *Sim) addFlows(js *JobState) {
 	}
 }
 
-// newFlowID returns a free entry of Sim.hot: the most recently freed one,
-// or a new one.
-func (s *Sim) newFlowID() int32 {
-	if n := len(s.freeFlows); n > 0 {
-		id := s.freeFlows[n-1]
-		s.freeFlows = s.freeFlows[:n-1]
-		return id
+// newFlowBlock returns the first of n consecutive free entries of
+// Sim.hot, for a job's n flows: the block most recently freed by a job
+// with as many flows, or a new one. A job's entries side by side make
+// comm's visit of them one or two cache lines instead of one each, and
+// relink, which meets a job's flows on a link one after the other, finds
+// them together too; single free entries reused by any job scattered
+// them.
+func (s *Sim) newFlowBlock(n int) int32 {
+	if n < len(s.freeFlows) {
+		if free := s.freeFlows[n]; len(free) > 0 {
+			id := free[len(free)-1]
+			s.freeFlows[n] = free[:len(free)-1]
+			return id
+		}
 	}
-	s.hot = append(s.hot, flowHot{})
-	return int32(len(s.hot) - 1)
+	id := int32(len(s.hot))
+	s.hot = slices.Grow(s.hot, n)[:len(s.hot)+n]
+	return id
 }
 
 // queueRelink queues link l, whose flow counts changed, for relink at the
@@ -193,14 +207,21 @@ func (s *Sim) relinkQueued() {
 // before; only the jobs with a flow whose bottleneck changed recompute
 // their communication time.
 func (s *Sim) relink(l int) {
-	c := s.cluster.Topology.Links[l].Gbps
+	c := s.linkGbps[l]
 	var old, now [2]float64
 	for d := range 2 {
 		old[d] = s.linkShare[2*l+d]
 		now[d] = c / float64(s.linkCount[2*l+d])
 		s.linkShare[2*l+d] = now[d]
 	}
+	prev := int32(-1)
 	for _, r := range s.linkJobs[l] {
+		// A job's refs on a link are one run (addFlows appends them
+		// together): its mark once per run, in the same order.
+		if r.job != prev {
+			prev = r.job
+			s.markDirtyIndex(r.job)
+		}
 		h := &s.hot[r.id]
 		if !h.stale {
 			d := int(r.dl & 1)
@@ -219,7 +240,6 @@ func (s *Sim) relink(l int) {
 				s.commStale[r.job] = true
 			}
 		}
-		s.markDirtyIndex(r.job)
 	}
 }
 
@@ -253,26 +273,57 @@ func (s *Sim) removeFlows(js *JobState) {
 		}
 	}
 	// addFlows appends a job's refs to a link together, so they are one
-	// run of the link's list: found by a scan, closed up by one copy.
+	// run of the link's list: found by a scan from both ends at once, and
+	// closed up by moving the shorter side, the refs before it up (the
+	// list then starts later in its array) or those after it down: a
+	// quarter of the list on average instead of a half for the scan from
+	// the front and another half for the copy of what follows (lists of
+	// a few hundred refs on an aggregation link of a k = 20 fat-tree).
+	// The order of the other refs is kept.
 	self := int32(js.Index)
 	for _, l := range touched {
-		lj := s.linkJobs[l]
-		i := 0
-		for i < len(lj) && lj[i].job != self {
-			i++
-		}
-		k := i
-		for k < len(lj) && lj[k].job == self {
-			k++
-		}
-		n := copy(lj[i:], lj[k:])
-		s.linkJobs[l] = lj[:i+n]
+		s.linkJobs[l] = dropRun(s.linkJobs[l], self)
 		s.queueRelink(int(l))
 	}
-	for _, f := range js.flows {
-		s.freeFlows = append(s.freeFlows, f.id)
+	if n := len(js.flows); n > 0 {
+		if n >= len(s.freeFlows) {
+			s.freeFlows = slices.Grow(s.freeFlows, n+1-len(s.freeFlows))[:n+1]
+		}
+		s.freeFlows[n] = append(s.freeFlows[n], js.flows[0].id)
 	}
 	s.touched = touched
+}
+
+// dropRun removes from lj the refs of job, one run of it, keeping the
+// order of the others.
+func dropRun(lj []linkRef, job int32) []linkRef {
+	// Find one end of the run, searching from both ends.
+	lo, hi := 0, len(lj)-1
+	for lo <= hi && lj[lo].job != job && lj[hi].job != job {
+		lo++
+		hi--
+	}
+	if lo > hi {
+		return lj // not on this link (never happens: touched lists it)
+	}
+	var i, k int // the run is lj[i:k]
+	if lj[lo].job == job {
+		i, k = lo, lo+1
+		for k < len(lj) && lj[k].job == job {
+			k++
+		}
+	} else {
+		i, k = hi, hi+1
+		for i > 0 && lj[i-1].job == job {
+			i--
+		}
+	}
+	if i < len(lj)-k {
+		copy(lj[k-i:], lj[:i])
+		return lj[k-i:]
+	}
+	n := copy(lj[i:], lj[k:])
+	return lj[:i+n]
 }
 
 // Route appends to dst the directed links a flow from server from to

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -132,8 +133,11 @@ func TestRelinkBatchedExact(t *testing.T) {
 				if h.fwd != fwd || f.duplex && h.back != back {
 					t.Fatalf("t=%g: job %d flow %d: bottlenecks %v, %v; the links give %v, %v", s.now, js.Index, k, h.fwd, h.back, fwd, back)
 				}
-				if !h.tStale && f.t != f.time(h) {
-					t.Fatalf("t=%g: job %d flow %d: time %v, its bottlenecks give %v", s.now, js.Index, k, f.t, f.time(h))
+				if !h.tStale && h.t != f.time(h) {
+					t.Fatalf("t=%g: job %d flow %d: time %v, its bottlenecks give %v", s.now, js.Index, k, h.t, f.time(h))
+				}
+				if f.id != js.flows[0].id+int32(k) {
+					t.Fatalf("t=%g: job %d flow %d: entry %d, want %d (the job's block, in order)", s.now, js.Index, k, f.id, js.flows[0].id+int32(k))
 				}
 				checked++
 			}
@@ -148,5 +152,31 @@ func TestRelinkBatchedExact(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no flow was checked: the workload shares no links")
+	}
+}
+
+// TestDropRun checks dropRun against a filter on lists of runs of jobs,
+// the removed run anywhere (front, back, middle, the whole list).
+func TestDropRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 2000; trial++ {
+		var lj []linkRef
+		jobs := 1 + r.IntN(12)
+		for j := 0; j < jobs; j++ {
+			for k := 0; k < 1+r.IntN(4); k++ {
+				lj = append(lj, linkRef{id: int32(len(lj)), job: int32(j), dl: DirectedLink(r.IntN(8))})
+			}
+		}
+		job := int32(r.IntN(jobs))
+		var want []linkRef
+		for _, x := range lj {
+			if x.job != job {
+				want = append(want, x)
+			}
+		}
+		got := dropRun(append([]linkRef(nil), lj...), job)
+		if !slices.Equal(got, want) {
+			t.Fatalf("drop job %d from %v: got %v, want %v", job, lj, got, want)
+		}
 	}
 }

@@ -45,6 +45,14 @@ func (s *Sim) flush() {
 			js.done = js.work
 		}
 		js.last = s.now
+		if !js.slowStale && js.version != 0 && js.rate == js.rate && !s.commStale[js.Index] {
+			// Neither cached part changed since rate last gave js.rate
+			// (it leaves slowStale set where it answers 1 without
+			// them): it would give the same again. Most dirty jobs are
+			// here, marked by a link they share with a starting or
+			// finishing job but not bottlenecked by it.
+			continue
+		}
 		r := s.rate(js)
 		if r == js.rate && js.version != 0 {
 			continue
@@ -93,13 +101,18 @@ func (s *Sim) rate(js *JobState) float64 {
 // flow's time is recomputed only when stale; it reads only the capacity
 // per flow of the links it crosses, which change only with their counts.
 func (s *Sim) comm(js *JobState) float64 {
+	if len(js.flows) == 0 {
+		return 0
+	}
 	var comm float64
 	share := s.linkShare
-	for k := range js.flows {
-		f := &js.flows[k]
-		h := &s.hot[f.id]
+	base := int(js.flows[0].id) // the job's block: flow k is entry base+k
+	hot := s.hot[base : base+len(js.flows)]
+	for k := range hot {
+		h := &hot[k]
 		switch {
 		case h.stale:
+			f := &js.flows[k]
 			h.stale, h.tStale = false, false
 			fwd, back := inf, inf
 			for _, dl := range f.links {
@@ -109,12 +122,12 @@ func (s *Sim) comm(js *JobState) float64 {
 				}
 			}
 			h.fwd, h.back = fwd, back
-			f.t = f.time(h)
+			h.t = js.flows[k].time(h)
 		case h.tStale:
 			h.tStale = false
-			f.t = f.time(h)
+			h.t = js.flows[k].time(h)
 		}
-		comm = max(comm, f.t)
+		comm = max(comm, h.t)
 	}
 	return comm
 }
@@ -145,7 +158,7 @@ func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int,
 	if len(same) == 0 && len(other) == 0 {
 		return 0
 	}
-	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
+	cores := s.coresOf(server, socket)
 	x := s.model.Slowdown(load, same, other, cores) - s.model.Slowdown(load, nil, nil, cores)
 	if !(x > 0) { // also catches NaN
 		return 0
@@ -165,6 +178,14 @@ func (s *Sim) aloneFor(load JobLoad, cores int) float64 {
 		a.load, a.cores, a.val, a.ok = load, cores, s.fromSums(load, 0, 0, 0, cores), true
 	}
 	return a.val
+}
+
+// coresOf is the core count of a server's socket, as the models take it
+// (Socket.Cores truncated to an int), from a dense table: the slowdown of
+// every instance whose co-runners changed reads it, and the server's
+// record was a cache miss there.
+func (s *Sim) coresOf(server, socket int) int {
+	return s.sockCores[int(s.sockBase[server])+socket]
 }
 
 // sumsSlowdown is instanceSlowdown for a model with a form given the
@@ -198,7 +219,7 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 	if co == 0 {
 		return 0
 	}
-	cores := int(s.cluster.Servers[server].Kind.Sockets[socket].Cores)
+	cores := s.coresOf(server, socket)
 	// The standalone term of a running instance is kept in its entry
 	// (computed once, from the same load and socket as here): it is half
 	// the model's work, and the co-runners change far more often than it.

@@ -85,14 +85,25 @@ const (
 // JobState is a job as the simulator tracks it. Schedulers read it; only the
 // simulator writes it.
 type JobState struct {
-	Index     int // position in the jobs given to New
+	Index int // position in the jobs given to New
+
+	// What flush reads and writes of every dirty job, kept together in
+	// the struct's first 64 bytes (one or two cache lines): a flush visits
+	// some hundred jobs, most of them only to advance done, and these
+	// fields were spread over all five lines of the struct.
+	work, done, rate, last float64
+	slow                   float64 // straggler interference slowdown S
+	comm                   float64 // time per iteration of the slowest flow, s
+	version                uint32
+	Status                 JobStatus // where the job is in its life
+	slowStale              bool      // co-runners changed: recompute slow
+
 	Job       *datasets.Job
 	Profile   *ModelProfile // shared by the jobs of one model in a run: read only
 	Instances []Instance
 	Total     Resources // summed over instances
 	SubmitS   float64
 	DurationS float64 // standalone duration
-	Status    JobStatus
 
 	// Set once running.
 	StartS  float64
@@ -100,18 +111,13 @@ type JobState struct {
 	Servers []int // distinct servers, in order of first use
 
 	// Engine bookkeeping.
-	work, done, rate, last float64
-	doneAtDecision         float64
-	version                uint32
-	flows                  []flow
-	takes                  []take
-	slowStale              bool      // co-runners changed: recompute slow
-	slow                   float64   // straggler interference slowdown S
-	instSlow               []float64 // per instance, its slowdown; −1: to recompute
-	comm                   float64   // time per iteration of the slowest flow, s
-	finishS                float64
-	shape                  int32 // jobs with equal Tasks share it
-	runPos                 int   // index in Sim.running while running
+	doneAtDecision float64
+	flows          []flow
+	takes          []take
+	instSlow       []float64 // per instance, its slowdown; −1: to recompute
+	finishS        float64
+	shape          int32 // jobs with equal Tasks share it
+	runPos         int32 // index in Sim.running while running
 }
 
 // ExpectedFinishS is the finish time of a running job if its current rate

@@ -76,12 +76,25 @@ type Topology struct {
 	// nodes each, which every run used to search again). Filled
 	// concurrently by the runs sharing the topology: a table is a pure
 	// function of the graph, so a race only builds one twice.
-	distTo []atomic.Pointer[[]int32]
+	distTo []atomic.Pointer[distTable]
+}
+
+// distTable is a destination's distance table with, per node, where its
+// equal-cost next hops towards the destination are in its adjacency list
+// when they are one run there (next[u] = lo<<16 | n for adj[u][lo:lo+n];
+// 0 when they are not, or u has none): route then picks the hash's hop
+// by index. A fat-tree's aggregation switch has some 110 neighbours, of
+// which the core switches, one run, are the candidates, and route's two
+// passes over them were most of its cost.
+type distTable struct {
+	dist []int32
+	next []uint32
 }
 
 type adjEdge struct {
 	to   int32
 	link int32
+	dl   DirectedLink // link crossed from the list's node to to (Directed, without a visit to Links)
 }
 
 func (t *Topology) addNode(n Node) int {
@@ -100,7 +113,7 @@ func (t *Topology) addLink(a, b int, gbps float64, tier int) {
 // added.
 func (t *Topology) finish() error {
 	t.adj = make([][]adjEdge, len(t.Nodes))
-	t.distTo = make([]atomic.Pointer[[]int32], len(t.Nodes))
+	t.distTo = make([]atomic.Pointer[distTable], len(t.Nodes))
 	for i, l := range t.Links {
 		if l.A < 0 || l.B >= len(t.Nodes) || l.A == l.B {
 			return fmt.Errorf("sim: link %d joins invalid nodes %d and %d", i, l.A, l.B)
@@ -108,8 +121,8 @@ func (t *Topology) finish() error {
 		if !(l.Gbps > 0) {
 			return fmt.Errorf("sim: link %d (%s–%s) has capacity %v Gbit/s, want > 0", i, t.Nodes[l.A].Name, t.Nodes[l.B].Name, l.Gbps)
 		}
-		t.adj[l.A] = append(t.adj[l.A], adjEdge{to: int32(l.B), link: int32(i)})
-		t.adj[l.B] = append(t.adj[l.B], adjEdge{to: int32(l.A), link: int32(i)})
+		t.adj[l.A] = append(t.adj[l.A], adjEdge{to: int32(l.B), link: int32(i), dl: DirectedLink(2 * i)})
+		t.adj[l.B] = append(t.adj[l.B], adjEdge{to: int32(l.A), link: int32(i), dl: DirectedLink(2*i + 1)})
 	}
 	for _, a := range t.adj {
 		sortAdj(a)
@@ -127,15 +140,43 @@ func sortAdj(a []adjEdge) {
 	}
 }
 
-// distCached is dist(dst) from the topology's cache, built on first use.
-// The table is shared: callers must not modify it.
-func (t *Topology) distCached(dst int) []int32 {
+// distCached is dst's distTable from the topology's cache, built on first
+// use. The table is shared: callers must not modify it.
+func (t *Topology) distCached(dst int) *distTable {
 	if d := t.distTo[dst].Load(); d != nil {
-		return *d
+		return d
 	}
-	d := t.dist(dst)
-	t.distTo[dst].Store(&d)
+	d := t.table(dst)
+	t.distTo[dst].Store(d)
 	return d
+}
+
+// table builds dst's distTable.
+func (t *Topology) table(dst int) *distTable {
+	dist := t.dist(dst)
+	next := make([]uint32, len(dist))
+	for u, adj := range t.adj {
+		want := dist[u] - 1
+		if dist[u] <= 0 || len(adj) >= 1<<16 {
+			continue
+		}
+		lo, n, runs, prev := 0, 0, 0, false
+		for i, e := range adj {
+			c := dist[e.to] == want
+			if c {
+				if !prev {
+					runs++
+					lo = i
+				}
+				n++
+			}
+			prev = c
+		}
+		if runs == 1 {
+			next[u] = uint32(lo)<<16 | uint32(n)
+		}
+	}
+	return &distTable{dist: dist, next: next}
 }
 
 // dist returns every node's hop distance to dst (−1 when unreachable).
@@ -192,18 +233,27 @@ func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
 	if len(t.adj[b]) == 1 && a != b {
 		g = int(t.adj[b][0].to)
 	}
-	dist := t.distCached(g)
+	tab := t.distCached(g)
+	dist := tab.dist
 	if dist[a] < 0 {
 		return dst, false
 	}
 	h := mix(uint64(a)<<32 | uint64(b))
 	u, hop := a, uint64(0)
 	for ; u != g; hop++ {
+		adj := t.adj[u]
+		if run := tab.next[u]; run != 0 {
+			// The candidates are adj[lo:lo+n], in adjacency order.
+			lo, n := int(run>>16), uint64(run&0xffff)
+			e := adj[lo+int(mix(h+hop)%n)]
+			dst = append(dst, e.dl)
+			u = int(e.to)
+			continue
+		}
 		// The equal-cost next hops in adjacency order, then the hash's
 		// pick among them: counted, then the pick found by a second pass
 		// (no list of them to build and clear per hop).
 		want := dist[u] - 1
-		adj := t.adj[u]
 		n := 0
 		for _, e := range adj {
 			if dist[e.to] == want {
@@ -221,11 +271,11 @@ func (t *Topology) route(dst []DirectedLink, a, b int) ([]DirectedLink, bool) {
 				pick--
 			}
 		}
-		dst = append(dst, t.Directed(int(e.link), u))
+		dst = append(dst, e.dl)
 		u = int(e.to)
 	}
 	if g != b {
-		dst = append(dst, t.Directed(int(t.adj[b][0].link), g))
+		dst = append(dst, t.adj[b][0].dl.Reverse()) // g to b
 	}
 	return dst, true
 }
