@@ -2,6 +2,7 @@ package das
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/schedlab/schedlab/training/nn"
 	"github.com/schedlab/schedlab/training/rl"
@@ -41,7 +42,9 @@ func (a *orderAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 	t.Reset()
 	n := a.m.cfg.Jobs
 	B := len(steps)
-	shat, _ := a.m.trunk(t, stepObs(steps))
+	// The loss reads the real rows only (mask below): trunkReal leaves
+	// the padding out of the attention.
+	shat, _ := a.m.trunkReal(t, stepObs(steps))
 	mu, sd := a.m.priority(t, shat)
 	act := make([]float64, B*n)
 	mask := make([]float64, B*n)
@@ -109,7 +112,22 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 	t.Reset()
 	m := a.m
 	n := m.cfg.Jobs
-	shat, sc := m.trunk(t, stepObs(steps))
+	// Ŝ at the rows of the placed jobs only: the loss reads no other.
+	// at[b] holds observation b's rows' places in shat, in Placed order.
+	var rows []int
+	at := make([][]int, len(steps))
+	for b, s := range steps {
+		first := len(rows)
+		for _, r := range s.Obs.Placed {
+			rows = append(rows, b*n+r)
+		}
+		slices.Sort(rows[first:])
+		for _, r := range s.Obs.Placed {
+			i, _ := slices.BinarySearch(rows[first:], b*n+r)
+			at[b] = append(at[b], first+i)
+		}
+	}
+	shat, sc := m.trunkAt(t, stepObs(steps), rows)
 	var rho *nn.Node
 	if m.cfg.rwgp() {
 		rho = m.rho(t)
@@ -130,8 +148,8 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 		mus := make([]*nn.Node, len(o.Placed))
 		sds := make([]*nn.Node, len(o.Placed))
 		rep := make([]int, 0, len(o.Placed)*o.M)
-		for j, r := range o.Placed {
-			x, srow := jobAware(t, shat, sc, b, r, n, o.M)
+		for j := range o.Placed {
+			x, srow := jobAwareAt(t, shat, sc, at[b][j], b, o.M)
 			mus[j], sds[j], _, _ = m.affinity(t, x, srow, &g, rho)
 			for k := 0; k < o.M; k++ {
 				rep = append(rep, j)
