@@ -22,8 +22,9 @@ import (
 // element of Q·Kᵀ is a sum over d, of P·V a sum over keys in order, and
 // the two transposed products, dV = Pᵀ·dO and dK = dSᵀ·Q, add the query
 // rows' terms in row order), and what a query row that is not needed
-// would add there is its zero gradient times something finite, a +0 or
-// −0 that changes no sum that is not itself zero. Absent keys get
+// would add there is its zero gradient times something finite: a ±0,
+// which changes no sum that started from +0 (such a sum is never −0, and
+// x + ±0 = x for every other x). Absent keys get
 // probability exactly 0 in SelfAttention, so their products were never
 // taken (gonum skips a zero multiplier) and a softmax over the keys up to
 // the last present one is the same softmax.
