@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -28,6 +29,7 @@ type trainOptions struct {
 	Experiment, Cluster  string
 	Jobs, Interference   string
 	Environment          string
+	CPUProfile           string
 	Set                  []string
 }
 
@@ -71,6 +73,17 @@ Families and their variants (the first is the default):
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if opts.CPUProfile != "" {
+				f, err := os.Create(opts.CPUProfile)
+				if err != nil {
+					return fmt.Errorf("train: --cpuprofile: %w", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("train: --cpuprofile %s: %w", opts.CPUProfile, err)
+				}
+				defer pprof.StopCPUProfile()
+			}
 			return runTrain(ctx, a, cmd, opts)
 		},
 	}
@@ -84,6 +97,7 @@ Families and their variants (the first is the default):
 	fs.StringVar(&opts.Jobs, "jobs", "", "das, dl2, rifling: the job trace (canonical jobs Parquet, e.g. a run's datasets/jobs.parquet; default: the configured synthetic trace)")
 	fs.StringVar(&opts.Interference, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments that simulate with it")
 	fs.StringVar(&opts.Environment, "environment", "", "calibrated environment file (a run's fit/environment-<name>.json), required when the experiment runs in one (sim.environment)")
+	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the training to this file (for `go tool pprof`)")
 	fs.StringArrayVar(&opts.Set, "set", nil, "KEY=VALUE: override a configuration key (repeatable)")
 	return cmd
 }

@@ -2,6 +2,7 @@ package das
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/schedlab/schedlab/training/nn"
 	"github.com/schedlab/schedlab/training/rl"
@@ -41,7 +42,9 @@ func (a *orderAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 	t.Reset()
 	n := a.m.cfg.Jobs
 	B := len(steps)
-	shat, _ := a.m.trunk(t, stepObs(steps))
+	// The loss reads the real rows only (mask below): trunkReal leaves
+	// the padding out of the attention.
+	shat, _ := a.m.trunkReal(t, stepObs(steps))
 	mu, sd := a.m.priority(t, shat)
 	act := make([]float64, B*n)
 	mask := make([]float64, B*n)
@@ -105,11 +108,41 @@ type placeAgent struct {
 // Σ_i); entropy is the mean over those dimensions (0 for a decision that
 // placed nothing).
 func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64) {
+	a.evaluate(steps, logp, entropy, placedBatch(steps, a.m.cfg.Jobs, a.m.cfg.Hidden))
+}
+
+// evaluate is Evaluate with the trunk run on the observations batch says
+// (observation b at batch[b], −1: left out; placedBatch).
+func (a *placeAgent) evaluate(steps []*rl.Step[*Obs], logp, entropy []float64, batch []int) {
 	t := &a.t
 	t.Reset()
 	m := a.m
 	n := m.cfg.Jobs
-	shat, sc := m.trunk(t, stepObs(steps))
+	// Ŝ at the rows of the placed jobs only, of the observations batch
+	// keeps: the loss reads no other. at[b] holds observation b's rows'
+	// places in shat, in Placed order.
+	var obs []*Obs
+	var rows []int
+	at := make([][]int, len(steps))
+	for b, s := range steps {
+		if batch[b] < 0 {
+			continue
+		}
+		obs = append(obs, s.Obs)
+		first, base := len(rows), batch[b]*n
+		for _, r := range s.Obs.Placed {
+			rows = append(rows, base+r)
+		}
+		slices.Sort(rows[first:])
+		for _, r := range s.Obs.Placed {
+			i, _ := slices.BinarySearch(rows[first:], base+r)
+			at[b] = append(at[b], first+i)
+		}
+	}
+	var shat, sc *nn.Node
+	if len(rows) > 0 {
+		shat, sc = m.trunkAt(t, obs, rows)
+	}
 	var rho *nn.Node
 	if m.cfg.rwgp() {
 		rho = m.rho(t)
@@ -130,8 +163,8 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 		mus := make([]*nn.Node, len(o.Placed))
 		sds := make([]*nn.Node, len(o.Placed))
 		rep := make([]int, 0, len(o.Placed)*o.M)
-		for j, r := range o.Placed {
-			x, srow := jobAware(t, shat, sc, b, r, n, o.M)
+		for j := range o.Placed {
+			x, srow := jobAwareAt(t, shat, sc, at[b][j], batch[b], o.M)
 			mus[j], sds[j], _, _ = m.affinity(t, x, srow, &g, rho)
 			for k := 0; k < o.M; k++ {
 				rep = append(rep, j)
@@ -146,6 +179,64 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 	a.ent = t.ConcatRows(ents...)
 	copy(logp, a.lp.Data)
 	copy(entropy, a.ent.Data)
+}
+
+// placedBatch is where each step's observation goes in the placement
+// agent's trunk batch (−1: left out): the observations that placed a job,
+// in order (one that placed none contributes nothing to the loss), and,
+// if there are too few of them for the trunk's products to take the path
+// they take on the whole batch, the first ones that did not, until there
+// are enough (sameGemmPath). Leaving observations out then changes no
+// bit of the loss or its gradient.
+func placedBatch(steps []*rl.Step[*Obs], n, e int) []int {
+	keep := make([]bool, len(steps))
+	k := 0
+	for b, s := range steps {
+		if len(s.Obs.Placed) > 0 {
+			keep[b] = true
+			k++
+		}
+	}
+	if k == 0 {
+		return slices.Repeat([]int{-1}, len(steps))
+	}
+	need := sameGemmPath(len(steps), n, e)
+	for b := 0; b < len(steps) && k < need; b++ {
+		if !keep[b] {
+			keep[b] = true
+			k++
+		}
+	}
+	batch := make([]int, len(steps))
+	i := 0
+	for b := range steps {
+		batch[b] = -1
+		if keep[b] {
+			batch[b] = i
+			i++
+		}
+	}
+	return batch
+}
+
+// sameGemmPath is the fewest of B observations (n job rows each, width e)
+// whose trunk's products take the gemm path of all B. gonum's Dgemm,
+// which nn's products reproduce bit for bit (nn/gemm.go), goes parallel
+// when the output has at least 4 blocks of 64×64, and then sums the inner
+// dimension in blocks of 64: that changes the rounding of A·Bᵀ with an
+// inner dimension over 64, which the trunk has in the gradient of the
+// attention's input (its rows·3e times 3e×e).
+func sameGemmPath(B, n, e int) int {
+	blocks := func(x int) int { return (x + 63) / 64 }
+	parallel := func(rows int) bool { return blocks(rows)*blocks(e) >= 4 }
+	if !parallel(B * n) {
+		return 1
+	}
+	k := 1
+	for !parallel(k * n) {
+		k++
+	}
+	return k
 }
 
 func (a *placeAgent) Backward(dLogp, dEntropy, _ []float64) {

@@ -85,12 +85,39 @@ func BenchmarkTrainingEpisode(b *testing.B) {
 	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
 	sp := prepareSynth(b, c, cfg, 2500, 10)
 	cfg.ValJobs = 1 // the validation run is not part of an episode
+	benchTrain(b, c, cfg, sp)
+}
+
+// BenchmarkTrainingNightly is one DAS training as the nightly preset runs
+// it (train.das: 2 episodes of 500 jobs, one learning rate, 300
+// validation jobs) on the Small cluster, on 2500 PAI-like jobs in place
+// of the ingested PAI trace. It reports the CPU seconds of a training
+// (the machine is shared: wall time depends on the load, CPU time much
+// less).
+func BenchmarkTrainingNightly(b *testing.B) {
+	c := simtest.Preset(b, "small")
+	for _, v := range []string{VariantDAS, VariantDAMC} {
+		b.Run(v, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Variant = v
+			cfg.Episodes, cfg.SegmentJobs, cfg.LearningRates, cfg.ValJobs, cfg.MaxJobs = 2, 500, []float64{1e-4}, 300, 2500
+			sp := prepareSynth(b, c, cfg, 2500, 10)
+			benchTrain(b, c, cfg, sp)
+		})
+	}
+}
+
+// benchTrain trains cfg on sp b.N times (seeds 0, 1, ...) and reports the
+// CPU seconds per training.
+func benchTrain(b *testing.B, c *sim.Cluster, cfg Config, sp Split) {
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, Sim: sim.DefaultConfig(), Seed: uint64(i)}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // cpuSeconds is the process's user and system CPU time.

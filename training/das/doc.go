@@ -71,7 +71,11 @@
 // observation). The ordering action's log-probability sums over the real
 // job rows; the placement action's over the rows of the jobs placed
 // (the other rows did not act on the environment; being independent
-// Gaussians they marginalise out exactly).
+// Gaussians they marginalise out exactly). The update's passes compute
+// the trunk only where those losses read it, with the bits of the whole
+// trunk: the ordering agent's attention at the real rows (trunkReal), the
+// placement agent's at the placed rows, of the observations that placed
+// a job (trunkAt, placedBatch).
 //
 // Every random stream comes from pipeline.Rand(seed, Stage, ...): the same
 // inputs and seed give bit-identical checkpoints.

@@ -96,11 +96,65 @@ func (m *Model) trunk(t *nn.Tape, obs []*Obs) (shat, sc *nn.Node) {
 // every Count) changes no real row's output: acting uses this to skip
 // the padding.
 func (m *Model) trunkRows(t *nn.Tape, obs []*Obs, n int) (shat, sc *nn.Node) {
+	z, sc, mask := m.embed(t, obs, n)
+	// The standard Transformer encoder layer: a residual around the
+	// attention and a layer norm, so that a job keeps its own features
+	// when attention is still uniform.
+	shat = m.norm.Forward(t, t.Add(z, m.attn.Forward(t, z, n, mask)))
+	return shat, sc
+}
+
+// trunkReal is trunk for a loss that reads only the real rows (the
+// ordering agent's: padded rows are masked out of it). It computes the
+// attention at the real rows only; the padded rows of Ŝ are not trunk's
+// (their attention is taken as 0) but every real row, and every gradient
+// of such a loss, is trunk's bit for bit (nn.Tape.SelfAttentionRows).
+func (m *Model) trunkReal(t *nn.Tape, obs []*Obs) (shat, sc *nn.Node) {
+	n := m.cfg.Jobs
+	z, sc, mask := m.embed(t, obs, n)
+	rows := make([]int, 0, len(mask))
+	for i, ok := range mask {
+		if ok {
+			rows = append(rows, i)
+		}
+	}
+	att := t.SelfAttentionRows(m.attn.QKV.Forward(t, z), n, m.attn.Heads, mask, rows)
+	shat = m.norm.Forward(t, t.Add(z, m.attn.Out.Forward(t, att)))
+	return shat, sc
+}
+
+// trunkAt is trunk's Ŝ at the batch rows rows (b·N + r for job row r of
+// observation b; ascending, distinct), one output row each, for a loss
+// that reads no other row of Ŝ (the placement agent's: the rows of the
+// jobs its decisions placed, about one per decision). The attention's
+// queries, output projection and layer norm run on those rows only;
+// keys and values still come from every row. The rows, and every
+// gradient of such a loss, are trunk's bit for bit: each row-wise step
+// computes a row alone, and the steps that sum over rows (the gradients
+// of weights) add the left-out rows' zero gradients in trunk, which
+// change no non-zero sum (nn.Tape.SelfAttentionRows).
+func (m *Model) trunkAt(t *nn.Tape, obs []*Obs, rows []int) (shat, sc *nn.Node) {
+	n := m.cfg.Jobs
+	z, sc, mask := m.embed(t, obs, n)
+	att := t.SelfAttentionRows(m.attn.QKV.Forward(t, z), n, m.attn.Heads, mask, rows)
+	o := m.attn.Out.Forward(t, t.GatherRows(att, rows))
+	// Gathered after the attention, as trunk's residual is added after
+	// it: z's gradient then sums the residual's part before the
+	// attention's, in trunk's order.
+	shat = m.norm.Forward(t, t.Add(t.GatherRows(z, rows), o))
+	return shat, sc
+}
+
+// embed records the attention's input z (the job features, gated with
+// the cluster's message in the gated variants, plus the position
+// embedding) for the first n job rows of each observation, S^c, and the
+// key mask.
+func (m *Model) embed(t *nn.Tape, obs []*Obs, n int) (z, sc *nn.Node, mask []bool) {
 	e := m.cfg.Hidden
 	M := obs[0].M
 	jobs := make([]float64, 0, len(obs)*n*JobFeatures)
 	mach := make([]float64, 0, len(obs)*M*MachineFeatures)
-	mask := make([]bool, 0, len(obs)*n)
+	mask = make([]bool, 0, len(obs)*n)
 	for _, o := range obs {
 		if o.M != M || len(o.Mask) < n || o.Count > n {
 			panic(fmt.Sprintf("das: batch mixes observations of %d and %d machines or too few job rows", M, o.M))
@@ -127,12 +181,8 @@ func (m *Model) trunkRows(t *nn.Tape, obs []*Obs, n int) (shat, sc *nn.Node) {
 	for i := range pos {
 		pos[i] = i % n
 	}
-	z := t.Add(st, t.GatherRows(t.Const(n, e, m.pe[:n*e]), pos))
-	// The standard Transformer encoder layer: a residual around the
-	// attention and a layer norm, so that a job keeps its own features
-	// when attention is still uniform.
-	shat = m.norm.Forward(t, t.Add(z, m.attn.Forward(t, z, n, mask)))
-	return shat, sc
+	z = t.Add(st, t.GatherRows(t.Const(n, e, m.pe[:n*e]), pos))
+	return z, sc, mask
 }
 
 // priority records the Gaussian priority head: μ = tanh(Ŝ W4 + b4), σ =
@@ -231,7 +281,12 @@ func (m *Model) posterior(t *nn.Tape, x, phi *nn.Node, g *gpState) (mu, sd, mean
 
 // jobAware records x = Ŝ_r ⊙ S^c_b (M×e).
 func jobAware(t *nn.Tape, shat, sc *nn.Node, b, r, n, M int) (x, srow *nn.Node) {
-	srow = t.SliceRows(shat, b*n+r, b*n+r+1)
+	return jobAwareAt(t, shat, sc, b*n+r, b, M)
+}
+
+// jobAwareAt records x = Ŝ_row ⊙ S^c_b (M×e) for row of shat.
+func jobAwareAt(t *nn.Tape, shat, sc *nn.Node, row, b, M int) (x, srow *nn.Node) {
+	srow = t.SliceRows(shat, row, row+1)
 	return t.Mul(t.SliceRows(sc, b*M, (b+1)*M), srow), srow
 }
 

@@ -64,7 +64,8 @@
 // Reductions: Sum, Mean, RowSums, RowMeans, ColSums, ColMeans,
 // SegmentMeans. Structured:
 // SelfAttention (fused multi-head attention within sets of rows, with a key
-// mask), EdgeConv (edge-conditioned graph convolution over a Graph),
+// mask; SelfAttentionRows computes it only at the query rows a loss
+// reads, with the same bits there and in every gradient), EdgeConv (edge-conditioned graph convolution over a Graph),
 // Matern52 (kernel matrix). Distributions: GaussianLogProb,
 // GaussianEntropy, CategoricalLogProb and CategoricalEntropy (with action
 // masks).
