@@ -83,11 +83,12 @@ func runSchedlab(env []string, args ...string) (string, string, int, error) {
 // raceOptions is the subprocess's GORACE: the developer's options, and no
 // sleep at exit. Under -race the race runtime sleeps a second before a
 // process exits (atexit_sleep_ms, default 1000) so that goroutines still
-// running can show a race; these tests start well over a hundred
-// subprocesses, so that sleep alone was two of make test's minutes. A race
-// while the command runs is still reported and still fails its test (exit
-// status 66); the CLI leaves no goroutine running at exit for the sleep
-// to catch. Without -race GORACE is ignored.
+// running can show a race; these tests start some 130 subprocesses, so
+// that sleep alone was about two minutes of this package's wall time. A race
+// while the command runs is still reported, with exit status 66, which
+// fails the tests that check the status; what is given up is a race in a
+// goroutine still running as the command exits. Without -race GORACE is
+// ignored.
 func raceOptions() string {
 	return "GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")
 }
