@@ -31,15 +31,6 @@ const CancelTimeout = 10 * time.Second
 //     returns within CancelTimeout and leaves none of its outputs in place.
 func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeline.Stage) {
 	t.Helper()
-	ConformanceRun(t, seed, s, upstream...)
-}
-
-// ConformanceRun is Conformance, returning the directory of its first run
-// (upstream, then s, with seed and two workers; read-only, removed at the
-// end of the test), for a test that compares another run with it instead
-// of running the stages once more.
-func ConformanceRun(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeline.Stage) string {
-	t.Helper()
 	all := append(append([]pipeline.Stage{}, upstream...), s)
 	run := func(dir string) {
 		t.Helper()
@@ -100,7 +91,6 @@ func ConformanceRun(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pip
 			t.Errorf("stage %s: cancelled run left output %s in place", s.Name(), o)
 		}
 	}
-	return a
 }
 
 // copyRun copies every file of the run directory src into dst but the
