@@ -9,12 +9,10 @@ import (
 
 // TestExport exports a quick run in every format: the CSV tables have one
 // line per Parquet row plus a header, the Parquet copies are identical, the
-// Markdown and LaTeX collections hold every table.
+// Markdown and LaTeX collections hold every table. The run is a copy of
+// the shared one (quickRun): export writes into the run's directory.
 func TestExport(t *testing.T) {
-	dir := t.TempDir()
-	if _, errs, code := schedlab(t, nil, "run", "--out", dir, "--log-level", "warn"); code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errs)
-	}
+	dir := quickCopy(t)
 	m := readManifest(t, dir)
 	rows := map[string]int64{}
 	for _, s := range m.Stages {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -46,37 +47,130 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(execute(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	quick.cleanup()
+	os.Exit(code)
 }
 
 // schedlab runs the CLI in a subprocess and returns stdout, stderr and the
 // exit status.
 func schedlab(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	out, errs, code, err := runSchedlab(env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, errs, code
+}
+
+// runSchedlab is schedlab without a *testing.T, for fixtures shared by
+// several tests; err is a failure to start or wait for the subprocess,
+// not a non-zero exit status.
+func runSchedlab(env []string, args ...string) (string, string, int, error) {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(cleanEnv(), execVar+"=1")
+	cmd.Env = append(cleanEnv(), execVar+"=1", raceOptions())
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+		code, err = ee.ExitCode(), nil
 	}
-	return out.String(), errb.String(), code
+	return out.String(), errb.String(), code, err
 }
 
-// cleanEnv drops SCHEDLAB_* variables the developer may have set.
+// raceOptions is the subprocess's GORACE: the developer's options, and no
+// sleep at exit. Under -race the race runtime sleeps a second before a
+// process exits (atexit_sleep_ms, default 1000) so that goroutines still
+// running can show a race; these tests start some 130 subprocesses, so
+// that sleep alone was about two minutes of this package's wall time. A race
+// while the command runs is still reported, with exit status 66, which
+// fails the tests that check the status; what is given up is a race in a
+// goroutine still running as the command exits. Without -race GORACE is
+// ignored.
+func raceOptions() string {
+	return "GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")
+}
+
+// cleanEnv drops SCHEDLAB_* variables the developer may have set (and
+// GORACE, which raceOptions sets).
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envPrefix+"_") && !strings.HasPrefix(kv, "GOMAXPROCS=") {
+		if !strings.HasPrefix(kv, envPrefix+"_") && !strings.HasPrefix(kv, "GOMAXPROCS=") && !strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)
 		}
 	}
 	return env
+}
+
+// quick is one `schedlab run` of the quick preset with every default (two
+// workers), made once for the tests that only need such a run: before, six
+// tests each ran it themselves, the slowest part of make test. Tests that
+// write into a run directory (a re-run, an export) take a copy.
+var quick quickFixture
+
+type quickFixture struct {
+	once sync.Once
+	base string // the temporary directory holding the run, removed by TestMain
+	dir  string
+	err  error
+}
+
+// quickRun returns the shared quick run's directory, running it on first
+// use. Callers must not write under it (quickCopy gives a writable copy).
+func quickRun(t *testing.T) string {
+	t.Helper()
+	quick.once.Do(func() {
+		quick.base, quick.err = os.MkdirTemp("", "schedlab-quick-")
+		if quick.err != nil {
+			return
+		}
+		quick.dir = filepath.Join(quick.base, "run")
+		_, errs, code, err := runSchedlab(nil, "run", "--preset", "quick", "--out", quick.dir, "--log-level", "warn")
+		if err == nil && code != 0 {
+			err = fmt.Errorf("exit %d: %s", code, errs)
+		}
+		quick.err = err
+	})
+	if quick.err != nil {
+		t.Fatalf("the shared quick run: %v", quick.err)
+	}
+	return quick.dir
+}
+
+func (q *quickFixture) cleanup() {
+	if q.base != "" {
+		os.RemoveAll(q.base)
+	}
+}
+
+// quickCopy returns a copy of the shared quick run in a directory of its
+// own: every file, the runner's records under .schedlab/ included, with
+// its bytes (a stage's cache is valid by its outputs' hashes, not by where
+// they lie or when they were written).
+func quickCopy(t *testing.T) string {
+	t.Helper()
+	src, dst := quickRun(t), filepath.Join(t.TempDir(), "run")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copying the shared quick run: %v", err)
+	}
+	return dst
 }
 
 func TestConfigLayers(t *testing.T) {
@@ -233,15 +327,18 @@ func stageStatus(m pipeline.Manifest) map[string]bool {
 
 // TestQuickRunDeterministic runs the quick preset three times (twice with
 // two workers, once with GOMAXPROCS=1 and one worker) and compares bytes.
+// The first run is the shared one (quickRun).
 func TestQuickRunDeterministic(t *testing.T) {
 	base := t.TempDir()
-	dirs := []string{filepath.Join(base, "a"), filepath.Join(base, "b"), filepath.Join(base, "c")}
+	dirs := []string{quickRun(t), filepath.Join(base, "b"), filepath.Join(base, "c")}
 	envs := [][]string{nil, nil, {"GOMAXPROCS=1", "SCHEDLAB_WORKERS=1"}}
 	var first map[string]string
 	for i, d := range dirs {
-		_, errs, code := schedlab(t, envs[i], "run", "--preset", "quick", "--out", d, "--log-level", "warn")
-		if code != 0 {
-			t.Fatalf("run %d: exit %d: %s", i, code, errs)
+		if i > 0 {
+			_, errs, code := schedlab(t, envs[i], "run", "--preset", "quick", "--out", d, "--log-level", "warn")
+			if code != 0 {
+				t.Fatalf("run %d: exit %d: %s", i, code, errs)
+			}
 		}
 		got := artifacts(t, d)
 		if first == nil {
@@ -317,9 +414,11 @@ func TestQuickRunDeterministic(t *testing.T) {
 }
 
 // TestQuickRunCache: a second run skips every stage; changing one config key
-// re-runs only the stages that depend on it.
+// re-runs only the stages that depend on it. The first run is the shared
+// one (quickRun), copied: its manifest is that of a first run, and the
+// re-runs write into the copy.
 func TestQuickRunCache(t *testing.T) {
-	dir := t.TempDir()
+	dir := quickCopy(t)
 	run := func(env ...string) map[string]bool {
 		t.Helper()
 		_, errs, code := schedlab(t, env, "run", "--out", dir, "--log-level", "warn")
@@ -328,7 +427,10 @@ func TestQuickRunCache(t *testing.T) {
 		}
 		return stageStatus(readManifest(t, dir))
 	}
-	first := run()
+	first := stageStatus(readManifest(t, dir))
+	if len(first) == 0 {
+		t.Fatal("first run: no stages in the manifest")
+	}
 	for name, ran := range first {
 		if !ran {
 			t.Errorf("first run: stage %s cached", name)
@@ -379,9 +481,10 @@ func TestQuickRunCache(t *testing.T) {
 // right after its first stage finishes, while others may be mid-write, then
 // runs again: the finished stage is not recomputed, and the outputs equal
 // those of an uninterrupted run.
+//
+// The uninterrupted run is the shared one (quickRun).
 func TestRunResumesAfterSIGKILL(t *testing.T) {
-	base := t.TempDir()
-	killed, clean := filepath.Join(base, "killed"), filepath.Join(base, "clean")
+	killed := filepath.Join(t.TempDir(), "killed")
 	_, errs, code := schedlab(t, []string{killVar + "=synthetic-jobs"}, "run", "--out", killed, "--log-level", "warn")
 	if code != -1 && code != 137 {
 		t.Fatalf("killed run: exit %d: %s", code, errs)
@@ -393,10 +496,7 @@ func TestRunResumesAfterSIGKILL(t *testing.T) {
 	if ran := stageStatus(readManifest(t, killed)); ran["synthetic-jobs"] {
 		t.Error("resumed run recomputed synthetic-jobs, which had finished before the kill")
 	}
-	if _, errs, code = schedlab(t, nil, "run", "--out", clean, "--log-level", "warn"); code != 0 {
-		t.Fatalf("clean run: exit %d: %s", code, errs)
-	}
-	want, got := artifacts(t, clean), artifacts(t, killed)
+	want, got := artifacts(t, quickRun(t)), artifacts(t, killed)
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s differs between the resumed and an uninterrupted run", k)
@@ -429,28 +529,34 @@ func TestDuckDBReadsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs DuckDB's Node client with npm")
 	}
-	dir := t.TempDir()
-	if _, errs, code := schedlab(t, nil, "run", "--out", dir, "--log-level", "warn"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	dir := quickRun(t)
 	m := readManifest(t, dir)
-	files := 0
+	// Every file's count in one query (one UNION ALL): each query starts
+	// Node.js and DuckDB afresh, and a run has some thirty Parquet files.
+	var files []pipeline.Artifact
+	var counts []string
 	for _, s := range m.Stages {
 		for _, o := range s.Outputs {
 			if !strings.HasSuffix(o.Name, ".parquet") {
 				continue
 			}
-			files++
-			r := duckdbtest.Query(t, "SELECT count(*) FROM "+duckdbtest.Literal(filepath.Join(dir, o.Name)))
-			if n := duckdbtest.Float(t, r.Rows[0][0]); int64(n) != o.Rows {
-				t.Errorf("%s: DuckDB counts %v rows, manifest %d", o.Name, n, o.Rows)
-			}
+			counts = append(counts, fmt.Sprintf("SELECT %d AS i, count(*) FROM %s", len(files), duckdbtest.Literal(filepath.Join(dir, o.Name))))
+			files = append(files, o)
 		}
 	}
-	if files < 3 {
-		t.Fatalf("only %d Parquet files in the run", files)
+	if len(files) < 3 {
+		t.Fatalf("only %d Parquet files in the run", len(files))
 	}
-	r := duckdbtest.Query(t, `SELECT count(*), avg(duration_s), quantile_cont(duration_s, 0.5),
+	r := duckdbtest.Query(t, strings.Join(counts, " UNION ALL ")+" ORDER BY i")
+	if len(r.Rows) != len(files) {
+		t.Fatalf("DuckDB counted %d files, the manifest lists %d", len(r.Rows), len(files))
+	}
+	for i, o := range files {
+		if k, n := duckdbtest.Float(t, r.Rows[i][0]), duckdbtest.Float(t, r.Rows[i][1]); int(k) != i || int64(n) != o.Rows {
+			t.Errorf("%s: DuckDB counts %v rows (row %v), manifest %d", o.Name, n, k, o.Rows)
+		}
+	}
+	r = duckdbtest.Query(t, `SELECT count(*), avg(duration_s), quantile_cont(duration_s, 0.5),
 		quantile_cont(duration_s, 0.9), quantile_cont(duration_s, 0.99),
 		(SELECT sum(t.instances * t.gpu * j.duration_s) / 3600 FROM (SELECT unnest(tasks) AS t, duration_s FROM `+
 		duckdbtest.Literal(filepath.Join(dir, "datasets/jobs.parquet"))+`) AS j)
