@@ -164,19 +164,7 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
 		return
 	}
-	// Dgemm scales C by beta first (zeroing it for beta = 0).
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c.Data[i*c.Stride : i*c.Stride+n]
-			for j := range row {
-				if beta == 0 {
-					row[j] = 0
-				} else {
-					row[j] *= beta
-				}
-			}
-		}
-	}
+	scaleC(beta, c, m, n)
 	if tb {
 		// C += A·Bᵀ: c_ij += alpha·DotUnitary(row i of A, row j of B).
 		for i := 0; i < m; i++ {
@@ -255,18 +243,7 @@ func gemmThin(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c b
 	if alpha == 0 && beta == 1 {
 		return true // Dgemm's quick return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c.Data[i*c.Stride : i*c.Stride+n]
-			for j := range row {
-				if beta == 0 {
-					row[j] = 0
-				} else {
-					row[j] *= beta
-				}
-			}
-		}
-	}
+	scaleC(beta, c, m, n)
 	switch {
 	case !ta && !tb: // dgemmSerialNotNot: per row, AxpyUnitary(alpha·a_il, b_l, c_i) for l in order
 		for i := 0; i < m; i++ {
@@ -307,4 +284,23 @@ func dot1(x, y float64) float64 {
 	s0 += float64(x * y)
 	lo, hi := s0+s2, s1+s3
 	return hi + lo
+}
+
+// scaleC scales the m×n block of c by beta as Dgemm does before it adds
+// the product: zeroing it for beta = 0 (so NaNs there do not survive),
+// leaving it alone for beta = 1.
+func scaleC(beta float64, c blas64.General, m, n int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c.Data[i*c.Stride : i*c.Stride+n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = 0
+			} else {
+				row[j] *= beta
+			}
+		}
+	}
 }
