@@ -33,8 +33,11 @@ build:
 run: build
 	./$(BIN) run --preset quick --out $(OUT)
 
+# go test's default limit is 10 minutes per package; stages took 759 s
+# under -race on 2 cores shared with a dozen jobs, so a busy machine would
+# fail there with a goroutine dump. 30 minutes still stops a hung test.
 test:
-	$(GO) test -race -shuffle=on $(PKGS)
+	$(GO) test -race -shuffle=on -timeout 30m $(PKGS)
 
 # The Temporal executor end to end, against Temporal's in-process server:
 # a module of its own (distributed/temporaltest), so that the server's
