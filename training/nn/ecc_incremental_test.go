@@ -14,23 +14,10 @@ import (
 func TestECCStackBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const nodes, f = 300, 3
-	var src, dst []int
-	for u := 1; u < nodes; u++ { // node 0 receives nothing
-		for k := 0; k < 3; k++ {
-			w := rng.IntN(nodes)
-			src, dst = append(src, w, u), append(dst, u, w)
-		}
-	}
-	g, err := NewGraph(nodes, src, dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := randomGraph(t, nodes, rng)
 	ps := NewParams()
 	dims := []int{17, 16, 16, 8}
-	var layers []*ECC
-	for i := 0; i+1 < len(dims); i++ {
-		layers = append(layers, NewECC(ps, "l"+string(rune('0'+i)), dims[i], f, dims[i+1], rng))
-	}
+	layers := eccLayers(ps, dims, f, rng)
 	// ECC's output width must equal the next layer's input width; the
 	// stack's layers are (17→16), (16→16), (16→8).
 	x := make([]float64, nodes*dims[0])
@@ -136,24 +123,11 @@ func TestLinearRowsBits(t *testing.T) {
 func TestECCStackRecord(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const nodes, f, in = 280, 3, 5
-	var src, dst []int
-	for u := 1; u < nodes; u++ {
-		for k := 0; k < 3; k++ {
-			w := rng.IntN(nodes)
-			src, dst = append(src, w, u), append(dst, u, w)
-		}
-	}
-	g, err := NewGraph(nodes, src, dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := randomGraph(t, nodes, rng)
 	ps := NewParams()
 	proj := NewLinear(ps, "proj", in, 17, He, rng)
 	dims := []int{17, 16, 16, 8}
-	var layers []*ECC
-	for i := 0; i+1 < len(dims); i++ {
-		layers = append(layers, NewECC(ps, "l"+string(rune('0'+i)), dims[i], f, dims[i+1], rng))
-	}
+	layers := eccLayers(ps, dims, f, rng)
 	x := make([]float64, nodes*in)
 	for i := range x {
 		if rng.IntN(3) == 0 {
@@ -286,4 +260,32 @@ func TestLinearRowsRecord(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomGraph is a graph of n nodes where each node but node 0 (which
+// receives nothing) links both ways with 3 random others.
+func randomGraph(t *testing.T, n int, rng *rand.Rand) *Graph {
+	t.Helper()
+	var src, dst []int
+	for u := 1; u < n; u++ {
+		for k := 0; k < 3; k++ {
+			w := rng.IntN(n)
+			src, dst = append(src, w, u), append(dst, u, w)
+		}
+	}
+	g, err := NewGraph(n, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// eccLayers is a stack of ECC layers from dims[i] to dims[i+1] features
+// with f edge features each, named l0, l1, ….
+func eccLayers(ps *Params, dims []int, f int, rng *rand.Rand) []*ECC {
+	var layers []*ECC
+	for i := 0; i+1 < len(dims); i++ {
+		layers = append(layers, NewECC(ps, "l"+string(rune('0'+i)), dims[i], f, dims[i+1], rng))
+	}
+	return layers
 }

@@ -10,6 +10,22 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
+// withSpecials turns about 3 in oneIn of x's values into NaN, +Inf or
+// −Inf, and returns x.
+func withSpecials(x []float64, oneIn int, rng *rand.Rand) []float64 {
+	for i := range x {
+		switch rng.IntN(oneIn) {
+		case 0:
+			x[i] = math.NaN()
+		case 1:
+			x[i] = math.Inf(1)
+		case 2:
+			x[i] = math.Inf(-1)
+		}
+	}
+	return x
+}
+
 // randSparse draws n values of which about a third are exact zeros (as
 // after a ReLU), a few −0: the kernels skip zero terms, which the serial
 // emulation must do too.
@@ -120,19 +136,6 @@ func TestMessageMatchesAddScaled(t *testing.T) {
 // is NaN, and must propagate what Dgemm propagates).
 func TestGemmSerialBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	special := func(x []float64) []float64 {
-		for i := range x {
-			switch rng.IntN(60) {
-			case 0:
-				x[i] = math.NaN()
-			case 1:
-				x[i] = math.Inf(1)
-			case 2:
-				x[i] = math.Inf(-1)
-			}
-		}
-		return x
-	}
 	for trial := 0; trial < 3000; trial++ {
 		m, n, k := 1+rng.IntN(64), 1+rng.IntN(80), rng.IntN(70)
 		ta, tb := rng.IntN(2) == 1, rng.IntN(4) == 0
@@ -142,7 +145,7 @@ func TestGemmSerialBits(t *testing.T) {
 			pad := rng.IntN(3) * rng.IntN(9)
 			d := randSparse(max(1, r*(c+pad)), rng)
 			if trial%3 == 0 {
-				d = special(d)
+				d = withSpecials(d, 60, rng)
 			}
 			return general(r, c, c+pad, d)
 		}
@@ -254,16 +257,7 @@ func TestReLUInlinedBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n = 2000
 	x, g0, gout := randSparse(n, rng), randSparse(n, rng), randSparse(n, rng)
-	for i := range x {
-		switch rng.IntN(40) {
-		case 0:
-			x[i] = math.NaN()
-		case 1:
-			x[i] = math.Inf(1)
-		case 2:
-			x[i] = math.Inf(-1)
-		}
-	}
+	withSpecials(x, 40, rng)
 	run := func(op *elementwiseOp) (y, g []float64) {
 		a := &Node{Rows: 1, Cols: n, Data: x, Grad: append([]float64(nil), g0...), needGrad: true}
 		var tp Tape
