@@ -84,6 +84,24 @@ func worker(t *testing.T, opt temporalexec.WorkerOptions) {
 }
 
 // schedlab runs the binary and fails the test if it fails.
+// workerProcess starts `schedlab worker` with one slot on the server as
+// a process of its own, its output (stdout and stderr) read through the
+// returned scanner; the caller kills or waits for it and closes the pipe.
+func workerProcess(t *testing.T, hostPort, namespace string, args ...string) (*exec.Cmd, *bufio.Scanner, *os.File) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"worker", "--temporal", hostPort, "--namespace", namespace, "--slots", "1"}, args...)...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr, cmd.Stdout = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return cmd, bufio.NewScanner(r), r
+}
+
 func schedlab(t *testing.T, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
@@ -170,22 +188,9 @@ func TestQuickPreset(t *testing.T) {
 	})
 
 	t.Run("two worker processes, one killed", func(t *testing.T) {
-		start := func(name string) (*exec.Cmd, *bufio.Scanner, *os.File) {
-			cmd := exec.Command(bin, "worker", "--temporal", hp, "--namespace", ns, "--slots", "1")
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr, cmd.Stdout = w, w
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			w.Close()
-			return cmd, bufio.NewScanner(r), r
-		}
-		w1, out1, r1 := start("w1")
+		w1, out1, r1 := workerProcess(t, hp, ns)
 		defer r1.Close()
-		w2, out2, r2 := start("w2")
+		w2, out2, r2 := workerProcess(t, hp, ns)
 		defer func() { w2.Process.Signal(syscall.SIGTERM); w2.Wait(); r2.Close() }()
 		// w2's log, read to the end once it exits: the retries it ran.
 		var w2log bytes.Buffer
@@ -260,20 +265,7 @@ func TestKilledTrainingResumes(t *testing.T) {
 	base, two := filepath.Join(dir, "base"), filepath.Join(dir, "two")
 	schedlab(t, "run", "--preset", "quick", "--config", cfg, "--out", base)
 
-	start := func() (*exec.Cmd, *bufio.Scanner, *os.File) {
-		cmd := exec.Command(bin, "worker", "--temporal", hp, "--namespace", ns, "--slots", "1", "--log-level", "debug")
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr, cmd.Stdout = w, w
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
-		return cmd, bufio.NewScanner(r), r
-	}
-	w1, out1, r1 := start()
+	w1, out1, r1 := workerProcess(t, hp, ns, "--log-level", "debug")
 	defer r1.Close()
 	time.Sleep(2 * time.Second)
 	driver := exec.Command(bin, "run", "--preset", "quick", "--config", cfg, "--executor", endpoint+"?heartbeat_timeout=3s", "--out", two)
@@ -303,7 +295,7 @@ func TestKilledTrainingResumes(t *testing.T) {
 	}
 	t.Logf("killed worker 1 after: %s", killed)
 
-	w2, out2, r2 := start()
+	w2, out2, r2 := workerProcess(t, hp, ns, "--log-level", "debug")
 	var w2log bytes.Buffer
 	var readers conc.WaitGroup
 	readers.Go(func() {

@@ -28,11 +28,7 @@ func TestTrunkRowsMatchTrunk(t *testing.T) {
 	c := simtest.Preset(t, "small")
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.Variant = v
-			sp := contendedSplit(t, c, cfg)
-			m := noisyModel(cfg, "test", 2, 0.1)
-			out := collectEpisode(t, m, c, sp, 2)
+			cfg, m, out := contendedEpisode(t, c, v)
 			var obs []*Obs
 			for i := 0; i < out.ord.Len() && len(obs) < 48; i += 3 {
 				obs = append(obs, out.ord.Steps[i].Obs)
@@ -143,11 +139,7 @@ func TestPlaceAgentLeavesOutUnplaced(t *testing.T) {
 	c := simtest.Preset(t, "small")
 	for _, v := range []string{VariantDAS, VariantDAMC} {
 		t.Run(v, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.Variant = v
-			sp := contendedSplit(t, c, cfg)
-			m := noisyModel(cfg, "test", 2, 0.1)
-			out := collectEpisode(t, m, c, sp, 2)
+			cfg, m, out := contendedEpisode(t, c, v)
 			// Minibatches of the shapes that matter: many steps with
 			// some unplaced, exactly one placed among many, one step.
 			var placed, unplaced []*rl.Step[*Obs]
@@ -207,14 +199,18 @@ func TestPlaceAgentLeavesOutUnplaced(t *testing.T) {
 	}
 }
 
-// contendedSplit is 300 jobs arriving about 4 times as fast as the Small
-// cluster serves them (dastest.ContendedJobs at a 100 s gap), prepared
-// for cfg: decisions see tens of pending jobs.
-func contendedSplit(t *testing.T, c *sim.Cluster, cfg Config) Split {
+// contendedEpisode is an episode of variant v's noisy untrained model
+// (seed 2) over 300 jobs arriving about 4 times as fast as the Small
+// cluster serves them (dastest.ContendedJobs at a 100 s gap): decisions
+// see tens of pending jobs.
+func contendedEpisode(t *testing.T, c *sim.Cluster, v string) (Config, *Model, episodeOut) {
 	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Variant = v
 	sp, err := PrepareTrace(c, dastest.ContendedJobs(300, 5, 100), sim.DefaultConfig(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sp
+	m := noisyModel(cfg, "test", 2, 0.1)
+	return cfg, m, collectEpisode(t, m, c, sp, 2)
 }
