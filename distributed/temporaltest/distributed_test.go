@@ -238,22 +238,26 @@ func TestQuickPreset(t *testing.T) {
 	})
 }
 
-// resumeConfig layers 40 MARL training episodes (about 0.1 s each here)
+// resumeConfig layers 150 MARL training episodes (about 0.075 s each here)
 // over the quick preset's marl-arrivals: long enough to kill a worker in
 // the middle of a training.
 const resumeConfig = `eval:
   experiments: [marl-arrivals]
 train:
   marl:
-    episodes: 40
+    episodes: 150
 `
 
 // A training whose worker is killed resumes on another worker from the
 // checkpoint its last heartbeat names, not from episode 1, and the run is
 // byte-identical to one without executor. Worker 1 runs alone until it
-// has checkpointed episode 30 (its heartbeats, which Temporal's SDK
-// sends at most every 0.8 × the heartbeat timeout, have named a
-// checkpoint by then); it is killed, and worker 2 takes the retry.
+// has checkpointed episode 30 and a heartbeat timeout (3 s) has passed
+// since its first checkpoint: Temporal's SDK sends a task's heartbeats
+// at most every 0.8 × the timeout, so a checkpoint has reached the server
+// by then, however fast the episodes run (at 75 ms an episode, 30
+// episodes came before any heartbeat had named one, and worker 2 rightly
+// trained from the first episode). Then it is killed, and worker 2 takes
+// the retry. The training's 150 episodes leave room for both conditions.
 func TestKilledTrainingResumes(t *testing.T) {
 	hp, ns := server(t)
 	endpoint := "temporal://" + hp + "/" + ns
@@ -275,13 +279,17 @@ func TestKilledTrainingResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := ""
+	var first time.Time // worker 1's first checkpoint
 	for out1.Scan() {
 		line := out1.Text()
 		var done int
 		if i := strings.Index(line, "episodes_done="); strings.Contains(line, "training checkpoint saved") && i >= 0 {
 			fmt.Sscanf(line[i+len("episodes_done="):], "%d", &done)
+			if first.IsZero() {
+				first = time.Now()
+			}
 		}
-		if done >= 30 {
+		if done >= 30 && time.Since(first) >= 3*time.Second {
 			killed = line
 			w1.Process.Kill()
 			break
@@ -291,7 +299,7 @@ func TestKilledTrainingResumes(t *testing.T) {
 	if killed == "" {
 		driver.Process.Kill()
 		driver.Wait()
-		t.Fatalf("worker 1 never checkpointed episode 30 of a training:\n%s", dlog.String())
+		t.Fatalf("worker 1 never checkpointed episode 30 of a training 3 s after its first checkpoint:\n%s", dlog.String())
 	}
 	t.Logf("killed worker 1 after: %s", killed)
 
