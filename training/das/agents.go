@@ -220,15 +220,12 @@ func placedBatch(steps []*rl.Step[*Obs], n, e int) []int {
 }
 
 // sameGemmPath is the fewest of B observations (n job rows each, width e)
-// whose trunk's products take the gemm path of all B. gonum's Dgemm,
-// which nn's products reproduce bit for bit (nn/gemm.go), goes parallel
-// when the output has at least 4 blocks of 64×64, and then sums the inner
-// dimension in blocks of 64: that changes the rounding of A·Bᵀ with an
-// inner dimension over 64, which the trunk has in the gradient of the
-// attention's input (its rows·3e times 3e×e).
+// whose trunk's products take the gemm path of all B (nn.GemmParallel):
+// the parallel path changes the rounding of A·Bᵀ with an inner dimension
+// over 64, which the trunk has in the gradient of the attention's input
+// (its rows·3e times 3e×e).
 func sameGemmPath(B, n, e int) int {
-	blocks := func(x int) int { return (x + 63) / 64 }
-	parallel := func(rows int) bool { return blocks(rows)*blocks(e) >= 4 }
+	parallel := func(rows int) bool { return nn.GemmParallel(rows, e) }
 	if !parallel(B * n) {
 		return 1
 	}

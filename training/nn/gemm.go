@@ -17,9 +17,12 @@ const gemmBlock, gemmMinPar = 64, 4
 
 func gemmBlocks(n int) int { return (n + gemmBlock - 1) / gemmBlock }
 
-// gemmParallel reports whether gonum's Dgemm would run a product with an
-// m×n result in parallel.
-func gemmParallel(m, n int) bool { return gemmBlocks(m)*gemmBlocks(n) >= gemmMinPar }
+// GemmParallel reports whether gonum's Dgemm would run a product with an
+// m×n result in parallel (at least gemmMinPar blocks of 64×64), which
+// products here reproduce: the parallel path sums the inner dimension in
+// blocks of 64, so the two paths round differently. A caller that leaves
+// rows out of a batch uses it to keep the path the whole batch took.
+func GemmParallel(m, n int) bool { return gemmBlocks(m)*gemmBlocks(n) >= gemmMinPar }
 
 // gemm computes c = alpha·op(a)·op(b) + beta·c, m×k times k×n, and returns
 // its flop count 2·m·n·k; empty products only scale c.
@@ -65,7 +68,7 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	if tb {
 		tB = blas.Trans
 	}
-	if !gemmParallel(c.Rows, c.Cols) || alpha == 0 {
+	if !GemmParallel(c.Rows, c.Cols) || alpha == 0 {
 		// (With alpha = 0 the blocks below would each take Dgemm's quick
 		// return after the first, where its parallel path adds 0·dot per
 		// k-block: let Dgemm do it; nothing here multiplies by 0.)

@@ -307,7 +307,7 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 // counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	if t.rowBatch > 1 && !ta && tb && a.Cols > gemmBlock && beta == 1 &&
-		gemmParallel(c.Rows*t.rowBatch, c.Cols) && !gemmParallel(c.Rows, c.Cols) {
+		GemmParallel(c.Rows*t.rowBatch, c.Cols) && !GemmParallel(c.Rows, c.Cols) {
 		// The batched product would run parallel, summing the inner
 		// dimension in blocks of 64 into C; this one would not: sum the
 		// same blocks in the same order. Only C += A·Bᵀ needs it: the
