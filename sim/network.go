@@ -203,9 +203,13 @@ func (s *Sim) relinkQueued() {
 // share falls from o to n, the least becomes min(least, n); when it rises,
 // the least is unchanged unless it was o, and then the flow is recomputed
 // in full. Minima of floats are exact, so the bottleneck is the one a
-// full recomputation gives. Every job of the link is marked dirty, as
-// before; only the jobs with a flow whose bottleneck changed recompute
-// their communication time.
+// full recomputation gives. Only a job with a flow whose bottleneck
+// changed is marked dirty: a job whose rate cannot change needs no flush,
+// because every reader of its progress takes done + rate·(now − last)
+// itself (decisions.go, state.go). Marking every job of the link, as
+// before, only brought such a job's done up to date early, which changed
+// nothing but the rounding of done; on the aggregation links of a k = 20
+// fat-tree, with a few hundred jobs each, it was most of the flush.
 func (s *Sim) relink(l int) {
 	c := s.linkGbps[l]
 	var old, now [2]float64
@@ -214,32 +218,28 @@ func (s *Sim) relink(l int) {
 		now[d] = c / float64(s.linkCount[2*l+d])
 		s.linkShare[2*l+d] = now[d]
 	}
-	prev := int32(-1)
 	for _, r := range s.linkJobs[l] {
-		// A job's refs on a link are one run (addFlows appends them
-		// together): its mark once per run, in the same order.
-		if r.job != prev {
-			prev = r.job
-			s.markDirtyIndex(r.job)
-		}
 		h := &s.hot[r.id]
-		if !h.stale {
-			d := int(r.dl & 1)
-			fwd, ok := bottleneck(h.fwd, old[d], now[d])
-			back, okb := h.back, true
-			if h.duplex {
-				back, okb = bottleneck(h.back, old[d^1], now[d^1])
-			}
-			switch {
-			case !ok || !okb:
-				h.stale = true
-				s.commStale[r.job] = true
-			case fwd != h.fwd || back != h.back:
-				h.fwd, h.back = fwd, back
-				h.tStale = true
-				s.commStale[r.job] = true
-			}
+		if h.stale {
+			continue // marked when it went stale
 		}
+		d := int(r.dl & 1)
+		fwd, ok := bottleneck(h.fwd, old[d], now[d])
+		back, okb := h.back, true
+		if h.duplex {
+			back, okb = bottleneck(h.back, old[d^1], now[d^1])
+		}
+		switch {
+		case !ok || !okb:
+			h.stale = true
+		case fwd != h.fwd || back != h.back:
+			h.fwd, h.back = fwd, back
+			h.tStale = true
+		default:
+			continue
+		}
+		s.commStale[r.job] = true
+		s.markDirtyIndex(r.job)
 	}
 }
 
