@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -76,12 +75,9 @@ func (c CPUProfileConfig) Validate() error {
 	return nil
 }
 
-// ErrNoProc: the profiler reads thread CPU time from /proc/thread-self/stat.
-var ErrNoProc = errors.New("profiling: /proc/thread-self/stat unavailable (Linux ≥ 3.17 needed)")
-
-// clockTicks is USER_HZ, fixed at 100 on every Linux architecture Go
-// supports (the kernel's ABI, independent of CONFIG_HZ).
-const clockTicks = 100
+// ErrNoProc: the profiler reads each thread's CPU time from the kernel's
+// per-thread clock and pins threads with sched_setaffinity, both Linux's.
+var ErrNoProc = errors.New("profiling: per-thread CPU clock unavailable (Linux needed)")
 
 // ProfileCPU measures, on this machine, the slowdown of a reference
 // CPU-bound task (a fixed multiply-add loop over a 4 MiB buffer, standing
@@ -91,8 +87,9 @@ const clockTicks = 100
 // period and asleep for the rest. Every configuration is run
 // cfg.Repetitions times, each loaded run paired with a fresh run alone so
 // that drift (other load on the machine, frequency scaling) cancels in the
-// ratio. CPU use of the task and of each hog is read from
-// /proc/thread-self/stat (utime+stime over the run's wall time).
+// ratio. CPU use of the task and of each hog is its thread's CPU time
+// (the kernel's per-thread clock, user and system) over the run's wall
+// time.
 //
 // Samples map the machine onto the profile_samples schema with each CPU
 // as a "socket" of one core (cores_per_socket = 1): the reference task's
@@ -105,8 +102,8 @@ func ProfileCPU(ctx context.Context, cfg CPUProfileConfig, progress func(done, t
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat("/proc/thread-self/stat"); err != nil {
-		return nil, ErrNoProc
+	if _, err := threadCPU(); err != nil {
+		return nil, err
 	}
 	cpus := allowedCPUs()
 	pin := len(cpus) > 0
@@ -233,18 +230,18 @@ func runTask(ctx context.Context, buf []float64, steps, taskCPU int, h *hogSpec)
 				return err
 			}
 		}
-		before, err := threadStat()
+		before, err := threadCPU()
 		if err != nil {
 			return err
 		}
 		t0 := time.Now()
 		referenceTask(buf, steps)
 		res.wall = time.Since(t0)
-		after, err := threadStat()
+		after, err := threadCPU()
 		if err != nil {
 			return err
 		}
-		res.cores = float64(after.UTime+after.STime-before.UTime-before.STime) / clockTicks / res.wall.Seconds()
+		res.cores = (after - before).Seconds() / res.wall.Seconds()
 		return nil
 	})
 	taskErr := tp.Wait()
@@ -272,7 +269,7 @@ func hog(ctx context.Context, h *hogSpec, started chan<- struct{}) (float64, err
 			return 0, err
 		}
 	}
-	before, err := threadStat()
+	before, err := threadCPU()
 	started <- struct{}{}
 	if err != nil {
 		return 0, err
@@ -291,13 +288,12 @@ func hog(ctx context.Context, h *hogSpec, started chan<- struct{}) (float64, err
 			time.Sleep(rest)
 		}
 	}
-	after, err := threadStat()
+	after, err := threadCPU()
 	if err != nil {
 		return 0, err
 	}
 	sink = x
-	wall := time.Since(t0).Seconds()
-	return float64(after.UTime+after.STime-before.UTime-before.STime) / clockTicks / wall, nil
+	return (after - before).Seconds() / time.Since(t0).Seconds(), nil
 }
 
 var sink float64
@@ -314,12 +310,4 @@ func referenceTask(buf []float64, steps int) {
 		j = (j + 4099) & mask
 	}
 	sink = x
-}
-
-func threadStat() (PidStat, error) {
-	b, err := os.ReadFile("/proc/thread-self/stat")
-	if err != nil {
-		return PidStat{}, fmt.Errorf("%w: %v", ErrNoProc, err)
-	}
-	return ParsePidStat(string(b), "/proc/thread-self/stat")
 }
