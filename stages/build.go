@@ -21,12 +21,17 @@ const (
 	// stageVersion is part of every stage's cache key: bump it when a
 	// change of code changes what a stage writes, so that a run into an
 	// existing directory does not reuse stale artifacts (2: the
-	// interference defect and the one profile table of issue 15).
-	stageVersion = "2"
+	// interference defect and the one profile table of issue 15; 3: the
+	// simulator's relink of 7967e5b, which moves the last bits of every
+	// network-simulated run and so every MARL-family model trained on
+	// one).
+	stageVersion = "3"
 	// evalStageVersion is the experiments' stages' (evalStage): 3, the
 	// replicate column of their results, metrics and timings tables (a
-	// cached table without it would not collect).
-	evalStageVersion = "3"
+	// cached table without it would not collect); 4, as stageVersion 3
+	// (a heuristic cell on a fat-tree has no model input to change its
+	// key).
+	evalStageVersion = "4"
 )
 
 // Build returns the stages of the run that cfg describes, in a stable order.
