@@ -24,7 +24,7 @@ const (
 	// interference defect and the one profile table of issue 15; 3: the
 	// simulator's relink of 7967e5b, which moves the last bits of every
 	// network-simulated run and so every MARL-family model trained on
-	// one).
+	// one, and the multi-agent MARL learner's per-agent gradient sums).
 	stageVersion = "3"
 	// evalStageVersion is the experiments' stages' (evalStage): 3, the
 	// replicate column of their results, metrics and timings tables (a

@@ -29,11 +29,14 @@ type goldenRun struct {
 // (commit b1f11f3); single's curves and decisions were re-recorded when
 // the simulator's relink stopped marking jobs whose bottlenecks had not
 // moved (the last bits of mean JCT and of the decision times; its
-// checkpoint did not change). Set MARL_GOLDEN_PRINT=1 to print today's
-// digests.
+// checkpoint did not change); device's and server's checkpoints and
+// curves when the agents' segments came to be learned side by side, each
+// agent's gradient summed on its own before the sum over agents (the
+// greedy decisions of both did not change). Set MARL_GOLDEN_PRINT=1 to
+// print today's digests.
 var golden = []goldenRun{
-	{marl.VariantDevice, "ec68e762346e015fb7a949a12481f0c377cd37a551951f465d116bccf9724b9d", "d5f2ee6d817f12067a891ed1ceac0931531575afd7224f7e6d3a1de9ad7ff16c", "8f75c2f2bf3e52f44fe2a3fc84f64d6942d03588b45726ab0b4c64c6174fa306"},
-	{marl.VariantServer, "8de457767a37b4166d0f62951d030e9158d1595f0bb328464e20dc0157224cea", "b77c092c55115b8bad4400e0638226c63e670407c034f556e75516c0484a6354", "c7f3bdf2c57198639073b974db17cdbf8b1ba8c2423d3321ef36c6520acf1743"},
+	{marl.VariantDevice, "f420ee3e03c154ff5e4eac344a7bdaf0437b92500529b01952d2073f8651d229", "60bb4be9771c68939b85486cd0d5c65a1357b53188f6705719a54f8e9b1f01dd", "8f75c2f2bf3e52f44fe2a3fc84f64d6942d03588b45726ab0b4c64c6174fa306"},
+	{marl.VariantServer, "a74e44ea5ffcdc4ecbe84fe0da869bfc89176404eb386646ba1b41708f500994", "02ac58d577c6feb5ea2f2a6fd73a6d78fbf3db98ae43bab8e31ce42f03e51903", "c7f3bdf2c57198639073b974db17cdbf8b1ba8c2423d3321ef36c6520acf1743"},
 	{marl.VariantSingle, "5db8a49cb8f1ceee9035f35b4ff8112eebbb7c529d4d07727840aa5f349bb004", "7364c6c461a04fe9a0bb4960dc1777388a9a4e59de5448b5b18e89d789cca817", "a4605b55628669d87245422499db75f270b8c38f825066e7a582aed8a992713f"},
 }
 
@@ -81,55 +84,76 @@ func TestGoldenTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs8 := workload(t, c8, 1, 3, 5)
-	ctx := context.Background()
 	for _, g := range golden {
 		t.Run(g.variant, func(t *testing.T) {
-			parts := c4.Pods
-			if g.variant == marl.VariantSingle {
-				parts = 1
-			}
-			train, test := datasets.SplitMARL(workload(t, c4, 0.6, 8, 3), parts, 0.1, 1800)
-			cfg := marl.VariantConfig(g.variant)
-			cfg.Episodes, cfg.ValidateEvery = 3, 2
-			pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: c4, ClusterName: "fattree-k4", Train: train, Validation: test, Sim: intervalConfig(), Seed: 7})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			if err := pol.Save(dir, nil); err != nil {
-				t.Fatal(err)
-			}
-			ck, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cj, err := json.Marshal(curves)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dec := sha256.New()
-			for _, sample := range []bool{false, true} {
-				ph := &placementHasher{Scheduler: pol.Scheduler(marl.SchedulerOptions{Sample: sample, Seed: 3})}
-				res, err := sim.Run(ctx, c8, jobs8, ph, intervalConfig(), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := json.Marshal(struct {
-					Jobs    []sim.JobResult
-					Metrics sim.Metrics
-				}{res.Jobs, res.Metrics})
-				dec.Write(ph.h)
-				dec.Write(b)
-			}
-			got := goldenRun{g.variant, digest(ck), digest(cj), hex.EncodeToString(dec.Sum(nil))}
+			got := goldenDigests(t, g.variant, c4, c8, jobs8)
 			if print {
 				fmt.Printf("\t{%q, %q, %q, %q},\n", g.variant, got.checkpoint, got.curves, got.decisions)
 			}
 			if got != g {
-				t.Errorf("digests changed:\n got %+v\nwant %+v\ncurves: %s", got, g, cj)
+				t.Errorf("digests changed:\n got %+v\nwant %+v", got, g)
+			}
+			if g.variant != marl.VariantDevice {
+				return
+			}
+			// The agents' segments are learned by up to GOMAXPROCS
+			// workers: one, or three for four agents (one worker takes
+			// two), must give the same bits.
+			for _, procs := range []int{1, 3} {
+				prev := runtime.GOMAXPROCS(procs)
+				other := goldenDigests(t, g.variant, c4, c8, jobs8)
+				runtime.GOMAXPROCS(prev)
+				if other != got {
+					t.Errorf("GOMAXPROCS %d: digests %+v, want %+v", procs, other, got)
+				}
 			}
 		})
 	}
+}
+
+// goldenDigests trains variant on c4 and digests the checkpoint, the
+// curves and the trained policy's decisions on c8 (TestGoldenTraining).
+func goldenDigests(t *testing.T, variant string, c4, c8 *sim.Cluster, jobs8 []datasets.Job) goldenRun {
+	t.Helper()
+	ctx := context.Background()
+	parts := c4.Pods
+	if variant == marl.VariantSingle {
+		parts = 1
+	}
+	train, test := datasets.SplitMARL(workload(t, c4, 0.6, 8, 3), parts, 0.1, 1800)
+	cfg := marl.VariantConfig(variant)
+	cfg.Episodes, cfg.ValidateEvery = 3, 2
+	pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: c4, ClusterName: "fattree-k4", Train: train, Validation: test, Sim: intervalConfig(), Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := pol.Save(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj, err := json.Marshal(curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := sha256.New()
+	for _, sample := range []bool{false, true} {
+		ph := &placementHasher{Scheduler: pol.Scheduler(marl.SchedulerOptions{Sample: sample, Seed: 3})}
+		res, err := sim.Run(ctx, c8, jobs8, ph, intervalConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(struct {
+			Jobs    []sim.JobResult
+			Metrics sim.Metrics
+		}{res.Jobs, res.Metrics})
+		dec.Write(ph.h)
+		dec.Write(b)
+	}
+	return goldenRun{variant, digest(ck), digest(cj), hex.EncodeToString(dec.Sum(nil))}
 }
 
 func digest(b []byte) string {

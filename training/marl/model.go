@@ -519,3 +519,14 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 
 // Step implements rl.ActorCritic; see learner.
 func (l *learner) Step() {}
+
+// takeGrad moves the gradient the learner's network holds into dst
+// (reused when large enough), parameter after parameter, and clears it.
+func (l *learner) takeGrad(dst []float64) []float64 {
+	dst = dst[:0]
+	for _, p := range l.e.net.ps.List() {
+		dst = append(dst, p.Grad...)
+		clear(p.Grad)
+	}
+	return dst
+}

@@ -5,7 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"runtime"
 	"strconv"
+	"sync/atomic"
+
+	"github.com/sourcegraph/conc"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -89,7 +95,6 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		opt:  nn.NewAdam(pol.net.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm}),
 		segs: make([]segment, len(cg.parts)),
 	}
-	tr.lrn = &learner{e: tr.e, recorded: true}
 	var saved resumeState
 	if _, ok, err := opts.Resume.LoadState("marl", resumeKey(cfg), &saved); err != nil {
 		return nil, nil, err
@@ -148,10 +153,16 @@ type trainer struct {
 	cfg  Config
 	pol  *Policy
 	e    *evaluator
-	lrn  *learner
 	opt  *nn.Adam
 	segs []segment
 	jobs []datasets.Job // of the running episode, indexed as the simulator does
+	// workers learn the agents' segments of an interval side by side
+	// (update), each over a network of its own whose parameters share the
+	// policy's values but not its gradients; grads[p] receives agent p's
+	// gradient, and the policy's is their sum in agent order, so neither
+	// the number of workers nor which one learned a segment changes a bit.
+	workers []*learner
+	grads   [][]float64
 }
 
 func (tr *trainer) episode(ctx context.Context, opts TrainOptions, simCfg sim.Config, ep int) (training.Curve, error) {
@@ -247,6 +258,8 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 		}
 	}
 	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
+	var todo []int
+	last := make([]float64, parts)
 	for p := range tr.segs {
 		sg := &tr.segs[p]
 		if sg.roll.Len() == 0 {
@@ -257,12 +270,16 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 			sg.roll.Steps[i].Reward = r
 			out.ret += r
 		}
-		last := a.value(p, first[p])
-		us := rl.A2CUpdate[*obs](tr.lrn, &sg.roll, pg, last)
+		last[p] = a.value(p, first[p])
+		todo = append(todo, p)
+	}
+	stats := tr.learn(todo, pg, last)
+	for _, p := range todo {
+		sg := &tr.segs[p]
 		k := float64(sg.roll.Len()) / float64(n)
-		out.PolicyLoss += k * us.PolicyLoss
-		out.ValueLoss += k * us.ValueLoss
-		out.Entropy += k * us.Entropy
+		out.PolicyLoss += k * stats[p].PolicyLoss
+		out.ValueLoss += k * stats[p].ValueLoss
+		out.Entropy += k * stats[p].Entropy
 		sg.roll.Reset()
 		sg.jobs = sg.jobs[:0]
 	}
@@ -272,4 +289,56 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 	tr.e.gen++
 	a.paramsMoved()
 	return out, true
+}
+
+// learn runs the A2C update of the segments of agents todo (in order),
+// their bootstrap values last, on up to GOMAXPROCS workers, and leaves the
+// sum of their gradients, in agent order, on the policy's parameters.
+func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.UpdateStats {
+	stats := make([]rl.UpdateStats, len(tr.segs))
+	if len(todo) == 0 {
+		return stats
+	}
+	ps := tr.pol.net.ps.List()
+	if tr.grads == nil {
+		tr.grads = make([][]float64, len(tr.segs))
+	}
+	w := min(runtime.GOMAXPROCS(0), len(todo))
+	for len(tr.workers) < w {
+		// The initialisation is overwritten by sharing the policy's
+		// values; any stream will do.
+		net := newNetwork(tr.pol.net.cfg, rand.New(rand.NewPCG(0, 0)))
+		tr.workers = append(tr.workers, &learner{e: newEvaluator(net, tr.e.cg), recorded: true})
+	}
+	for _, l := range tr.workers[:w] {
+		// The values, not copies: the optimiser moves them in place.
+		for i, p := range l.e.net.ps.List() {
+			p.Data = ps[i].Data
+		}
+		l.e.gen = tr.e.gen
+	}
+	var next atomic.Int64
+	var wg conc.WaitGroup
+	for _, l := range tr.workers[:w] {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(todo) {
+					return
+				}
+				p := todo[i]
+				stats[p] = rl.A2CUpdate[*obs](l, &tr.segs[p].roll, pg, last[p])
+				tr.grads[p] = l.takeGrad(tr.grads[p])
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range todo {
+		g := tr.grads[p]
+		for _, q := range ps {
+			floats.Add(q.Grad, g[:len(q.Grad)])
+			g = g[len(q.Grad):]
+		}
+	}
+	return stats
 }
