@@ -190,6 +190,16 @@ func BorrowWorker(ctx context.Context) (release func(), ok bool) {
 	}
 }
 
+// WithWorkers returns ctx with a budget of n workers, one of them held by
+// the caller, for work outside a Runner that lends the others through
+// BorrowWorker as a run does its idle ones (schedlab train: one model, on
+// the run configuration's workers).
+func WithWorkers(ctx context.Context, n int) context.Context {
+	b := make(workerBudget, max(n, 1))
+	b <- struct{}{}
+	return context.WithValue(ctx, budgetKey{}, b)
+}
+
 // plan checks the DAG and returns its nodes in a stable topological order:
 // among ready stages, the one listed first runs first.
 func plan(stages []Stage) ([]*node, error) {

@@ -461,3 +461,24 @@ func TestBorrowWorker(t *testing.T) {
 		t.Errorf("borrows: got %v, want %v (lend, refuse while lent, lend one again once given back)", got, want)
 	}
 }
+
+// TestWithWorkers: outside a Runner, a budget of three lends two workers
+// (the caller holds the third), and one again once given back.
+func TestWithWorkers(t *testing.T) {
+	ctx := pipeline.WithWorkers(context.Background(), 3)
+	r1, ok1 := pipeline.BorrowWorker(ctx)
+	_, ok2 := pipeline.BorrowWorker(ctx)
+	_, ok3 := pipeline.BorrowWorker(ctx)
+	got := []bool{ok1, ok2, ok3}
+	if ok1 {
+		r1()
+		_, ok4 := pipeline.BorrowWorker(ctx)
+		got = append(got, ok4)
+	}
+	if want := []bool{true, true, false, true}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("borrows: got %v, want %v", got, want)
+	}
+	if _, ok := pipeline.BorrowWorker(pipeline.WithWorkers(context.Background(), 1)); ok {
+		t.Error("a budget of one lent a worker")
+	}
+}

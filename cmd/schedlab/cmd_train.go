@@ -65,6 +65,10 @@ overrides any key (e.g. --set train.das.episodes=5 --set train.marl.intervals=20
 Evaluated jobs never reach training or validation: the jobs are split by the pipeline's
 split function (stages.TrainingData).
 
+The configuration's workers (2 by default; --set workers=N) bound the goroutines a
+training spreads over: a multi-agent MARL training learns its agents' segments on
+that many, with the same bits on one.
+
 Families and their variants (the first is the default):
 ` + strings.Join(lines, "\n"),
 		Example: `  schedlab train --family das --variant da+mc --out models/da+mc
@@ -185,7 +189,9 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	}
 	a.log.Info("training", "scheduler", plan.Scheduler, "experiment", plan.Experiment, "cluster", plan.Cluster,
 		"train_jobs", len(spec.Data.Train), "validation_jobs", len(spec.Data.Val), "fitted_interference", in.Interference != nil)
-	err = plan.Train(ctx, spec)
+	// One model, on the configuration's workers: a family that can
+	// spread its work borrows them as it would a run's idle ones.
+	err = plan.Train(pipeline.WithWorkers(ctx, cfg.Workers), spec)
 	if bar != nil {
 		bar.Done()
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -67,6 +68,10 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	done := 0
 	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
 		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed, Resume: spec.Resume,
+		// Within a run, the learner spreads over the run's idle workers
+		// only; elsewhere (a task on an executor's worker, whose slots
+		// are its parallelism) it keeps to its own goroutine.
+		Borrow: func() (func(), bool) { return pipeline.BorrowWorker(ctx) },
 		Episode: func(c training.Curve) {
 			if c.Split == "train" {
 				// From the episode, not by calls: a resumed training is

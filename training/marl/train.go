@@ -45,6 +45,14 @@ type TrainOptions struct {
 	// Resume, if not nil, keeps the training's state after every episode
 	// and continues from the state a previous attempt kept (resume.go).
 	Resume *training.Resume
+	// Borrow, if not nil, lends the learner one more worker
+	// (pipeline.BorrowWorker) each time it asks, ok false when none is
+	// idle: an interval's update learns the agents' segments on its own
+	// goroutine and on one more for every worker it borrows, up to
+	// GOMAXPROCS in all, and releases them at the update's end. Nil: up
+	// to GOMAXPROCS goroutines, unasked. How many run never changes a bit
+	// (trainer.learn).
+	Borrow func() (release func(), ok bool)
 }
 
 // Train trains a policy with advantage actor-critic (rl.A2CUpdate, TD(0)
@@ -91,7 +99,7 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		return nil, nil, err
 	}
 	tr := &trainer{
-		cfg: cfg, pol: pol, e: newEvaluator(pol.net, cg),
+		cfg: cfg, pol: pol, e: newEvaluator(pol.net, cg), borrow: opts.Borrow,
 		opt:  nn.NewAdam(pol.net.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm}),
 		segs: make([]segment, len(cg.parts)),
 	}
@@ -163,6 +171,7 @@ type trainer struct {
 	// the number of workers nor which one learned a segment changes a bit.
 	workers []*learner
 	grads   [][]float64
+	borrow  func() (release func(), ok bool) // TrainOptions.Borrow
 }
 
 func (tr *trainer) episode(ctx context.Context, opts TrainOptions, simCfg sim.Config, ep int) (training.Curve, error) {
@@ -292,8 +301,9 @@ func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
 }
 
 // learn runs the A2C update of the segments of agents todo (in order),
-// their bootstrap values last, on up to GOMAXPROCS workers, and leaves the
-// sum of their gradients, in agent order, on the policy's parameters.
+// their bootstrap values last, on up to GOMAXPROCS workers (the calling
+// goroutine's and those TrainOptions.Borrow lends), and leaves the sum of
+// their gradients, in agent order, on the policy's parameters.
 func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.UpdateStats {
 	stats := make([]rl.UpdateStats, len(tr.segs))
 	if len(todo) == 0 {
@@ -303,7 +313,17 @@ func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.Update
 	if tr.grads == nil {
 		tr.grads = make([][]float64, len(tr.segs))
 	}
-	w := min(runtime.GOMAXPROCS(0), len(todo))
+	w := 1
+	for want := min(runtime.GOMAXPROCS(0), len(todo)); w < want; w++ {
+		if tr.borrow == nil {
+			continue
+		}
+		release, ok := tr.borrow()
+		if !ok {
+			break
+		}
+		defer release()
+	}
 	for len(tr.workers) < w {
 		// The initialisation is overwritten by sharing the policy's
 		// values; any stream will do.
