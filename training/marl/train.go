@@ -338,20 +338,24 @@ func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.Update
 		l.e.gen = tr.e.gen
 	}
 	var next atomic.Int64
-	var wg conc.WaitGroup
-	for _, l := range tr.workers[:w] {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(todo) {
-					return
-				}
-				p := todo[i]
-				stats[p] = rl.A2CUpdate[*obs](l, &tr.segs[p].roll, pg, last[p])
-				tr.grads[p] = l.takeGrad(tr.grads[p])
+	work := func(l *learner) {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(todo) {
+				return
 			}
-		})
+			p := todo[i]
+			stats[p] = rl.A2CUpdate[*obs](l, &tr.segs[p].roll, pg, last[p])
+			tr.grads[p] = l.takeGrad(tr.grads[p])
+		}
 	}
+	// The calling goroutine is the first worker; the borrowed ones start
+	// beside it.
+	var wg conc.WaitGroup
+	for _, l := range tr.workers[1:w] {
+		wg.Go(func() { work(l) })
+	}
+	work(tr.workers[0])
 	wg.Wait()
 	for _, p := range todo {
 		g := tr.grads[p]
