@@ -200,6 +200,33 @@ func WithWorkers(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, budgetKey{}, b)
 }
 
+// Workers is a budget of n workers that the tasks a process runs at once
+// share, as a run's stages share its workers: a task holds one while it
+// runs (Hold), and work in it that can spread over several goroutines
+// borrows the idle ones (BorrowWorker). A Temporal worker with n slots
+// has one, so that a MARL training running alone on it learns on the
+// cores its idle slots would leave unused, and gives them back at its
+// next update when other tasks arrive.
+type Workers struct{ b workerBudget }
+
+// NewWorkers returns a budget of n workers (≤ 0 means 1).
+func NewWorkers(n int) *Workers { return &Workers{b: make(workerBudget, max(n, 1))} }
+
+// Hold takes one of w's workers for a task, waiting while all are held or
+// lent (a lent worker comes back at the borrower's next release: for the
+// MARL learner, its next update), and returns ctx with w's budget for
+// BorrowWorker and the release of the held worker. The error is ctx's,
+// when it ends first.
+func (w *Workers) Hold(ctx context.Context) (context.Context, func(), error) {
+	select {
+	case w.b <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx)
+	}
+	var once sync.Once
+	return context.WithValue(ctx, budgetKey{}, w.b), func() { once.Do(func() { <-w.b }) }, nil
+}
+
 // plan checks the DAG and returns its nodes in a stable topological order:
 // among ready stages, the one listed first runs first.
 func plan(stages []Stage) ([]*node, error) {

@@ -482,3 +482,51 @@ func TestWithWorkers(t *testing.T) {
 		t.Error("a budget of one lent a worker")
 	}
 }
+
+// TestWorkersHold: tasks sharing a budget of three hold a worker each
+// and borrow only the idle ones; a task that arrives while every worker
+// is held or lent waits for the lent one to come back, or for its
+// context's end.
+func TestWorkersHold(t *testing.T) {
+	w := pipeline.NewWorkers(3)
+	ctx1, release1, err := w.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx2, release2, err := w.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lent, ok := pipeline.BorrowWorker(ctx1)
+	if !ok {
+		t.Fatal("two tasks of three workers: the idle one was not lent")
+	}
+	if _, ok := pipeline.BorrowWorker(ctx2); ok {
+		t.Fatal("a worker was lent twice")
+	}
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, _, err := w.Hold(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a third task while every worker is held or lent: %v, want the context's deadline", err)
+	}
+	lent()
+	ctx3, release3, err := w.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := pipeline.BorrowWorker(ctx3); ok {
+		t.Fatal("three tasks on three workers: a worker was lent")
+	}
+	release1()
+	release1() // a second release is a no-op
+	r, ok := pipeline.BorrowWorker(ctx2)
+	if !ok {
+		t.Fatal("a finished task's worker was not lent")
+	}
+	if _, ok := pipeline.BorrowWorker(ctx3); ok {
+		t.Fatal("a task's second release gave back another's worker")
+	}
+	r()
+	release2()
+	release3()
+}

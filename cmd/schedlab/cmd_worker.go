@@ -22,10 +22,15 @@ func newWorkerCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Serve a Temporal cluster: run the tasks of `schedlab run --executor temporal://...`",
-		Long: `worker connects to a Temporal frontend and runs the tasks (evaluation cells) that
-drivers of the same schedlab build hand out with run --executor temporal://HOST:PORT,
---slots at a time, until it is interrupted. Workers poll a task queue named after their
-version (see schedlab version), so a worker never runs another build's tasks.
+		Long: `worker connects to a Temporal frontend and runs the tasks (evaluation cells, model
+trainings, ingest shards) that drivers of the same schedlab build hand out with
+run --executor temporal://HOST:PORT, --slots at a time, until it is interrupted. Workers
+poll a task queue named after their version (see schedlab version), so a worker never
+runs another build's tasks.
+
+Give a machine as many slots as cores. A MARL training learns on the cores of the
+slots no other task holds (a task that arrives waits at most for the end of the
+update that borrowed its slot), so a training alone on a worker is not held to one core.
 
 The run directory must be visible to every worker at the same path (a shared
 filesystem): only paths and hashes travel through Temporal, and a task checks the
@@ -45,7 +50,7 @@ sha256 of every input before it runs.`,
 	f := cmd.Flags()
 	f.StringVar(&hostPort, "temporal", "", "Temporal frontend, HOST:PORT")
 	f.StringVar(&namespace, "namespace", temporalexec.DefaultNamespace, "Temporal namespace")
-	f.IntVar(&slots, "slots", 1, "tasks run at once")
+	f.IntVar(&slots, "slots", 1, "tasks run at once (cores the worker may use)")
 	return cmd
 }
 

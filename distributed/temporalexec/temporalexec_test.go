@@ -23,6 +23,16 @@ func init() {
 		}
 		return []byte(strings.ToUpper(string(b)) + fmt.Sprint(t.Seed)), nil
 	})
+	// Says whether the task was lent a worker, as the MARL learner asks
+	// at each update.
+	pipeline.RegisterTask("temporalexec.test.borrow", func(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([]byte, error) {
+		release, ok := pipeline.BorrowWorker(ctx)
+		if !ok {
+			return []byte("refused"), nil
+		}
+		release()
+		return []byte("lent"), nil
+	})
 }
 
 func TestParseEndpoint(t *testing.T) {
@@ -158,5 +168,51 @@ func TestTaskActivityRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "retryable: false") {
 			t.Errorf("got %v, want a non-retryable error saying %q", err, c.want)
 		}
+	}
+}
+
+// A task on a worker holds one of its slots and is lent the idle ones
+// (the MARL learner's extra goroutines), never one another task holds.
+func TestTaskBorrowsIdleSlots(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	ref, tasks := batchFiles(t, 1)
+	tasks[0].Kind = "temporalexec.test.borrow"
+	js, _ := json.Marshal(tasks)
+	if err := os.WriteFile(ref.Path, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref.SHA256 = pipeline.HashBytes(js)
+	run := func(a *activities) string {
+		env := s.NewTestActivityEnvironment()
+		env.RegisterActivityWithOptions(a.Task, activityOptions())
+		v, err := env.ExecuteActivity(taskActivityName, taskInput{Stage: "train-x", Version: "v1", Tasks: ref, Index: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out taskOutput
+		if err := v.Get(&out); err != nil {
+			t.Fatal(err)
+		}
+		res, err := os.ReadFile(out.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(res)
+	}
+	log := Options{}.withDefaults().Log
+	two := pipeline.NewWorkers(2)
+	if got := run(&activities{version: "v1", log: log, workers: two}); got != "lent" {
+		t.Errorf("alone on two slots: %s, want lent", got)
+	}
+	_, release, err := two.Hold(context.Background()) // another task's slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(&activities{version: "v1", log: log, workers: two}); got != "refused" {
+		t.Errorf("beside another task on two slots: %s, want refused", got)
+	}
+	release()
+	if got := run(&activities{version: "v1", log: log, workers: pipeline.NewWorkers(1)}); got != "refused" {
+		t.Errorf("on one slot: %s, want refused", got)
 	}
 }

@@ -54,6 +54,11 @@ func stageWorkflow(ctx workflow.Context, in stageInput) (stageOutput, error) {
 type activities struct {
 	version string
 	log     *slog.Logger
+	// workers is the worker's slots as a budget its tasks share: each
+	// running task holds one, and a task that can spread its work (the
+	// MARL learner) borrows the idle ones (pipeline.BorrowWorker). Nil:
+	// tasks keep to their own goroutine.
+	workers *pipeline.Workers
 }
 
 // Task runs one task of a batch and leaves its result beside the tasks
@@ -108,8 +113,20 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 			}
 		}
 	})
+	tctx, release := ctx, func() {}
+	if a.workers != nil {
+		// The SDK runs at most Slots tasks at once, so a slot is free
+		// here unless a running task borrowed it; that task gives it
+		// back at its next update.
+		if tctx, release, err = a.workers.Hold(ctx); err != nil {
+			stop()
+			wg.Wait()
+			return taskOutput{}, fmt.Errorf("task %s: waiting for a slot: %w", t.Name, err)
+		}
+	}
 	a.log.Info("task started", "task", t.Name, "kind", t.Kind, "attempt", activity.GetInfo(ctx).Attempt)
-	res, err := pipeline.RunTask(ctx, t, env)
+	res, err := pipeline.RunTask(tctx, t, env)
+	release()
 	stop()
 	wg.Wait()
 	switch {
@@ -177,7 +194,7 @@ func RunWorker(ctx context.Context, opt WorkerOptions) error {
 	q := TaskQueue(o.Version)
 	w := worker.New(c, q, worker.Options{MaxConcurrentActivityExecutionSize: max(opt.Slots, 1)})
 	w.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
-	a := &activities{version: o.Version, log: o.Log}
+	a := &activities{version: o.Version, log: o.Log, workers: pipeline.NewWorkers(opt.Slots)}
 	w.RegisterActivityWithOptions(a.Task, activityOptions())
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("temporal: worker on %s: %w", o.HostPort, err)

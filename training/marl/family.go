@@ -69,8 +69,8 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
 		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed, Resume: spec.Resume,
 		// Within a run, the learner spreads over the run's idle workers
-		// only; elsewhere (a task on an executor's worker, whose slots
-		// are its parallelism) it keeps to its own goroutine.
+		// only; on a Temporal worker, over its idle slots; elsewhere (no
+		// budget in ctx) it keeps to its own goroutine.
 		Borrow: func() (func(), bool) { return pipeline.BorrowWorker(ctx) },
 		Episode: func(c training.Curve) {
 			if c.Split == "train" {
