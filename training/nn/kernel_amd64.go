@@ -7,10 +7,11 @@ const haveKernels = true
 
 // axpyRows16 adds, for l = 0..k−1 with tmp = alpha·a[l·inca] ≠ 0,
 // tmp·b[l·ldb : l·ldb+16] to c[0:16], each element rounded as gonum's
-// AxpyUnitary rounds it (kernel_amd64.s). The caller checks the bounds.
+// AxpyUnitary rounds it (kernel_amd64.s); with zero set, to +0 instead
+// of c's values, which it does not read. The caller checks the bounds.
 //
 //go:noescape
-func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64)
+func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64, zero bool)
 
 // dotRows adds alpha·dot(a[0:k], b[j·ldb : j·ldb+k]) to c[j] for j =
 // 0..n−1, summed and rounded as gonum's dgemmSerialNotTrans does with

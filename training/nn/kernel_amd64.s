@@ -2,14 +2,16 @@
 
 #include "textflag.h"
 
-// func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64)
+// func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64, zero bool)
 //
 // For l = 0..k−1: tmp = alpha·a[l·inca]; if tmp ≠ 0 (NaN counts as ≠ 0),
 // c[0:16] += tmp·b[l·ldb : l·ldb+16]. Each element is rounded as gonum's
 // AxpyUnitary rounds it: the product (MULPD, b times tmp), then the sum
 // (ADDPD, product plus c), never fused. The 16 values of c stay in
-// X0–X7 across the l loop instead of going through memory per l.
-TEXT ·axpyRows16(SB), NOSPLIT, $0-56
+// X0–X7 across the l loop instead of going through memory per l. With
+// zero set, c's values start at +0 instead of being loaded, as after
+// Dgemm's zeroing of C for beta = 0.
+TEXT ·axpyRows16(SB), NOSPLIT, $0-57
 	MOVQ  c+0(FP), DI
 	MOVQ  a+8(FP), SI
 	MOVQ  inca+16(FP), R8
@@ -21,6 +23,10 @@ TEXT ·axpyRows16(SB), NOSPLIT, $0-56
 	MOVSD alpha+48(FP), X10
 	XORPD X11, X11
 
+	MOVBLZX zero+56(FP), AX
+	TESTQ   AX, AX
+	JNZ     zeroc
+
 	MOVUPD 0(DI), X0
 	MOVUPD 16(DI), X1
 	MOVUPD 32(DI), X2
@@ -29,7 +35,19 @@ TEXT ·axpyRows16(SB), NOSPLIT, $0-56
 	MOVUPD 80(DI), X5
 	MOVUPD 96(DI), X6
 	MOVUPD 112(DI), X7
+	JMP    start
 
+zeroc:
+	XORPD X0, X0
+	XORPD X1, X1
+	XORPD X2, X2
+	XORPD X3, X3
+	XORPD X4, X4
+	XORPD X5, X5
+	XORPD X6, X6
+	XORPD X7, X7
+
+start:
 	TESTQ CX, CX
 	JLE   done
 

@@ -7,7 +7,7 @@ package nn
 // than the amd64 assembly: on arm64 the compiler fuses multiply-adds).
 const haveKernels = false
 
-func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64) {
+func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64, zero bool) {
 	panic("nn: axpyRows16 without assembly kernels")
 }
 
