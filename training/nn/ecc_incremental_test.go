@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -288,4 +289,27 @@ func eccLayers(ps *Params, dims []int, f int, rng *rand.Rand) []*ECC {
 		layers = append(layers, NewECC(ps, "l"+string(rune('0'+i)), dims[i], f, dims[i+1], rng))
 	}
 	return layers
+}
+
+// sameBits compares bit patterns: −0 is not +0, a NaN equals only the
+// same NaN, and only the first len(a) values of b count.
+func TestSameBits(t *testing.T) {
+	nan1, nan2 := math.Float64frombits(0x7ff8000000000001), math.Float64frombits(0x7ff8000000000002)
+	for _, c := range []struct {
+		a, b []float64
+		want bool
+	}{
+		{nil, nil, true},
+		{[]float64{}, []float64{1}, true},
+		{[]float64{1, 2}, []float64{1, 2, 3}, true},
+		{[]float64{1, 2}, []float64{1, 2.0000000000000004}, false},
+		{[]float64{0}, []float64{math.Copysign(0, -1)}, false},
+		{[]float64{nan1}, []float64{nan1}, true},
+		{[]float64{nan1}, []float64{nan2}, false},
+		{[]float64{5, 6, 7, 8, 9, 10, 11, 12, 13}, []float64{5, 6, 7, 8, 9, 10, 11, 12, 14}, false},
+	} {
+		if got := sameBits(c.a, c.b); got != c.want {
+			t.Errorf("sameBits(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
 }

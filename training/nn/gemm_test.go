@@ -90,16 +90,26 @@ func TestGemmMatchesDgemm(t *testing.T) {
 	}
 }
 
-// TestMessageMatchesAddScaled compares the fused message loops with the
-// floats.AddScaled calls they replace.
+// TestMessageMatchesAddScaled compares the fused message loops (for
+// f = 3, four coefficients, the assembly kernels on the even part of
+// the row) with the floats.AddScaled calls they replace, on inputs with
+// and without exact zeros, −0, NaN and ±Inf.
 func TestMessageMatchesAddScaled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, f := range []int{1, 3, 5} {
-		for _, d := range []int{1, 16, 17} {
-			ef := randSparse(f, rng)
-			y := randSparse((f+1)*d, rng)
+	for trial := range 40 {
+		f := []int{1, 3, 3, 5}[trial%4]
+		for _, d := range []int{1, 2, 15, 16, 17} {
+			vec := func(n int) []float64 {
+				v := randSparse(n, rng)
+				if trial%2 == 1 {
+					v = withSpecials(v, 30, rng)
+				}
+				return v
+			}
+			ef := vec(f)
+			y := vec((f + 1) * d)
 			s := rng.Float64()
-			o := randSparse(d, rng)
+			o := vec(d)
 			want, got := append([]float64(nil), o...), append([]float64(nil), o...)
 			for k := 0; k < f; k++ {
 				floats.AddScaled(want, s*ef[k], y[k*d:(k+1)*d])
@@ -112,7 +122,7 @@ func TestMessageMatchesAddScaled(t *testing.T) {
 					t.Fatalf("addMessage f=%d d=%d: element %d", f, d, i)
 				}
 			}
-			g := randSparse(d, rng)
+			g := vec(d)
 			wantDY, gotDY := append([]float64(nil), y...), append([]float64(nil), y...)
 			for k := 0; k < f; k++ {
 				floats.AddScaled(wantDY[k*d:(k+1)*d], s*ef[k], g)

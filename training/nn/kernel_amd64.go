@@ -19,3 +19,17 @@ func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64, 
 //
 //go:noescape
 func dotRows(c, a, b *float64, ldb, n, k int, alpha float64)
+
+// addMessage4 adds c[k]·y[k·d : (k+1)·d] to o[0:d] for k = 0..3 in turn,
+// each element rounded as addMessage rounds it (kernel_amd64.s); d is
+// even. The caller checks the bounds.
+//
+//go:noescape
+func addMessage4(o, c, y *float64, d int)
+
+// spreadMessage4 adds c[k]·gr[0:d] to dy[k·d : (k+1)·d] for k = 0..3,
+// each element rounded as spreadMessage rounds it (kernel_amd64.s); d is
+// even. The caller checks the bounds.
+//
+//go:noescape
+func spreadMessage4(dy, c, gr *float64, d int)

@@ -187,3 +187,124 @@ end:
 
 ret:
 	RET
+
+// func addMessage4(o, c, y *float64, d int)
+//
+// For j = 0..d−1 in pairs (the caller passes d even): o[j] += c[k]·y[k·d+j]
+// for k = 0, 1, 2, 3 in turn, each term rounded as gonum's AxpyUnitary
+// rounds it (MULPD, y times c[k]; then ADDPD, product plus o), never
+// fused: addMessage's loop, two elements per instruction.
+TEXT ·addMessage4(SB), NOSPLIT, $0-32
+	MOVQ o+0(FP), DI
+	MOVQ c+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ d+24(FP), CX
+
+	MOVSD    0(SI), X8
+	UNPCKLPD X8, X8
+	MOVSD    8(SI), X9
+	UNPCKLPD X9, X9
+	MOVSD    16(SI), X10
+	UNPCKLPD X10, X10
+	MOVSD    24(SI), X11
+	UNPCKLPD X11, X11
+
+	MOVQ CX, R8
+	SHLQ $3, R8          // a row of y, in bytes
+	LEAQ (DX)(R8*1), R9  // y1
+	LEAQ (R9)(R8*1), R10 // y2
+	LEAQ (R10)(R8*1), R11 // y3
+	XORQ AX, AX
+	SHRQ $1, CX
+	JZ   amdone
+
+amloop:
+	MOVUPD (DI)(AX*8), X0
+
+	MOVUPD (DX)(AX*8), X1
+	MULPD  X8, X1
+	ADDPD  X0, X1
+
+	MOVUPD (R9)(AX*8), X2
+	MULPD  X9, X2
+	ADDPD  X1, X2
+
+	MOVUPD (R10)(AX*8), X3
+	MULPD  X10, X3
+	ADDPD  X2, X3
+
+	MOVUPD (R11)(AX*8), X4
+	MULPD  X11, X4
+	ADDPD  X3, X4
+
+	MOVUPD X4, (DI)(AX*8)
+	ADDQ   $2, AX
+	DECQ   CX
+	JNZ    amloop
+
+amdone:
+	RET
+
+// func spreadMessage4(dy, c, gr *float64, d int)
+//
+// For j = 0..d−1 in pairs (the caller passes d even) and k = 0..3:
+// dy[k·d+j] += c[k]·gr[j], rounded as gonum's AxpyUnitary rounds it (MULPD,
+// gr times c[k]; then ADDPD, product plus dy): spreadMessage's loop, two
+// elements per instruction.
+TEXT ·spreadMessage4(SB), NOSPLIT, $0-32
+	MOVQ dy+0(FP), DI
+	MOVQ c+8(FP), SI
+	MOVQ gr+16(FP), DX
+	MOVQ d+24(FP), CX
+
+	MOVSD    0(SI), X8
+	UNPCKLPD X8, X8
+	MOVSD    8(SI), X9
+	UNPCKLPD X9, X9
+	MOVSD    16(SI), X10
+	UNPCKLPD X10, X10
+	MOVSD    24(SI), X11
+	UNPCKLPD X11, X11
+
+	MOVQ CX, R8
+	SHLQ $3, R8          // a row of dy, in bytes
+	LEAQ (DI)(R8*1), R9  // dy1
+	LEAQ (R9)(R8*1), R10 // dy2
+	LEAQ (R10)(R8*1), R11 // dy3
+	XORQ AX, AX
+	SHRQ $1, CX
+	JZ   smdone
+
+smloop:
+	MOVUPD (DX)(AX*8), X0
+
+	MOVAPD X0, X1
+	MULPD  X8, X1
+	MOVUPD (DI)(AX*8), X5
+	ADDPD  X5, X1
+	MOVUPD X1, (DI)(AX*8)
+
+	MOVAPD X0, X2
+	MULPD  X9, X2
+	MOVUPD (R9)(AX*8), X6
+	ADDPD  X6, X2
+	MOVUPD X2, (R9)(AX*8)
+
+	MOVAPD X0, X3
+	MULPD  X10, X3
+	MOVUPD (R10)(AX*8), X7
+	ADDPD  X7, X3
+	MOVUPD X3, (R10)(AX*8)
+
+	MOVAPD X0, X4
+	MULPD  X11, X4
+	MOVUPD (R11)(AX*8), X5
+	ADDPD  X5, X4
+	MOVUPD X4, (R11)(AX*8)
+
+	ADDQ $2, AX
+	DECQ CX
+	JNZ  smloop
+
+smdone:
+	RET

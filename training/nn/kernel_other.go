@@ -14,3 +14,11 @@ func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64, 
 func dotRows(c, a, b *float64, ldb, n, k int, alpha float64) {
 	panic("nn: dotRows without assembly kernels")
 }
+
+func addMessage4(o, c, y *float64, d int) {
+	panic("nn: addMessage4 without assembly kernels")
+}
+
+func spreadMessage4(dy, c, gr *float64, d int) {
+	panic("nn: spreadMessage4 without assembly kernels")
+}

@@ -16,7 +16,14 @@ func addMessage(o, c, y []float64) {
 	if len(c) == 4 {
 		c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
 		y0, y1, y2, y3 := y[:d:d], y[d:2*d:2*d], y[2*d:3*d:3*d], y[3*d:4*d:4*d]
-		for j := range o {
+		j0 := 0
+		if haveKernels && d >= 2 {
+			// The same terms in the same order, two elements per
+			// instruction; an odd last element below.
+			j0 = d &^ 1
+			addMessage4(&o[0], &c[0], &y[0], d)
+		}
+		for j := j0; j < d; j++ {
 			v := o[j]
 			v += float64(c0 * y0[j])
 			v += float64(c1 * y1[j])
@@ -41,7 +48,13 @@ func spreadMessage(dy, c, g []float64) {
 	if len(c) == 4 {
 		c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
 		d0, d1, d2, d3 := dy[:d:d], dy[d:2*d:2*d], dy[2*d:3*d:3*d], dy[3*d:4*d:4*d]
-		for j, v := range g {
+		j0 := 0
+		if haveKernels && d >= 2 {
+			j0 = d &^ 1
+			spreadMessage4(&dy[0], &c[0], &g[0], d)
+		}
+		for j := j0; j < d; j++ {
+			v := g[j]
 			d0[j] += float64(c0 * v)
 			d1[j] += float64(c1 * v)
 			d2[j] += float64(c2 * v)
