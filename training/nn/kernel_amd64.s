@@ -188,6 +188,28 @@ end:
 ret:
 	RET
 
+// MESSAGE_SETUP(rows, done) starts addMessage4 and spreadMessage4: the
+// four coefficients at SI, each in both halves of X8–X11; the rows of d
+// values (CX) after the one at rows in R9, R10 and R11; AX = 0 and CX =
+// d/2, the pairs to do, jumping to done when there are none.
+#define MESSAGE_SETUP(rows, done) \
+	MOVSD    0(SI), X8     \
+	UNPCKLPD X8, X8        \
+	MOVSD    8(SI), X9     \
+	UNPCKLPD X9, X9        \
+	MOVSD    16(SI), X10   \
+	UNPCKLPD X10, X10      \
+	MOVSD    24(SI), X11   \
+	UNPCKLPD X11, X11      \
+	MOVQ     CX, R8        \
+	SHLQ     $3, R8        \
+	LEAQ     (rows)(R8*1), R9  \
+	LEAQ     (R9)(R8*1), R10   \
+	LEAQ     (R10)(R8*1), R11  \
+	XORQ     AX, AX        \
+	SHRQ     $1, CX        \
+	JZ       done
+
 // func addMessage4(o, c, y *float64, d int)
 //
 // For j = 0..d−1 in pairs (the caller passes d even): o[j] += c[k]·y[k·d+j]
@@ -200,23 +222,7 @@ TEXT ·addMessage4(SB), NOSPLIT, $0-32
 	MOVQ y+16(FP), DX
 	MOVQ d+24(FP), CX
 
-	MOVSD    0(SI), X8
-	UNPCKLPD X8, X8
-	MOVSD    8(SI), X9
-	UNPCKLPD X9, X9
-	MOVSD    16(SI), X10
-	UNPCKLPD X10, X10
-	MOVSD    24(SI), X11
-	UNPCKLPD X11, X11
-
-	MOVQ CX, R8
-	SHLQ $3, R8          // a row of y, in bytes
-	LEAQ (DX)(R8*1), R9  // y1
-	LEAQ (R9)(R8*1), R10 // y2
-	LEAQ (R10)(R8*1), R11 // y3
-	XORQ AX, AX
-	SHRQ $1, CX
-	JZ   amdone
+	MESSAGE_SETUP(DX, amdone) // y1, y2, y3 in R9, R10, R11
 
 amloop:
 	MOVUPD (DI)(AX*8), X0
@@ -257,23 +263,7 @@ TEXT ·spreadMessage4(SB), NOSPLIT, $0-32
 	MOVQ gr+16(FP), DX
 	MOVQ d+24(FP), CX
 
-	MOVSD    0(SI), X8
-	UNPCKLPD X8, X8
-	MOVSD    8(SI), X9
-	UNPCKLPD X9, X9
-	MOVSD    16(SI), X10
-	UNPCKLPD X10, X10
-	MOVSD    24(SI), X11
-	UNPCKLPD X11, X11
-
-	MOVQ CX, R8
-	SHLQ $3, R8          // a row of dy, in bytes
-	LEAQ (DI)(R8*1), R9  // dy1
-	LEAQ (R9)(R8*1), R10 // dy2
-	LEAQ (R10)(R8*1), R11 // dy3
-	XORQ AX, AX
-	SHRQ $1, CX
-	JZ   smdone
+	MESSAGE_SETUP(DI, smdone) // dy1, dy2, dy3 in R9, R10, R11
 
 smloop:
 	MOVUPD (DX)(AX*8), X0
