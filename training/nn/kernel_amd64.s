@@ -138,6 +138,82 @@ TEXT ·dotRows(SB), NOSPLIT, $0-56
 	TESTQ R10, R10
 	JLE   ret
 
+	// Two rows of B at a time while there are two: each row's sums are
+	// the single row's below, instruction for instruction (the products
+	// a times b, the same partial sums in the same order), but the
+	// rows' chains of additions overlap and a's values are loaded once.
+pairs:
+	CMPQ  R10, $2
+	JL    jloop
+	LEAQ  (DX)(R9*1), R12 // row j+1 of B
+	XORPD X7, X7
+	XORPD X8, X8
+	XORPD X12, X12
+	XORPD X13, X13
+	XORQ  AX, AX
+	MOVQ  R11, CX
+	SUBQ  $4, CX
+	JL    ptail
+
+ploop4:
+	MOVUPD (SI)(AX*8), X0
+	MOVUPD 16(SI)(AX*8), X2
+	MOVUPD (DX)(AX*8), X1
+	MOVUPD 16(DX)(AX*8), X3
+	MOVAPD X0, X4
+	MOVAPD X2, X5
+	MULPD  X1, X4
+	MULPD  X3, X5
+	ADDPD  X4, X7
+	ADDPD  X5, X8
+	MOVUPD (R12)(AX*8), X1
+	MOVUPD 16(R12)(AX*8), X3
+	MULPD  X1, X0
+	MULPD  X3, X2
+	ADDPD  X0, X12
+	ADDPD  X2, X13
+	ADDQ   $4, AX
+	SUBQ   $4, CX
+	JGE    ploop4
+
+ptail:
+	ADDQ $4, CX
+	JLE  pend
+
+pone:
+	MOVSD  (SI)(AX*8), X0
+	MOVSD  (DX)(AX*8), X1
+	MOVAPD X0, X4
+	MULSD  X1, X4
+	ADDSD  X4, X7
+	MOVSD  (R12)(AX*8), X1
+	MULSD  X1, X0
+	ADDSD  X0, X12
+	INCQ   AX
+	DECQ   CX
+	JNZ    pone
+
+pend:
+	ADDPD    X8, X7
+	MOVSD    X7, X0
+	UNPCKHPD X7, X7
+	ADDSD    X0, X7
+	MULSD    X10, X7
+	ADDSD    (DI), X7
+	MOVSD    X7, (DI)
+	ADDPD    X13, X12
+	MOVSD    X12, X0
+	UNPCKHPD X12, X12
+	ADDSD    X0, X12
+	MULSD    X10, X12
+	ADDSD    8(DI), X12
+	MOVSD    X12, 8(DI)
+	ADDQ     $16, DI
+	LEAQ     (DX)(R9*2), DX
+	SUBQ     $2, R10
+	JNZ      pairs
+	RET
+
 jloop:
 	XORPD X7, X7
 	XORPD X8, X8
