@@ -195,9 +195,9 @@ func BorrowWorker(ctx context.Context) (release func(), ok bool) {
 // BorrowWorker as a run does its idle ones (schedlab train: one model, on
 // the run configuration's workers).
 func WithWorkers(ctx context.Context, n int) context.Context {
-	b := make(workerBudget, max(n, 1))
-	b <- struct{}{}
-	return context.WithValue(ctx, budgetKey{}, b)
+	w := NewWorkers(n)
+	w.b <- struct{}{}
+	return w.context(ctx)
 }
 
 // Workers is a budget of n workers that the tasks a process runs at once
@@ -224,7 +224,12 @@ func (w *Workers) Hold(ctx context.Context) (context.Context, func(), error) {
 		return nil, nil, context.Cause(ctx)
 	}
 	var once sync.Once
-	return context.WithValue(ctx, budgetKey{}, w.b), func() { once.Do(func() { <-w.b }) }, nil
+	return w.context(ctx), func() { once.Do(func() { <-w.b }) }, nil
+}
+
+// context is ctx with w as the budget BorrowWorker lends from.
+func (w *Workers) context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, budgetKey{}, w.b)
 }
 
 // plan checks the DAG and returns its nodes in a stable topological order:

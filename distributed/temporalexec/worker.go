@@ -92,6 +92,7 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 	// a worker that dies stops them, and the task is retried elsewhere.
 	hctx, stop := context.WithCancel(ctx)
 	var wg conc.WaitGroup
+	defer func() { stop(); wg.Wait() }()
 	wg.Go(func() {
 		// A third of the driver's heartbeat timeout (the SDK throttles
 		// what it sends to about that anyway).
@@ -113,22 +114,19 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 			}
 		}
 	})
-	tctx, release := ctx, func() {}
+	tctx := ctx
 	if a.workers != nil {
 		// The SDK runs at most Slots tasks at once, so a slot is free
 		// here unless a running task borrowed it; that task gives it
 		// back at its next update.
+		var release func()
 		if tctx, release, err = a.workers.Hold(ctx); err != nil {
-			stop()
-			wg.Wait()
 			return taskOutput{}, fmt.Errorf("task %s: waiting for a slot: %w", t.Name, err)
 		}
+		defer release()
 	}
 	a.log.Info("task started", "task", t.Name, "kind", t.Kind, "attempt", activity.GetInfo(ctx).Attempt)
 	res, err := pipeline.RunTask(tctx, t, env)
-	release()
-	stop()
-	wg.Wait()
 	switch {
 	case errors.Is(err, pipeline.ErrInputChanged) || errors.Is(err, pipeline.ErrInputMissing) || errors.Is(err, pipeline.ErrCheckpointChanged):
 		return taskOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeInput, nil)
