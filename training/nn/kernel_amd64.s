@@ -327,6 +327,15 @@ amloop:
 amdone:
 	RET
 
+// SPREAD_ROW(coef, row, p, t) adds coef·gr (gr's pair in X0) to the
+// pair of the row of dy at row: p = gr times coef, then p plus dy (t).
+#define SPREAD_ROW(coef, row, p, t) \
+	MOVAPD X0, p             \
+	MULPD  coef, p           \
+	MOVUPD (row)(AX*8), t    \
+	ADDPD  t, p              \
+	MOVUPD p, (row)(AX*8)
+
 // func spreadMessage4(dy, c, gr *float64, d int)
 //
 // For j = 0..d−1 in pairs (the caller passes d even) and k = 0..3:
@@ -344,29 +353,10 @@ TEXT ·spreadMessage4(SB), NOSPLIT, $0-32
 smloop:
 	MOVUPD (DX)(AX*8), X0
 
-	MOVAPD X0, X1
-	MULPD  X8, X1
-	MOVUPD (DI)(AX*8), X5
-	ADDPD  X5, X1
-	MOVUPD X1, (DI)(AX*8)
-
-	MOVAPD X0, X2
-	MULPD  X9, X2
-	MOVUPD (R9)(AX*8), X6
-	ADDPD  X6, X2
-	MOVUPD X2, (R9)(AX*8)
-
-	MOVAPD X0, X3
-	MULPD  X10, X3
-	MOVUPD (R10)(AX*8), X7
-	ADDPD  X7, X3
-	MOVUPD X3, (R10)(AX*8)
-
-	MOVAPD X0, X4
-	MULPD  X11, X4
-	MOVUPD (R11)(AX*8), X5
-	ADDPD  X5, X4
-	MOVUPD X4, (R11)(AX*8)
+	SPREAD_ROW(X8, DI, X1, X5)
+	SPREAD_ROW(X9, R9, X2, X6)
+	SPREAD_ROW(X10, R10, X3, X7)
+	SPREAD_ROW(X11, R11, X4, X5)
 
 	ADDQ $2, AX
 	DECQ CX
