@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 )
 
@@ -142,6 +144,42 @@ func TestStageWorkflow(t *testing.T) {
 		if err != nil || string(b) != fmt.Sprintf("IN%d3", i) || pipeline.HashBytes(b) != r.SHA256 {
 			t.Errorf("task %d: %q, %v", i, b, err)
 		}
+	}
+}
+
+// A task that fails fails the stage at once, while another still runs.
+// (That the others are cancelled and waited for is the server's part:
+// the test environment neither cancels a cancelled activity's context
+// nor waits for it. TestBadInput in the temporaltest module checks it
+// against a server.)
+func TestStageWorkflowFailsAtOnce(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var ended atomic.Bool
+	release := make(chan struct{})
+	stop := time.AfterFunc(20*time.Second, func() { close(release) })
+	defer func() {
+		if stop.Stop() {
+			close(release)
+		}
+	}()
+	env.RegisterActivityWithOptions(func(ctx context.Context, in taskInput) (taskOutput, error) {
+		if in.Index == 1 {
+			return taskOutput{}, temporal.NewNonRetryableApplicationError("task cell1: input changed", errTypeInput, nil)
+		}
+		<-release // a long training
+		ended.Store(true)
+		return taskOutput{}, nil
+	}, activityOptions())
+	env.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
+	ref, _ := batchFiles(t, 2)
+	env.ExecuteWorkflow(stageWorkflowName, stageInput{Stage: "s", Version: "v1", Tasks: ref, N: 2, HeartbeatTimeout: 10 * time.Second, MaxAttempts: 2})
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "task cell1: input changed") {
+		t.Fatalf("got %v, want task cell1's error", err)
+	}
+	if ended.Load() {
+		t.Error("the stage waited for task 0 to end before it reported task 1's failure")
 	}
 }
 

@@ -21,14 +21,19 @@ import (
 
 // stageWorkflow runs every task of a batch as an activity, all scheduled
 // at once (the workers' slots bound how many run), and returns their
-// results in task order. A task that fails after its retries fails the
-// stage; the workflow's end cancels the others.
+// results in task order. The first task to fail after its retries fails
+// the stage: the others are cancelled, and the workflow ends only once
+// each has ended, so no task still writes into the run directory when
+// the driver hears of the failure.
 func stageWorkflow(ctx workflow.Context, in stageInput) (stageOutput, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	tctx, cancel := workflow.WithCancel(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		// A training job may run for hours; a dead worker is noticed by
 		// its missing heartbeats, not by this bound.
 		StartToCloseTimeout: 7 * 24 * time.Hour,
 		HeartbeatTimeout:    in.HeartbeatTimeout,
+		// A cancelled task is waited for: it hears of the cancellation
+		// at its next heartbeat and stops.
+		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
@@ -36,16 +41,25 @@ func stageWorkflow(ctx workflow.Context, in stageInput) (stageOutput, error) {
 			MaximumAttempts:        in.MaxAttempts,
 			NonRetryableErrorTypes: []string{errTypeInput, errTypeVersion, errTypeUnknown},
 		},
-	})
-	futures := make([]workflow.Future, in.N)
-	for i := range futures {
-		futures[i] = workflow.ExecuteActivity(ctx, taskActivityName, taskInput{Stage: in.Stage, Version: in.Version, Tasks: in.Tasks, Index: i})
-	}
+	}))
+	defer cancel()
 	out := stageOutput{Tasks: in.Tasks.SHA256, Results: make([]taskOutput, in.N)}
-	for i, f := range futures {
-		if err := f.Get(ctx, &out.Results[i]); err != nil {
-			return stageOutput{}, err
-		}
+	var failed error
+	sel := workflow.NewSelector(ctx)
+	for i := range in.N {
+		f := workflow.ExecuteActivity(tctx, taskActivityName, taskInput{Stage: in.Stage, Version: in.Version, Tasks: in.Tasks, Index: i})
+		sel.AddFuture(f, func(f workflow.Future) {
+			if err := f.Get(ctx, &out.Results[i]); err != nil && failed == nil {
+				failed = err
+				cancel()
+			}
+		})
+	}
+	for range in.N {
+		sel.Select(ctx)
+	}
+	if failed != nil {
+		return stageOutput{}, failed
 	}
 	return out, nil
 }

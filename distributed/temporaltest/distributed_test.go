@@ -63,7 +63,17 @@ func init() {
 		}
 		return []byte(strings.ToUpper(string(b))), nil
 	})
+	// A long training: it runs until it is cancelled, and says so.
+	pipeline.RegisterTask("temporaltest.wait", func(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([]byte, error) {
+		<-ctx.Done()
+		time.Sleep(100 * time.Millisecond) // its last checkpoint
+		waitStopped.Store(true)
+		return nil, ctx.Err()
+	})
 }
+
+// waitStopped says a temporaltest.wait task has stopped.
+var waitStopped atomic.Bool
 
 func server(t *testing.T) (hostPort, namespace string) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
@@ -399,6 +409,24 @@ func TestBadInput(t *testing.T) {
 		// Not retried: retries back off from 1 s.
 		if el := time.Since(t0); el > 10*time.Second {
 			t.Errorf("took %v: retried?", el)
+		}
+	})
+	t.Run("a failing task stops the others first", func(t *testing.T) {
+		fast, err := temporalexec.Dial(ctx, temporalexec.Options{HostPort: hp, Namespace: ns, HeartbeatTimeout: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fast.Close()
+		b := batch(t, t.TempDir(), 2)
+		b.Tasks[0].Kind = "temporaltest.wait"
+		os.WriteFile(b.Tasks[1].Inputs[0].Path, []byte("edited"), 0o644)
+		waitStopped.Store(false)
+		_, err = fast.Run(ctx, b)
+		if err == nil || !strings.Contains(err.Error(), "task cell-1 (temporaltest.upper)") {
+			t.Fatalf("got %v", err)
+		}
+		if !waitStopped.Load() {
+			t.Error("the driver had the stage's failure while task cell-0 still ran")
 		}
 	})
 	t.Run("run directory not visible to the worker", func(t *testing.T) {
