@@ -126,37 +126,142 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 
 // readParquetFile is ReadParquet of one file.
 func readParquetFile[T any](path string) (rows []T, err error) {
-	f, pf, err := openParquet(path)
+	var out []T
+	err = scanParquetFile(path, func(r *parquet.GenericReader[T], numRows int64) error {
+		// The footer's row count sizes the result, up to a bound: a
+		// corrupt count must not allocate without limit before the pages
+		// say otherwise.
+		out = make([]T, 0, min(max(numRows, 0), maxPreallocRows))
+		for {
+			if len(out) == cap(out) {
+				out = slices.Grow(out, 1)
+			}
+			n, err := r.Read(out[len(out):cap(out)])
+			out = out[:len(out)+n]
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// scanParquetFile opens the Parquet file at path, checks its schema
+// against T's and its required columns for nulls (ReadParquet), and hands
+// read its rows' reader and the footer's row count. An error of read's
+// reader, or a panic of parquet-go's on a corrupt page, is an error naming
+// the file.
+func scanParquetFile[T any](path string, read func(r *parquet.GenericReader[T], numRows int64) error) (err error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	defer recoverCorrupt(path, &err)
 	checks, err := checkParquetSchema(path, parquet.SchemaOf(new(T)), pf)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := scanNulls(path, checks); err != nil {
-		return nil, err
+		return err
 	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
-	// The footer's row count sizes the result, up to a bound: a corrupt
-	// count must not allocate without limit before the pages say otherwise.
-	out := make([]T, 0, min(max(pf.NumRows(), 0), maxPreallocRows))
-	for {
-		if len(out) == cap(out) {
-			out = slices.Grow(out, 1)
+	if err := read(r, pf.NumRows()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// ConcatParquet writes the rows of the Parquet files (or datasets) at
+// inputs, as ReadParquet reads them and in that order, to one Parquet file
+// at path: byte for byte the file WriteParquet(path, meta, all of them)
+// writes, holding a batch of rows at a time rather than all of them.
+//
+// parquet-go's writer cuts the rows of each Write into chunks of 64 and
+// may end a page after any chunk, so the rows go to it in batches of a
+// multiple of 64 (the last excepted): its chunks, and so its pages, are
+// those of one Write of every row.
+func ConcatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string) error {
+	return concatParquet[T](ctx, path, meta, inputs, concatBatch)
+}
+
+// concatBatch is ConcatParquet's batch: a multiple of 64 rows.
+const concatBatch = 64 << 10
+
+func concatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string, batch int) error {
+	w, err := CreateParquet[T](path, meta)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	var pend, buf []T // both grow to at most batch rows, as the inputs need
+	add := func(rows []T) error {
+		for len(rows) > 0 {
+			k := min(len(rows), batch-len(pend))
+			pend = append(pend, rows[:k]...)
+			rows = rows[k:]
+			if len(pend) == batch {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := w.Write(pend); err != nil {
+					return err
+				}
+				clear(pend) // drop the rows' strings
+				pend = pend[:0]
+			}
 		}
-		n, err := r.Read(out[len(out):cap(out)])
-		out = out[:len(out)+n]
-		if errors.Is(err, io.EOF) {
-			return out, nil
+		return nil
+	}
+	for _, in := range inputs {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		if dir, ok := IsDataset(in); ok {
+			rows, err := readDatasetTable[T](dir)
+			if err == nil {
+				err = add(rows)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		err := scanParquetFile(in, func(r *parquet.GenericReader[T], numRows int64) error {
+			if n := int(min(max(numRows, 1), int64(batch))); len(buf) < n {
+				buf = make([]T, n)
+			}
+			for {
+				clear(buf)
+				n, err := r.Read(buf)
+				if werr := add(buf[:n]); werr != nil {
+					return werr
+				}
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return err
 		}
 	}
+	if len(pend) > 0 {
+		if err := w.Write(pend); err != nil {
+			return err
+		}
+	}
+	return w.Close()
 }
 
 // maxPreallocRows bounds the rows ReadParquet allocates on the word of a
