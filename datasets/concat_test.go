@@ -49,7 +49,7 @@ func TestConcatParquetSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wb, _ := os.ReadFile(want)
-	for _, batch := range []int{64, 640, concatBatch, 100} {
+	for _, batch := range []int{64, 640, writeBatch, 100} {
 		got := filepath.Join(dir, fmt.Sprintf("got-%d.parquet", batch))
 		if err := concatParquet[concatRow](context.Background(), got, meta, inputs, batch); err != nil {
 			t.Fatal(err)

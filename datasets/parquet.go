@@ -179,38 +179,36 @@ func scanParquetFile[T any](path string, read func(r *parquet.GenericReader[T], 
 	return nil
 }
 
-// ConcatParquet writes the rows of the Parquet files (or datasets) at
-// inputs, as ReadParquet reads them and in that order, to one Parquet file
-// at path: byte for byte the file WriteParquet(path, meta, all of them)
-// writes, holding a batch of rows at a time rather than all of them.
+// WriteParquetRows writes to path the rows that fill hands to emit, in
+// the order it hands them: byte for byte the file WriteParquet(path, meta,
+// all of them) writes, holding a batch of rows at a time rather than all
+// of them. emit does not keep its slice. An error of fill, or of emit,
+// leaves no file.
 //
 // parquet-go's writer cuts the rows of each Write into chunks of 64 and
 // may end a page after any chunk, so the rows go to it in batches of a
 // multiple of 64 (the last excepted): its chunks, and so its pages, are
 // those of one Write of every row.
-func ConcatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string) error {
-	return concatParquet[T](ctx, path, meta, inputs, concatBatch)
+func WriteParquetRows[T any](path string, meta FileMeta, fill func(emit func([]T) error) error) error {
+	return writeParquetRows(path, meta, writeBatch, fill)
 }
 
-// concatBatch is ConcatParquet's batch: a multiple of 64 rows.
-const concatBatch = 64 << 10
+// writeBatch is WriteParquetRows' batch: a multiple of 64 rows.
+const writeBatch = 64 << 10
 
-func concatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string, batch int) error {
+func writeParquetRows[T any](path string, meta FileMeta, batch int, fill func(emit func([]T) error) error) error {
 	w, err := CreateParquet[T](path, meta)
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
-	var pend, buf []T // both grow to at most batch rows, as the inputs need
-	add := func(rows []T) error {
+	var pend []T // grows to at most batch rows, as the rows need
+	err = fill(func(rows []T) error {
 		for len(rows) > 0 {
 			k := min(len(rows), batch-len(pend))
 			pend = append(pend, rows[:k]...)
 			rows = rows[k:]
 			if len(pend) == batch {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
 				if err := w.Write(pend); err != nil {
 					return err
 				}
@@ -219,42 +217,9 @@ func concatParquet[T any](ctx context.Context, path string, meta FileMeta, input
 			}
 		}
 		return nil
-	}
-	for _, in := range inputs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if dir, ok := IsDataset(in); ok {
-			rows, err := readDatasetTable[T](dir)
-			if err == nil {
-				err = add(rows)
-			}
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		err := scanParquetFile(in, func(r *parquet.GenericReader[T], numRows int64) error {
-			if n := int(min(max(numRows, 1), int64(batch))); len(buf) < n {
-				buf = make([]T, n)
-			}
-			for {
-				clear(buf)
-				n, err := r.Read(buf)
-				if werr := add(buf[:n]); werr != nil {
-					return werr
-				}
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return err
 	}
 	if len(pend) > 0 {
 		if err := w.Write(pend); err != nil {
@@ -262,6 +227,59 @@ func concatParquet[T any](ctx context.Context, path string, meta FileMeta, input
 		}
 	}
 	return w.Close()
+}
+
+// ConcatParquet writes the rows of the Parquet files (or datasets) at
+// inputs, as ReadParquet reads them and in that order, to one Parquet file
+// at path (WriteParquetRows: the bytes of one WriteParquet of them all).
+func ConcatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string) error {
+	return concatParquet[T](ctx, path, meta, inputs, writeBatch)
+}
+
+func concatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string, batch int) error {
+	return writeParquetRows(path, meta, batch, func(emit func([]T) error) error {
+		var buf []T // grows to at most batch rows, as the inputs need
+		for _, in := range inputs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if dir, ok := IsDataset(in); ok {
+				rows, err := readDatasetTable[T](dir)
+				if err == nil {
+					err = emit(rows)
+				}
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			err := scanParquetFile(in, func(r *parquet.GenericReader[T], numRows int64) error {
+				if n := int(min(max(numRows, 1), int64(batch))); len(buf) < n {
+					buf = make([]T, n)
+				}
+				for {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					clear(buf)
+					n, err := r.Read(buf)
+					if werr := emit(buf[:n]); werr != nil {
+						return werr
+					}
+					if errors.Is(err, io.EOF) {
+						return nil
+					}
+					if err != nil {
+						return err
+					}
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // maxPreallocRows bounds the rows ReadParquet allocates on the word of a

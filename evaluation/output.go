@@ -97,15 +97,38 @@ func (r *Report) Results() []ResultRow {
 		n += len(c.Jobs)
 	}
 	rows := make([]ResultRow, 0, n)
-	for _, c := range r.Cells {
-		key := c.Cell.key()
-		for _, j := range c.Jobs {
-			var row ResultRow
-			fillRow(&row, &key, &j)
-			rows = append(rows, row)
-		}
+	for i := range r.Cells {
+		rows = r.Cells[i].appendResults(rows)
 	}
 	return rows
+}
+
+// appendResults appends the cell's results rows to rows, jobs in job
+// order.
+func (c *CellResult) appendResults(rows []ResultRow) []ResultRow {
+	key := c.Cell.key()
+	for _, j := range c.Jobs {
+		var row ResultRow
+		fillRow(&row, &key, &j)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// writeResults writes Results' rows to path a cell at a time: the same
+// bytes, without a second copy of every job's result (at the paper's
+// scale an experiment has millions).
+func (r *Report) writeResults(path string, meta datasets.FileMeta) error {
+	return datasets.WriteParquetRows(path, meta, func(emit func([]ResultRow) error) error {
+		var rows []ResultRow
+		for i := range r.Cells {
+			rows = r.Cells[i].appendResults(rows[:0])
+			if err := emit(rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Metrics is one row per cell, in report order.
@@ -265,7 +288,7 @@ func (r *Report) Write(ctx context.Context, to OutputPaths) error {
 		path  string
 		write func(string) error
 	}{
-		{to.Results, func(p string) error { return datasets.WriteParquet(p, meta, r.Results()) }},
+		{to.Results, func(p string) error { return r.writeResults(p, meta) }},
 		{to.Metrics, func(p string) error { return datasets.WriteParquet(p, meta, r.Metrics()) }},
 		{to.Timings, func(p string) error { return datasets.WriteParquet(p, meta, r.Timings()) }},
 	} {
