@@ -126,8 +126,21 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 
 // readParquetFile is ReadParquet of one file.
 func readParquetFile[T any](path string) (rows []T, err error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	defer recoverCorrupt(path, &err)
+	return readRows[T](path, pf)
+}
+
+// readRows reads every row of T (the file's schema, or a projection of
+// it) from pf, checked as ReadParquet checks them. The caller recovers
+// parquet-go's panics (recoverCorrupt).
+func readRows[T any](path string, pf *parquet.File) ([]T, error) {
 	var out []T
-	err = scanParquetFile(path, func(r *parquet.GenericReader[T], numRows int64) error {
+	err := scanRows(path, pf, func(r *parquet.GenericReader[T], numRows int64) error {
 		// The footer's row count sizes the result, up to a bound: a
 		// corrupt count must not allocate without limit before the pages
 		// say otherwise.
@@ -152,11 +165,8 @@ func readParquetFile[T any](path string) (rows []T, err error) {
 	return out, nil
 }
 
-// scanParquetFile opens the Parquet file at path, checks its schema
-// against T's and its required columns for nulls (ReadParquet), and hands
-// read its rows' reader and the footer's row count. An error of read's
-// reader, or a panic of parquet-go's on a corrupt page, is an error naming
-// the file.
+// scanParquetFile opens the Parquet file at path and scans it (scanRows);
+// a panic of parquet-go's on a corrupt page is an error naming the file.
 func scanParquetFile[T any](path string, read func(r *parquet.GenericReader[T], numRows int64) error) (err error) {
 	f, pf, err := openParquet(path)
 	if err != nil {
@@ -164,6 +174,13 @@ func scanParquetFile[T any](path string, read func(r *parquet.GenericReader[T], 
 	}
 	defer f.Close()
 	defer recoverCorrupt(path, &err)
+	return scanRows(path, pf, read)
+}
+
+// scanRows checks pf's schema against T's and its required columns for
+// nulls (ReadParquet), and hands read a reader of its rows and the
+// footer's row count. An error of the reader is an error naming the file.
+func scanRows[T any](path string, pf *parquet.File, read func(r *parquet.GenericReader[T], numRows int64) error) error {
 	checks, err := checkParquetSchema(path, parquet.SchemaOf(new(T)), pf)
 	if err != nil {
 		return err

@@ -2,12 +2,8 @@ package datasets
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // PriorKeys is what the partitions read so far of a partitioned dataset
@@ -130,7 +126,7 @@ func readPartitionKeys(path, table string) (k *partitionKeys, err error) {
 	k = &partitionKeys{}
 	switch table {
 	case "jobs":
-		rows, err := readColumns[jobKeyRow](path, pf)
+		rows, err := readRows[jobKeyRow](path, pf)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +135,7 @@ func readPartitionKeys(path, table string) (k *partitionKeys, err error) {
 			k.jobs[i] = r.JobID
 		}
 	case "job_events":
-		rows, err := readColumns[eventKeyRow](path, pf)
+		rows, err := readRows[eventKeyRow](path, pf)
 		if err != nil {
 			return nil, err
 		}
@@ -151,33 +147,4 @@ func readPartitionKeys(path, table string) (k *partitionKeys, err error) {
 		return nil, fmt.Errorf("datasets: %s: no keys for table %q", path, table)
 	}
 	return k, nil
-}
-
-// readColumns reads the columns of T (a projection of the file's schema,
-// checked as ReadParquet checks a whole row) from pf.
-func readColumns[T any](path string, pf *parquet.File) ([]T, error) {
-	checks, err := checkParquetSchema(path, parquet.SchemaOf(new(T)), pf)
-	if err != nil {
-		return nil, err
-	}
-	if err := scanNulls(path, checks); err != nil {
-		return nil, err
-	}
-	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
-	out := make([]T, min(max(pf.NumRows(), 0), maxPreallocRows))
-	n := 0
-	for {
-		if n == len(out) {
-			out = append(out, make([]T, max(len(out), 1024))...)
-		}
-		m, err := r.Read(out[n:])
-		n += m
-		if errors.Is(err, io.EOF) {
-			return out[:n], nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
 }
