@@ -188,8 +188,19 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 	if tb {
 		scaleC(beta, c, m, n)
 		// C += A·Bᵀ: c_ij += alpha·DotUnitary(row i of A, row j of B).
+		// Four rows of B at a time where the machine has AVX-512F and
+		// the dot products no last terms (k a multiple of 4).
+		n4 := 0
+		if haveAVX512 && k%4 == 0 {
+			n4 = n &^ 3
+		}
 		for i := 0; i < m; i++ {
-			dotRows(&c.Data[i*c.Stride], &a.Data[i*a.Stride], &b.Data[0], b.Stride, n, k, alpha)
+			if n4 > 0 {
+				dotRows4z(&c.Data[i*c.Stride], &a.Data[i*a.Stride], &b.Data[0], b.Stride, n4, k, alpha)
+			}
+			if n4 < n {
+				dotRows(&c.Data[i*c.Stride+n4], &a.Data[i*a.Stride], &b.Data[n4*b.Stride], b.Stride, n-n4, k, alpha)
+			}
 		}
 		return
 	}
@@ -213,19 +224,10 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 		// them; each element still receives its terms in order.
 		for l0 := 0; l0 < k; l0 += gemmKChunk {
 			kl := min(gemmKChunk, k-l0)
-			ac, bc := a.Data[l0*a.Stride:], b.Data[l0*b.Stride:]
-			for i := 0; i < m; i++ {
-				for j := 0; j < n16; j += 16 {
-					axpyRows16(&c.Data[i*c.Stride+j], &ac[i], a.Stride, &bc[j], b.Stride, kl, alpha, zero && l0 == 0)
-				}
-			}
+			axpyRows(c.Data, c.Stride, a.Data[l0*a.Stride:], a.Stride, 1, b.Data[l0*b.Stride:], b.Stride, m, n16, kl, alpha, zero && l0 == 0)
 		}
 	} else {
-		for i := 0; i < m; i++ {
-			for j := 0; j < n16; j += 16 {
-				axpyRows16(&c.Data[i*c.Stride+j], &a.Data[i*a.Stride], 1, &b.Data[j], b.Stride, k, alpha, zero)
-			}
-		}
+		axpyRows(c.Data, c.Stride, a.Data, 1, a.Stride, b.Data, b.Stride, m, n16, k, alpha, zero)
 	}
 	if n16 == n {
 		return
@@ -243,6 +245,29 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 				// gonum's own AxpyUnitary, as Dgemm calls it.
 				floats.AddScaled(ci, tmp, b.Data[l*b.Stride+n16:l*b.Stride+n])
 			}
+		}
+	}
+}
+
+// axpyRows adds, to the first n16 columns (a multiple of 16) of the m
+// rows of C (c, row stride ldc), alpha·a_il times row l of B for l =
+// 0..k−1 in turn, where a_il is a[i·rowa + l·inca]: the kernels'
+// products, four rows of C at a time where the machine has
+// axpyRows16x4, one row at a time otherwise and for the last rows. Each
+// element gets the same terms in the same order either way. The caller
+// checks the bounds.
+func axpyRows(c []float64, ldc int, a []float64, inca, rowa int, b []float64, ldb, m, n16, k int, alpha float64, zero bool) {
+	i := 0
+	if haveAVX512 {
+		for ; i+4 <= m; i += 4 {
+			for j := 0; j < n16; j += 16 {
+				axpyRows16x4(&c[i*ldc+j], ldc, &a[i*rowa], inca, rowa, &b[j], ldb, k, alpha, zero)
+			}
+		}
+	}
+	for ; i < m; i++ {
+		for j := 0; j < n16; j += 16 {
+			axpyRows16(&c[i*ldc+j], &a[i*rowa], inca, &b[j], ldb, k, alpha, zero)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,12 +12,14 @@ import (
 )
 
 // withSpecials turns about 3 in oneIn of x's values into NaN, +Inf or
-// −Inf, and returns x.
+// −Inf, and returns x. The NaNs carry their index in their payload, so
+// that where two meet, which one a kernel keeps shows: x86 keeps the
+// first operand's, so the operands' order is part of the bits.
 func withSpecials(x []float64, oneIn int, rng *rand.Rand) []float64 {
 	for i := range x {
 		switch rng.IntN(oneIn) {
 		case 0:
-			x[i] = math.NaN()
+			x[i] = math.Float64frombits(0x7ff8000000000000 | uint64(i+1))
 		case 1:
 			x[i] = math.Inf(1)
 		case 2:
@@ -94,46 +97,75 @@ func TestGemmMatchesDgemm(t *testing.T) {
 // f = 3, four coefficients, the assembly kernels on the even part of
 // the row) with the floats.AddScaled calls they replace, on inputs with
 // and without exact zeros, −0, NaN and ±Inf.
-func TestMessageMatchesAddScaled(t *testing.T) {
+func TestMessageMatchesAddScaled(t *testing.T) { bothKernelPaths(t, testMessageMatchesAddScaled) }
+
+func testMessageMatchesAddScaled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 40 {
 		f := []int{1, 3, 3, 5}[trial%4]
-		for _, d := range []int{1, 2, 15, 16, 17} {
-			vec := func(n int) []float64 {
-				v := randSparse(n, rng)
-				if trial%2 == 1 {
-					v = withSpecials(v, 30, rng)
-				}
-				return v
-			}
-			ef := vec(f)
-			y := vec((f + 1) * d)
-			s := rng.Float64()
-			o := vec(d)
-			want, got := append([]float64(nil), o...), append([]float64(nil), o...)
-			for k := 0; k < f; k++ {
-				floats.AddScaled(want, s*ef[k], y[k*d:(k+1)*d])
-			}
-			floats.AddScaled(want, s, y[f*d:])
-			c := messageCoefs(nil, s, ef, 0, f)
-			addMessage(got, c, y)
-			for i := range want {
-				if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-					t.Fatalf("addMessage f=%d d=%d: element %d", f, d, i)
-				}
-			}
-			g := vec(d)
-			wantDY, gotDY := append([]float64(nil), y...), append([]float64(nil), y...)
-			for k := 0; k < f; k++ {
-				floats.AddScaled(wantDY[k*d:(k+1)*d], s*ef[k], g)
-			}
-			floats.AddScaled(wantDY[f*d:], s, g)
-			spreadMessage(gotDY, c, g)
-			for i := range wantDY {
-				if math.Float64bits(wantDY[i]) != math.Float64bits(gotDY[i]) {
-					t.Fatalf("spreadMessage f=%d d=%d: element %d", f, d, i)
-				}
-			}
+		for _, d := range []int{1, 2, 8, 15, 16, 17, 24} {
+			messageMatchesAddScaled(t, rng, trial, f, d)
+		}
+	}
+}
+
+// messageKernelWidth is how many of a row's d elements addMessage and
+// spreadMessage leave to the assembly kernels with f+1 coefficients.
+func messageKernelWidth(f, d int) int {
+	switch {
+	case f+1 != 4 || !haveKernels:
+		return 0
+	case haveAVX512 && d%8 == 0:
+		return d
+	default:
+		return d &^ 1
+	}
+}
+
+// messageMatchesAddScaled compares one message of f features on rows of
+// d values with AddScaled. The kernels' elements must have its bits. The
+// Go loops' may keep another NaN's payload where two NaNs meet in a sum
+// (Go may emit a commutative addition either way round), so there a NaN
+// matches any NaN; every other value must have the same bits.
+func messageMatchesAddScaled(t *testing.T, rng *rand.Rand, trial, f, d int) {
+	t.Helper()
+	kw := messageKernelWidth(f, d)
+	same := func(j int, want, got float64) bool {
+		return math.Float64bits(want) == math.Float64bits(got) || j >= kw && math.IsNaN(want) && math.IsNaN(got)
+	}
+	vec := func(n int) []float64 {
+		v := randSparse(n, rng)
+		if trial%2 == 1 {
+			v = withSpecials(v, 30, rng)
+		}
+		return v
+	}
+	ef := vec(f)
+	y := vec((f + 1) * d)
+	s := rng.Float64()
+	o := vec(d)
+	want, got := append([]float64(nil), o...), append([]float64(nil), o...)
+	for k := 0; k < f; k++ {
+		floats.AddScaled(want, s*ef[k], y[k*d:(k+1)*d])
+	}
+	floats.AddScaled(want, s, y[f*d:])
+	c := messageCoefs(nil, s, ef, 0, f)
+	addMessage(got, c, y)
+	for i := range want {
+		if !same(i, want[i], got[i]) {
+			t.Fatalf("addMessage f=%d d=%d: element %d is %#x, AddScaled gives %#x", f, d, i, math.Float64bits(got[i]), math.Float64bits(want[i]))
+		}
+	}
+	g := vec(d)
+	wantDY, gotDY := append([]float64(nil), y...), append([]float64(nil), y...)
+	for k := 0; k < f; k++ {
+		floats.AddScaled(wantDY[k*d:(k+1)*d], s*ef[k], g)
+	}
+	floats.AddScaled(wantDY[f*d:], s, g)
+	spreadMessage(gotDY, c, g)
+	for i := range wantDY {
+		if !same(i%d, wantDY[i], gotDY[i]) {
+			t.Fatalf("spreadMessage f=%d d=%d: element %d is %#x, AddScaled gives %#x", f, d, i, math.Float64bits(gotDY[i]), math.Float64bits(wantDY[i]))
 		}
 	}
 }
@@ -144,7 +176,25 @@ func TestMessageMatchesAddScaled(t *testing.T) {
 // the package uses and others, and inputs with exact zeros, −0, NaN and
 // ±Inf (the kernels skip a term whose coefficient is 0 but not one that
 // is NaN, and must propagate what Dgemm propagates).
-func TestGemmSerialBits(t *testing.T) {
+func TestGemmSerialBits(t *testing.T) { bothKernelPaths(t, testGemmSerialBits) }
+
+// bothKernelPaths runs test without the AVX-512 kernels and, where the
+// machine has AVX-512F, with them: they must give the same bits.
+func bothKernelPaths(t *testing.T, test func(*testing.T)) {
+	paths := []bool{false}
+	if haveAVX512 {
+		paths = append(paths, true)
+	} else {
+		t.Log("no AVX-512F here: its kernels untested")
+	}
+	defer func(v bool) { haveAVX512 = v }(haveAVX512)
+	for _, on := range paths {
+		haveAVX512 = on
+		t.Run(fmt.Sprintf("avx512=%v", on), test)
+	}
+}
+
+func testGemmSerialBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 3000; trial++ {
 		m, n, k := 1+rng.IntN(64), 1+rng.IntN(80), rng.IntN(70)

@@ -11,6 +11,12 @@ func axpyRows16(c, a *float64, inca int, b *float64, ldb, k int, alpha float64, 
 	panic("nn: axpyRows16 without assembly kernels")
 }
 
+var haveAVX512 = false
+
+func axpyRows16x4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, k int, alpha float64, zero bool) {
+	panic("nn: axpyRows16x4 without assembly kernels")
+}
+
 func dotRows(c, a, b *float64, ldb, n, k int, alpha float64) {
 	panic("nn: dotRows without assembly kernels")
 }
@@ -21,4 +27,16 @@ func addMessage4(o, c, y *float64, d int) {
 
 func spreadMessage4(dy, c, gr *float64, d int) {
 	panic("nn: spreadMessage4 without assembly kernels")
+}
+
+func addMessage4z(o, c, y *float64, d int) {
+	panic("nn: addMessage4z without assembly kernels")
+}
+
+func spreadMessage4z(dy, c, gr *float64, d int) {
+	panic("nn: spreadMessage4z without assembly kernels")
+}
+
+func dotRows4z(c, a, b *float64, ldb, n, k int, alpha float64) {
+	panic("nn: dotRows4z without assembly kernels")
 }

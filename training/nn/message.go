@@ -17,9 +17,15 @@ func addMessage(o, c, y []float64) {
 		c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
 		y0, y1, y2, y3 := y[:d:d], y[d:2*d:2*d], y[2*d:3*d:3*d], y[3*d:4*d:4*d]
 		j0 := 0
-		if haveKernels && d >= 2 {
-			// The same terms in the same order, two elements per
-			// instruction; an odd last element below.
+		switch {
+		case haveAVX512 && d%8 == 0 && d > 0:
+			// The same terms in the same order, eight elements per
+			// instruction.
+			j0 = d
+			addMessage4z(&o[0], &c[0], &y[0], d)
+		case haveKernels && d >= 2:
+			// Two elements per instruction; an odd last element
+			// below.
 			j0 = d &^ 1
 			addMessage4(&o[0], &c[0], &y[0], d)
 		}
@@ -49,7 +55,11 @@ func spreadMessage(dy, c, g []float64) {
 		c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
 		d0, d1, d2, d3 := dy[:d:d], dy[d:2*d:2*d], dy[2*d:3*d:3*d], dy[3*d:4*d:4*d]
 		j0 := 0
-		if haveKernels && d >= 2 {
+		switch {
+		case haveAVX512 && d%8 == 0 && d > 0:
+			j0 = d
+			spreadMessage4z(&dy[0], &c[0], &g[0], d)
+		case haveKernels && d >= 2:
 			j0 = d &^ 1
 			spreadMessage4(&dy[0], &c[0], &g[0], d)
 		}
