@@ -651,3 +651,48 @@ dzloop:
 dzret:
 	VZEROUPPER
 	RET
+
+// func axpyTo(dst, x, y *float64, n int, alpha float64)
+//
+// dst[i] = x[i]·alpha + y[i] for i = 0..n−1, as gonum's AxpyUnitaryTo
+// computes it (the product x times alpha, then the sum product plus y,
+// never fused), eight elements per instruction (AVX-512F); the last n
+// mod 8 under a mask, which neither reads nor writes past n.
+TEXT ·axpyTo(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DX
+	MOVQ         n+24(FP), CX
+	VBROADCASTSD alpha+32(FP), Z8
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $7, BX // the last n mod 8
+	SHRQ         $3, CX
+	JZ           axtail
+
+axloop:
+	VMOVUPD (SI)(AX*8), Z0
+	VMULPD  Z8, Z0, Z0         // x·alpha
+	VADDPD  (DX)(AX*8), Z0, Z0 // product plus y
+	VMOVUPD Z0, (DI)(AX*8)
+	ADDQ    $8, AX
+	DECQ    CX
+	JNZ     axloop
+
+axtail:
+	TESTQ   BX, BX
+	JZ      axdone
+	MOVQ    BX, CX
+	MOVQ    $1, R8
+	SHLQ    CX, R8
+	DECQ    R8 // the mask of the last BX lanes
+	KMOVW   R8, K1
+	VMOVUPD (SI)(AX*8), K1, Z0
+	VMOVUPD (DX)(AX*8), K1, Z1
+	VMULPD  Z8, Z0, K1, Z0
+	VADDPD  Z1, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)(AX*8)
+
+axdone:
+	VZEROUPPER
+	RET

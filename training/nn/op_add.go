@@ -29,7 +29,7 @@ func (t *Tape) addSigned(name string, a, b *Node, sign float64) *Node {
 			}
 			continue
 		}
-		floats.AddScaledTo(out, ar, sign, vec)
+		addScaledTo(out, ar, sign, vec)
 	}
 	return n
 }
@@ -37,7 +37,7 @@ func (t *Tape) addSigned(name string, a, b *Node, sign float64) *Node {
 func (addOp) backward(_ *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	if a.needGrad {
-		floats.Add(a.Grad, n.Grad)
+		addTo(a.Grad, n.Grad)
 	}
 	if !b.needGrad {
 		return
@@ -50,6 +50,6 @@ func (addOp) backward(_ *Tape, n *Node) {
 			b.Grad[k] += sign * floats.Sum(g)
 			continue
 		}
-		floats.AddScaled(vec, sign, g)
+		addScaled(vec, sign, g)
 	}
 }

@@ -58,7 +58,7 @@ func (layerNormOp) backward(_ *Tape, n *Node) {
 			}
 		}
 		if bias.needGrad {
-			floats.Add(bias.Grad, g)
+			addTo(bias.Grad, g)
 		}
 		if !x.needGrad {
 			continue

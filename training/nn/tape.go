@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 )
 
 // Node is a float64 matrix in a computation: a parameter, a constant, or the
@@ -127,7 +126,7 @@ func (t *Tape) FlushGrad() {
 				continue
 			}
 			if p.needGrad {
-				floats.Add(p.Grad, st.buf[off:off+len(p.Data)])
+				addTo(p.Grad, st.buf[off:off+len(p.Data)])
 			}
 			off += len(p.Data)
 		}
