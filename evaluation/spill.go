@@ -14,8 +14,8 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// A report's per-job results are the bulk of its memory: at the paper's
-// scale an experiment evaluates millions of jobs. With Options.ScratchDir
+// At the paper's scale an experiment evaluates millions of jobs, and their
+// results held as sim.JobResults grow past a gigabyte. With Options.ScratchDir
 // each finished cell's results go to a file of their own (CellResult's
 // JobsFile) and the cell keeps only what the tables read of them, its
 // jobPairs; Report.Write reads the files back a cell at a time.
