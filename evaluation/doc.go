@@ -57,7 +57,11 @@
 //
 // The rows are filled in one place from the cell key and the simulator's
 // sim.JobResult, sim.Metrics and sim.Timing, field by name; the row types
-// fix the files' columns.
+// fix the files' columns. With Options.ScratchDir (the DAG's stages give
+// their task directory) each finished cell's per-job results go to a file
+// there, named by the cell's place in the report, and only the per-job JCT
+// and fee that the Wilcoxon notes pair stay in memory; Report.Write reads
+// the files back a cell at a time and Report.Close removes them.
 //
 // # Determinism
 //

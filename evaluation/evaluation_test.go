@@ -142,12 +142,16 @@ func TestOutputsReadBack(t *testing.T) {
 	if w.Read != 300 || w.Read != w.Pruned+w.Beyond+w.Train+w.Test || w.Test != rep.Cells[0].Metrics.Jobs {
 		t.Errorf("accounting %+v, cell jobs %d", w, rep.Cells[0].Metrics.Jobs)
 	}
+	results, err := rep.Results()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		file string
 		rows int64
 		cols []string
 	}{
-		{ResultsFile, int64(len(rep.Results())), []string{"experiment", "cluster", "workload", "scheduler", "seed", "job_id", "submit_s", "start_s", "finish_s", "jct_s", "fee_usd", "queue_s"}},
+		{ResultsFile, int64(len(results)), []string{"experiment", "cluster", "workload", "scheduler", "seed", "job_id", "submit_s", "start_s", "finish_s", "jct_s", "fee_usd", "queue_s"}},
 		{MetricsFile, 6, []string{"experiment", "cluster", "workload", "scheduler", "seed", "jobs", "pruned", "mean_jct_s", "p50_jct_s", "p95_jct_s", "mean_fee_usd", "makespan_s", "gpu_util"}},
 		{TimingsFile, 6, []string{"experiment", "wall_s", "decision_s"}},
 	} {

@@ -241,7 +241,11 @@ func TestRowsFromSimTypes(t *testing.T) {
 		Decisions: 12,
 		Timing:    sim.Timing{Decisions: 1, JobsPlaced: 2, DecisionS: 3, MaxDecisionS: 4, WallS: 5},
 	}}}
-	if got, want := rep.Results()[0], (ResultRow{"e", "c", "w", "s", 3, 2, "j", 1, 2, 3, 4, 10, 5, 6, 7, 8, 9, 11}); got != want {
+	results, err := rep.Results()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := results[0], (ResultRow{"e", "c", "w", "s", 3, 2, "j", 1, 2, 3, 4, 10, 5, 6, 7, 8, 9, 11}); got != want {
 		t.Errorf("result row %+v, want %+v", got, want)
 	}
 	if got, want := rep.Metrics()[0], (MetricsRow{"e", "c", "w", "s", 3, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12}); got != want {

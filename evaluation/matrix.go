@@ -38,8 +38,16 @@ type Options struct {
 	Interference sim.Interference
 	// Cells, when set, runs the prepared cells in place of the pool
 	// (through a pipeline.Executor, see RunCell): one result per cell, in
-	// order. Cell and Metrics.Pruned of its results are filled in here.
+	// order. Cell and Metrics.Pruned of its results are filled in here. A
+	// result may hand its jobs over in a file (CellResult.JobsFile), which
+	// stays the caller's.
 	Cells func(ctx context.Context, cells []PreparedCell) ([]CellResult, error)
+	// ScratchDir, when set, is a directory where Run leaves each finished
+	// cell's per-job results, in a file of their own, rather than keep
+	// them in memory (at the paper's scale an experiment evaluates
+	// millions of jobs); Report.Write reads them back and Report.Close
+	// removes them.
+	ScratchDir string
 }
 
 // PreparedCell is a cell with its workload's jobs, ready to simulate.
@@ -51,13 +59,19 @@ type PreparedCell struct {
 // CellResult is what one cell produced.
 type CellResult struct {
 	Cell Cell
-	// Jobs are the evaluated jobs' results, in job order.
+	// Jobs are the evaluated jobs' results, in job order; nil when they
+	// are in JobsFile.
 	Jobs []sim.JobResult
+	// JobsFile, when set, is the file that holds Jobs (WriteJobs): see
+	// Options.ScratchDir and Options.Cells.
+	JobsFile string
 	// Metrics cover Jobs; Metrics.Pruned adds the workload's pruned jobs.
 	Metrics   sim.Metrics
 	Decisions int
 	// Timing is wall clock: it goes to the timings table only.
 	Timing sim.Timing
+
+	paired *jobPairs // the pairs of a cell whose jobs are in JobsFile
 }
 
 // Report is a finished matrix: every cell in spec order (cluster,
@@ -74,14 +88,17 @@ type Report struct {
 	Workloads []WorkloadInfo
 	// TotalGPU of each cluster, by spec index.
 	TotalGPU []float64
+
+	scratch string // the directory of the cells' JobsFiles that Run made
 }
 
 // Run runs the matrix of spec. Workloads are prepared first (each trace
 // read once, each synthetic workload drawn from its own stream); then the
 // cells run in a pool of opt.Workers goroutines, each writing only its own
 // slot of the result, so the report does not depend on scheduling. The
-// first failing cell cancels the others; its error names the cell.
-func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
+// first failing cell cancels the others; its error names the cell. With
+// opt.ScratchDir the caller closes the report when done with it.
+func Run(ctx context.Context, spec Spec, opt Options) (_ *Report, err error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("evaluation: %w", err)
 	}
@@ -126,6 +143,16 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 			todo = append(todo, c)
 		}
 	}
+	if opt.ScratchDir != "" {
+		if rep.scratch, err = pipeline.MkdirScratch(opt.ScratchDir, "cells"); err != nil {
+			return nil, fmt.Errorf("evaluation: scratch directory: %w", err)
+		}
+		defer func() {
+			if err != nil {
+				rep.Close()
+			}
+		}()
+	}
 	bar := opt.Progress.Start("eval "+spec.Experiment, int64(len(todo)))
 	defer bar.Done()
 	if opt.Cells != nil {
@@ -143,6 +170,9 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		for i, c := range todo {
 			results[i].Cell = c
 			results[i].Metrics.Pruned += rep.workload(c).Pruned
+			if err := rep.keep(i, &results[i]); err != nil {
+				return nil, fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
+			}
 		}
 		bar.Add(int64(len(todo)))
 		rep.Cells = results
@@ -157,6 +187,9 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 				return fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
 			}
 			cr.Metrics.Pruned += rep.workload(c).Pruned
+			if err := rep.keep(i, &cr); err != nil {
+				return fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
+			}
 			results[i] = cr
 			bar.Add(1)
 			log.Debug("cell done", "cell", c.Key(), "jobs", cr.Metrics.Jobs, "mean_jct_min", cr.Metrics.MeanJCTS/60, "wall", time.Duration(cr.Timing.WallS*float64(time.Second)).Round(time.Millisecond))

@@ -91,38 +91,47 @@ type TimingRow struct {
 
 // Results flattens the report into results rows, cell by cell in report
 // order, jobs in job order.
-func (r *Report) Results() []ResultRow {
-	var n int
-	for _, c := range r.Cells {
-		n += len(c.Jobs)
-	}
-	rows := make([]ResultRow, 0, n)
+func (r *Report) Results() ([]ResultRow, error) {
+	var rows []ResultRow
 	for i := range r.Cells {
-		rows = r.Cells[i].appendResults(rows)
+		var err error
+		if rows, err = r.Cells[i].appendResults(rows); err != nil {
+			return nil, err
+		}
 	}
-	return rows
+	return rows, nil
 }
 
 // appendResults appends the cell's results rows to rows, jobs in job
 // order.
-func (c *CellResult) appendResults(rows []ResultRow) []ResultRow {
+func (c *CellResult) appendResults(rows []ResultRow) ([]ResultRow, error) {
+	jobs, err := c.jobs()
+	if err != nil {
+		return rows, err
+	}
 	key := c.Cell.key()
-	for _, j := range c.Jobs {
+	for _, j := range jobs {
 		var row ResultRow
 		fillRow(&row, &key, &j)
 		rows = append(rows, row)
 	}
-	return rows
+	return rows, nil
 }
 
 // writeResults writes Results' rows to path a cell at a time: the same
-// bytes, without a second copy of every job's result (at the paper's
-// scale an experiment has millions).
-func (r *Report) writeResults(path string, meta datasets.FileMeta) error {
+// bytes, holding one cell's rows (at the paper's scale an experiment has
+// millions).
+func (r *Report) writeResults(ctx context.Context, path string, meta datasets.FileMeta) error {
 	return datasets.WriteParquetRows(path, meta, func(emit func([]ResultRow) error) error {
 		var rows []ResultRow
 		for i := range r.Cells {
-			rows = r.Cells[i].appendResults(rows[:0])
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var err error
+			if rows, err = r.Cells[i].appendResults(rows[:0]); err != nil {
+				return err
+			}
 			if err := emit(rows); err != nil {
 				return err
 			}
@@ -288,7 +297,7 @@ func (r *Report) Write(ctx context.Context, to OutputPaths) error {
 		path  string
 		write func(string) error
 	}{
-		{to.Results, func(p string) error { return r.writeResults(p, meta) }},
+		{to.Results, func(p string) error { return r.writeResults(ctx, p, meta) }},
 		{to.Metrics, func(p string) error { return datasets.WriteParquet(p, meta, r.Metrics()) }},
 		{to.Timings, func(p string) error { return datasets.WriteParquet(p, meta, r.Timings()) }},
 	} {

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -30,10 +31,14 @@ func TestWriteResultsSameBytes(t *testing.T) {
 	dir := t.TempDir()
 	meta := datasets.FileMeta{Source: "eval:x", ConfigHash: "h"}
 	want, got := filepath.Join(dir, "want.parquet"), filepath.Join(dir, "got.parquet")
-	if err := datasets.WriteParquet(want, meta, rep.Results()); err != nil {
+	rows, err := rep.Results()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.writeResults(got, meta); err != nil {
+	if err := datasets.WriteParquet(want, meta, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.writeResults(context.Background(), got, meta); err != nil {
 		t.Fatal(err)
 	}
 	wb, _ := os.ReadFile(want)

@@ -291,8 +291,9 @@ func marginNote(t *Table, names []schedulers.Name) string {
 // wilcoxonNote compares, in one column group, every scheduler with the
 // spec's first by the Wilcoxon signed-rank test on per-job JCT and fee,
 // pairing each job with itself (pooled over seeds). Pairs need the same
-// jobs in both cells, which holds because every cell of a group replays
-// the same jobs to completion.
+// jobs in both cells (the same ids in the same order, compared by their
+// hash, jobPairs), which holds because every cell of a group replays the
+// same jobs to completion.
 func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 	s := r.Spec
 	if len(s.Schedulers) < 2 {
@@ -301,11 +302,11 @@ func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 	// Jobs pair with themselves in the same seed: a learned row's first
 	// trained model (replicate 0) stands for it, as the other models
 	// replay the same jobs.
-	cells := func(si int) []CellResult {
-		var out []CellResult
-		for _, cr := range r.Cells {
-			if cr.Cell.ci == ci && cr.Cell.wi == wi && cr.Cell.si == si && cr.Cell.Replicate == 0 {
-				out = append(out, cr)
+	cells := func(si int) []*jobPairs {
+		var out []*jobPairs
+		for i := range r.Cells {
+			if c := r.Cells[i].Cell; c.ci == ci && c.wi == wi && c.si == si && c.Replicate == 0 {
+				out = append(out, r.Cells[i].pairs())
 			}
 		}
 		return out
@@ -317,16 +318,10 @@ func (r *Report) wilcoxonNote(label string, ci, wi int) string {
 		var ja, jb, fa, fb []float64
 		ok := len(other) == len(ref)
 		for k := 0; ok && k < len(ref); k++ {
-			a, b := ref[k].Jobs, other[k].Jobs
-			if ok = len(a) == len(b); !ok {
-				break
-			}
-			for i := range a {
-				if ok = a[i].JobID == b[i].JobID; !ok {
-					break
-				}
-				ja, jb = append(ja, a[i].JCTS), append(jb, b[i].JCTS)
-				fa, fb = append(fa, a[i].FeeUSD), append(fb, b[i].FeeUSD)
+			a, b := ref[k], other[k]
+			if ok = a.n == b.n && a.ids == b.ids; ok {
+				ja, jb = append(ja, a.jct...), append(jb, b.jct...)
+				fa, fb = append(fa, a.fee...), append(fb, b.fee...)
 			}
 		}
 		if !ok || len(ja) == 0 {

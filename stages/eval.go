@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -206,8 +207,10 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		}
 		return schedulers.New(c.Scheduler, schedulers.Options{Model: filepath.Dir(env.Input(files[0])), Seed: seed})
 	}
+	// The cells' per-job results wait in the task directory, never among
+	// the outputs, until the results table is written.
 	opt := evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
-		NewScheduler: newSched, Interference: model}
+		NewScheduler: newSched, Interference: model, ScratchDir: env.TaskDir()}
 	if env.Executor() != nil {
 		opt.Cells = s.cellTasks(env, spec) // evaltask.go
 	}
@@ -219,7 +222,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 	for _, p := range []*string{&o.Results, &o.Metrics, &o.Timings, &o.Markdown, &o.CSV, &o.LaTeX, &o.SVG, &o.PNG} {
 		*p = env.Output(*p)
 	}
-	return rep.Write(ctx, o)
+	return errors.Join(rep.Write(ctx, o), rep.Close())
 }
 
 // EvalCurves is the learning curves of every model the run trained.

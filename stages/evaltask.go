@@ -30,6 +30,11 @@ type cellTask struct {
 	Spec evaluation.Spec `json:"spec"`
 	Cell evaluation.Cell `json:"cell"`
 	Jobs string          `json:"jobs"` // gob of []datasets.Job
+	// Results is where the task leaves the cell's per-job results
+	// (evaluation.WriteJobs), in the batch's directory: they stay out of
+	// the result it returns, which the executor hands back with every
+	// other cell's at once.
+	Results string `json:"results"`
 	// FitModel and Environment are speedModel's files, "" for none.
 	FitModel    string `json:"fit_model,omitempty"`
 	Environment string `json:"environment,omitempty"`
@@ -38,9 +43,9 @@ type cellTask struct {
 }
 
 // cellOutput is what a cell task returns, gob-encoded: gob carries
-// float64s bit for bit, NaN and ±Inf included, where JSON cannot.
+// float64s bit for bit, NaN and ±Inf included, where JSON cannot. The
+// per-job results are in cellTask.Results.
 type cellOutput struct {
-	Jobs      []sim.JobResult
 	Metrics   sim.Metrics
 	Decisions int
 	Timing    sim.Timing
@@ -72,8 +77,11 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 	if err != nil {
 		return nil, err
 	}
+	if err := evaluation.WriteJobs(ct.Results, cr.Jobs); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(cellOutput{Jobs: cr.Jobs, Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(cellOutput{Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -81,7 +89,8 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 
 // cellTasks runs an evaluation stage's cells on the run's executor: the
 // driver writes each workload's jobs once into the stage's task directory,
-// hands out one task per cell, and decodes the results in cell order.
+// hands out one task per cell, and decodes the results in cell order;
+// each cell's per-job results stay in the file its task wrote there.
 func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(context.Context, []evaluation.PreparedCell) ([]evaluation.CellResult, error) {
 	return func(ctx context.Context, cells []evaluation.PreparedCell) ([]evaluation.CellResult, error) {
 		b, err := env.Batch(nil)
@@ -99,6 +108,7 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			base.Environment, common = ref.Path, append(common, ref)
 		}
 		workloads := map[string]pipeline.InputRef{}
+		var results []string // each task's ct.Results
 		for _, pc := range cells {
 			c := pc.Cell
 			wk := c.Cluster + "/" + c.Workload + "/" + strconv.Itoa(c.Seed)
@@ -112,6 +122,8 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			}
 			ct := base
 			ct.Cell, ct.Jobs = c, jobs.Path
+			ct.Results = filepath.Join(b.Dir, fmt.Sprintf("results-%05d.gob", len(b.Tasks)))
+			results = append(results, ct.Results)
 			inputs := append(append([]pipeline.InputRef{}, common...), jobs)
 			if c.Scheduler.Learned() {
 				// The cell's replicate's model, as in the driver (eval.go).
@@ -140,7 +152,7 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			if err := gob.NewDecoder(bytes.NewReader(o)).Decode(&co); err != nil {
 				return nil, fmt.Errorf("cell %s: result: %w", cells[i].Cell.Key(), err)
 			}
-			res[i] = evaluation.CellResult{Cell: cells[i].Cell, Jobs: co.Jobs, Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing}
+			res[i] = evaluation.CellResult{Cell: cells[i].Cell, JobsFile: results[i], Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing}
 		}
 		return res, nil
 	}

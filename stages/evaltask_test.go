@@ -1,0 +1,65 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// TestEvalStageScratch runs heuristic experiments in the stage's own pool
+// and as tasks on the local executor: both leave every cell's per-job
+// results in scratch files of the stage's task directory, which write the
+// same outputs byte for byte and are gone once the stages are done.
+func TestEvalStageScratch(t *testing.T) {
+	run := func(ex pipeline.Executor) string {
+		cfg := quickConfig()
+		cfg.Out = t.TempDir()
+		cfg.Eval.Experiments = []string{"das-table1", "marl-topologies"}
+		cfg.Eval.Seeds = 2
+		cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "tetris", "drf-lb"}
+		dag, err := Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler), Executor: ex}
+		if _, err := r.Run(context.Background(), dag); err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Out
+	}
+	pooled, tasks := run(nil), run(pipeline.Local{Workers: 2})
+
+	compared := 0
+	for _, dir := range []string{pooled, tasks} {
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if strings.HasSuffix(rel, ".gob") || strings.Contains(rel, ".cells.tmp-") || strings.HasPrefix(filepath.ToSlash(rel), ".schedlab/tasks/eval-") {
+				t.Errorf("%s: left behind", p)
+			}
+			if e.IsDir() || dir == tasks || strings.HasPrefix(rel, ".schedlab") || strings.Contains(rel, "timings") || rel == "manifest.json" || strings.HasPrefix(rel, "report") {
+				return nil
+			}
+			a, _ := os.ReadFile(p)
+			b, err := os.ReadFile(filepath.Join(tasks, rel))
+			if err != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s differs between the stage's pool and the executor's tasks (%v)", rel, err)
+			}
+			compared++
+			return nil
+		})
+	}
+	md, _ := os.ReadFile(filepath.Join(pooled, "tables", "das-table1.md"))
+	if compared < 10 || !bytes.Contains(md, []byte("Wilcoxon")) {
+		t.Errorf("compared %d files; das-table1's Wilcoxon note: %v", compared, bytes.Contains(md, []byte("Wilcoxon")))
+	}
+}
