@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // ECCStack is an inference-only pass of a stack of ECC layers over one
@@ -164,7 +166,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		for i, u := range s.rows {
 			cat := s.buf[i*2*d : (i+1)*2*d]
 			copy(cat[:d], hin[u*d:(u+1)*d])
-			addScaledTo(cat[d:], agg[u*d:(u+1)*d], 1, l.B.Data)
+			floats.AddScaledTo(cat[d:], agg[u*d:(u+1)*d], 1, l.B.Data)
 		}
 		s.out = resize(s.out, r*out)
 		gemm(false, false, 1, general(r, 2*d, 2*d, s.buf), general(2*d, out, out, l.W.Data), 0, general(r, out, out, s.out))
@@ -302,7 +304,7 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 		gemm(false, false, 1, general(r, in, in, c.buf), general(in, out, out, c.l.W.Data), 0, general(r, out, out, c.out))
 		for k, i := range c.rows {
 			copy(c.p[i*out:(i+1)*out], c.out[k*out:(k+1)*out])
-			addScaledTo(c.y[i*out:(i+1)*out], c.out[k*out:(k+1)*out], 1, c.l.B.Data)
+			floats.AddScaledTo(c.y[i*out:(i+1)*out], c.out[k*out:(k+1)*out], 1, c.l.B.Data)
 		}
 		c.Rows += r
 	}

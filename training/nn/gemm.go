@@ -6,6 +6,7 @@ import (
 	"github.com/sourcegraph/conc"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // gonum's Dgemm splits C into blocks of gemmBlock×gemmBlock and, when
@@ -241,8 +242,8 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 				v = a.Data[i*a.Stride+l] // A[i, l]
 			}
 			if tmp := alpha * v; tmp != 0 {
-				// Dgemm's AxpyUnitary: the same rounding (axpy.go).
-				addScaled(ci, tmp, b.Data[l*b.Stride+n16:l*b.Stride+n])
+				// gonum's own AxpyUnitary, as Dgemm calls it.
+				floats.AddScaled(ci, tmp, b.Data[l*b.Stride+n16:l*b.Stride+n])
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -332,44 +331,6 @@ func TestReLUInlinedBits(t *testing.T) {
 	for i := range wy {
 		if math.Float64bits(wy[i]) != math.Float64bits(gy[i]) || math.Float64bits(wg[i]) != math.Float64bits(gg[i]) {
 			t.Fatalf("element %d (x = %v, dA = %v): inlined gives %v and %v, generic %v and %v", i, x[i], g0[i], gy[i], gg[i], wy[i], wg[i])
-		}
-	}
-}
-
-// TestAxpyMatchesFloats compares addScaledTo, addTo and addScaled with
-// gonum's floats.AddScaledTo, Add and AddScaled bit for bit, on every
-// length up to 40 (the AVX-512 kernel's masked last lanes), alphas with
-// 0, −1 and NaN, inputs with zeros, −0, NaN payloads and ±Inf, and dst
-// aliasing y as Add's does.
-func TestAxpyMatchesFloats(t *testing.T) { bothKernelPaths(t, testAxpyMatchesFloats) }
-
-func testAxpyMatchesFloats(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for n := 0; n <= 40; n++ {
-		for trial := range 8 {
-			alpha := []float64{1, -1, 0.37, 0, math.Float64frombits(0x7ff8000000000abc)}[trial%5]
-			x := withSpecials(randSparse(n, rng), 8, rng)
-			y := withSpecials(randSparse(n, rng), 8, rng)
-			same := func(what string, want, got []float64) {
-				t.Helper()
-				for i := range want {
-					if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-						t.Fatalf("%s n=%d alpha=%v: element %d is %#x, gonum gives %#x", what, n, alpha, i, math.Float64bits(got[i]), math.Float64bits(want[i]))
-					}
-				}
-			}
-			want, got := make([]float64, n), make([]float64, n)
-			floats.AddScaledTo(want, y, alpha, x)
-			addScaledTo(got, y, alpha, x)
-			same("addScaledTo", want, got)
-			want, got = slices.Clone(y), slices.Clone(y)
-			floats.AddScaled(want, alpha, x)
-			addScaled(got, alpha, x)
-			same("addScaled", want, got)
-			want, got = slices.Clone(y), slices.Clone(y)
-			floats.Add(want, x)
-			addTo(got, x)
-			same("addTo", want, got)
 		}
 	}
 }

@@ -71,10 +71,3 @@ func spreadMessage4z(dy, c, gr *float64, d int)
 //
 //go:noescape
 func dotRows4z(c, a, b *float64, ldb, n, k int, alpha float64)
-
-// axpyTo sets dst[i] = x[i]·alpha + y[i] for i = 0..n−1 as gonum's
-// AxpyUnitaryTo does, eight elements per instruction (kernel_amd64.s,
-// AVX-512F: the caller checks haveAVX512 and the bounds).
-//
-//go:noescape
-func axpyTo(dst, x, y *float64, n int, alpha float64)

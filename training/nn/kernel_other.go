@@ -40,7 +40,3 @@ func spreadMessage4z(dy, c, gr *float64, d int) {
 func dotRows4z(c, a, b *float64, ldb, n, k int, alpha float64) {
 	panic("nn: dotRows4z without assembly kernels")
 }
-
-func axpyTo(dst, x, y *float64, n int, alpha float64) {
-	panic("nn: axpyTo without assembly kernels")
-}

@@ -29,7 +29,7 @@ func (t *Tape) addSigned(name string, a, b *Node, sign float64) *Node {
 			}
 			continue
 		}
-		addScaledTo(out, ar, sign, vec)
+		floats.AddScaledTo(out, ar, sign, vec)
 	}
 	return n
 }
@@ -37,7 +37,7 @@ func (t *Tape) addSigned(name string, a, b *Node, sign float64) *Node {
 func (addOp) backward(_ *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	if a.needGrad {
-		addTo(a.Grad, n.Grad)
+		floats.Add(a.Grad, n.Grad)
 	}
 	if !b.needGrad {
 		return
@@ -50,6 +50,6 @@ func (addOp) backward(_ *Tape, n *Node) {
 			b.Grad[k] += sign * floats.Sum(g)
 			continue
 		}
-		addScaled(vec, sign, g)
+		floats.AddScaled(vec, sign, g)
 	}
 }

@@ -1,6 +1,10 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // concatColsOp places its operands side by side, [A | B | ...]; backward
 // hands each operand its block of columns of the gradient.
@@ -35,7 +39,7 @@ func (concatColsOp) backward(_ *Tape, n *Node) {
 	for _, x := range n.in {
 		if x.needGrad {
 			for i := 0; i < n.Rows; i++ {
-				addTo(x.Grad[i*x.Cols:(i+1)*x.Cols], n.Grad[i*n.Cols+off:i*n.Cols+off+x.Cols])
+				floats.Add(x.Grad[i*x.Cols:(i+1)*x.Cols], n.Grad[i*n.Cols+off:i*n.Cols+off+x.Cols])
 			}
 		}
 		off += x.Cols
@@ -71,7 +75,7 @@ func (concatRowsOp) backward(_ *Tape, n *Node) {
 	off := 0
 	for _, x := range n.in {
 		if x.needGrad {
-			addTo(x.Grad, n.Grad[off:off+len(x.Data)])
+			floats.Add(x.Grad, n.Grad[off:off+len(x.Data)])
 		}
 		off += len(x.Data)
 	}

@@ -137,10 +137,10 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		}
 		t.gemm(true, false, 1, dyg, general(nodes, d, d, h.Data), 0, general(yw, d, d, dms))
 		if w.needGrad {
-			addTo(w.Grad, dms[:f*d*d])
+			floats.Add(w.Grad, dms[:f*d*d])
 		}
 		if c.needGrad {
-			addTo(c.Grad, dms[f*d*d:])
+			floats.Add(c.Grad, dms[f*d*d:])
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // gatherRowsOp is row i of the output = row idx[i] of A. An index may
 // repeat; backward scatter-adds, so a row used twice gets both gradients.
@@ -29,6 +33,6 @@ func (gatherRowsOp) backward(_ *Tape, n *Node) {
 	}
 	c := a.Cols
 	for i, r := range n.ints {
-		addTo(a.Grad[r*c:(r+1)*c], n.Grad[i*c:(i+1)*c])
+		floats.Add(a.Grad[r*c:(r+1)*c], n.Grad[i*c:(i+1)*c])
 	}
 }

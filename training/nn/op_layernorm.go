@@ -58,7 +58,7 @@ func (layerNormOp) backward(_ *Tape, n *Node) {
 			}
 		}
 		if bias.needGrad {
-			addTo(bias.Grad, g)
+			floats.Add(bias.Grad, g)
 		}
 		if !x.needGrad {
 			continue

@@ -34,7 +34,7 @@ func (mulOp) backward(_ *Tape, n *Node) {
 		if a.needGrad {
 			ag := a.Grad[i*c : (i+1)*c]
 			if vec == nil {
-				addScaled(ag, s, g)
+				floats.AddScaled(ag, s, g)
 			} else {
 				for j, v := range g {
 					ag[j] += v * vec[j]

@@ -90,7 +90,7 @@ func (t *Tape) colSum(a *Node, scale float64) *Node {
 	clear(n.Data)
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
-		addTo(n.Data, a.Data[i*c:(i+1)*c])
+		floats.Add(n.Data, a.Data[i*c:(i+1)*c])
 	}
 	floats.Scale(scale, n.Data)
 	return n
@@ -103,6 +103,6 @@ func (colSumOp) backward(_ *Tape, n *Node) {
 	}
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
-		addScaled(a.Grad[i*c:(i+1)*c], n.farg[0], n.Grad)
+		floats.AddScaled(a.Grad[i*c:(i+1)*c], n.farg[0], n.Grad)
 	}
 }

@@ -15,7 +15,7 @@ func (t *Tape) Scale(a *Node, c float64) *Node {
 
 func (scaleOp) backward(_ *Tape, n *Node) {
 	if a := n.in[0]; a.needGrad {
-		addScaled(a.Grad, n.farg[0], n.Grad)
+		floats.AddScaled(a.Grad, n.farg[0], n.Grad)
 	}
 }
 
@@ -33,6 +33,6 @@ func (t *Tape) AddScalar(a *Node, c float64) *Node {
 
 func (addScalarOp) backward(_ *Tape, n *Node) {
 	if a := n.in[0]; a.needGrad {
-		addTo(a.Grad, n.Grad)
+		floats.Add(a.Grad, n.Grad)
 	}
 }

@@ -24,7 +24,7 @@ func (t *Tape) SegmentMeans(a *Node, size int) *Node {
 	clear(n.Data)
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
-		addTo(n.Data[(i/size)*c:(i/size+1)*c], a.Data[i*c:(i+1)*c])
+		floats.Add(n.Data[(i/size)*c:(i/size+1)*c], a.Data[i*c:(i+1)*c])
 	}
 	floats.Scale(1/float64(size), n.Data)
 	return n
@@ -38,6 +38,6 @@ func (segmentMeansOp) backward(_ *Tape, n *Node) {
 	size, c := n.iarg[0], a.Cols
 	inv := 1 / float64(size)
 	for i := 0; i < a.Rows; i++ {
-		addScaled(a.Grad[i*c:(i+1)*c], inv, n.Grad[(i/size)*c:(i/size+1)*c])
+		floats.AddScaled(a.Grad[i*c:(i+1)*c], inv, n.Grad[(i/size)*c:(i/size+1)*c])
 	}
 }

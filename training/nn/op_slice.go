@@ -1,6 +1,10 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // sliceRowsOp copies rows [from, to) of A; backward adds the gradient back
 // into those rows.
@@ -20,7 +24,7 @@ func (t *Tape) SliceRows(a *Node, from, to int) *Node {
 func (sliceRowsOp) backward(_ *Tape, n *Node) {
 	if a := n.in[0]; a.needGrad {
 		off := n.iarg[0] * a.Cols
-		addTo(a.Grad[off:off+len(n.Grad)], n.Grad)
+		floats.Add(a.Grad[off:off+len(n.Grad)], n.Grad)
 	}
 }
 
@@ -49,6 +53,6 @@ func (sliceColsOp) backward(_ *Tape, n *Node) {
 	}
 	from, w := n.iarg[0], n.Cols
 	for i := 0; i < a.Rows; i++ {
-		addTo(a.Grad[i*a.Cols+from:i*a.Cols+from+w], n.Grad[i*w:(i+1)*w])
+		floats.Add(a.Grad[i*a.Cols+from:i*a.Cols+from+w], n.Grad[i*w:(i+1)*w])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Node is a float64 matrix in a computation: a parameter, a constant, or the
@@ -126,7 +127,7 @@ func (t *Tape) FlushGrad() {
 				continue
 			}
 			if p.needGrad {
-				addTo(p.Grad, st.buf[off:off+len(p.Data)])
+				floats.Add(p.Grad, st.buf[off:off+len(p.Data)])
 			}
 			off += len(p.Data)
 		}
