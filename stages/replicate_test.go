@@ -3,7 +3,6 @@ package stages
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -92,25 +91,8 @@ func TestTrainSeedsRun(t *testing.T) {
 	}
 	d1, d2 := run(1, nil), run(2, pipeline.Local{Workers: 2})
 
-	compared := 0
-	filepath.WalkDir(d1, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(d1, p)
-		if strings.HasPrefix(rel, ".schedlab") || strings.Contains(rel, "timings") || rel == "manifest.json" || strings.HasPrefix(rel, "report") {
-			return nil
-		}
-		a, _ := os.ReadFile(p)
-		b, err := os.ReadFile(filepath.Join(d2, rel))
-		if err != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between 1 worker and 2 through the executor (%v)", rel, err)
-		}
-		compared++
-		return nil
-	})
-	if compared < 20 {
-		t.Errorf("compared %d files", compared)
+	if n := sameRun(t, d1, d2, "between 1 worker and 2 through the executor"); n < 20 {
+		t.Errorf("compared %d files", n)
 	}
 
 	// The first of a family's files is its model (weights).

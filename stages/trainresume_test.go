@@ -135,7 +135,9 @@ func TestTrainingResumesOnRetry(t *testing.T) {
 			t.Errorf("%s: the retry reported episode %d first, want 2 (resumed after episode 1)", name, first)
 		}
 	}
-	sameRun(t, base, dir)
+	if n := sameRun(t, base, dir, "from the run without executor"); n < 20 {
+		t.Errorf("compared %d files", n)
+	}
 
 	gone := &killingExecutor{k: 1, first: map[string]int{}, tamper: func(p string) { os.Remove(p) }}
 	dir, err = runWith(t, gone)
@@ -147,7 +149,9 @@ func TestTrainingResumesOnRetry(t *testing.T) {
 			t.Errorf("%s, checkpoint gone: the retry reported episode %d first, want 1 (a restart)", name, first)
 		}
 	}
-	sameRun(t, base, dir)
+	if n := sameRun(t, base, dir, "from the run without executor"); n < 20 {
+		t.Errorf("compared %d files", n)
+	}
 
 	changed := &killingExecutor{k: 1, first: map[string]int{}, tamper: func(p string) {
 		b, _ := os.ReadFile(p)
@@ -160,8 +164,11 @@ func TestTrainingResumesOnRetry(t *testing.T) {
 	}
 }
 
-// sameRun compares two run directories but for the wall-clock files.
-func sameRun(t *testing.T, a, b string) {
+// sameRun compares every file of run directory a with b's, but the
+// wall-clock ones (timings, manifest, report) and the runner's state, and
+// returns how many it compared; a file that differs is an error naming
+// it and how the runs differ (between).
+func sameRun(t *testing.T, a, b, between string) int {
 	t.Helper()
 	n := 0
 	filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
@@ -175,12 +182,10 @@ func sameRun(t *testing.T, a, b string) {
 		x, _ := os.ReadFile(p)
 		y, err := os.ReadFile(filepath.Join(b, rel))
 		if err != nil || !bytes.Equal(x, y) {
-			t.Errorf("%s differs from the run without executor (%v)", rel, err)
+			t.Errorf("%s differs %s (%v)", rel, between, err)
 		}
 		n++
 		return nil
 	})
-	if n < 20 {
-		t.Errorf("compared %d files", n)
-	}
+	return n
 }
