@@ -1,10 +1,8 @@
 package evaluation
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
 	"fmt"
 	"io"
 	"os"
@@ -63,33 +61,13 @@ func (c *CellResult) pairs() *jobPairs {
 // form CellResult.JobsFile names: a gob of jobs, which carries every
 // float64 bit for bit.
 func WriteJobs(path string, jobs []sim.JobResult) error {
-	f, err := pipeline.CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	w := bufio.NewWriter(f)
-	if err := gob.NewEncoder(w).Encode(jobs); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
+	return pipeline.WriteGobAtomic(path, jobs)
 }
 
 // readJobs reads the per-job results of a file WriteJobs wrote.
 func readJobs(path string) ([]sim.JobResult, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var jobs []sim.JobResult
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&jobs); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return jobs, nil
+	return jobs, pipeline.ReadGob(path, &jobs)
 }
 
 // jobs are the cell's per-job results, read back from JobsFile if they

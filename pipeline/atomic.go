@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bufio"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -84,6 +86,38 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// WriteGobAtomic writes v's gob encoding to path atomically, streaming
+// it rather than building it in memory. gob carries float64s bit for bit,
+// NaN and ±Inf included, where JSON cannot.
+func WriteGobAtomic(path string, v any) error {
+	f, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	w := bufio.NewWriter(f)
+	if err := gob.NewEncoder(w).Encode(v); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// ReadGob decodes the gob file at path (WriteGobAtomic) into v.
+func ReadGob(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
 }
 
 // CommitStaged moves a command's finished outputs from its staging

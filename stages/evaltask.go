@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -57,7 +56,7 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	var jobs []datasets.Job
-	if err := readGob(ct.Jobs, &jobs); err != nil {
+	if err := pipeline.ReadGob(ct.Jobs, &jobs); err != nil {
 		return nil, err
 	}
 	model, err := speedModelFiles(ct.FitModel, ct.Environment)
@@ -160,11 +159,7 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 
 // writeGob writes v to path atomically and returns its reference.
 func writeGob(path string, v any) (pipeline.InputRef, error) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
-		return pipeline.InputRef{}, fmt.Errorf("encode %s: %w", filepath.Base(path), err)
-	}
-	if err := pipeline.WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := pipeline.WriteGobAtomic(path, v); err != nil {
 		return pipeline.InputRef{}, err
 	}
 	sum, _, err := pipeline.HashFile(path)
@@ -172,16 +167,4 @@ func writeGob(path string, v any) (pipeline.InputRef, error) {
 		return pipeline.InputRef{}, err
 	}
 	return pipeline.InputRef{Path: path, SHA256: sum}, nil
-}
-
-// readGob decodes the gob file at path into v.
-func readGob(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
-		return fmt.Errorf("decode %s: %w", path, err)
-	}
-	return nil
 }
