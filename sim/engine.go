@@ -122,6 +122,7 @@ type Sim struct {
 	linkCount  []int32     // flows per DirectedLink
 	linkGbps   []float64   // per link, its capacity (Topology.Links' Gbps, dense for relink)
 	linkShare  []float64   // per DirectedLink, its capacity / its flows (+Inf without flows)
+	linkMost   []float64   // per DirectedLink, at least the largest bottleneck of an up-to-date flow crossing it that way (relink)
 	linkJobs   [][]linkRef // per link, the flows crossing it (either way), each once
 	linkStamp  []uint32    // per link, linkEpoch when add/removeFlows last visited it
 	linkEpoch  uint32
@@ -228,6 +229,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		linkStamp:  make([]uint32, len(c.Topology.Links)),
 		linkQueued: make([]bool, len(c.Topology.Links)),
 		linkShare:  make([]float64, 2*len(c.Topology.Links)),
+		linkMost:   make([]float64, 2*len(c.Topology.Links)),
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),

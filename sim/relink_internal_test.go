@@ -50,7 +50,9 @@ func (p *spread) Schedule(_ context.Context, st *State) ([]Placement, error) {
 // where flows share links, that each link direction's share is its
 // capacity over its flow count and that every flow not marked stale holds
 // the least share along its route (each way): what a full recomputation
-// gives, whatever the order and grouping of the relinks that led there.
+// gives, whatever the order and grouping of the relinks that led there,
+// and whichever relinks left the flows alone (linkMost, which must bound
+// every such flow's bottleneck).
 func TestRelinkBatchedExact(t *testing.T) {
 	c, err := FatTree(4, "power8")
 	if err != nil {
@@ -132,6 +134,12 @@ func TestRelinkBatchedExact(t *testing.T) {
 				}
 				if h.fwd != fwd || f.duplex && h.back != back {
 					t.Fatalf("t=%g: job %d flow %d: bottlenecks %v, %v; the links give %v, %v", s.now, js.Index, k, h.fwd, h.back, fwd, back)
+				}
+				// relink's bound holds each up-to-date bottleneck.
+				for _, dl := range f.links {
+					if s.linkMost[dl] < h.fwd || f.duplex && s.linkMost[dl.Reverse()] < h.back {
+						t.Fatalf("t=%g: job %d flow %d: bottlenecks %v, %v above link direction %d's bounds %v, %v", s.now, js.Index, k, h.fwd, h.back, dl, s.linkMost[dl], s.linkMost[dl.Reverse()])
+					}
 				}
 				if !h.tStale && h.t != f.time(h) {
 					t.Fatalf("t=%g: job %d flow %d: time %v, its bottlenecks give %v", s.now, js.Index, k, h.t, f.time(h))

@@ -123,6 +123,12 @@ func (s *Sim) comm(js *JobState) float64 {
 			}
 			h.fwd, h.back = fwd, back
 			h.t = js.flows[k].time(h)
+			for _, dl := range f.links { // relink's bound
+				s.linkMost[dl] = max(s.linkMost[dl], fwd)
+				if f.duplex {
+					s.linkMost[dl.Reverse()] = max(s.linkMost[dl.Reverse()], back)
+				}
+			}
 		case h.tStale:
 			h.tStale = false
 			h.t = js.flows[k].time(h)
