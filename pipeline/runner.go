@@ -142,6 +142,14 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 		})
 	}
 	runErr := p.Wait()
+	// A stage removes its own staging area and task directory when it
+	// ends; their parents go too once empty. A failed stage's task
+	// directory stays for the next run (Env.Batch), and so does its parent:
+	// os.Remove refuses a directory that is not empty, an error expected
+	// here, and any other leaves an empty directory, which harms nothing.
+	for _, d := range []string{"staging", "tasks"} {
+		_ = os.Remove(filepath.Join(r.Dir, stateDir, d))
+	}
 
 	m := &Manifest{Status: "ok", Seed: r.Seed, ConfigHash: r.ConfigHash, Config: r.Config,
 		Versions: BuildVersions(), WallS: time.Since(start).Seconds()}

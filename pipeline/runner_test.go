@@ -26,6 +26,7 @@ type textStage struct {
 	fail      error
 	panics    bool
 	block     bool // wait for cancellation
+	batch     bool // make a batch (and so a task directory) first
 }
 
 func (s *textStage) Name() string      { return s.name }
@@ -39,6 +40,11 @@ func (s *textStage) Run(ctx context.Context, env *pipeline.Env) error {
 	}
 	if s.panics {
 		panic("boom")
+	}
+	if s.batch {
+		if _, err := env.Batch(nil); err != nil {
+			return err
+		}
 	}
 	if s.fail != nil {
 		return s.fail
@@ -189,6 +195,43 @@ func TestRunnerCache(t *testing.T) {
 	seed = 8
 	if got := ran(run(map[string]string{"c": "new"})); got != "a,b,c,d,e" {
 		t.Fatalf("under another seed ran %q, want every stage", got)
+	}
+}
+
+// TestRunnerLeavesOnlyRecords: a finished run's state directory holds the
+// stages' records and nothing else, even where stages made task
+// directories; a failed stage's task directory stays for the next run.
+func TestRunnerLeavesOnlyRecords(t *testing.T) {
+	dir := t.TempDir()
+	stages := chain(nil, nil)
+	for _, s := range stages {
+		s.(*textStage).batch = true
+	}
+	r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: 1, Workers: 2}
+	if _, err := runWithTimeout(t, context.Background(), r, stages); err != nil {
+		t.Fatal(err)
+	}
+	left := func() []string {
+		t.Helper()
+		ents, err := os.ReadDir(filepath.Join(dir, ".schedlab"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	if got := strings.Join(left(), ","); got != "stages" {
+		t.Fatalf("after a run .schedlab holds %s, want stages only", got)
+	}
+	stages[4].(*textStage).fail, stages[4].(*textStage).value = errors.New("broken"), "other"
+	if _, err := runWithTimeout(t, context.Background(), r, stages); err == nil {
+		t.Fatal("a failing stage: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".schedlab", "tasks", "e")); err != nil {
+		t.Fatalf("the failed stage's task directory: %v", err)
 	}
 }
 
