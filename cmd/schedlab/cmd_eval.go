@@ -194,10 +194,18 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				}
 				return nil, fmt.Errorf("no cluster %s", c.Cluster)
 			}
-			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model})
+			// A killed eval's staging and scratch files go first; under
+			// the lock nothing else writes here. The cells' per-job
+			// results wait in a scratch directory of out until written
+			// (evaluation.Options.ScratchDir), not in memory.
+			if _, err := pipeline.RemoveScratch(out, false); err != nil {
+				return err
+			}
+			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model, ScratchDir: out})
 			if err != nil {
 				return err
 			}
+			defer rep.Close()
 			paths := evaluation.RunLayout(out, spec.Experiment)
 			if err := writeEval(ctx, out, rep, seed); err != nil {
 				return fmt.Errorf("eval %s: %w", spec.Experiment, err)
@@ -276,9 +284,6 @@ func evalManifest(m *pipeline.Manifest) bool {
 // holds out's lock.
 func writeEval(ctx context.Context, out string, rep *evaluation.Report, seed uint64) error {
 	t0 := time.Now()
-	if _, err := pipeline.RemoveScratch(out, false); err != nil { // a killed eval's staging
-		return err
-	}
 	staging, err := pipeline.MkdirScratch(out, "eval")
 	if err != nil {
 		return err

@@ -47,6 +47,12 @@ func TestEvalCommand(t *testing.T) {
 					t.Errorf("%s: %v", f, err)
 				}
 			}
+			// The cells' scratch files (their per-job results) are gone.
+			for name := range dirFiles(t, out) {
+				if pipeline.IsScratch(filepath.Base(name)) {
+					t.Errorf("eval left %s", name)
+				}
+			}
 		})
 	}
 }
