@@ -218,8 +218,9 @@ func (s *Sim) relinkQueued() {
 // way: relink leaves the flows alone when the change cannot reach the
 // bound, and sets it to their largest when it visits them; comm raises
 // it for a flow it recomputes, and relink's own updates only lower
-// bottlenecks. In the k = 20 fat-tree benchmark (BenchmarkFatTreeIntervals)
-// 88 % of the visits changed nothing and are skipped this way.
+// bottlenecks. In the k = 20 fat-tree benchmark (BenchmarkFatTreeIntervals,
+// 100 intervals) 70 % of the 772,349 relinks are skipped this way, and
+// the bound lets through only 2.5 % of those that change nothing.
 func (s *Sim) relink(l int) {
 	c := s.linkGbps[l]
 	var old, now [2]float64
