@@ -104,6 +104,54 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	return spec, inputs, fitted, nil
 }
 
+// ExperimentSpec is the spec of run experiment id exactly as a run
+// evaluates it (the same configuration, applied by experimentSpec), for
+// commands that evaluate outside a run (schedlab eval). Its trace
+// workloads read jobsFile, or draw the configured synthetic trace
+// (datasets.synthetic.jobs) when jobsFile is ""; its google workload reads
+// arrivals ("" skips it). fitted reports whether its speeds come from a
+// fitted interference model, which the caller supplies.
+func (c *Config) ExperimentSpec(id, jobsFile, arrivals string) (spec evaluation.Spec, fitted bool, err error) {
+	e, err := evaluation.Lookup(id)
+	if err != nil {
+		return spec, false, err
+	}
+	switch {
+	case e.Staged():
+		return spec, false, fmt.Errorf("%w: %s is written by schedlab run's %s stage (schedlab run --only %s)", ErrNotRunnable, id, e.Stage, id)
+	case e.Derived():
+		return spec, false, fmt.Errorf("%w: %s is made from %s's outputs by schedlab run (schedlab run --only %s)", ErrNotRunnable, id, e.Derive.From, e.Derive.From)
+	}
+	if jobsFile == "" && c.Datasets.Source != SyntheticPAI {
+		for _, w := range e.Spec().Workloads {
+			if w.Kind == evaluation.KindTrace {
+				return spec, false, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run, or the jobs.parquet of schedlab ingest)", c.Datasets.Source, c.JobsArtifact())
+			}
+		}
+	}
+	spec, _, fitted, err = c.experimentSpec(id, arrivals)
+	if err != nil {
+		return spec, false, err
+	}
+	for i := range spec.Workloads {
+		if w := &spec.Workloads[i]; w.Kind == evaluation.KindTrace {
+			w.JobsFile, w.SyntheticJobs = jobsFile, 0
+			if jobsFile == "" {
+				w.SyntheticJobs = c.Datasets.Synthetic.Jobs
+			}
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		return spec, false, fmt.Errorf("eval (%s): %w", id, err)
+	}
+	return spec, fitted, nil
+}
+
+// ErrNotRunnable is an experiment that schedlab eval cannot run on its
+// own: a staged one (calibration, sensitivity) or a derived one
+// (das-wilcoxon, ...), which schedlab run makes.
+var ErrNotRunnable = errors.New("not an experiment schedlab eval runs")
+
 // evalStages builds the stage of every configured experiment; learned
 // schedulers load the models of models (keyed by modelKey), and every
 // replicate of replicas' keys (trainStages).

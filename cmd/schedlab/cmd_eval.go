@@ -25,19 +25,15 @@ func init() { register(newEvalCmd) }
 func newEvalCmd(a *app) *cobra.Command {
 	var (
 		experiment, out, jobsFile, arrivals string
-		modelsDir, speed, environment       string
+		modelsDir, environment, interfFile  string
 		scheds                              []string
-		workers, seeds, synthetic, maxJobs  int
-		fatTreeK, intervals                 int
-		jobsPerPod                          float64
-		seed                                uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "eval --experiment ID --out DIR",
 		Short: "Run an evaluation experiment (a matrix of simulations) and write its tables",
-		Long: `eval runs one experiment of DESIGN.md §6: every cell of cluster × workload ×
-scheduler × seed is simulated (cells run --workers at a time; results never depend
-on it) and written into --out:
+		Long: `eval runs one experiment of the run configuration exactly as schedlab run evaluates it:
+every cell of cluster × workload × scheduler × seed is simulated (cells run workers at a
+time; results never depend on it) and written into --out:
 
   eval/results.parquet    one row per evaluated job per cell (JCT, fee, queueing, ...)
   eval/metrics.parquet    one row per cell (mean/p50/p95 JCT, mean fee, makespan, ...)
@@ -48,97 +44,99 @@ on it) and written into --out:
 Experiments:
 ` + experimentsHelp() + `
 
-The MARL experiments' load defaults to the paper's 15 jobs per pod of 100 servers
-scaled to each cluster's pod size. Learned schedulers (das, rifling, marl-device,
-...) load their models from --models, the models/ directory of a "schedlab run"
-that trained them: DAS-paper models from DIR/NAME/, MARL models from
-DIR/NAME/CLUSTER-ID/ (e.g. marl-device/fattree-k8-power8).
+The configuration is the run's (--preset, --config, SCHEDLAB_* variables, --set), and the
+experiment's section of it (eval.das_table1, eval.marl_arrivals, ...) sets its schedulers,
+clusters and load; the flags below that name a config key set that key, and only when
+given. Calibration and sensitivity are written by schedlab run's own stages
+(schedlab run --only calibration).
 
---speed standalone replays the trace: every job runs for its recorded duration,
-so JCT = queueing + duration; the default, --speed model, slows jobs by
-interference and communication. The tables' notes say which produced them.
+Trace workloads read --jobs, a canonical jobs table, or draw the seeded PAI-like trace
+(datasets.synthetic.jobs jobs). Learned schedulers (das, rifling, marl-device, ...) load
+their models from --models, the models/ directory of a "schedlab run" that trained them:
+DAS-paper models from DIR/NAME/, MARL models from DIR/NAME/CLUSTER-ID/ (e.g.
+marl-device/fattree-k8-power8).
+
+--speed standalone (sim.speed) replays the trace: every job runs for its recorded
+duration, so JCT = queueing + duration; model slows jobs by interference and
+communication. An experiment configured with fitted interference
+(eval.<experiment>.fitted_interference) takes the fitted model from --interference. The
+tables' notes say which speed model, environment and trace produced them.
 
 The files commit as one set, with manifest.json (every file with its sha256, as a
 run's, so that schedlab export reads the directory) written last: an eval that fails
 leaves --out as it was. --out may hold earlier evals (their tables and plots stay
 and the manifest keeps listing them), not a schedlab run.
 
-Same inputs, flags and --seed give byte-identical Parquet files, tables and plots.
+Same inputs, configuration and seed give byte-identical Parquet files, tables and plots.
 An unknown experiment or scheduler is exit status 2; a scheduler that returns an
 infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 		Example: `  schedlab eval --experiment das-table1 --out out/das --synthetic-jobs 5000
   schedlab ingest --source pai-sim --input operate_simulator_jobs_6000.csv --out out/pai
-  schedlab eval --experiment das-table1 --jobs out/pai/jobs.parquet --out out/das
+  schedlab eval --experiment das-table1 --jobs out/pai/jobs.parquet --out out/das --set sim.speed=standalone
   schedlab eval --experiment marl-arrivals --schedulers tetris,lb --arrivals out/google/arrivals.parquet --out out/marl
-  schedlab eval --experiment das-load --jobs out/nightly/datasets/pai-sim/jobs.parquet --models out/nightly/models --out out/load`,
+  schedlab eval --experiment das-load --preset nightly --jobs out/nightly/datasets/pai-sim/jobs.parquet --models out/nightly/models --out out/load`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if experiment == "" || out == "" {
 				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.RunIDs(), ", "))
 			}
-			e, err := evaluation.Lookup(experiment)
-			if errors.Is(err, evaluation.ErrUnknownExperiment) || (err == nil && e.Spec == nil) {
+			if _, err := evaluation.Lookup(experiment); errors.Is(err, evaluation.ErrUnknownExperiment) {
 				return usageErrorf("eval: unknown experiment %q; experiments: %s", experiment, strings.Join(evaluation.RunIDs(), ", "))
+			} else if err != nil {
+				return err
 			}
+			for _, s := range scheds {
+				if _, err := schedulers.Canonical(s); err != nil {
+					return usageErrorf("eval: --schedulers: %v", err)
+				}
+			}
+			// The flags whose key is the experiment's section's.
+			section := "eval." + strings.ReplaceAll(experiment, "-", "_")
+			keys := map[string]string{}
+			for flag, leaf := range map[string]string{"schedulers": "schedulers", "intervals": "intervals"} {
+				if !cmd.Flags().Changed(flag) {
+					continue
+				}
+				if !configLeaves()[section+"."+leaf] {
+					return usageErrorf("eval: --%s: experiment %s has no key %s.%s", flag, experiment, section, leaf)
+				}
+				keys[flag] = section + "." + leaf
+			}
+			if cmd.Flags().Changed("fattree-k") && experiment != evaluation.MARLArrivals {
+				return usageErrorf("eval: --fattree-k sets eval.marl_arrivals.k; %s's clusters are %s.clusters (a --config file sets them)", experiment, section)
+			}
+			r, err := a.config(cmd, keys)
 			if err != nil {
 				return err
 			}
-			spec := e.Spec()
-			if len(scheds) > 0 {
-				spec.Schedulers = nil
-				for _, s := range scheds {
-					if _, err := schedulers.Canonical(s); err != nil {
-						return usageErrorf("eval: --schedulers: %v", err)
-					}
-					spec.Schedulers = append(spec.Schedulers, s)
-				}
+			cfg := r.cfg
+			spec, fitted, err := cfg.ExperimentSpec(experiment, jobsFile, arrivals)
+			if errors.Is(err, stages.ErrNotRunnable) {
+				return usageErrorf("eval: %v", err)
 			}
-			fl := cmd.Flags()
-			spec.Seeds = seeds
-			switch speed {
-			case sim.SpeedModel, sim.SpeedStandalone:
-				spec.Sim.Speed = speed
-			default:
-				return usageErrorf("eval: --speed: must be %s or %s, got %q", sim.SpeedModel, sim.SpeedStandalone, speed)
+			if err != nil {
+				return usageErrorf("eval: %v", err)
 			}
 			var model sim.Interference
-			if environment != "" {
+			if interfFile != "" {
+				if model, err = stages.FittedInterference(interfFile); err != nil {
+					return usageErrorf("eval: --interference: %v", err)
+				}
+			} else if fitted {
+				a.log.Warn("the experiment simulates with the fitted interference model (" + section + ".fitted_interference), which --interference gives; simulating with the simulator's default")
+			}
+			switch want := spec.Sim.Environment; {
+			case environment != "":
 				e, err := sim.ReadEnvironment(environment)
 				if err != nil {
 					return usageErrorf("eval: --environment: %v", err)
 				}
-				spec.Sim.Environment, model = e.Name, e.Interference(nil)
-			}
-			for i := range spec.Workloads {
-				w := &spec.Workloads[i]
-				switch w.Kind {
-				case evaluation.KindTrace:
-					w.JobsFile = jobsFile
-					if fl.Changed("synthetic-jobs") {
-						w.SyntheticJobs = synthetic
-					}
-					if fl.Changed("max-jobs") {
-						w.MaxJobs = maxJobs
-					}
-				default:
-					w.ArrivalsFile = arrivals
-					if fl.Changed("intervals") {
-						w.Intervals = intervals
-					}
-					if fl.Changed("jobs-per-pod") {
-						w.JobsPerPod = jobsPerPod
-					}
+				if want != "" && e.Name != want {
+					return usageErrorf("eval: --environment %s holds environment %s; the configuration runs %s in %s (sim.environment)", environment, e.Name, experiment, want)
 				}
-			}
-			if fl.Changed("fattree-k") {
-				for i, c := range spec.Clusters {
-					if c.Spec.Topology == "fattree" {
-						spec.Clusters[i].Spec.K = fatTreeK
-						if strings.HasPrefix(c.Name, "fattree-k") {
-							spec.Clusters[i].Name = fmt.Sprintf("fattree-k%d", fatTreeK)
-						}
-					}
-				}
+				spec.Sim.Environment, model = e.Name, e.Interference(model)
+			case want != "":
+				return usageErrorf("eval: the configuration runs %s in the calibrated environment %s (sim.environment): give its file with --environment (a run's %s)", experiment, want, stages.EnvironmentFile(want))
 			}
 			names, err := spec.SchedulerNames()
 			if err != nil {
@@ -152,12 +150,6 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			}
 			if len(learned) > 0 && modelsDir == "" {
 				return usageErrorf("eval: learned schedulers %s need --models DIR (the models/ directory of a schedlab run that trained them), or choose --schedulers", strings.Join(learned, ", "))
-			}
-			if workers < 1 {
-				return usageErrorf("eval: --workers must be >= 1, got %d", workers)
-			}
-			if err := spec.Validate(); err != nil {
-				return usageErrorf("eval: %v", err)
 			}
 			for _, f := range []string{jobsFile, arrivals} {
 				if f == "" {
@@ -201,13 +193,16 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			if _, err := pipeline.RemoveScratch(out, false); err != nil {
 				return err
 			}
-			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: seed, Workers: workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model, ScratchDir: out})
+			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: cfg.Seed, Workers: cfg.Workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model, ScratchDir: out})
 			if err != nil {
+				if sig, ok := interruption(ctx); ok {
+					return interruptedError{fmt.Sprintf("eval interrupted (%v); %s is as it was", sig, out), sig}
+				}
 				return err
 			}
 			defer rep.Close()
 			paths := evaluation.RunLayout(out, spec.Experiment)
-			if err := writeEval(ctx, out, rep, seed); err != nil {
+			if err := writeEval(ctx, out, rep, cfg.Seed); err != nil {
 				return fmt.Errorf("eval %s: %w", spec.Experiment, err)
 			}
 			w := cmd.OutOrStdout()
@@ -227,20 +222,26 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f := cmd.Flags()
 	f.StringVar(&experiment, "experiment", "", "experiment id: "+strings.Join(evaluation.RunIDs(), ", "))
 	f.StringVar(&out, "out", "", "output directory (eval/, tables/, plots/ are created in it)")
-	f.StringSliceVar(&scheds, "schedulers", nil, "schedulers to compare, comma-separated (default: the experiment's; known: "+fmt.Sprint(schedulers.Names())+"; FIFO-FF-style aliases accepted)")
+	f.StringSliceVar(&scheds, "schedulers", nil, "schedulers to compare, comma-separated (sets eval.<experiment>.schedulers; known: "+fmt.Sprint(schedulers.Names())+"; FIFO-FF-style aliases accepted)")
 	f.StringVar(&jobsFile, "jobs", "", "canonical jobs Parquet file for trace workloads (default: the seeded PAI-like generator)")
-	f.IntVar(&synthetic, "synthetic-jobs", 20000, "jobs the PAI-like generator draws when --jobs is not given")
-	f.IntVar(&maxJobs, "max-jobs", 20000, "trace workloads keep the first N jobs by submission after pruning")
 	f.StringVar(&arrivals, "arrivals", "", "arrivals table (interval,start_s,jobs; CSV or Parquet) for the google workload")
-	f.IntVar(&fatTreeK, "fattree-k", 8, "MARL experiments: fat-tree parameter k (k pods of (k/2)² servers)")
-	f.IntVar(&intervals, "intervals", 20, "MARL experiments: 30-minute intervals that receive jobs")
-	f.Float64Var(&jobsPerPod, "jobs-per-pod", 0, "MARL experiments: (mean) jobs per pod per interval (0: the paper's load, 15 per 100 servers of a pod)")
 	f.StringVar(&modelsDir, "models", "", "models/ directory of a schedlab run, for learned schedulers (das, rifling, marl-device, ...)")
-	f.StringVar(&speed, "speed", sim.SpeedModel, "speed model: model (interference and communication slow jobs down) or standalone (pure trace replay: every job runs for its recorded duration)")
-	f.StringVar(&environment, "environment", "", "calibrated environment to simulate in: its file (a run's fit/environment-<name>.json, e.g. marl-paper); default: none, the simulator's defaults")
-	f.IntVar(&seeds, "seeds", 1, "replicates per cell, each with its own random streams")
-	f.IntVar(&workers, "workers", 2, "cells simulated at once (results do not depend on it)")
-	f.Uint64Var(&seed, "seed", 1, "run seed: every random stream derives from it and the cell key")
+	f.StringVar(&environment, "environment", "", "calibrated environment to simulate in: its file (a run's fit/environment-<name>.json, e.g. marl-paper); default: the configuration's (sim.environment), none by default")
+	f.StringVar(&interfFile, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments configured to simulate with it")
+	f.Int("intervals", 0, "MARL experiments: 30-minute intervals that receive jobs (sets eval.<experiment>.intervals)")
+	f.Int("synthetic-jobs", 0, "jobs the PAI-like generator draws when --jobs is not given")
+	f.Int("max-jobs", 0, "trace workloads keep the first N jobs by submission after pruning")
+	f.Int("fattree-k", 0, "marl-arrivals: fat-tree parameter k (k pods of (k/2)² servers)")
+	f.Float64("jobs-per-pod", 0, "marl-arrivals: (mean) jobs per pod per interval (0: the paper's load, 15 per 100 servers of a pod)")
+	f.String("speed", "", "speed model: model (interference and communication slow jobs down) or standalone (pure trace replay: every job runs for its recorded duration)")
+	f.Int("seeds", 0, "replicates per cell, each with its own random streams")
+	f.Int("workers", 0, "cells simulated at once (results do not depend on it)")
+	f.Uint64("seed", 0, "run seed: every random stream derives from it and the cell key")
+	for flag, key := range map[string]string{"synthetic-jobs": "datasets.synthetic.jobs", "max-jobs": "eval.das_table1.max_jobs",
+		"fattree-k": "eval.marl_arrivals.k", "jobs-per-pod": "eval.marl_arrivals.jobs_per_pod", "speed": "sim.speed",
+		"seeds": "eval.seeds", "workers": "workers", "seed": "seed"} {
+		keyFlag(cmd, flag, key)
+	}
 	return cmd
 }
 

@@ -40,13 +40,15 @@ directory are skipped (cached). An interrupted run (Ctrl-C, SIGTERM, a crash) le
 half-written artifact that a later run would trust; the next run resumes.`,
 		Example: `  schedlab run                                 # preset quick into ./out
   schedlab run --preset nightly --out runs/n1  # the nightly job
-  SCHEDLAB_SEED=7 schedlab run --workers 1     # another seed, one worker`,
+  SCHEDLAB_SEED=7 schedlab run --workers 1     # another seed, one worker
+  schedlab run --only das-table1 --set datasets.synthetic.jobs=5000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(configSource{preset: a.preset, file: a.configFile, env: os.Environ(), flags: flagValues(cmd.Flags())})
+			r, err := a.config(cmd, nil)
 			if err != nil {
 				return err
 			}
+			cfg := r.cfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			exec, closeExec, err := newExecutor(ctx, executor, cfg.Workers, a) // cmd_worker.go
@@ -59,11 +61,21 @@ half-written artifact that a later run would trust; the next run resumes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&executor, "executor", "", "where stages' tasks run: local, or temporal://HOST:PORT[/NAMESPACE] (see schedlab worker); outputs do not depend on it")
-	f.Uint64("seed", 0, "run seed (config key seed)")
-	f.String("out", "", "run directory (config key out)")
-	f.Int("workers", 0, "stages run at once (config key workers); outputs do not depend on it")
-	f.String("data-dir", "", "directory of real traces (config key data_dir)")
+	runFlags(cmd)
 	return cmd
+}
+
+// runFlags are the flags run and plan share, each a view of a key.
+func runFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Uint64("seed", 0, "run seed")
+	f.String("out", "", "run directory")
+	f.Int("workers", 0, "stages run at once; outputs do not depend on it")
+	f.String("data-dir", "", "directory of real traces")
+	f.StringSlice("only", nil, "run only these experiments (comma-separated; schedlab list experiments) and the stages they need")
+	for flag, key := range map[string]string{"seed": "seed", "out": "out", "workers": "workers", "data-dir": "data_dir", "only": "eval.experiments"} {
+		keyFlag(cmd, flag, key)
+	}
 }
 
 func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.Executor) error {

@@ -30,7 +30,6 @@ type trainOptions struct {
 	Jobs, Interference   string
 	Environment          string
 	CPUProfile           string
-	Set                  []string
 }
 
 // newTrainCmd is `schedlab train`: flags and wiring only. The model is
@@ -95,36 +94,30 @@ Families and their variants (the first is the default):
 	fs.StringVar(&opts.Family, "family", "", "learned family: "+strings.Join(training.Families(), ", ")+" (required)")
 	fs.StringVar(&opts.Variant, "variant", "", "learned scheduler of the family (default: the family's first)")
 	fs.StringVar(&opts.Out, "out", "", "model directory written (required)")
-	fs.Uint64("seed", 0, "run seed (config key seed): the same seed and configuration give schedlab run's model")
+	fs.Uint64("seed", 0, "run seed: the same seed and configuration give schedlab run's model")
+	keyFlag(cmd, "seed", "seed")
 	fs.StringVar(&opts.Experiment, "experiment", "", "experiment whose simulator settings and cluster the model trains under (default: the first configured one naming the variant)")
-	fs.StringVar(&opts.Cluster, "cluster", "", "cluster: for das, dl2, rifling the preset trained on (config key train.das.cluster); otherwise a cluster name of the experiment (default: its first)")
+	fs.StringVar(&opts.Cluster, "cluster", "", "cluster: for das, dl2, rifling the cluster trained on (sets config key train.das.cluster); otherwise a cluster name of the experiment (default: its first)")
 	fs.StringVar(&opts.Jobs, "jobs", "", "das, dl2, rifling: the job trace (canonical jobs Parquet, e.g. a run's datasets/jobs.parquet; default: the configured synthetic trace)")
 	fs.StringVar(&opts.Interference, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments that simulate with it")
 	fs.StringVar(&opts.Environment, "environment", "", "calibrated environment file (a run's fit/environment-<name>.json), required when the experiment runs in one (sim.environment)")
-	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the training to this file (for `go tool pprof`)")
-	fs.StringArrayVar(&opts.Set, "set", nil, "KEY=VALUE: override a configuration key (repeatable)")
+	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the training to this file (read it with go tool pprof)")
 	return cmd
 }
 
 // trainConfig is the effective configuration of `schedlab train`: the
-// run's layers, with --seed, --set and (for trace-source families)
-// --cluster on top.
-func trainConfig(a *app, cmd *cobra.Command, opts trainOptions, f training.Family) (*stages.Config, error) {
-	flags := map[string]string{}
-	if sf := cmd.Flags().Lookup("seed"); sf != nil && sf.Changed {
-		flags["seed"] = sf.Value.String()
+// layers every command shares, with --seed and (for trace-source families)
+// --cluster, views of seed and train.das.cluster, on top.
+func trainConfig(a *app, cmd *cobra.Command, f training.Family) (*stages.Config, error) {
+	keys := map[string]string{}
+	if f.Source() == training.SourceTrace {
+		keys["cluster"] = "train.das.cluster"
 	}
-	if opts.Cluster != "" && f.Source() == training.SourceTrace {
-		flags["train.das.cluster"] = opts.Cluster
+	r, err := a.config(cmd, keys)
+	if err != nil {
+		return nil, err
 	}
-	for _, kv := range opts.Set {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usageErrorf("train: --set %q: want KEY=VALUE", kv)
-		}
-		flags[strings.TrimSpace(k)] = v
-	}
-	return loadConfig(configSource{preset: a.preset, file: a.configFile, env: os.Environ(), flags: flags})
+	return r.cfg, nil
 }
 
 func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions) error {
@@ -145,7 +138,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	if opts.Out == "" {
 		return usageErrorf("train: --out is required")
 	}
-	cfg, err := trainConfig(a, cmd, opts, f)
+	cfg, err := trainConfig(a, cmd, f)
 	if err != nil {
 		return err
 	}

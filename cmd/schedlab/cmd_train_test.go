@@ -64,7 +64,7 @@ func jobIDs(jobs []datasets.Job) []string {
 // one that das-table1 evaluates, nor both trains and validates.
 func TestTrainMatchesRun(t *testing.T) {
 	learnedEnv(t)
-	cfg, err := loadConfig(configSource{env: os.Environ()})
+	cfg, err := loadConfig(configSource{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// FuzzConfigYAML loads a fuzzed config file, with a fuzzed value in one
-// environment variable, and checks the loader's contract: it never panics;
+// FuzzConfigYAML loads a fuzzed config file, with a fuzzed value of one
+// key given as text (--set, which decodes as the environment does), and checks the loader's contract: it never panics;
 // an accepted configuration validates, hashes, and reloads from its own
 // `config show` YAML to the same hash; a refusal is a usage error (exit
 // status 2) that names a configuration key or the place in the file.
@@ -27,9 +27,9 @@ func FuzzConfigYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, envKey uint16, envVal string) {
 		src := configSource{file: "fuzz.yaml"}
 		if envVal != "" {
-			src.env = []string{envName(leaves[int(envKey)%len(leaves)]) + "=" + envVal}
+			src.set = []string{leaves[int(envKey)%len(leaves)] + "=" + envVal}
 		}
-		cfg, err := buildConfig(src, data)
+		r, err := buildConfig(src, data)
 		if err != nil {
 			var u usageError
 			if !errors.As(err, &u) {
@@ -40,6 +40,7 @@ func FuzzConfigYAML(f *testing.F) {
 			}
 			return
 		}
+		cfg := r.cfg
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("accepted a configuration that does not validate: %v", err)
 		}
@@ -55,7 +56,7 @@ func FuzzConfigYAML(f *testing.F) {
 		if err != nil {
 			t.Fatalf("config show's output does not load: %v\n%s", err, shown)
 		}
-		if h2, _ := again.Hash(); h2 != h {
+		if h2, _ := again.cfg.Hash(); h2 != h {
 			t.Fatalf("config show's output loads to another configuration:\n%s", shown)
 		}
 	})
@@ -66,7 +67,7 @@ func FuzzConfigYAML(f *testing.F) {
 // is in (YAML syntax, duplicate keys), or the variable.
 func namesPlace(msg string, leaves []string) bool {
 	if strings.Contains(msg, "config file fuzz.yaml") || strings.Contains(msg, "unknown key ") ||
-		strings.Contains(msg, "environment variable "+envPrefix+"_") {
+		strings.Contains(msg, "environment variable "+envPrefix+"_") || strings.Contains(msg, "--set ") {
 		return true
 	}
 	for _, k := range leaves {

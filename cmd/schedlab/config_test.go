@@ -49,9 +49,13 @@ func loadIn(t *testing.T, layer string, c layerCase) string {
 			t.Fatal(err)
 		}
 	case "env":
-		src.env = []string{envName(c.key) + "=" + c.text}
+		os.Setenv(envName(c.key), c.text)
+		defer os.Unsetenv(envName(c.key))
 	case "flag":
 		src.flags = map[string]string{c.key: c.text}
+		src.flagNames = map[string]string{c.key: "flag-of-" + c.key}
+	case "set":
+		src.set = []string{c.key + "=" + c.text}
 	}
 	cfg, err := loadConfig(src)
 	if err == nil {
@@ -70,7 +74,8 @@ func loadIn(t *testing.T, layer string, c layerCase) string {
 var origins = map[string]func(key string) string{
 	"file": func(string) string { return "(config file " },
 	"env":  func(key string) string { return "(environment variable " + envName(key) + ")" },
-	"flag": func(string) string { return "(command line)" },
+	"flag": func(key string) string { return "(flag --flag-of-" + key + ")" },
+	"set":  func(key string) string { return "(--set " + key + "=" },
 }
 
 // TestBadValuesEveryLayer: the values issue 16 found coerced or crashing
@@ -116,7 +121,7 @@ func TestBadValuesEveryLayer(t *testing.T) {
 		{"summary.quantiles", "[.nan]", "nan", "summary.quantiles[0]: must be a finite number"},
 		{"eval.marl_servers.clusters", "", "x", "eval.marl_servers.clusters: must be a list of sections, which only a config file can give"},
 	} {
-		for _, layer := range []string{"file", "env", "flag"} {
+		for _, layer := range []string{"file", "env", "flag", "set"} {
 			v := c.yaml
 			if layer != "file" {
 				v = c.text
@@ -273,7 +278,8 @@ func TestConfigStructure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "c.yaml")
 			os.WriteFile(f, []byte(tc.body), 0o644)
-			_, err := loadConfig(configSource{file: f, env: tc.env})
+			setenv(t, tc.env...)
+			_, err := loadConfig(configSource{file: f})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want %q", err, tc.want)
 			}
@@ -289,5 +295,23 @@ func TestConfigStructure(t *testing.T) {
 		if _, err := loadConfig(configSource{file: f}); err != nil {
 			t.Errorf("%q: %v", body, err)
 		}
+	}
+}
+
+// setenv sets each NAME=VALUE for the rest of the test (or subtest) only;
+// the configuration's environment layer is the process's.
+func setenv(t *testing.T, kvs ...string) {
+	t.Helper()
+	for _, kv := range kvs {
+		name, val, _ := strings.Cut(kv, "=")
+		old, had := os.LookupEnv(name)
+		os.Setenv(name, val)
+		t.Cleanup(func() {
+			if had {
+				os.Setenv(name, old)
+			} else {
+				os.Unsetenv(name)
+			}
+		})
 	}
 }

@@ -22,7 +22,8 @@ func TestTrainSeedsKey(t *testing.T) {
 	if cfg.Train.Seeds != 4 || !slices.Equal(cfg.Train.Replicated, []string{"das", "marl-device@fattree-k4-power8"}) {
 		t.Errorf("train %+v", cfg.Train)
 	}
-	cfg, err = loadConfig(configSource{env: []string{"SCHEDLAB_TRAIN_SEEDS=2", "SCHEDLAB_TRAIN_REPLICATED=rifling,da"}})
+	setenv(t, "SCHEDLAB_TRAIN_SEEDS=2", "SCHEDLAB_TRAIN_REPLICATED=rifling,da")
+	cfg, err = loadConfig(configSource{})
 	if err != nil || cfg.Train.Seeds != 2 || !slices.Equal(cfg.Train.Replicated, []string{"rifling", "da"}) {
 		t.Errorf("from the environment: %+v, %v", cfg, err)
 	}

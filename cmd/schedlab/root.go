@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Conventions for subcommands (each lives in its own cmd_<name>.go file):
@@ -35,23 +36,12 @@ type app struct {
 
 	logLevel, logFormat string
 	preset, configFile  string
+	set                 []string // --set KEY=VALUE
 }
 
 var constructors []func(*app) *cobra.Command
 
 func register(c func(*app) *cobra.Command) { constructors = append(constructors, c) }
-
-// planned are commands whose work belongs to later issues; until a
-// cmd_<name>.go registers them they exist and say so (exit status 2).
-var planned = map[string]string{
-	"ingest":   "trace ingest (issue 3)",
-	"datasets": "dataset listing, description and fetching (issue 3)",
-	"profile":  "interference profiling (issue 4)",
-	"fit":      "interference-model fitting (issue 4)",
-	"train":    "training of the learned schedulers (issues 7 and 8)",
-	"eval":     "evaluation experiments (issue 5)",
-	"export":   "export of a run's tables (issue 9)",
-}
 
 func newRootCmd() *cobra.Command {
 	a := &app{stderr: os.Stderr}
@@ -67,7 +57,13 @@ Same inputs, configuration and seed give byte-identical tables and Parquet files
 
 Start with:
   schedlab run --preset quick        the whole pipeline in seconds, into ./out
-  schedlab config show               the effective configuration and where keys come from`,
+  schedlab plan --preset nightly     what a run would do, without running it
+  schedlab list experiments          what there is to run (also schedulers, families, sources, presets)
+  schedlab config show --origin      the effective configuration and where each key comes from
+
+Configuration layers, lowest first: embedded defaults < preset (--preset) < --config FILE <
+SCHEDLAB_* environment variables < --set KEY=VALUE < a command's flags. A flag applies only
+when given; its help names the key it sets.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -80,24 +76,15 @@ Start with:
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
-	pf.StringVar(&a.preset, "preset", "", "configuration preset: "+strings.Join(Presets, ", ")+" (default quick, or SCHEDLAB_PRESET, or the config file's preset)")
+	pf.StringVar(&a.preset, "preset", "", "configuration preset: "+strings.Join(Presets, ", ")+" (default: SCHEDLAB_PRESET, else the config file's preset, else quick)")
 	pf.StringVar(&a.configFile, "config", "", "YAML configuration file layered over the preset")
 
-	have := map[string]bool{}
+	pf.StringArrayVar(&a.set, "set", nil, "KEY=VALUE: set a configuration key, above the environment and below flags (repeatable; schedlab config show --origin lists the keys)")
+
 	for _, c := range constructors {
-		cmd := c(a)
-		have[cmd.Name()] = true
-		root.AddCommand(cmd)
+		root.AddCommand(c(a))
 	}
-	for _, c := range []*cobra.Command{newRunCmd(a), newConfigCmd(a), newVersionCmd()} {
-		have[c.Name()] = true
-		root.AddCommand(c)
-	}
-	for _, name := range sortedKeys(planned) {
-		if !have[name] {
-			root.AddCommand(notImplemented(name, planned[name]))
-		}
-	}
+	root.AddCommand(newRunCmd(a), newPlanCmd(a), newConfigCmd(a), newVersionCmd())
 	return root
 }
 
@@ -127,17 +114,6 @@ func (a *app) setup() error {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func notImplemented(name, what string) *cobra.Command {
-	return &cobra.Command{
-		Use:                name,
-		Short:              "(not implemented yet) " + what,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErrorf("%s: not implemented yet: %s is still to be built", name, what)
-		},
-	}
 }
 
 // usageError marks bad usage or configuration: exit status 2.
@@ -196,4 +172,58 @@ func exitCode(err error) int {
 		}
 	}
 	return 1
+}
+
+// keyAnnotation marks a flag that is a view of a configuration key.
+const keyAnnotation = "schedlab.config-key"
+
+// keyFlag makes flag name of cmd a named view of a configuration key: given,
+// it sets the key (above --set and every lower layer); not given, it sets
+// nothing, whatever its default. Its help names the key.
+func keyFlag(cmd *cobra.Command, name, key string) {
+	f := cmd.Flags().Lookup(name)
+	if f == nil || !configLeaves()[key] {
+		panic(fmt.Sprintf("schedlab: keyFlag(%s, --%s, %s): no such flag or key", cmd.Name(), name, key))
+	}
+	if f.Annotations == nil {
+		f.Annotations = map[string][]string{}
+	}
+	f.Annotations[keyAnnotation] = []string{key}
+	f.Usage += " (config key " + key + ")"
+}
+
+// config resolves the configuration a command runs with: the layers every
+// command shares (--preset, --config, SCHEDLAB_*, --set) and the flags of
+// cmd that it was given which are views of keys (keyFlag). keys maps
+// further given flags to keys whose name depends on another flag's value
+// (eval's --schedulers names eval.<experiment>.schedulers).
+func (a *app) config(cmd *cobra.Command, keys map[string]string) (*resolved, error) {
+	src := configSource{preset: a.preset, file: a.configFile, set: a.set, flags: map[string]string{}, flagNames: map[string]string{}}
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		key := keys[f.Name]
+		if k := f.Annotations[keyAnnotation]; len(k) == 1 {
+			key = k[0]
+		}
+		if key == "" {
+			return
+		}
+		if prev, dup := src.flagNames[key]; dup {
+			err = usageErrorf("--%s and --%s both set %s", prev, f.Name, key)
+		}
+		src.flags[key], src.flagNames[key] = flagText(f), f.Name
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resolveConfig(src)
+}
+
+// flagText is a given flag's value as the configuration's text layers
+// write it: a list comma-separated.
+func flagText(f *pflag.Flag) string {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		return strings.Join(sv.GetSlice(), ",")
+	}
+	return f.Value.String()
 }

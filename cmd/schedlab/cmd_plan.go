@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/stages"
+	"github.com/spf13/cobra"
+)
+
+func newPlanCmd(a *app) *cobra.Command {
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Show what schedlab run would do, without running anything",
+		Long: `plan takes the flags of run and prints, for the same configuration and run directory,
+each stage of the DAG in the order a run starts them: whether the run would skip it
+(cached: its record matches its configuration and inputs, its outputs are intact) or
+run it and why, the inputs it reads from outside the run (and which of them are
+missing), and its wall time in the run directory's last manifest.
+
+It reads and hashes but writes nothing. A stage that needs an input a run cannot
+find would fail: plan exits with status 1 when any input is missing.`,
+		Example: `  schedlab plan --preset nightly
+  schedlab plan --out out --only das-table1 -v`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.config(cmd, nil)
+			if err != nil {
+				return err
+			}
+			cfg := r.cfg
+			dag, err := stages.Build(cfg)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			runner := &pipeline.Runner{Dir: cfg.Out, Seed: cfg.Seed}
+			planned, err := runner.Plan(dag)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			hash, _ := cfg.Hash()
+			fmt.Fprintf(w, "preset %s, seed %d, config %s, into %s: %d stages\n\n", cfg.Preset, cfg.Seed, hash[:12], cfg.Out, len(planned))
+			fmt.Fprintf(w, "%-34s %-7s %9s  %s\n", "stage", "", "last", "why it runs / inputs")
+			var missing, cached int
+			for _, p := range planned {
+				state, why := "runs", p.Why
+				if p.Cached {
+					state, why = "cached", ""
+					cached++
+				}
+				last := "-"
+				if p.LastStatus != "" {
+					last = fmt.Sprintf("%.1fs", p.LastWallS)
+				}
+				fmt.Fprintf(w, "%-34s %-7s %9s  %s\n", p.Name, state, last, why)
+				for _, m := range p.Missing {
+					fmt.Fprintf(w, "%-34s %-7s %9s    missing input: %s\n", "", "", "", m)
+					missing++
+				}
+				if verbose {
+					for _, in := range p.Inputs {
+						fmt.Fprintf(w, "%-34s %-7s %9s    input: %s\n", "", "", "", in)
+					}
+				}
+			}
+			fmt.Fprintf(w, "\n%d of %d stages cached, %d would run", cached, len(planned), len(planned)-cached)
+			if missing > 0 {
+				fmt.Fprintf(w, "; %d inputs missing\n", missing)
+				return fmt.Errorf("plan: %d inputs missing (%s)", missing, strings.Join(missingInputs(planned), ", "))
+			}
+			fmt.Fprintln(w)
+			return nil
+		},
+	}
+	runFlags(cmd)
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every stage's inputs")
+	return cmd
+}
+
+func missingInputs(planned []pipeline.PlannedStage) []string {
+	var out []string
+	for _, p := range planned {
+		out = append(out, p.Missing...)
+	}
+	return out
+}
