@@ -41,6 +41,11 @@ RUN/export/FORMAT.`,
 			if run == "" || format == "" {
 				return usageErrorf("export: --run and --format are required")
 			}
+			// export reads no key, but holds the layers to the same checks
+			// as every command (a misspelt SCHEDLAB_* variable is refused).
+			if _, err := a.config(cmd, nil); err != nil {
+				return err
+			}
 			if !slices.Contains(stages.ExportFormats, format) {
 				return usageErrorf("export: --format %q is not one of %s", format, strings.Join(stages.ExportFormats, ", "))
 			}

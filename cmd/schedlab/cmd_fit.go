@@ -18,8 +18,6 @@ func init() { register(newFitCmd) }
 
 func newFitCmd(a *app) *cobra.Command {
 	var samples, out string
-	var seed uint64
-	cfg := fitting.DefaultConfig()
 	cmd := &cobra.Command{
 		Use:   "fit",
 		Short: "Fit the interference models (MARL Table III) to profile samples",
@@ -41,9 +39,11 @@ listed in interference.md; a fit that did not converge is flagged in both files.
 			if samples == "" || out == "" {
 				return usageErrorf("fit: --samples and --out are required")
 			}
-			if err := cfg.Validate(); err != nil {
-				return usageErrorf("%v", err)
+			r, err := a.config(cmd, nil)
+			if err != nil {
+				return err
 			}
+			cfg, seed := r.cfg.Fit, r.cfg.Seed
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			s, err := profiling.ReadSamples(ctx, samples)
@@ -75,8 +75,11 @@ listed in interference.md; a fit that did not converge is flagged in both files.
 	f := cmd.Flags()
 	f.StringVar(&samples, "samples", "", "profile_samples Parquet file (required)")
 	f.StringVar(&out, "out", "", "output directory (required)")
-	f.IntVar(&cfg.Folds, "folds", cfg.Folds, "cross-validation folds (config key fit.folds)")
-	f.IntVar(&cfg.MaxIterations, "max-iterations", cfg.MaxIterations, "Levenberg–Marquardt iteration limit, 0 for the default")
-	f.Uint64Var(&seed, "seed", 1, "seed of the fold assignment")
+	f.Int("folds", 0, "cross-validation folds")
+	f.Int("max-iterations", 0, "Levenberg–Marquardt iteration limit, 0 for the default")
+	f.Uint64("seed", 0, "run seed (the fold assignment draws from it, as the run's fit stage does)")
+	for flag, key := range map[string]string{"folds": "fit.folds", "max-iterations": "fit.max_iterations", "seed": "seed"} {
+		keyFlag(cmd, flag, key)
+	}
 	return cmd
 }

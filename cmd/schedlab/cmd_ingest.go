@@ -21,7 +21,6 @@ func init() { register(newIngestCmd) }
 func newIngestCmd(a *app) *cobra.Command {
 	var source, out string
 	var inputs []string
-	var interval float64
 	var partitioned bool
 	var executor string
 	cmd := &cobra.Command{
@@ -64,12 +63,13 @@ exit status 2.`,
 			if source == "" || out == "" || len(inputs) == 0 {
 				return usageErrorf("ingest: --source, --input and --out are required (see schedlab ingest --help)")
 			}
-			// A bin must be a positive, finite length: 0 or -5 used to
-			// become the 1800 s default unseen. A year is already far
-			// beyond any use (the trace spans 29 days).
-			if !(interval > 0 && interval <= maxIntervalS) {
-				return usageErrorf("ingest: --interval %g: must be a number of seconds in (0, %d] (a year)", interval, maxIntervalS)
+			// The bin length is the configuration's (datasets.interval_s,
+			// which --interval sets): one set of bounds for run and ingest.
+			rc, err := a.config(cmd, nil)
+			if err != nil {
+				return err
 			}
+			interval := rc.cfg.Datasets.IntervalS
 			r, err := datasets.Lookup(source)
 			if err != nil {
 				return usageErrorf("ingest: unknown source %q; known sources: %s", source, strings.Join(datasets.Sources(), ", "))
@@ -119,14 +119,12 @@ exit status 2.`,
 	f.StringVar(&source, "source", "", "trace format: one of the sources of schedlab datasets list")
 	f.StringSliceVar(&inputs, "input", nil, "input file or directory (repeatable, or comma-separated; positional arguments are inputs too)")
 	f.StringVar(&out, "out", "", "output directory")
-	f.Float64Var(&interval, "interval", 1800, "arrivals bin length in seconds (google-2011)")
+	f.Float64("interval", 0, "arrivals bin length in seconds (google-2011)")
+	keyFlag(cmd, "interval", "datasets.interval_s")
 	f.StringVar(&executor, "executor", "", "with --partitioned: read each input file as a task on this executor: local, or temporal://HOST:PORT[/NAMESPACE] (see schedlab worker); the dataset does not depend on it")
 	f.BoolVar(&partitioned, "partitioned", false, "write a partitioned dataset, one partition per input file, refreshed incrementally")
 	return cmd
 }
-
-// maxIntervalS bounds --interval: one year.
-const maxIntervalS = 366 * 24 * 3600
 
 // printReport writes the accounting, per file and in total, and the tables.
 func printReport(w io.Writer, rep *datasets.Report) {

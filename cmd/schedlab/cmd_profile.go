@@ -37,8 +37,6 @@ func newProfileCmd(a *app) *cobra.Command {
 
 func newProfileSynthCmd(a *app) *cobra.Command {
 	var out string
-	var seed uint64
-	cfg := profiling.DefaultSynthConfig()
 	cmd := &cobra.Command{
 		Use:     "synth",
 		Short:   "Draw synthetic co-location samples",
@@ -48,9 +46,11 @@ func newProfileSynthCmd(a *app) *cobra.Command {
 			if out == "" {
 				return usageErrorf("profile synth: --out is required")
 			}
-			if err := cfg.Validate(); err != nil {
-				return usageErrorf("%v", err)
+			r, err := a.config(cmd, nil)
+			if err != nil {
+				return err
 			}
+			cfg, seed := r.cfg.Profile.Synth, r.cfg.Seed
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// The same stream as the pipeline's profile-synth stage.
@@ -68,11 +68,15 @@ func newProfileSynthCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "output Parquet file (required)")
-	f.Uint64Var(&seed, "seed", 1, "run seed")
-	f.IntVar(&cfg.Samples, "samples", cfg.Samples, "number of samples")
-	f.Float64Var(&cfg.CoresPerSocket, "cores-per-socket", cfg.CoresPerSocket, "physical cores per socket")
-	f.Float64Var(&cfg.PCIeGbps, "pcie-gbps", cfg.PCIeGbps, "PCIe link bandwidth per socket, Gbit/s")
-	f.Float64Var(&cfg.NoiseSigma, "noise", cfg.NoiseSigma, "log-normal run-time noise σ")
+	f.Uint64("seed", 0, "run seed (the samples draw from it as the run's profile-synth stage does)")
+	f.Int("samples", 0, "number of samples")
+	f.Float64("cores-per-socket", 0, "physical cores per socket")
+	f.Float64("pcie-gbps", 0, "PCIe link bandwidth per socket, Gbit/s")
+	f.Float64("noise", 0, "log-normal run-time noise σ")
+	for flag, key := range map[string]string{"seed": "seed", "samples": "profile.synth.samples", "cores-per-socket": "profile.synth.cores_per_socket",
+		"pcie-gbps": "profile.synth.pcie_gbps", "noise": "profile.synth.noise_sigma"} {
+		keyFlag(cmd, flag, key)
+	}
 	return cmd
 }
 
@@ -92,6 +96,9 @@ Results depend on the machine and on whatever else it runs: they are measurement
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErrorf("profile cpu: --out is required")
+			}
+			if _, err := a.config(cmd, nil); err != nil {
+				return err
 			}
 			if err := cfg.Validate(); err != nil {
 				return usageErrorf("%v", err)
