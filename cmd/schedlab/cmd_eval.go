@@ -138,6 +138,9 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			case want != "":
 				return usageErrorf("eval: the configuration runs %s in the calibrated environment %s (sim.environment): give its file with --environment (a run's %s)", experiment, want, stages.EnvironmentFile(want))
 			}
+			if evalSpecHook != nil {
+				return evalSpecHook(spec)
+			}
 			names, err := spec.SchedulerNames()
 			if err != nil {
 				return usageErrorf("eval: %v", err)
@@ -244,6 +247,10 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	}
 	return cmd
 }
+
+// evalSpecHook is nil except in tests, which see the spec the command
+// built (and skip the evaluation) through it.
+var evalSpecHook func(evaluation.Spec) error
 
 // experimentsHelp lists the run experiments of the registry for --help,
 // each with its summary.
