@@ -40,7 +40,9 @@ func TestEveryLayerReachesEveryCommand(t *testing.T) {
 	var train training.TrainSpec
 	trainSpecHook = func(s training.TrainSpec) error { train = s; return nil }
 	defer func() { evalSpecHook, trainSpecHook = nil, nil }()
-	evalCmd := func(exp string) []string { return []string{"eval", "--experiment", exp, "--out", filepath.Join(dir, "eval")} }
+	evalCmd := func(exp string) []string {
+		return []string{"eval", "--experiment", exp, "--out", filepath.Join(dir, "eval")}
+	}
 	samples := filepath.Join(dir, "samples.parquet")
 	want := func(got, w any) string {
 		if fmt.Sprint(got) != fmt.Sprint(w) {
