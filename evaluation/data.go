@@ -45,7 +45,7 @@ func loadTrace(ctx context.Context, w Workload, seed uint64, experiment string, 
 		if err != nil {
 			return nil, "", fmt.Errorf("workload %s: %w", w.Name, err)
 		}
-		return jobs, filepath.Base(w.JobsFile), nil
+		return jobs, traceSource(w.JobsFile), nil
 	}
 	cfg := datasets.PAILikeConfig{Jobs: w.SyntheticJobs}
 	rng := pipeline.Rand(seed, "eval", experiment, "workload", w.Name, strconv.Itoa(rep))
@@ -54,6 +54,16 @@ func loadTrace(ctx context.Context, w Workload, seed uint64, experiment string, 
 		return nil, "", fmt.Errorf("workload %s: %w", w.Name, err)
 	}
 	return jobs, "synthetic-pai", nil
+}
+
+// traceSource names the trace a jobs table holds: its schedlab.source
+// metadata (pai-sim, elasticflow, synthetic-pai, ...), else the file's
+// name.
+func traceSource(file string) string {
+	if info, err := datasets.InspectTable(file); err == nil && info.Source != "" {
+		return info.Source
+	}
+	return filepath.Base(file)
 }
 
 // splitTrace cuts a trace as training does (datasets.SplitTrace), pruning

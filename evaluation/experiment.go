@@ -284,6 +284,25 @@ type Reference struct {
 	// table's row label) to its figures, group-major: len(Groups) ×
 	// metrics per group.
 	Rows map[string][]float64
+	// Traces are the sources of the job trace the paper measured on
+	// (datasets' schedlab.source of a jobs table: pai-sim, pai-v2020); the
+	// figures are set beside ours only when every trace workload of the
+	// table read one of them. Empty: the workload is generated as the paper
+	// describes (the MARL experiments), so the figures always compare.
+	Traces []string
+}
+
+// PaperTraces is the DAS paper's workload: Alibaba's PAI trace, as the
+// simulator's CSV subset or the raw 2020 tables.
+var PaperTraces = []string{"pai-sim", "pai-v2020"}
+
+// Comparable reports whether the figures were measured on a workload of
+// trace source; why says otherwise, for a table's notes and a claim.
+func (r *Reference) Comparable(source string) (ok bool, why string) {
+	if r == nil || len(r.Traces) == 0 || slices.Contains(r.Traces, source) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("not comparable: trace %s (the paper measured on %s)", source, strings.Join(r.Traces, " or "))
 }
 
 // AverageGroup is the label of a table's column group of averages.

@@ -62,6 +62,7 @@ Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
 		Section: ReportSection{"DAS Table 1: mean JCT and fee per scheduler and cluster",
 			"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Figures marked paper are the DAS paper's, not ours."},
 		Reference: &Reference{
+			Traces: PaperTraces,
 			Note:   "Figures marked paper (columns in Markdown, rows labelled (paper) in CSV and LaTeX) are the DAS paper's Table 1 (Xing et al., KDD 2023), shown for comparison; they are not our measurements. Δ % = (ours − paper) / paper.",
 			Groups: []string{"Small", "Medium", "Large", AverageGroup},
 			// JCT in minutes and fee in dollars, by registry name.
@@ -152,6 +153,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 JCT and fee, from das-table1's results (when both are rows of it).`,
 		Section: ReportSection{"DAS Table 3: Wilcoxon signed-rank test, DAS vs RIFLING", "Per-job pairs from das-table1's results."},
 		Reference: &Reference{
+			Traces: PaperTraces,
 			Note:   "The paper's p-values (columns in Markdown, the row labelled (paper) in CSV and LaTeX) are DAS Table 3 (Xing et al., KDD 2023), not our measurement.",
 			Groups: []string{"Small", "Medium", "Large"},
 			// p-values of JCT and fee.

@@ -364,12 +364,31 @@ func (r *Report) reference() *Reference {
 	return nil
 }
 
+// comparable reports whether the registered reference's figures were
+// measured on the workloads this report read (Reference.Comparable of
+// each trace workload's source), and why not.
+func (r *Report) comparable() (bool, string) {
+	ref := r.reference()
+	for _, w := range r.Workloads {
+		if w.Skipped != "" || r.Spec.Workloads[workloadIndex(r.Spec, w.Workload)].Kind != KindTrace {
+			continue
+		}
+		if ok, why := ref.Comparable(w.Source); !ok {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
 // paperRows are the registered reference's figures for the schedulers of
 // the spec, when the spec has a single workload (the paper's tables are
 // per cluster).
 func (r *Report) paperRows(t *Table) []TableRow {
 	ref := r.reference()
 	if ref == nil || len(r.Spec.Workloads) != 1 {
+		return nil
+	}
+	if ok, _ := r.comparable(); !ok {
 		return nil
 	}
 	var rows []TableRow
@@ -419,7 +438,11 @@ func (r *Report) notes(ran bool) []string {
 	n = append(n, fmt.Sprintf("Simulator: %s triggers, %s; %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
 		s.Sim.Trigger, speedNote(s.Sim), s.Sim.PriceGPUHour, s.Seeds, r.Seed))
 	if ref := r.reference(); ref != nil {
-		n = append(n, ref.Note)
+		if ok, why := r.comparable(); !ok {
+			n = append(n, "The paper's figures are not shown: "+why+".")
+		} else {
+			n = append(n, ref.Note)
+		}
 	}
 	return n
 }

@@ -65,12 +65,13 @@ func TestEvalUsage(t *testing.T) {
 		want string // in stderr, or stdout for --help
 	}{
 		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: das-table1, das-load, das-tuning, marl-arrivals"},
-		{[]string{"eval", "--experiment", "das-wilcoxon", "--out", out}, 2, `unknown experiment "das-wilcoxon"`}, // derived: made by schedlab run
+		{[]string{"eval", "--experiment", "das-wilcoxon", "--out", out}, 2, `das-wilcoxon is made from das-table1's outputs by schedlab run (schedlab run --only das-table1)`}, // derived
+		{[]string{"eval", "--experiment", "calibration", "--out", out}, 2, `calibration is written by schedlab run's calibrate stage (schedlab run --only calibration)`},
 		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle" (heuristics: fifo-firstfit, fifo-loadbalance`},
 		{[]string{"eval", "--experiment", "das-table1"}, 2, "--experiment and --out are required"},
 		{[]string{"eval", "--experiment", "das-table1", "--jobs", filepath.Join(out, "none.parquet"), "--out", out}, 2, "none.parquet"},
-		{[]string{"eval", "--experiment", "marl-arrivals", "--fattree-k", "5", "--out", out}, 2, "cluster.k: must be even"},
-		{[]string{"eval", "--experiment", "das-table1", "--speed", "fast", "--out", out}, 2, `--speed: must be model or standalone, got "fast"`},
+		{[]string{"eval", "--experiment", "marl-arrivals", "--fattree-k", "5", "--out", out}, 2, "eval.marl_arrivals.k: must be even and >= 2, got 5"},
+		{[]string{"eval", "--experiment", "das-table1", "--speed", "fast", "--out", out}, 2, `sim.speed: must be "model" or "standalone", got "fast"`},
 		{[]string{"eval", "--experiment", "das-table1", "--environment", filepath.Join(out, "environment-das-paper.json"), "--out", out}, 2, `--environment: `},
 		{[]string{"eval", "--help"}, 0, "Experiments:"},
 	} {

@@ -44,7 +44,7 @@ func TestIngestCLIErrors(t *testing.T) {
 		{"missing column", []string{"--source", "pai-sim", "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{bad + ":1: field num_inst", "missing column"}},
 		{"interval 0", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "0"}, 2, []string{"datasets.interval_s: must be in [1, 604800] seconds, got 0"}},
 		{"interval -5", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "-5"}, 2, []string{"datasets.interval_s: must be in [1, 604800] seconds, got -5"}},
-		{"interval NaN", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "NaN"}, 2, []string{"datasets.interval_s: must be a finite number, got NaN (flag --interval)"}},
+		{"interval NaN", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "NaN"}, 2, []string{"datasets.interval_s: must be a finite number, got \"NaN\" (flag --interval)"}},
 		{"interval 1e400", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o"), "--interval", "1e400"}, 2, []string{"out of range"}},
 		{"google-2011 not job_events", []string{"--source", "google-2011", "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{bad + ":1", "not a Google 2011 job_events part"}},
 		{"file named twice", []string{"--source", "pai-sim", "--input", bad, "--input", bad, "--out", filepath.Join(dir, "o")}, 1, []string{"named twice"}},

@@ -22,11 +22,13 @@ func TestTrainSeedsKey(t *testing.T) {
 	if cfg.Train.Seeds != 4 || !slices.Equal(cfg.Train.Replicated, []string{"das", "marl-device@fattree-k4-power8"}) {
 		t.Errorf("train %+v", cfg.Train)
 	}
-	setenv(t, "SCHEDLAB_TRAIN_SEEDS=2", "SCHEDLAB_TRAIN_REPLICATED=rifling,da")
-	cfg, err = loadConfig(configSource{})
-	if err != nil || cfg.Train.Seeds != 2 || !slices.Equal(cfg.Train.Replicated, []string{"rifling", "da"}) {
-		t.Errorf("from the environment: %+v, %v", cfg, err)
-	}
+	t.Run("environment", func(t *testing.T) {
+		setenv(t, "SCHEDLAB_TRAIN_SEEDS=2", "SCHEDLAB_TRAIN_REPLICATED=rifling,da")
+		cfg, err := loadConfig(configSource{})
+		if err != nil || cfg.Train.Seeds != 2 || !slices.Equal(cfg.Train.Replicated, []string{"rifling", "da"}) {
+			t.Errorf("from the environment: %+v, %v", cfg, err)
+		}
+	})
 	for _, tc := range []struct{ body, want string }{
 		{"train:\n  seeds: -1\n", "train.seeds: must be in [1, 100], got -1"},
 		{"train:\n  seeds: 0\n", "train.seeds: must be in [1, 100], got 0"},
