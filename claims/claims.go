@@ -17,7 +17,15 @@ const (
 	DoesNotHold  Verdict = "does not hold"
 	Inconclusive Verdict = "inconclusive"
 	NotRun       Verdict = "not run in this preset"
+	// NotComparable is a claim of a paper tested on a workload that is not
+	// the paper's (a DAS claim on a trace other than PAI): its figures
+	// are ours, but they say nothing of the paper's.
+	NotComparable Verdict = "not comparable"
 )
+
+// tested reports whether a verdict decided the claim (holds, does not
+// hold, inconclusive) rather than set it aside.
+func (v Verdict) tested() bool { return v != NotRun && v != NotComparable }
 
 // Claim is one claim of a paper that a run can test, registered once in
 // registry.go: where it comes from, what it says, the paper's own figure,
@@ -128,6 +136,13 @@ func Evaluate(in *Input) ([]Row, error) {
 			rows = append(rows, Row{c, Outcome{Verdict: NotRun, Value: nanValue(), Threshold: nanValue(),
 				Note: c.Experiment + " is not in eval.experiments"}})
 			continue
+		}
+		if c.Paper == evaluation.PaperDAS && in.Trace != "" {
+			ref := evaluation.Reference{Traces: evaluation.PaperTraces}
+			if ok, why := ref.Comparable(in.Trace); !ok {
+				rows = append(rows, Row{c, Outcome{Verdict: NotComparable, Value: nanValue(), Threshold: nanValue(), Note: why}})
+				continue
+			}
 		}
 		o, err := c.Evaluate(in)
 		if err != nil {

@@ -271,11 +271,11 @@ func TestLoad(t *testing.T) {
 			if err := tc.write(filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))); err != nil {
 				t.Fatal(err)
 			}
-			rows, err := Write(dir, config(evaluation.MARLArrivals), 1)
+			rows, err := Write(dir, config(evaluation.MARLArrivals), 1, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := Load(dir, config(evaluation.MARLArrivals), 1)
+			in, err := Load(dir, config(evaluation.MARLArrivals), 1, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -321,5 +321,37 @@ func TestAllOfShowsDecidingTest(t *testing.T) {
 	})
 	if v != DoesNotHold || worst.label != "narrow" {
 		t.Errorf("allOf: %q shown %q, want does not hold shown narrow", v, worst.label)
+	}
+}
+
+// TestDASClaimsOnlyOnPaperTrace: a DAS claim tested on a trace that is not
+// the DAS paper's says so ("not comparable: trace elasticflow") instead of
+// a verdict or "not run in this preset" (issue 30); on the paper's trace
+// (or where the trace is not known) it is decided as before; MARL claims,
+// whose workloads are generated as the paper describes, are never set
+// aside for the trace.
+func TestDASClaimsOnlyOnPaperTrace(t *testing.T) {
+	delta := func(i int) float64 { return -1 - float64(i) }
+	for _, tc := range []struct {
+		trace string
+		want  Verdict
+	}{{"", Holds}, {"pai-sim", Holds}, {"pai-v2020", Holds}, {"elasticflow", NotComparable}, {"synthetic-pai", NotComparable}} {
+		in := wilcoxonInput(t, delta)
+		in.Trace = tc.trace
+		r := evaluate(t, in)["das-wilcoxon-small"]
+		if r.Verdict != tc.want {
+			t.Errorf("trace %q: %q, want %q", tc.trace, r.Verdict, tc.want)
+		}
+		if tc.want == NotComparable && !strings.Contains(r.Note, "not comparable: trace "+tc.trace) {
+			t.Errorf("trace %q: note %q does not name the trace", tc.trace, r.Note)
+		}
+		md := string(Markdown([]Row{r}))
+		if tc.want == NotComparable && !strings.Contains(md, "1 not comparable") {
+			t.Errorf("trace %q: the scoreboard does not count it:\n%s", tc.trace, md)
+		}
+	}
+	in := &Input{Config: config(evaluation.MARLArrivals), Seed: 1, Cells: marlFig7(7.0), Trace: "elasticflow"}
+	if r := evaluate(t, in)["marl-fig7"]; r.Verdict == NotComparable {
+		t.Errorf("a MARL claim set aside for the run's trace: %+v", r)
 	}
 }

@@ -60,7 +60,11 @@ type Input struct {
 	// Config is the run's eval section: which experiments ran and how.
 	Config *evaluation.Config
 	// Seed is the run seed: it seeds every bootstrap (one stream per claim).
-	Seed        uint64
+	Seed uint64
+	// Trace is the source of the run's job trace (datasets.source:
+	// pai-sim, synthetic-pai, elasticflow, ...); a DAS claim is tested only
+	// on the DAS paper's own (evaluation.PaperTraces). "" is not checked.
+	Trace       string
 	Cells       []Cell
 	Calibration []CalibrationRow
 	// Results returns the per-job results; nil when there are none.
@@ -92,8 +96,8 @@ func (in *Input) jobsOf() ([]Job, error) {
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet
 // when the run evaluated a run experiment, tables/calibration.csv when it
 // listed the calibration, and eval/results.parquet lazily.
-func Load(dir string, cfg *evaluation.Config, seed uint64) (*Input, error) {
-	in := &Input{Config: cfg, Seed: seed}
+func Load(dir string, cfg *evaluation.Config, seed uint64, trace string) (*Input, error) {
+	in := &Input{Config: cfg, Seed: seed, Trace: trace}
 	metrics := filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))
 	if _, err := os.Stat(metrics); err == nil {
 		cells, err := datasets.ReadParquet[Cell](metrics)

@@ -23,8 +23,8 @@ const (
 // Write evaluates the claims on the run directory dir (Load, Evaluate)
 // and writes tables/claims.md and tables/claims.csv there, each
 // atomically. It returns the rows.
-func Write(dir string, cfg *evaluation.Config, seed uint64) ([]Row, error) {
-	in, err := Load(dir, cfg, seed)
+func Write(dir string, cfg *evaluation.Config, seed uint64, trace string) ([]Row, error) {
+	in, err := Load(dir, cfg, seed, trace)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (r Row) paperFigure() string {
 // sampled or a claim not run.
 func (r Row) ciText() string {
 	switch {
-	case r.Verdict == NotRun || r.CI.N == 0:
+	case !r.Verdict.tested() || r.CI.N == 0:
 		return "—"
 	case r.CI.N == 1:
 		return "n = 1"
@@ -101,13 +101,13 @@ func Markdown(rows []Row) []byte {
 	for _, r := range rows {
 		count[r.Verdict]++
 	}
-	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d not run in this preset.\n\n",
-		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[NotRun])
+	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d not run in this preset, %d not comparable (tested on a workload that is not the paper's).\n\n",
+		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[NotRun], count[NotComparable])
 	b.WriteString("| id | source | claim | paper | ours | 95 % CI | tested at | verdict |\n|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range rows {
 		ours, note := r.Ours, r.Note
-		if r.Verdict == NotRun { // the reason, in place of a figure
+		if !r.Verdict.tested() { // the reason, in place of a figure
 			ours, note = r.Note, ""
 		}
 		cells := []string{"`" + r.ID + "`", r.Source, r.Text, r.paperFigure(), ours, r.ciText(), r.TestedAt, "**" + r.verdictText() + "**"}

@@ -78,7 +78,7 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportTimings), []byte(timingsMarkdown(dir, cfg, m))); err != nil {
 		return err
 	}
-	if _, err := claims.Write(dir, &cfg.Eval, m.Seed); err != nil {
+	if _, err := claims.Write(dir, &cfg.Eval, m.Seed, cfg.Datasets.Source); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	md := reportMarkdown(dir, cfg, m, func(p string) string { return p })
