@@ -75,7 +75,11 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}
-	trains, models, replicas, err := cfg.trainStages()
+	plan, err := cfg.plan(arrivals)
+	if err != nil {
+		return nil, err
+	}
+	trains, models, replicas, err := cfg.trainStages(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -87,13 +91,13 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		}
 		dag = append(dag, st)
 	}
-	evals, err := cfg.evalStages(arrivals, models, replicas)
+	evals, err := cfg.evalStages(plan, models, replicas)
 	if err != nil {
 		return nil, err
 	}
 	if len(evals) > 0 {
 		dag = append(dag, evals...)
-		derived, err := cfg.derivedStages(models)
+		derived, err := cfg.derivedStages(plan, models)
 		if err != nil {
 			return nil, err
 		}

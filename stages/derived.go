@@ -18,17 +18,18 @@ import (
 // results, timings or models' learning curves, at no further simulation.
 // Stages follow the configured experiments' order and, within one, the
 // registry's.
-func (c *Config) derivedStages(models map[string][]string) ([]pipeline.Stage, error) {
+func (c *Config) derivedStages(plan *runPlan, models map[string][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
 	for _, id := range c.Eval.Experiments {
 		derived := evaluation.DerivedFrom(id)
 		if len(derived) == 0 {
 			continue
 		}
-		spec, _, _, err := c.experimentSpec(id, "")
-		if err != nil {
-			return nil, err
+		pe, ok := plan.experiment(id)
+		if !ok {
+			return nil, fmt.Errorf("eval (%s): derived tables of an experiment the run does not simulate", id)
 		}
+		spec := withoutArrivals(pe.spec)
 		for _, e := range derived {
 			s, err := c.derivedStage(e, spec, models)
 			if err != nil {

@@ -52,10 +52,9 @@ type evalStage struct {
 	inputs  []string
 	workers int
 	fitted  bool // speeds from fit/model.json
-	// models maps "scheduler@cluster" (the cluster's name in the spec) to
-	// the learned scheduler's model files there (artifacts of this run),
-	// and "scheduler@cluster#r" to those of its replicate r ≥ 1.
-	models map[string][]string
+	// models maps a learned scheduler's model on a cluster of the spec
+	// (each replicate's) to its files (artifacts of this run).
+	models map[modelRef][]string
 }
 
 // experimentSpec is the spec of one configured experiment, with the run
@@ -155,18 +154,15 @@ var ErrNotRunnable = errors.New("not an experiment schedlab eval runs")
 // evalStages builds the stage of every configured experiment; learned
 // schedulers load the models of models (keyed by modelKey), and every
 // replicate of replicas' keys (trainStages).
-func (c *Config) evalStages(arrivals string, models map[string][]string, replicas map[string][][]string) ([]pipeline.Stage, error) {
+func (c *Config) evalStages(plan *runPlan, models map[string][]string, replicas map[string][][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
-	for _, id := range c.runExperiments() {
-		spec, inputs, fitted, err := c.experimentSpec(id, arrivals)
-		if err != nil {
-			return nil, err
-		}
+	for _, pe := range plan.experiments {
+		spec, inputs, fitted, id := pe.spec, slices.Clone(pe.inputs), pe.fitted, pe.spec.Experiment
 		names, err := spec.SchedulerNames()
 		if err != nil {
 			return nil, fmt.Errorf("eval (%s): %w", id, err)
 		}
-		mine := map[string][]string{}
+		mine := map[modelRef][]string{}
 		for _, canon := range names {
 			if !canon.Learned() {
 				continue
@@ -177,16 +173,15 @@ func (c *Config) evalStages(arrivals string, models map[string][]string, replica
 				if !ok {
 					return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
 				}
-				ref := evaluation.ReplicateKey(canon, cl.Name)
-				mine[ref] = files
+				mine[modelRef{canon, cl.Name, 0}] = files
 				inputs = append(inputs, files...)
 				if reps := replicas[key]; len(reps) > 1 {
 					if spec.Replicates == nil {
 						spec.Replicates = map[string]int{}
 					}
-					spec.Replicates[ref] = len(reps)
+					spec.Replicates[evaluation.ReplicateKey(canon, cl.Name)] = len(reps)
 					for r := 1; r < len(reps); r++ {
-						mine[replicaRef(ref, r)] = reps[r]
+						mine[modelRef{canon, cl.Name, r}] = reps[r]
 						inputs = append(inputs, reps[r]...)
 					}
 				}
@@ -198,14 +193,16 @@ func (c *Config) evalStages(arrivals string, models map[string][]string, replica
 	return out, nil
 }
 
-// replicaRef is the key of evalStage.models of replicate r of a
-// scheduler@cluster.
-func replicaRef(ref string, r int) string {
-	if r == 0 {
-		return ref
-	}
-	return fmt.Sprintf("%s#%d", ref, r)
+// modelRef names one trained model an experiment evaluates: a learned
+// scheduler's replicate on a cluster of the spec (by its name there).
+type modelRef struct {
+	Scheduler schedulers.Name
+	Cluster   string
+	Replicate int
 }
+
+// cellModel is the model a cell of a learned scheduler evaluates.
+func cellModel(c evaluation.Cell) modelRef { return modelRef{c.Scheduler, c.Cluster, c.Replicate} }
 
 func (s *evalStage) Name() string     { return "eval-" + s.spec.Experiment }
 func (s *evalStage) Version() string  { return evalStageVersion }
@@ -249,7 +246,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		if !c.Scheduler.Learned() {
 			return nil, nil
 		}
-		files := s.models[replicaRef(evaluation.ReplicateKey(c.Scheduler, c.Cluster), c.Replicate)]
+		files := s.models[cellModel(c)]
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no trained model of %s for cluster %s (replicate %d)", c.Scheduler, c.Cluster, c.Replicate)
 		}

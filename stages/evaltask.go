@@ -126,7 +126,7 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			inputs := append(append([]pipeline.InputRef{}, common...), jobs)
 			if c.Scheduler.Learned() {
 				// The cell's replicate's model, as in the driver (eval.go).
-				files := s.models[replicaRef(evaluation.ReplicateKey(c.Scheduler, c.Cluster), c.Replicate)]
+				files := s.models[cellModel(c)]
 				if len(files) == 0 {
 					return nil, fmt.Errorf("cell %s: no trained model of %s for cluster %s (replicate %d)", c.Key(), c.Scheduler, c.Cluster, c.Replicate)
 				}

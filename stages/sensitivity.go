@@ -293,9 +293,8 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 	}
 	defer os.RemoveAll(dir)
 	in := TrainInputs{Trace: s.trace, Interference: model,
-		Workload: pipeline.Rand(s.env.Seed, s.env.Stage(), part.Name, pt.Key(), "workload"),
-		Meta:     datasets.FileMeta{Source: "sensitivity:" + part.Name + ":" + pt.Key(), ConfigHash: s.env.ConfigHash}}
-	in.Seed, _ = pipeline.Seed(s.env.Seed, s.env.Stage(), part.Name, pt.Key(), "model")
+		Meta: datasets.FileMeta{Source: "sensitivity:" + part.Name + ":" + pt.Key(), ConfigHash: s.env.ConfigHash}}
+	in.Workload, in.Seed = trainStreams(s.env.Seed, s.env.Stage(), part.Name, pt.Key())
 	spec, err := p.Training.Spec(dir, in)
 	if err != nil {
 		return sensitivity.Outcome{}, err

@@ -54,7 +54,11 @@ func TestStagesConformance(t *testing.T) {
 	prof := ProfileSynth(cfg.Profile.Synth)
 	pipelinetest.Conformance(t, 3, prof)
 	pipelinetest.Conformance(t, 3, Fit(cfg.Fit), prof)
-	evals, err := cfg.evalStages("", nil, nil)
+	plan, err := cfg.plan("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals, err := cfg.evalStages(plan, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,16 +208,13 @@ func (c *Config) replicas(canon schedulers.Name, key string) int {
 // model), and the artifacts evaluation reads from each (by modelKey):
 // models holds the first model's (replicate 0), replicas every
 // replicate's, in order, for the keys that train.seeds replicates.
-func (c *Config) trainStages() ([]pipeline.Stage, map[string][]string, map[string][][]string, error) {
+func (c *Config) trainStages(plan *runPlan) ([]pipeline.Stage, map[string][]string, map[string][][]string, error) {
 	var stages []pipeline.Stage
 	models := map[string][]string{}
 	replicas := map[string][][]string{}
 	plans := map[string]*ModelTraining{}
-	for _, id := range c.Eval.Experiments {
-		spec, _, fitted, err := c.experimentSpec(id, "")
-		if err != nil {
-			return nil, nil, nil, err
-		}
+	for _, pe := range plan.experiments {
+		spec, fitted, id := withoutArrivals(pe.spec), pe.fitted, pe.spec.Experiment
 		names, err := spec.SchedulerNames()
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("eval (%s): %w", id, err)
@@ -328,28 +325,34 @@ func (c *Config) PlanTraining(name, experiment, cluster string) (*ModelTraining,
 	if !ok {
 		return nil, fmt.Errorf("train: %s is not a learned scheduler (learned: %v)", canon, schedulers.LearnedNames())
 	}
+	plan, err := c.plan("")
+	if err != nil {
+		return nil, err
+	}
 	if experiment == "" {
-		for _, id := range c.Eval.Experiments {
-			spec, _, _, err := c.experimentSpec(id, "")
+		for _, pe := range plan.experiments {
+			names, err := pe.spec.SchedulerNames()
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("eval (%s): %w", pe.spec.Experiment, err)
 			}
-			names, err := spec.SchedulerNames()
-			if err != nil {
-				return nil, fmt.Errorf("eval (%s): %w", id, err)
-			}
-			if slices.Contains(names, canon) && experiment == "" {
-				experiment = id
+			if slices.Contains(names, canon) {
+				experiment = pe.spec.Experiment
+				break
 			}
 		}
 	}
 	if experiment == "" {
 		experiment = sourceExperiment[f.Source()]
 	}
-	spec, _, fitted, err := c.experimentSpec(experiment, "")
-	if err != nil {
-		return nil, err
+	pe, ok := plan.experiment(experiment)
+	if !ok { // an experiment the configuration does not list
+		spec, inputs, fitted, err := c.experimentSpec(experiment, "")
+		if err != nil {
+			return nil, err
+		}
+		pe = plannedExperiment{spec: spec, inputs: inputs, fitted: fitted}
 	}
+	spec, fitted := pe.spec, pe.fitted
 	for _, cl := range spec.Clusters {
 		if cluster == "" || cl.Name == cluster {
 			return c.planTraining(canon, spec, fitted, cl)
@@ -488,12 +491,8 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 			if env.Executor() != nil && trainSpecHook == nil {
 				return m.trainOnExecutor(ctx, env, jobsArtifact) // traintask.go
 			}
-			in := TrainInputs{Workload: env.Rand("workload"), Meta: datasets.FileMeta{Source: "train:" + string(m.Scheduler), ConfigHash: env.ConfigHash}}
-			in.Seed, _ = pipeline.Seed(env.Seed, env.Stage(), "model")
-			if m.Replicate > 0 {
-				in.Workload, in.Seed = ReplicaSeeds(env.Seed, m.base, m.Replicate)
-				in.Meta.Source += fmt.Sprintf("/replicate-%d", m.Replicate)
-			}
+			in := m.Inputs(env.Seed)
+			in.Meta.ConfigHash = env.ConfigHash
 			var err error
 			if m.Data.Source == training.SourceTrace {
 				if in.Trace, err = datasets.ReadParquet[datasets.Job](env.Input(jobsArtifact)); err != nil {

@@ -62,13 +62,12 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	if err != nil {
 		return nil, err
 	}
-	in := TrainInputs{Workload: pipeline.Rand(t.Seed, tt.Stage, "workload"),
-		Meta: datasets.FileMeta{Source: "train:" + string(mt.Scheduler), ConfigHash: tt.ConfigHash}}
-	in.Seed, _ = pipeline.Seed(t.Seed, tt.Stage, "model")
-	if mt.Replicate > 0 { // as the stage does in the driver (train.go)
-		in.Workload, in.Seed = ReplicaSeeds(t.Seed, tt.Base, mt.Replicate)
-		in.Meta.Source += fmt.Sprintf("/replicate-%d", mt.Replicate)
+	mt.base = tt.Base
+	if mt.StageName() != tt.Stage && mt.Replicate == 0 {
+		return nil, fmt.Errorf("spec: stage %s trains %s, whose stage is %s", tt.Stage, mt.Scheduler, mt.StageName())
 	}
+	in := mt.Inputs(t.Seed) // as the stage does in the driver (train.go)
+	in.Meta.ConfigHash = tt.ConfigHash
 	if tt.Trace != "" {
 		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
 			return nil, err

@@ -214,9 +214,7 @@ var trainSpecHook func(training.TrainSpec) error
 // trainInputs are the run-time inputs of the planned training, drawn from
 // the streams schedlab run's stage of the same name draws.
 func trainInputs(ctx context.Context, a *app, cfg *stages.Config, plan *stages.ModelTraining, opts trainOptions) (stages.TrainInputs, error) {
-	stage := plan.StageName()
-	in := stages.TrainInputs{Workload: pipeline.Rand(cfg.Seed, stage, "workload"), Meta: datasets.FileMeta{Source: "train:" + string(plan.Scheduler)}}
-	in.Seed, _ = pipeline.Seed(cfg.Seed, stage, "model")
+	in := plan.Inputs(cfg.Seed)
 	h, err := pipeline.HashJSON(plan)
 	if err != nil {
 		return in, err
