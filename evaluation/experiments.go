@@ -180,7 +180,7 @@ rows, from wall-clock timings (so it differs between runs).`,
 	})
 	Register(Experiment{
 		ID: MARLArrivals, Paper: PaperMARL, Reproduces: "MARL Fig. 7",
-		Summary: `MARL Fig. 7: fat-tree of power8 servers (--fattree-k, 8 by default; the
+		Summary: `MARL Fig. 7: fat-tree of power8 servers (--fattree-k, eval.marl_arrivals.k; the
 paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
 (default: the paper's 15 per pod of 100 servers scaled to the pod size,
 15·(k/2)²/100, i.e. 2.4 at k=8 and 15 at k=20) for --intervals
