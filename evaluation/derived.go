@@ -17,7 +17,7 @@ import (
 // "<A> vs <B>" follows ours when the table has the reference's clusters.
 // A row with several trained models (train.seeds) is paired through its
 // first, replicate 0: a job pairs once, as in the paper's test.
-func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error) {
+func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference, trace string) (*Table, error) {
 	replicated := slices.ContainsFunc(rows, func(r ResultRow) bool { return r.Replicate > 0 })
 	rows = slices.DeleteFunc(slices.Clone(rows), func(r ResultRow) bool { return r.Replicate > 0 })
 	type key struct {
@@ -69,7 +69,9 @@ func wilcoxonTable(rows []ResultRow, a, b string, ref *Reference) (*Table, error
 		t.Notes = append(t.Notes, "Rows with several trained models (train.seeds) are tested with their first, replicate 0.")
 	}
 	t.Rows = append(t.Rows, ours)
-	if ref != nil && len(t.Groups) == len(ref.Groups) {
+	if ok, why := ref.Comparable(trace); !ok {
+		t.Notes = append(t.Notes, "The paper's figures are not shown: "+why+".")
+	} else if ref != nil && len(t.Groups) == len(ref.Groups) {
 		if v, ok := ref.Values(ours.Label, t.Groups, len(t.Metrics)); ok {
 			t.Rows = append(t.Rows, TableRow{Label: ours.Label + " (paper)", Source: SourcePaper, Values: v})
 			t.Notes = append(t.Notes, ref.Note)

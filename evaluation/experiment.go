@@ -150,7 +150,10 @@ type Derivation struct {
 // DerivedData is what a derived experiment is built from: its parent's
 // spec and the one input its Derivation reads.
 type DerivedData struct {
-	Parent  Spec
+	Parent Spec
+	// Trace is the source of the parent's job trace (Reference.Comparable);
+	// "" when not known.
+	Trace   string
 	Results []ResultRow
 	Timings []TimingRow
 	Curves  []LearningCurve

@@ -163,7 +163,7 @@ JCT and fee, from das-table1's results (when both are rows of it).`,
 			From: DASTable1, Reads: FromResults,
 			Applies: func(p Spec) bool { return hasScheduler(p, "das") && hasScheduler(p, "rifling") },
 			Table: func(in DerivedData) (*Table, error) {
-				return wilcoxonTable(in.Results, "das", "rifling", MustLookup(DASWilcoxon).Reference)
+				return wilcoxonTable(in.Results, "das", "rifling", MustLookup(DASWilcoxon).Reference, in.Trace)
 			},
 		},
 	})

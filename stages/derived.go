@@ -93,7 +93,7 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 			Curves  []curveFile
 		}{e.ID, spec, curves},
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			data := evaluation.DerivedData{Parent: spec}
+			data := evaluation.DerivedData{Parent: spec, Trace: c.Datasets.Source}
 			var err error
 			switch d.Reads {
 			case evaluation.FromResults:

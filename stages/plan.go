@@ -72,14 +72,18 @@ func withoutArrivals(spec evaluation.Spec) evaluation.Spec {
 // under the training stage's name (replicate r ≥ 1: ReplicaSeeds), and the
 // label of its files. The training stage, its executor task and
 // `schedlab train` all take them from here.
-func (m *ModelTraining) Inputs(seed uint64) TrainInputs {
+func (m *ModelTraining) Inputs(seed uint64) TrainInputs { return m.inputs(seed, m.StageName()) }
+
+// inputs is Inputs with the training stage's name given (an executor task
+// decodes the plan without its model key, and carries the name).
+func (m *ModelTraining) inputs(seed uint64, stage string) TrainInputs {
 	in := TrainInputs{Meta: datasets.FileMeta{Source: "train:" + string(m.Scheduler)}}
 	if m.Replicate > 0 {
 		in.Workload, in.Seed = ReplicaSeeds(seed, m.base, m.Replicate)
 		in.Meta.Source += fmt.Sprintf("/replicate-%d", m.Replicate)
 		return in
 	}
-	in.Workload, in.Seed = trainStreams(seed, m.StageName())
+	in.Workload, in.Seed = trainStreams(seed, stage)
 	return in
 }
 

@@ -63,10 +63,7 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 		return nil, err
 	}
 	mt.base = tt.Base
-	if mt.StageName() != tt.Stage && mt.Replicate == 0 {
-		return nil, fmt.Errorf("spec: stage %s trains %s, whose stage is %s", tt.Stage, mt.Scheduler, mt.StageName())
-	}
-	in := mt.Inputs(t.Seed) // as the stage does in the driver (train.go)
+	in := mt.inputs(t.Seed, tt.Stage) // as the stage does in the driver (train.go)
 	in.Meta.ConfigHash = tt.ConfigHash
 	if tt.Trace != "" {
 		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
