@@ -170,32 +170,20 @@ func parseFloats(s string) ([]float64, error) {
 	return out, nil
 }
 
-// sharedData finds ../shared/data/<sub> by walking up from the package
-// directory, falling back to /work/shared/data, and skips when absent.
-func sharedData(tb testing.TB, sub string) string {
-	tb.Helper()
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "data", sub)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	p := filepath.Join("/work/shared/data", sub)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("shared data %s not found (looked above %s and in /work/shared/data)", sub, dir)
-	}
-	return p
-}
+// nistDir holds the NIST StRD files, vendored as test data (public
+// domain; testdata/nist-strd/README.md says where from), so that the
+// certification runs on a fresh clone.
+const nistDir = "testdata/nist-strd"
 
 func loadNIST(tb testing.TB) []*nistProblem {
-	dir := sharedData(tb, "nist-strd")
-	files, err := filepath.Glob(filepath.Join(dir, "*.dat"))
-	if err != nil || len(files) == 0 {
-		tb.Skipf("no NIST StRD files in %s", dir)
+	files, err := filepath.Glob(filepath.Join(nistDir, "*.dat"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// All 27 problems (each has its model in nistModels): a lost file
+	// fails the test rather than shrinking it.
+	if len(files) != len(nistModels) {
+		tb.Fatalf("%d NIST StRD files in %s, want %d (one per model of nistModels)", len(files), nistDir, len(nistModels))
 	}
 	sort.Strings(files)
 	var out []*nistProblem

@@ -27,7 +27,7 @@ func (r *Result) rows() [][]string {
 				out = append(out, []string{pr.Part.Name, g(c.Comm), g(c.Interference),
 					fmt.Sprintf("%.4g", c.Env.CommScale), fmt.Sprintf("%.4g", c.Env.InterferenceScale),
 					display(pr.Part.Heuristics[c.Best]),
-					fmt.Sprintf("%.3f %s", c.Heuristics[c.Best], pr.Part.Unit), fmt.Sprintf("%.3f %s", c.Learned, pr.Part.Unit), pct(c.Margin)})
+					fmt.Sprintf("%.3f %s", c.Heuristics[c.Best], pr.Part.Unit), learnedJCT(c, pr.Part.Unit), pct(c.Margin)})
 			}
 		}
 	}
@@ -35,6 +35,15 @@ func (r *Result) rows() [][]string {
 }
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// learnedJCT is c's learned mean JCT, "—" where the learned scheduler was
+// left out.
+func learnedJCT(c Cell, unit string) string {
+	if c.LeftOut != "" {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f %s", c.Learned, unit)
+}
 
 func pct(m float64) string {
 	if math.IsNaN(m) {
@@ -55,6 +64,9 @@ func (r *Result) Notes() []string {
 			p.Title, display(p.Learned), joinDisplay(p.Heuristics), b.Name, b.Source, b.CommScale, b.InterferenceScale, b.PSShare))
 		n = append(n, p.Notes...)
 		n = append(n, pr.summary())
+		if lo := pr.leftOut(); lo != "" {
+			n = append(n, lo)
+		}
 	}
 	n = append(n, fmt.Sprintf("Run seed %d.", r.Seed))
 	return n
@@ -109,6 +121,26 @@ func (pr PartResult) summary() string {
 		s += "; the best heuristic is already as good or better at " + strings.Join(already, ", ") + " points"
 	}
 	return s + "."
+}
+
+// leftOut is the note naming the points where the learned scheduler was
+// left out and why, "" if none.
+func (pr PartResult) leftOut() string {
+	var at []string
+	total := 0
+	for _, row := range pr.Cells {
+		for _, c := range row {
+			total++
+			if c.LeftOut != "" {
+				at = append(at, fmt.Sprintf("comm ×%g, interference ×%g (%s)", c.Comm, c.Interference, c.LeftOut))
+			}
+		}
+	}
+	if len(at) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: left out at %d of %d points, which have the heuristics' results only (—): %s.",
+		display(pr.Part.Learned), len(at), total, strings.Join(at, "; "))
 }
 
 // Markdown is the table with its notes.

@@ -103,6 +103,11 @@ func PointAt(base sim.Environment, comm, interference float64) (Point, error) {
 type Outcome struct {
 	Heuristics []float64
 	Learned    float64
+	// LeftOut, when not "", says why the learned scheduler was left out at
+	// the point (a small workload left its model nothing to train on):
+	// the point then has the heuristics' results and no learned result or
+	// margin (NaN), and the table's notes give the reason.
+	LeftOut string
 }
 
 // Evaluator trains the part's learned scheduler at a point and evaluates
@@ -239,6 +244,9 @@ points:
 					if err != nil {
 						failed.Store(true)
 						return fmt.Errorf("sensitivity: part %s, point %s: %w", part.Name, pt.Key(), err)
+					}
+					if out.LeftOut != "" {
+						out.Learned = math.NaN()
 					}
 					c := Cell{Point: pt, Outcome: out}
 					for k, v := range out.Heuristics {

@@ -198,3 +198,41 @@ func TestPointAtClamps(t *testing.T) {
 		t.Error("a NaN multiplier was accepted")
 	}
 }
+
+// TestRunLeftOut: a point whose learned scheduler was left out (its model
+// had nothing to train on) keeps its heuristics' results, has no learned
+// result or margin, and the notes say where and why; the table, CSV and
+// heat map are still written.
+func TestRunLeftOut(t *testing.T) {
+	g := Grid{Comm: []float64{0.5, 2}, Interference: []float64{0.5, 2}}
+	eval := func(ctx context.Context, part Part, pt Point) (Outcome, error) {
+		out, err := fake(ctx, part, pt)
+		if part.Name == "a" && pt.Comm == 0.5 && pt.Interference == 2 {
+			out.Learned, out.LeftOut = 1, "no jobs to train on"
+		}
+		return out, err
+	}
+	r, err := Run(context.Background(), parts(), g, 7, Workers{Max: 2}, eval, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Parts[0].Cells[0][1]
+	if !math.IsNaN(c.Learned) || !math.IsNaN(c.Margin) || c.Heuristics[c.Best] != 1+c.Env.CommScale {
+		t.Errorf("left-out cell: learned %v, margin %v, heuristics %v", c.Learned, c.Margin, c.Heuristics)
+	}
+	if _, _, err := r.Plot(); err != nil {
+		t.Fatal(err)
+	}
+	md := string(r.Markdown())
+	for _, want := range []string{
+		"| a | 0.5 | 2 | 0.5 | 2 | pack | 1.500 min | — | — |",
+		"learned-a: left out at 1 of 4 points, which have the heuristics' results only (—): comm ×0.5, interference ×2 (no jobs to train on).",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "left out") != 1 {
+		t.Errorf("part b, which trained everywhere, has a left-out note:\n%s", md)
+	}
+}

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -296,6 +297,15 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 		Meta: datasets.FileMeta{Source: "sensitivity:" + part.Name + ":" + pt.Key(), ConfigHash: s.env.ConfigHash}}
 	in.Workload, in.Seed = trainStreams(s.env.Seed, s.env.Stage(), part.Name, pt.Key())
 	spec, err := p.Training.Spec(dir, in)
+	if errors.Is(err, training.ErrNoTrainingJobs) {
+		// Nothing to train on at this point (a small workload): the
+		// heuristics only, and the table says why.
+		hs := p.Spec
+		hs.Schedulers = slices.Clone(p.Heuristics)
+		out, err2 := evalPoint(ctx, hs, s.env.Seed, model, p.Heuristics, "", nil)
+		out.LeftOut = err.Error()
+		return out, err2
+	}
 	if err != nil {
 		return sensitivity.Outcome{}, err
 	}
@@ -308,9 +318,10 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 	return evalPoint(ctx, p.Spec, s.env.Seed, model, p.Heuristics, p.Learned, open)
 }
 
-// evalPoint evaluates spec (whose schedulers are heuristics and learned)
-// with interference model; open builds learned from its cell's seed (nil:
-// schedulers.New, for a heuristic standing in for it in tests).
+// evalPoint evaluates spec (whose schedulers are heuristics and learned,
+// or heuristics only when learned is "") with interference model; open
+// builds learned from its cell's seed (nil: schedulers.New, for a
+// heuristic standing in for it in tests).
 func evalPoint(ctx context.Context, spec evaluation.Spec, seed uint64, model sim.Interference, heuristics []string, learned schedulers.Name, open func(seed uint64) (sim.Scheduler, error)) (sensitivity.Outcome, error) {
 	newSched := func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
 		if c.Scheduler != learned || open == nil {
@@ -357,6 +368,9 @@ func outcome(rep *evaluation.Report, heuristics []string, learned schedulers.Nam
 			return out, err
 		}
 		out.Heuristics = append(out.Heuristics, v)
+	}
+	if learned == "" {
+		return out, nil
 	}
 	var err error
 	out.Learned, err = mean(learned)

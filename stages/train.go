@@ -633,7 +633,8 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		if err != nil {
 			return training.Data{}, err
 		}
-		return training.Data{Train: split.Train, Val: split.Val}, nil
+		data := training.Data{Train: split.Train, Val: split.Val}
+		return data, data.Check(d.Source)
 	case training.SourceMARL:
 		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
 			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS}, workload)
@@ -645,7 +646,12 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 			parts = cluster.Pods
 		}
 		train, val := datasets.SplitMARL(jobs, parts, marlHeldOut, sc.IntervalS)
-		return training.Data{Train: train, Val: val}, nil
+		data := training.Data{Train: train, Val: val}
+		if err := data.Check(d.Source); err != nil {
+			return data, fmt.Errorf("%d jobs in %d intervals of uniform arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w",
+				len(jobs), d.Intervals, d.JobsPerPod, parts, 100*marlHeldOut, err)
+		}
+		return data, nil
 	}
 	return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
 }

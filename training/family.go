@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -88,6 +89,23 @@ const (
 // Data are the jobs a training run learns from and validates on.
 type Data struct {
 	Train, Val []datasets.Job
+}
+
+// ErrNoTrainingJobs means a workload left a model nothing to learn from
+// (a small MARL workload whose every partition holds out its only job, a
+// trace cut with no training or validation job): the model cannot be
+// trained, and a stage that meets it leaves the model out and says so
+// rather than failing the run.
+var ErrNoTrainingJobs = errors.New("no jobs to train on")
+
+// Check reports, wrapping ErrNoTrainingJobs, data that a family of source
+// s cannot train on: no training job, or (SourceTrace, whose families
+// choose among their runs by validation) no validation job.
+func (d Data) Check(s Source) error {
+	if len(d.Train) == 0 || (s == SourceTrace && len(d.Val) == 0) {
+		return fmt.Errorf("%w: %d training and %d validation jobs", ErrNoTrainingJobs, len(d.Train), len(d.Val))
+	}
+	return nil
 }
 
 // TrainSpec is everything one training run depends on.

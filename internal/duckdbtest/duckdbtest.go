@@ -2,7 +2,9 @@
 // Parquet reader, through its Node.js client (npm package @duckdb/node-api).
 // The client is installed with npm on first use into the user's cache
 // directory and reused; a test is skipped, with the reason, when node or npm
-// is missing or the install fails.
+// is missing or the install fails, and fails instead where the environment
+// sets SCHEDLAB_REQUIRE_DUCKDB=1 (CI: .ci/run installs the client first, so
+// that the read-back checks run rather than skip).
 package duckdbtest
 
 import (
@@ -19,6 +21,19 @@ import (
 // Version is the pinned @duckdb/node-api release.
 const Version = "1.5.6-r.1"
 
+// RequireEnv is the environment variable that, set to 1, turns a skip for
+// want of DuckDB into a failure.
+const RequireEnv = "SCHEDLAB_REQUIRE_DUCKDB"
+
+// unavailable skips t, or fails it where RequireEnv is 1.
+func unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf(format+" ("+RequireEnv+"=1: DuckDB is required)", args...)
+	}
+	t.Skipf(format, args...)
+}
+
 const script = `import { DuckDBInstance } from '@duckdb/node-api';
 const inst = await DuckDBInstance.create(':memory:');
 const conn = await inst.connect();
@@ -34,7 +49,8 @@ type Result struct {
 }
 
 // Query runs sql in a fresh in-memory DuckDB and returns its result; it
-// fails the test on an SQL error and skips it when DuckDB is unavailable.
+// fails the test on an SQL error and skips it when DuckDB is unavailable
+// (fails it where RequireEnv is 1).
 func Query(t testing.TB, sql string) Result {
 	t.Helper()
 	dir := install(t)
@@ -59,7 +75,7 @@ func install(t testing.TB) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("duckdb: %s not found; skipping the independent-reader check", tool)
+			unavailable(t, "duckdb: %s not found; skipping the independent-reader check", tool)
 		}
 	}
 	cache, err := os.UserCacheDir()
@@ -68,15 +84,15 @@ func install(t testing.TB) string {
 	}
 	dir := filepath.Join(cache, "schedlab", "duckdb-node-"+Version)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Skipf("duckdb: %v", err)
+		unavailable(t, "duckdb: %v", err)
 	}
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		t.Skipf("duckdb: %v", err)
+		unavailable(t, "duckdb: %v", err)
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Skipf("duckdb: lock: %v", err)
+		unavailable(t, "duckdb: lock: %v", err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	if _, err := os.Stat(filepath.Join(dir, "query.mjs")); err == nil {
@@ -84,19 +100,19 @@ func install(t testing.TB) string {
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
 	if err != nil {
-		t.Skipf("duckdb: %v", err)
+		unavailable(t, "duckdb: %v", err)
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"private": true, "type": "module"}`), 0o644); err != nil {
-		t.Skipf("duckdb: %v", err)
+		unavailable(t, "duckdb: %v", err)
 	}
 	npm := exec.Command("npm", "install", "--silent", "--no-audit", "--no-fund", "@duckdb/node-api@"+Version)
 	npm.Dir = tmp
 	if out, err := npm.CombinedOutput(); err != nil {
-		t.Skipf("duckdb: npm install @duckdb/node-api@%s failed (%v); skipping:\n%s", Version, err, out)
+		unavailable(t, "duckdb: npm install @duckdb/node-api@%s failed (%v); skipping:\n%s", Version, err, out)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "query.mjs"), []byte(script), 0o644); err != nil {
-		t.Skipf("duckdb: %v", err)
+		unavailable(t, "duckdb: %v", err)
 	}
 	os.RemoveAll(dir)
 	if err := os.Rename(tmp, dir); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 )
 
 // Split is a trace prepared for training on one cluster (DAS §5.1.2): the
@@ -81,8 +82,8 @@ func PrepareJobs(c *sim.Cluster, ts datasets.Split, sc sim.Config) (Split, error
 	}
 	train, val := parts[0], parts[1]
 	if len(train) == 0 || len(val) == 0 {
-		return sp, fmt.Errorf("das: %d training and %d validation jobs on %s (of %d; %d pruned): too few for a training and a validation part",
-			len(train), len(val), c.Name, ts.Read, sp.Pruned)
+		return sp, fmt.Errorf("das: %w: %d training and %d validation jobs on %s (of %d; %d pruned): too few for a training and a validation part",
+			training.ErrNoTrainingJobs, len(train), len(val), c.Name, ts.Read, sp.Pruned)
 	}
 	// The training part as a whole starts at 0 first, then each part, as
 	// the pipeline's former two-step split did: x − t₀ − (y − t₀) is not
