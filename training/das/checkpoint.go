@@ -43,28 +43,8 @@ func Save(path string, m *Model, meta Sidecar) error {
 	if err := nn.SaveCheckpoint(path, m.ps); err != nil {
 		return err
 	}
-	return writeAtomic(SidecarPath(path), append(b, '\n'))
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("das: write %s: %w", path, err)
+	if err := pipeline.WriteFileAtomic(SidecarPath(path), append(b, '\n')); err != nil {
+		return fmt.Errorf("das: %w", err)
 	}
 	return nil
 }
