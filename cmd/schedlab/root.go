@@ -41,18 +41,6 @@ var constructors []func(*app) *cobra.Command
 
 func register(c func(*app) *cobra.Command) { constructors = append(constructors, c) }
 
-// planned are commands whose work belongs to later issues; until a
-// cmd_<name>.go registers them they exist and say so (exit status 2).
-var planned = map[string]string{
-	"ingest":   "trace ingest (issue 3)",
-	"datasets": "dataset listing, description and fetching (issue 3)",
-	"profile":  "interference profiling (issue 4)",
-	"fit":      "interference-model fitting (issue 4)",
-	"train":    "training of the learned schedulers (issues 7 and 8)",
-	"eval":     "evaluation experiments (issue 5)",
-	"export":   "export of a run's tables (issue 9)",
-}
-
 func newRootCmd() *cobra.Command {
 	a := &app{stderr: os.Stderr}
 	root := &cobra.Command{
@@ -83,21 +71,10 @@ Start with:
 	pf.StringVar(&a.preset, "preset", "", "configuration preset: "+strings.Join(Presets, ", ")+" (default quick, or SCHEDLAB_PRESET, or the config file's preset)")
 	pf.StringVar(&a.configFile, "config", "", "YAML configuration file layered over the preset")
 
-	have := map[string]bool{}
 	for _, c := range constructors {
-		cmd := c(a)
-		have[cmd.Name()] = true
-		root.AddCommand(cmd)
+		root.AddCommand(c(a))
 	}
-	for _, c := range []*cobra.Command{newRunCmd(a), newConfigCmd(a), newVersionCmd()} {
-		have[c.Name()] = true
-		root.AddCommand(c)
-	}
-	for _, name := range sortedKeys(planned) {
-		if !have[name] {
-			root.AddCommand(notImplemented(name, planned[name]))
-		}
-	}
+	root.AddCommand(newRunCmd(a), newConfigCmd(a), newVersionCmd())
 	return root
 }
 
@@ -127,17 +104,6 @@ func (a *app) setup() error {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func notImplemented(name, what string) *cobra.Command {
-	return &cobra.Command{
-		Use:                name,
-		Short:              "(not implemented yet) " + what,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErrorf("%s: not implemented yet: %s is still to be built", name, what)
-		},
-	}
 }
 
 // usageError marks bad usage or configuration: exit status 2.
