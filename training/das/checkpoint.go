@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -16,12 +17,12 @@ import (
 // that fixes the architecture, its hash, and where the policy was
 // trained. A checkpoint is only usable with it.
 type Sidecar struct {
-	Family     string     `json:"family"` // "das"
-	Config     Config     `json:"config"`
-	ConfigHash string     `json:"config_hash"`
-	Cluster    string     `json:"cluster,omitempty"`
-	LR         float64    `json:"learning_rate,omitempty"`
-	Norm       RewardNorm `json:"reward_norm"`
+	Family     string              `json:"family"` // "das"
+	Config     Config              `json:"config"`
+	ConfigHash string              `json:"config_hash"`
+	Cluster    string              `json:"cluster,omitempty"`
+	LR         float64             `json:"learning_rate,omitempty"`
+	Norm       daspaper.RewardNorm `json:"reward_norm"`
 }
 
 // SidecarPath is the sidecar of the checkpoint at path: the same name
