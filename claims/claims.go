@@ -25,7 +25,7 @@ const (
 
 // tested reports whether a verdict decided the claim (holds, does not
 // hold, inconclusive) rather than set it aside.
-func (v Verdict) tested() bool { return v != NotRun && v != NotComparable }
+func (v Verdict) Tested() bool { return v != NotRun && v != NotComparable }
 
 // Claim is one claim of a paper that a run can test, registered once in
 // registry.go: where it comes from, what it says, the paper's own figure,

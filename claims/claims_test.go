@@ -76,8 +76,8 @@ func TestComparisonVerdicts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := evaluate(t, &Input{Config: tc.cfg, Seed: 1, Cells: tc.cells})["marl-fig7"]
-			if r.Verdict != tc.verdict || r.verdictText() != tc.text || r.ciText() != tc.ci {
-				t.Errorf("verdict %q, %q, CI %q; want %q, %q, %q (%+v)", r.Verdict, r.verdictText(), r.ciText(), tc.verdict, tc.text, tc.ci, r.Outcome)
+			if r.Verdict != tc.verdict || r.VerdictText() != tc.text || r.CIText() != tc.ci {
+				t.Errorf("verdict %q, %q, CI %q; want %q, %q, %q (%+v)", r.Verdict, r.VerdictText(), r.CIText(), tc.verdict, tc.text, tc.ci, r.Outcome)
 			}
 			if tc.verdict == NotRun && r.Note == "" {
 				t.Errorf("not run without a reason")
@@ -152,8 +152,8 @@ func TestCalibrationClaims(t *testing.T) {
 			t.Errorf("%s: %q, want %q", id, got, want)
 		}
 	}
-	if r := rows["cal-marl-fig3a"]; r.paperFigure() != "37.0 %" || r.Ours != "45.0 %" || r.ciText() != "—" {
-		t.Errorf("cal-marl-fig3a: paper %q ours %q CI %q", r.paperFigure(), r.Ours, r.ciText())
+	if r := rows["cal-marl-fig3a"]; r.PaperFigure() != "37.0 %" || r.Ours != "45.0 %" || r.CIText() != "—" {
+		t.Errorf("cal-marl-fig3a: paper %q ours %q CI %q", r.PaperFigure(), r.Ours, r.CIText())
 	}
 	in.Config.Calibration.DAS = true // fitted, yet no row: the table and the claims disagree
 	if _, err := Evaluate(in); err == nil || !strings.Contains(err.Error(), "das-paper") {
@@ -189,8 +189,8 @@ func TestWilcoxonClaim(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := evaluate(t, wilcoxonInput(t, tc.delta))["das-wilcoxon-small"]
-			if r.Verdict != tc.want || !strings.Contains(r.Ours, tc.ours) || r.verdictText() != string(tc.want)+" (n = 1)" {
-				t.Errorf("%q (%q), ours %q; want %q with %q", r.Verdict, r.verdictText(), r.Ours, tc.want, tc.ours)
+			if r.Verdict != tc.want || !strings.Contains(r.Ours, tc.ours) || r.VerdictText() != string(tc.want)+" (n = 1)" {
+				t.Errorf("%q (%q), ours %q; want %q with %q", r.Verdict, r.VerdictText(), r.Ours, tc.want, tc.ours)
 			}
 		})
 	}

@@ -46,20 +46,20 @@ func Write(dir string, cfg *evaluation.Config, seed uint64, trace string) ([]Row
 	return rows, nil
 }
 
-// paperFigure is the paper's figure the row shows.
-func (r Row) paperFigure() string {
+// PaperFigure is the paper's figure the row shows.
+func (r Row) PaperFigure() string {
 	if r.Outcome.Claimed != "" {
 		return r.Outcome.Claimed
 	}
 	return r.Claim.Claimed
 }
 
-// ciText is the row's 95 % CI cell: the interval with its number of
+// CIText is the row's 95 % CI cell: the interval with its number of
 // samples, "n = 1" for a single sample, "—" for a figure that is not
 // sampled or a claim not run.
-func (r Row) ciText() string {
+func (r Row) CIText() string {
 	switch {
-	case !r.Verdict.tested() || r.CI.N == 0:
+	case !r.Verdict.Tested() || r.CI.N == 0:
 		return "—"
 	case r.CI.N == 1:
 		return "n = 1"
@@ -81,8 +81,8 @@ func (r Row) samplesText() string {
 	return fmt.Sprintf("n = %d: %s × %s", r.CI.N, plural(r.Seeds, "seed", "seeds"), plural(r.Models, "model", "models"))
 }
 
-// verdictText is the verdict, marked when it rests on one sample.
-func (r Row) verdictText() string {
+// VerdictText is the verdict, marked when it rests on one sample.
+func (r Row) VerdictText() string {
 	if r.CI.N == 1 && (r.Verdict == Holds || r.Verdict == DoesNotHold) {
 		return string(r.Verdict) + " (n = 1)"
 	}
@@ -107,10 +107,10 @@ func Markdown(rows []Row) []byte {
 	var notes []string
 	for _, r := range rows {
 		ours, note := r.Ours, r.Note
-		if !r.Verdict.tested() { // the reason, in place of a figure
+		if !r.Verdict.Tested() { // the reason, in place of a figure
 			ours, note = r.Note, ""
 		}
-		cells := []string{"`" + r.ID + "`", r.Source, r.Text, r.paperFigure(), ours, r.ciText(), r.TestedAt, "**" + r.verdictText() + "**"}
+		cells := []string{"`" + r.ID + "`", r.Source, r.Text, r.PaperFigure(), ours, r.CIText(), r.TestedAt, "**" + r.VerdictText() + "**"}
 		for i, c := range cells {
 			if c == "" {
 				c = "—"
@@ -126,14 +126,15 @@ func Markdown(rows []Row) []byte {
 	for _, n := range notes {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
-	for _, n := range ruleNotes {
+	for _, n := range RuleNotes {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
 	return b.Bytes()
 }
 
-// ruleNotes explain the scoreboard under its table (doc.go in full).
-var ruleNotes = []string{
+// RuleNotes explain the scoreboard under its table (doc.go in full); the
+// run report repeats them.
+var RuleNotes = []string{
 	"Margins are (baseline − ours) / baseline of the mean, in per cent, positive when the claimed row is better; each claimed row is compared with the best (lowest) of the rows it is claimed to beat that this run has, in every column the claim covers, and the least margin is shown.",
 	"95 % CI: percentile bootstrap (10,000 resamples, seeded from the run seed and the claim) of the margin over the claimed row's replicates and seeds, each matched to the baseline's same seed. A claim holds when the whole interval is beyond its threshold, does not hold when the whole interval is on the other side, and is inconclusive otherwise; with one sample (n = 1) the point value decides and the verdict says so. The interval holds training noise only when its samples span several models (replicates); seeds of one model vary the workload alone.",
 	"Calibration targets are computed once in the fitted environment (no interval): they hold when within the tolerance of tables/calibration.csv. Wilcoxon claims hold when both p-values are below the paper's levels with DAS lower in rank sum.",
@@ -152,7 +153,7 @@ func CSV(rows []Row) []byte {
 		if r.HasCI && r.CI.Valid() {
 			lo, hi = r.CI.Lo, r.CI.Hi
 		}
-		_ = w.Write([]string{r.ID, r.Paper, r.Source, r.Experiment, r.Text, r.paperFigure(), r.Ours,
+		_ = w.Write([]string{r.ID, r.Paper, r.Source, r.Experiment, r.Text, r.PaperFigure(), r.Ours,
 			number(r.Value), number(r.Threshold), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note})
 	}
 	w.Flush()

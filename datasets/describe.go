@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/schedlab/schedlab/internal/stats"
 )
 
 // Table kinds TableInfo recognises.
@@ -149,10 +151,10 @@ func summariseArrivals(rows []arrivalRow) ArrivalsSummary {
 	}
 	s.Mean = float64(s.Total) / float64(len(rows))
 	sort.Float64s(counts)
-	s.P50, s.P90 = Quantile(counts, 0.5), Quantile(counts, 0.9)
+	s.P50, s.P90 = stats.Quantile(counts, 0.5), stats.Quantile(counts, 0.9)
 	if len(gaps) > 0 {
 		sort.Float64s(gaps)
-		s.IntervalS = Quantile(gaps, 0.5)
+		s.IntervalS = stats.Quantile(gaps, 0.5)
 	}
 	return s
 }
@@ -178,17 +180,4 @@ func (s ArrivalsSummary) Markdown() string {
 	fmt.Fprintf(&b, "| empty intervals | %d |\n", s.EmptyIntervals)
 	fmt.Fprintf(&b, "| interval numbers missing | %d |\n", s.MissingIntervalIDs)
 	return b.String()
-}
-
-// Quantile of sorted data by linear interpolation between order statistics
-// (Hyndman and Fan's type 7, the default of numpy, R and DuckDB's
-// quantile_cont), so that the figures match what users compute. It panics
-// on empty data.
-func Quantile(sorted []float64, p float64) float64 {
-	h := p * float64(len(sorted)-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/duckdbtest"
+	"github.com/schedlab/schedlab/internal/stats"
 )
 
 func TestPAISimFixture(t *testing.T) {
@@ -125,8 +126,8 @@ func TestPAISimDuckDB(t *testing.T) {
 	if g := duckdbtest.Float(t, row[2]); math.Abs(g-gpus) > 1e-9*gpus {
 		t.Errorf("duckdb total GPUs %v, parquet-go %v", g, gpus)
 	}
-	if p := duckdbtest.Float(t, row[3]); p != Quantile(dur, 0.5) {
-		t.Errorf("duckdb median duration %v, ours %v", p, Quantile(dur, 0.5))
+	if p := duckdbtest.Float(t, row[3]); p != stats.Quantile(dur, 0.5) {
+		t.Errorf("duckdb median duration %v, ours %v", p, stats.Quantile(dur, 0.5))
 	}
 	if row[4] != SourcePAISim {
 		t.Errorf("duckdb source %v", row[4])

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/schedlab/schedlab/internal/stats"
 )
 
 // Interval is a mean with a two-sided confidence interval over replicates.
@@ -59,7 +61,7 @@ func BootstrapMeanCI(values []float64, level float64, resamples int, src rand.So
 	}
 	slices.Sort(means)
 	alpha := (1 - level) / 2
-	return Interval{Mean: mean, Lo: quantileSorted(means, alpha), Hi: quantileSorted(means, 1-alpha), N: n}
+	return Interval{Mean: mean, Lo: stats.Quantile(means, alpha), Hi: stats.Quantile(means, 1-alpha), N: n}
 }
 
 func meanOf(xs []float64) float64 {
@@ -68,18 +70,4 @@ func meanOf(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
-}
-
-// quantileSorted is the linear-interpolation quantile (type 7, numpy's
-// default) of sorted xs.
-func quantileSorted(xs []float64, q float64) float64 {
-	if len(xs) == 1 {
-		return xs[0]
-	}
-	h := q * float64(len(xs)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(xs)-1 {
-		return xs[len(xs)-1]
-	}
-	return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
 }

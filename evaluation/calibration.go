@@ -27,7 +27,7 @@ five interference models by cross-validated error) and das-paper against
 DAS Table 1's heuristic rows on the PAI trace (best-to-worst mean-JCT
 spread per cluster within 4–22 %, fee within 6 %). Written by the
 calibrate stage.`,
-		Section: ReportSection{"Calibration: the speed model against the papers' own measurements",
+		Section: ReportSection{"The speed model against the papers' own measurements (calibration)",
 			"Each environment's free parameters (interference scale, communication scale, parameter-server share) fitted by least squares to its paper's measurements: marl-paper to the MARL paper's §II, das-paper to the spreads of DAS Table 1's heuristic rows; ours before and after calibration, with the paper's figures."},
 		Stage: "calibrate",
 	})

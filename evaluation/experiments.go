@@ -59,7 +59,7 @@ first --max-jobs kept, 8:2 split, the last 20 % simulated;
 FIFO/DRF × FirstFit/LoadBalance, Tetris, MALO, MOSA; mean JCT (min) and
 fee ($), with the paper's figures beside ours (columns "paper" and Δ % in
 Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
-		Section: ReportSection{"DAS Table 1: mean JCT and fee per scheduler and cluster",
+		Section: ReportSection{"Mean JCT and fee of each scheduler on each cluster (DAS Table 1)",
 			"The PAI trace replayed on the Small, Medium and Large clusters (8, 16, 32 servers of 8 V100). Figures marked paper are the DAS paper's, not ours."},
 		Reference: &Reference{
 			Traces: PaperTraces,
@@ -102,7 +102,7 @@ Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
 		ID: DASLoad, Paper: PaperDAS, Reproduces: "DAS Fig. 7",
 		Summary: `DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
 at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
-		Section: ReportSection{"DAS Fig. 7: DAS vs RIFLING as the arrival rate varies",
+		Section: ReportSection{"Mean JCT and fee as the arrival rate grows (DAS Fig. 7)",
 			"das-table1's clusters, trace and models; the evaluated jobs arrive at ×0.5, ×1 and ×2 the trace's rate."},
 		Spec: func() Spec {
 			s := dasSpec(DASLoad)
@@ -132,7 +132,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 		ID: DASTuning, Paper: PaperDAS, Reproduces: "DAS Fig. 5",
 		Summary: `DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
 2, 4, 8 heads (das-h1 ..) and τ = 4, 6, 8, 10 (das-tau4 ..) (needs --models).`,
-		Section: ReportSection{"DAS Fig. 5: attention heads h and GP history τ",
+		Section: ReportSection{"Mean JCT over DAS's attention heads h and GP history τ (DAS Fig. 5)",
 			"One DAS model trained per h (τ = 8) and per τ (h = 4), beside RIFLING; the Average column is the paper's metric."},
 		Spec: func() Spec {
 			s := dasSpec(DASTuning)
@@ -151,7 +151,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 		ID: DASWilcoxon, Paper: PaperDAS, Reproduces: "DAS Table 3",
 		Summary: `DAS Table 3: Wilcoxon signed-rank p-values of DAS vs RIFLING on per-job
 JCT and fee, from das-table1's results (when both are rows of it).`,
-		Section: ReportSection{"DAS Table 3: Wilcoxon signed-rank test, DAS vs RIFLING", "Per-job pairs from das-table1's results."},
+		Section: ReportSection{"Per-job Wilcoxon signed-rank tests against RIFLING (DAS Table 3)", "Per-job pairs from das-table1's results."},
 		Reference: &Reference{
 			Traces: PaperTraces,
 			Note:   "The paper's p-values (columns in Markdown, the row labelled (paper) in CSV and LaTeX) are DAS Table 3 (Xing et al., KDD 2023), not our measurement.",
@@ -171,7 +171,7 @@ JCT and fee, from das-table1's results (when both are rows of it).`,
 		ID: DASOverhead, Paper: PaperDAS, Reproduces: "DAS App. F", File: "das-overhead-timings",
 		Summary: `DAS Appendix F: scheduling time per job placed of das-table1's learned
 rows, from wall-clock timings (so it differs between runs).`,
-		Section: ReportSection{"DAS Appendix F: scheduling overhead per job", "Wall-clock time, so it differs between runs."},
+		Section: ReportSection{"Scheduling overhead per job (DAS Appendix F)", "Wall-clock time, so it differs between runs."},
 		Derive: &Derivation{
 			From: DASTable1, Reads: FromTimings,
 			Applies: func(p Spec) bool { return len(learnedOf(p)) > 0 },
@@ -189,7 +189,7 @@ intervals: uniform, Poisson and the Google 2011 pattern
 "schedlab ingest --source google-2011"; without it that workload is
 skipped and the table says so); Tetris (packing: tetris-pack, the MARL
 paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
-		Section: ReportSection{"MARL Fig. 7: mean JCT under uniform, Poisson and Google arrivals", "A fat-tree of power8 servers, batch placement every 30 minutes."},
+		Section: ReportSection{"Mean JCT under uniform, Poisson and Google arrivals (MARL Fig. 7)", "A fat-tree of power8 servers, batch placement every 30 minutes."},
 		Spec: func() Spec {
 			s := marlSpec(MARLArrivals)
 			for _, k := range []string{KindPoisson, KindGoogle} {
@@ -229,7 +229,7 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 		ID: MARLServers, Paper: PaperMARL, Reproduces: "MARL Fig. 8",
 		Summary: `MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
 servers; uniform arrivals.`,
-		Section: ReportSection{"MARL Fig. 8: server configurations", "The fat-tree built of each server kind; learned models trained per configuration."},
+		Section: ReportSection{"Mean JCT on each server configuration (MARL Fig. 8)", "The fat-tree built of each server kind; learned models trained per configuration."},
 		Spec: func() Spec {
 			s := marlSpec(MARLServers)
 			fattree := s.Clusters[0].Spec
@@ -247,7 +247,7 @@ servers; uniform arrivals.`,
 	Register(Experiment{
 		ID: MARLTopologies, Paper: PaperMARL, Reproduces: "MARL Fig. 9",
 		Summary: `MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.`,
-		Section: ReportSection{"MARL Fig. 9: cluster topologies", "Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."},
+		Section: ReportSection{"Mean JCT on fat-tree, VL2 and BCube topologies (MARL Fig. 9)", "Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."},
 		Spec: func() Spec {
 			s := marlSpec(MARLTopologies)
 			s.Clusters = append(s.Clusters,
@@ -264,7 +264,7 @@ servers; uniform arrivals.`,
 		ID: MARLVsSingle, Paper: PaperMARL, Reproduces: "MARL Fig. 10",
 		Summary: `MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (packing) (add
 marl-device and marl-single with --schedulers and --models).`,
-		Section: ReportSection{"MARL Fig. 10: multi-agent vs single-agent", "Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
+		Section: ReportSection{"Mean JCT of the multi-agent scheduler against a single agent (MARL Fig. 10)", "Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
 		Spec: func() Spec {
 			s := marlSpec(MARLVsSingle)
 			s.Workloads = append(s.Workloads, Workload{Name: KindGoogle, Kind: KindGoogle, Intervals: 20})
@@ -280,7 +280,7 @@ marl-device and marl-single with --schedulers and --models).`,
 		ID: MARLConvergence, Paper: PaperMARL, Reproduces: "MARL Fig. 10(a)",
 		Summary: `MARL Fig. 10(a): validation mean JCT of marl-vs-single's learned rows
 over their training episodes, from their models' learning curves.`,
-		Section: ReportSection{"MARL Fig. 10(a): convergence", "Validation mean JCT of the two learned schedulers over their training episodes."},
+		Section: ReportSection{"Training curves of the multi-agent and single-agent schedulers (MARL Fig. 10(a))", "Validation mean JCT of the two learned schedulers over their training episodes."},
 		Derive: &Derivation{
 			From: MARLVsSingle, Reads: FromCurves,
 			Table: func(in DerivedData) (*Table, error) { return convergenceTable(in), nil },
@@ -295,7 +295,7 @@ the calibrated environment's communication and interference scales, a
 model trained per grid point: marl-device on a fat-tree of power8
 servers (marl-arrivals' workload) and das on a DAS cluster (das-table1's
 trace). Written by the sensitivity stage.`,
-		Section: ReportSection{"Sensitivity: where learned placement pays",
+		Section: ReportSection{"Where learned placement pays: its margin as communication and interference grow (sensitivity)",
 			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good."},
 		Stage:       Sensitivity,
 		CheckConfig: checkSensitivity,

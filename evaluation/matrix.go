@@ -256,7 +256,9 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 	if w.Kind == KindGoogle {
 		if w.ArrivalsFile == "" {
 			skip = "no arrivals table given (interval,start_s,jobs; e.g. Google 2011 submissions per 30 min)"
-			log.Warn("workload skipped", "experiment", spec.Experiment, "workload", w.Name, "reason", skip)
+			// The default presets have no Google arrivals table: an
+			// expected skip, said in the tables and claims, not a warning.
+			log.Info("workload skipped", "experiment", spec.Experiment, "workload", w.Name, "reason", skip)
 		} else {
 			var err error
 			if arrivals, err = datasets.ReadArrivals(w.ArrivalsFile); err != nil {

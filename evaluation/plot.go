@@ -24,7 +24,7 @@ var palette = figure.Palette
 // rate when the workloads are one trace at several rates (das-load), over
 // the heads h and the history τ when the rows are das-tuning's models —
 // and otherwise two grouped bar charts, mean JCT above mean fee, one bar
-// per scheduler in each column group. It returns the same figure as SVG
+// per scheduler in each column group. The key is below the panels. It returns the same figure as SVG
 // (fonts not embedded, so the file stays small and byte-stable) and PNG.
 func (r *Report) Plot() (svg, png []byte, err error) {
 	if r.overRate() {
@@ -89,11 +89,12 @@ func (r *Report) cellMean(ci, wi, si, mi int) float64 {
 // dashes tell clusters apart where colours tell schedulers apart.
 var dashes = figure.Dashes
 
-// lines adds series to one plot with their legend entries, and keeps the
-// y axis from 0 with headroom above the highest point for the legend.
+// lines adds series to one plot, their entries to the figure's key
+// (drawn below the panels, clear of the data), and keeps the y axis from
+// 0 with a little headroom above the highest point.
 type lines struct {
 	p   *plot.Plot
-	n   int
+	key *figure.Key
 	top float64
 }
 
@@ -104,12 +105,11 @@ func (ls *lines) add(label string, pts plotter.XYs, c color.Color, dash []vg.Len
 	}
 	l.Color, l.Dashes, sc.Color = c, dash, c
 	ls.p.Add(l, sc)
-	ls.p.Legend.Add(label, l, sc)
-	ls.n++
+	ls.key.Add(label, l, sc)
 	for _, q := range pts {
 		ls.top = max(ls.top, q.Y)
 	}
-	ls.p.Y.Min, ls.p.Y.Max = 0, ls.top*(1.1+0.08*float64(ls.n))
+	ls.p.Y.Min, ls.p.Y.Max = 0, ls.top*1.08
 	return nil
 }
 
@@ -131,13 +131,13 @@ func (r *Report) plotOverRate() (svg, png []byte, err error) {
 		rates = append(rates, w.ArrivalRate)
 	}
 	plots := make([]*plot.Plot, len(t.Metrics))
+	key := &figure.Key{}
 	for mi, m := range t.Metrics {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("%s — mean %s over the arrival rate", t.ID, m.Label)
 		p.X.Label.Text, p.Y.Label.Text = "arrival rate (× the trace's)", m.Label
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, ticks(rates)
-		p.Legend.Top = true
-		ls := &lines{p: p}
+		ls := &lines{p: p, key: key}
 		for si, name := range r.Names {
 			for ci, c := range r.Spec.Clusters {
 				var pts plotter.XYs
@@ -156,7 +156,8 @@ func (r *Report) plotOverRate() (svg, png []byte, err error) {
 		}
 		plots[mi] = p
 	}
-	return figure.Column(plots, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
+	figure.ShareX(plots...)
+	return figure.ColumnKey(plots, key, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
 }
 
 // plotTuning: DAS Fig. 5's two panels, mean JCT over the heads h (τ = 8)
@@ -185,6 +186,7 @@ func (r *Report) plotTuning() (svg, png []byte, err error) {
 		pts  []point
 	}{{"attention heads h (τ = 8)", byH}, {"GP history τ (h = 4)", byTau}}
 	var plots []*plot.Plot
+	key := &figure.Key{}
 	for _, pan := range panels {
 		if len(pan.pts) == 0 {
 			continue
@@ -198,8 +200,7 @@ func (r *Report) plotTuning() (svg, png []byte, err error) {
 		p.Title.Text = fmt.Sprintf("%s — mean %s over %s", t.ID, t.Metrics[0].Label, pan.axis)
 		p.X.Label.Text, p.Y.Label.Text = pan.axis, t.Metrics[0].Label
 		p.X.Tick.Marker = ticks(xs)
-		p.Legend.Top = true
-		ls := &lines{p: p}
+		ls := &lines{p: p, key: key}
 		for gi, g := range t.Groups {
 			var pts plotter.XYs
 			for _, q := range pan.pts {
@@ -222,7 +223,8 @@ func (r *Report) plotTuning() (svg, png []byte, err error) {
 	if len(plots) == 0 {
 		return r.barPlot()
 	}
-	return figure.Column(plots, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
+	// The panels' x axes are different quantities (h, τ): not shared.
+	return figure.ColumnKey(plots, key, 7*vg.Inch, vg.Length(3.5*float64(len(plots)))*vg.Inch)
 }
 
 // barPlot: grouped bars, one chart per metric.
@@ -239,14 +241,13 @@ func (r *Report) barPlot() (svg, png []byte, err error) {
 	// quarters of a group's share of the (roughly 85 %) drawing width.
 	width := vg.Length(0.75 * 0.85 * float64(w) / float64(max(len(t.Groups), 1)) / float64(max(len(ours), 1)))
 	plots := make([]*plot.Plot, len(t.Metrics))
+	key := &figure.Key{}
 	for mi, m := range t.Metrics {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("%s — mean %s", t.ID, m.Label)
 		p.Y.Label.Text = m.Label
 		p.Y.Min = 0
 		p.X.Tick.Label.Rotation = 0
-		p.Legend.Top = true
-		p.Legend.Left = false
 		top := 0.0
 		for i, row := range ours {
 			vals := make(plotter.Values, len(t.Groups))
@@ -270,15 +271,12 @@ func (r *Report) barPlot() (svg, png []byte, err error) {
 			bc.LineStyle.Width = 0
 			bc.Offset = vg.Length(float64(i)-float64(len(ours)-1)/2) * width
 			p.Add(bc)
-			if mi == 0 {
-				p.Legend.Add(row.Label, bc)
-			}
+			key.Add(row.Label, bc)
 		}
 		p.NominalX(t.Groups...)
 		p.X.Min, p.X.Max = -0.5, float64(len(t.Groups))-0.5
-		// Headroom above the tallest bar for the legend's lines.
-		p.Y.Max = top * (1.1 + 0.08*float64(len(ours)))
+		p.Y.Max = top * 1.08
 		plots[mi] = p
 	}
-	return figure.Column(plots, w, h)
+	return figure.ColumnKey(plots, key, w, h)
 }

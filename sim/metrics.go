@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"slices"
+
+	"github.com/schedlab/schedlab/internal/stats"
 )
 
 // JobResult is one finished job (a row of DESIGN.md §2's results table,
@@ -85,24 +87,11 @@ func ComputeMetrics(jobs []JobResult, totalGPU float64) Metrics {
 	m.MeanQueueS /= n
 	m.MeanSlowdown /= n
 	slices.Sort(jct)
-	m.P50JCTS = Quantile(jct, 0.5)
-	m.P95JCTS = Quantile(jct, 0.95)
+	m.P50JCTS = stats.Quantile(jct, 0.5)
+	m.P95JCTS = stats.Quantile(jct, 0.95)
 	m.MakespanS = last - first
 	if m.MakespanS > 0 && totalGPU > 0 {
 		m.GPUUtil = gpuS / (totalGPU * m.MakespanS)
 	}
 	return m
-}
-
-// Quantile of sorted x at q ∈ [0,1], linear interpolation (type 7).
-func Quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	h := q * float64(len(sorted)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	goldhtml "github.com/yuin/goldmark/renderer/html"
 )
 
 // Report files written into the run directory after a successful run.
@@ -61,9 +63,9 @@ func (c *Config) sections() []reportSection {
 		}
 	}
 	return append(s,
-		reportSection{"MARL Table III: interference-model prediction error", FitTable, "",
+		reportSection{"Prediction error of five interference models (MARL Table III)", FitTable, "",
 			"Five model families fitted by least squares to the co-location samples; error on held-out folds. The paper's figures are labelled."},
-		reportSection{"The job trace", JobsSummary, "", "The trace the experiments replay."})
+		reportSection{"The job trace the experiments replay", JobsSummary, "", "The trace the experiments replay."})
 }
 
 // WriteReport writes report.md and report.html into the run directory: what
@@ -75,17 +77,33 @@ func (c *Config) sections() []reportSection {
 // in report-timings.md, so that the report of a run is byte-identical to
 // that of any other run of the same inputs, configuration, seed and code.
 func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
-	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportTimings), []byte(timingsMarkdown(dir, cfg, m))); err != nil {
+	if err := writeTimings(dir, cfg, m); err != nil {
 		return err
 	}
-	if _, err := claims.Write(dir, &cfg.Eval, m.Seed, cfg.Datasets.Source); err != nil {
+	rows, err := claims.Write(dir, &cfg.Eval, m.Seed, cfg.Datasets.Source)
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	md := reportMarkdown(dir, cfg, m, func(p string) string { return p })
+	forest := false
+	if svg, png, err := forestPlot(rows); err != nil {
+		return fmt.Errorf("report: forest plot: %w", err)
+	} else if png != nil {
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{ClaimsForestSVG, svg}, {ClaimsForestPNG, png}} {
+			if err := pipeline.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(f.name)), f.data); err != nil {
+				return err
+			}
+		}
+		forest = true
+	}
+	rep := report{dir: dir, cfg: cfg, m: m, rows: rows, forest: forest}
+	md := rep.markdown(func(p string) string { return p })
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportMarkdown), []byte(md)); err != nil {
 		return err
 	}
-	embedded := reportMarkdown(dir, cfg, m, func(p string) string {
+	embedded := rep.markdown(func(p string) string {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		if err != nil {
 			return p
@@ -93,21 +111,40 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 		return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b)
 	})
 	var body bytes.Buffer
-	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(embedded), &body); err != nil {
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		// The Markdown is the report's own (its <details> folds).
+		goldmark.WithRendererOptions(goldhtml.WithUnsafe()))
+	if err := gm.Convert([]byte(embedded), &body); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	page := "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>schedlab run report: " +
-		html.EscapeString(cfg.Preset) + "</title>\n<style>" + reportCSS + "</style></head>\n<body>\n" + body.String() + "</body></html>\n"
+		html.EscapeString(cfg.Preset) + "</title>\n<style>" + reportCSS + "</style></head>\n<body>\n" + decorate(body.String()) + "</body></html>\n"
 	return pipeline.WriteFileAtomic(filepath.Join(dir, ReportHTML), []byte(page))
 }
 
-const reportCSS = `body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em}
-th{background:#f3f3f3}img{max-width:100%}
-code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border-bottom:1px solid #eee;margin-top:2em}`
+const reportCSS = `body{font-family:system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;vertical-align:top}
+th{background:#f3f3f3;white-space:nowrap}img{max-width:100%}
+code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border-bottom:1px solid #eee;margin-top:2em}
+h2 a.anchor,h3 a.anchor{color:#bbb;text-decoration:none;margin-left:.4em;font-weight:normal}
+nav.toc{background:#fafafa;border:1px solid #eee;padding:.5em 1em;margin:1em 0}nav.toc ol{margin:.2em 0;padding-left:1.5em}
+.verdict{display:inline-block;padding:0 .45em;border-radius:.3em;color:#fff;font-weight:bold;white-space:nowrap}
+.v-holds{background:#009e73}.v-no{background:#d55e00}.v-inconclusive{background:#888}
+td:first-child code{white-space:nowrap}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}`
 
-func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(string) string) string {
+// report is what one run's report is made of.
+type report struct {
+	dir    string
+	cfg    *Config
+	m      *pipeline.Manifest
+	rows   []claims.Row
+	forest bool // plots/claims-forest.png was written
+}
+
+func (r *report) markdown(image func(string) string) string {
 	var b strings.Builder
+	dir, cfg, m := r.dir, r.cfg, r.m
 	outputs := map[string]pipeline.Artifact{}
 	var external []pipeline.Artifact
 	seen := map[string]bool{}
@@ -128,10 +165,7 @@ func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(st
 		"Configuration hash `%s`; schedlab %s, revision %s, %s. Wall-clock figures: `%s`.\n\n",
 		cfg.Preset, m.Seed, m.Status, len(m.Stages), m.ConfigHash, v.Module, v.Revision(), v.Go, ReportTimings)
 
-	if md, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(claims.MarkdownFile))); err == nil {
-		fmt.Fprintf(&b, "## Claims scoreboard\n\nEach claim of the two papers that this run tests: the paper's figure, ours, its 95 %% interval over replicates and seeds, and a verdict. Source: `%s` (for scripts: `%s`).\n\n%s\n",
-			claims.MarkdownFile, claims.CSVFile, demoteHeadings(stripTitle(string(md)), 2))
-	}
+	r.scoreboard(&b, image)
 
 	b.WriteString("## What was run, on which data\n\n")
 	trace := cfg.JobsArtifact()
@@ -190,9 +224,131 @@ func reportMarkdown(dir string, cfg *Config, m *pipeline.Manifest, image func(st
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("Outputs (wall-clock ones in `" + ReportTimings + "`):\n\n")
+	n := 0
+	for name := range outputs {
+		if !wallClock(name) {
+			n++
+		}
+	}
+	fmt.Fprintf(&b, "<details><summary>Outputs: %d files with their sha256 (wall-clock ones in <code>%s</code>)</summary>\n\n", n, ReportTimings)
 	outputsTable(&b, outputs, func(name string) bool { return !wallClock(name) })
+	b.WriteString("\n</details>\n")
 	return b.String()
+}
+
+// scoreboard is the report's first section: the forest plot of the claims
+// that ran, their table with the verdicts, the claims not run one line
+// per reason, and the rule.
+func (r *report) scoreboard(b *strings.Builder, image func(string) string) {
+	var ran, notRun []claims.Row
+	count := map[claims.Verdict]int{}
+	for _, row := range r.rows {
+		count[row.Verdict]++
+		if !row.Verdict.Tested() { // not run, or not comparable
+			notRun = append(notRun, row)
+		} else {
+			ran = append(ran, row)
+		}
+	}
+	fmt.Fprintf(b, "## Claims scoreboard\n\n")
+	fmt.Fprintf(b, "%d claims of the two papers; this run tested %d: %d hold, %d do not hold, %d inconclusive. "+
+		"Source: `%s` (for scripts: `%s`).\n\n",
+		len(r.rows), len(ran), count[claims.Holds], count[claims.DoesNotHold], count[claims.Inconclusive], claims.MarkdownFile, claims.CSVFile)
+	if r.forest {
+		fmt.Fprintf(b, "![Claims that ran: our margin beside the paper's figure](%s)\n\n", image(ClaimsForestPNG))
+		b.WriteString("One row per claim that ran with a margin, grouped by paper: our margin (a dot, coloured by the verdict) with its 95 % interval (a bar, where the claim has samples to make one), the paper's figure (a triangle, where the paper gives one in per cent) and the claim's threshold (a vertical tick).")
+		var off []string
+		for _, row := range ran {
+			if !plotted(row) {
+				off = append(off, "`"+row.ID+"`")
+			}
+		}
+		if len(off) > 0 {
+			fmt.Fprintf(b, " Not drawn, having no single margin (calibration targets, p-values): %s.", strings.Join(off, ", "))
+		}
+		b.WriteString("\n\n")
+	}
+	if len(ran) > 0 {
+		fmt.Fprintf(b, "### Claims this run tested (%d)\n\n", len(ran))
+		b.WriteString("| id | source | claim | paper | ours | 95 % CI | tested at | verdict |\n|---|---|---|---|---|---|---|---|\n")
+		var notes []string
+		for _, row := range ran {
+			cells := []string{"`" + row.ID + "`", row.Source, row.Text, row.PaperFigure(), row.Ours, row.CIText(), row.TestedAt, "**" + row.VerdictText() + "**"}
+			for i, c := range cells {
+				if c == "" {
+					c = "—"
+				}
+				cells[i] = cellEscaper.Replace(c)
+			}
+			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+			if row.Note != "" {
+				notes = append(notes, fmt.Sprintf("`%s`: %s", row.ID, row.Note))
+			}
+		}
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+		b.WriteString("\n")
+	}
+	if len(notRun) > 0 {
+		fmt.Fprintf(b, "### Claims not run in this preset or not comparable (%d)\n\n", len(notRun))
+		var reasons []string
+		byReason := map[string][]string{}
+		for _, row := range notRun {
+			if _, ok := byReason[row.Note]; !ok {
+				reasons = append(reasons, row.Note)
+			}
+			byReason[row.Note] = append(byReason[row.Note], "`"+row.ID+"`")
+		}
+		for _, why := range reasons {
+			text := why
+			if text == "" {
+				text = "no reason given"
+			}
+			fmt.Fprintf(b, "- %s: %s\n", cellEscaper.Replace(text), strings.Join(byReason[why], ", "))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("<details><summary>How a verdict is reached</summary>\n\n")
+	for _, n := range claims.RuleNotes {
+		fmt.Fprintf(b, "- %s\n", n)
+	}
+	b.WriteString("\n</details>\n\n")
+}
+
+var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
+
+var (
+	verdictCell = regexp.MustCompile(`<td><strong>(holds|does not hold|inconclusive)( \(n = 1\))?</strong></td>`)
+	h2          = regexp.MustCompile(`<h([23]) id="([^"]+)">(.*?)</h[23]>`)
+)
+
+// decorate finishes report.html's body: each verdict of the scoreboard
+// marked by colour as well as by word, an anchor on every section and
+// subsection heading, and a table of contents of the sections after the
+// opening paragraph.
+func decorate(body string) string {
+	body = verdictCell.ReplaceAllStringFunc(body, func(m string) string {
+		sub := verdictCell.FindStringSubmatch(m)
+		class := map[string]string{"holds": "v-holds", "does not hold": "v-no", "inconclusive": "v-inconclusive"}[sub[1]]
+		return `<td><span class="verdict ` + class + `">` + sub[1] + `</span>` + sub[2] + `</td>`
+	})
+	var toc strings.Builder
+	toc.WriteString("<nav class=\"toc\"><strong>Contents</strong>\n<ol>\n")
+	body = h2.ReplaceAllStringFunc(body, func(m string) string {
+		sub := h2.FindStringSubmatch(m)
+		if sub[1] == "2" {
+			fmt.Fprintf(&toc, "<li><a href=\"#%s\">%s</a></li>\n", sub[2], sub[3])
+		}
+		return fmt.Sprintf(`<h%s id="%s">%s<a class="anchor" href="#%s" aria-label="link to this section">#</a></h%s>`, sub[1], sub[2], sub[3], sub[2], sub[1])
+	})
+	toc.WriteString("</ol></nav>\n")
+	if i := strings.Index(body, "</p>\n"); i >= 0 {
+		i += len("</p>\n")
+		body = body[:i] + toc.String() + body[i:]
+	}
+	return body
 }
 
 // outputsTable lists the outputs that keep selects, sorted by name.
@@ -209,6 +365,29 @@ func outputsTable(b *strings.Builder, outputs map[string]pipeline.Artifact, keep
 		}
 		fmt.Fprintf(b, "| `%s` | `%s` | %s | %d |\n", name, a.SHA256, rows, a.Bytes)
 	}
+}
+
+// writeTimings writes report-timings.md. A run that ran no stage (all
+// cached) made no output: it appends its own figures to the file of the
+// run that did, rather than replacing them.
+func writeTimings(dir string, cfg *Config, m *pipeline.Manifest) error {
+	path := filepath.Join(dir, ReportTimings)
+	ran := 0
+	for _, s := range m.Stages {
+		if !s.Cached {
+			ran++
+		}
+	}
+	if old, err := os.ReadFile(path); err == nil && ran == 0 && len(m.Stages) > 0 {
+		when := m.Date
+		if when == "" {
+			when = "undated"
+		}
+		add := fmt.Sprintf("\n## A rerun from the cache (%s)\n\nStatus **%s**, revision %s: %d stages, all cached, in %.1f s. The figures above are those of the run that made the outputs.\n",
+			when, m.Status, m.Versions.Revision(), len(m.Stages), m.WallS)
+		return pipeline.WriteFileAtomic(path, append(old, add...))
+	}
+	return pipeline.WriteFileAtomic(path, []byte(timingsMarkdown(dir, cfg, m)))
 }
 
 // timingsMarkdown is report-timings.md: the run's wall time, each stage's

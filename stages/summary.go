@@ -3,12 +3,12 @@ package stages
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/stats"
 	"github.com/schedlab/schedlab/pipeline"
 	"gonum.org/v1/gonum/stat"
 )
@@ -81,7 +81,7 @@ func SummariseJobs(jobs []datasets.Job, quantiles []float64) string {
 	fmt.Fprintf(&b, "| GPU-hours requested | %.1f |\n", gpuHours)
 	fmt.Fprintf(&b, "| mean duration (s) | %.1f |\n", stat.Mean(dur, nil))
 	for _, q := range quantiles {
-		fmt.Fprintf(&b, "| p%s duration (s) | %.1f |\n", trimFloat(100*q), quantile(dur, q))
+		fmt.Fprintf(&b, "| p%s duration (s) | %.1f |\n", trimFloat(100*q), stats.Quantile(dur, q))
 	}
 	fmt.Fprintf(&b, "\n## GPUs requested per job\n\n| GPUs | jobs | share |\n|---|---|---|\n")
 	for k, bk := range gpuBuckets {
@@ -118,16 +118,4 @@ func trimFloat(v float64) string {
 	s := fmt.Sprintf("%.2f", v)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
-}
-
-// quantile of sorted data by linear interpolation between order statistics
-// (Hyndman and Fan's type 7, the default of numpy, R and DuckDB's
-// quantile_cont), so that our figures match what users compute.
-func quantile(sorted []float64, p float64) float64 {
-	h := p * float64(len(sorted)-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/families" // every learned family
 )
 
@@ -54,7 +54,7 @@ type TrainConfig struct {
 // the last fifth validates), never on the jobs the table evaluates
 // (TrainingData), under the simulator configuration and interference model
 // of the first experiment that names them. Each family reads the keys of
-// this section it knows (das.PaperConfig).
+// this section it knows (daspaper.PaperConfig).
 type DASTrainConfig struct {
 	// Cluster the models train on (small, medium, large), each model then
 	// evaluated on every cluster (the policies do not depend on the machine
@@ -608,7 +608,7 @@ const (
 //   - SourceTrace: datasets.SplitTrace, the cut evaluation makes (sorted,
 //     jobs that cannot fit every evaluated cluster pruned, the first
 //     MaxJobs kept, the last TestFraction evaluated), its training part
-//     split 8:2 into training and validation; then das.PrepareJobs on the
+//     split 8:2 into training and validation; then daspaper.PrepareJobs on the
 //     training cluster.
 //   - SourceMARL: uniform arrivals of JobsPerPod jobs per pod per interval
 //     for Intervals intervals drawn from workload, the last 10 % of each
@@ -629,7 +629,7 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		if err != nil {
 			return training.Data{}, err
 		}
-		split, err := das.PrepareJobs(cluster, ts, sc)
+		split, err := daspaper.PrepareJobs(cluster, ts, sc)
 		if err != nil {
 			return training.Data{}, err
 		}

@@ -2,9 +2,9 @@ package training
 
 import (
 	"fmt"
-	"github.com/schedlab/schedlab/internal/figure"
 	"image/color"
 
+	"github.com/schedlab/schedlab/internal/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -42,7 +42,7 @@ func PlotCurves(rows []Curve, title string, jctMinutes bool) (svg, png []byte, e
 	bottom := plot.New()
 	bottom.X.Label.Text = "episode"
 	bottom.Y.Label.Text = "mean JCT (" + unit + ")"
-	bottom.Legend.Top = true
+	key := &figure.Key{}
 	blue, orange := color.NRGBA{0x00, 0x72, 0xb2, 0xff}, color.NRGBA{0xd5, 0x5e, 0x00, 0xff}
 	for _, s := range []struct {
 		p    *plot.Plot
@@ -61,11 +61,12 @@ func PlotCurves(rows []Curve, title string, jctMinutes bool) (svg, png []byte, e
 		pts.Radius = vg.Points(1.5)
 		s.p.Add(l, pts)
 		if s.name != "" {
-			s.p.Legend.Add(s.name, l, pts)
+			key.Add(s.name, l, pts)
 		}
 	}
+	figure.ShareX(top, bottom)
 	w, h := 7*vg.Inch, 7*vg.Inch
-	return figure.Column([]*plot.Plot{top, bottom}, w, h)
+	return figure.ColumnKey([]*plot.Plot{top, bottom}, key, w, h)
 }
 
 // Series is one model's learning curves in a PlotConvergence figure.
@@ -78,18 +79,17 @@ type Series struct {
 // as MARL Fig. 10(a) compares multi- and single-agent training: the
 // training return per episode above the mean JCT of the validation runs
 // (of the training episodes where a model has no validation rows), in
-// hours. It returns SVG and PNG.
+// hours; both panels on one episode axis, the key below them. It returns
+// SVG and PNG.
 func PlotConvergence(series []Series, title string) (svg, png []byte, err error) {
 	top := plot.New()
 	top.Title.Text = title
 	top.X.Label.Text = "episode"
 	top.Y.Label.Text = "return (Σ rewards of the decisions)"
-	// Returns rise to the right, JCT falls: legends where the lines are not.
-	top.Legend.Top, top.Legend.Left = true, true
 	bottom := plot.New()
 	bottom.X.Label.Text = "episode"
-	bottom.Y.Label.Text = "mean JCT (h)"
-	bottom.Legend.Top = true
+	bottom.Y.Label.Text = "mean JCT of the validation runs (h)"
+	key := &figure.Key{}
 	for i, s := range series {
 		var ret, trainJCT, valJCT plotter.XYs
 		for _, r := range s.Rows {
@@ -101,16 +101,16 @@ func PlotConvergence(series []Series, title string) (svg, png []byte, err error)
 				trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
 			}
 		}
-		jct, which := valJCT, "validation"
+		jct, name := valJCT, s.Label
 		if len(jct) == 0 {
-			jct, which = trainJCT, "train"
+			jct, name = trainJCT, s.Label+" (JCT of its training episodes)"
 		}
 		c := seriesColours[i%len(seriesColours)]
 		for _, part := range []struct {
 			p    *plot.Plot
 			xy   plotter.XYs
 			name string
-		}{{top, ret, s.Label}, {bottom, jct, s.Label + " (" + which + ")"}} {
+		}{{top, ret, s.Label}, {bottom, jct, name}} {
 			if len(part.xy) == 0 {
 				continue
 			}
@@ -121,10 +121,11 @@ func PlotConvergence(series []Series, title string) (svg, png []byte, err error)
 			l.Color, pts.Color = c, c
 			pts.Radius = vg.Points(1.5)
 			part.p.Add(l, pts)
-			part.p.Legend.Add(part.name, l, pts)
+			key.Add(part.name, l, pts)
 		}
 	}
-	return figure.Column([]*plot.Plot{top, bottom}, 7*vg.Inch, 7*vg.Inch)
+	figure.ShareX(top, bottom)
+	return figure.ColumnKey([]*plot.Plot{top, bottom}, key, 7*vg.Inch, 7*vg.Inch)
 }
 
 // seriesColours are Okabe & Ito's colour-blind-safe blue, vermillion,

@@ -9,6 +9,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // BenchmarkInferenceLarge runs the untrained full DAS model (N = 128,
@@ -109,7 +110,7 @@ func BenchmarkTrainingNightly(b *testing.B) {
 
 // benchTrain trains cfg on sp b.N times (seeds 0, 1, ...) and reports the
 // CPU seconds per training.
-func benchTrain(b *testing.B, c *sim.Cluster, cfg Config, sp Split) {
+func benchTrain(b *testing.B, c *sim.Cluster, cfg Config, sp daspaper.Split) {
 	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -16,12 +17,12 @@ import (
 // that fixes the architecture, its hash, and where the policy was
 // trained. A checkpoint is only usable with it.
 type Sidecar struct {
-	Family     string     `json:"family"` // "das"
-	Config     Config     `json:"config"`
-	ConfigHash string     `json:"config_hash"`
-	Cluster    string     `json:"cluster,omitempty"`
-	LR         float64    `json:"learning_rate,omitempty"`
-	Norm       RewardNorm `json:"reward_norm"`
+	Family     string              `json:"family"` // "das"
+	Config     Config              `json:"config"`
+	ConfigHash string              `json:"config_hash"`
+	Cluster    string              `json:"cluster,omitempty"`
+	LR         float64             `json:"learning_rate,omitempty"`
+	Norm       daspaper.RewardNorm `json:"reward_norm"`
 }
 
 // SidecarPath is the sidecar of the checkpoint at path: the same name
@@ -43,28 +44,8 @@ func Save(path string, m *Model, meta Sidecar) error {
 	if err := nn.SaveCheckpoint(path, m.ps); err != nil {
 		return err
 	}
-	return writeAtomic(SidecarPath(path), append(b, '\n'))
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("das: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("das: write %s: %w", path, err)
+	if err := pipeline.WriteFileAtomic(SidecarPath(path), append(b, '\n')); err != nil {
+		return fmt.Errorf("das: %w", err)
 	}
 	return nil
 }

@@ -10,9 +10,13 @@
 //
 // Jobs enter as the Train and Val parts of a datasets.SplitTrace cut
 // (sorted by submission, pruned, the first Config.MaxJobs, the evaluated
-// jobs held out); PrepareJobs turns them into a training Split (submissions
-// from 0, the reward's scale), and PrepareTrace does both for a whole trace
-// on one cluster with an 8:2 training/validation cut. Train runs one MAPPO training per
+// jobs held out); daspaper.PrepareJobs turns them into a training
+// daspaper.Split (submissions from 0, the reward's scale), and PrepareTrace
+// does both for a whole trace on one cluster with an 8:2
+// training/validation cut. The DAS paper's harness (the split, the
+// episodes' segments, Eq. 3, the observation and the baselines' trainer)
+// is package training/daspaper, which the baselines import beside this
+// one. Train runs one MAPPO training per
 // learning rate of the grid and keeps the one whose final policy has the
 // lowest validation mean JCT; its learning curves are training.Curve
 // rows. A model leaves as a checkpoint (nn's format) with a JSON sidecar

@@ -2,7 +2,6 @@ package das
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,35 +9,10 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 func init() { training.Register(family{}) }
-
-// PaperConfig is what the run configuration's train.das section sets for
-// the DAS paper's families (das and its baselines dl2 and rifling).
-type PaperConfig struct {
-	// Episodes per learning rate, and jobs per episode (1000 in the paper).
-	Episodes    int `json:"episodes"`
-	SegmentJobs int `json:"segment_jobs"`
-	// LearningRates (das only) are chosen from by validation.
-	LearningRates []float64 `json:"learning_rates"`
-	// ValJobs caps the validation jobs simulated after each episode; 0 all.
-	ValJobs int `json:"val_jobs"`
-}
-
-// Validate names the bad key.
-func (c *PaperConfig) Validate() error {
-	var errs []error
-	if c.Episodes < 1 || c.SegmentJobs < 1 || c.ValJobs < 0 {
-		errs = append(errs, fmt.Errorf("episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.Episodes, c.SegmentJobs, c.ValJobs))
-	}
-	for i, lr := range c.LearningRates {
-		if !(lr > 0) {
-			errs = append(errs, fmt.Errorf("learning_rates[%d]: must be > 0, got %v", i, lr))
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // TuningNames are the rows of das-tuning (DAS Fig. 5): DAS with h
 // attention heads (das-h1 .. das-h8, τ = 8) and with τ placements of
@@ -90,7 +64,7 @@ func (family) Variants() []training.Variant {
 
 func (family) DefaultConfig() training.Config {
 	d := DefaultConfig()
-	return &PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, LearningRates: d.LearningRates, ValJobs: d.ValJobs}
+	return &daspaper.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, LearningRates: d.LearningRates, ValJobs: d.ValJobs}
 }
 
 func (family) Files(v schedulers.Name) []string {
@@ -98,9 +72,9 @@ func (family) Files(v schedulers.Name) []string {
 }
 
 func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
-	pc, ok := spec.Config.(*PaperConfig)
+	pc, ok := spec.Config.(*daspaper.PaperConfig)
 	if !ok {
-		return fmt.Errorf("das: config is %T, want *das.PaperConfig", spec.Config)
+		return fmt.Errorf("das: config is %T, want *daspaper.PaperConfig", spec.Config)
 	}
 	cfg := DefaultConfig()
 	cfg.Variant = string(spec.Variant)
@@ -108,7 +82,7 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 		cfg.Variant, cfg.Heads, cfg.History = VariantDAS, h, tau
 	}
 	cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = pc.Episodes, pc.SegmentJobs, pc.ValJobs, pc.LearningRates
-	split, err := NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
+	split, err := daspaper.NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/das/dastest"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // synthJobs returns n PAI-like jobs from the seeded generator.
@@ -55,7 +56,7 @@ func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.Contended
 
 // prepareSynth is PrepareTrace of n synthJobs (seed) for c under cfg and
 // the default simulator settings.
-func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) Split {
+func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) daspaper.Split {
 	t.Helper()
 	sp, err := PrepareTrace(c, synthJobs(t, n, seed), sim.DefaultConfig(), cfg)
 	if err != nil {
@@ -66,7 +67,7 @@ func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) 
 
 // collectEpisode runs m on sp.Train on c, sampling from the test stream
 // seed and storing every decision as a step of the agents' rollouts.
-func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp Split, seed uint64) episodeOut {
+func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp daspaper.Split, seed uint64) episodeOut {
 	t.Helper()
 	out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(seed, "test", "act"), true)
 	if err != nil {

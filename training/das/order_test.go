@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -37,8 +38,8 @@ func TestOrdererMatchesTape(t *testing.T) {
 			N, e := cfg.Jobs, cfg.Hidden
 			for _, count := range []int{1, N / 2, N} {
 				t.Run(fmt.Sprintf("%s/%s/count%d", sz.name, v, count), func(t *testing.T) {
-					o := &Obs{Jobs: make([]float64, N*JobFeatures), Mask: make([]bool, N), Count: count,
-						Machines: make([]float64, sz.M*MachineFeatures), M: sz.M}
+					o := &Obs{Obs: daspaper.Obs{Jobs: make([]float64, N*JobFeatures), Mask: make([]bool, N), Count: count,
+						Machines: make([]float64, sz.M*MachineFeatures), M: sz.M}}
 					for i := 0; i < count*JobFeatures; i++ {
 						o.Jobs[i] = rng.Float64()
 					}

@@ -13,6 +13,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 	"github.com/schedlab/schedlab/training/rl"
 )
@@ -69,7 +70,7 @@ func (r *Result) Best() *RunResult { return &r.Runs[r.Chosen] }
 // the same initialisation (pipeline.Rand(seed, Stage, "init")); episode
 // sampling and minibatches draw from streams keyed by the rate. The same
 // inputs and seed give bit-identical models.
-func Train(ctx context.Context, cfg Config, split Split, opts TrainOptions) (*Result, error) {
+func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func Train(ctx context.Context, cfg Config, split Split, opts TrainOptions) (*Re
 
 // trainRun trains at one learning rate; from cur, if not nil, a state
 // save (if not nil) kept after an episode of an earlier attempt.
-func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, lr float64, cur *runState, save func(runState) error) (*RunResult, error) {
+func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions, lr float64, cur *runState, save func(runState) error) (*RunResult, error) {
 	key := strconv.FormatFloat(lr, 'g', -1, 64)
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
 	M := len(opts.Cluster.Servers)
@@ -157,7 +158,7 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seg := Segment(split.Train, cfg.SegmentJobs, segRng)
+		seg := daspaper.Segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, true)
 		if err != nil {
 			return nil, fmt.Errorf("das: lr %s episode %d: %w", key, ep, err)
@@ -195,20 +196,9 @@ func trainRun(ctx context.Context, cfg Config, split Split, opts TrainOptions, l
 	return run, nil
 }
 
-// Segment is a random window of n consecutive jobs (all of them when
-// there are fewer), submissions shifted to start at 0: one training
-// episode of the DAS-paper families.
-func Segment(jobs []datasets.Job, n int, rng *rand.Rand) []datasets.Job {
-	if n >= len(jobs) {
-		return jobs
-	}
-	lo := rng.IntN(len(jobs) - n + 1)
-	return rebase(jobs[lo : lo+n])
-}
-
 // Evaluate runs the deterministic policy (means, no sampling) of m on
 // jobs and reports its return and the simulator's metrics.
-func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm RewardNorm) (Evaluation, error) {
+func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm) (Evaluation, error) {
 	out, err := runEpisode(ctx, m, c, sc, model, jobs, norm, nil, false)
 	if err != nil {
 		return Evaluation{}, fmt.Errorf("das: evaluate: %w", err)
@@ -226,7 +216,7 @@ type episodeOut struct {
 // agents sample (training) and, when collect is set, every decision is
 // stored as a step of each agent's rollout; the reward of a decision is
 // Eq. 3 over what happened until the next one.
-func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm RewardNorm, rng *rand.Rand, collect bool) (episodeOut, error) {
+func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm, rng *rand.Rand, collect bool) (episodeOut, error) {
 	out := episodeOut{ord: &rl.Rollout[*Obs]{}, plc: &rl.Rollout[*Obs]{}}
 	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
@@ -320,7 +310,7 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, mo
 // timeInSystem is the "jct" reward of each decision: minus the seconds
 // that jobs spent between submission and finish within [t_k, t_{k+1})
 // (the last interval open-ended), over the mean standalone duration.
-func timeInSystem(jobs []sim.JobResult, times []float64, norm RewardNorm) []float64 {
+func timeInSystem(jobs []sim.JobResult, times []float64, norm daspaper.RewardNorm) []float64 {
 	rs := make([]float64, len(times))
 	for _, j := range jobs {
 		// The decisions whose intervals the job overlaps.

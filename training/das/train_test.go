@@ -12,10 +12,11 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/das/dastest"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
-func trainTiny(t *testing.T, variant string, seed uint64) (*Result, Split, *sim.Cluster) {
+func trainTiny(t *testing.T, variant string, seed uint64) (*Result, daspaper.Split, *sim.Cluster) {
 	t.Helper()
 	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(variant)

@@ -13,6 +13,7 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // contendedJobs: the workload of das's learning test (order matters:
@@ -20,7 +21,7 @@ import (
 // 500 s mean gap.
 func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.ContendedJobs(n, seed, 500) }
 
-func setup(t *testing.T) (*sim.Cluster, das.Split) {
+func setup(t *testing.T) (*sim.Cluster, daspaper.Split) {
 	t.Helper()
 	c := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()

@@ -3,7 +3,8 @@
 // its comparison: an ordering policy, trained first by supervised learning
 // from a heuristic's decisions and then by reinforcement learning (PPO,
 // the DAS paper's Appendix D: hidden 64, entropy 0.03, clip 0.2, γ 0.98,
-// Adam), with the DAS features and reward (training/das.Observe, das.Eq3).
+// Adam), with the DAS paper's features and reward (training/daspaper:
+// Observe, Eq3).
 //
 // # Model
 //

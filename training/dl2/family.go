@@ -6,27 +6,27 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // DL² is the DAS paper's job-slot RL baseline. It reads the DAS paper
-// families' settings (das.PaperConfig; learning rates excepted: DL²
+// families' settings (daspaper.PaperConfig; learning rates excepted: DL²
 // trains at its own Config.LR).
 func init() {
 	d := DefaultConfig()
-	training.Register(&das.Baseline{
+	training.Register(&daspaper.Baseline{
 		Info: schedulers.Info{Name: "dl2", Display: "DL²",
 			Doc: "DL² (DAS baseline): job-slot policy, warm-up from drf-firstfit, then PPO"},
 		ModelFile:  "dl2.ckpt",
 		ExtraFiles: []string{"dl2.json"},
-		Defaults:   das.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, ValJobs: d.ValJobs},
+		Defaults:   daspaper.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, ValJobs: d.ValJobs},
 		TrainModel: trainModel,
 		OpenModel:  func(path string) (sim.Scheduler, error) { return Open(path) },
 	})
 }
 
 // trainModel trains at the paper settings pc and saves the model at path.
-func trainModel(ctx context.Context, pc *das.PaperConfig, split das.Split, opts das.BaselineOptions, path string) ([]training.Curve, error) {
+func trainModel(ctx context.Context, pc *daspaper.PaperConfig, split daspaper.Split, opts daspaper.BaselineOptions, path string) ([]training.Curve, error) {
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = pc.Episodes, pc.SegmentJobs, pc.ValJobs
 	res, err := Train(ctx, cfg, split, opts)

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 	"github.com/schedlab/schedlab/training/rl"
 )
@@ -99,7 +99,7 @@ type Obs struct {
 	Mask []bool
 }
 
-func width(n int) int { return n*(das.JobFeatures+1) + 3 }
+func width(n int) int { return n*(daspaper.JobFeatures+1) + 3 }
 
 // Model is DL²'s policy and value networks.
 type Model struct {
@@ -229,22 +229,22 @@ func (m *Model) pick(o *Obs, rng *rand.Rand) (int, float64, float64) {
 
 // features fills o for the slots of jobs, allowed where ok, with the
 // ledger's free share of the cluster.
-func features(o *Obs, rows *das.Obs, ok []bool, led *sim.Ledger, total sim.Resources) {
+func features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, total sim.Resources) {
 	n := len(o.Mask)
 	for r := 0; r < n; r++ {
-		row := o.X[r*(das.JobFeatures+1) : (r+1)*(das.JobFeatures+1)]
-		copy(row, rows.Jobs[r*das.JobFeatures:(r+1)*das.JobFeatures])
+		row := o.X[r*(daspaper.JobFeatures+1) : (r+1)*(daspaper.JobFeatures+1)]
+		copy(row, rows.Jobs[r*daspaper.JobFeatures:(r+1)*daspaper.JobFeatures])
 		o.Mask[r] = r < len(ok) && ok[r]
-		row[das.JobFeatures] = 0
+		row[daspaper.JobFeatures] = 0
 		if o.Mask[r] {
-			row[das.JobFeatures] = 1
+			row[daspaper.JobFeatures] = 1
 		}
 	}
 	var free sim.Resources
 	for _, f := range led.Free {
 		free = free.Add(f)
 	}
-	tail := o.X[n*(das.JobFeatures+1):]
+	tail := o.X[n*(daspaper.JobFeatures+1):]
 	tail[0] = free.GPU / math.Max(total.GPU, 1)
 	tail[1] = free.CPU / math.Max(total.CPU, 1)
 	tail[2] = free.MemGiB / math.Max(total.MemGiB, 1)

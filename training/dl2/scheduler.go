@@ -13,7 +13,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -33,7 +33,7 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 		return nil, err
 	}
 	n := s.m.cfg.Jobs
-	rows, chosen := das.Observe(st, n, nil)
+	rows, chosen := daspaper.Observe(st, n, nil)
 	led := st.Ledger()
 	total := st.ClusterTotal()
 	taken := make([]bool, len(chosen))

@@ -13,7 +13,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -36,12 +36,12 @@ type Result struct {
 }
 
 // TrainOptions are the inputs besides the Config.
-type TrainOptions = das.BaselineOptions
+type TrainOptions = daspaper.BaselineOptions
 
 // Train warms the policy up on the heuristic's decisions, then trains it
 // with PPO on random segments of split.Train, validating after every
 // episode on split.Val.
-func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
+func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions) (*Result, error) {
 	if err := opts.Check("dl2", cfg, split); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seg := das.Segment(split.Train, cfg.SegmentJobs, segRng)
+		seg := daspaper.Segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, nil)
 		if err != nil {
 			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
@@ -108,7 +108,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 
 // warmup is the supervised stage: cross-entropy towards the heuristic's
 // picks, and the critic towards the heuristic's discounted returns.
-func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, segRng *rand.Rand) error {
+func warmup(ctx context.Context, m *Model, split daspaper.Split, opts TrainOptions, segRng *rand.Rand) error {
 	cfg := m.cfg
 	if cfg.WarmupEpisodes == 0 || cfg.WarmupEpochs == 0 {
 		return nil
@@ -119,7 +119,7 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up: %w", err)
 		}
-		out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, das.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
+		out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, daspaper.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, nil, teacher)
 		if err != nil {
 			return fmt.Errorf("dl2: warm-up with %s: %w", cfg.Heuristic, err)
 		}
@@ -167,7 +167,7 @@ func warmup(ctx context.Context, m *Model, split das.Split, opts TrainOptions, s
 }
 
 // Evaluate runs the deterministic policy on jobs.
-func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm das.RewardNorm) (Evaluation, error) {
+func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm) (Evaluation, error) {
 	out, err := run(ctx, m, c, sc, model, jobs, norm, nil, nil)
 	if err != nil {
 		return Evaluation{}, fmt.Errorf("dl2: evaluate: %w", err)
@@ -184,7 +184,7 @@ type runOut struct {
 // run drives one episode: the policy picks (sampling with rng, arg max
 // without) or, with a teacher, the teacher decides and its picks are
 // recorded as steps.
-func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm das.RewardNorm, rng *rand.Rand, teacher sim.Scheduler) (runOut, error) {
+func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm, rng *rand.Rand, teacher sim.Scheduler) (runOut, error) {
 	out := runOut{r: &rl.Rollout[*Obs]{}}
 	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
@@ -202,14 +202,14 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 			return out, err
 		}
 		if !first {
-			r := das.Eq3(st.Since.Finished, st.Since.Unplaced, norm, m.cfg.Alpha, m.cfg.RewardCap)
+			r := daspaper.Eq3(st.Since.Finished, st.Since.Unplaced, norm, m.cfg.Alpha, m.cfg.RewardCap)
 			out.ret += r
 			if k := out.r.Len(); collect && k > 0 {
 				out.r.Steps[k-1].Reward += r
 			}
 		}
 		first = false
-		rows, chosen := das.Observe(st, n, nil)
+		rows, chosen := daspaper.Observe(st, n, nil)
 		led := st.Ledger()
 		total := st.ClusterTotal()
 		taken := make([]bool, len(chosen))
@@ -270,7 +270,7 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 			tail = append(tail, j)
 		}
 	}
-	r := das.Eq3(tail, nil, norm, m.cfg.Alpha, m.cfg.RewardCap)
+	r := daspaper.Eq3(tail, nil, norm, m.cfg.Alpha, m.cfg.RewardCap)
 	out.ret += r
 	if k := out.r.Len(); collect && k > 0 {
 		out.r.Steps[k-1].Reward += r

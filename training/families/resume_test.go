@@ -17,6 +17,7 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/deepsys"
 	"github.com/schedlab/schedlab/training/marl"
 )
@@ -49,7 +50,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 	trace := func(v schedulers.Name, episodes int, lrs []float64) func(t *testing.T) training.TrainSpec {
 		return func(t *testing.T) training.TrainSpec {
 			f, _, _ := training.VariantOf(v)
-			cfg := f.DefaultConfig().(*das.PaperConfig)
+			cfg := f.DefaultConfig().(*daspaper.PaperConfig)
 			cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = episodes, 20, 20
 			if lrs != nil {
 				cfg.LearningRates = lrs

@@ -33,7 +33,7 @@ func colocationJobs(n int, seed uint64, gapS float64) []datasets.Job {
 
 // TestTrainingLearns checks that Q-learning moves RIFLING's greedy policy
 // towards the placements its reward favours, on held-out jobs: the last
-// 20 % by submission (das.PrepareJobs), never seen in training (neither by
+// 20 % by submission (daspaper.PrepareJobs), never seen in training (neither by
 // the k-means grouping nor by the episodes).
 //
 // The workload is not the shared contended one (dastest.ContendedJobs):

@@ -11,7 +11,7 @@ import (
 	"slices"
 
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -92,7 +92,7 @@ func (c Config) explorer() rl.Explorer {
 }
 
 // stateWidth: the DAS job row and the free share of GPU, CPU, memory.
-const stateWidth = das.JobFeatures + 3
+const stateWidth = daspaper.JobFeatures + 3
 
 // Policy is a trained RIFLING policy: the k-means centroids and the
 // Q-table over (group, action).
@@ -148,16 +148,16 @@ func (p *Policy) choose(s int, feasible []bool, rng *rand.Rand) int {
 
 // state is the feature vector of row r of the observation with the
 // ledger's free share.
-func state(rows *das.Obs, r int, led *sim.Ledger, total sim.Resources) []float64 {
+func state(rows *daspaper.Obs, r int, led *sim.Ledger, total sim.Resources) []float64 {
 	x := make([]float64, stateWidth)
-	copy(x, rows.Jobs[r*das.JobFeatures:(r+1)*das.JobFeatures])
+	copy(x, rows.Jobs[r*daspaper.JobFeatures:(r+1)*daspaper.JobFeatures])
 	var free sim.Resources
 	for _, f := range led.Free {
 		free = free.Add(f)
 	}
-	x[das.JobFeatures] = free.GPU / math.Max(total.GPU, 1)
-	x[das.JobFeatures+1] = free.CPU / math.Max(total.CPU, 1)
-	x[das.JobFeatures+2] = free.MemGiB / math.Max(total.MemGiB, 1)
+	x[daspaper.JobFeatures] = free.GPU / math.Max(total.GPU, 1)
+	x[daspaper.JobFeatures+1] = free.CPU / math.Max(total.CPU, 1)
+	x[daspaper.JobFeatures+2] = free.MemGiB / math.Max(total.MemGiB, 1)
 	return x
 }
 

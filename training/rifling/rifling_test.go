@@ -17,6 +17,7 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -35,7 +36,7 @@ func jobs(n int, seed uint64) []datasets.Job {
 	return out
 }
 
-func setup(t *testing.T) (*sim.Cluster, das.Split) {
+func setup(t *testing.T) (*sim.Cluster, daspaper.Split) {
 	t.Helper()
 	c := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()

@@ -15,7 +15,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -38,10 +38,10 @@ type Result struct {
 }
 
 // TrainOptions are the inputs besides the Config.
-type TrainOptions = das.BaselineOptions
+type TrainOptions = daspaper.BaselineOptions
 
 // Train fits the state groups and learns the Q-table.
-func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
+func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions) (*Result, error) {
 	if err := opts.Check("rifling", cfg, split); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func Train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) 
 // initial is a training's start: the state groups, fitted by k-means to
 // the states met by a first-fit pass over the training jobs, the table
 // of zeros, and its evaluation.
-func initial(ctx context.Context, cfg Config, split das.Split, opts TrainOptions) (*Result, error) {
+func initial(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions) (*Result, error) {
 	rng := pipeline.Rand(opts.Seed, Stage, "kmeans")
 	points, err := sampleStates(ctx, cfg, opts, split.Train, maxStates, rng)
 	if err != nil {
@@ -90,7 +90,7 @@ func initial(ctx context.Context, cfg Config, split das.Split, opts TrainOptions
 }
 
 // train runs the episodes after the first start of them.
-func train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions, res *Result, start int, s streams) (*Result, error) {
+func train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions, res *Result, start int, s streams) (*Result, error) {
 	p, val := res.Policy, split.ValJobs(cfg.ValJobs)
 	segRng, actRng := rand.New(s.seg), rand.New(s.act)
 	base := training.Curve{Family: "rifling", Variant: "rifling", Cluster: opts.ClusterName}
@@ -98,7 +98,7 @@ func train(ctx context.Context, cfg Config, split das.Split, opts TrainOptions, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seg := das.Segment(split.Train, cfg.SegmentJobs, segRng)
+		seg := daspaper.Segment(split.Train, cfg.SegmentJobs, segRng)
 		out, err := p.run(ctx, opts.Cluster, opts.Sim, opts.Interference, seg, actRng, true, nil)
 		if err != nil {
 			return nil, fmt.Errorf("rifling: episode %d: %w", ep, err)
@@ -231,7 +231,7 @@ func newDecider(p *Policy, rng *rand.Rand, learn bool, collect func([]float64)) 
 
 // decide takes the pending jobs first come first served.
 func (d *decider) decide(st *sim.State) ([]sim.Placement, []start) {
-	rows, chosen := das.Observe(st, len(st.Pending), nil)
+	rows, chosen := daspaper.Observe(st, len(st.Pending), nil)
 	led := st.Ledger()
 	total := st.ClusterTotal()
 	var pl []sim.Placement

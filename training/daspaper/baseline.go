@@ -1,7 +1,8 @@
-package das
+package daspaper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -9,6 +10,32 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 )
+
+// PaperConfig is what the run configuration's train.das section sets for
+// the DAS paper's families (das and its baselines dl2 and rifling).
+type PaperConfig struct {
+	// Episodes per learning rate, and jobs per episode (1000 in the paper).
+	Episodes    int `json:"episodes"`
+	SegmentJobs int `json:"segment_jobs"`
+	// LearningRates (das only) are chosen from by validation.
+	LearningRates []float64 `json:"learning_rates"`
+	// ValJobs caps the validation jobs simulated after each episode; 0 all.
+	ValJobs int `json:"val_jobs"`
+}
+
+// Validate names the bad key.
+func (c *PaperConfig) Validate() error {
+	var errs []error
+	if c.Episodes < 1 || c.SegmentJobs < 1 || c.ValJobs < 0 {
+		errs = append(errs, fmt.Errorf("episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.Episodes, c.SegmentJobs, c.ValJobs))
+	}
+	for i, lr := range c.LearningRates {
+		if !(lr > 0) {
+			errs = append(errs, fmt.Errorf("learning_rates[%d]: must be > 0, got %v", i, lr))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // BaselineOptions are the inputs of a DAS paper baseline's training run
 // (DL², RIFLING) besides its Config. They are TrainOptions but for
@@ -83,7 +110,7 @@ func (b *Baseline) Files(schedulers.Name) []string {
 func (b *Baseline) Train(ctx context.Context, spec training.TrainSpec) error {
 	pc, ok := spec.Config.(*PaperConfig)
 	if !ok {
-		return fmt.Errorf("%s: config is %T, want *das.PaperConfig", b.Info.Name, spec.Config)
+		return fmt.Errorf("%s: config is %T, want *daspaper.PaperConfig", b.Info.Name, spec.Config)
 	}
 	split, err := NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
 	if err != nil {
