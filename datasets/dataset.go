@@ -531,7 +531,7 @@ func IsDataset(path string) (dir string, ok bool) {
 // readDatasetTable reads every partition of the dataset in dir, in the
 // record's order, as rows of T; each file must have its recorded sha256,
 // so that a dataset half-refreshed by hand is an error, not a mixture.
-func readDatasetTable[T any](dir string) ([]T, error) {
+func readDatasetTable[T any](dir string, check *tableCheck[T]) ([]T, error) {
 	ds, err := ReadDatasetRecord(dir)
 	if err != nil {
 		return nil, err
@@ -549,6 +549,9 @@ func readDatasetTable[T any](dir string) ([]T, error) {
 		}
 		rows, err := readParquetFile[T](path)
 		if err != nil {
+			return nil, err
+		}
+		if err := check.check(path, rows, 0); err != nil {
 			return nil, err
 		}
 		out = append(out, rows...)
