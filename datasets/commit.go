@@ -124,7 +124,7 @@ func IngestInto(ctx context.Context, r Reader, req Request) (rep *Report, err er
 // its ManifestFile. It is idempotent, so a crash anywhere in it is finished
 // by running it again.
 func commitIngest(dir, staging string) error {
-	b, err := os.ReadFile(filepath.Join(staging, ManifestFile))
+	b, err := pipeline.ReadRecord(filepath.Join(staging, ManifestFile), 0)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,9 @@ func recoverStaged(dir, what, marker, noun string, commit func(dir, staging stri
 			continue // incomplete: removed below
 		}
 		if err := commit(dir, staging); err != nil {
-			return fmt.Errorf("ingest into %s: finishing the commit of a killed %s (%s): %w", dir, noun, staging, err)
+			return fmt.Errorf("ingest into %s: finishing the commit of a killed %s (%s): %w\n"+
+				"Either mend what the error names and run again, which finishes the commit, or give the %s up: remove it (rm -r %s) and ingest again, which reads again what it had read",
+				dir, noun, staging, err, noun, staging)
 		}
 	}
 	if _, err := pipeline.RemoveScratch(dir, false); err != nil {
@@ -206,7 +208,7 @@ func recoverStaged(dir, what, marker, noun string, commit func(dir, staging stri
 
 // readManifest reads dir's ManifestFile.
 func readManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := pipeline.ReadRecord(filepath.Join(dir, ManifestFile), 0)
 	if err != nil {
 		return nil, err
 	}

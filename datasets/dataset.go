@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/pipeline"
 )
@@ -114,6 +117,25 @@ func partitionName(file string) string {
 	}
 }
 
+// maxNameBytes is the longest file name the file systems schedlab runs on
+// take (NAME_MAX).
+const maxNameBytes = 255
+
+// partitionFile is the file name of partition name in its table's folder:
+// name.parquet, or, when that would be longer than a file name may be, a
+// prefix of name and a hash of the whole, so that an input named with 254
+// bytes has a partition all the same.
+func partitionFile(name string) string {
+	if len(name)+len(".parquet") <= maxNameBytes {
+		return name + ".parquet"
+	}
+	cut := 200
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "~" + pipeline.HashBytes([]byte(name))[:16] + ".parquet"
+}
+
 // datasetFault, when set (in tests), is called at named points of a
 // refresh; an error it returns stops the refresh there as a crash would.
 var datasetFault func(point string) error
@@ -152,6 +174,9 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 		return nil, err
 	}
 	defer lock.Unlock()
+	if err := checkDatasetFolders(dir); err != nil {
+		return nil, err
+	}
 	if err := recoverDataset(dir); err != nil {
 		return nil, err
 	}
@@ -163,7 +188,7 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 	case errors.Is(err, fs.ErrNotExist):
 		old = nil
 	case err != nil:
-		return nil, err
+		return nil, fmt.Errorf("%w\nThe record cannot be trusted, so no partition can be kept: remove it (rm %s) and ingest again, which reads every input again", err, filepath.Join(dir, DatasetFile))
 	case old.Source != r.Source() || old.Table != r.PartitionTable():
 		return nil, fmt.Errorf("ingest into %s: it holds a %s dataset, not %s", dir, old.Source, r.Source())
 	}
@@ -180,6 +205,11 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 		}
 		if n == "" || n[0] == '.' || n[0] == '_' {
 			return nil, fmt.Errorf("%s: partition name %q must not be empty or start with '.' or '_' (hidden from readers of the directory)", f, n)
+		}
+		// The record is JSON, which holds UTF-8 only: a name in another
+		// encoding would come back as another name (U+FFFD).
+		if !utf8.ValidString(f) {
+			return nil, fmt.Errorf("%q: the file name is not valid UTF-8, and %s records names in UTF-8 only: rename the file (or its folder) to a UTF-8 name and ingest again", f, DatasetFile)
 		}
 		byName[n] = f
 	}
@@ -221,11 +251,15 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 	// have no partition to keep are read at once, one task each, and
 	// taken below where the keys of the partitions before allow.
 	ins := map[string]InputRecord{}
+	stamps := map[string]fs.FileInfo{}
 	var shards []string
 	for _, name := range names {
 		file, present := byName[name]
 		if !present {
 			continue
+		}
+		if stamps[name], err = os.Stat(file); err != nil {
+			return nil, &InputError{File: file, Err: err}
 		}
 		sum, size, err := pipeline.HashFile(file)
 		if err != nil {
@@ -313,6 +347,14 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 	if len(ds.Partitions) == 0 {
 		return nil, errors.New("no input files")
 	}
+	// The sha256 recorded is of the file as it was before it was read: a
+	// file written to since (a row edited in place during the ingest)
+	// would be recorded as unchanged with other rows in its partition.
+	for _, name := range rep.Read {
+		if err := unchanged(byName[name], stamps[name]); err != nil {
+			return nil, err
+		}
+	}
 	if err := ds.Total.Check(); err != nil {
 		return nil, err
 	}
@@ -349,12 +391,20 @@ func IngestDataset(ctx context.Context, r PerFileReader, req Request) (*DatasetR
 // when its files are not what the record says (then it is read again).
 func keptKeys(dir string, p *Partition, table string) (*partitionKeys, error) {
 	for _, f := range p.Files {
-		sum, size, err := pipeline.HashFile(filepath.Join(dir, f.File))
+		path, err := pipeline.LocalPath(dir, f.File)
+		if err != nil {
+			return nil, err
+		}
+		sum, size, err := pipeline.HashFile(path)
 		if err != nil || sum != f.SHA256 || size != f.Bytes {
 			return nil, nil
 		}
 	}
-	return readPartitionKeys(filepath.Join(dir, p.Files[0].File), table)
+	keys, err := readPartitionKeys(filepath.Join(dir, filepath.FromSlash(p.Files[0].File)), table)
+	if err != nil || keys.rows() != p.Files[0].Rows {
+		return nil, nil // not the rows recorded: read again
+	}
+	return keys, nil
 }
 
 // binSubmits counts the in-window SUBMITs of events into bins, as the
@@ -376,8 +426,8 @@ func binSubmits(bins []int64, events []googleEventKey, binUS int64) []int64 {
 // readPartition runs r over one input file into staging/TABLE/name.parquet
 // and staging/quarantine/name.parquet.
 func readPartition(ctx context.Context, r PerFileReader, req Request, staging, name string, in InputRecord, prior *PriorKeys) (Partition, *partitionKeys, error) {
-	tmp := filepath.Join(staging, ".read-"+name)
-	if err := os.Mkdir(tmp, 0o755); err != nil {
+	tmp, err := os.MkdirTemp(staging, ".read-*") // not named after the input: its name may be 255 bytes
+	if err != nil {
 		return Partition{}, nil, err
 	}
 	defer os.RemoveAll(tmp)
@@ -396,7 +446,7 @@ func readPartition(ctx context.Context, r PerFileReader, req Request, staging, n
 		if o.Table != table && o.Table != "quarantine" {
 			continue // arrivals: the dataset's own is built over all partitions
 		}
-		rel := filepath.Join(o.Table, name+".parquet")
+		rel := filepath.Join(o.Table, partitionFile(name))
 		if err := os.MkdirAll(filepath.Join(staging, o.Table), 0o755); err != nil {
 			return Partition{}, nil, err
 		}
@@ -438,19 +488,20 @@ func commitDataset(dir, staging string) error {
 	all = append(all, ds.Tables...)
 	for _, t := range all {
 		rel := filepath.FromSlash(t.File)
-		if !filepath.IsLocal(rel) {
-			return fmt.Errorf("dataset file %q is not inside the dataset", t.File)
+		dst, err := pipeline.LocalPath(dir, t.File)
+		if err != nil {
+			return err
 		}
 		keep[rel] = true
 		if err := fault("commit " + t.File); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		err := os.Rename(filepath.Join(staging, rel), filepath.Join(dir, rel))
+		err = os.Rename(filepath.Join(staging, rel), dst)
 		if errors.Is(err, fs.ErrNotExist) { // kept, or renamed before a crash
-			_, err = os.Stat(filepath.Join(dir, rel))
+			_, err = os.Lstat(dst)
 		}
 		if err != nil {
 			return err
@@ -458,7 +509,10 @@ func commitDataset(dir, staging string) error {
 	}
 	// Partitions of removed inputs, and arrivals of a dataset that no
 	// longer has them.
-	for _, sub := range []string{"jobs", "job_events", "quarantine"} {
+	for _, sub := range datasetFolders {
+		if _, err := pipeline.LocalPath(dir, sub); err != nil {
+			return err
+		}
 		ents, err := os.ReadDir(filepath.Join(dir, sub))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -496,22 +550,141 @@ func recoverDataset(dir string) error {
 	return recoverStaged(dir, datasetStaging, DatasetFile, "refresh", commitDataset)
 }
 
-// ReadDatasetRecord reads dir's DatasetFile.
+// datasetFolders are the folders of a dataset directory that a refresh
+// writes into and removes from.
+var datasetFolders = []string{"jobs", "job_events", "quarantine"}
+
+// checkDatasetFolders refuses a dataset directory whose folders are not
+// its own (a symbolic link jobs → ../elsewhere): a refresh would write and
+// delete partitions there.
+func checkDatasetFolders(dir string) error {
+	for _, sub := range datasetFolders {
+		if _, err := pipeline.LocalPath(dir, sub); err != nil {
+			return fmt.Errorf("ingest into %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// ReadDatasetRecord reads dir's DatasetFile: a regular file of at most
+// pipeline.MaxRecordBytes that passes Dataset.Validate.
 func ReadDatasetRecord(dir string) (*Dataset, error) {
-	b, err := os.ReadFile(filepath.Join(dir, DatasetFile))
+	p := filepath.Join(dir, DatasetFile)
+	b, err := pipeline.ReadRecord(p, 0)
 	if err != nil {
 		return nil, err
 	}
+	return ParseDatasetRecord(p, b)
+}
+
+// ParseDatasetRecord decodes and validates the DatasetFile bytes b, read
+// from path (named in errors).
+func ParseDatasetRecord(path string, b []byte) (*Dataset, error) {
 	var ds Dataset
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ds); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, DatasetFile), err)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("the file ends inside its JSON (truncated): %w", err)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: more than one JSON value", path)
 	}
 	if ds.Layout != DatasetLayout {
-		return nil, fmt.Errorf("%s: layout %d, this schedlab reads %d", filepath.Join(dir, DatasetFile), ds.Layout, DatasetLayout)
+		return nil, fmt.Errorf("%s: layout %d, this schedlab reads %d", path, ds.Layout, DatasetLayout)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &ds, nil
+}
+
+// Validate checks what a reader of the record trusts: partitions in
+// strictly increasing name order (so each once), each with its table and
+// quarantine at the paths its name gives, inside the dataset; every
+// count consistent (read = accepted + quarantined, a file's rows those its
+// accounting says, the totals the sums of the partitions'); every sha256
+// well formed.
+func (ds *Dataset) Validate() error {
+	switch ds.Table {
+	case "jobs", "job_events":
+	default:
+		return fmt.Errorf("table %q: want jobs or job_events", ds.Table)
+	}
+	if ds.Source == "" || !(ds.IntervalS >= 0 && ds.IntervalS <= MaxDurationS) {
+		return fmt.Errorf("source %q, interval_s %g: not a dataset's", ds.Source, ds.IntervalS)
+	}
+	files := map[string]bool{}
+	file := func(what string, t ManifestTable, want string) error {
+		switch {
+		case t.File != want:
+			return fmt.Errorf("%s: file %q, want %q", what, t.File, want)
+		case files[t.File]:
+			return fmt.Errorf("%s: file %q listed twice", what, t.File)
+		case !pipeline.IsSHA256(t.SHA256) || t.Bytes < 0 || t.Rows < 0:
+			return fmt.Errorf("%s: file %q: sha256 %q, %d bytes, %d rows: not a file's", what, t.File, t.SHA256, t.Bytes, t.Rows)
+		}
+		files[t.File] = true
+		return nil
+	}
+	var total Accounting
+	var cross int64
+	for i, p := range ds.Partitions {
+		what := fmt.Sprintf("partitions[%d] (%q)", i, p.Name)
+		switch {
+		case p.Name == "" || p.Name[0] == '.' || p.Name[0] == '_' || strings.ContainsAny(p.Name, "/\\\x00") || !utf8.ValidString(p.Name):
+			return fmt.Errorf("%s: not a partition name", what)
+		case i > 0 && p.Name <= ds.Partitions[i-1].Name:
+			return fmt.Errorf("%s: partitions out of name order or listed twice (after %q)", what, ds.Partitions[i-1].Name)
+		case p.Rows.Read < 0 || p.Rows.Accepted < 0 || p.Rows.Quarantined < 0 || p.CrossDuplicates < 0 || p.CrossDuplicates > p.Rows.Quarantined:
+			return fmt.Errorf("%s: rows %+v, cross duplicates %d: not counts", what, p.Rows, p.CrossDuplicates)
+		case p.Input.Path == "" || p.Input.Bytes < 0 || !pipeline.IsSHA256(p.Input.SHA256):
+			return fmt.Errorf("%s: input %+v: not a file's", what, p.Input)
+		case len(p.Files) != 2:
+			return fmt.Errorf("%s: %d files, want its table and its quarantine", what, len(p.Files))
+		}
+		if err := p.Rows.Check(); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		for j, t := range []string{ds.Table, "quarantine"} {
+			if p.Files[j].Table != t {
+				return fmt.Errorf("%s: files[%d] is table %q, want %q", what, j, p.Files[j].Table, t)
+			}
+			if err := file(what, p.Files[j], t+"/"+partitionFile(p.Name)); err != nil {
+				return err
+			}
+		}
+		if p.Files[0].Rows != p.Rows.Accepted || p.Files[1].Rows != p.Rows.Quarantined {
+			return fmt.Errorf("%s: files hold %d and %d rows, but %d accepted and %d quarantined are recorded", what, p.Files[0].Rows, p.Files[1].Rows, p.Rows.Accepted, p.Rows.Quarantined)
+		}
+		total.Add(p.Rows)
+		cross += p.CrossDuplicates
+	}
+	if total != ds.Total || cross != ds.CrossDuplicates {
+		return fmt.Errorf("total %+v and %d cross duplicates, but the partitions sum to %+v and %d", ds.Total, ds.CrossDuplicates, total, cross)
+	}
+	for i, t := range ds.Tables {
+		if err := file(fmt.Sprintf("tables[%d]", i), t, ArrivalsFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unchanged checks that file is still the file stat described before it
+// was hashed and read.
+func unchanged(file string, before fs.FileInfo) error {
+	now, err := os.Stat(file)
+	if err == nil && (!os.SameFile(before, now) || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime())) {
+		err = fmt.Errorf("the file changed while it was read (%d bytes modified %s, now %d bytes modified %s): ingest again once nothing writes to it",
+			before.Size(), before.ModTime().UTC().Format(time.RFC3339Nano), now.Size(), now.ModTime().UTC().Format(time.RFC3339Nano))
+	}
+	if err != nil {
+		return &InputError{File: file, Err: err}
+	}
+	return nil
 }
 
 // IsDataset reports whether path is a partitioned dataset: a directory
@@ -531,15 +704,22 @@ func IsDataset(path string) (dir string, ok bool) {
 // readDatasetTable reads every partition of the dataset in dir, in the
 // record's order, as rows of T; each file must have its recorded sha256,
 // so that a dataset half-refreshed by hand is an error, not a mixture.
-func readDatasetTable[T any](dir string) ([]T, error) {
+func readDatasetTable[T any](dir string, check *tableCheck[T]) ([]T, error) {
 	ds, err := ReadDatasetRecord(dir)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w\nThe dataset cannot be read until its record is rebuilt: remove it (rm %s) and ingest into %s again (schedlab ingest --partitioned), which reads every input again",
+			err, filepath.Join(dir, DatasetFile), dir)
 	}
 	var out []T
 	for _, p := range ds.Partitions {
 		f := p.Files[0]
-		path := filepath.Join(dir, filepath.FromSlash(f.File))
+		path, err := pipeline.LocalPath(dir, f.File)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s: partition %s: %w", dir, p.Name, err)
+		}
 		sum, size, err := pipeline.HashFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("dataset %s: partition %s: %w", dir, p.Name, err)
@@ -549,6 +729,9 @@ func readDatasetTable[T any](dir string) ([]T, error) {
 		}
 		rows, err := readParquetFile[T](path)
 		if err != nil {
+			return nil, err
+		}
+		if err := check.check(path, rows, 0); err != nil {
 			return nil, err
 		}
 		out = append(out, rows...)

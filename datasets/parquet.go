@@ -117,11 +117,22 @@ func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
 // path may also be a partitioned dataset (IsDataset: its directory or its
 // DatasetFile): then every partition of its table, in the record's order,
 // each checked against its recorded sha256.
+//
+// Every row is held to the bounds of columnBounds, a jobs table to
+// ingest's own (CheckJob) and to unique job ids: a row outside them is an
+// *InputError naming the file, the row and the field.
 func ReadParquet[T any](path string) (rows []T, err error) {
 	if dir, ok := IsDataset(path); ok {
-		return readDatasetTable[T](dir)
+		return readDatasetTable(dir, newTableCheck[T]())
 	}
-	return readParquetFile[T](path)
+	rows, err = readParquetFile[T](path)
+	if err != nil {
+		return nil, err
+	}
+	if err := newTableCheck[T]().check(path, rows, 0); err != nil {
+		return nil, err
+	}
+	return rows, nil
 }
 
 // readParquetFile is ReadParquet of one file.
@@ -256,12 +267,13 @@ func ConcatParquet[T any](ctx context.Context, path string, meta FileMeta, input
 func concatParquet[T any](ctx context.Context, path string, meta FileMeta, inputs []string, batch int) error {
 	return writeParquetRows(path, meta, batch, func(emit func([]T) error) error {
 		var buf []T // grows to at most batch rows, as the inputs need
+		check := newTableCheck[T]()
 		for _, in := range inputs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if dir, ok := IsDataset(in); ok {
-				rows, err := readDatasetTable[T](dir)
+				rows, err := readDatasetTable(dir, check)
 				if err == nil {
 					err = emit(rows)
 				}
@@ -274,12 +286,17 @@ func concatParquet[T any](ctx context.Context, path string, meta FileMeta, input
 				if n := int(min(max(numRows, 1), int64(batch))); len(buf) < n {
 					buf = make([]T, n)
 				}
+				var done int64
 				for {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
 					clear(buf)
 					n, err := r.Read(buf)
+					if cerr := check.check(in, buf[:n], done); cerr != nil {
+						return cerr
+					}
+					done += int64(n)
 					if werr := emit(buf[:n]); werr != nil {
 						return werr
 					}

@@ -68,6 +68,9 @@ type partitionKeys struct {
 	events []googleEventKey
 }
 
+// rows is the number of rows the keys were read from.
+func (k *partitionKeys) rows() int64 { return int64(len(k.jobs) + len(k.events)) }
+
 // collides reports the first key of k already in p, as a description.
 func (p *PriorKeys) collides(k *partitionKeys) (string, bool) {
 	for _, id := range k.jobs {

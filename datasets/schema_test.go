@@ -291,7 +291,9 @@ func TestReadParquetSchema(t *testing.T) {
 			if tbl.NumRows() != 2 {
 				t.Fatalf("Arrow reads %d rows, want 2", tbl.NumRows())
 			}
-			got, err := ReadParquet[Job](path)
+			// The schema alone: ReadParquet then holds the rows to the
+			// bounds, which refuse the job without a task (TestReadParquetBounds).
+			got, err := readParquetFile[Job](path)
 			if tc.column == "" {
 				if err != nil {
 					t.Fatal(err)

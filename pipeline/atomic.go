@@ -109,7 +109,7 @@ func WriteGobAtomic(path string, v any) error {
 
 // ReadGob decodes the gob file at path (WriteGobAtomic) into v.
 func ReadGob(path string, v any) error {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func CommitStaged(staging, dir string, names []string, record string) error {
 		if n == "" {
 			continue
 		}
-		if !filepath.IsLocal(filepath.FromSlash(n)) {
-			return fmt.Errorf("commit %s: %q is not a path inside it", dir, n)
+		if _, err := LocalPath(dir, n); err != nil {
+			return fmt.Errorf("commit %s: %w", dir, err)
 		}
 		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(n))); err == nil && st.IsDir() {
 			return fmt.Errorf("commit %s: %s is a directory", dir, filepath.Join(dir, filepath.FromSlash(n)))
@@ -149,7 +149,10 @@ func CommitStaged(staging, dir string, names []string, record string) error {
 		}
 	}
 	move := func(n string) error {
-		dst := filepath.Join(dir, filepath.FromSlash(n))
+		dst, err := LocalPath(dir, n)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", dir, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("commit %s: %w", dst, err)
 		}

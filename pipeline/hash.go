@@ -12,9 +12,10 @@ import (
 	"sort"
 )
 
-// HashFile returns the hex sha256 of a file's bytes.
+// HashFile returns the hex sha256 of a regular file's bytes; a FIFO or a
+// device (a link to /dev/zero) is refused rather than read for ever.
 func HashFile(path string) (string, int64, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return "", 0, err
 	}

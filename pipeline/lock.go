@@ -79,7 +79,7 @@ func (l *DirLock) Unlock() {
 
 // holder describes the process named in the lock file at p.
 func holder(p string) string {
-	b, err := os.ReadFile(p)
+	b, err := ReadRecord(p, 4<<10)
 	if err != nil {
 		return "another process"
 	}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -141,18 +140,97 @@ func (m *Manifest) WriteFile(path string) error {
 	return WriteFileAtomic(path, b)
 }
 
-// ReadManifest reads the manifest of run directory dir.
+// ReadManifest reads the manifest of run directory dir: a regular file of
+// at most MaxRecordBytes that passes Validate.
 func ReadManifest(dir string) (*Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
-	b, err := os.ReadFile(p)
+	b, err := ReadRecord(p, 0)
 	if err != nil {
 		return nil, err
 	}
+	return ParseManifest(p, b)
+}
+
+// ParseManifest decodes and validates the manifest bytes b read from path
+// (named in errors).
+func ParseManifest(path string, b []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &m, nil
+}
+
+// Validate checks what a reader of the manifest trusts: every stage is
+// named once, and every artifact it lists names a file inside the run
+// directory (external inputs aside) with a sha256 and sizes that can be
+// real; no output is listed twice.
+func (m *Manifest) Validate() error {
+	switch m.Status {
+	case "ok", "failed", "cancelled":
+	default:
+		return fmt.Errorf("status %q: not a run manifest (want ok, failed or cancelled)", m.Status)
+	}
+	stages := map[string]bool{}
+	outputs := map[string]string{}
+	for i, s := range m.Stages {
+		if s.Name == "" || stages[s.Name] {
+			return fmt.Errorf("stages[%d]: name %q empty or listed twice", i, s.Name)
+		}
+		stages[s.Name] = true
+		for _, list := range []struct {
+			what string
+			arts []Artifact
+		}{{"inputs", s.Inputs}, {"outputs", s.Outputs}} {
+			for j, a := range list.arts {
+				if err := a.validate(); err != nil {
+					return fmt.Errorf("stages[%d] (%s): %s[%d]: %w", i, s.Name, list.what, j, err)
+				}
+				if list.what != "outputs" {
+					continue
+				}
+				if a.External {
+					return fmt.Errorf("stages[%d] (%s): outputs[%d] %q: an output cannot be external", i, s.Name, j, a.Name)
+				}
+				if prev, dup := outputs[a.Name]; dup {
+					return fmt.Errorf("stages[%d] (%s): outputs[%d] %q is also an output of stage %s", i, s.Name, j, a.Name, prev)
+				}
+				outputs[a.Name] = s.Name
+			}
+		}
+	}
+	return nil
+}
+
+// validate checks one artifact entry of a manifest or record.
+func (a Artifact) validate() error {
+	if !a.External && (a.Name == "" || !filepath.IsLocal(filepath.FromSlash(a.Name)) || strings.ContainsRune(a.Name, 0)) {
+		return fmt.Errorf("name %q is not a path inside the run directory", a.Name)
+	}
+	if !IsSHA256(a.SHA256) && !(a.SHA256 == "" && WallClock(a.Name)) {
+		return fmt.Errorf("%s: sha256 %q is not 64 hex digits", a.Name, a.SHA256)
+	}
+	if a.Bytes < 0 || a.Rows < 0 {
+		return fmt.Errorf("%s: negative bytes %d or rows %d", a.Name, a.Bytes, a.Rows)
+	}
+	return nil
+}
+
+// IsSHA256 reports whether s is a sha256 as schedlab writes it: 64
+// lower-case hex digits.
+func IsSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Artifacts is every output the manifest lists, by name.

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,6 +80,13 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 		defer l.Unlock()
 	} else if filepath.Clean(r.Lock.Dir()) != filepath.Clean(r.Dir) {
 		return nil, fmt.Errorf("pipeline: runner holds the lock of %s, not of its directory %s", r.Lock.Dir(), r.Dir)
+	}
+	// The state directory is removed from and written into below: a link
+	// planted there must not lead those writes out of the run directory.
+	for _, d := range []string{"staging", "stages", "tasks"} {
+		if _, err := LocalPath(r.Dir, stateDir+"/"+d); err != nil {
+			return nil, err
+		}
 	}
 	// Under the lock no one else writes here: whatever staging area or
 	// temporary file is present was left by a killed run.
@@ -406,7 +414,10 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 		}
 	}
 	for _, o := range outs {
-		dst := filepath.Join(r.Dir, filepath.FromSlash(o.Name))
+		dst, err := LocalPath(r.Dir, o.Name)
+		if err != nil {
+			return err
+		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
@@ -509,7 +520,7 @@ func (r *Runner) intact(recPath, clockPath, sameKey, key string, declared []stri
 	byName := map[string]Artifact{}
 	for i, p := range []string{recPath, clockPath} {
 		var rec record
-		b, err := os.ReadFile(p)
+		b, err := ReadRecord(p, 0)
 		if i == 1 && errors.Is(err, fs.ErrNotExist) && key == sameKey {
 			break
 		}
@@ -517,7 +528,14 @@ func (r *Runner) intact(recPath, clockPath, sameKey, key string, declared []stri
 			return nil, false
 		}
 		for _, o := range rec.Outputs {
-			sum, size, err := HashFile(filepath.Join(r.Dir, filepath.FromSlash(o.Name)))
+			if _, dup := byName[o.Name]; dup || !slices.Contains(declared, o.Name) {
+				return nil, false // a record lists each declared output once
+			}
+			path, err := LocalPath(r.Dir, o.Name)
+			if err != nil {
+				return nil, false
+			}
+			sum, size, err := HashFile(path)
 			if err != nil || sum != o.SHA256 || size != o.Bytes {
 				return nil, false
 			}

@@ -162,6 +162,11 @@ func Compare(ctx context.Context, a, b string, opt Options) (*Diff, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, r := range []*run{ra, rb} {
+		if err := r.verify(); err != nil {
+			return nil, err
+		}
+	}
 	d := &Diff{A: info(ra), B: info(rb), Thresholds: opt.Thresholds, Bytes: opt.Bytes, AllowUntested: opt.AllowUntested}
 	for _, r := range []*run{ra, rb} {
 		if r.manifest.Status != "ok" {

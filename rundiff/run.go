@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,13 +32,14 @@ type run struct {
 	// the manifest does not list (the report), hashed from disk.
 	artifacts map[string]pipeline.Artifact
 	stages    map[string]pipeline.StageManifest
+	listed    map[string]bool // the artifacts the manifest lists
 }
 
 // loadRun reads dir/manifest.json and hashes the top-level files it does
 // not list.
 func loadRun(dir string) (*run, error) {
 	p := filepath.Join(dir, ManifestFile)
-	b, err := os.ReadFile(p)
+	b, err := pipeline.ReadRecord(p, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%s: no such run directory", dir)
@@ -47,7 +49,7 @@ func loadRun(dir string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{dir: dir, artifacts: map[string]pipeline.Artifact{}, stages: map[string]pipeline.StageManifest{}}
+	r := &run{dir: dir, artifacts: map[string]pipeline.Artifact{}, stages: map[string]pipeline.StageManifest{}, listed: map[string]bool{}}
 	var raw struct {
 		Config json.RawMessage `json:"config"`
 	}
@@ -61,6 +63,9 @@ func loadRun(dir string) (*run, error) {
 	if r.manifest.Status == "" || r.manifest.ConfigHash == "" {
 		return nil, fmt.Errorf("%s: not a run manifest (no status or config_hash)", p)
 	}
+	if err := r.manifest.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
 	for i, s := range r.manifest.Stages {
 		if s.Name == "" {
 			return nil, fmt.Errorf("%s: stages[%d] has no name", p, i)
@@ -71,6 +76,7 @@ func loadRun(dir string) (*run, error) {
 				return nil, fmt.Errorf("%s: stages[%d] (%s): outputs[%d] lacks a name or sha256", p, i, s.Name, j)
 			}
 			r.artifacts[o.Name] = o
+			r.listed[o.Name] = true
 		}
 	}
 	ents, err := os.ReadDir(dir)
@@ -115,22 +121,41 @@ func decodeJSON(b []byte, v any) error {
 }
 
 // path returns the file system path of an artifact, after checking that
-// the file still has the hash the manifest records.
+// the file still has the hash and size the manifest records and lies
+// inside the run directory.
 func (r *run) path(name string) (string, error) {
 	p := filepath.Join(r.dir, filepath.FromSlash(name))
 	a, ok := r.artifacts[name]
 	if !ok {
 		return "", fmt.Errorf("%s: not listed in %s", p, filepath.Join(r.dir, ManifestFile))
 	}
-	sum, _, err := pipeline.HashFile(p)
+	if _, err := pipeline.LocalPath(r.dir, name); err != nil {
+		return "", fmt.Errorf("%s (listed in %s): %w", p, filepath.Join(r.dir, ManifestFile), err)
+	}
+	sum, size, err := pipeline.HashFile(p)
 	if err != nil {
 		return "", fmt.Errorf("%s (listed in %s): %w", p, filepath.Join(r.dir, ManifestFile), err)
 	}
-	if sum != a.SHA256 {
-		return "", fmt.Errorf("%s: sha256 %s, but %s records %s: the run directory changed after its run",
-			p, short(sum), filepath.Join(r.dir, ManifestFile), short(a.SHA256))
+	if sum != a.SHA256 || size != a.Bytes {
+		return "", fmt.Errorf("%s: sha256 %s (%d bytes), but %s records %s (%d bytes): the run directory changed after its run",
+			p, short(sum), size, filepath.Join(r.dir, ManifestFile), short(a.SHA256), a.Bytes)
 	}
 	return p, nil
+}
+
+// verify checks every artifact the manifest lists against the file on
+// disk (path), so that a comparison of two manifests is a comparison of
+// the files they describe.
+func (r *run) verify() error {
+	for _, name := range slices.Sorted(maps.Keys(r.artifacts)) {
+		if _, listed := r.listed[name]; !listed {
+			continue // hashed from disk by loadRun
+		}
+		if _, err := r.path(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // experiments lists the experiments whose metrics the run wrote, sorted.

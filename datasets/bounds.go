@@ -1,0 +1,235 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// columnBounds is the one table of the plausible ranges of every numeric
+// column schedlab's tables hold, by Parquet column name. Its ranges are the
+// Max… constants that ingest holds each job to (CheckJob), so a table read
+// back (ReadParquet, ConcatParquet: jobs, arrivals, profile samples,
+// curves, results, metrics, history partitions) is held to the same
+// bounds as one ingest wrote: no file can hand a command a task of two
+// billion instances, a NaN or infinite duration or a negative time. A
+// column not listed here is not bounded; a listed one is wherever it
+// appears, nested columns (a job's tasks, a sample's co-runners) included.
+// Read errors name the file, the row and the column.
+var columnBounds = map[string]span{
+	// Jobs (CheckJob's bounds, the same constants).
+	"submit_s":   {0, MaxSubmitS},
+	"duration_s": {0, MaxDurationS},
+	"instances":  {1, MaxInstances},
+	"gpu":        {0, MaxGPUPerInstance},
+	"cpu":        {0, MaxCPUPerInstance},
+	"mem_gib":    {0, MaxMemGiBPerInstance},
+	// Per-job results: a job's GPUs, its simulated times, fee and slowdown.
+	"gpus":     {0, MaxGPUPerInstance * MaxInstances},
+	"start_s":  {0, math.MaxFloat64},
+	"finish_s": {0, math.MaxFloat64},
+	"jct_s":    {0, math.MaxFloat64},
+	"queue_s":  {0, math.MaxFloat64},
+	"run_s":    {0, math.MaxFloat64},
+	"fee_usd":  {0, math.MaxFloat64},
+	"slowdown": {0, math.MaxFloat64},
+	// Per-cell metrics and history rows.
+	"jobs":          {0, math.MaxFloat64},
+	"pruned":        {0, math.MaxFloat64},
+	"decisions":     {0, math.MaxFloat64},
+	"mean_jct_s":    {0, math.MaxFloat64},
+	"p50_jct_s":     {0, math.MaxFloat64},
+	"p95_jct_s":     {0, math.MaxFloat64},
+	"mean_fee_usd":  {0, math.MaxFloat64},
+	"mean_queue_s":  {0, math.MaxFloat64},
+	"mean_slowdown": {0, math.MaxFloat64},
+	"makespan_s":    {0, math.MaxFloat64},
+	"gpu_util":      {0, math.MaxFloat64},
+	// Arrivals.
+	"interval": {0, math.MaxFloat64},
+	// Profile samples (a server's resources, as a node's).
+	"cpu_cores":        {0, MaxCPUPerInstance},
+	"cores_per_socket": {0, MaxCPUPerInstance},
+	"pcie_gbps":        {0, math.MaxFloat64},
+	"repetitions":      {0, math.MaxFloat64},
+	// Training curves.
+	"episode": {0, math.MaxFloat64},
+}
+
+// span is a closed range [lo, hi]; NaN is in none.
+type span struct{ lo, hi float64 }
+
+func (s span) holds(v float64) bool { return v >= s.lo && v <= s.hi }
+
+func (s span) String() string {
+	if s.hi == math.MaxFloat64 {
+		return fmt.Sprintf("finite and ≥ %g", s.lo)
+	}
+	return fmt.Sprintf("the plausible range [%g, %g]", s.lo, s.hi)
+}
+
+// boundedField is a field of a row type that columnBounds bounds, or a
+// slice of structs that holds some.
+type boundedField struct {
+	index  int
+	column string
+	span   span
+	elem   []boundedField // for a slice of structs
+}
+
+var boundPlans sync.Map // reflect.Type → []boundedField
+
+// planBounds lists the bounded fields of struct type t, once per type.
+func planBounds(t reflect.Type) []boundedField {
+	if p, ok := boundPlans.Load(t); ok {
+		return p.([]boundedField)
+	}
+	var plan []boundedField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		switch f.Type.Kind() {
+		case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if s, ok := columnBounds[name]; ok {
+				plan = append(plan, boundedField{index: i, column: name, span: s})
+			}
+		case reflect.Slice:
+			if et := f.Type.Elem(); et.Kind() == reflect.Struct {
+				if elem := planBounds(et); len(elem) > 0 {
+					plan = append(plan, boundedField{index: i, column: name, elem: elem})
+				}
+			}
+		case reflect.Struct:
+			if elem := planBounds(f.Type); len(elem) > 0 && f.Type.PkgPath() != "time" {
+				plan = append(plan, boundedField{index: i, column: name, elem: elem})
+			}
+		}
+	}
+	boundPlans.Store(t, plan)
+	return plan
+}
+
+// checkBounds returns a *BadField naming the first field of struct value v
+// outside columnBounds, or nil.
+func checkBounds(v reflect.Value, plan []boundedField) *BadField {
+	for _, f := range plan {
+		fv := v.Field(f.index)
+		if f.elem != nil {
+			if fv.Kind() == reflect.Struct {
+				if bf := checkBounds(fv, f.elem); bf != nil {
+					return bf
+				}
+				continue
+			}
+			for i := range fv.Len() {
+				if bf := checkBounds(fv.Index(i), f.elem); bf != nil {
+					return bf
+				}
+			}
+			continue
+		}
+		var x float64
+		switch {
+		case fv.CanFloat():
+			x = fv.Float()
+		case fv.CanInt():
+			x = float64(fv.Int())
+		default:
+			x = float64(fv.Uint())
+		}
+		if !f.span.holds(x) {
+			return &BadField{Field: f.column, Reason: fmt.Sprintf("%g outside %s", x, f.span)}
+		}
+	}
+	return nil
+}
+
+// tableCheck holds the rows of one table read (a file, or the partitions
+// of a dataset, or the inputs of a concatenation) to columnBounds; a jobs
+// table to CheckJob and to unique job ids, as ingest does.
+type tableCheck[T any] struct {
+	plan  []boundedField
+	jobs  bool
+	ids   map[string]int64 // jobs only: each job id's row, counted over every file
+	files []checkedFile    // the files checked, in order
+	rows  int64            // rows checked so far, over every file
+}
+
+// checkedFile is a file whose rows, numbered over every file, start at
+// first.
+type checkedFile struct {
+	name  string
+	first int64
+}
+
+// where names the file and row of the row numbered n over every file.
+func (c *tableCheck[T]) where(n int64) string {
+	i := len(c.files) - 1
+	for i > 0 && c.files[i].first > n {
+		i--
+	}
+	return fmt.Sprintf("%s row %d", c.files[i].name, n-c.files[i].first+1)
+}
+
+func newTableCheck[T any]() *tableCheck[T] {
+	c := &tableCheck[T]{}
+	var zero T
+	switch any(&zero).(type) {
+	case *Job:
+		c.jobs = true
+	default:
+		if t := reflect.TypeFor[T](); t.Kind() == reflect.Struct {
+			c.plan = planBounds(t)
+		}
+	}
+	return c
+}
+
+// check holds rows, the next rows of file (row numbers from 1 within it,
+// after the first skipped), to the bounds. The error is an *InputError
+// naming the file, the row and the field.
+func (c *tableCheck[T]) check(file string, rows []T, skipped int64) error {
+	if n := len(c.files); n == 0 || c.files[n-1].name != file {
+		c.files = append(c.files, checkedFile{file, c.rows - skipped})
+	}
+	defer func() { c.rows += int64(len(rows)) }()
+	if c.jobs {
+		jobs := any(rows).([]Job)
+		if c.ids == nil {
+			c.ids = make(map[string]int64, len(jobs)) // a file read whole: no growth
+		}
+		for i := range jobs {
+			j := &jobs[i]
+			row := skipped + int64(i) + 1
+			if bf := CheckJob(j); bf != nil {
+				return &InputError{File: file, Field: bf.Field, Err: fmt.Errorf("row %d (job %q): %s: %w", row, truncate(j.JobID, 64), bf.Reason, ErrFormat)}
+			}
+			if at, dup := c.ids[j.JobID]; dup {
+				return &InputError{File: file, Field: "job_id", Err: fmt.Errorf("row %d: duplicate job id %q: first at %s: %w", row, truncate(j.JobID, 64), c.where(at), ErrFormat)}
+			}
+			c.ids[j.JobID] = c.rows + int64(i)
+		}
+		return nil
+	}
+	if len(c.plan) == 0 {
+		return nil
+	}
+	for i := range rows {
+		if bf := checkBounds(reflect.ValueOf(&rows[i]).Elem(), c.plan); bf != nil {
+			return &InputError{File: file, Field: bf.Field, Err: fmt.Errorf("row %d: %s: %w", skipped+int64(i)+1, bf.Reason, ErrFormat)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// A lock file that is a symbolic link, dangling or not, is refused: the
+// lock's text never reaches the file it names, outside the directory.
+func TestLockDirRefusesSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges")
+	}
+	for _, dangling := range []bool{false, true} {
+		dir, outside := t.TempDir(), t.TempDir()
+		victim := filepath.Join(outside, "victim.txt")
+		if !dangling {
+			os.WriteFile(victim, []byte("precious\n"), 0o644)
+		}
+		if err := os.Symlink(victim, filepath.Join(dir, pipeline.LockFile)); err != nil {
+			t.Fatal(err)
+		}
+		l, err := pipeline.LockDir(dir, "ingest")
+		if err == nil {
+			l.Unlock()
+			t.Errorf("dangling %v: a symlinked lock was taken", dangling)
+		} else if !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("dangling %v: refusal %q does not say the lock is a link", dangling, err)
+		}
+		b, err := os.ReadFile(victim)
+		switch {
+		case dangling && !errors.Is(err, os.ErrNotExist):
+			t.Errorf("the dangling link's target was created: %q, %v", b, err)
+		case !dangling && string(b) != "precious\n":
+			t.Errorf("the link's target now holds %q", b)
+		}
+	}
+}
+
+// A FIFO in the lock's place is refused at once, not waited on.
+func TestLockDirRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, pipeline.LockFile), 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	if l, err := pipeline.LockDir(dir, "run"); err == nil {
+		l.Unlock()
+		t.Fatal("a FIFO was taken as the lock")
+	} else if !strings.Contains(err.Error(), "FIFO") {
+		t.Errorf("refusal %q does not name the FIFO", err)
+	}
+}
+
+// ReadRecord reads only regular files, and no more than its bound.
+func TestReadRecordRefusesHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	big := filepath.Join(dir, "big")
+	zero := filepath.Join(dir, "zero")
+	os.WriteFile(big, make([]byte, 1001), 0o644)
+	os.Symlink("/dev/zero", zero)
+	cases := map[string]string{big: "more than"}
+	if syscall.Mkfifo(fifo, 0o644) == nil {
+		cases[fifo] = "FIFO"
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases[zero] = "character device"
+	}
+	for p, want := range cases {
+		if _, err := pipeline.ReadRecord(p, 1000); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadRecord(%s) = %v, want an error saying %q", filepath.Base(p), err, want)
+		}
+		if _, _, err := pipeline.HashFile(p); p != big && err == nil {
+			t.Errorf("HashFile(%s) succeeded", filepath.Base(p))
+		}
+	}
+	if b, err := pipeline.ReadRecord(big, 1001); err != nil || len(b) != 1001 {
+		t.Errorf("ReadRecord at its bound: %d bytes, %v", len(b), err)
+	}
+}
+
+// The manifest is read bounded and validated: a padded one, one listing
+// an output twice or one outside the run directory, or a bad hash, is
+// refused.
+func TestReadManifestValidates(t *testing.T) {
+	good := pipeline.Manifest{Status: "ok", ConfigHash: "c", Stages: []pipeline.StageManifest{
+		{Name: "a", Status: "ran", Outputs: []pipeline.Artifact{{Name: "a/x.txt", SHA256: strings.Repeat("ab", 32), Bytes: 3}}},
+		{Name: "b", Status: "ran", Inputs: []pipeline.Artifact{{Name: "/raw/trace.csv", SHA256: strings.Repeat("0", 64), External: true}}},
+	}}
+	for name, edit := range map[string]func(m *pipeline.Manifest){
+		"good":         func(m *pipeline.Manifest) {},
+		"twice":        func(m *pipeline.Manifest) { m.Stages[1].Outputs = m.Stages[0].Outputs },
+		"outside":      func(m *pipeline.Manifest) { m.Stages[0].Outputs[0].Name = "../x.txt" },
+		"absolute":     func(m *pipeline.Manifest) { m.Stages[0].Outputs[0].Name = "/etc/passwd" },
+		"bad hash":     func(m *pipeline.Manifest) { m.Stages[0].Outputs[0].SHA256 = "fff" },
+		"stage twice":  func(m *pipeline.Manifest) { m.Stages[1].Name = "a" },
+		"no status":    func(m *pipeline.Manifest) { m.Status = "" },
+		"negative":     func(m *pipeline.Manifest) { m.Stages[0].Outputs[0].Bytes = -1 },
+		"external out": func(m *pipeline.Manifest) { m.Stages[0].Outputs[0].External = true },
+	} {
+		dir := t.TempDir()
+		m := good
+		m.Stages = []pipeline.StageManifest{good.Stages[0], good.Stages[1]}
+		m.Stages[0].Outputs = []pipeline.Artifact{good.Stages[0].Outputs[0]}
+		edit(&m)
+		if err := m.WriteFile(filepath.Join(dir, pipeline.ManifestFile)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := pipeline.ReadManifest(dir)
+		if (err == nil) != (name == "good") {
+			t.Errorf("%s: ReadManifest: %v", name, err)
+		}
+	}
+	dir := t.TempDir()
+	b, _ := json.Marshal(good)
+	padded := append(b, make([]byte, pipeline.MaxRecordBytes)...)
+	for i := len(b); i < len(padded); i++ {
+		padded[i] = ' '
+	}
+	os.WriteFile(filepath.Join(dir, pipeline.ManifestFile), padded, 0o644)
+	if _, err := pipeline.ReadManifest(dir); err == nil {
+		t.Error("a manifest padded past MaxRecordBytes was read")
+	}
+}
+
+// LocalPath refuses names that lead out of the root, by ".." or through
+// a symbolic link planted inside it.
+func TestLocalPath(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.Symlink(outside, filepath.Join(root, "jobs"))
+	os.Symlink(filepath.Join(outside, "f"), filepath.Join(root, "f"))
+	os.Mkdir(filepath.Join(root, "real"), 0o755)
+	os.WriteFile(filepath.Join(root, "file"), nil, 0o644)
+	for rel, ok := range map[string]bool{
+		"real/x.parquet": true, "new/deeper/x": true, "x": true, "file": true,
+		"jobs/x.parquet": false, "f": false, "../x": false, "/abs": false, "": false,
+		"file/x": false, "real/../../x": false,
+	} {
+		if _, err := pipeline.LocalPath(root, rel); (err == nil) != ok {
+			t.Errorf("LocalPath(%q): %v, want ok %v", rel, err, ok)
+		}
+	}
+}
+
+// A symbolic link planted in a run directory (an output's folder, the
+// state directory) leads no write or removal outside it.
+func TestRunnerStaysInsideRunDir(t *testing.T) {
+	for _, link := range []string{"art", ".schedlab", ".schedlab/staging"} {
+		dir, outside := t.TempDir(), t.TempDir()
+		os.WriteFile(filepath.Join(outside, "keep"), []byte("x"), 0o644)
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755)
+		if err := os.Symlink(outside, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := (&pipeline.Runner{Dir: dir}).Run(context.Background(), chain(nil, nil))
+		if !errors.Is(err, pipeline.ErrOutside) {
+			t.Errorf("%s linked outside: run %v, want ErrOutside", link, err)
+		}
+		ents, _ := os.ReadDir(outside)
+		if len(ents) != 1 || ents[0].Name() != "keep" {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("%s linked outside: the outside directory now holds %v", link, names)
+		}
+	}
+}
+
+// CommitStaged moves nothing through a link in the destination.
+func TestCommitStagedRefusesLinkedFolder(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.Symlink(outside, filepath.Join(dir, "a"))
+	s, _ := pipeline.MkdirScratch(dir, "test")
+	os.MkdirAll(filepath.Join(s, "a"), 0o755)
+	os.WriteFile(filepath.Join(s, "a", "x.txt"), []byte("x"), 0o644)
+	if err := pipeline.CommitStaged(s, dir, []string{"a/x.txt"}, ""); !errors.Is(err, pipeline.ErrOutside) {
+		t.Errorf("commit through a link: %v, want ErrOutside", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Error("the commit wrote through the link")
+	}
+}
