@@ -34,7 +34,10 @@ var columnBounds = map[string]span{
 	"queue_s":  {0, math.MaxFloat64},
 	"run_s":    {0, math.MaxFloat64},
 	"fee_usd":  {0, math.MaxFloat64},
-	"slowdown": {0, math.MaxFloat64},
+	// A slowdown S is a run time (1 + S)·t over the time alone t: a
+	// profile sample's measured one dips below 0 by noise (the synthetic
+	// samples' log-normal noise, a measurement's jitter), never to −1.
+	"slowdown": {-1, math.MaxFloat64},
 	// Per-cell metrics and history rows.
 	"jobs":          {0, math.MaxFloat64},
 	"pruned":        {0, math.MaxFloat64},
