@@ -300,9 +300,10 @@ type Reference struct {
 var PaperTraces = []string{"pai-sim", "pai-v2020"}
 
 // Comparable reports whether the figures were measured on a workload of
-// trace source; why says otherwise, for a table's notes and a claim.
+// trace source ("" when the caller does not know it: not checked); why
+// says otherwise, for a table's notes and a claim.
 func (r *Reference) Comparable(source string) (ok bool, why string) {
-	if r == nil || len(r.Traces) == 0 || slices.Contains(r.Traces, source) {
+	if r == nil || len(r.Traces) == 0 || source == "" || slices.Contains(r.Traces, source) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("not comparable: trace %s (the paper measured on %s)", source, strings.Join(r.Traces, " or "))
