@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlan: schedlab plan says what a run would do without doing it: every
+// stage of a finished run cached, with its last wall time; a changed key
+// reruns the stages it reaches and says why; a missing input is named and
+// exits 1; nothing is written.
+func TestPlan(t *testing.T) {
+	dir := quickCopy(t)
+	before := dirFiles(t, dir)
+	out, errs, code := schedlab(t, nil, "plan", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "16 of 16 stages cached, 0 would run") {
+		t.Errorf("a finished run is not all cached:\n%s", out)
+	}
+	out, _, _ = schedlab(t, nil, "plan", "--out", dir, "--set", "fit.folds=3")
+	for _, w := range []string{"fit                                runs", "its configuration, inputs or outputs changed",
+		"eval-marl-arrivals", "an input is made by a stage that runs (fit)", "synthetic-jobs                     cached"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("plan with fit.folds changed lacks %q:\n%s", w, out)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(cfg, []byte("datasets:\n  ingest:\n    - {source: elasticflow, inputs: [nowhere.csv]}\n"), 0o644)
+	_, errs, code = schedlab(t, nil, "plan", "--out", dir, "--config", cfg, "--data-dir", t.TempDir())
+	if code == 0 || !strings.Contains(errs, "nowhere.csv") {
+		t.Errorf("a missing input: exit %d, %s", code, errs)
+	}
+	after := dirFiles(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("plan wrote into the run directory: %d files before, %d after", len(before), len(after))
+	}
+	for name, b := range before {
+		if after[name] != b {
+			t.Errorf("plan changed %s", name)
+		}
+	}
+}
