@@ -35,11 +35,10 @@
 //   - Slowdown of a job: rate_alone/rate − 1 with every job placed at
 //     once (the simulator's rate: ideal / iteration time), i.e. training
 //     speed while all co-runners train, as the paper measures it, against
-//     the job's
-//     standalone rate: the job alone on a dedicated server, which is not 1
-//     (since the instance-slowdown fix a worker and its PS on one socket
-//     slow each other, so a job alone runs at 0.79–0.90). The mean is over
-//     the eight.
+//     the job's standalone rate: the job alone on a dedicated server,
+//     which is not 1 (since the instance-slowdown fix a worker and its PS
+//     on one socket slow each other, so a job alone runs at 0.79–0.90).
+//     The mean is over the eight.
 //   - Fig. 1(b): one server of the testbed kind; the target (ResNet-50 or
 //     VGG-16) on one GPU, k = 1, 2, 3 CTC jobs sharing the other GPU (1/k
 //     GPU each); CPU requests are left out so that each instance's CPU use
