@@ -33,7 +33,11 @@ help:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/schedlab
 
-run: build
+# The first build compiles every dependency (about a minute): say so,
+# rather than sit silent.
+run:
+	@echo "make run: building $(BIN) (the first build takes about a minute)..."
+	@$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/schedlab
 	./$(BIN) run --preset quick --out $(OUT)
 
 # go test's default limit is 10 minutes per package; stages took 759 s

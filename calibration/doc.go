@@ -32,10 +32,13 @@
 //     then PS, each onto the feasible server with the least load, load the
 //     mean of its used CPU and GPU fractions, ties to the lower index; it
 //     puts most PSs on another server than their worker.
-//   - Slowdown of a job: 1/rate − 1 with every job placed at once (the
-//     simulator's rate: ideal / iteration time), i.e. training speed while
-//     all co-runners train, as the paper measures it; standalone is the
-//     job alone on a dedicated server (rate 1). The mean is over the eight.
+//   - Slowdown of a job: rate_alone/rate − 1 with every job placed at
+//     once (the simulator's rate: ideal / iteration time), i.e. training
+//     speed while all co-runners train, as the paper measures it, against
+//     the job's standalone rate: the job alone on a dedicated server,
+//     which is not 1 (since the instance-slowdown fix a worker and its PS
+//     on one socket slow each other, so a job alone runs at 0.79–0.90).
+//     The mean is over the eight.
 //   - Fig. 1(b): one server of the testbed kind; the target (ResNet-50 or
 //     VGG-16) on one GPU, k = 1, 2, 3 CTC jobs sharing the other GPU (1/k
 //     GPU each); CPU requests are left out so that each instance's CPU use
@@ -53,8 +56,9 @@
 //   - With the pipeline's fitted interference model (fit/model.json), a
 //     PS is never a job's straggler in these scenarios, so ps_share has no
 //     effect and stays at its start (1, the model as it is), and the
-//     targets fix interference_scale and comm_scale uniquely (on the quick
-//     preset's fit: 2.35 and 0.0147, both targets met exactly).
+//     targets fix interference_scale and comm_scale uniquely, both targets
+//     met exactly (a run's values are in its tables/calibration.md; the
+//     quick preset's are in docs/measurements.md).
 //   - With sim.DefaultInterference, since the instance-slowdown fix (an
 //     instance no longer skips the first instance of its own job on its
 //     socket, so a worker and its PS on one socket slow each other) both

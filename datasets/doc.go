@@ -17,4 +17,21 @@
 // training and evaluation call it, so an evaluated job cannot reach
 // training), GenerateMARL and ReadArrivals the MARL paper's workloads, and
 // SplitMARL their per-pod 90/10 split.
+//
+// # Adding a trace source
+//
+//  1. Write a Reader that streams the raw files as rows of the canonical
+//     schema (a Job through JobsIngest.AcceptRow, which checks each job's
+//     ranges and id and writes it to Parquet in batches, or an Arrival),
+//     counting every row it reads and sending each bad row to quarantine
+//     with its file, line, field and reason (read = accepted +
+//     quarantined).
+//  2. Register it (Register, from the file's init) under a source name, so
+//     that `schedlab ingest --source NAME`, `schedlab list sources` and the
+//     ingest stage find it; say in its doc comment how its columns map to
+//     the canonical fields and their bounds (CheckJob, CheckNode).
+//  3. Test it: a small fixture you write under testdata/, a malformed-input
+//     table, a fuzz test with a seed corpus and, where the real data are
+//     present (internal/shareddata), exact row counts, skipped cleanly when
+//     they are absent.
 package datasets

@@ -39,7 +39,9 @@
 //	SELECT * FROM read_parquet('DIR/*/*/metrics.parquet',
 //	                           hive_partitioning=true, hive_types_autocast=false)
 //
-// Plot draws each experiment's headline metrics (mean JCT and mean fee per
-// cluster and scheduler) over the runs of a preset, ordered by date then
-// revision, as SVG files with an index.
+// Plot draws each experiment's headline metrics (mean JCT in minutes, as
+// the run report gives it, and mean fee, per cluster and scheduler) over
+// the runs of a preset, ordered by date then revision, as SVG files with
+// an index; each run is labelled by date, revision and configuration hash
+// (which holds the run seed), so that runs of one revision are told apart.
 package history

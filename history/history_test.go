@@ -535,7 +535,7 @@ func TestPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"quick, das-table1, c0: mean JCT (s) over runs", "quick, das-table1, c1: mean fee (USD) over runs", "v1.2/x=y-dir", "2026-11-22 23:00"} {
+	for _, w := range []string{"quick, das-table1, c0: mean JCT (min) over runs", "quick, das-table1, c1: mean fee (USD) over runs", "v1.2/x=y-dir", "2026-11-22 23:00", "cfg "} {
 		if !bytes.Contains(svg, []byte(w)) {
 			t.Errorf("quick-das-table1.svg does not show %q", w)
 		}

@@ -30,7 +30,7 @@ type Headline struct {
 
 // Headlines are the metrics Plot draws, one panel each.
 var Headlines = []Headline{
-	{"mean JCT (s)", func(r *Row) float64 { return r.MeanJCTS }},
+	{"mean JCT (min)", func(r *Row) float64 { return r.MeanJCTS / 60 }}, // the report's unit
 	{"mean fee (USD)", func(r *Row) float64 { return r.MeanFeeUSD }},
 }
 
@@ -159,15 +159,15 @@ func plotExperiment(preset, exp string, runs []Key, rs []*Record) ([]byte, error
 	slices.Sort(scheds)
 	scheds = slices.Compact(scheds)
 	var plots []*plot.Plot
+	key := &figure.Key{}
 	for h, hl := range Headlines {
 		for _, cl := range clusters {
 			p := plot.New()
 			p.Title.Text = fmt.Sprintf("%s, %s, %s: %s over runs", preset, exp, cl, hl.Label)
-			p.X.Label.Text, p.Y.Label.Text = "run (date, revision)", hl.Label
+			p.X.Label.Text, p.Y.Label.Text = "run (date, revision, configuration hash)", hl.Label
 			p.X.Tick.Marker = runTicks(runs)
 			p.X.Min, p.X.Max = -0.5, float64(len(runs))-0.5
-			p.Legend.Top = true
-			top, drawn, n := 0.0, false, 0
+			top, drawn := 0.0, false
 			for si, sc := range scheds {
 				a := lines[series{cl, sc}]
 				if a == nil {
@@ -193,34 +193,42 @@ func plotExperiment(preset, exp string, runs []Key, rs []*Record) ([]byte, error
 				c := figure.Palette[si%len(figure.Palette)]
 				l.Color, pt.Color = c, c
 				p.Add(l, pt)
-				p.Legend.Add(schedulers.Display(sc), l, pt)
-				n++
+				key.Add(schedulers.Display(sc), l, pt)
 			}
 			if !drawn {
 				continue
 			}
-			// From 0, with headroom above the highest point for the legend.
-			p.Y.Min, p.Y.Max = 0, top*(1.1+0.08*float64(n))
+			p.Y.Min, p.Y.Max = 0, top*1.08
 			plots = append(plots, p)
 		}
 	}
 	if len(plots) == 0 {
 		return nil, nil
 	}
-	svg, _, err := figure.Column(plots, 7*vg.Inch, vg.Length(3*float64(len(plots)))*vg.Inch)
+	svg, _, err := figure.ColumnKey(plots, key, 7*vg.Inch, vg.Length(3.2*float64(len(plots)))*vg.Inch)
 	return svg, err
 }
 
-// runTicks labels at most maxTicks runs, evenly spread, by date and
-// revision.
+// runTicks labels at most maxTicks runs, evenly spread, by date,
+// revision and configuration hash (which holds the run seed): runs of one
+// revision on one day with other seeds or settings are told apart.
 func runTicks(runs []Key) plot.ConstantTicks {
 	const maxTicks = 8
 	step := max(1, (len(runs)+maxTicks-1)/maxTicks)
 	var t plot.ConstantTicks
 	for i := 0; i < len(runs); i += step {
-		t = append(t, plot.Tick{Value: float64(i), Label: runs[i].Date.Format("2006-01-02 15:04") + "\n" + shortRevision(runs[i].Revision)})
+		t = append(t, plot.Tick{Value: float64(i), Label: runs[i].Date.Format("2006-01-02 15:04") + "\n" + shortRevision(runs[i].Revision) + "\ncfg " + shortHash(runs[i].ConfigHash)})
 	}
 	return t
+}
+
+// shortHash is a configuration hash as a tick label: its first 8
+// characters.
+func shortHash(h string) string {
+	if len(h) > 8 {
+		return h[:8]
+	}
+	return h
 }
 
 // shortRevision is a revision as a tick label: a commit hash cut to 12

@@ -80,7 +80,12 @@ func (d *Diff) verdict(b *strings.Builder) {
 		if d.Bytes && len(d.Artifacts) > 0 {
 			what = append(what, fmt.Sprintf("%d artifacts differ (--bytes)", len(d.Artifacts)))
 		}
-		fmt.Fprintf(b, "**Significant difference** (%s): %s.\n", th, strings.Join(what, "; "))
+		headline := "Significant difference"
+		if tested == 0 && untested > 0 {
+			// No test ran: what counts is a difference no test weighed.
+			headline = "Differs, untested (single samples)"
+		}
+		fmt.Fprintf(b, "**%s** (%s): %s.\n", headline, th, strings.Join(what, "; "))
 	default:
 		fmt.Fprintf(b, "**No difference beyond the thresholds** (%s): %d of %d cells differ, none beyond the thresholds; %d artifacts differ.\n", th, differ, len(d.Cells), len(d.Artifacts))
 		if single > 0 {
@@ -96,7 +101,7 @@ const (
 	verdictIdentical   verdict = "identical"
 	verdictOnlyOne     verdict = "in one run only"
 	verdictSignificant verdict = "**significant**"
-	verdictUntested    verdict = "**differs, untested**"
+	verdictUntested    verdict = "**differs, untested (single sample)**"
 	verdictNoise       verdict = "within noise"
 	verdictSingle      verdict = "single sample"
 )

@@ -271,7 +271,7 @@ func TestCompareCells(t *testing.T) {
 		if m.Method != MethodSingle || !m.Significant || !math.IsNaN(m.P) {
 			t.Errorf("s1: %+v, want an untested difference that counts", m)
 		}
-		if !d.Significant() || !strings.Contains(d.Markdown(), "differs, untested") {
+		if !d.Significant() || !strings.Contains(d.Markdown(), "**Differs, untested (single samples)**") || strings.Contains(d.Markdown(), "Significant difference") {
 			t.Errorf("single samples beyond min-delta must count by default")
 		}
 		if d := compare(t, base, b, Options{AllowUntested: true}); d.Significant() {

@@ -35,4 +35,32 @@
 // knee; parameters from the DAS paper's Appendix D (MetaConfig documents the
 // rest). Every registered scheduler passes the shared conformance test of
 // package schedulerstest.
+//
+// # Files
+//
+// One file per rule: greedy.go (the Greedy loop and its per-shape walk,
+// shapeheap.go), the orderings fifo.go and drf.go, the placers
+// firstfit.go, leastgpuload.go, leastload.go (with its trees, loadtree.go
+// and fittree.go), tetris.go (Alignment), lif.go (LeastInterference) and
+// packing.go, their shared helpers placer.go, the ledger's running sums
+// ledgersums.go, and the meta-heuristics meta.go (the shared surrogate and
+// archive), malo.go and mosa.go.
+//
+// # Adding a heuristic
+//
+//  1. An ordering is an Order (a func ranking st.Pending); a placement
+//     rule is a Placer (Pick a server for one instance, Begin/Booked/
+//     Unbooked to follow the decision's tentative bookings, or embed
+//     stateless). Put each in a file of its own, its paper named in its
+//     doc comment. A policy that is not an ordering times a placement
+//     implements sim.Scheduler itself, as MALO and MOSA do.
+//  2. Register it in registry.go's init: a Name, the papers' display
+//     name, a one-line Doc and aliases, and a Constructor (greedy(name,
+//     order, placer) for the Greedy shape). Every command, experiment and
+//     `schedlab list schedulers` then knows it.
+//  3. Test it: it runs the conformance test of schedulerstest as it is
+//     registered; add a case to TestGoldenHeuristics and record its digest
+//     with `go test ./schedulers -run TestGoldenHeuristics -update`
+//     (testdata/golden_heuristics.txt), and a test of the rule's own
+//     choices on a small cluster.
 package schedulers

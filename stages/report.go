@@ -68,11 +68,13 @@ func (c *Config) sections() []reportSection {
 		reportSection{"The job trace the experiments replay", JobsSummary, "", "The trace the experiments replay."})
 }
 
-// WriteReport writes report.md and report.html into the run directory: what
-// was run on which data, the headline tables with their plots, and the
-// provenance from the manifest (config hash, versions, every input and
-// output with its sha256). report.html is one self-contained file with the
-// plots embedded. Neither holds a wall-clock figure: the run's and each
+// WriteReport writes report.md and report.html into the run directory: the
+// claims scoreboard (opening with the forest plot of the claims that ran,
+// plots/claims-forest.{svg,png}), what was run on which data, the headline
+// tables with their plots, and the provenance from the manifest (config
+// hash, versions, every input and output with its sha256, folded away).
+// report.html is one self-contained file with the plots embedded, a table
+// of contents, an anchor on every heading and the verdicts coloured. Neither holds a wall-clock figure: the run's and each
 // stage's wall time, the timings files and the tables made from them are
 // in report-timings.md, so that the report of a run is byte-identical to
 // that of any other run of the same inputs, configuration, seed and code.

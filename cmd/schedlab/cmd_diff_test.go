@@ -47,7 +47,7 @@ func TestDiff(t *testing.T) {
 				"| eval-das-table1 | configuration: `sim.speed` |", "| das-table1 | large / pai / fifo-firstfit | mean_jct_s |", "paired Wilcoxon"},
 			"differ beyond the thresholds", "| synthetic-jobs |", true},
 		{"seed", []string{dir("a"), dir("seed2")}, 3,
-			[]string{"| `seed` | `1` | `2` |", "| synthetic-jobs | run seed |", "single sample", "**differs, untested**"}, "", "| paired, ", false},
+			[]string{"| `seed` | `1` | `2` |", "| synthetic-jobs | run seed |", "single sample", "**Differs, untested (single samples)**", "**differs, untested (single sample)**"}, "", "| paired, ", false},
 		{"seed, untested allowed", []string{dir("a"), dir("seed2"), "--allow-untested"}, 0,
 			[]string{"**No difference beyond the thresholds**"}, "", "", false},
 		{"missing manifest", []string{dir("a"), empty}, 1, nil, filepath.Join(empty, "manifest.json"), "", false},

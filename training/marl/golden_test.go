@@ -5,13 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/golden"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/marl"
 )
@@ -19,26 +19,25 @@ import (
 // goldenRun pins the bits of a training run and of the trained policy's
 // decisions: the speed-ups of the training code (incremental embeddings,
 // buffer reuse) must not change a single float, so this test compares
-// sha256 digests with the ones recorded from the code before them.
+// sha256 digests with the ones recorded from the code before them (kept
+// in testdata/golden_training.txt).
 type goldenRun struct {
 	variant                       string
 	checkpoint, curves, decisions string
 }
 
-// golden was recorded on linux/amd64 before the issue-18 optimisations
-// (commit b1f11f3); single's curves and decisions were re-recorded when
-// the simulator's relink stopped marking jobs whose bottlenecks had not
-// moved (the last bits of mean JCT and of the decision times; its
-// checkpoint did not change); device's and server's checkpoints and
-// curves when the agents' segments came to be learned side by side, each
-// agent's gradient summed on its own before the sum over agents (the
-// greedy decisions of both did not change). Set MARL_GOLDEN_PRINT=1 to
-// print today's digests.
-var golden = []goldenRun{
-	{marl.VariantDevice, "f420ee3e03c154ff5e4eac344a7bdaf0437b92500529b01952d2073f8651d229", "60bb4be9771c68939b85486cd0d5c65a1357b53188f6705719a54f8e9b1f01dd", "8f75c2f2bf3e52f44fe2a3fc84f64d6942d03588b45726ab0b4c64c6174fa306"},
-	{marl.VariantServer, "a74e44ea5ffcdc4ecbe84fe0da869bfc89176404eb386646ba1b41708f500994", "02ac58d577c6feb5ea2f2a6fd73a6d78fbf3db98ae43bab8e31ce42f03e51903", "c7f3bdf2c57198639073b974db17cdbf8b1ba8c2423d3321ef36c6520acf1743"},
-	{marl.VariantSingle, "5db8a49cb8f1ceee9035f35b4ff8112eebbb7c529d4d07727840aa5f349bb004", "7364c6c461a04fe9a0bb4960dc1777388a9a4e59de5448b5b18e89d789cca817", "a4605b55628669d87245422499db75f270b8c38f825066e7a582aed8a992713f"},
-}
+// goldenVariants are the variants whose digests testdata/golden_training.txt
+// holds ("<variant>/checkpoint", "/curves", "/decisions"). They were
+// recorded on linux/amd64 before the issue-18 optimisations (commit
+// b1f11f3); single's curves and decisions were re-recorded when the
+// simulator's relink stopped marking jobs whose bottlenecks had not moved
+// (the last bits of mean JCT and of the decision times; its checkpoint did
+// not change); device's and server's checkpoints and curves when the
+// agents' segments came to be learned side by side, each agent's gradient
+// summed on its own before the sum over agents (the greedy decisions of
+// both did not change). go test ./training/marl -run TestGoldenTraining
+// -update rewrites the file from today's digests.
+var goldenVariants = []string{marl.VariantDevice, marl.VariantServer, marl.VariantSingle}
 
 // placementHasher wraps a scheduler and hashes every placement it returns,
 // in order: the decisions themselves, not only their summary metrics.
@@ -74,7 +73,7 @@ func TestGoldenTraining(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("digests recorded on amd64; %s may fuse multiply-adds", runtime.GOARCH)
 	}
-	print := os.Getenv("MARL_GOLDEN_PRINT") != ""
+	gold := golden.Open(t, "testdata/golden_training.txt")
 	c4, err := sim.FatTree(4, "power8")
 	if err != nil {
 		t.Fatal(err)
@@ -84,16 +83,13 @@ func TestGoldenTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs8 := workload(t, c8, 1, 3, 5)
-	for _, g := range golden {
-		t.Run(g.variant, func(t *testing.T) {
-			got := goldenDigests(t, g.variant, c4, c8, jobs8)
-			if print {
-				fmt.Printf("\t{%q, %q, %q, %q},\n", g.variant, got.checkpoint, got.curves, got.decisions)
-			}
-			if got != g {
-				t.Errorf("digests changed:\n got %+v\nwant %+v", got, g)
-			}
-			if g.variant != marl.VariantDevice {
+	for _, v := range goldenVariants {
+		t.Run(v, func(t *testing.T) {
+			got := goldenDigests(t, v, c4, c8, jobs8)
+			gold.Check(t, v+"/checkpoint", got.checkpoint)
+			gold.Check(t, v+"/curves", got.curves)
+			gold.Check(t, v+"/decisions", got.decisions)
+			if v != marl.VariantDevice {
 				return
 			}
 			// The agents' segments are learned by up to GOMAXPROCS
@@ -101,7 +97,7 @@ func TestGoldenTraining(t *testing.T) {
 			// two), must give the same bits.
 			for _, procs := range []int{1, 3} {
 				prev := runtime.GOMAXPROCS(procs)
-				other := goldenDigests(t, g.variant, c4, c8, jobs8)
+				other := goldenDigests(t, v, c4, c8, jobs8)
 				runtime.GOMAXPROCS(prev)
 				if other != got {
 					t.Errorf("GOMAXPROCS %d: digests %+v, want %+v", procs, other, got)
