@@ -38,10 +38,10 @@ var batchSize = regexp.MustCompile(`\(batch size (\d+)\)`)
 
 type gavelEntry struct {
 	gpu, job, other string // other "" for a solo entry
-	line                int64
-	solo                float64
-	pair                [2]float64
-	raw                 string
+	line            int64
+	solo            float64
+	pair            [2]float64
+	raw             string
 }
 
 // gavelJobKey parses "('ResNet-18 (batch size 16)', 1)".

@@ -154,7 +154,7 @@ beside it, with file, line, field and reason.`,
 		Example: `  schedlab profile import --format dmon gpu0.dmon gpu1.dmon --out readings.parquet
   schedlab profile import --format gavel gavel_throughputs.json --out gavel.parquet
   schedlab profile import --format lucid lucid_colocate_info.csv lucid_single_data.csv --out lucid.parquet`,
-		Args:    cobra.MinimumNArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || format == "" {
 				return usageErrorf("profile import: --format and --out are required")
