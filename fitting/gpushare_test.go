@@ -159,4 +159,3 @@ func realShareSamples(t testing.TB) []profiling.ShareSample {
 	}
 	return append(g.Samples, l.Samples...)
 }
-
