@@ -51,7 +51,16 @@ type InterferenceModel struct {
 	CVError      float64           `json:"cv_error"` // k-fold mean |Ŝ−S|/(1+S); with folds 0: not measured
 	Folds        int               `json:"folds"`
 	Provenance   string            `json:"provenance"`
+	// GPUShare is the GPU-sharing term (jobs sharing one GPU), present
+	// when the fit was given gpu_share_samples.
+	GPUShare *GPUShareTerm `json:"gpu_share,omitempty"`
 }
+
+// GPUShareOnly is the Model of a model.json fitted to GPU-sharing samples
+// alone: it has no CPU/PCIe term (its coefficients are absent, not zero
+// by measurement), and a simulator given it charges no CPU/PCIe
+// interference.
+const GPUShareOnly = "gpu-share-only"
 
 const (
 	modelSchemaVersion = 1
@@ -102,8 +111,23 @@ func (m *InterferenceModel) Predict(job Load, same, other []Load, coresPerSocket
 	return m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*job.CPUCores) + m.Beta1*up + m.Beta2*job.PCIeGbps + m.Lambda
 }
 
-// Validate checks that every coefficient is finite and n_core positive.
+// HasCPU reports whether the model has its CPU/PCIe term.
+func (m *InterferenceModel) HasCPU() bool { return m.Model != GPUShareOnly }
+
+// Validate checks that every coefficient is finite and n_core positive,
+// and the GPU-sharing term when there is one.
 func (m *InterferenceModel) Validate() error {
+	if m.GPUShare != nil {
+		if err := m.GPUShare.Validate(); err != nil {
+			return err
+		}
+	}
+	if !m.HasCPU() {
+		if m.GPUShare == nil {
+			return fmt.Errorf("model: %q without gpu_share", GPUShareOnly)
+		}
+		return nil
+	}
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -116,7 +140,7 @@ func (m *InterferenceModel) Validate() error {
 		return fmt.Errorf("cores_per_socket: must be > 0, got %g", m.CoresPerSocket)
 	}
 	if m.Model != "" && m.Model != Ours {
-		return fmt.Errorf("model: %q, want %q", m.Model, Ours)
+		return fmt.Errorf("model: %q, want %q or %q", m.Model, Ours, GPUShareOnly)
 	}
 	return nil
 }
