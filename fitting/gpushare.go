@@ -156,6 +156,10 @@ func (f *ShareFit) Speed(uj, uc float64, jobType, coType string) float64 {
 	return s
 }
 
+// SharedSpeed implements sim.GPUSharing: Speed for job types the fit does
+// not know (the per-type form's average type). It does not allocate.
+func (f *ShareFit) SharedSpeed(uj, uc float64) float64 { return f.Speed(uj, uc, "", "") }
+
 func (f *ShareFit) index() {
 	f.job, f.co = make(map[string]float64, len(f.Effects)), make(map[string]float64, len(f.Effects))
 	for _, e := range f.Effects {

@@ -159,3 +159,17 @@ func realShareSamples(t testing.TB) []profiling.ShareSample {
 	}
 	return append(g.Samples, l.Samples...)
 }
+
+// TestSharedSpeedNoAlloc: the simulator calls the term for every instance
+// whose co-runners changed; it must not allocate.
+func TestSharedSpeedNoAlloc(t *testing.T) {
+	for _, f := range []*ShareFit{
+		{Form: ShareBilinear, Params: []float64{1, -0.1, -0.2, 0.05}},
+		{Form: ShareSaturating, Params: []float64{1, 0.3, 2}},
+	} {
+		var s float64
+		if n := testing.AllocsPerRun(100, func() { s += f.SharedSpeed(0.4, 0.7) }); n != 0 {
+			t.Errorf("%s: %v allocations per call", f.Form, n)
+		}
+	}
+}

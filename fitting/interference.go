@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/schedlab/schedlab/sim"
 )
 
 // Load is one job's standalone resource use on one GPU group, as the
@@ -107,8 +109,34 @@ func (m *InterferenceModel) Predict(job Load, same, other []Load, coresPerSocket
 	for _, l := range other {
 		oc += l.CPUCores
 	}
-	uc += math.Max(oc-n, 0)
-	return m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*job.CPUCores) + m.Beta1*up + m.Beta2*job.PCIeGbps + m.Lambda
+	return m.Sim().SlowdownSums(sim.JobLoad{C: job.CPUCores, P: job.PCIeGbps}, uc, up, oc, n)
+}
+
+// Sim is the fitted CPU/PCIe term as the simulator's implementation of
+// the formula (sim.ExpLinear in cores, λ as Lambda1): Predict evaluates
+// through it, so the formula exists once.
+func (m *InterferenceModel) Sim() sim.ExpLinear {
+	return sim.ExpLinear{Alpha1: m.Alpha1, Alpha2: m.Alpha2, Alpha3: m.Alpha3, Lambda1: m.Lambda, Beta1: m.Beta1, Beta2: m.Beta2}
+}
+
+// SimModel is the fitted model as the simulator loads it: the CPU/PCIe
+// term (Sim; none for a GPU-share-only fit) and, when fitted, the
+// GPU-sharing term with its pool of standalone profiles (sim.SharingModel).
+// Nothing in it allocates per call.
+func (m *InterferenceModel) SimModel() sim.Interference {
+	var cpu sim.Interference = sim.NoInterference{}
+	if m.HasCPU() {
+		cpu = m.Sim()
+	}
+	if m.GPUShare == nil {
+		return cpu
+	}
+	t := m.GPUShare
+	pool := make([]sim.GPUProfile, 0, len(t.Profiles))
+	for _, p := range t.Profiles {
+		pool = append(pool, sim.GPUProfile{Model: p.Model, GPUUtil: p.GPUUtil})
+	}
+	return sim.SharingModel{Interference: cpu, Sharing: t.Term(), Profiles: pool}
 }
 
 // HasCPU reports whether the model has its CPU/PCIe term.

@@ -1,0 +1,210 @@
+package sim
+
+// GPU sharing: instances with a fraction of a GPU that the simulator packs
+// onto one GPU slow each other down, by a term fitted to measured pairs
+// (fitting's GPU-sharing term; Gavel's and Lucid's testbeds).
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// GPUSharing is the GPU-sharing term: the speed, relative to running
+// alone, of a job with standalone GPU utilisation uj (a fraction) that
+// shares one GPU with co-runners whose standalone utilisations sum to uc.
+// Implementations must be safe for concurrent use and must not allocate
+// (the simulator calls it for every instance whose co-runners changed);
+// fitting.ShareFit is the fitted one.
+type GPUSharing interface {
+	SharedSpeed(uj, uc float64) float64
+}
+
+// GPUProfile is one measured job configuration's standalone GPU
+// utilisation: the pool the simulator draws trace jobs' profiles from.
+type GPUProfile struct {
+	Model   string  // the model it measured ("ResNet-18", "ResNet18")
+	GPUUtil float64 // standalone GPU utilisation, a fraction in [0, 1]
+}
+
+// SharingModel is an interference model with a GPU-sharing term: the
+// CPU/PCIe interference of Interference, plus, under sim.speed model, the
+// slowdown of instances that share a GPU (see Sim's GPU sharing rule).
+// Profiles is the pool from which jobs get their standalone GPU
+// utilisation (the environment's gpu_profile_rule says how).
+type SharingModel struct {
+	Interference
+	Sharing  GPUSharing
+	Profiles []GPUProfile
+}
+
+// Validate reports a missing term or an empty or out-of-range pool.
+func (m SharingModel) Validate() error {
+	if m.Interference == nil {
+		return fmt.Errorf("sim: sharing model without a CPU/PCIe model (use NoInterference for none)")
+	}
+	if m.Sharing == nil {
+		return fmt.Errorf("sim: sharing model without a GPU-sharing term")
+	}
+	if len(m.Profiles) == 0 {
+		return fmt.Errorf("sim: sharing model without standalone GPU profiles")
+	}
+	for i, p := range m.Profiles {
+		if !(p.GPUUtil >= 0 && p.GPUUtil <= 1) {
+			return fmt.Errorf("sim: gpu profile %d (%s): utilisation %v outside [0, 1]", i, p.Model, p.GPUUtil)
+		}
+	}
+	return nil
+}
+
+// sharingOf is the sharing model model carries (itself, or the base of an
+// environment's model), nil if none.
+func sharingOf(model Interference) *SharingModel {
+	switch m := model.(type) {
+	case SharingModel:
+		return &m
+	case envModel:
+		return sharingOf(m.base)
+	}
+	return nil
+}
+
+// GPU profile rules: how a job gets its standalone GPU utilisation from the
+// measured pool. A job whose model names a measured model (matched as
+// ProfileOf matches names) gets the mean utilisation of that model's
+// configurations under every rule; the rule decides for the rest (most
+// trace jobs name no model).
+const (
+	// GPUProfileDraw: a uniform draw from the pool, seeded by the
+	// environment's gpu_profile_seed and the job's id (so a job keeps its
+	// profile whatever else the trace holds, in any order).
+	GPUProfileDraw = "draw"
+	// GPUProfileMedian: the pool's median utilisation for every such job.
+	GPUProfileMedian = "median"
+)
+
+// GPUProfileRules lists the rules.
+var GPUProfileRules = []string{GPUProfileDraw, GPUProfileMedian}
+
+// gpuUtilOf assigns every job its standalone GPU utilisation under rule.
+func gpuUtilOf(jobs []JobState, pool []GPUProfile, rule string, seed uint64) []float64 {
+	byModel := map[string][2]float64{} // sum, count
+	utils := make([]float64, len(pool))
+	for i, p := range pool {
+		k := normModel(p.Model)
+		v := byModel[k]
+		byModel[k] = [2]float64{v[0] + p.GPUUtil, v[1] + 1}
+		utils[i] = p.GPUUtil
+	}
+	sorted := slices.Sorted(slices.Values(utils))
+	median := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		median = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	out := make([]float64, len(jobs))
+	for i := range jobs {
+		j := jobs[i].Job
+		if v, ok := byModel[normModel(j.Model)]; ok && j.Model != "" {
+			out[i] = v[0] / v[1]
+			continue
+		}
+		switch rule {
+		case GPUProfileMedian:
+			out[i] = median
+		default:
+			h := fnv.New64a()
+			h.Write([]byte(j.JobID))
+			r := rand.New(rand.NewPCG(seed, h.Sum64()))
+			out[i] = utils[r.IntN(len(utils))]
+		}
+	}
+	return out
+}
+
+// gpuShareSlowdown is the GPU-sharing slowdown of instance inst of job
+// self homed on socket of server: under the packing rule (Sim's doc: the
+// instances with a fraction of a GPU on one socket are packed next-fit, in
+// the order they were placed, onto its GPUs; those packed onto one GPU
+// share it), 1/f(u_J, U_c) − 1/f(u_J, 0) with U_c the summed standalone
+// utilisation of its GPU's other instances, times the environment's
+// gpu_share_scale; 0 for an instance alone on its GPU or with a whole one.
+func (s *Sim) gpuShareSlowdown(self, inst, server, socket int) float64 {
+	const eps = 1e-9
+	var fill, sum, uj float64
+	in, found, co := false, false, 0
+	n := 0
+	var uc float64
+	for _, r := range s.srvInst[server] {
+		if int(r.socket) != socket || !(r.g > 0 && r.g < 1) {
+			continue
+		}
+		if fill+r.g > 1+eps { // next GPU
+			if in {
+				found, uc, co = true, sum-uj, n-1
+				break
+			}
+			fill, sum, n = 0, 0, 0
+		}
+		fill += r.g
+		sum += r.u
+		n++
+		if int(r.job) == self && int(r.inst) == inst {
+			in, uj = true, r.u
+		}
+	}
+	if !found {
+		if !in {
+			return 0 // a whole GPU, or not placed
+		}
+		uc, co = sum-uj, n-1
+	}
+	if co == 0 {
+		return 0
+	}
+	x := s.shareScale * (1/s.share.SharedSpeed(uj, math.Max(uc, 0)) - 1/s.share.SharedSpeed(uj, 0))
+	if !(x > 0) {
+		return 0
+	}
+	return x
+}
+
+// setupSharing reads the GPU-sharing term and the environment's GPU
+// parameters from the model and assigns every job its standalone GPU
+// utilisation. Without a sharing model, under standalone speed, or with a
+// gpu_share_scale of 0, there is no term.
+func (s *Sim) setupSharing() error {
+	s.share, s.shareScale, s.gpuUtil = nil, 0, nil
+	sm := sharingOf(s.model)
+	if sm == nil || s.standalone {
+		return nil
+	}
+	if err := sm.Validate(); err != nil {
+		return err
+	}
+	p := s.env.gpuShare()
+	if p.Scale == 0 {
+		return nil
+	}
+	s.share, s.shareScale = sm.Sharing, p.Scale
+	s.gpuUtil = gpuUtilOf(s.jobs, sm.Profiles, p.ProfileRule, p.ProfileSeed)
+	return nil
+}
+
+// gpuUtilOf is job i's standalone GPU utilisation (0 without a term).
+func (s *Sim) gpuUtilOf(i int) float64 {
+	if s.gpuUtil == nil {
+		return 0
+	}
+	return s.gpuUtil[i]
+}
+
+// GPUUtil is job i's standalone GPU utilisation as the GPU-sharing term
+// sees it (drawn by the environment's rule), and false without a term.
+func (s *Sim) GPUUtil(i int) (float64, bool) {
+	if s.gpuUtil == nil {
+		return 0, false
+	}
+	return s.gpuUtil[i], true
+}
