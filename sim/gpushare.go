@@ -6,7 +6,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -114,10 +113,15 @@ func gpuUtilOf(jobs []JobState, pool []GPUProfile, rule string, seed uint64) []f
 		case GPUProfileMedian:
 			out[i] = median
 		default:
-			h := fnv.New64a()
-			h.Write([]byte(j.JobID))
-			r := rand.New(rand.NewPCG(seed, h.Sum64()))
-			out[i] = utils[r.IntN(len(utils))]
+			// FNV-1a of the job id, then one PCG step from (seed, hash);
+			// the index by multiply-shift of its top 32 bits.
+			h := uint64(14695981039346656037)
+			for k := 0; k < len(j.JobID); k++ {
+				h = (h ^ uint64(j.JobID[k])) * 1099511628211
+			}
+			var pcg rand.PCG
+			pcg.Seed(seed, h)
+			out[i] = utils[((pcg.Uint64()>>32)*uint64(len(utils)))>>32]
 		}
 	}
 	return out
@@ -132,6 +136,9 @@ func gpuUtilOf(jobs []JobState, pool []GPUProfile, rule string, seed uint64) []f
 // gpu_share_scale; 0 for an instance alone on its GPU or with a whole one.
 func (s *Sim) gpuShareSlowdown(self, inst, server, socket int) float64 {
 	const eps = 1e-9
+	if !fractional(s.jobs[self].Instances[inst].Demand.GPU) {
+		return 0
+	}
 	var fill, sum, uj float64
 	in, found, co := false, false, 0
 	n := 0
