@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/sim"
 )
 
 // ShareObservation is one GPU-sharing sample reduced to the term's inputs:
@@ -64,10 +65,10 @@ func ShareObservations(samples []profiling.ShareSample) ([]ShareObservation, []Q
 
 // Forms of the GPU-sharing term.
 const (
-	ShareMedian     = "median"
-	ShareLinear     = "linear"
-	ShareBilinear   = "bilinear"
-	ShareSaturating = "saturating"
+	ShareMedian     = sim.ShareFormMedian
+	ShareLinear     = sim.ShareFormLinear
+	ShareBilinear   = sim.ShareFormBilinear
+	ShareSaturating = sim.ShareFormSaturating
 	SharePerType    = "per-type"
 )
 
@@ -128,28 +129,17 @@ type ShareFit struct {
 }
 
 // MinShareSpeed floors a predicted speed: a job sharing a GPU never stops.
-const MinShareSpeed = 0.01
+const MinShareSpeed = sim.MinSharedSpeed
 
 // Speed predicts the speed of a job with standalone utilisation uj beside a
 // co-runner with uc, floored at MinShareSpeed (types are read by the
 // per-type form only). It does not allocate.
 func (f *ShareFit) Speed(uj, uc float64, jobType, coType string) float64 {
-	p := f.Params
-	var s float64
-	switch f.Form {
-	case ShareMedian:
-		s = p[0]
-	case ShareLinear:
-		s = p[0] + p[1]*uj + p[2]*uc
-	case ShareBilinear:
-		s = p[0] + p[1]*uj + p[2]*uc + p[3]*uj*uc
-	case ShareSaturating:
-		g, _ := satG(p[2], uj+uc)
-		s = p[0] - p[1]*g
-	case SharePerType:
-		// Nil maps (effects not indexed) read as 0: the average type.
-		s = p[0] + f.job[jobType] + f.co[coType]
+	if f.Form != SharePerType {
+		return sim.ShareTerm{Form: f.Form, Params: f.Params}.SharedSpeed(uj, uc)
 	}
+	// Nil maps (effects not indexed) read as 0: the average type.
+	s := f.Params[0] + f.job[jobType] + f.co[coType]
 	if !(s >= MinShareSpeed) { // also NaN
 		return MinShareSpeed
 	}
@@ -258,18 +248,6 @@ func FitShare(ctx context.Context, form string, obs []ShareObservation) (*ShareF
 	return f, nil
 }
 
-// satG is g(β, U) = (1 − exp(−βU))/β, the saturating curve with initial
-// slope 1 (U itself at β = 0, so that the form is linear in the limit
-// rather than diverging there), and ∂g/∂β; series near β = 0.
-func satG(beta, u float64) (g, dg float64) {
-	x := beta * u
-	if math.Abs(x) < 1e-4 {
-		return u * (1 - x/2 + x*x/6), u * u * (-0.5 + x/3)
-	}
-	e := math.Exp(-x)
-	return (1 - e) / beta, (u*e*beta - (1 - e)) / (beta * beta)
-}
-
 func fitSaturating(ctx context.Context, f *ShareFit, obs []ShareObservation) error {
 	// Grid start: for each β, s = λ − α·g(β, U) is linear in λ and α.
 	best, bestSSR := []float64(nil), math.Inf(1)
@@ -278,7 +256,7 @@ func fitSaturating(ctx context.Context, f *ShareFit, obs []ShareObservation) err
 	x := make([]float64, 2)
 	for _, beta := range []float64{0, 0.5, 1, 2, 4, 8} {
 		for i := range obs {
-			g, _ := satG(beta, obs[i].UJ+obs[i].UC)
+			g, _ := sim.SaturatingG(beta, obs[i].UJ+obs[i].UC)
 			a.Set(i, 0, 1)
 			a.Set(i, 1, -g)
 			b[i] = obs[i].S
@@ -302,14 +280,14 @@ func fitSaturating(ctx context.Context, f *ShareFit, obs []ShareObservation) err
 		M: len(obs),
 		Residuals: func(dst, p []float64) {
 			for i := range obs {
-				g, _ := satG(p[2], obs[i].UJ+obs[i].UC)
+				g, _ := sim.SaturatingG(p[2], obs[i].UJ+obs[i].UC)
 				dst[i] = p[0] - p[1]*g - obs[i].S
 			}
 		},
 		Jacobian: func(dst *mat.Dense, p []float64) {
 			raw := dst.RawMatrix()
 			for i := range obs {
-				g, dg := satG(p[2], obs[i].UJ+obs[i].UC)
+				g, dg := sim.SaturatingG(p[2], obs[i].UJ+obs[i].UC)
 				row := raw.Data[i*raw.Stride : i*raw.Stride+3]
 				row[0], row[1], row[2] = 1, -g, -p[1]*dg
 			}

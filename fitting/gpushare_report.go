@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/sim"
 )
 
 // ScopeAll is the scope of every sample pooled, whatever its GPU.
@@ -66,6 +67,19 @@ func (t *GPUShareTerm) Term() *ShareFit {
 		t.term = t.FitFor(t.Scope)
 	}
 	return t.term
+}
+
+// SimParams is the term as an environment carries it (sim.GPUShareParams
+// with the default scale and profile rule): the chosen fit as a
+// sim.ShareTerm and the pool of standalone profiles.
+func (t *GPUShareTerm) SimParams() *sim.GPUShareParams {
+	p := sim.DefaultGPUShare()
+	f := t.Term()
+	p.Term = &sim.ShareTerm{Form: f.Form, Params: slices.Clone(f.Params)}
+	for _, x := range t.Profiles {
+		p.Profiles = append(p.Profiles, sim.GPUProfile{Model: x.Model, GPUUtil: x.GPUUtil})
+	}
+	return &p
 }
 
 // FitFor returns the chosen form's fit on GPU type gpu, or on ScopeAll

@@ -131,12 +131,8 @@ func (m *InterferenceModel) SimModel() sim.Interference {
 	if m.GPUShare == nil {
 		return cpu
 	}
-	t := m.GPUShare
-	pool := make([]sim.GPUProfile, 0, len(t.Profiles))
-	for _, p := range t.Profiles {
-		pool = append(pool, sim.GPUProfile{Model: p.Model, GPUUtil: p.GPUUtil})
-	}
-	return sim.SharingModel{Interference: cpu, Sharing: t.Term(), Profiles: pool}
+	p := m.GPUShare.SimParams()
+	return sim.SharingModel{Interference: cpu, Sharing: *p.Term, Profiles: p.Profiles}
 }
 
 // HasCPU reports whether the model has its CPU/PCIe term.

@@ -62,6 +62,13 @@ type GPUShareParams struct {
 	ProfileRule string
 	// ProfileSeed seeds the draw of ProfileRule draw.
 	ProfileSeed uint64
+	// Term and Profiles are the fitted GPU-sharing term and its pool of
+	// measured standalone profiles (keys gpu_share_term, gpu_profiles),
+	// carried by an environment so that every simulation run in it
+	// charges GPU sharing, whatever CPU/PCIe model it is given (package
+	// calibration copies them from the fit); nil: the model's own, if any.
+	Term     *ShareTerm
+	Profiles []GPUProfile
 }
 
 // DefaultGPUShare is the term as fitted (scale 1), profiles drawn with seed 1.
@@ -88,6 +95,17 @@ func (p GPUShareParams) Validate() error {
 	}
 	if !slices.Contains(GPUProfileRules, p.ProfileRule) {
 		return fmt.Errorf("%w: gpu_profile_rule: must be one of %v, got %q", ErrBadEnvironment, GPUProfileRules, p.ProfileRule)
+	}
+	if p.Term != nil {
+		m := SharingModel{Interference: NoInterference{}, Sharing: *p.Term, Profiles: p.Profiles}
+		if err := p.Term.Validate(); err != nil {
+			return fmt.Errorf("%w: %v", ErrBadEnvironment, err)
+		}
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("%w: gpu_profiles: %v", ErrBadEnvironment, err)
+		}
+	} else if len(p.Profiles) > 0 {
+		return fmt.Errorf("%w: gpu_profiles without gpu_share_term", ErrBadEnvironment)
 	}
 	return nil
 }
@@ -181,6 +199,17 @@ func (e Environment) MarshalJSON() ([]byte, error) {
 		rule, _ := json.Marshal(g.ProfileRule)
 		fmt.Fprintf(&b, ",\n  \"gpu_share_scale\": %s,\n  \"gpu_profile_rule\": %s,\n  \"gpu_profile_seed\": %d",
 			strconv.FormatFloat(g.Scale, 'g', -1, 64), rule, g.ProfileSeed)
+		if g.Term != nil {
+			term, err := json.Marshal(g.Term)
+			if err != nil {
+				return nil, fmt.Errorf("%w: gpu_share_term: %v", ErrBadEnvironment, err)
+			}
+			pool, err := json.Marshal(g.Profiles)
+			if err != nil {
+				return nil, fmt.Errorf("%w: gpu_profiles: %v", ErrBadEnvironment, err)
+			}
+			fmt.Fprintf(&b, ",\n  \"gpu_share_term\": %s,\n  \"gpu_profiles\": %s", term, pool)
+		}
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
@@ -204,7 +233,7 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 	for _, k := range keys {
 		v := raw[k]
 		switch k {
-		case "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed":
+		case "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed", "gpu_share_term", "gpu_profiles":
 			if out.GPUShare == nil {
 				d := DefaultGPUShare()
 				out.GPUShare = &d
@@ -215,6 +244,14 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 				err = json.Unmarshal(v, &out.GPUShare.Scale)
 			case "gpu_profile_rule":
 				err = json.Unmarshal(v, &out.GPUShare.ProfileRule)
+			case "gpu_share_term":
+				dec := json.NewDecoder(bytes.NewReader(v))
+				dec.DisallowUnknownFields()
+				err = dec.Decode(&out.GPUShare.Term)
+			case "gpu_profiles":
+				dec := json.NewDecoder(bytes.NewReader(v))
+				dec.DisallowUnknownFields()
+				err = dec.Decode(&out.GPUShare.Profiles)
 			default:
 				err = json.Unmarshal(v, &out.GPUShare.ProfileSeed)
 			}
@@ -236,7 +273,7 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 		}
 		i := slices.IndexFunc(environmentParams, func(p envParam) bool { return p.key == k })
 		if i < 0 {
-			known := []string{"name", "source", "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed"}
+			known := []string{"name", "source", "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed", "gpu_share_term", "gpu_profiles"}
 			for _, p := range environmentParams {
 				known = append(known, p.key)
 			}
@@ -307,6 +344,9 @@ func WriteEnvironment(path string, e *Environment) error {
 func (e *Environment) Interference(model Interference) Interference {
 	if model == nil {
 		model = DefaultInterference()
+	}
+	if g := e.GPUShare; g != nil && g.Term != nil && sharingOf(model) == nil {
+		model = SharingModel{Interference: model, Sharing: *g.Term, Profiles: g.Profiles}
 	}
 	k, ps := e.InterferenceScale, e.InterferenceScale*e.PSShare
 	em := envModel{env: e, base: model, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {

@@ -24,8 +24,81 @@ type GPUSharing interface {
 // GPUProfile is one measured job configuration's standalone GPU
 // utilisation: the pool the simulator draws trace jobs' profiles from.
 type GPUProfile struct {
-	Model   string  // the model it measured ("ResNet-18", "ResNet18")
-	GPUUtil float64 // standalone GPU utilisation, a fraction in [0, 1]
+	Model   string  `json:"model"`    // the model it measured ("ResNet-18", "ResNet18")
+	GPUUtil float64 `json:"gpu_util"` // standalone GPU utilisation, a fraction in [0, 1]
+}
+
+// Standalone forms of the GPU-sharing term (fitting compares them, with a
+// per-job-type form that needs pairs of every type and so is not here).
+const (
+	ShareFormMedian     = "median"     // s = s0
+	ShareFormLinear     = "linear"     // s = c0 + cj·u_J + cc·u_C
+	ShareFormBilinear   = "bilinear"   // s = c0 + cj·u_J + cc·u_C + cjc·u_J·u_C
+	ShareFormSaturating = "saturating" // s = λ − α·(1 − exp(−β·U))/β, U = u_J + u_C
+)
+
+var shareFormParams = map[string]int{ShareFormMedian: 1, ShareFormLinear: 3, ShareFormBilinear: 4, ShareFormSaturating: 3}
+
+// MinSharedSpeed floors a predicted speed: a job sharing a GPU never stops.
+const MinSharedSpeed = 0.01
+
+// ShareTerm is a fitted GPU-sharing term in one of the standalone forms:
+// the one implementation of their formulas (fitting evaluates its fits
+// through it). It implements GPUSharing without allocating.
+type ShareTerm struct {
+	Form   string    `json:"form"`
+	Params []float64 `json:"params"`
+}
+
+// SharedSpeed implements GPUSharing, floored at MinSharedSpeed.
+func (t ShareTerm) SharedSpeed(uj, uc float64) float64 {
+	p := t.Params
+	var s float64
+	switch t.Form {
+	case ShareFormMedian:
+		s = p[0]
+	case ShareFormLinear:
+		s = p[0] + p[1]*uj + p[2]*uc
+	case ShareFormBilinear:
+		s = p[0] + p[1]*uj + p[2]*uc + p[3]*uj*uc
+	case ShareFormSaturating:
+		g, _ := SaturatingG(p[2], uj+uc)
+		s = p[0] - p[1]*g
+	}
+	if !(s >= MinSharedSpeed) { // also NaN
+		return MinSharedSpeed
+	}
+	return s
+}
+
+// SaturatingG is g(β, U) = (1 − exp(−βU))/β of the saturating form, with
+// initial slope 1 (U itself at β = 0, so that the form is linear in that
+// limit rather than diverging), and ∂g/∂β; a series near β = 0.
+func SaturatingG(beta, u float64) (g, dg float64) {
+	x := beta * u
+	if math.Abs(x) < 1e-4 {
+		return u * (1 - x/2 + x*x/6), u * u * (-0.5 + x/3)
+	}
+	e := math.Exp(-x)
+	return (1 - e) / beta, (u*e*beta - (1 - e)) / (beta * beta)
+}
+
+// Validate reports an unknown form, a wrong parameter count or a
+// non-finite parameter.
+func (t ShareTerm) Validate() error {
+	n, ok := shareFormParams[t.Form]
+	if !ok {
+		return fmt.Errorf("gpu_share_term.form: %q is not a standalone form", t.Form)
+	}
+	if len(t.Params) != n {
+		return fmt.Errorf("gpu_share_term.params: %d, want %d for %s", len(t.Params), n, t.Form)
+	}
+	for i, v := range t.Params {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("gpu_share_term.params[%d]: not finite (%v)", i, v)
+		}
+	}
+	return nil
 }
 
 // SharingModel is an interference model with a GPU-sharing term: the
@@ -68,6 +141,24 @@ func sharingOf(model Interference) *SharingModel {
 		return sharingOf(m.base)
 	}
 	return nil
+}
+
+// GPUShareParamsOf is the GPU-sharing term model carries, as an
+// environment carries it (default scale and rule; package calibration puts
+// it into the environments it fits), or nil when model has none or its
+// term is not a ShareTerm.
+func GPUShareParamsOf(model Interference) *GPUShareParams {
+	sm := sharingOf(model)
+	if sm == nil {
+		return nil
+	}
+	t, ok := sm.Sharing.(ShareTerm)
+	if !ok {
+		return nil
+	}
+	p := DefaultGPUShare()
+	p.Term, p.Profiles = &t, slices.Clone(sm.Profiles)
+	return &p
 }
 
 // GPU profile rules: how a job gets its standalone GPU utilisation from the

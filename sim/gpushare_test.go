@@ -2,9 +2,9 @@ package sim_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -159,13 +159,39 @@ func TestEnvironmentGPUShareKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back sim.Environment
-	if err := back.UnmarshalJSON(b); err != nil || back.GPUShare == nil || *back.GPUShare != *env.GPUShare {
+	if err := back.UnmarshalJSON(b); err != nil || back.GPUShare == nil || !reflect.DeepEqual(*back.GPUShare, *env.GPUShare) {
 		t.Fatalf("round trip: %v %+v from %s", err, back.GPUShare, b)
+	}
+	// With a term and its pool: they travel, and a run in the environment
+	// charges GPU sharing whatever model it is given.
+	env.GPUShare.Term = &sim.ShareTerm{Form: sim.ShareFormLinear, Params: []float64{1, 0, -0.5}}
+	env.GPUShare.Profiles = []sim.GPUProfile{{Model: "resnet-50", GPUUtil: 0.5}, {Model: "vgg-16", GPUUtil: 0.8}}
+	env.GPUShare.Scale = 1
+	if b, err = env.MarshalJSON(); err != nil {
+		t.Fatal(err)
+	}
+	back = sim.Environment{}
+	if err := back.UnmarshalJSON(b); err != nil || !reflect.DeepEqual(*back.GPUShare, *env.GPUShare) {
+		t.Fatalf("round trip with term: %v %+v from %s", err, back.GPUShare, b)
+	}
+	c, _ := sim.Flat(1, "pai-v100")
+	jobs := []datasets.Job{fracJob("a", "resnet-50", 0.5), fracJob("b", "vgg-16", 0.5)}
+	pl := []sim.Placement{{Job: 0, Slots: []sim.Slot{{Server: 0, Socket: 0}}}, {Job: 1, Slots: []sim.Slot{{Server: 0, Socket: 0}}}}
+	r, err := sim.Run(context.Background(), c, jobs, fixed{pl}, sim.DefaultConfig(), back.Interference(sim.NoInterference{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b beside a (u_C 0.5): speed 0.75, so 1000/0.75 s.
+	if got := r.Jobs[1].RunS; math.Abs(got-1000/0.75) > 1e-6 {
+		t.Errorf("job b in the environment ran %g s, want %g", got, 1000/0.75)
 	}
 	for name, bad := range map[string]string{
 		"scale": `"gpu_share_scale": -1`,
 		"rule":  `"gpu_profile_rule": "guess"`,
 		"type":  `"gpu_profile_seed": "one"`,
+		"form":  `"gpu_share_term": {"form": "cubic", "params": [1]}`,
+		"pool":  `"gpu_profiles": [{"model": "x", "gpu_util": 0.5}]`,
+		"field": `"gpu_share_term": {"form": "median", "params": [1], "extra": 1}`,
 	} {
 		raw := `{"name": "x", "source": "y", "interference_scale": 1, "comm_scale": 1, "ps_share": 1, ` + bad + `}`
 		var e sim.Environment
@@ -174,7 +200,6 @@ func TestEnvironmentGPUShareKeys(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	_ = json.Valid
 }
 
 func TestSharingModelValidate(t *testing.T) {
