@@ -233,6 +233,9 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 	env.GPUShare = s.GPUShare
 	env.Source = fmt.Sprintf("fitted to DAS Table 1's heuristic rows (%s) on das-table1's %d evaluated jobs: mean-JCT spread %.0f–%.0f %%, fee spread ≤ %.0f %% per cluster",
 		strings.Join(s.Rows, ", "), len(s.Workload.Jobs), 100*t.SpreadLow, 100*t.SpreadHigh, 100*t.FeeSpread)
+	if g := s.GPUShare; g != nil && g.Term != nil {
+		env.Source += fmt.Sprintf("; GPU sharing charged by the fitted term (%s)", g.Term.Form)
+	}
 	before, err := s.Measure(ctx, nil)
 	if err != nil {
 		return nil, err
