@@ -202,3 +202,47 @@ func TestImportShareRealData(t *testing.T) {
 		t.Fatalf("round trip: %v, %d rows", err, len(back))
 	}
 }
+
+// FuzzParseGavel: any bytes give entries or a located ParseError, never a
+// panic, and the samples built from them keep the accounting.
+func FuzzParseGavel(f *testing.F) {
+	f.Add([]byte(gavelSmall))
+	f.Add([]byte(`{"k80": {"('A', 1)": {"null": 1e999, "('A', 1)": [1, 1]}}}`))
+	f.Add([]byte(`{"k80": {"('A', 1)": {"null": -1}}, "p100": {}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		entries, err := parseGavel(b, "fuzz.json")
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		r := gavelSamples(entries, "fuzz.json")
+		if err := r.Check(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzImportLucid: the co-location CSV under fuzzing, with the fixed
+// standalone table: samples or a located ParseError, accounting kept.
+func FuzzImportLucid(f *testing.F) {
+	f.Add([]byte(lucidPairs))
+	f.Add([]byte(",model1\n"))
+	dir := f.TempDir()
+	single := filepath.Join(dir, "single.csv")
+	if err := os.WriteFile(single, []byte(lucidSingle), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "co.csv")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := importLucid(p, single)
+		checkErr(t, err)
+		if err == nil {
+			if err := r.Check(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
