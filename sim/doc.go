@@ -97,9 +97,10 @@
 // so the rule is that the fractional instances homed on one socket are
 // packed next-fit, in the order they were placed, onto its GPUs (a new GPU
 // when the next one does not fit), as Alibaba's simulator packs them, and
-// the instances on one GPU share it. An instance sharing a GPU is slowed by
-// 1/f(u_J, U_c) − 1/f(u_J, 0) (f the term's speed, u_J its job's standalone
-// GPU utilisation, U_c the sum of its GPU co-runners'), times the
+// the instances on one GPU share it. An instance sharing a GPU runs at the
+// term's speed f(u_J, U_c) relative to alone: it is slowed by
+// 1/f(u_J, U_c) − 1, floored at 0 (u_J its job's standalone GPU
+// utilisation, U_c the sum of its GPU co-runners'), times the
 // environment's gpu_share_scale, on top of the CPU/PCIe slowdown (the sum
 // capped at MaxSlowdown). Every job gets u_J once, at New: the mean of the
 // pool's profiles of its model when it names a measured one, else by the

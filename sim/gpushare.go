@@ -222,9 +222,11 @@ func gpuUtilOf(jobs []JobState, pool []GPUProfile, rule string, seed uint64) []f
 // self homed on socket of server: under the packing rule (Sim's doc: the
 // instances with a fraction of a GPU on one socket are packed next-fit, in
 // the order they were placed, onto its GPUs; those packed onto one GPU
-// share it), 1/f(u_J, U_c) − 1/f(u_J, 0) with U_c the summed standalone
-// utilisation of its GPU's other instances, times the environment's
-// gpu_share_scale; 0 for an instance alone on its GPU or with a whole one.
+// share it), 1/f(u_J, U_c) − 1 (the instance runs at the term's speed f,
+// relative to alone; a predicted speed above 1 costs nothing) with U_c the
+// summed standalone utilisation of its GPU's other instances, times the
+// environment's gpu_share_scale; 0 for an instance alone on its GPU or
+// with a whole one.
 func (s *Sim) gpuShareSlowdown(self, inst, server, socket int) float64 {
 	const eps = 1e-9
 	if !fractional(s.jobs[self].Instances[inst].Demand.GPU) {
@@ -261,7 +263,10 @@ func (s *Sim) gpuShareSlowdown(self, inst, server, socket int) float64 {
 	if co == 0 {
 		return 0
 	}
-	x := s.shareScale * (1/s.share.SharedSpeed(uj, math.Max(uc, 0)) - 1/s.share.SharedSpeed(uj, 0))
+	// The term's speeds are relative to running alone (the measurements
+	// are), so a sharer runs at f: no subtraction of an "alone" value, as
+	// the CPU term needs for its fitted intercept.
+	x := s.shareScale * (1/s.share.SharedSpeed(uj, math.Max(uc, 0)) - 1)
 	if !(x > 0) {
 		return 0
 	}

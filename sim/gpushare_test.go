@@ -216,3 +216,23 @@ func TestSharingModelValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUSharingRunsAtTheTermsSpeed: the term's speeds are relative to
+// running alone, so a constant term (the median form) slows every sharer
+// to it, whatever the utilisations.
+func TestGPUSharingRunsAtTheTermsSpeed(t *testing.T) {
+	c, _ := sim.Flat(1, "pai-v100")
+	jobs := []datasets.Job{fracJob("a", "resnet-50", 0.5), fracJob("b", "vgg-16", 0.5)}
+	pl := []sim.Placement{{Job: 0, Slots: []sim.Slot{{Server: 0, Socket: 0}}}, {Job: 1, Slots: []sim.Slot{{Server: 0, Socket: 0}}}}
+	m := sim.SharingModel{Interference: sim.NoInterference{}, Sharing: sim.ShareTerm{Form: sim.ShareFormMedian, Params: []float64{0.5}},
+		Profiles: []sim.GPUProfile{{Model: "x", GPUUtil: 0.3}}}
+	r, err := sim.Run(context.Background(), c, jobs, fixed{pl}, sim.DefaultConfig(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range jobs {
+		if got := r.Jobs[i].RunS; math.Abs(got-2000) > 1e-6 {
+			t.Errorf("job %d ran %g s at half speed, want 2000", i, got)
+		}
+	}
+}
