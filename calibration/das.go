@@ -66,6 +66,11 @@ type DASSurrogate struct {
 	// Workers bounds the simulations run at once (≤ 0: 1); results do not
 	// depend on it.
 	Workers int
+	// GPUShare is the fitted GPU-sharing term (sim.GPUShareParamsOf the
+	// fitted model), nil for none: every candidate environment, the
+	// neutral "before" and the fitted one carry it, so that das-paper is
+	// fitted with GPU sharing charged as measured.
+	GPUShare *sim.GPUShareParams
 }
 
 // Measure simulates every row on every cluster in environment env (nil:
@@ -73,6 +78,11 @@ type DASSurrogate struct {
 func (s *DASSurrogate) Measure(ctx context.Context, env *sim.Environment) (*DASMeasurement, error) {
 	w := s.Workload
 	model := s.Base
+	if env == nil && s.GPUShare != nil {
+		n := sim.NeutralEnvironment()
+		n.GPUShare = s.GPUShare
+		model = n.Interference(s.Base)
+	}
 	if env != nil {
 		if err := env.Validate(); err != nil {
 			return nil, fmt.Errorf("calibration: %s: %w", DASPaper, err)
@@ -220,8 +230,12 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 	_, lo, hi := sim.EnvironmentParams()
 	env := sim.NeutralEnvironment()
 	env.Name = name
+	env.GPUShare = s.GPUShare
 	env.Source = fmt.Sprintf("fitted to DAS Table 1's heuristic rows (%s) on das-table1's %d evaluated jobs: mean-JCT spread %.0f–%.0f %%, fee spread ≤ %.0f %% per cluster",
 		strings.Join(s.Rows, ", "), len(s.Workload.Jobs), 100*t.SpreadLow, 100*t.SpreadHigh, 100*t.FeeSpread)
+	if g := s.GPUShare; g != nil && g.Term != nil {
+		env.Source += fmt.Sprintf("; GPU sharing charged by the fitted term (%s)", g.Term.Form)
+	}
 	before, err := s.Measure(ctx, nil)
 	if err != nil {
 		return nil, err

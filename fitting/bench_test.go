@@ -3,7 +3,13 @@ package fitting
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/internal/shareddata"
+	"github.com/schedlab/schedlab/profiling"
 )
 
 // BenchmarkFitAll fits the five Table III models (FitModel: QR or grid
@@ -85,4 +91,34 @@ func BenchmarkFitSciPyComparison(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkImportFitShare is the import and fit of both measured
+// GPU-sharing sources (Gavel, Lucid), as the pipeline's profile-gpu-share
+// and fit stages run them: every form on every scope, every validation
+// scheme. The bound is 10 s on 2 cores; read cpu-s/op on a shared
+// machine.
+func BenchmarkImportFitShare(b *testing.B) {
+	gavel := shareddata.Path(b, "colocation/gavel_throughputs.json")
+	dir := filepath.Dir(gavel)
+	lucid := []string{filepath.Join(dir, "lucid_colocate_info.csv"), filepath.Join(dir, "lucid_single_data.csv")}
+	ctx := context.Background()
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	for range b.N {
+		g, err := profiling.ImportShare(ctx, "gavel", []string{gavel})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := profiling.ImportShare(ctx, "lucid", lucid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := RunShare(ctx, append(g.Samples, l.Samples...), DefaultConfig()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()) / time.Duration(b.N)
+	b.ReportMetric(cpu.Seconds(), "cpu-s/op")
 }

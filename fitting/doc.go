@@ -41,4 +41,26 @@
 // (InterferenceModel, read back by LoadModel) and interference.md (Table III
 // as measured, the paper's figures beside them, labelled as the paper's).
 // DefaultModel is a documented fit for runs without one.
+//
+// The CPU/PCIe formula itself is sim.ExpLinear.SlowdownSums: Predict
+// evaluates through it and SimModel hands the simulator that ExpLinear, so
+// the formula exists once and the simulator calls it without allocating.
+//
+// # GPU-sharing term (gpushare.go, gpushare_report.go, predict.go)
+//
+// A job's speed, relative to alone, while it shares one GPU with another,
+// predicted from the two jobs' standalone GPU utilisation only (u_J, u_C),
+// so that it applies to job types never measured in a pair, as trace jobs
+// are. Forms (ShareForms): the median speed (baseline), linear, bilinear
+// (with u_J·u_C), saturating in the summed utilisation, and per-job-type
+// effects (needs pairs of every type). Linear forms by QR, the saturating
+// one by Levenberg–Marquardt from a grid start. RunShare fits every form on
+// every GPU type and pooled, and validates them: leaving whole job types
+// out, whole model families out, k-fold over pairs, across GPU types
+// (fit on the others, predict one) and across sources. The simulator's form
+// is the standalone one with the least leave-type-out error on V100 (else
+// pooled): a choice by held-out error only. The standalone forms' formulas
+// are sim.ShareTerm's. WriteAllArtifacts adds gpu_share.md and
+// gpu_share_errors.parquet, and model.json's gpu_share; PredictShare and
+// PredictSlowdown score any samples (schedlab fit --predict).
 package fitting

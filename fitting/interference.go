@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/schedlab/schedlab/sim"
 )
 
 // Load is one job's standalone resource use on one GPU group, as the
@@ -51,7 +53,16 @@ type InterferenceModel struct {
 	CVError      float64           `json:"cv_error"` // k-fold mean |Ŝ−S|/(1+S); with folds 0: not measured
 	Folds        int               `json:"folds"`
 	Provenance   string            `json:"provenance"`
+	// GPUShare is the GPU-sharing term (jobs sharing one GPU), present
+	// when the fit was given gpu_share_samples.
+	GPUShare *GPUShareTerm `json:"gpu_share,omitempty"`
 }
+
+// GPUShareOnly is the Model of a model.json fitted to GPU-sharing samples
+// alone: it has no CPU/PCIe term (its coefficients are absent, not zero
+// by measurement), and a simulator given it charges no CPU/PCIe
+// interference.
+const GPUShareOnly = "gpu-share-only"
 
 const (
 	modelSchemaVersion = 1
@@ -98,12 +109,49 @@ func (m *InterferenceModel) Predict(job Load, same, other []Load, coresPerSocket
 	for _, l := range other {
 		oc += l.CPUCores
 	}
-	uc += math.Max(oc-n, 0)
-	return m.Alpha1*math.Exp(m.Alpha2*uc+m.Alpha3*job.CPUCores) + m.Beta1*up + m.Beta2*job.PCIeGbps + m.Lambda
+	return m.Sim().SlowdownSums(sim.JobLoad{C: job.CPUCores, P: job.PCIeGbps}, uc, up, oc, n)
 }
 
-// Validate checks that every coefficient is finite and n_core positive.
+// Sim is the fitted CPU/PCIe term as the simulator's implementation of
+// the formula (sim.ExpLinear in cores, λ as Lambda1): Predict evaluates
+// through it, so the formula exists once.
+func (m *InterferenceModel) Sim() sim.ExpLinear {
+	return sim.ExpLinear{Alpha1: m.Alpha1, Alpha2: m.Alpha2, Alpha3: m.Alpha3, Lambda1: m.Lambda, Beta1: m.Beta1, Beta2: m.Beta2}
+}
+
+// SimModel is the fitted model as the simulator loads it: the CPU/PCIe
+// term (Sim; none for a GPU-share-only fit) and, when fitted, the
+// GPU-sharing term with its pool of standalone profiles (sim.SharingModel).
+// Nothing in it allocates per call.
+func (m *InterferenceModel) SimModel() sim.Interference {
+	var cpu sim.Interference = sim.NoInterference{}
+	if m.HasCPU() {
+		cpu = m.Sim()
+	}
+	if m.GPUShare == nil {
+		return cpu
+	}
+	p := m.GPUShare.SimParams()
+	return sim.SharingModel{Interference: cpu, Sharing: *p.Term, Profiles: p.Profiles}
+}
+
+// HasCPU reports whether the model has its CPU/PCIe term.
+func (m *InterferenceModel) HasCPU() bool { return m.Model != GPUShareOnly }
+
+// Validate checks that every coefficient is finite and n_core positive,
+// and the GPU-sharing term when there is one.
 func (m *InterferenceModel) Validate() error {
+	if m.GPUShare != nil {
+		if err := m.GPUShare.Validate(); err != nil {
+			return err
+		}
+	}
+	if !m.HasCPU() {
+		if m.GPUShare == nil {
+			return fmt.Errorf("model: %q without gpu_share", GPUShareOnly)
+		}
+		return nil
+	}
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -116,7 +164,7 @@ func (m *InterferenceModel) Validate() error {
 		return fmt.Errorf("cores_per_socket: must be > 0, got %g", m.CoresPerSocket)
 	}
 	if m.Model != "" && m.Model != Ours {
-		return fmt.Errorf("model: %q, want %q", m.Model, Ours)
+		return fmt.Errorf("model: %q, want %q or %q", m.Model, Ours, GPUShareOnly)
 	}
 	return nil
 }

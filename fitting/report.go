@@ -204,15 +204,37 @@ const (
 // interference.md into dir, each atomically. Outputs hold no timestamps:
 // the same report gives the same bytes.
 func WriteArtifacts(ctx context.Context, dir string, r *Report, meta datasets.FileMeta) error {
+	return WriteAllArtifacts(ctx, dir, r, nil, meta)
+}
+
+// WriteAllArtifacts writes the artifacts of a CPU/PCIe fit r and of a
+// GPU-sharing fit share (either may be nil, not both) into dir, with one
+// model.json holding both terms: r's coefficients.parquet and
+// interference.md, share's gpu_share.md and gpu_share_errors.parquet.
+func WriteAllArtifacts(ctx context.Context, dir string, r *Report, share *ShareReport, meta datasets.FileMeta) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := datasets.WriteParquet(filepath.Join(dir, CoefficientsFile), meta, r.Coefficients()); err != nil {
-		return fmt.Errorf("fit artifacts: %w", err)
+	var m *InterferenceModel
+	switch {
+	case r != nil:
+		if m = r.Model(); m == nil {
+			return fmt.Errorf("fit artifacts: report has no %q fit", Ours)
+		}
+		if err := datasets.WriteParquet(filepath.Join(dir, CoefficientsFile), meta, r.Coefficients()); err != nil {
+			return fmt.Errorf("fit artifacts: %w", err)
+		}
+	case share != nil:
+		m = &InterferenceModel{SchemaVersion: modelSchemaVersion, Model: GPUShareOnly, Units: map[string]string{"speed": "fraction of standalone speed", "gpu_util": "fraction"},
+			Status: "n/a", Provenance: "fitting.RunShare: GPU-sharing samples only; no CPU/PCIe term"}
+	default:
+		return fmt.Errorf("fit artifacts: nothing fitted")
 	}
-	m := r.Model()
-	if m == nil {
-		return fmt.Errorf("fit artifacts: report has no %q fit", Ours)
+	if share != nil {
+		m.GPUShare = share.Term
+		if err := WriteShareArtifacts(ctx, dir, share, meta); err != nil {
+			return err
+		}
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -223,6 +245,9 @@ func WriteArtifacts(ctx context.Context, dir string, r *Report, meta datasets.Fi
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if r == nil {
+		return nil
 	}
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, TableFile), r.Markdown()); err != nil {
 		return fmt.Errorf("fit artifacts: %w", err)

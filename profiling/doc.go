@@ -4,6 +4,23 @@
 // Samples leave the package as profile_samples tables (Sample, written by
 // WriteSamples) for the fitting package.
 //
+// # GPU-sharing samples (gpushare.go, gavel.go, lucid.go)
+//
+// ImportShare reads measured pairs of training jobs sharing one GPU —
+// Gavel's throughput JSON (26 job types alone and in pairs on K80, P100,
+// V100) and Lucid's co-location and standalone CSVs (RTX 3090) — into the
+// gpu_share_samples table (ShareSample): per job of a pair, both jobs'
+// standalone profiles (GPU utilisation, memory, batch size, solo
+// throughput), the GPU type, and the job's speed relative to alone, with
+// source, file and line. Every input row (a standalone row or a pair row)
+// is accepted or quarantined with its reason (datasets.Rejected: a pair not
+// run, a non-positive or non-finite throughput, a job with no standalone
+// row, an entry that is not a one-GPU measurement); a malformed file, or a
+// missing column, is a ParseError naming file, line and field. Speeds above
+// 1 (noise) are kept and counted. Gavel records no utilisation: it is
+// derived from each type's standalone throughputs on the three GPU types
+// by Amdahl's law (GavelUtilisation), and the rows say so (util_basis).
+//
 // # Data in and out
 //
 // Readers take an io.Reader plus the file name used in error messages

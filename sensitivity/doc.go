@@ -6,7 +6,10 @@
 // across a grid of multipliers on a calibrated environment's
 // communication scale (sim.Environment.CommScale) and interference scale
 // (InterferenceScale), each grid point with its own trained model
-// (issue 15, item 6).
+// (issue 15, item 6). Where the environment carries a GPU-sharing term
+// (sim.GPUShareParams, issue 32), the interference multiplier scales its
+// gpu_share_scale too: the interference axis is all co-location cost, CPU
+// and PCIe contention and GPU sharing alike.
 //
 // Data enters as Parts (a learned scheduler, its heuristics and the
 // calibrated environment the grid is centred on), a Grid of multipliers

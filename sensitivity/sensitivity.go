@@ -84,6 +84,11 @@ func PointAt(base sim.Environment, comm, interference float64) (Point, error) {
 	e := base
 	e.CommScale *= comm
 	e.InterferenceScale *= interference
+	if base.GPUShare != nil {
+		g := *base.GPUShare // the base's pointer is shared: scale a copy
+		g.Scale = min(g.Scale*interference, 100)
+		e.GPUShare = &g
+	}
 	keys, lo, hi := sim.EnvironmentParams()
 	ps := e.Params()
 	for i := range keys {

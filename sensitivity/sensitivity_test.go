@@ -236,3 +236,22 @@ func TestRunLeftOut(t *testing.T) {
 		t.Errorf("part b, which trained everywhere, has a left-out note:\n%s", md)
 	}
 }
+
+// TestPointAtScalesGPUSharing: the interference multiplier scales the
+// environment's GPU-sharing term too, on a copy (the base is untouched).
+func TestPointAtScalesGPUSharing(t *testing.T) {
+	base := sim.NeutralEnvironment()
+	g := sim.DefaultGPUShare()
+	base.GPUShare = &g
+	pt, err := PointAt(base, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt.Env.GPUShare.Scale != 3 || base.GPUShare.Scale != 1 {
+		t.Errorf("GPU-sharing scale %g at ×3 (base now %g), want 3 (base 1)", pt.Env.GPUShare.Scale, base.GPUShare.Scale)
+	}
+	base.GPUShare = nil
+	if pt, err := PointAt(base, 1, 3); err != nil || pt.Env.GPUShare != nil {
+		t.Errorf("no term: %v %+v", err, pt.Env.GPUShare)
+	}
+}

@@ -24,6 +24,7 @@ type instRef struct {
 	socket   int32
 	hasAlone bool
 	c, p     float64 // the instance's Load.C and Load.P, read here without a visit to its job
+	g, u     float64 // its GPU request and its job's standalone GPU utilisation (GPU sharing)
 	alone    float64 // its standalone slowdown term when hasAlone (sumsSlowdown)
 }
 

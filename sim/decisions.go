@@ -250,7 +250,8 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 			s.markServer(sl.Server)
 		}
 		ld := &js.Instances[i].Load
-		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P})
+		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P,
+			g: js.Instances[i].Demand.GPU, u: s.gpuUtilOf(js.Index)})
 	}
 	js.Servers = s.intArena.clone(servers)
 	js.takes = s.takeArena.clone(takes)

@@ -85,7 +85,29 @@
 //
 // Interference is an interface; DefaultInterference is the documented
 // default (ExpLinear, per-socket core units). A fitted model with another
-// signature plugs in through InterferenceFunc.
+// signature plugs in through InterferenceFunc; the fitted one is an
+// ExpLinear (fitting.InterferenceModel.SimModel).
+//
+// # GPU sharing
+//
+// Under sim.speed model and a SharingModel (an Interference plus a
+// GPUSharing term and a pool of measured standalone GPU profiles; or an
+// environment carrying the term), instances that request a fraction of a
+// GPU share GPUs: the simulator tracks GPU shares per socket, not per GPU,
+// so the rule is that the fractional instances homed on one socket are
+// packed next-fit, in the order they were placed, onto its GPUs (a new GPU
+// when the next one does not fit), as Alibaba's simulator packs them, and
+// the instances on one GPU share it. An instance sharing a GPU runs at the
+// term's speed f(u_J, U_c) relative to alone: it is slowed by
+// 1/f(u_J, U_c) − 1, floored at 0 (u_J its job's standalone GPU
+// utilisation, U_c the sum of its GPU co-runners'), times the
+// environment's gpu_share_scale, on top of the CPU/PCIe slowdown (the sum
+// capped at MaxSlowdown). Every job gets u_J once, at New: the mean of the
+// pool's profiles of its model when it names a measured one, else by the
+// environment's gpu_profile_rule — a uniform draw from the pool seeded by
+// gpu_profile_seed and the job's id (draw, the default), or the pool's
+// median. A hypothetical instance (State.PredictSlowdown) is charged the
+// CPU/PCIe term only. standalone speed stays a pure replay.
 //
 // # Bad input
 //

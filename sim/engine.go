@@ -169,6 +169,13 @@ type Sim struct {
 	// when it has no such form: instanceSlowdown's fast path.
 	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
 
+	// GPU sharing (setupSharing): the term (nil: none, or standalone
+	// speed), the environment's scale of it, and each job's standalone
+	// GPU utilisation.
+	share      GPUSharing
+	shareScale float64
+	gpuUtil    []float64
+
 	// Pending jobs grouped by shape (identical Tasks): per shape its
 	// pending jobs in pending order, the shapes with a pending job, and
 	// each shape's position in that list (−1 when it has none). They keep
@@ -325,6 +332,9 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		}
 		return int(a - b)
 	})
+	if err := s.setupSharing(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

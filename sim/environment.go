@@ -45,6 +45,69 @@ type Environment struct {
 	// of it, so slowing the PS by S lengthens the iteration by about
 	// PSShare·S. 1 is the speed model as it is.
 	PSShare float64
+	// GPUShare holds the GPU-sharing parameters (keys gpu_share_scale,
+	// gpu_profile_rule, gpu_profile_seed); nil means their defaults
+	// (DefaultGPUShare). They are not fitted by calibration: the term they
+	// scale is fitted to measurements of its own.
+	GPUShare *GPUShareParams
+}
+
+// GPUShareParams are an environment's GPU-sharing parameters.
+type GPUShareParams struct {
+	// Scale multiplies the GPU-sharing slowdown of instances that share a
+	// GPU (0 turns the term off; the sensitivity experiment varies it).
+	Scale float64
+	// ProfileRule is how a job that names no measured model gets its
+	// standalone GPU utilisation (GPUProfileRules).
+	ProfileRule string
+	// ProfileSeed seeds the draw of ProfileRule draw.
+	ProfileSeed uint64
+	// Term and Profiles are the fitted GPU-sharing term and its pool of
+	// measured standalone profiles (keys gpu_share_term, gpu_profiles),
+	// carried by an environment so that every simulation run in it
+	// charges GPU sharing, whatever CPU/PCIe model it is given (package
+	// calibration copies them from the fit); nil: the model's own, if any.
+	Term     *ShareTerm
+	Profiles []GPUProfile
+}
+
+// DefaultGPUShare is the term as fitted (scale 1), profiles drawn with seed 1.
+func DefaultGPUShare() GPUShareParams {
+	return GPUShareParams{Scale: 1, ProfileRule: GPUProfileDraw, ProfileSeed: 1}
+}
+
+// gpuShare is e's GPU-sharing parameters, the defaults for a nil e or nil
+// GPUShare.
+func (e *Environment) gpuShare() GPUShareParams {
+	if e == nil || e.GPUShare == nil {
+		return DefaultGPUShare()
+	}
+	return *e.GPUShare
+}
+
+// GPUShareParamsOf is e's GPU-sharing parameters (the defaults when unset).
+func (e *Environment) GPUShareParamsOf() GPUShareParams { return e.gpuShare() }
+
+// Validate reports a scale outside [0, 100] or an unknown rule.
+func (p GPUShareParams) Validate() error {
+	if !(p.Scale >= 0 && p.Scale <= 100) {
+		return fmt.Errorf("%w: gpu_share_scale: must be in [0, 100], got %v", ErrBadEnvironment, p.Scale)
+	}
+	if !slices.Contains(GPUProfileRules, p.ProfileRule) {
+		return fmt.Errorf("%w: gpu_profile_rule: must be one of %v, got %q", ErrBadEnvironment, GPUProfileRules, p.ProfileRule)
+	}
+	if p.Term != nil {
+		m := SharingModel{Interference: NoInterference{}, Sharing: *p.Term, Profiles: p.Profiles}
+		if err := p.Term.Validate(); err != nil {
+			return fmt.Errorf("%w: %v", ErrBadEnvironment, err)
+		}
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("%w: gpu_profiles: %v", ErrBadEnvironment, err)
+		}
+	} else if len(p.Profiles) > 0 {
+		return fmt.Errorf("%w: gpu_profiles without gpu_share_term", ErrBadEnvironment)
+	}
+	return nil
 }
 
 // Environment parameter ranges, inclusive. They bound the fit and reject
@@ -111,6 +174,9 @@ func (e *Environment) Validate() error {
 			return fmt.Errorf("%w: %s: must be in [%g, %g], got %v", ErrBadEnvironment, p.key, p.lo, p.hi, v)
 		}
 	}
+	if e.GPUShare != nil {
+		return e.GPUShare.Validate()
+	}
 	return nil
 }
 
@@ -128,6 +194,22 @@ func (e Environment) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("%w: %s: must be finite, got %v", ErrBadEnvironment, p.key, v)
 		}
 		fmt.Fprintf(&b, ",\n  %q: %s", p.key, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	if g := e.GPUShare; g != nil {
+		rule, _ := json.Marshal(g.ProfileRule)
+		fmt.Fprintf(&b, ",\n  \"gpu_share_scale\": %s,\n  \"gpu_profile_rule\": %s,\n  \"gpu_profile_seed\": %d",
+			strconv.FormatFloat(g.Scale, 'g', -1, 64), rule, g.ProfileSeed)
+		if g.Term != nil {
+			term, err := json.Marshal(g.Term)
+			if err != nil {
+				return nil, fmt.Errorf("%w: gpu_share_term: %v", ErrBadEnvironment, err)
+			}
+			pool, err := json.Marshal(g.Profiles)
+			if err != nil {
+				return nil, fmt.Errorf("%w: gpu_profiles: %v", ErrBadEnvironment, err)
+			}
+			fmt.Fprintf(&b, ",\n  \"gpu_share_term\": %s,\n  \"gpu_profiles\": %s", term, pool)
+		}
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
@@ -151,6 +233,32 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 	for _, k := range keys {
 		v := raw[k]
 		switch k {
+		case "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed", "gpu_share_term", "gpu_profiles":
+			if out.GPUShare == nil {
+				d := DefaultGPUShare()
+				out.GPUShare = &d
+			}
+			var err error
+			switch k {
+			case "gpu_share_scale":
+				err = json.Unmarshal(v, &out.GPUShare.Scale)
+			case "gpu_profile_rule":
+				err = json.Unmarshal(v, &out.GPUShare.ProfileRule)
+			case "gpu_share_term":
+				dec := json.NewDecoder(bytes.NewReader(v))
+				dec.DisallowUnknownFields()
+				err = dec.Decode(&out.GPUShare.Term)
+			case "gpu_profiles":
+				dec := json.NewDecoder(bytes.NewReader(v))
+				dec.DisallowUnknownFields()
+				err = dec.Decode(&out.GPUShare.Profiles)
+			default:
+				err = json.Unmarshal(v, &out.GPUShare.ProfileSeed)
+			}
+			if err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrBadEnvironment, k, err)
+			}
+			continue
 		case "name", "source":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
@@ -165,7 +273,7 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 		}
 		i := slices.IndexFunc(environmentParams, func(p envParam) bool { return p.key == k })
 		if i < 0 {
-			known := []string{"name", "source"}
+			known := []string{"name", "source", "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed", "gpu_share_term", "gpu_profiles"}
 			for _, p := range environmentParams {
 				known = append(known, p.key)
 			}
@@ -237,14 +345,21 @@ func (e *Environment) Interference(model Interference) Interference {
 	if model == nil {
 		model = DefaultInterference()
 	}
+	if g := e.GPUShare; g != nil && g.Term != nil && sharingOf(model) == nil {
+		model = SharingModel{Interference: model, Sharing: *g.Term, Profiles: g.Profiles}
+	}
 	k, ps := e.InterferenceScale, e.InterferenceScale*e.PSShare
-	em := envModel{env: e, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {
+	em := envModel{env: e, base: model, InterferenceFunc: func(target JobLoad, same, other []JobLoad, cores int) float64 {
 		if target.P == 0 {
 			return ps * model.Slowdown(target, same, other, cores)
 		}
 		return k * model.Slowdown(target, same, other, cores)
 	}}
-	if m, ok := model.(ExpLinear); ok {
+	base := model
+	if sm, ok := model.(SharingModel); ok {
+		base = sm.Interference
+	}
+	if m, ok := base.(ExpLinear); ok {
 		em.fromSums = func(target JobLoad, uc, up, oc float64, cores int) float64 {
 			if target.P == 0 {
 				return ps * m.fromSums(target, uc, up, oc, cores)
@@ -261,7 +376,8 @@ func (e *Environment) Interference(model Interference) Interference {
 // e.Interference(base) is all it takes to run in e.
 type envModel struct {
 	InterferenceFunc
-	env *Environment
+	env  *Environment
+	base Interference // the model it wraps
 	// fromSums is the same model given the co-runners' sums (see
 	// ExpLinear.fromSums) when the base model is an ExpLinear; else nil.
 	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
@@ -276,6 +392,8 @@ func sumsModel(model Interference) func(target JobLoad, uc, up, oc float64, core
 		return m.fromSums
 	case envModel:
 		return m.fromSums
+	case SharingModel:
+		return sumsModel(m.Interference)
 	}
 	return nil
 }
@@ -310,7 +428,7 @@ func (s *Sim) UseEnvironment(e *Environment) error {
 	s.env = e
 	s.model = e.Interference(s.model)
 	s.fromSums = sumsModel(s.model)
-	return nil
+	return s.setupSharing()
 }
 
 // FlatOf is n servers of the given kind under one top-of-rack switch, each

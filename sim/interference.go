@@ -78,7 +78,15 @@ func (m ExpLinear) Slowdown(target JobLoad, same, other []JobLoad, coresPerSocke
 // in the order of the lists. The simulator's fast path sums them itself
 // and calls this, so its results are Slowdown's to the bit.
 func (m ExpLinear) fromSums(target JobLoad, uc, up, oc float64, coresPerSocket int) float64 {
-	n := float64(coresPerSocket)
+	return m.SlowdownSums(target, uc, up, oc, float64(coresPerSocket))
+}
+
+// SlowdownSums is the formula itself, given the co-runners' sums (uc and up
+// the summed C and P on the target's socket, oc the summed C on the
+// others) and n_core: the one implementation of the interference formula
+// of DESIGN.md §3, which the fitted model (fitting.InterferenceModel)
+// evaluates through it. It does not allocate.
+func (m ExpLinear) SlowdownSums(target JobLoad, uc, up, oc, n float64) float64 {
 	if over := oc - n; over > 0 {
 		uc += over
 	}

@@ -80,7 +80,10 @@ func (s *Sim) rate(js *JobState) float64 {
 		js.slow = 0
 		for i, sl := range js.Slots {
 			if js.instSlow[i] < 0 {
-				if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load {
+				// Not under GPU sharing for an instance with a fraction of
+				// a GPU: the one before it may sit on another GPU.
+				if i > 0 && sl == js.Slots[i-1] && js.Instances[i].Load == js.Instances[i-1].Load &&
+					(s.share == nil || !fractional(js.Instances[i].Demand.GPU)) {
 					js.instSlow[i] = js.instSlow[i-1]
 				} else {
 					js.instSlow[i] = s.instanceSlowdown(js.Instances[i].Load, js.Index, i, sl.Server, sl.Socket, nil)
@@ -138,13 +141,29 @@ func (s *Sim) comm(js *JobState) float64 {
 	return comm
 }
 
-// instanceSlowdown is S(target, co-runners) − S(target, ∅) clamped to
+// instanceSlowdown is an instance's slowdown from its co-runners: the
+// CPU/PCIe term (cpuSlowdown) plus, under a sharing model, the GPU-sharing
+// term (gpuShareSlowdown), capped at MaxSlowdown. A hypothetical instance
+// (self −1) is charged the CPU/PCIe term only: its GPU is not chosen yet.
+func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int, extra []JobLoad) float64 {
+	x := s.cpuSlowdown(load, self, inst, server, socket, extra)
+	if s.share == nil || self < 0 {
+		return x
+	}
+	return min(x+s.gpuShareSlowdown(self, inst, server, socket), MaxSlowdown)
+}
+
+// fractional reports a GPU request of a fraction of one GPU: the
+// instances that share GPUs.
+func fractional(gpu float64) bool { return gpu > 0 && gpu < 1 }
+
+// cpuSlowdown is S(target, co-runners) − S(target, ∅) clamped to
 // [0, MaxSlowdown] for instance inst of job self (self −1 for a
 // hypothetical instance, which is not in srvInst) homed on socket of
 // server. Only the instance itself is skipped — by instance, not by job:
 // the job's other instances (its PS beside its worker) are co-runners like
 // any other.
-func (s *Sim) instanceSlowdown(load JobLoad, self, inst int, server, socket int, extra []JobLoad) float64 {
+func (s *Sim) cpuSlowdown(load JobLoad, self, inst int, server, socket int, extra []JobLoad) float64 {
 	if s.fromSums != nil {
 		return s.sumsSlowdown(load, self, inst, server, socket, extra)
 	}

@@ -63,12 +63,13 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			dag = append(dag, Ingest(spec, inputs, cfg.Datasets.IntervalS))
 		}
 	}
-	dag = append(dag,
-		JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()),
-		ProfileSynth(cfg.Profile.Synth),
-		Fit(cfg.Fit),
-		Calibrate(cfg),
-	)
+	share, fit, err := cfg.gpuShareStages()
+	if err != nil {
+		return nil, err
+	}
+	dag = append(dag, JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()), ProfileSynth(cfg.Profile.Synth))
+	dag = append(dag, share...)
+	dag = append(dag, fit, Calibrate(cfg))
 	arrivals := ""
 	for _, spec := range cfg.Datasets.Ingest {
 		if spec.Source == datasets.SourceGoogle2011 {

@@ -97,7 +97,8 @@ func Calibrate(cfg *Config) pipeline.Stage {
 					base = model
 				}
 				dr, err = calibration.FitDAS(ctx, calibration.DASPaper, &calibration.DASSurrogate{
-					Workload: w, Base: base, Rows: calibration.DASFitRows, Seed: penv.Seed, Workers: workers}, calibration.DASTable1Targets)
+					Workload: w, Base: base, Rows: calibration.DASFitRows, Seed: penv.Seed, Workers: workers,
+					GPUShare: sim.GPUShareParamsOf(model)}, calibration.DASTable1Targets)
 				if err != nil {
 					return err
 				}

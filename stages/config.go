@@ -116,6 +116,8 @@ func (c SimConfig) apply(s *sim.Config, paper string) {
 // ProfileConfig selects where co-location samples come from.
 type ProfileConfig struct {
 	Synth profiling.SynthConfig `mapstructure:"synth" yaml:"synth" json:"synth"`
+	// GPUShare names the measured GPU-sharing sources (gpushare.go).
+	GPUShare GPUShareConfig `mapstructure:"gpu_share" yaml:"gpu_share" json:"gpu_share,omitzero"`
 }
 
 // DatasetsConfig selects the real traces a run ingests and the job trace

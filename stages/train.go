@@ -664,16 +664,7 @@ func FittedInterference(path string) (sim.Interference, error) {
 	if err != nil {
 		return nil, err
 	}
-	conv := func(ls []sim.JobLoad) []fitting.Load {
-		out := make([]fitting.Load, len(ls))
-		for i, l := range ls {
-			out[i] = fitting.Load{CPUCores: l.C, PCIeGbps: l.P}
-		}
-		return out
-	}
-	return sim.InterferenceFunc(func(target sim.JobLoad, same, other []sim.JobLoad, cores int) float64 {
-		return m.Predict(fitting.Load{CPUCores: target.C, PCIeGbps: target.P}, conv(same), conv(other), float64(cores))
-	}), nil
+	return m.SimModel(), nil
 }
 
 // OpenModel loads the learned scheduler name (canonical) for a cluster

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -149,14 +150,26 @@ Prometheus text, nsys = nsys stats cuda_gpu_mem_size_sum CSV, proc-stat = /proc/
 proc-pid-stat = /proc/<pid>/stat, pidstat = pidstat -u) into utilisation readings
 (source, file, line, entity, metric, value, unit). Readings carry no slowdown: turning
 them into profile_samples needs a run plan of who ran beside whom. A malformed file
-stops the import with its name, line and field.`,
-		Example: `  schedlab profile import --format dmon gpu0.dmon gpu1.dmon --out readings.parquet`,
-		Args:    cobra.MinimumNArgs(1),
+stops the import with its name, line and field.
+
+GPU-sharing measurements (formats gavel = Gavel's throughput JSON, one file; lucid =
+Lucid's COLOCATE.csv then SINGLE.csv) become a gpu_share_samples table instead: per job
+of each measured pair, both jobs' standalone profiles, the GPU type and the job's speed
+relative to running alone. Rows that cannot be samples (pairs not run, non-positive or
+non-finite throughputs, a job with no standalone row) go to OUT's .quarantine.parquet
+beside it, with file, line, field and reason.`,
+		Example: `  schedlab profile import --format dmon gpu0.dmon gpu1.dmon --out readings.parquet
+  schedlab profile import --format gavel gavel_throughputs.json --out gavel.parquet
+  schedlab profile import --format lucid lucid_colocate_info.csv lucid_single_data.csv --out lucid.parquet`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || format == "" {
 				return usageErrorf("profile import: --format and --out are required")
 			}
 			ctx := cmd.Context()
+			if slices.Contains(profiling.ShareFormats, format) {
+				return importShare(cmd, format, args, out)
+			}
 			rd, err := profiling.Import(ctx, format, args)
 			if err != nil {
 				if strings.HasPrefix(err.Error(), "profile.import.format") {
@@ -171,7 +184,31 @@ stops the import with its name, line and field.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "input format: "+strings.Join(profiling.ImportFormats, ", "))
+	cmd.Flags().StringVar(&format, "format", "", "input format: "+strings.Join(append(slices.Clone(profiling.ImportFormats), profiling.ShareFormats...), ", "))
 	cmd.Flags().StringVar(&out, "out", "", "output Parquet file (required)")
 	return cmd
+}
+
+// importShare is profile import of a GPU-sharing source: the samples to
+// out, the quarantined rows beside it (ShareQuarantinePath).
+func importShare(cmd *cobra.Command, format string, files []string, out string) error {
+	ctx := cmd.Context()
+	r, err := profiling.ImportShare(ctx, format, files)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "profile.import") {
+			return usageErrorf("%v", err)
+		}
+		return err
+	}
+	src := profiling.ShareSamplesSource + ":" + format
+	if err := profiling.WriteShareSamples(ctx, out, datasets.FileMeta{Source: src}, r.Samples); err != nil {
+		return err
+	}
+	qp := profiling.ShareQuarantinePath(out)
+	if err := datasets.WriteParquet(qp, datasets.FileMeta{Source: src}, r.Quarantined); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows read: %d standalone, %d pairs accepted, %d quarantined\nwrote %d samples (%d with speed > 1, kept) to %s, %d quarantined rows to %s\n",
+		format, r.Rows, r.Solo, r.Pairs, len(r.Quarantined), len(r.Samples), r.AboveOne(), out, len(r.Quarantined), qp)
+	return nil
 }

@@ -59,8 +59,10 @@ func TestPresetReplicates(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The real traces are not here: the synthetic one stands in (the
-		// training stages do not depend on which).
+		// training stages do not depend on which), and no measured
+		// GPU-sharing sources.
 		cfg.Datasets.Ingest, cfg.Datasets.Source = nil, stages.SyntheticPAI
+		cfg.Profile.GPUShare = stages.GPUShareConfig{}
 		dag, err := stages.Build(cfg)
 		if err != nil {
 			t.Fatal(err)
