@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Environment is a named set of the speed model's free parameters, fitted
@@ -24,6 +25,11 @@ type Environment struct {
 	Name string
 	// Source says what it was fitted to, for the tables' notes.
 	Source string
+	// BaseModel is the sha256 of the interference model file (a fit's
+	// model.json) the environment was calibrated over; "" is the
+	// simulator's default model. Its parameters scale that model: over
+	// another they reproduce nothing (CheckBase).
+	BaseModel string
 	// InterferenceScale multiplies every instance's co-location slowdown
 	// S(J, J̃) − S(J, ∅) (before the MaxSlowdown cap). Physically it maps
 	// the interference model, fitted on one server type, onto the paper's
@@ -188,6 +194,9 @@ func (e Environment) MarshalJSON() ([]byte, error) {
 	name, _ := json.Marshal(e.Name)
 	src, _ := json.Marshal(e.Source)
 	fmt.Fprintf(&b, "{\n  \"name\": %s,\n  \"source\": %s", name, src)
+	if e.BaseModel != "" {
+		fmt.Fprintf(&b, ",\n  \"base_model_sha256\": %q", e.BaseModel)
+	}
 	for _, p := range environmentParams {
 		v := *p.get(&e)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -259,21 +268,27 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("%w: %s: %v", ErrBadEnvironment, k, err)
 			}
 			continue
-		case "name", "source":
+		case "name", "source", "base_model_sha256":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
 				return fmt.Errorf("%w: %s: want a string, got %s", ErrBadEnvironment, k, v)
 			}
-			if k == "name" {
+			switch k {
+			case "name":
 				out.Name = s
-			} else {
+			case "source":
 				out.Source = s
+			default:
+				if len(s) != 64 || strings.Trim(s, "0123456789abcdef") != "" {
+					return fmt.Errorf("%w: %s: want a sha256 in hex, got %q", ErrBadEnvironment, k, s)
+				}
+				out.BaseModel = s
 			}
 			continue
 		}
 		i := slices.IndexFunc(environmentParams, func(p envParam) bool { return p.key == k })
 		if i < 0 {
-			known := []string{"name", "source", "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed", "gpu_share_term", "gpu_profiles"}
+			known := []string{"name", "source", "base_model_sha256", "gpu_share_scale", "gpu_profile_rule", "gpu_profile_seed", "gpu_share_term", "gpu_profiles"}
 			for _, p := range environmentParams {
 				known = append(known, p.key)
 			}
@@ -304,6 +319,23 @@ func (e *Environment) UnmarshalJSON(data []byte) error {
 	}
 	*e = out
 	return nil
+}
+
+// CheckBase refuses to apply e over an interference model other than the
+// one it was calibrated over: model is the sha256 of the model file used
+// ("" for the simulator's default model).
+func (e *Environment) CheckBase(model string) error {
+	if e.BaseModel == model {
+		return nil
+	}
+	name := func(h string) string {
+		if h == "" {
+			return "the simulator's default model"
+		}
+		return "the model of sha256 " + h[:12]
+	}
+	return fmt.Errorf("%w: environment %s was calibrated over %s, applied here over %s: its parameters scale that model and reproduce nothing over another (calibrate it over this one, or use that model)",
+		ErrBadEnvironment, e.Name, name(e.BaseModel), name(model))
 }
 
 // ReadEnvironment reads and validates an environment file; errors name the

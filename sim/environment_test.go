@@ -185,3 +185,34 @@ func TestEnvironmentViaModel(t *testing.T) {
 		t.Fatalf("rate plain %v, via model %v, UseEnvironment %v: want the last two equal and unlike the first", plain, via, used)
 	}
 }
+
+// TestEnvironmentBaseModel: the model an environment was calibrated over
+// round-trips through its file, and CheckBase refuses any other.
+func TestEnvironmentBaseModel(t *testing.T) {
+	e := NeutralEnvironment()
+	e.Name = "x"
+	e.BaseModel = strings.Repeat("ab", 32)
+	b, err := e.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Environment
+	if err := back.UnmarshalJSON(b); err != nil || back.BaseModel != e.BaseModel {
+		t.Fatalf("round trip: %v, %q", err, back.BaseModel)
+	}
+	if err := back.CheckBase(e.BaseModel); err != nil {
+		t.Errorf("its own model refused: %v", err)
+	}
+	for _, other := range []string{"", strings.Repeat("cd", 32)} {
+		if err := back.CheckBase(other); !errors.Is(err, ErrBadEnvironment) {
+			t.Errorf("model %q accepted: %v", other, err)
+		}
+	}
+	bad := strings.Replace(string(b), e.BaseModel, "not-a-hash", 1)
+	if err := back.UnmarshalJSON([]byte(bad)); !errors.Is(err, ErrBadEnvironment) {
+		t.Errorf("a malformed hash accepted: %v", err)
+	}
+	if n := NeutralEnvironment(); n.CheckBase("") != nil {
+		t.Error("an environment of the default model refused it")
+	}
+}

@@ -74,6 +74,8 @@ func Calibrate(cfg *Config) pipeline.Stage {
 			if err != nil {
 				return err
 			}
+			fitted := penv.InputRef(FitModel).SHA256 // the model each environment scales
+			mr.Environment.BaseModel = fitted
 			coef, err := datasets.ReadParquet[fitting.CoefficientRow](penv.Input(FitCoefficients))
 			if err != nil {
 				return fmt.Errorf("calibration: %w", err)
@@ -101,6 +103,9 @@ func Calibrate(cfg *Config) pipeline.Stage {
 					GPUShare: sim.GPUShareParamsOf(model)}, calibration.DASTable1Targets)
 				if err != nil {
 					return err
+				}
+				if w.Fitted {
+					dr.Environment.BaseModel = fitted
 				}
 				if err := sim.WriteEnvironment(penv.Output(das), &dr.Environment); err != nil {
 					return err
@@ -179,6 +184,23 @@ func speedModelFiles(fit, envFile string) (sim.Interference, error) {
 	}
 	e, err := sim.ReadEnvironment(envFile)
 	if err != nil {
+		return nil, err
+	}
+	return ApplyEnvironment(e, model, fit)
+}
+
+// ApplyEnvironment is the speed model of environment e over model, read
+// from the file fit ("" for the simulator's default, nil model): refused
+// when e was calibrated over another model (sim.Environment.CheckBase).
+func ApplyEnvironment(e *sim.Environment, model sim.Interference, fit string) (sim.Interference, error) {
+	sum := ""
+	if fit != "" {
+		var err error
+		if sum, _, err = pipeline.HashFile(fit); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.CheckBase(sum); err != nil {
 		return nil, err
 	}
 	return e.Interference(model), nil

@@ -232,6 +232,13 @@ func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interfer
 		if err != nil {
 			return sensitivity.Part{}, nil, err
 		}
+		fit := ""
+		if p.Fitted {
+			fit = env.Input(FitModel)
+		}
+		if _, err := ApplyEnvironment(e, model, fit); err != nil {
+			return sensitivity.Part{}, nil, err
+		}
 		base = *e
 	} else {
 		notes = append(notes, fmt.Sprintf("%s: no calibrated environment of its paper exists, so the grid is centred on the neutral one (every factor 1).", p.Name))

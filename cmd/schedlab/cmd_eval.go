@@ -134,7 +134,10 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				if want != "" && e.Name != want {
 					return usageErrorf("eval: --environment %s holds environment %s; the configuration runs %s in %s (sim.environment)", environment, e.Name, experiment, want)
 				}
-				spec.Sim.Environment, model = e.Name, e.Interference(model)
+				if model, err = stages.ApplyEnvironment(e, model, interfFile); err != nil {
+					return usageErrorf("eval: --environment %s: %v", environment, err)
+				}
+				spec.Sim.Environment = e.Name
 			case want != "":
 				return usageErrorf("eval: the configuration runs %s in the calibrated environment %s (sim.environment): give its file with --environment (a run's %s)", experiment, want, stages.EnvironmentFile(want))
 			}

@@ -249,7 +249,9 @@ func trainInputs(ctx context.Context, a *app, cfg *stages.Config, plan *stages.M
 		if e.Name != name {
 			return in, usageErrorf("train: --environment %s holds environment %s, the experiment runs in %s", opts.Environment, e.Name, name)
 		}
-		in.Interference = e.Interference(in.Interference)
+		if in.Interference, err = stages.ApplyEnvironment(e, in.Interference, opts.Interference); err != nil {
+			return in, usageErrorf("train: --environment %s: %v", opts.Environment, err)
+		}
 	}
 	return in, nil
 }
