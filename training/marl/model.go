@@ -418,8 +418,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 // step's working set stays in cache. The bits are those of the batched
 // pass: every forward operator computes each row on its own, and the
 // backward pass sums the rows of the parameter gradients in the same
-// order (nn.Tape.SetRowBatch, nn.Tape.DeferGrad; TestGoldenTraining pins
-// it).
+// order (nn.Tape.DeferGrad; TestGoldenTraining pins it).
 type learner struct {
 	e *evaluator
 	// recorded: trust steps' recorded evaluations of the current
@@ -497,12 +496,10 @@ func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float6
 // a tape of its own size, and its backward pass.
 func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	t := &l.t
-	t.SetRowBatch(len(l.steps))
 	t.DeferGrad(true)
 	defer func() {
 		t.FlushGrad()
 		t.DeferGrad(false)
-		t.SetRowBatch(1)
 	}()
 	for i, o := range l.steps {
 		t.Reset()

@@ -75,11 +75,10 @@ type Tape struct {
 	flops int64
 	err   error
 
-	// rowBatch and staged serve item-by-item passes that must reproduce
-	// the bits of one batched pass (SetRowBatch, DeferGrad).
-	rowBatch int
-	defer_   bool
-	staged   []stagedGrad
+	// defer_ and staged serve item-by-item passes that sum parameter
+	// gradients as one batched pass would (DeferGrad).
+	defer_ bool
+	staged []stagedGrad
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
@@ -92,16 +91,6 @@ type stagedGrad struct {
 	params [2]*Node
 	buf    []float64
 }
-
-// SetRowBatch makes the tape's matrix products choose their blocking as
-// if every product had b times as many rows, as it would if b items of
-// one shape were stacked into one pass. gonum's Dgemm goes parallel, and
-// then sums the inner dimension in blocks of 64, when the output has at
-// least 4 blocks of 64×64; for C += A·Bᵀ that changes the rounding of
-// each element. Running the b items one at a time with SetRowBatch(b)
-// (and DeferGrad) gives the bits of the batched pass with the working set
-// of one item. b ≤ 1 restores the default.
-func (t *Tape) SetRowBatch(b int) { t.rowBatch = b }
 
 // DeferGrad, when on, keeps the row-summed parameter gradients of
 // operators that stage them (EdgeConv's filter weights and bias) across
@@ -303,22 +292,9 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: stride, Data: data}
 }
 
-// gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
+// gemm computes c = alpha·op(a)·op(b) + beta·c (the package's gemm) and
 // counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	if t.rowBatch > 1 && !ta && tb && a.Cols > gemmBlock && beta == 1 &&
-		GemmParallel(c.Rows*t.rowBatch, c.Cols) && !GemmParallel(c.Rows, c.Cols) {
-		// The batched product would run parallel, summing the inner
-		// dimension in blocks of 64 into C; this one would not: sum the
-		// same blocks in the same order. Only C += A·Bᵀ needs it: the
-		// other kernels add each term of the inner dimension to C in turn
-		// whichever way they run.
-		for k := 0; k < a.Cols; k += gemmBlock {
-			w := min(gemmBlock, a.Cols-k)
-			t.flops += gemm(ta, tb, alpha, general(a.Rows, w, a.Stride, a.Data[k:]), general(b.Rows, w, b.Stride, b.Data[k:]), 1, c)
-		}
-		return
-	}
 	t.flops += gemm(ta, tb, alpha, a, b, beta, c)
 }
 
