@@ -275,6 +275,16 @@ func (t *Tape) Backward(loss *Node) {
 	}
 }
 
+// addTo adds src to dst element by element (len(dst) ≥ len(src)), as
+// floats.Add does: inline, where the rows the operators pass are often
+// too short (16 values) for a call into gonum's assembly to pay.
+func addTo(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
 // resize returns s with length n, reusing its storage when it is large
 // enough. The contents are unspecified.
 func resize(s []float64, n int) []float64 {
