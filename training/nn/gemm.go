@@ -73,7 +73,7 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	bd, ldb := b.Data, b.Stride
 	if tb {
 		s := scratch(k * n)
-		defer scratchPool.Put(s)
+		defer release(s)
 		for j := 0; j < n; j++ {
 			row := b.Data[j*b.Stride : j*b.Stride+k]
 			for l, v := range row {
@@ -84,7 +84,7 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	}
 	if alpha != 1 {
 		s := scratch(m * k)
-		defer scratchPool.Put(s)
+		defer release(s)
 		for i := 0; i < m; i++ {
 			for l := 0; l < k; l++ {
 				(*s)[i*k+l] = alpha * ad[i*rowa+l*inca]
@@ -132,17 +132,36 @@ func fits(m blas64.General) bool {
 	return m.Stride >= m.Cols && len(m.Data) >= (m.Rows-1)*m.Stride+m.Cols
 }
 
-var scratchPool sync.Pool
+// scratchBufs is a free list of gemm's scratch buffers. Not a sync.Pool:
+// under the race detector a Pool drops a share of what it is given, and a
+// warmed-up training step must not allocate (TestSteadyStateAllocations).
+var scratchBufs struct {
+	sync.Mutex
+	free []*[]float64
+}
 
-// scratch returns a buffer of n values from the pool, contents
-// unspecified; put it back when done.
+// scratch returns a buffer of n values, contents unspecified; release
+// it when done.
 func scratch(n int) *[]float64 {
-	s, _ := scratchPool.Get().(*[]float64)
+	scratchBufs.Lock()
+	var s *[]float64
+	if k := len(scratchBufs.free); k > 0 {
+		s = scratchBufs.free[k-1]
+		scratchBufs.free = scratchBufs.free[:k-1]
+	}
+	scratchBufs.Unlock()
 	if s == nil {
 		s = new([]float64)
 	}
 	*s = resize(*s, n)
 	return s
+}
+
+// release returns a buffer scratch handed out.
+func release(s *[]float64) {
+	scratchBufs.Lock()
+	scratchBufs.free = append(scratchBufs.free, s)
+	scratchBufs.Unlock()
 }
 
 // fmaRows adds A·B to the m×n matrix C (row stride ldc; +0 first with

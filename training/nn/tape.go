@@ -42,6 +42,8 @@ type Node struct {
 	// own is the node's storage while Data is a caller's slice (View).
 	own  []float64
 	view bool
+	// gradPass is the Tape.Backward call that last cleared Grad.
+	gradPass uint64
 }
 
 // At returns the element at row i, column j.
@@ -79,6 +81,9 @@ type Tape struct {
 	// gradients as one batched pass would (DeferGrad).
 	defer_ bool
 	staged []stagedGrad
+	// pass counts Backward calls: a node's gradient was cleared by this
+	// one when its gradPass equals it.
+	pass uint64
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
@@ -260,19 +265,38 @@ func (t *Tape) Backward(loss *Node) {
 	if loss.op == nil || loss.tapeIdx >= t.n || t.nodes[loss.tapeIdx] != loss {
 		panic("nn: Backward from a node not on this tape")
 	}
-	for _, n := range t.nodes[:loss.tapeIdx+1] {
-		if n.needGrad {
-			n.Grad = resize(n.Grad, len(n.Data))
-			clear(n.Grad)
-		}
-	}
+	// A node's gradient is cleared just before the first operator that
+	// adds into it runs (its last consumer on the tape, the sweep going
+	// backwards), not all at the start: no operator before that one in
+	// the sweep touches it, so the sums are the same, and the buffer is
+	// still in cache when the additions come.
+	t.pass++
+	loss.Grad = resize(loss.Grad, 1)
 	loss.Grad[0] = 1
+	loss.gradPass = t.pass
 	for i := loss.tapeIdx; i >= 0; i-- {
 		n := t.nodes[i]
-		if n.needGrad && n.op != nil {
-			n.op.backward(t, n)
+		if !n.needGrad || n.op == nil {
+			continue
 		}
+		t.zeroGrad(n) // a node nothing read: its gradient is 0
+		for _, x := range n.in {
+			if x.needGrad && x.op != nil {
+				t.zeroGrad(x)
+			}
+		}
+		n.op.backward(t, n)
 	}
+}
+
+// zeroGrad clears n's gradient unless this Backward already has.
+func (t *Tape) zeroGrad(n *Node) {
+	if n.gradPass == t.pass {
+		return
+	}
+	n.Grad = resize(n.Grad, len(n.Data))
+	clear(n.Grad)
+	n.gradPass = t.pass
 }
 
 // addTo adds src to dst element by element (len(dst) ≥ len(src)), as
