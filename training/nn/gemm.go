@@ -248,3 +248,12 @@ func scaleC(beta float64, c blas64.General, m, n int) {
 		}
 	}
 }
+
+// Gemm computes c = alpha·op(a)·op(b) + beta·c as every product of this
+// package does (each element one chain of fused multiply-adds over the
+// inner dimension in order), for code outside it that must reproduce a
+// tape's bits without a tape (DAS's incremental orderer). It returns the
+// flop count.
+func Gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
+	return gemm(ta, tb, alpha, a, b, beta, c)
+}
