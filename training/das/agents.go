@@ -108,7 +108,7 @@ type placeAgent struct {
 // Σ_i); entropy is the mean over those dimensions (0 for a decision that
 // placed nothing).
 func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64) {
-	a.evaluate(steps, logp, entropy, placedBatch(steps, a.m.cfg.Jobs, a.m.cfg.Hidden))
+	a.evaluate(steps, logp, entropy, placedBatch(steps))
 }
 
 // evaluate is Evaluate with the trunk run on the observations batch says
@@ -183,57 +183,21 @@ func (a *placeAgent) evaluate(steps []*rl.Step[*Obs], logp, entropy []float64, b
 
 // placedBatch is where each step's observation goes in the placement
 // agent's trunk batch (−1: left out): the observations that placed a job,
-// in order (one that placed none contributes nothing to the loss), and,
-// if there are too few of them for the trunk's products to take the path
-// they take on the whole batch, the first ones that did not, until there
-// are enough (sameGemmPath). Leaving observations out then changes no
-// bit of the loss or its gradient.
-func placedBatch(steps []*rl.Step[*Obs], n, e int) []int {
-	keep := make([]bool, len(steps))
-	k := 0
-	for b, s := range steps {
-		if len(s.Obs.Placed) > 0 {
-			keep[b] = true
-			k++
-		}
-	}
-	if k == 0 {
-		return slices.Repeat([]int{-1}, len(steps))
-	}
-	need := sameGemmPath(len(steps), n, e)
-	for b := 0; b < len(steps) && k < need; b++ {
-		if !keep[b] {
-			keep[b] = true
-			k++
-		}
-	}
+// in order (one that placed none contributes nothing to the loss). Every
+// element of a product is a chain of its own over its inner dimension
+// (nn's gemm), so leaving rows out changes no bit of the others' loss or
+// gradient.
+func placedBatch(steps []*rl.Step[*Obs]) []int {
 	batch := make([]int, len(steps))
 	i := 0
-	for b := range steps {
+	for b, s := range steps {
 		batch[b] = -1
-		if keep[b] {
+		if len(s.Obs.Placed) > 0 {
 			batch[b] = i
 			i++
 		}
 	}
 	return batch
-}
-
-// sameGemmPath is the fewest of B observations (n job rows each, width e)
-// whose trunk's products take the gemm path of all B (nn.GemmParallel):
-// the parallel path changes the rounding of A·Bᵀ with an inner dimension
-// over 64, which the trunk has in the gradient of the attention's input
-// (its rows·3e times 3e×e).
-func sameGemmPath(B, n, e int) int {
-	parallel := func(rows int) bool { return nn.GemmParallel(rows, e) }
-	if !parallel(B * n) {
-		return 1
-	}
-	k := 1
-	for !parallel(k * n) {
-		k++
-	}
-	return k
 }
 
 func (a *placeAgent) Backward(dLogp, dEntropy, _ []float64) {

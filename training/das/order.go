@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/schedlab/schedlab/training/nn"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
@@ -18,11 +17,11 @@ import (
 // are what those queries attend to.
 //
 // It evaluates the recorded operators' expressions (trunkRows, then
-// priority's mean) in their order, with the same gonum calls for every
-// product and reduction, so each row it computes is bit-identical to the
-// tape's (TestOrdererMatchesTape): a product's row depends only on its
-// operands' rows, and gonum's Dgemm sums every entry over k in the same
-// order whichever rows or columns are asked for. An orderer reuses its
+// priority's mean) in their order, with the same calls for every
+// product (nn.Gemm) and reduction, so each row it computes is
+// bit-identical to the tape's (TestOrdererMatchesTape): a product's row
+// depends only on its operands' rows, and nn sums every entry over k in
+// the same order whichever rows or columns are asked for. An orderer reuses its
 // buffers; it is not safe for concurrent use.
 type orderer struct {
 	sj, sc, msg, gin, st []float64 // n×e, M×e, e, n×2e, n×e
@@ -189,12 +188,9 @@ func view(rows, cols, stride int, data []float64) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: stride, Data: data}
 }
 
-// gemm is c = alpha·a·b through gonum's BLAS, as nn's MatMul computes it.
+// gemm is c = alpha·a·b as nn's MatMul computes it (nn.Gemm).
 func gemm(alpha float64, a, b, c blas64.General) {
-	if c.Rows == 0 || c.Cols == 0 {
-		return
-	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, a, b, 0, c)
+	nn.Gemm(false, false, alpha, a, b, 0, c)
 }
 
 // resize returns s with length n, reusing its storage when it can.

@@ -100,7 +100,7 @@
 // log-probability, entropy and value from the pass that chose it and
 // back-propagates the steps one at a time, in cache, summing the
 // parameter gradients in the order of one batched pass
-// (nn.Tape.SetRowBatch, nn.Tape.DeferGrad); each step's pass takes the
+// (nn.Tape.DeferGrad); each step's pass takes the
 // inner ECC stack and the group scorer's candidate rows from per-pod
 // incremental caches recorded on its tape (nn.ECCStack.Record,
 // nn.LinearRows.Record), a segment's consecutive steps differing in few
@@ -110,11 +110,15 @@
 // BenchmarkTrainEpisode): about 1.1 inferences per task placed (forwards
 // included) plus 0.3 embeddings of other pods, and one backward pass per
 // learned decision of about 24 MFLOP of matrix products (nn.Tape.Flops),
-// most of it the inner graph's 411 nodes × 4 layers of width 16. Those
-// products run at a few GFLOP/s in gonum's kernels (rows of 16 values;
-// 9–16 GFLOP/s in nn's SSE2 kernels of the same bits, BenchmarkGemmSerial),
-// which bounds an episode of some 150,000 tasks to tens of minutes of
-// CPU on one core while the bits are kept.
+// most of it the inner graph's 411 nodes × 4 layers of width 16. nn runs
+// those products as chains of fused multiply-adds in AVX2 kernels, 17–24
+// GFLOP/s on BenchmarkGemmSerial's shapes (one core of a loaded AMD EPYC;
+// gonum's Dgemm about 1–2 there). The first 10 intervals (about 15,000
+// tasks) took 75.5 s of CPU against 105.4 s with the earlier kernels of
+// gonum's bits, the two run side by side on that loaded 2-core machine;
+// the update is about three quarters of it (each step's backward pass
+// half, its incremental forward pass again a quarter), decide a quarter,
+// on one core: its decisions are sequential.
 //
 // The single agent costs more per decision than the per-pod agents
 // because its backward pass covers the whole cluster's graph: the forward

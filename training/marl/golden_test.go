@@ -35,8 +35,11 @@ type goldenRun struct {
 // not change); device's and server's checkpoints and curves when the
 // agents' segments came to be learned side by side, each agent's gradient
 // summed on its own before the sum over agents (the greedy decisions of
-// both did not change). go test ./training/marl -run TestGoldenTraining
-// -update rewrites the file from today's digests.
+// both did not change); every checkpoint and curve when nn's matrix
+// products and edge messages became chains of fused multiply-adds (issue
+// 33; the greedy decisions on k = 8 did not change). go test
+// ./training/marl -run TestGoldenTraining -update rewrites the file from
+// today's digests.
 var goldenVariants = []string{marl.VariantDevice, marl.VariantServer, marl.VariantSingle}
 
 // placementHasher wraps a scheduler and hashes every placement it returns,
@@ -64,9 +67,9 @@ func (p *placementHasher) Schedule(ctx context.Context, st *sim.State) ([]sim.Pl
 // the digests of the checkpoint, the curves and every placement with the
 // recorded ones.
 //
-// The digests hold on amd64 only: gonum's assembly kernels and Go's
-// refusal to fuse multiply-adds there make every float reproducible,
-// whereas on arm64 the compiler may fuse a*b+c into one rounding, which
+// The digests hold on amd64 only: nn's products and messages fuse
+// explicitly (math.FMA, the same bits everywhere), but on arm64 the
+// compiler may also fuse the a*b+c of other code into one rounding, which
 // changes the last bits (legitimately: the determinism promise is per
 // platform).
 func TestGoldenTraining(t *testing.T) {

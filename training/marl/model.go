@@ -185,14 +185,14 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 	return bg
 }
 
-// passCache holds an actor's cached ECC passes for one forward pass
-// (either may be nil: computed on the tape).
+// passCache holds an actor's or a learner's cached passes for one
+// forward pass (any may be nil: computed on the tape).
 type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
-	// record: the inner stack's layers and the group scorer's rows go on
-	// the tape (nn.ECCStack.Record, nn.LinearRows.Record) for a backward
-	// pass, rather than entering it as constants.
+	// record: the ECC stacks' layers and the group scorer's rows go on
+	// the tape (nn.ECCStack.Record and RecordLayers, nn.LinearRows.Record)
+	// for a backward pass, rather than entering it as constants.
 	record bool
 }
 
@@ -294,7 +294,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 			copy(zc[b*pn*dz:], o.zc[:parts*dz]) // shared switches stay 0
 		}
 		var layers []*nn.Node
-		if pc.inter != nil {
+		if pc.inter != nil && !pc.record {
 			if B != 1 {
 				panic("marl: forward: a cached inter pass of several steps")
 			}
@@ -307,7 +307,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 				}
 			}
 		} else {
-			layers = e.interLayers(t, steps, zc, em.z0)
+			layers = e.interLayers(t, steps, zc, em.z0, pc.inter)
 		}
 		all := t.ConcatCols(layers...)
 		self, others := make([]int, B), make([]int, 0, B*parts)
@@ -325,8 +325,10 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 
 // interLayers runs the inter-scheduler ECC stack on the tape: zc holds
 // every step's schedulers' z⁰ (pn rows per step), the acting agent's row
-// still to be replaced by its own z0 row.
-func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.Node) []*nn.Node {
+// still to be replaced by its own z0 row. With a cache (one step), the
+// layers are recorded from it (nn.ECCStack.RecordLayers: the same bits,
+// recomputing the rows that changed since its last pass).
+func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.Node, cache *nn.ECCStack) []*nn.Node {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	ig := e.cg.inter
@@ -353,6 +355,12 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 			}
 		}
 		ein := t.View(B*ig.graph.Edges(), edgeFeatures, ei)
+		if cache != nil {
+			if B != 1 {
+				panic("marl: interLayers: a cached pass of several steps")
+			}
+			return cache.RecordLayers(t, z, ein, layers)
+		}
 		g := e.block(-1, ig.graph, B)
 		for _, l := range net.inter {
 			z = l.Forward(t, z, ein, g)
@@ -418,8 +426,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 // step's working set stays in cache. The bits are those of the batched
 // pass: every forward operator computes each row on its own, and the
 // backward pass sums the rows of the parameter gradients in the same
-// order (nn.Tape.SetRowBatch, nn.Tape.DeferGrad; TestGoldenTraining pins
-// it).
+// order (nn.Tape.DeferGrad; TestGoldenTraining pins it).
 type learner struct {
 	e *evaluator
 	// recorded: trust steps' recorded evaluations of the current
@@ -436,6 +443,10 @@ type learner struct {
 	// computed under.
 	inner []*nn.ECCStack
 	group []*nn.LinearRows
+	// inter is the inter-scheduler stack's pass, shared by the
+	// partitions: a segment's steps differ in the acting agent's row and
+	// the rows of the pods placed in since.
+	inter *nn.ECCStack
 	gen   uint64
 }
 
@@ -455,6 +466,9 @@ func (l *learner) cache(p int) *passCache {
 				l.group[p].Invalidate()
 			}
 		}
+		if l.inter != nil {
+			l.inter.Invalidate()
+		}
 		l.gen = l.e.gen
 	}
 	if l.inner[p] == nil {
@@ -464,6 +478,12 @@ func (l *learner) cache(p int) *passCache {
 	pc := &passCache{group: l.group[p], record: true}
 	if len(l.e.net.inner) > 0 {
 		pc.inner = l.inner[p]
+	}
+	if l.e.net.cfg.multi() && len(l.e.net.inter) > 0 {
+		if l.inter == nil {
+			l.inter = nn.NewECCStack(l.e.net.inter, l.e.cg.inter.graph)
+		}
+		pc.inter = l.inter
 	}
 	return pc
 }
@@ -497,12 +517,10 @@ func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float6
 // a tape of its own size, and its backward pass.
 func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	t := &l.t
-	t.SetRowBatch(len(l.steps))
 	t.DeferGrad(true)
 	defer func() {
 		t.FlushGrad()
 		t.DeferGrad(false)
-		t.SetRowBatch(1)
 	}()
 	for i, o := range l.steps {
 		t.Reset()

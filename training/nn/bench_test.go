@@ -106,12 +106,12 @@ func BenchmarkECC(b *testing.B) {
 	reportGFLOPS(b, flops)
 }
 
-// BenchmarkGemmSerial compares gemmSerial's kernels with gonum's Dgemm
+// BenchmarkGemmSerial compares gemm with gonum's Dgemm
 // on the products of an ECC layer's backward pass over the MARL
 // single-agent graph of fat-tree k = 8 (592 nodes, width 16, (f+1)d = 64):
 // dH += dY·Ms (NotNot), dMs += dYᵀ·H (TransNot) and dA += dZ·Wᵀ
-// (NotTrans, dot products). "gonum" is blas64.Gemm, "kernels"
-// gemmSerial (the assembly kernels where the build has them).
+// (NotTrans). "gonum" is blas64.Gemm, "kernels" the package's gemm (the
+// FMA kernels where the machine has them).
 func BenchmarkGemmSerial(b *testing.B) {
 	const nodes, d, yw = 592, 16, 64
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -148,7 +148,7 @@ func BenchmarkGemmSerial(b *testing.B) {
 		})
 		b.Run(cs.name+"/kernels", func(b *testing.B) {
 			for b.Loop() {
-				gemmSerial(tA, tB, 1, cs.a, cs.b, 1, c)
+				gemm(cs.ta, cs.tb, 1, cs.a, cs.b, 1, c)
 			}
 			reportGFLOPS(b, int64(b.N)*flops)
 		})

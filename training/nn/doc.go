@@ -44,12 +44,13 @@
 // factorise) is reported by Tape.Err. Element
 // (i, j) of an m×n matrix is Data[i*n+j]. Element-wise binary operators
 // broadcast their second operand when it is a 1×n row (a bias), an m×1
-// column or 1×1. Matrix products have the bits of gonum's BLAS
-// (blas64.Gemm), sharing the blocks of a large one among one goroutine
-// per core; on amd64 the blocks run on SSE2 kernels that keep a row of
-// the result in registers and add the same terms in the same order as
-// gonum's (gemm.go, kernel_amd64.s). Every sum runs in a fixed order, so the same seed gives bit-identical
-// parameters at any GOMAXPROCS. Randomness (initialisation) comes only
+// column or 1×1. In a matrix product every element is one chain of fused
+// multiply-adds over the inner dimension in order (gemm.go): the AVX2
+// kernels of kernel_amd64.s where the machine has them, math.FMA
+// elsewhere, the same bits either way, and a large product's rows shared
+// among one goroutine per core without changing any. Every sum runs in a
+// fixed order, so the same seed gives bit-identical parameters at any
+// GOMAXPROCS. Randomness (initialisation) comes only
 // from the *rand.Rand passed in.
 //
 // Every operator's gradient is checked against central finite differences
@@ -79,8 +80,8 @@
 // rows): ECCStack (a stack of ECC layers over one graph), LinearRows;
 // their Record methods put a cached pass on a tape for Backward, with the
 // gradients of the uncached layers.
-// Item-by-item passes that reproduce one batched pass's bits:
-// Tape.SetRowBatch, Tape.DeferGrad and Tape.FlushGrad.
+// Item-by-item passes that sum parameter gradients as one batched pass
+// would: Tape.DeferGrad and Tape.FlushGrad.
 //
 // # Checkpoint format
 //

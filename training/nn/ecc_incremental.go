@@ -201,14 +201,25 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 // gradient); the stack must not run another Forward before t's
 // Backward. Returns the last layer's output node.
 func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
+	if len(s.layers) == 0 {
+		return x
+	}
+	hs := s.RecordLayers(t, x, ef, nil)
+	return hs[len(hs)-1]
+}
+
+// RecordLayers is Record returning every layer's output node, appended
+// to dst.
+func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
 	s.Forward(x.Data, ef.Data)
 	h := x
 	for li, l := range s.layers {
 		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li])
 		cat := t.ConcatCols(h, t.Add(ec, l.B))
 		h = t.ReLU(t.matMulFrom(cat, l.W, s.z[li]))
+		dst = append(dst, h)
 	}
-	return h
+	return dst
 }
 
 // Layer returns layer i's output of the last Forward (nodes × its out

@@ -150,7 +150,7 @@ func TestECCStackRecord(t *testing.T) {
 		}
 		return out
 	}
-	// pass runs steps item by item with SetRowBatch and DeferGrad, as the
+	// pass runs steps item by item with DeferGrad, as the
 	// MARL learner does, through the stack if s is not nil.
 	pass := func(tp *Tape, s *ECCStack) ([]float64, [][]float64) {
 		ps.ZeroGrad()
@@ -166,12 +166,10 @@ func TestECCStackRecord(t *testing.T) {
 				h = l.Forward(tp, h, efn, g)
 			}
 		}
-		tp.SetRowBatch(3)
 		tp.DeferGrad(true)
 		tp.Backward(tp.Sum(tp.Mul(h, tp.Const(nodes, dims[len(dims)-1], wOut))))
 		tp.FlushGrad()
 		tp.DeferGrad(false)
-		tp.SetRowBatch(1)
 		return append([]float64(nil), h.Data...), grads()
 	}
 	s := NewECCStack(layers, g)

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 )
 
 // withSpecials turns about 3 in oneIn of x's values into NaN, +Inf or
@@ -46,45 +45,112 @@ func randSparse(n int, rng *rand.Rand) []float64 {
 	return x
 }
 
-// TestGemmMatchesDgemm compares gemm with gonum's Dgemm bit for bit on
-// products small enough for Dgemm's serial path and large enough for its
-// parallel one (at least 4 blocks of 64×64 in C), with inner dimensions
-// over several blocks of 64, every transposition, and the betas the
-// package uses.
-func TestGemmMatchesDgemm(t *testing.T) {
+// chainRef is gemm's contract written out: every element of C one chain
+// of fused multiply-adds over the inner dimension in order, starting from
+// beta·c (+0 for beta = 0, c for beta = 1), each term's coefficient
+// alpha·a_il rounded first.
+func chainRef(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	at := func(i, l int) float64 {
+		if ta {
+			return a.Data[l*a.Stride+i]
+		}
+		return a.Data[i*a.Stride+l]
+	}
+	bt := func(l, j int) float64 {
+		if tb {
+			return b.Data[j*b.Stride+l]
+		}
+		return b.Data[l*b.Stride+j]
+	}
+	k := a.Cols
+	if ta {
+		k = a.Rows
+	}
+	for i := 0; i < c.Rows; i++ {
+		for j := 0; j < c.Cols; j++ {
+			acc := c.Data[i*c.Stride+j]
+			switch beta {
+			case 0:
+				acc = 0
+			case 1:
+			default:
+				acc *= beta
+			}
+			if alpha != 0 {
+				for l := 0; l < k; l++ {
+					acc = math.FMA(alpha*at(i, l), bt(l, j), acc)
+				}
+			}
+			c.Data[i*c.Stride+j] = acc
+		}
+	}
+}
+
+// fmaPaths runs test with the pure Go products and, where the machine
+// has AVX2 and FMA, with the assembly kernels: they must give the same
+// bits.
+func fmaPaths(t *testing.T, test func(*testing.T)) {
+	paths := []bool{false}
+	if haveFMA {
+		paths = append(paths, true)
+	} else {
+		t.Log("no AVX2 and FMA here: the kernels untested")
+	}
+	defer func(v bool) { haveFMA = v }(haveFMA)
+	for _, on := range paths {
+		haveFMA = on
+		t.Run(fmt.Sprintf("fma=%v", on), test)
+	}
+}
+
+// TestGemmChains compares gemm with chainRef bit for bit on products
+// small enough to run on one goroutine and large enough to be split
+// among several (whose rows must not change), every transposition, and
+// the betas and alphas the package uses and others; and, as a check of the
+// arithmetic rather than of the rounding, with gonum's Dgemm to a
+// relative 1e-12.
+func TestGemmChains(t *testing.T) { fmaPaths(t, testGemmChains) }
+
+func testGemmChains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	shapes := [][3]int{{200, 1, 128}, {1, 1, 128}, {200, 128, 1}, {20, 3, 1}, {300, 1, 70}, {1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}}
+	shapes := [][3]int{{200, 1, 128}, {1, 1, 128}, {200, 128, 1}, {20, 3, 1}, {300, 1, 70}, {1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}, {7, 24, 9}}
 	for _, sh := range shapes {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, ta := range []bool{false, true} {
 			for _, tb := range []bool{false, true} {
-				for _, beta := range []float64{0, 1, 0.5} {
-					for _, alpha := range []float64{1, -0.7, 0} {
-						a := general(m, k, k, randSparse(m*k, rng))
-						if ta {
-							a = general(k, m, m, a.Data)
+				// Each beta with an alpha (the package uses beta 0 and 1
+				// with alpha 1); not every pair, to keep the test short
+				// under the race detector.
+				for _, ab := range [][2]float64{{1, 0}, {1, 1}, {-0.7, 1}, {0, 0.5}, {1, 0.5}} {
+					alpha, beta := ab[0], ab[1]
+					a := general(m, k, k, randSparse(m*k, rng))
+					if ta {
+						a = general(k, m, m, a.Data)
+					}
+					b := general(k, n, n, randSparse(k*n, rng))
+					if tb {
+						b = general(n, k, k, b.Data)
+					}
+					c0 := randSparse(m*n, rng)
+					want, got, dg := append([]float64(nil), c0...), append([]float64(nil), c0...), append([]float64(nil), c0...)
+					chainRef(ta, tb, alpha, a, b, beta, general(m, n, n, want))
+					if fl := gemm(ta, tb, alpha, a, b, beta, general(m, n, n, got)); fl != int64(2*m*n*k) && alpha != 0 {
+						t.Fatalf("%v: flops %d", sh, fl)
+					}
+					tA, tB := blas.NoTrans, blas.NoTrans
+					if ta {
+						tA = blas.Trans
+					}
+					if tb {
+						tB = blas.Trans
+					}
+					blas64.Gemm(tA, tB, alpha, a, b, beta, general(m, n, n, dg))
+					for i := range want {
+						if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+							t.Fatalf("%dx%dx%d ta=%v tb=%v alpha=%v beta=%v: element %d is %v, the chain gives %v", m, n, k, ta, tb, alpha, beta, i, got[i], want[i])
 						}
-						b := general(k, n, n, randSparse(k*n, rng))
-						if tb {
-							b = general(n, k, k, b.Data)
-						}
-						c0 := randSparse(m*n, rng)
-						want, got := append([]float64(nil), c0...), append([]float64(nil), c0...)
-						tA, tB := blas.NoTrans, blas.NoTrans
-						if ta {
-							tA = blas.Trans
-						}
-						if tb {
-							tB = blas.Trans
-						}
-						blas64.Gemm(tA, tB, alpha, a, b, beta, general(m, n, n, want))
-						if fl := gemm(ta, tb, alpha, a, b, beta, general(m, n, n, got)); fl != int64(2*m*n*k) {
-							t.Fatalf("%v: flops %d", sh, fl)
-						}
-						for i := range want {
-							if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-								t.Fatalf("%dx%dx%d ta=%v tb=%v alpha=%v beta=%v: element %d is %v, Dgemm gives %v", m, n, k, ta, tb, alpha, beta, i, got[i], want[i])
-							}
+						if math.Abs(got[i]-dg[i]) > 1e-12*(1+math.Abs(dg[i]))*float64(k+1) {
+							t.Fatalf("%dx%dx%d ta=%v tb=%v alpha=%v beta=%v: element %d is %v, Dgemm gives %v", m, n, k, ta, tb, alpha, beta, i, got[i], dg[i])
 						}
 					}
 				}
@@ -93,46 +159,24 @@ func TestGemmMatchesDgemm(t *testing.T) {
 	}
 }
 
-// TestMessageMatchesAddScaled compares the fused message loops (for
-// f = 3, four coefficients, the assembly kernels on the even part of
-// the row) with the floats.AddScaled calls they replace, on inputs with
-// and without exact zeros, −0, NaN and ±Inf.
-func TestMessageMatchesAddScaled(t *testing.T) { bothKernelPaths(t, testMessageMatchesAddScaled) }
+// TestMessageChains compares the message loops (for f = 3, four
+// coefficients, the AVX2 kernels where d is a multiple of 4) with their
+// chains of math.FMA written out, bit for bit, on inputs with and without
+// exact zeros, −0, NaN and ±Inf.
+func TestMessageChains(t *testing.T) { fmaPaths(t, testMessageChains) }
 
-func testMessageMatchesAddScaled(t *testing.T) {
+func testMessageChains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 40 {
 		f := []int{1, 3, 3, 5}[trial%4]
-		for _, d := range []int{1, 2, 8, 15, 16, 17, 24} {
-			messageMatchesAddScaled(t, rng, trial, f, d)
+		for _, d := range []int{1, 2, 4, 8, 15, 16, 17, 24} {
+			messageChains(t, rng, trial, f, d)
 		}
 	}
 }
 
-// messageKernelWidth is how many of a row's d elements addMessage and
-// spreadMessage leave to the assembly kernels with f+1 coefficients.
-func messageKernelWidth(f, d int) int {
-	switch {
-	case f+1 != 4 || !haveKernels:
-		return 0
-	case haveAVX512 && d%8 == 0:
-		return d
-	default:
-		return d &^ 1
-	}
-}
-
-// messageMatchesAddScaled compares one message of f features on rows of
-// d values with AddScaled. The kernels' elements must have its bits. The
-// Go loops' may keep another NaN's payload where two NaNs meet in a sum
-// (Go may emit a commutative addition either way round), so there a NaN
-// matches any NaN; every other value must have the same bits.
-func messageMatchesAddScaled(t *testing.T, rng *rand.Rand, trial, f, d int) {
+func messageChains(t *testing.T, rng *rand.Rand, trial, f, d int) {
 	t.Helper()
-	kw := messageKernelWidth(f, d)
-	same := func(j int, want, got float64) bool {
-		return math.Float64bits(want) == math.Float64bits(got) || j >= kw && math.IsNaN(want) && math.IsNaN(got)
-	}
 	vec := func(n int) []float64 {
 		v := randSparse(n, rng)
 		if trial%2 == 1 {
@@ -144,59 +188,44 @@ func messageMatchesAddScaled(t *testing.T, rng *rand.Rand, trial, f, d int) {
 	y := vec((f + 1) * d)
 	s := rng.Float64()
 	o := vec(d)
-	want, got := append([]float64(nil), o...), append([]float64(nil), o...)
-	for k := 0; k < f; k++ {
-		floats.AddScaled(want, s*ef[k], y[k*d:(k+1)*d])
-	}
-	floats.AddScaled(want, s, y[f*d:])
 	c := messageCoefs(nil, s, ef, 0, f)
+	want, got := append([]float64(nil), o...), append([]float64(nil), o...)
+	for k := 0; k <= f; k++ {
+		for j := range want {
+			want[j] = math.FMA(c[k], y[k*d+j], want[j])
+		}
+	}
 	addMessage(got, c, y)
 	for i := range want {
-		if !same(i, want[i], got[i]) {
-			t.Fatalf("addMessage f=%d d=%d: element %d is %#x, AddScaled gives %#x", f, d, i, math.Float64bits(got[i]), math.Float64bits(want[i]))
+		if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+			t.Fatalf("addMessage f=%d d=%d: element %d is %#x, the chain gives %#x", f, d, i, math.Float64bits(got[i]), math.Float64bits(want[i]))
 		}
 	}
 	g := vec(d)
 	wantDY, gotDY := append([]float64(nil), y...), append([]float64(nil), y...)
-	for k := 0; k < f; k++ {
-		floats.AddScaled(wantDY[k*d:(k+1)*d], s*ef[k], g)
+	for k := 0; k <= f; k++ {
+		for j := range g {
+			wantDY[k*d+j] = math.FMA(c[k], g[j], wantDY[k*d+j])
+		}
 	}
-	floats.AddScaled(wantDY[f*d:], s, g)
 	spreadMessage(gotDY, c, g)
 	for i := range wantDY {
-		if !same(i%d, wantDY[i], gotDY[i]) {
-			t.Fatalf("spreadMessage f=%d d=%d: element %d is %#x, AddScaled gives %#x", f, d, i, math.Float64bits(gotDY[i]), math.Float64bits(wantDY[i]))
+		if math.Float64bits(wantDY[i]) != math.Float64bits(gotDY[i]) {
+			t.Fatalf("spreadMessage f=%d d=%d: element %d is %#x, the chain gives %#x", f, d, i, math.Float64bits(gotDY[i]), math.Float64bits(wantDY[i]))
 		}
 	}
 }
 
-// TestGemmSerialBits compares gemmSerial with gonum's Dgemm bit for bit
-// on random serial-sized products: every transposition, strided views
-// (sub-matrices of wider ones, as gemm's blocks are), betas and alphas
-// the package uses and others, and inputs with exact zeros, −0, NaN and
-// ±Inf (the kernels skip a term whose coefficient is 0 but not one that
-// is NaN, and must propagate what Dgemm propagates).
-func TestGemmSerialBits(t *testing.T) { bothKernelPaths(t, testGemmSerialBits) }
+// TestGemmStridedBits compares gemm with chainRef bit for bit on random
+// products: every transposition, strided views (sub-matrices of wider
+// ones), betas and alphas the package uses and others, and inputs with
+// exact zeros, −0, NaN and ±Inf. A NaN's payload is compared too: the
+// kernels and math.FMA must propagate the same one.
+func TestGemmStridedBits(t *testing.T) { fmaPaths(t, testGemmStridedBits) }
 
-// bothKernelPaths runs test without the AVX-512 kernels and, where the
-// machine has AVX-512F, with them: they must give the same bits.
-func bothKernelPaths(t *testing.T, test func(*testing.T)) {
-	paths := []bool{false}
-	if haveAVX512 {
-		paths = append(paths, true)
-	} else {
-		t.Log("no AVX-512F here: its kernels untested")
-	}
-	defer func(v bool) { haveAVX512 = v }(haveAVX512)
-	for _, on := range paths {
-		haveAVX512 = on
-		t.Run(fmt.Sprintf("avx512=%v", on), test)
-	}
-}
-
-func testGemmSerialBits(t *testing.T) {
+func testGemmStridedBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for trial := 0; trial < 3000; trial++ {
+	for trial := 0; trial < 800; trial++ {
 		m, n, k := 1+rng.IntN(64), 1+rng.IntN(80), rng.IntN(70)
 		ta, tb := rng.IntN(2) == 1, rng.IntN(4) == 0
 		alpha := []float64{1, -0.7, 0, 2.5}[rng.IntN(4)]
@@ -223,24 +252,11 @@ func testGemmSerialBits(t *testing.T) {
 		c0 := view(m, n)
 		want := general(m, n, c0.Stride, append([]float64(nil), c0.Data...))
 		got := general(m, n, c0.Stride, append([]float64(nil), c0.Data...))
-		tA, tB := blas.NoTrans, blas.NoTrans
-		if ta {
-			tA = blas.Trans
-		}
-		if tb {
-			tB = blas.Trans
-		}
-		if k == 0 {
-			// blas64.General cannot describe a k = 0 operand (its
-			// checks want a stride ≥ 1 and data); gemm handles k = 0
-			// itself before calling gemmSerial.
-			continue
-		}
-		blas64.Gemm(tA, tB, alpha, a, b, beta, want)
-		gemmSerial(tA, tB, alpha, a, b, beta, got)
+		chainRef(ta, tb, alpha, a, b, beta, want)
+		gemm(ta, tb, alpha, a, b, beta, got)
 		for i := range want.Data {
 			if math.Float64bits(want.Data[i]) != math.Float64bits(got.Data[i]) {
-				t.Fatalf("trial %d: %dx%dx%d ta=%v tb=%v alpha=%v beta=%v strides %d,%d,%d: element %d is %v (%#x), Dgemm gives %v (%#x)",
+				t.Fatalf("trial %d: %dx%dx%d ta=%v tb=%v alpha=%v beta=%v strides %d,%d,%d: element %d is %v (%#x), the chain gives %v (%#x)",
 					trial, m, n, k, ta, tb, alpha, beta, a.Stride, b.Stride, c0.Stride, i, got.Data[i], math.Float64bits(got.Data[i]), want.Data[i], math.Float64bits(want.Data[i]))
 			}
 		}
@@ -252,17 +268,12 @@ func testGemmSerialBits(t *testing.T) {
 // gradient (gradCols), leaves every parameter gradient bit-identical to
 // the whole product's: the same network with the constant operand made
 // a parameter (so that every column's gradient is computed) must give
-// the other parameters the same bits. Shapes cover the serial and
-// parallel blockings, a row batch (SetRowBatch) and both operand
-// orders.
+// the other parameters the same bits. Shapes cover products run on one
+// goroutine and split among several, and both operand orders.
 func TestMatMulGradColsBits(t *testing.T) {
 	shapes := []struct{ rows, cx, ch, in, out, batch int }{
 		{5, 3, 4, 6, 2, 1}, {300, 17, 16, 20, 16, 1}, {592, 17, 16, 20, 16, 8},
 		{256, 17, 16, 40, 128, 1}, {256, 17, 16, 40, 128, 30}, {64, 70, 60, 9, 3, 1},
-		// The columns needing a gradient span fewer blocks of 64 than
-		// the whole: Dgemm would go serial on them where the whole
-		// product goes parallel (summing k = 100 in two blocks), so
-		// the whole product must be computed.
 		{128, 70, 60, 9, 100, 1},
 	}
 	for _, sh := range shapes {
@@ -278,7 +289,6 @@ func TestMatMulGradColsBits(t *testing.T) {
 				xdata := randSparse(sh.rows*sh.cx, rng)
 				copy(p.Data, xdata)
 				var tp Tape
-				tp.SetRowBatch(sh.batch)
 				h := tp.ReLU(tp.MatMul(tp.Const(sh.rows, sh.in, randSparse(sh.rows*sh.in, rng)), w1))
 				x := tp.Const(sh.rows, sh.cx, xdata)
 				if xParam {

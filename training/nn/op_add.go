@@ -29,7 +29,10 @@ func (t *Tape) addSigned(name string, a, b *Node, sign float64) *Node {
 			}
 			continue
 		}
-		floats.AddScaledTo(out, ar, sign, vec)
+		out, vec = out[:len(ar)], vec[:len(ar)]
+		for j, v := range ar {
+			out[j] = v + sign*vec[j]
+		}
 	}
 	return n
 }
@@ -50,6 +53,9 @@ func (addOp) backward(_ *Tape, n *Node) {
 			b.Grad[k] += sign * floats.Sum(g)
 			continue
 		}
-		floats.AddScaled(vec, sign, g)
+		vec = vec[:len(g)]
+		for j, v := range g {
+			vec[j] += sign * v
+		}
 	}
 }

@@ -39,7 +39,7 @@ func (concatColsOp) backward(_ *Tape, n *Node) {
 	for _, x := range n.in {
 		if x.needGrad {
 			for i := 0; i < n.Rows; i++ {
-				floats.Add(x.Grad[i*x.Cols:(i+1)*x.Cols], n.Grad[i*n.Cols+off:i*n.Cols+off+x.Cols])
+				addTo(x.Grad[i*x.Cols:(i+1)*x.Cols], n.Grad[i*n.Cols+off:i*n.Cols+off+x.Cols])
 			}
 		}
 		off += x.Cols

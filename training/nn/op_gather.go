@@ -1,10 +1,6 @@
 package nn
 
-import (
-	"fmt"
-
-	"gonum.org/v1/gonum/floats"
-)
+import "fmt"
 
 // gatherRowsOp is row i of the output = row idx[i] of A. An index may
 // repeat; backward scatter-adds, so a row used twice gets both gradients.
@@ -33,6 +29,6 @@ func (gatherRowsOp) backward(_ *Tape, n *Node) {
 	}
 	c := a.Cols
 	for i, r := range n.ints {
-		floats.Add(a.Grad[r*c:(r+1)*c], n.Grad[i*c:(i+1)*c])
+		addTo(a.Grad[r*c:(r+1)*c], n.Grad[i*c:(i+1)*c])
 	}
 }

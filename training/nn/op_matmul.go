@@ -31,14 +31,10 @@ func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	dc := general(n.Rows, n.Cols, n.Cols, n.Grad)
 	if a.needGrad {
-		// Only the columns of dA whose gradient is read (gradCols),
-		// each computed as in the whole product: the products of the
-		// same width in blocks of 64 run the same kernels on the same
-		// terms, so the bits of those columns do not change.
+		// Only the columns of dA whose gradient is read (gradCols):
+		// every element is a chain of its own (gemm), so computing
+		// fewer columns changes none.
 		lo, hi := gradCols(a)
-		if gemmBlocks(hi-lo) != gemmBlocks(a.Cols) {
-			lo, hi = 0, a.Cols
-		}
 		t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
 	}
 	if b.needGrad {

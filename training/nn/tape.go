@@ -42,6 +42,8 @@ type Node struct {
 	// own is the node's storage while Data is a caller's slice (View).
 	own  []float64
 	view bool
+	// gradPass is the Tape.Backward call that last cleared Grad.
+	gradPass uint64
 }
 
 // At returns the element at row i, column j.
@@ -75,11 +77,13 @@ type Tape struct {
 	flops int64
 	err   error
 
-	// rowBatch and staged serve item-by-item passes that must reproduce
-	// the bits of one batched pass (SetRowBatch, DeferGrad).
-	rowBatch int
-	defer_   bool
-	staged   []stagedGrad
+	// defer_ and staged serve item-by-item passes that sum parameter
+	// gradients as one batched pass would (DeferGrad).
+	defer_ bool
+	staged []stagedGrad
+	// pass counts Backward calls: a node's gradient was cleared by this
+	// one when its gradPass equals it.
+	pass uint64
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
@@ -92,16 +96,6 @@ type stagedGrad struct {
 	params [2]*Node
 	buf    []float64
 }
-
-// SetRowBatch makes the tape's matrix products choose their blocking as
-// if every product had b times as many rows, as it would if b items of
-// one shape were stacked into one pass. gonum's Dgemm goes parallel, and
-// then sums the inner dimension in blocks of 64, when the output has at
-// least 4 blocks of 64×64; for C += A·Bᵀ that changes the rounding of
-// each element. Running the b items one at a time with SetRowBatch(b)
-// (and DeferGrad) gives the bits of the batched pass with the working set
-// of one item. b ≤ 1 restores the default.
-func (t *Tape) SetRowBatch(b int) { t.rowBatch = b }
 
 // DeferGrad, when on, keeps the row-summed parameter gradients of
 // operators that stage them (EdgeConv's filter weights and bias) across
@@ -271,18 +265,47 @@ func (t *Tape) Backward(loss *Node) {
 	if loss.op == nil || loss.tapeIdx >= t.n || t.nodes[loss.tapeIdx] != loss {
 		panic("nn: Backward from a node not on this tape")
 	}
-	for _, n := range t.nodes[:loss.tapeIdx+1] {
-		if n.needGrad {
-			n.Grad = resize(n.Grad, len(n.Data))
-			clear(n.Grad)
-		}
-	}
+	// A node's gradient is cleared just before the first operator that
+	// adds into it runs (its last consumer on the tape, the sweep going
+	// backwards), not all at the start: no operator before that one in
+	// the sweep touches it, so the sums are the same, and the buffer is
+	// still in cache when the additions come.
+	t.pass++
+	loss.Grad = resize(loss.Grad, 1)
 	loss.Grad[0] = 1
+	loss.gradPass = t.pass
 	for i := loss.tapeIdx; i >= 0; i-- {
 		n := t.nodes[i]
-		if n.needGrad && n.op != nil {
-			n.op.backward(t, n)
+		if !n.needGrad || n.op == nil {
+			continue
 		}
+		t.zeroGrad(n) // a node nothing read: its gradient is 0
+		for _, x := range n.in {
+			if x.needGrad && x.op != nil {
+				t.zeroGrad(x)
+			}
+		}
+		n.op.backward(t, n)
+	}
+}
+
+// zeroGrad clears n's gradient unless this Backward already has.
+func (t *Tape) zeroGrad(n *Node) {
+	if n.gradPass == t.pass {
+		return
+	}
+	n.Grad = resize(n.Grad, len(n.Data))
+	clear(n.Grad)
+	n.gradPass = t.pass
+}
+
+// addTo adds src to dst element by element (len(dst) ≥ len(src)), as
+// floats.Add does: inline, where the rows the operators pass are often
+// too short (16 values) for a call into gonum's assembly to pay.
+func addTo(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += v
 	}
 }
 
@@ -303,22 +326,9 @@ func general(rows, cols, stride int, data []float64) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: stride, Data: data}
 }
 
-// gemm computes c = alpha·op(a)·op(b) + beta·c through gonum's BLAS and
+// gemm computes c = alpha·op(a)·op(b) + beta·c (the package's gemm) and
 // counts its flops on the tape.
 func (t *Tape) gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	if t.rowBatch > 1 && !ta && tb && a.Cols > gemmBlock && beta == 1 &&
-		GemmParallel(c.Rows*t.rowBatch, c.Cols) && !GemmParallel(c.Rows, c.Cols) {
-		// The batched product would run parallel, summing the inner
-		// dimension in blocks of 64 into C; this one would not: sum the
-		// same blocks in the same order. Only C += A·Bᵀ needs it: the
-		// other kernels add each term of the inner dimension to C in turn
-		// whichever way they run.
-		for k := 0; k < a.Cols; k += gemmBlock {
-			w := min(gemmBlock, a.Cols-k)
-			t.flops += gemm(ta, tb, alpha, general(a.Rows, w, a.Stride, a.Data[k:]), general(b.Rows, w, b.Stride, b.Data[k:]), 1, c)
-		}
-		return
-	}
 	t.flops += gemm(ta, tb, alpha, a, b, beta, c)
 }
 
