@@ -2,11 +2,13 @@ package training_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -133,4 +135,33 @@ func Example() {
 	// dl2      dl2                                      dl2.ckpt dl2.json curves.parquet
 	// marl     marl-device marl-server marl-device-paper marl-single policy.ckpt policy.json curves.parquet
 	// rifling  rifling                                  rifling.json curves.parquet
+}
+
+// TestDataCheck: a family has something to train on when it has a
+// training job and, trace families (which choose among their runs by
+// validation), a validation job; anything less is ErrNoTrainingJobs, with
+// the counts.
+func TestDataCheck(t *testing.T) {
+	one := []datasets.Job{{JobID: "j"}}
+	for _, tc := range []struct {
+		name   string
+		data   training.Data
+		source training.Source
+		ok     bool
+	}{
+		{"marl, training only", training.Data{Train: one}, training.SourceMARL, true},
+		{"marl, validation only", training.Data{Val: one}, training.SourceMARL, false},
+		{"marl, none", training.Data{}, training.SourceMARL, false},
+		{"trace, both", training.Data{Train: one, Val: one}, training.SourceTrace, true},
+		{"trace, no validation", training.Data{Train: one}, training.SourceTrace, false},
+		{"trace, no training", training.Data{Val: one}, training.SourceTrace, false},
+	} {
+		err := tc.data.Check(tc.source)
+		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, training.ErrNoTrainingJobs)) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%d training and %d validation jobs", len(tc.data.Train), len(tc.data.Val))) {
+			t.Errorf("%s: %v does not give the counts", tc.name, err)
+		}
+	}
 }

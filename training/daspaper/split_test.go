@@ -1,6 +1,7 @@
 package daspaper
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
+	"github.com/schedlab/schedlab/training"
 )
 
 // TestPrepareJobs: a split pruned against Large, trained on Small, loses
@@ -48,7 +50,7 @@ func TestPrepareJobs(t *testing.T) {
 	}
 
 	ts.Val = nil
-	if _, err := PrepareJobs(small, ts, sim.DefaultConfig()); err == nil || !strings.Contains(err.Error(), "too few") {
-		t.Errorf("no validation jobs: got %v", err)
+	if _, err := PrepareJobs(small, ts, sim.DefaultConfig()); !errors.Is(err, training.ErrNoTrainingJobs) || !strings.Contains(err.Error(), "too few") {
+		t.Errorf("no validation jobs: got %v, want training.ErrNoTrainingJobs", err)
 	}
 }
