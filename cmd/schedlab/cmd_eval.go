@@ -243,11 +243,9 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 	f.Int("seeds", 0, "replicates per cell, each with its own random streams")
 	f.Int("workers", 0, "cells simulated at once (results do not depend on it)")
 	f.Uint64("seed", 0, "run seed: every random stream derives from it and the cell key")
-	for flag, key := range map[string]string{"synthetic-jobs": "datasets.synthetic.jobs", "max-jobs": "eval.das_table1.max_jobs",
+	keyFlags(cmd, map[string]string{"synthetic-jobs": "datasets.synthetic.jobs", "max-jobs": "eval.das_table1.max_jobs",
 		"fattree-k": "eval.marl_arrivals.k", "jobs-per-pod": "eval.marl_arrivals.jobs_per_pod", "speed": "sim.speed",
-		"seeds": "eval.seeds", "workers": "workers", "seed": "seed"} {
-		keyFlag(cmd, flag, key)
-	}
+		"seeds": "eval.seeds", "workers": "workers", "seed": "seed"})
 	return cmd
 }
 

@@ -134,9 +134,7 @@ to running alone, written to the Parquet file --out.`,
 	f.Int("folds", 0, "cross-validation folds")
 	f.Int("max-iterations", 0, "Levenberg–Marquardt iteration limit, 0 for the default")
 	f.Uint64("seed", 0, "run seed (the fold assignment draws from it, as the run's fit stage does)")
-	for flag, key := range map[string]string{"folds": "fit.folds", "max-iterations": "fit.max_iterations", "seed": "seed"} {
-		keyFlag(cmd, flag, key)
-	}
+	keyFlags(cmd, map[string]string{"folds": "fit.folds", "max-iterations": "fit.max_iterations", "seed": "seed"})
 	return cmd
 }
 

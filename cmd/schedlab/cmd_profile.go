@@ -74,10 +74,8 @@ func newProfileSynthCmd(a *app) *cobra.Command {
 	f.Float64("cores-per-socket", 0, "physical cores per socket")
 	f.Float64("pcie-gbps", 0, "PCIe link bandwidth per socket, Gbit/s")
 	f.Float64("noise", 0, "log-normal run-time noise σ")
-	for flag, key := range map[string]string{"seed": "seed", "samples": "profile.synth.samples", "cores-per-socket": "profile.synth.cores_per_socket",
-		"pcie-gbps": "profile.synth.pcie_gbps", "noise": "profile.synth.noise_sigma"} {
-		keyFlag(cmd, flag, key)
-	}
+	keyFlags(cmd, map[string]string{"seed": "seed", "samples": "profile.synth.samples", "cores-per-socket": "profile.synth.cores_per_socket",
+		"pcie-gbps": "profile.synth.pcie_gbps", "noise": "profile.synth.noise_sigma"})
 	return cmd
 }
 

@@ -73,9 +73,7 @@ func runFlags(cmd *cobra.Command) {
 	f.Int("workers", 0, "stages run at once; outputs do not depend on it")
 	f.String("data-dir", "", "directory of real traces")
 	f.StringSlice("only", nil, "run only these experiments (comma-separated; schedlab list experiments) and the stages they need")
-	for flag, key := range map[string]string{"seed": "seed", "out": "out", "workers": "workers", "data-dir": "data_dir", "only": "eval.experiments"} {
-		keyFlag(cmd, flag, key)
-	}
+	keyFlags(cmd, map[string]string{"seed": "seed", "out": "out", "workers": "workers", "data-dir": "data_dir", "only": "eval.experiments"})
 }
 
 func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.Executor) error {

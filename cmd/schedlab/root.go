@@ -192,6 +192,14 @@ func keyFlag(cmd *cobra.Command, name, key string) {
 	f.Usage += " (config key " + key + ")"
 }
 
+// keyFlags makes each flag of cmd named in keys a view of its key
+// (keyFlag).
+func keyFlags(cmd *cobra.Command, keys map[string]string) {
+	for flag, key := range keys {
+		keyFlag(cmd, flag, key)
+	}
+}
+
 // config resolves the configuration a command runs with: the layers every
 // command shares (--preset, --config, SCHEDLAB_*, --set) and the flags of
 // cmd that it was given which are views of keys (keyFlag). keys maps
