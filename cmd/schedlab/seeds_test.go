@@ -48,6 +48,7 @@ func TestPresetTrainingSeeds(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Datasets.Ingest, cfg.Datasets.Source = nil, stages.SyntheticPAI
+			cfg.Profile.GPUShare = stages.GPUShareConfig{} // no data files: the training splits do not read them
 			traceModels := preset == "quick"
 			if traceModels {
 				e := &cfg.Eval
