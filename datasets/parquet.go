@@ -323,6 +323,13 @@ const maxPreallocRows = 1 << 20
 // openParquet opens a Parquet file for reading (parquetfile.Open): what
 // is not a Parquet file, or is corrupt, is an *InputError naming path.
 func openParquet(path string) (*os.File, *parquet.File, error) {
+	// A FIFO would block the open below for good, and a device has no
+	// footer to find: only a regular file is a table.
+	f, _, err := pipeline.OpenRegular(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.Close()
 	f, pf, err := parquetfile.Open(path)
 	if errors.Is(err, parquetfile.ErrNotParquet) {
 		return nil, nil, &InputError{File: path, Err: fmt.Errorf("%w: %w", err, ErrFormat)}
