@@ -50,7 +50,9 @@ func TestMain(m *testing.M) {
 			}
 		}
 		if sig := os.Getenv(signalVar); sig != "" {
-			signalsCaught = func() { syscall.Kill(os.Getpid(), map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[sig]) }
+			signalsCaught = func() {
+				syscall.Kill(os.Getpid(), map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[sig])
+			}
 		}
 		os.Exit(execute(os.Args[1:]))
 	}
