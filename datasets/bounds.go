@@ -34,7 +34,9 @@ var columnBounds = map[string]span{
 	"queue_s":  {0, math.MaxFloat64},
 	"run_s":    {0, math.MaxFloat64},
 	"fee_usd":  {0, math.MaxFloat64},
-	"slowdown": {0, math.MaxFloat64},
+	// A job's slowdown (results), or a profile sample's relative one,
+	// which noise makes slightly negative where co-runners cost nothing.
+	"slowdown": {-math.MaxFloat64, math.MaxFloat64},
 	// Per-cell metrics and history rows.
 	"jobs":          {0, math.MaxFloat64},
 	"pruned":        {0, math.MaxFloat64},
@@ -64,6 +66,9 @@ type span struct{ lo, hi float64 }
 func (s span) holds(v float64) bool { return v >= s.lo && v <= s.hi }
 
 func (s span) String() string {
+	if s.lo == -math.MaxFloat64 && s.hi == math.MaxFloat64 {
+		return "finite"
+	}
 	if s.hi == math.MaxFloat64 {
 		return fmt.Sprintf("finite and ≥ %g", s.lo)
 	}

@@ -91,7 +91,7 @@ func TestReadParquetBoundsOtherTables(t *testing.T) {
 	for field, edit := range map[string]func(r *resultLike){
 		"jct_s":    func(r *resultLike) { r.JCTS = math.NaN() },
 		"gpus":     func(r *resultLike) { r.GPUs = math.Inf(1) },
-		"slowdown": func(r *resultLike) { r.Slowdown = -1 },
+		"slowdown": func(r *resultLike) { r.Slowdown = math.Inf(-1) },
 	} {
 		rows := []resultLike{good[0], good[1]}
 		edit(&rows[1])

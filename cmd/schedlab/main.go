@@ -19,9 +19,9 @@ func main() {
 	os.Exit(execute(os.Args[1:]))
 }
 
-// signalsCaught, when set (in tests), is called once SIGINT and SIGTERM
-// are caught, before the command runs.
-var signalsCaught func()
+// signalsCaught, when set (in tests), is called with the command's
+// context once SIGINT and SIGTERM are caught, before the command runs.
+var signalsCaught func(ctx context.Context)
 
 // execute runs the command line args and returns the exit status. SIGINT
 // and SIGTERM are caught for every command: they cancel its context, the
@@ -34,7 +34,7 @@ func execute(args []string) int {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	if signalsCaught != nil {
-		signalsCaught()
+		signalsCaught(ctx)
 	}
 	root := newRootCmd()
 	root.SetArgs(args)

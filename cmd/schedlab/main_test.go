@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -50,8 +51,9 @@ func TestMain(m *testing.M) {
 			}
 		}
 		if sig := os.Getenv(signalVar); sig != "" {
-			signalsCaught = func() {
+			signalsCaught = func(ctx context.Context) {
 				syscall.Kill(os.Getpid(), map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[sig])
+				<-ctx.Done() // delivered: the command starts interrupted
 			}
 		}
 		os.Exit(execute(os.Args[1:]))
