@@ -129,7 +129,11 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := newTableCheck[T]().check(path, rows, 0); err != nil {
+	check := newTableCheck[T]()
+	if err := check.check(path, rows, 0); err != nil {
+		return nil, err
+	}
+	if err := check.done(); err != nil {
 		return nil, err
 	}
 	return rows, nil
@@ -312,7 +316,7 @@ func concatParquet[T any](ctx context.Context, path string, meta FileMeta, input
 				return err
 			}
 		}
-		return nil
+		return check.done()
 	})
 }
 
