@@ -14,7 +14,11 @@ func BenchmarkCheckJobsTable(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := newTableCheck[Job]().check("jobs.parquet", jobs, 0); err != nil {
+		c := newTableCheck[Job]()
+		if err := c.check("jobs.parquet", jobs, 0); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.done(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -736,5 +736,8 @@ func readDatasetTable[T any](dir string, check *tableCheck[T]) ([]T, error) {
 		}
 		out = append(out, rows...)
 	}
+	if err := check.done(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }

@@ -9,7 +9,10 @@
 // producing run's config hash, never a timestamp. An ingest commits its
 // tables as one set (IngestInto), or, for a trace of many independent
 // files, as a partitioned dataset refreshed file by file (IngestDataset,
-// dataset.go), which ReadParquet reads like one file.
+// dataset.go), which ReadParquet reads like one file. Every table read
+// (ReadParquet, ConcatParquet) is held to the bounds ingest applies, from
+// one table (columnBounds, bounds.go); _dataset.json is validated
+// (Dataset.Validate) and every path it names stays inside the dataset.
 //
 // It is also where workloads are cut for the experiments, so that training
 // needs nothing from evaluation: SortBySubmission is the one order of jobs

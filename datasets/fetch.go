@@ -279,7 +279,11 @@ func (f *Fetch) fetchOne(ctx context.Context, dir string, tb Tarball) error {
 		return err
 	}
 	for _, name := range files {
-		dst := filepath.Join(dir, name)
+		// A folder of dir linked elsewhere must not lead the move out.
+		dst, err := pipeline.LocalPath(dir, filepath.ToSlash(name))
+		if err != nil {
+			return err
+		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}

@@ -129,7 +129,11 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := newTableCheck[T]().check(path, rows, 0); err != nil {
+	check := newTableCheck[T]()
+	if err := check.check(path, rows, 0); err != nil {
+		return nil, err
+	}
+	if err := check.done(); err != nil {
 		return nil, err
 	}
 	return rows, nil
@@ -312,7 +316,7 @@ func concatParquet[T any](ctx context.Context, path string, meta FileMeta, input
 				return err
 			}
 		}
-		return nil
+		return check.done()
 	})
 }
 
@@ -323,6 +327,13 @@ const maxPreallocRows = 1 << 20
 // openParquet opens a Parquet file for reading (parquetfile.Open): what
 // is not a Parquet file, or is corrupt, is an *InputError naming path.
 func openParquet(path string) (*os.File, *parquet.File, error) {
+	// A FIFO would block the open below for good, and a device has no
+	// footer to find: only a regular file is a table.
+	f, _, err := pipeline.OpenRegular(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.Close()
 	f, pf, err := parquetfile.Open(path)
 	if errors.Is(err, parquetfile.ErrNotParquet) {
 		return nil, nil, &InputError{File: path, Err: fmt.Errorf("%w: %w", err, ErrFormat)}

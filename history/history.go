@@ -114,7 +114,12 @@ func Add(ctx context.Context, runDir, dir string, opt Options) (Added, error) {
 		return Added{}, err
 	}
 	defer lock.Unlock()
-	file := filepath.Join(dir, filepath.FromSlash(partitionDir(key.Preset, key.Revision)), FileName)
+	// A partition folder planted as a link would lead the rewrite out of
+	// the history.
+	file, err := pipeline.LocalPath(dir, partitionDir(key.Preset, key.Revision)+"/"+FileName)
+	if err != nil {
+		return Added{}, err
+	}
 	res := Added{Key: key, File: file, Rows: len(rows)}
 	old, err := readFile(file)
 	if err != nil {

@@ -20,6 +20,11 @@
 // producer, which is the backpressure, and every send and receive selects on
 // cancellation.
 //
+// Nothing outside a command's directory is written through it: the lock
+// is never a symbolic link (LockDir), records are read bounded from
+// regular files (ReadRecord), and every path written, renamed or removed
+// below the directory passes LocalPath.
+//
 // Every random stream is derived from the run seed and a stable key (Rand), so
 // outputs never depend on scheduling, GOMAXPROCS or worker counts. Wall-clock
 // figures go only to the Manifest.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,7 +98,7 @@ func Export(ctx context.Context, runDir, format, outDir string) ([]string, error
 			}
 		}
 		if format == "csv" {
-			if err := copyTables(runDir, "tables", ".csv", put); err != nil {
+			if err := copyTables(runDir, "tables", ".csv", put, recorded); err != nil {
 				return nil, err
 			}
 		}
@@ -109,11 +108,11 @@ func Export(ctx context.Context, runDir, format, outDir string) ([]string, error
 			all = append(all, string(data))
 			return put(name, data)
 		}
-		if err := copyTables(runDir, "tables", "."+format, collectAll); err != nil {
+		if err := copyTables(runDir, "tables", "."+format, collectAll, recorded); err != nil {
 			return nil, err
 		}
 		if format == "md" {
-			if data, err := os.ReadFile(filepath.Join(runDir, filepath.FromSlash(FitTable))); err == nil {
+			if data, err := readRunFile(runDir, FitTable, recorded); err == nil {
 				if err := collectAll("interference.md", data); err != nil {
 					return nil, err
 				}
@@ -151,9 +150,12 @@ func verified(path, rel string, recorded map[string]pipeline.Artifact) ([]byte, 
 	if !ok {
 		return nil, fmt.Errorf("export: %s: %w: %s lists no %s", path, ErrNotAsRecorded, pipeline.ManifestFile, rel)
 	}
-	data, err := os.ReadFile(path)
+	// No more than the bytes recorded are read (one more tells a longer
+	// file), from a regular file only: a FIFO or a link to /dev/zero in
+	// a table's place is refused, not read for ever.
+	data, err := pipeline.ReadRecord(path, a.Bytes+1)
 	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
+		return nil, fmt.Errorf("export: %s: %w: %w", path, ErrNotAsRecorded, err)
 	}
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != a.SHA256 || int64(len(data)) != a.Bytes {
@@ -162,9 +164,27 @@ func verified(path, rel string, recorded map[string]pipeline.Artifact) ([]byte, 
 	return data, nil
 }
 
+// readRunFile reads the run's file rel: verified against the manifest
+// when it lists it, and otherwise a regular file inside the run directory
+// of at most pipeline.MaxRecordBytes.
+func readRunFile(runDir, rel string, recorded map[string]pipeline.Artifact) ([]byte, error) {
+	path, err := pipeline.LocalPath(runDir, rel)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	if _, ok := recorded[rel]; ok {
+		return verified(path, rel, recorded)
+	}
+	data, err := pipeline.ReadRecord(path, 0)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return data, nil
+}
+
 // copyTables passes every file of runDir/sub ending in ext to put, by name,
 // in name order.
-func copyTables(runDir, sub, ext string, put func(string, []byte) error) error {
+func copyTables(runDir, sub, ext string, put func(string, []byte) error, recorded map[string]pipeline.Artifact) error {
 	ents, err := os.ReadDir(filepath.Join(runDir, sub))
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -176,7 +196,7 @@ func copyTables(runDir, sub, ext string, put func(string, []byte) error) error {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ext) {
 			continue
 		}
-		data, err := fs.ReadFile(os.DirFS(filepath.Join(runDir, sub)), e.Name())
+		data, err := readRunFile(runDir, sub+"/"+e.Name(), recorded)
 		if err != nil {
 			return err
 		}

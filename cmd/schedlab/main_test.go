@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,6 +30,10 @@ const killVar = "SL_TEST_KILL_AFTER_STAGE"
 // SIGINT (Ctrl-C).
 const interruptVar = "SL_TEST_INTERRUPT_AFTER_STAGE"
 
+// signalVar (INT or TERM) makes the subprocess send itself that signal
+// as soon as it catches signals, before the command runs.
+const signalVar = "SL_TEST_SIGNAL_AT_START"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(execVar) == "1" {
 		if stage := os.Getenv(killVar); stage != "" {
@@ -43,6 +48,12 @@ func TestMain(m *testing.M) {
 				if s == stage {
 					syscall.Kill(os.Getpid(), syscall.SIGINT)
 				}
+			}
+		}
+		if sig := os.Getenv(signalVar); sig != "" {
+			signalsCaught = func(ctx context.Context) {
+				syscall.Kill(os.Getpid(), map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[sig])
+				<-ctx.Done() // delivered: the command starts interrupted
 			}
 		}
 		os.Exit(execute(os.Args[1:]))
