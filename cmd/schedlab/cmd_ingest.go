@@ -59,7 +59,13 @@ exit status 2.`,
 		Example: `  schedlab ingest --source elasticflow --input ../shared/data/elasticflow --out out/itp
   schedlab ingest --source pai-sim --input operate_simulator_jobs_6000.csv --out out/pai`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inputs = append(inputs, args...)
+			// --input is split at commas only: a CSV-style split (pflag's
+			// StringSlice) also broke a name at a newline or a quote.
+			var given []string
+			for _, in := range inputs {
+				given = append(given, strings.Split(in, ",")...)
+			}
+			inputs = append(given, args...)
 			if source == "" || out == "" || len(inputs) == 0 {
 				return usageErrorf("ingest: --source, --input and --out are required (see schedlab ingest --help)")
 			}
@@ -117,7 +123,7 @@ exit status 2.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&source, "source", "", "trace format: one of the sources of schedlab datasets list")
-	f.StringSliceVar(&inputs, "input", nil, "input file or directory (repeatable, or comma-separated; positional arguments are inputs too)")
+	f.StringArrayVar(&inputs, "input", nil, "input file or directory (repeatable, or comma-separated; positional arguments are inputs too)")
 	f.StringVar(&out, "out", "", "output directory")
 	f.Float64("interval", 0, "arrivals bin length in seconds (google-2011)")
 	keyFlag(cmd, "interval", "datasets.interval_s")

@@ -166,3 +166,21 @@ func TestIngestCLIPartitioned(t *testing.T) {
 		t.Errorf("pai-v2020 --partitioned: exit %d, %s", code, stderr)
 	}
 }
+
+// TestIngestInputNameWithNewline: --input takes a file name holding a
+// newline whole, as a positional argument does (issue 31, defect 9: it
+// was split CSV-style, at the newline); commas still separate names.
+func TestIngestInputNameWithNewline(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a\nb.csv")
+	if err := os.WriteFile(name, []byte("job_id,submission_time,duration,num_gpu\nj1,0,60,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := schedlab(t, nil, "ingest", "--source", "elasticflow", "--input", name, "--out", filepath.Join(dir, "o"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "total (elasticflow)  1  1  0") {
+		t.Errorf("the job was not read:\n%s", stdout)
+	}
+}
