@@ -72,7 +72,7 @@ test-seeds: build
 # cache directory, where internal/duckdbtest looks (quick when it is
 # there). Needs node and npm; fails, rather than skips, without them.
 test-deps:
-	SCHEDLAB_REQUIRE_DUCKDB=1 $(GO) test -count=1 -run '^TestQuery$$' ./internal/duckdbtest
+	SL_TEST_REQUIRE_DUCKDB=1 $(GO) test -count=1 -run '^TestQuery$$' ./internal/duckdbtest
 
 # The Temporal executor end to end, against Temporal's in-process server:
 # a module of its own (distributed/temporaltest), so that the server's

@@ -58,6 +58,14 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(execute(os.Args[1:]))
 	}
+	// The in-process tests read the configuration's environment layer from
+	// this process: a SCHEDLAB_* variable the developer (or CI) has set
+	// would be a layer no test asked for, so none reaches them.
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, envPrefix+"_") {
+			os.Unsetenv(name)
+		}
+	}
 	code := m.Run()
 	quick.cleanup()
 	os.Exit(code)

@@ -3,7 +3,7 @@
 // The client is installed with npm on first use into the user's cache
 // directory and reused; a test is skipped, with the reason, when node or npm
 // is missing or the install fails, and fails instead where the environment
-// sets SCHEDLAB_REQUIRE_DUCKDB=1 (CI: .ci/run installs the client first, so
+// sets SL_TEST_REQUIRE_DUCKDB=1 (CI: .ci/run installs the client first, so
 // that the read-back checks run rather than skip).
 package duckdbtest
 
@@ -23,7 +23,7 @@ const Version = "1.5.6-r.1"
 
 // RequireEnv is the environment variable that, set to 1, turns a skip for
 // want of DuckDB into a failure.
-const RequireEnv = "SCHEDLAB_REQUIRE_DUCKDB"
+const RequireEnv = "SL_TEST_REQUIRE_DUCKDB"
 
 // unavailable skips t, or fails it where RequireEnv is 1.
 func unavailable(t testing.TB, format string, args ...any) {
