@@ -19,7 +19,7 @@ LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
 help:
 	@echo "make run        the whole pipeline on the quick preset, into $(OUT)/"
 	@echo "make test       all tests, with the race detector, in random order (make test-race),"
-	@echo "                then the packages whose tests do less under it without it (make test-norace)"
+	@echo "                then the tests that do less under it, without it (make test-norace)"
 	@echo "make test-seeds the quick preset at seeds SEEDS (default $(SEEDS)), runs in parallel"
 	@echo "make test-deps  install the DuckDB client the Parquet read-back checks use (needs node, npm)"
 	@echo "make test-distributed  the Temporal executor against an in-process Temporal server"
@@ -51,13 +51,15 @@ test-race:
 # The race detector slows the numeric code five- to tenfold, so some
 # packages' learning tests shorten or skip themselves under it (a test
 # file built only with it, //go:build race, sets their raceEnabled). Those
-# packages run again here without it, every test in full, so that each
-# can fail in CI. Found by grep, so that a new one joins by itself;
+# tests run again here without it, in full, so that each can fail in CI:
+# the tests of those packages that read raceEnabled, found by
+# scripts/race-gated-tests.sh, so that a new one joins by itself (every
+# other test already ran, whole, under the detector);
 # distributed/temporaltest is a module of its own (test-distributed).
 RACE_PKGS = $(sort $(patsubst %/,%,$(dir $(shell grep -rl --include='*_test.go' '^//go:build race' . | grep -v '^./distributed/temporaltest/'))))
 
 test-norace:
-	$(GO) test -shuffle=on -timeout 30m $(RACE_PKGS)
+	$(GO) test -shuffle=on -timeout 30m -run "$$(scripts/race-gated-tests.sh $(RACE_PKGS))" $(RACE_PKGS)
 
 # Every preset must complete at every seed (issue 30): the quick preset
 # once per seed from the first to the last of SEEDS, as many runs at once

@@ -407,7 +407,7 @@ func checkGoogleArrow(t *testing.T, path string, want []GoogleJobEvent) {
 // README states: 2,012,242 rows, 1,392 half-hour bins holding 668,089
 // in-window SUBMITs, 165 to 1,607 a bin. DuckDB recounts our Parquet.
 func TestGoogleRealFull(t *testing.T) {
-	if testing.Short() || googleRace {
+	if testing.Short() || raceEnabled {
 		t.Skip("full Google trace skipped in -short mode and under the race detector (TestGoogleRealSubset covers 20 parts there)")
 	}
 	parts := googleParts(t, 0)

@@ -19,7 +19,7 @@ import (
 // propertySeeds are the seeds every property holds at; -short and the race
 // detector take the first 20.
 func propertySeeds() int {
-	if testing.Short() || googleRace {
+	if testing.Short() || raceEnabled {
 		return 20
 	}
 	return 200

@@ -2,6 +2,6 @@
 
 package datasets
 
-// googleRace is true under the race detector, which makes the full Google
+// raceEnabled is true under the race detector, which makes the full Google
 // trace (2 million rows through an instrumented decoder) take minutes.
-const googleRace = true
+const raceEnabled = true

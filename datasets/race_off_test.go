@@ -2,4 +2,4 @@
 
 package datasets
 
-const googleRace = false
+const raceEnabled = false
