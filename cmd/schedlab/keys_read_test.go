@@ -1,0 +1,266 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/stages"
+)
+
+// runSettings are the keys that change no output, so no stage reads them:
+// where the run writes, on how many workers, which preset named the
+// values, where the traces live (their contents are the stages' inputs)
+// and where the run is added to the history. The run seed is in every
+// stage's cache key, beside its configuration (pipeline's cacheKey).
+var runSettings = map[string]string{
+	"out":         "the run directory",
+	"workers":     "the worker count (outputs do not depend on it)",
+	"preset":      "the preset's name (its values are the keys)",
+	"data_dir":    "where the traces live (their contents are inputs)",
+	"history.dir": "where a finished run is added",
+	"seed":        "the run seed, in every stage's cache key",
+}
+
+// TestEveryKeyIsRead: every key the defaults document changes what a run
+// does. For each leaf key of the configuration (stages.Config, by
+// reflection, so a key added later is covered), a valid value other than
+// the base's must change the stages stages.Build makes: their names,
+// inputs, outputs or the configuration each hashes into its cache key. A
+// key that changes none is documented but unread (issue 30, item 3). The
+// base configuration is the embedded defaults with every experiment
+// listed, every learned family among its rows, das-paper calibrated, and
+// one measured source of each kind (files that Build only stats), so that
+// every section is live.
+func TestEveryKeyIsRead(t *testing.T) {
+	base := readAllBase(t)
+	before, err := dagFingerprint(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range sortedKeys(configLeaves()) {
+		if _, ok := runSettings[key]; ok {
+			continue
+		}
+		t.Run(key, func(t *testing.T) {
+			v := leafValue(t, base, key)
+			tried := 0
+			for _, alt := range alternatives(key, v) {
+				c := cloneConfig(t, base)
+				leafValue(t, c, key).Set(alt)
+				after, err := dagFingerprint(c)
+				if err != nil {
+					continue // not a valid value
+				}
+				tried++
+				if after != before {
+					return
+				}
+				t.Errorf("%s: %v instead of %v changes no stage: documented but unread", key, jsonText(alt), jsonText(v))
+				return
+			}
+			if tried == 0 {
+				t.Errorf("%s: no valid value other than %v among the test's alternatives: add one", key, jsonText(v))
+			}
+		})
+	}
+	for key := range runSettings {
+		if !configLeaves()[key] {
+			t.Errorf("runSettings names %s, which is no key", key)
+		}
+	}
+}
+
+// readAllBase is the configuration TestEveryKeyIsRead perturbs.
+func readAllBase(t *testing.T) *stages.Config {
+	t.Helper()
+	cfg, err := loadConfig(configSource{preset: "quick"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"gavel.json", "gavel2.json", "colocate.csv", "single.csv", "google.csv", "pai.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.DataDir = dir
+	cfg.Profile.GPUShare = stages.GPUShareConfig{Gavel: "gavel.json", Lucid: []string{"colocate.csv", "single.csv"}}
+	cfg.Datasets.Ingest = []stages.IngestSpec{
+		{Source: datasets.SourceGoogle2011, Inputs: []string{"google.csv"}},
+		{Source: datasets.SourcePAISim, Inputs: []string{"pai.csv"}},
+	}
+	e := &cfg.Eval
+	e.Experiments = nil
+	for _, x := range evaluation.Experiments() {
+		if !x.Derived() {
+			e.Experiments = append(e.Experiments, x.ID)
+		}
+	}
+	e.Calibration.DAS = true
+	e.Sensitivity.Parts = []string{"marl-device", "das"}
+	cfg.Train.Seeds = 2
+	e.DASTable1.Schedulers = append(e.DASTable1.Schedulers, "das", "dl2", "rifling")
+	e.MARLArrivals.Schedulers = append(e.MARLArrivals.Schedulers, "marl-server", "atte")
+	e.MARLServers.Schedulers = append(e.MARLServers.Schedulers, "marl-device")
+	e.MARLTopologies.Schedulers = append(e.MARLTopologies.Schedulers, "marl-device")
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// dagFingerprint identifies what Build makes of cfg: each stage's name,
+// version, inputs, outputs and configuration. An error is Build's (an
+// invalid configuration).
+func dagFingerprint(cfg *stages.Config) (string, error) {
+	dag, err := stages.Build(cfg)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range dag {
+		h, err := pipeline.HashJSON(s.Config())
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "%s %s %s %v %v\n", s.Name(), s.Version(), h, s.Inputs(), s.Outputs())
+	}
+	return b.String(), nil
+}
+
+func cloneConfig(t *testing.T, cfg *stages.Config) *stages.Config {
+	t.Helper()
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c stages.Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Out, c.Workers, c.Preset, c.DataDir, c.History = cfg.Out, cfg.Workers, cfg.Preset, cfg.DataDir, cfg.History
+	return &c
+}
+
+// leafValue is the settable field of cfg that key names.
+func leafValue(t *testing.T, cfg *stages.Config, key string) reflect.Value {
+	t.Helper()
+	v := reflect.ValueOf(cfg).Elem()
+	for _, name := range strings.Split(key, ".") {
+		found := false
+		for _, f := range structFields(v.Type()) {
+			if f.name == name {
+				v, found = v.Field(f.index), true
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no field %s", key, name)
+		}
+	}
+	return v
+}
+
+// alternatives are values other than v to try for key, in order; the
+// first that validates is used.
+func alternatives(key string, v reflect.Value) []reflect.Value {
+	var out []reflect.Value
+	add := func(x any) {
+		rv := reflect.New(v.Type()).Elem()
+		rv.Set(reflect.ValueOf(x).Convert(v.Type()))
+		out = append(out, rv)
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		add(!v.Bool())
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		n := v.Int()
+		for _, x := range []int64{n + 1, n - 1, n * 2, 1, 2} {
+			if x != n {
+				out = append(out, reflect.ValueOf(x).Convert(v.Type()))
+			}
+		}
+	case reflect.Uint64, reflect.Uint, reflect.Uint32:
+		out = append(out, reflect.ValueOf(v.Uint()+1).Convert(v.Type()))
+	case reflect.Float64:
+		f := v.Float()
+		for _, x := range []float64{f * 1.5, f * 0.5, f + 0.1, f - 0.1, 1, 0.5} {
+			if x != f {
+				add(x)
+			}
+		}
+	case reflect.String:
+		for _, s := range stringAlternatives[key] {
+			if s != v.String() {
+				add(s)
+			}
+		}
+	case reflect.Slice:
+		n := v.Len()
+		if n > 0 {
+			out = append(out, v.Slice(0, n-1), v.Slice(1, n))
+		}
+		switch v.Type().Elem().Kind() {
+		case reflect.String:
+			if strings.HasSuffix(key, "schedulers") || strings.HasSuffix(key, "heuristics") {
+				for _, name := range schedulers.Names() {
+					if !slices.Contains(v.Interface().([]string), string(name)) {
+						out = append(out, reflect.Append(v, reflect.ValueOf(string(name))))
+					}
+				}
+			}
+			for _, s := range stringAlternatives[key] {
+				out = append(out, reflect.Append(v, reflect.ValueOf(s)))
+				if n > 0 { // or in place of the last
+					r := reflect.Append(v.Slice(0, n-1), reflect.ValueOf(s))
+					out = append(out, r)
+				}
+			}
+		case reflect.Float64:
+			if n > 0 {
+				last := v.Index(n - 1).Float()
+				out = append(out, reflect.Append(v, reflect.ValueOf(last*0.9)), reflect.Append(v, reflect.ValueOf(last*1.1)))
+			}
+		case reflect.Int:
+			if n > 0 {
+				out = append(out, reflect.Append(v, reflect.ValueOf(int(v.Index(n-1).Int())+1)))
+			}
+		}
+	}
+	return out
+}
+
+// stringAlternatives are the valid values of the string keys (and extra
+// elements of string lists) beyond what alternatives derives by type.
+var stringAlternatives = map[string][]string{
+	"datasets.source":               {stages.SyntheticPAI, "pai-sim"},
+	"sim.speed":                     {"standalone", "model"},
+	"sim.environment":               {"paper", "das-paper", "marl-paper", ""},
+	"train.das.cluster":             {"medium", "each", "small"},
+	"eval.sensitivity.das.cluster":  {"medium", "small"},
+	"profile.gpu_share.gavel":       {"gavel2.json", ""},
+	"profile.gpu_share.lucid":       {"gavel2.json"},
+	"eval.marl_servers.clusters":    {"fattree-k4-s8", "fattree-k4-s2"},
+	"eval.marl_topologies.clusters": {"bcube-n4-k1", "fattree-k6"},
+	"eval.marl_vs_single.clusters":  {"fattree-k6", "fattree-k8"},
+	"train.replicated":              {"marl-device", "das"},
+	"eval.experiments":              {"das-tuning"},
+}
+
+func jsonText(v any) string {
+	if rv, ok := v.(reflect.Value); ok {
+		v = rv.Interface()
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
