@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -48,42 +47,13 @@ type TrainConfig struct {
 	DAS  DASTrainConfig  `mapstructure:"das" yaml:"das" json:"das"`
 }
 
-// DASTrainConfig sizes the training of the DAS-paper learned schedulers
-// (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1 names. They
-// train on the training part of das-table1's trace (the first 80 %; of it
-// the last fifth validates), never on the jobs the table evaluates
-// (TrainingData), under the simulator configuration and interference model
-// of the first experiment that names them. Each family reads the keys of
-// this section it knows (daspaper.PaperConfig).
-type DASTrainConfig struct {
-	// Cluster the models train on (small, medium, large), each model then
-	// evaluated on every cluster (the policies do not depend on the machine
-	// count); or "each": every model trained once per cluster it is
-	// evaluated on, as in the paper (three times the training).
-	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
-	// Episodes per learning rate, and jobs per episode (1000 in the paper).
-	Episodes    int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
-	SegmentJobs int `mapstructure:"segment_jobs" yaml:"segment_jobs" json:"segment_jobs"`
-	// LearningRates of DAS and its ablations, chosen from by validation
-	// (the paper's grid: 1e-4, 5e-5, 1e-5, 5e-6, 1e-6).
-	LearningRates []float64 `mapstructure:"learning_rates" yaml:"learning_rates" json:"learning_rates"`
-	// ValJobs caps the validation jobs simulated after each episode; 0 all.
-	ValJobs int `mapstructure:"val_jobs" yaml:"val_jobs" json:"val_jobs"`
-}
-
-// MARLTrainConfig sizes the training of the MARL-GNN variants and of the
-// DeepSys and Atte baselines, on the evaluated cluster at the paper's load
-// (marl.FamilyConfig, deepsys.FamilyConfig read it).
-type MARLTrainConfig struct {
-	// Episodes of MARL training (passes over the training jobs); 0 means
-	// the family's default.
-	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
-	// AtteEpisodes of Atte training; 0 means the default.
-	AtteEpisodes int `mapstructure:"atte_episodes" yaml:"atte_episodes" json:"atte_episodes"`
-	// Intervals of uniform arrivals in the training workload (90 % of each
-	// pod's jobs train, 10 % validate, as in the paper).
-	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-}
+// DASTrainConfig is train.das and MARLTrainConfig train.marl: the
+// sections the learned families read (training.Sections), declared with
+// them.
+type (
+	DASTrainConfig  = training.DASSection
+	MARLTrainConfig = training.MARLSection
+)
 
 // Bounds of TrainConfig: MaxTrainEpisodes is a thousand times the paper's
 // budgets (tens to hundreds of episodes); MaxTrainJobs is
@@ -408,26 +378,10 @@ func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitte
 	return mt, nil
 }
 
-// trainSections are the train.* sections, by Family.Section.
-func (c *Config) trainSections() map[string]any {
-	return map[string]any{"das": c.Train.DAS, "marl": c.Train.MARL}
-}
-
-// familyConfig is f's config: its defaults overlaid with the keys of
-// train.<f.Section()> that it reads, validated.
+// familyConfig is f's config, taken from the train.* sections it reads
+// (Family.Configure), validated.
 func (c *Config) familyConfig(f training.Family) (training.Config, error) {
-	cfg := f.DefaultConfig()
-	sec, ok := c.trainSections()[f.Section()]
-	if !ok {
-		return nil, fmt.Errorf("family %s reads train.%s, which the configuration lacks", f.Name(), f.Section())
-	}
-	b, err := json.Marshal(sec)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, cfg); err != nil {
-		return nil, fmt.Errorf("train.%s: %w", f.Section(), err)
-	}
+	cfg := f.Configure(training.Sections{DAS: c.Train.DAS, MARL: c.Train.MARL})
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("train.%s.%w", f.Section(), err)
 	}

@@ -116,7 +116,8 @@ func decodeModelTraining(raw []byte, scheduler string) (*ModelTraining, error) {
 	if !ok {
 		return nil, fmt.Errorf("spec: %q is not a learned scheduler of this build", scheduler)
 	}
-	mt := &ModelTraining{family: f, Config: f.DefaultConfig()}
+	// A config of the family's own type for the task's JSON to fill.
+	mt := &ModelTraining{family: f, Config: f.Configure(training.Sections{})}
 	if err := json.Unmarshal(raw, mt); err != nil {
 		return nil, fmt.Errorf("spec: model: %w", err)
 	}

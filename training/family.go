@@ -27,12 +27,13 @@ type Family interface {
 	// Source is where the family's training jobs come from.
 	Source() Source
 	// Section is the key under train.* of the run configuration that holds
-	// the family's settings (das, marl); DefaultConfig decodes it.
+	// the family's settings (das, marl): the field of Sections Configure
+	// reads.
 	Section() string
-	// DefaultConfig returns a pointer to a fresh config holding the
-	// family's defaults; its JSON fields are the keys of train.<Section>
-	// that the family reads (others are ignored).
-	DefaultConfig() Config
+	// Configure returns a pointer to a fresh config holding the family's
+	// settings, taken from its section of s; the stages record it in the
+	// training stage's configuration.
+	Configure(s Sections) Config
 	// Files are the files a model directory of variant v holds, each a
 	// name inside the directory: the pipeline declares them as the
 	// training stage's outputs.
@@ -47,6 +48,51 @@ type Family interface {
 // rates, ...): a pointer to a struct with JSON tags.
 type Config interface {
 	Validate() error
+}
+
+// Sections are the run configuration's train.das and train.marl, the
+// settings the families share by source: each family's Configure reads the
+// keys of its Section it knows. They are declared here, with the families
+// that read them; the run configuration (stages.TrainConfig) holds them.
+type Sections struct {
+	DAS  DASSection
+	MARL MARLSection
+}
+
+// DASSection (train.das) sizes the training of the DAS-paper learned
+// schedulers (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1
+// names. They train on the training part of das-table1's trace (the first
+// 80 %; of it the last fifth validates), never on the jobs the table
+// evaluates (stages.TrainingData), under the simulator configuration and
+// interference model of the first experiment that names them.
+type DASSection struct {
+	// Cluster the models train on (small, medium, large), each model then
+	// evaluated on every cluster (the policies do not depend on the machine
+	// count); or "each": every model trained once per cluster it is
+	// evaluated on, as in the paper (three times the training).
+	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
+	// Episodes per learning rate, and jobs per episode (1000 in the paper).
+	Episodes    int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	SegmentJobs int `mapstructure:"segment_jobs" yaml:"segment_jobs" json:"segment_jobs"`
+	// LearningRates of DAS and its ablations, chosen from by validation
+	// (the paper's grid: 1e-4, 5e-5, 1e-5, 5e-6, 1e-6).
+	LearningRates []float64 `mapstructure:"learning_rates" yaml:"learning_rates" json:"learning_rates"`
+	// ValJobs caps the validation jobs simulated after each episode; 0 all.
+	ValJobs int `mapstructure:"val_jobs" yaml:"val_jobs" json:"val_jobs"`
+}
+
+// MARLSection (train.marl) sizes the training of the MARL-GNN variants and
+// of the DeepSys and Atte baselines, on the evaluated cluster at the
+// paper's load.
+type MARLSection struct {
+	// Episodes of MARL training (passes over the training jobs); 0 means
+	// the family's default.
+	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	// AtteEpisodes of Atte training; 0 means the default.
+	AtteEpisodes int `mapstructure:"atte_episodes" yaml:"atte_episodes" json:"atte_episodes"`
+	// Intervals of uniform arrivals in the training workload (90 % of each
+	// pod's jobs train, 10 % validate, as in the paper).
+	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
 }
 
 // Variant is one learned scheduler of a family.

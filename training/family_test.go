@@ -2,6 +2,7 @@ package training_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -46,8 +47,17 @@ func TestFamiliesRegistered(t *testing.T) {
 		if !slices.Equal(got, vs) {
 			t.Errorf("%s: variants %v, want %v", name, got, vs)
 		}
-		if err := f.DefaultConfig().Validate(); err != nil {
-			t.Errorf("%s: default config invalid: %v", name, err)
+		sections := training.Sections{
+			DAS:  training.DASSection{Cluster: "small", Episodes: 2, SegmentJobs: 100, LearningRates: []float64{1e-4}, ValJobs: 50},
+			MARL: training.MARLSection{Episodes: 3, AtteEpisodes: 4, Intervals: 5},
+		}
+		cfg := f.Configure(sections)
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s: config invalid: %v", name, err)
+		}
+		// Configure reads its section's values (none of them defaults).
+		if b, err := json.Marshal(cfg); err != nil || !strings.ContainsAny(string(b), "234") {
+			t.Errorf("%s: config %s (%v) reads nothing of its section", name, b, err)
 		}
 	}
 }
@@ -89,7 +99,7 @@ type fake struct{ name, variant string }
 func (f fake) Name() string                                    { return f.name }
 func (f fake) Source() training.Source                         { return training.SourceMARL }
 func (f fake) Section() string                                 { return "marl" }
-func (f fake) DefaultConfig() training.Config                  { return nil }
+func (f fake) Configure(training.Sections) training.Config     { return nil }
 func (f fake) Files(schedulers.Name) []string                  { return []string{"m"} }
 func (f fake) Train(context.Context, training.TrainSpec) error { return nil }
 func (f fake) Open(schedulers.Name, string, schedulers.Options) (sim.Scheduler, error) {

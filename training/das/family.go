@@ -62,10 +62,7 @@ func (family) Variants() []training.Variant {
 	return vs
 }
 
-func (family) DefaultConfig() training.Config {
-	d := DefaultConfig()
-	return &daspaper.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, LearningRates: d.LearningRates, ValJobs: d.ValJobs}
-}
+func (family) Configure(s training.Sections) training.Config { return daspaper.FromSection(s.DAS) }
 
 func (family) Files(v schedulers.Name) []string {
 	return []string{string(v) + ".ckpt", string(v) + ".json", training.CurvesFile}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -21,6 +22,12 @@ type PaperConfig struct {
 	LearningRates []float64 `json:"learning_rates"`
 	// ValJobs caps the validation jobs simulated after each episode; 0 all.
 	ValJobs int `json:"val_jobs"`
+}
+
+// FromSection is the PaperConfig of the run's train.das (its cluster is
+// the stages' to use).
+func FromSection(s training.DASSection) *PaperConfig {
+	return &PaperConfig{Episodes: s.Episodes, SegmentJobs: s.SegmentJobs, LearningRates: slices.Clone(s.LearningRates), ValJobs: s.ValJobs}
 }
 
 // Validate names the bad key.
@@ -78,8 +85,6 @@ type Baseline struct {
 	// saving it writes (the curves file is added to both).
 	ModelFile  string
 	ExtraFiles []string
-	// Defaults are the settings the baseline reads from train.das.
-	Defaults PaperConfig
 	// TrainModel trains on split under pc and opts, saves the model at
 	// path and returns the curves.
 	TrainModel func(ctx context.Context, pc *PaperConfig, split Split, opts BaselineOptions, path string) ([]training.Curve, error)
@@ -95,10 +100,7 @@ func (b *Baseline) Section() string         { return "das" }
 
 func (b *Baseline) Variants() []training.Variant { return []training.Variant{{Info: b.Info}} }
 
-func (b *Baseline) DefaultConfig() training.Config {
-	c := b.Defaults
-	return &c
-}
+func (b *Baseline) Configure(s training.Sections) training.Config { return FromSection(s.DAS) }
 
 func (b *Baseline) Files(schedulers.Name) []string {
 	return append(append([]string{b.ModelFile}, b.ExtraFiles...), training.CurvesFile)

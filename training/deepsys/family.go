@@ -43,7 +43,9 @@ func (family) Variants() []training.Variant {
 	}
 }
 
-func (family) DefaultConfig() training.Config { return &FamilyConfig{} }
+func (family) Configure(s training.Sections) training.Config {
+	return &FamilyConfig{AtteEpisodes: s.MARL.AtteEpisodes}
+}
 
 // Files: DeepSys fits a speed model and has no learning curve.
 func (family) Files(v schedulers.Name) []string {

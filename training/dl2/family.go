@@ -13,13 +13,11 @@ import (
 // families' settings (daspaper.PaperConfig; learning rates excepted: DL²
 // trains at its own Config.LR).
 func init() {
-	d := DefaultConfig()
 	training.Register(&daspaper.Baseline{
 		Info: schedulers.Info{Name: "dl2", Display: "DL²",
 			Doc: "DL² (DAS baseline): job-slot policy, warm-up from drf-firstfit, then PPO"},
 		ModelFile:  "dl2.ckpt",
 		ExtraFiles: []string{"dl2.json"},
-		Defaults:   daspaper.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, ValJobs: d.ValJobs},
 		TrainModel: trainModel,
 		OpenModel:  func(path string) (sim.Scheduler, error) { return Open(path) },
 	})

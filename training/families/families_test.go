@@ -35,7 +35,7 @@ func TestTraceFamiliesTakeInterference(t *testing.T) {
 		}
 		var jct [2]float64
 		for i, model := range []sim.Interference{nil, slow} {
-			cfg := f.DefaultConfig().(*daspaper.PaperConfig)
+			cfg := f.Configure(training.Sections{}).(*daspaper.PaperConfig)
 			cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = 1, 40, 0, []float64{1e-4}
 			dir := t.TempDir()
 			err := f.Train(context.Background(), training.TrainSpec{Variant: f.Variants()[0].Info.Name, Dir: dir, Cluster: cluster,

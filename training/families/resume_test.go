@@ -17,9 +17,8 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
-	"github.com/schedlab/schedlab/training/daspaper"
-	"github.com/schedlab/schedlab/training/deepsys"
-	"github.com/schedlab/schedlab/training/marl"
+	_ "github.com/schedlab/schedlab/training/deepsys"
+	_ "github.com/schedlab/schedlab/training/marl"
 )
 
 var errKilled = errors.New("killed after the checkpoint")
@@ -50,11 +49,10 @@ func TestResumeIsByteIdentical(t *testing.T) {
 	trace := func(v schedulers.Name, episodes int, lrs []float64) func(t *testing.T) training.TrainSpec {
 		return func(t *testing.T) training.TrainSpec {
 			f, _, _ := training.VariantOf(v)
-			cfg := f.DefaultConfig().(*daspaper.PaperConfig)
-			cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = episodes, 20, 20
-			if lrs != nil {
-				cfg.LearningRates = lrs
+			if lrs == nil {
+				lrs = das.DefaultConfig().LearningRates
 			}
+			cfg := f.Configure(training.Sections{DAS: training.DASSection{Episodes: episodes, SegmentJobs: 20, ValJobs: 20, LearningRates: lrs}})
 			return training.TrainSpec{Variant: v, Cluster: small, ClusterName: "small", Data: training.Data{Train: split.Train, Val: split.Val},
 				Sim: sim.DefaultConfig(), Seed: 7, Config: cfg, Meta: datasets.FileMeta{Source: "test"}}
 		}
@@ -77,13 +75,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 			if parts == 0 {
 				train, val = datasets.SplitMARL(jobs, ft.Pods, 0.1, 1800)
 			}
-			cfg := f.DefaultConfig()
-			switch c := cfg.(type) {
-			case *marl.FamilyConfig:
-				c.Episodes = episodes
-			case *deepsys.FamilyConfig:
-				c.AtteEpisodes = episodes
-			}
+			cfg := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: episodes, AtteEpisodes: episodes}})
 			return training.TrainSpec{Variant: v, Cluster: ft, ClusterName: "fattree-k4", Data: training.Data{Train: train, Val: val},
 				Sim: interval, Seed: 7, Config: cfg, Meta: datasets.FileMeta{Source: "test"}}
 		}

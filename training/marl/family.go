@@ -50,7 +50,9 @@ func (family) Variants() []training.Variant {
 	}
 }
 
-func (family) DefaultConfig() training.Config { return &FamilyConfig{} }
+func (family) Configure(s training.Sections) training.Config {
+	return &FamilyConfig{Episodes: s.MARL.Episodes}
+}
 
 func (family) Files(schedulers.Name) []string {
 	return []string{CheckpointFile, SidecarFile, training.CurvesFile}

@@ -29,7 +29,7 @@ func TestPaperVariantTrainsAsThePaper(t *testing.T) {
 		t.Fatal(err)
 	}
 	train, val := datasets.SplitMARL(workload(t, c, 0.5, 12, 3), c.Pods, 0.1, 1800)
-	fc := f.DefaultConfig().(*marl.FamilyConfig)
+	fc := f.Configure(training.Sections{}).(*marl.FamilyConfig)
 	fc.Episodes = 1
 	trained := map[schedulers.Name]marl.Config{}
 	for _, v := range []schedulers.Name{"marl-device", marl.PaperVariantName} {

@@ -13,12 +13,10 @@ import (
 // families' settings (daspaper.PaperConfig; it learns a Q-table, so learning
 // rates do not apply).
 func init() {
-	d := DefaultConfig()
 	training.Register(&daspaper.Baseline{
 		Info: schedulers.Info{Name: "rifling", Display: "RIFLING",
 			Doc: "RIFLING (DAS baseline): k-means states, Q-learning over placements and wait"},
 		ModelFile:  "rifling.json",
-		Defaults:   daspaper.PaperConfig{Episodes: d.Episodes, SegmentJobs: d.SegmentJobs, ValJobs: d.ValJobs},
 		TrainModel: trainModel,
 		OpenModel:  func(path string) (sim.Scheduler, error) { return Open(path) },
 	})
