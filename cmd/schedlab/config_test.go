@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,5 +314,36 @@ func setenv(t *testing.T, kvs ...string) {
 				os.Unsetenv(name)
 			}
 		})
+	}
+}
+
+// TestTextLists: a list in --set or the environment is comma-separated,
+// in YAML's brackets or not; "" and "[]" are empty.
+func TestTextLists(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []float64
+	}{
+		{"1e-4,5e-5", []float64{1e-4, 5e-5}},
+		{"[1e-4, 5e-5]", []float64{1e-4, 5e-5}},
+		{" [ 1e-4 ] ", []float64{1e-4}},
+	} {
+		cfg, err := loadConfig(configSource{preset: "quick", set: []string{"train.das.learning_rates=" + tc.text}})
+		if err != nil {
+			t.Errorf("%q: %v", tc.text, err)
+			continue
+		}
+		if !slices.Equal(cfg.Train.DAS.LearningRates, tc.want) {
+			t.Errorf("%q: got %v, want %v", tc.text, cfg.Train.DAS.LearningRates, tc.want)
+		}
+	}
+	for _, text := range []string{"", "[]"} {
+		cfg, err := loadConfig(configSource{preset: "quick", set: []string{"train.replicated=" + text}})
+		if err != nil || len(cfg.Train.Replicated) != 0 {
+			t.Errorf("%q: %v, %v", text, cfg.Train.Replicated, err)
+		}
+	}
+	if _, err := loadConfig(configSource{preset: "quick", set: []string{"train.das.learning_rates=[1e-4"}}); err == nil || !strings.Contains(err.Error(), "train.das.learning_rates[0]") {
+		t.Errorf("an unclosed bracket: %v", err)
 	}
 }

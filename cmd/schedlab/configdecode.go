@@ -514,8 +514,14 @@ func (d *decoder) decodeList(v *cfgValue, rv reflect.Value, key string) {
 			d.fail(key, v, "must be a list of sections, which only a config file can give")
 			return
 		}
-		// A list as text is comma-separated; "" is the empty list.
-		if s := strings.TrimSpace(v.raw); s != "" {
+		// A list as text is comma-separated, in brackets or not (YAML's
+		// flow style, [a, b], as a file would give it); "" and "[]" are
+		// the empty list.
+		s := strings.TrimSpace(v.raw)
+		if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+			s = strings.TrimSpace(s[1 : len(s)-1])
+		}
+		if s != "" {
 			for _, part := range strings.Split(s, ",") {
 				items = append(items, textValue(strings.TrimSpace(part), v.origin))
 			}
