@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 )
 
@@ -111,4 +112,12 @@ func (r *Runner) Plan(stages []Stage) ([]PlannedStage, error) {
 		out[i] = p
 	}
 	return out, nil
+}
+
+// RecordFiles are the files, relative to a run directory, in which the
+// runner records that the stage named name ran: its record and its
+// wall-clock side. Without them (and its outputs) a run directory is one
+// where the stage never ran.
+func RecordFiles(name string) []string {
+	return []string{path.Join(stateDir, "stages", name+".json"), path.Join(stateDir, "stages", name+".timings.json")}
 }

@@ -23,8 +23,10 @@ const CancelTimeout = 10 * time.Second
 // Conformance checks that stage s, run after the stages upstream that
 // produce its inputs:
 //   - produces exactly its declared outputs (the Runner enforces this);
-//   - is deterministic: two runs with the same seed in fresh directories
-//     give byte-identical outputs, except outputs with "timings" in their
+//   - is deterministic: two runs of it with the same seed, each in a
+//     directory where it never ran (the first fresh, the second holding
+//     the first's upstream outputs), give byte-identical outputs, except
+//     outputs with "timings" in their
 //     file name, which hold wall-clock measurements by design (DESIGN.md
 //     §2) and are only checked to exist;
 //   - honours cancellation: with its context cancelled as it starts, it
@@ -39,8 +41,17 @@ func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeli
 			t.Fatalf("stage %s: %v", s.Name(), err)
 		}
 	}
+	// Run b starts from a copy of run a with neither s's outputs nor its
+	// records: a directory where the upstream stages ran (their outputs
+	// are found intact and reused) and s never did. The upstream stages'
+	// own determinism is their own Conformance's to check; running them
+	// again here was, for a stage downstream of trainings, most of this
+	// test's time.
 	a, b := t.TempDir(), t.TempDir()
 	run(a)
+	if err := copyRun(a, b, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
+		t.Fatalf("stage %s: %v", s.Name(), err)
+	}
 	run(b)
 	for _, o := range s.Outputs() {
 		x, err := os.ReadFile(filepath.Join(a, o))
@@ -56,13 +67,12 @@ func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeli
 		}
 	}
 
-	// The cancelled run starts from a copy of run a without s's outputs:
-	// the upstream stages find their outputs there intact (the runner's
-	// cache is checked by the outputs' hashes) and are not computed a third
-	// time, which for a stage downstream of trainings was most of this
-	// test's time; s, its outputs gone, runs again and is cancelled.
+	// The cancelled run starts from such a copy too: the upstream stages
+	// find their outputs there intact (the runner's cache is checked by
+	// the outputs' hashes) and are not computed again; s runs and is
+	// cancelled.
 	c := t.TempDir()
-	if err := copyRun(a, c, s.Outputs()); err != nil {
+	if err := copyRun(a, c, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
 		t.Fatalf("stage %s: %v", s.Name(), err)
 	}
 	r := &pipeline.Runner{Log: quiet, Dir: c, Seed: seed, ConfigHash: "conformance", Workers: 2}
