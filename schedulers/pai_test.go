@@ -71,7 +71,7 @@ func TestPAISubset(t *testing.T) {
 	}
 	type cell struct{ preset, name string }
 	cells := []cell{{"small", "fifo-firstfit"}}
-	if !testing.Short() {
+	if !testing.Short() && !raceEnabled {
 		cells = append(cells, cell{"large", "drf-firstfit"})
 	}
 	for _, cl := range cells {

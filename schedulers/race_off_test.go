@@ -1,0 +1,5 @@
+//go:build !race
+
+package schedulers_test
+
+const raceEnabled = false
