@@ -588,7 +588,11 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 			return training.Data{}, err
 		}
 		data := training.Data{Train: split.Train, Val: split.Val}
-		return data, data.Check(d.Source)
+		if err := data.Check(d.Source); err != nil {
+			return data, fmt.Errorf("the trace's first %d jobs that fit every evaluated cluster, the last %g %% evaluated: %w (raise eval.das_table1.max_jobs, or use a longer trace)",
+				d.MaxJobs, 100*d.TestFraction, err)
+		}
+		return data, nil
 	case training.SourceMARL:
 		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
 			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS}, workload)
@@ -602,7 +606,7 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		train, val := datasets.SplitMARL(jobs, parts, marlHeldOut, sc.IntervalS)
 		data := training.Data{Train: train, Val: val}
 		if err := data.Check(d.Source); err != nil {
-			return data, fmt.Errorf("%d jobs in %d intervals of uniform arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w",
+			return data, fmt.Errorf("%d jobs in %d intervals of uniform arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w (raise train.marl.intervals)",
 				len(jobs), d.Intervals, d.JobsPerPod, parts, 100*marlHeldOut, err)
 		}
 		return data, nil
