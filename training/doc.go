@@ -18,8 +18,9 @@
 //  1. Write the family's package, training/<name>, with a family.go: a
 //     type implementing Family (name; Variants, each a schedulers.Info; the
 //     Source of its jobs; the train.<Section> of the run configuration it
-//     reads; a DefaultConfig with JSON tags naming those keys and a
-//     Validate; Files, Train writing them into TrainSpec.Dir with
+//     reads; Configure, taking its settings from that section of Sections
+//     into a config of its own (JSON tags, as the training stage records
+//     it, and a Validate); Files, Train writing them into TrainSpec.Dir with
 //     WriteCurves, and Open), and `func init() { training.Register(family{}) }`.
 //  2. Add the one line `_ "github.com/schedlab/schedlab/training/<name>"`
 //     to training/families.
@@ -37,5 +38,7 @@
 // validation and evaluated jobs) under the experiment's simulator
 // configuration and interference model, and evaluates it; schedlab train
 // --family <name> trains the same model alone. A new data source or a new
-// train.* section is the only change outside the two places above.
+// train.* section (a field of Sections, declared in this package, and its
+// keys documented in the presets' defaults.yaml) is the only change
+// outside the two places above.
 package training
