@@ -33,6 +33,35 @@ func TestAddRefusesLinkedPartition(t *testing.T) {
 	}
 }
 
+// Reading a history refuses a partition folder or file that is a link
+// elsewhere: plot reads only the history's own files.
+func TestReadRefusesLinkedPartition(t *testing.T) {
+	for _, link := range []string{"folder", "file"} {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		rd := t.TempDir()
+		runA.write(t, rd)
+		if _, err := history.Add(context.Background(), rd, elsewhere, history.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		parts, _ := filepath.Glob(filepath.Join(elsewhere, "preset=*", "revision=*"))
+		if len(parts) != 1 {
+			t.Fatalf("history written elsewhere has partitions %v", parts)
+		}
+		rel, _ := filepath.Rel(elsewhere, parts[0])
+		target, linkAt := parts[0], filepath.Join(dir, rel)
+		if link == "file" {
+			target, linkAt = filepath.Join(target, history.FileName), filepath.Join(linkAt, history.FileName)
+		}
+		os.MkdirAll(filepath.Dir(linkAt), 0o755)
+		if err := os.Symlink(target, linkAt); err != nil {
+			t.Fatal(err)
+		}
+		if recs, err := history.Read(dir); !errors.Is(err, pipeline.ErrOutside) {
+			t.Errorf("a linked partition %s: %d records, %v; want ErrOutside", link, len(recs), err)
+		}
+	}
+}
+
 // A run whose manifest is a FIFO or a link to /dev/zero is refused at
 // once; so is a history partition that is a FIFO.
 func TestAddRefusesHostileManifest(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // Record is a row of the history with its partition keys.
@@ -22,7 +24,8 @@ func (r *Record) Key() Key {
 
 // Read reads every file of the history in dir
 // (dir/preset=*/revision=*/metrics.parquet), ordered by preset, then as
-// each file orders its rows, revisions in name order.
+// each file orders its rows, revisions in name order. A partition that is
+// a symbolic link is refused (an error wrapping pipeline.ErrOutside).
 func Read(dir string) ([]Record, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "preset=*", "revision=*", FileName))
 	if err != nil {
@@ -30,6 +33,15 @@ func Read(dir string) ([]Record, error) {
 	}
 	var out []Record
 	for _, f := range files {
+		// Every file read is the history's own: a partition folder or
+		// file that is a link elsewhere is refused, as Add refuses it.
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := pipeline.LocalPath(dir, filepath.ToSlash(rel)); err != nil {
+			return nil, fmt.Errorf("history %s: %w", dir, err)
+		}
 		rev := filepath.Dir(f)
 		preset, err := partitionValue(filepath.Dir(rev), "preset")
 		if err != nil {
