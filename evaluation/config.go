@@ -3,7 +3,10 @@ package evaluation
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/schedlab/schedlab/schedulers"
 )
@@ -12,7 +15,8 @@ import (
 // which experiments run and each experiment's section of knobs that make a
 // preset quick or faithful. The sections' keys are a contract (presets,
 // `schedlab config show`, the config hash): a new experiment adds its
-// section here and reads it in its Configure.
+// section here, named by its id (Experiment.ConfigKey), and reads it in
+// its Configure.
 type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
@@ -28,6 +32,34 @@ type Config struct {
 	Sensitivity    SensitivityConfig  `mapstructure:"sensitivity" yaml:"sensitivity" json:"sensitivity"`
 	Calibration    CalibrationConfig  `mapstructure:"calibration" yaml:"calibration" json:"calibration"`
 }
+
+// ConfigKey is the experiment's section of the run configuration:
+// eval.<its id, dashes as underscores> (eval.das_table1), the field of
+// Config that its Configure and CheckConfig read; "" when the experiment
+// has none (derived experiments are configured by their parent's).
+// TestEverySectionIsAnExperiments holds Config's fields and the registry
+// to this one-to-one naming.
+func (e Experiment) ConfigKey() string {
+	name := strings.ReplaceAll(e.ID, "-", "_")
+	if _, ok := sectionFields()[name]; !ok {
+		return ""
+	}
+	return "eval." + name
+}
+
+// sectionFields are Config's fields by key (their json tag), but for the
+// run-wide experiments and seeds.
+var sectionFields = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "experiments" && name != "seeds" {
+			out[name] = true
+		}
+	}
+	return out
+})
 
 // CalibrationConfig says which calibrated environments the calibrate stage
 // fits besides marl-paper, which it always fits (a few dozen tiny

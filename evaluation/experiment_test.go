@@ -340,3 +340,32 @@ func TestPlotNamesInfiniteBar(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySectionIsAnExperiments: each section of Config (eval.<key>, but
+// for the run-wide experiments and seeds) belongs to the registered
+// experiment of that id, and each experiment that is run or staged has
+// one: the section's name is the registration's (Experiment.ConfigKey).
+func TestEverySectionIsAnExperiments(t *testing.T) {
+	owned := map[string]string{}
+	for _, e := range Experiments() {
+		key := e.ConfigKey()
+		switch {
+		case key == "" && !e.Derived():
+			t.Errorf("%s is run or staged but Config has no section %s", e.ID, strings.ReplaceAll(e.ID, "-", "_"))
+		case key != "" && e.Derived():
+			t.Errorf("%s is derived (configured by %s) but has a section %s", e.ID, e.Derive.From, key)
+		case key != "":
+			owned[key] = e.ID
+		}
+	}
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name == "experiments" || name == "seeds" {
+			continue
+		}
+		if owned["eval."+name] == "" {
+			t.Errorf("eval.%s is no registered experiment's section (an experiment's section is named by its id)", name)
+		}
+	}
+}

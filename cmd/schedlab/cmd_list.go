@@ -32,9 +32,9 @@ func newListCmd(a *app) *cobra.Command {
 		Long: `list prints one line per registered thing, with its doc:
 
   experiments  the ids of eval.experiments, schedlab eval --experiment and run --only,
-               with the paper's figure each reproduces and how it is made (run: a
-               matrix of simulations; staged: its own stage of schedlab run; derived:
-               from another experiment's outputs)
+               how each is made (run: a matrix of simulations; staged: its own stage
+               of schedlab run; derived: from another experiment's outputs), its
+               configuration section (eval.<id>) and the paper's figure it reproduces
   schedulers   every scheduler name of eval.<experiment>.schedulers and --schedulers
   families     the learned families of schedlab train --family, their variants and
                their configuration section (train.<section>)
@@ -66,7 +66,11 @@ func listExperiments(w io.Writer) error {
 		if summary == "" {
 			summary = e.Section.Title
 		}
-		fmt.Fprintf(w, "%-28s %-28s %s. %s\n", e.ID, how, e.Reproduces, strings.TrimPrefix(summary, e.Reproduces+": "))
+		key := e.ConfigKey()
+		if key == "" {
+			key = "-"
+		}
+		fmt.Fprintf(w, "%-28s %-28s %-22s %s. %s\n", e.ID, how, key, e.Reproduces, strings.TrimPrefix(summary, e.Reproduces+": "))
 	}
 	return nil
 }
