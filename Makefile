@@ -59,7 +59,8 @@ test-race:
 RACE_PKGS = $(sort $(patsubst %/,%,$(dir $(shell grep -rl --include='*_test.go' '^//go:build race' . | grep -v '^./distributed/temporaltest/'))))
 
 test-norace:
-	$(GO) test -shuffle=on -timeout 30m -run "$$(scripts/race-gated-tests.sh $(RACE_PKGS))" $(RACE_PKGS)
+	pattern=$$(scripts/race-gated-tests.sh $(RACE_PKGS)) && \
+	$(GO) test -shuffle=on -timeout 30m -run "$$pattern" $(RACE_PKGS)
 
 # Every preset must complete at every seed (issue 30): the quick preset
 # once per seed from the first to the last of SEEDS, as many runs at once
