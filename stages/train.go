@@ -22,6 +22,7 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/families" // every learned family
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // TrainConfig sizes the training of the learned schedulers that the
@@ -83,6 +84,9 @@ type MARLTrainConfig struct {
 	// Intervals of uniform arrivals in the training workload (90 % of each
 	// pod's jobs train, 10 % validate, as in the paper).
 	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// Rollouts of MARL training collected side by side per update
+	// (marl.Config.Rollouts); 0 and 1 are one episode at a time.
+	Rollouts int `mapstructure:"rollouts" yaml:"rollouts" json:"rollouts"`
 }
 
 // Bounds of TrainConfig: MaxTrainEpisodes is a thousand times the paper's
@@ -121,6 +125,7 @@ func (c TrainConfig) Validate() error {
 	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
+	inRange("train.marl.rollouts", c.MARL.Rollouts, 0, marl.MaxRollouts)
 	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
 		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}

@@ -92,6 +92,19 @@
 // pod's z⁰ (as others see it) is cached and recomputed only after a task
 // is placed in that pod.
 //
+// Rollouts (Config.Rollouts, train.marl.rollouts): a training may collect
+// several episodes side by side, in lock step, per update — synchronous
+// A2C over parallel environments. At each decision point every rollout of
+// the iteration reaches it, one update learns the segments of all of them
+// (rollout by rollout, agent by agent), Adam takes one step on the mean
+// over the rollouts of their summed gradients, and every rollout then
+// decides with the new parameters. The rollouts' decisions and
+// simulations, and the update's segments, run on as many goroutines as
+// the run lends idle workers (TrainOptions.Borrow); the reduction is in
+// rollout order, never in completion order, and each episode's stream is
+// named by its index, so the bytes depend on the number of rollouts,
+// never on the workers. One rollout is the training described above.
+//
 // Speed without changing a bit (TestGoldenTraining pins checkpoints,
 // curves and placements by sha256): a decision's pass reuses the previous
 // pass of the same pod and recomputes only the rows its changes reach

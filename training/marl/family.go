@@ -2,6 +2,7 @@ package marl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,21 @@ type FamilyConfig struct {
 	// Episodes of training (passes over the training jobs); 0 means the
 	// variant's default (VariantConfig).
 	Episodes int `json:"episodes"`
+	// Rollouts collected side by side per update (Config.Rollouts); 0
+	// means one.
+	Rollouts int `json:"rollouts"`
 }
 
 // Validate names the bad key.
 func (c *FamilyConfig) Validate() error {
+	var errs []error
 	if c.Episodes < 0 {
-		return fmt.Errorf("episodes: must be >= 0, got %d", c.Episodes)
+		errs = append(errs, fmt.Errorf("episodes: must be >= 0, got %d", c.Episodes))
 	}
-	return nil
+	if c.Rollouts < 0 || c.Rollouts > MaxRollouts {
+		errs = append(errs, fmt.Errorf("rollouts: must be in [0, %d], got %d", MaxRollouts, c.Rollouts))
+	}
+	return errors.Join(errs...)
 }
 
 // family is MARL-GNN: the device-level, server-level and single-agent
@@ -64,6 +72,11 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	cfg := variantConfigOf(spec.Variant)
 	if fc.Episodes > 0 {
 		cfg.Episodes = fc.Episodes
+	}
+	if fc.Rollouts > 1 {
+		// One stays the zero value, which the sidecar omits: a model of
+		// one rollout per update has the files it had before the key.
+		cfg.Rollouts = fc.Rollouts
 	}
 	done := 0
 	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
