@@ -68,14 +68,15 @@ type Config struct {
 	ValidateEvery int `json:"validate_every"`
 	// Rollouts is the number of episodes collected side by side, in lock
 	// step, per update: at each decision point one update learns the
-	// segments of all of them, with the mean over the rollouts of their
-	// summed gradients, and Adam takes one step (synchronous A2C over
-	// parallel environments). The episodes of a training go in
-	// iterations of Rollouts (the last may be shorter); an episode's
-	// random stream is named by its index, as with one. The rollouts run
-	// on as many goroutines as TrainOptions.Borrow lends, which never
-	// changes a bit. 0 and 1 both mean one (the zero value is omitted
-	// from the JSON, so that a sidecar of one rollout reads as before).
+	// segments of all of them, with the mean over the rollouts that have
+	// segments there of each one's gradient summed over its agents, and
+	// Adam takes one step (synchronous A2C over parallel environments).
+	// The episodes of a training go in iterations of Rollouts (the last
+	// may be shorter); an episode's random stream is named by its index,
+	// as with one. The rollouts run on as many goroutines as
+	// TrainOptions.Borrow lends, which never changes a bit. 0 and 1 both
+	// mean one (the zero value is omitted from the JSON, so that a
+	// sidecar of one rollout reads as before).
 	Rollouts int `json:"rollouts,omitempty"`
 }
 
