@@ -21,6 +21,7 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/families" // every learned family
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // TrainConfig sizes the training of the learned schedulers that the
@@ -91,6 +92,7 @@ func (c TrainConfig) Validate() error {
 	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
+	inRange("train.marl.rollouts", c.MARL.Rollouts, 0, marl.MaxRollouts)
 	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
 		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}

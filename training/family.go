@@ -93,6 +93,11 @@ type MARLSection struct {
 	// Intervals of uniform arrivals in the training workload (90 % of each
 	// pod's jobs train, 10 % validate, as in the paper).
 	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// Rollouts of MARL training collected side by side per update
+	// (marl.Config.Rollouts); 0 (the default) and 1 are one episode at a
+	// time. Omitted from the JSON at 0, so that a configuration without
+	// the key hashes as before it existed.
+	Rollouts int `mapstructure:"rollouts" yaml:"rollouts" json:"rollouts,omitempty"`
 }
 
 // Variant is one learned scheduler of a family.

@@ -66,7 +66,26 @@ type Config struct {
 	// ValidateEvery runs the greedy policy on the validation jobs every so
 	// many episodes (and after the last); 0 never.
 	ValidateEvery int `json:"validate_every"`
+	// Rollouts is the number of episodes collected side by side, in lock
+	// step, per update: at each decision point one update learns the
+	// segments of all of them, with the mean over the rollouts that have
+	// segments there of each one's gradient summed over its agents, and
+	// Adam takes one step (synchronous A2C over parallel environments).
+	// The episodes of a training go in iterations of Rollouts (the last
+	// may be shorter); an episode's random stream is named by its index,
+	// as with one. The rollouts run on as many goroutines as
+	// TrainOptions.Borrow lends, which never changes a bit. 0 and 1 both
+	// mean one (the zero value is omitted from the JSON, so that a
+	// sidecar of one rollout reads as before).
+	Rollouts int `json:"rollouts,omitempty"`
 }
+
+// MaxRollouts bounds Config.Rollouts: each rollout holds a simulation,
+// its caches and an interval's decisions in memory.
+const MaxRollouts = 64
+
+// rollouts is Rollouts with 0 read as 1.
+func (c Config) rollouts() int { return max(c.Rollouts, 1) }
 
 // Rewards.
 const (
@@ -140,6 +159,9 @@ func (c Config) Validate() error {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: must be >= 0, got %d", f.name, f.v))
 		}
+	}
+	if c.Rollouts < 0 || c.Rollouts > MaxRollouts {
+		errs = append(errs, fmt.Errorf("rollouts: must be in [0, %d], got %d", MaxRollouts, c.Rollouts))
 	}
 	if !(c.LR > 0) || !(c.LR < 1) {
 		errs = append(errs, fmt.Errorf("lr: must be in (0, 1), got %v", c.LR))

@@ -2,6 +2,7 @@ package marl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,22 @@ type FamilyConfig struct {
 	// Episodes of training (passes over the training jobs); 0 means the
 	// variant's default (VariantConfig).
 	Episodes int `json:"episodes"`
+	// Rollouts collected side by side per update (Config.Rollouts); 0
+	// means one. Omitted at 0, so that the training stage's configuration
+	// (its cache key) is what it was before the key.
+	Rollouts int `json:"rollouts,omitempty"`
 }
 
 // Validate names the bad key.
 func (c *FamilyConfig) Validate() error {
+	var errs []error
 	if c.Episodes < 0 {
-		return fmt.Errorf("episodes: must be >= 0, got %d", c.Episodes)
+		errs = append(errs, fmt.Errorf("episodes: must be >= 0, got %d", c.Episodes))
 	}
-	return nil
+	if c.Rollouts < 0 || c.Rollouts > MaxRollouts {
+		errs = append(errs, fmt.Errorf("rollouts: must be in [0, %d], got %d", MaxRollouts, c.Rollouts))
+	}
+	return errors.Join(errs...)
 }
 
 // family is MARL-GNN: the device-level, server-level and single-agent
@@ -51,7 +60,11 @@ func (family) Variants() []training.Variant {
 }
 
 func (family) Configure(s training.Sections) training.Config {
-	return &FamilyConfig{Episodes: s.MARL.Episodes}
+	fc := &FamilyConfig{Episodes: s.MARL.Episodes}
+	if s.MARL.Rollouts > 1 { // 0 and 1 are the same training: one key
+		fc.Rollouts = s.MARL.Rollouts
+	}
+	return fc
 }
 
 func (family) Files(schedulers.Name) []string {
@@ -66,6 +79,11 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 	cfg := variantConfigOf(spec.Variant)
 	if fc.Episodes > 0 {
 		cfg.Episodes = fc.Episodes
+	}
+	if fc.Rollouts > 1 {
+		// One stays the zero value, which the sidecar omits: a model of
+		// one rollout per update has the files it had before the key.
+		cfg.Rollouts = fc.Rollouts
 	}
 	done := 0
 	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,

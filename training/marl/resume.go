@@ -2,6 +2,7 @@ package marl
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/nn"
@@ -17,7 +18,19 @@ type resumeState struct {
 	Curves []training.Curve
 }
 
-func resumeKey(cfg Config) string { return "marl@" + cfg.Variant + "@" + fmt.Sprintf("%+v", cfg) }
+// resumeKey names the training whose state is kept: its configuration,
+// written as before Config had Rollouts (so that a state kept then still
+// resumes) and followed by the rollouts per update when more than one.
+func resumeKey(cfg Config) string {
+	r := cfg.rollouts()
+	cfg.Rollouts = 0
+	k := fmt.Sprintf("%+v", cfg)
+	k = strings.Replace(k, " Rollouts:0}", "}", 1)
+	if r > 1 {
+		k += fmt.Sprintf("@rollouts=%d", r)
+	}
+	return "marl@" + cfg.Variant + "@" + k
+}
 
 // restore puts the parameters back before anything caches a value
 // computed from them, and the optimiser's state.

@@ -45,13 +45,14 @@ type TrainOptions struct {
 	// Resume, if not nil, keeps the training's state after every episode
 	// and continues from the state a previous attempt kept (resume.go).
 	Resume *training.Resume
-	// Borrow, if not nil, lends the learner one more worker
+	// Borrow, if not nil, lends the trainer one more worker
 	// (pipeline.BorrowWorker) each time it asks, ok false when none is
-	// idle: an interval's update learns the agents' segments on its own
-	// goroutine and on one more for every worker it borrows, up to
-	// GOMAXPROCS in all, and releases them at the update's end. Nil: up
-	// to GOMAXPROCS goroutines, unasked. How many run never changes a bit
-	// (trainer.learn).
+	// idle: an interval's update learns the segments, and the rollouts of
+	// an iteration decide and simulate, on the trainer's own goroutine
+	// and on one more for every worker it borrows, up to GOMAXPROCS in
+	// all, released at the end of each phase. Nil: up to GOMAXPROCS
+	// goroutines, unasked. How many run never changes a bit
+	// (trainer.learn, trainer.each).
 	Borrow func() (release func(), ok bool)
 }
 
@@ -68,7 +69,9 @@ type TrainOptions struct {
 // bootstrapped from the value of the agent's first observation there; the
 // gradients of all agents' rollouts are summed and Adam takes one step.
 // The last interval of an episode has no next decision point to measure
-// its rewards at and is not learned from.
+// its rewards at and is not learned from. With Config.Rollouts > 1 the
+// episodes go in iterations of that many, run side by side in lock step,
+// and each update learns from the segments of all (iteration).
 func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []training.Curve, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("marl: %w", err)
@@ -100,8 +103,7 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 	}
 	tr := &trainer{
 		cfg: cfg, pol: pol, e: newEvaluator(pol.net, cg), borrow: opts.Borrow,
-		opt:  nn.NewAdam(pol.net.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm}),
-		segs: make([]segment, len(cg.parts)),
+		opt: nn.NewAdam(pol.net.ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm}),
 	}
 	var saved resumeState
 	if _, ok, err := opts.Resume.LoadState("marl", resumeKey(cfg), &saved); err != nil {
@@ -130,20 +132,30 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 		emit(training.Curve{Episode: int32(ep), Split: "validation", MeanJCT: res.Metrics.MeanJCTS})
 		return nil
 	}
-	for ep := saved.Ep; ep < cfg.Episodes; ep++ {
-		c, err := tr.episode(ctx, opts, simCfg, ep)
+	// Episodes go in iterations of cfg.rollouts() collected side by side
+	// (a resumed training starts at an iteration's first: it kept its
+	// state after each whole one).
+	for first := saved.Ep; first < cfg.Episodes; first += cfg.rollouts() {
+		n := min(cfg.rollouts(), cfg.Episodes-first)
+		cs, err := tr.iteration(ctx, opts, simCfg, first, n)
 		if err != nil {
 			return nil, nil, err
 		}
-		emit(c)
-		if cfg.ValidateEvery > 0 && ((ep+1)%cfg.ValidateEvery == 0 || ep+1 == cfg.Episodes) {
-			if err := validate(ep); err != nil {
+		check := false
+		for _, c := range cs {
+			emit(c)
+			ep := int(c.Episode)
+			check = check || cfg.ValidateEvery > 0 && ((ep+1)%cfg.ValidateEvery == 0 || ep+1 == cfg.Episodes)
+		}
+		last := first + n
+		if check {
+			if err := validate(last - 1); err != nil {
 				return nil, nil, err
 			}
 		}
 		if opts.Resume != nil {
-			st := resumeState{Ep: ep + 1, Params: pol.net.ps.Values(), Opt: tr.opt.State(), Curves: curves}
-			if err := opts.Resume.SaveState("marl", resumeKey(cfg), ep+1, cfg.Episodes, st); err != nil {
+			st := resumeState{Ep: last, Params: pol.net.ps.Values(), Opt: tr.opt.State(), Curves: curves}
+			if err := opts.Resume.SaveState("marl", resumeKey(cfg), last, cfg.Episodes, st); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -155,166 +167,242 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 type segment struct {
 	roll rl.Rollout[*obs]
 	jobs []int
+	last float64 // the bootstrap value, V of the agent's next observation
 }
 
 type trainer struct {
-	cfg  Config
-	pol  *Policy
-	e    *evaluator
-	opt  *nn.Adam
-	segs []segment
-	jobs []datasets.Job // of the running episode, indexed as the simulator does
-	// workers learn the agents' segments of an interval side by side
-	// (update), each over a network of its own whose parameters share the
-	// policy's values but not its gradients; grads[p] receives agent p's
-	// gradient, and the policy's is their sum in agent order, so neither
-	// the number of workers nor which one learned a segment changes a bit.
+	cfg Config
+	pol *Policy
+	e   *evaluator
+	opt *nn.Adam
+	// evals are the evaluators of rollouts 1, 2, …, each over a network
+	// of its own whose parameters share the policy's values (rollout 0
+	// acts with e): the rollouts of an iteration decide side by side.
+	evals []*evaluator
+	// workers learn the segments of an interval side by side (learn),
+	// each over a network of its own whose parameters share the policy's
+	// values but not its gradients; grads[i] receives segment i's
+	// gradient (rollout by rollout, agent by agent), and the policy's is
+	// their sum in that order, so neither the number of workers nor which
+	// one learned a segment changes a bit.
 	workers []*learner
 	grads   [][]float64
 	borrow  func() (release func(), ok bool) // TrainOptions.Borrow
 }
 
-func (tr *trainer) episode(ctx context.Context, opts TrainOptions, simCfg sim.Config, ep int) (training.Curve, error) {
-	s, err := sim.New(opts.Cluster, opts.Train, simCfg, opts.Interference)
-	if err != nil {
-		return training.Curve{}, err
-	}
-	rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
-	tr.jobs = opts.Train
-	a := newActor(tr.e, tr.cfg.Jobs, rng, false)
-	a.record = func(d decision) {
-		sg := &tr.segs[d.agent]
-		sg.roll.Add(rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}, Value: d.value, LogProb: d.logp})
-		// A forward places nothing: it earns no reward of its own (else
-		// every hop would collect the job's reward again, and agents learn
-		// to pass tasks around); its effect reaches it through γV(s').
-		j := d.job
-		if d.forward {
-			j = -1
+// rollout is one episode of an iteration: its simulation, its actor and
+// the segments of its last interval, which the next decision point's
+// update learns.
+type rollout struct {
+	ep   int
+	s    *sim.Sim
+	a    *actor
+	jobs []datasets.Job // indexed as the simulator does
+	segs []segment      // one per agent
+	st   *sim.State     // the decision point reached, nil before the first
+	done bool
+	c    training.Curve
+	// n is the number of steps in segs ready to learn, ret their rewards'
+	// sum and upd the losses the update finds; updates counts the updates
+	// that learnt from this rollout.
+	n       int
+	ret     float64
+	upd     rl.UpdateStats
+	updates int
+}
+
+// iteration runs the episodes first, …, first+n−1 side by side, in lock
+// step: at each decision point every rollout reaches it, one update learns
+// the segments of all (in rollout order), then every rollout decides with
+// the new parameters. It returns their curves in episode order. With n = 1
+// this is one episode with an update per interval.
+func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.Config, first, n int) ([]training.Curve, error) {
+	rs := make([]*rollout, n)
+	ps := tr.pol.net.ps.List()
+	for i := range rs {
+		s, err := sim.New(opts.Cluster, opts.Train, simCfg, opts.Interference)
+		if err != nil {
+			return nil, err
 		}
-		sg.jobs = append(sg.jobs, j)
+		e := tr.e
+		if i > 0 {
+			for len(tr.evals) < i {
+				// The initialisation is overwritten by sharing the
+				// policy's values; any stream will do.
+				net := newNetwork(tr.pol.net.cfg, rand.New(rand.NewPCG(0, 0)))
+				tr.evals = append(tr.evals, newEvaluator(net, tr.e.cg))
+			}
+			e = tr.evals[i-1]
+			// The values, not copies: the optimiser moves them in place.
+			for k, p := range e.net.ps.List() {
+				p.Data = ps[k].Data
+			}
+			e.gen = tr.e.gen
+		}
+		ep := first + i
+		// The episode's index is the rollout's in the stream's name: an
+		// episode draws the same actions whichever iteration holds it.
+		rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
+		r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, len(tr.e.cg.parts))}
+		r.c.Episode, r.c.Split = int32(ep), "train"
+		r.a.record = r.record
+		rs[i] = r
 	}
-	for p := range tr.segs {
-		tr.segs[p].roll.Reset()
-		tr.segs[p].jobs = tr.segs[p].jobs[:0]
-	}
-	var c training.Curve
-	c.Episode, c.Split = int32(ep), "train"
-	updates := 0
 	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
+		if err := tr.each(ctx, rs, func(r *rollout) error { return r.advance(ctx, tr.cfg) }); err != nil {
+			return nil, err
+		}
+		live := false
+		for _, r := range rs {
+			live = live || !r.done
+		}
+		if !live {
 			break
 		}
-		if err != nil {
-			return c, fmt.Errorf("marl: episode %d: %w", ep, err)
-		}
-		if st2, ok := tr.update(a, st); ok {
-			c.Return += st2.ret
-			c.PolicyLoss += st2.PolicyLoss
-			c.ValueLoss += st2.ValueLoss
-			c.Entropy += st2.Entropy
-			updates++
-		}
-		pl, err := a.decide(ctx, st)
-		if err != nil {
-			return c, err
-		}
-		if err := s.Apply(pl); err != nil {
-			return c, fmt.Errorf("marl: episode %d: %w", ep, err)
-		}
+		tr.update(rs)
 	}
-	if updates > 0 {
-		c.PolicyLoss /= float64(updates)
-		c.ValueLoss /= float64(updates)
-		c.Entropy /= float64(updates)
+	cs := make([]training.Curve, n)
+	for i, r := range rs {
+		if r.updates > 0 {
+			r.c.PolicyLoss /= float64(r.updates)
+			r.c.ValueLoss /= float64(r.updates)
+			r.c.Entropy /= float64(r.updates)
+		}
+		cs[i] = r.c
 	}
-	c.MeanJCT = s.Result().Metrics.MeanJCTS
-	return c, nil
+	return cs, nil
 }
 
-type updateStats struct {
-	rl.UpdateStats
-	ret float64
+// record appends an actor's decision to its agent's segment.
+func (r *rollout) record(d decision) {
+	sg := &r.segs[d.agent]
+	sg.roll.Add(rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}, Value: d.value, LogProb: d.logp})
+	// A forward places nothing: it earns no reward of its own (else
+	// every hop would collect the job's reward again, and agents learn
+	// to pass tasks around); its effect reaches it through γV(s').
+	j := d.job
+	if d.forward {
+		j = -1
+	}
+	sg.jobs = append(sg.jobs, j)
 }
 
-// update learns from the previous interval's segments, whose rewards st
-// now reveals, and empties them.
-func (tr *trainer) update(a *actor, st *sim.State) (updateStats, bool) {
-	var out updateStats
-	n := 0
-	for _, sg := range tr.segs {
-		n += sg.roll.Len()
+// advance places the pending jobs of the decision point reached (if any)
+// with the current parameters, runs the simulation to the next one, and
+// prepares the segments of the interval between for the update: their
+// rewards, which that point reveals, and their bootstrap values. At the
+// end of the episode the rollout is done and takes its mean JCT.
+func (r *rollout) advance(ctx context.Context, cfg Config) error {
+	if r.st != nil {
+		pl, err := r.a.decide(ctx, r.st)
+		if err != nil {
+			return err
+		}
+		if err := r.s.Apply(pl); err != nil {
+			return fmt.Errorf("marl: episode %d: %w", r.ep, err)
+		}
 	}
-	if n == 0 {
-		return out, false
+	st, err := r.s.Next(ctx)
+	if err == io.EOF {
+		r.done, r.n = true, 0
+		r.c.MeanJCT = r.s.Result().Metrics.MeanJCTS
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("marl: episode %d: %w", r.ep, err)
+	}
+	r.st = st
+	r.prepare(cfg, st)
+	return nil
+}
+
+// prepare sets the rewards and bootstrap values of the segments the
+// decision point st ends.
+func (r *rollout) prepare(cfg Config, st *sim.State) {
+	r.n, r.ret, r.upd = 0, 0, rl.UpdateStats{}
+	for _, sg := range r.segs {
+		r.n += sg.roll.Len()
+	}
+	if r.n == 0 {
+		return
 	}
 	progress := map[int]float64{}
 	span := st.Now - st.Since.FromS
 	for _, p := range st.Since.Progress {
-		r := p.Fraction
-		if tr.cfg.Reward == RewardSpeed && span > 0 {
-			r *= tr.jobs[p.Job].DurationS / span
+		x := p.Fraction
+		if cfg.Reward == RewardSpeed && span > 0 {
+			x *= r.jobs[p.Job].DurationS / span
 		}
-		progress[p.Job] += r
+		progress[p.Job] += x
 	}
-	a.sync(st)
-	parts := len(tr.segs)
+	r.a.sync(st)
+	parts := len(r.segs)
 	first := make([]*sim.JobState, parts)
 	for _, js := range st.Pending {
 		if p := datasets.PodOf(js.Job, js.Index, parts); first[p] == nil {
 			first[p] = js
 		}
 	}
-	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
-	var todo []int
-	last := make([]float64, parts)
-	for p := range tr.segs {
-		sg := &tr.segs[p]
+	for p := range r.segs {
+		sg := &r.segs[p]
 		if sg.roll.Len() == 0 {
 			continue
 		}
 		for i := range sg.roll.Steps {
-			r := progress[sg.jobs[i]] // 0 for forwards (job −1)
-			sg.roll.Steps[i].Reward = r
-			out.ret += r
+			x := progress[sg.jobs[i]] // 0 for forwards (job −1)
+			sg.roll.Steps[i].Reward = x
+			r.ret += x
 		}
-		last[p] = a.value(p, first[p])
-		todo = append(todo, p)
+		sg.last = r.a.value(p, first[p])
 	}
-	stats := tr.learn(todo, pg, last)
-	for _, p := range todo {
-		sg := &tr.segs[p]
-		k := float64(sg.roll.Len()) / float64(n)
-		out.PolicyLoss += k * stats[p].PolicyLoss
-		out.ValueLoss += k * stats[p].ValueLoss
-		out.Entropy += k * stats[p].Entropy
-		sg.roll.Reset()
-		sg.jobs = sg.jobs[:0]
-	}
-	tr.opt.Step()
-	// The parameters moved: every cached embedding and recorded
-	// evaluation is stale.
-	tr.e.gen++
-	a.paramsMoved()
-	return out, true
 }
 
-// learn runs the A2C update of the segments of agents todo (in order),
-// their bootstrap values last, on up to GOMAXPROCS workers (the calling
-// goroutine's and those TrainOptions.Borrow lends), and leaves the sum of
-// their gradients, in agent order, on the policy's parameters.
-func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.UpdateStats {
-	stats := make([]rl.UpdateStats, len(tr.segs))
-	if len(todo) == 0 {
-		return stats
+// each runs f on every live rollout, in rollout order on the calling
+// goroutine and on the workers it borrows (lend), and returns the first
+// error in rollout order.
+func (tr *trainer) each(ctx context.Context, rs []*rollout, f func(*rollout) error) error {
+	var live []*rollout
+	for _, r := range rs {
+		if !r.done {
+			live = append(live, r)
+		}
 	}
-	ps := tr.pol.net.ps.List()
-	if tr.grads == nil {
-		tr.grads = make([][]float64, len(tr.segs))
+	errs := make([]error, len(live))
+	w, release := tr.lend(len(live))
+	defer release()
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(live) || ctx.Err() != nil {
+				return
+			}
+			errs[i] = f(live[i])
+		}
 	}
+	var wg conc.WaitGroup
+	for range w - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// lend returns how many goroutines may work on want items (at least one,
+// at most GOMAXPROCS): the calling one and one for every worker
+// TrainOptions.Borrow lends (with no Borrow, as many as asked), and the
+// release of those borrowed.
+func (tr *trainer) lend(want int) (int, func()) {
+	want = min(runtime.GOMAXPROCS(0), want)
+	var releases []func()
 	w := 1
-	for want := min(runtime.GOMAXPROCS(0), len(todo)); w < want; w++ {
+	for ; w < want; w++ {
 		if tr.borrow == nil {
 			continue
 		}
@@ -322,16 +410,99 @@ func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.Update
 		if !ok {
 			break
 		}
-		defer release()
+		releases = append(releases, release)
 	}
+	return w, func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+}
+
+// update learns from the segments the rollouts' advance prepared, applies
+// one optimiser step, and empties them. Each rollout's curve takes its
+// own return and its losses weighted by its segments' lengths.
+func (tr *trainer) update(rs []*rollout) {
+	var todo []*segment
+	var owner []*rollout
+	contrib := 0
+	for _, r := range rs {
+		if r.done || r.n == 0 {
+			continue
+		}
+		contrib++
+		for p := range r.segs {
+			if r.segs[p].roll.Len() > 0 {
+				todo, owner = append(todo, &r.segs[p]), append(owner, r)
+			}
+		}
+	}
+	if contrib == 0 {
+		return
+	}
+	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
+	stats := tr.learn(todo, pg)
+	if contrib > 1 {
+		// The mean over the rollouts of their agents' summed gradients:
+		// one rollout's scale, whatever their number.
+		for _, q := range tr.pol.net.ps.List() {
+			floats.Scale(1/float64(contrib), q.Grad)
+		}
+	}
+	// Each rollout's losses of this update, weighted by its segments'
+	// lengths, are summed before they join its curve's sums.
+	for i, sg := range todo {
+		r := owner[i]
+		k := float64(sg.roll.Len()) / float64(r.n)
+		r.upd.PolicyLoss += k * stats[i].PolicyLoss
+		r.upd.ValueLoss += k * stats[i].ValueLoss
+		r.upd.Entropy += k * stats[i].Entropy
+		sg.roll.Reset()
+		sg.jobs = sg.jobs[:0]
+	}
+	for _, r := range rs {
+		if !r.done && r.n > 0 {
+			r.c.Return += r.ret
+			r.c.PolicyLoss += r.upd.PolicyLoss
+			r.c.ValueLoss += r.upd.ValueLoss
+			r.c.Entropy += r.upd.Entropy
+			r.updates++
+		}
+	}
+	tr.opt.Step()
+	// The parameters moved: every cached embedding and recorded
+	// evaluation is stale.
+	tr.e.gen++
+	for _, e := range tr.evals {
+		e.gen = tr.e.gen
+	}
+	for _, r := range rs {
+		if !r.done {
+			r.a.paramsMoved()
+		}
+	}
+}
+
+// learn runs the A2C update of the segments todo (in order) on up to
+// GOMAXPROCS workers (the calling goroutine's and those TrainOptions.Borrow
+// lends), and leaves the sum of their gradients, in order, on the
+// policy's parameters.
+func (tr *trainer) learn(todo []*segment, pg rl.PGConfig) []rl.UpdateStats {
+	stats := make([]rl.UpdateStats, len(todo))
+	if len(todo) == 0 {
+		return stats
+	}
+	ps := tr.pol.net.ps.List()
+	for len(tr.grads) < len(todo) {
+		tr.grads = append(tr.grads, nil)
+	}
+	w, release := tr.lend(len(todo))
+	defer release()
 	for len(tr.workers) < w {
-		// The initialisation is overwritten by sharing the policy's
-		// values; any stream will do.
 		net := newNetwork(tr.pol.net.cfg, rand.New(rand.NewPCG(0, 0)))
 		tr.workers = append(tr.workers, &learner{e: newEvaluator(net, tr.e.cg), recorded: true})
 	}
 	for _, l := range tr.workers[:w] {
-		// The values, not copies: the optimiser moves them in place.
 		for i, p := range l.e.net.ps.List() {
 			p.Data = ps[i].Data
 		}
@@ -344,9 +515,9 @@ func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.Update
 			if i >= len(todo) {
 				return
 			}
-			p := todo[i]
-			stats[p] = rl.A2CUpdate[*obs](l, &tr.segs[p].roll, pg, last[p])
-			tr.grads[p] = l.takeGrad(tr.grads[p])
+			sg := todo[i]
+			stats[i] = rl.A2CUpdate[*obs](l, &sg.roll, pg, sg.last)
+			tr.grads[i] = l.takeGrad(tr.grads[i])
 		}
 	}
 	// The calling goroutine is the first worker; the borrowed ones start
@@ -357,8 +528,8 @@ func (tr *trainer) learn(todo []int, pg rl.PGConfig, last []float64) []rl.Update
 	}
 	work(tr.workers[0])
 	wg.Wait()
-	for _, p := range todo {
-		g := tr.grads[p]
+	for i := range todo {
+		g := tr.grads[i]
 		for _, q := range ps {
 			floats.Add(q.Grad, g[:len(q.Grad)])
 			g = g[len(q.Grad):]

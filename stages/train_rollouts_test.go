@@ -1,0 +1,38 @@
+package stages
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
+)
+
+// TestMARLRolloutsKey: train.marl.rollouts is bounded with a message
+// naming the key, and reaches the MARL family's config (familyConfig).
+func TestMARLRolloutsKey(t *testing.T) {
+	cfg := quickConfig()
+	for _, n := range []int{-1, marl.MaxRollouts + 1} {
+		tc := cfg.Train
+		tc.MARL.Rollouts = n
+		err := tc.Validate()
+		if err == nil || !strings.Contains(err.Error(), "train.marl.rollouts: must be in [0, 64]") {
+			t.Errorf("rollouts %d: %v, want the key's bound", n, err)
+		}
+	}
+	cfg.Train.MARL.Rollouts = 3
+	if err := cfg.Train.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, ok := training.Lookup("marl")
+	if !ok {
+		t.Fatal("marl family not registered")
+	}
+	fc, err := cfg.familyConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fc.(*marl.FamilyConfig).Rollouts; got != 3 {
+		t.Errorf("marl's family config has rollouts %d, want 3", got)
+	}
+}
