@@ -344,13 +344,15 @@ func stageStatus(m pipeline.Manifest) map[string]bool {
 	return ran
 }
 
-// TestQuickRunDeterministic runs the quick preset three times (twice with
-// two workers, once with GOMAXPROCS=1 and one worker) and compares bytes.
-// The first run is the shared one (quickRun).
+// TestQuickRunDeterministic runs the quick preset twice, with two workers
+// (the shared run, quickRun) and with GOMAXPROCS=1 and one worker, and
+// compares bytes: the same outputs from another run, another worker count
+// and another GOMAXPROCS. (A third run like the first found nothing the
+// second does not, and make test-seeds runs the preset at 100 seeds.)
 func TestQuickRunDeterministic(t *testing.T) {
 	base := t.TempDir()
-	dirs := []string{quickRun(t), filepath.Join(base, "b"), filepath.Join(base, "c")}
-	envs := [][]string{nil, nil, {"GOMAXPROCS=1", "SCHEDLAB_WORKERS=1"}}
+	dirs := []string{quickRun(t), filepath.Join(base, "c")}
+	envs := [][]string{nil, {"GOMAXPROCS=1", "SCHEDLAB_WORKERS=1"}}
 	var first map[string]string
 	for i, d := range dirs {
 		if i > 0 {
