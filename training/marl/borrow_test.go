@@ -2,12 +2,7 @@ package marl_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"runtime"
-	"sync/atomic"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -30,38 +25,9 @@ func TestBorrowedWorkersSameBytes(t *testing.T) {
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 2, 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	run := func(lend int) (ckpt, curves []byte, lent int64) {
-		// out: workers lent now; total: ever lent.
-		var out, total atomic.Int64
-		borrow := func() (func(), bool) {
-			if out.Load() >= int64(lend) {
-				return nil, false
-			}
-			out.Add(1)
-			total.Add(1)
-			return func() { out.Add(-1) }, true
-		}
-		pol, cv, err := marl.Train(context.Background(), cfg, marl.TrainOptions{Cluster: c, ClusterName: "fattree-k4",
-			Train: train, Validation: val, Sim: intervalConfig(), Seed: 5, Borrow: borrow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		if err := pol.Save(dir, nil); err != nil {
-			t.Fatal(err)
-		}
-		ckpt, err = os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		curves, err = json.Marshal(cv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ckpt, curves, total.Load()
-	}
-	ck1, cv1, lent1 := run(0)
-	ck4, cv4, lent4 := run(3)
+	r1, r4 := trainRollouts(t, cfg, c, train, val, 0), trainRollouts(t, cfg, c, train, val, 3)
+	ck1, cv1, lent1 := r1.ckpt, r1.curves, r1.lent
+	ck4, cv4, lent4 := r4.ckpt, r4.curves, r4.lent
 	if lent1 != 0 || lent4 == 0 {
 		t.Fatalf("workers lent: %d with none to lend, %d with three", lent1, lent4)
 	}
