@@ -96,8 +96,8 @@ func (r *Runner) Plan(stages []Stage) ([]PlannedStage, error) {
 			if err != nil {
 				return nil, err
 			}
-			recPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".json")
-			clockPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".timings.json")
+			rec := RecordFiles(s.Name())
+			recPath, clockPath := filepath.Join(r.Dir, rec[0]), filepath.Join(r.Dir, rec[1])
 			if outs, ok := r.intact(recPath, clockPath, sameKey, key, s.Outputs()); ok {
 				p.Cached = true
 				for _, o := range outs {

@@ -361,8 +361,8 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 	}
 	n.man.Key = key
 
-	recPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".json")
-	clockPath := filepath.Join(r.Dir, stateDir, "stages", s.Name()+".timings.json")
+	rec := RecordFiles(s.Name())
+	recPath, clockPath := filepath.Join(r.Dir, rec[0]), filepath.Join(r.Dir, rec[1])
 	if outs, ok := r.intact(recPath, clockPath, sameKey, key, s.Outputs()); ok {
 		log.Info("stage cached", "key", key[:12])
 		n.man.Status, n.man.Cached, n.man.Outputs = "cached", true, outs
