@@ -39,14 +39,32 @@ type Versions struct {
 
 // StageManifest is one stage's entry in the manifest.
 type StageManifest struct {
-	Name    string     `json:"name"`
-	Version string     `json:"version"`
-	Key     string     `json:"key,omitempty"`
-	Status  string     `json:"status"` // "ran", "cached", "failed", "skipped"
-	Cached  bool       `json:"cached"`
-	WallS   float64    `json:"wall_s"`
-	Inputs  []Artifact `json:"inputs"`
-	Outputs []Artifact `json:"outputs"`
+	Name    string  `json:"name"`
+	Version string  `json:"version"`
+	Key     string  `json:"key,omitempty"`
+	Status  string  `json:"status"` // "ran", "cached", "failed", "skipped"
+	Cached  bool    `json:"cached"`
+	WallS   float64 `json:"wall_s"`
+	// CPUS is the process's CPU time while the stage ran, shared among the
+	// stages running at once by the workers each held: exact for a stage
+	// that ran alone, an estimate otherwise. 0 where it cannot be read.
+	CPUS float64 `json:"cpu_s,omitempty"`
+	// RanWallS and RanCPUS are, for a cached stage, the wall and CPU time
+	// of the run that made its outputs, carried from manifest to manifest
+	// while the stage stays cached (0 where no manifest had them).
+	RanWallS float64    `json:"ran_wall_s,omitempty"`
+	RanCPUS  float64    `json:"ran_cpu_s,omitempty"`
+	Inputs   []Artifact `json:"inputs"`
+	Outputs  []Artifact `json:"outputs"`
+}
+
+// ranCost is the wall and CPU time of the run that made s's outputs: its
+// own where it ran, the one it carries where it was cached.
+func (s StageManifest) ranCost() (wallS, cpuS float64) {
+	if s.Cached {
+		return s.RanWallS, s.RanCPUS
+	}
+	return s.WallS, s.CPUS
 }
 
 // Artifact is a file (or a directory, for external inputs) with its hash.

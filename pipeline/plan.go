@@ -24,11 +24,14 @@ type PlannedStage struct {
 	Inputs []string
 	// Missing are the external inputs that do not exist.
 	Missing []string
-	// LastWallS is the stage's wall time in the run directory's manifest
-	// (the last run of it), and LastStatus its status there; "" when the
-	// manifest has no such stage.
-	LastWallS  float64
-	LastStatus string
+	// LastWallS and LastCPUS are the wall and CPU time of the stage's last
+	// recorded run in the run directory's manifest: of the run that made
+	// its outputs where the manifest's run found it cached (0 when that is
+	// not known). StageManifest.CPUS says how the CPU time is shared among
+	// stages that overlap. LastStatus is the stage's status in the
+	// manifest; "" when the manifest has no such stage.
+	LastWallS, LastCPUS float64
+	LastStatus          string
 }
 
 // Plan works out, for every stage in dependency order, whether a Run of
@@ -59,7 +62,8 @@ func (r *Runner) Plan(stages []Stage) ([]PlannedStage, error) {
 		s := n.stage
 		p := PlannedStage{Name: s.Name(), Inputs: s.Inputs()}
 		if l, ok := last[s.Name()]; ok {
-			p.LastWallS, p.LastStatus = l.WallS, l.Status
+			p.LastStatus = l.Status
+			p.LastWallS, p.LastCPUS = l.ranCost()
 		}
 		var ins []Artifact
 		for _, in := range s.Inputs() {

@@ -101,7 +101,15 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 	if err := os.MkdirAll(filepath.Join(r.Dir, stateDir, "stages"), 0o755); err != nil {
 		return nil, err
 	}
+	// A cached stage's entry carries the cost of the run that made it.
+	prev := map[string]StageManifest{}
+	if m, err := ReadManifest(r.Dir); err == nil {
+		for _, s := range m.Stages {
+			prev[s.Name] = s
+		}
+	}
 	start := time.Now()
+	meter := newCPUMeter(processCPU)
 	workers := max(r.Workers, 1)
 	var mu sync.Mutex
 	outputs := map[string]Artifact{} // artifact name → hash, filled as stages finish
@@ -136,8 +144,13 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 				return context.Cause(ctx)
 			}
 			t0 := time.Now()
-			err := r.runStage(context.WithValue(ctx, budgetKey{}, budget), log.With("stage", n.stage.Name()), n, outputs, &mu)
+			sctx, share := meter.start(context.WithValue(ctx, budgetKey{}, budget))
+			err := r.runStage(sctx, log.With("stage", n.stage.Name()), n, outputs, &mu)
 			n.man.WallS = time.Since(t0).Seconds()
+			n.man.CPUS = meter.stop(share)
+			if p, ok := prev[n.man.Name]; ok && n.man.Cached && p.Key == n.man.Key {
+				n.man.RanWallS, n.man.RanCPUS = p.ranCost()
+			}
 			<-budget
 			if err != nil {
 				n.man.Status = "failed"
@@ -199,8 +212,9 @@ func BorrowWorker(ctx context.Context) (release func(), ok bool) {
 	}
 	select {
 	case b <- struct{}{}:
+		lend(ctx, +1)
 		var once sync.Once
-		return func() { once.Do(func() { <-b }) }, true
+		return func() { once.Do(func() { lend(ctx, -1); <-b }) }, true
 	default:
 		return nil, false
 	}

@@ -412,9 +412,10 @@ func timingsMarkdown(dir string, cfg *Config, m *pipeline.Manifest) string {
 	fmt.Fprintf(&b, "# schedlab run timings\n\nPreset **%s**, seed %d, status **%s**, revision %s: %d stages (%d ran, %d cached) in %.1f s. "+
 		"These figures vary from run to run; `%s` holds everything else.\n\n",
 		cfg.Preset, m.Seed, m.Status, m.Versions.Revision(), len(m.Stages), ran, cached, m.WallS, ReportMarkdown)
-	b.WriteString("## Stages\n\n| stage | status | wall (s) |\n|---|---|---:|\n")
+	b.WriteString("## Stages\n\nA stage's CPU time is the process's while it ran, shared among the stages running at once by the workers each held: " +
+		"exact for a stage that ran alone, an estimate where stages overlapped.\n\n| stage | status | wall (s) | CPU (s) |\n|---|---|---:|---:|\n")
 	for _, s := range m.Stages {
-		fmt.Fprintf(&b, "| %s | %s | %.2f |\n", s.Name, s.Status, s.WallS)
+		fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f |\n", s.Name, s.Status, s.WallS, s.CPUS)
 	}
 	for _, id := range cfg.Eval.Experiments {
 		for _, e := range evaluation.DerivedFrom(id) {

@@ -18,7 +18,9 @@ func newPlanCmd(a *app) *cobra.Command {
 each stage of the DAG in the order a run starts them: whether the run would skip it
 (cached: its record matches its configuration and inputs, its outputs are intact) or
 run it and why, the inputs it reads from outside the run (and which of them are
-missing), and its wall time in the run directory's last manifest.
+missing), and the wall and CPU time of its last run recorded in the run directory's
+manifest (carried over the runs that found it cached). A stage's CPU time is the process's, shared among the stages running at once by the workers
+each held: exact for a stage that ran alone, an estimate where stages overlapped.
 
 It reads and hashes but writes nothing. A stage that needs an input a run cannot
 find would fail: plan exits with status 1 when any input is missing.`,
@@ -43,7 +45,7 @@ find would fail: plan exits with status 1 when any input is missing.`,
 			w := cmd.OutOrStdout()
 			hash, _ := cfg.Hash()
 			fmt.Fprintf(w, "preset %s, seed %d, config %s, into %s: %d stages\n\n", cfg.Preset, cfg.Seed, hash[:12], cfg.Out, len(planned))
-			fmt.Fprintf(w, "%-34s %-7s %9s  %s\n", "stage", "", "last", "why it runs / inputs")
+			fmt.Fprintf(w, "%-34s %-7s %17s  %s\n", "stage", "", "last wall / CPU", "why it runs / inputs")
 			var missing, cached int
 			for _, p := range planned {
 				state, why := "runs", p.Why
@@ -52,17 +54,17 @@ find would fail: plan exits with status 1 when any input is missing.`,
 					cached++
 				}
 				last := "-"
-				if p.LastStatus != "" {
-					last = fmt.Sprintf("%.1fs", p.LastWallS)
+				if p.LastStatus != "" && p.LastWallS > 0 {
+					last = fmt.Sprintf("%.1fs / %.1fs", p.LastWallS, p.LastCPUS)
 				}
-				fmt.Fprintf(w, "%-34s %-7s %9s  %s\n", p.Name, state, last, why)
+				fmt.Fprintf(w, "%-34s %-7s %17s  %s\n", p.Name, state, last, why)
 				for _, m := range p.Missing {
-					fmt.Fprintf(w, "%-34s %-7s %9s    missing input: %s\n", "", "", "", m)
+					fmt.Fprintf(w, "%-34s %-7s %17s    missing input: %s\n", "", "", "", m)
 					missing++
 				}
 				if verbose {
 					for _, in := range p.Inputs {
-						fmt.Fprintf(w, "%-34s %-7s %9s    input: %s\n", "", "", "", in)
+						fmt.Fprintf(w, "%-34s %-7s %17s    input: %s\n", "", "", "", in)
 					}
 				}
 			}

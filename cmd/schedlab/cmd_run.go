@@ -105,7 +105,7 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.
 	m, err := r.Run(ctx, dag)
 	if m != nil {
 		for _, s := range m.Stages {
-			fmt.Fprintf(a.stderr, "  %-20s %-8s %7.2fs\n", s.Name, s.Status, s.WallS)
+			fmt.Fprintf(a.stderr, "  %-20s %-8s %7.2fs wall %7.2fs CPU\n", s.Name, s.Status, s.WallS, s.CPUS)
 		}
 	}
 	if err != nil {

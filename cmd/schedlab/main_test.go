@@ -403,7 +403,7 @@ func TestQuickRunDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| stage | status | wall (s) |", "eval/timings.parquet"} {
+	for _, want := range []string{"| stage | status | wall (s) | CPU (s) |", "eval/timings.parquet"} {
 		if !strings.Contains(string(timings), want) {
 			t.Errorf("%s lacks %q", stages.ReportTimings, want)
 		}
