@@ -19,6 +19,13 @@ const Calibration = "calibration"
 func init() {
 	Register(Experiment{
 		ID: Calibration, Reproduces: "MARL §II, Figs 1(a), 1(b), 2(b), 3(a), Table III; DAS Table 1 (heuristic rows)",
+		Defaults: `# The calibrate stage always fits marl-paper (under a second); das: true
+# also fits das-paper to DAS Table 1's heuristic spreads (some forty
+# evaluations of five heuristics on das-table1's clusters and jobs: tens
+# of seconds on the nightly trace). Experiments run in das-paper
+# (sim.environment) need it.
+das: true
+`,
 		Summary: `the calibrated environments against the papers' measurements:
 marl-paper against MARL §II (mean slowdown of the eight Table I jobs
 bin-packed, 30 %, and load-balanced, 37 %, on four 16-core 2-GPU

@@ -58,6 +58,13 @@ type Experiment struct {
 	// speeds come from the fitted interference model. Inputs that depend
 	// on the run (job trace, arrivals table) are left to the caller.
 	Configure func(c *Config, s *Spec) (fitted bool)
+	// Defaults declares the experiment's section of the run configuration
+	// (eval.<section>, ConfigKey): its keys with their default values and a
+	// comment on each saying what it means, as YAML. The embedded defaults
+	// of the configuration hold it under ConfigKey, and `schedlab config
+	// defaults` prints it there. Required exactly when the experiment has a
+	// section; the keys are those of its field of Config.
+	Defaults string
 	// CheckConfig validates the experiment's section of the run
 	// configuration; listed says whether eval.experiments names it (some
 	// keys matter only then). Errors name the key in full.
@@ -189,6 +196,8 @@ func Register(e Experiment) {
 		panic("evaluation: Register: experiment " + e.ID + " needs exactly one of Spec (run), Derive (derived) and Stage (staged)")
 	case e.Spec != nil && e.Configure == nil:
 		panic("evaluation: Register: run experiment " + e.ID + " has no Configure")
+	case (e.ConfigKey() != "") != (e.Defaults != ""):
+		panic("evaluation: Register: experiment " + e.ID + " declares Defaults exactly when it has a section of Config (" + e.ConfigKey() + ")")
 	case e.Derive != nil && e.Derive.Table == nil:
 		panic("evaluation: Register: derived experiment " + e.ID + " has no Table")
 	}

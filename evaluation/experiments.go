@@ -51,6 +51,22 @@ func SensitivityParts() []string { return []string{SensitivityMARLDevice, Sensit
 func init() {
 	Register(Experiment{
 		ID: DASTable1, Paper: PaperDAS, Reproduces: "DAS Table 1",
+		Defaults: `# Rows of DAS Table 1 (schedulers of "schedlab eval --help"). MALO and
+# MOSA search for minutes per cell; the nightly preset adds them.
+# Learned rows (das, da, da+mc, da+rwgp, dl2, rifling) are trained by
+# their own stages (train.das); the quick preset leaves them to nightly.
+schedulers: [fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance, tetris]
+# The first max_jobs jobs of the run's trace by submission (the paper:
+# 20,000), after pruning jobs no cluster holds; the last test_fraction of
+# them are evaluated (the paper's 8:2 split).
+max_jobs: 20000
+test_fraction: 0.2
+# Job speeds from the fitted interference model (fit/model.json) rather
+# than the simulator's per-socket default. Off here: the model is fitted
+# to samples of a 2×8-core server, and its per-core exponentials do not
+# extrapolate to the 48-core sockets of the PAI V100 servers.
+fitted_interference: false
+`,
 		Summary: `DAS Table 1: clusters Small/Medium/Large (8/16/32 servers × 8 V100);
 the PAI trace: --jobs FILE (canonical jobs Parquet, e.g. from
 "schedlab ingest --source pai-sim"), else the seeded PAI-like generator;
@@ -100,6 +116,13 @@ Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
 	})
 	Register(Experiment{
 		ID: DASLoad, Paper: PaperDAS, Reproduces: "DAS Fig. 7",
+		Defaults: `# DAS Fig. 7 on das-table1's clusters, trace and models: the evaluated
+# jobs arrive at each of rates × the trace's rate (the paper: 0.5, 1, 2;
+# workloads x0.5, x1, x2). The paper compares rifling and das; quick
+# uses two heuristics, nightly the paper's rows.
+schedulers: [fifo-firstfit, tetris]
+rates: [0.5, 1, 2]
+`,
 		Summary: `DAS Fig. 7: das-table1's clusters and trace, the evaluated jobs arriving
 at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 		Section: ReportSection{"Mean JCT and fee as the arrival rate grows (DAS Fig. 7)",
@@ -130,6 +153,13 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 	})
 	Register(Experiment{
 		ID: DASTuning, Paper: PaperDAS, Reproduces: "DAS Fig. 5",
+		Defaults: `# DAS Fig. 5 on das-table1's clusters and trace: DAS trained with h
+# attention heads (das-h1, das-h2, das-h4, das-h8; τ = 8) and with τ
+# placements of GP history (das-tau4 .. das-tau10; h = 4), each by its
+# own stage (das-h4 and das-tau8 are the default model, das), beside
+# RIFLING. Not in quick's experiments.
+schedulers: [rifling, das-h1, das-h2, das-h4, das-h8, das-tau4, das-tau6, das-tau8, das-tau10]
+`,
 		Summary: `DAS Fig. 5: das-table1's clusters and trace; RIFLING and DAS with h = 1,
 2, 4, 8 heads (das-h1 ..) and τ = 4, 6, 8, 10 (das-tau4 ..) (needs --models).`,
 		Section: ReportSection{"Mean JCT over DAS's attention heads h and GP history τ (DAS Fig. 5)",
@@ -180,6 +210,22 @@ rows, from wall-clock timings (so it differs between runs).`,
 	})
 	Register(Experiment{
 		ID: MARLArrivals, Paper: PaperMARL, Reproduces: "MARL Fig. 7",
+		Defaults: `# Heuristics, and learned schedulers (marl-device, marl-server,
+# marl-single, deepsys, atte), each trained by its own stage (train.*).
+schedulers: [tetris-pack, load-balancing, lif, marl-device]
+# Fat-tree of power8 servers, k pods of (k/2)² servers (the paper: 20).
+k: 4
+# Jobs per pod per 30-minute interval; 0 means the paper's 15 per 100
+# servers, scaled to the pod size.
+jobs_per_pod: 0
+# Intervals that receive jobs (the google workload uses the first rows
+# of the ingested arrivals table, and is skipped when there is none).
+intervals: 10
+# Job speeds from the fitted interference model, as in the MARL paper
+# (its power8 servers are the profiled 2×8-core kind); every MARL
+# experiment below and the training of the MARL models use the same.
+fitted_interference: true
+`,
 		Summary: `MARL Fig. 7: fat-tree of power8 servers (--fattree-k, eval.marl_arrivals.k; the
 paper's is 20), 30-minute intervals, --jobs-per-pod per pod per interval
 (default: the paper's 15 per pod of 100 servers scaled to the pod size,
@@ -227,6 +273,22 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 	})
 	Register(Experiment{
 		ID: MARLServers, Paper: PaperMARL, Reproduces: "MARL Fig. 8",
+		Defaults: `# MARL Fig. 8: one fat-tree, four server configurations; uniform arrivals
+# at the paper's load per pod, scaled to each cluster's pod size. A
+# learned scheduler (marl-device, marl-server, marl-single, deepsys, atte)
+# is trained once per cluster it is evaluated on.
+schedulers: [tetris-pack, load-balancing, lif]
+# Clusters compared, one column group each. A cluster: name (its column),
+# spec: topology (fattree, vl2, bcube), k (fat-tree / VL2 parameter, BCube
+# level), n (BCube ports), servers (power8, dgx1, hetero-cpu, mixed).
+clusters:
+  - {name: power8, spec: {topology: fattree, k: 4, servers: power8}}
+  - {name: dgx1, spec: {topology: fattree, k: 4, servers: dgx1}}
+  - {name: hetero-cpu, spec: {topology: fattree, k: 4, servers: hetero-cpu}}
+  - {name: mixed, spec: {topology: fattree, k: 4, servers: mixed}}
+# 30-minute intervals that receive jobs.
+intervals: 10
+`,
 		Summary: `MARL Fig. 8: the fat-tree built of power8, dgx1, hetero-cpu and mixed
 servers; uniform arrivals.`,
 		Section: ReportSection{"Mean JCT on each server configuration (MARL Fig. 8)", "The fat-tree built of each server kind; learned models trained per configuration."},
@@ -246,6 +308,22 @@ servers; uniform arrivals.`,
 	})
 	Register(Experiment{
 		ID: MARLTopologies, Paper: PaperMARL, Reproduces: "MARL Fig. 9",
+		Defaults: `# MARL Fig. 9: fat-tree, VL2 (k pods of k/4 ToRs of 20 servers) and
+# BCube(n, k) (pods of two BCube_1); uniform arrivals at the paper's load
+# per pod, scaled to each cluster's pod size. A learned scheduler
+# (marl-device, marl-server, marl-single, deepsys, atte) is trained once
+# per cluster it is evaluated on.
+schedulers: [tetris-pack, load-balancing, lif]
+# Clusters compared, one column group each. A cluster: name (its column),
+# spec: topology (fattree, vl2, bcube), k (fat-tree / VL2 parameter, BCube
+# level), n (BCube ports), servers (power8, dgx1, hetero-cpu, mixed).
+clusters:
+  - {name: fattree-k4, spec: {topology: fattree, k: 4, servers: power8}}
+  - {name: vl2-k4, spec: {topology: vl2, k: 4, servers: power8}}
+  - {name: bcube-n3-k2, spec: {topology: bcube, n: 3, k: 2, servers: power8}}
+# 30-minute intervals that receive jobs.
+intervals: 10
+`,
 		Summary: `MARL Fig. 9: fat-tree k=8, VL2 k=4, BCube(4,2) of power8 servers.`,
 		Section: ReportSection{"Mean JCT on fat-tree, VL2 and BCube topologies (MARL Fig. 9)", "Fat-tree, VL2 and BCube of power8 servers; learned models trained per topology."},
 		Spec: func() Spec {
@@ -262,6 +340,21 @@ servers; uniform arrivals.`,
 	})
 	Register(Experiment{
 		ID: MARLVsSingle, Paper: PaperMARL, Reproduces: "MARL Fig. 10",
+		Defaults: `# MARL Fig. 10: multi-agent (marl-device) vs single-agent (marl-single)
+# mean JCT beside Tetris, and their convergence
+# (tables/ and plots/marl-vs-single-convergence.*); uniform and Google
+# arrivals at the paper's load per pod, scaled to each cluster's pod size.
+# A learned scheduler (marl-device, marl-server, marl-single, deepsys,
+# atte) is trained once per cluster it is evaluated on.
+schedulers: [tetris-pack, marl-device, marl-single]
+# Clusters compared, one column group each. A cluster: name (its column),
+# spec: topology (fattree, vl2, bcube), k (fat-tree / VL2 parameter, BCube
+# level), n (BCube ports), servers (power8, dgx1, hetero-cpu, mixed).
+clusters:
+  - {name: fattree-k4, spec: {topology: fattree, k: 4, servers: power8}}
+# 30-minute intervals that receive jobs.
+intervals: 10
+`,
 		Summary: `MARL Fig. 10: the fat-tree, uniform and Google arrivals; Tetris (packing) (add
 marl-device and marl-single with --schedulers and --models).`,
 		Section: ReportSection{"Mean JCT of the multi-agent scheduler against a single agent (MARL Fig. 10)", "Mean JCT of the device-level multi-agent scheduler, the single-agent one and Tetris."},
@@ -289,6 +382,40 @@ over their training episodes, from their models' learning curves.`,
 	})
 	Register(Experiment{
 		ID: Sensitivity, Reproduces: "issue 15: where learned placement pays",
+		Defaults: `# The learned scheduler's mean-JCT margin over the best heuristic,
+# (best heuristic − learned)/best heuristic, on a grid around each
+# part's calibrated environment (tables/ and plots/sensitivity.*).
+# Parts: marl-device (fat-tree of power8, marl-arrivals' uniform
+# workload, in marl-paper) and das (a DAS cluster, das-table1's trace,
+# in the DAS paper's environment, or the neutral one while it has none).
+parts: [marl-device]
+# Multipliers of the environment's comm_scale (rows: comm_scales) and
+# interference_scale (columns: interference_scales), each increasing, in [0.01, 100]; every
+# grid point trains its own model. quick: the smallest grid that varies
+# both, with tiny trainings, and marl-device only (a DAS training costs
+# seconds even at quick's size; nightly and paper run both parts).
+comm_scales: [0.5, 2]
+interference_scales: [0.5, 2]
+marl_device:
+  # Heuristics the learned scheduler is compared with; the best of them
+  # at each point is the margin's baseline.
+  heuristics: [tetris-pack, load-balancing, lif]
+  # Fat-tree k; intervals of uniform arrivals evaluated; training
+  # episodes per grid point (0: the family's default) over
+  # train_intervals intervals.
+  k: 4
+  intervals: 2
+  episodes: 1
+  train_intervals: 2
+das:
+  # MALO and MOSA search for minutes per cell: left out of the grid.
+  heuristics: [fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance, tetris]
+  # Cluster trained and evaluated on (small, medium, large); training
+  # episodes per learning rate per grid point (the rest of train.das
+  # applies).
+  cluster: small
+  episodes: 1
+`,
 		Summary: `the mean-JCT margin of the learned scheduler over the best heuristic,
 (best heuristic − learned)/best heuristic, on a grid of multipliers of
 the calibrated environment's communication and interference scales, a

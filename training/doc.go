@@ -38,7 +38,7 @@
 // validation and evaluated jobs) under the experiment's simulator
 // configuration and interference model, and evaluates it; schedlab train
 // --family <name> trains the same model alone. A new data source or a new
-// train.* section (a field of Sections, declared in this package, and its
-// keys documented in the presets' defaults.yaml) is the only change
+// train.* section (a field of Sections, declared in this package with its
+// keys' defaults and docs in SectionDefaults) is the only change
 // outside the two places above.
 package training

@@ -59,6 +59,52 @@ type Sections struct {
 	MARL MARLSection
 }
 
+// SectionDefaults declares the sections with their types: each section's
+// keys with their default values and a comment on each saying what it
+// means, as YAML, by its key under train.* (the field of Sections in
+// lower case). The run configuration's embedded defaults hold them under
+// train.<key>, and `schedlab config defaults` prints them there.
+// TestSectionDefaults holds them to the types: every key, decoded
+// strictly, and every field given.
+func SectionDefaults() map[string]string {
+	return map[string]string{
+		"marl": `# Training of the learned schedulers marl-arrivals names, on its fat-tree
+# and load, with job speeds from the fitted interference model: episodes
+# of MARL training (0: the family's default, 30) and of Atte
+# (atte_episodes; 0: 20),
+# over intervals of uniform arrivals (90 % of each pod's jobs train).
+episodes: 3
+atte_episodes: 3
+intervals: 10
+# Episodes of MARL training collected side by side per update (0 to
+# 64; 0, the default, and 1 both mean one episode at a time, an update
+# per interval): at each 30-minute decision point one update learns
+# from all of them (the mean of their gradients) and Adam takes one
+# step. The episodes go in iterations of this many, each rollout on a
+# worker the run lends when idle; the model's bytes depend on this
+# value, never on the workers. Each rollout holds about 0.4 GB at
+# k = 20.
+rollouts: 0
+`,
+		"das": `# Training of the DAS-paper learned schedulers das-table1 names (das,
+# da, da+mc, da+rwgp, dl2, rifling) on the first 80 % of its trace (the
+# last fifth of it validates; the evaluated jobs are never seen), on one
+# cluster (small, medium, large), each model then evaluated on every
+# cluster; or "each": one model per evaluated cluster, as in the paper
+# (three times the training; models/<name>/<cluster id>/).
+cluster: small
+# Episodes per learning rate, of segment_jobs consecutive jobs (the
+# paper: 1000), and the learning-rate grid chosen from by validation
+# (learning_rates; the paper: 1e-4, 5e-5, 1e-5, 5e-6, 1e-6).
+episodes: 1
+segment_jobs: 60
+learning_rates: [1e-4]
+# Validation jobs simulated after each episode; 0 means all.
+val_jobs: 30
+`,
+	}
+}
+
 // DASSection (train.das) sizes the training of the DAS-paper learned
 // schedulers (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1
 // names. They train on the training part of das-table1's trace (the first

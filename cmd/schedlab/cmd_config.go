@@ -53,7 +53,31 @@ variable NAME, --set KEY=VALUE).`,
 		},
 	}
 	show.Flags().BoolVar(&origin, "origin", false, "print every key with its value and the layer it came from")
-	cmd.AddCommand(show)
+	defaults := &cobra.Command{
+		Use:   "defaults",
+		Short: "Print the embedded defaults: every key, its default value and what it means",
+		Long: `defaults prints the lowest layer of the configuration, the embedded defaults, as one
+YAML document: every key the configuration reads, with its default value and a comment
+saying what it means. It is the configuration's reference page. The run-wide keys come
+from the program's defaults file; each experiment's section (eval.<id>, dashes as
+underscores) is declared with the experiment, and each learned family's section
+(train.marl, train.das) with the families, and they are printed in their places.
+
+The keys you copy from it into a --config file keep their layout; a file holding all of
+it would set every key back to its default over the preset.`,
+		Example: `  schedlab config defaults | less
+  schedlab config defaults | grep -B6 'max_jobs:'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := embeddedDefaults()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
+		},
+	}
+	cmd.AddCommand(show, defaults)
 	return cmd
 }
 

@@ -339,7 +339,13 @@ func embeddedLayer(name string) (*cfgValue, error) {
 	if v, ok := layerCache[name]; ok {
 		return v, nil
 	}
-	data, err := presetFS.ReadFile("presets/" + name + ".yaml")
+	var data []byte
+	var err error
+	if name == "defaults" {
+		data, err = embeddedDefaults()
+	} else {
+		data, err = presetFS.ReadFile("presets/" + name + ".yaml")
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // by a comment above or beside it, or by the comment above an earlier
 // sibling that names it (a comment on a group of keys).
 func TestDefaultsDocumentEveryKey(t *testing.T) {
-	data, err := presetFS.ReadFile("presets/defaults.yaml")
+	data, err := embeddedDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,5 +54,36 @@ func TestDefaultsDocumentEveryKey(t *testing.T) {
 		if !given[k] && k != "preset" {
 			t.Errorf("defaults.yaml does not give %s (every key has its default and doc there)", k)
 		}
+	}
+}
+
+// TestConfigDefaults: schedlab config defaults prints the assembled
+// embedded defaults, each experiment's and family's section in its place,
+// and a section declared both in presets/defaults.yaml and by its
+// registration is refused rather than one silently winning.
+func TestConfigDefaults(t *testing.T) {
+	out, errs, code := schedlab(t, nil, "config", "defaults")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want, err := embeddedDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Error("config defaults does not print the embedded defaults")
+	}
+	for _, w := range []string{"\n  das_table1:\n    # Rows of DAS Table 1", "\n  marl:\n    # Training of the learned schedulers marl-arrivals names"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("config defaults lacks %q", w)
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("eval:\n  das_table1:\n    max_jobs: 1\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	err = addSection(doc.Content[0], "eval.das_table1", "max_jobs: 2\n", "experiment das-table1's registration")
+	if err == nil || !strings.Contains(err.Error(), "declare it once") {
+		t.Errorf("a section declared twice: %v", err)
 	}
 }
