@@ -271,11 +271,11 @@ func TestLoad(t *testing.T) {
 			if err := tc.write(filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))); err != nil {
 				t.Fatal(err)
 			}
-			rows, err := Write(dir, config(evaluation.MARLArrivals), 1, "")
+			rows, err := Write(dir, Run{Config: config(evaluation.MARLArrivals), Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := Load(dir, config(evaluation.MARLArrivals), 1, "")
+			in, err := Load(dir, Run{Config: config(evaluation.MARLArrivals), Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -353,5 +353,21 @@ func TestDASClaimsOnlyOnPaperTrace(t *testing.T) {
 	in := &Input{Config: config(evaluation.MARLArrivals), Seed: 1, Cells: marlFig7(7.0), Trace: "elasticflow"}
 	if r := evaluate(t, in)["marl-fig7"]; r.Verdict == NotComparable {
 		t.Errorf("a MARL claim set aside for the run's trace: %+v", r)
+	}
+}
+
+// TestMARLScaleSaysTraining: a MARL claim's "tested at" names the cluster
+// and, where the run says, the episodes its learned row was trained for,
+// each beside the paper's.
+func TestMARLScaleSaysTraining(t *testing.T) {
+	c := comparison{experiment: evaluation.MARLArrivals, claimed: []string{"marl-device"}}
+	in := &Input{Config: config(evaluation.MARLArrivals)}
+	got := marlScale(in, c)
+	if !strings.HasPrefix(got, "fat-tree k = ") || !strings.Contains(got, "(paper: k = 20, 2,000 servers)") || strings.Contains(got, "episodes") {
+		t.Errorf("no episodes known: %q", got)
+	}
+	in.Episodes = map[string]int{"marl-device": 17, "marl-single": 5}
+	if got := marlScale(in, c); !strings.HasSuffix(got, "; marl-device trained 17 episodes (paper: about 200)") {
+		t.Errorf("with episodes: %q", got)
 	}
 }

@@ -155,7 +155,9 @@ func firstRow(in *Input, c comparison) string {
 }
 
 // marlScale is the MARL experiments' clusters, as the run configured them,
-// against the paper's fat-tree of k = 20 (2,000 servers).
+// against the paper's fat-tree of k = 20 (2,000 servers), and the training
+// episodes of the claimed learned rows against the paper's (about 200
+// until convergence, MARL §VI, Fig. 10).
 func marlScale(in *Input, c comparison) string {
 	e, err := evaluation.Lookup(c.experiment)
 	if err != nil || e.Spec == nil {
@@ -177,7 +179,13 @@ func marlScale(in *Input, c comparison) string {
 		}
 		what = strings.Join(names, ", ")
 	}
-	return what + " (paper: k = 20, 2,000 servers)"
+	what += " (paper: k = 20, 2,000 servers)"
+	for _, r := range c.claimed {
+		if n, ok := in.Episodes[r]; ok {
+			what += fmt.Sprintf("; %s trained %d episodes (paper: about 200)", r, n)
+		}
+	}
+	return what
 }
 
 // skipped lists the experiment's configured columns (cluster/workload)

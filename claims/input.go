@@ -64,7 +64,9 @@ type Input struct {
 	// Trace is the source of the run's job trace (datasets.source:
 	// pai-sim, synthetic-pai, elasticflow, ...); a DAS claim is tested only
 	// on the DAS paper's own (evaluation.PaperTraces). "" is not checked.
-	Trace       string
+	Trace string
+	// Episodes is Run.Episodes.
+	Episodes    map[string]int
 	Cells       []Cell
 	Calibration []CalibrationRow
 	// Results returns the per-job results; nil when there are none.
@@ -93,11 +95,24 @@ func (in *Input) jobsOf() ([]Job, error) {
 	return in.jobs, in.jobsErr
 }
 
+// Run is what the claims know of a run besides its output files.
+type Run struct {
+	// Config is the run's eval section, Seed the run seed and Trace the
+	// source of its job trace (Input's fields of the same names).
+	Config *evaluation.Config
+	Seed   uint64
+	Trace  string
+	// Episodes is, by learned scheduler, the episodes its models were
+	// trained for (the MARL claims' "tested at" says it beside the paper's
+	// training); a scheduler missing from it is not said.
+	Episodes map[string]int
+}
+
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet
 // when the run evaluated a run experiment, tables/calibration.csv when it
 // listed the calibration, and eval/results.parquet lazily.
-func Load(dir string, cfg *evaluation.Config, seed uint64, trace string) (*Input, error) {
-	in := &Input{Config: cfg, Seed: seed, Trace: trace}
+func Load(dir string, run Run) (*Input, error) {
+	in := &Input{Config: run.Config, Seed: run.Seed, Trace: run.Trace, Episodes: run.Episodes}
 	metrics := filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))
 	if _, err := os.Stat(metrics); err == nil {
 		cells, err := datasets.ReadParquet[Cell](metrics)

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -23,8 +22,8 @@ const (
 // Write evaluates the claims on the run directory dir (Load, Evaluate)
 // and writes tables/claims.md and tables/claims.csv there, each
 // atomically. It returns the rows.
-func Write(dir string, cfg *evaluation.Config, seed uint64, trace string) ([]Row, error) {
-	in, err := Load(dir, cfg, seed, trace)
+func Write(dir string, run Run) ([]Row, error) {
+	in, err := Load(dir, run)
 	if err != nil {
 		return nil, err
 	}

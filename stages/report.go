@@ -15,6 +15,8 @@ import (
 	"github.com/schedlab/schedlab/claims"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
@@ -82,7 +84,7 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := writeTimings(dir, cfg, m); err != nil {
 		return err
 	}
-	rows, err := claims.Write(dir, &cfg.Eval, m.Seed, cfg.Datasets.Source)
+	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: marlEpisodes(cfg)})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -462,4 +464,18 @@ func demoteHeadings(md string, n int) string {
 		level := min(len(strings.TrimSpace(h))+n, 6)
 		return strings.Repeat("#", level) + " "
 	})
+}
+
+// marlEpisodes is, for each MARL-GNN variant, the training episodes of
+// its models under cfg (train.marl.episodes or the variant's default),
+// for the MARL claims' "tested at".
+func marlEpisodes(cfg *Config) map[string]int {
+	s := training.Sections{DAS: cfg.Train.DAS, MARL: cfg.Train.MARL}
+	out := map[string]int{}
+	if f, ok := training.Lookup("marl"); ok {
+		for _, v := range f.Variants() {
+			out[string(v.Info.Name)] = marl.EpisodesFor(v.Info.Name, s)
+		}
+	}
+	return out
 }

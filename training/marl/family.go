@@ -115,6 +115,15 @@ const PaperVariantName schedulers.Name = "marl-device-paper"
 
 // variantConfigOf is the training configuration of a registered variant:
 // marl-<variant> is VariantConfig(<variant>), PaperVariantName PaperConfig.
+// EpisodesFor is the number of training episodes variant v gets under
+// the sections s: train.marl.episodes, or the variant's default when 0.
+func EpisodesFor(v schedulers.Name, s training.Sections) int {
+	if s.MARL.Episodes > 0 {
+		return s.MARL.Episodes
+	}
+	return variantConfigOf(v).Episodes
+}
+
 func variantConfigOf(name schedulers.Name) Config {
 	if name == PaperVariantName {
 		return PaperConfig()
