@@ -586,11 +586,14 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 			return training.Data{}, err
 		}
 		split, err := daspaper.PrepareJobs(cluster, ts, sc)
-		if err != nil {
+		data := training.Data{Train: split.Train, Val: split.Val}
+		if err == nil {
+			err = data.Check(d.Source)
+		}
+		if err != nil && !errors.Is(err, training.ErrNoTrainingJobs) {
 			return training.Data{}, err
 		}
-		data := training.Data{Train: split.Train, Val: split.Val}
-		if err := data.Check(d.Source); err != nil {
+		if err != nil {
 			return data, fmt.Errorf("the trace's first %d jobs that fit every evaluated cluster, the last %g %% evaluated: %w (raise eval.das_table1.max_jobs, or use a longer trace)",
 				d.MaxJobs, 100*d.TestFraction, err)
 		}

@@ -2,6 +2,8 @@ package stages
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,4 +119,27 @@ func TestTrainingDataTraceSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	trainingtest.CheckNoLeak(t, "das on large", spec, evaluatedJobIDs(t, cfg, file))
+}
+
+// TestTrainingDataTooFewNamesTheKey: a trace cut that leaves a trace
+// model nothing to train on is ErrNoTrainingJobs, and the error names the
+// key that gets out of it, whichever split found it (das-table1's cut, or
+// the family's own per-cluster split).
+func TestTrainingDataTooFewNamesTheKey(t *testing.T) {
+	for _, maxJobs := range []int{1, 2} {
+		cfg := learnedConfig()
+		cfg.Eval.DASTable1.MaxJobs = maxJobs
+		plan, err := cfg.PlanTraining("das", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace, err := cfg.Trace(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = plan.Spec(t.TempDir(), TrainInputs{Trace: trace})
+		if !errors.Is(err, training.ErrNoTrainingJobs) || !strings.Contains(fmt.Sprint(err), "raise eval.das_table1.max_jobs") {
+			t.Errorf("max_jobs %d: %v", maxJobs, err)
+		}
+	}
 }
