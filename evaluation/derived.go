@@ -143,9 +143,9 @@ func curveLabel(in DerivedData, c LearningCurve) string {
 // convergenceTable summarises each learning curve: validation mean JCT at
 // the first episode, the best, the last, and the first episode within 5 %
 // of the best.
-func convergenceTable(in DerivedData) *Table {
-	t := &Table{ID: MARLConvergence,
-		Title: "marl-vs-single-convergence: validation mean JCT (h) over training, multi- vs single-agent",
+func convergenceTable(id, title string, in DerivedData) *Table {
+	t := &Table{ID: id,
+		Title: id + ": validation mean JCT (h) over training, " + title,
 		Metrics: []Metric{{Label: "first", Key: "first_val_jct_h", Digits: 3}, {Label: "best", Key: "best_val_jct_h", Digits: 3},
 			{Label: "final", Key: "final_val_jct_h", Digits: 3}, {Label: "episodes to ≤5% of best", Key: "episodes_to_best", Digits: 0}}}
 	var clusters []string
@@ -160,12 +160,14 @@ func convergenceTable(in DerivedData) *Table {
 	return t
 }
 
-func plotConvergence(in DerivedData) (svg, png []byte, err error) {
-	var series []training.Series
-	for _, c := range in.Curves {
-		series = append(series, training.Series{Label: curveLabel(in, c), Rows: c.Rows})
+func plotConvergence(title string) func(in DerivedData) (svg, png []byte, err error) {
+	return func(in DerivedData) (svg, png []byte, err error) {
+		var series []training.Series
+		for _, c := range in.Curves {
+			series = append(series, training.Series{Label: curveLabel(in, c), Rows: c.Rows})
+		}
+		return training.PlotConvergence(series, title)
 	}
-	return training.PlotConvergence(series, "marl-vs-single: convergence, multi-agent vs single-agent")
 }
 
 // convergence summarises the validation mean JCT (hours) of a learning

@@ -21,7 +21,7 @@ import (
 // valid and named by its id.
 func TestRegistry(t *testing.T) {
 	want := []string{Calibration, DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead,
-		MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence, Sensitivity}
+		MARLArrivals, MARLArrivalsConvergence, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence, Sensitivity}
 	var got []string
 	for _, e := range Experiments() {
 		got = append(got, e.ID)

@@ -25,6 +25,9 @@ const (
 	// MARLConvergence is marl-vs-single's convergence table and plot (MARL
 	// Fig. 10a), derived from its learned schedulers' learning curves.
 	MARLConvergence = "marl-vs-single-convergence"
+	// MARLArrivalsConvergence is the learning curves of marl-arrivals'
+	// learned rows (the models whose verdicts the MARL Fig. 7 claims give).
+	MARLArrivalsConvergence = "marl-arrivals-convergence"
 	// Sensitivity is the learned-vs-heuristic margin across a grid of
 	// communication and interference scales (issue 15, item 6): a staged
 	// experiment, written by its own stage.
@@ -272,6 +275,21 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 		},
 	})
 	Register(Experiment{
+		ID: MARLArrivalsConvergence, Paper: PaperMARL, Reproduces: "MARL §VI (training of Fig. 7's models)",
+		Summary: `validation mean JCT of marl-arrivals' learned rows over their training
+episodes, from their models' learning curves: how far the models whose
+MARL Fig. 7 verdicts the scoreboard gives were trained.`,
+		Section: ReportSection{"Training curves of marl-arrivals' learned schedulers", "Validation mean JCT of each learned scheduler of marl-arrivals over its training episodes: the models whose MARL Fig. 7 verdicts the scoreboard gives."},
+		Derive: &Derivation{
+			From: MARLArrivals, Reads: FromCurves,
+			Applies: func(p Spec) bool { return len(learnedOf(p)) > 0 },
+			Table: func(in DerivedData) (*Table, error) {
+				return convergenceTable(MARLArrivalsConvergence, "marl-arrivals' learned schedulers", in), nil
+			},
+			Plot: plotConvergence("marl-arrivals: learned schedulers' convergence"),
+		},
+	})
+	Register(Experiment{
 		ID: MARLServers, Paper: PaperMARL, Reproduces: "MARL Fig. 8",
 		Defaults: `# MARL Fig. 8: one fat-tree, four server configurations; uniform arrivals
 # at the paper's load per pod, scaled to each cluster's pod size. A
@@ -376,8 +394,10 @@ over their training episodes, from their models' learning curves.`,
 		Section: ReportSection{"Training curves of the multi-agent and single-agent schedulers (MARL Fig. 10(a))", "Validation mean JCT of the two learned schedulers over their training episodes."},
 		Derive: &Derivation{
 			From: MARLVsSingle, Reads: FromCurves,
-			Table: func(in DerivedData) (*Table, error) { return convergenceTable(in), nil },
-			Plot:  plotConvergence,
+			Table: func(in DerivedData) (*Table, error) {
+				return convergenceTable(MARLConvergence, "multi- vs single-agent", in), nil
+			},
+			Plot: plotConvergence("marl-vs-single: convergence, multi-agent vs single-agent"),
 		},
 	})
 	Register(Experiment{

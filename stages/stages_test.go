@@ -183,7 +183,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	// fat-tree, and so is marl-vs-single's).
 	for _, want := range []string{"train-das", "train-rifling", "train-das-h2", "train-marl-device-fattree-k4-power8", "train-marl-device-fattree-k4-dgx1",
 		"train-marl-single-fattree-k4-power8", "train-atte-fattree-k4-power8",
-		"eval-das-wilcoxon", "eval-das-overhead", "eval-marl-vs-single-convergence"} {
+		"eval-das-wilcoxon", "eval-das-overhead", "eval-marl-vs-single-convergence", "eval-marl-arrivals-convergence"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("DAG %v lacks %s", names, want)
 		}
