@@ -476,10 +476,11 @@ func TestQuickRunCache(t *testing.T) {
 			t.Errorf("after changing datasets.synthetic.jobs: stage %s ran=%v, want %v", name, ran, want)
 		}
 	}
-	// One experiment's configuration re-runs that experiment only.
+	// One experiment's configuration re-runs that experiment only (and
+	// what is derived from it and collects it).
 	last := []string{"SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500", "SCHEDLAB_EVAL_MARL_ARRIVALS_INTERVALS=5"}
 	for name, ran := range run(last...) {
-		if want := name == "eval-marl-arrivals" || name == "eval-collect"; ran != want {
+		if want := name == "eval-marl-arrivals" || name == "eval-marl-arrivals-convergence" || name == "eval-collect"; ran != want {
 			t.Errorf("after changing eval.marl_arrivals.intervals: stage %s ran=%v, want %v", name, ran, want)
 		}
 	}
