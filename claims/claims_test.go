@@ -75,7 +75,7 @@ func TestComparisonVerdicts(t *testing.T) {
 		{"row not run", config(evaluation.MARLArrivals), marlFig7()[:2], NotRun, "not run in this preset", "—"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := evaluate(t, &Input{Config: tc.cfg, Seed: 1, Cells: tc.cells})["marl-fig7"]
+			r := evaluate(t, &Input{Run: Run{Config: tc.cfg, Seed: 1}, Cells: tc.cells})["marl-fig7"]
 			if r.Verdict != tc.verdict || r.VerdictText() != tc.text || r.CIText() != tc.ci {
 				t.Errorf("verdict %q, %q, CI %q; want %q, %q, %q (%+v)", r.Verdict, r.VerdictText(), r.CIText(), tc.verdict, tc.text, tc.ci, r.Outcome)
 			}
@@ -113,7 +113,7 @@ func TestMatchingSamples(t *testing.T) {
 		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, "rifling", 1, 10, 11, 12)...)
 		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, "das", 1, 9, 9.9, 10.8)...)
 	}
-	rows := evaluate(t, &Input{Config: config(evaluation.MARLArrivals, evaluation.DASLoad), Seed: 1, Cells: cells})
+	rows := evaluate(t, &Input{Run: Run{Config: config(evaluation.MARLArrivals, evaluation.DASLoad), Seed: 1}, Cells: cells})
 	for id, want := range map[string]float64{"marl-fig7": 30, "das-load-fee": 10} {
 		r := rows[id]
 		if r.CI.N < 2 || math.Abs(r.CI.Lo-want) > 1e-9 || math.Abs(r.CI.Hi-want) > 1e-9 {
@@ -144,7 +144,7 @@ func calibrationRows() []CalibrationRow {
 // does not, das-paper's are not run when the preset does not fit it, and
 // a row no claim reads keeps a row of its own.
 func TestCalibrationClaims(t *testing.T) {
-	in := &Input{Config: config(evaluation.Calibration), Seed: 1, Calibration: calibrationRows()}
+	in := &Input{Run: Run{Config: config(evaluation.Calibration), Seed: 1}, Calibration: calibrationRows()}
 	rows := evaluate(t, in)
 	for id, want := range map[string]Verdict{"cal-marl-fig1a": Holds, "cal-marl-fig3a": DoesNotHold, "cal-marl-table3": DoesNotHold,
 		"cal-marl-fig1b": Holds, "cal-das-small": NotRun, "cal-row-6": Holds} {
@@ -173,7 +173,7 @@ func wilcoxonInput(t *testing.T, delta func(i int) float64) *Input {
 			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: "rifling", Seed: 1, JobID: id, JCTS: base, FeeUSD: base},
 			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: "das", Seed: 1, JobID: id, JCTS: base + delta(i), FeeUSD: base + delta(i)})
 	}
-	return &Input{Config: config(evaluation.DASTable1), Seed: 1, Cells: cells, Results: func() ([]Job, error) { return jobs, nil }}
+	return &Input{Run: Run{Config: config(evaluation.DASTable1), Seed: 1}, Cells: cells, Results: func() ([]Job, error) { return jobs, nil }}
 }
 
 func TestWilcoxonClaim(t *testing.T) {
@@ -208,7 +208,7 @@ func TestWilcoxonClaim(t *testing.T) {
 // allows, and Write puts both files in tables/.
 func TestScoreboardBytes(t *testing.T) {
 	in := func() *Input {
-		return &Input{Config: config(evaluation.MARLArrivals, evaluation.Calibration), Seed: 7, Cells: marlFig7(8.8, 7.2, 7.8), Calibration: calibrationRows()}
+		return &Input{Run: Run{Config: config(evaluation.MARLArrivals, evaluation.Calibration), Seed: 7}, Cells: marlFig7(8.8, 7.2, 7.8), Calibration: calibrationRows()}
 	}
 	a, err := Evaluate(in())
 	if err != nil {
@@ -350,7 +350,7 @@ func TestDASClaimsOnlyOnPaperTrace(t *testing.T) {
 			t.Errorf("trace %q: the scoreboard does not count it:\n%s", tc.trace, md)
 		}
 	}
-	in := &Input{Config: config(evaluation.MARLArrivals), Seed: 1, Cells: marlFig7(7.0), Trace: "elasticflow"}
+	in := &Input{Run: Run{Config: config(evaluation.MARLArrivals), Seed: 1, Trace: "elasticflow"}, Cells: marlFig7(7.0)}
 	if r := evaluate(t, in)["marl-fig7"]; r.Verdict == NotComparable {
 		t.Errorf("a MARL claim set aside for the run's trace: %+v", r)
 	}
@@ -361,7 +361,7 @@ func TestDASClaimsOnlyOnPaperTrace(t *testing.T) {
 // each beside the paper's.
 func TestMARLScaleSaysTraining(t *testing.T) {
 	c := comparison{experiment: evaluation.MARLArrivals, claimed: []string{"marl-device"}}
-	in := &Input{Config: config(evaluation.MARLArrivals)}
+	in := &Input{Run: Run{Config: config(evaluation.MARLArrivals)}}
 	got := marlScale(in, c)
 	if !strings.HasPrefix(got, "fat-tree k = ") || !strings.Contains(got, "(paper: k = 20, 2,000 servers)") || strings.Contains(got, "episodes") {
 		t.Errorf("no episodes known: %q", got)

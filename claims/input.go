@@ -57,16 +57,10 @@ type CalibrationRow struct {
 // seed, its per-cell metrics, its calibration table and, read when a
 // paired test asks for them, its per-job results.
 type Input struct {
-	// Config is the run's eval section: which experiments ran and how.
-	Config *evaluation.Config
-	// Seed is the run seed: it seeds every bootstrap (one stream per claim).
-	Seed uint64
-	// Trace is the source of the run's job trace (datasets.source:
-	// pai-sim, synthetic-pai, elasticflow, ...); a DAS claim is tested only
-	// on the DAS paper's own (evaluation.PaperTraces). "" is not checked.
-	Trace string
-	// Episodes is Run.Episodes.
-	Episodes    map[string]int
+	// Run is what the claims know of the run besides its files: its eval
+	// section, seed, trace source and the learned rows' training episodes
+	// (in.Config, in.Seed, in.Trace, in.Episodes).
+	Run
 	Cells       []Cell
 	Calibration []CalibrationRow
 	// Results returns the per-job results; nil when there are none.
@@ -97,11 +91,14 @@ func (in *Input) jobsOf() ([]Job, error) {
 
 // Run is what the claims know of a run besides its output files.
 type Run struct {
-	// Config is the run's eval section, Seed the run seed and Trace the
-	// source of its job trace (Input's fields of the same names).
+	// Config is the run's eval section: which experiments ran and how.
 	Config *evaluation.Config
-	Seed   uint64
-	Trace  string
+	// Seed is the run seed: it seeds every bootstrap (one stream per claim).
+	Seed uint64
+	// Trace is the source of the run's job trace (datasets.source:
+	// pai-sim, synthetic-pai, elasticflow, ...); a DAS claim is tested only
+	// on the DAS paper's own (evaluation.PaperTraces). "" is not checked.
+	Trace string
 	// Episodes is, by learned scheduler, the episodes its models were
 	// trained for (the MARL claims' "tested at" says it beside the paper's
 	// training); a scheduler missing from it is not said.
@@ -112,7 +109,7 @@ type Run struct {
 // when the run evaluated a run experiment, tables/calibration.csv when it
 // listed the calibration, and eval/results.parquet lazily.
 func Load(dir string, run Run) (*Input, error) {
-	in := &Input{Config: run.Config, Seed: run.Seed, Trace: run.Trace, Episodes: run.Episodes}
+	in := &Input{Run: run}
 	metrics := filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))
 	if _, err := os.Stat(metrics); err == nil {
 		cells, err := datasets.ReadParquet[Cell](metrics)
