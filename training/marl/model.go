@@ -436,13 +436,18 @@ type learner struct {
 	t        nn.Tape
 	steps    []*obs
 	actions  []int
-	// inner and group hold, per partition, the incremental inner pass and
-	// group-scorer rows the backward passes record (nn.ECCStack.Record,
-	// nn.LinearRows.Record): a segment's consecutive steps differ in few
-	// rows of the pod's graph. gen is the evaluator generation they were
-	// computed under.
-	inner []*nn.ECCStack
-	group []*nn.LinearRows
+	// inner and group hold the incremental inner pass and group-scorer
+	// rows the backward passes record (nn.ECCStack.Record,
+	// nn.LinearRows.Record) for the steps of partition part: a segment's
+	// consecutive steps differ in few rows of the pod's graph. One of
+	// each serves every partition in turn (nn.ECCStack.Retarget): the
+	// parameters move at every update, so a partition's pass from an
+	// earlier segment would be recomputed anyway, and one per partition
+	// held some 100 MB per learner at k = 20. gen is the evaluator
+	// generation they were computed under.
+	inner *nn.ECCStack
+	group *nn.LinearRows
+	part  int
 	// inter is the inter-scheduler stack's pass, shared by the
 	// partitions: a segment's steps differ in the acting agent's row and
 	// the rows of the pods placed in since.
@@ -451,37 +456,32 @@ type learner struct {
 }
 
 // cache returns the backward passes' caches of partition p, dropping
-// every cached pass when the parameters moved.
+// the cached pass when the parameters moved or the partition changed.
 func (l *learner) cache(p int) *passCache {
+	net, pt := l.e.net, l.e.cg.parts[p]
 	if l.inner == nil {
-		l.inner = make([]*nn.ECCStack, len(l.e.cg.parts))
-		l.group = make([]*nn.LinearRows, len(l.e.cg.parts))
+		l.inner = nn.NewECCStack(net.inner, pt.graph)
+		l.group = nn.NewLinearRows(net.group.cand)
+		l.part = p
+	}
+	if l.gen != l.e.gen || l.part != p {
+		l.inner.Retarget(pt.graph)
+		l.group.Invalidate()
+		l.part = p
 	}
 	if l.gen != l.e.gen {
-		for p := range l.inner {
-			if l.inner[p] != nil {
-				l.inner[p].Invalidate()
-			}
-			if l.group[p] != nil {
-				l.group[p].Invalidate()
-			}
-		}
 		if l.inter != nil {
 			l.inter.Invalidate()
 		}
 		l.gen = l.e.gen
 	}
-	if l.inner[p] == nil {
-		l.inner[p] = nn.NewECCStack(l.e.net.inner, l.e.cg.parts[p].graph)
-		l.group[p] = nn.NewLinearRows(l.e.net.group.cand)
+	pc := &passCache{group: l.group, record: true}
+	if len(net.inner) > 0 {
+		pc.inner = l.inner
 	}
-	pc := &passCache{group: l.group[p], record: true}
-	if len(l.e.net.inner) > 0 {
-		pc.inner = l.inner[p]
-	}
-	if l.e.net.cfg.multi() && len(l.e.net.inter) > 0 {
+	if net.cfg.multi() && len(net.inter) > 0 {
 		if l.inter == nil {
-			l.inter = nn.NewECCStack(l.e.net.inter, l.e.cg.inter.graph)
+			l.inter = nn.NewECCStack(net.inter, l.e.cg.inter.graph)
 		}
 		pc.inter = l.inter
 	}

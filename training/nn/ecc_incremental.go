@@ -60,6 +60,30 @@ func NewECCStack(layers []*ECC, g *Graph) *ECCStack {
 // Invalidate forgets the cached pass (the parameters moved).
 func (s *ECCStack) Invalidate() { s.valid = false }
 
+// Retarget makes s the stack of the same layers over g, as
+// NewECCStack(layers, g) would, keeping its buffers when g has as many
+// nodes: one stack serves several graphs in turn (a learner's partitions,
+// a segment at a time) in the memory of one. Its next Forward is a full
+// pass.
+func (s *ECCStack) Retarget(g *Graph) {
+	s.valid = false
+	if g == s.g {
+		return
+	}
+	if g.Nodes != s.g.Nodes {
+		s.y = nil // Forward's full pass sizes the layers' buffers anew
+		s.in = make([][]int, g.Nodes)
+		s.dirty, s.next = make([]bool, g.Nodes), make([]bool, g.Nodes)
+	}
+	for u := range s.in {
+		s.in[u] = s.in[u][:0]
+	}
+	for e, u := range g.Dst {
+		s.in[u] = append(s.in[u], e)
+	}
+	s.g = g
+}
+
 // Forward returns the last layer's output (nodes × out, row-major) for
 // node states x (nodes × the first layer's width) and edge features ef
 // (edges × f). The result belongs to the stack and changes on its next
