@@ -9,6 +9,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/marl"
+	"github.com/schedlab/schedlab/training/nn"
 )
 
 // Benchmark sizes come from the environment so that `go test -bench .
@@ -65,13 +66,32 @@ func benchTrainEpisode(b *testing.B, variant string) {
 	cfg.Episodes, cfg.ValidateEvery = 1, 0
 	b.ReportMetric(float64(len(c.Servers)), "servers")
 	b.ReportMetric(float64(tasks(jobs)), "tasks/op")
+	var decisions, points, learned int
+	marl.OnTrainEpisode(func(d, p, l int) { decisions, points, learned = decisions+d, points+p, learned+l })
+	defer marl.OnTrainEpisode(nil)
 	b.ResetTimer()
+	flops0 := nn.GemmFlops()
 	for range b.N {
 		if _, _, err := marl.Train(context.Background(), cfg, marl.TrainOptions{Cluster: c, Train: jobs, Sim: intervalConfig(), Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/float64(tasks(jobs))*1e3, "ms/task")
+	// Where an episode's time goes: the actor's decisions (forwards and
+	// tries of jobs that then did not fit included), the decision points
+	// (the episode runs on past the last arrivals until every job is
+	// done) and the steps the updates learnt from.
+	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/op")
+	b.ReportMetric(float64(points)/float64(b.N), "intervals/op")
+	b.ReportMetric(float64(learned)/float64(b.N), "learned/op")
+	if decisions > 0 {
+		b.ReportMetric(b.Elapsed().Seconds()/float64(decisions)*1e3, "ms/decision")
+	}
+	// The matrix products' work, and their rate over the whole wall time
+	// (not the kernels' own: the time between products counts).
+	flops := float64(nn.GemmFlops() - flops0)
+	b.ReportMetric(flops/float64(b.N)/1e12, "TFLOP/op")
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // BenchmarkDecision is inference only: the greedy device-level policy

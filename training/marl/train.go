@@ -209,7 +209,15 @@ type rollout struct {
 	ret     float64
 	upd     rl.UpdateStats
 	updates int
+	// points counts the decision points reached and learned the steps
+	// the updates learnt from (testHookEpisode).
+	points, learned int
 }
+
+// testHookEpisode, when set (by the package's benchmarks), is told each
+// finished training episode's decisions (the actor's inferences,
+// forwards included), decision points and learned steps.
+var testHookEpisode func(decisions, points, learned int)
 
 // iteration runs the episodes first, …, first+n−1 side by side, in lock
 // step: at each decision point every rollout reaches it, one update learns
@@ -263,6 +271,9 @@ func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.
 	}
 	cs := make([]training.Curve, n)
 	for i, r := range rs {
+		if testHookEpisode != nil {
+			testHookEpisode(r.a.calls, r.points, r.learned)
+		}
 		if r.updates > 0 {
 			r.c.PolicyLoss /= float64(r.updates)
 			r.c.ValueLoss /= float64(r.updates)
@@ -312,6 +323,7 @@ func (r *rollout) advance(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("marl: episode %d: %w", r.ep, err)
 	}
 	r.st = st
+	r.points++
 	r.prepare(cfg, st)
 	return nil
 }
@@ -467,6 +479,7 @@ func (tr *trainer) update(rs []*rollout) {
 			r.c.ValueLoss += r.upd.ValueLoss
 			r.c.Entropy += r.upd.Entropy
 			r.updates++
+			r.learned += r.n
 		}
 	}
 	tr.opt.Step()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/conc"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -101,8 +102,20 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	} else {
 		fmaRowsSplit(w, c.Data, c.Stride, ad, inca, rowa, bd, ldb, m, n, k, zero)
 	}
+	gemmFlops.Add(flops)
 	return flops
 }
+
+// gemmFlops counts the flops of every product since the process started
+// (GemmFlops).
+var gemmFlops atomic.Int64
+
+// GemmFlops returns the floating-point operations of every matrix
+// product the package has computed in this process (2·m·n·k each, on
+// tapes or in the incremental passes, on any goroutine): benchmarks
+// divide it by their time for the rate the products achieved. Element-
+// wise work and the graph operators' per-edge sums are not counted.
+func GemmFlops() int64 { return gemmFlops.Load() }
 
 // fmaRowsSplit is fmaRows with C's rows shared among w goroutines:
 // contiguous runs of whole blocks of four rows, one goroutine each, so
