@@ -82,7 +82,7 @@ intervals: 10
 # from all of them (the mean of their gradients) and Adam takes one
 # step. The episodes go in iterations of this many, each rollout on a
 # worker the run lends when idle; the model's bytes depend on this
-# value, never on the workers. Each rollout holds about 0.4 GB at
+# value, never on the workers. Each rollout holds about 0.35 GB at
 # k = 20.
 rollouts: 0
 `,
