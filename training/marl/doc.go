@@ -129,18 +129,28 @@
 // rows.
 //
 // Cost at paper scale (fat-tree k = 20, 15 jobs per pod per interval,
-// BenchmarkTrainEpisode): about 1.1 inferences per task placed (forwards
-// included) plus 0.3 embeddings of other pods, and one backward pass per
-// learned decision of about 24 MFLOP of matrix products (nn.Tape.Flops),
-// most of it the inner graph's 411 nodes × 4 layers of width 16. nn runs
-// those products as chains of fused multiply-adds in AVX2 kernels, 17–24
-// GFLOP/s on BenchmarkGemmSerial's shapes (one core of a loaded AMD EPYC;
-// gonum's Dgemm about 1–2 there). The first 10 intervals (about 15,000
-// tasks) took 75.5 s of CPU against 105.4 s with the earlier kernels of
-// gonum's bits, the two run side by side on that loaded 2-core machine;
-// the update is about three quarters of it (each step's backward pass
-// half, its incremental forward pass again a quarter), decide a quarter,
-// on one core: its decisions are sequential.
+// BenchmarkTrainEpisode, which reports each figure below): the 100
+// intervals of arrivals fill the cluster by about the 13th, and the
+// episode runs on until the queue drains, 218 decision points in all;
+// its 149,950 tasks take 257,957 decisions (1.7 per task: forwards, which
+// reach 40 % of the decisions once pods are full, and tries of jobs that
+// then did not fit), nearly all of them learned. Each decision costs one
+// inference and, in the update, one backward pass of about 26 MFLOP of
+// matrix products (6.7 TFLOP per episode, nn.GemmFlops), most of it the
+// inner graph's 411 nodes × 4 layers of width 16: the loss reads every
+// candidate's score and the pooled embedding, so the gradient reaches
+// every node. nn runs those products as chains of fused multiply-adds in
+// AVX2 kernels, 17–24 GFLOP/s on BenchmarkGemmSerial's shapes (one core
+// of a loaded AMD EPYC; gonum's Dgemm about 1–2 there), about 14 inside
+// an episode (its first 10 intervals took 75.5 s of CPU with them, 105.4
+// s with the earlier kernels of gonum's bits, side by side). The products are a third of its CPU time; the per-edge
+// message loops a sixth, clearing and copying buffers another sixth,
+// element-wise operators about an eighth. The update is about three
+// fifths of the wall time, on both cores (each step's backward pass,
+// then its incremental forward pass again); decide the rest, on one
+// core: its decisions are sequential, and embedding the other pods on a
+// second goroutine while the acting pod's pass runs made the episode
+// slower (1.07–1.11× its wall time), so it does not.
 //
 // The single agent costs more per decision than the per-pod agents
 // because its backward pass covers the whole cluster's graph: the forward
