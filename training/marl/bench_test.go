@@ -70,6 +70,8 @@ func benchTrainEpisode(b *testing.B, variant string) {
 	marl.OnTrainEpisode(func(d, p, l int) { decisions, points, learned = decisions+d, points+p, learned+l })
 	defer marl.OnTrainEpisode(nil)
 	b.ResetTimer()
+	nn.CountFlops(true)
+	defer nn.CountFlops(false)
 	flops0 := nn.GemmFlops()
 	for range b.N {
 		if _, _, err := marl.Train(context.Background(), cfg, marl.TrainOptions{Cluster: c, Train: jobs, Sim: intervalConfig(), Seed: 1}); err != nil {

@@ -102,19 +102,28 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	} else {
 		fmaRowsSplit(w, c.Data, c.Stride, ad, inca, rowa, bd, ldb, m, n, k, zero)
 	}
-	gemmFlops.Add(flops)
+	if countFlops.Load() {
+		gemmFlops.Add(flops)
+	}
 	return flops
 }
 
-// gemmFlops counts the flops of every product since the process started
-// (GemmFlops).
-var gemmFlops atomic.Int64
+// countFlops switches the count on (CountFlops); off, the products pay
+// one load of a flag nobody writes, never an add to a shared counter.
+var (
+	countFlops atomic.Bool
+	gemmFlops  atomic.Int64
+)
 
-// GemmFlops returns the floating-point operations of every matrix
-// product the package has computed in this process (2·m·n·k each, on
-// tapes or in the incremental passes, on any goroutine): benchmarks
-// divide it by their time for the rate the products achieved. Element-
-// wise work and the graph operators' per-edge sums are not counted.
+// CountFlops switches on or off the count GemmFlops reads (off at
+// start).
+func CountFlops(on bool) { countFlops.Store(on) }
+
+// GemmFlops returns the floating-point operations of the matrix products
+// the package computed while CountFlops was on (2·m·n·k each, on tapes
+// or in the incremental passes, on any goroutine): benchmarks divide it
+// by their time for the rate the products achieved. Element-wise work
+// and the graph operators' per-edge sums are not counted.
 func GemmFlops() int64 { return gemmFlops.Load() }
 
 // fmaRowsSplit is fmaRows with C's rows shared among w goroutines:
