@@ -464,17 +464,16 @@ func (l *learner) cache(p int) *passCache {
 		l.group = nn.NewLinearRows(net.group.cand)
 		l.part = p
 	}
-	if l.gen != l.e.gen || l.part != p {
+	moved := l.gen != l.e.gen
+	if moved || l.part != p {
 		l.inner.Retarget(pt.graph)
 		l.group.Invalidate()
 		l.part = p
 	}
-	if l.gen != l.e.gen {
-		if l.inter != nil {
-			l.inter.Invalidate()
-		}
-		l.gen = l.e.gen
+	if moved && l.inter != nil {
+		l.inter.Invalidate()
 	}
+	l.gen = l.e.gen
 	pc := &passCache{group: l.group, record: true}
 	if len(net.inner) > 0 {
 		pc.inner = l.inner

@@ -49,11 +49,8 @@ type ECCStack struct {
 // NewECCStack returns the cache of layers over g; its first Forward is a
 // full pass.
 func NewECCStack(layers []*ECC, g *Graph) *ECCStack {
-	s := &ECCStack{layers: layers, g: g, in: make([][]int, g.Nodes)}
-	for e, u := range g.Dst {
-		s.in[u] = append(s.in[u], e)
-	}
-	s.dirty, s.next = make([]bool, g.Nodes), make([]bool, g.Nodes)
+	s := &ECCStack{layers: layers}
+	s.Retarget(g)
 	return s
 }
 
@@ -70,7 +67,7 @@ func (s *ECCStack) Retarget(g *Graph) {
 	if g == s.g {
 		return
 	}
-	if g.Nodes != s.g.Nodes {
+	if s.g == nil || g.Nodes != s.g.Nodes {
 		s.y = nil // Forward's full pass sizes the layers' buffers anew
 		s.in = make([][]int, g.Nodes)
 		s.dirty, s.next = make([]bool, g.Nodes), make([]bool, g.Nodes)
