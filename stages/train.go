@@ -444,8 +444,18 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	return &pipeline.Func{
 		StageName: m.StageName(), StageVersion: stageVersion, In: in, Out: outs, Cfg: m,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
+			// On an executor, the training is a task of its own, or, for
+			// one that spreads its steps (MARL's rollouts), runs here
+			// and each step's pieces are its tasks (trainspread.go).
+			var spread training.Spread
 			if env.Executor() != nil && trainSpecHook == nil {
-				return m.trainOnExecutor(ctx, env, jobsArtifact) // traintask.go
+				if !m.spreads() {
+					return m.trainOnExecutor(ctx, env, jobsArtifact) // traintask.go
+				}
+				var err error
+				if spread, err = m.spreadOn(env, jobsArtifact); err != nil {
+					return err
+				}
 			}
 			in := m.Inputs(env.Seed)
 			in.Meta.ConfigHash = env.ConfigHash
@@ -480,6 +490,7 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 			if trainSpecHook != nil {
 				return trainSpecHook(spec)
 			}
+			spec.Spread = spread
 			return m.Train(ctx, spec)
 		},
 	}

@@ -52,25 +52,8 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	if err := json.Unmarshal(t.Spec, &tt); err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
-	var probe struct {
-		Scheduler string `json:"scheduler"`
-	}
-	if err := json.Unmarshal(tt.Model, &probe); err != nil {
-		return nil, fmt.Errorf("spec: model: %w", err)
-	}
-	mt, err := decodeModelTraining(tt.Model, probe.Scheduler)
+	mt, in, err := tt.inputs(t.Seed)
 	if err != nil {
-		return nil, err
-	}
-	mt.base = tt.Base
-	in := mt.inputs(t.Seed, tt.Stage) // as the stage does in the driver (train.go)
-	in.Meta.ConfigHash = tt.ConfigHash
-	if tt.Trace != "" {
-		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
-			return nil, err
-		}
-	}
-	if in.Interference, err = speedModelFiles(tt.FitModel, tt.EnvFile); err != nil {
 		return nil, err
 	}
 	// The heartbeat carries the progress and, where the executor retries
@@ -109,6 +92,33 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	return buf.Bytes(), nil
 }
 
+// inputs decodes the plan and reads the files of the training as the
+// stage does in the driver (train.go).
+func (tt trainTask) inputs(seed uint64) (*ModelTraining, TrainInputs, error) {
+	var probe struct {
+		Scheduler string `json:"scheduler"`
+	}
+	if err := json.Unmarshal(tt.Model, &probe); err != nil {
+		return nil, TrainInputs{}, fmt.Errorf("spec: model: %w", err)
+	}
+	mt, err := decodeModelTraining(tt.Model, probe.Scheduler)
+	if err != nil {
+		return nil, TrainInputs{}, err
+	}
+	mt.base = tt.Base
+	in := mt.inputs(seed, tt.Stage)
+	in.Meta.ConfigHash = tt.ConfigHash
+	if tt.Trace != "" {
+		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
+			return nil, TrainInputs{}, err
+		}
+	}
+	if in.Interference, err = speedModelFiles(tt.FitModel, tt.EnvFile); err != nil {
+		return nil, TrainInputs{}, err
+	}
+	return mt, in, nil
+}
+
 // decodeModelTraining decodes a plan, its family config into the
 // family's own type.
 func decodeModelTraining(raw []byte, scheduler string) (*ModelTraining, error) {
@@ -127,7 +137,7 @@ func decodeModelTraining(raw []byte, scheduler string) (*ModelTraining, error) {
 // trainOnExecutor runs the training as a task on env's executor and
 // writes the model's files to the stage's outputs.
 func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, jobsArtifact string) error {
-	raw, err := json.Marshal(m)
+	tt, inputs, err := m.task(env, jobsArtifact)
 	if err != nil {
 		return err
 	}
@@ -135,20 +145,7 @@ func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, 
 	if err != nil {
 		return err
 	}
-	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash, Scratch: scratch, Base: m.base}
-	var inputs []pipeline.InputRef
-	if m.Data.Source == training.SourceTrace {
-		ref := env.InputRef(jobsArtifact)
-		tt.Trace, inputs = ref.Path, append(inputs, ref)
-	}
-	if m.Fitted {
-		ref := env.InputRef(FitModel)
-		tt.FitModel, inputs = ref.Path, append(inputs, ref)
-	}
-	if m.Sim.Environment != "" {
-		ref := env.InputRef(EnvironmentFile(m.Sim.Environment))
-		tt.EnvFile, inputs = ref.Path, append(inputs, ref)
-	}
+	tt.Scratch = scratch
 	spec, err := json.Marshal(tt)
 	if err != nil {
 		return err
@@ -171,4 +168,27 @@ func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, 
 		}
 	}
 	return nil
+}
+
+// task is the spec of the training's tasks and the files they read.
+func (m *ModelTraining) task(env *pipeline.Env, jobsArtifact string) (trainTask, []pipeline.InputRef, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return trainTask{}, nil, err
+	}
+	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash, Base: m.base}
+	var inputs []pipeline.InputRef
+	if m.Data.Source == training.SourceTrace {
+		ref := env.InputRef(jobsArtifact)
+		tt.Trace, inputs = ref.Path, append(inputs, ref)
+	}
+	if m.Fitted {
+		ref := env.InputRef(FitModel)
+		tt.FitModel, inputs = ref.Path, append(inputs, ref)
+	}
+	if m.Sim.Environment != "" {
+		ref := env.InputRef(EnvironmentFile(m.Sim.Environment))
+		tt.EnvFile, inputs = ref.Path, append(inputs, ref)
+	}
+	return tt, inputs, nil
 }

@@ -237,6 +237,10 @@ type TrainSpec struct {
 	// continues from it (resume.go). Curve rows of the episodes done
 	// before are not passed to Curve again.
 	Resume *Resume
+	// Spread, if not nil, runs the pieces of the training's steps that
+	// can go side by side as tasks of the run's executor (a Spreader's
+	// trainings that Spreads; spread.go).
+	Spread Spread
 }
 
 // Step reports episode done of total through Progress (done 0: no

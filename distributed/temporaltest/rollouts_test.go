@@ -31,10 +31,14 @@ train:
 `
 
 // TestRolloutsSameBytesAcrossExecutors runs marl-arrivals with two
-// rollouts per MARL update in process on one worker and on two, and
-// through Temporal on two worker processes of two slots each (a training
-// there spreads its rollouts over its process's idle slot): every output
-// byte-identical, the wall time of each logged.
+// rollouts per MARL update in process on one worker and on two, through
+// the local executor on one and two, and through Temporal on two worker
+// processes of two slots each. On an executor the training runs in the
+// driver and each rollout's step from one decision point to the next is
+// a task (train.step) on whichever worker takes it; a worker that did
+// not run the rollout's last step replays the episode to it. Every
+// output is byte-identical; the wall time of each run is logged, and how
+// many steps each Temporal worker ran.
 func TestRolloutsSameBytesAcrossExecutors(t *testing.T) {
 	hp, ns := server(t)
 	endpoint := "temporal://" + hp + "/" + ns
@@ -51,6 +55,13 @@ func TestRolloutsSameBytesAcrossExecutors(t *testing.T) {
 	schedlab(t, "run", "--preset", "quick", "--config", cfg, "--workers", "2", "--out", two)
 	t.Logf("in process, 2 workers: %v", time.Since(t0).Round(time.Millisecond))
 	sameOutputs(t, one, two)
+	for _, w := range []string{"1", "2"} {
+		dir := filepath.Join(dir, "local-"+w)
+		t0 = time.Now()
+		schedlab(t, "run", "--preset", "quick", "--config", cfg, "--workers", w, "--executor", "local", "--out", dir)
+		t.Logf("local executor, %s workers: %v", w, time.Since(t0).Round(time.Millisecond))
+		sameOutputs(t, one, dir)
+	}
 	// The trainings did take two rollouts per update (the sidecar records
 	// more than one).
 	sidecars, err := filepath.Glob(filepath.Join(one, "models", "marl-*", "*", "policy.json"))
@@ -83,7 +94,7 @@ func TestRolloutsSameBytesAcrossExecutors(t *testing.T) {
 		}
 		readers.Wait()
 		for i := range logs {
-			t.Logf("worker %d ran %d tasks", i+1, strings.Count(logs[i].String(), "task started"))
+			t.Logf("worker %d ran %d tasks, %d of them rollouts' steps", i+1, strings.Count(logs[i].String(), "task started"), strings.Count(logs[i].String(), "kind=train.step"))
 		}
 	}()
 	time.Sleep(2 * time.Second)
@@ -94,4 +105,13 @@ func TestRolloutsSameBytesAcrossExecutors(t *testing.T) {
 		t.Fatalf("no stage ran on temporal:\n%s", out)
 	}
 	sameOutputs(t, one, tem)
+	// The logs are whole once the workers have stopped.
+	for _, f := range stop {
+		f()
+	}
+	stop = nil
+	readers.Wait()
+	if !strings.Contains(logs[0].String()+logs[1].String(), "kind=train.step") {
+		t.Errorf("no worker ran a rollout's step (train.step)")
+	}
 }

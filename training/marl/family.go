@@ -15,6 +15,8 @@ import (
 
 func init() { training.Register(family{}) }
 
+var _ training.Spreader = family{}
+
 // FamilyConfig is what the run configuration's train.marl section sets
 // for the MARL family.
 type FamilyConfig struct {
@@ -71,10 +73,11 @@ func (family) Files(schedulers.Name) []string {
 	return []string{CheckpointFile, SidecarFile, training.CurvesFile}
 }
 
-func (family) Train(ctx context.Context, spec training.TrainSpec) error {
+// configOf is the training configuration of spec.
+func configOf(spec training.TrainSpec) (Config, error) {
 	fc, ok := spec.Config.(*FamilyConfig)
 	if !ok {
-		return fmt.Errorf("marl: config is %T, want *marl.FamilyConfig", spec.Config)
+		return Config{}, fmt.Errorf("marl: config is %T, want *marl.FamilyConfig", spec.Config)
 	}
 	cfg := variantConfigOf(spec.Variant)
 	if fc.Episodes > 0 {
@@ -85,22 +88,37 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 		// one rollout per update has the files it had before the key.
 		cfg.Rollouts = fc.Rollouts
 	}
-	done := 0
-	pol, curves, err := Train(ctx, cfg, TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
-		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed, Resume: spec.Resume,
+	return cfg, nil
+}
+
+// optionsOf are the TrainOptions of spec, but its callbacks.
+func optionsOf(ctx context.Context, spec training.TrainSpec) TrainOptions {
+	return TrainOptions{Cluster: spec.Cluster, ClusterName: spec.ClusterName, Train: spec.Data.Train,
+		Validation: spec.Data.Val, Sim: spec.Sim, Interference: spec.Interference, Seed: spec.Seed,
 		// Within a run, the learner spreads over the run's idle workers
 		// only; on a Temporal worker, over its idle slots; elsewhere (no
 		// budget in ctx) it keeps to its own goroutine.
-		Borrow: func() (func(), bool) { return pipeline.BorrowWorker(ctx) },
-		Episode: func(c training.Curve) {
-			if c.Split == "train" {
-				// From the episode, not by calls: a resumed training is
-				// not called for the episodes done before.
-				done = int(c.Episode) + 1
-				spec.Step(done, cfg.Episodes)
-			}
-			spec.Step(0, 0, c)
-		}})
+		Borrow: func() (func(), bool) { return pipeline.BorrowWorker(ctx) }}
+}
+
+func (family) Train(ctx context.Context, spec training.TrainSpec) error {
+	cfg, err := configOf(spec)
+	if err != nil {
+		return err
+	}
+	done := 0
+	opts := optionsOf(ctx, spec)
+	opts.Resume, opts.Spread = spec.Resume, spec.Spread
+	opts.Episode = func(c training.Curve) {
+		if c.Split == "train" {
+			// From the episode, not by calls: a resumed training is
+			// not called for the episodes done before.
+			done = int(c.Episode) + 1
+			spec.Step(done, cfg.Episodes)
+		}
+		spec.Step(0, 0, c)
+	}
+	pol, curves, err := Train(ctx, cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -108,6 +126,25 @@ func (family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	return training.WriteCurves(filepath.Join(spec.Dir, training.CurvesFile), spec.Meta, curves)
+}
+
+// Spreads: a training of more than one rollout per update spreads its
+// rollouts' steps over the run's executor (spread.go).
+func (family) Spreads(c training.Config) bool {
+	fc, ok := c.(*FamilyConfig)
+	return ok && fc.Rollouts > 1
+}
+
+// RunPiece runs one rollout's step of a spread training (RunStep).
+func (family) RunPiece(ctx context.Context, key string, spec func() (training.TrainSpec, error), read func(string) ([]byte, error), piece []byte) ([]byte, error) {
+	return RunStep(ctx, key, func() (Config, TrainOptions, error) {
+		s, err := spec()
+		if err != nil {
+			return Config{}, TrainOptions{}, err
+		}
+		cfg, err := configOf(s)
+		return cfg, optionsOf(ctx, s), err
+	}, read, piece)
 }
 
 // PaperVariantName is the scheduler trained with PaperConfig.

@@ -54,6 +54,10 @@ type TrainOptions struct {
 	// goroutines, unasked. How many run never changes a bit
 	// (trainer.learn, trainer.each).
 	Borrow func() (release func(), ok bool)
+	// Spread, if not nil, runs the rollouts of an iteration of more than
+	// one as pieces of the training's steps, each a task of a run's
+	// executor (spread.go); the bytes are those of the training without.
+	Spread training.Spread
 }
 
 // Train trains a policy with advantage actor-critic (rl.A2CUpdate, TD(0)
@@ -79,17 +83,12 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 	if opts.Cluster == nil || len(opts.Train) == 0 {
 		return nil, nil, errors.New("marl: Train needs a cluster and training jobs")
 	}
-	simCfg := opts.Sim
-	if simCfg.IntervalS == 0 {
-		simCfg.IntervalS = 1800
-	}
-	simCfg.Trigger = sim.TriggerInterval
-	if err := simCfg.Validate(); err != nil {
+	simCfg, err := trainSim(opts.Sim)
+	if err != nil {
 		return nil, nil, err
 	}
 	pol := opts.Init
 	if pol == nil {
-		var err error
 		if pol, err = NewPolicy(cfg, opts.Seed); err != nil {
 			return nil, nil, err
 		}
@@ -163,6 +162,16 @@ func Train(ctx context.Context, cfg Config, opts TrainOptions) (*Policy, []train
 	return pol, curves, nil
 }
 
+// trainSim is the simulator's configuration of a training: opts.Sim
+// with 30-minute (IntervalS) decision intervals.
+func trainSim(c sim.Config) (sim.Config, error) {
+	if c.IntervalS == 0 {
+		c.IntervalS = 1800
+	}
+	c.Trigger = sim.TriggerInterval
+	return c, c.Validate()
+}
+
 // segment is one agent's decisions of one interval.
 type segment struct {
 	roll rl.Rollout[*obs]
@@ -187,6 +196,7 @@ type trainer struct {
 	// one learned a segment changes a bit.
 	workers []*learner
 	grads   [][]float64
+	acc     []float64                        // a rollout's gradient (rolloutGrad)
 	borrow  func() (release func(), ok bool) // TrainOptions.Borrow
 }
 
@@ -225,13 +235,12 @@ var testHookEpisode func(decisions, points, learned int)
 // the new parameters. It returns their curves in episode order. With n = 1
 // this is one episode with an update per interval.
 func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.Config, first, n int) ([]training.Curve, error) {
+	if opts.Spread != nil && n > 1 {
+		return tr.spreadIteration(ctx, opts, first, n) // spread.go
+	}
 	rs := make([]*rollout, n)
 	ps := tr.pol.net.ps.List()
 	for i := range rs {
-		s, err := sim.New(opts.Cluster, opts.Train, simCfg, opts.Interference)
-		if err != nil {
-			return nil, err
-		}
 		e := tr.e
 		if i > 0 {
 			for len(tr.evals) < i {
@@ -247,13 +256,10 @@ func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.
 			}
 			e.gen = tr.e.gen
 		}
-		ep := first + i
-		// The episode's index is the rollout's in the stream's name: an
-		// episode draws the same actions whichever iteration holds it.
-		rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
-		r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, len(tr.e.cg.parts))}
-		r.c.Episode, r.c.Split = int32(ep), "train"
-		r.a.record = r.record
+		r, err := tr.newRollout(opts, simCfg, e, first+i)
+		if err != nil {
+			return nil, err
+		}
 		rs[i] = r
 	}
 	for {
@@ -271,17 +277,40 @@ func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.
 	}
 	cs := make([]training.Curve, n)
 	for i, r := range rs {
-		if testHookEpisode != nil {
-			testHookEpisode(r.a.calls, r.points, r.learned)
-		}
-		if r.updates > 0 {
-			r.c.PolicyLoss /= float64(r.updates)
-			r.c.ValueLoss /= float64(r.updates)
-			r.c.Entropy /= float64(r.updates)
-		}
-		cs[i] = r.c
+		cs[i] = r.curve(r.a.calls)
 	}
 	return cs, nil
+}
+
+// newRollout starts episode ep's simulation and its actor, which acts
+// with e.
+func (tr *trainer) newRollout(opts TrainOptions, simCfg sim.Config, e *evaluator, ep int) (*rollout, error) {
+	s, err := sim.New(opts.Cluster, opts.Train, simCfg, opts.Interference)
+	if err != nil {
+		return nil, err
+	}
+	// The episode's index is the rollout's in the stream's name: an
+	// episode draws the same actions whichever iteration holds it.
+	rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
+	r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, len(e.cg.parts))}
+	r.c.Episode, r.c.Split = int32(ep), "train"
+	r.a.record = r.record
+	return r, nil
+}
+
+// curve is the finished episode's curve row (its losses the means over
+// its updates); calls is its actor's inferences, for testHookEpisode.
+func (r *rollout) curve(calls int) training.Curve {
+	if testHookEpisode != nil {
+		testHookEpisode(calls, r.points, r.learned)
+	}
+	c := r.c
+	if r.updates > 0 {
+		c.PolicyLoss /= float64(r.updates)
+		c.ValueLoss /= float64(r.updates)
+		c.Entropy /= float64(r.updates)
+	}
+	return c
 }
 
 // record appends an actor's decision to its agent's segment.
@@ -454,10 +483,24 @@ func (tr *trainer) update(rs []*rollout) {
 	}
 	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
 	stats := tr.learn(todo, pg)
+	// Each rollout's gradient is summed on its own, then the rollouts'
+	// in rollout order: the bits a rollout stepped in another process
+	// (spread.go) returns and the driver adds.
+	ps := tr.pol.net.ps.List()
+	size := gradSize(ps)
+	for i := 0; i < len(todo); {
+		j := i + 1
+		for j < len(todo) && owner[j] == owner[i] {
+			j++
+		}
+		tr.acc = rolloutGrad(tr.acc, tr.grads[i:j], size)
+		addGrad(ps, tr.acc)
+		i = j
+	}
 	if contrib > 1 {
 		// The mean over the rollouts of their agents' summed gradients:
 		// one rollout's scale, whatever their number.
-		for _, q := range tr.pol.net.ps.List() {
+		for _, q := range ps {
 			floats.Scale(1/float64(contrib), q.Grad)
 		}
 	}
@@ -474,12 +517,7 @@ func (tr *trainer) update(rs []*rollout) {
 	}
 	for _, r := range rs {
 		if !r.done && r.n > 0 {
-			r.c.Return += r.ret
-			r.c.PolicyLoss += r.upd.PolicyLoss
-			r.c.ValueLoss += r.upd.ValueLoss
-			r.c.Entropy += r.upd.Entropy
-			r.updates++
-			r.learned += r.n
+			r.account(r.ret, r.upd, r.n)
 		}
 	}
 	tr.opt.Step()
@@ -496,10 +534,20 @@ func (tr *trainer) update(rs []*rollout) {
 	}
 }
 
+// account adds an update's return, losses and steps learned to the
+// rollout's curve.
+func (r *rollout) account(ret float64, upd rl.UpdateStats, n int) {
+	r.c.Return += ret
+	r.c.PolicyLoss += upd.PolicyLoss
+	r.c.ValueLoss += upd.ValueLoss
+	r.c.Entropy += upd.Entropy
+	r.updates++
+	r.learned += n
+}
+
 // learn runs the A2C update of the segments todo (in order) on up to
 // GOMAXPROCS workers (the calling goroutine's and those TrainOptions.Borrow
-// lends), and leaves the sum of their gradients, in order, on the
-// policy's parameters.
+// lends) and leaves segment i's gradient in tr.grads[i].
 func (tr *trainer) learn(todo []*segment, pg rl.PGConfig) []rl.UpdateStats {
 	stats := make([]rl.UpdateStats, len(todo))
 	if len(todo) == 0 {
@@ -541,12 +589,38 @@ func (tr *trainer) learn(todo []*segment, pg rl.PGConfig) []rl.UpdateStats {
 	}
 	work(tr.workers[0])
 	wg.Wait()
-	for i := range todo {
-		g := tr.grads[i]
-		for _, q := range ps {
-			floats.Add(q.Grad, g[:len(q.Grad)])
-			g = g[len(q.Grad):]
-		}
-	}
 	return stats
+}
+
+// rolloutGrad is one rollout's gradient: the sum from zero, in agent
+// order, of its segments' (grads, as learn left them), in acc (reused
+// when large enough), of size entries.
+func rolloutGrad(acc []float64, grads [][]float64, size int) []float64 {
+	if cap(acc) < size {
+		acc = make([]float64, size)
+	}
+	acc = acc[:size]
+	clear(acc)
+	for _, g := range grads {
+		floats.Add(acc, g[:size])
+	}
+	return acc
+}
+
+// addGrad adds a flat gradient g onto the parameters' gradients,
+// parameter after parameter.
+func addGrad(ps []*nn.Param, g []float64) {
+	for _, q := range ps {
+		floats.Add(q.Grad, g[:len(q.Grad)])
+		g = g[len(q.Grad):]
+	}
+}
+
+// gradSize is the number of parameters.
+func gradSize(ps []*nn.Param) int {
+	n := 0
+	for _, q := range ps {
+		n += len(q.Grad)
+	}
+	return n
 }

@@ -1,0 +1,66 @@
+package stages
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// kindCounter is a local executor that counts the tasks of each kind it
+// runs.
+type kindCounter struct {
+	pipeline.Local
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (k *kindCounter) Run(ctx context.Context, b pipeline.Batch) ([][]byte, error) {
+	k.mu.Lock()
+	for _, t := range b.Tasks {
+		k.n[t.Kind]++
+	}
+	k.mu.Unlock()
+	return k.Local.Run(ctx, b)
+}
+
+// TestSpreadRolloutsRun runs marl-arrivals with two MARL rollouts per
+// update in process and through the local executor on two workers, where
+// the training runs in the driver and each rollout's step from one
+// decision point to the next is a task (train.step): every output is the
+// same bytes.
+func TestSpreadRolloutsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model twice")
+	}
+	run := func(ex pipeline.Executor) string {
+		cfg := quickConfig()
+		cfg.Eval.Experiments = []string{evaluation.MARLArrivals}
+		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
+		cfg.Eval.MARLArrivals.FittedInterference = false
+		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 3, 2
+		cfg.Out, cfg.Workers = t.TempDir(), 2
+		dag, err := Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &pipeline.Runner{Dir: cfg.Out, Seed: 4, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler), Executor: ex}
+		if _, err := r.Run(context.Background(), dag); err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Out
+	}
+	ex := &kindCounter{Local: pipeline.Local{Workers: 2}, n: map[string]int{}}
+	d1, d2 := run(nil), run(ex)
+	if n := sameRun(t, d1, d2, "in process and with each rollout's steps as tasks"); n < 10 {
+		t.Errorf("compared %d files", n)
+	}
+	// Two episodes of an iteration, then one alone (which does not
+	// spread): at least a step per decision point of the first two.
+	if ex.n[TaskTrainStep] < 4 || ex.n[TaskTrain] != 0 {
+		t.Errorf("tasks run: %v; want train.step tasks and no whole training", ex.n)
+	}
+}

@@ -1,0 +1,130 @@
+package marl_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
+)
+
+// spreadInProcess is a training.Spread that runs every piece through the
+// family's RunPiece in this process, side by side, as an executor's
+// workers would; forget drops the kept rollouts before every step, as
+// when each step lands on a worker that did not run the last.
+func spreadInProcess(t *testing.T, f training.Spreader, key string, spec training.TrainSpec, forget bool, calls *int) training.Spread {
+	blobs := map[string][]byte{}
+	var mu sync.Mutex
+	return func(ctx context.Context, blob training.Blob, pieces []training.Piece) ([][]byte, error) {
+		*calls++
+		mu.Lock()
+		blobs[blob.Name] = bytes.Clone(blob.Data)
+		mu.Unlock()
+		if forget {
+			marl.ForgetRollouts()
+		}
+		read := func(name string) ([]byte, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			b, ok := blobs[name]
+			if !ok {
+				t.Errorf("a piece read blob %s, never shared", name)
+			}
+			return b, nil
+		}
+		build := func() (training.TrainSpec, error) { s := spec; s.Spread = nil; return s, nil }
+		out := make([][]byte, len(pieces))
+		errs := make([]error, len(pieces))
+		var wg sync.WaitGroup
+		for i, p := range pieces {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i], errs[i] = f.RunPiece(ctx, key, build, read, p.Spec)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+}
+
+// TestSpreadSameBytes trains with three rollouts per update (five
+// episodes: iterations of three and two) in lock step in one process,
+// and with each rollout's steps as pieces of a Spread: kept between
+// steps, and rebuilt at every step by replaying the episode. Every file
+// is byte-identical.
+func TestSpreadSameBytes(t *testing.T) {
+	f0, _ := training.Lookup("marl")
+	f, ok := f0.(training.Spreader)
+	if !ok {
+		t.Fatal("the marl family is not a training.Spreader")
+	}
+	c, err := sim.FatTree(4, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, val := datasets.SplitMARL(workload(t, c, 0.6, 6, 3), c.Pods, 0.1, 1800)
+	spec := func() training.TrainSpec {
+		fc := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: 5, Rollouts: 3}})
+		if !f.Spreads(fc) {
+			t.Fatal("three rollouts per update do not spread")
+		}
+		return training.TrainSpec{Variant: "marl-device", Dir: t.TempDir(), Cluster: c, ClusterName: "fattree-k4",
+			Data: training.Data{Train: train, Val: val}, Sim: intervalConfig(), Seed: 3, Config: fc}
+	}
+	files := func(s training.TrainSpec) map[string][]byte {
+		if err := f.Train(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string][]byte{}
+		for _, name := range f.Files("marl-device") {
+			b, err := os.ReadFile(filepath.Join(s.Dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[name] = b
+		}
+		return m
+	}
+	var rebuilt int
+	marl.OnRebuild(func(ep, step int) { rebuilt++ })
+	defer marl.OnRebuild(nil)
+	lock := files(spec())
+	if rebuilt != 0 {
+		t.Fatalf("the lock-step training rebuilt %d rollouts", rebuilt)
+	}
+	for _, forget := range []bool{false, true} {
+		rebuilt = 0
+		var calls int
+		s := spec()
+		s.Spread = spreadInProcess(t, f, "test-"+t.Name(), s, forget, &calls)
+		got := files(s)
+		for name, b := range lock {
+			if !bytes.Equal(got[name], b) {
+				t.Errorf("forget %v: %s differs from the lock-step training's", forget, name)
+			}
+		}
+		// Each step of the five episodes is a call: the rollouts were
+		// spread, and (forgetting) rebuilt at every step.
+		t.Logf("forget %v: %d steps, %d rebuilt", forget, calls, rebuilt)
+		switch {
+		case calls < 10:
+			t.Errorf("forget %v: %d steps: the training did not spread", forget, calls)
+		case !forget && rebuilt != 5:
+			t.Errorf("rebuilt %d rollouts, want the five episodes' first steps only", rebuilt)
+		case forget && rebuilt < calls:
+			t.Errorf("forgetting: rebuilt %d rollouts in %d steps", rebuilt, calls)
+		}
+	}
+}
