@@ -37,6 +37,12 @@ type Task struct {
 	Spec   []byte     `json:"spec"` // JSON, read by the task's function
 	Inputs []InputRef `json:"inputs"`
 	Seed   uint64     `json:"seed"`
+	// Affinity, if not empty, asks that the tasks of equal Affinity, in
+	// this batch and the ones after it, run on the same worker where
+	// they can: a worker may keep state between them (a MARL rollout
+	// between its steps) that another would rebuild. An executor may
+	// ignore it; a result never depends on it.
+	Affinity string `json:"affinity,omitempty"`
 }
 
 // A Batch is the tasks of one run of one stage.

@@ -135,6 +135,9 @@ func (m *ModelTraining) spreadOn(env *pipeline.Env, jobsArtifact string) (traini
 			}
 			tasks[i] = pipeline.Task{Kind: TaskTrainStep, Name: fmt.Sprintf("%s@%s step %d piece %d", m.Scheduler, m.Cluster, step, i),
 				Spec: spec, Inputs: in, Seed: env.Seed}
+			if pc.Affinity != "" {
+				tasks[i].Affinity = key + "/" + pc.Affinity
+			}
 		}
 		b, err := env.Batch(tasks)
 		if err != nil {

@@ -26,6 +26,10 @@ type Blob struct {
 type Piece struct {
 	Spec  []byte
 	Reads []string
+	// Affinity, if not empty, names the state a process keeps between
+	// the pieces of equal Affinity (a MARL rollout): they are better run
+	// by the same worker (pipeline.Task.Affinity).
+	Affinity string
 }
 
 // A Spreader is a family whose trainings can spread their steps.

@@ -17,6 +17,14 @@
 // beside them for the driver, which checks its hash and writes every
 // output itself, in task order.
 //
+// A task with an affinity (pipeline.Task.Affinity: a MARL rollout's
+// steps, whose worker keeps the rollout between them) is sent to the own
+// queue of the worker that ran its affinity's last task, which every
+// worker polls beside the shared one; if that worker does not take it
+// within PreferWait (busy, or gone) it goes to the shared queue, and the
+// worker that takes it rebuilds the state. The executor remembers the
+// workers per affinity for as long as the driver runs.
+//
 // Workers poll a task queue named after their schedlab version
 // (Version), so a worker never runs a task of another build; a driver
 // whose version no worker runs says so at once instead of waiting.

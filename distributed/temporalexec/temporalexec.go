@@ -154,6 +154,10 @@ func dial(ctx context.Context, opt Options) (client.Client, error) {
 type Executor struct {
 	c   client.Client
 	opt Options
+	// queues remembers, per task affinity (pipeline.Task.Affinity), the
+	// own queue of the worker that last ran a task of it.
+	mu     sync.Mutex
+	queues map[string]string
 }
 
 var _ pipeline.Executor = (*Executor)(nil)
@@ -166,7 +170,7 @@ func Dial(ctx context.Context, opt Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Executor{c: c, opt: opt}, nil
+	return &Executor{c: c, opt: opt, queues: map[string]string{}}, nil
 }
 
 // Close closes the connection.
@@ -180,6 +184,11 @@ type stageInput struct {
 	N                   int
 	HeartbeatTimeout    time.Duration
 	MaxAttempts         int32
+	// Prefer is, per task, the own queue of the worker it had better run
+	// on ("": any), which it waits PreferWait for before any worker may
+	// take it (pipeline.Task.Affinity).
+	Prefer     []string      `json:",omitempty"`
+	PreferWait time.Duration `json:",omitempty"`
 }
 
 // taskInput is one task's activity input: its index in the tasks file.
@@ -189,9 +198,11 @@ type taskInput struct {
 	Index          int
 }
 
-// taskOutput is where a task left its result.
+// taskOutput is where a task left its result, and the own queue of the
+// worker that ran it.
 type taskOutput struct {
 	Path, SHA256 string
+	Queue        string `json:",omitempty"`
 }
 
 // stageOutput is a stage workflow's result: the tasks file it ran (its
@@ -228,6 +239,7 @@ func (e *Executor) Run(ctx context.Context, b pipeline.Batch) ([][]byte, error) 
 	id := fmt.Sprintf("schedlab-%s-%.24s-%.8s", b.Stage, b.Key, dirSum)
 	in := stageInput{Stage: b.Stage, Key: b.Key, Version: e.opt.Version, Tasks: pipeline.InputRef{Path: tasksPath, SHA256: sum},
 		N: len(b.Tasks), HeartbeatTimeout: e.opt.HeartbeatTimeout, MaxAttempts: e.opt.MaxAttempts}
+	e.prefer(b, &in)
 	out, err := e.execute(ctx, id, in)
 	if err != nil {
 		return nil, err
@@ -275,8 +287,41 @@ func taskError(stage, id string, err error) error {
 	return fmt.Errorf("temporal: stage %s: workflow %s: %w", stage, id, err)
 }
 
-// results reads and checks every task's result.
+// PreferWait is how long a task with an affinity waits for the worker
+// that ran its affinity's last task before any worker may take it: a
+// step of a MARL rollout is seconds to minutes of work, and a worker that
+// does not hold the rollout replays its episode.
+const PreferWait = 5 * time.Second
+
+// prefer sets in.Prefer from the tasks' affinities: the own queue of the
+// worker that last ran a task of each.
+func (e *Executor) prefer(b pipeline.Batch, in *stageInput) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, t := range b.Tasks {
+		q := e.queues[t.Affinity]
+		if t.Affinity == "" || q == "" {
+			continue
+		}
+		if in.Prefer == nil {
+			in.Prefer, in.PreferWait = make([]string, len(b.Tasks)), PreferWait
+		}
+		in.Prefer[i] = q
+	}
+}
+
+// results reads and checks every task's result, and remembers which
+// worker ran each task of an affinity.
 func (e *Executor) results(b pipeline.Batch, tasksSum string, out stageOutput) ([][]byte, error) {
+	defer func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for i, r := range out.Results {
+			if i < len(b.Tasks) && b.Tasks[i].Affinity != "" && r.Queue != "" {
+				e.queues[b.Tasks[i].Affinity] = r.Queue
+			}
+		}
+	}()
 	if out.Tasks != tasksSum {
 		return nil, fmt.Errorf("workflow ran tasks %.12s, the stage's are %.12s", out.Tasks, tasksSum)
 	}

@@ -7,12 +7,16 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 )
@@ -252,5 +256,49 @@ func TestTaskBorrowsIdleSlots(t *testing.T) {
 	release()
 	if got := run(&activities{version: "v1", log: log, workers: pipeline.NewWorkers(1)}); got != "refused" {
 		t.Errorf("on one slot: %s, want refused", got)
+	}
+}
+
+// A task with a preferred worker is sent to that worker's own queue; one
+// that the preferred worker does not take in time (its queue's
+// schedule-to-start timeout) goes to the shared queue, where any worker
+// takes it.
+func TestStageWorkflowPrefers(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var mu sync.Mutex
+	ran := map[int][]string{} // per task, the queues it was sent to
+	env.RegisterActivityWithOptions(func(ctx context.Context, in taskInput) (taskOutput, error) {
+		q := activity.GetInfo(ctx).TaskQueue
+		mu.Lock()
+		ran[in.Index] = append(ran[in.Index], q)
+		mu.Unlock()
+		if q == "gone" {
+			return taskOutput{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil)
+		}
+		return taskOutput{Path: fmt.Sprint(in.Index), Queue: "own-" + q}, nil
+	}, activityOptions())
+	env.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
+	ref, _ := batchFiles(t, 3)
+	env.ExecuteWorkflow(stageWorkflowName, stageInput{Stage: "s", Version: "v1", Tasks: ref, N: 3, HeartbeatTimeout: 10 * time.Second, MaxAttempts: 2,
+		Prefer: []string{"w1", "", "gone"}, PreferWait: time.Second})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var out stageOutput
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	shared := ran[1][0] // the workflow's own queue
+	want := map[int][]string{0: {"w1"}, 1: {shared}, 2: {"gone", shared}}
+	for i, w := range want {
+		if !slices.Equal(ran[i], w) {
+			t.Errorf("task %d sent to %v, want %v", i, ran[i], w)
+		}
+	}
+	for i, r := range out.Results {
+		if r.Path != fmt.Sprint(i) {
+			t.Errorf("result %d: %+v", i, r)
+		}
 	}
 }

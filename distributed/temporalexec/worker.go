@@ -2,6 +2,8 @@ package temporalexec
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/sourcegraph/conc"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -46,16 +49,32 @@ func stageWorkflow(ctx workflow.Context, in stageInput) (stageOutput, error) {
 	out := stageOutput{Tasks: in.Tasks.SHA256, Results: make([]taskOutput, in.N)}
 	var failed error
 	sel := workflow.NewSelector(ctx)
+	pending := in.N // futures added and not yet selected
 	for i := range in.N {
-		f := workflow.ExecuteActivity(tctx, taskActivityName, taskInput{Stage: in.Stage, Version: in.Version, Tasks: in.Tasks, Index: i})
-		sel.AddFuture(f, func(f workflow.Future) {
-			if err := f.Get(ctx, &out.Results[i]); err != nil && failed == nil {
+		ti := taskInput{Stage: in.Stage, Version: in.Version, Tasks: in.Tasks, Index: i}
+		var done func(f workflow.Future)
+		done = func(f workflow.Future) {
+			err := f.Get(ctx, &out.Results[i])
+			var te *temporal.TimeoutError
+			if errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && failed == nil {
+				// The preferred worker did not take it in time (busy or
+				// gone): any worker may.
+				sel.AddFuture(workflow.ExecuteActivity(tctx, taskActivityName, ti), done)
+				pending++
+				return
+			}
+			if err != nil && failed == nil {
 				failed = err
 				cancel()
 			}
-		})
+		}
+		actx := tctx
+		if i < len(in.Prefer) && in.Prefer[i] != "" {
+			actx = workflow.WithScheduleToStartTimeout(workflow.WithTaskQueue(tctx, in.Prefer[i]), in.PreferWait)
+		}
+		sel.AddFuture(workflow.ExecuteActivity(actx, taskActivityName, ti), done)
 	}
-	for range in.N {
+	for ; pending > 0; pending-- {
 		sel.Select(ctx)
 	}
 	if failed != nil {
@@ -67,7 +86,10 @@ func stageWorkflow(ctx workflow.Context, in stageInput) (stageOutput, error) {
 // activities run tasks on a worker of one schedlab version.
 type activities struct {
 	version string
-	log     *slog.Logger
+	// queue is this worker's own task queue, where the tasks that had
+	// better run on it (pipeline.Task.Affinity) are sent.
+	queue string
+	log   *slog.Logger
 	// workers is the worker's slots as a budget its tasks share: each
 	// running task holds one, and a task that can spread its work (the
 	// MARL learner) borrows the idle ones (pipeline.BorrowWorker). Nil:
@@ -154,7 +176,7 @@ func (a *activities) Task(ctx context.Context, in taskInput) (taskOutput, error)
 		return taskOutput{}, fmt.Errorf("task %s: result: %w", t.Name, err)
 	}
 	a.log.Info("task finished", "task", t.Name)
-	return taskOutput{Path: p, SHA256: pipeline.HashBytes(res)}, nil
+	return taskOutput{Path: p, SHA256: pipeline.HashBytes(res), Queue: a.queue}, nil
 }
 
 // readTask reads task in.Index of the batch's tasks file after checking
@@ -206,13 +228,30 @@ func RunWorker(ctx context.Context, opt WorkerOptions) error {
 	q := TaskQueue(o.Version)
 	w := worker.New(c, q, worker.Options{MaxConcurrentActivityExecutionSize: max(opt.Slots, 1)})
 	w.RegisterWorkflowWithOptions(stageWorkflow, workflowOptions())
-	a := &activities{version: o.Version, log: o.Log, workers: pipeline.NewWorkers(opt.Slots)}
+	// The worker's own queue, named by its identity (host and process)
+	// and a random tail, so that a restarted worker, which holds none of
+	// the state its predecessor kept, gets none of its tasks. Its tasks
+	// hold a slot of the same budget as the shared queue's.
+	host, _ := os.Hostname()
+	own := fmt.Sprintf("%s-%s-%d-%s", q, host, os.Getpid(), randomTail())
+	a := &activities{version: o.Version, queue: own, log: o.Log, workers: pipeline.NewWorkers(opt.Slots)}
 	w.RegisterActivityWithOptions(a.Task, activityOptions())
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("temporal: worker on %s: %w", o.HostPort, err)
+	wo := worker.New(c, own, worker.Options{MaxConcurrentActivityExecutionSize: max(opt.Slots, 1), DisableWorkflowWorker: true})
+	wo.RegisterActivityWithOptions(a.Task, activityOptions())
+	for _, w := range []worker.Worker{w, wo} {
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("temporal: worker on %s: %w", o.HostPort, err)
+		}
+		defer w.Stop()
 	}
-	o.Log.Info("worker started", "temporal", o.HostPort, "namespace", o.Namespace, "queue", q, "slots", max(opt.Slots, 1), "kinds", pipeline.TaskKinds())
+	o.Log.Info("worker started", "temporal", o.HostPort, "namespace", o.Namespace, "queue", q, "own_queue", own, "slots", max(opt.Slots, 1), "kinds", pipeline.TaskKinds())
 	<-ctx.Done()
-	w.Stop()
 	return nil
+}
+
+// randomTail is 8 random hex digits.
+func randomTail() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/floats"
@@ -91,7 +92,8 @@ func (tr *trainer) spreadIteration(ctx context.Context, opts TrainOptions, first
 			if err != nil {
 				return nil, err
 			}
-			pieces, idx = append(pieces, training.Piece{Spec: spec, Reads: names}), append(idx, i)
+			pc := training.Piece{Spec: spec, Reads: names, Affinity: "episode-" + strconv.Itoa(r.ep)}
+			pieces, idx = append(pieces, pc), append(idx, i)
 		}
 		if len(pieces) == 0 {
 			break
