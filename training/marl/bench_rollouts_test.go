@@ -18,7 +18,9 @@ import (
 // pipeline.BorrowWorker): the wall time of one model on more workers,
 // whose bytes TestRolloutsSameBytes holds equal. Sizes as
 // BenchmarkTrainEpisode's (benchSize); tasks/op counts the tasks placed
-// over all rollouts.
+// over all rollouts. spread=2 runs each rollout's steps as pieces of a
+// training.Spread (marl.RunStep), side by side in this process, as an
+// executor's two workers would.
 func BenchmarkTrainRollouts(b *testing.B) {
 	k, intervals, jpp := benchSize(b)
 	rollouts := 2
@@ -45,4 +47,18 @@ func BenchmarkTrainRollouts(b *testing.B) {
 			}
 		})
 	}
+	b.Run("spread=2", func(b *testing.B) {
+		b.ReportMetric(float64(rollouts*tasks(jobs)), "tasks/op")
+		for i := range b.N {
+			opts := marl.TrainOptions{Cluster: c, Train: jobs, Sim: intervalConfig(), Seed: 1}
+			var calls int
+			key := fmt.Sprintf("bench-%d", i)
+			opts.Spread = spreadInProcess(b, false, &calls, func(ctx context.Context, read func(string) ([]byte, error), piece []byte) ([]byte, error) {
+				return marl.RunStep(ctx, key, func() (marl.Config, marl.TrainOptions, error) { return cfg, opts, nil }, read, piece)
+			})
+			if _, _, err := marl.Train(context.Background(), cfg, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

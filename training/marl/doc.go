@@ -104,6 +104,16 @@
 // rollout order, never in completion order, and each episode's stream is
 // named by its index, so the bytes depend on the number of rollouts,
 // never on the workers. One rollout is the training described above.
+// Each rollout's gradient is summed on its own (its agents in order) and
+// the rollouts' are added in rollout order, so that with
+// TrainOptions.Spread (spread.go; a run with an executor sets it) each
+// rollout's step from one decision point to the next (decide, simulate,
+// learn its segments) can be a task of the executor (RunStep), on any
+// worker, and the driver that adds the gradients and takes the Adam step
+// writes the same bytes. The worker that ran a rollout's step keeps the
+// rollout for its next step; one that does not hold it replays the
+// episode with the parameters of each earlier step (every step's
+// parameters are a blob the step reads).
 // Each rollout holds its own simulation, caches and an interval's
 // recorded decisions: at k = 20 (BenchmarkTrainRollouts, two intervals)
 // peak RSS was 0.43 GB with one rollout and 0.76 GB with two (0.49 and

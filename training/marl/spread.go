@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -180,10 +181,13 @@ type stepped struct {
 	r      *rollout
 	next   int
 	params [sha256.Size]byte // of the values the network holds
+	at     time.Time         // when it was last kept
 }
 
 // kept are the rollouts this process keeps between their steps, the
-// least recently stepped first; at most keepRollouts().
+// least recently stepped first; at most keepRollouts(), none kept
+// longer than keepIdle (the training that stepped it has moved it to
+// another worker, or ended, or its driver died).
 var kept struct {
 	sync.Mutex
 	list []*stepped
@@ -193,6 +197,11 @@ var kept struct {
 // least four (each holds a simulation and its caches: about 0.35 GB at
 // k = 20).
 func keepRollouts() int { return max(4, runtime.GOMAXPROCS(0)) }
+
+// keepIdle is how long a rollout is kept without a step: a step at
+// k = 20 takes seconds, and the driver asks for the next as soon as every
+// rollout of the iteration has stepped.
+const keepIdle = 10 * time.Minute
 
 // take removes and returns the kept rollout of (key, ep), nil if none.
 func take(key string, ep int) *stepped {
@@ -212,8 +221,13 @@ func take(key string, ep int) *stepped {
 func keep(s *stepped) {
 	kept.Lock()
 	defer kept.Unlock()
+	s.at = time.Now()
 	kept.list = append(kept.list, s)
-	if over := len(kept.list) - keepRollouts(); over > 0 {
+	over := len(kept.list) - keepRollouts()
+	for over < len(kept.list) && kept.list[max(over, 0)].at.Before(s.at.Add(-keepIdle)) {
+		over = max(over, 0) + 1
+	}
+	if over > 0 {
 		clear(kept.list[:over])
 		kept.list = kept.list[over:]
 	}
@@ -342,8 +356,7 @@ func rebuild(ctx context.Context, key string, build func() (Config, TrainOptions
 			return nil, fmt.Errorf("marl: episode %d ended at step %d of a replay to step %d", p.Episode, step, p.Step)
 		}
 		for i := range r.segs {
-			r.segs[i].roll.Reset()
-			r.segs[i].jobs = r.segs[i].jobs[:0]
+			r.segs[i].reset()
 		}
 	}
 	s.next = p.Step
@@ -402,14 +415,6 @@ func (s *stepped) step(ctx context.Context, read func(string) ([]byte, error), n
 	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
 	stats := tr.learn(todo, pg)
 	res.Grad = rolloutGrad(nil, tr.grads[:len(todo)], gradSize(tr.pol.net.ps.List()))
-	for i, sg := range todo {
-		k := float64(sg.roll.Len()) / float64(r.n)
-		res.Upd.PolicyLoss += k * stats[i].PolicyLoss
-		res.Upd.ValueLoss += k * stats[i].ValueLoss
-		res.Upd.Entropy += k * stats[i].Entropy
-		sg.roll.Reset()
-		sg.jobs = sg.jobs[:0]
-	}
-	res.N, res.Ret = r.n, r.ret
+	res.Upd, res.N, res.Ret = learnt(todo, stats, r.n), r.n, r.ret
 	return res, nil
 }

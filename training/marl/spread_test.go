@@ -14,11 +14,11 @@ import (
 	"github.com/schedlab/schedlab/training/marl"
 )
 
-// spreadInProcess is a training.Spread that runs every piece through the
-// family's RunPiece in this process, side by side, as an executor's
-// workers would; forget drops the kept rollouts before every step, as
-// when each step lands on a worker that did not run the last.
-func spreadInProcess(t *testing.T, f training.Spreader, key string, spec training.TrainSpec, forget bool, calls *int) training.Spread {
+// spreadInProcess is a training.Spread that runs every piece with run
+// in this process, side by side, as an executor's workers would; forget
+// drops the kept rollouts before every step, as when each step lands on a
+// worker that did not run the last.
+func spreadInProcess(t testing.TB, forget bool, calls *int, run func(ctx context.Context, read func(string) ([]byte, error), piece []byte) ([]byte, error)) training.Spread {
 	blobs := map[string][]byte{}
 	var mu sync.Mutex
 	return func(ctx context.Context, blob training.Blob, pieces []training.Piece) ([][]byte, error) {
@@ -38,7 +38,6 @@ func spreadInProcess(t *testing.T, f training.Spreader, key string, spec trainin
 			}
 			return b, nil
 		}
-		build := func() (training.TrainSpec, error) { s := spec; s.Spread = nil; return s, nil }
 		out := make([][]byte, len(pieces))
 		errs := make([]error, len(pieces))
 		var wg sync.WaitGroup
@@ -46,7 +45,7 @@ func spreadInProcess(t *testing.T, f training.Spreader, key string, spec trainin
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i], errs[i] = f.RunPiece(ctx, key, build, read, p.Spec)
+				out[i], errs[i] = run(ctx, read, p.Spec)
 			}()
 		}
 		wg.Wait()
@@ -108,7 +107,10 @@ func TestSpreadSameBytes(t *testing.T) {
 		rebuilt = 0
 		var calls int
 		s := spec()
-		s.Spread = spreadInProcess(t, f, "test-"+t.Name(), s, forget, &calls)
+		build := func() (training.TrainSpec, error) { b := s; b.Spread = nil; return b, nil }
+		s.Spread = spreadInProcess(t, forget, &calls, func(ctx context.Context, read func(string) ([]byte, error), piece []byte) ([]byte, error) {
+			return f.RunPiece(ctx, "test-"+t.Name(), build, read, piece)
+		})
 		got := files(s)
 		for name, b := range lock {
 			if !bytes.Equal(got[name], b) {

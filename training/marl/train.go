@@ -495,6 +495,7 @@ func (tr *trainer) update(rs []*rollout) {
 		}
 		tr.acc = rolloutGrad(tr.acc, tr.grads[i:j], size)
 		addGrad(ps, tr.acc)
+		owner[i].upd = learnt(todo[i:j], stats[i:j], owner[i].n)
 		i = j
 	}
 	if contrib > 1 {
@@ -503,17 +504,6 @@ func (tr *trainer) update(rs []*rollout) {
 		for _, q := range ps {
 			floats.Scale(1/float64(contrib), q.Grad)
 		}
-	}
-	// Each rollout's losses of this update, weighted by its segments'
-	// lengths, are summed before they join its curve's sums.
-	for i, sg := range todo {
-		r := owner[i]
-		k := float64(sg.roll.Len()) / float64(r.n)
-		r.upd.PolicyLoss += k * stats[i].PolicyLoss
-		r.upd.ValueLoss += k * stats[i].ValueLoss
-		r.upd.Entropy += k * stats[i].Entropy
-		sg.roll.Reset()
-		sg.jobs = sg.jobs[:0]
 	}
 	for _, r := range rs {
 		if !r.done && r.n > 0 {
@@ -532,6 +522,27 @@ func (tr *trainer) update(rs []*rollout) {
 			r.a.paramsMoved()
 		}
 	}
+}
+
+// learnt is the losses of a rollout's segments learnt (stats, in order),
+// weighted by their lengths over n, the rollout's steps: summed before
+// they join its curve's sums. It empties the segments.
+func learnt(segs []*segment, stats []rl.UpdateStats, n int) rl.UpdateStats {
+	var u rl.UpdateStats
+	for i, sg := range segs {
+		k := float64(sg.roll.Len()) / float64(n)
+		u.PolicyLoss += k * stats[i].PolicyLoss
+		u.ValueLoss += k * stats[i].ValueLoss
+		u.Entropy += k * stats[i].Entropy
+		sg.reset()
+	}
+	return u
+}
+
+// reset empties the segment.
+func (sg *segment) reset() {
+	sg.roll.Reset()
+	sg.jobs = sg.jobs[:0]
 }
 
 // account adds an update's return, losses and steps learned to the
