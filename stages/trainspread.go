@@ -35,13 +35,7 @@ func runStepTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 	if err := json.Unmarshal(t.Spec, &st); err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
-	var probe struct {
-		Scheduler string `json:"scheduler"`
-	}
-	if err := json.Unmarshal(st.Train.Model, &probe); err != nil {
-		return nil, fmt.Errorf("spec: model: %w", err)
-	}
-	mt, err := decodeModelTraining(st.Train.Model, probe.Scheduler)
+	mt, err := st.Train.model()
 	if err != nil {
 		return nil, err
 	}

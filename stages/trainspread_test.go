@@ -2,7 +2,9 @@ package stages
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -62,5 +64,46 @@ func TestSpreadRolloutsRun(t *testing.T) {
 	// spread): at least a step per decision point of the first two.
 	if ex.n[TaskTrainStep] < 4 || ex.n[TaskTrain] != 0 {
 		t.Errorf("tasks run: %v; want train.step tasks and no whole training", ex.n)
+	}
+}
+
+// A step task whose spec is not one, whose model's family does not
+// spread, or whose piece names the wrong parameters is refused with an
+// error naming the task, never a panic.
+func TestStepTaskRefuses(t *testing.T) {
+	model := func(name string) []byte {
+		m, err := quickConfig().PlanTraining(name, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	marlModel, dasModel := model("marl-device"), model("rifling")
+	spec := func(model []byte, piece string) []byte {
+		b, err := json.Marshal(stepTask{Train: trainTask{Model: model, Stage: "train-x"}, Key: "k", Piece: []byte(piece), Blobs: map[string]string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		spec []byte
+		want string
+	}{
+		{"not json", []byte("{"), "spec:"},
+		{"das", spec(dasModel, `{"episode":0,"step":0,"params":["p"]}`), "does not spread"},
+		{"piece not json", spec(marlModel, `{`), "marl: step"},
+		{"params short", spec(marlModel, `{"episode":0,"step":3,"params":["p"]}`), "names 1 parameter sets, want 4"},
+		{"blob missing", spec(marlModel, `{"episode":0,"step":0,"params":["p"]}`), `blob "p" is not among the task's inputs`},
+	} {
+		_, err := pipeline.RunTask(context.Background(), pipeline.Task{Kind: TaskTrainStep, Name: "step-" + c.name, Spec: c.spec}, pipeline.TaskEnv{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "step-"+c.name) || strings.Contains(err.Error(), "panic") {
+			t.Errorf("%s: %v, want an error with %q naming the task", c.name, err, c.want)
+		}
 	}
 }

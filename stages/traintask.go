@@ -95,17 +95,10 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 // inputs decodes the plan and reads the files of the training as the
 // stage does in the driver (train.go).
 func (tt trainTask) inputs(seed uint64) (*ModelTraining, TrainInputs, error) {
-	var probe struct {
-		Scheduler string `json:"scheduler"`
-	}
-	if err := json.Unmarshal(tt.Model, &probe); err != nil {
-		return nil, TrainInputs{}, fmt.Errorf("spec: model: %w", err)
-	}
-	mt, err := decodeModelTraining(tt.Model, probe.Scheduler)
+	mt, err := tt.model()
 	if err != nil {
 		return nil, TrainInputs{}, err
 	}
-	mt.base = tt.Base
 	in := mt.inputs(seed, tt.Stage)
 	in.Meta.ConfigHash = tt.ConfigHash
 	if tt.Trace != "" {
@@ -117,6 +110,22 @@ func (tt trainTask) inputs(seed uint64) (*ModelTraining, TrainInputs, error) {
 		return nil, TrainInputs{}, err
 	}
 	return mt, in, nil
+}
+
+// model decodes the plan.
+func (tt trainTask) model() (*ModelTraining, error) {
+	var probe struct {
+		Scheduler string `json:"scheduler"`
+	}
+	if err := json.Unmarshal(tt.Model, &probe); err != nil {
+		return nil, fmt.Errorf("spec: model: %w", err)
+	}
+	mt, err := decodeModelTraining(tt.Model, probe.Scheduler)
+	if err != nil {
+		return nil, err
+	}
+	mt.base = tt.Base
+	return mt, nil
 }
 
 // decodeModelTraining decodes a plan, its family config into the
