@@ -6,7 +6,7 @@ package marl
 func OnTrainEpisode(f func(decisions, points, learned int)) { testHookEpisode = f }
 
 // OnRebuild sets (nil: clears) the hook told of every rollout a spread
-// step rebuilt; ForgetRollouts drops every rollout this process keeps
+// step rebuilt, from the goroutine of the step; ForgetRollouts drops every rollout this process keeps
 // between steps, as a worker that did not run their last steps holds
 // none.
 func OnRebuild(f func(ep, step int)) { testHookRebuild = f }

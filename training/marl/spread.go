@@ -233,7 +233,8 @@ func keep(s *stepped) {
 	}
 }
 
-// testHookRebuild, when set, is told of every rollout a step rebuilt.
+// testHookRebuild, when set, is told of every rollout a step rebuilt,
+// from the goroutine of the step (steps run side by side).
 var testHookRebuild func(ep, step int)
 
 // RunStep runs one piece of a spread training (TrainOptions.Spread):

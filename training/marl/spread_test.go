@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -96,15 +97,15 @@ func TestSpreadSameBytes(t *testing.T) {
 		}
 		return m
 	}
-	var rebuilt int
-	marl.OnRebuild(func(ep, step int) { rebuilt++ })
+	var rebuilt atomic.Int64 // the pieces step side by side
+	marl.OnRebuild(func(ep, step int) { rebuilt.Add(1) })
 	defer marl.OnRebuild(nil)
 	lock := files(spec())
-	if rebuilt != 0 {
-		t.Fatalf("the lock-step training rebuilt %d rollouts", rebuilt)
+	if rebuilt.Load() != 0 {
+		t.Fatalf("the lock-step training rebuilt %d rollouts", rebuilt.Load())
 	}
 	for _, forget := range []bool{false, true} {
-		rebuilt = 0
+		rebuilt.Store(0)
 		var calls int
 		s := spec()
 		build := func() (training.TrainSpec, error) { b := s; b.Spread = nil; return b, nil }
@@ -119,6 +120,7 @@ func TestSpreadSameBytes(t *testing.T) {
 		}
 		// Each step of the five episodes is a call: the rollouts were
 		// spread, and (forgetting) rebuilt at every step.
+		rebuilt := int(rebuilt.Load())
 		t.Logf("forget %v: %d steps, %d rebuilt", forget, calls, rebuilt)
 		switch {
 		case calls < 10:
