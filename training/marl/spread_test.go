@@ -59,8 +59,8 @@ func spreadInProcess(t testing.TB, forget bool, calls *int, run func(ctx context
 	}
 }
 
-// TestSpreadSameBytes trains with three rollouts per update (five
-// episodes: iterations of three and two) in lock step in one process,
+// TestSpreadSameBytes trains with three rollouts per update (seven
+// episodes: iterations of three, three and one) in lock step in one process,
 // and with each rollout's steps as pieces of a Spread: kept between
 // steps, and rebuilt at every step by replaying the episode. Every file
 // is byte-identical.
@@ -76,7 +76,7 @@ func TestSpreadSameBytes(t *testing.T) {
 	}
 	train, val := datasets.SplitMARL(workload(t, c, 0.6, 6, 3), c.Pods, 0.1, 1800)
 	spec := func() training.TrainSpec {
-		fc := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: 5, Rollouts: 3}})
+		fc := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: 7, Rollouts: 3}})
 		if !f.Spreads(fc) {
 			t.Fatal("three rollouts per update do not spread")
 		}
@@ -118,15 +118,15 @@ func TestSpreadSameBytes(t *testing.T) {
 				t.Errorf("forget %v: %s differs from the lock-step training's", forget, name)
 			}
 		}
-		// Each step of the five episodes is a call: the rollouts were
+		// Each step of the seven episodes is a call: the rollouts were
 		// spread, and (forgetting) rebuilt at every step.
 		rebuilt := int(rebuilt.Load())
 		t.Logf("forget %v: %d steps, %d rebuilt", forget, calls, rebuilt)
 		switch {
 		case calls < 10:
 			t.Errorf("forget %v: %d steps: the training did not spread", forget, calls)
-		case !forget && rebuilt != 5:
-			t.Errorf("rebuilt %d rollouts, want the five episodes' first steps only", rebuilt)
+		case !forget && rebuilt != 7:
+			t.Errorf("rebuilt %d rollouts, want the seven episodes' first steps only", rebuilt)
 		case forget && rebuilt < calls:
 			t.Errorf("forgetting: rebuilt %d rollouts in %d steps", rebuilt, calls)
 		}

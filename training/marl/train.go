@@ -54,9 +54,9 @@ type TrainOptions struct {
 	// goroutines, unasked. How many run never changes a bit
 	// (trainer.learn, trainer.each).
 	Borrow func() (release func(), ok bool)
-	// Spread, if not nil, runs the rollouts of an iteration of more than
-	// one as pieces of the training's steps, each a task of a run's
-	// executor (spread.go); the bytes are those of the training without.
+	// Spread, if not nil, runs the rollouts of each iteration as pieces
+	// of the training's steps, each a task of a run's executor
+	// (spread.go); the bytes are those of the training without.
 	Spread training.Spread
 }
 
@@ -235,7 +235,7 @@ var testHookEpisode func(decisions, points, learned int)
 // the new parameters. It returns their curves in episode order. With n = 1
 // this is one episode with an update per interval.
 func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.Config, first, n int) ([]training.Curve, error) {
-	if opts.Spread != nil && n > 1 {
+	if opts.Spread != nil {
 		return tr.spreadIteration(ctx, opts, first, n) // spread.go
 	}
 	rs := make([]*rollout, n)
