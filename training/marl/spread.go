@@ -33,8 +33,6 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -132,12 +130,7 @@ func (tr *trainer) spreadIteration(ctx context.Context, opts TrainOptions, first
 		if contrib == 0 {
 			continue
 		}
-		if contrib > 1 {
-			for _, q := range ps {
-				floats.Scale(1/float64(contrib), q.Grad)
-			}
-		}
-		tr.opt.Step()
+		tr.step(contrib)
 	}
 	cs := make([]training.Curve, n)
 	for i, r := range rs {

@@ -498,19 +498,12 @@ func (tr *trainer) update(rs []*rollout) {
 		owner[i].upd = learnt(todo[i:j], stats[i:j], owner[i].n)
 		i = j
 	}
-	if contrib > 1 {
-		// The mean over the rollouts of their agents' summed gradients:
-		// one rollout's scale, whatever their number.
-		for _, q := range ps {
-			floats.Scale(1/float64(contrib), q.Grad)
-		}
-	}
 	for _, r := range rs {
 		if !r.done && r.n > 0 {
 			r.account(r.ret, r.upd, r.n)
 		}
 	}
-	tr.opt.Step()
+	tr.step(contrib)
 	// The parameters moved: every cached embedding and recorded
 	// evaluation is stale.
 	tr.e.gen++
@@ -522,6 +515,18 @@ func (tr *trainer) update(rs []*rollout) {
 			r.a.paramsMoved()
 		}
 	}
+}
+
+// step takes the optimiser step on the sum of contrib rollouts'
+// gradients the parameters hold: on their mean, one rollout's scale,
+// whatever their number.
+func (tr *trainer) step(contrib int) {
+	if contrib > 1 {
+		for _, q := range tr.pol.net.ps.List() {
+			floats.Scale(1/float64(contrib), q.Grad)
+		}
+	}
+	tr.opt.Step()
 }
 
 // learnt is the losses of a rollout's segments learnt (stats, in order),
