@@ -130,7 +130,7 @@ func (a *actor) z(self int) []float64 {
 			continue // the acting agent's own row is replaced by its z⁰ with the task
 		}
 		a.tape.Reset()
-		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)}, a.inner(p, false), false)
+		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)}, a.inner(p, false), false, nil)
 		copy(a.zc[p*dz:(p+1)*dz], em.z0.Data)
 		a.zStale[p] = false
 	}

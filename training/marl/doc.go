@@ -124,19 +124,28 @@
 // one rollout and with two; four rollouts, a quarter of the updates,
 // ended higher over 16 episodes (1.84 against 1.65 h, three seeds).
 //
-// Speed without changing a bit (TestGoldenTraining pins checkpoints,
-// curves and placements by sha256): a decision's pass reuses the previous
-// pass of the same pod and recomputes only the rows its changes reach
-// (nn.ECCStack for the inner and inter-scheduler ECC stacks, nn.LinearRows
-// for the group scorer's candidate half); the update takes each step's
-// log-probability, entropy and value from the pass that chose it and
-// back-propagates the steps one at a time, in cache, summing the
-// parameter gradients in the order of one batched pass
-// (nn.Tape.DeferGrad); each step's pass takes the
-// inner ECC stack and the group scorer's candidate rows from per-pod
-// incremental caches recorded on its tape (nn.ECCStack.Record,
-// nn.LinearRows.Record), a segment's consecutive steps differing in few
-// rows.
+// Speed (TestGoldenTraining pins checkpoints, curves and placements by
+// sha256): a decision's pass reuses the previous pass of the same pod and
+// recomputes only the rows its changes reach (nn.ECCStack for the inner
+// and inter-scheduler ECC stacks, nn.LinearRows for the group scorer's
+// candidate half), to the bits of a full pass. The update takes each
+// step's log-probability, entropy and value from the pass that chose it.
+// Its backward pass runs the inner ECC stack once per chunk of up to 32
+// steps of a segment (nn.ECCSegment): one version of each row per run of
+// steps over which the row's inputs hold, computed with the bits of the
+// step's own pass, the steps' gradients summed per version before they
+// go down a layer. A segment's consecutive steps differ in few rows, so
+// the stack's backward work is that of the rows that changed, not of the
+// pod's whole graph at every step (at k = 20, 4 intervals: about a fifth
+// of the rows). The rest of the network back-propagates one step at a
+// time, in cache, from that step's inner output, summing the parameter
+// gradients' rows in the order of one batched pass (nn.Tape.DeferGrad),
+// with the inter-scheduler stack and the group scorer's candidate rows
+// from incremental caches recorded on its tape (nn.ECCStack.RecordLayers,
+// nn.LinearRows.Record). The segment adds the inner stack's gradients in
+// another order than a pass per step would: the same sums to rounding,
+// not to the bit (the goldens changed once with it; issue 33 lifted
+// bit-identity with earlier checkpoints).
 //
 // Cost at paper scale (fat-tree k = 20, 15 jobs per pod per interval,
 // BenchmarkTrainEpisode, which reports each figure below): the 100

@@ -190,6 +190,9 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
+	// innerOut, if not nil, is the inner ECC stack's output for the
+	// pass, computed elsewhere (nn.ECCSegment): the pass starts there.
+	innerOut *nn.Node
 	// record: the ECC stacks' layers and the group scorer's rows go on
 	// the tape (nn.ECCStack.Record and RecordLayers, nn.LinearRows.Record)
 	// for a backward pass, rather than entering it as constants.
@@ -207,8 +210,8 @@ type embedded struct {
 // embed runs the inner ECC stack and the encoder for steps of one agent.
 // With a cache (inference, one step), the stack's output comes from it:
 // the same bits, recomputed only where the graph changed since the
-// cache's last pass.
-func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record bool) embedded {
+// cache's last pass. With out (one step), the stack's output is out.
+func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record bool, out *nn.Node) embedded {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
@@ -238,7 +241,12 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record b
 	// pass (after this one's backward pass).
 	h0 := t.View(B*n, f0, x0)
 	h := h0
-	if cache != nil && len(net.inner) > 0 {
+	if out != nil {
+		if B != 1 || out.Rows != n {
+			panic("marl: embed: a given inner output of several steps or another graph")
+		}
+		h = out
+	} else if cache != nil && len(net.inner) > 0 {
 		if B != 1 {
 			panic("marl: embed: a cached inner pass of several steps")
 		}
@@ -278,7 +286,7 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 	if pc == nil {
 		pc = &passCache{}
 	}
-	em := e.embed(t, steps, pc.inner, pc.record)
+	em := e.embed(t, steps, pc.inner, pc.record, pc.innerOut)
 	s := em.z0
 	var targets *nn.Node
 	parts := len(e.cg.parts)
@@ -419,14 +427,17 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 // Step is deliberately empty: the trainer sums the gradients of every
 // agent's segment of an interval and applies one optimiser step.
 //
-// It works one step at a time rather than on the segment as one batch: a
-// segment of B steps stacks B copies of the pod's graph (at k = 20, some
-// 3 MB of activations and as much gradient per step), so a batched pass
-// streams hundreds of megabytes through memory several times, while one
-// step's working set stays in cache. The bits are those of the batched
-// pass: every forward operator computes each row on its own, and the
-// backward pass sums the rows of the parameter gradients in the same
-// order (nn.Tape.DeferGrad; TestGoldenTraining pins it).
+// The inner ECC stack, most of a pass's work, runs once for up to
+// segmentChunk steps of the segment (nn.ECCSegment): one version of each
+// row per run of steps over which its inputs stay the same, forward and
+// backward, where a pass per step would cover the pod's whole graph at
+// every step (consecutive steps differ in few rows). The rest of the
+// network runs one step at a time on a tape of a step's size, whose
+// working set stays in cache (a batch of B steps stacks B copies of the
+// graph: hundreds of megabytes at k = 20), the inner stack's output of
+// the step entering it as a leaf whose gradient the segment gathers.
+// The rows of the tape's parameter gradients are summed in the order of
+// one batched pass (nn.Tape.DeferGrad).
 type learner struct {
 	e *evaluator
 	// recorded: trust steps' recorded evaluations of the current
@@ -436,16 +447,15 @@ type learner struct {
 	t        nn.Tape
 	steps    []*obs
 	actions  []int
-	// inner and group hold the incremental inner pass and group-scorer
-	// rows the backward passes record (nn.ECCStack.Record,
-	// nn.LinearRows.Record) for the steps of partition part: a segment's
-	// consecutive steps differ in few rows of the pod's graph. One of
-	// each serves every partition in turn (nn.ECCStack.Retarget): the
-	// parameters move at every update, so a partition's pass from an
-	// earlier segment would be recomputed anyway, and one per partition
-	// held some 100 MB per learner at k = 20. gen is the evaluator
-	// generation they were computed under.
-	inner *nn.ECCStack
+	// inner is the inner stack's segment, retargeted to each
+	// partition in turn. group holds the group-scorer rows the backward
+	// passes record (nn.LinearRows.Record) for the steps of partition
+	// part: a segment's consecutive steps differ in few rows of the pod's
+	// graph. One serves every partition in turn: the parameters move at
+	// every update, so a partition's rows from an earlier segment would
+	// be recomputed anyway. gen is the evaluator generation they were
+	// computed under.
+	inner *nn.ECCSegment
 	group *nn.LinearRows
 	part  int
 	// inter is the inter-scheduler stack's pass, shared by the
@@ -458,15 +468,13 @@ type learner struct {
 // cache returns the backward passes' caches of partition p, dropping
 // the cached pass when the parameters moved or the partition changed.
 func (l *learner) cache(p int) *passCache {
-	net, pt := l.e.net, l.e.cg.parts[p]
-	if l.inner == nil {
-		l.inner = nn.NewECCStack(net.inner, pt.graph)
+	net := l.e.net
+	if l.group == nil {
 		l.group = nn.NewLinearRows(net.group.cand)
 		l.part = p
 	}
 	moved := l.gen != l.e.gen
 	if moved || l.part != p {
-		l.inner.Retarget(pt.graph)
 		l.group.Invalidate()
 		l.part = p
 	}
@@ -475,9 +483,6 @@ func (l *learner) cache(p int) *passCache {
 	}
 	l.gen = l.e.gen
 	pc := &passCache{group: l.group, record: true}
-	if len(net.inner) > 0 {
-		pc.inner = l.inner
-	}
 	if net.cfg.multi() && len(net.inter) > 0 {
 		if l.inter == nil {
 			l.inter = nn.NewECCStack(net.inter, l.e.cg.inter.graph)
@@ -512,8 +517,15 @@ func (l *learner) Evaluate(steps []*rl.Step[*obs], logp, entropy, value []float6
 	}
 }
 
-// Backward implements rl.ActorCritic: each step's forward pass again, on
-// a tape of its own size, and its backward pass.
+// segmentChunk is the most steps an inner segment holds: its versions
+// and their gradients grow with the steps (a single agent's segment is
+// an interval's every decision over the whole cluster's graph), while
+// each chunk costs one full pass more.
+const segmentChunk = 32
+
+// Backward implements rl.ActorCritic: the inner stack's segment of each
+// chunk of steps, then each step's forward pass from its output, on a
+// tape of its own size, and its backward pass, then the segment's.
 func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 	t := &l.t
 	t.DeferGrad(true)
@@ -521,9 +533,25 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 		t.FlushGrad()
 		t.DeferGrad(false)
 	}()
+	var seg *nn.ECCSegment
+	end := 0 // the steps before end are in the segment's chunk
 	for i, o := range l.steps {
+		if len(l.e.net.inner) > 0 && i == end {
+			if seg != nil {
+				seg.Backward()
+			}
+			seg = l.segment(o.agent)
+			for end = i; end < len(l.steps) && end-i < segmentChunk && l.steps[end].agent == o.agent; end++ {
+				seg.Add(l.steps[end].x0, l.steps[end].ctx.inner[o.agent])
+			}
+			seg.Forward()
+		}
 		t.Reset()
-		logits, values, mask := l.e.forward(t, []*obs{o}, l.cache(o.agent))
+		pc := l.cache(o.agent)
+		if seg != nil {
+			pc.innerOut = seg.Output(seg.Len() - (end - i))
+		}
+		logits, values, mask := l.e.forward(t, []*obs{o}, pc)
 		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
 		ent := t.CategoricalEntropy(logits, mask)
 		loss := t.Add(t.Sum(t.Mul(lp, t.Const(1, 1, dLogp[i:i+1]))), t.Sum(t.Mul(ent, t.Const(1, 1, dEntropy[i:i+1]))))
@@ -531,7 +559,24 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 			loss = t.Add(loss, t.Sum(t.Mul(values, t.Const(1, 1, dValue[i:i+1]))))
 		}
 		t.Backward(loss)
+		if seg != nil {
+			seg.Accumulate()
+		}
 	}
+	if seg != nil {
+		seg.Backward()
+	}
+}
+
+// segment returns the learner's inner segment over partition p's graph,
+// empty.
+func (l *learner) segment(p int) *nn.ECCSegment {
+	g := l.e.cg.parts[p].graph
+	if l.inner == nil {
+		l.inner = nn.NewECCSegment(l.e.net.inner, g)
+	}
+	l.inner.Retarget(g)
+	return l.inner
 }
 
 // Step implements rl.ActorCritic; see learner.

@@ -154,3 +154,79 @@ func BenchmarkGemmSerial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkECCSegment is the backward work of 32 steps through a stack
+// of four ECC layers of width 16 over a 411-node random graph (the size
+// of a MARL pod's inner graph at k = 20), each step changing one to
+// three node rows of the last: "per-step" an incremental pass recorded
+// on a tape (ECCStack.Record) and a backward pass per step, as the MARL
+// learner ran them before ECCSegment;
+// "segment" one ECCSegment of the 32 steps. ns/step is per step.
+func BenchmarkECCSegment(b *testing.B) {
+	const nodes, f, steps = 411, 3, 32
+	rng := rand.New(rand.NewPCG(5, 0))
+	var src, dst []int
+	for u := 1; u < nodes; u++ { // a tree, as sparse as a pod's
+		w := rng.IntN(u)
+		src, dst = append(src, w, u), append(dst, u, w)
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps := NewParams()
+	dims := []int{13, 16, 16, 16, 16}
+	var layers []*ECC
+	for i := 0; i+1 < len(dims); i++ {
+		layers = append(layers, NewECC(ps, fmt.Sprintf("l%d", i), dims[i], f, dims[i+1], rng))
+	}
+	x := make([]float64, nodes*dims[0])
+	for i := range x {
+		x[i] = rng.Float64()
+	}
+	ef := make([]float64, g.Edges()*f)
+	for i := range ef {
+		ef[i] = rng.Float64()
+	}
+	xs := make([][]float64, steps)
+	for st := range xs {
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			x[rng.IntN(nodes)*dims[0]] = rng.Float64()
+		}
+		xs[st] = append([]float64(nil), x...)
+	}
+	up := make([]float64, nodes*dims[len(dims)-1])
+	for i := range up {
+		up[i] = rng.NormFloat64()
+	}
+	var tp Tape
+	loss := func(h *Node) *Node { return tp.Sum(tp.Mul(h, tp.View(h.Rows, h.Cols, up))) }
+	b.Run("per-step", func(b *testing.B) {
+		c := NewECCStack(layers, g)
+		for b.Loop() {
+			c.Invalidate() // the parameters moved since the last segment
+			for st := range xs {
+				tp.Reset()
+				h := c.Record(&tp, tp.View(nodes, dims[0], xs[st]), tp.View(g.Edges(), f, ef))
+				tp.Backward(loss(h))
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+	})
+	b.Run("segment", func(b *testing.B) {
+		s := NewECCSegment(layers, g)
+		for b.Loop() {
+			for st := range xs {
+				s.Add(xs[st], ef)
+			}
+			s.Forward()
+			for st := range xs {
+				tp.Reset()
+				tp.Backward(loss(s.Output(st)))
+				s.Accumulate()
+			}
+			s.Backward()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+	})
+}

@@ -80,6 +80,11 @@
 // rows): ECCStack (a stack of ECC layers over one graph), LinearRows;
 // their Record methods put a cached pass on a tape for Backward, with the
 // gradients of the uncached layers.
+// A sequence of passes over inputs that change in few rows (a segment of
+// decisions between two updates): ECCSegment computes a stack of ECC
+// layers once per version of each row, forward with the tape's bits and
+// backward with the steps' summed gradients, where a pass per step covers
+// the whole graph every step.
 // Item-by-item passes that sum parameter gradients as one batched pass
 // would: Tape.DeferGrad and Tape.FlushGrad.
 //

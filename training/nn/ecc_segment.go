@@ -1,0 +1,356 @@
+package nn
+
+import (
+	"fmt"
+	"sort"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// ECCSegment runs a stack of ECC layers over one graph for a sequence of
+// steps whose inputs differ in few rows from one step to the next (a
+// scheduler's decisions between two updates), and back-propagates the
+// sum of the steps' losses through the stack in one pass.
+//
+// A step's pass and its backward pass are linear in the upstream
+// gradient once the forward values are fixed, and most rows hold the
+// same values, hence the same local Jacobian, at many consecutive steps.
+// So the segment keeps, per layer and per node, one version of the row
+// for every run of steps over which the row's inputs (its own input row,
+// its sources' and its incoming edges' features) do not change; a step's
+// upstream gradient is added to the versions the step reads, and the
+// backward pass runs once per version, not once per step: the cost is
+// that of the rows that change plus one full pass, where a pass per step
+// costs the full graph every step. Every version's forward values are
+// computed by the kernels of ECC.Forward, row by row, in the same order,
+// so each step's output holds the bits of ECC.Forward on that step's
+// inputs (TestECCSegment). The gradients are the sums of the per-step
+// gradients, added in another order: equal up to rounding, not to the bit.
+//
+// Use: Add each step's inputs, Forward, then for every step in order
+// Output, a backward pass on the caller's tape through the returned node,
+// Accumulate; finally Backward adds the layers' parameter gradients to
+// their Grad and forgets the steps. A version is never merged with an
+// earlier one of equal bits: its Jacobian may differ (a ReLU input that
+// changed sign in a row whose output stayed 0).
+//
+// An ECCSegment is not safe for concurrent use.
+type ECCSegment struct {
+	layers []*ECC
+	g      *Graph
+	in     [][]int // per node, its incoming edges in edge order
+	f      int
+
+	xs, efs [][]float64 // the steps' inputs (the caller's slices)
+	// tabs[0] holds the input rows' versions, tabs[li+1] layer li's
+	// output rows'; edge holds the edges' (no values: a version's
+	// features are efs[start]).
+	tabs []segVersions
+	edge segVersions
+	lay  []segLayer
+	// y holds one layer's products Y = h·Msᵀ per input version in the
+	// forward pass, their gradient in the backward pass: no layer's
+	// backward pass reads Y (edge features take no gradient), so one
+	// buffer serves every layer.
+	y []float64
+
+	cur  []int // per node, its version in the last table at step at
+	at   int
+	leaf Node
+	chg  []int
+	agg  []float64
+	coef []float64
+	// Rows is the number of row versions computed over all layers since
+	// the segment was made (ECCStack.Rows counts the same for its passes).
+	Rows int
+}
+
+// segVersions is a table of row versions: row u's are first[u] to
+// first[u+1]−1, in order of their first step (start), the first at step
+// 0; each has w values and their gradient.
+type segVersions struct {
+	w     int
+	first []int
+	start []int
+	val   []float64
+	grad  []float64
+}
+
+// at returns the index of row u's version at step s.
+func (v *segVersions) at(u, s int) int {
+	// The last of row u's versions starting at or before s: the first
+	// is at step 0.
+	lo, hi := v.first[u], v.first[u+1]
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if v.start[mid] <= s {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// segLayer holds what one layer's backward pass reads: per output
+// version [h, agg + b] (then its gradient, in place) and the input
+// versions it read (its own row's, then its incoming edges' sources' in
+// edge order, with the edges' versions).
+type segLayer struct {
+	cat         []float64
+	self        []int
+	srcs, evs   []int // per output version, from off[r] on
+	off         []int
+	ms, mt, dms []float64
+}
+
+// NewECCSegment returns an empty segment of layers over g.
+func NewECCSegment(layers []*ECC, g *Graph) *ECCSegment {
+	s := &ECCSegment{layers: layers, tabs: make([]segVersions, len(layers)+1), lay: make([]segLayer, len(layers))}
+	if len(layers) > 0 {
+		s.f = layers[0].FilterW.Rows
+	}
+	s.Retarget(g)
+	return s
+}
+
+// Retarget makes s a segment of the same layers over g and forgets its
+// steps.
+func (s *ECCSegment) Retarget(g *Graph) {
+	s.xs, s.efs = s.xs[:0], s.efs[:0]
+	if g == s.g {
+		return
+	}
+	if s.g == nil || len(s.in) != g.Nodes {
+		s.in = make([][]int, g.Nodes)
+	}
+	for u := range s.in {
+		s.in[u] = s.in[u][:0]
+	}
+	for e, u := range g.Dst {
+		s.in[u] = append(s.in[u], e)
+	}
+	s.g = g
+}
+
+// Len returns the number of steps added since the last Backward.
+func (s *ECCSegment) Len() int { return len(s.xs) }
+
+// Add appends a step of node states x (nodes × the first layer's width)
+// and edge features ef (edges × f). The slices are kept, not copied, and
+// must not change before Backward.
+func (s *ECCSegment) Add(x, ef []float64) {
+	n, m := s.g.Nodes, s.g.Edges()
+	if len(s.layers) > 0 {
+		if d0 := s.layers[0].W.Rows / 2; len(x) != n*d0 || len(ef) != m*s.f {
+			panic(fmt.Sprintf("nn: ECCSegment.Add of %d states and %d edge features for %d nodes of width %d and %d edges of %d", len(x), len(ef), n, d0, m, s.f))
+		}
+	}
+	s.xs, s.efs = append(s.xs, x), append(s.efs, ef)
+}
+
+// versionsOf fills t with the versions of rows rows of width w, row u at
+// step st being rowAt(st, u): a new version wherever the bits change.
+func versionsOf(t *segVersions, rows, w, steps int, rowAt func(st, u int) []float64, keep bool) {
+	t.w = w
+	t.first = resizeInts(t.first, rows+1)
+	t.start, t.val = t.start[:0], t.val[:0]
+	for u := 0; u < rows; u++ {
+		t.first[u] = len(t.start)
+		for st := 0; st < steps; st++ {
+			r := rowAt(st, u)
+			if st > 0 && sameBits(r, rowAt(st-1, u)) {
+				continue
+			}
+			t.start = append(t.start, st)
+			if keep {
+				t.val = append(t.val, r...)
+			}
+		}
+	}
+	t.first[rows] = len(t.start)
+}
+
+func resizeInts(s []int, n int) []int {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]int, n)
+}
+
+// Forward computes every step's layers, one version of each row per run
+// of steps over which its inputs stay the same.
+func (s *ECCSegment) Forward() {
+	n, f, steps := s.g.Nodes, s.f, len(s.xs)
+	if steps == 0 || len(s.layers) == 0 {
+		return
+	}
+	d0 := s.layers[0].W.Rows / 2
+	versionsOf(&s.tabs[0], n, d0, steps, func(st, u int) []float64 { return s.xs[st][u*d0 : (u+1)*d0] }, true)
+	versionsOf(&s.edge, s.g.Edges(), f, steps, func(st, e int) []float64 { return s.efs[st][e*f : (e+1)*f] }, false)
+	for li, l := range s.layers {
+		in, out, ly := &s.tabs[li], &s.tabs[li+1], &s.lay[li]
+		d, ow := l.W.Rows/2, l.W.Cols
+		yw := (f + 1) * d
+		ly.ms = resize(ly.ms, yw*d)
+		copy(ly.ms, l.FilterW.Data)
+		copy(ly.ms[f*d*d:], l.FilterB.Data)
+		ly.mt = resize(ly.mt, d*yw)
+		transposeInto(ly.mt, general(yw, d, d, ly.ms))
+		nv := len(in.start)
+		s.y = resize(s.y, nv*yw)
+		gemm(false, false, 1, general(nv, d, d, in.val), general(d, yw, yw, ly.mt), 0, general(nv, yw, yw, s.y))
+		// A row's output changes where its own input, a source's or an
+		// incoming edge's features do.
+		out.w = ow
+		out.first = resizeInts(out.first, n+1)
+		out.start = out.start[:0]
+		ly.self, ly.srcs, ly.evs, ly.off = ly.self[:0], ly.srcs[:0], ly.evs[:0], ly.off[:0]
+		for v := 0; v < n; v++ {
+			out.first[v] = len(out.start)
+			chg := append(s.chg[:0], in.start[in.first[v]:in.first[v+1]]...)
+			for _, e := range s.in[v] {
+				src := s.g.Src[e]
+				chg = append(chg, in.start[in.first[src]+1:in.first[src+1]]...)
+				chg = append(chg, s.edge.start[s.edge.first[e]+1:s.edge.first[e+1]]...)
+			}
+			sort.Ints(chg)
+			for i, st := range chg {
+				if i > 0 && st == chg[i-1] {
+					continue
+				}
+				out.start = append(out.start, st)
+				ly.self = append(ly.self, in.at(v, st))
+				ly.off = append(ly.off, len(ly.srcs))
+				for _, e := range s.in[v] {
+					ly.srcs = append(ly.srcs, in.at(s.g.Src[e], st))
+					ly.evs = append(ly.evs, s.edge.at(e, st))
+				}
+			}
+			s.chg = chg
+		}
+		out.first[n] = len(out.start)
+		ly.off = append(ly.off, len(ly.srcs))
+		r := len(out.start)
+		// [h, agg + b] for every output version, as ECCStack.Forward
+		// computes a changed row.
+		ly.cat = resize(ly.cat, r*2*d)
+		s.agg = resize(s.agg, d)
+		for v := 0; v < n; v++ {
+			for k := out.first[v]; k < out.first[v+1]; k++ {
+				cat := ly.cat[k*2*d : (k+1)*2*d]
+				copy(cat[:d], in.val[ly.self[k]*d:(ly.self[k]+1)*d])
+				clear(s.agg)
+				for i, e := range s.in[v] {
+					src, ev := ly.srcs[ly.off[k]+i], s.edge.start[ly.evs[ly.off[k]+i]]
+					s.coef = messageCoefs(s.coef, s.g.invDeg[v], s.efs[ev], e, f)
+					addMessage(s.agg, s.coef, s.y[src*yw:(src+1)*yw])
+				}
+				floats.AddScaledTo(cat[d:], s.agg, 1, l.B.Data)
+			}
+		}
+		out.val = resize(out.val, r*ow)
+		gemm(false, false, 1, general(r, 2*d, 2*d, ly.cat), general(2*d, ow, ow, l.W.Data), 0, general(r, ow, ow, out.val))
+		for i, x := range out.val {
+			out.val[i] = max(x, 0)
+		}
+		s.Rows += r
+	}
+	for i := 1; i < len(s.tabs); i++ { // the inputs take no gradient
+		s.tabs[i].grad = resize(s.tabs[i].grad, len(s.tabs[i].val))
+		clear(s.tabs[i].grad)
+	}
+	s.cur = resizeInts(s.cur, n)
+	last := &s.tabs[len(s.layers)]
+	copy(s.cur, last.first[:n])
+	s.at = -1
+}
+
+// Output returns step st's output (nodes × the last layer's width) as a
+// node outside any tape that gathers a gradient, as a parameter does:
+// record operators on it, run Backward, then Accumulate before the next
+// Output. Steps go in order, each once.
+func (s *ECCSegment) Output(st int) *Node {
+	if st <= s.at || st >= len(s.xs) {
+		panic(fmt.Sprintf("nn: ECCSegment.Output of step %d after %d, of %d", st, s.at, len(s.xs)))
+	}
+	s.at = st
+	last := &s.tabs[len(s.layers)]
+	w, n := last.w, s.g.Nodes
+	s.leaf.Rows, s.leaf.Cols, s.leaf.needGrad = n, w, true
+	s.leaf.Data = resize(s.leaf.Data, n*w)
+	s.leaf.Grad = resize(s.leaf.Grad, n*w)
+	clear(s.leaf.Grad)
+	for u := 0; u < n; u++ {
+		k := s.cur[u]
+		for k+1 < last.first[u+1] && last.start[k+1] <= st {
+			k++
+		}
+		s.cur[u] = k
+		copy(s.leaf.Data[u*w:(u+1)*w], last.val[k*w:(k+1)*w])
+	}
+	return &s.leaf
+}
+
+// Accumulate adds the gradient the last Output's node gathered to the
+// versions its step read.
+func (s *ECCSegment) Accumulate() {
+	last := &s.tabs[len(s.layers)]
+	w := last.w
+	for u, k := range s.cur {
+		addTo(last.grad[k*w:(k+1)*w], s.leaf.Grad[u*w:(u+1)*w])
+	}
+}
+
+// Backward back-propagates the gradients the steps accumulated through
+// the layers, once per version, adds the layers' parameter gradients to
+// their Grad, and forgets the steps.
+func (s *ECCSegment) Backward() {
+	n, f := s.g.Nodes, s.f
+	if len(s.xs) == 0 || len(s.layers) == 0 {
+		s.xs, s.efs = s.xs[:0], s.efs[:0]
+		return
+	}
+	for li := len(s.layers) - 1; li >= 0; li-- {
+		l, in, out, ly := s.layers[li], &s.tabs[li], &s.tabs[li+1], &s.lay[li]
+		d, ow := l.W.Rows/2, l.W.Cols
+		yw := (f + 1) * d
+		r, nv := len(out.start), len(in.start)
+		dz := out.grad
+		for i, x := range out.val {
+			if !(x > 0) { // relu(z) > 0 exactly where z > 0
+				dz[i] = 0
+			}
+		}
+		gemm(true, false, 1, general(r, 2*d, 2*d, ly.cat), general(r, ow, ow, dz), 1, general(2*d, ow, ow, l.W.Grad))
+		// [h, agg + b] is read: its gradient takes its place.
+		dcat := ly.cat
+		gemm(false, true, 1, general(r, ow, ow, dz), general(2*d, ow, ow, l.W.Data), 0, general(r, 2*d, 2*d, dcat))
+		dy := resize(s.y, nv*yw)
+		s.y = dy
+		clear(dy)
+		for v := 0; v < n; v++ {
+			for k := out.first[v]; k < out.first[v+1]; k++ {
+				dc := dcat[k*2*d : (k+1)*2*d]
+				dagg := dc[d:]
+				addTo(l.B.Grad, dagg)
+				if li > 0 {
+					addTo(in.grad[ly.self[k]*d:(ly.self[k]+1)*d], dc[:d])
+				}
+				for i, e := range s.in[v] {
+					src, ev := ly.srcs[ly.off[k]+i], s.edge.start[ly.evs[ly.off[k]+i]]
+					s.coef = messageCoefs(s.coef, s.g.invDeg[v], s.efs[ev], e, f)
+					spreadMessage(dy[src*yw:(src+1)*yw], s.coef, dagg)
+				}
+			}
+		}
+		ly.dms = resize(ly.dms, yw*d)
+		gemm(true, false, 1, general(nv, yw, yw, dy), general(nv, d, d, in.val), 0, general(yw, d, d, ly.dms))
+		floats.Add(l.FilterW.Grad, ly.dms[:f*d*d])
+		floats.Add(l.FilterB.Grad, ly.dms[f*d*d:])
+		if li > 0 {
+			gemm(false, false, 1, general(nv, yw, yw, dy), general(yw, d, d, ly.ms), 1, general(nv, d, d, in.grad))
+		}
+	}
+	s.xs, s.efs = s.xs[:0], s.efs[:0]
+}
