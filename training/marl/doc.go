@@ -137,14 +137,16 @@
 // go down a layer. A segment's consecutive steps differ in few rows, so
 // the stack's backward work is that of the rows that changed, not of the
 // pod's whole graph at every step (at k = 20, 4 intervals: about a fifth
-// of the rows). The rest of the network back-propagates one step at a
-// time, in cache, from that step's inner output, summing the parameter
+// of the rows). The group scorer's candidate half, [h_m, h⁰_m]·W, is the
+// segment's head (nn.ECCSegment.SetHead): a product per version of a
+// candidate's row, its gradient summed per version the same way. The
+// rest of the network back-propagates one step at a time, in cache, from
+// that step's inner output and candidate products, summing the parameter
 // gradients' rows in the order of one batched pass (nn.Tape.DeferGrad),
-// with the inter-scheduler stack and the group scorer's candidate rows
-// from incremental caches recorded on its tape (nn.ECCStack.RecordLayers,
-// nn.LinearRows.Record). The segment adds the inner stack's gradients in
+// with the inter-scheduler stack from an incremental cache recorded on
+// its tape (nn.ECCStack.RecordLayers). The segment adds the gradients in
 // another order than a pass per step would: the same sums to rounding,
-// not to the bit (the goldens changed once with it; issue 33 lifted
+// not to the bit (the goldens changed with it; issue 33 lifted
 // bit-identity with earlier checkpoints).
 //
 // Cost at paper scale (fat-tree k = 20, 15 jobs per pod per interval,

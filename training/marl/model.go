@@ -69,10 +69,13 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 // from it: the same bits, recomputed for the candidates whose rows changed.
 //
 // With record set, the cache's rows go on the tape for a backward pass
-// (nn.LinearRows.Record) rather than entering it as a constant.
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool) *nn.Node {
+// (nn.LinearRows.Record) rather than entering it as a constant. With pre,
+// c·W_c is pre, computed elsewhere (c is not read).
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool, pre *nn.Node) *nn.Node {
 	var cand *nn.Node
-	if cache != nil && record {
+	if pre != nil {
+		cand = t.Add(pre, sc.cand.B)
+	} else if cache != nil && record {
 		cand = cache.Record(t, c)
 	} else if cache != nil {
 		cand = t.View(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
@@ -191,8 +194,10 @@ type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
 	// innerOut, if not nil, is the inner ECC stack's output for the
-	// pass, computed elsewhere (nn.ECCSegment): the pass starts there.
-	innerOut *nn.Node
+	// pass, computed elsewhere (nn.ECCSegment): the pass starts there;
+	// candOut, if not nil, the group scorer's candidate half without its
+	// bias (the segment's head).
+	innerOut, candOut *nn.Node
 	// record: the ECC stacks' layers and the group scorer's rows go on
 	// the tape (nn.ECCStack.Record and RecordLayers, nn.LinearRows.Record)
 	// for a backward pass, rather than entering it as constants.
@@ -393,7 +398,11 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 			rep = append(rep, b)
 		}
 	}
-	gT := t.Transpose(net.group.forward(t, s, t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows)), rep, pc.group, pc.record)) // 1 × B·M
+	var cand *nn.Node // the candidates' rows [h_m, h⁰_m], unless the segment's head took them
+	if pc.candOut == nil {
+		cand = t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows))
+	}
+	gT := t.Transpose(net.group.forward(t, s, cand, rep, pc.group, pc.record, pc.candOut)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -402,7 +411,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false, nil))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)
@@ -431,7 +440,8 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 // segmentChunk steps of the segment (nn.ECCSegment): one version of each
 // row per run of steps over which its inputs stay the same, forward and
 // backward, where a pass per step would cover the pod's whole graph at
-// every step (consecutive steps differ in few rows). The rest of the
+// every step (consecutive steps differ in few rows); so does the group
+// scorer's candidate half, the segment's head. The rest of the
 // network runs one step at a time on a tape of a step's size, whose
 // working set stays in cache (a batch of B steps stacks B copies of the
 // graph: hundreds of megabytes at k = 20), the inner stack's output of
@@ -447,17 +457,10 @@ type learner struct {
 	t        nn.Tape
 	steps    []*obs
 	actions  []int
-	// inner is the inner stack's segment, retargeted to each
-	// partition in turn. group holds the group-scorer rows the backward
-	// passes record (nn.LinearRows.Record) for the steps of partition
-	// part: a segment's consecutive steps differ in few rows of the pod's
-	// graph. One serves every partition in turn: the parameters move at
-	// every update, so a partition's rows from an earlier segment would
-	// be recomputed anyway. gen is the evaluator generation they were
-	// computed under.
+	// inner is the inner stack's segment (with the group scorer's
+	// candidate half as its head), retargeted to each partition in turn.
 	inner *nn.ECCSegment
-	group *nn.LinearRows
-	part  int
+	cands []int // 0, 1, …: a partition's candidate rows
 	// inter is the inter-scheduler stack's pass, shared by the
 	// partitions: a segment's steps differ in the acting agent's row and
 	// the rows of the pods placed in since.
@@ -465,24 +468,15 @@ type learner struct {
 	gen   uint64
 }
 
-// cache returns the backward passes' caches of partition p, dropping
-// the cached pass when the parameters moved or the partition changed.
-func (l *learner) cache(p int) *passCache {
+// cache returns the backward passes' inter-scheduler cache, dropping the
+// cached pass when the parameters moved.
+func (l *learner) cache() *passCache {
 	net := l.e.net
-	if l.group == nil {
-		l.group = nn.NewLinearRows(net.group.cand)
-		l.part = p
-	}
-	moved := l.gen != l.e.gen
-	if moved || l.part != p {
-		l.group.Invalidate()
-		l.part = p
-	}
-	if moved && l.inter != nil {
+	if l.gen != l.e.gen && l.inter != nil {
 		l.inter.Invalidate()
 	}
 	l.gen = l.e.gen
-	pc := &passCache{group: l.group, record: true}
+	pc := &passCache{record: true}
 	if net.cfg.multi() && len(net.inter) > 0 {
 		if l.inter == nil {
 			l.inter = nn.NewECCStack(net.inter, l.e.cg.inter.graph)
@@ -533,10 +527,10 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 		t.FlushGrad()
 		t.DeferGrad(false)
 	}()
-	var seg *nn.ECCSegment
-	end := 0 // the steps before end are in the segment's chunk
+	var seg *nn.ECCSegment // Config.Validate: every network has inner layers
+	end := 0               // the steps before end are in the segment's chunk
 	for i, o := range l.steps {
-		if len(l.e.net.inner) > 0 && i == end {
+		if i == end {
 			if seg != nil {
 				seg.Backward()
 			}
@@ -547,10 +541,9 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 			seg.Forward()
 		}
 		t.Reset()
-		pc := l.cache(o.agent)
-		if seg != nil {
-			pc.innerOut = seg.Output(seg.Len() - (end - i))
-		}
+		pc := l.cache()
+		pc.innerOut = seg.Output(seg.Len() - (end - i))
+		pc.candOut = seg.HeadOutput()
 		logits, values, mask := l.e.forward(t, []*obs{o}, pc)
 		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
 		ent := t.CategoricalEntropy(logits, mask)
@@ -559,9 +552,7 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 			loss = t.Add(loss, t.Sum(t.Mul(values, t.Const(1, 1, dValue[i:i+1]))))
 		}
 		t.Backward(loss)
-		if seg != nil {
-			seg.Accumulate()
-		}
+		seg.Accumulate()
 	}
 	if seg != nil {
 		seg.Backward()
@@ -569,13 +560,18 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 }
 
 // segment returns the learner's inner segment over partition p's graph,
-// empty.
+// empty, with the group scorer's candidate half as its head (the
+// candidates are the graph's first nodes).
 func (l *learner) segment(p int) *nn.ECCSegment {
-	g := l.e.cg.parts[p].graph
+	pt := l.e.cg.parts[p]
 	if l.inner == nil {
-		l.inner = nn.NewECCSegment(l.e.net.inner, g)
+		l.inner = nn.NewECCSegment(l.e.net.inner, pt.graph)
 	}
-	l.inner.Retarget(g)
+	l.inner.Retarget(pt.graph)
+	for len(l.cands) < len(pt.cands) {
+		l.cands = append(l.cands, len(l.cands))
+	}
+	l.inner.SetHead(l.e.net.group.cand, l.cands[:len(pt.cands)])
 	return l.inner
 }
 

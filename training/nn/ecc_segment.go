@@ -57,9 +57,19 @@ type ECCSegment struct {
 	cur  []int // per node, its version in the last table at step at
 	at   int
 	leaf Node
-	chg  []int
-	agg  []float64
-	coef []float64
+	// head, if set (SetHead), is a product [out_u, x_u]·W for the rows
+	// headRows of the last layer's output: one product row per version
+	// of those rows (a row's input changes make it a new output version),
+	// hc the rows [out_u, x_u] and hval their products, hgrad the
+	// products' gradients; hoff[i] is head row i's first.
+	head            *Linear
+	headRows        []int
+	hoff            []int
+	hc, hval, hgrad []float64
+	hleaf           Node
+	chg             []int
+	agg             []float64
+	coef            []float64
 	// Rows is the number of row versions computed over all layers since
 	// the segment was made (ECCStack.Rows counts the same for its passes).
 	Rows int
@@ -131,6 +141,26 @@ func (s *ECCSegment) Retarget(g *Graph) {
 		s.in[u] = append(s.in[u], e)
 	}
 	s.g = g
+}
+
+// SetHead makes the segment compute, for each of the output rows rows
+// (in that order), the product [out_u, x_u]·W of l's weights (no bias:
+// add l.B on the tape) with the row's output and input at each step,
+// as LinearRows computes a changed row; HeadOutput gives a step's
+// products, and the segment's Backward takes their gradient through W
+// and the stack. Set it after Retarget, before the steps' Forward; nil
+// removes it.
+func (s *ECCSegment) SetHead(l *Linear, rows []int) {
+	s.head, s.headRows = l, rows
+	if l == nil {
+		return
+	}
+	in := s.g.Nodes // checked against the layers' widths in Forward
+	for _, u := range rows {
+		if u < 0 || u >= in {
+			panic(fmt.Sprintf("nn: ECCSegment.SetHead: row %d of %d", u, in))
+		}
+	}
 }
 
 // Len returns the number of steps added since the last Backward.
@@ -256,6 +286,9 @@ func (s *ECCSegment) Forward() {
 		}
 		s.Rows += r
 	}
+	if s.head != nil {
+		s.headForward()
+	}
 	for i := 1; i < len(s.tabs); i++ { // the inputs take no gradient
 		s.tabs[i].grad = resize(s.tabs[i].grad, len(s.tabs[i].val))
 		clear(s.tabs[i].grad)
@@ -264,6 +297,38 @@ func (s *ECCSegment) Forward() {
 	last := &s.tabs[len(s.layers)]
 	copy(s.cur, last.first[:n])
 	s.at = -1
+}
+
+// headForward computes the head's products, one per version of each
+// head row.
+func (s *ECCSegment) headForward() {
+	last, in0 := &s.tabs[len(s.layers)], &s.tabs[0]
+	ow, d0 := last.w, in0.w
+	w := ow + d0
+	if s.head.W.Rows != w {
+		panic(fmt.Sprintf("nn: ECCSegment head of %d inputs for outputs of %d and inputs of %d", s.head.W.Rows, ow, d0))
+	}
+	hw := s.head.W.Cols
+	s.hoff = resizeInts(s.hoff, len(s.headRows)+1)
+	nv := 0
+	for i, u := range s.headRows {
+		s.hoff[i] = nv
+		nv += last.first[u+1] - last.first[u]
+	}
+	s.hoff[len(s.headRows)] = nv
+	s.hc = resize(s.hc, nv*w)
+	for i, u := range s.headRows {
+		for k := last.first[u]; k < last.first[u+1]; k++ {
+			row := s.hc[(s.hoff[i]+k-last.first[u])*w:]
+			copy(row[:ow], last.val[k*ow:(k+1)*ow])
+			x := in0.at(u, last.start[k])
+			copy(row[ow:w], in0.val[x*d0:(x+1)*d0])
+		}
+	}
+	s.hval = resize(s.hval, nv*hw)
+	gemm(false, false, 1, general(nv, w, w, s.hc), general(w, hw, hw, s.head.W.Data), 0, general(nv, hw, hw, s.hval))
+	s.hgrad = resize(s.hgrad, nv*hw)
+	clear(s.hgrad)
 }
 
 // Output returns step st's output (nodes × the last layer's width) as a
@@ -289,7 +354,29 @@ func (s *ECCSegment) Output(st int) *Node {
 		s.cur[u] = k
 		copy(s.leaf.Data[u*w:(u+1)*w], last.val[k*w:(k+1)*w])
 	}
+	if s.head != nil {
+		hw := s.head.W.Cols
+		m := len(s.headRows)
+		s.hleaf.Rows, s.hleaf.Cols, s.hleaf.needGrad = m, hw, true
+		s.hleaf.Data = resize(s.hleaf.Data, m*hw)
+		s.hleaf.Grad = resize(s.hleaf.Grad, m*hw)
+		clear(s.hleaf.Grad)
+		for i, u := range s.headRows {
+			k := s.hoff[i] + s.cur[u] - last.first[u]
+			copy(s.hleaf.Data[i*hw:(i+1)*hw], s.hval[k*hw:(k+1)*hw])
+		}
+	}
 	return &s.leaf
+}
+
+// HeadOutput returns the head's products (one row per head row) at the
+// step of the last Output, as a node that gathers a gradient as Output's
+// does.
+func (s *ECCSegment) HeadOutput() *Node {
+	if s.head == nil || s.at < 0 {
+		panic("nn: ECCSegment.HeadOutput without a head or before Output")
+	}
+	return &s.hleaf
 }
 
 // Accumulate adds the gradient the last Output's node gathered to the
@@ -299,6 +386,13 @@ func (s *ECCSegment) Accumulate() {
 	w := last.w
 	for u, k := range s.cur {
 		addTo(last.grad[k*w:(k+1)*w], s.leaf.Grad[u*w:(u+1)*w])
+	}
+	if s.head != nil {
+		hw := s.head.W.Cols
+		for i, u := range s.headRows {
+			k := s.hoff[i] + s.cur[u] - last.first[u]
+			addTo(s.hgrad[k*hw:(k+1)*hw], s.hleaf.Grad[i*hw:(i+1)*hw])
+		}
 	}
 }
 
@@ -310,6 +404,21 @@ func (s *ECCSegment) Backward() {
 	if len(s.xs) == 0 || len(s.layers) == 0 {
 		s.xs, s.efs = s.xs[:0], s.efs[:0]
 		return
+	}
+	if s.head != nil {
+		// Through the head: W's gradient, and the output rows' (the
+		// inputs take none).
+		last := &s.tabs[len(s.layers)]
+		ow, hw, w := last.w, s.head.W.Cols, s.head.W.Rows
+		nv := s.hoff[len(s.headRows)]
+		gemm(true, false, 1, general(nv, w, w, s.hc), general(nv, hw, hw, s.hgrad), 1, general(w, hw, hw, s.head.W.Grad))
+		dc := s.hc // read: its gradient takes its place
+		gemm(false, true, 1, general(nv, hw, hw, s.hgrad), general(w, hw, hw, s.head.W.Data), 0, general(nv, w, w, dc))
+		for i, u := range s.headRows {
+			for k := last.first[u]; k < last.first[u+1]; k++ {
+				addTo(last.grad[k*ow:(k+1)*ow], dc[(s.hoff[i]+k-last.first[u])*w:][:ow])
+			}
+		}
 	}
 	for li := len(s.layers) - 1; li >= 0; li-- {
 		l, in, out, ly := s.layers[li], &s.tabs[li], &s.tabs[li+1], &s.lay[li]

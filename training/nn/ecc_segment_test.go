@@ -8,10 +8,10 @@ import (
 
 // TestECCSegment runs a segment of steps, each changing a few node rows
 // or edge rows of the last (some none), and checks that every step's
-// output holds the bits of ECC.Forward on a tape, and that the segment's
-// one backward pass gives the parameter gradients of one backward pass
-// per step, summed, to rounding, while computing fewer rows than a pass
-// per step.
+// output, and its head's products, hold the bits of ECC.Forward and
+// MatMul on a tape, and that the segment's one backward pass gives the
+// parameter gradients of one backward pass per step, summed, to
+// rounding, while computing fewer rows than a pass per step.
 func TestECCSegment(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const nodes, f, steps = 300, 3, 40
@@ -19,7 +19,13 @@ func TestECCSegment(t *testing.T) {
 	ps := NewParams()
 	dims := []int{17, 16, 16, 8}
 	layers := eccLayers(ps, dims, f, rng)
-	xs, efs, gs := make([][]float64, steps), make([][]float64, steps), make([][]float64, steps)
+	const hidden = 12
+	head := NewLinear(ps, "head", dims[len(dims)-1]+dims[0], hidden, He, rng)
+	headRows := make([]int, 0, nodes/3)
+	for u := 0; u < nodes; u += 3 {
+		headRows = append(headRows, u)
+	}
+	xs, efs, gs, hs := make([][]float64, steps), make([][]float64, steps), make([][]float64, steps), make([][]float64, steps)
 	x := make([]float64, nodes*dims[0])
 	for i := range x {
 		if rng.IntN(4) == 0 {
@@ -48,22 +54,28 @@ func TestECCSegment(t *testing.T) {
 		for i := range gs[st][:len(gs[st])/2] {
 			gs[st][i] = rng.NormFloat64()
 		}
+		hs[st] = make([]float64, len(headRows)*hidden)
+		for i := range hs[st] {
+			hs[st][i] = rng.NormFloat64()
+		}
 	}
-	loss := func(tp *Tape, h *Node, st int) *Node {
-		return tp.Sum(tp.Mul(h, tp.Const(h.Rows, h.Cols, gs[st])))
+	loss := func(tp *Tape, h, p *Node, st int) *Node {
+		return tp.Add(tp.Sum(tp.Mul(h, tp.Const(h.Rows, h.Cols, gs[st]))), tp.Sum(tp.Mul(p, tp.Const(p.Rows, p.Cols, hs[st]))))
 	}
 	// Reference: a pass and a backward pass per step.
 	var tp Tape
-	outs := make([][]float64, steps)
+	outs, prods := make([][]float64, steps), make([][]float64, steps)
 	for st := range xs {
 		tp.Reset()
-		h := tp.Const(nodes, dims[0], xs[st])
+		x := tp.Const(nodes, dims[0], xs[st])
 		efn := tp.Const(g.Edges(), f, efs[st])
+		h := x
 		for _, l := range layers {
 			h = l.Forward(&tp, h, efn, g)
 		}
-		outs[st] = append([]float64(nil), h.Data...)
-		tp.Backward(loss(&tp, h, st))
+		p := tp.MatMul(tp.GatherRows(tp.ConcatCols(h, x), headRows), head.W)
+		outs[st], prods[st] = append([]float64(nil), h.Data...), append([]float64(nil), p.Data...)
+		tp.Backward(loss(&tp, h, p, st))
 	}
 	want := map[string][]float64{}
 	for _, p := range ps.List() {
@@ -71,18 +83,39 @@ func TestECCSegment(t *testing.T) {
 		clear(p.Grad)
 	}
 	s := NewECCSegment(layers, g)
-	for round := 0; round < 2; round++ { // the second reuses the buffers
-		for st := range xs {
-			s.Add(xs[st], efs[st])
+	s.SetHead(head, headRows)
+	// The second round cuts the steps in two chunks, as a learner does
+	// with a long segment: the chunks' gradients add up, and the buffers
+	// of the first round are reused.
+	for round := 0; round < 2; round++ {
+		cut := steps
+		if round == 1 {
+			cut = 25
 		}
-		s.Forward()
 		for st := range xs {
+			if st == 0 || st == cut {
+				if st == cut {
+					s.Backward()
+				}
+				for k := st; k < steps && (k < cut) == (st < cut); k++ {
+					s.Add(xs[k], efs[k])
+				}
+				s.Forward()
+			}
 			tp.Reset()
-			h := s.Output(st)
+			k := st
+			if st >= cut {
+				k = st - cut
+			}
+			h := s.Output(k)
 			if !sameBits(outs[st], h.Data) || len(h.Data) != len(outs[st]) {
 				t.Fatalf("round %d step %d: the segment's output differs from ECC.Forward's", round, st)
 			}
-			tp.Backward(loss(&tp, h, st))
+			p := s.HeadOutput()
+			if !sameBits(prods[st], p.Data) || len(p.Data) != len(prods[st]) {
+				t.Fatalf("round %d step %d: the head's products differ from MatMul's", round, st)
+			}
+			tp.Backward(loss(&tp, h, p, st))
 			s.Accumulate()
 		}
 		s.Backward()
