@@ -46,14 +46,20 @@ func smallSynth() datasets.PAILikeConfig {
 	return c
 }
 
+// TestStagesConformance: the data, fit and heuristic-evaluation stages
+// of the quick DAG and the stage collecting the evaluations pass the
+// Stage conformance test. They share one run directory (ConformanceIn),
+// so that eval-collect's upstream, every evaluation, is not computed a
+// third time.
 func TestStagesConformance(t *testing.T) {
 	cfg := quickConfig()
+	dir := t.TempDir()
 	synth := SyntheticJobs(cfg.Datasets.Synthetic)
-	pipelinetest.Conformance(t, 3, synth)
-	pipelinetest.Conformance(t, 3, JobsSummaryStage(cfg.Summary, JobsParquet), synth)
+	pipelinetest.ConformanceIn(t, dir, 3, synth)
+	pipelinetest.ConformanceIn(t, dir, 3, JobsSummaryStage(cfg.Summary, JobsParquet), synth)
 	prof := ProfileSynth(cfg.Profile.Synth)
-	pipelinetest.Conformance(t, 3, prof)
-	pipelinetest.Conformance(t, 3, Fit(cfg.Fit), prof)
+	pipelinetest.ConformanceIn(t, dir, 3, prof)
+	pipelinetest.ConformanceIn(t, dir, 3, Fit(cfg.Fit), prof)
 	plan, err := cfg.plan("")
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +69,9 @@ func TestStagesConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range evals {
-		pipelinetest.Conformance(t, 3, e, synth, prof, Fit(cfg.Fit))
+		pipelinetest.ConformanceIn(t, dir, 3, e, synth, prof, Fit(cfg.Fit))
 	}
-	pipelinetest.Conformance(t, 3, EvalCollect(cfg.Eval.Experiments, nil), append([]pipeline.Stage{synth, prof, Fit(cfg.Fit)}, evals...)...)
+	pipelinetest.ConformanceIn(t, dir, 3, EvalCollect(cfg.Eval.Experiments, nil), append([]pipeline.Stage{synth, prof, Fit(cfg.Fit)}, evals...)...)
 }
 
 func TestConfigValidate(t *testing.T) {

@@ -33,10 +33,30 @@ const CancelTimeout = 10 * time.Second
 //     returns within CancelTimeout and leaves none of its outputs in place.
 func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeline.Stage) {
 	t.Helper()
+	ConformanceIn(t, t.TempDir(), seed, s, upstream...)
+}
+
+// ConformanceIn is Conformance with its first run in dir, a run directory
+// where s never ran but stages upstream of it may have, with the same
+// seed: the runner finds their outputs there intact (by their hashes) and
+// does not compute them again, and s's outputs and records stay in dir.
+// A test of several stages that depend on one another passes one
+// directory to each stage's ConformanceIn in dependency order, so that a
+// stage is computed for its own checks, not again for the checks of
+// every stage downstream of it (a training upstream of an evaluation and
+// of a table derived from that ran four times, not twice). What dir holds
+// is trusted: the upstream stages' determinism is their own checks'.
+func ConformanceIn(t *testing.T, dir string, seed uint64, s pipeline.Stage, upstream ...pipeline.Stage) {
+	t.Helper()
+	for _, o := range append(s.Outputs(), pipeline.RecordFiles(s.Name())...) {
+		if _, err := os.Lstat(filepath.Join(dir, o)); err == nil {
+			t.Fatalf("stage %s: %s is in %s already: its first run must be one where it never ran", s.Name(), o, dir)
+		}
+	}
 	all := append(append([]pipeline.Stage{}, upstream...), s)
-	run := func(dir string) {
+	run := func(d string) {
 		t.Helper()
-		r := &pipeline.Runner{Log: quiet, Dir: dir, Seed: seed, ConfigHash: "conformance", Workers: 2}
+		r := &pipeline.Runner{Log: quiet, Dir: d, Seed: seed, ConfigHash: "conformance", Workers: 2}
 		if _, err := r.Run(context.Background(), all); err != nil {
 			t.Fatalf("stage %s: %v", s.Name(), err)
 		}
@@ -47,7 +67,7 @@ func Conformance(t *testing.T, seed uint64, s pipeline.Stage, upstream ...pipeli
 	// own determinism is their own Conformance's to check; running them
 	// again here was, for a stage downstream of trainings, most of this
 	// test's time.
-	a, b := t.TempDir(), t.TempDir()
+	a, b := dir, t.TempDir()
 	run(a)
 	if err := copyRun(a, b, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
 		t.Fatalf("stage %s: %v", s.Name(), err)
