@@ -2,7 +2,14 @@
 
 package main
 
-// raceEnabled: under the race detector TestPresetTrainingSeeds walks the
-// first 20 seeds of quick, not 200 (the non-race pass of make test walks
-// them all).
+// raceEnabled: under the race detector, where a quick run takes eight
+// times the CPU it takes without it, some tests do less, and the non-race
+// pass of make test (make test-norace) runs them whole:
+//   - TestPresetTrainingSeeds walks the first 20 seeds of quick, not 200;
+//   - TestQuickRunDeterministic, TestQuickRunCache and
+//     TestRunResumesAfterSIGKILL compare a run of two of quick's
+//     experiments with the whole shared run, stage by stage, not a whole
+//     run (comparedOnly);
+//   - TestTrainCommand trains three of the five families;
+//   - TestProfileImportFitPredictShare fits one source's samples, not two.
 const raceEnabled = true
