@@ -156,22 +156,24 @@
 // its 149,950 tasks take 257,957 decisions (1.7 per task: forwards, which
 // reach 40 % of the decisions once pods are full, and tries of jobs that
 // then did not fit), nearly all of them learned. Each decision costs one
-// inference and, in the update, one backward pass of about 26 MFLOP of
-// matrix products (6.7 TFLOP per episode, nn.GemmFlops), most of it the
-// inner graph's 411 nodes × 4 layers of width 16: the loss reads every
-// candidate's score and the pooled embedding, so the gradient reaches
-// every node. nn runs those products as chains of fused multiply-adds in
-// AVX2 kernels, 17–24 GFLOP/s on BenchmarkGemmSerial's shapes (one core
-// of a loaded AMD EPYC; gonum's Dgemm about 1–2 there), about 14 inside
-// an episode (its first 10 intervals took 75.5 s of CPU with them, 105.4
-// s with the earlier kernels of gonum's bits, side by side). The products are a third of its CPU time; the per-edge
-// message loops a sixth, clearing and copying buffers another sixth,
-// element-wise operators about an eighth. The update is about three
-// fifths of the wall time, on both cores (each step's backward pass,
-// then its incremental forward pass again); decide the rest, on one
-// core: its decisions are sequential, and embedding the other pods on a
-// second goroutine while the acting pod's pass runs made the episode
-// slower (1.07–1.11× its wall time), so it does not.
+// inference and, in the update, its share of a backward pass: about 18
+// MFLOP of matrix products in all (4.6 TFLOP per episode, nn.GemmFlops;
+// 26 MFLOP and 6.7 TFLOP while the update back-propagated the inner
+// graph's 411 nodes × 4 layers of width 16 at every step, before
+// nn.ECCSegment). Most of what remains is per step: the inter-scheduler
+// stack (20 pods and 100 core switches, 4,000 edges, width 32), whose
+// every row a decision changes (its own z⁰ reaches every core, and they
+// every pod), recorded and back-propagated, and the scorers' hidden
+// layers over the candidates. nn runs the products as chains of fused
+// multiply-adds in AVX2 kernels, 17–24 GFLOP/s on BenchmarkGemmSerial's
+// shapes (one core of a loaded AMD EPYC; gonum's Dgemm about 1–2 there);
+// the per-edge message loops, element-wise operators and buffer copies
+// take as much again. The update runs on both cores; decide on one: its
+// decisions are sequential, and embedding the other pods on a second
+// goroutine while the acting pod's pass runs made the episode slower
+// (1.07–1.11× its wall time), so it does not. Side by side on a loaded
+// host (12 intervals), the episode took 0.79× the CPU and 0.64× the wall
+// time of the update that back-propagated every step's whole graph.
 //
 // The single agent costs more per decision than the per-pod agents
 // because its backward pass covers the whole cluster's graph: the forward

@@ -1,0 +1,110 @@
+package marl
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/nn"
+	"github.com/schedlab/schedlab/training/rl"
+)
+
+// TestLearnerMatchesBatchedPass checks the learner's gradient, the inner
+// stack and the group scorer's candidate half back-propagated per row
+// version over chunks of segmentChunk steps (nn.ECCSegment), against one
+// batched pass of the same steps on a tape, to rounding: a segment of
+// more than one chunk, for every variant.
+func TestLearnerMatchesBatchedPass(t *testing.T) {
+	c, err := sim.FatTree(4, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, variant := range Variants() {
+		t.Run(variant, func(t *testing.T) {
+			cfg := VariantConfig(variant)
+			pol, err := NewPolicy(cfg, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cg, err := buildGraphs(c, variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, 8))
+			jobs := handJobs(120, 4, rng)
+			for i := range jobs {
+				jobs[i].SubmitS = 0 // all pending at the first decision point
+			}
+			s, err := sim.New(c, jobs, sim.Config{Trigger: sim.TriggerInterval, IntervalS: 1800, PruneOversized: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := newEvaluator(pol.net, cg)
+			a := newActor(ev, cfg.Jobs, rng, false)
+			var steps []*rl.Step[*obs]
+			agent := 1
+			if variant == VariantSingle {
+				agent = 0
+			}
+			a.record = func(d decision) {
+				if d.agent == agent {
+					steps = append(steps, &rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}})
+				}
+			}
+			if _, err := a.decide(context.Background(), st); err != nil {
+				t.Fatal(err)
+			}
+			if len(steps) <= segmentChunk {
+				t.Fatalf("only %d decisions of agent %d, want more than %d", len(steps), agent, segmentChunk)
+			}
+			n := len(steps)
+			wl, we, wv := make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := range wl {
+				wl[i], we[i], wv[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+			}
+			ps := pol.net.ps
+			ps.ZeroGrad()
+			lrn := &learner{e: ev}
+			lrn.Evaluate(steps, make([]float64, n), make([]float64, n), make([]float64, n))
+			lrn.Backward(wl, we, wv)
+			got := map[string][]float64{}
+			for _, p := range ps.List() {
+				got[p.Name] = append([]float64(nil), p.Grad...)
+			}
+			// One batched pass: every step's graph in one block.
+			ps.ZeroGrad()
+			var tp nn.Tape
+			os, actions := make([]*obs, n), make([]int, n)
+			for i, s := range steps {
+				os[i], actions[i] = s.Obs, s.Action.Index
+			}
+			logits, values, mask := ev.forward(&tp, os, nil)
+			lp := tp.CategoricalLogProb(logits, mask, actions)
+			ent := tp.CategoricalEntropy(logits, mask)
+			loss := tp.Add(tp.Add(tp.Sum(tp.Mul(lp, tp.Const(lp.Rows, lp.Cols, wl))), tp.Sum(tp.Mul(ent, tp.Const(ent.Rows, ent.Cols, we)))),
+				tp.Sum(tp.Mul(values, tp.Const(values.Rows, values.Cols, wv))))
+			tp.Backward(loss)
+			worst := 0.0
+			for _, p := range ps.List() {
+				scale := 0.0
+				for _, v := range p.Grad {
+					scale = math.Max(scale, math.Abs(v))
+				}
+				for i, v := range p.Grad {
+					e := math.Abs(got[p.Name][i]-v) / math.Max(scale, 1e-12)
+					worst = math.Max(worst, e)
+					if e > 1e-9 {
+						t.Fatalf("%s[%d]: learner %.17g, batched pass %.17g", p.Name, i, got[p.Name][i], v)
+					}
+				}
+			}
+			t.Logf("%s: %d steps, worst difference %.2g of a parameter's largest gradient", variant, n, worst)
+		})
+	}
+}
