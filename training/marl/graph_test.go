@@ -138,6 +138,42 @@ func handJobs(n int, pods int, rng *rand.Rand) []datasets.Job {
 	return jobs
 }
 
+// agentSteps is the decisions that agent 1 (the single agent's 0) of a
+// policy of cfg drawn from seed records at the first decision point of
+// jobs on c, the actor sampling from rng, with the policy and its
+// evaluator.
+func agentSteps(t *testing.T, c *sim.Cluster, cfg Config, seed uint64, jobs []datasets.Job, rng *rand.Rand) (*Policy, *evaluator, []*rl.Step[*obs]) {
+	t.Helper()
+	pol, err := NewPolicy(cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, err := buildGraphs(c, cfg.Variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(c, jobs, sim.Config{Trigger: sim.TriggerInterval, IntervalS: 1800, PruneOversized: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newEvaluator(pol.net, cg)
+	a := newActor(ev, cfg.Jobs, rng, false)
+	var steps []*rl.Step[*obs]
+	a.record = func(d decision) {
+		if d.agent == 1 || cfg.Variant == VariantSingle {
+			steps = append(steps, &rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}})
+		}
+	}
+	if _, err := a.decide(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	return pol, ev, steps
+}
+
 // TestGradientComposed checks, against central finite differences, the
 // gradient of a loss built on everything the model composes from nn's
 // operators (batched block graphs, the scatter of z⁰ into the inter graph,
@@ -152,34 +188,8 @@ func TestGradientComposed(t *testing.T) {
 		t.Run(variant, func(t *testing.T) {
 			cfg := Config{Variant: variant, Jobs: 2, InnerDim: 3, InnerLayers: 2, InterDim: 4, InterLayers: 2, Hidden: 5,
 				LR: 1e-3, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0.01, Reward: RewardSpeed}
-			pol, err := NewPolicy(cfg, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cg, err := buildGraphs(c, variant)
-			if err != nil {
-				t.Fatal(err)
-			}
 			rng := rand.New(rand.NewPCG(1, 2))
-			s, err := sim.New(c, handJobs(12, 4, rng), sim.Config{Trigger: sim.TriggerInterval, IntervalS: 1800, PruneOversized: true}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := s.Next(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := newEvaluator(pol.net, cg)
-			a := newActor(ev, cfg.Jobs, rng, false)
-			var steps []*rl.Step[*obs]
-			a.record = func(d decision) {
-				if d.agent == 1 || variant == VariantSingle {
-					steps = append(steps, &rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}})
-				}
-			}
-			if _, err := a.decide(context.Background(), st); err != nil {
-				t.Fatal(err)
-			}
+			pol, ev, steps := agentSteps(t, c, cfg, 3, handJobs(12, 4, rng), rng)
 			if len(steps) < 2 {
 				t.Fatalf("only %d decisions recorded", len(steps))
 			}

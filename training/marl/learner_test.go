@@ -1,14 +1,12 @@
 package marl
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/nn"
-	"github.com/schedlab/schedlab/training/rl"
 )
 
 // TestLearnerMatchesBatchedPass checks the learner's gradient, the inner
@@ -24,44 +22,14 @@ func TestLearnerMatchesBatchedPass(t *testing.T) {
 	for _, variant := range Variants() {
 		t.Run(variant, func(t *testing.T) {
 			cfg := VariantConfig(variant)
-			pol, err := NewPolicy(cfg, 5)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cg, err := buildGraphs(c, variant)
-			if err != nil {
-				t.Fatal(err)
-			}
 			rng := rand.New(rand.NewPCG(7, 8))
 			jobs := handJobs(120, 4, rng)
 			for i := range jobs {
 				jobs[i].SubmitS = 0 // all pending at the first decision point
 			}
-			s, err := sim.New(c, jobs, sim.Config{Trigger: sim.TriggerInterval, IntervalS: 1800, PruneOversized: true}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := s.Next(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := newEvaluator(pol.net, cg)
-			a := newActor(ev, cfg.Jobs, rng, false)
-			var steps []*rl.Step[*obs]
-			agent := 1
-			if variant == VariantSingle {
-				agent = 0
-			}
-			a.record = func(d decision) {
-				if d.agent == agent {
-					steps = append(steps, &rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}})
-				}
-			}
-			if _, err := a.decide(context.Background(), st); err != nil {
-				t.Fatal(err)
-			}
+			pol, ev, steps := agentSteps(t, c, cfg, 5, jobs, rng)
 			if len(steps) <= segmentChunk {
-				t.Fatalf("only %d decisions of agent %d, want more than %d", len(steps), agent, segmentChunk)
+				t.Fatalf("only %d decisions of the agent, want more than %d", len(steps), segmentChunk)
 			}
 			n := len(steps)
 			wl, we, wv := make([]float64, n), make([]float64, n), make([]float64, n)

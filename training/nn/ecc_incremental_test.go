@@ -21,16 +21,7 @@ func TestECCStackBits(t *testing.T) {
 	layers := eccLayers(ps, dims, f, rng)
 	// ECC's output width must equal the next layer's input width; the
 	// stack's layers are (17→16), (16→16), (16→8).
-	x := make([]float64, nodes*dims[0])
-	for i := range x {
-		if rng.IntN(4) == 0 {
-			x[i] = rng.NormFloat64()
-		}
-	}
-	ef := make([]float64, g.Edges()*f)
-	for i := range ef {
-		ef[i] = rng.Float64()
-	}
+	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
 	reference := func() []float64 {
 		var tp Tape
 		h := tp.Const(nodes, dims[0], x)
@@ -277,6 +268,22 @@ func randomGraph(t *testing.T, n int, rng *rand.Rand) *Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// eccInputs draws node states (mostly zeros, as observation counts are)
+// and edge features for a stack over a graph.
+func eccInputs(nodes, width, edges, f int, rng *rand.Rand) (x, ef []float64) {
+	x = make([]float64, nodes*width)
+	for i := range x {
+		if rng.IntN(4) == 0 {
+			x[i] = rng.NormFloat64()
+		}
+	}
+	ef = make([]float64, edges*f)
+	for i := range ef {
+		ef[i] = rng.Float64()
+	}
+	return x, ef
 }
 
 // eccLayers is a stack of ECC layers from dims[i] to dims[i+1] features

@@ -26,16 +26,7 @@ func TestECCSegment(t *testing.T) {
 		headRows = append(headRows, u)
 	}
 	xs, efs, gs, hs := make([][]float64, steps), make([][]float64, steps), make([][]float64, steps), make([][]float64, steps)
-	x := make([]float64, nodes*dims[0])
-	for i := range x {
-		if rng.IntN(4) == 0 {
-			x[i] = rng.NormFloat64()
-		}
-	}
-	ef := make([]float64, g.Edges()*f)
-	for i := range ef {
-		ef[i] = rng.Float64()
-	}
+	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
 	for st := range xs {
 		switch {
 		case st == 0, st%9 == 4: // nothing changes
