@@ -29,6 +29,11 @@ import (
 func TestCalibrateStage(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Eval.Calibration.DAS = true
+	// The DAS fit simulates das-table1's evaluated jobs in each of its
+	// evaluations: 30 of them, not the 60 of quickConfig's 300, make each
+	// of the stage's three runs here 4 s of CPU under the race detector,
+	// not 7.
+	cfg.Eval.DASTable1.MaxJobs = 150
 	jobs, prof, fit := SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit)
 	// The conformance test's first run, in two, is the two workers' run
 	// compared below (seed 3, cfg.Workers).
