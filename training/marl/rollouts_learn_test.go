@@ -43,7 +43,10 @@ import (
 // 1.62 1.63 1.66 1.76 1.62 2.29 1.76 1.74 1.76 2.07 (mean 1.79, sd
 // 0.22) against 1.62 1.61 1.66 1.76 1.63 2.29 1.76 1.71 1.76 1.62
 // (1.74, sd 0.20): nine seeds within 0.03 h, seed 10 on an excursion
-// at its last validation (1.62 four episodes before).
+// at its last validation (1.62 four episodes before). Over seeds 1–40
+// the means are 1.741 h (sd 0.16) and 1.742 h (sd 0.19) before: 27
+// seeds end the same to the hundredth, 9 higher, 4 lower (medians 1.72
+// and 1.69).
 func TestRolloutsLearnAsWell(t *testing.T) {
 	spec := os.Getenv("MARL_ROLLOUTS_LEARN")
 	if spec == "" {
