@@ -49,9 +49,11 @@ test-race:
 	$(GO) test -race -shuffle=on -timeout 30m $(PKGS)
 
 # The race detector slows the numeric code five- to tenfold, so some
-# packages' learning tests shorten or skip themselves under it (a test
-# file built only with it, //go:build race, sets their raceEnabled). Those
-# tests run again here without it, in full, so that each can fail in CI:
+# packages' slowest tests (learning, fits, and the end-to-end runs of
+# stages and cmd/schedlab) shorten or skip parts of themselves under it (a
+# test file built only with it, //go:build race, sets their raceEnabled).
+# Those tests run again here without it, in full, so that each can fail in
+# CI:
 # the tests of those packages that read raceEnabled, found by
 # scripts/race-gated-tests.sh, so that a new one joins by itself (every
 # other test already ran, whole, under the detector);
