@@ -25,14 +25,16 @@ import (
 // Both environment files read back as written (round trip), the DAS rows
 // of the table were fitted on das-table1's evaluated jobs, a damaged
 // environment file is refused naming the file and the key, and the stage
-// with one worker writes the same bytes as with two.
+// with one worker writes the same bytes as with two. Under the race
+// detector it runs with two workers only (the stage's workers are the DAS
+// fit's, and calibration's TestFitDAS compares that fit on one worker and
+// two there); make test-norace runs it with one too.
 func TestCalibrateStage(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Eval.Calibration.DAS = true
 	// The DAS fit simulates das-table1's evaluated jobs in each of its
 	// evaluations: 30 of them, not the 60 of quickConfig's 300, make each
-	// of the stage's three runs here 4 s of CPU under the race detector,
-	// not 7.
+	// run of the stage here 4 s of CPU under the race detector, not 7.
 	cfg.Eval.DASTable1.MaxJobs = 150
 	jobs, prof, fit := SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit)
 	// The conformance test's first run, in two, is the two workers' run
@@ -40,13 +42,25 @@ func TestCalibrateStage(t *testing.T) {
 	two := t.TempDir()
 	pipelinetest.ConformanceIn(t, two, 3, Calibrate(cfg), jobs, prof, fit)
 
-	dir := t.TempDir()
-	// One worker here, two in Conformance: the same bytes.
-	one := *cfg
-	one.Workers = 1
-	r := &pipeline.Runner{Dir: dir, Seed: 3, ConfigHash: "t", Workers: 1}
-	if _, err := r.Run(context.Background(), []pipeline.Stage{jobs, prof, fit, Calibrate(&one)}); err != nil {
-		t.Fatal(err)
+	// One worker here, two in Conformance: the same bytes. The checks
+	// below read the one worker's run (the conformance test's under the
+	// race detector).
+	dir := two
+	if !raceEnabled {
+		dir = t.TempDir()
+		one := *cfg
+		one.Workers = 1
+		r := &pipeline.Runner{Dir: dir, Seed: 3, ConfigHash: "t", Workers: 1}
+		if _, err := r.Run(context.Background(), []pipeline.Stage{jobs, prof, fit, Calibrate(&one)}); err != nil {
+			t.Fatal(err)
+		}
+		for _, out := range Calibrate(cfg).Outputs() {
+			a, errA := os.ReadFile(filepath.Join(dir, out))
+			b, errB := os.ReadFile(filepath.Join(two, out))
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s: 1 and %d workers differ (%v, %v)", out, cfg.Workers, errA, errB)
+			}
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(Environments)) {
 		path := filepath.Join(dir, EnvironmentFile(name))
@@ -79,13 +93,6 @@ func TestCalibrateStage(t *testing.T) {
 	for _, want := range []string{"| " + calibration.MARLPaper + " | MARL Table III", "| " + calibration.DASPaper + " | DAS Table 1, Large: mean-fee spread", fmt.Sprintf("%d evaluated jobs", int(0.2*float64(cfg.Eval.DASTable1.MaxJobs)))} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("calibration table lacks %q:\n%s", want, md)
-		}
-	}
-	for _, out := range Calibrate(cfg).Outputs() {
-		a, errA := os.ReadFile(filepath.Join(dir, out))
-		b, errB := os.ReadFile(filepath.Join(two, out))
-		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s: 1 and %d workers differ (%v, %v)", out, cfg.Workers, errA, errB)
 		}
 	}
 	env, err := sim.ReadEnvironment(filepath.Join(dir, EnvironmentFile(calibration.MARLPaper)))
