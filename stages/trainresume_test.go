@@ -119,13 +119,13 @@ func runWith(t *testing.T, ex pipeline.Executor, trainsOnly bool) (string, error
 // checkpoint and retried continue from the second episode, and the run
 // writes the same bytes as one without executor. A checkpoint changed
 // before the retry is an error naming the task; one that is gone restarts
-// the training from its first episode, to the same models. (The last two
-// runs are of the trainings and what they need: the evaluations of the
-// same models, through this executor, are the first run's.) Under the race
-// detector every run is of the trainings and what they need (calibration,
-// evaluations and tables are 70 % of a whole run's CPU there, and
-// evaluations run as an executor's tasks in TestEvalStageScratch); make
-// test-norace runs the first two whole.
+// the training from its first episode, to the same models. (The runs with
+// the checkpoint gone or changed are of the trainings and what they need:
+// the run before them evaluated these models through this executor.)
+// Under the race detector every run is of the trainings and what they
+// need (calibration, evaluations and tables are 70 % of a whole run's CPU
+// there, and evaluations run as an executor's tasks in
+// TestEvalStageScratch); make test-norace runs the first two runs whole.
 func TestTrainingResumesOnRetry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four models")
