@@ -83,6 +83,7 @@ type interGraph struct {
 	gbps     []float64
 	tier     []float64
 	links    [][]sim.DirectedLink // per directed edge, the topology links it aggregates, crossed the edge's way
+	linkIDs  []int                // every topology link its edges stand for, ascending
 	switches []int                // topology nodes of the shared switches
 }
 
@@ -357,7 +358,12 @@ func buildInter(c *sim.Cluster, parts int, owner []int) *interGraph {
 		ig.gbps = append(ig.gbps, gbps[k], gbps[k])
 		ig.tier = append(ig.tier, tier[k], tier[k])
 		ig.links = append(ig.links, links[k], back)
+		for _, dl := range links[k] {
+			ig.linkIDs = append(ig.linkIDs, dl.Link())
+		}
 	}
+	slices.Sort(ig.linkIDs)
+	ig.linkIDs = slices.Compact(ig.linkIDs)
 	g, err := nn.NewGraph(ig.nodes, src, dst)
 	if err != nil {
 		panic("marl: inter-scheduler graph: " + err.Error()) // indices are ours

@@ -115,7 +115,7 @@ func newNetwork(cfg Config, rng *rand.Rand) *network {
 // obs is one decision's observation, everything the network reads.
 type obs struct {
 	agent int
-	x0    []float64 // nodes × f0, the agent's inner graph
+	x0    []float64 // M × f0, the agent's inner graph's candidate rows (its other nodes' are 0)
 	jobs  []float64 // N × jobWidth
 	task  []float64 // taskWidth
 	zc    []float64 // P × InterDim: the other schedulers' z⁰ (own row unused)
@@ -146,7 +146,7 @@ type evaluator struct {
 	net    *network
 	cg     *clusterGraph
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
-	zc     []float64            // forward's scratch
+	zc, x0 []float64            // forward's and embed's scratch
 }
 
 // resize returns s with length n, reusing its storage when it can.
@@ -206,8 +206,7 @@ type passCache struct {
 
 // embedded is the part of the forward pass up to z⁰.
 type embedded struct {
-	h0, hc    *nn.Node // node features; candidate embeddings (B·M rows)
-	candRows  []int
+	h0c, hc   *nn.Node // the candidates' features and embeddings (B·M rows each)
 	z0        *nn.Node // B × InterDim
 	partition *partition
 }
@@ -221,13 +220,14 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record b
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
 	n, m, f0 := pt.nodes, len(pt.cands), net.f0
+	// x0: each step's candidate rows (obs.x0), B·M rows.
 	var x0, ef, jobs, task []float64
 	if B == 1 {
 		// Every pass but a batched one: the nodes copy what they read.
 		o := steps[0]
 		x0, ef, jobs, task = o.x0, o.ctx.inner[v], o.jobs, o.task
 	} else {
-		x0 = make([]float64, 0, B*n*f0)
+		x0 = make([]float64, 0, B*m*f0)
 		ef = make([]float64, 0, B*len(pt.edges)*edgeFeatures)
 		jobs = make([]float64, 0, B*len(steps[0].jobs))
 		task = make([]float64, 0, B*taskWidth)
@@ -244,23 +244,28 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record b
 	// Views, not copies: observations and their edge features are never
 	// written after they are made, nor a cache's output before its next
 	// pass (after this one's backward pass).
-	h0 := t.View(B*n, f0, x0)
-	h := h0
-	if out != nil {
+	h0c := t.View(B*m, f0, x0)
+	var h *nn.Node
+	switch {
+	case len(net.inner) == 0: // h is h⁰
+		h = t.View(B*n, f0, e.nodeStates(x0, B, m, n))
+	case out != nil:
 		if B != 1 || out.Rows != n {
 			panic("marl: embed: a given inner output of several steps or another graph")
 		}
 		h = out
-	} else if cache != nil && len(net.inner) > 0 {
+	case cache != nil && !record:
 		if B != 1 {
 			panic("marl: embed: a cached inner pass of several steps")
 		}
-		if record {
-			h = cache.Record(t, h0, t.View(len(pt.edges), edgeFeatures, ef))
-		} else {
-			h = t.View(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+		h = t.View(n, net.cfg.InnerDim, cache.Forward(x0, ef))
+	case cache != nil:
+		if B != 1 {
+			panic("marl: embed: a cached inner pass of several steps")
 		}
-	} else if len(net.inner) > 0 {
+		h = cache.Record(t, t.View(n, f0, e.nodeStates(x0, B, m, n)), t.View(len(pt.edges), edgeFeatures, ef))
+	default:
+		h = t.View(B*n, f0, e.nodeStates(x0, B, m, n))
 		efn := t.View(B*len(pt.edges), edgeFeatures, ef)
 		g := e.block(v, pt.graph, B)
 		for _, l := range net.inner {
@@ -276,7 +281,21 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record b
 	hc := t.GatherRows(h, rows)
 	pooled := t.SegmentMeans(hc, m)
 	in := t.ConcatCols(t.Const(B, net.cfg.Jobs*jobWidth, jobs), pooled, t.Const(B, taskWidth, task))
-	return embedded{h0: h0, hc: hc, candRows: rows, z0: net.enc.Forward(t, in), partition: pt}
+	return embedded{h0c: h0c, hc: hc, z0: net.enc.Forward(t, in), partition: pt}
+}
+
+// nodeStates returns B steps' node states (B·n rows) from their
+// candidate rows x0 (B·m rows; the other nodes' states are 0), in the
+// evaluator's scratch: the tape's views of it live until the pass's
+// backward pass, and the next pass (after a Reset) rewrites it.
+func (e *evaluator) nodeStates(x0 []float64, B, m, n int) []float64 {
+	f0 := e.net.f0
+	e.x0 = resize(e.x0, B*n*f0)
+	clear(e.x0)
+	for b := 0; b < B; b++ {
+		copy(e.x0[b*n*f0:], x0[b*m*f0:(b+1)*m*f0])
+	}
+	return e.x0
 }
 
 // forward returns the masked-softmax logits (B × actions), the values
@@ -400,7 +419,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 	}
 	var cand *nn.Node // the candidates' rows [h_m, h⁰_m], unless the segment's head took them
 	if pc.candOut == nil {
-		cand = t.ConcatCols(em.hc, t.GatherRows(em.h0, em.candRows))
+		cand = t.ConcatCols(em.hc, em.h0c)
 	}
 	gT := t.Transpose(net.group.forward(t, s, cand, rep, pc.group, pc.record, pc.candOut)) // 1 × B·M
 	var fT *nn.Node

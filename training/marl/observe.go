@@ -97,7 +97,7 @@ func (v *view) refresh(st *sim.State) {
 	for _, js := range st.Pending {
 		v.jobs[js.Index] = js
 	}
-	v.ctx = v.edgeFeatures(nil, nil)
+	v.ctx = v.edgeFeatures(nil, nil, true)
 }
 
 // bookFlows adds the network load of a job tentatively placed whole on
@@ -114,23 +114,26 @@ func (v *view) bookFlows(js *sim.JobState, slots []sim.Slot) []int {
 		v.flows[dl]++
 		v.hit[dl.Link()] = true
 	}
+	hit := func(l int) bool { return v.hit[l] }
 	var changed []int
 	for p, pt := range v.cg.parts {
-		if slices.ContainsFunc(pt.links, func(l int) bool { return v.hit[l] }) {
+		if slices.ContainsFunc(pt.links, hit) {
 			changed = append(changed, p)
 		}
 	}
+	inter := v.cg.inter != nil && slices.ContainsFunc(v.cg.inter.linkIDs, hit)
 	// A new value (recorded observations keep theirs) that shares the
-	// unchanged partitions' features with the old one: nothing writes
-	// them after they are made.
-	v.ctx = v.edgeFeatures(v.ctx, changed)
+	// unchanged graphs' features with the old one: nothing writes them
+	// after they are made.
+	v.ctx = v.edgeFeatures(v.ctx, changed, inter)
 	return changed
 }
 
 // edgeFeatures computes (bandwidth, load, tier) of every edge; with a
-// previous value, only those of the partitions listed in changed and of
-// the inter-scheduler graph, the others' being taken from prev.
-func (v *view) edgeFeatures(prev *edgeCtx, changed []int) *edgeCtx {
+// previous value, only those of the partitions listed in changed and,
+// with inter set, of the inter-scheduler graph, the others' being taken
+// from prev.
+func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 	ctx := &edgeCtx{inner: make([][]float64, len(v.cg.parts))}
 	for p, pt := range v.cg.parts {
 		if prev != nil && !slices.Contains(changed, p) {
@@ -150,7 +153,9 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int) *edgeCtx {
 		}
 		ctx.inner[p] = ef
 	}
-	if ig := v.cg.inter; ig != nil {
+	if ig := v.cg.inter; ig != nil && prev != nil && !inter {
+		ctx.inter = prev.inter
+	} else if ig != nil {
 		ctx.inter = make([]float64, 0, len(ig.gbps)*edgeFeatures)
 		for k := range ig.gbps {
 			var f float64
@@ -274,7 +279,7 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 		ci = cur.Index
 	}
 	slots := v.slots(p, ci)
-	o.x0 = make([]float64, pt.nodes*f0)
+	o.x0 = make([]float64, len(pt.cands)*f0)
 	for k, c := range pt.cands {
 		row := o.x0[k*f0:]
 		if c.socket >= 0 {

@@ -98,4 +98,28 @@ func TestEdgeLoadsDirected(t *testing.T) {
 	if slices.Equal(before.inner[0], v.ctx.inner[0]) {
 		t.Error("booking modified the edge features recorded before it, or changed nothing")
 	}
+	// Features kept from the last value, here and after a booking within
+	// pod 1 (servers 4 and 5), whose flows cross no link of the
+	// inter-scheduler graph, are those computed anew.
+	same := func(when string) {
+		t.Helper()
+		fresh := v.edgeFeatures(nil, nil, true)
+		for p := range fresh.inner {
+			if !slices.Equal(fresh.inner[p], v.ctx.inner[p]) {
+				t.Errorf("%s: partition %d's edge features differ from those computed anew", when, p)
+			}
+		}
+		if !slices.Equal(fresh.inter, v.ctx.inter) {
+			t.Errorf("%s: the inter-scheduler edge features differ from those computed anew", when)
+		}
+	}
+	same("after a booking across pods")
+	before = v.ctx
+	if changed := v.bookFlows(st.Pending[0], []sim.Slot{{Server: 4, Socket: 0}, {Server: 5, Socket: 0}}); !slices.Equal(changed, []int{1}) {
+		t.Errorf("booking within pod 1 changed partitions %v, want [1]", changed)
+	}
+	same("after a booking within a pod")
+	if &before.inter[0] != &v.ctx.inter[0] {
+		t.Error("a booking within a pod computed the inter-scheduler edge features again")
+	}
 }

@@ -30,7 +30,8 @@ type ECCStack struct {
 	in     [][]int // per node, its incoming edges in edge order
 
 	valid  bool
-	x, ef  []float64   // the last inputs
+	x, ef  []float64   // the last inputs, x with every node's row
+	rx     int         // the rows of x the last Forward was given
 	y, agg [][]float64 // per layer: H·Msᵀ (nodes × (f+1)d) and the aggregation (nodes × d)
 	z, h   [][]float64 // per layer: [h, agg + b]·W and its ReLU, the output (nodes × out)
 	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
@@ -82,16 +83,19 @@ func (s *ECCStack) Retarget(g *Graph) {
 }
 
 // Forward returns the last layer's output (nodes × out, row-major) for
-// node states x (nodes × the first layer's width) and edge features ef
-// (edges × f). The result belongs to the stack and changes on its next
-// Forward.
+// node states x and edge features ef (edges × f). x holds the states of
+// the graph's first rows (rows × the first layer's width, rows ≤ nodes):
+// the nodes after them have zero states (a graph whose featureless nodes
+// come last need not store them). The result belongs to the stack and
+// changes on its next Forward.
 func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	n, m := s.g.Nodes, s.g.Edges()
 	if len(s.layers) == 0 {
 		return x
 	}
 	f := s.layers[0].FilterW.Rows
-	if d0 := s.layers[0].W.Rows / 2; len(x) != n*d0 || len(ef) != m*f {
+	d0 := s.layers[0].W.Rows / 2
+	if len(x) > n*d0 || len(x)%d0 != 0 || len(ef) != m*f {
 		panic(fmt.Sprintf("nn: ECCStack.Forward of %d states and %d edge features for %d nodes of width %d and %d edges of %d", len(x), len(ef), n, d0, m, f))
 	}
 	full := !s.valid
@@ -118,15 +122,22 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			copy(s.ms[f*d*d:], l.FilterB.Data)
 			transposeInto(s.mt[li], general(yw, d, d, s.ms))
 		}
-		s.x = append(s.x[:0], x...)
+		s.x = resize(s.x, n*d0)
+		clear(s.x)
+		s.rx = 0
 		s.ef = append(s.ef[:0], ef...)
 	}
-	// Changed input rows and edges.
-	d0 := len(x) / max(n, 1)
+	// Changed input rows and edges. A row after x's is 0: changed if the
+	// last pass gave it.
+	rx := len(x) / d0
 	for u := range s.dirty {
-		s.dirty[u] = full || !sameBits(s.x[u*d0:(u+1)*d0], x[u*d0:(u+1)*d0])
+		s.dirty[u] = full || u < rx && !sameBits(s.x[u*d0:(u+1)*d0], x[u*d0:(u+1)*d0]) || u >= rx && u < s.rx
 	}
 	copy(s.x, x)
+	if rx < s.rx {
+		clear(s.x[len(x) : s.rx*d0])
+	}
+	s.rx = rx
 	edgeChanged := func(e int) bool { return full || !sameBits(s.ef[e*f:(e+1)*f], ef[e*f:(e+1)*f]) }
 	// Destinations of changed edges: their messages change at every layer.
 	if len(s.edgeDst) != n {
@@ -140,7 +151,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		}
 	}
 	copy(s.ef, ef)
-	hin := x
+	hin := s.x
 	for li, l := range s.layers {
 		d, out := l.W.Rows/2, l.W.Cols
 		yw := (f + 1) * d

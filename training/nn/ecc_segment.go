@@ -42,6 +42,7 @@ type ECCSegment struct {
 	f      int
 
 	xs, efs [][]float64 // the steps' inputs (the caller's slices)
+	zero    []float64   // the input row of a node after a step's given rows
 	// tabs[0] holds the input rows' versions, tabs[li+1] layer li's
 	// output rows'; edge holds the edges' (no values: a version's
 	// features are efs[start]).
@@ -155,10 +156,10 @@ func (s *ECCSegment) SetHead(l *Linear, rows []int) {
 	if l == nil {
 		return
 	}
-	in := s.g.Nodes // checked against the layers' widths in Forward
+	n := s.g.Nodes
 	for _, u := range rows {
-		if u < 0 || u >= in {
-			panic(fmt.Sprintf("nn: ECCSegment.SetHead: row %d of %d", u, in))
+		if u < 0 || u >= n {
+			panic(fmt.Sprintf("nn: ECCSegment.SetHead: row %d of %d nodes", u, n))
 		}
 	}
 }
@@ -166,13 +167,14 @@ func (s *ECCSegment) SetHead(l *Linear, rows []int) {
 // Len returns the number of steps added since the last Backward.
 func (s *ECCSegment) Len() int { return len(s.xs) }
 
-// Add appends a step of node states x (nodes × the first layer's width)
-// and edge features ef (edges × f). The slices are kept, not copied, and
-// must not change before Backward.
+// Add appends a step of node states x (rows × the first layer's width,
+// the first rows of the graph's nodes; the nodes after them have zero
+// states, as ECCStack.Forward's) and edge features ef (edges × f). The
+// slices are kept, not copied, and must not change before Backward.
 func (s *ECCSegment) Add(x, ef []float64) {
 	n, m := s.g.Nodes, s.g.Edges()
 	if len(s.layers) > 0 {
-		if d0 := s.layers[0].W.Rows / 2; len(x) != n*d0 || len(ef) != m*s.f {
+		if d0 := s.layers[0].W.Rows / 2; len(x) > n*d0 || len(x)%d0 != 0 || len(ef) != m*s.f {
 			panic(fmt.Sprintf("nn: ECCSegment.Add of %d states and %d edge features for %d nodes of width %d and %d edges of %d", len(x), len(ef), n, d0, m, s.f))
 		}
 	}
@@ -216,7 +218,14 @@ func (s *ECCSegment) Forward() {
 		return
 	}
 	d0 := s.layers[0].W.Rows / 2
-	versionsOf(&s.tabs[0], n, d0, steps, func(st, u int) []float64 { return s.xs[st][u*d0 : (u+1)*d0] }, true)
+	s.zero = resize(s.zero, d0)
+	clear(s.zero)
+	versionsOf(&s.tabs[0], n, d0, steps, func(st, u int) []float64 {
+		if x := s.xs[st]; (u+1)*d0 <= len(x) {
+			return x[u*d0 : (u+1)*d0]
+		}
+		return s.zero // a node after the step's given rows
+	}, true)
 	versionsOf(&s.edge, s.g.Edges(), f, steps, func(st, e int) []float64 { return s.efs[st][e*f : (e+1)*f] }, false)
 	for li, l := range s.layers {
 		in, out, ly := &s.tabs[li], &s.tabs[li+1], &s.lay[li]
