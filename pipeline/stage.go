@@ -158,3 +158,9 @@ func (e *Env) Batch(tasks []Task) (Batch, error) {
 
 // TaskDir is the stage's task directory (see Batch).
 func (e *Env) TaskDir() string { return e.taskDir }
+
+// Key is the stage's cache key: a digest of its name, version,
+// configuration, inputs and the run's seed. State a stage keeps in its
+// task directory for a later run to continue from is valid for the
+// same key only.
+func (e *Env) Key() string { return e.key }

@@ -447,7 +447,12 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 			// On an executor, the training is a task of its own, or, for
 			// one that spreads its steps (MARL's rollouts), runs here
 			// and each step's pieces are its tasks (trainspread.go).
+			// A spread training keeps its resume checkpoints in the
+			// stage's task directory: a driver that dies leaves them to
+			// the next run of the stage (trainresume.go).
 			var spread training.Spread
+			var resume *training.Resume
+			var resumeDir string
 			if env.Executor() != nil && trainSpecHook == nil {
 				if !m.spreads() {
 					return m.trainOnExecutor(ctx, env, jobsArtifact) // traintask.go
@@ -456,6 +461,7 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 				if spread, err = m.spreadOn(env, jobsArtifact); err != nil {
 					return err
 				}
+				resume, resumeDir = stageCheckpoints(env)
 			}
 			in := m.Inputs(env.Seed)
 			in.Meta.ConfigHash = env.ConfigHash
@@ -490,8 +496,12 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 			if trainSpecHook != nil {
 				return trainSpecHook(spec)
 			}
-			spec.Spread = spread
-			return m.Train(ctx, spec)
+			spec.Spread, spec.Resume = spread, resume
+			err = m.Train(ctx, spec)
+			if errors.Is(err, training.ErrResumeMismatch) {
+				return fmt.Errorf("%w (an earlier run's checkpoint, in %s: remove it to train from the first episode)", err, resumeDir)
+			}
+			return err
 		},
 	}
 }

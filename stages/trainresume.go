@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,4 +130,77 @@ func (c *checkpoints) clean() {
 	for _, w := range c.written {
 		os.Remove(w.path)
 	}
+}
+
+// stageCheckpoints is the training.Resume of a training the driver runs
+// itself (one that spreads its steps over the executor): its checkpoints
+// lie in the stage's task directory, which outlives a failed or killed
+// run and goes when the stage commits, named by the stage's cache key,
+// so that the next run of the stage with the same key (configuration,
+// inputs and seed) continues from the last one, and no other does.
+// It returns the directory too.
+func stageCheckpoints(env *pipeline.Env) (*training.Resume, string) {
+	c := runCheckpoints{dir: filepath.Join(env.TaskDir(), "resume"), key: env.Key(), stage: env.Stage()}
+	return &training.Resume{Load: c.load, Save: c.save}, c.dir
+}
+
+type runCheckpoints struct{ dir, key, stage string }
+
+const stateExt = ".state"
+
+// save writes the state after done of total episodes and removes every
+// other checkpoint of the directory (earlier ones, and those of another
+// key, which no run can continue from).
+func (c runCheckpoints) save(done, total int, state []byte) error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("resume checkpoint: %w", err)
+	}
+	name := fmt.Sprintf("%s.%06d%s", c.key, done, stateExt)
+	if err := pipeline.WriteFileAtomic(filepath.Join(c.dir, name), state); err != nil {
+		return fmt.Errorf("resume checkpoint: %w", err)
+	}
+	slog.Debug("training checkpoint saved", "stage", c.stage, "episodes_done", done, "of", total, "checkpoint", filepath.Join(c.dir, name))
+	old, err := os.ReadDir(c.dir)
+	if err != nil {
+		return fmt.Errorf("resume checkpoint: %w", err)
+	}
+	for _, e := range old {
+		if e.Name() != name && strings.HasSuffix(e.Name(), stateExt) {
+			os.Remove(filepath.Join(c.dir, e.Name()))
+		}
+	}
+	return nil
+}
+
+// load reads the checkpoint of the stage's key after the most episodes,
+// nil if there is none.
+func (c runCheckpoints) load() ([]byte, error) {
+	entries, err := os.ReadDir(c.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resume checkpoints: %w", err)
+	}
+	best, done := "", -1
+	for _, e := range entries {
+		n, ok := strings.CutPrefix(e.Name(), c.key+".")
+		if !ok {
+			continue
+		}
+		n, ok = strings.CutSuffix(n, stateExt)
+		if d, err := strconv.Atoi(n); ok && err == nil && d > done {
+			best, done = e.Name(), d
+		}
+	}
+	if best == "" {
+		return nil, nil
+	}
+	p := filepath.Join(c.dir, best)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("resume checkpoint %s: %w", p, err)
+	}
+	slog.Info("training resumed from an earlier run's checkpoint", "stage", c.stage, "episodes_done", done, "checkpoint", p)
+	return b, nil
 }

@@ -3,7 +3,9 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -105,5 +107,92 @@ func TestStepTaskRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "step-"+c.name) || strings.Contains(err.Error(), "panic") {
 			t.Errorf("%s: %v, want an error with %q naming the task", c.name, err, c.want)
 		}
+	}
+}
+
+// stepRecorder is a local executor that records the episodes of the
+// train.step pieces it runs and, with failFrom ≥ 0, fails the first
+// batch holding a piece of episode failFrom or later, as a driver that
+// dies there would leave its run.
+type stepRecorder struct {
+	pipeline.Local
+	failFrom int
+	mu       sync.Mutex
+	episodes map[int]bool
+}
+
+var errDriverDied = errors.New("the driver died")
+
+func (s *stepRecorder) Run(ctx context.Context, b pipeline.Batch) ([][]byte, error) {
+	s.mu.Lock()
+	for _, t := range b.Tasks {
+		if t.Kind != TaskTrainStep {
+			continue
+		}
+		var st stepTask
+		var piece struct {
+			Episode int `json:"episode"`
+		}
+		if err := json.Unmarshal(t.Spec, &st); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(st.Piece, &piece); err != nil {
+			return nil, err
+		}
+		if s.failFrom >= 0 && piece.Episode >= s.failFrom {
+			s.failFrom = -1
+			s.mu.Unlock()
+			return nil, errDriverDied
+		}
+		s.episodes[piece.Episode] = true
+	}
+	s.mu.Unlock()
+	return s.Local.Run(ctx, b)
+}
+
+// TestSpreadTrainingResumes: a training of two rollouts per update whose
+// driver dies in its second iteration continues, at the next run into
+// the same directory, from the checkpoint it kept after its first (the
+// rerun steps episodes 2 and 3 only), and writes the model of a training
+// in process. Both runs are of the training and what it needs.
+func TestSpreadTrainingResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model twice")
+	}
+	run := func(ex pipeline.Executor, dir string) error {
+		cfg := quickConfig()
+		cfg.Eval.Experiments = []string{evaluation.MARLArrivals}
+		cfg.Eval.MARLArrivals.Schedulers = []string{"marl-device"}
+		cfg.Eval.MARLArrivals.FittedInterference = false
+		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 4, 2
+		cfg.Out, cfg.Workers = dir, 2
+		dag, err := Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &pipeline.Runner{Dir: cfg.Out, Seed: 4, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler), Executor: ex}
+		_, err = r.Run(context.Background(), trainingsOf(dag))
+		return err
+	}
+	base, dir := t.TempDir(), t.TempDir()
+	if err := run(nil, base); err != nil {
+		t.Fatal(err)
+	}
+	died := &stepRecorder{Local: pipeline.Local{Workers: 2}, failFrom: 2, episodes: map[int]bool{}}
+	if err := run(died, dir); !errors.Is(err, errDriverDied) {
+		t.Fatalf("the run whose driver dies: %v, want %v", err, errDriverDied)
+	}
+	if !died.episodes[0] || !died.episodes[1] || died.episodes[2] {
+		t.Fatalf("the first run stepped episodes %v, want 0 and 1", died.episodes)
+	}
+	again := &stepRecorder{Local: pipeline.Local{Workers: 2}, failFrom: -1, episodes: map[int]bool{}}
+	if err := run(again, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(again.episodes, map[int]bool{2: true, 3: true}) {
+		t.Errorf("the rerun stepped episodes %v, want 2 and 3 (resumed after 1)", again.episodes)
+	}
+	if n := sameRun(t, base, dir, "in process and resumed by a second driver"); n < 3 {
+		t.Errorf("compared %d files", n)
 	}
 }
