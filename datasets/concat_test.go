@@ -29,7 +29,16 @@ func TestConcatParquetSameBytes(t *testing.T) {
 	meta := FileMeta{Source: "test", ConfigHash: "c"}
 	var all []concatRow
 	var inputs []string
-	for i, n := range []int{1000, 0, 150001, 63, 70000} {
+	sizes, batches := []int{1000, 0, 150001, 63, 70000}, []int{64, 640, writeBatch, 100}
+	if raceEnabled {
+		// Under the race detector, where each concatenation takes ten
+		// times as long, a third input of 66,001 rows (still two batches
+		// of writeBatch) and three batches: the smallest multiple of 64,
+		// the default, and one that is not a multiple (make test-norace
+		// runs the whole).
+		sizes[2], batches = 66001, []int{64, writeBatch, 100}
+	}
+	for i, n := range sizes {
 		rows := make([]concatRow, n)
 		for k := range rows {
 			rows[k] = concatRow{Name: fmt.Sprintf("job-%d-%d", i, r.IntN(1e6)), Value: r.NormFloat64(), Tags: make([]float64, r.IntN(3))}
@@ -49,7 +58,7 @@ func TestConcatParquetSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wb, _ := os.ReadFile(want)
-	for _, batch := range []int{64, 640, writeBatch, 100} {
+	for _, batch := range batches {
 		got := filepath.Join(dir, fmt.Sprintf("got-%d.parquet", batch))
 		if err := concatParquet[concatRow](context.Background(), got, meta, inputs, batch); err != nil {
 			t.Fatal(err)

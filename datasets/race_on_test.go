@@ -2,6 +2,16 @@
 
 package datasets
 
-// raceEnabled is true under the race detector, which makes the full Google
-// trace (2 million rows through an instrumented decoder) take minutes.
+// raceEnabled is true under the race detector, where decoding and
+// writing Parquet take five to twenty times as long, so some tests do less
+// there, and the non-race pass of make test (make test-norace) runs them
+// whole:
+//   - TestGoogleRealFull (2 million rows of the full Google trace) is
+//     skipped;
+//   - TestGoogleRealSubset checks the first 8 parts of the trace, not 20;
+//   - TestDatasetGoogleReal refreshes a dataset of 6 real parts, not 10;
+//   - TestConcatParquetSameBytes concatenates 137,064 rows, not 221,064,
+//     in batches of 64, writeBatch and 100 (not also 640);
+//   - TestMARLWorkloadSeeds and TestPAILikeSplitSeeds check 20 seeds, not
+//     200 (propertySeeds).
 const raceEnabled = true
