@@ -14,6 +14,12 @@ func TestConformance(t *testing.T) {
 			n := 120
 			if name == "malo" || name == "mosa" {
 				n = 80 // thousands of surrogate evaluations per decision
+				if raceEnabled {
+					// Ten times as slow under the detector: 40 jobs
+					// still queue up to 9 to 15 deep in every scenario
+					// (make test-norace runs 80).
+					n = 40
+				}
 			}
 			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) { return schedulers.New(name, schedulers.Options{Seed: seed}) }, n)
 		})
