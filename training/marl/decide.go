@@ -59,6 +59,10 @@ func (a *actor) caches(p int) *passCache {
 	if a.e.net.cfg.multi() {
 		if a.inter == nil {
 			a.inter = nn.NewECCStack(a.e.net.inter, a.e.cg.inter.graph)
+			// A decision reads the schedulers' rows only (its own and
+			// the forward targets'): the last layer's switch rows, most
+			// of its work, are never computed.
+			a.inter.Only(a.e.schedulerRows())
 		}
 		pc.inter = a.inter
 	}

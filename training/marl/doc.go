@@ -171,7 +171,15 @@
 // take as much again. The update runs on both cores; decide on one: its
 // decisions are sequential, and embedding the other pods on a second
 // goroutine while the acting pod's pass runs made the episode slower
-// (1.07–1.11× its wall time), so it does not. Side by side on a loaded
+// (1.07–1.11× its wall time), so it does not; nor does it share a
+// pass's rows between two goroutines: the inter-scheduler pass of a
+// decision (about 0.35 ms, in phases of 0.05–0.15 ms) ran no faster so
+// (a row-split ECCStack, measured on 2026-11-28 and not kept: 345
+// against 350 µs a pass at k = 20), because waking the other core costs tens of microseconds on this
+// host (two 0.1 ms halves of a loop ran 1.17× faster than one after
+// the other, two 5 ms halves 1.95×). A decision reads the inter stack's
+// scheduler rows only, so its last layer computes no switch row
+// (nn.ECCStack.Only). Side by side on a loaded
 // host (12 intervals), the episode took 0.79× the CPU and 0.64× the wall
 // time of the update that back-propagated every step's whole graph.
 //

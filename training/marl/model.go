@@ -355,6 +355,16 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 	return e.heads(t, steps, em, s, targets, pc)
 }
 
+// schedulerRows returns the inter-scheduler graph's scheduler rows,
+// 0..P−1: all forward reads of its layers.
+func (e *evaluator) schedulerRows() []int {
+	rows := make([]int, len(e.cg.parts))
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
 // interLayers runs the inter-scheduler ECC stack on the tape: zc holds
 // every step's schedulers' z⁰ (pn rows per step), the acting agent's row
 // still to be replaced by its own z0 row. With a cache (one step), the

@@ -38,6 +38,7 @@ type ECCStack struct {
 	ms     []float64   // scratch: one layer's Ms
 
 	dirty, next []bool
+	only        []bool // Only's rows of the last layer, nil for all
 	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
 	buf, out    []float64
@@ -58,13 +59,32 @@ func NewECCStack(layers []*ECC, g *Graph) *ECCStack {
 // Invalidate forgets the cached pass (the parameters moved).
 func (s *ECCStack) Invalidate() { s.valid = false }
 
+// Only restricts the last layer to rows (nil: every row), for a caller
+// that reads no other row of its output: Forward then computes no
+// other, and the others hold stale values (the output and Layer). A
+// stack so restricted cannot Record. Retarget lifts it.
+func (s *ECCStack) Only(rows []int) {
+	s.valid = false
+	if rows == nil {
+		s.only = nil
+		return
+	}
+	s.only = make([]bool, s.g.Nodes)
+	for _, u := range rows {
+		if u < 0 || u >= s.g.Nodes {
+			panic(fmt.Sprintf("nn: ECCStack.Only: row %d of %d nodes", u, s.g.Nodes))
+		}
+		s.only[u] = true
+	}
+}
+
 // Retarget makes s the stack of the same layers over g, as
 // NewECCStack(layers, g) would, keeping its buffers when g has as many
 // nodes: one stack serves several graphs in turn (a learner's partitions,
 // a segment at a time) in the memory of one. Its next Forward is a full
 // pass.
 func (s *ECCStack) Retarget(g *Graph) {
-	s.valid = false
+	s.valid, s.only = false, nil
 	if g == s.g {
 		return
 	}
@@ -173,6 +193,11 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 				s.next[s.g.Dst[e]] = true
 			}
 		}
+		if li == len(s.layers)-1 && s.only != nil {
+			for u, keep := range s.only {
+				s.next[u] = s.next[u] && keep
+			}
+		}
 		for u, c := range s.next {
 			if !c {
 				continue
@@ -243,6 +268,9 @@ func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
 // RecordLayers is Record returning every layer's output node, appended
 // to dst.
 func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
+	if s.only != nil {
+		panic("nn: ECCStack.RecordLayers of a stack restricted to some rows (Only)")
+	}
 	s.Forward(x.Data, ef.Data)
 	h := x
 	for li, l := range s.layers {

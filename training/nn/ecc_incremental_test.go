@@ -73,6 +73,52 @@ func TestECCStackBits(t *testing.T) {
 	t.Logf("%d rows recomputed over 40 passes of %d", s.Rows, full)
 }
 
+// TestECCStackOnly restricts a stack's last layer to some rows and
+// checks, over passes that change a few input rows or edges, that those
+// rows hold the bits of ECC.Forward on a tape, and that the stack
+// computes fewer rows than an unrestricted one.
+func TestECCStackOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const nodes, f = 300, 3
+	g := randomGraph(t, nodes, rng)
+	ps := NewParams()
+	dims := []int{17, 16, 8}
+	layers := eccLayers(ps, dims, f, rng)
+	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
+	var rows []int
+	for u := 0; u < nodes; u += 5 {
+		rows = append(rows, u)
+	}
+	only, all := NewECCStack(layers, g), NewECCStack(layers, g)
+	only.Only(rows)
+	out := dims[len(dims)-1]
+	for it := 0; it < 20; it++ {
+		if it > 0 {
+			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
+			if it%3 == 0 {
+				ef[rng.IntN(len(ef))] = rng.Float64()
+			}
+		}
+		got := only.Forward(x, ef)
+		all.Forward(x, ef)
+		var tp Tape
+		h := tp.Const(nodes, dims[0], x)
+		efn := tp.Const(g.Edges(), f, ef)
+		for _, l := range layers {
+			h = l.Forward(&tp, h, efn, g)
+		}
+		for _, u := range rows {
+			if !sameBits(got[u*out:(u+1)*out], h.Data[u*out:(u+1)*out]) {
+				t.Fatalf("pass %d: row %d differs from ECC.Forward's", it, u)
+			}
+		}
+	}
+	if only.Rows >= all.Rows {
+		t.Errorf("the restricted stack computed %d rows, the whole one %d", only.Rows, all.Rows)
+	}
+	t.Logf("rows: %d restricted, %d whole", only.Rows, all.Rows)
+}
+
 // TestLinearRowsBits changes rows of a sparse input and compares the
 // cached Linear with the tape's, bit for bit.
 func TestLinearRowsBits(t *testing.T) {
