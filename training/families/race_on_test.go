@@ -4,5 +4,7 @@ package families_test
 
 // raceEnabled: under the race detector DAS trains many times slower, so
 // TestResumeIsByteIdentical resumes das only of the DAS variants there
-// (da, da+mc and da+rwgp run the same trainer code with other modules).
+// (da, da+mc and da+rwgp run the same trainer code with other modules),
+// over two learning rates killed after the first, not three killed after
+// the second; make test-norace runs it whole.
 const raceEnabled = true
