@@ -20,7 +20,9 @@ import (
 // rows and trunk's gradient of every parameter, bit for bit. It runs the
 // paper's model size (N = 128, e = 64, h = 4), at which the products take
 // gemm's parallel paths, on a minibatch of decisions of a contended
-// episode (observations of many different job counts).
+// episode (observations of many different job counts): 48 decisions, 16
+// under the race detector (still thousands of rows, past the parallel
+// paths' threshold; make test-norace runs 48).
 func TestTrunkRowsMatchTrunk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full-size episode")
@@ -29,8 +31,12 @@ func TestTrunkRowsMatchTrunk(t *testing.T) {
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg, m, out := contendedEpisode(t, c, v)
+			batch := 48
+			if raceEnabled {
+				batch = 16
+			}
 			var obs []*Obs
-			for i := 0; i < out.ord.Len() && len(obs) < 48; i += 3 {
+			for i := 0; i < out.ord.Len() && len(obs) < batch; i += 3 {
 				obs = append(obs, out.ord.Steps[i].Obs)
 			}
 			n, e := cfg.Jobs, cfg.Hidden

@@ -1,0 +1,5 @@
+//go:build !race
+
+package das
+
+const raceEnabled = false

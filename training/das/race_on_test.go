@@ -1,0 +1,9 @@
+//go:build race
+
+package das
+
+// raceEnabled: under the race detector, where the paper-sized model's
+// products take many times as long, TestTrunkRowsMatchTrunk compares the
+// trunks on a minibatch of 16 decisions, not 48; make test-norace runs it
+// whole.
+const raceEnabled = true
