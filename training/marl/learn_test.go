@@ -19,6 +19,9 @@ func TestLearning(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for a few seconds per variant")
 	}
+	if raceEnabled {
+		t.Skip("under the race detector the trainings' concurrency is checked by the byte-identity tests (TestGoldenTraining, TestSpreadSameBytes, TestRolloutsSameBytes); make test-norace runs this one whole")
+	}
 	c, err := sim.FatTree(4, "power8")
 	if err != nil {
 		t.Fatal(err)
@@ -27,9 +30,6 @@ func TestLearning(t *testing.T) {
 	ctx := context.Background()
 	for _, v := range marl.Variants() {
 		t.Run(v, func(t *testing.T) {
-			if v != marl.VariantDevice && raceEnabled {
-				t.Skip("under the race detector only the device level trains (the package's tests must stay near a minute)")
-			}
 			parts := c.Pods
 			if v == marl.VariantSingle {
 				parts = 1
