@@ -60,8 +60,8 @@ func (a *actor) caches(p int) *passCache {
 		if a.inter == nil {
 			a.inter = nn.NewECCStack(a.e.net.inter, a.e.cg.inter.graph)
 			// A decision reads the schedulers' rows only (its own and
-			// the forward targets'): the last layer's switch rows, most
-			// of its work, are never computed.
+			// the forward targets'): the last layer's switch rows, half
+			// its messages, are never computed.
 			a.inter.Only(a.e.schedulerRows())
 		}
 		pc.inter = a.inter
