@@ -18,6 +18,9 @@ import (
 // written from every row at once, over cells large and small enough that
 // its columns span many pages.
 func TestWriteResultsSameBytes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("both writes run on one goroutine: make test-norace runs this")
+	}
 	r := rand.New(rand.NewPCG(3, 4))
 	rep := &Report{Spec: Spec{Experiment: "x"}}
 	for i, n := range []int{30000, 7, 0, 100001, 64, 45000} {
