@@ -82,8 +82,8 @@ func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.Linear
 	} else {
 		cand = sc.cand.Forward(t, c)
 	}
-	h := t.ReLU(t.Add(t.GatherRows(sc.self.Forward(t, s), rep), cand))
-	return sc.out.Forward(t, h)
+	// ReLU(s·W_s[rep] + cand)·w + b, fused (nn.ReLUScore: the same bits).
+	return t.ReLUScore(sc.self.Forward(t, s), rep, cand, sc.out.W, sc.out.B)
 }
 
 func (c Config) multi() bool { return c.Variant != VariantSingle }

@@ -1,0 +1,98 @@
+package nn
+
+import "fmt"
+
+// reluScoreOp scores candidates with one hidden ReLU layer whose input
+// is split into a state half shared by many candidates and a candidate
+// half (the MARL actor's scorers):
+//
+//	A = max(S[rep] + C, 0),  y = A·w + b,
+//
+// with S (p×h) the state half's pre-activations, rep (m) the state of
+// each candidate, C (m×h) the candidate half's, w (h×1), b (1×1); y is
+// m×1. It is ReLU(Add(GatherRows(S, rep), C)) followed by
+// Add(MatMul(·, w), b), fused, to the bit: the same sums in the same
+// order (the product by gemm, the bias added after it, the gradients of
+// S's rows in candidate order), without the three m×h intermediate
+// nodes and their gradients, which cost more than the product (h = 128,
+// m in the hundreds: a decision's candidates). Backward:
+//
+//	dA = dy·wᵀ masked by A > 0,  dC += dA,  dS[rep_i] += dA_i,
+//	dw += Aᵀ·dy,  db += Σ_i dy_i.
+//
+// aux holds A.
+type reluScoreOp struct{}
+
+// ReLUScore records max(s[rep] + c, 0)·w + b (see reluScoreOp): s is p×h,
+// c is m×h with rep[i] < p the row of s for c's row i, w is h×1 and b
+// 1×1. The tape keeps rep until the next Reset.
+func (t *Tape) ReLUScore(s *Node, rep []int, c, w, b *Node) *Node {
+	h := s.Cols
+	if c.Cols != h || len(rep) != c.Rows || w.Rows != h || w.Cols != 1 || b.Rows != 1 || b.Cols != 1 {
+		panic(fmt.Sprintf("nn: ReLUScore of states %dx%d, %d indices, candidates %dx%d, weights %dx%d and bias %dx%d",
+			s.Rows, s.Cols, len(rep), c.Rows, c.Cols, w.Rows, w.Cols, b.Rows, b.Cols))
+	}
+	m := c.Rows
+	n := t.node(reluScoreOp{}, m, 1, s, c, w, b)
+	n.ints = rep
+	n.aux = resize(n.aux, m*h)
+	a := n.aux
+	for i, r := range rep {
+		if r < 0 || r >= s.Rows {
+			panic(fmt.Sprintf("nn: ReLUScore index %d of %d rows", r, s.Rows))
+		}
+		sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[i*h:(i+1)*h], a[i*h:(i+1)*h]
+		cr, ar = cr[:len(sr)], ar[:len(sr)]
+		for j, v := range sr {
+			ar[j] = max(v+cr[j], 0)
+		}
+	}
+	t.gemm(false, false, 1, general(m, h, h, a), general(h, 1, 1, w.Data), 0, general(m, 1, 1, n.Data))
+	bias := b.Data[0]
+	for i, v := range n.Data {
+		n.Data[i] = v + bias
+	}
+	return n
+}
+
+func (reluScoreOp) backward(t *Tape, n *Node) {
+	s, c, w, b := n.in[0], n.in[1], n.in[2], n.in[3]
+	m, h := n.Rows, s.Cols
+	a, g := n.aux[:m*h], n.Grad[:m]
+	if b.needGrad {
+		for _, v := range g {
+			b.Grad[0] += v
+		}
+	}
+	if w.needGrad {
+		t.gemm(true, false, 1, general(m, h, h, a), general(m, 1, 1, g), 1, general(h, 1, 1, w.Grad))
+	}
+	if !s.needGrad && !c.needGrad {
+		return
+	}
+	wd := w.Data[:h]
+	for i, r := range n.ints {
+		gi, ar := g[i], a[i*h:(i+1)*h]
+		if gi == 0 {
+			continue // every dA_ij is 0 (adding +0 changes no gradient)
+		}
+		var sg, cg []float64
+		if s.needGrad {
+			sg = s.Grad[r*h : (r+1)*h]
+		}
+		if c.needGrad {
+			cg = c.Grad[i*h : (i+1)*h]
+		}
+		for j, av := range ar {
+			if av > 0 { // A > 0 exactly where S[rep] + C > 0
+				d := gi * wd[j]
+				if sg != nil {
+					sg[j] += d
+				}
+				if cg != nil {
+					cg[j] += d
+				}
+			}
+		}
+	}
+}

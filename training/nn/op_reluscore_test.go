@@ -1,0 +1,131 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestReLUScoreMatchesComposed checks ReLUScore's promise: its value and
+// every gradient are those of ReLU(Add(GatherRows(s, rep), c)) then
+// Add(MatMul(·, w), b), bit for bit, at the MARL scorers' shapes (128
+// hidden units; hundreds of candidates, where gemm's paths differ from
+// small ones) and small ones. The states s are an intermediate node (a
+// product, as the scorer's state half is); rep repeats states and skips
+// some; the loss weights some outputs by 0 (rows the backward pass
+// skips) and some pre-activations are exactly 0. Each case runs twice on
+// one tape, so a stale buffer from the first pass would show.
+func TestReLUScoreMatchesComposed(t *testing.T) {
+	for _, tc := range []struct {
+		p, m, h, in int
+		candGrad    bool
+	}{
+		{3, 7, 5, 4, true},
+		{3, 7, 5, 4, false},
+		{21, 200, 128, 96, true},
+		{1, 411, 128, 64, false},
+	} {
+		t.Run(fmt.Sprintf("p%d-m%d-h%d-cand%v", tc.p, tc.m, tc.h, tc.candGrad), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.m), 7))
+			fill := func(d []float64) {
+				for i := range d {
+					d[i] = rng.NormFloat64()
+				}
+			}
+			x, ws, c, w, b := make([]float64, tc.p*tc.in), make([]float64, tc.in*tc.h), make([]float64, tc.m*tc.h), make([]float64, tc.h), []float64{0.3}
+			for _, d := range [][]float64{x, ws, c, w} {
+				fill(d)
+			}
+			rep := make([]int, tc.m)
+			for i := range rep {
+				rep[i] = rng.IntN(tc.p)
+			}
+			// A pre-activation of exactly 0: c cancels the state's value
+			// (computed below, after the product).
+			k := make([]float64, tc.m)
+			for i := range k {
+				if rng.IntN(5) > 0 {
+					k[i] = rng.NormFloat64()
+				}
+			}
+			run := func(fused bool) (out []float64, grads [][]float64) {
+				ps := NewParams()
+				px, pws, pc, pw, pb := ps.New("x", tc.p, tc.in), ps.New("ws", tc.in, tc.h), ps.New("c", tc.m, tc.h), ps.New("w", tc.h, 1), ps.New("b", 1, 1)
+				copy(px.Data, x)
+				copy(pws.Data, ws)
+				copy(pc.Data, c)
+				copy(pw.Data, w)
+				copy(pb.Data, b)
+				var tp Tape
+				for pass := range 2 {
+					tp.Reset()
+					ps.ZeroGrad()
+					s := tp.MatMul(px, pws)
+					if pass == 0 {
+						pc.Data[0] = -s.Data[rep[0]*tc.h]
+					}
+					cand := pc
+					if !tc.candGrad {
+						cand = tp.Const(tc.m, tc.h, pc.Data)
+					}
+					var y *Node
+					if fused {
+						y = tp.ReLUScore(s, rep, cand, pw, pb)
+					} else {
+						y = tp.Add(tp.MatMul(tp.ReLU(tp.Add(tp.GatherRows(s, rep), cand)), pw), pb)
+					}
+					tp.Backward(tp.Sum(tp.Mul(y, tp.Const(tc.m, 1, k))))
+					out = append(out[:0], y.Data...)
+				}
+				for _, p := range []*Node{px, pws, pc, pw, pb} {
+					grads = append(grads, append([]float64(nil), p.Grad...))
+				}
+				return out, grads
+			}
+			wantOut, wantGrads := run(false)
+			gotOut, gotGrads := run(true)
+			if i := firstDiff(gotOut, wantOut); i >= 0 {
+				t.Fatalf("output %d: %v, composed %v", i, gotOut[i], wantOut[i])
+			}
+			for g, name := range []string{"x", "ws", "c", "w", "b"} {
+				if i := firstDiff(gotGrads[g], wantGrads[g]); i >= 0 {
+					t.Errorf("gradient of %s [%d]: %v, composed %v", name, i, gotGrads[g][i], wantGrads[g][i])
+				}
+			}
+			if !tc.candGrad {
+				return
+			}
+			nonzero := 0
+			for _, v := range gotGrads[2] {
+				if v != 0 {
+					nonzero++
+				}
+			}
+			if nonzero == 0 || nonzero == len(gotGrads[2]) {
+				t.Errorf("%d of %d candidate gradients are nonzero: the mask or the skipped rows are not exercised", nonzero, len(gotGrads[2]))
+			}
+		})
+	}
+}
+
+// firstDiff returns the first index where a and b hold different bits
+// (or lengths differ: the shorter length), or −1.
+func firstDiff(a, b []float64) int {
+	for i := range min(len(a), len(b)) {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func TestReLUScoreGradient(t *testing.T) {
+	rep := []int{1, 0, 1, 2, 1}
+	checkGrad(t, []gradInput{in(3, 4), in(5, 4), in(4, 1), in(1, 1)}, func(tp *Tape, x []*Node) *Node {
+		return tp.ReLUScore(x[0], rep, x[1], x[2], x[3])
+	})
+}
