@@ -20,7 +20,7 @@ import "fmt"
 //	dA = dy·wᵀ masked by A > 0,  dC += dA,  dS[rep_i] += dA_i,
 //	dw += Aᵀ·dy,  db += Σ_i dy_i.
 //
-// aux holds A.
+// aux holds A, aux2 Aᵀ.
 type reluScoreOp struct{}
 
 // ReLUScore records max(s[rep] + c, 0)·w + b (see reluScoreOp): s is p×h,
@@ -47,7 +47,13 @@ func (t *Tape) ReLUScore(s *Node, rep []int, c, w, b *Node) *Node {
 			ar[j] = max(v+cr[j], 0)
 		}
 	}
-	t.gemm(false, false, 1, general(m, h, h, a), general(h, 1, 1, w.Data), 0, general(m, 1, 1, n.Data))
+	// y as the row wᵀ·Aᵀ rather than the column A·w: the same chain for
+	// each y_i (its FMAs over A's row i in order), but chains side by
+	// side in the vector kernel's lanes instead of one column's scalar
+	// chains (fmaGo), which are bound by the FMA's latency.
+	n.aux2 = resize(n.aux2, m*h)
+	transposeInto(n.aux2, general(m, h, h, a))
+	t.gemm(false, false, 1, general(1, h, h, w.Data), general(h, m, m, n.aux2), 0, general(1, m, m, n.Data))
 	bias := b.Data[0]
 	for i, v := range n.Data {
 		n.Data[i] = v + bias
@@ -65,7 +71,9 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		}
 	}
 	if w.needGrad {
-		t.gemm(true, false, 1, general(m, h, h, a), general(m, 1, 1, g), 1, general(h, 1, 1, w.Grad))
+		// dwᵀ += dyᵀ·A (a row, as in the forward pass): each dw_j's
+		// chain over the candidates in order, as Aᵀ·dy's.
+		t.gemm(false, false, 1, general(1, m, m, g), general(m, h, h, a), 1, general(1, h, h, w.Grad))
 	}
 	if !s.needGrad && !c.needGrad {
 		return
