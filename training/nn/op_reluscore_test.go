@@ -129,3 +129,32 @@ func TestReLUScoreGradient(t *testing.T) {
 		return tp.ReLUScore(x[0], rep, x[1], x[2], x[3])
 	})
 }
+
+// BenchmarkReLUScore is a decision's group scorer at fat-tree k = 20: 200
+// candidates, 128 hidden units, forward alone (decide) and forward and
+// backward (the update).
+func BenchmarkReLUScore(b *testing.B) {
+	const m, h = 200, 128
+	rng := rand.New(rand.NewPCG(1, 2))
+	ps := NewParams()
+	s, c, w, bias := ps.New("s", 1, h), ps.New("c", m, h), ps.New("w", h, 1), ps.New("b", 1, 1)
+	for _, p := range []*Node{s, c, w, bias} {
+		for i := range p.Data {
+			p.Data[i] = rng.NormFloat64()
+		}
+	}
+	rep := make([]int, m)
+	for _, backward := range []bool{false, true} {
+		b.Run(fmt.Sprintf("backward=%v", backward), func(b *testing.B) {
+			var tp Tape
+			for b.Loop() {
+				tp.Reset()
+				if !backward {
+					tp.ReLUScore(tp.Const(1, h, s.Data), rep, tp.Const(m, h, c.Data), tp.Const(h, 1, w.Data), tp.Const(1, 1, bias.Data))
+					continue
+				}
+				tp.Backward(tp.Sum(tp.ReLUScore(s, rep, c, w, bias)))
+			}
+		})
+	}
+}
