@@ -42,7 +42,11 @@ type ECCStack struct {
 	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
 	buf, out    []float64
-	coef        []float64
+	// coef holds each edge's message coefficients (messageCoefs: f+1
+	// values), kept while its features and destination hold: the same
+	// bits as computing them at every message, which cost as much as
+	// the message's sums at the inter-scheduler stack's width.
+	coef []float64
 	// Rows is the number of node rows recomputed over all layers since
 	// the stack was made (a full pass counts nodes × layers).
 	Rows int
@@ -165,9 +169,12 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	}
 	edgeDst := s.edgeDst
 	clear(edgeDst)
+	s.coef = resize(s.coef, m*(f+1))
 	for e := 0; e < m; e++ {
 		if edgeChanged(e) {
-			edgeDst[s.g.Dst[e]] = true
+			u := s.g.Dst[e]
+			edgeDst[u] = true
+			messageCoefs(s.coef[e*(f+1):(e+1)*(f+1)], s.g.invDeg[u], ef, e, f)
 		}
 	}
 	copy(s.ef, ef)
@@ -204,11 +211,9 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			o := agg[u*d : (u+1)*d]
 			clear(o)
-			inv := s.g.invDeg[u]
 			for _, e := range s.in[u] {
 				src := s.g.Src[e]
-				s.coef = messageCoefs(s.coef, inv, ef, e, f)
-				addMessage(o, s.coef, y[src*yw:(src+1)*yw])
+				addMessage(o, s.coef[e*(f+1):(e+1)*(f+1)], y[src*yw:(src+1)*yw])
 			}
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.

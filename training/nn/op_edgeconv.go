@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -105,8 +106,18 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	if needY {
 		clear(dy)
 	}
+	// Edges into a node whose gradient is 0 add nothing (+0s): skip
+	// them. A stack's last layer read at a few rows (the MARL
+	// inter-scheduler stack's scheduler rows) has most of those.
+	t.live = slices.Grow(t.live[:0], nodes)[:nodes]
+	for u := range t.live {
+		t.live[u] = slices.ContainsFunc(n.Grad[u*d:(u+1)*d], func(v float64) bool { return v != 0 })
+	}
 	for e, src := range g.Src {
 		u := g.Dst[e]
+		if !t.live[u] {
+			continue
+		}
 		s := g.invDeg[u]
 		gu := n.Grad[u*d : (u+1)*d]
 		if ef.needGrad {

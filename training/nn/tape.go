@@ -84,6 +84,9 @@ type Tape struct {
 	// pass counts Backward calls: a node's gradient was cleared by this
 	// one when its gradPass equals it.
 	pass uint64
+	// live is EdgeConv's backward scratch: the nodes whose gradient
+	// is not 0.
+	live []bool
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
