@@ -170,8 +170,8 @@
 // row so that the candidates' chains share the vector kernel's lanes):
 // at k = 20, 6 intervals, 0.92× the episode's wall time for the fusion
 // and 0.93× again for the layout, side by side. nn runs the products as
-// chains of fused multiply-adds in AVX2 kernels, 17–24 GFLOP/s on BenchmarkGemmSerial's
-// shapes (one core of a loaded AMD EPYC; gonum's Dgemm about 1–2 there);
+// chains of fused multiply-adds in AVX2 kernels, 17–24 GFLOP/s on
+// BenchmarkGemmSerial's shapes (one core of a loaded AMD EPYC; gonum's Dgemm about 1–2 there);
 // the per-edge message loops, element-wise operators and buffer copies
 // take as much again. The update runs on both cores; decide on one: its
 // decisions are sequential, and embedding the other pods on a second
