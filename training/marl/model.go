@@ -72,18 +72,21 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 // (nn.LinearRows.Record) rather than entering it as a constant. With pre,
 // c·W_c is pre, computed elsewhere (c is not read).
 func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool, pre *nn.Node) *nn.Node {
-	var cand *nn.Node
+	self := sc.self.Forward(t, s)
 	if pre != nil {
-		cand = t.Add(pre, sc.cand.B)
-	} else if cache != nil && record {
+		// ReLU(s·W_s[rep] + (pre + b_c))·w + b, fused (nn.ReLUScore:
+		// the same bits).
+		return t.ReLUScore(self, rep, pre, sc.cand.B, sc.out.W, sc.out.B)
+	}
+	var cand *nn.Node
+	if cache != nil && record {
 		cand = cache.Record(t, c)
 	} else if cache != nil {
 		cand = t.View(c.Rows, sc.cand.W.Cols, cache.Forward(c.Data))
 	} else {
 		cand = sc.cand.Forward(t, c)
 	}
-	// ReLU(s·W_s[rep] + cand)·w + b, fused (nn.ReLUScore: the same bits).
-	return t.ReLUScore(sc.self.Forward(t, s), rep, cand, sc.out.W, sc.out.B)
+	return t.ReLUScore(self, rep, cand, nil, sc.out.W, sc.out.B)
 }
 
 func (c Config) multi() bool { return c.Variant != VariantSingle }

@@ -6,34 +6,44 @@ import "fmt"
 // is split into a state half shared by many candidates and a candidate
 // half (the MARL actor's scorers):
 //
-//	A = max(S[rep] + C, 0),  y = A·w + b,
+//	A = max(S[rep] + (C + c), 0),  y = A·w + b,
 //
 // with S (p×h) the state half's pre-activations, rep (m) the state of
-// each candidate, C (m×h) the candidate half's, w (h×1), b (1×1); y is
-// m×1. It is ReLU(Add(GatherRows(S, rep), C)) followed by
+// each candidate, C (m×h) the candidate half's before its bias c (1×h;
+// none: 0), w (h×1), b (1×1); y is m×1. It is
+// ReLU(Add(GatherRows(S, rep), Add(C, c))) followed by
 // Add(MatMul(·, w), b), fused, to the bit: the same sums in the same
 // order (the product by gemm, the bias added after it, the gradients of
-// S's rows in candidate order), without the three m×h intermediate
-// nodes and their gradients, which cost more than the product (h = 128,
-// m in the hundreds: a decision's candidates). Backward:
+// S's rows and of c in candidate order), without the four m×h
+// intermediate nodes and their gradients, which cost more than the
+// product (h = 128, m in the hundreds: a decision's candidates).
+// Backward:
 //
-//	dA = dy·wᵀ masked by A > 0,  dC += dA,  dS[rep_i] += dA_i,
-//	dw += Aᵀ·dy,  db += Σ_i dy_i.
+//	dA = dy·wᵀ masked by A > 0,  dC += dA,  dc += Σ_i dA_i,
+//	dS[rep_i] += dA_i,  dw += Aᵀ·dy,  db += Σ_i dy_i.
 //
 // aux holds A, aux2 Aᵀ.
 type reluScoreOp struct{}
 
-// ReLUScore records max(s[rep] + c, 0)·w + b (see reluScoreOp): s is p×h,
-// c is m×h with rep[i] < p the row of s for c's row i, w is h×1 and b
-// 1×1. The tape keeps rep until the next Reset.
-func (t *Tape) ReLUScore(s *Node, rep []int, c, w, b *Node) *Node {
+// ReLUScore records max(s[rep] + (c + cb), 0)·w + b (see reluScoreOp):
+// s is p×h, c is m×h with rep[i] < p the row of s for c's row i, cb is
+// 1×h or nil (no bias), w is h×1 and b 1×1. The tape keeps rep until the
+// next Reset.
+func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
 	h := s.Cols
-	if c.Cols != h || len(rep) != c.Rows || w.Rows != h || w.Cols != 1 || b.Rows != 1 || b.Cols != 1 {
+	if c.Cols != h || len(rep) != c.Rows || w.Rows != h || w.Cols != 1 || b.Rows != 1 || b.Cols != 1 || cb != nil && (cb.Rows != 1 || cb.Cols != h) {
 		panic(fmt.Sprintf("nn: ReLUScore of states %dx%d, %d indices, candidates %dx%d, weights %dx%d and bias %dx%d",
 			s.Rows, s.Cols, len(rep), c.Rows, c.Cols, w.Rows, w.Cols, b.Rows, b.Cols))
 	}
 	m := c.Rows
-	n := t.node(reluScoreOp{}, m, 1, s, c, w, b)
+	var n *Node
+	var cbias []float64
+	if cb != nil {
+		n = t.node(reluScoreOp{}, m, 1, s, c, w, b, cb)
+		cbias = cb.Data[:h]
+	} else {
+		n = t.node(reluScoreOp{}, m, 1, s, c, w, b)
+	}
 	n.ints = rep
 	n.aux = resize(n.aux, m*h)
 	a := n.aux
@@ -43,6 +53,13 @@ func (t *Tape) ReLUScore(s *Node, rep []int, c, w, b *Node) *Node {
 		}
 		sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[i*h:(i+1)*h], a[i*h:(i+1)*h]
 		cr, ar = cr[:len(sr)], ar[:len(sr)]
+		if cbias != nil {
+			cbias := cbias[:len(sr)]
+			for j, v := range sr {
+				ar[j] = max(v+(cr[j]+cbias[j]), 0)
+			}
+			continue
+		}
 		for j, v := range sr {
 			ar[j] = max(v+cr[j], 0)
 		}
@@ -75,7 +92,11 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		// chain over the candidates in order, as Aᵀ·dy's.
 		t.gemm(false, false, 1, general(1, m, m, g), general(m, h, h, a), 1, general(1, h, h, w.Grad))
 	}
-	if !s.needGrad && !c.needGrad {
+	var cb *Node
+	if len(n.in) > 4 && n.in[4].needGrad {
+		cb = n.in[4]
+	}
+	if !s.needGrad && !c.needGrad && cb == nil {
 		return
 	}
 	wd := w.Data[:h]
@@ -84,21 +105,27 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		if gi == 0 {
 			continue // every dA_ij is 0 (adding +0 changes no gradient)
 		}
-		var sg, cg []float64
+		var sg, cg, bg []float64
 		if s.needGrad {
 			sg = s.Grad[r*h : (r+1)*h]
 		}
 		if c.needGrad {
 			cg = c.Grad[i*h : (i+1)*h]
 		}
+		if cb != nil {
+			bg = cb.Grad[:h]
+		}
 		for j, av := range ar {
-			if av > 0 { // A > 0 exactly where S[rep] + C > 0
+			if av > 0 { // A > 0 exactly where S[rep] + C + c > 0
 				d := gi * wd[j]
 				if sg != nil {
 					sg[j] += d
 				}
 				if cg != nil {
 					cg[j] += d
+				}
+				if bg != nil {
+					bg[j] += d
 				}
 			}
 		}

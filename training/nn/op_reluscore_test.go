@@ -18,23 +18,25 @@ import (
 // one tape, so a stale buffer from the first pass would show.
 func TestReLUScoreMatchesComposed(t *testing.T) {
 	for _, tc := range []struct {
-		p, m, h, in int
-		candGrad    bool
+		p, m, h, in    int
+		candGrad, bias bool
 	}{
-		{3, 7, 5, 4, true},
-		{3, 7, 5, 4, false},
-		{21, 200, 128, 96, true},
-		{1, 411, 128, 64, false},
+		{3, 7, 5, 4, true, false},
+		{3, 7, 5, 4, false, true},
+		{3, 7, 5, 4, true, true},
+		{21, 200, 128, 96, true, false},
+		{21, 200, 128, 96, true, true},
+		{1, 411, 128, 64, false, false},
 	} {
-		t.Run(fmt.Sprintf("p%d-m%d-h%d-cand%v", tc.p, tc.m, tc.h, tc.candGrad), func(t *testing.T) {
+		t.Run(fmt.Sprintf("p%d-m%d-h%d-cand%v-bias%v", tc.p, tc.m, tc.h, tc.candGrad, tc.bias), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.m), 7))
 			fill := func(d []float64) {
 				for i := range d {
 					d[i] = rng.NormFloat64()
 				}
 			}
-			x, ws, c, w, b := make([]float64, tc.p*tc.in), make([]float64, tc.in*tc.h), make([]float64, tc.m*tc.h), make([]float64, tc.h), []float64{0.3}
-			for _, d := range [][]float64{x, ws, c, w} {
+			x, ws, c, w, b, cb := make([]float64, tc.p*tc.in), make([]float64, tc.in*tc.h), make([]float64, tc.m*tc.h), make([]float64, tc.h), []float64{0.3}, make([]float64, tc.h)
+			for _, d := range [][]float64{x, ws, c, w, cb} {
 				fill(d)
 			}
 			rep := make([]int, tc.m)
@@ -51,7 +53,8 @@ func TestReLUScoreMatchesComposed(t *testing.T) {
 			}
 			run := func(fused bool) (out []float64, grads [][]float64) {
 				ps := NewParams()
-				px, pws, pc, pw, pb := ps.New("x", tc.p, tc.in), ps.New("ws", tc.in, tc.h), ps.New("c", tc.m, tc.h), ps.New("w", tc.h, 1), ps.New("b", 1, 1)
+				px, pws, pc, pw, pb, pcb := ps.New("x", tc.p, tc.in), ps.New("ws", tc.in, tc.h), ps.New("c", tc.m, tc.h), ps.New("w", tc.h, 1), ps.New("b", 1, 1), ps.New("cb", 1, tc.h)
+				copy(pcb.Data, cb)
 				copy(px.Data, x)
 				copy(pws.Data, ws)
 				copy(pc.Data, c)
@@ -64,21 +67,31 @@ func TestReLUScoreMatchesComposed(t *testing.T) {
 					s := tp.MatMul(px, pws)
 					if pass == 0 {
 						pc.Data[0] = -s.Data[rep[0]*tc.h]
+						if tc.bias {
+							pc.Data[0] -= pcb.Data[0] // (c + cb) + s is 0 to rounding
+						}
 					}
 					cand := pc
 					if !tc.candGrad {
 						cand = tp.Const(tc.m, tc.h, pc.Data)
 					}
+					var cbn *Node
+					if tc.bias {
+						cbn = pcb
+					}
 					var y *Node
-					if fused {
-						y = tp.ReLUScore(s, rep, cand, pw, pb)
-					} else {
+					switch {
+					case fused:
+						y = tp.ReLUScore(s, rep, cand, cbn, pw, pb)
+					case tc.bias:
+						y = tp.Add(tp.MatMul(tp.ReLU(tp.Add(tp.GatherRows(s, rep), tp.Add(cand, cbn))), pw), pb)
+					default:
 						y = tp.Add(tp.MatMul(tp.ReLU(tp.Add(tp.GatherRows(s, rep), cand)), pw), pb)
 					}
 					tp.Backward(tp.Sum(tp.Mul(y, tp.Const(tc.m, 1, k))))
 					out = append(out[:0], y.Data...)
 				}
-				for _, p := range []*Node{px, pws, pc, pw, pb} {
+				for _, p := range []*Node{px, pws, pc, pw, pb, pcb} {
 					grads = append(grads, append([]float64(nil), p.Grad...))
 				}
 				return out, grads
@@ -88,7 +101,7 @@ func TestReLUScoreMatchesComposed(t *testing.T) {
 			if i := firstDiff(gotOut, wantOut); i >= 0 {
 				t.Fatalf("output %d: %v, composed %v", i, gotOut[i], wantOut[i])
 			}
-			for g, name := range []string{"x", "ws", "c", "w", "b"} {
+			for g, name := range []string{"x", "ws", "c", "w", "b", "cb"} {
 				if i := firstDiff(gotGrads[g], wantGrads[g]); i >= 0 {
 					t.Errorf("gradient of %s [%d]: %v, composed %v", name, i, gotGrads[g][i], wantGrads[g][i])
 				}
@@ -125,8 +138,8 @@ func firstDiff(a, b []float64) int {
 
 func TestReLUScoreGradient(t *testing.T) {
 	rep := []int{1, 0, 1, 2, 1}
-	checkGrad(t, []gradInput{in(3, 4), in(5, 4), in(4, 1), in(1, 1)}, func(tp *Tape, x []*Node) *Node {
-		return tp.ReLUScore(x[0], rep, x[1], x[2], x[3])
+	checkGrad(t, []gradInput{in(3, 4), in(5, 4), in(4, 1), in(1, 1), in(1, 4)}, func(tp *Tape, x []*Node) *Node {
+		return tp.ReLUScore(x[0], rep, x[1], x[4], x[2], x[3])
 	})
 }
 
@@ -150,10 +163,10 @@ func BenchmarkReLUScore(b *testing.B) {
 			for b.Loop() {
 				tp.Reset()
 				if !backward {
-					tp.ReLUScore(tp.Const(1, h, s.Data), rep, tp.Const(m, h, c.Data), tp.Const(h, 1, w.Data), tp.Const(1, 1, bias.Data))
+					tp.ReLUScore(tp.Const(1, h, s.Data), rep, tp.Const(m, h, c.Data), nil, tp.Const(h, 1, w.Data), tp.Const(1, 1, bias.Data))
 					continue
 				}
-				tp.Backward(tp.Sum(tp.ReLUScore(s, rep, c, w, bias)))
+				tp.Backward(tp.Sum(tp.ReLUScore(s, rep, c, nil, w, bias)))
 			}
 		})
 	}
