@@ -55,9 +55,13 @@ type ECCSegment struct {
 	// buffer serves every layer.
 	y []float64
 
-	cur  []int // per node, its version in the last table at step at
-	at   int
-	leaf Node
+	cur []int // per node, its version in the last table at step at
+	at  int
+	// fresh: Output has not run since Forward; moved: the nodes whose
+	// version the last Output changed (it rewrote their leaf rows).
+	fresh bool
+	moved []bool
+	leaf  Node
 	// head, if set (SetHead), is a product [out_u, x_u]·W for the rows
 	// headRows of the last layer's output: one product row per version
 	// of those rows (a row's input changes make it a new output version),
@@ -203,6 +207,13 @@ func versionsOf(t *segVersions, rows, w, steps int, rowAt func(st, u int) []floa
 	t.first[rows] = len(t.start)
 }
 
+func resizeBools(s []bool, n int) []bool {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]bool, n)
+}
+
 func resizeInts(s []int, n int) []int {
 	if cap(s) >= n {
 		return s[:n]
@@ -302,6 +313,7 @@ func (s *ECCSegment) Forward() {
 		s.tabs[i].grad = resize(s.tabs[i].grad, len(s.tabs[i].val))
 		clear(s.tabs[i].grad)
 	}
+	s.fresh = true
 	s.cur = resizeInts(s.cur, n)
 	last := &s.tabs[len(s.layers)]
 	copy(s.cur, last.first[:n])
@@ -351,17 +363,26 @@ func (s *ECCSegment) Output(st int) *Node {
 	s.at = st
 	last := &s.tabs[len(s.layers)]
 	w, n := last.w, s.g.Nodes
+	// The first Output after Forward writes every row; a later one only
+	// the rows whose version changed (the leaves are the segment's, and
+	// nothing else writes them).
+	first := s.fresh
+	s.fresh = false
 	s.leaf.Rows, s.leaf.Cols, s.leaf.needGrad = n, w, true
 	s.leaf.Data = resize(s.leaf.Data, n*w)
 	s.leaf.Grad = resize(s.leaf.Grad, n*w)
 	clear(s.leaf.Grad)
+	s.moved = resizeBools(s.moved, n)
 	for u := 0; u < n; u++ {
 		k := s.cur[u]
 		for k+1 < last.first[u+1] && last.start[k+1] <= st {
 			k++
 		}
+		s.moved[u] = first || k != s.cur[u]
 		s.cur[u] = k
-		copy(s.leaf.Data[u*w:(u+1)*w], last.val[k*w:(k+1)*w])
+		if s.moved[u] {
+			copy(s.leaf.Data[u*w:(u+1)*w], last.val[k*w:(k+1)*w])
+		}
 	}
 	if s.head != nil {
 		hw := s.head.W.Cols
@@ -371,6 +392,9 @@ func (s *ECCSegment) Output(st int) *Node {
 		s.hleaf.Grad = resize(s.hleaf.Grad, m*hw)
 		clear(s.hleaf.Grad)
 		for i, u := range s.headRows {
+			if !s.moved[u] {
+				continue
+			}
 			k := s.hoff[i] + s.cur[u] - last.first[u]
 			copy(s.hleaf.Data[i*hw:(i+1)*hw], s.hval[k*hw:(k+1)*hw])
 		}
@@ -393,14 +417,20 @@ func (s *ECCSegment) HeadOutput() *Node {
 func (s *ECCSegment) Accumulate() {
 	last := &s.tabs[len(s.layers)]
 	w := last.w
+	// A row whose gradient is 0 adds +0s (a node the loss does not
+	// reach; a candidate the mask leaves out): skipped.
 	for u, k := range s.cur {
-		addTo(last.grad[k*w:(k+1)*w], s.leaf.Grad[u*w:(u+1)*w])
+		if g := s.leaf.Grad[u*w : (u+1)*w]; !allZero(g) {
+			addTo(last.grad[k*w:(k+1)*w], g)
+		}
 	}
 	if s.head != nil {
 		hw := s.head.W.Cols
 		for i, u := range s.headRows {
-			k := s.hoff[i] + s.cur[u] - last.first[u]
-			addTo(s.hgrad[k*hw:(k+1)*hw], s.hleaf.Grad[i*hw:(i+1)*hw])
+			if g := s.hleaf.Grad[i*hw : (i+1)*hw]; !allZero(g) {
+				k := s.hoff[i] + s.cur[u] - last.first[u]
+				addTo(s.hgrad[k*hw:(k+1)*hw], g)
+			}
 		}
 	}
 }
@@ -471,4 +501,14 @@ func (s *ECCSegment) Backward() {
 		}
 	}
 	s.xs, s.efs = s.xs[:0], s.efs[:0]
+}
+
+// allZero reports whether every value of g is 0 (+0 or −0).
+func allZero(g []float64) bool {
+	for _, v := range g {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
