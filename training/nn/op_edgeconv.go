@@ -111,7 +111,7 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	// inter-scheduler stack's scheduler rows) has most of those.
 	t.live = slices.Grow(t.live[:0], nodes)[:nodes]
 	for u := range t.live {
-		t.live[u] = slices.ContainsFunc(n.Grad[u*d:(u+1)*d], func(v float64) bool { return v != 0 })
+		t.live[u] = !allZero(n.Grad[u*d : (u+1)*d])
 	}
 	for e, src := range g.Src {
 		u := g.Dst[e]

@@ -32,8 +32,12 @@ type reluScoreOp struct{}
 func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
 	h := s.Cols
 	if c.Cols != h || len(rep) != c.Rows || w.Rows != h || w.Cols != 1 || b.Rows != 1 || b.Cols != 1 || cb != nil && (cb.Rows != 1 || cb.Cols != h) {
-		panic(fmt.Sprintf("nn: ReLUScore of states %dx%d, %d indices, candidates %dx%d, weights %dx%d and bias %dx%d",
-			s.Rows, s.Cols, len(rep), c.Rows, c.Cols, w.Rows, w.Cols, b.Rows, b.Cols))
+		cbShape := "none"
+		if cb != nil {
+			cbShape = fmt.Sprintf("%dx%d", cb.Rows, cb.Cols)
+		}
+		panic(fmt.Sprintf("nn: ReLUScore of states %dx%d, %d indices, candidates %dx%d (bias %s), weights %dx%d and bias %dx%d",
+			s.Rows, s.Cols, len(rep), c.Rows, c.Cols, cbShape, w.Rows, w.Cols, b.Rows, b.Cols))
 	}
 	m := c.Rows
 	var n *Node
