@@ -344,6 +344,14 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 		} else {
 			layers = e.interLayers(t, steps, zc, em.z0, pc.inter)
 		}
+		// A recorded pass restricted to the scheduler rows (a cached
+		// one: one step) has only those rows in its last layer.
+		if last := layers[len(layers)-1]; last.Rows < B*pn {
+			for i, l := range layers[:len(layers)-1] {
+				layers[i] = t.SliceRows(l, 0, last.Rows)
+			}
+			pn = last.Rows
+		}
 		all := t.ConcatCols(layers...)
 		self, others := make([]int, B), make([]int, 0, B*parts)
 		for b := 0; b < B; b++ {
@@ -512,6 +520,9 @@ func (l *learner) cache() *passCache {
 	if net.cfg.multi() && len(net.inter) > 0 {
 		if l.inter == nil {
 			l.inter = nn.NewECCStack(net.inter, l.e.cg.inter.graph)
+			// The loss reads the schedulers' rows only: the last
+			// layer is recorded at those rows (nn.ECCStack.RecordLayers).
+			l.inter.Only(l.e.schedulerRows())
 		}
 		pc.inter = l.inter
 	}

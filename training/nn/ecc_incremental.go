@@ -39,6 +39,8 @@ type ECCStack struct {
 
 	dirty, next []bool
 	only        []bool // Only's rows of the last layer, nil for all
+	onlyRows    []int  // the same rows, ascending
+	zOnly       []float64
 	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
 	buf, out    []float64
@@ -65,12 +67,13 @@ func (s *ECCStack) Invalidate() { s.valid = false }
 
 // Only restricts the last layer to rows (nil: every row), for a caller
 // that reads no other row of its output: Forward then computes no
-// other, and the others hold stale values (the output and Layer). A
-// stack so restricted cannot Record. Retarget lifts it.
+// other, and the others hold stale values (the output and Layer);
+// RecordLayers records the last layer at those rows only. Retarget
+// lifts it.
 func (s *ECCStack) Only(rows []int) {
 	s.valid = false
 	if rows == nil {
-		s.only = nil
+		s.only, s.onlyRows = nil, nil
 		return
 	}
 	s.only = make([]bool, s.g.Nodes)
@@ -80,6 +83,12 @@ func (s *ECCStack) Only(rows []int) {
 		}
 		s.only[u] = true
 	}
+	s.onlyRows = s.onlyRows[:0]
+	for u, keep := range s.only {
+		if keep {
+			s.onlyRows = append(s.onlyRows, u)
+		}
+	}
 }
 
 // Retarget makes s the stack of the same layers over g, as
@@ -88,7 +97,7 @@ func (s *ECCStack) Only(rows []int) {
 // a segment at a time) in the memory of one. Its next Forward is a full
 // pass.
 func (s *ECCStack) Retarget(g *Graph) {
-	s.valid, s.only = false, nil
+	s.valid, s.only, s.onlyRows = false, nil, nil
 	if g == s.g {
 		return
 	}
@@ -261,7 +270,8 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 // again: the nodes hold the same bits, so Backward gives the gradients
 // of the uncached layers. x and ef must be nodes of t (x may need a
 // gradient); the stack must not run another Forward before t's
-// Backward. Returns the last layer's output node.
+// Backward. Returns the last layer's output node (Only's rows alone on
+// a restricted stack; see RecordLayers).
 func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
 	if len(s.layers) == 0 {
 		return x
@@ -271,17 +281,27 @@ func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
 }
 
 // RecordLayers is Record returning every layer's output node, appended
-// to dst.
+// to dst. On a stack restricted by Only, the last layer's node holds
+// Only's rows alone, ascending (the ReLU of [h, h_N + b]·W at those
+// rows): its gradients are the bits of a whole layer's whose other rows
+// have a gradient of 0 (the parameters' sums over rows keep their
+// order), without those rows' products.
 func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
-	if s.only != nil {
-		panic("nn: ECCStack.RecordLayers of a stack restricted to some rows (Only)")
-	}
 	s.Forward(x.Data, ef.Data)
 	h := x
 	for li, l := range s.layers {
 		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li])
+		z := s.z[li]
+		if li == len(s.layers)-1 && s.only != nil {
+			out := l.W.Cols
+			s.zOnly = resize(s.zOnly, len(s.onlyRows)*out)
+			for i, u := range s.onlyRows {
+				copy(s.zOnly[i*out:(i+1)*out], z[u*out:(u+1)*out])
+			}
+			h, ec, z = t.GatherRows(h, s.onlyRows), t.GatherRows(ec, s.onlyRows), s.zOnly
+		}
 		cat := t.ConcatCols(h, t.Add(ec, l.B))
-		h = t.ReLU(t.matMulFrom(cat, l.W, s.z[li]))
+		h = t.ReLU(t.matMulFrom(cat, l.W, z))
 		dst = append(dst, h)
 	}
 	return dst
