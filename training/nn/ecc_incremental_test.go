@@ -433,3 +433,67 @@ func TestECCStackRetarget(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeConvGradRows checks that an edge convolution whose states are
+// rows of constants around a few rows that need a gradient (the MARL
+// inter-scheduler stack's input) gives those rows, and its parameters,
+// the bits it gives them when every row needs a gradient, though it
+// computes the states' gradient at those rows only.
+func TestEdgeConvGradRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const nodes, f, in, d = 120, 3, 5, 8
+	g := randomGraph(t, nodes, rng)
+	ps := NewParams()
+	proj := NewLinear(ps, "proj", in, d, He, rng)
+	w, c := ps.New("w", f, d*d), ps.New("c", 1, d*d)
+	for _, p := range []*Node{w, c} {
+		for i := range p.Data {
+			p.Data[i] = 0.3 * rng.NormFloat64()
+		}
+	}
+	// The other rows' states: constants, or a parameter of their own.
+	states := NewParams().New("states", nodes, d)
+	for i := range states.Data {
+		states.Data[i] = rng.NormFloat64()
+	}
+	x := make([]float64, 3*in)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	_, ef := eccInputs(nodes, d, g.Edges(), f, rng)
+	wOut := make([]float64, nodes*d)
+	for i := range wOut {
+		wOut[i] = rng.NormFloat64()
+	}
+	const lo, hi = 40, 43 // the rows of the projection
+	pass := func(all bool) ([][]float64, []float64) {
+		ps.ZeroGrad()
+		clear(states.Grad)
+		var tp Tape
+		above, below := tp.Const(lo, d, states.Data[:lo*d]), tp.Const(nodes-hi, d, states.Data[hi*d:])
+		if all {
+			above, below = tp.SliceRows(states, 0, lo), tp.SliceRows(states, hi, nodes)
+		}
+		h := tp.ConcatRows(above, proj.Forward(&tp, tp.Const(hi-lo, in, x)), below)
+		y := tp.EdgeConv(h, tp.Const(g.Edges(), f, ef), w, c, g)
+		tp.Backward(tp.Sum(tp.Mul(y, tp.Const(nodes, d, wOut))))
+		var out [][]float64
+		for _, p := range ps.List() {
+			out = append(out, append([]float64(nil), p.Grad...))
+		}
+		return out, append([]float64(nil), h.Grad...)
+	}
+	want, wantH := pass(true)
+	got, gotH := pass(false)
+	for i, p := range ps.List() {
+		if !sameBits(got[i], want[i]) {
+			t.Errorf("gradient of %s differs", p.Name)
+		}
+	}
+	if !sameBits(gotH[lo*d:hi*d], wantH[lo*d:hi*d]) {
+		t.Error("the states' gradient at the rows that need it differs")
+	}
+	if allZero(wantH[:lo*d]) || !allZero(gotH[:lo*d]) {
+		t.Error("the constant rows' gradient was computed (or the reference's was not)")
+	}
+}

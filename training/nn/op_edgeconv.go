@@ -137,7 +137,10 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	}
 	dyg := general(nodes, yw, yw, dy)
 	if h.needGrad {
-		t.gemm(false, false, 1, dyg, general(yw, d, d, ms), 1, general(nodes, d, d, h.Grad))
+		// Only the rows of dH whose gradient is read (gradRows): every
+		// element is a chain of its own (gemm), so fewer rows change none.
+		lo, hi := gradRows(h)
+		t.gemm(false, false, 1, general(hi-lo, yw, yw, dy[lo*yw:]), general(yw, d, d, ms), 1, general(hi-lo, d, d, h.Grad[lo*d:]))
 	}
 	if w.needGrad || c.needGrad {
 		if t.defer_ {

@@ -64,3 +64,26 @@ func gradCols(a *Node) (lo, hi int) {
 	}
 	return lo, hi
 }
+
+// gradRows returns the range [lo, hi) of a's rows whose gradient a
+// backward pass reads: all of them, unless a is a concatenation of rows
+// some of whose operands need no gradient (the MARL inter-scheduler
+// stack's input: the other schedulers' z⁰ as constants around the acting
+// agent's row), whose rows its backward pass skips.
+func gradRows(a *Node) (lo, hi int) {
+	if _, ok := a.op.(concatRowsOp); !ok {
+		return 0, a.Rows
+	}
+	lo, hi = a.Rows, 0
+	off := 0
+	for _, x := range a.in {
+		if x.needGrad {
+			lo, hi = min(lo, off), max(hi, off+x.Rows)
+		}
+		off += x.Rows
+	}
+	if lo >= hi {
+		return 0, a.Rows
+	}
+	return lo, hi
+}
