@@ -220,10 +220,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			o := agg[u*d : (u+1)*d]
 			clear(o)
-			for _, e := range s.in[u] {
-				src := s.g.Src[e]
-				addMessage(o, s.coef[e*(f+1):(e+1)*(f+1)], y[src*yw:(src+1)*yw])
-			}
+			aggregate(o, s.coef, y, yw, s.in[u], s.g.Src, f)
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
 		s.rows = s.rows[:0]

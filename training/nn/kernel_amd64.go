@@ -42,3 +42,12 @@ func addMessage4y(o, c, y *float64, d int)
 //
 //go:noescape
 func spreadMessage4y(dy, c, gr *float64, d int)
+
+// aggregate4y runs addMessage4y for edges[0..n−1] in turn into one row o
+// of d = 16 or 32 values, held in registers between the edges: edge e's
+// coefficients are coef[4e..4e+3] and its source row y[src[e]·yw:]
+// (kernel_amd64.s, AVX2 and FMA: the caller checks haveFMA, d and the
+// bounds).
+//
+//go:noescape
+func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n int)

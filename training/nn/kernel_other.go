@@ -23,3 +23,7 @@ func addMessage4y(o, c, y *float64, d int) {
 func spreadMessage4y(dy, c, gr *float64, d int) {
 	panic("nn: spreadMessage4y without assembly kernels")
 }
+
+func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n int) {
+	panic("nn: aggregate4y without assembly kernels")
+}

@@ -1,6 +1,9 @@
 package nn
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // The edge-conditioned convolution spends most of its element-wise time
 // on rows of d = 16 values: per edge, f+1 updates o += c_k·y_k of one
@@ -22,6 +25,30 @@ func addMessage(o, c, y []float64) {
 		for j := range o {
 			o[j] = math.FMA(ck, yk[j], o[j])
 		}
+	}
+}
+
+// aggregate adds into o (len d) the messages of edges in turn, as
+// addMessage(o, coef[e·(f+1):(e+1)·(f+1)], y[src[e]·yw:(src[e]+1)·yw])
+// would for each edge e: a node's aggregation. For f+1 = 4 and d = 16
+// or 32 (the MARL stacks' widths) the kernel keeps o in registers
+// across the edges rather than loading and storing it at every message,
+// whose chains then waited on memory: the same chains, the same bits.
+func aggregate(o, coef, y []float64, yw int, edges, src []int, f int) {
+	d := len(o)
+	if n := len(edges); n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && yw == 4*d {
+		// The kernel reads without bounds checks: check them here.
+		for _, e := range edges {
+			if s := src[e]; e >= len(coef)/4 || s < 0 || (s+1)*yw > len(y) {
+				panic(fmt.Sprintf("nn: aggregate: edge %d from node %d, with %d coefficients and %d products", e, s, len(coef), len(y)))
+			}
+		}
+		aggregate4y(&o[0], d, &coef[0], &y[0], yw, &edges[0], &src[0], n)
+		return
+	}
+	for _, e := range edges {
+		s := src[e]
+		addMessage(o, coef[e*(f+1):(e+1)*(f+1)], y[s*yw:(s+1)*yw])
 	}
 }
 
