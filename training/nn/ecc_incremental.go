@@ -28,6 +28,7 @@ type ECCStack struct {
 	layers []*ECC
 	g      *Graph
 	in     [][]int // per node, its incoming edges in edge order
+	succ   [][]int // per node, the destinations of its outgoing edges
 
 	valid  bool
 	x, ef  []float64   // the last inputs, x with every node's row
@@ -103,14 +104,15 @@ func (s *ECCStack) Retarget(g *Graph) {
 	}
 	if s.g == nil || g.Nodes != s.g.Nodes {
 		s.y = nil // Forward's full pass sizes the layers' buffers anew
-		s.in = make([][]int, g.Nodes)
+		s.in, s.succ = make([][]int, g.Nodes), make([][]int, g.Nodes)
 		s.dirty, s.next = make([]bool, g.Nodes), make([]bool, g.Nodes)
 	}
 	for u := range s.in {
-		s.in[u] = s.in[u][:0]
+		s.in[u], s.succ[u] = s.in[u][:0], s.succ[u][:0]
 	}
 	for e, u := range g.Dst {
 		s.in[u] = append(s.in[u], e)
+		s.succ[g.Src[e]] = append(s.succ[g.Src[e]], u)
 	}
 	s.g = g
 }
@@ -179,11 +181,20 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	edgeDst := s.edgeDst
 	clear(edgeDst)
 	s.coef = resize(s.coef, m*(f+1))
-	for e := 0; e < m; e++ {
-		if edgeChanged(e) {
-			u := s.g.Dst[e]
-			edgeDst[u] = true
-			messageCoefs(s.coef[e*(f+1):(e+1)*(f+1)], s.g.invDeg[u], ef, e, f)
+	// Blocks of edges whose features all hold are passed over with one
+	// comparison: between a pod's decisions most of them do.
+	const block = 64
+	for lo := 0; lo < m; lo += block {
+		hi := min(lo+block, m)
+		if !full && sameBits(s.ef[lo*f:hi*f], ef[lo*f:hi*f]) {
+			continue
+		}
+		for e := lo; e < hi; e++ {
+			if edgeChanged(e) {
+				u := s.g.Dst[e]
+				edgeDst[u] = true
+				messageCoefs(s.coef[e*(f+1):(e+1)*(f+1)], s.g.invDeg[u], ef, e, f)
+			}
 		}
 	}
 	copy(s.ef, ef)
@@ -204,9 +215,11 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		for u := range s.next {
 			s.next[u] = s.dirty[u] || edgeDst[u]
 		}
-		for e, src := range s.g.Src {
-			if s.dirty[src] {
-				s.next[s.g.Dst[e]] = true
+		for u, c := range s.dirty {
+			if c {
+				for _, v := range s.succ[u] {
+					s.next[v] = true
+				}
 			}
 		}
 		if li == len(s.layers)-1 && s.only != nil {
