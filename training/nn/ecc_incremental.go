@@ -300,7 +300,7 @@ func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
 	s.Forward(x.Data, ef.Data)
 	h := x
 	for li, l := range s.layers {
-		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li])
+		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li], s.coef)
 		z := s.z[li]
 		if li == len(s.layers)-1 && s.only != nil {
 			out := l.W.Cols

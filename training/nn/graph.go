@@ -10,6 +10,9 @@ type Graph struct {
 	Nodes    int
 	Src, Dst []int
 	invDeg   []float64 // 1/in-degree per node, 0 for nodes with none
+	// out lists each node's outgoing edges in edge order: node u's are
+	// out[outStart[u]:outStart[u+1]].
+	out, outStart []int
 }
 
 // NewGraph checks an edge list and precomputes in-degrees. Src and Dst are
@@ -29,6 +32,19 @@ func NewGraph(nodes int, src, dst []int) (*Graph, error) {
 		if d > 0 {
 			g.invDeg[i] = 1 / d
 		}
+	}
+	g.outStart = make([]int, nodes+1)
+	for _, u := range src {
+		g.outStart[u+1]++
+	}
+	for u := 0; u < nodes; u++ {
+		g.outStart[u+1] += g.outStart[u]
+	}
+	g.out = make([]int, len(src))
+	next := append([]int(nil), g.outStart[:nodes]...)
+	for e, u := range src {
+		g.out[next[u]] = e
+		next[u]++
 	}
 	return g, nil
 }

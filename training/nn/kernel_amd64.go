@@ -51,3 +51,12 @@ func spreadMessage4y(dy, c, gr *float64, d int)
 //
 //go:noescape
 func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n int)
+
+// spread4y runs spreadMessage4y for edges[0..n−1] in turn into one
+// source's row dy of 4·d values (d = 16 or 32), a quarter of it held in
+// registers across the edges: edge e's coefficients are coef[4e..4e+3]
+// and its gradient row gr[dst[e]·d:] (kernel_amd64.s, AVX2 and FMA: the
+// caller checks haveFMA, d and the bounds).
+//
+//go:noescape
+func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)

@@ -370,3 +370,107 @@ g32loop:
 gdone:
 	VZEROUPPER
 	RET
+
+// func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
+//
+// For k = 0..3 and j < d: dy[k·d + j] = fma(coef[4e+k], gr[dst[e]·d + j],
+// dy[k·d + j]) for e = edges[0], …, edges[n−1] in turn: spreadMessage of
+// each edge in order into one source's row of dY, held in registers a
+// quarter at a time (d = 16 or 32; the caller checks). Every element's
+// chain is spreadMessage's.
+TEXT ·spread4y(SB), NOSPLIT, $0-56
+	MOVQ dy+0(FP), DI
+	MOVQ d+8(FP), R12
+	MOVQ coef+16(FP), SI
+	MOVQ gr+24(FP), DX
+	MOVQ edges+32(FP), R9
+	MOVQ dst+40(FP), R10
+	MOVQ n+48(FP), R14
+	TESTQ R14, R14
+	JZ    pdone
+	MOVQ  R12, R8
+	SHLQ  $3, R8      // a row of g (and a quarter of dy's row) in bytes
+	MOVQ  $4, R13     // quarters left
+	CMPQ  R12, $32
+	JEQ   p32
+
+p16k:
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ    R9, R15
+	MOVQ    R14, CX
+
+p16loop:
+	MOVQ         (R15), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Y8
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R11
+	VFMADD231PD  0(R11), Y8, Y0
+	VFMADD231PD  32(R11), Y8, Y1
+	VFMADD231PD  64(R11), Y8, Y2
+	VFMADD231PD  96(R11), Y8, Y3
+	ADDQ         $8, R15
+	DECQ         CX
+	JNZ          p16loop
+
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ    R8, DI
+	ADDQ    $8, SI
+	DECQ    R13
+	JNZ     p16k
+	JMP     pdone
+
+p32:
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	VMOVUPD 128(DI), Y4
+	VMOVUPD 160(DI), Y5
+	VMOVUPD 192(DI), Y6
+	VMOVUPD 224(DI), Y7
+	MOVQ    R9, R15
+	MOVQ    R14, CX
+
+p32loop:
+	MOVQ         (R15), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Y8
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R11
+	VFMADD231PD  0(R11), Y8, Y0
+	VFMADD231PD  32(R11), Y8, Y1
+	VFMADD231PD  64(R11), Y8, Y2
+	VFMADD231PD  96(R11), Y8, Y3
+	VFMADD231PD  128(R11), Y8, Y4
+	VFMADD231PD  160(R11), Y8, Y5
+	VFMADD231PD  192(R11), Y8, Y6
+	VFMADD231PD  224(R11), Y8, Y7
+	ADDQ         $8, R15
+	DECQ         CX
+	JNZ          p32loop
+
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	ADDQ    R8, DI
+	ADDQ    $8, SI
+	DECQ    R13
+	JNZ     p32
+
+pdone:
+	VZEROUPPER
+	RET

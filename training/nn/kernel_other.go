@@ -27,3 +27,7 @@ func spreadMessage4y(dy, c, gr *float64, d int) {
 func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n int) {
 	panic("nn: aggregate4y without assembly kernels")
 }
+
+func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int) {
+	panic("nn: spread4y without assembly kernels")
+}

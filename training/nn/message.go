@@ -52,6 +52,30 @@ func aggregate(o, coef, y []float64, yw int, edges, src []int, f int) {
 	}
 }
 
+// spread adds into dy (one source's row of (f+1)·d values) the
+// transposed messages of edges in turn, as spreadMessage(dy,
+// coef[e·(f+1):(e+1)·(f+1)], g[dst[e]·d:(dst[e]+1)·d]) would for each
+// edge e: EdgeConv's backward pass, source by source. For f+1 = 4 and d
+// = 16 or 32 the kernel keeps a quarter of dy in registers across the
+// edges rather than loading and storing all of it at every message: the
+// same chains, the same bits.
+func spread(dy, coef, g []float64, d int, edges, dst []int, f int) {
+	if n := len(edges); n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && len(dy) == 4*d {
+		// The kernel reads without bounds checks: check them here.
+		for _, e := range edges {
+			if u := dst[e]; e >= len(coef)/4 || u < 0 || (u+1)*d > len(g) {
+				panic(fmt.Sprintf("nn: spread: edge %d to node %d, with %d coefficients and %d gradients", e, u, len(coef), len(g)))
+			}
+		}
+		spread4y(&dy[0], d, &coef[0], &g[0], &edges[0], &dst[0], n)
+		return
+	}
+	for _, e := range edges {
+		u := dst[e]
+		spreadMessage(dy, coef[e*(f+1):(e+1)*(f+1)], g[u*d:(u+1)*d])
+	}
+}
+
 // spreadMessage sets dy[k·d+j] = fma(c[k], g[j], dy[k·d+j]) for every k
 // (len(g) = d): the transpose of addMessage, as EdgeConv's backward pass
 // needs it.

@@ -52,3 +52,47 @@ func testAggregateBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadBits compares spread, a source's transposed messages added
+// in one call (the kernel keeps a quarter of the row in registers), with
+// spreadMessage edge by edge, bit for bit, as TestAggregateBits does for
+// aggregate.
+func TestSpreadBits(t *testing.T) { fmaPaths(t, testSpreadBits) }
+
+func testSpreadBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for trial := range 200 {
+		f := []int{3, 3, 3, 1, 5}[trial%5]
+		d := []int{16, 32, 16, 32, 8, 12, 20}[trial%7]
+		nodes, edges := 1+rng.IntN(30), rng.IntN(60)
+		vec := func(n int) []float64 {
+			v := randSparse(n, rng)
+			if trial%2 == 1 {
+				v = withSpecials(v, 30, rng)
+			}
+			return v
+		}
+		g, coef := vec(nodes*d), vec(max(edges, 1)*(f+1))
+		dst := make([]int, edges)
+		for e := range dst {
+			dst[e] = rng.IntN(nodes)
+		}
+		var list []int
+		for range rng.IntN(41) {
+			if edges > 0 {
+				list = append(list, rng.IntN(edges))
+			}
+		}
+		dy := vec((f + 1) * d)
+		want, got := append([]float64(nil), dy...), append([]float64(nil), dy...)
+		for _, e := range list {
+			spreadMessage(want, coef[e*(f+1):(e+1)*(f+1)], g[dst[e]*d:(dst[e]+1)*d])
+		}
+		spread(got, coef, g, d, list, dst, f)
+		for i := range want {
+			if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+				t.Fatalf("trial %d (f=%d d=%d, %d edges): element %d is %#x, spreadMessage gives %#x", trial, f, d, len(list), i, math.Float64bits(got[i]), math.Float64bits(want[i]))
+			}
+		}
+	}
+}

@@ -63,9 +63,12 @@ func (t *Tape) EdgeConv(h, ef, w, c *Node, g *Graph) *Node {
 }
 
 // edgeConvFrom records EdgeConv(h, ef, w, c, g) whose products Y =
-// H·Msᵀ and result, computed elsewhere with the same kernels (ECCStack),
-// are y and agg; it fills the scratch the backward pass reads.
-func (t *Tape) edgeConvFrom(h, ef, w, c *Node, g *Graph, y, agg []float64) *Node {
+// H·Msᵀ, result and messages' coefficients (f+1 per edge, as
+// messageCoefs gives them), computed elsewhere with the same kernels
+// (ECCStack), are y, agg and coef; it fills the scratch the backward pass
+// reads. coef is read, not copied, by the backward pass: it must hold
+// until then.
+func (t *Tape) edgeConvFrom(h, ef, w, c *Node, g *Graph, y, agg, coef []float64) *Node {
 	d, f := h.Cols, ef.Cols
 	if h.Rows != g.Nodes || ef.Rows != g.Edges() || w.Rows != f || w.Cols != d*d || c.Rows != 1 || c.Cols != d*d || len(y) != h.Rows*(f+1)*d || len(agg) != h.Rows*d {
 		panic(fmt.Sprintf("nn: EdgeConv of states %dx%d, edge features %dx%d, weights %dx%d, bias %dx%d over %d nodes and %d edges, given %d products and %d values",
@@ -81,6 +84,7 @@ func (t *Tape) edgeConvFrom(h, ef, w, c *Node, g *Graph, y, agg []float64) *Node
 	copy(ms, w.Data)
 	copy(ms[f*d*d:], c.Data)
 	copy(n.Data, agg)
+	n.coef = coef
 	return n
 }
 
@@ -101,11 +105,6 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	y := n.aux
 	ms, _, dy, dms := edgeConvScratch(n, nodes, d, f)
 	needY := h.needGrad || w.needGrad || c.needGrad
-	var cb [8]float64
-	coef := cb[:0]
-	if needY {
-		clear(dy)
-	}
 	// Edges into a node whose gradient is 0 add nothing (+0s): skip
 	// them. A stack's last layer read at a few rows (the MARL
 	// inter-scheduler stack's scheduler rows) has most of those.
@@ -113,24 +112,41 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	for u := range t.live {
 		t.live[u] = !allZero(n.Grad[u*d : (u+1)*d])
 	}
-	for e, src := range g.Src {
-		u := g.Dst[e]
-		if !t.live[u] {
-			continue
-		}
-		s := g.invDeg[u]
-		gu := n.Grad[u*d : (u+1)*d]
-		if ef.needGrad {
-			yr := y[src*yw : (src+1)*yw]
+	if ef.needGrad {
+		for e, src := range g.Src {
+			u := g.Dst[e]
+			if !t.live[u] {
+				continue
+			}
+			s, gu, yr := g.invDeg[u], n.Grad[u*d:(u+1)*d], y[src*yw:(src+1)*yw]
 			for k := 0; k < f; k++ {
 				ef.Grad[e*f+k] += s * floats.Dot(gu, yr[k*d:(k+1)*d])
 			}
 		}
-		if !needY {
-			continue
+	}
+	if needY {
+		coefs := n.coef
+		if coefs == nil {
+			t.coefs = slices.Grow(t.coefs[:0], g.Edges()*(f+1))[:g.Edges()*(f+1)]
+			for e := range g.Src {
+				if u := g.Dst[e]; t.live[u] {
+					messageCoefs(t.coefs[e*(f+1):(e+1)*(f+1)], g.invDeg[u], ef.Data, e, f)
+				}
+			}
+			coefs = t.coefs
 		}
-		coef = messageCoefs(coef, s, ef.Data, e, f)
-		spreadMessage(dy[src*yw:(src+1)*yw], coef, gu)
+		// dY source by source, each row's terms in edge order: the
+		// chains of a pass over the edges (spread).
+		clear(dy)
+		for src := 0; src < nodes; src++ {
+			t.elist = t.elist[:0]
+			for _, e := range g.out[g.outStart[src]:g.outStart[src+1]] {
+				if t.live[g.Dst[e]] {
+					t.elist = append(t.elist, e)
+				}
+			}
+			spread(dy[src*yw:(src+1)*yw], coefs, n.Grad, d, t.elist, g.Dst, f)
+		}
 	}
 	if !needY {
 		return

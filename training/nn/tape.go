@@ -37,6 +37,7 @@ type Node struct {
 	ints  []int  // caller-owned: gather indices, actions
 	mask  []bool // caller-owned: key and action masks
 	graph *Graph
+	coef  []float64 // caller-owned: an edge convolution's message coefficients (ECCStack)
 	aux   []float64 // operator-owned scratch kept across Reset
 	aux2  []float64
 	// own is the node's storage while Data is a caller's slice (View).
@@ -87,6 +88,11 @@ type Tape struct {
 	// live is EdgeConv's backward scratch: the nodes whose gradient
 	// is not 0.
 	live []bool
+	// elist and coefs are EdgeConv's backward scratch too: a source's
+	// edges into live nodes, and the edges' message coefficients when
+	// the op does not hold the ECCStack's.
+	elist []int
+	coefs []float64
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
@@ -212,7 +218,7 @@ func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
 			n.needGrad = true
 		}
 	}
-	n.ints, n.mask, n.graph = nil, nil, nil
+	n.ints, n.mask, n.graph, n.coef = nil, nil, nil, nil
 	n.iarg = [2]int{}
 	n.farg = [2]float64{}
 	return n
