@@ -50,30 +50,51 @@ func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
 	}
 	n.ints = rep
 	n.aux = resize(n.aux, m*h)
-	a := n.aux
-	for i, r := range rep {
-		if r < 0 || r >= s.Rows {
-			panic(fmt.Sprintf("nn: ReLUScore index %d of %d rows", r, s.Rows))
-		}
-		sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[i*h:(i+1)*h], a[i*h:(i+1)*h]
-		cr, ar = cr[:len(sr)], ar[:len(sr)]
-		if cbias != nil {
-			cbias := cbias[:len(sr)]
-			for j, v := range sr {
-				ar[j] = max(v+(cr[j]+cbias[j]), 0)
-			}
-			continue
-		}
-		for j, v := range sr {
-			ar[j] = max(v+cr[j], 0)
-		}
-	}
+	n.aux2 = resize(n.aux2, m*h)
+	a, at := n.aux, n.aux2
 	// y as the row wᵀ·Aᵀ rather than the column A·w: the same chain for
 	// each y_i (its FMAs over A's row i in order), but chains side by
 	// side in the vector kernel's lanes instead of one column's scalar
-	// chains (fmaGo), which are bound by the FMA's latency.
-	n.aux2 = resize(n.aux2, m*h)
-	transposeInto(n.aux2, general(m, h, h, a))
+	// chains (fmaGo), which are bound by the FMA's latency. Aᵀ is
+	// written a block of eight candidates at a time, while their rows
+	// of A are in cache: a cache line of Aᵀ at once, where a row at a
+	// time wrote each line eight times, mostly from L2.
+	const block = 8
+	for i0 := 0; i0 < m; i0 += block {
+		i1 := min(i0+block, m)
+		for i := i0; i < i1; i++ {
+			r := rep[i]
+			if r < 0 || r >= s.Rows {
+				panic(fmt.Sprintf("nn: ReLUScore index %d of %d rows", r, s.Rows))
+			}
+			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[i*h:(i+1)*h], a[i*h:(i+1)*h]
+			cr, ar = cr[:len(sr)], ar[:len(sr)]
+			if cbias != nil {
+				cbias := cbias[:len(sr)]
+				for j, v := range sr {
+					ar[j] = max(v+(cr[j]+cbias[j]), 0)
+				}
+				continue
+			}
+			for j, v := range sr {
+				ar[j] = max(v+cr[j], 0)
+			}
+		}
+		if i1-i0 == block {
+			rows := a[i0*h : i1*h]
+			for j := 0; j < h; j++ {
+				col := at[j*m+i0 : j*m+i0+block : j*m+i0+block]
+				col[0], col[1], col[2], col[3] = rows[j], rows[h+j], rows[2*h+j], rows[3*h+j]
+				col[4], col[5], col[6], col[7] = rows[4*h+j], rows[5*h+j], rows[6*h+j], rows[7*h+j]
+			}
+			continue
+		}
+		for i := i0; i < i1; i++ {
+			for j, v := range a[i*h : (i+1)*h] {
+				at[j*m+i] = v
+			}
+		}
+	}
 	t.gemm(false, false, 1, general(1, h, h, w.Data), general(h, m, m, n.aux2), 0, general(1, m, m, n.Data))
 	bias := b.Data[0]
 	for i, v := range n.Data {
