@@ -70,13 +70,14 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 //
 // With record set, the cache's rows go on the tape for a backward pass
 // (nn.LinearRows.Record) rather than entering it as a constant. With pre,
-// c·W_c is pre, computed elsewhere (c is not read).
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool, pre *nn.Node) *nn.Node {
+// c·W_c is pre, computed elsewhere (c is not read): candidate i's row is
+// row preRows[i] of it (nil: row i).
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool, pre *nn.Node, preRows []int) *nn.Node {
 	self := sc.self.Forward(t, s)
 	if pre != nil {
 		// ReLU(s·W_s[rep] + (pre + b_c))·w + b, fused (nn.ReLUScore:
 		// the same bits).
-		return t.ReLUScore(self, rep, pre, sc.cand.B, sc.out.W, sc.out.B)
+		return t.ReLUScoreRows(self, rep, pre, preRows, sc.cand.B, sc.out.W, sc.out.B)
 	}
 	var cand *nn.Node
 	if cache != nil && record {
@@ -201,6 +202,7 @@ type passCache struct {
 	// candOut, if not nil, the group scorer's candidate half without its
 	// bias (the segment's head).
 	innerOut, candOut *nn.Node
+	candRows          []int // candOut's row of each candidate
 	// record: the ECC stacks' layers and the group scorer's rows go on
 	// the tape (nn.ECCStack.Record and RecordLayers, nn.LinearRows.Record)
 	// for a backward pass, rather than entering it as constants.
@@ -442,7 +444,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 	if pc.candOut == nil {
 		cand = t.ConcatCols(em.hc, em.h0c)
 	}
-	gT := t.Transpose(net.group.forward(t, s, cand, rep, pc.group, pc.record, pc.candOut)) // 1 × B·M
+	gT := t.Transpose(net.group.forward(t, s, cand, rep, pc.group, pc.record, pc.candOut, pc.candRows)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -451,7 +453,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false, nil))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false, nil, nil))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)
@@ -586,7 +588,7 @@ func (l *learner) Backward(dLogp, dEntropy, dValue []float64) {
 		t.Reset()
 		pc := l.cache()
 		pc.innerOut = seg.Output(seg.Len() - (end - i))
-		pc.candOut = seg.HeadOutput()
+		pc.candOut, pc.candRows = seg.HeadVersions()
 		logits, values, mask := l.e.forward(t, []*obs{o}, pc)
 		lp := t.CategoricalLogProb(logits, mask, l.actions[i:i+1])
 		ent := t.CategoricalEntropy(logits, mask)

@@ -72,6 +72,9 @@ type ECCSegment struct {
 	hoff            []int
 	hc, hval, hgrad []float64
 	hleaf           Node
+	hout            bool // HeadOutput's hleaf was handed out since the last Output
+	hvers           Node // HeadVersions' node: Data hval, Grad hgrad
+	hrows           []int
 	chg             []int
 	agg             []float64
 	coef            []float64
@@ -384,21 +387,7 @@ func (s *ECCSegment) Output(st int) *Node {
 			copy(s.leaf.Data[u*w:(u+1)*w], last.val[k*w:(k+1)*w])
 		}
 	}
-	if s.head != nil {
-		hw := s.head.W.Cols
-		m := len(s.headRows)
-		s.hleaf.Rows, s.hleaf.Cols, s.hleaf.needGrad = m, hw, true
-		s.hleaf.Data = resize(s.hleaf.Data, m*hw)
-		s.hleaf.Grad = resize(s.hleaf.Grad, m*hw)
-		clear(s.hleaf.Grad)
-		for i, u := range s.headRows {
-			if !s.moved[u] {
-				continue
-			}
-			k := s.hoff[i] + s.cur[u] - last.first[u]
-			copy(s.hleaf.Data[i*hw:(i+1)*hw], s.hval[k*hw:(k+1)*hw])
-		}
-	}
+	s.hout = false
 	return &s.leaf
 }
 
@@ -409,7 +398,42 @@ func (s *ECCSegment) HeadOutput() *Node {
 	if s.head == nil || s.at < 0 {
 		panic("nn: ECCSegment.HeadOutput without a head or before Output")
 	}
+	last := &s.tabs[len(s.layers)]
+	hw, m := s.head.W.Cols, len(s.headRows)
+	s.hleaf.Rows, s.hleaf.Cols, s.hleaf.needGrad = m, hw, true
+	s.hleaf.Data = resize(s.hleaf.Data, m*hw)
+	s.hleaf.Grad = resize(s.hleaf.Grad, m*hw)
+	clear(s.hleaf.Grad)
+	for i, u := range s.headRows {
+		k := s.hoff[i] + s.cur[u] - last.first[u]
+		copy(s.hleaf.Data[i*hw:(i+1)*hw], s.hval[k*hw:(k+1)*hw])
+	}
+	s.hout = true
 	return &s.hleaf
+}
+
+// HeadVersions returns every version's head product as one node (a row
+// per version) whose gradient rows are the versions' own, and the row
+// of each head row at the step of the last Output: an operator that
+// reads a head row i at row rows[i] (ReLUScoreRows) adds its gradient
+// straight to the version, without HeadOutput's copies of the rows and
+// of their gradients, with the same sums (a version's gradient is added
+// in the order of the steps either way). The rows belong to the segment
+// and change at the next Output.
+func (s *ECCSegment) HeadVersions() (*Node, []int) {
+	if s.head == nil || s.at < 0 {
+		panic("nn: ECCSegment.HeadVersions without a head or before Output")
+	}
+	last := &s.tabs[len(s.layers)]
+	hw := s.head.W.Cols
+	nv := s.hoff[len(s.headRows)]
+	s.hvers.Rows, s.hvers.Cols, s.hvers.needGrad = nv, hw, true
+	s.hvers.Data, s.hvers.Grad = s.hval[:nv*hw], s.hgrad[:nv*hw]
+	s.hrows = s.hrows[:0]
+	for i, u := range s.headRows {
+		s.hrows = append(s.hrows, s.hoff[i]+s.cur[u]-last.first[u])
+	}
+	return &s.hvers, s.hrows
 }
 
 // Accumulate adds the gradient the last Output's node gathered to the
@@ -424,7 +448,7 @@ func (s *ECCSegment) Accumulate() {
 			addTo(last.grad[k*w:(k+1)*w], g)
 		}
 	}
-	if s.head != nil {
+	if s.head != nil && s.hout {
 		hw := s.head.W.Cols
 		for i, u := range s.headRows {
 			if g := s.hleaf.Grad[i*hw : (i+1)*hw]; !allZero(g) {

@@ -77,12 +77,16 @@ func TestECCSegment(t *testing.T) {
 	s.SetHead(head, headRows)
 	// The second round cuts the steps in two chunks, as a learner does
 	// with a long segment: the chunks' gradients add up, and the buffers
-	// of the first round are reused.
-	for round := 0; round < 2; round++ {
+	// of the first round are reused. The last two rounds repeat the
+	// first two reading the head's products from HeadVersions (gathered
+	// at the step's rows), and must give their gradients to the bit.
+	got := map[[2]int][]float64{}
+	for round := 0; round < 4; round++ {
 		cut := steps
-		if round == 1 {
+		if round%2 == 1 {
 			cut = 25
 		}
+		versions := round >= 2
 		for st := range xs {
 			if st == 0 || st == cut {
 				if st == cut {
@@ -102,7 +106,13 @@ func TestECCSegment(t *testing.T) {
 			if !sameBits(outs[st], h.Data) || len(h.Data) != len(outs[st]) {
 				t.Fatalf("round %d step %d: the segment's output differs from ECC.Forward's", round, st)
 			}
-			p := s.HeadOutput()
+			var p *Node
+			if versions {
+				hv, rows := s.HeadVersions()
+				p = tp.GatherRows(hv, rows)
+			} else {
+				p = s.HeadOutput()
+			}
 			if !sameBits(prods[st], p.Data) || len(p.Data) != len(prods[st]) {
 				t.Fatalf("round %d step %d: the head's products differ from MatMul's", round, st)
 			}
@@ -110,17 +120,23 @@ func TestECCSegment(t *testing.T) {
 			s.Accumulate()
 		}
 		s.Backward()
-		for _, p := range ps.List() {
+		for pi, p := range ps.List() {
 			for i, v := range p.Grad {
 				w := want[p.Name][i]
 				if math.Abs(v-w) > 1e-9*(1+math.Abs(w)) {
 					t.Fatalf("round %d: %s[%d] = %v, a pass per step gives %v", round, p.Name, i, v, w)
 				}
 			}
+			key := [2]int{round % 2, pi}
+			if !versions {
+				got[key] = append([]float64(nil), p.Grad...)
+			} else if !sameBits(p.Grad, got[key]) {
+				t.Fatalf("round %d: the gradient of %s through HeadVersions differs from HeadOutput's", round, p.Name)
+			}
 			clear(p.Grad)
 		}
 	}
-	full := 2 * steps * nodes * len(layers)
+	full := 4 * steps * nodes * len(layers)
 	if s.Rows >= full/3 {
 		t.Errorf("the segment computed %d rows, a pass per step %d", s.Rows, full)
 	}

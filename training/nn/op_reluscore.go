@@ -30,8 +30,25 @@ type reluScoreOp struct{}
 // 1×h or nil (no bias), w is h×1 and b 1×1. The tape keeps rep until the
 // next Reset.
 func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
+	return t.ReLUScoreRows(s, rep, c, nil, cb, w, b)
+}
+
+// ReLUScoreRows is ReLUScore with candidate i's row of C at row crows[i]
+// of c (nil: row i), for candidates whose rows sit among others
+// (ECCSegment.HeadVersions): their gradient goes to those rows. The tape
+// keeps crows until the next Reset.
+func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b *Node) *Node {
 	h := s.Cols
-	if c.Cols != h || len(rep) != c.Rows || w.Rows != h || w.Cols != 1 || b.Rows != 1 || b.Cols != 1 || cb != nil && (cb.Rows != 1 || cb.Cols != h) {
+	m := len(rep)
+	if crows == nil && c.Rows != m || crows != nil && len(crows) != m {
+		panic(fmt.Sprintf("nn: ReLUScore of %d indices and %d candidate rows (%d given)", m, c.Rows, len(crows)))
+	}
+	for _, r := range crows {
+		if r < 0 || r >= c.Rows {
+			panic(fmt.Sprintf("nn: ReLUScore candidate row %d of %d", r, c.Rows))
+		}
+	}
+	if c.Cols != h || w.Rows != h || w.Cols != 1 || b.Rows != 1 || b.Cols != 1 || cb != nil && (cb.Rows != 1 || cb.Cols != h) {
 		cbShape := "none"
 		if cb != nil {
 			cbShape = fmt.Sprintf("%dx%d", cb.Rows, cb.Cols)
@@ -39,7 +56,6 @@ func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
 		panic(fmt.Sprintf("nn: ReLUScore of states %dx%d, %d indices, candidates %dx%d (bias %s), weights %dx%d and bias %dx%d",
 			s.Rows, s.Cols, len(rep), c.Rows, c.Cols, cbShape, w.Rows, w.Cols, b.Rows, b.Cols))
 	}
-	m := c.Rows
 	var n *Node
 	var cbias []float64
 	if cb != nil {
@@ -48,7 +64,7 @@ func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
 	} else {
 		n = t.node(reluScoreOp{}, m, 1, s, c, w, b)
 	}
-	n.ints = rep
+	n.ints, n.ints2 = rep, crows
 	n.aux = resize(n.aux, m*h)
 	n.aux2 = resize(n.aux2, m*h)
 	a, at := n.aux, n.aux2
@@ -67,7 +83,11 @@ func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
 			if r < 0 || r >= s.Rows {
 				panic(fmt.Sprintf("nn: ReLUScore index %d of %d rows", r, s.Rows))
 			}
-			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[i*h:(i+1)*h], a[i*h:(i+1)*h]
+			ci := i
+			if crows != nil {
+				ci = crows[i]
+			}
+			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[ci*h:(ci+1)*h], a[i*h:(i+1)*h]
 			cr, ar = cr[:len(sr)], ar[:len(sr)]
 			if cbias != nil {
 				cbias := cbias[:len(sr)]
@@ -135,7 +155,11 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 			sg = s.Grad[r*h : (r+1)*h]
 		}
 		if c.needGrad {
-			cg = c.Grad[i*h : (i+1)*h]
+			ci := i
+			if n.ints2 != nil {
+				ci = n.ints2[i]
+			}
+			cg = c.Grad[ci*h : (ci+1)*h]
 		}
 		if cb != nil {
 			bg = cb.Grad[:h]

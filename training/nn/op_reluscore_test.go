@@ -171,3 +171,56 @@ func BenchmarkReLUScore(b *testing.B) {
 		})
 	}
 }
+
+// TestReLUScoreRows checks that ReLUScoreRows, reading candidate i's row
+// at row crows[i] of a larger node, gives ReLUScore's value on those rows
+// gathered and the same gradients, to the bit: the rows' gradients go
+// to the larger node's rows (one candidate's at a row others do not
+// read, as ECCSegment.HeadVersions hands them out).
+func TestReLUScoreRows(t *testing.T) {
+	const p, m, h, big = 2, 37, 16, 90
+	rng := rand.New(rand.NewPCG(31, 32))
+	ps := NewParams()
+	s, c, w, b, cb := ps.New("s", p, h), ps.New("c", big, h), ps.New("w", h, 1), ps.New("b", 1, 1), ps.New("cb", 1, h)
+	for _, n := range []*Node{s, c, w, b, cb} {
+		for i := range n.Data {
+			n.Data[i] = rng.NormFloat64()
+		}
+	}
+	rep, crows := make([]int, m), rng.Perm(big)[:m]
+	for i := range rep {
+		rep[i] = rng.IntN(p)
+	}
+	dy := make([]float64, m)
+	for i := range dy {
+		if i%5 != 0 { // some candidates without a gradient
+			dy[i] = rng.NormFloat64()
+		}
+	}
+	pass := func(rows bool) ([]float64, [][]float64) {
+		ps.ZeroGrad()
+		var tp Tape
+		var y *Node
+		if rows {
+			y = tp.ReLUScoreRows(s, rep, c, crows, cb, w, b)
+		} else {
+			y = tp.ReLUScore(s, rep, tp.GatherRows(c, crows), cb, w, b)
+		}
+		tp.Backward(tp.Sum(tp.Mul(y, tp.Const(m, 1, dy))))
+		var g [][]float64
+		for _, n := range ps.List() {
+			g = append(g, append([]float64(nil), n.Grad...))
+		}
+		return append([]float64(nil), y.Data...), g
+	}
+	wantY, wantG := pass(false)
+	gotY, gotG := pass(true)
+	if !sameBits(gotY, wantY) {
+		t.Fatal("ReLUScoreRows's value differs from ReLUScore's on the gathered rows")
+	}
+	for i, n := range ps.List() {
+		if !sameBits(gotG[i], wantG[i]) {
+			t.Errorf("the gradient of %s differs", n.Name)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type Node struct {
 	iarg  [2]int
 	farg  [2]float64
 	ints  []int  // caller-owned: gather indices, actions
+	ints2 []int  // caller-owned: a second list (ReLUScoreRows' candidate rows)
 	mask  []bool // caller-owned: key and action masks
 	graph *Graph
 	coef  []float64 // caller-owned: an edge convolution's message coefficients (ECCStack)
@@ -218,7 +219,7 @@ func (t *Tape) node(op operator, rows, cols int, in ...*Node) *Node {
 			n.needGrad = true
 		}
 	}
-	n.ints, n.mask, n.graph, n.coef = nil, nil, nil, nil
+	n.ints, n.ints2, n.mask, n.graph, n.coef = nil, nil, nil, nil, nil
 	n.iarg = [2]int{}
 	n.farg = [2]float64{}
 	return n
