@@ -64,7 +64,8 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 }
 
 // forward scores candidate rows c (one per candidate), row i belonging to
-// state rep[i] of s; the result is a column.
+// state rep[i] of s; the result is a column. With live, only the
+// candidates live[i] are scored (the others' scores are 0).
 // With a cache (inference), the candidates' half of the first layer comes
 // from it: the same bits, recomputed for the candidates whose rows changed.
 //
@@ -72,12 +73,12 @@ func newScorer(ps *nn.Params, prefix string, selfIn, candIn, hidden int, rng *ra
 // (nn.LinearRows.Record) rather than entering it as a constant. With pre,
 // c·W_c is pre, computed elsewhere (c is not read): candidate i's row is
 // row preRows[i] of it (nil: row i).
-func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.LinearRows, record bool, pre *nn.Node, preRows []int) *nn.Node {
+func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, live []bool, cache *nn.LinearRows, record bool, pre *nn.Node, preRows []int) *nn.Node {
 	self := sc.self.Forward(t, s)
 	if pre != nil {
 		// ReLU(s·W_s[rep] + (pre + b_c))·w + b, fused (nn.ReLUScore:
 		// the same bits).
-		return t.ReLUScoreRows(self, rep, pre, preRows, sc.cand.B, sc.out.W, sc.out.B)
+		return t.ReLUScoreRows(self, rep, pre, preRows, live, sc.cand.B, sc.out.W, sc.out.B)
 	}
 	var cand *nn.Node
 	if cache != nil && record {
@@ -87,7 +88,7 @@ func (sc *scorer) forward(t *nn.Tape, s, c *nn.Node, rep []int, cache *nn.Linear
 	} else {
 		cand = sc.cand.Forward(t, c)
 	}
-	return t.ReLUScore(self, rep, cand, nil, sc.out.W, sc.out.B)
+	return t.ReLUScoreRows(self, rep, cand, nil, live, nil, sc.out.W, sc.out.B)
 }
 
 func (c Config) multi() bool { return c.Variant != VariantSingle }
@@ -304,7 +305,9 @@ func (e *evaluator) nodeStates(x0 []float64, B, m, n int) []float64 {
 }
 
 // forward returns the masked-softmax logits (B × actions), the values
-// (B × 1) and the concatenated masks of steps, all of one agent.
+// (B × 1) and the concatenated masks of steps, all of one agent. The
+// group actions the mask leaves out have logits of 0, never computed:
+// read them through the mask only.
 //
 // With caches (inference, one step), the inner and inter-scheduler ECC
 // stacks come from them (nn.ECCStack: the same bits, recomputing only
@@ -444,7 +447,16 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 	if pc.candOut == nil {
 		cand = t.ConcatCols(em.hc, em.h0c)
 	}
-	gT := t.Transpose(net.group.forward(t, s, cand, rep, pc.group, pc.record, pc.candOut, pc.candRows)) // 1 × B·M
+	// The group scores a step's mask leaves out are read nowhere (the
+	// masked softmax skips them): they are not computed.
+	live := steps[0].mask[:m]
+	if B > 1 {
+		live = make([]bool, 0, B*m)
+		for _, o := range steps {
+			live = append(live, o.mask[:m]...)
+		}
+	}
+	gT := t.Transpose(net.group.forward(t, s, cand, rep, live, pc.group, pc.record, pc.candOut, pc.candRows)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
 		repP := make([]int, 0, B*parts)
@@ -453,7 +465,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 				repP = append(repP, b)
 			}
 		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, false, nil, nil))
+		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, nil, false, nil, nil))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)

@@ -30,18 +30,23 @@ type reluScoreOp struct{}
 // 1×h or nil (no bias), w is h×1 and b 1×1. The tape keeps rep until the
 // next Reset.
 func (t *Tape) ReLUScore(s *Node, rep []int, c, cb, w, b *Node) *Node {
-	return t.ReLUScoreRows(s, rep, c, nil, cb, w, b)
+	return t.ReLUScoreRows(s, rep, c, nil, nil, cb, w, b)
 }
 
 // ReLUScoreRows is ReLUScore with candidate i's row of C at row crows[i]
 // of c (nil: row i), for candidates whose rows sit among others
-// (ECCSegment.HeadVersions): their gradient goes to those rows. The tape
-// keeps crows until the next Reset.
-func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b *Node) *Node {
+// (ECCSegment.HeadVersions): their gradient goes to those rows. With
+// live (nil: all), only the candidates live[i] are scored: the others'
+// scores are 0 and take no gradient, for a caller that reads them
+// nowhere (a masked softmax's actions left out). The live scores and
+// every gradient have the bits of scoring them all, as long as A's
+// values are finite (the products leave out terms that are 0 times a
+// value of A). The tape keeps crows and live until the next Reset.
+func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bool, cb, w, b *Node) *Node {
 	h := s.Cols
 	m := len(rep)
-	if crows == nil && c.Rows != m || crows != nil && len(crows) != m {
-		panic(fmt.Sprintf("nn: ReLUScore of %d indices and %d candidate rows (%d given)", m, c.Rows, len(crows)))
+	if crows == nil && c.Rows != m || crows != nil && len(crows) != m || live != nil && len(live) != m {
+		panic(fmt.Sprintf("nn: ReLUScore of %d indices and %d candidate rows (%d given, %d live flags)", m, c.Rows, len(crows), len(live)))
 	}
 	for _, r := range crows {
 		if r < 0 || r >= c.Rows {
@@ -64,9 +69,18 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b 
 	} else {
 		n = t.node(reluScoreOp{}, m, 1, s, c, w, b)
 	}
-	n.ints, n.ints2 = rep, crows
-	n.aux = resize(n.aux, m*h)
-	n.aux2 = resize(n.aux2, m*h)
+	n.ints, n.ints2, n.mask = rep, crows, live
+	// The scored candidates, in order: A and Aᵀ hold their rows only.
+	n.iaux = n.iaux[:0]
+	for i := range m {
+		if live == nil || live[i] {
+			n.iaux = append(n.iaux, i)
+		}
+	}
+	idx := n.iaux
+	ml := len(idx)
+	n.aux = resize(n.aux, ml*h)
+	n.aux2 = resize(n.aux2, ml*h)
 	a, at := n.aux, n.aux2
 	// y as the row wᵀ·Aᵀ rather than the column A·w: the same chain for
 	// each y_i (its FMAs over A's row i in order), but chains side by
@@ -76,9 +90,10 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b 
 	// of A are in cache: a cache line of Aᵀ at once, where a row at a
 	// time wrote each line eight times, mostly from L2.
 	const block = 8
-	for i0 := 0; i0 < m; i0 += block {
-		i1 := min(i0+block, m)
-		for i := i0; i < i1; i++ {
+	for q0 := 0; q0 < ml; q0 += block {
+		q1 := min(q0+block, ml)
+		for q := q0; q < q1; q++ {
+			i := idx[q]
 			r := rep[i]
 			if r < 0 || r >= s.Rows {
 				panic(fmt.Sprintf("nn: ReLUScore index %d of %d rows", r, s.Rows))
@@ -87,7 +102,7 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b 
 			if crows != nil {
 				ci = crows[i]
 			}
-			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[ci*h:(ci+1)*h], a[i*h:(i+1)*h]
+			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[ci*h:(ci+1)*h], a[q*h:(q+1)*h]
 			cr, ar = cr[:len(sr)], ar[:len(sr)]
 			if cbias != nil {
 				cbias := cbias[:len(sr)]
@@ -100,25 +115,35 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b 
 				ar[j] = max(v+cr[j], 0)
 			}
 		}
-		if i1-i0 == block {
-			rows := a[i0*h : i1*h]
+		if q1-q0 == block {
+			rows := a[q0*h : q1*h]
 			for j := 0; j < h; j++ {
-				col := at[j*m+i0 : j*m+i0+block : j*m+i0+block]
+				col := at[j*ml+q0 : j*ml+q0+block : j*ml+q0+block]
 				col[0], col[1], col[2], col[3] = rows[j], rows[h+j], rows[2*h+j], rows[3*h+j]
 				col[4], col[5], col[6], col[7] = rows[4*h+j], rows[5*h+j], rows[6*h+j], rows[7*h+j]
 			}
 			continue
 		}
-		for i := i0; i < i1; i++ {
-			for j, v := range a[i*h : (i+1)*h] {
-				at[j*m+i] = v
+		for q := q0; q < q1; q++ {
+			for j, v := range a[q*h : (q+1)*h] {
+				at[j*ml+q] = v
 			}
 		}
 	}
-	t.gemm(false, false, 1, general(1, h, h, w.Data), general(h, m, m, n.aux2), 0, general(1, m, m, n.Data))
 	bias := b.Data[0]
-	for i, v := range n.Data {
-		n.Data[i] = v + bias
+	if ml == m {
+		t.gemm(false, false, 1, general(1, h, h, w.Data), general(h, m, m, at), 0, general(1, m, m, n.Data))
+		for i, v := range n.Data {
+			n.Data[i] = v + bias
+		}
+		return n
+	}
+	t.scores = resize(t.scores, ml)
+	ys := t.scores
+	t.gemm(false, false, 1, general(1, h, h, w.Data), general(h, ml, ml, at), 0, general(1, ml, ml, ys))
+	clear(n.Data)
+	for q, i := range idx {
+		n.Data[i] = ys[q] + bias
 	}
 	return n
 }
@@ -126,7 +151,9 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, cb, w, b 
 func (reluScoreOp) backward(t *Tape, n *Node) {
 	s, c, w, b := n.in[0], n.in[1], n.in[2], n.in[3]
 	m, h := n.Rows, s.Cols
-	a, g := n.aux[:m*h], n.Grad[:m]
+	idx := n.iaux
+	ml := len(idx)
+	a, g := n.aux[:ml*h], n.Grad[:m]
 	if b.needGrad {
 		for _, v := range g {
 			b.Grad[0] += v
@@ -134,8 +161,17 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 	}
 	if w.needGrad {
 		// dwᵀ += dyᵀ·A (a row, as in the forward pass): each dw_j's
-		// chain over the candidates in order, as Aᵀ·dy's.
-		t.gemm(false, false, 1, general(1, m, m, g), general(m, h, h, a), 1, general(1, h, h, w.Grad))
+		// chain over the candidates in order, as Aᵀ·dy's (the
+		// candidates not scored have a gradient of 0).
+		gl := g
+		if ml < m {
+			t.scores = resize(t.scores, ml)
+			gl = t.scores
+			for q, i := range idx {
+				gl[q] = g[i]
+			}
+		}
+		t.gemm(false, false, 1, general(1, ml, ml, gl), general(ml, h, h, a), 1, general(1, h, h, w.Grad))
 	}
 	var cb *Node
 	if len(n.in) > 4 && n.in[4].needGrad {
@@ -145,8 +181,9 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		return
 	}
 	wd := w.Data[:h]
-	for i, r := range n.ints {
-		gi, ar := g[i], a[i*h:(i+1)*h]
+	for q, i := range idx {
+		r := n.ints[i]
+		gi, ar := g[i], a[q*h:(q+1)*h]
 		if gi == 0 {
 			continue // every dA_ij is 0 (adding +0 changes no gradient)
 		}

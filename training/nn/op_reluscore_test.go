@@ -176,7 +176,8 @@ func BenchmarkReLUScore(b *testing.B) {
 // at row crows[i] of a larger node, gives ReLUScore's value on those rows
 // gathered and the same gradients, to the bit: the rows' gradients go
 // to the larger node's rows (one candidate's at a row others do not
-// read, as ECCSegment.HeadVersions hands them out).
+// read, as ECCSegment.HeadVersions hands them out). Scoring only the
+// candidates with a gradient (live) changes none of these bits.
 func TestReLUScoreRows(t *testing.T) {
 	const p, m, h, big = 2, 37, 16, 90
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -197,12 +198,16 @@ func TestReLUScoreRows(t *testing.T) {
 			dy[i] = rng.NormFloat64()
 		}
 	}
-	pass := func(rows bool) ([]float64, [][]float64) {
+	live := make([]bool, m)
+	for i := range live {
+		live[i] = dy[i] != 0
+	}
+	pass := func(rows bool, live []bool) ([]float64, [][]float64) {
 		ps.ZeroGrad()
 		var tp Tape
 		var y *Node
 		if rows {
-			y = tp.ReLUScoreRows(s, rep, c, crows, cb, w, b)
+			y = tp.ReLUScoreRows(s, rep, c, crows, live, cb, w, b)
 		} else {
 			y = tp.ReLUScore(s, rep, tp.GatherRows(c, crows), cb, w, b)
 		}
@@ -213,14 +218,22 @@ func TestReLUScoreRows(t *testing.T) {
 		}
 		return append([]float64(nil), y.Data...), g
 	}
-	wantY, wantG := pass(false)
-	gotY, gotG := pass(true)
-	if !sameBits(gotY, wantY) {
-		t.Fatal("ReLUScoreRows's value differs from ReLUScore's on the gathered rows")
-	}
-	for i, n := range ps.List() {
-		if !sameBits(gotG[i], wantG[i]) {
-			t.Errorf("the gradient of %s differs", n.Name)
+	wantY, wantG := pass(false, nil)
+	for _, lv := range [][]bool{nil, live} {
+		gotY, gotG := pass(true, lv)
+		for i := range wantY {
+			if lv != nil && !lv[i] {
+				if gotY[i] != 0 {
+					t.Errorf("live %v: the score of candidate %d, not scored, is %v", lv != nil, i, gotY[i])
+				}
+			} else if math.Float64bits(gotY[i]) != math.Float64bits(wantY[i]) {
+				t.Fatalf("live %v: candidate %d's score differs from ReLUScore's on the gathered rows", lv != nil, i)
+			}
+		}
+		for i, n := range ps.List() {
+			if !sameBits(gotG[i], wantG[i]) {
+				t.Errorf("live %v: the gradient of %s differs", lv != nil, n.Name)
+			}
 		}
 	}
 }

@@ -40,6 +40,7 @@ type Node struct {
 	graph *Graph
 	coef  []float64 // caller-owned: an edge convolution's message coefficients (ECCStack)
 	aux   []float64 // operator-owned scratch kept across Reset
+	iaux  []int
 	aux2  []float64
 	// own is the node's storage while Data is a caller's slice (View).
 	own  []float64
@@ -94,6 +95,9 @@ type Tape struct {
 	// the op does not hold the ECCStack's.
 	elist []int
 	coefs []float64
+	// scores is ReLUScoreRows' scratch: the scored candidates' values
+	// or gradients.
+	scores []float64
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
