@@ -233,7 +233,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			o := agg[u*d : (u+1)*d]
 			clear(o)
-			aggregate(o, s.coef, y, yw, s.in[u], s.g.Src, f)
+			aggregate(o, s.coef, y, yw, s.in[u], s.g, f)
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
 		s.rows = s.rows[:0]

@@ -28,51 +28,49 @@ func addMessage(o, c, y []float64) {
 	}
 }
 
-// aggregate adds into o (len d) the messages of edges in turn, as
-// addMessage(o, coef[e·(f+1):(e+1)·(f+1)], y[src[e]·yw:(src[e]+1)·yw])
-// would for each edge e: a node's aggregation. For f+1 = 4 and d = 16
-// or 32 (the MARL stacks' widths) the kernel keeps o in registers
-// across the edges rather than loading and storing it at every message,
-// whose chains then waited on memory: the same chains, the same bits.
-func aggregate(o, coef, y []float64, yw int, edges, src []int, f int) {
+// aggregate adds into o (len d) the messages of edges of g in turn, as
+// addMessage(o, coef[e·(f+1):(e+1)·(f+1)], y[s·yw:(s+1)·yw]) would for
+// each edge e from node s = g.Src[e]: a node's aggregation. For f+1 = 4
+// and d = 16 or 32 (the MARL stacks' widths) the kernel keeps o in
+// registers across the edges rather than loading and storing it at every
+// message, whose chains then waited on memory: the same chains, the same
+// bits. edges must be edges of g (the kernel reads without bounds checks:
+// coef and y must hold every edge's and every node's rows).
+func aggregate(o, coef, y []float64, yw int, edges []int, g *Graph, f int) {
 	d := len(o)
 	if n := len(edges); n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && yw == 4*d {
-		// The kernel reads without bounds checks: check them here.
-		for _, e := range edges {
-			if s := src[e]; e >= len(coef)/4 || s < 0 || (s+1)*yw > len(y) {
-				panic(fmt.Sprintf("nn: aggregate: edge %d from node %d, with %d coefficients and %d products", e, s, len(coef), len(y)))
-			}
+		if len(coef) < 4*g.Edges() || len(y) < g.Nodes*yw {
+			panic(fmt.Sprintf("nn: aggregate over %d edges and %d nodes with %d coefficients and %d products", g.Edges(), g.Nodes, len(coef), len(y)))
 		}
-		aggregate4y(&o[0], d, &coef[0], &y[0], yw, &edges[0], &src[0], n)
+		aggregate4y(&o[0], d, &coef[0], &y[0], yw, &edges[0], &g.Src[0], n)
 		return
 	}
 	for _, e := range edges {
-		s := src[e]
+		s := g.Src[e]
 		addMessage(o, coef[e*(f+1):(e+1)*(f+1)], y[s*yw:(s+1)*yw])
 	}
 }
 
 // spread adds into dy (one source's row of (f+1)·d values) the
-// transposed messages of edges in turn, as spreadMessage(dy,
-// coef[e·(f+1):(e+1)·(f+1)], g[dst[e]·d:(dst[e]+1)·d]) would for each
-// edge e: EdgeConv's backward pass, source by source. For f+1 = 4 and d
-// = 16 or 32 the kernel keeps a quarter of dy in registers across the
-// edges rather than loading and storing all of it at every message: the
-// same chains, the same bits.
-func spread(dy, coef, g []float64, d int, edges, dst []int, f int) {
+// transposed messages of edges of g in turn, as spreadMessage(dy,
+// coef[e·(f+1):(e+1)·(f+1)], gr[u·d:(u+1)·d]) would for each edge e into
+// node u = g.Dst[e]: EdgeConv's backward pass, source by source. For f+1
+// = 4 and d = 16 or 32 the kernel keeps a quarter of dy in registers
+// across the edges rather than loading and storing all of it at every
+// message: the same chains, the same bits. edges must be edges of g (the
+// kernel reads without bounds checks: coef and gr must hold every edge's
+// and every node's rows).
+func spread(dy, coef, gr []float64, d int, edges []int, g *Graph, f int) {
 	if n := len(edges); n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && len(dy) == 4*d {
-		// The kernel reads without bounds checks: check them here.
-		for _, e := range edges {
-			if u := dst[e]; e >= len(coef)/4 || u < 0 || (u+1)*d > len(g) {
-				panic(fmt.Sprintf("nn: spread: edge %d to node %d, with %d coefficients and %d gradients", e, u, len(coef), len(g)))
-			}
+		if len(coef) < 4*g.Edges() || len(gr) < g.Nodes*d {
+			panic(fmt.Sprintf("nn: spread over %d edges and %d nodes with %d coefficients and %d gradients", g.Edges(), g.Nodes, len(coef), len(gr)))
 		}
-		spread4y(&dy[0], d, &coef[0], &g[0], &edges[0], &dst[0], n)
+		spread4y(&dy[0], d, &coef[0], &gr[0], &edges[0], &g.Dst[0], n)
 		return
 	}
 	for _, e := range edges {
-		u := dst[e]
-		spreadMessage(dy, coef[e*(f+1):(e+1)*(f+1)], g[u*d:(u+1)*d])
+		u := g.Dst[e]
+		spreadMessage(dy, coef[e*(f+1):(e+1)*(f+1)], gr[u*d:(u+1)*d])
 	}
 }
 

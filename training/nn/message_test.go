@@ -29,9 +29,13 @@ func testAggregateBits(t *testing.T) {
 			return v
 		}
 		y, coef := vec(nodes*yw), vec(max(edges, 1)*(f+1))
-		src := make([]int, edges)
+		src, dst := make([]int, edges), make([]int, edges)
 		for e := range src {
-			src[e] = rng.IntN(nodes)
+			src[e], dst[e] = rng.IntN(nodes), rng.IntN(nodes)
+		}
+		g, err := NewGraph(nodes, src, dst)
+		if err != nil {
+			t.Fatal(err)
 		}
 		var list []int
 		for range rng.IntN(41) {
@@ -44,7 +48,7 @@ func testAggregateBits(t *testing.T) {
 		for _, e := range list {
 			addMessage(want, coef[e*(f+1):(e+1)*(f+1)], y[src[e]*yw:(src[e]+1)*yw])
 		}
-		aggregate(got, coef, y, yw, list, src, f)
+		aggregate(got, coef, y, yw, list, g, f)
 		for i := range want {
 			if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
 				t.Fatalf("trial %d (f=%d d=%d, %d edges): element %d is %#x, addMessage gives %#x", trial, f, d, len(list), i, math.Float64bits(got[i]), math.Float64bits(want[i]))
@@ -72,10 +76,14 @@ func testSpreadBits(t *testing.T) {
 			}
 			return v
 		}
-		g, coef := vec(nodes*d), vec(max(edges, 1)*(f+1))
-		dst := make([]int, edges)
+		gr, coef := vec(nodes*d), vec(max(edges, 1)*(f+1))
+		src, dst := make([]int, edges), make([]int, edges)
 		for e := range dst {
-			dst[e] = rng.IntN(nodes)
+			src[e], dst[e] = rng.IntN(nodes), rng.IntN(nodes)
+		}
+		g, err := NewGraph(nodes, src, dst)
+		if err != nil {
+			t.Fatal(err)
 		}
 		var list []int
 		for range rng.IntN(41) {
@@ -86,9 +94,9 @@ func testSpreadBits(t *testing.T) {
 		dy := vec((f + 1) * d)
 		want, got := append([]float64(nil), dy...), append([]float64(nil), dy...)
 		for _, e := range list {
-			spreadMessage(want, coef[e*(f+1):(e+1)*(f+1)], g[dst[e]*d:(dst[e]+1)*d])
+			spreadMessage(want, coef[e*(f+1):(e+1)*(f+1)], gr[dst[e]*d:(dst[e]+1)*d])
 		}
-		spread(got, coef, g, d, list, dst, f)
+		spread(got, coef, gr, d, list, g, f)
 		for i := range want {
 			if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
 				t.Fatalf("trial %d (f=%d d=%d, %d edges): element %d is %#x, spreadMessage gives %#x", trial, f, d, len(list), i, math.Float64bits(got[i]), math.Float64bits(want[i]))

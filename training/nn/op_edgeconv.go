@@ -145,7 +145,7 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 					t.elist = append(t.elist, e)
 				}
 			}
-			spread(dy[src*yw:(src+1)*yw], coefs, n.Grad, d, t.elist, g.Dst, f)
+			spread(dy[src*yw:(src+1)*yw], coefs, n.Grad, d, t.elist, g, f)
 		}
 	}
 	if !needY {
