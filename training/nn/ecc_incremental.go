@@ -165,8 +165,17 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 	// Changed input rows and edges. A row after x's is 0: changed if the
 	// last pass gave it.
 	rx := len(x) / d0
-	for u := range s.dirty {
-		s.dirty[u] = full || u < rx && !sameBits(s.x[u*d0:(u+1)*d0], x[u*d0:(u+1)*d0]) || u >= rx && u < s.rx
+	// Rows go by blocks, as edges do below: most hold.
+	const rowBlock = 16
+	for lo := 0; lo < n; lo += rowBlock {
+		hi := min(lo+rowBlock, n)
+		if !full && hi <= rx && sameBits(s.x[lo*d0:hi*d0], x[lo*d0:hi*d0]) {
+			clear(s.dirty[lo:hi])
+			continue
+		}
+		for u := lo; u < hi; u++ {
+			s.dirty[u] = full || u < rx && !sameBits(s.x[u*d0:(u+1)*d0], x[u*d0:(u+1)*d0]) || u >= rx && u < s.rx
+		}
 	}
 	copy(s.x, x)
 	if rx < s.rx {
