@@ -156,15 +156,25 @@
 // its 149,950 tasks take 257,957 decisions (1.7 per task: forwards, which
 // reach 40 % of the decisions once pods are full, and tries of jobs that
 // then did not fit), nearly all of them learned. Each decision costs one
-// inference and, in the update, its share of a backward pass: about 18
-// MFLOP of matrix products in all (4.6 TFLOP per episode, nn.GemmFlops;
-// 26 MFLOP and 6.7 TFLOP while the update back-propagated the inner
+// inference and, in the update, its share of a backward pass: about 15
+// MFLOP of matrix products in all (3.9 TFLOP per episode, nn.GemmFlops;
+// 4.5 TFLOP before the learner's last inter layer was restricted to the
+// scheduler rows and EdgeConv's backward to the rows that read a
+// gradient, 6.7 TFLOP while the update back-propagated the inner
 // graph's 411 nodes × 4 layers of width 16 at every step, before
 // nn.ECCSegment). Most of what remains is per step: the inter-scheduler
 // stack (20 pods and 100 core switches, 4,000 edges, width 32), whose
 // every row a decision changes (its own z⁰ reaches every core, and they
 // every pod), recorded and back-propagated, and the scorers' hidden
-// layers over the candidates. A scorer's hidden layer and output are one
+// layers over the candidates. The group scorer scores the candidates the
+// mask lets through only (nn.Tape.ReLUScoreRows): once pods are full
+// most are not (a third of the candidate rows over a 30-interval
+// episode), and it reads the inner segment's head products where they
+// are (nn.ECCSegment.HeadVersions). The message loops keep a node's row
+// in registers across its edges (nn's aggregate and spread kernels).
+// Together with these, the episode took 6 min 59.6 s and 591 s of CPU
+// against 9 min 29.3 s and 804 s at d49014f, back to back on two quiet
+// cores (0.74×), every bit the same. A scorer's hidden layer and output are one
 // operator (nn.ReLUScore: the composed operators' bits without their
 // three candidates × 128 intermediates, its one-column product run as a
 // row so that the candidates' chains share the vector kernel's lanes):
@@ -184,7 +194,11 @@
 // host (two 0.1 ms halves of a loop ran 1.17× faster than one after
 // the other, two 5 ms halves 1.95×). A decision reads the inter stack's
 // scheduler rows only, so its last layer computes no switch row
-// (nn.ECCStack.Only). Side by side on a loaded
+// (nn.ECCStack.Only); the learner records that layer at those rows too.
+// Over a whole k = 20 episode (CPU profile at 7db2f94) decide took 207
+// of 613 s of CPU, on one core: about half of the wall time; 49 s of it
+// embedding the pods placed in since their last z⁰ (actor.z), about
+// 0.3 ms each. The update took 320 s, on both. Side by side on a loaded
 // host (12 intervals), the episode took 0.79× the CPU and 0.64× the wall
 // time of the update that back-propagated every step's whole graph.
 //
