@@ -6,6 +6,56 @@ import (
 	"testing"
 )
 
+// messageCase is one random trial of the message kernels' tests: f edge
+// features, width d, a graph of up to 30 nodes and 60 edges, their
+// coefficients, and a list of 0 to 40 of its edges in any order (with
+// repeats); vec draws values, with ±0, NaN and ±Inf on odd trials.
+type messageCase struct {
+	f, d  int
+	g     *Graph
+	coef  []float64
+	edges []int
+	vec   func(n int) []float64
+}
+
+func newMessageCase(t *testing.T, rng *rand.Rand, trial int) messageCase {
+	t.Helper()
+	c := messageCase{f: []int{3, 3, 3, 1, 5}[trial%5], d: []int{16, 32, 16, 32, 8, 12, 20}[trial%7]}
+	c.vec = func(n int) []float64 {
+		v := randSparse(n, rng)
+		if trial%2 == 1 {
+			v = withSpecials(v, 30, rng)
+		}
+		return v
+	}
+	nodes, edges := 1+rng.IntN(30), rng.IntN(60)
+	src, dst := make([]int, edges), make([]int, edges)
+	for e := range src {
+		src[e], dst[e] = rng.IntN(nodes), rng.IntN(nodes)
+	}
+	var err error
+	if c.g, err = NewGraph(nodes, src, dst); err != nil {
+		t.Fatal(err)
+	}
+	c.coef = c.vec(max(edges, 1) * (c.f + 1))
+	for range rng.IntN(41) {
+		if edges > 0 {
+			c.edges = append(c.edges, rng.IntN(edges))
+		}
+	}
+	return c
+}
+
+// check fails t unless got holds want's bits.
+func (c messageCase) check(t *testing.T, trial int, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+			t.Fatalf("trial %d (f=%d d=%d, %d edges): element %d is %#x, %s gives %#x", trial, c.f, c.d, len(c.edges), i, math.Float64bits(got[i]), what, math.Float64bits(want[i]))
+		}
+	}
+}
+
 // TestAggregateBits compares aggregate, a node's messages summed in one
 // call (the kernel keeps the row in registers), with addMessage edge by
 // edge, bit for bit: at the widths the kernel takes (16 and 32) and
@@ -17,43 +67,16 @@ func TestAggregateBits(t *testing.T) { fmaPaths(t, testAggregateBits) }
 func testAggregateBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for trial := range 200 {
-		f := []int{3, 3, 3, 1, 5}[trial%5]
-		d := []int{16, 32, 16, 32, 8, 12, 20}[trial%7]
-		nodes, edges := 1+rng.IntN(30), rng.IntN(60)
-		yw := (f + 1) * d
-		vec := func(n int) []float64 {
-			v := randSparse(n, rng)
-			if trial%2 == 1 {
-				v = withSpecials(v, 30, rng)
-			}
-			return v
-		}
-		y, coef := vec(nodes*yw), vec(max(edges, 1)*(f+1))
-		src, dst := make([]int, edges), make([]int, edges)
-		for e := range src {
-			src[e], dst[e] = rng.IntN(nodes), rng.IntN(nodes)
-		}
-		g, err := NewGraph(nodes, src, dst)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var list []int
-		for range rng.IntN(41) {
-			if edges > 0 {
-				list = append(list, rng.IntN(edges))
-			}
-		}
-		o := vec(d)
+		c := newMessageCase(t, rng, trial)
+		f, yw := c.f, (c.f+1)*c.d
+		y, o := c.vec(c.g.Nodes*yw), c.vec(c.d)
 		want, got := append([]float64(nil), o...), append([]float64(nil), o...)
-		for _, e := range list {
-			addMessage(want, coef[e*(f+1):(e+1)*(f+1)], y[src[e]*yw:(src[e]+1)*yw])
+		for _, e := range c.edges {
+			s := c.g.Src[e]
+			addMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], y[s*yw:(s+1)*yw])
 		}
-		aggregate(got, coef, y, yw, list, g, f)
-		for i := range want {
-			if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-				t.Fatalf("trial %d (f=%d d=%d, %d edges): element %d is %#x, addMessage gives %#x", trial, f, d, len(list), i, math.Float64bits(got[i]), math.Float64bits(want[i]))
-			}
-		}
+		aggregate(got, c.coef, y, yw, c.edges, c.g, f)
+		c.check(t, trial, "addMessage", got, want)
 	}
 }
 
@@ -66,41 +89,15 @@ func TestSpreadBits(t *testing.T) { fmaPaths(t, testSpreadBits) }
 func testSpreadBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	for trial := range 200 {
-		f := []int{3, 3, 3, 1, 5}[trial%5]
-		d := []int{16, 32, 16, 32, 8, 12, 20}[trial%7]
-		nodes, edges := 1+rng.IntN(30), rng.IntN(60)
-		vec := func(n int) []float64 {
-			v := randSparse(n, rng)
-			if trial%2 == 1 {
-				v = withSpecials(v, 30, rng)
-			}
-			return v
-		}
-		gr, coef := vec(nodes*d), vec(max(edges, 1)*(f+1))
-		src, dst := make([]int, edges), make([]int, edges)
-		for e := range dst {
-			src[e], dst[e] = rng.IntN(nodes), rng.IntN(nodes)
-		}
-		g, err := NewGraph(nodes, src, dst)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var list []int
-		for range rng.IntN(41) {
-			if edges > 0 {
-				list = append(list, rng.IntN(edges))
-			}
-		}
-		dy := vec((f + 1) * d)
+		c := newMessageCase(t, rng, trial)
+		f, d := c.f, c.d
+		gr, dy := c.vec(c.g.Nodes*d), c.vec((f+1)*d)
 		want, got := append([]float64(nil), dy...), append([]float64(nil), dy...)
-		for _, e := range list {
-			spreadMessage(want, coef[e*(f+1):(e+1)*(f+1)], gr[dst[e]*d:(dst[e]+1)*d])
+		for _, e := range c.edges {
+			u := c.g.Dst[e]
+			spreadMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], gr[u*d:(u+1)*d])
 		}
-		spread(got, coef, gr, d, list, g, f)
-		for i := range want {
-			if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-				t.Fatalf("trial %d (f=%d d=%d, %d edges): element %d is %#x, spreadMessage gives %#x", trial, f, d, len(list), i, math.Float64bits(got[i]), math.Float64bits(want[i]))
-			}
-		}
+		spread(got, c.coef, gr, d, c.edges, c.g, f)
+		c.check(t, trial, "spreadMessage", got, want)
 	}
 }
