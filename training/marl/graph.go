@@ -42,6 +42,7 @@ const (
 type edgeInfo struct {
 	kind   edgeKind
 	gbps   float64
+	bw     float64          // bandwidthFeature(gbps), computed once
 	tier   float64          // 0 inside a server, topology tier + 1 for links
 	dl     sim.DirectedLink // edgeNet: the topology link crossed from the edge's source end
 	server int              // edgePCIe
@@ -81,6 +82,7 @@ type interGraph struct {
 	nodes    int
 	graph    *nn.Graph
 	gbps     []float64
+	bw       []float64 // bandwidthFeature(gbps), computed once
 	tier     []float64
 	links    [][]sim.DirectedLink // per directed edge, the topology links it aggregates, crossed the edge's way
 	linkIDs  []int                // every topology link its edges stand for, ascending
@@ -239,6 +241,7 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 	pt.nodes = next
 	var src, dst []int
 	add := func(a, b int, e edgeInfo) {
+		e.bw = bandwidthFeature(e.gbps)
 		src = append(src, a, b)
 		dst = append(dst, b, a)
 		pt.edges = append(pt.edges, e, e.reversed())
@@ -356,6 +359,7 @@ func buildInter(c *sim.Cluster, parts int, owner []int) *interGraph {
 			back[i] = dl.Reverse()
 		}
 		ig.gbps = append(ig.gbps, gbps[k], gbps[k])
+		ig.bw = append(ig.bw, bandwidthFeature(gbps[k]), bandwidthFeature(gbps[k]))
 		ig.tier = append(ig.tier, tier[k], tier[k])
 		ig.links = append(ig.links, links[k], back)
 		for _, dl := range links[k] {

@@ -149,7 +149,7 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 			case edgeNet:
 				load = flowFeature(v.flows[e.dl])
 			}
-			ef = append(ef, bandwidthFeature(e.gbps), load, e.tier/tierScale)
+			ef = append(ef, e.bw, load, e.tier/tierScale)
 		}
 		ctx.inner[p] = ef
 	}
@@ -162,7 +162,7 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 			for _, dl := range ig.links[k] {
 				f += v.flows[dl]
 			}
-			ctx.inter = append(ctx.inter, bandwidthFeature(ig.gbps[k]), flowFeature(f), ig.tier[k]/tierScale)
+			ctx.inter = append(ctx.inter, ig.bw[k], flowFeature(f), ig.tier[k]/tierScale)
 		}
 	}
 	return ctx
