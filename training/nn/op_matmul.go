@@ -48,42 +48,36 @@ func (matMulOp) backward(t *Tape, n *Node) {
 // an embedding, as the MARL group scorer's input and the first ECC
 // layer's [x, h_N] are), whose columns its backward pass skips.
 func gradCols(a *Node) (lo, hi int) {
-	if _, ok := a.op.(concatColsOp); !ok {
-		return 0, a.Cols
-	}
-	lo, hi = a.Cols, 0
-	off := 0
-	for _, x := range a.in {
-		if x.needGrad {
-			lo, hi = min(lo, off), max(hi, off+x.Cols)
-		}
-		off += x.Cols
-	}
-	if lo >= hi {
-		return 0, a.Cols
-	}
-	return lo, hi
+	_, ok := a.op.(concatColsOp)
+	return gradSpan(a, ok, func(x *Node) int { return x.Cols })
 }
 
-// gradRows returns the range [lo, hi) of a's rows whose gradient a
-// backward pass reads: all of them, unless a is a concatenation of rows
-// some of whose operands need no gradient (the MARL inter-scheduler
-// stack's input: the other schedulers' z⁰ as constants around the acting
-// agent's row), whose rows its backward pass skips.
+// gradRows is gradCols for rows: all of them, unless a is a
+// concatenation of rows some of whose operands need no gradient (the
+// MARL inter-scheduler stack's input: the other schedulers' z⁰ as
+// constants around the acting agent's row).
 func gradRows(a *Node) (lo, hi int) {
-	if _, ok := a.op.(concatRowsOp); !ok {
-		return 0, a.Rows
+	_, ok := a.op.(concatRowsOp)
+	return gradSpan(a, ok, func(x *Node) int { return x.Rows })
+}
+
+// gradSpan returns the span of the operands that need a gradient along
+// the dimension size measures, if concat says a concatenates its
+// operands along it; else (or if none needs one) the whole of a.
+func gradSpan(a *Node, concat bool, size func(*Node) int) (lo, hi int) {
+	if !concat {
+		return 0, size(a)
 	}
-	lo, hi = a.Rows, 0
+	lo, hi = size(a), 0
 	off := 0
 	for _, x := range a.in {
 		if x.needGrad {
-			lo, hi = min(lo, off), max(hi, off+x.Rows)
+			lo, hi = min(lo, off), max(hi, off+size(x))
 		}
-		off += x.Rows
+		off += size(x)
 	}
 	if lo >= hi {
-		return 0, a.Rows
+		return 0, size(a)
 	}
 	return lo, hi
 }
