@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,5 +159,39 @@ func TestTrainSeedsRun(t *testing.T) {
 		if !strings.Contains(string(md), "percentile-bootstrap") {
 			t.Errorf("%s: no note on intervals:\n%s", file, md)
 		}
+	}
+}
+
+// TestTrainingStageVersion: a training stage's version is the stages'
+// and, for a family that names its revision (training.Versioned: MARL),
+// the family's, so that a change of a family's code re-trains its cached
+// models and no other stage's.
+func TestTrainingStageVersion(t *testing.T) {
+	dag, err := Build(replicatedConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marl, ok := training.Lookup("marl")
+	if !ok {
+		t.Fatal("no marl family")
+	}
+	mv := stageVersion + "/marl-" + training.Version(marl)
+	seen := map[string]string{}
+	for _, s := range dag {
+		if strings.HasPrefix(s.Name(), "train-") {
+			seen[s.Name()] = s.Version()
+		}
+	}
+	want := map[string]string{
+		"train-rifling":                                   stageVersion,
+		"train-rifling-replicate-1":                       stageVersion,
+		"train-marl-device-fattree-k4-power8":             mv,
+		"train-marl-device-fattree-k4-power8-replicate-1": mv,
+	}
+	if !maps.Equal(seen, want) {
+		t.Errorf("training stages' versions %v, want %v", seen, want)
+	}
+	if training.Version(marl) == "" {
+		t.Error("the marl family names no revision")
 	}
 }

@@ -428,6 +428,15 @@ func (m *ModelTraining) Outputs() []string {
 	return outs
 }
 
+// trainingVersion is a training stage's version: the stages' and, for a
+// training.Versioned family, its own ("3/marl-2").
+func trainingVersion(f training.Family) string {
+	if v := training.Version(f); v != "" {
+		return stageVersion + "/" + f.Name() + "-" + v
+	}
+	return stageVersion
+}
+
 // stage is the pipeline stage that trains the model into models/<key>/.
 func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	var in []string
@@ -442,7 +451,7 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	}
 	outs := m.Outputs()
 	return &pipeline.Func{
-		StageName: m.StageName(), StageVersion: stageVersion, In: in, Out: outs, Cfg: m,
+		StageName: m.StageName(), StageVersion: trainingVersion(m.family), In: in, Out: outs, Cfg: m,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
 			// On an executor, the training is a task of its own, or, for
 			// one that spreads its steps (MARL's rollouts), runs here

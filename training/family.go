@@ -44,6 +44,25 @@ type Family interface {
 	Open(v schedulers.Name, dir string, opts schedulers.Options) (sim.Scheduler, error)
 }
 
+// A Versioned family names the revision of its training code. A training
+// stage's cache key holds it beside the stages' own version, so that a
+// change of code that changes what the family's trainings write does not
+// reuse the models an older binary cached in the run directory. A family
+// without it has the stages' version alone.
+type Versioned interface {
+	Family
+	// Version is the revision; bump it with such a change.
+	Version() string
+}
+
+// Version is f's revision (Versioned), "" when it has none.
+func Version(f Family) string {
+	if v, ok := f.(Versioned); ok {
+		return v.Version()
+	}
+	return ""
+}
+
 // Config is a family's own settings (episodes, segment jobs, learning
 // rates, ...): a pointer to a struct with JSON tags.
 type Config interface {

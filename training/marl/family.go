@@ -61,6 +61,11 @@ func (family) Variants() []training.Variant {
 	}
 }
 
+// Version implements training.Versioned: 2, the device- and server-level
+// updates one interval behind the decisions (Config.Lag); a model cached
+// by an older binary is trained again.
+func (family) Version() string { return "2" }
+
 func (family) Configure(s training.Sections) training.Config {
 	fc := &FamilyConfig{Episodes: s.MARL.Episodes}
 	if s.MARL.Rollouts > 1 { // 0 and 1 are the same training: one key
