@@ -78,6 +78,21 @@ type Config struct {
 	// mean one (the zero value is omitted from the JSON, so that a
 	// sidecar of one rollout reads as before).
 	Rollouts int `json:"rollouts,omitempty"`
+	// Lag is how many intervals the update runs behind the decisions.
+	// 0: each decision point's update (learning the interval it ends)
+	// moves the parameters before anyone decides there (synchronous
+	// A2C). 1: the agents decide at a decision point with the parameters
+	// they have while the update learns the interval before, with the
+	// values that decided it; its optimiser step then moves the
+	// parameters for the next decision point (one interval of policy
+	// lag, as in asynchronous actor-critic). The decisions, on one core,
+	// and the update then share the machine's cores. The device- and
+	// server-level variants learn as well with it (see the package
+	// documentation); the single agent, one rollout per interval at a
+	// learning rate of 1e-2, does not, and keeps 0. The zero value is
+	// omitted from the JSON, so that a sidecar without lag reads as
+	// before.
+	Lag int `json:"lag,omitempty"`
 }
 
 // MaxRollouts bounds Config.Rollouts: each rollout holds a simulation,
@@ -104,7 +119,7 @@ func DefaultConfig() Config {
 		Variant: VariantDevice, Jobs: 6,
 		InnerDim: 16, InnerLayers: 4, InterDim: 32, InterLayers: 2, Hidden: 128,
 		LR: 3e-3, MaxGradNorm: 1, Gamma: 0.9, ValueCoef: 0.5, EntropyCoef: 0,
-		Reward: RewardSpeed, Episodes: 30, ValidateEvery: 5,
+		Reward: RewardSpeed, Episodes: 30, ValidateEvery: 5, Lag: 1,
 	}
 }
 
@@ -117,7 +132,7 @@ func VariantConfig(variant string) Config {
 	c := DefaultConfig()
 	c.Variant = variant
 	if variant == VariantSingle {
-		c.LR = 1e-2
+		c.LR, c.Lag = 1e-2, 0
 	}
 	return c
 }
@@ -162,6 +177,9 @@ func (c Config) Validate() error {
 	}
 	if c.Rollouts < 0 || c.Rollouts > MaxRollouts {
 		errs = append(errs, fmt.Errorf("rollouts: must be in [0, %d], got %d", MaxRollouts, c.Rollouts))
+	}
+	if c.Lag != 0 && c.Lag != 1 {
+		errs = append(errs, fmt.Errorf("lag: must be 0 or 1, got %d", c.Lag))
 	}
 	if !(c.LR > 0) || !(c.LR < 1) {
 		errs = append(errs, fmt.Errorf("lr: must be in (0, 1), got %v", c.LR))

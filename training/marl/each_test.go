@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestEachSpreadsAndOrdersErrors: trainer.each runs the live rollouts on
+// TestEachSpreadsAndOrdersErrors: trainer.phase advances the live rollouts on
 // the calling goroutine and on every worker Borrow lends (at once: two
 // rollouts that each wait for the other finish only if they run side by
 // side), skips the done ones, gives the workers back, and returns the
@@ -27,7 +27,7 @@ func TestEachSpreadsAndOrdersErrors(t *testing.T) {
 	rs := []*rollout{{ep: 0}, {ep: 1, done: true}, {ep: 2}}
 	var ran [3]atomic.Bool
 	arrived := make(chan int, 2)
-	err := tr.each(context.Background(), rs, func(r *rollout) error {
+	_, _, _, err := tr.phase(context.Background(), rs, func(r *rollout) error {
 		ran[r.ep].Store(true)
 		arrived <- r.ep
 		// Wait for the other live rollout: both must be running.
@@ -47,7 +47,7 @@ func TestEachSpreadsAndOrdersErrors(t *testing.T) {
 		return errors.New("rollout 0")
 	})
 	if err == nil || err.Error() != "rollout 0" {
-		t.Errorf("each returned %v, want rollout 0's error", err)
+		t.Errorf("phase returned %v, want rollout 0's error", err)
 	}
 	if !ran[0].Load() || ran[1].Load() || !ran[2].Load() {
 		t.Errorf("ran %v %v %v, want the live rollouts 0 and 2 only", ran[0].Load(), ran[1].Load(), ran[2].Load())

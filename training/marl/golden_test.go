@@ -22,13 +22,14 @@ import (
 // sha256 digests with the ones recorded from the code before them (kept
 // in testdata/golden_training.txt).
 type goldenRun struct {
-	variant                       string
+	name                          string
 	checkpoint, curves, decisions string
 }
 
-// goldenVariants are the variants whose digests testdata/golden_training.txt
-// holds ("<variant>/checkpoint", "/curves", "/decisions"). They were
-// recorded on linux/amd64 before the issue-18 optimisations (commit
+// goldenCases are the trainings whose digests testdata/golden_training.txt
+// holds ("<name>/checkpoint", "/curves", "/decisions"): every variant with
+// its VariantConfig, and the device level without lag (Config.Lag 0). They
+// were recorded on linux/amd64 before the issue-18 optimisations (commit
 // b1f11f3); single's curves and decisions were re-recorded when the
 // simulator's relink stopped marking jobs whose bottlenecks had not moved
 // (the last bits of mean JCT and of the decision times; its checkpoint did
@@ -37,10 +38,25 @@ type goldenRun struct {
 // summed on its own before the sum over agents (the greedy decisions of
 // both did not change); every checkpoint and curve when nn's matrix
 // products and edge messages became chains of fused multiply-adds (issue
-// 33; the greedy decisions on k = 8 did not change). go test
-// ./training/marl -run TestGoldenTraining -update rewrites the file from
-// today's digests.
-var goldenVariants = []string{marl.VariantDevice, marl.VariantServer, marl.VariantSingle}
+// 33; the greedy decisions on k = 8 did not change); device's and
+// server's when their updates came to run one interval behind the
+// decisions (Config.Lag 1, issue 33): device-lag0 holds the digests
+// device had until then, which the synchronous update still gives. go
+// test ./training/marl -run TestGoldenTraining -update rewrites the file
+// from today's digests.
+var goldenCases = []goldenCase{
+	{name: marl.VariantDevice, variant: marl.VariantDevice, lag: -1},
+	{name: marl.VariantServer, variant: marl.VariantServer, lag: -1},
+	{name: marl.VariantSingle, variant: marl.VariantSingle, lag: -1},
+	{name: "device-lag0", variant: marl.VariantDevice, lag: 0},
+}
+
+// goldenCase is a variant's training with its VariantConfig and, unless
+// lag is −1, that Config.Lag.
+type goldenCase struct {
+	name, variant string
+	lag           int
+}
 
 // placementHasher wraps a scheduler and hashes every placement it returns,
 // in order: the decisions themselves, not only their summary metrics.
@@ -86,13 +102,13 @@ func TestGoldenTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs8 := workload(t, c8, 1, 3, 5)
-	for _, v := range goldenVariants {
-		t.Run(v, func(t *testing.T) {
-			got := goldenDigests(t, v, c4, c8, jobs8)
-			gold.Check(t, v+"/checkpoint", got.checkpoint)
-			gold.Check(t, v+"/curves", got.curves)
-			gold.Check(t, v+"/decisions", got.decisions)
-			if v != marl.VariantDevice {
+	for _, gc := range goldenCases {
+		t.Run(gc.name, func(t *testing.T) {
+			got := goldenDigests(t, gc, c4, c8, jobs8)
+			gold.Check(t, gc.name+"/checkpoint", got.checkpoint)
+			gold.Check(t, gc.name+"/curves", got.curves)
+			gold.Check(t, gc.name+"/decisions", got.decisions)
+			if gc.name != marl.VariantDevice {
 				return
 			}
 			// The agents' segments are learned by up to GOMAXPROCS
@@ -100,7 +116,7 @@ func TestGoldenTraining(t *testing.T) {
 			// two), must give the same bits.
 			for _, procs := range []int{1, 3} {
 				prev := runtime.GOMAXPROCS(procs)
-				other := goldenDigests(t, v, c4, c8, jobs8)
+				other := goldenDigests(t, gc, c4, c8, jobs8)
 				runtime.GOMAXPROCS(prev)
 				if other != got {
 					t.Errorf("GOMAXPROCS %d: digests %+v, want %+v", procs, other, got)
@@ -110,9 +126,10 @@ func TestGoldenTraining(t *testing.T) {
 	}
 }
 
-// goldenDigests trains variant on c4 and digests the checkpoint, the
-// curves and the trained policy's decisions on c8 (TestGoldenTraining).
-func goldenDigests(t *testing.T, variant string, c4, c8 *sim.Cluster, jobs8 []datasets.Job) goldenRun {
+// goldenDigests trains gc on c4 and digests the checkpoint, the curves
+// and the trained policy's decisions on c8 (TestGoldenTraining).
+func goldenDigests(t *testing.T, gc goldenCase, c4, c8 *sim.Cluster, jobs8 []datasets.Job) goldenRun {
+	variant := gc.variant
 	t.Helper()
 	ctx := context.Background()
 	parts := c4.Pods
@@ -122,6 +139,9 @@ func goldenDigests(t *testing.T, variant string, c4, c8 *sim.Cluster, jobs8 []da
 	train, test := datasets.SplitMARL(workload(t, c4, 0.6, 8, 3), parts, 0.1, 1800)
 	cfg := marl.VariantConfig(variant)
 	cfg.Episodes, cfg.ValidateEvery = 3, 2
+	if gc.lag >= 0 {
+		cfg.Lag = gc.lag
+	}
 	pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: c4, ClusterName: "fattree-k4", Train: train, Validation: test, Sim: intervalConfig(), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +172,7 @@ func goldenDigests(t *testing.T, variant string, c4, c8 *sim.Cluster, jobs8 []da
 		dec.Write(ph.h)
 		dec.Write(b)
 	}
-	return goldenRun{variant, digest(ck), digest(cj), hex.EncodeToString(dec.Sum(nil))}
+	return goldenRun{gc.name, digest(ck), digest(cj), hex.EncodeToString(dec.Sum(nil))}
 }
 
 func digest(b []byte) string {

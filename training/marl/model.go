@@ -635,6 +635,13 @@ func (l *learner) segment(p int) *nn.ECCSegment {
 // Step implements rl.ActorCritic; see learner.
 func (l *learner) Step() {}
 
+// release drops the learner's references to the last segment's
+// observations.
+func (l *learner) release() {
+	clear(l.steps)
+	l.steps = l.steps[:0]
+}
+
 // takeGrad moves the gradient the learner's network holds into dst
 // (reused when large enough), parameter after parameter, and clears it.
 func (l *learner) takeGrad(dst []float64) []float64 {

@@ -19,15 +19,19 @@ type resumeState struct {
 }
 
 // resumeKey names the training whose state is kept: its configuration,
-// written as before Config had Rollouts (so that a state kept then still
-// resumes) and followed by the rollouts per update when more than one.
+// written as before Config had Rollouts and Lag (so that a state kept
+// then still resumes) and followed by the rollouts per update when more
+// than one and the update's lag when it has one.
 func resumeKey(cfg Config) string {
-	r := cfg.rollouts()
-	cfg.Rollouts = 0
+	r, lag := cfg.rollouts(), cfg.Lag
+	cfg.Rollouts, cfg.Lag = 0, 0
 	k := fmt.Sprintf("%+v", cfg)
-	k = strings.Replace(k, " Rollouts:0}", "}", 1)
+	k = strings.Replace(k, " Rollouts:0 Lag:0}", "}", 1)
 	if r > 1 {
 		k += fmt.Sprintf("@rollouts=%d", r)
+	}
+	if lag > 0 {
+		k += fmt.Sprintf("@lag=%d", lag)
 	}
 	return "marl@" + cfg.Variant + "@" + k
 }

@@ -1,17 +1,23 @@
 package marl
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// TestResumeKeyRollouts: a training of one rollout per update keeps the
-// resume key it had before Config had Rollouts (0 and 1 alike), so that a
-// state kept then still resumes; more rollouts name another training.
+// TestResumeKeyRollouts: a training of one rollout per update without
+// lag keeps the resume key it had before Config had Rollouts and Lag (0
+// and 1 rollouts alike), so that a state kept then still resumes; more
+// rollouts, or a lag, name another training.
 func TestResumeKeyRollouts(t *testing.T) {
 	c := DefaultConfig()
+	if lagged := resumeKey(c); !strings.HasSuffix(lagged, " ValidateEvery:5}@lag=1") {
+		t.Errorf("key of the default configuration %q: want the lag after the configuration", lagged)
+	}
+	c.Lag = 0
 	k0 := resumeKey(c)
-	if strings.Contains(k0, "Rollouts") || !strings.HasSuffix(k0, " ValidateEvery:5}") {
+	if strings.Contains(k0, "Rollouts") || strings.Contains(k0, "Lag") || !strings.HasSuffix(k0, " ValidateEvery:5}") {
 		t.Errorf("key of one rollout %q: want the configuration as before Rollouts", k0)
 	}
 	c.Rollouts = 1
@@ -21,6 +27,21 @@ func TestResumeKeyRollouts(t *testing.T) {
 	c.Rollouts = 2
 	if k2 := resumeKey(c); k2 != k0+"@rollouts=2" {
 		t.Errorf("Rollouts 2 gives key %q", k2)
+	}
+	c.Lag = 1
+	if k3 := resumeKey(c); k3 != k0+"@rollouts=2@lag=1" {
+		t.Errorf("Rollouts 2, lag 1 give key %q", k3)
+	}
+}
+
+// TestValidateLag names the key and its values.
+func TestValidateLag(t *testing.T) {
+	for _, n := range []int{-1, 2} {
+		c := DefaultConfig()
+		c.Lag = n
+		if err := c.Validate(); err == nil || err.Error() != fmt.Sprintf("lag: must be 0 or 1, got %d", n) {
+			t.Errorf("Lag %d: %v", n, err)
+		}
 	}
 }
 

@@ -6,8 +6,10 @@ package marl
 // executor, wherever it has workers (RunStep), and the driver adds their
 // gradients in rollout order and takes the one optimiser step. A step is
 // what the lock-step iteration does for one rollout between two updates:
-// decide with the parameters, simulate to the next decision point, learn
-// the interval's segments; so the bytes are the in-process training's.
+// decide with the parameters and simulate to the next decision point,
+// and learn the segments of the interval before (Config.Lag 1: with the
+// values of the step before, which the process holds or replays) or of
+// this one (Lag 0); so the bytes are the in-process training's.
 //
 // A process keeps each rollout it stepped (its simulation, actor and
 // caches) for the rollout's next step. A process that does not hold the
@@ -52,15 +54,14 @@ type stepPiece struct {
 
 // stepResult is what a step returns to the driver.
 type stepResult struct {
-	// Done: the episode ended (MeanJCT is its mean JCT); nothing else is
-	// set but Calls.
+	// Done: the episode ended (MeanJCT is its mean JCT).
 	Done    bool
 	MeanJCT float64
 	// Calls are the actor's inferences in the step.
 	Calls int
-	// N are the steps learned; with N > 0, Grad is the rollout's gradient
-	// (rolloutGrad), Ret the rewards' sum and Upd the losses, weighted as
-	// update weighs them.
+	// N are the steps learned (the previous step's segments); with N > 0,
+	// Grad is the rollout's gradient (rolloutGrad), Ret the rewards' sum
+	// and Upd the losses, weighted as gather weighs them.
 	N    int
 	Ret  float64
 	Upd  rl.UpdateStats
@@ -114,9 +115,9 @@ func (tr *trainer) spreadIteration(ctx context.Context, opts TrainOptions, first
 			calls[idx[k]] += res.Calls
 			if res.Done {
 				r.done, r.c.MeanJCT = true, res.MeanJCT
-				continue
+			} else {
+				r.points++
 			}
-			r.points++
 			if res.N == 0 {
 				continue
 			}
@@ -349,9 +350,18 @@ func rebuild(ctx context.Context, key string, build func() (Config, TrainOptions
 		if r.done {
 			return nil, fmt.Errorf("marl: episode %d ended at step %d of a replay to step %d", p.Episode, step, p.Step)
 		}
-		for i := range r.segs {
-			r.segs[i].reset()
+		// With Config.Lag 1 each step learns the segments of the step
+		// before: the last replayed step's are the asked step's.
+		for i := range r.pending {
+			r.pending[i].reset()
 		}
+		r.shift()
+	}
+	if cfg.Lag == 0 {
+		for i := range r.pending {
+			r.pending[i].reset()
+		}
+		r.pn, r.pret = 0, 0
 	}
 	s.next = p.Step
 	return s, nil
@@ -378,37 +388,39 @@ func (s *stepped) load(read func(string) ([]byte, error), name string) error {
 	return nil
 }
 
-// step runs the rollout's step with the parameters of blob name: advance,
-// then learn its segments into its gradient, as update does.
+// step runs the rollout's step with the parameters of blob name, as the
+// in-process iteration does: with Config.Lag 0, advance, then learn the
+// segments it prepared into the rollout's gradient; with 1, learn the
+// segments of the step before with the values that decided them (those
+// the network holds) while it advances with name's.
 func (s *stepped) step(ctx context.Context, read func(string) ([]byte, error), name string) (stepResult, error) {
+	tr, r := s.tr, s.r
+	if tr.cfg.Lag > 0 {
+		tr.hold()
+	}
 	if err := s.load(read, name); err != nil {
 		return stepResult{}, err
 	}
-	tr, r := s.tr, s.r
 	// The learner spreads over the idle workers of the task's process,
 	// as a training task's does (pipeline.BorrowWorker).
 	tr.borrow = func() (func(), bool) { return pipeline.BorrowWorker(ctx) }
 	calls := r.a.calls
-	if err := r.advance(ctx, tr.cfg); err != nil {
+	rs := []*rollout{r}
+	todo, _, stats, err := tr.phase(ctx, rs, func(r *rollout) error { return r.advance(ctx, tr.cfg) })
+	if err == nil && tr.cfg.Lag == 0 {
+		tr.shift(rs)
+		todo, _, stats, err = tr.phase(ctx, rs, nil)
+	}
+	if err != nil {
 		return stepResult{}, err
 	}
-	res := stepResult{Calls: r.a.calls - calls}
-	if r.done {
-		res.Done, res.MeanJCT = true, r.c.MeanJCT
-		return res, nil
+	res := stepResult{Calls: r.a.calls - calls, Done: r.done, MeanJCT: r.c.MeanJCT}
+	if len(todo) > 0 {
+		res.Grad = rolloutGrad(nil, tr.grads[:len(todo)], gradSize(tr.pol.net.ps.List()))
+		res.Upd, res.N, res.Ret = learnt(stats), r.pn, r.pret
 	}
-	if r.n == 0 {
-		return res, nil
+	if tr.cfg.Lag > 0 {
+		r.shift()
 	}
-	var todo []*segment
-	for p := range r.segs {
-		if r.segs[p].roll.Len() > 0 {
-			todo = append(todo, &r.segs[p])
-		}
-	}
-	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
-	stats := tr.learn(todo, pg)
-	res.Grad = rolloutGrad(nil, tr.grads[:len(todo)], gradSize(tr.pol.net.ps.List()))
-	res.Upd, res.N, res.Ret = learnt(todo, stats, r.n), r.n, r.ret
 	return res, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/marl"
@@ -63,8 +64,16 @@ func spreadInProcess(t testing.TB, forget bool, calls *int, run func(ctx context
 // episodes: iterations of three, three and one) in lock step in one process,
 // and with each rollout's steps as pieces of a Spread: kept between
 // steps, and rebuilt at every step by replaying the episode. Every file
-// is byte-identical.
+// is byte-identical: for the device level, whose update runs one
+// interval behind the decisions (Config.Lag 1), and for the single
+// agent, whose update does not (Lag 0).
 func TestSpreadSameBytes(t *testing.T) {
+	for _, v := range []string{"marl-device", "marl-single"} {
+		t.Run(v, func(t *testing.T) { testSpreadSameBytes(t, v) })
+	}
+}
+
+func testSpreadSameBytes(t *testing.T, variant string) {
 	f0, _ := training.Lookup("marl")
 	f, ok := f0.(training.Spreader)
 	if !ok {
@@ -74,7 +83,11 @@ func TestSpreadSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, val := datasets.SplitMARL(workload(t, c, 0.6, 6, 3), c.Pods, 0.1, 1800)
+	parts := c.Pods
+	if variant == "marl-single" {
+		parts = 1
+	}
+	train, val := datasets.SplitMARL(workload(t, c, 0.6, 6, 3), parts, 0.1, 1800)
 	// Under the race detector four episodes (3 + 1, still a short last
 	// iteration; 22 → 8 s there); make test-norace runs the seven.
 	episodes := 7
@@ -86,7 +99,7 @@ func TestSpreadSameBytes(t *testing.T) {
 		if !f.Spreads(fc) {
 			t.Fatal("three rollouts per update do not spread")
 		}
-		return training.TrainSpec{Variant: "marl-device", Dir: t.TempDir(), Cluster: c, ClusterName: "fattree-k4",
+		return training.TrainSpec{Variant: schedulers.Name(variant), Dir: t.TempDir(), Cluster: c, ClusterName: "fattree-k4",
 			Data: training.Data{Train: train, Val: val}, Sim: intervalConfig(), Seed: 3, Config: fc}
 	}
 	files := func(s training.TrainSpec) map[string][]byte {
@@ -94,7 +107,7 @@ func TestSpreadSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := map[string][]byte{}
-		for _, name := range f.Files("marl-device") {
+		for _, name := range f.Files(schedulers.Name(variant)) {
 			b, err := os.ReadFile(filepath.Join(s.Dir, name))
 			if err != nil {
 				t.Fatal(err)

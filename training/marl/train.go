@@ -47,12 +47,12 @@ type TrainOptions struct {
 	Resume *training.Resume
 	// Borrow, if not nil, lends the trainer one more worker
 	// (pipeline.BorrowWorker) each time it asks, ok false when none is
-	// idle: an interval's update learns the segments, and the rollouts of
-	// an iteration decide and simulate, on the trainer's own goroutine
-	// and on one more for every worker it borrows, up to GOMAXPROCS in
-	// all, released at the end of each phase. Nil: up to GOMAXPROCS
-	// goroutines, unasked. How many run never changes a bit
-	// (trainer.learn, trainer.each).
+	// idle: the rollouts of an iteration decide and simulate, and an
+	// interval's update learns the segments, side by side on the
+	// trainer's own goroutine and on one more for every worker it
+	// borrows, up to GOMAXPROCS in all, released at the end of each
+	// phase. Nil: up to GOMAXPROCS goroutines, unasked. How many run
+	// never changes a bit (trainer.phase).
 	Borrow func() (release func(), ok bool)
 	// Spread, if not nil, runs the rollouts of each iteration as pieces
 	// of the training's steps, each a task of a run's executor
@@ -71,8 +71,9 @@ type TrainOptions struct {
 // max epochs; 0 if the job could not be placed). At the next decision
 // point, each agent's decisions of the interval form one rollout,
 // bootstrapped from the value of the agent's first observation there; the
-// gradients of all agents' rollouts are summed and Adam takes one step.
-// The last interval of an episode has no next decision point to measure
+// gradients of all agents' rollouts are summed and Adam takes one step
+// (with Config.Lag 1 while the agents decide there, with the parameters
+// before the step). The last interval of an episode has no next decision point to measure
 // its rewards at and is not learned from. With Config.Rollouts > 1 the
 // episodes go in iterations of that many, run side by side in lock step,
 // and each update learns from the segments of all (iteration).
@@ -188,40 +189,64 @@ type trainer struct {
 	// of its own whose parameters share the policy's values (rollout 0
 	// acts with e): the rollouts of an iteration decide side by side.
 	evals []*evaluator
-	// workers learn the segments of an interval side by side (learn),
-	// each over a network of its own whose parameters share the policy's
-	// values but not its gradients; grads[i] receives segment i's
-	// gradient (rollout by rollout, agent by agent), and the policy's is
-	// their sum in that order, so neither the number of workers nor which
-	// one learned a segment changes a bit.
+	// workers learn the segments of an interval side by side (phase),
+	// each over a network of its own whose parameters share the values
+	// the segments were decided with (behav) but not the policy's
+	// gradients; grads[i] receives segment i's gradient (rollout by
+	// rollout, agent by agent), and the policy's is their sum in that
+	// order, so neither the number of workers nor which one learned a
+	// segment changes a bit.
 	workers []*learner
 	grads   [][]float64
-	acc     []float64                        // a rollout's gradient (rolloutGrad)
-	borrow  func() (release func(), ok bool) // TrainOptions.Borrow
+	// behav are the parameters' values the rollouts' pending segments
+	// were decided with, one slice per parameter, and behavGen the
+	// evaluator generation of that decision point (hold).
+	behav    [][]float64
+	behavGen uint64
+	acc      []float64                        // a rollout's gradient (rolloutGrad)
+	borrow   func() (release func(), ok bool) // TrainOptions.Borrow
 }
 
-// rollout is one episode of an iteration: its simulation, its actor and
-// the segments of its last interval, which the next decision point's
-// update learns.
+// rollout is one episode of an iteration: its simulation, its actor, the
+// segments of the interval its last advance decided (segs) and those of
+// the interval before (pending), which the next phase learns while the
+// rollout advances again.
 type rollout struct {
-	ep   int
-	s    *sim.Sim
-	a    *actor
-	jobs []datasets.Job // indexed as the simulator does
-	segs []segment      // one per agent
-	st   *sim.State     // the decision point reached, nil before the first
-	done bool
-	c    training.Curve
-	// n is the number of steps in segs ready to learn, ret their rewards'
-	// sum and upd the losses the update finds; updates counts the updates
-	// that learnt from this rollout.
-	n       int
-	ret     float64
-	upd     rl.UpdateStats
-	updates int
+	ep      int
+	s       *sim.Sim
+	a       *actor
+	jobs    []datasets.Job // indexed as the simulator does
+	segs    []segment      // one per agent
+	pending []segment      // one per agent
+	st      *sim.State     // the decision point reached, nil before the first
+	done    bool
+	c       training.Curve
+	// n is the number of steps in segs ready to learn and ret their
+	// rewards' sum; pn and pret are pending's; updates counts the
+	// updates that learnt from this rollout.
+	n, pn     int
+	ret, pret float64
+	updates   int
 	// points counts the decision points reached and learned the steps
 	// the updates learnt from (testHookEpisode).
 	points, learned int
+}
+
+// shift makes the segments the rollouts' last advance prepared the
+// pending ones, decided with the values the parameters hold (hold), once
+// a phase has learned those before (learnt emptied them).
+func (tr *trainer) shift(rs []*rollout) {
+	tr.hold()
+	for _, r := range rs {
+		r.shift()
+	}
+}
+
+// shift makes the segments the last advance prepared the pending ones.
+func (r *rollout) shift() {
+	r.segs, r.pending = r.pending, r.segs
+	r.pn, r.pret = r.n, r.ret
+	r.n, r.ret = 0, 0
 }
 
 // testHookEpisode, when set (by the package's benchmarks), is told each
@@ -230,10 +255,14 @@ type rollout struct {
 var testHookEpisode func(decisions, points, learned int)
 
 // iteration runs the episodes first, …, first+n−1 side by side, in lock
-// step: at each decision point every rollout reaches it, one update learns
-// the segments of all (in rollout order), then every rollout decides with
-// the new parameters. It returns their curves in episode order. With n = 1
-// this is one episode with an update per interval.
+// step: at each decision point every rollout reaches it and one update
+// learns the segments of all (in rollout order), with the values that
+// decided them, and takes one optimiser step. With Config.Lag 0 that
+// point's decisions wait for the update of the interval it ends; with 1
+// they are made with the parameters there are while the update learns
+// the interval before (phase), and its step moves the parameters for the
+// next decision point. It returns their curves in episode order. With
+// n = 1 this is one episode with an update per interval.
 func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.Config, first, n int) ([]training.Curve, error) {
 	if opts.Spread != nil {
 		return tr.spreadIteration(ctx, opts, first, n) // spread.go
@@ -262,18 +291,34 @@ func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.
 		}
 		rs[i] = r
 	}
+	advance := func(r *rollout) error { return r.advance(ctx, tr.cfg) }
 	for {
-		if err := tr.each(ctx, rs, func(r *rollout) error { return r.advance(ctx, tr.cfg) }); err != nil {
+		todo, owner, stats, err := tr.phase(ctx, rs, advance)
+		if err != nil {
 			return nil, err
+		}
+		if tr.cfg.Lag == 0 {
+			// Nothing was pending: learn what the advance prepared.
+			tr.shift(rs)
+			if todo, owner, stats, err = tr.phase(ctx, rs, nil); err != nil {
+				return nil, err
+			}
+		}
+		contrib := tr.gather(todo, owner, stats)
+		if tr.cfg.Lag > 0 {
+			tr.shift(rs)
 		}
 		live := false
 		for _, r := range rs {
 			live = live || !r.done
 		}
+		if contrib > 0 {
+			tr.step(contrib)
+			tr.moved(rs)
+		}
 		if !live {
 			break
 		}
-		tr.update(rs)
 	}
 	cs := make([]training.Curve, n)
 	for i, r := range rs {
@@ -292,7 +337,8 @@ func (tr *trainer) newRollout(opts TrainOptions, simCfg sim.Config, e *evaluator
 	// The episode's index is the rollout's in the stream's name: an
 	// episode draws the same actions whichever iteration holds it.
 	rng := pipeline.Rand(opts.Seed, "train", "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
-	r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, len(e.cg.parts))}
+	parts := len(e.cg.parts)
+	r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, parts), pending: make([]segment, parts)}
 	r.c.Episode, r.c.Split = int32(ep), "train"
 	r.a.record = r.record
 	return r, nil
@@ -344,7 +390,7 @@ func (r *rollout) advance(ctx context.Context, cfg Config) error {
 	}
 	st, err := r.s.Next(ctx)
 	if err == io.EOF {
-		r.done, r.n = true, 0
+		r.done, r.n, r.ret = true, 0, 0
 		r.c.MeanJCT = r.s.Result().Metrics.MeanJCTS
 		return nil
 	}
@@ -360,7 +406,7 @@ func (r *rollout) advance(ctx context.Context, cfg Config) error {
 // prepare sets the rewards and bootstrap values of the segments the
 // decision point st ends.
 func (r *rollout) prepare(cfg Config, st *sim.State) {
-	r.n, r.ret, r.upd = 0, 0, rl.UpdateStats{}
+	r.n, r.ret = 0, 0
 	for _, sg := range r.segs {
 		r.n += sg.roll.Len()
 	}
@@ -398,43 +444,6 @@ func (r *rollout) prepare(cfg Config, st *sim.State) {
 	}
 }
 
-// each runs f on every live rollout, in rollout order on the calling
-// goroutine and on the workers it borrows (lend), and returns the first
-// error in rollout order.
-func (tr *trainer) each(ctx context.Context, rs []*rollout, f func(*rollout) error) error {
-	var live []*rollout
-	for _, r := range rs {
-		if !r.done {
-			live = append(live, r)
-		}
-	}
-	errs := make([]error, len(live))
-	w, release := tr.lend(len(live))
-	defer release()
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(live) || ctx.Err() != nil {
-				return
-			}
-			errs[i] = f(live[i])
-		}
-	}
-	var wg conc.WaitGroup
-	for range w - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
-}
-
 // lend returns how many goroutines may work on want items (at least one,
 // at most GOMAXPROCS): the calling one and one for every worker
 // TrainOptions.Borrow lends (with no Borrow, as many as asked), and the
@@ -460,34 +469,131 @@ func (tr *trainer) lend(want int) (int, func()) {
 	}
 }
 
-// update learns from the segments the rollouts' advance prepared, applies
-// one optimiser step, and empties them. Each rollout's curve takes its
-// own return and its losses weighted by its segments' lengths.
-func (tr *trainer) update(rs []*rollout) {
-	var todo []*segment
-	var owner []*rollout
-	contrib := 0
+// phase advances every live rollout of rs (decides with the parameters,
+// simulates to the next decision point, prepares the interval's segments:
+// rollout.advance) and, side by side, learns their pending segments (in
+// rollout order, agent by agent) with the values those were decided with
+// (hold): with Config.Lag 1 the segments of the interval before, so that
+// the decisions of one interval do not wait for the update of the one
+// before. Segment i's gradient is left in tr.grads[i] and its losses,
+// weighted by its share of its rollout's steps, in stats[i]; the
+// segments are emptied. The work runs on
+// the calling goroutine and on the workers TrainOptions.Borrow lends (up
+// to GOMAXPROCS), advances first: a goroutine done with its advance
+// learns segments too. It returns the first advance's error in rollout
+// order; advance is rollout.advance with the training's context and
+// configuration, nil to learn only.
+func (tr *trainer) phase(ctx context.Context, rs []*rollout, advance func(*rollout) error) (todo []*segment, owner []*rollout, stats []rl.UpdateStats, err error) {
+	var live []*rollout
 	for _, r := range rs {
-		if r.done || r.n == 0 {
+		if !r.done && advance != nil {
+			live = append(live, r)
+		}
+		if r.pn == 0 {
 			continue
 		}
-		contrib++
-		for p := range r.segs {
-			if r.segs[p].roll.Len() > 0 {
-				todo, owner = append(todo, &r.segs[p]), append(owner, r)
+		for p := range r.pending {
+			if r.pending[p].roll.Len() > 0 {
+				todo, owner = append(todo, &r.pending[p]), append(owner, r)
 			}
 		}
 	}
-	if contrib == 0 {
-		return
+	stats = make([]rl.UpdateStats, len(todo))
+	for len(tr.grads) < len(todo) {
+		tr.grads = append(tr.grads, nil)
+	}
+	errs := make([]error, len(live))
+	w, release := tr.lend(len(live) + len(todo))
+	defer release()
+	ls := make([]*learner, w) // advances only: none
+	if len(todo) > 0 {
+		ls = tr.learners(w)
 	}
 	pg := rl.PGConfig{Gamma: tr.cfg.Gamma, ValueCoef: tr.cfg.ValueCoef, EntropyCoef: tr.cfg.EntropyCoef}
-	stats := tr.learn(todo, pg)
-	// Each rollout's gradient is summed on its own, then the rollouts'
-	// in rollout order: the bits a rollout stepped in another process
-	// (spread.go) returns and the driver adds.
+	var next atomic.Int64
+	work := func(l *learner) {
+		for ctx.Err() == nil {
+			i := int(next.Add(1)) - 1
+			if i < len(live) {
+				errs[i] = advance(live[i])
+				continue
+			}
+			if i -= len(live); i >= len(todo) {
+				return
+			}
+			sg := todo[i]
+			st := rl.A2CUpdate[*obs](l, &sg.roll, pg, sg.last)
+			tr.grads[i] = l.takeGrad(tr.grads[i])
+			stats[i] = weighted(st, sg.roll.Len(), owner[i].pn)
+			// Learnt: its observations go now, not at the phase's end
+			// (with a lag the next interval's are being recorded).
+			sg.reset()
+			l.release()
+		}
+	}
+	// The calling goroutine is the first worker; the borrowed ones start
+	// beside it.
+	var wg conc.WaitGroup
+	for _, l := range ls[1:] {
+		wg.Go(func() { work(l) })
+	}
+	work(ls[0])
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return todo, owner, stats, ctx.Err()
+}
+
+// learners returns w learners over the behaviour values (hold).
+func (tr *trainer) learners(w int) []*learner {
+	for len(tr.workers) < w {
+		net := newNetwork(tr.pol.net.cfg, rand.New(rand.NewPCG(0, 0)))
+		tr.workers = append(tr.workers, &learner{e: newEvaluator(net, tr.e.cg), recorded: true})
+	}
+	tr.holdInit()
+	for _, l := range tr.workers[:w] {
+		for i, p := range l.e.net.ps.List() {
+			p.Data = tr.behav[i]
+		}
+		l.e.gen = tr.behavGen
+	}
+	return tr.workers[:w]
+}
+
+// holdInit allocates the behaviour values.
+func (tr *trainer) holdInit() {
+	if tr.behav != nil {
+		return
+	}
+	for _, p := range tr.pol.net.ps.List() {
+		tr.behav = append(tr.behav, make([]float64, len(p.Data)))
+	}
+}
+
+// hold copies the parameters' values and generation into the behaviour
+// values, which the next phase's learners read: those of the decisions
+// just made.
+func (tr *trainer) hold() {
+	tr.holdInit()
+	for i, p := range tr.pol.net.ps.List() {
+		copy(tr.behav[i], p.Data)
+	}
+	tr.behavGen = tr.e.gen
+}
+
+// gather adds each rollout's gradient of the segments phase learned
+// (todo, their owners and losses), summed on its own, onto the
+// parameters' in rollout order: the bits a rollout stepped in another
+// process (spread.go) returns and the driver adds. Each rollout's curve
+// takes its pending return and its losses weighted by its segments'
+// lengths. It returns the number of rollouts that contributed.
+func (tr *trainer) gather(todo []*segment, owner []*rollout, stats []rl.UpdateStats) int {
 	ps := tr.pol.net.ps.List()
 	size := gradSize(ps)
+	contrib := 0
 	for i := 0; i < len(todo); {
 		j := i + 1
 		for j < len(todo) && owner[j] == owner[i] {
@@ -495,17 +601,17 @@ func (tr *trainer) update(rs []*rollout) {
 		}
 		tr.acc = rolloutGrad(tr.acc, tr.grads[i:j], size)
 		addGrad(ps, tr.acc)
-		owner[i].upd = learnt(todo[i:j], stats[i:j], owner[i].n)
+		r := owner[i]
+		r.account(r.pret, learnt(stats[i:j]), r.pn)
+		contrib++
 		i = j
 	}
-	for _, r := range rs {
-		if !r.done && r.n > 0 {
-			r.account(r.ret, r.upd, r.n)
-		}
-	}
-	tr.step(contrib)
-	// The parameters moved: every cached embedding and recorded
-	// evaluation is stale.
+	return contrib
+}
+
+// moved tells every cache that the parameters moved: every cached
+// embedding and recorded evaluation is stale.
+func (tr *trainer) moved(rs []*rollout) {
 	tr.e.gen++
 	for _, e := range tr.evals {
 		e.gen = tr.e.gen
@@ -529,17 +635,21 @@ func (tr *trainer) step(contrib int) {
 	tr.opt.Step()
 }
 
-// learnt is the losses of a rollout's segments learnt (stats, in order),
-// weighted by their lengths over n, the rollout's steps: summed before
-// they join its curve's sums. It empties the segments.
-func learnt(segs []*segment, stats []rl.UpdateStats, n int) rl.UpdateStats {
+// weighted is the losses of a segment of n steps, learnt (u), weighted
+// by its share of its rollout's steps, of; learnt sums them.
+func weighted(u rl.UpdateStats, n, of int) rl.UpdateStats {
+	k := float64(n) / float64(of)
+	return rl.UpdateStats{PolicyLoss: k * u.PolicyLoss, ValueLoss: k * u.ValueLoss, Entropy: k * u.Entropy}
+}
+
+// learnt is the losses of a rollout's segments learnt (stats, in order,
+// as weighted left them): summed before they join its curve's sums.
+func learnt(stats []rl.UpdateStats) rl.UpdateStats {
 	var u rl.UpdateStats
-	for i, sg := range segs {
-		k := float64(sg.roll.Len()) / float64(n)
-		u.PolicyLoss += k * stats[i].PolicyLoss
-		u.ValueLoss += k * stats[i].ValueLoss
-		u.Entropy += k * stats[i].Entropy
-		sg.reset()
+	for _, st := range stats {
+		u.PolicyLoss += st.PolicyLoss
+		u.ValueLoss += st.ValueLoss
+		u.Entropy += st.Entropy
 	}
 	return u
 }
@@ -559,53 +669,6 @@ func (r *rollout) account(ret float64, upd rl.UpdateStats, n int) {
 	r.c.Entropy += upd.Entropy
 	r.updates++
 	r.learned += n
-}
-
-// learn runs the A2C update of the segments todo (in order) on up to
-// GOMAXPROCS workers (the calling goroutine's and those TrainOptions.Borrow
-// lends) and leaves segment i's gradient in tr.grads[i].
-func (tr *trainer) learn(todo []*segment, pg rl.PGConfig) []rl.UpdateStats {
-	stats := make([]rl.UpdateStats, len(todo))
-	if len(todo) == 0 {
-		return stats
-	}
-	ps := tr.pol.net.ps.List()
-	for len(tr.grads) < len(todo) {
-		tr.grads = append(tr.grads, nil)
-	}
-	w, release := tr.lend(len(todo))
-	defer release()
-	for len(tr.workers) < w {
-		net := newNetwork(tr.pol.net.cfg, rand.New(rand.NewPCG(0, 0)))
-		tr.workers = append(tr.workers, &learner{e: newEvaluator(net, tr.e.cg), recorded: true})
-	}
-	for _, l := range tr.workers[:w] {
-		for i, p := range l.e.net.ps.List() {
-			p.Data = ps[i].Data
-		}
-		l.e.gen = tr.e.gen
-	}
-	var next atomic.Int64
-	work := func(l *learner) {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(todo) {
-				return
-			}
-			sg := todo[i]
-			stats[i] = rl.A2CUpdate[*obs](l, &sg.roll, pg, sg.last)
-			tr.grads[i] = l.takeGrad(tr.grads[i])
-		}
-	}
-	// The calling goroutine is the first worker; the borrowed ones start
-	// beside it.
-	var wg conc.WaitGroup
-	for _, l := range tr.workers[1:w] {
-		wg.Go(func() { work(l) })
-	}
-	work(tr.workers[0])
-	wg.Wait()
-	return stats
 }
 
 // rolloutGrad is one rollout's gradient: the sum from zero, in agent
