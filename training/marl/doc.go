@@ -219,11 +219,13 @@
 // decision point's decisions and the update of the interval before run
 // side by side (trainer.phase: the goroutine done with its rollout's
 // decisions learns segments too), and each learned segment's
-// observations go at once: the 100-interval episode took 116 s of wall
-// time and 221 s of CPU against 149 s and 212 s synchronously (Lag 0),
-// back to back on 2026-11-28's host (an AMD EPYC with AVX-512, faster
-// than the figures' above): 0.78× the wall time for 1.05× the CPU, the
-// two cores busy 1.9 of the time; peak RSS 0.78 GB against 0.87 GB.
+// observations go at once: the 100-interval episode took 1 min 53 s of
+// wall time and 215 s of CPU against 2 min 33 s and 216 s synchronously
+// (0975778), back to back on 2026-11-28's host, an AMD EPYC with AVX-512
+// on which the figures' above run about 2.7× faster (24db19f, the
+// revision issue 33 set out from: 5 min 14 s there). So 0.74× the wall
+// time for the same CPU, both cores busy 95 % of it; peak RSS 0.78 GB
+// against 0.88 GB. What remains is CPU, the two cores being busy.
 //
 // The single agent costs more per decision than the per-pod agents
 // because its backward pass covers the whole cluster's graph: the forward
