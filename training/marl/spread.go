@@ -406,11 +406,7 @@ func (s *stepped) step(ctx context.Context, read func(string) ([]byte, error), n
 	tr.borrow = func() (func(), bool) { return pipeline.BorrowWorker(ctx) }
 	calls := r.a.calls
 	rs := []*rollout{r}
-	todo, _, stats, err := tr.phase(ctx, rs, func(r *rollout) error { return r.advance(ctx, tr.cfg) })
-	if err == nil && tr.cfg.Lag == 0 {
-		tr.shift(rs)
-		todo, _, stats, err = tr.phase(ctx, rs, nil)
-	}
+	todo, _, stats, err := tr.update(ctx, rs, func(r *rollout) error { return r.advance(ctx, tr.cfg) })
 	if err != nil {
 		return stepResult{}, err
 	}
@@ -419,8 +415,6 @@ func (s *stepped) step(ctx context.Context, read func(string) ([]byte, error), n
 		res.Grad = rolloutGrad(nil, tr.grads[:len(todo)], gradSize(tr.pol.net.ps.List()))
 		res.Upd, res.N, res.Ret = learnt(stats), r.pn, r.pret
 	}
-	if tr.cfg.Lag > 0 {
-		r.shift()
-	}
+	tr.settle(rs)
 	return res, nil
 }

@@ -232,6 +232,29 @@ type rollout struct {
 	points, learned int
 }
 
+// update is one decision point's work for the rollouts rs: a phase
+// (advance, learning what was pending) and, with Config.Lag 0, a second
+// that learns what the advance prepared. It returns phase's segments
+// learned, their owners and losses.
+func (tr *trainer) update(ctx context.Context, rs []*rollout, advance func(*rollout) error) ([]*segment, []*rollout, []rl.UpdateStats, error) {
+	todo, owner, stats, err := tr.phase(ctx, rs, advance)
+	if err != nil || tr.cfg.Lag > 0 {
+		return todo, owner, stats, err
+	}
+	// Nothing was pending: learn what the advance prepared.
+	tr.shift(rs)
+	return tr.phase(ctx, rs, nil)
+}
+
+// settle, with Config.Lag 1, makes the segments the advance prepared the
+// pending ones, once the learned ones are accounted for (their owners'
+// pn and pret); with 0, update already did.
+func (tr *trainer) settle(rs []*rollout) {
+	if tr.cfg.Lag > 0 {
+		tr.shift(rs)
+	}
+}
+
 // shift makes the segments the rollouts' last advance prepared the
 // pending ones, decided with the values the parameters hold (hold), once
 // a phase has learned those before (learnt emptied them).
@@ -293,21 +316,12 @@ func (tr *trainer) iteration(ctx context.Context, opts TrainOptions, simCfg sim.
 	}
 	advance := func(r *rollout) error { return r.advance(ctx, tr.cfg) }
 	for {
-		todo, owner, stats, err := tr.phase(ctx, rs, advance)
+		todo, owner, stats, err := tr.update(ctx, rs, advance)
 		if err != nil {
 			return nil, err
 		}
-		if tr.cfg.Lag == 0 {
-			// Nothing was pending: learn what the advance prepared.
-			tr.shift(rs)
-			if todo, owner, stats, err = tr.phase(ctx, rs, nil); err != nil {
-				return nil, err
-			}
-		}
 		contrib := tr.gather(todo, owner, stats)
-		if tr.cfg.Lag > 0 {
-			tr.shift(rs)
-		}
+		tr.settle(rs)
 		live := false
 		for _, r := range rs {
 			live = live || !r.done
