@@ -76,11 +76,18 @@ func fitsEmpty(caps []Resources, js *JobState) string {
 	return ""
 }
 
-func (s *Sim) check(pl []Placement) error {
+func (s *Sim) check(d Decision) error {
+	pl := d.Start
 	s.scratch = append(s.scratch[:0], s.free...)
 	s.checkStamp++
 	if len(s.seen) != len(s.jobs) {
 		s.seen = make([]uint32, len(s.jobs))
+	}
+	if err := s.checkPreempt(d.Preempt); err != nil {
+		return err
+	}
+	if len(d.Preempt) > 0 {
+		s.checkStamp++ // a job preempted here fails the start's status test
 	}
 	bad := func(p Placement, format string, a ...any) error {
 		id := ""

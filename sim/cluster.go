@@ -316,6 +316,38 @@ func Flat(n int, kind string) (*Cluster, error) {
 	return b.done()
 }
 
+// Racks is switches racks of perSwitch servers of kind k, each rack under
+// its own top-of-rack switch (servers linked at k's NIC speed) and the
+// racks under one core switch at 4× that speed; one pod. It is the shape of
+// a Tiresias cluster spec (num_switch × num_node_p_switch); with one rack
+// the core switch is left out and Racks is Flat of a custom kind.
+func Racks(switches, perSwitch int, k ServerKind) (*Cluster, error) {
+	if switches < 1 || perSwitch < 1 {
+		return nil, fmt.Errorf("sim: racks(%d, %d): need at least one switch and one server per switch", switches, perSwitch)
+	}
+	if len(k.Sockets) == 0 {
+		return nil, fmt.Errorf("sim: racks: server kind %q has no sockets", k.Name)
+	}
+	b := newBuilder(fmt.Sprintf("racks(%dx%d,%s)", switches, perSwitch, k.Name), 1)
+	core := -1
+	if switches > 1 {
+		core = b.sw("core", 2)
+	}
+	for r := 0; r < switches; r++ {
+		tor := b.sw(fmt.Sprintf("tor%d", r), 1)
+		if core >= 0 {
+			b.t.addLink(tor, core, 4*k.NICGbps, 1)
+		}
+		for i := 0; i < perSwitch; i++ {
+			id := len(b.c.Servers)
+			node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
+			b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: k, Node: node, Pod: 0})
+			b.t.addLink(node, tor, k.NICGbps, 0)
+		}
+	}
+	return b.done()
+}
+
 // Fat-tree, VL2 and BCube link speeds per tier, Gbit/s (MARL paper §V).
 var (
 	FatTreeGbps = [3]float64{10, 20, 40} // server–edge, edge–aggregation, aggregation–core

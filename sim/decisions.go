@@ -46,7 +46,11 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 		if s.nextArr < len(s.order) {
 			ta = s.jobs[s.order[s.nextArr]].SubmitS
 		}
-		t := min(tc, ta, s.nextTrig)
+		t := min(tc, ta, s.nextTrig, s.wakeS)
+		woke := t == s.wakeS
+		if woke {
+			s.wakeS = inf
+		}
 		if t == inf {
 			if len(s.pending) > 0 {
 				// Unreachable while the stall rule holds; kept so a bug
@@ -113,6 +117,11 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 					}
 				}
 			}
+		case TriggerEvery:
+			// Tiresias: every arrival and completion is an event its
+			// policies act on, whether or not a job is pending (its
+			// queues change as running jobs age).
+			decide = (freed || arrived < len(s.pending)) && len(s.pending)+len(s.running) > 0
 		case TriggerInterval:
 			if len(s.pending) == 0 {
 				s.nextTrig = inf
@@ -123,6 +132,9 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 				decide = true
 				s.nextTrig = t + s.cfg.IntervalS
 			}
+		}
+		if woke && len(s.pending)+len(s.running) > 0 {
+			decide = true
 		}
 		if decide {
 			s.awaiting = true
@@ -135,7 +147,9 @@ func (s *Sim) state() *State {
 	st := &State{
 		Now: s.now, Decision: s.decisions, Cluster: s.cluster,
 		Pending: s.pending, Running: s.running, Free: s.free, LinkFlows: s.linkCount, sim: s,
+		arrFrom: s.lastArr, arrTo: s.nextArr,
 	}
+	s.lastArr = s.nextArr
 	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
 	st.Since.Progress = s.progressBuf[:0]
 	for _, r := range s.sinceFinished {
@@ -158,59 +172,24 @@ func (s *Sim) state() *State {
 	return st
 }
 
-// Apply starts the placements of the decision the last Next asked for. It
-// checks them all first and applies none if any is infeasible (the error
-// wraps ErrInfeasible and names the job).
-func (s *Sim) Apply(pl []Placement) error {
-	if !s.awaiting {
-		return errors.New("sim: Apply called without a pending decision (call Next first)")
-	}
-	if err := s.check(pl); err != nil {
-		return err
-	}
-	s.awaiting = false
-	s.decisions++
-	s.leftFit = fitUnknown
-	for _, p := range pl {
-		s.start(&s.jobs[p.Job], p.Slots)
-	}
-	if len(pl) > 0 {
-		started := s.started[:0]
-		for _, p := range pl {
-			started = append(started, &s.jobs[p.Job])
-		}
-		slices.SortFunc(started, cmpPending)
-		s.pending = dropStarted(s.pending, started)
-		// Per shape, the started jobs of each shape in pending order.
-		for i := 0; i < len(started); {
-			id := started[i].shape
-			k := i + 1
-			for k < len(started) && started[k].shape == id {
-				k++
-			}
-			s.shapes[id] = dropStarted(s.shapes[id], started[i:k])
-			if len(s.shapes[id]) == 0 {
-				s.removeActiveShape(id)
-			}
-			i = k
-		}
-		clear(started)
-		s.started = started[:0]
-	}
-	s.flush()
-	s.unplaced = len(s.pending)
-	if len(pl) == 0 && len(s.pending) > 0 && len(s.running) == 0 && s.nextArr == len(s.order) {
-		s.stalled = true
-	}
-	return nil
-}
+// Apply starts the placements of the decision the last Next asked for: a
+// Decision of starts only (see Do).
+func (s *Sim) Apply(pl []Placement) error { return s.Do(Decision{Start: pl}) }
 
 func (s *Sim) start(js *JobState, slots []Slot) {
+	if js.Preemptions > 0 {
+		// A resume: the job keeps its progress and first start, and pays
+		// the restart cost as extra standalone work.
+		js.Resumptions++
+		js.work += s.restartCost(js)
+	} else {
+		js.StartS = s.now
+		js.done = 0
+		js.doneAtDecision = 0
+	}
 	js.Status = StatusRunning
-	js.StartS = s.now
+	js.stintS = s.now
 	js.last = s.now
-	js.done = 0
-	js.doneAtDecision = 0
 	js.rate = 0
 	js.Slots = s.slotArena.clone(slots)
 	js.instSlow = s.f64Arena.take(len(slots))
@@ -269,6 +248,26 @@ func (s *Sim) finish(js *JobState) {
 	js.last = s.now
 	js.Status = StatusDone
 	js.finishS = s.now
+	s.release(js)
+	r := s.resultOf(js)
+	s.gpuSeconds += r.GPUs * r.RunS
+	s.finished++
+	if len(s.sinceFinished) == cap(s.sinceFinished) {
+		// The last State keeps the part before the free capacity, so
+		// appends go into a new array: room for many, not one per
+		// decision.
+		s.sinceFinished = slices.Grow(s.sinceFinished, 64)
+	}
+	s.sinceFinished = append(s.sinceFinished, r)
+	js.flows = nil
+	js.takes = nil
+	js.instSlow = nil
+}
+
+// release gives back what a running job holds (its servers' and sockets'
+// resources, its flows, its place in running): the part of finishing that
+// a preemption shares.
+func (s *Sim) release(js *JobState) {
 	for _, t := range js.takes {
 		sf := &s.sockFree[t.server][t.socket]
 		sf.GPU += t.gpu
@@ -304,19 +303,6 @@ func (s *Sim) finish(js *JobState) {
 	s.running[k].runPos = int32(k)
 	s.running[last] = nil
 	s.running = s.running[:last]
-	r := s.resultOf(js)
-	s.gpuSeconds += r.GPUs * r.RunS
-	s.finished++
-	if len(s.sinceFinished) == cap(s.sinceFinished) {
-		// The last State keeps the part before the free capacity, so
-		// appends go into a new array: room for many, not one per
-		// decision.
-		s.sinceFinished = slices.Grow(s.sinceFinished, 64)
-	}
-	s.sinceFinished = append(s.sinceFinished, r)
-	js.flows = nil
-	js.takes = nil
-	js.instSlow = nil
 }
 
 // cmpPending orders jobs as the pending queue does: by submit time, then
@@ -408,6 +394,9 @@ func (s *Sim) removeActiveShape(id int32) {
 // keeping a copy of each (a million-job replay kept 110 MB of them).
 func (s *Sim) resultOf(js *JobState) JobResult {
 	runS := js.finishS - js.StartS
+	if js.Preemptions > 0 {
+		runS = js.ranS + (js.finishS - js.stintS)
+	}
 	gpus := js.Total.GPU
 	r := JobResult{
 		Index: js.Index, JobID: js.Job.JobID,

@@ -34,6 +34,15 @@
 //	}
 //	res := s.Result()
 //
+// A scheduler that preempts also implements Decider: its Decide returns a
+// Decision (starts, preemptions, a wake-up time) that Sim.Do carries out;
+// Apply(pl) is Do(Decision{Start: pl}) and DecisionOf asks a scheduler
+// for whichever it has. A preempted job goes back to Pending with its
+// progress kept and resumes later, paying Config.RestartS seconds of extra
+// work; its record counts preemptions and resumptions (Result.Preempted)
+// and its run time is the sum of its stints. Config.Trigger "every" asks
+// for a decision at every arrival and completion (Tiresias).
+//
 // st.Since holds what happened since the previous decision: jobs finished
 // (with JCT and fee), jobs the previous decision left pending (DAS's ζ = 0)
 // and each job's share of work done (MARL's epochs done / max epochs).

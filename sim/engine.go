@@ -38,11 +38,12 @@ var (
 const (
 	TriggerEvent    = "event"    // decide after every batch of arrivals/completions (DAS)
 	TriggerInterval = "interval" // decide every IntervalS seconds (MARL)
+	TriggerEvery    = "every"    // decide at every arrival and completion (Tiresias)
 )
 
 // Config is the simulator's configuration.
 type Config struct {
-	// Trigger is "event" or "interval".
+	// Trigger is "event", "interval" or "every".
 	Trigger string `mapstructure:"trigger" yaml:"trigger" json:"trigger"`
 	// IntervalS is the period of interval triggers, seconds.
 	IntervalS float64 `mapstructure:"interval_s" yaml:"interval_s" json:"interval_s"`
@@ -62,6 +63,9 @@ type Config struct {
 	// Interference and parameters); it is carried so that a spec, its cache
 	// key and its tables say which environment produced the results.
 	Environment string `mapstructure:"environment" yaml:"environment,omitempty" json:"environment,omitempty"`
+	// RestartS is what resuming a preempted job costs, in standalone
+	// seconds of extra work: 0 as Tiresias and Blox charge, 30 as Pollux.
+	RestartS float64 `mapstructure:"restart_s" yaml:"restart_s,omitempty" json:"restart_s,omitempty"`
 }
 
 // Speed models.
@@ -80,10 +84,14 @@ func DefaultConfig() Config {
 // Validate checks the config; messages name the key.
 func (c Config) Validate() error {
 	switch c.Trigger {
-	case TriggerEvent, TriggerInterval:
+	case TriggerEvent, TriggerInterval, TriggerEvery:
 	default:
-		return fmt.Errorf("sim.trigger: must be %q or %q, got %q", TriggerEvent, TriggerInterval, c.Trigger)
+		return fmt.Errorf("sim.trigger: must be %q, %q or %q, got %q", TriggerEvent, TriggerInterval, TriggerEvery, c.Trigger)
 	}
+	if !(c.RestartS >= 0) || math.IsInf(c.RestartS, 0) {
+		return fmt.Errorf("sim.restart_s: must be >= 0 and finite, got %v", c.RestartS)
+	}
+
 	if c.Trigger == TriggerInterval && !(c.IntervalS > 0 && !math.IsInf(c.IntervalS, 0)) {
 		return fmt.Errorf("sim.interval_s: must be > 0 and finite, got %v", c.IntervalS)
 	}
@@ -112,6 +120,8 @@ type Sim struct {
 	now        float64
 	nextArr    int // cursor into order
 	nextTrig   float64
+	wakeS      float64 // the last decision's WakeS, +Inf for none
+	lastArr    int     // nextArr at the previous decision (State.Arrived)
 	pending    []*JobState
 	running    []*JobState
 	free       []Resources
@@ -228,6 +238,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		jobDirty:   make([]bool, len(jobs)),
 		commStale:  make([]bool, len(jobs)),
 		nextTrig:   inf,
+		wakeS:      inf,
 		free:       make([]Resources, n),
 		sockFree:   make([][]Resources, n),
 		srvInst:    make([][]instRef, n),
@@ -451,9 +462,13 @@ func (s *Sim) Job(i int) *JobState { return &s.jobs[i] }
 // finished so far.
 func (s *Sim) Result() *Result {
 	jobs := make([]JobResult, 0, s.finished)
+	var pre []Preempted
 	for i := range s.jobs {
 		if js := &s.jobs[i]; js.Status == StatusDone {
 			jobs = append(jobs, s.resultOf(js))
+			if js.Preemptions > 0 {
+				pre = append(pre, Preempted{Index: i, Preemptions: js.Preemptions, Resumptions: js.Resumptions})
+			}
 		}
 	}
 	res := &Result{
@@ -461,6 +476,7 @@ func (s *Sim) Result() *Result {
 		Jobs:      jobs,
 		Pruned:    s.pruned,
 		Decisions: s.decisions,
+		Preempted: pre,
 	}
 	res.Metrics = ComputeMetrics(jobs, s.cluster.TotalGPU())
 	res.Metrics.Pruned = len(s.pruned)
@@ -486,15 +502,15 @@ func Run(ctx context.Context, c *Cluster, jobs []datasets.Job, sched Scheduler, 
 			return nil, fmt.Errorf("sim: run of %s on %s: %w", sched.Name(), c.Name, err)
 		}
 		t0 := time.Now()
-		pl, err := sched.Schedule(ctx, st)
+		dec, err := DecisionOf(ctx, sched, st)
 		d := time.Since(t0).Seconds()
 		tm.DecisionS += d
 		tm.MaxDecisionS = max(tm.MaxDecisionS, d)
 		if err != nil {
 			return nil, fmt.Errorf("sim: scheduler %s at t=%gs: %w", sched.Name(), s.now, err)
 		}
-		tm.JobsPlaced += len(pl)
-		if err := s.Apply(pl); err != nil {
+		tm.JobsPlaced += len(dec.Start)
+		if err := s.Do(dec); err != nil {
 			return nil, fmt.Errorf("sim: scheduler %s: %w", sched.Name(), err)
 		}
 	}

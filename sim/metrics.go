@@ -57,7 +57,17 @@ type Result struct {
 	Pruned    []PrunedJob
 	Metrics   Metrics
 	Decisions int
-	Timing    Timing // wall clock: not deterministic
+	// Preempted lists, in job index order, the finished jobs that were
+	// preempted at least once (none under a non-preemptive scheduler).
+	Preempted []Preempted `json:",omitempty"`
+	Timing    Timing      // wall clock: not deterministic
+}
+
+// Preempted counts how often a job was preempted and resumed.
+type Preempted struct {
+	Index       int
+	Preemptions int
+	Resumptions int
 }
 
 // ComputeMetrics summarises jobs on a cluster of totalGPU GPUs. Percentiles

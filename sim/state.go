@@ -118,6 +118,14 @@ type JobState struct {
 	finishS        float64
 	shape          int32 // jobs with equal Tasks share it
 	runPos         int32 // index in Sim.running while running
+
+	// Preemption (Decision.Preempt): how often the job was stopped and
+	// started again, the seconds it ran before its current stint, and
+	// when that stint began. StartS stays the first start.
+	Preemptions int
+	Resumptions int
+	ranS        float64
+	stintS      float64
 }
 
 // ExpectedFinishS is the finish time of a running job if its current rate
@@ -172,7 +180,8 @@ type State struct {
 	LinkFlows []int32
 	Since     Interval
 
-	sim *Sim
+	sim            *Sim
+	arrFrom, arrTo int // Arrived: the positions in Sim.order that arrived since the previous decision
 }
 
 // Ledger returns a scratch copy of the free resources, for a scheduler to

@@ -1,7 +1,8 @@
 // Package schedulerstest is the conformance harness every sim.Scheduler
 // implementation must pass (heuristics, meta-heuristics and learned
-// policies alike). It drives the scheduler through the simulator on small
-// DAS-like and MARL-like scenarios and checks, at every decision, that the
+// policies alike, preemptive ones through sim.Decider). It drives the
+// scheduler through the simulator on small DAS-like and MARL-like
+// scenarios and checks, at every decision, that the
 // scheduler leaves the state untouched and never over-commits a server, and
 // at the end that every job finished exactly once with JCT ≥ standalone
 // duration and fee = price × GPUs × run time, and that two runs with the
@@ -151,17 +152,21 @@ func runChecked(t *testing.T, c *sim.Cluster, sc Scenario, newSched func(uint64)
 			t.Fatalf("%s: %v", sched.Name(), err)
 		}
 		before := snap(st)
-		pl, err := sched.Schedule(ctx, st)
+		dec, err := sim.DecisionOf(ctx, sched, st)
 		if err != nil {
 			t.Fatalf("%s at t=%g: %v", sched.Name(), st.Now, err)
 		}
 		if after := snap(st); !reflect.DeepEqual(before, after) {
 			t.Fatalf("%s modified the state at t=%g", sched.Name(), st.Now)
 		}
-		if err := s.Apply(pl); err != nil {
+		for _, p := range dec.Start {
+			if s.Job(p.Job).Preemptions == 0 {
+				placed++ // a first start, not a resumption
+			}
+		}
+		if err := s.Do(dec); err != nil {
 			t.Fatalf("%s: %v", sched.Name(), err)
 		}
-		placed += len(pl)
 		used := make([]sim.Resources, len(c.Servers))
 		for _, j := range st.Running {
 			for i, sl := range j.Slots {

@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Decision is what a scheduler asks the engine to do at one decision
+// point. The engine carries it out in one place (Sim.Do): first the
+// preemptions, then the starts, then the wake-up. A new kind of decision
+// (resize, migrate) is a new field here and a new step in Do; schedulers
+// that do not use it are untouched.
+type Decision struct {
+	// Start starts (or resumes) pending jobs, as Scheduler.Schedule's
+	// placements do. A resumed job may land on other servers than before.
+	Start []Placement
+	// Preempt stops running jobs (JobState.Index). A preempted job goes
+	// back to Pending with its progress kept; its resources are free for
+	// this decision's starts. It cannot be started again in the same
+	// decision.
+	Preempt []int
+	// WakeS asks for a decision at that time even if nothing arrives or
+	// finishes by then (Tiresias' queue demotions, a lease's end). 0, or a
+	// time not after now, asks for none; each decision replaces the last
+	// one's request.
+	WakeS float64
+}
+
+// Decider is a Scheduler that can preempt: an optional extension, as in
+// the Kubernetes scheduling framework. The engine's drivers (Run, the
+// conformance harness, the replay command) call Decide on a scheduler
+// that has it and Schedule on one that has not, so a scheduler that never
+// preempts carries no preemption code. Decide follows Schedule's
+// contract: it must not modify st, and returns an error rather than a
+// decision it knows to be infeasible.
+type Decider interface {
+	Scheduler
+	Decide(ctx context.Context, st *State) (Decision, error)
+}
+
+// DecisionOf asks sched for its decision at st: Decide for a Decider,
+// Schedule's placements otherwise.
+func DecisionOf(ctx context.Context, sched Scheduler, st *State) (Decision, error) {
+	if d, ok := sched.(Decider); ok {
+		return d.Decide(ctx, st)
+	}
+	pl, err := sched.Schedule(ctx, st)
+	return Decision{Start: pl}, err
+}
+
+// Do carries out the decision the last Next asked for. It checks the whole
+// decision first and applies none of it if any part is infeasible (the
+// error wraps ErrInfeasible and names the job): a preemption of a job that
+// is not running, a start that does not fit what is free once the
+// preempted jobs have released their resources.
+func (s *Sim) Do(d Decision) error {
+	if !s.awaiting {
+		return errors.New("sim: Apply called without a pending decision (call Next first)")
+	}
+	if err := s.check(d); err != nil {
+		return err
+	}
+	pl := d.Start
+	s.awaiting = false
+	s.decisions++
+	s.leftFit = fitUnknown
+	for _, j := range d.Preempt {
+		s.preempt(&s.jobs[j])
+	}
+	for _, p := range pl {
+		s.start(&s.jobs[p.Job], p.Slots)
+	}
+	if len(pl) > 0 {
+		started := s.started[:0]
+		for _, p := range pl {
+			started = append(started, &s.jobs[p.Job])
+		}
+		slices.SortFunc(started, cmpPending)
+		s.pending = dropStarted(s.pending, started)
+		// Per shape, the started jobs of each shape in pending order.
+		for i := 0; i < len(started); {
+			id := started[i].shape
+			k := i + 1
+			for k < len(started) && started[k].shape == id {
+				k++
+			}
+			s.shapes[id] = dropStarted(s.shapes[id], started[i:k])
+			if len(s.shapes[id]) == 0 {
+				s.removeActiveShape(id)
+			}
+			i = k
+		}
+		clear(started)
+		s.started = started[:0]
+	}
+	s.wakeS = inf
+	if d.WakeS > s.now && !math.IsInf(d.WakeS, 1) && !math.IsNaN(d.WakeS) {
+		s.wakeS = d.WakeS
+	}
+	s.flush()
+	s.unplaced = len(s.pending)
+	if len(pl) == 0 && len(s.pending) > 0 && len(s.running) == 0 && s.nextArr == len(s.order) && s.wakeS == inf {
+		s.stalled = true
+	}
+	return nil
+}
+
+// preempt stops a running job: its progress to now is kept, what it holds
+// is released, and it goes back to the pending queue at its place in
+// (submit time, index) order.
+func (s *Sim) preempt(js *JobState) {
+	js.done += js.rate * (s.now - js.last)
+	js.done = min(js.done, js.work)
+	js.last = s.now
+	js.rate = 0
+	js.version++ // its completion event is stale now
+	js.ranS += s.now - js.stintS
+	js.Preemptions++
+	js.Status = StatusPending
+	s.release(js)
+	js.flows = nil
+	js.takes = nil
+	js.instSlow = nil
+	s.pending = insertPending(s.pending, js)
+	if len(s.shapes[js.shape]) == 0 {
+		s.shapePos[js.shape] = int32(len(s.activeShape))
+		s.activeShape = append(s.activeShape, js.shape)
+	}
+	s.shapes[js.shape] = insertPending(s.shapes[js.shape], js)
+}
+
+// insertPending puts js into q, a queue in pending order, at its place.
+func insertPending(q []*JobState, js *JobState) []*JobState {
+	k, _ := slices.BinarySearchFunc(q, js, cmpPending)
+	return slices.Insert(q, k, js)
+}
+
+// restartCost is what resuming js costs, in standalone seconds of work.
+func (s *Sim) restartCost(*JobState) float64 { return s.cfg.RestartS }
+
+// checkPreempt validates the preemptions of a decision and adds what the
+// preempted jobs hold to s.scratch, so that the starts are checked against
+// the resources free once they have stopped.
+func (s *Sim) checkPreempt(jobs []int) error {
+	for _, j := range jobs {
+		if j < 0 || j >= len(s.jobs) {
+			return fmt.Errorf("sim: at t=%gs: preempt of job index %d: %w: no such job", s.now, j, ErrInfeasible)
+		}
+		js := &s.jobs[j]
+		if js.Status != StatusRunning {
+			return fmt.Errorf("sim: at t=%gs: preempt of job %q (index %d): %w: job is not running (status %d)", s.now, js.Job.JobID, j, ErrInfeasible, js.Status)
+		}
+		if s.seen[j] == s.checkStamp {
+			return fmt.Errorf("sim: at t=%gs: preempt of job %q (index %d): %w: preempted twice in one decision", s.now, js.Job.JobID, j, ErrInfeasible)
+		}
+		s.seen[j] = s.checkStamp
+		for i, sl := range js.Slots {
+			s.scratch[sl.Server] = s.scratch[sl.Server].Add(js.Instances[i].Demand)
+		}
+	}
+	return nil
+}
+
+// ExecutedS is the wall-clock time the job has run so far, over all its
+// stints: what a real scheduler observes as its attained service (LAS,
+// Tiresias). It is 0 for a job that never started.
+func (j *JobState) ExecutedS(now float64) float64 {
+	switch j.Status {
+	case StatusRunning:
+		return j.ranS + (now - j.stintS)
+	case StatusPending:
+		return j.ranS
+	case StatusDone:
+		if j.Preemptions > 0 {
+			return j.ranS + (j.finishS - j.stintS)
+		}
+		return j.finishS - j.StartS
+	}
+	return 0
+}
+
+// Arrived lists the jobs that arrived since the previous decision, in
+// arrival order ((submit time, index)); some may already have started or
+// finished. The slice is new on each call.
+func (st *State) Arrived() []*JobState {
+	s := st.sim
+	out := make([]*JobState, 0, st.arrTo-st.arrFrom)
+	for _, i := range s.order[st.arrFrom:st.arrTo] {
+		out = append(out, &s.jobs[i])
+	}
+	return out
+}
