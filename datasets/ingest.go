@@ -18,6 +18,7 @@ const (
 	SourceElasticFlow  = "elasticflow"
 	SourcePhillyGavel  = "philly-gavel"
 	SourceGoogle2011   = "google-2011"
+	SourceTiresias     = "tiresias"
 )
 
 // File names an ingest writes into its output directory.

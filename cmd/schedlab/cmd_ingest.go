@@ -50,7 +50,7 @@ quarantined in the later one. With --executor (local, or temporal://HOST:PORT as
 for run) each input file is read as a task of its own, on that executor; the
 dataset is the same bytes. DuckDB reads the table as
 read_parquet('DIR/jobs/*.parquet'); --jobs flags and eval's jobs_file take DIR.
-Sources: google-2011, elasticflow, philly-gavel, pai-sim (pai-v2020 and
+Sources: google-2011, elasticflow, philly-gavel, tiresias, pai-sim (pai-v2020 and
 alibaba-v2023 join tables across their files).
 
 A file that is not in the source's format (a missing column, not text at all) stops
