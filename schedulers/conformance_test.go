@@ -1,6 +1,7 @@
 package schedulers_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/schedlab/schedlab/schedulers"
@@ -21,7 +22,12 @@ func TestConformance(t *testing.T) {
 					n = 40
 				}
 			}
-			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) { return schedulers.New(name, schedulers.Options{Seed: seed}) }, n)
+			if _, err := schedulers.New(name, schedulers.Options{DataDir: sharedDataDir()}); errors.Is(err, schedulers.ErrNeedsData) {
+				t.Skip(err)
+			}
+			schedulerstest.Run(t, func(seed uint64) (sim.Scheduler, error) {
+				return schedulers.New(name, schedulers.Options{Seed: seed, DataDir: sharedDataDir()})
+			}, n)
 		})
 	}
 }

@@ -16,6 +16,15 @@
 //	fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance  DAS heuristics
 //	tetris, load-balancing, lif, tetris-pack                        MARL heuristics
 //	malo, mosa                                                      DAS meta-heuristics
+//	fifo-strict, smallest-first, srtf, srsf, tiresias-las,
+//	tiresias-gittins                                                the Tiresias simulator's policies
+//
+// The Tiresias policies answer to the reference simulator's names too
+// (fifo, sjf, shortest, shortest-gpu, dlas-gpu, dlas-gpu-gittins) and
+// match it job for job (TestTiresiasReference). All but fifo-strict
+// preempt: they implement sim.Decider. srtf and srsf read true durations:
+// they are oracles. Info.Trigger says they act at every arrival and
+// completion.
 //
 // Learned schedulers (das, marl-device, ...) register from their family's
 // package through training.Register, which wires the family's model loader
@@ -44,7 +53,10 @@
 // and fittree.go), tetris.go (Alignment), lif.go (LeastInterference) and
 // packing.go, their shared helpers placer.go, the ledger's running sums
 // ledgersums.go, and the meta-heuristics meta.go (the shared surrogate and
-// archive), malo.go and mosa.go.
+// archive), malo.go and mosa.go; the Tiresias policies' shared machinery
+// (the reference's runnable list and the two-pass admission walk)
+// preemptive.go, and fifohol.go, smallestfirst.go, srtf.go, srsf.go,
+// las.go (2D-LAS and TiresiasConfig) and gittins.go.
 //
 // # Adding a heuristic
 //

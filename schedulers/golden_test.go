@@ -45,15 +45,37 @@ func (r *placementHash) Schedule(ctx context.Context, st *sim.State) ([]sim.Plac
 	return pl, err
 }
 
+// Decide hashes a preemptive scheduler's decisions: the starts as
+// Schedule does (so a scheduler that never preempts hashes as before), then
+// its preemptions and wake-up when it has any.
+func (r *placementHash) Decide(ctx context.Context, st *sim.State) (sim.Decision, error) {
+	d, err := sim.DecisionOf(ctx, r.Scheduler, st)
+	r.buf = r.buf[:0]
+	r.f(st.Now)
+	for _, p := range d.Start {
+		r.i(p.Job)
+		for _, sl := range p.Slots {
+			r.i(sl.Server)
+			r.i(sl.Socket)
+		}
+	}
+	if len(d.Preempt) > 0 || d.WakeS != 0 {
+		r.i(-1)
+		for _, j := range d.Preempt {
+			r.i(j)
+		}
+		r.f(d.WakeS)
+	}
+	r.h.Write(r.buf)
+	return d, err
+}
+
 // runDigest runs the named scheduler (seed 1) and returns the sha256 of its
 // placements followed by every field of every per-job result and the
 // metrics.
 func runDigest(t testing.TB, c *sim.Cluster, jobs []datasets.Job, name schedulers.Name, cfg sim.Config) string {
 	t.Helper()
-	s, err := schedulers.New(name, schedulers.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newScheduler(t, name, 1)
 	r := &placementHash{Scheduler: s, h: sha256.New()}
 	res, err := sim.Run(context.Background(), c, jobs, r, cfg, nil)
 	if err != nil {

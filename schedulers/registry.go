@@ -29,6 +29,10 @@ type Info struct {
 	Family string
 	// Aliases are further accepted spellings (fifo-ff, lb).
 	Aliases []string
+	// Trigger is the sim trigger the policy is defined with ("every" for
+	// the Tiresias policies, which act at every arrival and completion);
+	// "" leaves it to the experiment.
+	Trigger string
 }
 
 // Learned reports whether the scheduler needs a trained model.
@@ -54,6 +58,13 @@ type Options struct {
 	// (see package training for how a run lays them out); required for a
 	// learned scheduler, ignored by the others.
 	Model string
+	// DataDir is the shared data directory, where a policy that learns
+	// from a data set finds it by default (the Gittins policy's job
+	// GPU-time samples); "" for none.
+	DataDir string
+	// Tiresias holds the keys of the Tiresias policies (queue thresholds,
+	// the promote knob, the Gittins samples); nil: the reference's.
+	Tiresias *TiresiasConfig
 }
 
 // Constructor builds one scheduler value from its options.
@@ -240,7 +251,34 @@ func init() {
 			func(o Options) (sim.Scheduler, error) {
 				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
 			}},
+		// The Tiresias simulator's policies, under the names its
+		// --schedule flag takes as aliases.
+		{Info{Name: "fifo-strict", Display: "FIFO (strict)", Aliases: []string{"fifo"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias: submission order with head-of-line blocking, never preempts"},
+			func(Options) (sim.Scheduler, error) { return &FIFOStrict{}, nil }},
+		{Info{Name: "smallest-first", Display: "Smallest GPU first", Aliases: []string{"sjf"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias sjf: fewest GPUs first, preemptive"},
+			func(Options) (sim.Scheduler, error) { return SmallestFirst(), nil }},
+		{Info{Name: "srtf", Display: "SRTF (oracle)", Aliases: []string{"shortest"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias shortest: shortest remaining time first, preemptive; reads true durations (oracle)"},
+			func(Options) (sim.Scheduler, error) { return SRTF(), nil }},
+		{Info{Name: "srsf", Display: "SRSF (oracle)", Aliases: []string{"shortest-gpu"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias shortest-gpu: least remaining GPU-time first, preemptive; reads true durations (oracle)"},
+			func(Options) (sim.Scheduler, error) { return SRSF(), nil }},
+		{Info{Name: "tiresias-las", Display: "2D-LAS (Tiresias)", Aliases: []string{"dlas-gpu", "2d-las"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias dlas-gpu: discretised 2D least attained service, 3 queues at 3250/7200 GPU-s"},
+			func(o Options) (sim.Scheduler, error) { return NewLAS(tiresiasConfig(o)) }},
+		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias dlas-gpu-gittins: 2D-LAS queues ordered by a Gittins index of past jobs' GPU-time"},
+			func(o Options) (sim.Scheduler, error) { return NewGittins(tiresiasConfig(o), o.DataDir) }},
 	} {
 		Register(h.info, h.make)
 	}
+}
+
+func tiresiasConfig(o Options) TiresiasConfig {
+	if o.Tiresias == nil {
+		return TiresiasConfig{}
+	}
+	return *o.Tiresias
 }

@@ -15,13 +15,17 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa"}
+	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa",
+		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-gittins"}
 	if got := schedulers.Heuristics(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Heuristics() = %v, want %v", got, want)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"FIFO-FirstFit", "fifo-firstfit"}, {"fifo-ff", "fifo-firstfit"}, {"DRF_LB", "drf-loadbalance"},
 		{"LB", "load-balancing"}, {"Least-Interference-First", "lif"}, {" MALO ", "malo"},
+		// The Tiresias simulator's --schedule names.
+		{"fifo", "fifo-strict"}, {"sjf", "smallest-first"}, {"shortest", "srtf"}, {"shortest-gpu", "srsf"},
+		{"dlas-gpu", "tiresias-las"},
 	} {
 		s, err := schedulers.New(schedulers.Name(tc.in), schedulers.Options{Seed: 3})
 		if err != nil || s.Name() != tc.want {
@@ -31,11 +35,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Canonical(%q) = %q, %v; want %s", tc.in, n, err, tc.want)
 		}
 	}
-	if _, err := schedulers.New("sjf", schedulers.Options{}); !errors.Is(err, schedulers.ErrUnknown) {
+	if _, err := schedulers.New("hrrn", schedulers.Options{}); !errors.Is(err, schedulers.ErrUnknown) {
 		t.Errorf("unknown name: err = %v, want ErrUnknown", err)
 	}
-	if _, err := schedulers.Canonical("sjf"); !errors.Is(err, schedulers.ErrUnknown) || !strings.Contains(err.Error(), "fifo-firstfit") {
-		t.Errorf("Canonical(sjf) = %v, want ErrUnknown listing the known names", err)
+	if _, err := schedulers.Canonical("hrrn"); !errors.Is(err, schedulers.ErrUnknown) || !strings.Contains(err.Error(), "fifo-firstfit") {
+		t.Errorf("Canonical(hrrn) = %v, want ErrUnknown listing the known names", err)
 	}
 	for _, n := range schedulers.Heuristics() {
 		info, ok := schedulers.Lookup(string(n))

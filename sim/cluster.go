@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/schedlab/schedlab/datasets"
 )
 
 // Socket is one CPU socket of a server with its GPU group; the GPUs talk to
@@ -346,6 +348,24 @@ func Racks(switches, perSwitch int, k ServerKind) (*Cluster, error) {
 		}
 	}
 	return b.done()
+}
+
+// FromTiresias builds the cluster a Tiresias cluster spec describes:
+// Racks of one-socket servers with the spec's GPUs, cores and memory. The
+// spec gives no link speeds (its "count" placement ignores the network);
+// the servers get 10 Gbit/s NICs, a free choice.
+func FromTiresias(c datasets.TiresiasCluster) (*Cluster, error) {
+	k := ServerKind{
+		Name:    fmt.Sprintf("tiresias-g%dc%d", c.GPUsPerNode, c.CPUsPerNode),
+		Sockets: []Socket{{Cores: float64(c.CPUsPerNode), GPUs: float64(c.GPUsPerNode), PCIeGbps: 128}},
+		MemGiB:  c.MemPerNodeGiB, NICGbps: 10,
+	}
+	cl, err := Racks(c.Switches, c.NodesPerSwitch, k)
+	if err != nil {
+		return nil, err
+	}
+	cl.Name = fmt.Sprintf("tiresias(%dx%d,g%d)", c.Switches, c.NodesPerSwitch, c.GPUsPerNode)
+	return cl, nil
 }
 
 // Fat-tree, VL2 and BCube link speeds per tier, Gbit/s (MARL paper §V).

@@ -168,7 +168,11 @@ func runChecked(t *testing.T, c *sim.Cluster, sc Scenario, newSched func(uint64)
 			t.Fatalf("%s: %v", sched.Name(), err)
 		}
 		used := make([]sim.Resources, len(c.Servers))
-		for _, j := range st.Running {
+		for k := range sc.Jobs {
+			j := s.Job(k)
+			if j.Status != sim.StatusRunning {
+				continue
+			}
 			for i, sl := range j.Slots {
 				used[sl.Server] = used[sl.Server].Add(j.Instances[i].Demand)
 			}

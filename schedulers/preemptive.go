@@ -1,0 +1,327 @@
+package schedulers
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// The machinery the preemptive policies share (srtf.go, srsf.go,
+// smallestfirst.go, las.go, gittins.go): the bookkeeping of the Tiresias
+// simulator's runnable list and the walk that admits jobs in priority
+// order. The policies follow the Tiresias simulator (SymbioticLab/Tiresias,
+// simulator/run_sim.py at 959f9b0) rule for rule; each names the rules
+// that are its own in its doc comment.
+//
+// The runnable list holds every job that arrived and has not finished,
+// running or not, in the order the reference keeps it: arrivals appended,
+// finished jobs removed, and whatever order the policy's stable sorts
+// leave (Python's list.sort is stable, so ties keep the previous order).
+// At each decision every job's clock is advanced first: a running job's
+// executed time grows by the time since its last check, a pending job's
+// pending time does.
+//
+// The walk is the reference's "count" placement generalised to servers:
+// starting from an empty cluster (every running job's resources given
+// back), jobs are taken in priority order; a running job keeps running if
+// its current slots still fit, a pending one starts if first fit finds
+// room for every instance; a running job that does not fit is preempted,
+// a pending one stays pending, and the walk goes on (later, smaller jobs
+// may fit). On a cluster of one-GPU instances without CPU or memory
+// requests (a Tiresias trace) this is the reference's GPU counting.
+
+// rjob is one runnable job as the reference's policies see it.
+type rjob struct {
+	js          *sim.JobState
+	gpus        float64
+	running     bool
+	lastCheck   float64
+	total       float64 // executed seconds over the job's life (total_executed_time)
+	executed    float64 // executed seconds since the job last entered the top queue (executed_time)
+	pending     float64 // pending seconds (pending_time)
+	lastPending float64 // pending seconds since the job last entered the top queue, counted once it has run
+	queue       int
+	rank        float64
+	promotions  int
+	chosen      bool // walk's first pass chose it
+}
+
+// runnable is the reference's runnable list and its per-job state.
+type runnable struct {
+	byIndex []*rjob
+	list    []*rjob
+	free    []sim.Resources // the walk's ledger
+	gpus    float64         // the cluster's GPUs
+	chosen  []*rjob         // scratch of walk
+	booked  []int           // scratch of book
+}
+
+// sync brings the list to st: jobs finished since the last decision are
+// removed (and given to drop, for the policy's own queues), arrivals are
+// appended in arrival order and given to add.
+func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
+	if len(st.Since.Finished) > 0 {
+		for _, f := range st.Since.Finished {
+			if j := r.get(f.Index); j != nil {
+				j.running = false
+				j.js = nil // marks it gone
+				if drop != nil {
+					drop(j)
+				}
+				r.byIndex[f.Index] = nil
+			}
+		}
+		r.list = removeGone(r.list)
+	}
+	for _, js := range st.Arrived() {
+		if js.Status == sim.StatusDone {
+			continue // arrived and finished between two decisions: never runnable here
+		}
+		for len(r.byIndex) <= js.Index {
+			r.byIndex = append(r.byIndex, nil)
+		}
+		j := &rjob{js: js, gpus: js.Total.GPU, lastCheck: js.SubmitS}
+		r.byIndex[js.Index] = j
+		r.list = append(r.list, j)
+		if add != nil {
+			add(j)
+		}
+	}
+}
+
+func (r *runnable) get(i int) *rjob {
+	if i < len(r.byIndex) {
+		return r.byIndex[i]
+	}
+	return nil
+}
+
+// removeGone drops the finished jobs (js nil) from q, keeping the order.
+func removeGone(q []*rjob) []*rjob {
+	k := 0
+	for _, j := range q {
+		if j.js != nil {
+			q[k] = j
+			k++
+		}
+	}
+	clear(q[k:])
+	return q[:k]
+}
+
+// advance moves a job's clocks to now, as the reference's update loop
+// does at every event.
+func (j *rjob) advance(now float64) {
+	d := now - j.lastCheck
+	j.lastCheck = now
+	if j.running {
+		j.total += d
+		j.executed += d
+		return
+	}
+	j.pending += d
+	if j.executed > 0 {
+		j.lastPending += d
+	}
+}
+
+// remaining is the job's remaining standalone time: the future, which
+// only an oracle reads.
+func (j *rjob) remaining() float64 { return j.js.DurationS - j.total }
+
+// walk admits jobs in order (see the file comment) and returns the
+// decision; each job's running flag follows it. It works in two passes.
+// The first chooses which jobs run: in priority order, each job is booked
+// first fit on a ledger of the empty cluster, as if every job were placed
+// afresh (on one-GPU instances, the reference's GPU counting). The second
+// places them: the chosen running jobs stay where they are, the chosen
+// pending jobs are placed first fit around them in priority order, and the
+// running jobs not chosen are preempted. On servers of one kind and
+// instances of one GPU the second pass always finds room; where it does
+// not (fragmentation the first pass could not see), the job stays pending.
+func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
+	r.reset(st)
+	gpus := r.gpus
+	r.chosen = r.chosen[:0]
+	for _, q := range order {
+		for _, j := range q {
+			if gpus+1e-9 < j.gpus {
+				continue // nothing needing more GPUs than are left fits
+			}
+			if r.book(j.js) {
+				gpus -= j.gpus
+				r.chosen = append(r.chosen, j)
+				j.chosen = true
+			}
+		}
+	}
+	var d sim.Decision
+	r.reset(st)
+	for _, q := range order {
+		for _, j := range q {
+			if j.running && !j.chosen {
+				d.Preempt = append(d.Preempt, j.js.Index)
+				j.running = false
+			}
+		}
+	}
+	for _, j := range r.chosen {
+		if j.running {
+			r.take(j.js, j.js.Slots) // they ran together: they fit
+		}
+	}
+	for _, j := range r.chosen {
+		j.chosen = false
+		if j.running {
+			continue
+		}
+		if slots := r.firstFit(j.js); slots != nil {
+			d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
+			j.running = true
+		}
+	}
+	clear(r.chosen)
+	return d
+}
+
+// reset sets the ledger to the empty cluster.
+func (r *runnable) reset(st *sim.State) {
+	r.free = r.free[:0]
+	r.gpus = 0
+	for i := range st.Free {
+		c := st.Cluster.Capacity(i)
+		r.free = append(r.free, c)
+		r.gpus += c.GPU
+	}
+}
+
+// book books each instance of js on the lowest-index server it fits, or
+// books nothing and reports false.
+func (r *runnable) book(js *sim.JobState) bool {
+	for i, in := range js.Instances {
+		s := -1
+		for k := range r.free {
+			if in.Demand.Fits(r.free[k]) {
+				s = k
+				break
+			}
+		}
+		if s < 0 {
+			r.unbook(js, i)
+			return false
+		}
+		r.free[s] = r.free[s].Sub(in.Demand)
+		r.booked = append(r.booked, s)
+	}
+	r.booked = r.booked[:0]
+	return true
+}
+
+// unbook gives back the first n instances book booked.
+func (r *runnable) unbook(js *sim.JobState, n int) {
+	for k := range n {
+		s := r.booked[len(r.booked)-n+k]
+		r.free[s] = r.free[s].Add(js.Instances[k].Demand)
+	}
+	r.booked = r.booked[:0]
+}
+
+// take books js's instances on slots, or books nothing and reports false.
+func (r *runnable) take(js *sim.JobState, slots []sim.Slot) bool {
+	for i, sl := range slots {
+		d := js.Instances[i].Demand
+		if !d.Fits(r.free[sl.Server]) {
+			for k := range i {
+				r.free[slots[k].Server] = r.free[slots[k].Server].Add(js.Instances[k].Demand)
+			}
+			return false
+		}
+		r.free[sl.Server] = r.free[sl.Server].Sub(d)
+	}
+	return true
+}
+
+// firstFit books each instance of js on the lowest-index server it fits,
+// or books nothing and returns nil.
+func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
+	slots := make([]sim.Slot, len(js.Instances))
+	for i, in := range js.Instances {
+		s := -1
+		for k := range r.free {
+			if in.Demand.Fits(r.free[k]) {
+				s = k
+				break
+			}
+		}
+		if s < 0 {
+			for k := range i {
+				r.free[slots[k].Server] = r.free[slots[k].Server].Add(js.Instances[k].Demand)
+			}
+			return nil
+		}
+		r.free[s] = r.free[s].Sub(in.Demand)
+		slots[i] = sim.Slot{Server: s, Socket: -1}
+	}
+	return slots
+}
+
+// errPreemptOnly is what Schedule answers for a decision that preempts:
+// a preemptive policy must be driven through sim.DecisionOf.
+var errPreemptOnly = errors.New("preemptive policy called through Schedule: drive it with sim.DecisionOf (or sim.Run)")
+
+// scheduleVia is Schedule for a Decider: its starts, or an error when the
+// decision also preempts (Schedule cannot say so).
+func scheduleVia(ctx context.Context, d sim.Decider, st *sim.State) ([]sim.Placement, error) {
+	dec, err := d.Decide(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if len(dec.Preempt) > 0 {
+		return nil, fmt.Errorf("schedulers: %s: %w", d.Name(), errPreemptOnly)
+	}
+	return dec.Start, nil
+}
+
+// wakeAt is the earliest future time in ts, 0 for none (sim.Decision's
+// "no wake-up").
+func wakeAt(now, t, best float64) float64 {
+	if t > now && !math.IsInf(t, 1) && (best == 0 || t < best) {
+		return t
+	}
+	return best
+}
+
+// sorted is a preemptive policy whose priority is a key over the runnable
+// list, re-sorted stably at every decision (the reference's
+// runnable_jobs.sort(key=...)): SRTF, SRSF, smallest-GPU-first.
+type sorted struct {
+	name string
+	key  func(*rjob) float64
+	runnable
+}
+
+var _ sim.Decider = (*sorted)(nil)
+
+// Name implements sim.Scheduler.
+func (p *sorted) Name() string { return p.name }
+
+// Schedule implements sim.Scheduler (see scheduleVia).
+func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	return scheduleVia(ctx, p, st)
+}
+
+// Decide implements sim.Decider.
+func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
+	p.sync(st, nil, nil)
+	for _, j := range p.list {
+		j.advance(st.Now)
+	}
+	slices.SortStableFunc(p.list, func(a, b *rjob) int { return cmp.Compare(p.key(a), p.key(b)) })
+	d := p.walk(st, p.list)
+	return d, nil
+}
