@@ -496,10 +496,7 @@ func commitDataset(dir, staging string) error {
 		if err := fault("commit " + t.File); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		err = os.Rename(filepath.Join(staging, rel), dst)
+		err = pipeline.MoveOutput(filepath.Join(staging, rel), dst)
 		if errors.Is(err, fs.ErrNotExist) { // kept, or renamed before a crash
 			_, err = os.Lstat(dst)
 		}
@@ -537,7 +534,7 @@ func commitDataset(dir, staging string) error {
 			return err
 		}
 	}
-	if err := os.Rename(filepath.Join(staging, DatasetFile), filepath.Join(dir, DatasetFile)); err != nil {
+	if err := pipeline.MoveOutput(filepath.Join(staging, DatasetFile), filepath.Join(dir, DatasetFile)); err != nil {
 		return err
 	}
 	return syncDir(dir)

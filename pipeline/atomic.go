@@ -191,24 +191,7 @@ func CommitStaged(staging, dir string, names []string, record string) error {
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", dir, err)
 		}
-		to, err := openOutDir(filepath.Dir(dst))
-		if err != nil {
-			return fmt.Errorf("commit %s: %w", dst, err)
-		}
-		defer to.Close()
-		if err := checkAt(to, filepath.Base(dst)); err != nil {
-			return fmt.Errorf("commit %s: %w", dst, err)
-		}
-		src := filepath.Join(staging, filepath.FromSlash(n))
-		from, err := os.Open(filepath.Dir(src))
-		if err != nil {
-			return fmt.Errorf("commit %s: %w", dst, err)
-		}
-		defer from.Close()
-		if err := renameAt(from, filepath.Base(src), to, filepath.Base(dst)); err != nil {
-			return fmt.Errorf("commit %s: %w", dst, err)
-		}
-		return nil
+		return MoveOutput(filepath.Join(staging, filepath.FromSlash(n)), dst)
 	}
 	for _, n := range names {
 		if err := move(n); err != nil {
@@ -217,6 +200,31 @@ func CommitStaged(staging, dir string, names []string, record string) error {
 	}
 	if record != "" {
 		return move(record)
+	}
+	return nil
+}
+
+// MoveOutput renames src, a finished output in a staging directory, to
+// dst, checking dst as CreateAtomic checks its name (ErrNotOutput) and
+// reaching dst's directory as CreateAtomic does (beneath a lock's handle,
+// making it if needed), so that a commit of staged outputs replaces no
+// input, hard link, device or link.
+func MoveOutput(src, dst string) error {
+	to, err := openOutDir(filepath.Dir(dst))
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
+	}
+	defer to.Close()
+	if err := checkAt(to, filepath.Base(dst)); err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
+	}
+	from, err := os.Open(filepath.Dir(src))
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
+	}
+	defer from.Close()
+	if err := renameAt(from, filepath.Base(src), to, filepath.Base(dst)); err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
 	}
 	return nil
 }
