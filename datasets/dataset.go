@@ -724,11 +724,8 @@ func readDatasetTable[T any](dir string, check *tableCheck[T]) ([]T, error) {
 		if sum != f.SHA256 || size != f.Bytes {
 			return nil, fmt.Errorf("dataset %s: %s is not the file its %s records (sha256 %s, want %s)", dir, path, DatasetFile, sum, f.SHA256)
 		}
-		rows, err := readParquetFile[T](path)
+		rows, err := readParquetFile(path, check)
 		if err != nil {
-			return nil, err
-		}
-		if err := check.check(path, rows, 0); err != nil {
 			return nil, err
 		}
 		out = append(out, rows...)
