@@ -147,7 +147,7 @@ func commitIngest(dir, staging string) error {
 			return fmt.Errorf("table file %q is not a name", t.File)
 		}
 		keep[t.File] = true
-		err := os.Rename(filepath.Join(staging, t.File), filepath.Join(dir, t.File))
+		err := pipeline.MoveOutput(filepath.Join(staging, t.File), filepath.Join(dir, t.File))
 		if errors.Is(err, fs.ErrNotExist) { // renamed before a crash
 			_, err = os.Stat(filepath.Join(dir, t.File))
 		}
@@ -163,7 +163,7 @@ func commitIngest(dir, staging string) error {
 			return err
 		}
 	}
-	if err := os.Rename(filepath.Join(staging, ManifestFile), filepath.Join(dir, ManifestFile)); err != nil {
+	if err := pipeline.MoveOutput(filepath.Join(staging, ManifestFile), filepath.Join(dir, ManifestFile)); err != nil {
 		return err
 	}
 	return syncDir(dir)

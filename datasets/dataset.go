@@ -496,10 +496,7 @@ func commitDataset(dir, staging string) error {
 		if err := fault("commit " + t.File); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		err = os.Rename(filepath.Join(staging, rel), dst)
+		err = pipeline.MoveOutput(filepath.Join(staging, rel), dst)
 		if errors.Is(err, fs.ErrNotExist) { // kept, or renamed before a crash
 			_, err = os.Lstat(dst)
 		}
@@ -537,7 +534,7 @@ func commitDataset(dir, staging string) error {
 			return err
 		}
 	}
-	if err := os.Rename(filepath.Join(staging, DatasetFile), filepath.Join(dir, DatasetFile)); err != nil {
+	if err := pipeline.MoveOutput(filepath.Join(staging, DatasetFile), filepath.Join(dir, DatasetFile)); err != nil {
 		return err
 	}
 	return syncDir(dir)
@@ -727,11 +724,8 @@ func readDatasetTable[T any](dir string, check *tableCheck[T]) ([]T, error) {
 		if sum != f.SHA256 || size != f.Bytes {
 			return nil, fmt.Errorf("dataset %s: %s is not the file its %s records (sha256 %s, want %s)", dir, path, DatasetFile, sum, f.SHA256)
 		}
-		rows, err := readParquetFile[T](path)
+		rows, err := readParquetFile(path, check)
 		if err != nil {
-			return nil, err
-		}
-		if err := check.check(path, rows, 0); err != nil {
 			return nil, err
 		}
 		out = append(out, rows...)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -216,4 +217,37 @@ func TestDatasetLongInputName(t *testing.T) {
 		t.Fatalf("refresh: %+v, %v", rep, err)
 	}
 	sameAsFull(t, PAISimReader{}, src, out)
+}
+
+// A jobs table of many identical rows (a few hundred kilobytes for
+// 300 000 rows) is refused at its second row as the rows stream in,
+// before the rest are read: the read allocates a small part of what the
+// whole table would take.
+func TestReadParquetRefusesRepeatedRowsAsTheyStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 300 000 rows")
+	}
+	const n = 300_000
+	rows := make([]Job, n)
+	for i := range rows {
+		rows[i] = Job{JobID: "same", Source: "x", SubmitS: 1, DurationS: 1,
+			Tasks: []Task{{Role: "worker", Instances: 1, GPU: 1, CPU: 1, MemGiB: 1}}}
+	}
+	path := filepath.Join(t.TempDir(), "jobs.parquet")
+	if err := WriteParquet(path, FileMeta{Source: "test"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	rows = nil
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadParquet[Job](path)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "row 2: duplicate job id") {
+		t.Fatalf("ReadParquet: %v, want a duplicate at row 2", err)
+	}
+	// The whole table would be n rows of 120 bytes and their tasks.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("ReadParquet allocated %d MiB before refusing row 2", got>>20)
+	}
 }

@@ -284,10 +284,7 @@ func (f *Fetch) fetchOne(ctx context.Context, dir string, tb Tarball) error {
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(filepath.Join(staging, name), dst); err != nil {
+		if err := pipeline.MoveOutput(filepath.Join(staging, name), dst); err != nil {
 			return err
 		}
 	}
@@ -460,25 +457,21 @@ func unpack(ctx context.Context, r io.Reader, dir string, tb Tarball) ([]string,
 
 // extract copies one entry to path, checking its sha256 when sum is set.
 func extract(r io.Reader, path, sum string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(path)
+	out, err := pipeline.CreateAtomic(path)
 	if err != nil {
 		return err
 	}
+	defer out.Abort()
 	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(out, h), r)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := io.Copy(io.MultiWriter(out, h), r); err != nil {
 		return fmt.Errorf("%w: unpack %s: %v", ErrFormat, filepath.Base(path), err)
 	}
 	if sum != "" {
-		return checkSum(filepath.Base(path), h, sum)
+		if err := checkSum(filepath.Base(path), h, sum); err != nil {
+			return err
+		}
 	}
-	return nil
+	return out.Commit()
 }
 
 // progressReader reports the bytes read through it.

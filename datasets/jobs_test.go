@@ -48,7 +48,7 @@ func TestJobsParquetArrowRoundTrip(t *testing.T) {
 
 	// parquet-go reads back what it wrote (the file as it is: ReadParquet
 	// would refuse j3, a job without a task, as ingest does).
-	got, err := readParquetFile[Job](path)
+	got, err := readParquetFile[Job](path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

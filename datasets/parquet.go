@@ -122,15 +122,12 @@ func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
 // ingest's own (CheckJob) and to unique job ids: a row outside them is an
 // *InputError naming the file, the row and the field.
 func ReadParquet[T any](path string) (rows []T, err error) {
-	if dir, ok := IsDataset(path); ok {
-		return readDatasetTable(dir, newTableCheck[T]())
-	}
-	rows, err = readParquetFile[T](path)
-	if err != nil {
-		return nil, err
-	}
 	check := newTableCheck[T]()
-	if err := check.check(path, rows, 0); err != nil {
+	if dir, ok := IsDataset(path); ok {
+		return readDatasetTable(dir, check)
+	}
+	rows, err = readParquetFile(path, check)
+	if err != nil {
 		return nil, err
 	}
 	if err := check.done(); err != nil {
@@ -139,32 +136,49 @@ func ReadParquet[T any](path string) (rows []T, err error) {
 	return rows, nil
 }
 
-// readParquetFile is ReadParquet of one file.
-func readParquetFile[T any](path string) (rows []T, err error) {
+// readParquetFile is ReadParquet of one file, its rows held to check (nil:
+// none) as they are read.
+func readParquetFile[T any](path string, check *tableCheck[T]) (rows []T, err error) {
 	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	defer recoverCorrupt(path, &err)
-	return readRows[T](path, pf)
+	return readRows(path, pf, check)
 }
 
+// readChunk bounds the rows readRows reads between two checks: a table
+// of repeated or out-of-bounds rows is refused after at most this many,
+// however many its footer claims.
+const readChunk = 16 << 10
+
 // readRows reads every row of T (the file's schema, or a projection of
-// it) from pf, checked as ReadParquet checks them. The caller recovers
-// parquet-go's panics (recoverCorrupt).
-func readRows[T any](path string, pf *parquet.File) ([]T, error) {
+// it) from pf, holding each chunk of rows to check (nil: none) as it
+// arrives. The caller recovers parquet-go's panics (recoverCorrupt).
+func readRows[T any](path string, pf *parquet.File, check *tableCheck[T]) ([]T, error) {
 	var out []T
+	var bad error
 	err := scanRows(path, pf, func(r *parquet.GenericReader[T], numRows int64) error {
-		// The footer's row count sizes the result, up to a bound: a
-		// corrupt count must not allocate without limit before the pages
-		// say otherwise.
-		out = make([]T, 0, min(max(numRows, 0), maxPreallocRows))
+		// The footer's row count sizes the result, up to a bound and to
+		// a row for every 8 bytes of the file (a jobs table takes about
+		// 12): a file of millions of repeated rows in a few megabytes
+		// allocates little before its second row is refused, and larger
+		// tables grow as they are read.
+		out = make([]T, 0, min(max(numRows, 0), maxPreallocRows, pf.Size()/8))
+		if check != nil {
+			check.expectRows(numRows)
+		}
 		for {
 			if len(out) == cap(out) {
 				out = slices.Grow(out, 1)
 			}
-			n, err := r.Read(out[len(out):cap(out)])
+			n, err := r.Read(out[len(out):min(cap(out), len(out)+readChunk)])
+			if check != nil {
+				if bad = check.check(path, out[len(out):len(out)+n], int64(len(out))); bad != nil {
+					return bad
+				}
+			}
 			out = out[:len(out)+n]
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -174,6 +188,9 @@ func readRows[T any](path string, pf *parquet.File) ([]T, error) {
 			}
 		}
 	})
+	if bad != nil {
+		return nil, bad
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func readPartitionKeys(path, table string) (k *partitionKeys, err error) {
 	k = &partitionKeys{}
 	switch table {
 	case "jobs":
-		rows, err := readRows[jobKeyRow](path, pf)
+		rows, err := readRows[jobKeyRow](path, pf, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func readPartitionKeys(path, table string) (k *partitionKeys, err error) {
 			k.jobs[i] = r.JobID
 		}
 	case "job_events":
-		rows, err := readRows[eventKeyRow](path, pf)
+		rows, err := readRows[eventKeyRow](path, pf, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -293,7 +293,7 @@ func TestReadParquetSchema(t *testing.T) {
 			}
 			// The schema alone: ReadParquet then holds the rows to the
 			// bounds, which refuse the job without a task (TestReadParquetBounds).
-			got, err := readParquetFile[Job](path)
+			got, err := readParquetFile[Job](path, nil)
 			if tc.column == "" {
 				if err != nil {
 					t.Fatal(err)

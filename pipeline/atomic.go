@@ -18,20 +18,42 @@ import (
 type AtomicFile struct {
 	*os.File
 	path string
+	dir  *os.File // the directory's handle: the temporary and the rename are relative to it
+	tmp  string   // the temporary's name in dir
 	done bool
 }
 
-// CreateAtomic starts writing path atomically, creating its directory.
+// CreateAtomic starts writing path atomically, creating its directory. It
+// is the one way schedlab opens an output, and it refuses to write where
+// the name holds what an output must never replace (ErrNotOutput): one of
+// the running command's inputs, a file with more than one link, anything
+// but a regular file. The directory is opened once, beneath the lock's
+// handle when a locked directory holds it, and the temporary and the
+// rename are made relative to that handle: a folder swapped for a link
+// while the file is written cannot lead the file elsewhere. The name is
+// checked again just before the rename.
 func CreateAtomic(path string) (*AtomicFile, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if base == "" || base == "." || base == ".." {
+		return nil, fmt.Errorf("create %s: %w", path, ErrNotOutput)
+	}
+	d, err := openOutDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &AtomicFile{File: f, path: path}, nil
+	if err := checkAt(d, base); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	f, tmp, err := createTempAt(d, base)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return &AtomicFile{File: f, path: path, dir: d, tmp: tmp}, nil
 }
 
 // Path is the final name of the file.
@@ -43,23 +65,27 @@ func (a *AtomicFile) Commit() error {
 		return fmt.Errorf("commit %s: already closed", a.path)
 	}
 	a.done = true
-	tmp := a.File.Name()
+	defer a.dir.Close()
+	fail := func(err error) error {
+		removeAt(a.dir, a.tmp)
+		return fmt.Errorf("commit %s: %w", a.path, err)
+	}
+	if err := a.File.Chmod(0o644); err != nil {
+		a.File.Close()
+		return fail(err)
+	}
 	if err := a.File.Sync(); err != nil {
 		a.File.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("commit %s: %w", a.path, err)
+		return fail(err)
 	}
 	if err := a.File.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("commit %s: %w", a.path, err)
+		return fail(err)
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("commit %s: %w", a.path, err)
+	if err := checkAt(a.dir, filepath.Base(a.path)); err != nil {
+		return fail(err)
 	}
-	if err := os.Rename(tmp, a.path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("commit %s: %w", a.path, err)
+	if err := renameAt(a.dir, a.tmp, a.dir, filepath.Base(a.path)); err != nil {
+		return fail(err)
 	}
 	return nil
 }
@@ -72,7 +98,8 @@ func (a *AtomicFile) Abort() {
 	}
 	a.done = true
 	a.File.Close()
-	os.Remove(a.File.Name())
+	removeAt(a.dir, a.tmp)
+	a.dir.Close()
 }
 
 // WriteFileAtomic writes data to path atomically.
@@ -126,18 +153,29 @@ func ReadGob(path string, v any) error {
 // of the staging directory (a manifest) that vouches for the others: the
 // old one is removed from dir first and the new one renamed in last, so
 // no record in dir ever lists a file that is not yet, or no longer, in
-// place. Destinations are checked before anything moves, so a name taken
-// by a directory fails the commit with nothing changed.
+// place. Destinations are checked before anything moves, as CreateAtomic
+// checks its name, so a name taken by a directory, a link or an input
+// fails the commit with nothing changed; each is checked again as it
+// moves, through its directory's handle.
 func CommitStaged(staging, dir string, names []string, record string) error {
+	check := func(n string) error {
+		dst, err := LocalPath(dir, n)
+		if err != nil {
+			return err
+		}
+		d, err := openOutDir(filepath.Dir(dst))
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return checkAt(d, filepath.Base(dst))
+	}
 	for _, n := range append(slices.Clone(names), record) {
 		if n == "" {
 			continue
 		}
-		if _, err := LocalPath(dir, n); err != nil {
+		if err := check(n); err != nil {
 			return fmt.Errorf("commit %s: %w", dir, err)
-		}
-		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(n))); err == nil && st.IsDir() {
-			return fmt.Errorf("commit %s: %s is a directory", dir, filepath.Join(dir, filepath.FromSlash(n)))
 		}
 		if _, err := os.Stat(filepath.Join(staging, filepath.FromSlash(n))); err != nil {
 			return fmt.Errorf("commit %s: %w", dir, err)
@@ -153,13 +191,7 @@ func CommitStaged(staging, dir string, names []string, record string) error {
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", dir, err)
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return fmt.Errorf("commit %s: %w", dst, err)
-		}
-		if err := os.Rename(filepath.Join(staging, filepath.FromSlash(n)), dst); err != nil {
-			return fmt.Errorf("commit %s: %w", dst, err)
-		}
-		return nil
+		return MoveOutput(filepath.Join(staging, filepath.FromSlash(n)), dst)
 	}
 	for _, n := range names {
 		if err := move(n); err != nil {
@@ -168,6 +200,31 @@ func CommitStaged(staging, dir string, names []string, record string) error {
 	}
 	if record != "" {
 		return move(record)
+	}
+	return nil
+}
+
+// MoveOutput renames src, a finished output in a staging directory, to
+// dst, checking dst as CreateAtomic checks its name (ErrNotOutput) and
+// reaching dst's directory as CreateAtomic does (beneath a lock's handle,
+// making it if needed), so that a commit of staged outputs replaces no
+// input, hard link, device or link.
+func MoveOutput(src, dst string) error {
+	to, err := openOutDir(filepath.Dir(dst))
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
+	}
+	defer to.Close()
+	if err := checkAt(to, filepath.Base(dst)); err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
+	}
+	from, err := os.Open(filepath.Dir(src))
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
+	}
+	defer from.Close()
+	if err := renameAt(from, filepath.Base(src), to, filepath.Base(dst)); err != nil {
+		return fmt.Errorf("commit %s: %w", dst, err)
 	}
 	return nil
 }

@@ -190,3 +190,108 @@ func TestCommitStagedRefusesLinkedFolder(t *testing.T) {
 		t.Error("the commit wrote through the link")
 	}
 }
+
+// A lock file that is a hard link to a file outside the directory is
+// refused, and the outside file keeps its bytes.
+func TestLockDirRefusesHardLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim.txt")
+	os.WriteFile(victim, []byte("precious\n"), 0o644)
+	if err := os.Link(victim, filepath.Join(dir, pipeline.LockFile)); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	if l, err := pipeline.LockDir(dir, "ingest"); err == nil {
+		l.Unlock()
+		t.Error("a hard-linked lock was taken")
+	} else if !strings.Contains(err.Error(), "links") {
+		t.Errorf("refusal %q does not say the lock has links", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("the linked file now holds %q", b)
+	}
+}
+
+// CreateAtomic, the one function that opens outputs, refuses a name that
+// holds an input of the running command (by any name), a hard-linked
+// file, a symbolic link or a device, and replaces a plain file.
+func TestCreateAtomicRefusesWhatOutputsMustNotReplace(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	os.WriteFile(in, []byte("input\n"), 0o644)
+	linked := filepath.Join(dir, "linked")
+	os.WriteFile(filepath.Join(outside, "other"), []byte("other\n"), 0o644)
+	os.Link(filepath.Join(outside, "other"), linked)
+	sym := filepath.Join(dir, "sym")
+	os.Symlink(filepath.Join(outside, "other"), sym)
+	viaLink := filepath.Join(dir, "via")
+	os.Symlink(dir, viaLink)
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, []byte("old\n"), 0o644)
+
+	release := pipeline.ProtectInputs(in)
+	for path, want := range map[string]string{
+		in:                                "inputs",
+		filepath.Join(viaLink, "in.json"): "inputs",
+		linked:                            "links",
+		sym:                               "symbolic link",
+		"/dev/null":                       "device",
+		dir:                               "directory",
+	} {
+		err := pipeline.WriteFileAtomic(path, []byte("new\n"))
+		if !errors.Is(err, pipeline.ErrNotOutput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("write %s: %v, want ErrNotOutput saying %q", path, err, want)
+		}
+	}
+	if err := pipeline.WriteFileAtomic(plain, []byte("new\n")); err != nil {
+		t.Errorf("replace a plain file: %v", err)
+	}
+	release()
+	if err := pipeline.WriteFileAtomic(in, []byte("new\n")); err != nil {
+		t.Errorf("after release, the former input: %v", err)
+	}
+	for _, p := range []string{filepath.Join(outside, "other")} {
+		if b, _ := os.ReadFile(p); string(b) != "other\n" {
+			t.Errorf("%s now holds %q", p, b)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if pipeline.IsScratch(e.Name()) {
+			t.Errorf("a refused write left %s", e.Name())
+		}
+	}
+}
+
+// Beneath a locked directory, an output's folder swapped for a link to a
+// folder outside, after the folder was made and before the file is
+// written, leads nothing outside: the write walks down from the lock's
+// handle and refuses the link.
+func TestCreateAtomicBeneathLockRefusesSwappedFolder(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	l, err := pipeline.LockDir(dir, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	tables := filepath.Join(dir, "tables")
+	if err := pipeline.WriteFileAtomic(filepath.Join(tables, "a.md"), []byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(tables)
+	if err := os.Symlink(outside, tables); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.WriteFileAtomic(filepath.Join(tables, "b.md"), []byte("b\n")); !errors.Is(err, pipeline.ErrOutside) {
+		t.Errorf("write through the swapped folder: %v, want ErrOutside", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("the outside folder now holds %d entries", len(ents))
+	}
+	// The same write is fine again once the lock is gone and the link
+	// replaced by the user's own folder.
+	l.Unlock()
+	os.Remove(tables)
+	if err := pipeline.WriteFileAtomic(filepath.Join(tables, "b.md"), []byte("b\n")); err != nil {
+		t.Error(err)
+	}
+}

@@ -27,6 +27,7 @@ var ErrLocked = errors.New("directory locked")
 type DirLock struct {
 	dir  string
 	path string
+	d    *os.File // dir's handle: the lock file, and every output beneath dir, is reached from it
 	f    *os.File
 }
 
@@ -41,9 +42,14 @@ func LockDir(dir, command string) (*DirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	p := filepath.Join(dir, LockFile)
-	f, err := lockFile(p)
+	d, err := os.OpenFile(dir, os.O_RDONLY, 0)
 	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	p := filepath.Join(dir, LockFile)
+	f, err := lockFile(d, p)
+	if err != nil {
+		d.Close()
 		if errors.Is(err, ErrLocked) {
 			return nil, fmt.Errorf("%s is in use by %s: %w; wait for it to finish, or write elsewhere", dir, holder(p), ErrLocked)
 		}
@@ -54,11 +60,13 @@ func LockDir(dir, command string) (*DirLock, error) {
 		_, err = f.WriteAt([]byte(rec), 0)
 	}
 	if err != nil {
-		os.Remove(p)
+		removeAt(d, LockFile)
 		f.Close()
+		d.Close()
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	return &DirLock{dir: dir, path: p, f: f}, nil
+	addLockedRoot(dir, d)
+	return &DirLock{dir: dir, path: p, d: d, f: f}, nil
 }
 
 // Dir is the locked directory.
@@ -72,8 +80,10 @@ func (l *DirLock) Unlock() {
 	}
 	// Remove before release: whoever then locks the file we held finds it
 	// unlinked and starts again on a fresh one (see lockFile).
-	os.Remove(l.path)
+	removeLockedRoot(l.dir, l.d)
+	removeAt(l.d, LockFile)
 	l.f.Close()
+	l.d.Close()
 	l.f = nil
 }
 

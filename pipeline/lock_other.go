@@ -11,7 +11,7 @@ import (
 // lockFile creates p exclusively. Without flock a dead holder cannot be
 // told from a live one, so a stale lock must be removed by hand; the
 // refusal names the PID to check.
-func lockFile(p string) (*os.File, error) {
+func lockFile(_ *os.File, p string) (*os.File, error) {
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, ErrLocked

@@ -10,30 +10,39 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockFile opens p and takes an exclusive flock on it without waiting.
-// flock belongs to the open file, so a second open in the same process is
+// lockFile opens the lock file in the directory d (p is its path, for
+// messages) and takes an exclusive flock on it without waiting. flock
+// belongs to the open file, so a second open in the same process is
 // refused too, and the kernel drops it when the holder dies.
-func lockFile(p string) (*os.File, error) {
+func lockFile(d *os.File, p string) (*os.File, error) {
 	for {
 		// O_NOFOLLOW: a lock that is a symlink would have us write the
 		// lock's text into whatever file it names, outside the directory.
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o644)
+		fd, err := unix.Openat(int(d.Fd()), LockFile, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 		if err != nil {
 			if errors.Is(err, unix.ELOOP) {
 				return nil, fmt.Errorf("%s is a symbolic link, not a lock file; remove it", p)
 			}
+			return nil, &os.PathError{Op: "open", Path: p, Err: err}
+		}
+		f := os.NewFile(uintptr(fd), p)
+		// A FIFO or device at p is no lock of ours either (O_NONBLOCK keeps
+		// the open of a FIFO from waiting for a writer), and a hard link
+		// to a file elsewhere would have the lock's text written there.
+		var held unix.Stat_t
+		if err := unix.Fstat(fd, &held); err != nil {
+			f.Close()
 			return nil, err
 		}
-		// A FIFO or device at p is no lock of ours either (O_NONBLOCK keeps
-		// the open of a FIFO from waiting for a writer).
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		if m := unixMode(held.Mode); !m.IsRegular() {
 			f.Close()
-			if err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s is a %s, not a lock file; remove it", p, kindOf(st.Mode()))
+			return nil, fmt.Errorf("%s is a %s, not a lock file; remove it", p, kindOf(m))
 		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if held.Nlink > 1 {
+			f.Close()
+			return nil, fmt.Errorf("%s has %d links, so it is another file's too, not a lock file; remove it", p, held.Nlink)
+		}
+		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			f.Close()
 			if errors.Is(err, unix.EWOULDBLOCK) {
 				return nil, ErrLocked
@@ -43,8 +52,8 @@ func lockFile(p string) (*os.File, error) {
 		// The holder we waited behind may have unlinked the file as it
 		// released it (Unlock): a lock on an unlinked file excludes no
 		// one, so start again on the file now at p.
-		var held, now unix.Stat_t
-		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Stat(p, &now) == nil && held.Dev == now.Dev && held.Ino == now.Ino {
+		var now unix.Stat_t
+		if unix.Fstatat(int(d.Fd()), LockFile, &now, unix.AT_SYMLINK_NOFOLLOW) == nil && held.Dev == now.Dev && held.Ino == now.Ino {
 			return f, nil
 		}
 		f.Close()

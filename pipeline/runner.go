@@ -432,10 +432,7 @@ func (r *Runner) runStage(ctx context.Context, log *slog.Logger, n *node, output
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(filepath.Join(staging, filepath.FromSlash(o.Name)), dst); err != nil {
+		if err := MoveOutput(filepath.Join(staging, filepath.FromSlash(o.Name)), dst); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -30,7 +29,7 @@ func JobsSummaryStage(cfg SummaryConfig, jobs string) pipeline.Stage {
 			}
 			md := SummariseJobs(jobs, cfg.Quantiles)
 			env.SetRows(JobsSummary, 0)
-			return os.WriteFile(env.Output(JobsSummary), []byte(md), 0o644)
+			return pipeline.WriteFileAtomic(env.Output(JobsSummary), []byte(md))
 		},
 	}
 }

@@ -31,8 +31,9 @@ func newDiffCmd(a *app) *cobra.Command {
 	var minDelta, htmlFile string
 	var bytes, allowUntested bool
 	cmd := &cobra.Command{
-		Use:   "diff RUN_A RUN_B",
-		Short: "Compare two runs: which artifacts, keys and stages differ, and whether the metrics differ beyond noise",
+		Use:         "diff RUN_A RUN_B",
+		Annotations: map[string]string{inputTreesAnnotation: "runs"},
+		Short:       "Compare two runs: which artifacts, keys and stages differ, and whether the metrics differ beyond noise",
 		Long: `diff compares two run directories (written by schedlab run) and tells a real change from
 noise. It prints Markdown on stdout (--html writes the same as a page) with:
 

@@ -61,8 +61,9 @@ or with Spark: spark.read.parquet("DIR").`,
 func newHistoryAddCmd(a *app) *cobra.Command {
 	var to, date string
 	cmd := &cobra.Command{
-		Use:   "add RUN --to DIR",
-		Short: "Add a finished run's per-cell metrics to the history in DIR",
+		Use:         "add RUN --to DIR",
+		Annotations: map[string]string{inputTreesAnnotation: "run"},
+		Short:       "Add a finished run's per-cell metrics to the history in DIR",
 		Long: `add reads RUN/manifest.json and RUN/eval/metrics.parquet (checked against the sha256
 the manifest records) and writes the run's rows into
 DIR/preset=<preset>/revision=<revision>/metrics.parquet, atomically, under a lock on

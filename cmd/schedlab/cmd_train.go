@@ -77,15 +77,20 @@ Families and their variants (the first is the default):
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if opts.CPUProfile != "" {
-				f, err := os.Create(opts.CPUProfile)
+				f, err := pipeline.CreateAtomic(opts.CPUProfile)
 				if err != nil {
 					return fmt.Errorf("train: --cpuprofile: %w", err)
 				}
-				defer f.Close()
+				defer f.Abort()
 				if err := pprof.StartCPUProfile(f); err != nil {
 					return fmt.Errorf("train: --cpuprofile %s: %w", opts.CPUProfile, err)
 				}
-				defer pprof.StopCPUProfile()
+				err = runTrain(ctx, a, cmd, opts)
+				pprof.StopCPUProfile()
+				if err != nil {
+					return err
+				}
+				return f.Commit()
 			}
 			return runTrain(ctx, a, cmd, opts)
 		},

@@ -85,6 +85,7 @@ when given; its help names the key it sets.`,
 		root.AddCommand(c(a))
 	}
 	root.AddCommand(newRunCmd(a), newPlanCmd(a), newConfigCmd(a), newVersionCmd())
+	protectInputs(root)
 	return root
 }
 

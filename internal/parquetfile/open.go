@@ -9,7 +9,9 @@
 // footer's thrift encoding to check that no length or count claims more
 // than the footer holds (parquet-go allocates what they claim, and the
 // runtime's out-of-memory is a fatal error), then checks that each column
-// chunk lies inside the file and is not LZ4_RAW-compressed. Page indexes
+// chunk lies inside the file and is not LZ4_RAW-compressed, that the row
+// counts add up and fit the file's size, and that no page header claims
+// more bytes or values than its chunk and a page can hold. Page indexes
 // and bloom filters are not read: schedlab reads whole tables, and a
 // corrupt page index is where parquet-go panics (slice bounds in
 // File.ReadPageIndex). A panic that remains is recovered into an error.
@@ -57,6 +59,12 @@ func Open(path string) (_ *os.File, _ *parquet.File, err error) {
 		return nil, nil, fmt.Errorf("%w (%w)", ErrNotParquet, err)
 	}
 	if err := checkColumnChunks(pf, st.Size()); err != nil {
+		return nil, nil, fmt.Errorf("%w (%w)", ErrNotParquet, err)
+	}
+	if err := checkRowCounts(pf.Metadata(), st.Size()); err != nil {
+		return nil, nil, fmt.Errorf("%w (%w)", ErrNotParquet, err)
+	}
+	if err := checkPages(f, pf); err != nil {
 		return nil, nil, fmt.Errorf("%w (%w)", ErrNotParquet, err)
 	}
 	return f, pf, nil

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/pipeline"
+)
+
+// No command's output replaces one of its inputs, a file with more than
+// one link, a device or a symbolic link (pipeline.CreateAtomic, with the
+// inputs each command protects): each is refused with exit 1 naming the
+// output, and what was there keeps its bytes.
+func TestOutputsNeverClobber(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a small run and a fit")
+	}
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	run := func(env []string, args ...string) {
+		t.Helper()
+		if _, errs, code := schedlab(t, env, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs)
+		}
+	}
+	os.WriteFile(at("c.yaml"), []byte("seed: 1\n"), 0o644)
+	run(nil, "profile", "synth", "--samples", "60", "--out", at("s.parquet"))
+	run(nil, "fit", "--samples", at("s.parquet"), "--out", at("fit"))
+	run([]string{"SCHEDLAB_EVAL_EXPERIMENTS=das-table1", "SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500"},
+		"run", "--preset", "quick", "--out", at("run"), "--log-level", "warn")
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	os.WriteFile(victim, []byte("precious\n"), 0o644)
+	os.MkdirAll(at("ingest"), 0o755)
+	if err := os.Link(victim, at("ingest/jobs.parquet")); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	os.MkdirAll(at("locked"), 0o755)
+	os.Link(victim, filepath.Join(at("locked"), pipeline.LockFile))
+	os.Symlink("/proc/self/fd/1", at("stdout"))
+	trace := filepath.Join("..", "..", "datasets", "testdata", "pai-sim", "simulator_jobs.csv")
+
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		keep  string // a file that must keep its bytes
+		error string
+	}{
+		{"profile synth --config C --out C", []string{"profile", "synth", "--samples", "10", "--config", at("c.yaml"), "--out", at("c.yaml")}, at("c.yaml"), "inputs"},
+		{"fit --predict F --out F", []string{"fit", "--predict", at("s.parquet"), "--model", at("fit/model.json"), "--out", at("s.parquet")}, at("s.parquet"), "inputs"},
+		{"diff A B --html A/manifest.json", []string{"diff", at("run"), at("run"), "--html", at("run/manifest.json")}, at("run/manifest.json"), "inputs"},
+		{"diff --html /dev/full", []string{"diff", at("run"), at("run"), "--html", "/dev/full"}, "", "device"},
+		{"diff --html a link to /proc/self/fd/1", []string{"diff", at("run"), at("run"), "--html", at("stdout")}, "", "symbolic link"},
+		{"ingest into a hard-linked jobs.parquet", []string{"ingest", "--source", "pai-sim", "--input", trace, "--out", at("ingest")}, victim, "links"},
+		{"ingest under a hard-linked lock", []string{"ingest", "--source", "pai-sim", "--input", trace, "--out", at("locked")}, victim, "links"},
+		{"run under a hard-linked lock", []string{"run", "--preset", "quick", "--out", at("locked")}, victim, "links"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before []byte
+			if tc.keep != "" {
+				before, _ = os.ReadFile(tc.keep)
+			}
+			_, errs, code := schedlab(t, nil, tc.args...)
+			if code != 1 || !strings.Contains(errs, tc.error) {
+				t.Errorf("exit %d, stderr %q; want exit 1 saying %q", code, errs, tc.error)
+			}
+			if tc.keep != "" {
+				if after, _ := os.ReadFile(tc.keep); !bytes.Equal(before, after) {
+					t.Errorf("%s changed", tc.keep)
+				}
+			}
+		})
+	}
+}
