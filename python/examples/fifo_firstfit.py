@@ -21,7 +21,7 @@ from bisect import bisect_right, insort
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from schedlab import Policy, fits, run, start  # noqa: E402
+from schedlab import EPS, Policy, run, start  # noqa: E402
 
 
 def sums(ledger):
@@ -40,15 +40,16 @@ def first_fit(ledger, job):
     none (giving back what was booked, in order). Returns the servers."""
     servers = []
     for d in job.instances:
+        g, c, m = d
         for s, f in enumerate(ledger):
-            if fits(d, f):
+            if g <= f[0] + EPS and c <= f[1] + EPS and m <= f[2] + EPS:
                 break
         else:
             for k, s in enumerate(servers):
                 f, dk = ledger[s], job.instances[k]
                 f[0], f[1], f[2] = f[0] + dk[0], f[1] + dk[1], f[2] + dk[2]
             return None
-        f[0], f[1], f[2] = f[0] - d[0], f[1] - d[1], f[2] - d[2]
+        f[0], f[1], f[2] = f[0] - g, f[1] - c, f[2] - m
         servers.append(s)
     return servers
 
@@ -58,8 +59,11 @@ class FIFOFirstFit(Policy):
 
     def __init__(self):
         self.queues = {}  # shape -> its pending jobs, in submission order
-        self.by_gpu = []  # (first instance's gpu, id, shape) of the shapes with jobs, sorted
-        self.entry = {}  # shape -> its by_gpu entry
+        # The shapes with pending jobs, sorted by each of their first
+        # instance's GPU and CPU and their total GPU and CPU: (amount, id,
+        # shape); a test of one amount rejects a prefix's complement.
+        self.index = ([], [], [], [])
+        self.entry = {}  # shape -> its entries in the four
         self.ids = 0
 
     def schedule(self, state):
@@ -68,9 +72,11 @@ class FIFOFirstFit(Policy):
             q = queues.get(j.shape)
             if q is None:
                 q = queues[j.shape] = []
-                e = self.entry[j.shape] = (j.instances[0][0], self.ids, j.shape)
+                d, t = j.instances[0], j.total
+                e = self.entry[j.shape] = [(x, self.ids, j.shape) for x in (d[0], d[1], t[0], t[1])]
                 self.ids += 1
-                insort(self.by_gpu, e)
+                for ix, x in zip(self.index, e):
+                    insort(ix, x)
             q.append(j)
         if not state.pending:
             return []
@@ -78,18 +84,27 @@ class FIFOFirstFit(Policy):
         free, most = sums(ledger)
 
         def cheap(j):
-            return not fits(j.total, free) or not fits(j.instances[0], most)
+            t, d = j.total, j.instances[0]
+            return not (t[0] <= free[0] + EPS and t[1] <= free[1] + EPS and t[2] <= free[2] + EPS and
+                        d[0] <= most[0] + EPS and d[1] <= most[1] + EPS and d[2] <= most[2] + EPS)
 
         # The built-in tests every shape's first job and sets aside those the
-        # cheap test rejects; shapes whose first instance needs more GPU than
-        # any server has free are among them, left unvisited here (unseen)
-        # unless rounding makes the free totals grow, when they rejoin.
-        hi = bisect_right(self.by_gpu, (most[0] + 1e-9, float("inf")))
-        unseen = self.by_gpu[hi:]
+        # cheap test rejects. Shapes whose first instance needs more GPU (or
+        # CPU) than any server has free, or whose total needs more than all
+        # servers have, are among them: they are left unvisited here (unseen) unless
+        # rounding makes the free totals grow, when they rejoin.
+        inf = float("inf")
+        best = None
+        for ix, limit in zip(self.index, (most[0], most[1], free[0], free[1])):
+            hi = bisect_right(ix, (limit + EPS, inf))
+            if best is None or hi < best[1]:
+                best = ix, hi
+        ix, hi = best
+        seen, unseen = ix[:hi], ix[hi:]
         rejected = []
         heap = []
         cursor = {}
-        for _, _, shape in self.by_gpu[:hi]:
+        for _, _, shape in seen:
             j = queues[shape][0]
             if cheap(j):
                 rejected.append(shape)
@@ -144,7 +159,8 @@ class FIFOFirstFit(Policy):
                 q[:] = [x for i, x in enumerate(q) if i not in gone]
             if not q:
                 del queues[shape]
-                self.by_gpu.remove(self.entry.pop(shape))
+                for ix, x in zip(self.index, self.entry.pop(shape)):
+                    ix.remove(x)
         return out
 
 

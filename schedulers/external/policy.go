@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/schedlab/schedlab/sim"
@@ -20,17 +21,14 @@ import (
 // or from the other end of a pair of streams (NewConn). It serves one run;
 // after an error every call returns that error.
 type Policy struct {
-	cfg  Config
-	proc *child // nil for NewConn
-	w    io.Writer
-	r    *bufio.Reader
-	// deadline bounds the next read and write (nil: streams without
-	// deadlines).
-	deadline func(time.Time)
-	seq      int
-	msg      []byte
-	err      error
-	closed   bool
+	cfg    Config
+	proc   *child // nil for NewConn
+	w      io.Writer
+	r      *bufio.Reader
+	seq    int
+	msg    []byte
+	err    error
+	closed bool
 
 	// What the policy has been told.
 	jobs     []*sim.JobState // by index, once announced
@@ -64,10 +62,6 @@ func New(ctx context.Context, cfg Config) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{cfg: cfg, proc: c, w: c.stdin, r: bufio.NewReaderSize(c.stdout, cfg.MaxLineBytes)}
-	p.deadline = func(t time.Time) {
-		c.stdin.SetWriteDeadline(t)
-		c.stdout.SetReadDeadline(t)
-	}
 	if err := p.hello(ctx); err != nil {
 		return nil, err
 	}
@@ -346,15 +340,27 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-// exchange writes msg and reads one answer to it within timeout.
+// exchange writes msg and reads one answer to it within timeout. The
+// pipes block (a read is one system call, not a poller's three): a
+// watchdog kills the child when the time is up or ctx is done, which ends
+// the read or write.
 func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration) (*answer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if p.deadline != nil {
-		p.deadline(time.Now().Add(timeout))
+	var why atomic.Int32 // what the watchdog saw: 1 the timeout, 2 ctx
+	if p.proc != nil {
+		proc := p.proc.cmd.Process
+		t := time.AfterFunc(timeout, func() {
+			why.CompareAndSwap(0, 1)
+			killGroup(proc)
+		})
+		defer t.Stop()
 		if ctx.Done() != nil {
-			stop := context.AfterFunc(ctx, func() { p.deadline(time.Now()) })
+			stop := context.AfterFunc(ctx, func() {
+				why.CompareAndSwap(0, 2)
+				killGroup(proc)
+			})
 			defer stop()
 		}
 	}
@@ -364,13 +370,16 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if werr == nil {
 		line, rerr = p.r.ReadSlice('\n')
 	}
+	// Once the watchdog has fired the child is gone, answer or not.
+	switch why.Load() {
+	case 1:
+		return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
+	case 2:
+		return nil, ctx.Err()
+	}
 	if werr != nil || rerr != nil {
 		err := cmp.Or(werr, rerr)
 		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
 		case errors.Is(err, bufio.ErrBufferFull):
 			return nil, fmt.Errorf("%w: an answer line longer than %d bytes (max_line_bytes)", ErrFlood, len(line))
 		case errors.Is(err, io.EOF) && len(line) > 0:
@@ -460,9 +469,6 @@ func (p *Policy) End(ctx context.Context, res *sim.Result) error {
 	}
 	b = append(b, "}\n"...)
 	p.msg = b
-	if p.deadline != nil {
-		p.deadline(time.Now().Add(p.cfg.Timeout))
-	}
 	if _, err := p.w.Write(b); err != nil {
 		return p.fail(fmt.Errorf("%w: %v", ErrExited, err))
 	}

@@ -20,8 +20,9 @@ type child struct {
 }
 
 // startChild starts cfg.Command in a process group of its own. The pipes
-// are made here, not by exec, so that the parent's ends are pollable
-// files whose deadlines bound every read and write.
+// are made here, not by exec, and all four ends block: the parent's
+// exchange is bounded by a watchdog that kills the child, not by
+// deadlines.
 func startChild(ctx context.Context, cfg Config) (*child, error) {
 	words, err := SplitCommand(cfg.Command)
 	if err != nil {
@@ -39,6 +40,9 @@ func startChild(ctx context.Context, cfg Config) (*child, error) {
 		inW.Close()
 		return nil, err
 	}
+	// Fd puts a file in blocking mode.
+	inW.Fd()
+	outR.Fd()
 	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: stderrTail}}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, c.stderr
 	ownGroup(cmd)
