@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -75,7 +74,7 @@ jobs table (--trace) or PAI-like jobs drawn from --seed (--synthetic N).`,
 			if err != nil {
 				return err
 			}
-			p, err := external.NewConn(ctx, external.Config{Name: "env", Seed: seed, Oracle: oracle}, os.Stdin, os.Stdout)
+			p, err := external.NewConn(ctx, external.Config{Name: "env", Seed: seed, Oracle: oracle}, cmd.InOrStdin(), cmd.OutOrStdout())
 			if err != nil {
 				return err
 			}

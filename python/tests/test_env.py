@@ -1,5 +1,7 @@
 """SchedlabEnv against a real `schedlab policy-env`: set SCHEDLAB_BIN to
-the binary (make build: bin/schedlab); skipped without one."""
+the binary (make build: bin/schedlab); skipped without one. go test
+./cmd/schedlab runs it with its test binary as schedlab
+(TestPolicyEnvPython)."""
 
 import os
 import random

@@ -8,8 +8,8 @@ import (
 
 // TestPythonUnittest runs the Python client's own tests (python/tests,
 // standard library unittest), so that `make test` covers them; the
-// environment's test runs when SCHEDLAB_BIN names a schedlab binary (CI
-// builds one).
+// environment's test needs a schedlab binary and runs from cmd/schedlab
+// (TestPolicyEnvPython).
 func TestPythonUnittest(t *testing.T) {
 	py := python3(t)
 	dir, err := filepath.Abs(filepath.Join("..", "..", "python"))
