@@ -262,3 +262,29 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedReachesPolicy: a policy that draws from the hello's seed gives
+// the same results on a rerun with the same seed, and others with another.
+func TestSeedReachesPolicy(t *testing.T) {
+	cmd := example(t, "random_placement.py")
+	sc := schedulerstest.Scenarios(60)[0]
+	c, err := sc.Cluster.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(seed uint64) []sim.JobResult {
+		p := newPolicy(t, external.Config{Name: "random-py", Command: cmd, Seed: seed})
+		res, err := sim.Run(context.Background(), c, sc.Jobs, p, sc.Config, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Jobs
+	}
+	a, b, other := run(1), run(1), run(2)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two runs at seed 1 differ")
+	}
+	if reflect.DeepEqual(a, other) {
+		t.Error("seeds 1 and 2 give the same results: the seed does not reach the policy")
+	}
+}
