@@ -2,7 +2,9 @@ package evaluation
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -334,6 +336,10 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 		return CellResult{}, err
 	}
 	res, err := sim.Run(ctx, cluster, jobs, sched, spec.Sim, model)
+	// A scheduler that holds a process (an external policy) ends it.
+	if cl, ok := sched.(io.Closer); ok {
+		err = errors.Join(err, cl.Close())
+	}
 	if err != nil {
 		return CellResult{}, err
 	}

@@ -76,12 +76,36 @@ type entry struct {
 }
 
 // The registry: heuristics register below, learned schedulers from their
-// family's package (training.Register) when that package is linked in.
+// family's package (training.Register) when that package is linked in,
+// and schedulers that the configuration declares (external:NAME) through
+// the resolver of their prefix.
 var (
-	mu      sync.RWMutex
-	entries []entry          // registration order
-	byName  = map[Name]int{} // names and aliases → index in entries
+	mu       sync.RWMutex
+	entries  []entry          // registration order
+	byName   = map[Name]int{} // names and aliases → index in entries
+	prefixes = map[string]Resolver{}
 )
+
+// Resolver describes the scheduler a name under a registered prefix
+// stands for, or says why there is none (an error naming what is
+// declared).
+type Resolver func(name Name) (Info, Constructor, error)
+
+// RegisterPrefix makes every name that starts with prefix (external:)
+// a scheduler that r resolves when it is looked up: a kind whose members
+// the configuration declares rather than the code. Listings (Names) do
+// not include them. It panics if the prefix is taken, as Register does.
+func RegisterPrefix(prefix string, r Resolver) {
+	mu.Lock()
+	defer mu.Unlock()
+	if prefix == "" || prefix != normalise(prefix) || r == nil {
+		panic(fmt.Sprintf("schedulers: RegisterPrefix %q: empty, not canonical, or nil resolver", prefix))
+	}
+	if _, dup := prefixes[prefix]; dup {
+		panic("schedulers: RegisterPrefix: " + prefix + " registered twice")
+	}
+	prefixes[prefix] = r
+}
 
 // ErrUnknown: a name that no registered scheduler has.
 var ErrUnknown = errors.New("unknown scheduler")
@@ -111,20 +135,49 @@ func normalise(s string) string {
 }
 
 func lookup(s string) (entry, bool) {
+	e, err := resolve(s)
+	return e, err == nil
+}
+
+// resolve finds a registered name, else a name under a prefix; the error
+// is the prefix resolver's, or nil with ok false.
+func resolve(s string) (entry, error) {
+	n := normalise(s)
 	mu.RLock()
-	defer mu.RUnlock()
-	i, ok := byName[Name(normalise(s))]
-	if !ok {
-		return entry{}, false
+	i, ok := byName[Name(n)]
+	var e entry
+	var r Resolver
+	if ok {
+		e = entries[i]
+	} else {
+		for p, pr := range prefixes {
+			if strings.HasPrefix(n, p) {
+				r = pr
+			}
+		}
 	}
-	return entries[i], true
+	mu.RUnlock()
+	switch {
+	case ok:
+		return e, nil
+	case r != nil:
+		info, ctor, err := r(Name(n))
+		if err != nil {
+			return entry{}, err
+		}
+		return entry{info: info, make: ctor}, nil
+	}
+	return entry{}, ErrUnknown
 }
 
 // Canonical maps a name or alias, in any case, to its registered name; an
 // unknown name is an error (wrapping ErrUnknown) that lists the known ones.
 func Canonical(s string) (Name, error) {
-	e, ok := lookup(s)
-	if !ok {
+	e, err := resolve(s)
+	if err != nil {
+		if !errors.Is(err, ErrUnknown) {
+			return "", fmt.Errorf("schedulers: %w %q: %v", ErrUnknown, s, err)
+		}
 		return "", fmt.Errorf("schedulers: %w %q (heuristics: %s; learned: %s)", ErrUnknown, s,
 			join(Heuristics()), join(LearnedNames()))
 	}

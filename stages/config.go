@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/history"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -37,6 +38,11 @@ type Config struct {
 	// History: where a finished run is added (history.Add); omitted from
 	// the recorded configuration when off, so that it hashes as before.
 	History history.Config `mapstructure:"history" yaml:"history" json:"history,omitzero"`
+	// External declares policy processes that experiments name as
+	// schedulers external:NAME (docs/policy-protocol.md); Validate
+	// declares them (external.Declare) before it checks the experiments'
+	// scheduler lists. Omitted when empty, so that it hashes as before.
+	External []external.Spec `mapstructure:"external" yaml:"external" json:"external,omitempty"`
 }
 
 // SimConfig is the run-wide choice of speed model: it applies to every
@@ -160,6 +166,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	if err := external.Declare(c.External); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Workers < 1 || c.Workers > 256 {
 		bad("workers", "must be in [1, 256], got %d", c.Workers)

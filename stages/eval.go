@@ -13,6 +13,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 )
@@ -207,7 +208,18 @@ func cellModel(c evaluation.Cell) modelRef { return modelRef{c.Scheduler, c.Clus
 func (s *evalStage) Name() string     { return "eval-" + s.spec.Experiment }
 func (s *evalStage) Version() string  { return evalStageVersion }
 func (s *evalStage) Inputs() []string { return s.inputs }
-func (s *evalStage) Config() any      { return s.spec }
+func (s *evalStage) Config() any {
+	// A row of an external policy is its command and script as much as
+	// its name: they join the cache key (and only then, so that other
+	// stages' keys are as before).
+	if rows := external.Rows(s.spec.Schedulers); rows != nil {
+		return struct {
+			Spec     evaluation.Spec
+			External []external.Row
+		}{s.spec, rows}
+	}
+	return s.spec
+}
 
 // outputs are the stage's declared outputs: the experiment's Parquet
 // tables under eval/<id>/ (collected by EvalCollect), its table and plot.

@@ -1,0 +1,239 @@
+"""The policy side of schedlab's protocol (docs/policy-protocol.md, version 1).
+
+schedlab sends one JSON object per line and waits for exactly one answer
+line to every message but "end":
+
+    hello   {"type":"hello","protocol":1,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
+            answer {"type":"hello","protocol":1,"seq":0,"name":..}
+    decide  {"type":"decide","seq":n,"now":t,["cluster":{..}],"arrived":[..],"finished":[..],"free":[..]}
+            answer {"type":"decisions","seq":n,"decisions":[{"op":"start","job":j,"servers":[..]}]}
+    end     {"type":"end","seq":n,[...]}: no answer; exit 0
+
+State keeps the picture those deltas describe: the cluster, each server's
+free resources as schedlab computes them, the pending jobs in submission
+order, the running jobs and what they have been observed to do.
+"""
+
+import json
+import sys
+import traceback
+
+PROTOCOL = 1
+
+# Resources fit when each amount is at most the free amount plus EPS, as in
+# schedlab's engine (sums of fractional GPU shares round).
+EPS = 1e-9
+
+
+class ProtocolError(Exception):
+    """A message that is not what the protocol says."""
+
+
+def fits(demand, free):
+    """Whether demand (gpu, cpu, mem_gib) fits free (the same)."""
+    return demand[0] <= free[0] + EPS and demand[1] <= free[1] + EPS and demand[2] <= free[2] + EPS
+
+
+class Server:
+    """One server: its capacity (gpu, cpu, mem_gib), kind, pod and sockets."""
+
+    __slots__ = ("index", "capacity", "kind", "pod", "sockets")
+
+    def __init__(self, index, d):
+        self.index = index
+        self.capacity = (d["gpu"], d["cpu"], d["mem_gib"])
+        self.kind = d.get("kind", "")
+        self.pod = d.get("pod", 0)
+        self.sockets = [(s["gpu"], s["cpu"]) for s in d.get("sockets", [])]
+
+
+class Job:
+    """A job as a real scheduler sees it: its requirement list and what
+    has been observed of it. instances are its tasks flattened in order,
+    one (gpu, cpu, mem_gib) per instance; a start decision gives one server
+    per instance. duration is None unless the row is an oracle."""
+
+    __slots__ = ("index", "id", "submit", "user", "model", "tasks", "instances", "total",
+                 "shape", "duration", "start", "servers", "finish")
+
+    def __init__(self, d):
+        self.index = d["job"]
+        self.id = d["id"]
+        self.submit = d["submit"]
+        self.user = d.get("user", "")
+        self.model = d.get("model", "")
+        self.tasks = d["tasks"]
+        inst = []
+        g = c = m = 0.0
+        for t in self.tasks:
+            dem = (t["gpu"], t["cpu"], t["mem_gib"])
+            for _ in range(t["instances"]):
+                inst.append(dem)
+                # Summed instance by instance, as the engine sums them.
+                g, c, m = g + dem[0], c + dem[1], m + dem[2]
+        self.instances = inst
+        self.total = (g, c, m)
+        # Jobs with equal task lists request the same instances.
+        self.shape = tuple((t["role"], t["instances"], t["gpu"], t["cpu"], t["mem_gib"]) for t in self.tasks)
+        self.duration = d.get("duration")
+        self.start = None
+        self.servers = None
+        self.finish = None
+
+    def elapsed(self, now):
+        """Observed run time so far (0 while pending)."""
+        if self.start is None:
+            return 0.0
+        end = self.finish if self.finish is not None else now
+        return end - self.start
+
+    def __repr__(self):
+        return "Job(%d, %r)" % (self.index, self.id)
+
+
+class State:
+    """What the policy knows at a decision point, rebuilt from the deltas.
+
+    now, seq      the decision's time and message number
+    seed, oracle  from the hello
+    servers       list of Server
+    free          per server, a list [gpu, cpu, mem_gib] of free resources
+    pending       dict job index -> Job, in submission order
+    running       dict job index -> Job
+    arrived       the jobs announced by this message (also in pending)
+    finished      the jobs that finished since the previous message
+    jobs          every job announced so far, by index
+    """
+
+    def __init__(self, seed=0, oracle=False, preempt=False, policy=""):
+        self.seed = seed
+        self.oracle = oracle
+        self.preempt = preempt
+        self.policy = policy
+        self.now = 0.0
+        self.seq = 0
+        self.servers = []
+        self.cluster_name = ""
+        self.free = []
+        self.pending = {}
+        self.running = {}
+        self.jobs = {}
+        self.arrived = []
+        self.finished = []
+        self.done = 0
+
+    def update(self, msg):
+        """Apply a decide (or end) message."""
+        self.seq = msg["seq"]
+        self.now = msg.get("now", self.now)
+        cluster = msg.get("cluster")
+        if cluster is not None:
+            self.cluster_name = cluster.get("name", "")
+            self.servers = [Server(i, s) for i, s in enumerate(cluster["servers"])]
+            self.free = [list(s.capacity) for s in self.servers]
+        arrived = [Job(d) for d in msg.get("arrived", ())]
+        for j in arrived:
+            self.pending[j.index] = j
+            self.jobs[j.index] = j
+        self.arrived = arrived
+        finished = []
+        for d in msg.get("finished", ()):
+            j = self.running.pop(d["job"], None)
+            if j is None:
+                raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, d["job"]))
+            j.finish = d["finish"]
+            finished.append(j)
+        self.finished = finished
+        self.done += len(finished)
+        for s, g, c, m in msg.get("free", ()):
+            f = self.free[s]
+            f[0], f[1], f[2] = g, c, m
+
+    def apply(self, decisions):
+        """Record the decisions sent (schedlab carries out valid ones)."""
+        for d in decisions:
+            if d["op"] == "start":
+                j = self.pending.pop(d["job"])
+                j.start = self.now
+                j.servers = d["servers"]
+                self.running[j.index] = j
+
+    def ledger(self):
+        """A working copy of the free resources, to book tentative starts."""
+        return [f[:] for f in self.free]
+
+
+def start(job, servers, sockets=None):
+    """The decision to start job with instance i on servers[i] (and, if
+    given, homed on sockets[i]; -1 lets schedlab choose)."""
+    d = {"op": "start", "job": job.index if isinstance(job, Job) else job, "servers": list(servers)}
+    if sockets is not None:
+        d["sockets"] = list(sockets)
+    return d
+
+
+class Policy:
+    """Base class of a policy: override schedule; begin and end are hooks."""
+
+    name = None
+
+    def begin(self, state):
+        """Called after the hello, before the first decision."""
+
+    def schedule(self, state):
+        """Return the decisions at this decision point: a list of
+        start(job, servers). Jobs left out stay pending."""
+        raise NotImplementedError
+
+    def end(self, state):
+        """Called when the run is over."""
+
+
+def _dump(obj):
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+
+
+def run(policy, inp=None, out=None):
+    """Serve policy on stdin/stdout until schedlab ends the run. Anything the
+    policy prints goes to stderr: stdout is the protocol's."""
+    if inp is None:
+        inp = sys.stdin.buffer
+    if out is None:
+        out = sys.stdout.buffer
+        sys.stdout = sys.stderr
+    line = inp.readline()
+    if not line:
+        return 0
+    hello = json.loads(line)
+    if hello.get("type") != "hello":
+        raise ProtocolError("first message is %r, not a hello" % hello.get("type"))
+    if hello.get("protocol") != PROTOCOL:
+        raise ProtocolError("schedlab speaks protocol %r, this client %d" % (hello.get("protocol"), PROTOCOL))
+    name = policy.name or type(policy).__name__
+    out.write(_dump({"type": "hello", "protocol": PROTOCOL, "seq": 0, "name": name}))
+    out.flush()
+    state = State(seed=hello.get("seed", 0), oracle=hello.get("oracle", False),
+                  preempt=hello.get("preempt", False), policy=hello.get("policy", ""))
+    policy.begin(state)
+    while True:
+        line = inp.readline()
+        if not line:
+            return 0
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "end":
+            state.update(msg)
+            policy.end(state)
+            return 0
+        if kind != "decide":
+            raise ProtocolError("message %r: unknown type %r" % (msg.get("seq"), kind))
+        try:
+            state.update(msg)
+            decisions = policy.schedule(state) or []
+        except Exception:
+            out.write(_dump({"type": "error", "seq": msg["seq"], "message": traceback.format_exc()}))
+            out.flush()
+            return 1
+        out.write(b'{"type":"decisions","seq":%d,"decisions":%s}\n' % (msg["seq"], json.dumps(decisions, separators=(",", ":")).encode()))
+        out.flush()
+        state.apply(decisions)

@@ -1,0 +1,136 @@
+"""The client's loop and state against scripted schedlab messages
+(python3 -m unittest discover -s tests, from python/)."""
+
+import io
+import json
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+
+from schedlab import Policy, ProtocolError, State, run, start  # noqa: E402
+from schedlab.spaces import Box, Discrete  # noqa: E402
+
+import fifo_firstfit  # noqa: E402
+import srtf  # noqa: E402
+
+CLUSTER = {"name": "t", "servers": [
+    {"gpu": 8, "cpu": 96, "mem_gib": 512, "kind": "pai-v100", "pod": 0, "sockets": [{"gpu": 4, "cpu": 48}, {"gpu": 4, "cpu": 48}]},
+    {"gpu": 8, "cpu": 96, "mem_gib": 512, "kind": "pai-v100", "pod": 0, "sockets": [{"gpu": 4, "cpu": 48}, {"gpu": 4, "cpu": 48}]}]}
+
+
+def job(i, submit, gpu, inst=1, user="u"):
+    return {"job": i, "id": "j%d" % i, "submit": submit, "user": user,
+            "tasks": [{"role": "worker", "instances": inst, "gpu": gpu, "cpu": 6, "mem_gib": 10}]}
+
+
+def hello(**kw):
+    h = {"type": "hello", "protocol": 1, "seq": 0, "policy": "p", "seed": 7, "oracle": False, "preempt": False}
+    h.update(kw)
+    return h
+
+
+def converse(policy, messages):
+    """Run policy on messages; return its answers."""
+    inp = io.BytesIO(("".join(json.dumps(m) + "\n" for m in messages)).encode())
+    out = io.BytesIO()
+    rc = run(policy, inp, out)
+    return rc, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+class TestLoop(unittest.TestCase):
+    def test_fifo_firstfit(self):
+        rc, answers = converse(fifo_firstfit.FIFOFirstFit(), [
+            hello(),
+            {"type": "decide", "seq": 1, "now": 0, "cluster": CLUSTER,
+             "arrived": [job(0, 0, 6), job(1, 0, 4), job(2, 0, 2, inst=2)], "finished": [],
+             "free": [[0, 8, 96, 512], [1, 8, 96, 512]]},
+            {"type": "end", "seq": 2},
+        ])
+        self.assertEqual(rc, 0)
+        self.assertEqual(answers[0], {"type": "hello", "protocol": 1, "seq": 0, "name": "fifo-firstfit-py"})
+        # 6 GPUs on server 0; 4 do not fit there, so server 1; the 2 x 2 job
+        # takes what is left on 0 and then 1.
+        self.assertEqual(answers[1], {"type": "decisions", "seq": 1, "decisions": [
+            start(0, [0]), start(1, [1]), start(2, [0, 1])]})
+
+    def test_state_deltas(self):
+        class Recorder(Policy):
+            def schedule(self, state):
+                self.seen = (state.now, sorted(state.pending), sorted(state.running), [j.index for j in state.finished],
+                             [f[:] for f in state.free])
+                return [start(j, [0]) for j in state.arrived if j.index == 0]
+
+        p = Recorder()
+        converse(p, [
+            hello(),
+            {"type": "decide", "seq": 1, "now": 0, "cluster": CLUSTER, "arrived": [job(0, 0, 1), job(1, 0, 1)],
+             "finished": [], "free": [[0, 8, 96, 512], [1, 8, 96, 512]]},
+            {"type": "decide", "seq": 2, "now": 50, "arrived": [], "finished": [{"job": 0, "finish": 40}],
+             "free": [[0, 7.5, 90, 500]]},
+        ])
+        self.assertEqual(p.seen, (50, [1], [], [0], [[7.5, 90, 500], [8, 96, 512]]))
+
+    def test_version_mismatch(self):
+        with self.assertRaises(ProtocolError):
+            converse(fifo_firstfit.FIFOFirstFit(), [hello(protocol=2)])
+
+    def test_exception_is_an_error_answer(self):
+        class Broken(Policy):
+            def schedule(self, state):
+                raise ValueError("boom")
+
+        rc, answers = converse(Broken(), [hello(), {"type": "decide", "seq": 1, "now": 0, "cluster": CLUSTER,
+                                                    "arrived": [], "finished": [], "free": []}])
+        self.assertEqual(rc, 1)
+        self.assertEqual(answers[1]["type"], "error")
+        self.assertIn("ValueError: boom", answers[1]["message"])
+
+    def test_job_sees_no_duration(self):
+        st = State()
+        st.update({"seq": 1, "now": 0, "cluster": CLUSTER, "arrived": [job(0, 0, 1)], "finished": [], "free": []})
+        self.assertIsNone(st.pending[0].duration)
+        self.assertEqual(st.pending[0].total, (1, 6.0, 10.0))
+
+
+class TestSRTF(unittest.TestCase):
+    def test_orders_by_observed_history(self):
+        p = srtf.SRTF()
+        st = State()
+        st.update({"seq": 1, "now": 0, "cluster": CLUSTER, "arrived": [job(0, 0, 8, user="slow"), job(1, 0, 8, user="fast")],
+                   "finished": [], "free": []})
+        first = p.schedule(st)
+        st.apply(first)
+        self.assertEqual([d["job"] for d in first], [0, 1])  # no history: submission order
+        st.update({"seq": 2, "now": 100, "arrived": [job(2, 50, 8, user="slow"), job(3, 60, 8, user="fast")],
+                   "finished": [{"job": 1, "finish": 10}, {"job": 0, "finish": 100}], "free": []})
+        # slow ran 100 s, fast 10 s: fast's next job goes first.
+        self.assertEqual([d["job"] for d in p.schedule(st)], [3, 2])
+
+    def test_oracle_uses_duration(self):
+        p = srtf.SRTF()
+        st = State(oracle=True)
+        a, b = job(0, 0, 8), job(1, 0, 8)
+        a["duration"], b["duration"] = 500.0, 5.0
+        st.update({"seq": 1, "now": 0, "cluster": CLUSTER, "arrived": [a, b], "finished": [], "free": []})
+        self.assertEqual([d["job"] for d in p.schedule(st)], [1, 0])
+
+
+class TestSpaces(unittest.TestCase):
+    def test_discrete(self):
+        d = Discrete(4)
+        d.seed(3)
+        self.assertTrue(all(d.contains(d.sample()) for _ in range(20)))
+        self.assertEqual(d.sample(mask=[False, False, True, False]), 2)
+
+    def test_box(self):
+        b = Box(0.0, 1.0, shape=(3,))
+        self.assertTrue(b.contains(b.sample()))
+        self.assertFalse(b.contains([2.0, 0, 0]))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,101 @@
+package external_test
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// BenchmarkProtocol is the cost of one decision through the protocol with
+// the FIFO-FirstFit example: a run of b.N one-GPU jobs arriving every 2 s
+// and lasting 1 s on one server, so that every decision announces one job,
+// starts it and reports one finish. The policy starts before the timer.
+func BenchmarkProtocol(b *testing.B) {
+	cmd := example(b, "fifo_firstfit.py")
+	jobs := make([]datasets.Job, b.N)
+	for i := range jobs {
+		jobs[i] = datasets.Job{JobID: fmt.Sprint(i), SubmitS: float64(2 * i), DurationS: 1,
+			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 6, MemGiB: 20}}}
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Speed = sim.SpeedStandalone
+	c := flat(b, 1)
+	p := newPolicy(b, external.Config{Name: "fifo-py", Command: cmd})
+	self0, children0 := cpuTime()
+	b.ResetTimer()
+	start := time.Now()
+	res, err := sim.Run(context.Background(), c, jobs, p, cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wall := time.Since(start)
+	b.StopTimer()
+	if err := p.Close(); err != nil {
+		b.Fatal(err)
+	}
+	self1, children1 := cpuTime()
+	b.ReportMetric(float64(res.Decisions)/wall.Seconds(), "decisions/s")
+	// The processor time of each side per decision (the child's counted
+	// once it is reaped, its start included): what the exchange costs
+	// without the wait for a busy machine to run the other side.
+	per := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / float64(res.Decisions) }
+	b.ReportMetric(per(self1-self0), "go-cpu-µs/decision")
+	b.ReportMetric(per(children1-children0), "py-cpu-µs/decision")
+}
+
+// cpuTime is the user and system time of this process and of its reaped
+// children.
+func cpuTime() (self, children time.Duration) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return self, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPAIReplay is a whole run of the PAI subset on DAS Small, the
+// built-in fifo-firstfit against the Python example (its process start
+// included), under the speed model and under a pure replay.
+func BenchmarkPAIReplay(b *testing.B) {
+	jobs := paiJobs(b)
+	cmd := example(b, "fifo_firstfit.py")
+	c := smallPreset(b)
+	replay := sim.DefaultConfig()
+	replay.Speed = sim.SpeedStandalone
+	for _, speed := range []struct {
+		name string
+		cfg  sim.Config
+	}{{"standalone", replay}, {"model", sim.DefaultConfig()}} {
+		b.Run(speed.name+"/builtin", func(b *testing.B) {
+			for range b.N {
+				s, _ := schedulers.New("fifo-firstfit", schedulers.Options{})
+				if _, err := sim.Run(context.Background(), c, jobs, s, speed.cfg, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(speed.name+"/python", func(b *testing.B) {
+			for range b.N {
+				p, err := external.New(context.Background(), external.Config{Name: "fifo-py", Command: cmd})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := sim.Run(context.Background(), c, jobs, p, speed.cfg, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := p.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(res.Decisions), "decisions/op")
+			}
+		})
+	}
+}

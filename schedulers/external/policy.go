@@ -1,0 +1,501 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/schedlab/schedlab/sim"
+)
+
+// Policy is a scheduler whose decisions come from a policy process (New)
+// or from the other end of a pair of streams (NewConn). It serves one run;
+// after an error every call returns that error.
+type Policy struct {
+	cfg    Config
+	proc   *child // nil for NewConn
+	w      io.Writer
+	r      *bufio.Reader
+	seq    int
+	msg    []byte
+	err    error
+	closed bool
+
+	// What the policy has been told.
+	jobs     []*sim.JobState // by index, once announced
+	reported []bool          // by index: its finish was sent
+	waiting  int             // announced jobs not yet started
+	free     []sim.Resources // per server, as last sent
+	begun    bool            // the first decide (with the cluster) was sent
+
+	// Validation's scratch.
+	ledger  sim.Ledger
+	stamp   []uint32 // per job, the message that decided it
+	slots   []sim.Slot
+	pending []*sim.JobState
+}
+
+var (
+	_ sim.Scheduler = (*Policy)(nil)
+	_ io.Closer     = (*Policy)(nil)
+)
+
+// New starts the policy process of cfg and performs the handshake. The
+// process lives until Close, or until ctx is cancelled (then it is
+// killed); each decision is further bounded by the context of Schedule.
+func New(ctx context.Context, cfg Config) (*Policy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("external policy %q: %w", cfg.Name, err)
+	}
+	cfg = cfg.withDefaults()
+	c, err := startChild(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{cfg: cfg, proc: c, w: c.stdin, r: bufio.NewReaderSize(c.stdout, cfg.MaxLineBytes)}
+	if err := p.hello(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// NewConn speaks the protocol over r and w, with no process and no
+// timeouts (the other end owns both): schedlab serving a policy that
+// started it, such as the Python environment.
+func NewConn(ctx context.Context, cfg Config, r io.Reader, w io.Writer) (*Policy, error) {
+	if cfg.Command == "" {
+		cfg.Command = "-" // Validate's rule is for processes
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("external policy %q: %w", cfg.Name, err)
+	}
+	cfg = cfg.withDefaults()
+	p := &Policy{cfg: cfg, w: w, r: bufio.NewReaderSize(r, cfg.MaxLineBytes)}
+	if err := p.hello(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Name implements sim.Scheduler: external:NAME.
+func (p *Policy) Name() string { return "external:" + p.cfg.Name }
+
+// answer is any line a policy writes.
+type answer struct {
+	Type      string            `json:"type"`
+	Seq       *int              `json:"seq"`
+	Protocol  int               `json:"protocol"`
+	Name      string            `json:"name"`
+	Decisions []json.RawMessage `json:"decisions"`
+	Message   string            `json:"message"`
+}
+
+// decision is one element of an answer's decisions.
+type decision struct {
+	Op      string `json:"op"`
+	Job     *int   `json:"job"`
+	Servers []int  `json:"servers"`
+	Sockets []int  `json:"sockets"`
+}
+
+func (p *Policy) hello(ctx context.Context) error {
+	b := append(p.msg[:0], `{"type":"hello","protocol":`...)
+	b = appendInt(b, Protocol)
+	b = append(b, `,"seq":0,"policy":`...)
+	b = appendString(b, p.cfg.Name)
+	b = append(b, `,"seed":`...)
+	b = strconvAppendUint(b, p.cfg.Seed)
+	b = append(b, `,"oracle":`...)
+	b = appendBool(b, p.cfg.Oracle)
+	b = append(b, `,"preempt":false}`...)
+	b = append(b, '\n')
+	p.msg = b
+	a, err := p.exchange(ctx, b, p.cfg.StartTimeout)
+	if err != nil {
+		return p.fail(err)
+	}
+	if a.Type != "hello" {
+		return p.fail(fmt.Errorf("%w: want a hello answer, got type %q", ErrMalformed, a.Type))
+	}
+	if a.Protocol != Protocol {
+		return p.fail(fmt.Errorf("%w: schedlab speaks protocol %d, the policy %d", ErrVersion, Protocol, a.Protocol))
+	}
+	return nil
+}
+
+// Schedule implements sim.Scheduler: it sends what changed since the last
+// decision, reads the policy's answer and returns it once every decision
+// in it is valid.
+func (p *Policy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.closed {
+		return nil, fmt.Errorf("external policy %q: Schedule after Close", p.cfg.Name)
+	}
+	p.seq++
+	p.msg = p.appendDecide(p.msg[:0], st)
+	a, err := p.exchange(ctx, p.msg, p.cfg.Timeout)
+	if err != nil {
+		return nil, p.fail(err)
+	}
+	if a.Type != "decisions" {
+		return nil, p.fail(fmt.Errorf("%w: want a decisions answer, got type %q", ErrMalformed, a.Type))
+	}
+	pl, err := p.validate(st, a.Decisions)
+	if err != nil {
+		return nil, p.fail(err)
+	}
+	p.waiting -= len(pl)
+	return pl, nil
+}
+
+// appendDecide writes the decide message of st: what changed since the
+// previous one.
+func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
+	b = append(b, `{"type":"decide","seq":`...)
+	b = appendInt(b, p.seq)
+	b = append(b, `,"now":`...)
+	b = appendFloat(b, st.Now)
+	if !p.begun {
+		b = appendKey(b, "cluster")
+		b = appendCluster(b, st.Cluster)
+		p.free = make([]sim.Resources, len(st.Free))
+	}
+	// Arrivals are the pending jobs not yet announced. They join the end
+	// of the queue (it is in submission order and they are the latest), so
+	// the walk stops at the first announced job; should that ever miss
+	// one, the count of waiting jobs says so and the whole queue is read.
+	b = appendKey(b, "arrived")
+	b = append(b, '[')
+	from := len(st.Pending)
+	for from > 0 && !p.announced(st.Pending[from-1].Index) {
+		from--
+	}
+	if p.waiting+len(st.Pending)-from != len(st.Pending) {
+		from = 0
+	}
+	first := true
+	for _, js := range st.Pending[from:] {
+		if p.announced(js.Index) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJob(b, js, p.cfg.Oracle)
+		p.announce(js)
+	}
+	b = append(b, ']')
+	b = appendKey(b, "finished")
+	b = append(b, '[')
+	for i, r := range st.Since.Finished {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFinished(b, r)
+		p.reported[r.Index] = true
+	}
+	b = append(b, ']')
+	b = appendKey(b, "free")
+	b = append(b, '[')
+	first = true
+	for i, f := range st.Free {
+		if p.begun && f == p.free[i] {
+			continue
+		}
+		p.free[i] = f
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '[')
+		b = appendInt(b, i)
+		b = append(b, ',')
+		b = appendFloat(b, f.GPU)
+		b = append(b, ',')
+		b = appendFloat(b, f.CPU)
+		b = append(b, ',')
+		b = appendFloat(b, f.MemGiB)
+		b = append(b, ']')
+	}
+	p.begun = true
+	return append(b, "]}\n"...)
+}
+
+func (p *Policy) announced(i int) bool { return i < len(p.jobs) && p.jobs[i] != nil }
+
+func (p *Policy) announce(js *sim.JobState) {
+	if js.Index >= len(p.jobs) {
+		n := max(js.Index+1, 2*len(p.jobs))
+		p.jobs = slices.Grow(p.jobs, n-len(p.jobs))[:n]
+		p.reported = slices.Grow(p.reported, n-len(p.reported))[:n]
+		p.stamp = slices.Grow(p.stamp, n-len(p.stamp))[:n]
+	}
+	p.jobs[js.Index] = js
+	p.waiting++
+}
+
+// validate turns the answer's decisions into placements, checking each
+// against the state and the decisions before it.
+func (p *Policy) validate(st *sim.State, raw []json.RawMessage) ([]sim.Placement, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	p.ledger.CopyFrom(st)
+	l := &p.ledger
+	stamp := uint32(p.seq)
+	out := make([]sim.Placement, 0, len(raw))
+	slots := p.slots[:0]
+	for k, rm := range raw {
+		bad := func(rule error, format string, args ...any) error {
+			return &DecisionError{Policy: p.cfg.Name, Message: p.seq, Decision: k, Text: shorten(string(rm), 200),
+				Err: fmt.Errorf("%w: %s", rule, fmt.Sprintf(format, args...))}
+		}
+		var d decision
+		if err := decodeStrict(rm, &d); err != nil {
+			return nil, bad(ErrMalformed, "%v", err)
+		}
+		switch d.Op {
+		case "start":
+		case "preempt":
+			return nil, bad(ErrUnsupported, "this engine runs every job to completion (the hello said preempt: false)")
+		default:
+			return nil, bad(ErrMalformed, `op %q: want "start"`, d.Op)
+		}
+		if d.Job == nil {
+			return nil, bad(ErrMalformed, "no job")
+		}
+		j := *d.Job
+		if !p.announced(j) {
+			return nil, bad(ErrUnknownJob, "job %d was never announced", j)
+		}
+		js := p.jobs[j]
+		switch js.Status {
+		case sim.StatusPending:
+		case sim.StatusRunning:
+			return nil, bad(ErrUnknownJob, "job %d (%q) is running since t=%gs", j, js.Job.JobID, js.StartS)
+		default:
+			return nil, bad(ErrUnknownJob, "job %d (%q) has finished", j, js.Job.JobID)
+		}
+		if p.stamp[j] == stamp {
+			return nil, bad(ErrDuplicateJob, "job %d (%q) is started twice in this answer", j, js.Job.JobID)
+		}
+		p.stamp[j] = stamp
+		if len(d.Servers) != len(js.Instances) {
+			return nil, bad(ErrMalformed, "%d servers for the %d instances of job %d", len(d.Servers), len(js.Instances), j)
+		}
+		if d.Sockets != nil && len(d.Sockets) != len(d.Servers) {
+			return nil, bad(ErrMalformed, "%d sockets for %d servers", len(d.Sockets), len(d.Servers))
+		}
+		start := len(slots)
+		for i, srv := range d.Servers {
+			if srv < 0 || srv >= len(l.Free) {
+				return nil, bad(ErrMalformed, "instance %d on server %d: the cluster has servers 0..%d", i, srv, len(l.Free)-1)
+			}
+			sock := -1
+			if d.Sockets != nil {
+				sock = d.Sockets[i]
+				if n := len(st.Cluster.Servers[srv].Kind.Sockets); sock < -1 || sock >= n {
+					return nil, bad(ErrMalformed, "instance %d on socket %d of server %d, which has sockets 0..%d (or -1: any)", i, sock, srv, n-1)
+				}
+			}
+			dem := js.Instances[i].Demand
+			if !l.Fits(srv, dem) {
+				f := l.Free[srv]
+				return nil, bad(ErrDoesNotFit, "instance %d of job %d needs gpu %g, cpu %g, mem_gib %g; server %d has %g, %g, %g free after the decisions before it",
+					i, j, dem.GPU, dem.CPU, dem.MemGiB, srv, f.GPU, f.CPU, f.MemGiB)
+			}
+			l.Take(srv, dem)
+			slots = append(slots, sim.Slot{Server: srv, Socket: sock})
+		}
+		out = append(out, sim.Placement{Job: j, Slots: slots[start:len(slots):len(slots)]})
+	}
+	// The placements keep their slots: the next answer starts a new array.
+	p.slots = nil
+	return out, nil
+}
+
+// decodeStrict decodes one JSON value, refusing unknown keys and anything
+// after the value.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("%q after the JSON value", shorten(string(rest), 40))
+	}
+	return nil
+}
+
+// exchange writes msg and reads one answer to it within timeout. The
+// pipes block (a read is one system call, not a poller's three): a
+// watchdog kills the child when the time is up or ctx is done, which ends
+// the read or write.
+func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration) (*answer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var why atomic.Int32 // what the watchdog saw: 1 the timeout, 2 ctx
+	if p.proc != nil {
+		proc := p.proc.cmd.Process
+		t := time.AfterFunc(timeout, func() {
+			why.CompareAndSwap(0, 1)
+			killGroup(proc)
+		})
+		defer t.Stop()
+		if ctx.Done() != nil {
+			stop := context.AfterFunc(ctx, func() {
+				why.CompareAndSwap(0, 2)
+				killGroup(proc)
+			})
+			defer stop()
+		}
+	}
+	_, werr := p.w.Write(msg)
+	var line []byte
+	var rerr error
+	if werr == nil {
+		line, rerr = p.r.ReadSlice('\n')
+	}
+	// Once the watchdog has fired the child is gone, answer or not.
+	switch why.Load() {
+	case 1:
+		return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
+	case 2:
+		return nil, ctx.Err()
+	}
+	if werr != nil || rerr != nil {
+		err := cmp.Or(werr, rerr)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			return nil, fmt.Errorf("%w: an answer line longer than %d bytes (max_line_bytes)", ErrFlood, len(line))
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return nil, fmt.Errorf("%w: output ended in an unterminated line %q", ErrExited, shorten(string(line), 200))
+		case errors.Is(err, io.EOF), errors.Is(err, os.ErrClosed), isBrokenPipe(err):
+			return nil, fmt.Errorf("%w: it closed its output", ErrExited)
+		}
+		return nil, err
+	}
+	var a answer
+	if err := decodeStrict(line, &a); err != nil {
+		return nil, fmt.Errorf("%w: not an answer (%v): %q", ErrMalformed, err, shorten(string(bytes.TrimSpace(line)), 200))
+	}
+	if a.Seq == nil || *a.Seq != p.seq {
+		got := "none"
+		if a.Seq != nil {
+			got = fmt.Sprint(*a.Seq)
+		}
+		return nil, fmt.Errorf("%w: the answer to message %d carries seq %s", ErrSequence, p.seq, got)
+	}
+	if a.Type == "error" {
+		return nil, fmt.Errorf("%w: %s", ErrGaveUp, shorten(a.Message, 2000))
+	}
+	return &a, nil
+}
+
+// fail records err as the run's error, wrapped as a ProtocolError unless
+// it names a decision, kills and reaps the child, and returns it.
+func (p *Policy) fail(err error) error {
+	if p.proc != nil {
+		grace := time.Duration(0)
+		if errors.Is(err, ErrExited) {
+			grace = killGrace // let it finish dying, for its exit status
+		}
+		p.proc.reap(grace)
+	}
+	var de *DecisionError
+	if !errors.As(err, &de) {
+		pe := &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: err}
+		if p.proc != nil {
+			pe.Exit = p.proc.exit
+			pe.Stderr = p.proc.stderr.String()
+		}
+		err = pe
+	}
+	p.err = err
+	return err
+}
+
+// End tells the policy that the run is over: the jobs of res that finished
+// since the last decision, and the run's metrics. Without a result (nil)
+// the message says only that it ended. The policy does not answer.
+func (p *Policy) End(ctx context.Context, res *sim.Result) error {
+	if p.err != nil || p.closed {
+		return p.err
+	}
+	p.seq++
+	b := append(p.msg[:0], `{"type":"end","seq":`...)
+	b = appendInt(b, p.seq)
+	if res != nil {
+		var last []sim.JobResult
+		for _, r := range res.Jobs {
+			if r.Index >= len(p.reported) || !p.reported[r.Index] {
+				last = append(last, r)
+			}
+		}
+		slices.SortFunc(last, func(a, b sim.JobResult) int {
+			return cmp.Or(cmp.Compare(a.FinishS, b.FinishS), cmp.Compare(a.Index, b.Index))
+		})
+		b = append(b, `,"now":`...)
+		b = appendFloat(b, res.Metrics.MakespanS)
+		b = appendKey(b, "finished")
+		b = append(b, '[')
+		for i, r := range last {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendFinished(b, r)
+		}
+		b = append(b, ']')
+		b = appendKey(b, "metrics")
+		m, err := json.Marshal(res.Metrics)
+		if err != nil {
+			return err
+		}
+		b = append(b, m...)
+	}
+	b = append(b, "}\n"...)
+	p.msg = b
+	if _, err := p.w.Write(b); err != nil {
+		return p.fail(fmt.Errorf("%w: %v", ErrExited, err))
+	}
+	return nil
+}
+
+// Close ends the run for the policy: it sends "end" (when no error came
+// before), closes the policy's input and reaps the process, killing its
+// group if it is still there after a grace period. It returns an error
+// when the policy exits with a failure after a run that went well; after
+// an error it returns nil (the error was Schedule's).
+func (p *Policy) Close() error {
+	if p.closed {
+		return nil
+	}
+	failed := p.err != nil
+	if !failed {
+		p.End(context.Background(), nil)
+	}
+	p.closed = true
+	if p.proc == nil || p.proc.done {
+		return nil
+	}
+	p.proc.reap(killGrace)
+	if !failed && !p.proc.cmd.ProcessState.Success() {
+		return &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: fmt.Errorf("%w after the end of the run", ErrExited),
+			Exit: p.proc.exit, Stderr: p.proc.stderr.String()}
+	}
+	return nil
+}
