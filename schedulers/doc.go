@@ -16,6 +16,7 @@
 //	fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance  DAS heuristics
 //	tetris, load-balancing, lif, tetris-pack                        MARL heuristics
 //	malo, mosa                                                      DAS meta-heuristics
+//	malo-oracle, mosa-oracle                                        the same, reading the future
 //
 // Learned schedulers (das, marl-device, ...) register from their family's
 // package through training.Register, which wires the family's model loader
@@ -33,8 +34,15 @@
 // server affinities of the oldest MetaConfig.MaxJobs pending jobs against a
 // surrogate of mean JCT and mean fee, keep a Pareto archive and apply its
 // knee; parameters from the DAS paper's Appendix D (MetaConfig documents the
-// rest). Every registered scheduler passes the shared conformance test of
-// package schedulerstest.
+// rest). Their surrogate needs durations, which no real scheduler has: MALO
+// and MOSA estimate them from finished jobs (HistoryEstimator: the mean of
+// the same user's, else of all); malo-oracle and mosa-oracle read the true
+// ones (TrueDurations) and are registered with Info.Oracle, so that tables
+// show them apart and claims never take them as a baseline. Every
+// registered scheduler passes the shared conformance test of package
+// schedulerstest, and every one that is not an oracle its
+// FutureDependence check (decisions unchanged when the durations of
+// unfinished jobs are permuted).
 //
 // # Files
 //
@@ -44,7 +52,7 @@
 // and fittree.go), tetris.go (Alignment), lif.go (LeastInterference) and
 // packing.go, their shared helpers placer.go, the ledger's running sums
 // ledgersums.go, and the meta-heuristics meta.go (the shared surrogate and
-// archive), malo.go and mosa.go.
+// archive), malo.go and mosa.go, with their durations in estimate.go.
 //
 // # Adding a heuristic
 //

@@ -29,10 +29,23 @@ type Info struct {
 	Family string
 	// Aliases are further accepted spellings (fifo-ff, lb).
 	Aliases []string
+	// Oracle marks a scheduler that reads what no real scheduler knows (a
+	// job's true duration or remaining time): an upper bound, shown apart
+	// in tables and never the baseline a claim is measured against.
+	Oracle bool
 }
 
 // Learned reports whether the scheduler needs a trained model.
 func (i Info) Learned() bool { return i.Family != "" }
+
+// Oracle reports whether n is a registered oracle (Info.Oracle).
+func (n Name) Oracle() bool {
+	e, ok := lookup(string(n))
+	return ok && e.info.Oracle
+}
+
+// OracleNote is the one line a table prints under its oracle rows.
+const OracleNote = "Rows marked (oracle) read each job's true duration and remaining time, which no real scheduler knows: upper bounds shown apart, never the baseline a claim is measured against; the rows without the mark estimate durations from finished jobs."
 
 // Learned reports whether n is a registered learned scheduler.
 func (n Name) Learned() bool {
@@ -232,13 +245,23 @@ func init() {
 		{Info{Name: "tetris-pack", Display: "Tetris (packing)",
 			Doc: "MARL: submission order, multi-resource bin packing with job locality (the MARL paper's Tetris)"},
 			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
-		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50)"},
+		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
 				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
 			}},
-		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50)"},
+		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
 				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+			}},
+		// The oracles draw from their fair rows' streams: the pair differs
+		// only in what it knows of durations.
+		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewOracleMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
+			}},
+		{Info{Name: "mosa-oracle", Display: "MOSA (oracle)", Oracle: true, Doc: "MOSA reading true durations and remaining times: an upper bound, not a baseline"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
 			}},
 	} {
 		Register(h.info, h.make)
