@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +112,32 @@ func TestLinePlots(t *testing.T) {
 		if !strings.Contains(string(svg), tc.want) || (tc.dontWant != "" && strings.Contains(string(svg), tc.dontWant)) || !strings.HasPrefix(string(png), "\x89PNG") {
 			t.Errorf("%v: plot lacks %q or has %q", tc.r.Names, tc.want, tc.dontWant)
 		}
+	}
+}
+
+// TestOracleRowsApart: rows that read the future come after the others,
+// whatever the configured order, with the one-line note that explains
+// them, and are never the best heuristic a learned row's margin is over.
+func TestOracleRowsApart(t *testing.T) {
+	r := &Report{Spec: Spec{Experiment: "t", Clusters: []Cluster{{Name: "small"}}, Workloads: []Workload{{Name: "pai", Kind: KindTrace}}, Seeds: 1}}
+	jct := map[string]float64{"malo-oracle": 50, "fifo-firstfit": 100, "das": 90, "tetris": 110}
+	for si, n := range []string{"malo-oracle", "fifo-firstfit", "das", "tetris"} {
+		r.Names = append(r.Names, schedulers.Name(n))
+		r.Cells = append(r.Cells, CellResult{Cell: Cell{si: si}, Metrics: sim.Metrics{MeanJCTS: 60 * jct[n], MeanFeeUSD: 1}})
+	}
+	tb := r.Table()
+	var labels []string
+	for _, row := range tb.Rows {
+		labels = append(labels, row.Label)
+	}
+	if want := []string{"FIFO-FirstFit", "DAS", "Tetris", "MALO (oracle)"}; !slices.Equal(labels, want) {
+		t.Errorf("rows %q, want %q", labels, want)
+	}
+	notes := strings.Join(tb.Notes, "\n")
+	if !strings.Contains(notes, schedulers.OracleNote) {
+		t.Errorf("notes lack the oracle line: %s", notes)
+	}
+	if !strings.Contains(notes, "(vs FIFO-FirstFit): DAS +10.0 %") {
+		t.Errorf("margin not over the best non-oracle heuristic: %s", notes)
 	}
 }
