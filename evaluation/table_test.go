@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 )
 
@@ -139,5 +140,31 @@ func TestOracleRowsApart(t *testing.T) {
 	}
 	if !strings.Contains(notes, "(vs FIFO-FirstFit): DAS +10.0 %") {
 		t.Errorf("margin not over the best non-oracle heuristic: %s", notes)
+	}
+}
+
+// TestDASTrainingFlagsFIFO: das-table1-training averages the Adam steps
+// of the training episodes, shows the last validation's share of
+// decisions unlike FIFO-FirstFit's, and names in its notes the models
+// under FIFOLike, not those above it nor those that do not measure it.
+func TestDASTrainingFlagsFIFO(t *testing.T) {
+	share := func(v float64) *float64 { return &v }
+	curve := func(name string, steps [2]int64, last *float64) LearningCurve {
+		return LearningCurve{Scheduler: name, Cluster: "small", Rows: []training.Curve{
+			{Split: "train", Episode: 0, AdamSteps: steps[0]}, {Split: "train", Episode: 1, AdamSteps: steps[1]},
+			{Split: "validation", Episode: 1, MeanJCT: 6000, NotFIFO: last}}}
+	}
+	in := DerivedData{Parent: Spec{Clusters: []Cluster{{Name: "small"}}}, Curves: []LearningCurve{
+		curve("das", [2]int64{3000, 3200}, share(0.3)), curve("das-mappo", [2]int64{100, 140}, share(0.02)), curve("dl2", [2]int64{}, nil)}}
+	tb := dasTrainingTable(in)
+	if got := tb.Rows[0].Values; got[0] != 3100 || math.Abs(got[1]-30) > 1e-9 || got[2] != 100 {
+		t.Errorf("das row %v, want [3100 30 100]", got)
+	}
+	if v := tb.Rows[2].Values; !math.IsNaN(v[0]) || !math.IsNaN(v[1]) {
+		t.Errorf("dl2 row %v: it measures neither", v)
+	}
+	notes := strings.Join(tb.Notes, "\n")
+	if !strings.Contains(notes, "FIFO-FirstFit under another name: DAS (MAPPO) (2.0 %).") {
+		t.Errorf("notes do not flag das-mappo alone: %s", notes)
 	}
 }
