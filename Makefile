@@ -14,7 +14,7 @@ BIN      := bin/schedlab
 REVISION ?= $(shell git describe --always --dirty 2>/dev/null)
 LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
 
-.PHONY: help build run test test-race test-norace test-seeds test-deps test-distributed bench bench-ci fuzz lint reproduce clean
+.PHONY: help build run test test-race test-norace test-seeds test-deps test-distributed bench bench-ci fuzz lint reproduce paper-das clean
 
 help:
 	@echo "make run        the whole pipeline on the quick preset, into $(OUT)/"
@@ -27,6 +27,8 @@ help:
 	@echo "make fuzz       every fuzz target for FUZZTIME each (default $(FUZZTIME)); not part of test"
 	@echo "make lint       gofmt, go vet and go mod tidy must leave no diff"
 	@echo "make reproduce  the nightly preset into $(OUT)/nightly"
+	@echo "make paper-das  DAS Table 1 at the paper's budget: every DAS-paper model trained on each"
+	@echo "                cluster at three seeds over the learning-rate grid (CPU-days; EXECUTOR=)"
 	@echo "make build      $(BIN)"
 	@echo "make clean      remove $(OUT)/ and bin/"
 
@@ -114,6 +116,16 @@ lint:
 
 reproduce: build
 	./$(BIN) run --preset nightly --out $(OUT)/nightly
+
+# The paper preset's das-table1 alone: DAS (Algorithm 1 and MAPPO), its
+# ablations, DL² and RIFLING trained on each of Small, Medium and Large at
+# three seeds, 50 episodes of 1000 jobs per learning rate of the paper's
+# grid; the trainings' CPU seconds land in eval/timings.parquet. Not run
+# by any test or CI job. EXECUTOR=temporal://HOST:PORT spreads the
+# trainings over workers.
+EXECUTOR ?= local
+paper-das: build
+	./$(BIN) run --preset paper --only das-table1 --executor $(EXECUTOR) --out $(OUT)/paper-das
 
 clean:
 	rm -rf $(OUT) bin

@@ -371,3 +371,19 @@ func TestMARLScaleSaysTraining(t *testing.T) {
 		t.Errorf("with episodes: %q", got)
 	}
 }
+
+// TestOracleIsNoBaseline: a row that reads the future (malo-oracle) is
+// never the baseline a claim is measured against, even when it is the
+// best of the rows listed.
+func TestOracleIsNoBaseline(t *testing.T) {
+	c := comparison{experiment: evaluation.MARLArrivals, claimed: []string{"marl-device"},
+		against: []string{"lif", "malo-oracle"}, metrics: []metric{jct}}
+	cells := append(marlFig7(7.0, 6.9, 7.1), cellsOf(evaluation.MARLArrivals, "fattree-k4", "uniform", "malo-oracle", 1, 5)...)
+	out, err := c.evaluate("oracle")(&Input{Run: Run{Config: config(evaluation.MARLArrivals), Seed: 1}, Cells: cells})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Verdict != Holds || !strings.Contains(out.Ours, "vs LIF") {
+		t.Errorf("verdict %q, ours %q: want the margin over LIF, the best row that is not an oracle", out.Verdict, out.Ours)
+	}
+}

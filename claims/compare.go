@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/schedulers"
 )
 
 // comparison is a claim that some rows of an experiment beat others by a
@@ -39,6 +40,8 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		}
 		claimed, missing := split(c.claimed, present)
 		against, _ := split(c.against, present)
+		// An oracle reads the future: it bounds, it is no baseline.
+		against = slices.DeleteFunc(against, func(s string) bool { return schedulers.Name(s).Oracle() })
 		out := Outcome{Value: math.NaN(), Threshold: c.threshold, HasCI: true}
 		switch {
 		case len(claimed) == 0:

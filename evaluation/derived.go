@@ -193,3 +193,56 @@ func convergence(rows []training.Curve) []float64 {
 	}
 	return []float64{jct[0], best, jct[len(jct)-1], at}
 }
+
+// FIFOLike is the share of validation decisions below which a learned
+// row's final policy counts as FIFO-FirstFit under another name (it
+// decides like FIFO-FirstFit on more than 95 % of them).
+const FIFOLike = 0.05
+
+// dasTrainingTable summarises each learning curve of das-table1's learned
+// rows: the mean Adam steps of a training episode, and of the last
+// validation the share of decisions unlike FIFO-FirstFit's and the mean
+// JCT. Rows whose family measures neither show no value; a row whose
+// share is under FIFOLike is named in the notes.
+func dasTrainingTable(in DerivedData) *Table {
+	t := &Table{ID: DASTraining,
+		Title: DASTraining + ": training of das-table1's learned schedulers",
+		Metrics: []Metric{{Label: "Adam steps / episode", Key: "adam_steps", Digits: 0},
+			{Label: "not FIFO-FF (%)", Key: "not_fifo_pct", Digits: 1}, {Label: "final val JCT (min)", Key: "final_val_jct_min", Digits: 1}}}
+	var clusters, flagged []string
+	for _, c := range in.Curves {
+		if !slices.Contains(clusters, c.Cluster) {
+			clusters = append(clusters, c.Cluster)
+		}
+		steps, eps := 0.0, 0
+		notFIFO, jct := math.NaN(), math.NaN()
+		for _, r := range c.Rows {
+			switch r.Split {
+			case "train":
+				steps += float64(r.AdamSteps)
+				eps++
+			case "validation":
+				jct = r.MeanJCT / 60
+				if r.NotFIFO != nil {
+					notFIFO = 100 * *r.NotFIFO
+				}
+			}
+		}
+		if eps == 0 || steps == 0 {
+			steps = math.NaN()
+		} else {
+			steps /= float64(eps)
+		}
+		label := curveLabel(in, c)
+		t.Rows = append(t.Rows, TableRow{Label: label, Source: SourceOurs, Values: []float64{steps, notFIFO, jct}})
+		if notFIFO < 100*FIFOLike {
+			flagged = append(flagged, fmt.Sprintf("%s (%.1f %%)", label, notFIFO))
+		}
+	}
+	t.Groups = []string{strings.Join(clusters, ", ")}
+	t.Notes = append(t.Notes, "Adam steps / episode: optimiser steps of a training episode over all of the model's optimisers (the DAS family counts them; Algorithm 1 takes one per decision per optimiser, MAPPO one per minibatch). not FIFO-FF: share of the final validation run's decisions that start other jobs, or on other servers, than FIFO-FirstFit would on the same state; final val JCT: that run's mean JCT.")
+	if len(flagged) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("Decide like FIFO-FirstFit on more than %.0f %% of their validation decisions, FIFO-FirstFit under another name: %s.", 100*(1-FIFOLike), strings.Join(flagged, ", ")))
+	}
+	return t
+}

@@ -20,7 +20,7 @@ import (
 // once, in DESIGN order, and each run experiment's documented spec is
 // valid and named by its id.
 func TestRegistry(t *testing.T) {
-	want := []string{Calibration, DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead,
+	want := []string{Calibration, DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead, DASTraining,
 		MARLArrivals, MARLArrivalsConvergence, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence, Sensitivity}
 	var got []string
 	for _, e := range Experiments() {

@@ -13,11 +13,14 @@ import (
 
 // Experiment ids (DESIGN.md §6), in its order.
 const (
-	DASTable1      = "das-table1"
-	DASLoad        = "das-load"
-	DASTuning      = "das-tuning"
-	DASWilcoxon    = "das-wilcoxon"
-	DASOverhead    = "das-overhead"
+	DASTable1   = "das-table1"
+	DASLoad     = "das-load"
+	DASTuning   = "das-tuning"
+	DASWilcoxon = "das-wilcoxon"
+	DASOverhead = "das-overhead"
+	// DASTraining is how far das-table1's learned rows trained (Adam
+	// steps, decisions unlike FIFO-FirstFit's), from their curves.
+	DASTraining    = "das-table1-training"
 	MARLArrivals   = "marl-arrivals"
 	MARLServers    = "marl-servers"
 	MARLTopologies = "marl-topologies"
@@ -209,6 +212,19 @@ rows, from wall-clock timings (so it differs between runs).`,
 			From: DASTable1, Reads: FromTimings,
 			Applies: func(p Spec) bool { return len(learnedOf(p)) > 0 },
 			Table:   func(in DerivedData) (*Table, error) { return overheadTable(in.Timings), nil },
+		},
+	})
+	Register(Experiment{
+		ID: DASTraining, Paper: PaperDAS, Reproduces: "DAS Algorithm 1 (training of Table 1's models)",
+		Summary: `how far das-table1's learned rows were trained, from their models'
+learning curves: Adam steps per episode, and the share of validation
+decisions that differ from FIFO-FirstFit's, flagging a model that is
+FIFO-FirstFit under another name.`,
+		Section: ReportSection{"Training of das-table1's learned schedulers", "Adam steps per training episode and, on the validation jobs, the share of decisions that differ from FIFO-FirstFit's and the mean JCT after training."},
+		Derive: &Derivation{
+			From: DASTable1, Reads: FromCurves,
+			Applies: func(p Spec) bool { return len(learnedOf(p)) > 0 },
+			Table:   func(in DerivedData) (*Table, error) { return dasTrainingTable(in), nil },
 		},
 	})
 	Register(Experiment{

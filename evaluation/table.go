@@ -121,7 +121,8 @@ func (r *Report) Table() *Table {
 	}
 	nm := len(t.Metrics)
 	anyCI := false
-	for si, canon := range r.Names {
+	for _, si := range oraclesLast(r.Names) {
+		canon := r.Names[si]
 		row := TableRow{Label: schedulers.Display(string(canon)), Source: SourceOurs, Values: make([]float64, len(t.Groups)*nm)}
 		ci := make([]Interval, len(t.Groups)*nm)
 		// units[gi] are the group's replicates (trained model, seed) in
@@ -184,6 +185,9 @@ func (r *Report) Table() *Table {
 	if anyCI {
 		t.Notes = append(t.Notes, r.ciNote())
 	}
+	if slices.ContainsFunc(r.Names, schedulers.Name.Oracle) {
+		t.Notes = append(t.Notes, schedulers.OracleNote)
+	}
 	if n := marginNote(t, r.Names); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
@@ -193,6 +197,21 @@ func (r *Report) Table() *Table {
 		}
 	}
 	return t
+}
+
+// oraclesLast lists the indices of names with the oracles (rows that read
+// the future) after the others, each part in its order: the oracle rows
+// form a block of their own at the foot of the table.
+func oraclesLast(names []schedulers.Name) []int {
+	var fair, oracle []int
+	for i, n := range names {
+		if n.Oracle() {
+			oracle = append(oracle, i)
+		} else {
+			fair = append(fair, i)
+		}
+	}
+	return append(fair, oracle...)
 }
 
 // interval is the bootstrap interval of one table value over its
@@ -251,13 +270,17 @@ func (r *Report) ciNote() string {
 // marginNote gives, per column group, each learned row's mean JCT margin
 // over the best heuristic row: (best heuristic − learned) / best
 // heuristic, positive when the learned scheduler is better (the MARL
-// paper's "improvement").
+// paper's "improvement"). Oracle rows are no heuristic's best. t.Rows
+// are in oraclesLast(names) order.
 func marginNote(t *Table, names []schedulers.Name) string {
 	var learned, heur []int
-	for i, canon := range names {
-		if canon.Learned() {
+	for i, si := range oraclesLast(names) {
+		canon := names[si]
+		switch {
+		case canon.Oracle():
+		case canon.Learned():
 			learned = append(learned, i)
-		} else {
+		default:
 			heur = append(heur, i)
 		}
 	}

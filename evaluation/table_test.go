@@ -2,11 +2,13 @@ package evaluation
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 )
 
@@ -111,5 +113,58 @@ func TestLinePlots(t *testing.T) {
 		if !strings.Contains(string(svg), tc.want) || (tc.dontWant != "" && strings.Contains(string(svg), tc.dontWant)) || !strings.HasPrefix(string(png), "\x89PNG") {
 			t.Errorf("%v: plot lacks %q or has %q", tc.r.Names, tc.want, tc.dontWant)
 		}
+	}
+}
+
+// TestOracleRowsApart: rows that read the future come after the others,
+// whatever the configured order, with the one-line note that explains
+// them, and are never the best heuristic a learned row's margin is over.
+func TestOracleRowsApart(t *testing.T) {
+	r := &Report{Spec: Spec{Experiment: "t", Clusters: []Cluster{{Name: "small"}}, Workloads: []Workload{{Name: "pai", Kind: KindTrace}}, Seeds: 1}}
+	jct := map[string]float64{"malo-oracle": 50, "fifo-firstfit": 100, "das": 90, "tetris": 110}
+	for si, n := range []string{"malo-oracle", "fifo-firstfit", "das", "tetris"} {
+		r.Names = append(r.Names, schedulers.Name(n))
+		r.Cells = append(r.Cells, CellResult{Cell: Cell{si: si}, Metrics: sim.Metrics{MeanJCTS: 60 * jct[n], MeanFeeUSD: 1}})
+	}
+	tb := r.Table()
+	var labels []string
+	for _, row := range tb.Rows {
+		labels = append(labels, row.Label)
+	}
+	if want := []string{"FIFO-FirstFit", "DAS", "Tetris", "MALO (oracle)"}; !slices.Equal(labels, want) {
+		t.Errorf("rows %q, want %q", labels, want)
+	}
+	notes := strings.Join(tb.Notes, "\n")
+	if !strings.Contains(notes, schedulers.OracleNote) {
+		t.Errorf("notes lack the oracle line: %s", notes)
+	}
+	if !strings.Contains(notes, "(vs FIFO-FirstFit): DAS +10.0 %") {
+		t.Errorf("margin not over the best non-oracle heuristic: %s", notes)
+	}
+}
+
+// TestDASTrainingFlagsFIFO: das-table1-training averages the Adam steps
+// of the training episodes, shows the last validation's share of
+// decisions unlike FIFO-FirstFit's, and names in its notes the models
+// under FIFOLike, not those above it nor those that do not measure it.
+func TestDASTrainingFlagsFIFO(t *testing.T) {
+	share := func(v float64) *float64 { return &v }
+	curve := func(name string, steps [2]int64, last *float64) LearningCurve {
+		return LearningCurve{Scheduler: name, Cluster: "small", Rows: []training.Curve{
+			{Split: "train", Episode: 0, AdamSteps: steps[0]}, {Split: "train", Episode: 1, AdamSteps: steps[1]},
+			{Split: "validation", Episode: 1, MeanJCT: 6000, NotFIFO: last}}}
+	}
+	in := DerivedData{Parent: Spec{Clusters: []Cluster{{Name: "small"}}}, Curves: []LearningCurve{
+		curve("das", [2]int64{3000, 3200}, share(0.3)), curve("das-mappo", [2]int64{100, 140}, share(0.02)), curve("dl2", [2]int64{}, nil)}}
+	tb := dasTrainingTable(in)
+	if got := tb.Rows[0].Values; got[0] != 3100 || math.Abs(got[1]-30) > 1e-9 || got[2] != 100 {
+		t.Errorf("das row %v, want [3100 30 100]", got)
+	}
+	if v := tb.Rows[2].Values; !math.IsNaN(v[0]) || !math.IsNaN(v[1]) {
+		t.Errorf("dl2 row %v: it measures neither", v)
+	}
+	notes := strings.Join(tb.Notes, "\n")
+	if !strings.Contains(notes, "FIFO-FirstFit under another name: DAS (MAPPO) (2.0 %).") {
+		t.Errorf("notes do not flag das-mappo alone: %s", notes)
 	}
 }

@@ -13,7 +13,7 @@ func TestConformance(t *testing.T) {
 	for _, name := range schedulers.Heuristics() {
 		t.Run(string(name), func(t *testing.T) {
 			n := 120
-			if name == "malo" || name == "mosa" {
+			if isMeta(name) {
 				n = 80 // thousands of surrogate evaluations per decision
 				if raceEnabled {
 					// Ten times as slow under the detector: 40 jobs
@@ -30,4 +30,14 @@ func TestConformance(t *testing.T) {
 			}, n)
 		})
 	}
+}
+
+// isMeta reports whether name is MALO or MOSA (fair or oracle): a search
+// per decision, which tests run on fewer jobs.
+func isMeta(name schedulers.Name) bool {
+	switch name {
+	case "malo", "mosa", "malo-oracle", "mosa-oracle":
+		return true
+	}
+	return false
 }

@@ -26,6 +26,8 @@
 // they are oracles. Info.Trigger says they act at every arrival and
 // completion.
 //
+//	malo-oracle, mosa-oracle                                        the same, reading the future
+//
 // Learned schedulers (das, marl-device, ...) register from their family's
 // package through training.Register, which wires the family's model loader
 // in as the Constructor; New builds them from Options.Model, the directory
@@ -42,8 +44,15 @@
 // server affinities of the oldest MetaConfig.MaxJobs pending jobs against a
 // surrogate of mean JCT and mean fee, keep a Pareto archive and apply its
 // knee; parameters from the DAS paper's Appendix D (MetaConfig documents the
-// rest). Every registered scheduler passes the shared conformance test of
-// package schedulerstest.
+// rest). Their surrogate needs durations, which no real scheduler has: MALO
+// and MOSA estimate them from finished jobs (HistoryEstimator: the mean of
+// the same user's, else of all); malo-oracle and mosa-oracle read the true
+// ones (TrueDurations) and are registered with Info.Oracle, so that tables
+// show them apart and claims never take them as a baseline. Every
+// registered scheduler passes the shared conformance test of package
+// schedulerstest, and every one that is not an oracle its
+// FutureDependence check (decisions unchanged when the durations of
+// unfinished jobs are permuted).
 //
 // # Files
 //
@@ -57,6 +66,7 @@
 // (the reference's runnable list and the two-pass admission walk)
 // preemptive.go, and fifohol.go, smallestfirst.go, srtf.go, srsf.go,
 // las.go (2D-LAS and TiresiasConfig) and gittins.go.
+// archive), malo.go and mosa.go, with their durations in estimate.go.
 //
 // # Adding a heuristic
 //

@@ -129,11 +129,11 @@ func TestGoldenHeuristics(t *testing.T) {
 		}{{"das-small", small, pai, sim.DefaultConfig()}, {"marl-fattree4", ft4, marl, interval}} {
 			key := tc.kind + "/" + string(name)
 			jobs := tc.jobs
-			if name == "malo" || name == "mosa" {
+			if isMeta(name) {
 				jobs = jobs[:80] // a search per decision: keep the test short
 			}
 			t.Run(key, func(t *testing.T) {
-				if raceEnabled && (name == "malo" || name == "mosa") {
+				if raceEnabled && isMeta(name) {
 					// A digest pins the whole run, which the detector
 					// slows tenfold; MALO and MOSA run under it in
 					// TestConformance, TestCompare and TestMetaSeeds.

@@ -16,30 +16,45 @@ import (
 // elite is then refined by DE/best/1/bin (F = 0.5, CR = 0.9) with
 // simulated-annealing acceptance at temperature T (the paper's T and P are
 // this anneal's). Non-dominated solutions go to an archive whose knee is
-// applied.
+// applied. Its surrogate needs durations: NewMALO estimates them from
+// finished jobs (HistoryEstimator), NewOracleMALO reads the truth.
 type MALO struct {
 	cfg   MetaConfig
 	price float64
+	dur   Durations
+	name  string
 	rng   *rand.Rand
 }
 
-// NewMALO returns MALO drawing from rng.
+// NewMALO returns MALO drawing from rng, with durations estimated by a
+// HistoryEstimator.
 func NewMALO(cfg MetaConfig, price float64, rng *rand.Rand) (*MALO, error) {
+	return newMALO("malo", cfg, price, NewHistoryEstimator(), rng)
+}
+
+// NewOracleMALO returns MALO reading every job's true duration and
+// remaining time (TrueDurations): an upper bound, not a baseline.
+func NewOracleMALO(cfg MetaConfig, price float64, rng *rand.Rand) (*MALO, error) {
+	return newMALO("malo-oracle", cfg, price, TrueDurations{}, rng)
+}
+
+func newMALO(name string, cfg MetaConfig, price float64, d Durations, rng *rand.Rand) (*MALO, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("schedulers: malo.%w", err)
+		return nil, fmt.Errorf("schedulers: %s.%w", name, err)
 	}
-	return &MALO{cfg: cfg, price: price, rng: rng}, nil
+	return &MALO{cfg: cfg, price: price, dur: d, name: name, rng: rng}, nil
 }
 
 // Name implements sim.Scheduler.
-func (m *MALO) Name() string { return "malo" }
+func (m *MALO) Name() string { return m.name }
 
 // Schedule implements sim.Scheduler.
 func (m *MALO) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	m.dur.Observe(st)
 	if len(st.Pending) == 0 || !anyFits(st) {
 		return nil, nil
 	}
-	p := newProblem(st, m.cfg.MaxJobs, m.price)
+	p := newProblem(st, m.cfg.MaxJobs, m.price, m.dur)
 	n, dim := m.cfg.Population, p.dim()
 	ar := archive{cap: 2 * n}
 	lions := make([]solution, n)

@@ -78,6 +78,7 @@ type problem struct {
 	rest    []*sim.JobState
 	m       int
 	sd      [][]float64 // predicted slowdown of job k on server s, now
+	dur     []float64   // estimated standalone duration of each searched job
 	waitS   float64     // expected wait of a job left pending
 	price   float64
 	ledger  sim.Ledger
@@ -88,13 +89,15 @@ type problem struct {
 
 const spanPenalty = 0.05 // surrogate run-time cost of each extra server a job spans
 
-func newProblem(st *sim.State, maxJobs int, price float64) *problem {
+func newProblem(st *sim.State, maxJobs int, price float64, d Durations) *problem {
 	p := &problem{st: st, m: len(st.Free), price: price}
 	k := min(len(st.Pending), maxJobs)
 	p.jobs = st.Pending[:k]
 	p.rest = st.Pending[k:]
 	p.sd = make([][]float64, k)
+	p.dur = make([]float64, k)
 	for i, j := range p.jobs {
+		p.dur[i] = d.Duration(st, j)
 		p.sd[i] = make([]float64, p.m)
 		for s := range p.sd[i] {
 			p.sd[i][s] = st.PredictSlowdown(j.Instances[0].Load, s, nil)
@@ -103,7 +106,7 @@ func newProblem(st *sim.State, maxJobs int, price float64) *problem {
 	// A job left pending waits, we guess, until the median running job ends.
 	var rem []float64
 	for _, j := range st.Running {
-		rem = append(rem, j.ExpectedFinishS(st.Now)-st.Now)
+		rem = append(rem, d.Remaining(st, j))
 	}
 	if len(rem) > 0 {
 		slices.Sort(rem)
@@ -172,11 +175,11 @@ func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 			for n, srv := range p.booked {
 				l.Give(srv, j.Instances[n].Demand)
 			}
-			jct += wait + p.waitS + j.DurationS
-			fee += p.price * j.Total.GPU * j.DurationS / 3600
+			jct += wait + p.waitS + p.dur[i]
+			fee += p.price * j.Total.GPU * p.dur[i] / 3600
 			continue
 		}
-		run := j.DurationS * (1 + worst) * (1 + spanPenalty*float64(spans-1))
+		run := p.dur[i] * (1 + worst) * (1 + spanPenalty*float64(spans-1))
 		jct += wait + run
 		fee += p.price * j.Total.GPU * run / 3600
 		if want {

@@ -13,30 +13,45 @@ import (
 // Iterations steps by a neighbour move (swap two job priorities, or
 // re-draw one server's affinity), accepting a worse neighbour with
 // probability exp(−Δ/T); T cools by Cooling per iteration; non-dominated
-// solutions (JCT, fee) go to an archive whose knee is applied.
+// solutions (JCT, fee) go to an archive whose knee is applied. Durations
+// come as MALO's do: estimated (NewMOSA) or true (NewOracleMOSA).
 type MOSA struct {
 	cfg   MetaConfig
 	price float64
+	dur   Durations
+	name  string
 	rng   *rand.Rand
 }
 
-// NewMOSA returns MOSA drawing from rng.
+// NewMOSA returns MOSA drawing from rng, with durations estimated by a
+// HistoryEstimator.
 func NewMOSA(cfg MetaConfig, price float64, rng *rand.Rand) (*MOSA, error) {
+	return newMOSA("mosa", cfg, price, NewHistoryEstimator(), rng)
+}
+
+// NewOracleMOSA returns MOSA reading every job's true duration and
+// remaining time (TrueDurations): an upper bound, not a baseline.
+func NewOracleMOSA(cfg MetaConfig, price float64, rng *rand.Rand) (*MOSA, error) {
+	return newMOSA("mosa-oracle", cfg, price, TrueDurations{}, rng)
+}
+
+func newMOSA(name string, cfg MetaConfig, price float64, d Durations, rng *rand.Rand) (*MOSA, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("schedulers: mosa.%w", err)
+		return nil, fmt.Errorf("schedulers: %s.%w", name, err)
 	}
-	return &MOSA{cfg: cfg, price: price, rng: rng}, nil
+	return &MOSA{cfg: cfg, price: price, dur: d, name: name, rng: rng}, nil
 }
 
 // Name implements sim.Scheduler.
-func (m *MOSA) Name() string { return "mosa" }
+func (m *MOSA) Name() string { return m.name }
 
 // Schedule implements sim.Scheduler.
 func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	m.dur.Observe(st)
 	if len(st.Pending) == 0 || !anyFits(st) {
 		return nil, nil
 	}
-	p := newProblem(st, m.cfg.MaxJobs, m.price)
+	p := newProblem(st, m.cfg.MaxJobs, m.price, m.dur)
 	ar := archive{cap: 2 * m.cfg.Population}
 	pop := make([]solution, m.cfg.Population)
 	pop[0] = seedSolution(p)

@@ -54,7 +54,7 @@ func readPAISim(t testing.TB, path string) []datasets.Job {
 		}
 		inst := num("num_inst")
 		jobs = append(jobs, datasets.Job{
-			JobID: rec[col["job_id"]], Source: "pai-sim", SubmitS: num("submit_time"), DurationS: num("duration"),
+			JobID: rec[col["job_id"]], Source: "pai-sim", SubmitS: num("submit_time"), DurationS: num("duration"), User: rec[col["user"]],
 			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(inst), GPU: num("num_gpu") / inst, CPU: num("num_cpu") / inst}},
 		})
 	}

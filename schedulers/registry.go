@@ -33,10 +33,23 @@ type Info struct {
 	// the Tiresias policies, which act at every arrival and completion);
 	// "" leaves it to the experiment.
 	Trigger string
+	// Oracle marks a scheduler that reads what no real scheduler knows (a
+	// job's true duration or remaining time): an upper bound, shown apart
+	// in tables and never the baseline a claim is measured against.
+	Oracle bool
 }
 
 // Learned reports whether the scheduler needs a trained model.
 func (i Info) Learned() bool { return i.Family != "" }
+
+// Oracle reports whether n is a registered oracle (Info.Oracle).
+func (n Name) Oracle() bool {
+	e, ok := lookup(string(n))
+	return ok && e.info.Oracle
+}
+
+// OracleNote is the one line a table prints under its oracle rows.
+const OracleNote = "Rows marked (oracle) read each job's true duration and remaining time, which no real scheduler knows: upper bounds shown apart, never the baseline a claim is measured against; the rows without the mark estimate durations from finished jobs."
 
 // Learned reports whether n is a registered learned scheduler.
 func (n Name) Learned() bool {
@@ -296,11 +309,11 @@ func init() {
 		{Info{Name: "tetris-pack", Display: "Tetris (packing)",
 			Doc: "MARL: submission order, multi-resource bin packing with job locality (the MARL paper's Tetris)"},
 			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
-		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50)"},
+		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
 				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
 			}},
-		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50)"},
+		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
 				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
 			}},
@@ -312,10 +325,10 @@ func init() {
 		{Info{Name: "smallest-first", Display: "Smallest GPU first", Aliases: []string{"sjf"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias sjf: fewest GPUs first, preemptive"},
 			func(Options) (sim.Scheduler, error) { return SmallestFirst(), nil }},
-		{Info{Name: "srtf", Display: "SRTF (oracle)", Aliases: []string{"shortest"}, Trigger: sim.TriggerEvery,
+		{Info{Name: "srtf", Display: "SRTF (oracle)", Oracle: true, Aliases: []string{"shortest"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias shortest: shortest remaining time first, preemptive; reads true durations (oracle)"},
 			func(Options) (sim.Scheduler, error) { return SRTF(), nil }},
-		{Info{Name: "srsf", Display: "SRSF (oracle)", Aliases: []string{"shortest-gpu"}, Trigger: sim.TriggerEvery,
+		{Info{Name: "srsf", Display: "SRSF (oracle)", Oracle: true, Aliases: []string{"shortest-gpu"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias shortest-gpu: least remaining GPU-time first, preemptive; reads true durations (oracle)"},
 			func(Options) (sim.Scheduler, error) { return SRSF(), nil }},
 		{Info{Name: "tiresias-las", Display: "2D-LAS (Tiresias)", Aliases: []string{"dlas-gpu", "2d-las"}, Trigger: sim.TriggerEvery,
@@ -324,6 +337,16 @@ func init() {
 		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias dlas-gpu-gittins: 2D-LAS queues ordered by a Gittins index of past jobs' GPU-time"},
 			func(o Options) (sim.Scheduler, error) { return NewGittins(tiresiasConfig(o), o.DataDir) }},
+		// The oracles draw from their fair rows' streams: the pair differs
+		// only in what it knows of durations.
+		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewOracleMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
+			}},
+		{Info{Name: "mosa-oracle", Display: "MOSA (oracle)", Oracle: true, Doc: "MOSA reading true durations and remaining times: an upper bound, not a baseline"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+			}},
 	} {
 		Register(h.info, h.make)
 	}

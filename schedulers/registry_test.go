@@ -16,7 +16,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa",
-		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-gittins"}
+		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-gittins", "malo-oracle", "mosa-oracle"}
 	if got := schedulers.Heuristics(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Heuristics() = %v, want %v", got, want)
 	}
@@ -95,7 +95,7 @@ func TestRegisterLearned(t *testing.T) {
 // TestMetaPrice: MALO and MOSA optimise against the price they are given
 // (the experiment's), not the default: their surrogate's fee scales.
 func TestMetaPrice(t *testing.T) {
-	for _, name := range []string{"malo", "mosa"} {
+	for _, name := range []string{"malo", "mosa", "malo-oracle", "mosa-oracle"} {
 		s, err := schedulers.New(schedulers.Name(name), schedulers.Options{PriceGPUHour: 10})
 		if err != nil {
 			t.Fatal(err)

@@ -99,6 +99,9 @@ func (c TrainConfig) Validate() error {
 	inRange("train.das.episodes", c.DAS.Episodes, 1, MaxTrainEpisodes)
 	inRange("train.das.segment_jobs", c.DAS.SegmentJobs, 1, MaxTrainJobs)
 	inRange("train.das.val_jobs", c.DAS.ValJobs, 0, MaxTrainJobs)
+	if !(c.DAS.MinNotFIFO >= 0 && c.DAS.MinNotFIFO <= 1) {
+		errs = append(errs, fmt.Errorf("train.das.min_not_fifo: must be in [0, 1], got %v", c.DAS.MinNotFIFO))
+	}
 	if len(c.DAS.LearningRates) == 0 || len(c.DAS.LearningRates) > MaxLearningRates {
 		errs = append(errs, fmt.Errorf("train.das.learning_rates: give 1 to %d rates, got %d", MaxLearningRates, len(c.DAS.LearningRates)))
 	}

@@ -25,6 +25,14 @@ type Curve struct {
 	PolicyLoss float64 `parquet:"policy_loss" json:"policy_loss"`
 	ValueLoss  float64 `parquet:"value_loss" json:"value_loss"`
 	Entropy    float64 `parquet:"entropy" json:"entropy"`
+	// AdamSteps is the optimiser steps the episode's updates took, over
+	// all the family's optimisers; 0 where the family does not count.
+	AdamSteps int64 `parquet:"adam_steps" json:"adam_steps,omitempty"`
+	// NotFIFO is the share of the episode's decisions that started other
+	// jobs, or on other servers, than FIFO-FirstFit would have on the same
+	// state; nil where the family does not measure it. A policy at 0
+	// is FIFO-FirstFit under another name.
+	NotFIFO *float64 `parquet:"not_fifo,optional" json:"not_fifo,omitempty"`
 }
 
 // Row returns c, the run's Family, Variant and Cluster, as the row of

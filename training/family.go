@@ -120,6 +120,11 @@ segment_jobs: 60
 learning_rates: [1e-4]
 # Validation jobs simulated after each episode; 0 means all.
 val_jobs: 30
+# A DAS model (das, its ablations, das-mappo, the das-tuning rows) whose
+# final policy differs from FIFO-FirstFit on fewer than this share of its
+# validation decisions fails its training: FIFO-FirstFit under another
+# name. 0 checks nothing.
+min_not_fifo: 0
 `,
 	}
 }
@@ -144,6 +149,9 @@ type DASSection struct {
 	LearningRates []float64 `mapstructure:"learning_rates" yaml:"learning_rates" json:"learning_rates"`
 	// ValJobs caps the validation jobs simulated after each episode; 0 all.
 	ValJobs int `mapstructure:"val_jobs" yaml:"val_jobs" json:"val_jobs"`
+	// MinNotFIFO is the least share of validation decisions in which a
+	// trained DAS model must differ from FIFO-FirstFit; 0 checks nothing.
+	MinNotFIFO float64 `mapstructure:"min_not_fifo" yaml:"min_not_fifo" json:"min_not_fifo"`
 }
 
 // MARLSection (train.marl) sizes the training of the MARL-GNN variants and

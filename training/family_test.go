@@ -18,7 +18,7 @@ import (
 
 func TestFamiliesRegistered(t *testing.T) {
 	want := map[string][]string{
-		"das":     {"das", "da", "da+mc", "da+rwgp", "das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"},
+		"das":     {"das", "da", "da+mc", "da+rwgp", "das-mappo", "das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"},
 		"dl2":     {"dl2"},
 		"rifling": {"rifling"},
 		"marl":    {"marl-device", "marl-server", "marl-device-paper", "marl-single"},
@@ -65,7 +65,7 @@ func TestFamiliesRegistered(t *testing.T) {
 // TestLearnedNamesHaveFamily: every learned scheduler the registry knows
 // is a variant of a registered family, and none is a heuristic.
 func TestLearnedNamesHaveFamily(t *testing.T) {
-	if len(schedulers.LearnedNames()) != 20 { // 4 das + 8 das-tuning + dl2, rifling + 4 marl + 2 deepsys
+	if len(schedulers.LearnedNames()) != 21 { // 4 das + das-mappo + 8 das-tuning + dl2, rifling + 4 marl + 2 deepsys
 		t.Fatalf("learned names %v", schedulers.LearnedNames())
 	}
 	for _, n := range schedulers.LearnedNames() {

@@ -22,6 +22,20 @@ const (
 	VariantDAS    = "das"     // gate and RWGP: the full model
 )
 
+// Trainers: how the agents learn from the decisions they take.
+const (
+	// TrainerAlgorithm1 is the DAS paper's Algorithm 1: an update of the
+	// critic and both agents at every decision, the critic a Q-function of
+	// observation and both actions (Eq. 15) regressed on the target
+	// policy's TD target (Eq. 16), the agents on the clipped surrogate
+	// against the target policy (Eq. 17), the targets refreshed every
+	// MAPPO.TargetEvery (z) decisions.
+	TrainerAlgorithm1 = "algorithm1"
+	// TrainerMAPPO is one MAPPO update per episode: a state-value critic,
+	// GAE over the episode, MAPPO.PPO.Epochs passes of minibatches.
+	TrainerMAPPO = "mappo"
+)
+
 // Rewards.
 const (
 	RewardEq3 = "eq3"
@@ -64,7 +78,11 @@ type Config struct {
 	// otherwise dominate the return.
 	RewardCap float64 `json:"reward_cap"`
 
-	MAPPO rl.MAPPOConfig `json:"mappo"`
+	// Trainer is TrainerAlgorithm1 or TrainerMAPPO. Both read MAPPO's γ,
+	// clip, entropy weight and z; only TrainerMAPPO its λ, epochs and
+	// minibatch.
+	Trainer string         `json:"trainer"`
+	MAPPO   rl.MAPPOConfig `json:"mappo"`
 	// LearningRates is the grid searched by validation (the paper's
 	// {1e-4, 5e-5, 1e-5, 5e-6, 1e-6}); one value trains once.
 	LearningRates []float64 `json:"learning_rates"`
@@ -88,8 +106,9 @@ type Config struct {
 }
 
 // DefaultConfig is the paper's setting (§5.1.3, Appendix D): e = 64,
-// h = 4, τ = 8, α = 0.1, MAPPO with γ 0.98, entropy 0.03, clip 0.2, target
-// copy every z = 2 updates, episodes of 1000 jobs, the learning-rate grid.
+// h = 4, τ = 8, α = 0.1, Algorithm 1 with γ 0.98, entropy 0.03, clip 0.2,
+// target copy every z = 2 decisions, episodes of 1000 jobs, the
+// learning-rate grid.
 // N = 128 and L = 8 are ours (the paper states neither). N bounds how far
 // past blocked jobs the policy can look: on the PAI subset and the Small
 // cluster the untrained policy (FIFO first-fit within the window) has a
@@ -101,6 +120,7 @@ func DefaultConfig() Config {
 	return Config{
 		Variant: VariantDAS, Jobs: 128, Hidden: 64, Heads: 4, History: 8, WalkLength: 8, MinStd: 0.1,
 		Reward: RewardEq3, Alpha: 0.1, RewardCap: 10,
+		Trainer:       TrainerAlgorithm1,
 		MAPPO:         m,
 		LearningRates: []float64{1e-4, 5e-5, 1e-5, 5e-6, 1e-6},
 		MaxGradNorm:   1, Episodes: 50, SegmentJobs: 1000, MaxJobs: 20000, ValFraction: 0.2,
@@ -139,6 +159,15 @@ func (c Config) Validate() error {
 	}
 	if c.Reward != RewardEq3 && c.Reward != RewardJCT {
 		bad("reward: must be %q or %q, got %q", RewardEq3, RewardJCT, c.Reward)
+	}
+	switch c.Trainer {
+	case TrainerMAPPO:
+	case TrainerAlgorithm1:
+		if c.Reward != RewardEq3 {
+			bad("reward: %q is known only at the episode's end; trainer %q updates at every decision and needs %q", c.Reward, c.Trainer, RewardEq3)
+		}
+	default:
+		bad("trainer: must be %q or %q, got %q", TrainerAlgorithm1, TrainerMAPPO, c.Trainer)
 	}
 	if !(c.Alpha >= 0) || math.IsInf(c.Alpha, 0) {
 		bad("alpha: must be ≥ 0 and finite, got %v", c.Alpha)

@@ -3,7 +3,8 @@
 // Reinforcement Learning" (KDD 2023), as DESIGN.md §5 interprets it: an
 // ordering agent that gives every pending job a priority and a placement
 // agent that gives every (job, machine) pair an affinity, trained jointly
-// with MAPPO (training/rl) in the simulator (sim), and the ablations DA,
+// as the paper's Algorithm 1 (or, as the das-mappo variant, with MAPPO of
+// training/rl) in the simulator (sim), and the ablations DA,
 // DA+MC and DA+RWGP as switches of the same code (Config.Variant).
 //
 // # Data in and out
@@ -16,7 +17,7 @@
 // training/validation cut. The DAS paper's harness (the split, the
 // episodes' segments, Eq. 3, the observation and the baselines' trainer)
 // is package training/daspaper, which the baselines import beside this
-// one. Train runs one MAPPO training per
+// one. Train runs one training (Config.Trainer) per
 // learning rate of the grid and keeps the one whose final policy has the
 // lowest validation mean JCT; its learning curves are training.Curve
 // rows. A model leaves as a checkpoint (nn's format) with a JSON sidecar
@@ -69,10 +70,21 @@
 // capped at RewardCap), a job the previous decision left pending adding
 // −α·C·n^GPU over the mean GPUs per job, divided by the jobs counted;
 // "jct" is the dense alternative −(job-seconds in the system)/mean
-// duration. MAPPO (γ 0.98, λ 0.95, clip 0.2, entropy 0.03, target critic
-// every z = 2 updates) with two actors on the shared trunk, each with its
-// own Adam, and a centralised state-value critic (an MLP on the whole
-// observation). The ordering action's log-probability sums over the real
+// duration (Algorithm 1 needs "eq3": it learns before the episode ends).
+// Two actors on the shared trunk, each with its own Adam. Config.Trainer
+// "algorithm1" (the default, algorithm1.go) is the paper's Algorithm 1:
+// after every decision one Adam step of a centralised critic
+// Q(O^j, O^c, a^j, A^c) (Eq. 15, an MLP) on the TD target of the target
+// policy and critic (Eq. 16), one clipped-surrogate step of each agent
+// against the target policy (Eq. 17) with the one-step advantage
+// y_t − Q_old(O_t, π_old(O_t)), and the targets copied every z = 2
+// decisions; γ 0.98, clip 0.2, entropy 0.03. "mappo" is one MAPPO update
+// per episode (λ 0.95, 4 epochs of minibatches of 64) with a centralised
+// state-value critic (an MLP on the whole observation): about 20 times
+// fewer Adam steps for the same decisions. Validation also counts the
+// decisions that differ from FIFO-FirstFit's on the same state
+// (Evaluation.NotFIFO, the curves' not_fifo): the zero-initialised heads
+// make the untrained policy FIFO first-fit within its window. The ordering action's log-probability sums over the real
 // job rows; the placement action's over the rows of the jobs placed
 // (the other rows did not act on the environment; being independent
 // Gaussians they marginalise out exactly). The update's passes compute

@@ -14,6 +14,10 @@ import (
 
 func init() { training.Register(family{}) }
 
+// NameMAPPO is the full DAS model trained by TrainerMAPPO, beside das
+// (TrainerAlgorithm1).
+const NameMAPPO = "das-mappo"
+
 // TuningNames are the rows of das-tuning (DAS Fig. 5): DAS with h
 // attention heads (das-h1 .. das-h8, τ = 8) and with τ placements of
 // history (das-tau4 .. das-tau10, h = 4). das-h4 and das-tau8 are the
@@ -44,10 +48,11 @@ func (family) Section() string         { return "das" }
 
 func (family) Variants() []training.Variant {
 	vs := []training.Variant{
-		{Info: schedulers.Info{Name: VariantDAS, Display: "DAS", Doc: "DAS: ordering agent + RWGP placement agent with gate, MAPPO (the full model)"}},
+		{Info: schedulers.Info{Name: VariantDAS, Display: "DAS", Doc: "DAS: ordering agent + RWGP placement agent with gate, trained as the paper's Algorithm 1 (the full model)"}},
 		{Info: schedulers.Info{Name: VariantDA, Display: "DA", Doc: "DAS ablation: no gate, MLP placement"}},
 		{Info: schedulers.Info{Name: VariantDAMC, Display: "DA+MC", Doc: "DAS ablation: gate, MLP placement"}},
 		{Info: schedulers.Info{Name: VariantDARWGP, Display: "DA+RWGP", Doc: "DAS ablation: no gate, RWGP placement"}},
+		{Info: schedulers.Info{Name: NameMAPPO, Display: "DAS (MAPPO)", Doc: "DAS trained by one MAPPO update per episode (a V(O) critic, GAE, epochs of minibatches) instead of Algorithm 1"}},
 	}
 	d := DefaultConfig()
 	for _, n := range TuningNames() {
@@ -78,6 +83,9 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 	if h, tau, ok := TuningParams(cfg.Variant); ok {
 		cfg.Variant, cfg.Heads, cfg.History = VariantDAS, h, tau
 	}
+	if cfg.Variant == NameMAPPO {
+		cfg.Variant, cfg.Trainer = VariantDAS, TrainerMAPPO
+	}
 	cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates = pc.Episodes, pc.SegmentJobs, pc.ValJobs, pc.LearningRates
 	split, err := daspaper.NewSplit(spec.Data.Train, spec.Data.Val, spec.Sim)
 	if err != nil {
@@ -96,6 +104,10 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	best := res.Best()
+	if share := best.FinalVal.NotFIFO; share < pc.MinNotFIFO {
+		return fmt.Errorf("das: %s on %s: the trained policy (lr %g) differs from FIFO-FirstFit on %.1f %% of %d validation decisions, under train.das.min_not_fifo = %g: FIFO-FirstFit under another name; train longer or on a wider learning-rate grid",
+			spec.Variant, spec.ClusterName, best.LR, 100*share, best.FinalVal.Decisions, pc.MinNotFIFO)
+	}
 	files := f.Files(spec.Variant)
 	if err := Save(filepath.Join(spec.Dir, files[0]), best.Model, Sidecar{Cluster: spec.ClusterName, LR: best.LR, Norm: split.Norm}); err != nil {
 		return err

@@ -69,7 +69,7 @@ func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) 
 // seed and storing every decision as a step of the agents' rollouts.
 func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp daspaper.Split, seed uint64) episodeOut {
 	t.Helper()
-	out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, pipeline.Rand(seed, "test", "act"), true)
+	out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train, sp.Norm, episodeMode{rng: pipeline.Rand(seed, "test", "act"), collect: true})
 	if err != nil {
 		t.Fatal(err)
 	}

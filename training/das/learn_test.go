@@ -2,46 +2,89 @@ package das
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 )
 
 // TestTrainingLearns is the core claim: on the Small cluster and a small,
-// contended job set, MAPPO training of the full DAS model lowers the
-// validation mean JCT of the deterministic policy below that of its own
-// untrained initialisation (FIFO first-fit: the zero-initialised heads
-// tie every job). The validation jobs are later than, and disjoint from,
-// the training jobs.
+// contended job set, training the full DAS model (by Algorithm 1, and by
+// the per-episode MAPPO variant) lowers the validation mean JCT of the
+// deterministic policy below that of its own untrained initialisation
+// (FIFO first-fit: the zero-initialised heads tie every job), and the
+// trained policy no longer decides like FIFO-FirstFit. The validation
+// jobs are later than, and disjoint from, the training jobs.
 func TestTrainingLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 training episodes")
 	}
 	c := simtest.Preset(t, "small")
-	cfg := tinyConfig(VariantDAS)
-	cfg.Episodes, cfg.MaxJobs, cfg.ValidateEvery = 20, 500, 5
-	sp, err := PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 1,
-		OnEpisode: func(_ float64, rows []training.Curve) {
-			for _, r := range rows {
-				t.Logf("episode %2d %-10s return %7.2f mean JCT %7.0f s fee %6.2f $", r.Episode, r.Split, r.Return, r.MeanJCT, r.MeanFee)
+	for _, trainer := range []string{TrainerAlgorithm1, TrainerMAPPO} {
+		t.Run(trainer, func(t *testing.T) {
+			cfg := tinyConfig(VariantDAS)
+			cfg.Trainer = trainer
+			cfg.Episodes, cfg.MaxJobs, cfg.ValidateEvery = 20, 500, 5
+			sp, err := PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), cfg)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}})
+			var steps int64
+			res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 1,
+				OnEpisode: func(_ float64, rows []training.Curve) {
+					for _, r := range rows {
+						steps += r.AdamSteps
+						t.Logf("episode %2d %-10s return %7.2f mean JCT %7.0f s fee %6.2f $ Adam steps %d", r.Episode, r.Split, r.Return, r.MeanJCT, r.MeanFee, r.AdamSteps)
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := res.Best()
+			init, final := b.InitVal.Metrics, b.FinalVal.Metrics
+			t.Logf("validation (%d jobs): untrained mean JCT %.0f s, fee %.2f $, %.0f %% of decisions not FIFO-FirstFit's; trained %.0f s, %.2f $, %.0f %%; %.0f Adam steps an episode",
+				final.Jobs, init.MeanJCTS, init.MeanFeeUSD, 100*b.InitVal.NotFIFO, final.MeanJCTS, final.MeanFeeUSD, 100*b.FinalVal.NotFIFO, float64(steps)/float64(cfg.Episodes))
+			// Submission order on this workload is about twice as slow as
+			// small-first; demand a clear gain, not noise.
+			if !(final.MeanJCTS < 0.85*init.MeanJCTS) {
+				t.Errorf("trained mean JCT %.0f s is not 15 %% below the untrained %.0f s", final.MeanJCTS, init.MeanJCTS)
+			}
+			// The untrained policy is FIFO first-fit within its window
+			// of N = 8 jobs: it departs from FIFO-FirstFit only where a
+			// job beyond the window would have fitted.
+			if !(b.FinalVal.NotFIFO > b.InitVal.NotFIFO+0.1) {
+				t.Errorf("decisions not FIFO-FirstFit's: untrained %.3f, trained %.3f: training did not move the policy off FIFO-FirstFit", b.InitVal.NotFIFO, b.FinalVal.NotFIFO)
+			}
+		})
+	}
+}
+
+// TestAlgorithm1StepsEveryDecision: Algorithm 1 learns from every
+// decision of an episode, each an Adam step of the critic and the
+// ordering agent, and of the placement agent when the decision placed a
+// job; its target copies follow z.
+func TestAlgorithm1StepsEveryDecision(t *testing.T) {
+	c := simtest.Preset(t, "small")
+	cfg := tinyConfig(VariantDAS)
+	sp := prepareSynth(t, c, cfg, 300, 2)
+	m := NewModel(cfg, pipeline.Rand(1, Stage, "init"))
+	ord := &orderAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
+	plc := &placeAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
+	a1 := newAlgorithm1(cfg, m, ord, plc, len(c.Servers), 1e-3, 1, pipeline.Rand(1, "test", "upd"))
+	out, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, sp.Train[:120], sp.Norm, episodeMode{rng: pipeline.Rand(1, "test", "act"), learn: a1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := res.Best()
-	init, final := b.InitVal.Metrics, b.FinalVal.Metrics
-	t.Logf("validation (%d jobs): untrained mean JCT %.0f s, fee %.2f $; trained %.0f s, %.2f $",
-		final.Jobs, init.MeanJCTS, init.MeanFeeUSD, final.MeanJCTS, final.MeanFeeUSD)
-	// Submission order on this workload is about twice as slow as
-	// small-first; demand a clear gain, not noise.
-	if !(final.MeanJCTS < 0.85*init.MeanJCTS) {
-		t.Errorf("trained mean JCT %.0f s is not 15 %% below the untrained %.0f s", final.MeanJCTS, init.MeanJCTS)
+	n := out.decisions
+	if a1.t != n || a1.adam < int64(2*n) || a1.adam > int64(3*n) || ord.opt.Steps() != n || plc.opt.Steps() != int(a1.adam)-2*n {
+		t.Errorf("%d decisions: %d learnt, %d Adam steps (ordering %d, placement %d); want %d, in [%d, %d]", n, a1.t, a1.adam, ord.opt.Steps(), plc.opt.Steps(), n, 2*n, 3*n)
+	}
+	// The last copy was at t = z·⌊(n−1)/z⌋; the placement agent may have
+	// moved the model since only if it stepped after that.
+	if (n-1)%cfg.MAPPO.TargetEvery == 0 && !slices.EqualFunc(a1.old.ps.Values(), m.ps.Values(), slices.Equal) {
+		t.Error("the target policy was not refreshed at the last decision with t % z = 0")
 	}
 }

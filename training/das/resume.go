@@ -36,6 +36,7 @@ type runState struct {
 	Seg, Act, Upd             []byte // the PCG states of the run's streams
 	Curves                    []training.Curve
 	InitVal, FinalVal         Evaluation
+	A1                        *a1State `json:",omitempty"` // TrainerAlgorithm1's
 }
 
 // resumeKey names a training's state: the variant and its architecture.
@@ -50,16 +51,25 @@ func newRunStreams(seed uint64, key string) runStreams {
 }
 
 // capture is the run's state after ep episodes.
-func capture(ep int, run *RunResult, ord *orderAgent, plc *placeAgent, crit *critic, mappo *rl.MAPPO[*Obs], s runStreams) runState {
-	return runState{Ep: ep, Params: run.Model.ps.Values(), Critic: crit.ps.Values(), Target: crit.tps.Values(),
+func capture(ep int, run *RunResult, ord *orderAgent, plc *placeAgent, crit *critic, mappo *rl.MAPPO[*Obs], a1 *algorithm1, s runStreams) runState {
+	st := runState{Ep: ep, Params: run.Model.ps.Values(), Critic: crit.ps.Values(), Target: crit.tps.Values(),
 		OrdOpt: ord.opt.State(), PlcOpt: plc.opt.State(), CriticOpt: crit.opt.State(), Updates: mappo.Updates(),
 		Seg: training.RandState(s.seg), Act: training.RandState(s.act), Upd: training.RandState(s.upd),
 		Curves: run.Curves, InitVal: run.InitVal, FinalVal: run.FinalVal}
+	if a1 != nil {
+		st.A1 = a1.state()
+	}
+	return st
 }
 
 // restore puts st back into a run freshly built at the same learning
 // rate.
-func (st *runState) restore(run *RunResult, ord *orderAgent, plc *placeAgent, crit *critic, mappo *rl.MAPPO[*Obs], s runStreams) error {
+func (st *runState) restore(run *RunResult, ord *orderAgent, plc *placeAgent, crit *critic, mappo *rl.MAPPO[*Obs], a1 *algorithm1, s runStreams) error {
+	if a1 != nil {
+		if err := a1.restore(st.A1); err != nil {
+			return fmt.Errorf("das: resume: %w", err)
+		}
+	}
 	for _, err := range []error{run.Model.ps.SetValues(st.Params), crit.ps.SetValues(st.Critic), crit.tps.SetValues(st.Target),
 		ord.opt.SetState(st.OrdOpt), plc.opt.SetState(st.PlcOpt), crit.opt.SetState(st.CriticOpt),
 		training.SetRandState(s.seg, st.Seg), training.SetRandState(s.act, st.Act), training.SetRandState(s.upd, st.Upd)} {

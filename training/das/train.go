@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/daspaper"
@@ -43,6 +44,10 @@ type TrainOptions struct {
 type Evaluation struct {
 	Return  float64     `json:"return"`
 	Metrics sim.Metrics `json:"metrics"`
+	// Decisions taken, and the share of them that placed other jobs or
+	// on other servers than FIFO-FirstFit would have on the same state.
+	Decisions int     `json:"decisions"`
+	NotFIFO   float64 `json:"not_fifo"`
 }
 
 // RunResult is one training run at one learning rate.
@@ -138,11 +143,15 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 	mappo := &rl.MAPPO[*Obs]{Actors: []rl.ActorCritic[*Obs]{ord, plc}, Critic: crit, Config: cfg.MAPPO}
 	streams := newRunStreams(opts.Seed, key)
 	segRng, actRng, updRng := rand.New(streams.seg), rand.New(streams.act), rand.New(streams.upd)
+	var a1 *algorithm1
+	if cfg.Trainer == TrainerAlgorithm1 {
+		a1 = newAlgorithm1(cfg, m, ord, plc, M, lr, opts.Seed, updRng)
+	}
 	val := split.ValJobs(cfg.ValJobs)
 	run := &RunResult{LR: lr, Model: m}
 	start := 0
 	if cur != nil {
-		if err := cur.restore(run, ord, plc, crit, mappo, streams); err != nil {
+		if err := cur.restore(run, ord, plc, crit, mappo, a1, streams); err != nil {
 			return nil, err
 		}
 		start = cur.Ep
@@ -159,12 +168,19 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 			return nil, err
 		}
 		seg := daspaper.Segment(split.Train, cfg.SegmentJobs, segRng)
-		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, true)
+		before := int64(0)
+		if a1 != nil {
+			before = a1.adam
+		}
+		out, err := runEpisode(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, episodeMode{rng: actRng, collect: a1 == nil, learn: a1})
 		if err != nil {
 			return nil, fmt.Errorf("das: lr %s episode %d: %w", key, ep, err)
 		}
 		row := base.Row(ep, "train", out.ret, out.metrics)
-		if out.ord.Len() > 0 {
+		if a1 != nil {
+			row.PolicyLoss, row.ValueLoss, row.Entropy = a1.episodeStats()
+			row.AdamSteps = a1.adam - before
+		} else if out.ord.Len() > 0 {
 			stats, vloss := mappo.Update([]*rl.Rollout[*Obs]{out.ord, out.plc}, 0, updRng)
 			if err := errors.Join(ord.err, plc.err); err != nil {
 				return nil, fmt.Errorf("das: lr %s episode %d: update: %w", key, ep, err)
@@ -172,6 +188,8 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 			row.PolicyLoss = (stats[0].PolicyLoss + stats[1].PolicyLoss) / 2
 			row.Entropy = (stats[0].Entropy + stats[1].Entropy) / 2
 			row.ValueLoss = vloss
+			// The critic fits as many minibatches as an actor.
+			row.AdamSteps = int64(2*stats[0].Minibatches + stats[1].Minibatches)
 		}
 		rows := []training.Curve{row}
 		if (ep+1)%cfg.ValidateEvery == 0 || ep == cfg.Episodes-1 {
@@ -181,6 +199,7 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 			}
 			run.FinalVal = ev
 			v := base.Row(ep, "validation", ev.Return, ev.Metrics)
+			v.NotFIFO = &ev.NotFIFO
 			rows = append(rows, v)
 		}
 		run.Curves = append(run.Curves, rows...)
@@ -188,7 +207,7 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 			opts.OnEpisode(lr, rows)
 		}
 		if save != nil {
-			if err := save(capture(ep+1, run, ord, plc, crit, mappo, streams)); err != nil {
+			if err := save(capture(ep+1, run, ord, plc, crit, mappo, a1, streams)); err != nil {
 				return nil, err
 			}
 		}
@@ -199,29 +218,47 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 // Evaluate runs the deterministic policy (means, no sampling) of m on
 // jobs and reports its return and the simulator's metrics.
 func Evaluate(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm) (Evaluation, error) {
-	out, err := runEpisode(ctx, m, c, sc, model, jobs, norm, nil, false)
+	out, err := runEpisode(ctx, m, c, sc, model, jobs, norm, episodeMode{fifo: true})
 	if err != nil {
 		return Evaluation{}, fmt.Errorf("das: evaluate: %w", err)
 	}
-	return Evaluation{Return: out.ret, Metrics: out.metrics}, nil
+	ev := Evaluation{Return: out.ret, Metrics: out.metrics, Decisions: out.decisions}
+	if out.decisions > 0 {
+		ev.NotFIFO = float64(out.notFIFO) / float64(out.decisions)
+	}
+	return ev, nil
 }
 
 type episodeOut struct {
 	ret      float64
 	metrics  sim.Metrics
 	ord, plc *rl.Rollout[*Obs]
+	// decisions taken, and how many of them placed other jobs or on other
+	// servers than FIFO-FirstFit would have (episodeMode.fifo).
+	decisions, notFIFO int
+}
+
+// episodeMode says how runEpisode acts and learns.
+type episodeMode struct {
+	rng     *rand.Rand  // sample actions from it (training); nil: the means
+	collect bool        // keep every decision in the rollouts (MAPPO)
+	learn   *algorithm1 // learn after every decision (Algorithm 1)
+	fifo    bool        // compare every decision with FIFO-FirstFit's
 }
 
 // runEpisode drives the simulator with the policy over jobs. With rng the
-// agents sample (training) and, when collect is set, every decision is
-// stored as a step of each agent's rollout; the reward of a decision is
-// Eq. 3 over what happened until the next one.
-func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm, rng *rand.Rand, collect bool) (episodeOut, error) {
+// agents sample (training); with collect every decision is stored as a
+// step of each agent's rollout, with learn it is learnt from as soon as
+// its reward is known; the reward of a decision is Eq. 3 over what
+// happened until the next one.
+func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm, mode episodeMode) (episodeOut, error) {
+	rng, collect := mode.rng, mode.collect || mode.learn != nil
 	out := episodeOut{ord: &rl.Rollout[*Obs]{}, plc: &rl.Rollout[*Obs]{}}
 	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
 		return out, err
 	}
+	fifo := schedulers.NewGreedy("fifo-firstfit", schedulers.FIFO, schedulers.FirstFit{})
 	var t nn.Tape
 	var hist []*HistEntry
 	var times []float64 // decision instants
@@ -253,6 +290,16 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, mo
 		}
 		d := &ag.d
 		o.Placed = placed
+		out.decisions++
+		if mode.fifo {
+			ff, err := fifo.Schedule(ctx, st)
+			if err != nil {
+				return out, err
+			}
+			if !samePlacements(pl, ff) {
+				out.notFIFO++
+			}
+		}
 		if err := s.Apply(pl); err != nil {
 			return out, err
 		}
@@ -267,6 +314,13 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, mo
 			out.ord.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Vec: d.prio}, LogProb: d.prioLogp})
 			out.plc.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Vec: vec}, LogProb: lp})
 			last = out.ord.Len() - 1
+			if mode.learn != nil && last > 0 {
+				if err := mode.learn.learn(out.ord.Steps[last-1], out.plc.Steps[last-1], o); err != nil {
+					return out, fmt.Errorf("das: at t=%gs: %w", st.Now, err)
+				}
+				// Learnt from: drop the step's observation.
+				out.ord.Steps[last-1], out.plc.Steps[last-1] = rl.Step[*Obs]{}, rl.Step[*Obs]{}
+			}
 		} else {
 			last = 0
 		}
@@ -303,8 +357,37 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, mo
 			out.ord.Steps[last].Done = true
 			out.plc.Steps[last].Done = true
 		}
+		if mode.learn != nil {
+			if err := mode.learn.learn(out.ord.Steps[last], out.plc.Steps[last], nil); err != nil {
+				return out, fmt.Errorf("das: end of episode: %w", err)
+			}
+		}
 	}
 	return out, nil
+}
+
+// samePlacements reports whether two decisions start the same jobs on
+// the same servers (in any order of jobs).
+func samePlacements(a, b []sim.Placement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	servers := make(map[int][]sim.Slot, len(a))
+	for _, p := range a {
+		servers[p.Job] = p.Slots
+	}
+	for _, p := range b {
+		s, ok := servers[p.Job]
+		if !ok || len(s) != len(p.Slots) {
+			return false
+		}
+		for i := range s {
+			if s[i].Server != p.Slots[i].Server {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // timeInSystem is the "jct" reward of each decision: minus the seconds

@@ -22,17 +22,23 @@ type PaperConfig struct {
 	LearningRates []float64 `json:"learning_rates"`
 	// ValJobs caps the validation jobs simulated after each episode; 0 all.
 	ValJobs int `json:"val_jobs"`
+	// MinNotFIFO (das only): the least share of validation decisions in
+	// which the trained policy must differ from FIFO-FirstFit; 0 none.
+	MinNotFIFO float64 `json:"min_not_fifo,omitempty"`
 }
 
 // FromSection is the PaperConfig of the run's train.das (its cluster is
 // the stages' to use).
 func FromSection(s training.DASSection) *PaperConfig {
-	return &PaperConfig{Episodes: s.Episodes, SegmentJobs: s.SegmentJobs, LearningRates: slices.Clone(s.LearningRates), ValJobs: s.ValJobs}
+	return &PaperConfig{Episodes: s.Episodes, SegmentJobs: s.SegmentJobs, LearningRates: slices.Clone(s.LearningRates), ValJobs: s.ValJobs, MinNotFIFO: s.MinNotFIFO}
 }
 
 // Validate names the bad key.
 func (c *PaperConfig) Validate() error {
 	var errs []error
+	if !(c.MinNotFIFO >= 0 && c.MinNotFIFO <= 1) {
+		errs = append(errs, fmt.Errorf("min_not_fifo: must be in [0, 1], got %v", c.MinNotFIFO))
+	}
 	if c.Episodes < 1 || c.SegmentJobs < 1 || c.ValJobs < 0 {
 		errs = append(errs, fmt.Errorf("episodes, segment_jobs, val_jobs: must be >= 1, >= 1, >= 0, got %d, %d, %d", c.Episodes, c.SegmentJobs, c.ValJobs))
 	}
