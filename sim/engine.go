@@ -464,6 +464,8 @@ func (s *Sim) Result() *Result {
 	}
 	res.Metrics = ComputeMetrics(jobs, s.cluster.TotalGPU())
 	res.Metrics.Pruned = len(s.pruned)
+	res.Floor = s.floor()
+	res.Metrics.FloorJCTS = res.Floor.MeanJCTS
 	return res
 }
 
