@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -166,5 +167,38 @@ func TestFloorExact(t *testing.T) {
 				t.Fatalf("alone: mean JCT %g, the floor %g", res.Metrics.MeanJCTS, tc.want)
 			}
 		})
+	}
+}
+
+// TestHeadrooms: every cell's columns come from its own column (cluster,
+// workload, seed): the floor it reported, the best of the heuristics
+// there (never a learned row, even a better one), the headroom and the
+// cell's share of it.
+func TestHeadrooms(t *testing.T) {
+	cell := func(s schedulers.Name, seed int, jct, floor float64) CellResult {
+		return CellResult{Cell: Cell{Scheduler: s, Seed: seed}, Metrics: sim.Metrics{MeanJCTS: jct, FloorJCTS: floor}}
+	}
+	rep := &Report{Cells: []CellResult{
+		cell("tetris", 0, 12, 10), cell("lif", 0, 11, 10), cell("marl-device", 0, 10.5, 10),
+		cell("tetris", 1, 30, 20), cell("lif", 1, 40, 20), cell("marl-device", 1, 25, 20),
+		cell("marl-device", 2, 5, 4), // no heuristic in the column
+	}}
+	type want struct {
+		best          string
+		headroom, sha float64
+	}
+	same := func(a, b float64) bool { return (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) < 1e-12 }
+	for i, w := range []want{
+		{"lif", 0.1, -1}, {"lif", 0.1, 0}, {"lif", 0.1, 0.5},
+		{"tetris", 0.5, 0}, {"tetris", 0.5, -1}, {"tetris", 0.5, 0.5},
+		{"", math.NaN(), math.NaN()},
+	} {
+		h := rep.headrooms()[i]
+		if h.BestHeuristic != w.best || !same(h.Headroom, w.headroom) || !same(h.Share, w.sha) || h.FloorJCTS != rep.Cells[i].Metrics.FloorJCTS {
+			t.Errorf("cell %d: %+v, want best %q headroom %g share %g", i, h, w.best, w.headroom, w.sha)
+		}
+	}
+	if got := MaxMargin(0.25); math.Abs(got-0.2) > 1e-12 {
+		t.Errorf("MaxMargin(0.25) = %g, want 0.2: a scheduler at the floor beats the baseline by 20 %%", got)
 	}
 }

@@ -29,6 +29,11 @@ type Info struct {
 	Family string
 	// Aliases are further accepted spellings (fifo-ff, lb).
 	Aliases []string
+	// Oracle marks a scheduler that reads the future (a job's true
+	// duration or remaining time), which no real scheduler sees (DESIGN.md
+	// §4): its rows are shown apart, and it is never the best heuristic of
+	// a column (Heuristic) nor the baseline of a claim.
+	Oracle bool
 }
 
 // Learned reports whether the scheduler needs a trained model.
@@ -38,6 +43,21 @@ func (i Info) Learned() bool { return i.Family != "" }
 func (n Name) Learned() bool {
 	e, ok := lookup(string(n))
 	return ok && e.info.Learned()
+}
+
+// Oracle reports whether n is a registered scheduler that reads the
+// future (Info.Oracle).
+func (n Name) Oracle() bool {
+	e, ok := lookup(string(n))
+	return ok && e.info.Oracle
+}
+
+// Heuristic reports whether n is a registered scheduler that is neither
+// learned nor an oracle: a candidate for a column's best heuristic, from
+// which the headroom of a cell is measured.
+func (n Name) Heuristic() bool {
+	e, ok := lookup(string(n))
+	return ok && !e.info.Learned() && !e.info.Oracle
 }
 
 // Options configure one scheduler value. The zero value is valid for a

@@ -466,6 +466,7 @@ func (s *Sim) Result() *Result {
 	res.Metrics.Pruned = len(s.pruned)
 	res.Floor = s.floor()
 	res.Metrics.FloorJCTS = res.Floor.MeanJCTS
+	res.Metrics.CPUUtil = s.cpuUtil(res.Metrics.MakespanS)
 	return res
 }
 

@@ -37,6 +37,9 @@ type Metrics struct {
 	MeanSlowdown float64 `parquet:"mean_slowdown" json:"mean_slowdown"`
 	MakespanS    float64 `parquet:"makespan_s" json:"makespan_s"` // last finish − first submit
 	GPUUtil      float64 `parquet:"gpu_util" json:"gpu_util"`     // GPU-seconds used / (GPUs × makespan)
+	// CPUUtil is core-seconds booked / (cores × makespan); like FloorJCTS
+	// a run's Result fills it, ComputeMetrics does not.
+	CPUUtil float64 `parquet:"cpu_util" json:"cpu_util"`
 	// FloorJCTS is the floor of the jobs (Floor.MeanJCTS): no scheduler's
 	// MeanJCTS on them is below it. ComputeMetrics leaves it 0 (it sees
 	// results, not the engine); a run's Result fills it.
