@@ -595,18 +595,23 @@ func (r *Report) notes(ran bool) []string {
 	return n
 }
 
-// speedNote says which speed model produced a table (sim.speed) and in
-// which environment (sim.environment).
+// speedNote says which speed model produced a table (sim.speed), in
+// which environment (sim.environment) and, where interference is
+// modelled, under which socket rule (sim.socket).
 func speedNote(c sim.Config) string {
 	env := "no calibrated environment (simulator defaults)"
 	if c.Environment != "" {
 		env = "environment " + c.Environment
 	}
+	socket := c.Socket
+	if socket == "" {
+		socket = sim.SocketMostFree
+	}
 	switch c.Speed {
 	case sim.SpeedStandalone:
 		return "standalone speed (trace replay: jobs run for their recorded durations), " + env
 	default:
-		return "model speed (interference and communication), " + env
+		return "model speed (interference and communication), " + env + ", instances homed on the " + socket + " socket"
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -62,6 +63,14 @@ type Config struct {
 	// Interference and parameters); it is carried so that a spec, its cache
 	// key and its tables say which environment produced the results.
 	Environment string `mapstructure:"environment" yaml:"environment,omitempty" json:"environment,omitempty"`
+	// Socket is the rule that homes an instance on a socket of its server
+	// when its placement leaves the choice to the engine: most-free (or
+	// empty), first-fit or random (capacity.go's SocketMostFree, ...).
+	Socket string `mapstructure:"socket" yaml:"socket,omitempty" json:"socket,omitempty"`
+	// SocketSeed seeds the random socket rule's stream (math/rand/v2 PCG);
+	// the caller derives it from the run seed and the cell, so it is not
+	// configuration.
+	SocketSeed uint64 `mapstructure:"-" yaml:"-" json:"-"`
 }
 
 // Speed models.
@@ -91,6 +100,9 @@ func (c Config) Validate() error {
 	case "", SpeedModel, SpeedStandalone:
 	default:
 		return fmt.Errorf("sim.speed: must be %q or %q, got %q", SpeedModel, SpeedStandalone, c.Speed)
+	}
+	if c.Socket != "" && !slices.Contains(SocketRules, c.Socket) {
+		return fmt.Errorf("sim.socket: must be one of %v, got %q", SocketRules, c.Socket)
 	}
 	if !(c.PriceGPUHour >= 0) || math.IsInf(c.PriceGPUHour, 0) {
 		return fmt.Errorf("sim.price_gpu_hour: must be >= 0 and finite, got %v", c.PriceGPUHour)
@@ -149,6 +161,8 @@ type Sim struct {
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
+	// predictBuf and predictOthers are PredictServerSlowdown's scratch.
+	predictBuf, predictOthers []JobLoad
 	// alone remembers aloneFor's last answer.
 	alone struct {
 		load  JobLoad
@@ -164,7 +178,8 @@ type Sim struct {
 	seen       []uint32    // per job, checkStamp when placed in the decision being checked
 	checkStamp uint32
 
-	env *Environment // calibrated environment (UseEnvironment); nil: none
+	env      *Environment // calibrated environment (UseEnvironment); nil: none
+	sockRand *rand.Rand   // the random socket rule's stream (Config.SocketSeed)
 	// fromSums is the model given the co-runners' sums (sumsModel), nil
 	// when it has no such form: instanceSlowdown's fast path.
 	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
@@ -240,6 +255,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),
+		sockRand:   rand.New(rand.NewPCG(cfg.SocketSeed, socketStream)),
 		fromSums:   sumsModel(model),
 	}
 	for i := range s.linkShare {
