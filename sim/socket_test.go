@@ -81,3 +81,46 @@ func TestSocketRules(t *testing.T) {
 		t.Errorf("unknown rule: %v", err)
 	}
 }
+
+// TestPredictServerSlowdown: the paper's LIF score of a server is the sum
+// of every task's slowdown with the new instance there: zero on an empty
+// server, and on a busy one at least the new instance's own slowdown plus
+// what it does to the instance already running.
+func TestPredictServerSlowdown(t *testing.T) {
+	c, err := sim.Flat(2, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(id string, submit float64) datasets.Job {
+		return datasets.Job{JobID: id, SubmitS: submit, DurationS: 1000, Model: "ctc",
+			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 6, MemGiB: 1}}}
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Socket = sim.SocketFirstFit
+	s, err := sim.New(c, []datasets.Job{job("a", 0), job("b", 10)}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply([]sim.Placement{{Job: 0, Slots: []sim.Slot{{Server: 0, Socket: -1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := s.Job(1).Instances[0].Load
+	if got := st.PredictServerSlowdown(load, 1, nil); got != 0 {
+		t.Errorf("empty server: %g, want 0", got)
+	}
+	own := st.PredictSlowdown(load, 0, nil)
+	all := st.PredictServerSlowdown(load, 0, nil)
+	if !(own > 0) || !(all > own) {
+		t.Errorf("beside a running CTC worker on its socket: all tasks %g, the new one alone %g; want 0 < alone < all", all, own)
+	}
+	if err := s.Apply(nil); err != nil {
+		t.Fatal(err)
+	}
+}
