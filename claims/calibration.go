@@ -45,7 +45,7 @@ func (c calibrationClaim) register() {
 }
 
 func (c calibrationClaim) evaluate(in *Input) (Outcome, error) {
-	out := Outcome{Value: math.NaN(), Threshold: math.NaN(), TestedAt: "environment " + c.environment}
+	out := Outcome{Value: math.NaN(), Threshold: math.NaN(), Headroom: math.NaN(), TestedAt: "environment " + c.environment}
 	var rows []CalibrationRow
 	for _, r := range in.Calibration {
 		if c.reads(r) {
@@ -110,7 +110,7 @@ func unreadCalibration(in *Input) []Row {
 			paper = evaluation.PaperDAS
 		}
 		c := Claim{ID: fmt.Sprintf("cal-row-%d", i+1), Paper: paper, Source: "calibration", Text: r.Target, Experiment: evaluation.Calibration}
-		o := calibrationOutcome(Outcome{Value: math.NaN(), Threshold: math.NaN(), TestedAt: "environment " + r.Environment}, []CalibrationRow{r})
+		o := calibrationOutcome(Outcome{Value: math.NaN(), Threshold: math.NaN(), Headroom: math.NaN(), TestedAt: "environment " + r.Environment}, []CalibrationRow{r})
 		out = append(out, Row{c, o})
 	}
 	return out

@@ -17,6 +17,11 @@ const (
 	DoesNotHold  Verdict = "does not hold"
 	Inconclusive Verdict = "inconclusive"
 	NotRun       Verdict = "not run in this preset"
+	// Untestable is a margin claim on mean JCT that did not hold where the
+	// headroom of the cells it was tested on is below the claimed margin:
+	// no scheduler, however good, could have shown it there (the floor,
+	// evaluation.Headroom). VerdictText adds the two figures.
+	Untestable Verdict = "untestable here"
 	// NotComparable is a claim of a paper tested on a workload that is not
 	// the paper's (a DAS claim on a trace other than PAI): its figures
 	// are ours, but they say nothing of the paper's.
@@ -77,6 +82,12 @@ type Outcome struct {
 	// samples: an interval over the seeds of one trained model holds no
 	// training noise.
 	Seeds, Models int
+	// Headroom is, for a margin claim on mean JCT, the largest margin any
+	// scheduler could have had over the baseline in the test shown: a
+	// scheduler at the floor, (baseline − floor) / baseline in per cent
+	// (evaluation.MaxMargin of the cells' headroom). NaN when the claim
+	// has none (fee, p-values, calibration) or the run has no floor.
+	Headroom float64
 	// TestedAt says at which scale the run tested the claim (the cluster,
 	// the number of jobs), beside the paper's.
 	TestedAt string
@@ -133,14 +144,14 @@ func Evaluate(in *Input) ([]Row, error) {
 	var rows []Row
 	for _, c := range All() {
 		if !in.Listed(c.Experiment) {
-			rows = append(rows, Row{c, Outcome{Verdict: NotRun, Value: nanValue(), Threshold: nanValue(),
+			rows = append(rows, Row{c, Outcome{Verdict: NotRun, Value: nanValue(), Threshold: nanValue(), Headroom: nanValue(),
 				Note: c.Experiment + " is not in eval.experiments"}})
 			continue
 		}
 		if c.Paper == evaluation.PaperDAS && in.Trace != "" {
 			ref := evaluation.Reference{Traces: evaluation.PaperTraces}
 			if ok, why := ref.Comparable(in.Trace); !ok {
-				rows = append(rows, Row{c, Outcome{Verdict: NotComparable, Value: nanValue(), Threshold: nanValue(), Note: why}})
+				rows = append(rows, Row{c, Outcome{Verdict: NotComparable, Value: nanValue(), Threshold: nanValue(), Headroom: nanValue(), Note: why}})
 				continue
 			}
 		}

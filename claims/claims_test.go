@@ -387,3 +387,44 @@ func TestOracleIsNoBaseline(t *testing.T) {
 		t.Errorf("verdict %q, ours %q: want the margin over LIF, the best row that is not an oracle", out.Verdict, out.Ours)
 	}
 }
+
+// TestHeadroomVerdicts: a margin claim on mean JCT that fails where even
+// a scheduler at the floor could not reach the claimed margin is
+// untestable there, and says both figures; where the headroom allows, it
+// holds or fails as before; a run without floors is judged as before.
+func TestHeadroomVerdicts(t *testing.T) {
+	floored := func(floor float64, cells []Cell) []Cell {
+		for i := range cells {
+			cells[i].FloorJCTS = floor
+		}
+		return cells
+	}
+	for _, tc := range []struct {
+		name     string
+		cells    []Cell
+		verdict  Verdict
+		text     string
+		headroom float64
+	}{
+		// LIF 10 over a floor of 9: at most 10 % below LIF, < 20 %.
+		{"untestable", floored(9, marlFig7(9.5, 9.4, 9.6)), Untestable, "untestable here (headroom 10.0 % < claimed 20.0 %)", 10},
+		// Inconclusive in a cell that cannot show 20 % is untestable too.
+		{"inconclusive without room", floored(9, marlFig7(8.8, 7.2, 7.8)), Untestable, "untestable here (headroom 10.0 % < claimed 20.0 %)", 10},
+		// A floor of 5 leaves 50 %: the same margins do not hold.
+		{"fails with room", floored(5, marlFig7(9.5, 9.4, 9.6)), DoesNotHold, "does not hold", 50},
+		{"holds", floored(6.5, marlFig7(7.0, 6.9, 7.1)), Holds, "holds", 35},
+		{"no floor", marlFig7(9.5, 9.4, 9.6), DoesNotHold, "does not hold", math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := evaluate(t, &Input{Run: Run{Config: config(evaluation.MARLArrivals), Seed: 1}, Cells: tc.cells})["marl-fig7"]
+			same := math.Abs(r.Headroom-tc.headroom) < 1e-9 || (math.IsNaN(r.Headroom) && math.IsNaN(tc.headroom))
+			if r.Verdict != tc.verdict || r.VerdictText() != tc.text || !same {
+				t.Errorf("verdict %q (%q), headroom %g; want %q (%q), %g", r.Verdict, r.VerdictText(), r.Headroom, tc.verdict, tc.text, tc.headroom)
+			}
+			csv := string(CSV([]Row{r}))
+			if !strings.HasPrefix(csv, "id,paper,source,experiment,claim,paper_figure,ours,value,threshold,headroom,") {
+				t.Errorf("claims.csv header: %q", strings.SplitN(csv, "\n", 2)[0])
+			}
+		})
+	}
+}

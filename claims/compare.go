@@ -42,7 +42,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		against, _ := split(c.against, present)
 		// An oracle reads the future: it bounds, it is no baseline.
 		against = slices.DeleteFunc(against, func(s string) bool { return schedulers.Name(s).Oracle() })
-		out := Outcome{Value: math.NaN(), Threshold: c.threshold, HasCI: true}
+		out := Outcome{Value: math.NaN(), Threshold: c.threshold, HasCI: true, Headroom: math.NaN()}
 		switch {
 		case len(claimed) == 0:
 			out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(c.claimed), c.experiment)
@@ -85,6 +85,11 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 					ms, used := margins(a, get(best))
 					iv, v := judge(ms, c.threshold, in.Seed, id, m.String(), row, label)
 					seeds, models := spread(used)
+					headroom := math.NaN()
+					if m == jct {
+						headroom = headroomMargin(bestMean, seriesOf(in, c, col, best).mean())
+						v = powered(v, headroom, c.threshold)
+					}
 					var parts []string
 					if len(c.metrics) > 1 {
 						parts = append(parts, m.String())
@@ -96,7 +101,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 					if len(cols) > 1 || c.average {
 						parts = append(parts, "("+label+")")
 					}
-					tests = append(tests, test{label: strings.Join(parts, " "), iv: iv, verdict: v, seeds: seeds, models: models})
+					tests = append(tests, test{label: strings.Join(parts, " "), iv: iv, verdict: v, seeds: seeds, models: models, headroom: headroom})
 				}
 			}
 		}
@@ -105,7 +110,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 			return out, nil
 		}
 		worst, verdict := allOf(tests)
-		out.Verdict, out.CI, out.Value, out.Seeds, out.Models = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models
+		out.Verdict, out.CI, out.Value, out.Seeds, out.Models, out.Headroom = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models, worst.headroom
 		out.Ours = percent(worst.iv.Mean) + " " + worst.label
 		if len(tests) > 1 {
 			out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))
@@ -123,6 +128,16 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		}
 		return out, nil
 	}
+}
+
+// seriesOf is the floor of the comparison's column col (or, for an
+// average claim, averaged over the columns) in the baseline row's
+// samples.
+func seriesOf(in *Input, c comparison, col column, row string) series {
+	if c.average {
+		return in.averaged(c.experiment, row, floor)
+	}
+	return in.series(c.experiment, row, col, floor)
 }
 
 // split is the names that are rows (in names' order) and those that are

@@ -72,9 +72,20 @@
 // and a zero-width interval), so training noise is in the interval only
 // with several models.
 //
+// A test knows its power. Every cell has a floor (evaluation.Headroom:
+// a mean JCT no scheduler can beat on its jobs); for a margin claim on
+// mean JCT the most any scheduler could show over the baseline is the
+// margin of one at the floor, (baseline − floor) / baseline, the test's
+// headroom. A test that does not hold, or is inconclusive, where the
+// headroom is below the threshold is "untestable here": the environment
+// could not have shown the claim, so its failure says nothing of the
+// scheduler. The verdict names both figures ("untestable here (headroom
+// 5.9 % < claimed 20.0 %)") and claims.csv carries the headroom.
+//
 // A claim over several columns, metrics or rows holds when every test
-// holds, does not hold when one does not, and is inconclusive otherwise;
-// the scoreboard shows its least margin. The baseline's own spread over
+// holds, does not hold when one does not, is untestable when one is and
+// none fails, and is inconclusive otherwise; the scoreboard shows its
+// least margin. The baseline's own spread over
 // its replicates is not in the interval: a heuristic has none, and the
 // learned baselines (RIFLING, DL², DeepSys, Atte) enter through their
 // mean, or matched replicate by replicate.

@@ -31,6 +31,9 @@ type Cell struct {
 	Jobs       int32   `parquet:"jobs"`
 	MeanJCTS   float64 `parquet:"mean_jct_s"`
 	MeanFeeUSD float64 `parquet:"mean_fee_usd"`
+	// FloorJCTS is the cell's floor (evaluation.MetricsRow.FloorJCTS); 0
+	// in a run from before floors: unknown.
+	FloorJCTS float64 `parquet:"floor_jct_s,optional"`
 }
 
 // Job is one evaluated job of one cell, as eval/results.parquet holds it

@@ -25,7 +25,7 @@ const (
 // with one replicate the verdict is marked.
 func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 	return func(in *Input) (Outcome, error) {
-		out := Outcome{Value: math.NaN(), Threshold: math.NaN()}
+		out := Outcome{Value: math.NaN(), Threshold: math.NaN(), Headroom: math.NaN()}
 		rows := in.rows(evaluation.DASTable1)
 		if len(rows) == 0 {
 			return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASTable1, evaluation.MetricsFile)
@@ -102,7 +102,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 // its lowest, per cluster, per sample: it must be positive on every
 // cluster.
 func loadTrend(in *Input) (Outcome, error) {
-	out := Outcome{Value: math.NaN(), HasCI: true}
+	out := Outcome{Value: math.NaN(), HasCI: true, Headroom: math.NaN()}
 	rows := in.rows(evaluation.DASLoad)
 	if len(rows) == 0 {
 		return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASLoad, evaluation.MetricsFile)

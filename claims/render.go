@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -80,13 +81,20 @@ func (r Row) samplesText() string {
 	return fmt.Sprintf("n = %d: %s × %s", r.CI.N, plural(r.Seeds, "seed", "seeds"), plural(r.Models, "model", "models"))
 }
 
-// VerdictText is the verdict, marked when it rests on one sample.
+// VerdictText is the verdict, marked when it rests on one sample; an
+// untestable claim says its headroom and the claimed margin.
 func (r Row) VerdictText() string {
-	if r.CI.N == 1 && (r.Verdict == Holds || r.Verdict == DoesNotHold) {
+	switch {
+	case r.Verdict == Untestable:
+		return fmt.Sprintf("%s (headroom %s %% < claimed %s %%)", r.Verdict, formatMargin(r.Headroom), formatMargin(r.Threshold))
+	case r.CI.N == 1 && (r.Verdict == Holds || r.Verdict == DoesNotHold):
 		return string(r.Verdict) + " (n = 1)"
 	}
 	return string(r.Verdict)
 }
+
+// formatMargin is a margin in per cent without its sign or unit: 5.9.
+func formatMargin(v float64) string { return evaluation.FormatValue(v, 1) }
 
 var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
 
@@ -100,8 +108,8 @@ func Markdown(rows []Row) []byte {
 	for _, r := range rows {
 		count[r.Verdict]++
 	}
-	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d not run in this preset, %d not comparable (tested on a workload that is not the paper's).\n\n",
-		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[NotRun], count[NotComparable])
+	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d untestable here (headroom below the claimed margin), %d not run in this preset, %d not comparable (tested on a workload that is not the paper's).\n\n",
+		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[Untestable], count[NotRun], count[NotComparable])
 	b.WriteString("| id | source | claim | paper | ours | 95 % CI | tested at | verdict |\n|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range rows {
@@ -136,6 +144,7 @@ func Markdown(rows []Row) []byte {
 var RuleNotes = []string{
 	"Margins are (baseline − ours) / baseline of the mean, in per cent, positive when the claimed row is better; each claimed row is compared with the best (lowest) of the rows it is claimed to beat that this run has, in every column the claim covers, and the least margin is shown.",
 	"95 % CI: percentile bootstrap (10,000 resamples, seeded from the run seed and the claim) of the margin over the claimed row's replicates and seeds, each matched to the baseline's same seed. A claim holds when the whole interval is beyond its threshold, does not hold when the whole interval is on the other side, and is inconclusive otherwise; with one sample (n = 1) the point value decides and the verdict says so. The interval holds training noise only when its samples span several models (replicates); seeds of one model vary the workload alone.",
+	"Headroom: every cell has a floor, a mean JCT no scheduler can beat on its jobs (each job at its standalone speed from the first decision point, and no resource busier than the cluster holds); a margin claim on mean JCT is tested against the largest margin a scheduler at the floor would have over the claim's baseline, (baseline − floor) / baseline. Where that headroom is below the claimed margin and the claim did not hold, the verdict is \"untestable here\": no scheduler could have shown it in that environment. A claim that holds, or fails where the headroom allows, says so; over several columns, one untestable column and none failing make the claim untestable.",
 	"Calibration targets are computed once in the fitted environment (no interval): they hold when within the tolerance of tables/calibration.csv. Wilcoxon claims hold when both p-values are below the paper's levels with DAS lower in rank sum.",
 	"The MARL claims test the paper's headline 20 % (§I, §VI); the paper column gives each figure's own least margin, measured at k = 20. Paper figures from DAS Tables 1 and 3 are computed from the figures those tables show beside ours; the others are the papers' text, or plots whose numbers the text does not give.",
 }
@@ -146,14 +155,14 @@ var RuleNotes = []string{
 func CSV(rows []Row) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "ci_low", "ci_high", "n", "seeds", "models", "tested_at", "verdict", "note"})
+	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "headroom", "ci_low", "ci_high", "n", "seeds", "models", "tested_at", "verdict", "note"})
 	for _, r := range rows {
 		lo, hi := math.NaN(), math.NaN()
 		if r.HasCI && r.CI.Valid() {
 			lo, hi = r.CI.Lo, r.CI.Hi
 		}
 		_ = w.Write([]string{r.ID, r.Paper, r.Source, r.Experiment, r.Text, r.PaperFigure(), r.Ours,
-			number(r.Value), number(r.Threshold), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note})
+			number(r.Value), number(r.Threshold), number(r.Headroom), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note})
 	}
 	w.Flush()
 	return b.Bytes()

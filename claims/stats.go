@@ -18,6 +18,9 @@ type metric int
 const (
 	jct metric = iota
 	fee
+	// floor is the cell's floor of mean JCT: the same for every row of a
+	// sample (seed) in a column.
+	floor
 )
 
 func (m metric) String() string {
@@ -28,8 +31,11 @@ func (m metric) String() string {
 }
 
 func (m metric) of(c Cell) float64 {
-	if m == fee {
+	switch m {
+	case fee:
 		return c.MeanFeeUSD
+	case floor:
+		return c.FloorJCTS
 	}
 	return c.MeanJCTS
 }
@@ -201,6 +207,9 @@ type test struct {
 	verdict Verdict
 	// seeds and models count the samples' seeds and replicates.
 	seeds, models int
+	// headroom is the largest margin (per cent) a scheduler at the floor
+	// would have over the baseline; NaN when unknown or not a JCT test.
+	headroom float64
 }
 
 // judge decides "the mean of samples exceeds threshold" (doc.go): from
@@ -229,8 +238,12 @@ func judge(samples []float64, threshold float64, seed uint64, key ...string) (ev
 // inconclusive when none fails but one is inconclusive, holds when all
 // hold. worst, the test shown, is one that decides the verdict: of the
 // tests with the combined verdict, the one with the lowest point value.
+//
+// A test that could not hold for want of headroom (Untestable) ranks
+// between: a claim over every column is untestable when one column could
+// not show it and none showed it false.
 func allOf(tests []test) (worst test, v Verdict) {
-	severity := map[Verdict]int{Holds: 0, Inconclusive: 1, DoesNotHold: 2}
+	severity := map[Verdict]int{Holds: 0, Inconclusive: 1, Untestable: 2, DoesNotHold: 3}
 	for i, t := range tests {
 		s, w := severity[t.verdict], severity[worst.verdict]
 		if i == 0 || s > w || (s == w && t.iv.Mean < worst.iv.Mean) {
@@ -238,6 +251,28 @@ func allOf(tests []test) (worst test, v Verdict) {
 		}
 	}
 	return worst, worst.verdict
+}
+
+// headroomMargin is the margin, in per cent, of a scheduler at the floor
+// over a baseline of mean JCT baseline: the most any scheduler could show
+// (evaluation.MaxMargin). NaN without a positive floor (a run from before
+// floors) or baseline.
+func headroomMargin(baseline, floor float64) float64 {
+	if !(floor > 0) || !(baseline > 0) {
+		return math.NaN()
+	}
+	return 100 * (baseline - floor) / baseline
+}
+
+// powered is the verdict of a margin test on mean JCT given its headroom:
+// one that did not hold (or was inconclusive) where even a scheduler at
+// the floor could not reach the threshold is untestable there; a test
+// that holds, or fails where the headroom allowed, keeps its verdict.
+func powered(v Verdict, headroom, threshold float64) Verdict {
+	if (v == DoesNotHold || v == Inconclusive) && headroom < threshold {
+		return Untestable
+	}
+	return v
 }
 
 // percent formats a margin in per cent with three significant digits and

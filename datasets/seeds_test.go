@@ -118,7 +118,7 @@ func checkMARLWorkload(t *testing.T, seed uint64, w MARLWorkload, jobs []Job) {
 			t.Fatalf("seed %d: job %s submitted at %g s, outside %d intervals", seed, j.JobID, j.SubmitS, w.Intervals)
 		}
 		count[[2]int{pod, in}]++
-		if j.DurationS < marlMinDurationS || j.DurationS > marlMaxDurationS || j.TotalGPU() < 1 || len(j.Tasks) != 2 {
+		if j.DurationS < DefaultMARLShape().MinDurationS || j.DurationS > DefaultMARLShape().MaxDurationS || j.TotalGPU() < 1 || len(j.Tasks) != 2 {
 			t.Fatalf("seed %d: job %+v", seed, j)
 		}
 		for _, task := range j.Tasks {

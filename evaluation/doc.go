@@ -50,7 +50,7 @@
 // paths it is given (OutputPaths); RunLayout gives a run directory's:
 //
 //	eval/results.parquet    ResultRow: one per evaluated job per cell
-//	eval/metrics.parquet    MetricsRow: one per cell
+//	eval/metrics.parquet    MetricsRow: one per cell, with its floor and headroom
 //	eval/timings.parquet    TimingRow: wall-clock seconds per cell
 //	tables/<id>.md .csv .tex
 //	plots/<id>.svg .png
@@ -62,6 +62,17 @@
 // there, named by the cell's place in the report, and only the per-job JCT
 // and fee that the Wilcoxon notes pair stay in memory; Report.Write reads
 // the files back a cell at a time and Report.Close removes them.
+//
+// # Floor and headroom
+//
+// Every cell carries the floor of its jobs (sim.Floor: a mean JCT no
+// scheduler can beat in the engine), the best heuristic of its column
+// (cluster, workload, seed; rows neither learned nor oracle), the headroom
+// (best − floor) / floor and its own share of it (headroom.go). Every
+// table has a floor row (source "bound") and notes giving each column's
+// headroom, each learned row's share and the operating point (GPU and CPU
+// utilisation, mean queueing delay); the claims scoreboard reads the floor
+// to call a claim larger than its headroom untestable there.
 //
 // # Determinism
 //

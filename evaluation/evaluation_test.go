@@ -82,10 +82,18 @@ func runAndWrite(t *testing.T, s Spec, workers int) (*Report, string) {
 }
 
 // TestDeterministicAcrossWorkers runs the same matrices with one and with
-// three workers and compares every output byte for byte, except the
-// timings table, which holds wall-clock times by design.
+// three workers and compares every output byte for byte (the floor and
+// headroom columns and notes included), except the timings table, which
+// holds wall-clock times by design.
 func TestDeterministicAcrossWorkers(t *testing.T) {
-	for _, mk := range []func(*testing.T) Spec{smallDAS, smallMARL} {
+	// The random socket rule at two seeds: its stream is the column's,
+	// whichever goroutine runs a cell.
+	randomSockets := func(t *testing.T) Spec {
+		s := smallMARL(t)
+		s.Sim.Socket, s.Seeds = sim.SocketRandom, 2
+		return s
+	}
+	for _, mk := range []func(*testing.T) Spec{smallDAS, smallMARL, randomSockets} {
 		s := mk(t)
 		t.Run(s.Experiment, func(t *testing.T) {
 			_, d1 := runAndWrite(t, s, 1)

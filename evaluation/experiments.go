@@ -608,11 +608,14 @@ func configureDASTrace(c *Config, s *Spec) (fitted bool) {
 // "fattree" preset), the paper's load scaled to the pod size
 // (MARLPaperLoad: 2.4 jobs per pod per 30-minute interval) for 20
 // intervals of uniform arrivals; Tetris (packing), LB, LIF; interval
-// triggers every 1800 s.
+// triggers every 1800 s; instances homed on the first socket that fits.
 func marlSpec(id string) Spec {
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = sim.TriggerInterval
 	cfg.IntervalS = 1800
+	// The paper's baselines place instances on servers; a socket is the
+	// framework's: the lowest free GPU's (docs/marl-operating-point.md).
+	cfg.Socket = sim.SocketFirstFit
 	return Spec{
 		Experiment: id,
 		Clusters:   []Cluster{{Name: "fattree-k8", Spec: sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}}},

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"errors"
+	"math"
 
 	"github.com/schedlab/schedlab/datasets"
 )
@@ -59,9 +60,49 @@ func ReadResults(path string) ([]ResultRow, error) {
 	return readRows[ResultRow, legacyResultRow](path)
 }
 
-// ReadMetrics reads a metrics table as ReadResults reads a results table.
+// unflooredMetricsRow is MetricsRow without the CPU utilisation, floor
+// and headroom columns: runs written before cells had a floor. They read
+// with those columns NaN (and no best heuristic): unknown, not zero.
+type unflooredMetricsRow struct {
+	Experiment   string  `parquet:"experiment"`
+	Cluster      string  `parquet:"cluster"`
+	Workload     string  `parquet:"workload"`
+	Scheduler    string  `parquet:"scheduler"`
+	Seed         int32   `parquet:"seed"`
+	Replicate    int32   `parquet:"replicate"`
+	Jobs         int32   `parquet:"jobs"`
+	Pruned       int32   `parquet:"pruned"`
+	MeanJCTS     float64 `parquet:"mean_jct_s"`
+	P50JCTS      float64 `parquet:"p50_jct_s"`
+	P95JCTS      float64 `parquet:"p95_jct_s"`
+	MeanFeeUSD   float64 `parquet:"mean_fee_usd"`
+	MeanQueueS   float64 `parquet:"mean_queue_s"`
+	MeanSlowdown float64 `parquet:"mean_slowdown"`
+	MakespanS    float64 `parquet:"makespan_s"`
+	GPUUtil      float64 `parquet:"gpu_util"`
+	Decisions    int32   `parquet:"decisions"`
+}
+
+// ReadMetrics reads a metrics table as ReadResults reads a results table,
+// also one written before the CPU utilisation, floor and headroom columns
+// existed (those read as NaN).
 func ReadMetrics(path string) ([]MetricsRow, error) {
-	return readRows[MetricsRow, legacyMetricsRow](path)
+	rows, err := datasets.ReadParquet[MetricsRow](path)
+	var ie *datasets.InputError
+	if err == nil || !errors.As(err, &ie) || (ie.Field != "cpu_util" && ie.Field != "replicate") {
+		return rows, err
+	}
+	old, err := readRows[unflooredMetricsRow, legacyMetricsRow](path)
+	if err != nil {
+		return nil, err
+	}
+	rows = make([]MetricsRow, len(old))
+	unknown := HeadroomOf(math.NaN(), "", 0, 0)
+	cpu := struct{ CPUUtil float64 }{math.NaN()}
+	for i := range old {
+		fillRow(&rows[i], &old[i], &unknown, &cpu)
+	}
+	return rows, nil
 }
 
 func readRows[T, L any](path string) ([]T, error) {

@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,8 +34,21 @@ func TestReadLegacyTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (MetricsRow{Experiment: "e", Scheduler: "das", Seed: 2, MeanJCTS: 42, Decisions: 7}); len(m) != 1 || m[0] != want {
+	if len(m) != 1 || !math.IsNaN(m[0].FloorJCTS) || !math.IsNaN(m[0].Headroom) || !math.IsNaN(m[0].Share) || !math.IsNaN(m[0].BestHeuristicJCTS) || !math.IsNaN(m[0].CPUUtil) {
+		t.Fatalf("metrics %+v: want the floor and headroom columns NaN (unknown)", m)
+	}
+	m[0].FloorJCTS, m[0].Headroom, m[0].Share, m[0].BestHeuristicJCTS, m[0].CPUUtil = 0, 0, 0, 0, 0
+	if want := (MetricsRow{Experiment: "e", Scheduler: "das", Seed: 2, MeanJCTS: 42, Decisions: 7}); m[0] != want {
 		t.Errorf("metrics %+v, want %+v", m, want)
+	}
+	// A table with the replicate column but no floor (written between
+	// the two) reads as well.
+	mid := filepath.Join(dir, "unfloored.parquet")
+	if err := datasets.WriteParquet(mid, datasets.FileMeta{Source: "t"}, []unflooredMetricsRow{{Scheduler: "lif", Replicate: 1, MeanJCTS: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadMetrics(mid); err != nil || len(m) != 1 || m[0].Replicate != 1 || m[0].MeanJCTS != 5 || !math.IsNaN(m[0].FloorJCTS) {
+		t.Errorf("table without the floor: %+v, %v", m, err)
 	}
 	// Today's layout reads as written.
 	cur := filepath.Join(dir, "current.parquet")

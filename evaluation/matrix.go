@@ -335,7 +335,13 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 	if err != nil {
 		return CellResult{}, err
 	}
-	res, err := sim.Run(ctx, cluster, jobs, sched, spec.Sim, model)
+	cfg := spec.Sim
+	if cfg.Socket == sim.SocketRandom {
+		// The column's stream: every scheduler of a (cluster, workload,
+		// seed) draws from the same one.
+		cfg.SocketSeed, _ = pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, strconv.Itoa(c.Seed), "socket")
+	}
+	res, err := sim.Run(ctx, cluster, jobs, sched, cfg, model)
 	// A scheduler that holds a process (an external policy) ends it.
 	if cl, ok := sched.(io.Closer); ok {
 		err = errors.Join(err, cl.Close())

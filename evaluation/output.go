@@ -64,6 +64,20 @@ type MetricsRow struct {
 	MakespanS    float64 `parquet:"makespan_s"`
 	GPUUtil      float64 `parquet:"gpu_util"`
 	Decisions    int32   `parquet:"decisions"`
+	// CPUUtil is core-seconds booked / (cores × makespan): with GPUUtil
+	// and MeanQueueS, the cell's operating point.
+	CPUUtil float64 `parquet:"cpu_util"`
+	// The cell's floor and headroom (Headroom, DESIGN.md §4): the mean
+	// JCT no scheduler can beat on the cell's jobs; the best heuristic of
+	// its column (same cluster, workload and seed; neither learned nor an
+	// oracle) and its mean JCT; (best − floor) / floor; and this row's
+	// share of that headroom, (best − mean_jct_s) / (best − floor). NaN
+	// (and "") where undefined: no heuristic in the column, no headroom.
+	FloorJCTS         float64 `parquet:"floor_jct_s"`
+	BestHeuristic     string  `parquet:"best_heuristic"`
+	BestHeuristicJCTS float64 `parquet:"best_heuristic_jct_s"`
+	Headroom          float64 `parquet:"headroom"`
+	Share             float64 `parquet:"headroom_share"`
 }
 
 // TimingRow is the wall-clock cost of one cell. It is the only
@@ -143,9 +157,10 @@ func (r *Report) writeResults(ctx context.Context, path string, meta datasets.Fi
 // Metrics is one row per cell, in report order.
 func (r *Report) Metrics() []MetricsRow {
 	rows := make([]MetricsRow, len(r.Cells))
+	hr := r.headrooms()
 	for i, c := range r.Cells {
 		key := c.Cell.key()
-		fillRow(&rows[i], &key, &c.Metrics, &struct{ Decisions int }{c.Decisions})
+		fillRow(&rows[i], &key, &c.Metrics, &struct{ Decisions int }{c.Decisions}, &hr[i])
 	}
 	return rows
 }

@@ -17,7 +17,13 @@ import (
 const (
 	SourceOurs  = "ours"
 	SourcePaper = "paper"
+	// SourceBound is the floor's row: not a scheduler, the mean JCT no
+	// scheduler can beat on the column's jobs (Headroom).
+	SourceBound = "bound"
 )
+
+// FloorLabel is the label of a table's floor row.
+const FloorLabel = "Floor (no scheduler beats it)"
 
 // Table is an experiment's summary: one row per scheduler (and, labelled,
 // per paper figure), one group of metric columns per cluster or workload,
@@ -180,6 +186,21 @@ func (r *Report) Table() *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	if len(groups) > 0 {
+		floor := TableRow{Label: FloorLabel, Source: SourceBound, Values: make([]float64, len(t.Groups)*nm)}
+		for gi, g := range groups {
+			floor.Values[gi*nm] = r.columnMean(g.ci, g.wi, func(m sim.Metrics) float64 { return m.FloorJCTS }) / jctScale
+			floor.Values[gi*nm+1] = math.NaN()
+		}
+		if avg {
+			var sum float64
+			for gi := range groups {
+				sum += floor.Values[gi*nm]
+			}
+			floor.Values[len(groups)*nm], floor.Values[len(groups)*nm+1] = sum/float64(len(groups)), math.NaN()
+		}
+		t.Rows = append(t.Rows, floor)
+	}
 	t.Rows = append(t.Rows, r.paperRows(t)...)
 	t.Notes = r.notes(groups != nil)
 	if anyCI {
@@ -188,8 +209,18 @@ func (r *Report) Table() *Table {
 	if slices.ContainsFunc(r.Names, schedulers.Name.Oracle) {
 		t.Notes = append(t.Notes, schedulers.OracleNote)
 	}
+	if n := headroomNote(t, r.Names); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	if n := marginNote(t, r.Names); n != "" {
 		t.Notes = append(t.Notes, n)
+	}
+	var points []string
+	for gi, g := range groups {
+		points = append(points, r.operatingPoint(t.Groups[gi], g.ci, g.wi))
+	}
+	if len(points) > 0 {
+		t.Notes = append(t.Notes, "Operating point (under each column's best heuristic, means over seeds): "+strings.Join(points, "; ")+".")
 	}
 	for _, g := range groups {
 		if n := r.wilcoxonNote(g.label, g.ci, g.wi); n != "" {
@@ -267,48 +298,162 @@ func (r *Report) ciNote() string {
 	return n
 }
 
-// marginNote gives, per column group, each learned row's mean JCT margin
-// over the best heuristic row: (best heuristic − learned) / best
-// heuristic, positive when the learned scheduler is better (the MARL
-// paper's "improvement"). Oracle rows are no heuristic's best. t.Rows
-// are in oraclesLast(names) order.
-func marginNote(t *Table, names []schedulers.Name) string {
-	var learned, heur []int
-	for i, si := range oraclesLast(names) {
-		canon := names[si]
-		switch {
-		case canon.Oracle():
-		case canon.Learned():
-			learned = append(learned, i)
-		default:
-			heur = append(heur, i)
+// columnMean is the mean over the seeds of a column group's cells of
+// f(metrics), one value per seed (the first cell of the seed): for the
+// quantities every scheduler of a seed shares, the floor.
+func (r *Report) columnMean(ci, wi int, f func(sim.Metrics) float64) float64 {
+	seen := map[int]bool{}
+	var sum float64
+	for _, cr := range r.Cells {
+		if c := cr.Cell; c.ci == ci && c.wi == wi && !seen[c.Seed] {
+			seen[c.Seed] = true
+			sum += f(cr.Metrics)
 		}
 	}
-	if len(learned) == 0 || len(heur) == 0 {
+	return sum / float64(len(seen))
+}
+
+// bestHeuristic is the row (an index of t.Rows) of the lowest mean JCT in
+// column group gi among the heuristics (neither learned nor oracle), -1
+// when there is none.
+func bestHeuristic(t *Table, names []schedulers.Name, gi int) int {
+	nm := len(t.Metrics)
+	best, bi := math.Inf(1), -1
+	// t.Rows are in oraclesLast(names) order.
+	for i, si := range oraclesLast(names) {
+		if names[si].Heuristic() {
+			if v := t.Rows[i].Values[gi*nm]; v < best {
+				best, bi = v, i
+			}
+		}
+	}
+	return bi
+}
+
+// floorRow is the table's floor row, nil when it has none.
+func floorRow(t *Table) *TableRow {
+	for i := range t.Rows {
+		if t.Rows[i].Source == SourceBound {
+			return &t.Rows[i]
+		}
+	}
+	return nil
+}
+
+// headroomNote gives, per column group, the floor, the best heuristic and
+// the headroom (best − floor) / floor, with the largest margin by which
+// any scheduler could beat the best heuristic there (MaxMargin).
+func headroomNote(t *Table, names []schedulers.Name) string {
+	fr := floorRow(t)
+	if fr == nil {
 		return ""
 	}
 	nm := len(t.Metrics)
 	var parts []string
 	for gi, g := range t.Groups {
-		best, bi := math.Inf(1), -1
-		for _, i := range heur {
-			if v := t.Rows[i].Values[gi*nm]; v < best {
-				best, bi = v, i
-			}
+		bi := bestHeuristic(t, names, gi)
+		floor := fr.Values[gi*nm]
+		if bi < 0 || !(floor > 0) {
+			continue
 		}
-		if bi < 0 || !(best > 0) {
+		best := t.Rows[bi].Values[gi*nm]
+		h := (best - floor) / floor
+		parts = append(parts, fmt.Sprintf("%s: floor %s, best heuristic %s %s, headroom %.1f %% (no scheduler can beat it by more than %.1f %%)",
+			g, display(floor, t.Metrics[0]), t.Rows[bi].Label, display(best, t.Metrics[0]), 100*h, 100*MaxMargin(h)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Floor and headroom (" + t.Metrics[0].Label + "): the floor is a mean JCT no scheduler can beat on the column's jobs (each at its standalone speed from the first decision point, and no resource busier than the cluster holds); headroom = (best heuristic − floor) / floor, the heuristics being the rows neither learned nor oracle: " + strings.Join(parts, "; ") + "."
+}
+
+// marginNote gives, per column group, each learned row's mean JCT margin
+// over the best heuristic row: (best heuristic − learned) / best
+// heuristic, positive when the learned scheduler is better (the MARL
+// paper's "improvement"), and the share of the column's headroom it
+// captured, (best − learned) / (best − floor).
+func marginNote(t *Table, names []schedulers.Name) string {
+	var learned []int
+	for i, si := range oraclesLast(names) {
+		if names[si].Learned() {
+			learned = append(learned, i)
+		}
+	}
+	if len(learned) == 0 {
+		return ""
+	}
+	nm := len(t.Metrics)
+	fr := floorRow(t)
+	var parts []string
+	for gi, g := range t.Groups {
+		bi := bestHeuristic(t, names, gi)
+		if bi < 0 {
+			continue
+		}
+		best := t.Rows[bi].Values[gi*nm]
+		if !(best > 0) {
 			continue
 		}
 		var ms []string
 		for _, i := range learned {
-			ms = append(ms, fmt.Sprintf("%s %+.1f %%", t.Rows[i].Label, 100*(best-t.Rows[i].Values[gi*nm])/best))
+			v := t.Rows[i].Values[gi*nm]
+			m := fmt.Sprintf("%s %+.1f %%", t.Rows[i].Label, 100*(best-v)/best)
+			if fr != nil && best > fr.Values[gi*nm] {
+				m += fmt.Sprintf(" (share of headroom %+.0f %%)", 100*(best-v)/(best-fr.Values[gi*nm]))
+			}
+			ms = append(ms, m)
 		}
 		parts = append(parts, fmt.Sprintf("%s (vs %s): %s", g, t.Rows[bi].Label, strings.Join(ms, ", ")))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Mean-JCT margin of each learned row over the best heuristic of its column, (heuristic − learned) / heuristic, positive when the learned row is better: " + strings.Join(parts, "; ") + "."
+	return "Mean-JCT margin of each learned row over the best heuristic of its column, (heuristic − learned) / heuristic, positive when the learned row is better, and its share of the headroom, (heuristic − learned) / (heuristic − floor): " + strings.Join(parts, "; ") + "."
+}
+
+// operatingPoint states how loaded column group (ci, wi) is: GPU and CPU
+// utilisation and mean queueing delay under its best heuristic (the
+// lowest mean JCT over the seeds among the heuristic rows), means over
+// the seeds, and the headroom. "" when the group has no heuristic.
+func (r *Report) operatingPoint(label string, ci, wi int) string {
+	best, bj := math.Inf(1), -1
+	for si, canon := range r.Names {
+		if !canon.Heuristic() {
+			continue
+		}
+		var sum float64
+		n := 0
+		for _, cr := range r.Cells {
+			if c := cr.Cell; c.ci == ci && c.wi == wi && c.si == si {
+				sum += cr.Metrics.MeanJCTS
+				n++
+			}
+		}
+		if n > 0 && sum/float64(n) < best {
+			best, bj = sum/float64(n), si
+		}
+	}
+	if bj < 0 {
+		return label + ": no heuristic row"
+	}
+	var gpu, cpu, queue, floor float64
+	n := 0
+	for _, cr := range r.Cells {
+		if c := cr.Cell; c.ci == ci && c.wi == wi && c.si == bj {
+			gpu += cr.Metrics.GPUUtil
+			cpu += cr.Metrics.CPUUtil
+			queue += cr.Metrics.MeanQueueS
+			floor += cr.Metrics.FloorJCTS
+			n++
+		}
+	}
+	k := float64(n)
+	unit, scale := "min", 60.0
+	if r.Spec.Sim.Trigger == sim.TriggerInterval {
+		unit, scale = "intervals", r.Spec.Sim.IntervalS
+	}
+	return fmt.Sprintf("%s: GPU %.0f %%, CPU %.0f %% busy, mean queueing delay %s %s, headroom %.1f %% (%s)",
+		label, 100*gpu/k, 100*cpu/k, FormatValue(queue/k/scale, 3), unit, 100*(best-floor/k)/(floor/k), schedulers.Display(string(r.Names[bj])))
 }
 
 // wilcoxonNote compares, in one column group, every scheduler with the
@@ -470,18 +615,23 @@ func (r *Report) notes(ran bool) []string {
 	return n
 }
 
-// speedNote says which speed model produced a table (sim.speed) and in
-// which environment (sim.environment).
+// speedNote says which speed model produced a table (sim.speed), in
+// which environment (sim.environment) and, where interference is
+// modelled, under which socket rule (sim.socket).
 func speedNote(c sim.Config) string {
 	env := "no calibrated environment (simulator defaults)"
 	if c.Environment != "" {
 		env = "environment " + c.Environment
 	}
+	socket := c.Socket
+	if socket == "" {
+		socket = sim.SocketMostFree
+	}
 	switch c.Speed {
 	case sim.SpeedStandalone:
 		return "standalone speed (trace replay: jobs run for their recorded durations), " + env
 	default:
-		return "model speed (interference and communication), " + env
+		return "model speed (interference and communication), " + env + ", instances homed on the " + socket + " socket"
 	}
 }
 

@@ -131,7 +131,7 @@ func TestOracleRowsApart(t *testing.T) {
 	for _, row := range tb.Rows {
 		labels = append(labels, row.Label)
 	}
-	if want := []string{"FIFO-FirstFit", "DAS", "Tetris", "MALO (oracle)"}; !slices.Equal(labels, want) {
+	if want := []string{"FIFO-FirstFit", "DAS", "Tetris", "MALO (oracle)", FloorLabel}; !slices.Equal(labels, want) {
 		t.Errorf("rows %q, want %q", labels, want)
 	}
 	notes := strings.Join(tb.Notes, "\n")

@@ -42,12 +42,6 @@ type Info struct {
 // Learned reports whether the scheduler needs a trained model.
 func (i Info) Learned() bool { return i.Family != "" }
 
-// Oracle reports whether n is a registered oracle (Info.Oracle).
-func (n Name) Oracle() bool {
-	e, ok := lookup(string(n))
-	return ok && e.info.Oracle
-}
-
 // OracleNote is the one line a table prints under its oracle rows.
 const OracleNote = "Rows marked (oracle) read each job's true duration and remaining time, which no real scheduler knows: upper bounds shown apart, never the baseline a claim is measured against; the rows without the mark estimate durations from finished jobs."
 
@@ -55,6 +49,21 @@ const OracleNote = "Rows marked (oracle) read each job's true duration and remai
 func (n Name) Learned() bool {
 	e, ok := lookup(string(n))
 	return ok && e.info.Learned()
+}
+
+// Oracle reports whether n is a registered scheduler that reads the
+// future (Info.Oracle).
+func (n Name) Oracle() bool {
+	e, ok := lookup(string(n))
+	return ok && e.info.Oracle
+}
+
+// Heuristic reports whether n is a registered scheduler that is neither
+// learned nor an oracle: a candidate for a column's best heuristic, from
+// which the headroom of a cell is measured.
+func (n Name) Heuristic() bool {
+	e, ok := lookup(string(n))
+	return ok && !e.info.Learned() && !e.info.Oracle
 }
 
 // Options configure one scheduler value. The zero value is valid for a
@@ -304,8 +313,11 @@ func init() {
 			Doc: "MARL: submission order, least normalised (GPU, CPU, memory) load"},
 			greedy("load-balancing", FIFO, func() Placer { return &LeastLoad{} })},
 		{Info{Name: "lif", Display: "LIF", Aliases: []string{"least-interference-first"},
-			Doc: "MARL: submission order, least predicted interference"},
-			greedy("lif", FIFO, func() Placer { return &LeastInterference{} })},
+			Doc: "MARL: submission order, server whose tasks' predicted slowdowns sum least with the new one (the paper's LIF)"},
+			greedy("lif", FIFO, func() Placer { return &LeastInterference{AllTasks: true} })},
+		{Info{Name: "lif-new", Display: "LIF (new task only)",
+			Doc: "MARL: submission order, server where the new instance's own predicted slowdown is least"},
+			greedy("lif-new", FIFO, func() Placer { return &LeastInterference{} })},
 		{Info{Name: "tetris-pack", Display: "Tetris (packing)",
 			Doc: "MARL: submission order, multi-resource bin packing with job locality (the MARL paper's Tetris)"},
 			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},

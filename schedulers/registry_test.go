@@ -15,7 +15,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "tetris-pack", "malo", "mosa",
+	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "lif-new", "tetris-pack", "malo", "mosa",
 		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-gittins", "malo-oracle", "mosa-oracle"}
 	if got := schedulers.Heuristics(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Heuristics() = %v, want %v", got, want)

@@ -171,14 +171,96 @@ func (s *Sim) freeTotal() Resources {
 	return t
 }
 
-// chooseSocket picks the home socket for an instance with demand d.
+// Socket rules (Config.Socket): how the engine homes an instance that its
+// placement leaves to it (Slot.Socket −1) on one of its server's sockets.
+// The home socket is where the instance's co-runners interfere with it
+// (DESIGN.md §3), so the rule is part of the environment.
+const (
+	// SocketMostFree homes it on the socket with the most free GPUs, then
+	// cores: the engine's own choice, which spreads instances and so
+	// helps every heuristic (the empty string means it).
+	SocketMostFree = "most-free"
+	// SocketFirstFit homes it on the lowest-index socket where its GPUs
+	// and cores fit, as a framework that hands out the lowest free GPU
+	// does; the most free socket when none fits whole.
+	SocketFirstFit = "first-fit"
+	// SocketRandom homes it on a socket where it fits, uniformly at
+	// random from the run's socket stream (Config.SocketSeed); the most
+	// free socket when none fits whole.
+	SocketRandom = "random"
+)
+
+// SocketRules lists the socket rules, the default first.
+var SocketRules = []string{SocketMostFree, SocketFirstFit, SocketRandom}
+
+// chooseSocket picks the home socket for an instance with demand d by the
+// configured rule (Config.Socket).
 func (s *Sim) chooseSocket(server int, d Resources) int {
+	sf := s.sockFree[server]
+	switch s.cfg.Socket {
+	case SocketFirstFit:
+		for k, f := range sf {
+			if d.GPU <= f.GPU && d.CPU <= f.CPU {
+				return k
+			}
+		}
+	case SocketRandom:
+		n := 0
+		for _, f := range sf {
+			if d.GPU <= f.GPU && d.CPU <= f.CPU {
+				n++
+			}
+		}
+		if n > 0 {
+			pick := s.sockRand.IntN(n)
+			for k, f := range sf {
+				if d.GPU <= f.GPU && d.CPU <= f.CPU {
+					if pick == 0 {
+						return k
+					}
+					pick--
+				}
+			}
+		}
+	}
+	return mostFree(sf)
+}
+
+// predictSocket is the socket a scheduler's prediction (PredictSlowdown)
+// assumes for an instance not yet placed: the rule's choice where it is
+// deterministic (under first-fit, the first socket with a free GPU, else
+// a free core); under random the most free one, without drawing from the
+// run's stream.
+func (s *Sim) predictSocket(server int) int {
+	sf := s.sockFree[server]
+	if s.cfg.Socket == SocketFirstFit {
+		for k, f := range sf {
+			if f.GPU > 0 {
+				return k
+			}
+		}
+		for k, f := range sf {
+			if f.CPU > 0 {
+				return k
+			}
+		}
+	}
+	return mostFree(sf)
+}
+
+// mostFree is the socket with the most free GPUs, then cores, the lowest
+// index on ties.
+func mostFree(sf []Resources) int {
 	best := 0
-	for k, f := range s.sockFree[server] {
-		b := s.sockFree[server][best]
+	for k, f := range sf {
+		b := sf[best]
 		if f.GPU > b.GPU || (f.GPU == b.GPU && f.CPU > b.CPU) {
 			best = k
 		}
 	}
 	return best
 }
+
+// socketStream is the second word of the random socket rule's PCG state:
+// a stable key ("sock"), so that the stream is a function of SocketSeed.
+const socketStream = 0x736f636b

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -66,6 +67,14 @@ type Config struct {
 	// RestartS is what resuming a preempted job costs, in standalone
 	// seconds of extra work: 0 as Tiresias and Blox charge, 30 as Pollux.
 	RestartS float64 `mapstructure:"restart_s" yaml:"restart_s,omitempty" json:"restart_s,omitempty"`
+	// Socket is the rule that homes an instance on a socket of its server
+	// when its placement leaves the choice to the engine: most-free (or
+	// empty), first-fit or random (capacity.go's SocketMostFree, ...).
+	Socket string `mapstructure:"socket" yaml:"socket,omitempty" json:"socket,omitempty"`
+	// SocketSeed seeds the random socket rule's stream (math/rand/v2 PCG);
+	// the caller derives it from the run seed and the cell, so it is not
+	// configuration.
+	SocketSeed uint64 `mapstructure:"-" yaml:"-" json:"-"`
 }
 
 // Speed models.
@@ -99,6 +108,9 @@ func (c Config) Validate() error {
 	case "", SpeedModel, SpeedStandalone:
 	default:
 		return fmt.Errorf("sim.speed: must be %q or %q, got %q", SpeedModel, SpeedStandalone, c.Speed)
+	}
+	if c.Socket != "" && !slices.Contains(SocketRules, c.Socket) {
+		return fmt.Errorf("sim.socket: must be one of %v, got %q", SocketRules, c.Socket)
 	}
 	if !(c.PriceGPUHour >= 0) || math.IsInf(c.PriceGPUHour, 0) {
 		return fmt.Errorf("sim.price_gpu_hour: must be >= 0 and finite, got %v", c.PriceGPUHour)
@@ -159,6 +171,8 @@ type Sim struct {
 	gpuSeconds    float64
 
 	sameBuf, otherBuf []JobLoad
+	// predictBuf and predictOthers are PredictServerSlowdown's scratch.
+	predictBuf, predictOthers []JobLoad
 	// alone remembers aloneFor's last answer.
 	alone struct {
 		load  JobLoad
@@ -174,7 +188,8 @@ type Sim struct {
 	seen       []uint32    // per job, checkStamp when placed in the decision being checked
 	checkStamp uint32
 
-	env *Environment // calibrated environment (UseEnvironment); nil: none
+	env      *Environment // calibrated environment (UseEnvironment); nil: none
+	sockRand *rand.Rand   // the random socket rule's stream (Config.SocketSeed)
 	// fromSums is the model given the co-runners' sums (sumsModel), nil
 	// when it has no such form: instanceSlowdown's fast path.
 	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
@@ -251,6 +266,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		serverSeen: make([]int32, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),
+		sockRand:   rand.New(rand.NewPCG(cfg.SocketSeed, socketStream)),
 		fromSums:   sumsModel(model),
 	}
 	for i := range s.linkShare {
@@ -480,6 +496,9 @@ func (s *Sim) Result() *Result {
 	}
 	res.Metrics = ComputeMetrics(jobs, s.cluster.TotalGPU())
 	res.Metrics.Pruned = len(s.pruned)
+	res.Floor = s.floor()
+	res.Metrics.FloorJCTS = res.Floor.MeanJCTS
+	res.Metrics.CPUUtil = s.cpuUtil(res.Metrics.MakespanS)
 	return res
 }
 

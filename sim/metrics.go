@@ -37,6 +37,13 @@ type Metrics struct {
 	MeanSlowdown float64 `parquet:"mean_slowdown" json:"mean_slowdown"`
 	MakespanS    float64 `parquet:"makespan_s" json:"makespan_s"` // last finish − first submit
 	GPUUtil      float64 `parquet:"gpu_util" json:"gpu_util"`     // GPU-seconds used / (GPUs × makespan)
+	// CPUUtil is core-seconds booked / (cores × makespan); like FloorJCTS
+	// a run's Result fills it, ComputeMetrics does not.
+	CPUUtil float64 `parquet:"cpu_util" json:"cpu_util"`
+	// FloorJCTS is the floor of the jobs (Floor.MeanJCTS): no scheduler's
+	// MeanJCTS on them is below it. ComputeMetrics leaves it 0 (it sees
+	// results, not the engine); a run's Result fills it.
+	FloorJCTS float64 `parquet:"floor_jct_s" json:"floor_jct_s"`
 }
 
 // Timing holds the wall-clock figures of a run. They vary from run to run
@@ -56,6 +63,7 @@ type Result struct {
 	Jobs      []JobResult // by job index
 	Pruned    []PrunedJob
 	Metrics   Metrics
+	Floor     Floor // the bound behind Metrics.FloorJCTS
 	Decisions int
 	// Preempted lists, in job index order, the finished jobs that were
 	// preempted at least once (none under a non-preemptive scheduler).

@@ -214,13 +214,12 @@ func (st *State) Interference() Interference { return st.sim.model }
 
 // PredictSlowdown is the slowdown S (the simulator's 1+S factor minus one)
 // an instance with the given load would see on server now: homed on the
-// socket the simulator would choose, beside the running jobs' instances and
+// socket the simulator would choose (predictSocket), beside the running jobs' instances and
 // the extra loads (tentative placements of this decision, counted on the
 // same socket).
 func (st *State) PredictSlowdown(load JobLoad, server int, extra []JobLoad) float64 {
 	s := st.sim
-	sock := s.chooseSocket(server, Resources{})
-	return s.instanceSlowdown(load, -1, -1, server, sock, extra)
+	return s.instanceSlowdown(load, -1, -1, server, s.predictSocket(server), extra)
 }
 
 // ClusterTotal is the summed capacity of all servers.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
@@ -57,6 +58,11 @@ type SimConfig struct {
 	// the speed model uses; "" is none (the simulator's defaults), "paper"
 	// each experiment in its own paper's (CheckEnvironment).
 	Environment string `mapstructure:"environment" yaml:"environment" json:"environment"`
+	// Socket is the rule that homes an instance on a socket of its server
+	// (sim.Config.Socket: most-free, first-fit, random); "" keeps each
+	// experiment's own (first-fit for the MARL experiments, most-free
+	// for the DAS ones).
+	Socket string `mapstructure:"socket" yaml:"socket" json:"socket,omitempty"`
 }
 
 // Validate names every bad key.
@@ -66,6 +72,9 @@ func (c SimConfig) Validate() error {
 	case "", sim.SpeedModel, sim.SpeedStandalone:
 	default:
 		errs = append(errs, fmt.Errorf("sim.speed: must be %q or %q, got %q", sim.SpeedModel, sim.SpeedStandalone, c.Speed))
+	}
+	if c.Socket != "" && !slices.Contains(sim.SocketRules, c.Socket) {
+		errs = append(errs, fmt.Errorf("sim.socket: must be one of %s, got %q", strings.Join(sim.SocketRules, ", "), c.Socket))
 	}
 	if err := CheckEnvironment(c.Environment); err != nil {
 		errs = append(errs, fmt.Errorf("sim.environment: %w", err))
@@ -115,6 +124,9 @@ func (c SimConfig) environmentFor(paper string) string {
 func (c SimConfig) apply(s *sim.Config, paper string) {
 	if c.Speed != "" {
 		s.Speed = c.Speed
+	}
+	if c.Socket != "" {
+		s.Socket = c.Socket
 	}
 	s.Environment = c.environmentFor(paper)
 }

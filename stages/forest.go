@@ -28,6 +28,7 @@ var verdictColour = map[claims.Verdict]color.NRGBA{
 	claims.Holds:        {0x00, 0x9e, 0x73, 0xff},
 	claims.DoesNotHold:  {0xd5, 0x5e, 0x00, 0xff},
 	claims.Inconclusive: {0x88, 0x88, 0x88, 0xff},
+	claims.Untestable:   {0x00, 0x72, 0xb2, 0xff}, // Okabe & Ito's blue
 }
 
 // paperNames are the papers' names in the plot and the report.
@@ -62,7 +63,9 @@ func plotted(r claims.Row) bool {
 // forestPlot draws every claim that ran and has a margin, one row each,
 // grouped by paper: our margin (a dot coloured by the verdict) with its
 // 95 % interval (a bar, where there is one), the paper's figure (a
-// triangle) and the claim's threshold (a vertical tick). It returns nil
+// triangle), the claim's threshold (a vertical tick) and, for a claim on
+// mean JCT, its headroom (a grey square: the margin a scheduler at the
+// floor would have). It returns nil
 // when no claim has a margin.
 func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 	var papers []string
@@ -119,6 +122,16 @@ func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 				p.Add(l)
 				lo, hi = min(lo, r.Threshold), max(hi, r.Threshold)
 				add("the claim's threshold", l)
+			}
+			if h := r.Headroom; !math.IsNaN(h) && !math.IsInf(h, 0) {
+				s, err := plotter.NewScatter(plotter.XYs{{X: h, Y: y}})
+				if err != nil {
+					return nil, nil, err
+				}
+				s.Shape, s.Color, s.Radius = draw.BoxGlyph{}, color.Gray{Y: 0x66}, vg.Points(3)
+				p.Add(s)
+				lo, hi = min(lo, h), max(hi, h)
+				add("the headroom: a scheduler at the floor", s)
 			}
 			if v, ok := paperMargin(r); ok {
 				s, err := plotter.NewScatter(plotter.XYs{{X: v, Y: y}})

@@ -134,7 +134,7 @@ code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border
 h2 a.anchor,h3 a.anchor{color:#bbb;text-decoration:none;margin-left:.4em;font-weight:normal}
 nav.toc{background:#fafafa;border:1px solid #eee;padding:.5em 1em;margin:1em 0}nav.toc ol{margin:.2em 0;padding-left:1.5em}
 .verdict{display:inline-block;padding:0 .45em;border-radius:.3em;color:#fff;font-weight:bold;white-space:nowrap}
-.v-holds{background:#009e73}.v-no{background:#d55e00}.v-inconclusive{background:#888}
+.v-holds{background:#009e73}.v-no{background:#d55e00}.v-inconclusive{background:#888}.v-untestable{background:#0072b2}
 td:first-child code{white-space:nowrap}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}`
 
 // report is what one run's report is made of.
@@ -255,12 +255,12 @@ func (r *report) scoreboard(b *strings.Builder, image func(string) string) {
 		}
 	}
 	fmt.Fprintf(b, "## Claims scoreboard\n\n")
-	fmt.Fprintf(b, "%d claims of the two papers; this run tested %d: %d hold, %d do not hold, %d inconclusive. "+
+	fmt.Fprintf(b, "%d claims of the two papers; this run tested %d: %d hold, %d do not hold, %d inconclusive, %d untestable here (the cells' headroom is below the claimed margin). "+
 		"Source: `%s` (for scripts: `%s`).\n\n",
-		len(r.rows), len(ran), count[claims.Holds], count[claims.DoesNotHold], count[claims.Inconclusive], claims.MarkdownFile, claims.CSVFile)
+		len(r.rows), len(ran), count[claims.Holds], count[claims.DoesNotHold], count[claims.Inconclusive], count[claims.Untestable], claims.MarkdownFile, claims.CSVFile)
 	if r.forest {
 		fmt.Fprintf(b, "![Claims that ran: our margin beside the paper's figure](%s)\n\n", image(ClaimsForestPNG))
-		b.WriteString("One row per claim that ran with a margin, grouped by paper: our margin (a dot, coloured by the verdict) with its 95 % interval (a bar, where the claim has samples to make one), the paper's figure (a triangle, where the paper gives one in per cent) and the claim's threshold (a vertical tick).")
+		b.WriteString("One row per claim that ran with a margin, grouped by paper: our margin (a dot, coloured by the verdict) with its 95 % interval (a bar, where the claim has samples to make one), the paper's figure (a triangle, where the paper gives one in per cent), the claim's threshold (a vertical tick) and the headroom (a grey square: the margin a scheduler at the floor would have, the most any could show in those cells).")
 		var off []string
 		for _, row := range ran {
 			if !plotted(row) {
@@ -324,7 +324,7 @@ func (r *report) scoreboard(b *strings.Builder, image func(string) string) {
 var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
 
 var (
-	verdictCell = regexp.MustCompile(`<td><strong>(holds|does not hold|inconclusive)( \(n = 1\))?</strong></td>`)
+	verdictCell = regexp.MustCompile(`<td><strong>(holds|does not hold|inconclusive|untestable here)( \((?:n = 1|headroom [^)]*)\))?</strong></td>`)
 	h2          = regexp.MustCompile(`<h([23]) id="([^"]+)">(.*?)</h[23]>`)
 )
 
@@ -335,7 +335,7 @@ var (
 func decorate(body string) string {
 	body = verdictCell.ReplaceAllStringFunc(body, func(m string) string {
 		sub := verdictCell.FindStringSubmatch(m)
-		class := map[string]string{"holds": "v-holds", "does not hold": "v-no", "inconclusive": "v-inconclusive"}[sub[1]]
+		class := map[string]string{"holds": "v-holds", "does not hold": "v-no", "inconclusive": "v-inconclusive", "untestable here": "v-untestable"}[sub[1]]
 		return `<td><span class="verdict ` + class + `">` + sub[1] + `</span>` + sub[2] + `</td>`
 	})
 	var toc strings.Builder

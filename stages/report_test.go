@@ -38,12 +38,14 @@ func TestForestPlot(t *testing.T) {
 		t.Fatalf("no claim ran: %d, %d bytes, %v; want no plot", len(svg), len(png), err)
 	}
 	ran := claims.Row{Claim: claims.Claim{ID: "marl-x", Paper: evaluation.PaperMARL, Claimed: "≥ +24.3 %"},
-		Outcome: claims.Outcome{Verdict: claims.Holds, Value: 30, Threshold: 20, HasCI: true, CI: evaluation.Interval{Mean: 30, Lo: 25, Hi: 35, N: 4}}}
-	svg, png, err := forestPlot([]claims.Row{notRun, ran})
+		Outcome: claims.Outcome{Verdict: claims.Holds, Value: 30, Threshold: 20, Headroom: 40, HasCI: true, CI: evaluation.Interval{Mean: 30, Lo: 25, Hi: 35, N: 4}}}
+	untestable := claims.Row{Claim: claims.Claim{ID: "marl-y", Paper: evaluation.PaperMARL},
+		Outcome: claims.Outcome{Verdict: claims.Untestable, Value: 3, Threshold: 20, Headroom: 5.9, HasCI: true, CI: evaluation.Interval{Mean: 3, Lo: 2, Hi: 4, N: 4}}}
+	svg, png, err := forestPlot([]claims.Row{notRun, ran, untestable})
 	if err != nil || len(png) == 0 {
 		t.Fatalf("a claim ran: %d bytes of PNG, %v", len(png), err)
 	}
-	for _, want := range []string{"marl-x", "MARL (TNSM 2021):", "ours: holds", "paper&#39;s figure", "claim&#39;s threshold", "95 % interval of our margin"} {
+	for _, want := range []string{"marl-x", "MARL (TNSM 2021):", "ours: holds", "ours: untestable here", "paper&#39;s figure", "claim&#39;s threshold", "95 % interval of our margin", "the headroom: a scheduler at the floor"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("forest plot lacks %q", want)
 		}
@@ -54,11 +56,12 @@ func TestForestPlot(t *testing.T) {
 }
 
 func TestDecorate(t *testing.T) {
-	body := "<h1 id=\"r\">R</h1>\n<p>intro</p>\n<h2 id=\"claims\">Claims</h2>\n<h3 id=\"ran\">Ran</h3>\n<table><tr><td><strong>holds</strong></td><td><strong>does not hold (n = 1)</strong></td></tr></table>\n<h2 id=\"prov\">Provenance</h2>\n"
+	body := "<h1 id=\"r\">R</h1>\n<p>intro</p>\n<h2 id=\"claims\">Claims</h2>\n<h3 id=\"ran\">Ran</h3>\n<table><tr><td><strong>holds</strong></td><td><strong>does not hold (n = 1)</strong></td><td><strong>untestable here (headroom 5.9 % &lt; claimed 20.0 %)</strong></td></tr></table>\n<h2 id=\"prov\">Provenance</h2>\n"
 	got := decorate(body)
 	for _, want := range []string{
 		`<span class="verdict v-holds">holds</span>`,
 		`<span class="verdict v-no">does not hold</span> (n = 1)`,
+		`<span class="verdict v-untestable">untestable here</span> (headroom 5.9 % &lt; claimed 20.0 %)`,
 		`<li><a href="#claims">Claims</a></li>`, `<li><a href="#prov">Provenance</a></li>`,
 		`<a class="anchor" href="#ran"`,
 	} {

@@ -23,7 +23,7 @@ func setup(t *testing.T) (*sim.Cluster, []datasets.Job, []datasets.Job, sim.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 120, IntervalS: 1800}, pipeline.Rand(5, "test"))
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 120, IntervalS: 1800, Shape: datasets.LegacyMARLShape()}, pipeline.Rand(5, "test"))
 	if err != nil {
 		t.Fatal(err)
 	}

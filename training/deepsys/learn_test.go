@@ -28,7 +28,7 @@ func TestAtteLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 160, IntervalS: 1800},
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 160, IntervalS: 1800, Shape: datasets.LegacyMARLShape()},
 		pipeline.Rand(11, "test", "workload"))
 	if err != nil {
 		t.Fatal(err)

@@ -25,10 +25,13 @@ func intervalConfig() sim.Config {
 	return c
 }
 
-// workload draws a MARL workload (uniform arrivals) for a cluster.
+// workload draws a MARL workload (uniform arrivals) for a cluster, of
+// the legacy job shape: the learner's tests and golden digests pin its
+// arithmetic and learning on the workload they were written for, not the
+// experiments' operating point.
 func workload(t testing.TB, c *sim.Cluster, jobsPerPod float64, intervals int, seed uint64) []datasets.Job {
 	t.Helper()
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: jobsPerPod, Intervals: intervals, IntervalS: 1800},
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: jobsPerPod, Intervals: intervals, IntervalS: 1800, Shape: datasets.LegacyMARLShape()},
 		pipeline.Rand(seed, "test", "workload"))
 	if err != nil {
 		t.Fatal(err)
