@@ -1,7 +1,6 @@
 package schedulers
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +47,9 @@ type rjob struct {
 	queue       int
 	rank        float64
 	promotions  int
-	chosen      bool // walk's first pass chose it
+	chosen      bool    // walk's first pass chose it
+	key         float64 // a sorted policy's key at this decision
+	shape       int32   // runnable.shapeOf
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -59,6 +60,13 @@ type runnable struct {
 	gpus    float64         // the cluster's GPUs
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
+	slotBuf []sim.Slot      // scratch of firstFit
+	// Shapes: jobs that share their instances (sim builds them once per
+	// distinct task list and model) fit or not alike. shapes numbers
+	// them; failed[shape] is the pass in which the shape last failed.
+	shapes map[*sim.Instance]int32
+	failed []uint32
+	pass   uint32
 }
 
 // sync brings the list to st: jobs finished since the last decision are
@@ -85,13 +93,28 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for len(r.byIndex) <= js.Index {
 			r.byIndex = append(r.byIndex, nil)
 		}
-		j := &rjob{js: js, gpus: js.Total.GPU, lastCheck: js.SubmitS}
+		j := &rjob{js: js, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js)}
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
 		if add != nil {
 			add(j)
 		}
 	}
+}
+
+// shapeOf numbers js's shape.
+func (r *runnable) shapeOf(js *sim.JobState) int32 {
+	if r.shapes == nil {
+		r.shapes = map[*sim.Instance]int32{}
+	}
+	k := &js.Instances[0]
+	id, ok := r.shapes[k]
+	if !ok {
+		id = int32(len(r.shapes))
+		r.shapes[k] = id
+		r.failed = append(r.failed, 0)
+	}
+	return id
 }
 
 func (r *runnable) get(i int) *rjob {
@@ -140,43 +163,44 @@ func (j *rjob) remaining() float64 { return j.js.DurationS - j.total }
 // first fit on a ledger of the empty cluster, as if every job were placed
 // afresh (on one-GPU instances, the reference's GPU counting). The second
 // places them: the chosen running jobs stay where they are, the chosen
-// pending jobs are placed first fit around them in priority order, and the
-// running jobs not chosen are preempted. On servers of one kind and
-// instances of one GPU the second pass always finds room; where it does
-// not (fragmentation the first pass could not see), the job stays pending.
+// pending jobs are placed first fit around them in priority order (on
+// instances of one GPU there is always room; where fragmentation the first
+// pass could not see leaves none, the job stays pending), and then the
+// jobs not chosen, in priority order, keep running or start if they fit
+// what is left; the running ones that do not are preempted.
 func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.reset(st)
 	gpus := r.gpus
 	r.chosen = r.chosen[:0]
+	// Within a pass the ledger only shrinks, so a shape (jobs sharing
+	// their instances, sim's prototypes) that did not fit will not fit
+	// later in the pass either.
+	r.pass++
 	for _, q := range order {
 		for _, j := range q {
 			if gpus+1e-9 < j.gpus {
 				continue // nothing needing more GPUs than are left fits
 			}
+			if r.failedShape(j) {
+				continue
+			}
 			if r.book(j.js) {
 				gpus -= j.gpus
 				r.chosen = append(r.chosen, j)
 				j.chosen = true
+			} else {
+				r.fail(j)
 			}
 		}
 	}
 	var d sim.Decision
 	r.reset(st)
-	for _, q := range order {
-		for _, j := range q {
-			if j.running && !j.chosen {
-				d.Preempt = append(d.Preempt, j.js.Index)
-				j.running = false
-			}
-		}
-	}
 	for _, j := range r.chosen {
 		if j.running {
 			r.take(j.js, j.js.Slots) // they ran together: they fit
 		}
 	}
 	for _, j := range r.chosen {
-		j.chosen = false
 		if j.running {
 			continue
 		}
@@ -185,9 +209,50 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 			j.running = true
 		}
 	}
+	// What the chosen jobs left: the others, in priority order, keep
+	// running or start where they still fit, and the running ones that do
+	// not are preempted. (With GPU counting nothing fits here: a job not
+	// chosen lacked GPUs at its turn, and fewer are left now.)
+	gpus = 0
+	for _, f := range r.free {
+		gpus += f.GPU
+	}
+	r.pass++
+	for _, q := range order {
+		for _, j := range q {
+			switch {
+			case j.chosen:
+			case j.running:
+				if r.take(j.js, j.js.Slots) {
+					gpus -= j.gpus
+				} else {
+					d.Preempt = append(d.Preempt, j.js.Index)
+					j.running = false
+				}
+			case gpus+1e-9 < j.gpus || r.failedShape(j):
+			default:
+				if slots := r.firstFit(j.js); slots != nil {
+					gpus -= j.gpus
+					d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
+					j.running = true
+				} else {
+					r.fail(j)
+				}
+			}
+		}
+	}
+	for _, j := range r.chosen {
+		j.chosen = false
+	}
 	clear(r.chosen)
 	return d
 }
+
+// failedShape reports whether a job of js's shape failed to fit earlier
+// in this pass.
+func (r *runnable) failedShape(j *rjob) bool { return r.failed[j.shape] == r.pass }
+
+func (r *runnable) fail(j *rjob) { r.failed[j.shape] = r.pass }
 
 // reset sets the ledger to the empty cluster.
 func (r *runnable) reset(st *sim.State) {
@@ -249,7 +314,11 @@ func (r *runnable) take(js *sim.JobState, slots []sim.Slot) bool {
 // firstFit books each instance of js on the lowest-index server it fits,
 // or books nothing and returns nil.
 func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
-	slots := make([]sim.Slot, len(js.Instances))
+	slots := r.slotBuf[:0]
+	for range js.Instances {
+		slots = append(slots, sim.Slot{})
+	}
+	r.slotBuf = slots
 	for i, in := range js.Instances {
 		s := -1
 		for k := range r.free {
@@ -267,7 +336,7 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		r.free[s] = r.free[s].Sub(in.Demand)
 		slots[i] = sim.Slot{Server: s, Socket: -1}
 	}
-	return slots
+	return slices.Clone(slots)
 }
 
 // errPreemptOnly is what Schedule answers for a decision that preempts:
@@ -320,8 +389,25 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 	p.sync(st, nil, nil)
 	for _, j := range p.list {
 		j.advance(st.Now)
+		j.key = p.key(j)
 	}
-	slices.SortStableFunc(p.list, func(a, b *rjob) int { return cmp.Compare(p.key(a), p.key(b)) })
+	// Stable insertion sort: between two decisions only the running jobs'
+	// keys fall and arrivals join the end, so the list is nearly sorted
+	// and this is a scan plus the few moves, where a merge sort is
+	// n log n.
+	l := p.list
+	for i := 1; i < len(l); i++ {
+		j := l[i]
+		if l[i-1].key <= j.key {
+			continue
+		}
+		m := i
+		for m > 0 && l[m-1].key > j.key {
+			l[m] = l[m-1]
+			m--
+		}
+		l[m] = j
+	}
 	d := p.walk(st, p.list)
 	return d, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
 	"github.com/spf13/cobra"
@@ -22,13 +23,14 @@ var listings = map[string]func(w io.Writer) error{
 	"families":    listFamilies,
 	"sources":     listSources,
 	"presets":     listPresets,
+	"clusters":    listClusters,
 }
 
 func newListCmd(a *app) *cobra.Command {
 	kinds := sortedKeys(listings)
 	return &cobra.Command{
 		Use:   "list " + strings.Join(kinds, "|"),
-		Short: "List what there is: experiments, schedulers, learned families, trace sources, presets",
+		Short: "List what there is: experiments, schedulers, learned families, trace sources, presets, clusters",
 		Long: `list prints one line per registered thing, with its doc:
 
   experiments  the ids of eval.experiments, schedlab eval --experiment and run --only,
@@ -39,7 +41,8 @@ func newListCmd(a *app) *cobra.Command {
   families     the learned families of schedlab train --family, their variants and
                their configuration section (train.<section>)
   sources      the trace sources of datasets.source, datasets.ingest and schedlab ingest
-  presets      the embedded presets of --preset`,
+  presets      the embedded presets of --preset
+  clusters     the named clusters of schedlab replay --cluster (and sim.Preset)`,
 		Example:   "  schedlab list experiments",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: kinds,
@@ -113,6 +116,21 @@ func listSources(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(w, "%-15s %s\n", n, r.Describe())
+	}
+	return nil
+}
+
+func listClusters(w io.Writer) error {
+	for _, n := range sim.PresetNames() {
+		spec, err := sim.Preset(n)
+		if err != nil {
+			return err
+		}
+		c, err := spec.Build()
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", n, err)
+		}
+		fmt.Fprintf(w, "%-8s %-28s %3d servers, %4g GPUs\n", n, c.Name, len(c.Servers), c.TotalGPU())
 	}
 	return nil
 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+)
+
+const replayTrace = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n" +
+	"0,4,0,1,vgg19,100,0\n1,8,10,1,vgg11,20,0\n2,16,20,1,vgg16,50,0\n3,1,30,1,vgg16,40,0\n"
+
+const replaySpec = "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,2,4,40,256\n"
+
+// TestReplay: a Tiresias trace on a Tiresias cluster under 2D-LAS, to CSV
+// and to Parquet (read back with Arrow's reader); the 16-GPU job can never
+// fit the 8-GPU cluster and is reported, not looped on.
+func TestReplay(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	cluster := filepath.Join(dir, "n2g4.csv")
+	os.WriteFile(trace, []byte(replayTrace), 0o644)
+	os.WriteFile(cluster, []byte(replaySpec), 0o644)
+	out := filepath.Join(dir, "jobs.csv")
+	_, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "tiresias", "--cluster", cluster, "--policy", "dlas-gpu", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, `job "t/2" can never fit`) {
+		t.Errorf("the oversized job is not reported:\n%s", stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Job 1 (8 GPUs) waits for job 0 (its service is far below the first
+	// queue's limit, so it is not demoted); job 3 (1 GPU) starts on
+	// arrival.
+	want := "job_id,submit_time,start_time,end_time,preempt,resume,num_gpu,duration,jct,status\n" +
+		"t/0,0,0,100,0,0,4,100,100,finished\n" +
+		"t/1,10,100,120,0,0,8,20,110,finished\n" +
+		"t/2,20,,,0,0,16,50,,never fits\n" +
+		"t/3,30,30,70,0,0,1,40,40,finished\n"
+	if string(got) != want {
+		t.Errorf("csv\n got %s\nwant %s", got, want)
+	}
+
+	pq := filepath.Join(dir, "jobs.parquet")
+	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "tiresias", "--cluster", cluster, "--policy", "tiresias-las", "--out", pq); code != 0 {
+		t.Fatalf("parquet: exit %d: %s", code, stderr)
+	}
+	f, err := file.OpenParquetFile(pq, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := rd.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if tbl.NumRows() != 4 {
+		t.Errorf("parquet: %d rows, want 4", tbl.NumRows())
+	}
+	for _, c := range []string{"job_id", "submit_time", "start_time", "end_time", "preempt"} {
+		if len(tbl.Schema().FieldIndices(c)) != 1 {
+			t.Errorf("parquet: no column %q", c)
+		}
+	}
+}
+
+// TestReplayBadInput: a bad row names file, line and field; a bad cluster
+// name or policy is a usage error.
+func TestReplayBadInput(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	os.WriteFile(trace, []byte(replayTrace+"4,two,40,1,vgg16,10,0\n"), 0o644)
+	args := func(extra ...string) []string {
+		return append([]string{"replay", "--trace", trace, "--format", "tiresias", "--out", filepath.Join(dir, "o.csv")}, extra...)
+	}
+	_, stderr, code := schedlab(t, nil, args("--cluster", "small", "--policy", "srtf")...)
+	if code != 1 || !strings.Contains(stderr, "t.csv:6: num_gpu") {
+		t.Errorf("bad row: exit %d, want 1 naming t.csv:6: num_gpu:\n%s", code, stderr)
+	}
+	if _, stderr, code := schedlab(t, nil, args("--cluster", "small", "--policy", "srtf", "--skip-bad")...); code != 0 || !strings.Contains(stderr, "1 of 5 rows rejected") {
+		t.Errorf("--skip-bad: exit %d:\n%s", code, stderr)
+	}
+	if _, stderr, code := schedlab(t, nil, args("--cluster", "tiny", "--policy", "srtf")...); code != 2 || !strings.Contains(stderr, "large") {
+		t.Errorf("unknown cluster: exit %d, want 2 listing the names:\n%s", code, stderr)
+	}
+	if _, stderr, code := schedlab(t, nil, args("--cluster", "small", "--policy", "hrrn")...); code != 2 {
+		t.Errorf("unknown policy: exit %d, want 2:\n%s", code, stderr)
+	}
+}
