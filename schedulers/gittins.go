@@ -161,6 +161,18 @@ func pyRound(x float64, n int) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
 	}
+	if y := math.Abs(x) * math.Pow10(n); y < 1<<52 {
+		// Far from a half, the float product rounds the same way as the
+		// exact value: only near-ties need exact arithmetic.
+		if f := y - math.Floor(y); math.Abs(f-0.5) > 1e-6 {
+			s := strconv.FormatFloat(math.Floor(y+0.5), 'f', 0, 64)
+			for len(s) <= n {
+				s = "0" + s
+			}
+			v, _ := strconv.ParseFloat(s[:len(s)-n]+"."+s[len(s)-n:], 64)
+			return math.Copysign(v, x)
+		}
+	}
 	scale := new(big.Float).SetPrec(256).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
 	y := new(big.Float).SetPrec(256).SetFloat64(math.Abs(x))
 	y.Mul(y, scale)

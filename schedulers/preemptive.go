@@ -57,7 +57,7 @@ type runnable struct {
 	byIndex []*rjob
 	list    []*rjob
 	free    []sim.Resources // the walk's ledger
-	gpus    float64         // the cluster's GPUs
+	total   sim.Resources   // the cluster's capacity
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
 	slotBuf []sim.Slot      // scratch of firstFit
@@ -170,7 +170,7 @@ func (j *rjob) remaining() float64 { return j.js.DurationS - j.total }
 // what is left; the running ones that do not are preempted.
 func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.reset(st)
-	gpus := r.gpus
+	tot := r.total
 	r.chosen = r.chosen[:0]
 	// Within a pass the ledger only shrinks, so a shape (jobs sharing
 	// their instances, sim's prototypes) that did not fit will not fit
@@ -178,14 +178,11 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.pass++
 	for _, q := range order {
 		for _, j := range q {
-			if gpus+1e-9 < j.gpus {
-				continue // nothing needing more GPUs than are left fits
-			}
-			if r.failedShape(j) {
-				continue
+			if !j.js.Total.Fits(tot) || r.failedShape(j) {
+				continue // more than is left in all, or a shape that did not fit
 			}
 			if r.book(j.js) {
-				gpus -= j.gpus
+				tot = tot.Sub(j.js.Total)
 				r.chosen = append(r.chosen, j)
 				j.chosen = true
 			} else {
@@ -213,9 +210,9 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	// running or start where they still fit, and the running ones that do
 	// not are preempted. (With GPU counting nothing fits here: a job not
 	// chosen lacked GPUs at its turn, and fewer are left now.)
-	gpus = 0
+	tot = sim.Resources{}
 	for _, f := range r.free {
-		gpus += f.GPU
+		tot = tot.Add(f)
 	}
 	r.pass++
 	for _, q := range order {
@@ -224,15 +221,15 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 			case j.chosen:
 			case j.running:
 				if r.take(j.js, j.js.Slots) {
-					gpus -= j.gpus
+					tot = tot.Sub(j.js.Total)
 				} else {
 					d.Preempt = append(d.Preempt, j.js.Index)
 					j.running = false
 				}
-			case gpus+1e-9 < j.gpus || r.failedShape(j):
+			case !j.js.Total.Fits(tot) || r.failedShape(j):
 			default:
 				if slots := r.firstFit(j.js); slots != nil {
-					gpus -= j.gpus
+					tot = tot.Sub(j.js.Total)
 					d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
 					j.running = true
 				} else {
@@ -257,11 +254,11 @@ func (r *runnable) fail(j *rjob) { r.failed[j.shape] = r.pass }
 // reset sets the ledger to the empty cluster.
 func (r *runnable) reset(st *sim.State) {
 	r.free = r.free[:0]
-	r.gpus = 0
+	r.total = sim.Resources{}
 	for i := range st.Free {
 		c := st.Cluster.Capacity(i)
 		r.free = append(r.free, c)
-		r.gpus += c.GPU
+		r.total = r.total.Add(c)
 	}
 }
 
