@@ -17,10 +17,10 @@
 //	tetris, load-balancing, lif, tetris-pack                        MARL heuristics
 //	malo, mosa                                                      DAS meta-heuristics
 //	fifo-strict, smallest-first, srtf, srsf, tiresias-las,
-//	tiresias-gittins                                                the Tiresias simulator's policies
+//	tiresias-las-1d, tiresias-gittins                               the Tiresias simulator's policies
 //
 // The Tiresias policies answer to the reference simulator's names too
-// (fifo, sjf, shortest, shortest-gpu, dlas-gpu, dlas-gpu-gittins) and
+// (fifo, sjf, shortest, shortest-gpu, dlas-gpu, dlas, dlas-gpu-gittins) and
 // match it job for job (TestTiresiasReference). All but fifo-strict
 // preempt: they implement sim.Decider. srtf and srsf read true durations:
 // they are oracles. Info.Trigger says they act at every arrival and

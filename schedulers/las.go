@@ -103,7 +103,11 @@ func NewLAS(cfg TiresiasConfig) (*LAS, error) {
 		return nil, err
 	}
 	l := cfg.thresholds()
-	return &LAS{name: "tiresias-las", cfg: cfg, limits: l, queues: make([][]*rjob, len(l)+1)}, nil
+	name := "tiresias-las"
+	if cfg.OneDimensional {
+		name = "tiresias-las-1d"
+	}
+	return &LAS{name: name, cfg: cfg, limits: l, queues: make([][]*rjob, len(l)+1)}, nil
 }
 
 // Name implements sim.Scheduler.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/schedlab/schedlab/sim"
 )
@@ -61,6 +60,11 @@ type runnable struct {
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
 	slotBuf []sim.Slot      // scratch of firstFit
+	// A decision's placements, preemptions and slots, reused from one
+	// decision to the next.
+	starts    []sim.Placement
+	preempts  []int
+	slotArena []sim.Slot
 	// Shapes: jobs that share their instances (sim builds them once per
 	// distinct task list and model) fit or not alike. shapes numbers
 	// them; failed[shape] is the pass in which the shape last failed.
@@ -190,7 +194,8 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 			}
 		}
 	}
-	var d sim.Decision
+	d := sim.Decision{Start: r.starts[:0], Preempt: r.preempts[:0]}
+	r.slotArena = r.slotArena[:0]
 	r.reset(st)
 	for _, j := range r.chosen {
 		if j.running {
@@ -242,6 +247,7 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		j.chosen = false
 	}
 	clear(r.chosen)
+	r.starts, r.preempts = d.Start, d.Preempt // reused: the engine keeps neither
 	return d
 }
 
@@ -333,7 +339,12 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		r.free[s] = r.free[s].Sub(in.Demand)
 		slots[i] = sim.Slot{Server: s, Socket: -1}
 	}
-	return slices.Clone(slots)
+	// Carved from the decision's arena: the engine copies the slots it
+	// keeps, and an arena that grows leaves earlier slices on the old
+	// array, unchanged.
+	k := len(r.slotArena)
+	r.slotArena = append(r.slotArena, slots...)
+	return r.slotArena[k:len(r.slotArena):len(r.slotArena)]
 }
 
 // errPreemptOnly is what Schedule answers for a decision that preempts:

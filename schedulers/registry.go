@@ -346,6 +346,13 @@ func init() {
 		{Info{Name: "tiresias-las", Display: "2D-LAS (Tiresias)", Aliases: []string{"dlas-gpu", "2d-las"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias dlas-gpu: discretised 2D least attained service, 3 queues at 3250/7200 GPU-s"},
 			func(o Options) (sim.Scheduler, error) { return NewLAS(tiresiasConfig(o)) }},
+		{Info{Name: "tiresias-las-1d", Display: "LAS (Tiresias, 1D)", Aliases: []string{"dlas", "las"}, Trigger: sim.TriggerEvery,
+			Doc: "Tiresias dlas: discretised least attained service in seconds, not GPU-seconds"},
+			func(o Options) (sim.Scheduler, error) {
+				c := tiresiasConfig(o)
+				c.OneDimensional = true
+				return NewLAS(c)
+			}},
 		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias dlas-gpu-gittins: 2D-LAS queues ordered by a Gittins index of past jobs' GPU-time"},
 			func(o Options) (sim.Scheduler, error) { return NewGittins(tiresiasConfig(o), o.DataDir) }},

@@ -16,7 +16,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "lif-new", "tetris-pack", "malo", "mosa",
-		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-gittins", "malo-oracle", "mosa-oracle"}
+		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-las-1d", "tiresias-gittins", "malo-oracle", "mosa-oracle"}
 	if got := schedulers.Heuristics(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Heuristics() = %v, want %v", got, want)
 	}
@@ -25,7 +25,7 @@ func TestRegistry(t *testing.T) {
 		{"LB", "load-balancing"}, {"Least-Interference-First", "lif"}, {" MALO ", "malo"},
 		// The Tiresias simulator's --schedule names.
 		{"fifo", "fifo-strict"}, {"sjf", "smallest-first"}, {"shortest", "srtf"}, {"shortest-gpu", "srsf"},
-		{"dlas-gpu", "tiresias-las"},
+		{"dlas-gpu", "tiresias-las"}, {"dlas", "tiresias-las-1d"},
 	} {
 		s, err := schedulers.New(schedulers.Name(tc.in), schedulers.Options{Seed: 3})
 		if err != nil || s.Name() != tc.want {

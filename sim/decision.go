@@ -184,12 +184,14 @@ func (j *JobState) ExecutedS(now float64) float64 {
 
 // Arrived lists the jobs that arrived since the previous decision, in
 // arrival order ((submit time, index)); some may already have started or
-// finished. The slice is new on each call.
+// finished. Like the State, the slice is valid until the next Apply and
+// must not be modified.
 func (st *State) Arrived() []*JobState {
 	s := st.sim
-	out := make([]*JobState, 0, st.arrTo-st.arrFrom)
+	out := s.arrivedBuf[:0]
 	for _, i := range s.order[st.arrFrom:st.arrTo] {
 		out = append(out, &s.jobs[i])
 	}
+	s.arrivedBuf = out
 	return out
 }

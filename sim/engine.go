@@ -134,6 +134,7 @@ type Sim struct {
 	nextTrig   float64
 	wakeS      float64 // the last decision's WakeS, +Inf for none
 	lastArr    int     // nextArr at the previous decision (State.Arrived)
+	arrivedBuf []*JobState
 	pending    []*JobState
 	running    []*JobState
 	free       []Resources

@@ -57,9 +57,10 @@ num_gpu_p_node, num_cpu_p_node, mem_p_node) or a named cluster (schedlab list
 clusters: the DAS paper's small, medium and large among them).
 
 --policy is any scheduler of schedlab list schedulers, by name or alias: the
-Tiresias simulator's fifo, sjf, shortest, shortest-gpu, dlas-gpu and
+Tiresias simulator's fifo, sjf, shortest, shortest-gpu, dlas, dlas-gpu and
 dlas-gpu-gittins are aliases of fifo-strict, smallest-first, srtf, srsf,
-tiresias-las and tiresias-gittins, and replay them job for job. The trigger is
+tiresias-las-1d, tiresias-las and tiresias-gittins, and replay them job for
+job. srtf and srsf read true durations: oracles. The trigger is
 the policy's own (every arrival and completion for those) unless --trigger says
 otherwise. Jobs run at their recorded durations (--speed standalone); --speed
 model applies the interference and network model.
