@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/stages"
 )
 
@@ -116,7 +117,8 @@ func readAllBase(t *testing.T) *stages.Config {
 	e.Calibration.DAS = true
 	e.Sensitivity.Parts = []string{"marl-device", "das"}
 	cfg.Train.Seeds = 2
-	e.DASTable1.Schedulers = append(e.DASTable1.Schedulers, "das", "dl2", "rifling")
+	e.DASTable1.Schedulers = append(e.DASTable1.Schedulers, "das", "dl2", "rifling", "external:probe")
+	cfg.External = []external.Spec{{Name: "probe", Command: "python3 probe.py"}}
 	e.MARLArrivals.Schedulers = append(e.MARLArrivals.Schedulers, "marl-server", "atte")
 	e.MARLServers.Schedulers = append(e.MARLServers.Schedulers, "marl-device")
 	e.MARLTopologies.Schedulers = append(e.MARLTopologies.Schedulers, "marl-device")
@@ -248,6 +250,16 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 		case reflect.Int:
 			if n > 0 {
 				out = append(out, reflect.Append(clone(v), reflect.ValueOf(int(v.Index(n-1).Int())+1)))
+			}
+		case reflect.Struct:
+			// A declared policy stays declared (external.Declare adds up):
+			// what changes a stage is another spec of a policy a row uses.
+			if key == "external" && n > 0 {
+				c := clone(v)
+				spec := c.Index(0).Interface().(external.Spec)
+				spec.Command += " --other"
+				c.Index(0).Set(reflect.ValueOf(spec))
+				out = append(out, c)
 			}
 		}
 	}

@@ -58,6 +58,9 @@ func smallPreset(t testing.TB) *sim.Cluster {
 // JCT, fee, slowdown) as the built-in fifo-firstfit, bit for bit, under
 // the full speed model and under a pure replay.
 func TestPAISubsetMatchesBuiltin(t *testing.T) {
+	if raceEnabled {
+		t.Skip("minutes under the race detector; make test-norace runs it")
+	}
 	jobs := paiJobs(t)
 	cmd := example(t, "fifo_firstfit.py")
 	c := smallPreset(t)

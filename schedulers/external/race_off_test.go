@@ -1,0 +1,5 @@
+//go:build !race
+
+package external_test
+
+const raceEnabled = false
