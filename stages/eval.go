@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -94,12 +95,7 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	if err := spec.Validate(); err != nil {
 		return spec, nil, false, fmt.Errorf("eval (%s): %w", id, err)
 	}
-	if fitted {
-		inputs = append(inputs, FitModel)
-	}
-	if spec.Sim.Environment != "" {
-		inputs = append(inputs, EnvironmentFile(spec.Sim.Environment))
-	}
+	inputs = append(inputs, plan.SpeedOf(spec.Sim, fitted).Inputs()...)
 	return spec, inputs, fitted, nil
 }
 
@@ -238,7 +234,8 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 			w.ArrivalsFile = env.Input(w.ArrivalsFile)
 		}
 	}
-	model, err := speedModel(env, s.fitted, spec.Sim.Environment)
+	speed := plan.SpeedOf(spec.Sim, s.fitted)
+	speeds, err := speed.Resolve(speed.RunSources(env.Input))
 	if err != nil {
 		return err
 	}
@@ -255,7 +252,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 	// The cells' per-job results wait in the task directory, never among
 	// the outputs, until the results table is written.
 	opt := evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
-		NewScheduler: newSched, Interference: model, ScratchDir: env.TaskDir()}
+		NewScheduler: newSched, Interference: speeds.Interference, ScratchDir: env.TaskDir()}
 	if env.Executor() != nil {
 		opt.Cells = s.cellTasks(env, spec) // evaltask.go
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/profiling"
 )
 
@@ -14,7 +15,7 @@ import (
 const (
 	ProfileSamples    = "datasets/profile_samples.parquet"
 	FitCoefficients   = "fit/" + fitting.CoefficientsFile
-	FitModel          = "fit/" + fitting.ModelFile
+	FitModel          = plan.FitModel
 	FitTable          = "fit/" + fitting.TableFile
 	InterferenceTable = "tables/interference.md"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
-	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -92,7 +92,9 @@ func (c TrainConfig) Validate() error {
 	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
-	inRange("train.marl.rollouts", c.MARL.Rollouts, 0, marl.MaxRollouts)
+	if err := marl.CheckRollouts(c.MARL.Rollouts); err != nil {
+		errs = append(errs, fmt.Errorf("train.marl.rollouts: %w", err))
+	}
 	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
 		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}
@@ -443,12 +445,7 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	if m.Data.Source == training.SourceTrace {
 		in = append(in, jobsArtifact)
 	}
-	if m.Fitted {
-		in = append(in, FitModel)
-	}
-	if m.Sim.Environment != "" {
-		in = append(in, EnvironmentFile(m.Sim.Environment))
-	}
+	in = append(in, m.speed().Inputs()...)
 	outs := m.Outputs()
 	return &pipeline.Func{
 		StageName: m.StageName(), StageVersion: trainingVersion(m.family), In: in, Out: outs, Cfg: m,
@@ -480,9 +477,11 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 					return err
 				}
 			}
-			if in.Interference, err = speedModel(env, m.Fitted, m.Sim.Environment); err != nil {
+			speeds, err := m.speed().Resolve(m.speed().RunSources(env.Input))
+			if err != nil {
 				return err
 			}
+			in.Interference = speeds.Interference
 			for _, o := range outs {
 				env.Output(o)
 			}
@@ -649,16 +648,8 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 	return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
 }
 
-// FittedInterference adapts the fitted model (model.json of the fit stage)
-// to the simulator's interference interface, so that job speeds in
-// training and evaluation come from the fitted model (DESIGN.md §4).
-func FittedInterference(path string) (sim.Interference, error) {
-	m, err := fitting.LoadModel(path)
-	if err != nil {
-		return nil, err
-	}
-	return m.SimModel(), nil
-}
+// speed is the speed model the training simulates with.
+func (m *ModelTraining) speed() plan.SpeedModel { return plan.SpeedOf(m.Sim, m.Fitted) }
 
 // OpenModel loads the learned scheduler name (canonical) for a cluster
 // from modelsDir, a directory laid out as a run's models/: a model per
