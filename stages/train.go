@@ -410,8 +410,8 @@ func (m *ModelTraining) Replica(r int) *ModelTraining {
 // each other.
 func ReplicaSeeds(seed uint64, base string, r int) (workload *rand.Rand, model uint64) {
 	rs := strconv.Itoa(r)
-	model, _ = pipeline.Seed(seed, base, "model", "replicate", rs)
-	return pipeline.Rand(seed, base, "workload", "replicate", rs), model
+	model, _ = pipeline.Seed(seed, pipeline.StageStream(base), "model", "replicate", rs)
+	return pipeline.Rand(seed, pipeline.StageStream(base), "workload", "replicate", rs), model
 }
 
 // Family is the family that trains the model.
