@@ -223,17 +223,7 @@ func (s *evalStage) outputs() evaluation.OutputPaths {
 func (s *evalStage) Outputs() []string { return s.outputs().List() }
 
 func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
-	spec := s.spec
-	spec.Workloads = slices.Clone(spec.Workloads)
-	for i := range spec.Workloads {
-		w := &spec.Workloads[i]
-		if w.JobsFile != "" {
-			w.JobsFile = env.Input(w.JobsFile)
-		}
-		if w.ArrivalsFile != "" {
-			w.ArrivalsFile = env.Input(w.ArrivalsFile)
-		}
-	}
+	spec := s.spec.WithFiles(env.Input)
 	speed := plan.SpeedOf(spec.Sim, s.fitted)
 	speeds, err := speed.Resolve(speed.RunSources(env.Input))
 	if err != nil {

@@ -176,12 +176,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 				}
 				// A copy: parts is the stage's configuration, run again
 				// on a rerun.
-				p.Spec.Workloads = slices.Clone(p.Spec.Workloads)
-				for i := range p.Spec.Workloads {
-					if w := &p.Spec.Workloads[i]; w.JobsFile != "" {
-						w.JobsFile = env.Input(w.JobsFile)
-					}
-				}
+				p.Spec = p.Spec.WithFiles(env.Input)
 				points.plans[p.Name], points.models[p.Name] = p, model
 				sparts = append(sparts, sp)
 			}
