@@ -1,6 +1,6 @@
 // Package plan holds a run's plan as values, built once from the resolved
 // configuration and passed, never re-derived: today the speed model
-// (SpeedModel) and its one resolver.
+// (SpeedModel) with its one resolver, and where trained models live.
 //
 // # What it owns
 //
@@ -13,6 +13,9 @@
 //     the fitted model, reads the calibrated environment, checks that the
 //     environment is the one named and was calibrated over that base
 //     model, and wraps the base model in it.
+//   - The layout of trained models: ModelDir (models/<key>/), ClusterID
+//     (a cluster spec's name in model directories and stage names) and
+//     OpenModel, which opens a learned scheduler from a run's models/.
 //
 // # What it promises
 //
@@ -26,8 +29,9 @@
 // # Layering
 //
 // plan sits below stages and cmd/schedlab and above the kinds it plans
-// (sim, fitting, pipeline): it imports none of stages, cmd or evaluation
-// and nothing of it imports back (docs/architecture.md).
+// (sim, fitting, schedulers, training, pipeline): it imports none of
+// stages, cmd or evaluation, and nothing it imports imports it back
+// (docs/architecture.md).
 //
 // # Extending it
 //

@@ -113,21 +113,6 @@ func (c TrainConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ModelDir is the run-directory folder of a learned scheduler's model.
-func ModelDir(scheduler string) string { return "models/" + scheduler }
-
-// ClusterID names a cluster spec in model directories and stage names:
-// fattree-k8-power8, vl2-k4-dgx1, bcube-n4-k2-power8, flat-n8-pai-v100.
-func ClusterID(c sim.ClusterSpec) string {
-	switch c.Topology {
-	case "fattree", "vl2":
-		return fmt.Sprintf("%s-k%d-%s", c.Topology, c.K, c.Servers)
-	case "bcube":
-		return fmt.Sprintf("bcube-n%d-k%d-%s", c.N, c.K, c.Servers)
-	}
-	return fmt.Sprintf("%s-n%d-%s", c.Topology, c.N, c.Servers)
-}
-
 // DASEachCluster as train.das.cluster trains every model of a trace-source
 // family (das, dl2, rifling) once per cluster it is evaluated on.
 const DASEachCluster = "each"
@@ -140,13 +125,13 @@ const DASEachCluster = "each"
 func (c *Config) modelKey(canon schedulers.Name, cluster sim.ClusterSpec) string {
 	f, v, ok := training.VariantOf(canon)
 	if !ok { // a heuristic: no model (callers look the key up and miss)
-		return string(canon) + "/" + ClusterID(cluster)
+		return string(canon) + "/" + plan.ClusterID(cluster)
 	}
 	m := string(v.ModelName())
 	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
 		return m
 	}
-	return m + "/" + ClusterID(cluster)
+	return m + "/" + plan.ClusterID(cluster)
 }
 
 // replicas is how many models of canon the run trains under model key
@@ -367,7 +352,7 @@ func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitte
 			return nil, fmt.Errorf("train %s: experiment %s has no trace workload to train on", canon, spec.Experiment)
 		}
 	case training.SourceMARL:
-		mt.Cluster, mt.ClusterSpec = ClusterID(cl.Spec), cl.Spec
+		mt.Cluster, mt.ClusterSpec = plan.ClusterID(cl.Spec), cl.Spec
 		built, err := cl.Spec.Build()
 		if err != nil {
 			return nil, err
@@ -425,7 +410,7 @@ func (m *ModelTraining) StageName() string { return "train-" + strings.ReplaceAl
 func (m *ModelTraining) Outputs() []string {
 	var outs []string
 	for _, f := range m.family.Files(m.Scheduler) {
-		outs = append(outs, path.Join(ModelDir(m.Key), f))
+		outs = append(outs, path.Join(plan.ModelDir(m.Key), f))
 	}
 	return outs
 }
@@ -605,7 +590,7 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		for i, cs := range d.EvalClusters {
 			c, err := cs.Build()
 			if err != nil {
-				return training.Data{}, fmt.Errorf("cluster %s: %w", ClusterID(cs), err)
+				return training.Data{}, fmt.Errorf("cluster %s: %w", plan.ClusterID(cs), err)
 			}
 			clusters[i] = c
 		}
@@ -650,24 +635,3 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 
 // speed is the speed model the training simulates with.
 func (m *ModelTraining) speed() plan.SpeedModel { return plan.SpeedOf(m.Sim, m.Fitted) }
-
-// OpenModel loads the learned scheduler name (canonical) for a cluster
-// from modelsDir, a directory laid out as a run's models/: a model per
-// cluster in <model>/<cluster id>/, or (trace-source models trained on one
-// cluster) one for all in <model>/.
-func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
-	f, v, ok := training.VariantOf(name)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a learned scheduler", name)
-	}
-	m := string(v.ModelName())
-	first := f.Files(v.ModelName())[0]
-	dir := filepath.Join(modelsDir, m, ClusterID(cluster))
-	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && f.Source() == training.SourceTrace {
-		dir = filepath.Join(modelsDir, m)
-	}
-	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
-		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
-	}
-	return schedulers.New(name, schedulers.Options{Model: dir, Seed: seed})
-}

@@ -175,7 +175,7 @@ func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, 
 		return fmt.Errorf("train %s: result: %w", m.Scheduler, err)
 	}
 	for i, name := range out.Names {
-		if err := os.WriteFile(env.Output(path.Join(ModelDir(m.Key), name)), out.Data[i], 0o644); err != nil {
+		if err := os.WriteFile(env.Output(path.Join(plan.ModelDir(m.Key), name)), out.Data[i], 0o644); err != nil {
 			return err
 		}
 	}

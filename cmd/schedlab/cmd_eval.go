@@ -176,7 +176,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				}
 				for _, cl := range spec.Clusters {
 					if cl.Name == c.Cluster {
-						return stages.OpenModel(modelsDir, c.Scheduler, cl.Spec, seed)
+						return plan.OpenModel(modelsDir, c.Scheduler, cl.Spec, seed)
 					}
 				}
 				return nil, fmt.Errorf("no cluster %s", c.Cluster)
