@@ -23,16 +23,6 @@ import (
 // with their registry in evaluation.
 type EvalConfig = evaluation.Config
 
-// The sections of EvalConfig, under their stages names.
-type (
-	DASTable1Config    = evaluation.DASTable1Config
-	DASLoadConfig      = evaluation.DASLoadConfig
-	DASTuningConfig    = evaluation.DASTuningConfig
-	MARLArrivalsConfig = evaluation.MARLArrivalsConfig
-	MARLGridConfig     = evaluation.MARLGridConfig
-	SensitivityConfig  = evaluation.SensitivityConfig
-)
-
 // Artifacts of the evaluation stages.
 const (
 	EvalResults = evaluation.ResultsFile
