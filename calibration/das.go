@@ -18,6 +18,10 @@ import (
 // DASPaper is the name of the DAS paper's environment.
 const DASPaper = "das-paper"
 
+// Stream names the random streams of the das-paper fit: each heuristic
+// row's scheduler seed, per cluster.
+const Stream pipeline.Stream = "calibrate"
+
 // DASTargets are DAS Table 1's targets for its heuristic rows on each
 // cluster: the best-to-worst spread of mean JCT, (worst − best)/best,
 // within [SpreadLow, SpreadHigh], and the spread of mean fee at most
@@ -103,7 +107,7 @@ func (s *DASSurrogate) Measure(ctx context.Context, env *sim.Environment) (*DASM
 				if err != nil {
 					return fmt.Errorf("calibration: %s: %w", DASPaper, err)
 				}
-				seed, _ := pipeline.Seed(s.Seed, "calibrate", DASPaper, c.Name, string(name))
+				seed, _ := pipeline.Seed(s.Seed, Stream, DASPaper, c.Name, string(name))
 				sched, err := schedulers.New(name, schedulers.Options{Seed: seed, PriceGPUHour: w.Sim.PriceGPUHour})
 				if err != nil {
 					return fmt.Errorf("calibration: %s: %w", DASPaper, err)

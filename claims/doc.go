@@ -58,7 +58,7 @@
 // the same replicates) or to its mean over replicates at that seed (a
 // heuristic). Their 95 % interval is evaluation.BootstrapMeanCI with
 // evaluation.BootstrapResamples resamples from
-// pipeline.RandSource(run seed, "claims", claim id, metric, row, column):
+// pipeline.RandSource(run seed, stream ("claims"), claim id, metric, row, column):
 //
 //   - holds: the whole interval is above the threshold;
 //   - does not hold: the whole interval is at or below it;

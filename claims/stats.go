@@ -212,11 +212,14 @@ type test struct {
 	headroom float64
 }
 
+// stream is the claims' bootstrap stream.
+const stream pipeline.Stream = "claims"
+
 // judge decides "the mean of samples exceeds threshold" (doc.go): from
 // the point value with one sample, from the 95 % bootstrap interval with
 // more. The bootstrap draws from the stream (run seed, "claims", key...).
 func judge(samples []float64, threshold float64, seed uint64, key ...string) (evaluation.Interval, Verdict) {
-	iv := evaluation.BootstrapMeanCI(samples, 0.95, evaluation.BootstrapResamples, pipeline.RandSource(seed, "claims", key...))
+	iv := evaluation.BootstrapMeanCI(samples, 0.95, evaluation.BootstrapResamples, pipeline.RandSource(seed, stream, key...))
 	switch {
 	case iv.N == 0:
 		return iv, NotRun

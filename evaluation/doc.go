@@ -76,7 +76,7 @@
 //
 // # Determinism
 //
-// Every random stream is pipeline.Rand(run seed, "eval", experiment, ...):
+// Every random stream is pipeline.Rand(run seed, StreamEval, experiment, ...):
 // a synthetic workload is keyed by (workload, cluster for MARL workloads,
 // replicate), so that all schedulers of a column see the same jobs, and a
 // scheduler's seed by the whole cell key. Cells run in a conc pool, each

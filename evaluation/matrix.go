@@ -299,7 +299,7 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 					jpp = MARLPaperLoad(c)
 				}
 				mw := datasets.MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
-				rng := pipeline.Rand(seed, "eval", spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
+				rng := pipeline.Rand(seed, StreamEval, spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
 				js, err := datasets.GenerateMARL(mw, rng)
 				if err != nil {
 					return fmt.Errorf("workload %s on %s: %w", w.Name, c.Name, err)
@@ -320,6 +320,14 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 	return nil
 }
 
+// Streams of the evaluation: every cell's workload and scheduler draw
+// from StreamEval under the cell's key, the tables' bootstrap intervals
+// from StreamCI.
+const (
+	StreamEval pipeline.Stream = "eval"
+	StreamCI   pipeline.Stream = "ci"
+)
+
 // runCell simulates one cell. The scheduler's seed is derived from the
 // run seed and the cell key (with its replicate), so a randomised scheduler draws the same
 // stream in the cell whichever goroutine runs it.
@@ -330,7 +338,7 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 		// that a run with one model per scheduler is unchanged.
 		key = append(key, "replicate", strconv.Itoa(c.Replicate))
 	}
-	s1, _ := pipeline.Seed(seed, "eval", key...)
+	s1, _ := pipeline.Seed(seed, StreamEval, key...)
 	sched, err := newSched(c, s1)
 	if err != nil {
 		return CellResult{}, err

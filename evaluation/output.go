@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -245,21 +244,10 @@ func planRow(rt reflect.Type, srcs []reflect.Value) rowPlan {
 // spec and the run seed (not the worker count). Input files enter by base
 // name only, so that where a run directory lives changes no output byte.
 func (r *Report) ConfigHash() (string, error) {
-	spec := r.Spec
-	spec.Workloads = slices.Clone(spec.Workloads)
-	for i := range spec.Workloads {
-		w := &spec.Workloads[i]
-		if w.JobsFile != "" {
-			w.JobsFile = filepath.Base(w.JobsFile)
-		}
-		if w.ArrivalsFile != "" {
-			w.ArrivalsFile = filepath.Base(w.ArrivalsFile)
-		}
-	}
 	return pipeline.HashJSON(struct {
 		Spec Spec
 		Seed uint64
-	}{spec, r.Seed})
+	}{r.Spec.WithFiles(filepath.Base), r.Seed})
 }
 
 // OutputPaths are the files Report.Write writes, each a path of the file

@@ -121,6 +121,23 @@ func MARLPaperLoad(c *sim.Cluster) float64 {
 // x0.5, x1, x2.
 func LoadWorkloadName(rate float64) string { return "x" + strconv.FormatFloat(rate, 'g', -1, 64) }
 
+// WithFiles is s with the jobs and arrivals file of every workload mapped
+// by f (a file "" stays ""): an artifact name to its path in a run, a
+// path to its base name. The workloads are copied; s is left as it is.
+func (s Spec) WithFiles(f func(string) string) Spec {
+	s.Workloads = slices.Clone(s.Workloads)
+	for i := range s.Workloads {
+		w := &s.Workloads[i]
+		if w.JobsFile != "" {
+			w.JobsFile = f(w.JobsFile)
+		}
+		if w.ArrivalsFile != "" {
+			w.ArrivalsFile = f(w.ArrivalsFile)
+		}
+	}
+	return s
+}
+
 // Validate checks the spec; messages name the field.
 func (s Spec) Validate() error {
 	if s.Experiment == "" || strings.ContainsAny(s.Experiment, "/\\ ") {

@@ -253,7 +253,7 @@ func (r *Report) interval(xs []float64, cluster, workload string, scheduler sche
 	if len(xs) < 2 {
 		return Interval{N: len(xs)}
 	}
-	src := pipeline.RandSource(r.Seed, "ci", r.Spec.Experiment, cluster, workload, string(scheduler), metric)
+	src := pipeline.RandSource(r.Seed, StreamCI, r.Spec.Experiment, cluster, workload, string(scheduler), metric)
 	return BootstrapMeanCI(xs, CILevel, BootstrapResamples, src)
 }
 

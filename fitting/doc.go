@@ -12,9 +12,7 @@
 // box bounds by projection, analytic or finite-difference (forward or
 // central) Jacobians, a Status that says which criterion stopped it
 // (or that none did), and the covariance s²(JᵀJ)⁻¹ → standard errors.
-// It reproduces the NIST StRD certified values (TestNIST) to ≥ 6 digits
-// from both starts on every lower- and average-difficulty problem, and 14
-// of the 16 higher-difficulty starts (BoxBOD and MGH10 from start 1 fail).
+// TestNIST checks it against the NIST StRD certified values.
 // LinearLeastSquares solves linear problems by QR (gonum mat.QR) with a
 // scaled rank test that reports ErrSingular.
 //
@@ -26,11 +24,8 @@
 // projection (varpro.go: Newton over the two exponents with the reduced
 // functional's exact Hessian, the linear coefficients solved by QR at
 // every step), or by LM over all parameters where that does not apply
-// (α1's bound binding). Against LM over all parameters, variable
-// projection reaches the same minimum (sums of squares equal to 1e-13
-// relative, TestVarproMatchesLM) in about half the iterations, each one
-// pass over the observations; fitbench (internal/fitbench) times the five
-// fits against SciPy's curve_fit on the same data and starts.
+// (α1's bound binding); TestVarproMatchesLM holds the two to the same
+// minimum.
 //
 // # Data in and out
 //
@@ -40,21 +35,16 @@
 // WriteArtifacts writes coefficients.parquet (CoefficientRow), model.json
 // (InterferenceModel, read back by LoadModel) and interference.md (Table III
 // as measured, the paper's figures beside them, labelled as the paper's).
-// DefaultModel is a documented fit for runs without one.
-//
-// The CPU/PCIe formula itself is sim.ExpLinear.SlowdownSums: Predict
-// evaluates through it and SimModel hands the simulator that ExpLinear, so
-// the formula exists once and the simulator calls it without allocating.
+// DefaultModel is a documented fit for runs without one. The formula
+// exists once, as sim.ExpLinear.SlowdownSums: Predict and SimModel use it.
 //
 // # GPU-sharing term (gpushare.go, gpushare_report.go, predict.go)
 //
 // A job's speed, relative to alone, while it shares one GPU with another,
 // predicted from the two jobs' standalone GPU utilisation only (u_J, u_C),
 // so that it applies to job types never measured in a pair, as trace jobs
-// are. Forms (ShareForms): the median speed (baseline), linear, bilinear
-// (with u_J·u_C), saturating in the summed utilisation, and per-job-type
-// effects (needs pairs of every type). Linear forms by QR, the saturating
-// one by Levenberg–Marquardt from a grid start. RunShare fits every form on
+// are. Forms (ShareForms): median, linear, bilinear, saturating and
+// per-job-type. RunShare fits every form on
 // every GPU type and pooled, and validates them: leaving whole job types
 // out, whole model families out, k-fold over pairs, across GPU types
 // (fit on the others, predict one) and across sources. The simulator's form
@@ -63,4 +53,7 @@
 // are sim.ShareTerm's. WriteAllArtifacts adds gpu_share.md and
 // gpu_share_errors.parquet, and model.json's gpu_share; PredictShare and
 // PredictSlowdown score any samples (schedlab fit --predict).
+//
+// A comparison model is a Model in Models; a sharing form, a ShareForm.
+// Solver figures: docs/measurements.md, "Fitting".
 package fitting

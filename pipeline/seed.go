@@ -6,16 +6,27 @@ import (
 	"math/rand/v2"
 )
 
+// Stream is the first part of a random stream's name: the stage or the
+// component that draws it. Its owner declares it once, as a constant
+// (evaluation.StreamEval, schedulers.Stream, a family's Stage) or from a
+// stage's name (StageStream), so that two places that must draw the same
+// stream name it alike and no literal names one.
+type Stream string
+
+// StageStream is the stream of the stage named name: a stage's own draws
+// are keyed by its name (pipeline.Env.Stage).
+func StageStream(name string) Stream { return Stream(name) }
+
 // Seed derives the two PCG seed words of the random stream named by (run
-// seed, stage, key). Distinct keys give independent streams; the same key
+// seed, stream, key). Distinct keys give independent streams; the same key
 // always gives the same stream, whatever the scheduling of goroutines.
-func Seed(seed uint64, stage string, key ...string) (uint64, uint64) {
+func Seed(seed uint64, stream Stream, key ...string) (uint64, uint64) {
 	h := sha256.New()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], seed)
 	h.Write(b[:])
 	// Length-prefix every part so that ("ab","c") and ("a","bc") differ.
-	for _, s := range append([]string{stage}, key...) {
+	for _, s := range append([]string{string(stream)}, key...) {
 		binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
 		h.Write(b[:])
 		h.Write([]byte(s))
@@ -24,12 +35,12 @@ func Seed(seed uint64, stage string, key ...string) (uint64, uint64) {
 	return binary.LittleEndian.Uint64(sum[0:8]), binary.LittleEndian.Uint64(sum[8:16])
 }
 
-// RandSource returns the PCG source of the stream named by (seed, stage, key).
-func RandSource(seed uint64, stage string, key ...string) *rand.PCG {
-	return rand.NewPCG(Seed(seed, stage, key...))
+// RandSource returns the PCG source of the stream named by (seed, stream, key).
+func RandSource(seed uint64, stream Stream, key ...string) *rand.PCG {
+	return rand.NewPCG(Seed(seed, stream, key...))
 }
 
-// Rand returns a generator over the stream named by (seed, stage, key).
-func Rand(seed uint64, stage string, key ...string) *rand.Rand {
-	return rand.New(RandSource(seed, stage, key...))
+// Rand returns a generator over the stream named by (seed, stream, key).
+func Rand(seed uint64, stream Stream, key ...string) *rand.Rand {
+	return rand.New(RandSource(seed, stream, key...))
 }

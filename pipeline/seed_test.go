@@ -3,7 +3,7 @@ package pipeline
 import "testing"
 
 func TestRandStreams(t *testing.T) {
-	draw := func(seed uint64, stage string, key ...string) [8]uint64 {
+	draw := func(seed uint64, stage Stream, key ...string) [8]uint64 {
 		r := Rand(seed, stage, key...)
 		var out [8]uint64
 		for i := range out {
@@ -23,6 +23,27 @@ func TestRandStreams(t *testing.T) {
 	} {
 		if other == a {
 			t.Errorf("%s gave the same stream", name)
+		}
+	}
+}
+
+// TestSeedWords pins the derivation: a stream's words are the first 16
+// bytes of sha256(seed, then each part length-prefixed), so that naming a
+// stream by a typed constant rather than a literal changes no output.
+func TestSeedWords(t *testing.T) {
+	for _, c := range []struct {
+		seed   uint64
+		stream Stream
+		key    []string
+		a, b   uint64
+	}{
+		// Computed apart from this code (Python's hashlib).
+		{1, "eval", []string{"das-table1", "workload"}, 0xa6c13c484528a49e, 0x310b60a47a54b718},
+		{7, StageStream("fit"), []string{"folds"}, 0xc77095dbf437df81, 0xcd5aa0df5f5fd17e},
+	} {
+		a, b := Seed(c.seed, c.stream, c.key...)
+		if a != c.a || b != c.b {
+			t.Errorf("Seed(%d, %q, %q) = %#x, %#x, want %#x, %#x", c.seed, c.stream, c.key, a, b, c.a, c.b)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -220,14 +219,7 @@ func (d *Diff) compareConfig(a, b *run) error {
 }
 
 func (d *Diff) compareArtifacts(a, b *run) {
-	names := slices.Sorted(maps.Keys(a.artifacts))
-	for n := range b.artifacts {
-		if _, ok := a.artifacts[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range unionKeys(a.artifacts, b.artifacts) {
 		c := ArtifactChange{Name: n}
 		if x, ok := a.artifacts[n]; ok {
 			c.A = &x
@@ -261,14 +253,7 @@ func (d *Diff) compareStages(a, b *run, stageConfigs func(json.RawMessage) (map[
 	va, vb := a.manifest.Versions, b.manifest.Versions
 	knownRevisions := va.VCSRevision != "" && vb.VCSRevision != ""
 	sameRevision := knownRevisions && va == vb && !va.VCSModified
-	names := slices.Sorted(maps.Keys(a.stages))
-	for n := range b.stages {
-		if _, ok := a.stages[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range unionKeys(a.stages, b.stages) {
 		sa, okA := a.stages[n]
 		sb, okB := b.stages[n]
 		c := StageChange{Name: n}

@@ -66,8 +66,8 @@ func flatten(out map[string]string, key string, v any) {
 	out[key] = string(b)
 }
 
-// diffKeys lists the keys whose values differ, sorted.
-func diffKeys(a, b map[string]string) []KeyChange {
+// unionKeys are the keys of a and of b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
 	keys := slices.Sorted(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {
@@ -75,8 +75,13 @@ func diffKeys(a, b map[string]string) []KeyChange {
 		}
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// diffKeys lists the keys whose values differ, sorted.
+func diffKeys(a, b map[string]string) []KeyChange {
 	var out []KeyChange
-	for _, k := range keys {
+	for _, k := range unionKeys(a, b) {
 		if a[k] != b[k] {
 			out = append(out, KeyChange{Key: k, A: a[k], B: b[k]})
 		}

@@ -66,11 +66,15 @@ func (n Name) Heuristic() bool {
 	return ok && !e.info.Learned() && !e.info.Oracle
 }
 
+// Stream names the random streams of schedulers at evaluation: a
+// randomised scheduler draws from (Options.Seed, Stream, its name).
+const Stream pipeline.Stream = "schedulers"
+
 // Options configure one scheduler value. The zero value is valid for a
 // heuristic: seed 0 and the simulator's default GPU price.
 type Options struct {
 	// Seed seeds the randomised schedulers through pipeline.Rand(Seed,
-	// "schedulers", name); deterministic ones ignore it.
+	// Stream, name); deterministic ones ignore it.
 	Seed uint64
 	// PriceGPUHour is the GPU price ($/GPU-hour) the fee-aware schedulers
 	// (MALO, MOSA) optimise against: the evaluated experiment's
@@ -323,11 +327,11 @@ func init() {
 			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
 		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
+				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, "malo"))
 			}},
 		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, "mosa"))
 			}},
 		// The Tiresias simulator's policies, under the names its
 		// --schedule flag takes as aliases.

@@ -9,12 +9,9 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/sim"
 )
-
-// EnvironmentFile is the artifact of the calibrated environment name
-// (DESIGN.md §4): fit/environment-<name>.json.
-func EnvironmentFile(name string) string { return "fit/environment-" + name + ".json" }
 
 // Environments are the calibrated environments the DAG's calibrate stage
 // produces, each with the paper whose experiments run in it
@@ -46,7 +43,7 @@ const PaperEnvironments = "paper"
 // it.
 func Calibrate(cfg *Config) pipeline.Stage {
 	e := evaluation.MustLookup(evaluation.Calibration)
-	marl, das := EnvironmentFile(calibration.MARLPaper), EnvironmentFile(calibration.DASPaper)
+	marl, das := plan.EnvironmentFile(calibration.MARLPaper), plan.EnvironmentFile(calibration.DASPaper)
 	tables, plots := e.TableFiles(), e.PlotFiles()
 	jobs := cfg.JobsArtifact()
 	trace := cfg.Eval.DASTable1
@@ -66,10 +63,11 @@ func Calibrate(cfg *Config) pipeline.Stage {
 		Out: append(append(envs, tables...), plots...),
 		Cfg: c,
 		Fn: func(ctx context.Context, penv *pipeline.Env) error {
-			model, err := FittedInterference(penv.Input(FitModel))
+			speeds, err := plan.SpeedModel{Fitted: true}.Resolve(plan.Sources{Fit: penv.Input(FitModel)})
 			if err != nil {
 				return err
 			}
+			model := speeds.Base
 			mr, err := calibration.Fit(ctx, calibration.MARLPaper, model, calibration.MARLTargets)
 			if err != nil {
 				return err
@@ -152,56 +150,4 @@ type dasCalibrateConfig struct {
 func paramKeys() []string {
 	k, _, _ := sim.EnvironmentParams()
 	return k
-}
-
-// speedModel is the interference model a stage simulates with: the
-// fitted one (fit/model.json) when fitted, else the simulator's default
-// (nil), wrapped by the calibrated environment when one is named (which
-// then also scales communication: sim.Environment.Interference).
-func speedModel(env *pipeline.Env, fitted bool, environment string) (sim.Interference, error) {
-	fit, envFile := "", ""
-	if fitted {
-		fit = env.Input(FitModel)
-	}
-	if environment != "" {
-		envFile = env.Input(EnvironmentFile(environment))
-	}
-	return speedModelFiles(fit, envFile)
-}
-
-// speedModelFiles is speedModel from the files' paths ("" for none), for
-// a task that runs away from the stage's Env.
-func speedModelFiles(fit, envFile string) (sim.Interference, error) {
-	var model sim.Interference
-	if fit != "" {
-		var err error
-		if model, err = FittedInterference(fit); err != nil {
-			return nil, err
-		}
-	}
-	if envFile == "" {
-		return model, nil
-	}
-	e, err := sim.ReadEnvironment(envFile)
-	if err != nil {
-		return nil, err
-	}
-	return ApplyEnvironment(e, model, fit)
-}
-
-// ApplyEnvironment is the speed model of environment e over model, read
-// from the file fit ("" for the simulator's default, nil model): refused
-// when e was calibrated over another model (sim.Environment.CheckBase).
-func ApplyEnvironment(e *sim.Environment, model sim.Interference, fit string) (sim.Interference, error) {
-	sum := ""
-	if fit != "" {
-		var err error
-		if sum, _, err = pipeline.HashFile(fit); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.CheckBase(sum); err != nil {
-		return nil, err
-	}
-	return e.Interference(model), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -63,7 +64,7 @@ func TestCalibrateStage(t *testing.T) {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(Environments)) {
-		path := filepath.Join(dir, EnvironmentFile(name))
+		path := filepath.Join(dir, plan.EnvironmentFile(name))
 		e, err := sim.ReadEnvironment(path)
 		if err != nil {
 			t.Fatal(err)
@@ -95,14 +96,15 @@ func TestCalibrateStage(t *testing.T) {
 			t.Errorf("calibration table lacks %q:\n%s", want, md)
 		}
 	}
-	env, err := sim.ReadEnvironment(filepath.Join(dir, EnvironmentFile(calibration.MARLPaper)))
+	env, err := sim.ReadEnvironment(filepath.Join(dir, plan.EnvironmentFile(calibration.MARLPaper)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := FittedInterference(filepath.Join(dir, FitModel))
+	speeds, err := plan.SpeedModel{Fitted: true}.Resolve(plan.Sources{Fit: filepath.Join(dir, FitModel)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	model := speeds.Base
 	m, err := calibration.Measure(model, env)
 	if err != nil {
 		t.Fatal(err)

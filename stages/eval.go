@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/sim"
@@ -22,16 +23,6 @@ import (
 // and each one's knobs; it is the experiments' own configuration, kept
 // with their registry in evaluation.
 type EvalConfig = evaluation.Config
-
-// The sections of EvalConfig, under their stages names.
-type (
-	DASTable1Config    = evaluation.DASTable1Config
-	DASLoadConfig      = evaluation.DASLoadConfig
-	DASTuningConfig    = evaluation.DASTuningConfig
-	MARLArrivalsConfig = evaluation.MARLArrivalsConfig
-	MARLGridConfig     = evaluation.MARLGridConfig
-	SensitivityConfig  = evaluation.SensitivityConfig
-)
 
 // Artifacts of the evaluation stages.
 const (
@@ -95,12 +86,7 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	if err := spec.Validate(); err != nil {
 		return spec, nil, false, fmt.Errorf("eval (%s): %w", id, err)
 	}
-	if fitted {
-		inputs = append(inputs, FitModel)
-	}
-	if spec.Sim.Environment != "" {
-		inputs = append(inputs, EnvironmentFile(spec.Sim.Environment))
-	}
+	inputs = append(inputs, plan.SpeedOf(spec.Sim, fitted).Inputs()...)
 	return spec, inputs, fitted, nil
 }
 
@@ -239,18 +225,9 @@ func (s *evalStage) outputs() evaluation.OutputPaths {
 func (s *evalStage) Outputs() []string { return s.outputs().List() }
 
 func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
-	spec := s.spec
-	spec.Workloads = slices.Clone(spec.Workloads)
-	for i := range spec.Workloads {
-		w := &spec.Workloads[i]
-		if w.JobsFile != "" {
-			w.JobsFile = env.Input(w.JobsFile)
-		}
-		if w.ArrivalsFile != "" {
-			w.ArrivalsFile = env.Input(w.ArrivalsFile)
-		}
-	}
-	model, err := speedModel(env, s.fitted, spec.Sim.Environment)
+	spec := s.spec.WithFiles(env.Input)
+	speed := plan.SpeedOf(spec.Sim, s.fitted)
+	speeds, err := speed.Resolve(speed.RunSources(env.Input))
 	if err != nil {
 		return err
 	}
@@ -267,7 +244,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 	// The cells' per-job results wait in the task directory, never among
 	// the outputs, until the results table is written.
 	opt := evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
-		NewScheduler: newSched, Interference: model, ScratchDir: env.TaskDir()}
+		NewScheduler: newSched, Interference: speeds.Interference, ScratchDir: env.TaskDir()}
 	if env.Executor() != nil {
 		opt.Cells = s.cellTasks(env, spec) // evaltask.go
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -34,7 +35,8 @@ type cellTask struct {
 	// the result it returns, which the executor hands back with every
 	// other cell's at once.
 	Results string `json:"results"`
-	// FitModel and Environment are speedModel's files, "" for none.
+	// FitModel and Environment are the speed model's sources
+	// (plan.Sources), "" for none.
 	FitModel    string `json:"fit_model,omitempty"`
 	Environment string `json:"environment,omitempty"`
 	// Model is a learned scheduler's model directory.
@@ -59,11 +61,11 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 	if err := pipeline.ReadGob(ct.Jobs, &jobs); err != nil {
 		return nil, err
 	}
-	model, err := speedModelFiles(ct.FitModel, ct.Environment)
+	speeds, err := plan.SpeedOf(ct.Spec.Sim, ct.FitModel != "").Resolve(plan.Sources{Fit: ct.FitModel, Environment: ct.Environment})
 	if err != nil {
 		return nil, err
 	}
-	opt := evaluation.Options{Interference: model, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+	opt := evaluation.Options{Interference: speeds.Interference, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
 		if !c.Scheduler.Learned() {
 			return nil, nil
 		}
@@ -98,14 +100,12 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 		}
 		var common []pipeline.InputRef
 		base := cellTask{Spec: spec}
-		if s.fitted {
-			ref := env.InputRef(FitModel)
-			base.FitModel, common = ref.Path, append(common, ref)
-		}
-		if spec.Sim.Environment != "" {
-			ref := env.InputRef(EnvironmentFile(spec.Sim.Environment))
-			base.Environment, common = ref.Path, append(common, ref)
-		}
+		src := plan.SpeedOf(spec.Sim, s.fitted).RunSources(func(a string) string {
+			ref := env.InputRef(a)
+			common = append(common, ref)
+			return ref.Path
+		})
+		base.FitModel, base.Environment = src.Fit, src.Environment
 		workloads := map[string]pipeline.InputRef{}
 		var results []string // each task's ct.Results
 		for _, pc := range cells {

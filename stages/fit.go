@@ -7,14 +7,23 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/profiling"
+)
+
+// Names of the profile and fit stages, which key their random streams
+// (pipeline.StageStream): `schedlab profile synth` and `schedlab fit` draw
+// what the stages draw.
+const (
+	StageProfileSynth = "profile-synth"
+	StageFit          = "fit"
 )
 
 // Artifacts of the profile and fit stages.
 const (
 	ProfileSamples    = "datasets/profile_samples.parquet"
 	FitCoefficients   = "fit/" + fitting.CoefficientsFile
-	FitModel          = "fit/" + fitting.ModelFile
+	FitModel          = plan.FitModel
 	FitTable          = "fit/" + fitting.TableFile
 	InterferenceTable = "tables/interference.md"
 )
@@ -22,9 +31,9 @@ const (
 // ProfileSynth is the stage that draws synthetic co-location samples.
 func ProfileSynth(cfg profiling.SynthConfig) pipeline.Stage {
 	return &pipeline.Func{
-		StageName: "profile-synth", StageVersion: stageVersion, Out: []string{ProfileSamples}, Cfg: cfg,
+		StageName: StageProfileSynth, StageVersion: stageVersion, Out: []string{ProfileSamples}, Cfg: cfg,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			samples, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(env.Seed, env.Stage(), "samples"))
+			samples, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(env.Seed, pipeline.StageStream(env.Stage()), "samples"))
 			if err != nil {
 				return err
 			}
@@ -38,7 +47,7 @@ func ProfileSynth(cfg profiling.SynthConfig) pipeline.Stage {
 // and writes the coefficients, the model the simulator loads and Table III.
 func Fit(cfg fitting.Config) pipeline.Stage {
 	return &pipeline.Func{
-		StageName: "fit", StageVersion: stageVersion, Cfg: cfg,
+		StageName: StageFit, StageVersion: stageVersion, Cfg: cfg,
 		In:  []string{ProfileSamples},
 		Out: []string{FitCoefficients, FitModel, FitTable},
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
@@ -46,7 +55,7 @@ func Fit(cfg fitting.Config) pipeline.Stage {
 			if err != nil {
 				return err
 			}
-			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, env.Stage(), "folds"))
+			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, pipeline.StageStream(env.Stage()), "folds"))
 			if err != nil {
 				return err
 			}

@@ -137,7 +137,7 @@ func ProfileGPUShare(gavel string, lucid []string) pipeline.Stage {
 // samples, one model.json with both terms, and the GPU-sharing error table.
 func FitShared(cfg fitting.Config) pipeline.Stage {
 	return &pipeline.Func{
-		StageName: "fit", StageVersion: stageVersion, Cfg: cfg,
+		StageName: StageFit, StageVersion: stageVersion, Cfg: cfg,
 		In:  []string{ProfileSamples, ShareSamples},
 		Out: []string{FitCoefficients, FitModel, FitTable, FitShareTable, FitShareErrors},
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
@@ -149,7 +149,7 @@ func FitShared(cfg fitting.Config) pipeline.Stage {
 			if err != nil {
 				return err
 			}
-			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, env.Stage(), "folds"))
+			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, pipeline.StageStream(env.Stage()), "folds"))
 			if err != nil {
 				return err
 			}

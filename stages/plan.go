@@ -91,6 +91,7 @@ func (m *ModelTraining) inputs(seed uint64, stage string) TrainInputs {
 // stream key names (a training stage's name; a sensitivity grid point's
 // stage, part and point).
 func trainStreams(seed uint64, stage string, names ...string) (*rand.Rand, uint64) {
-	model, _ := pipeline.Seed(seed, stage, append(slices.Clone(names), "model")...)
-	return pipeline.Rand(seed, stage, append(slices.Clone(names), "workload")...), model
+	s := pipeline.StageStream(stage)
+	model, _ := pipeline.Seed(seed, s, append(slices.Clone(names), "model")...)
+	return pipeline.Rand(seed, s, append(slices.Clone(names), "workload")...), model
 }

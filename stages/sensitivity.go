@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sensitivity"
 	"github.com/schedlab/schedlab/sim"
@@ -145,12 +146,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 		if p.Training.Data.Source == training.SourceTrace {
 			in = append(in, c.JobsArtifact())
 		}
-		if p.Fitted {
-			in = append(in, FitModel)
-		}
-		if p.Environment != "" {
-			in = append(in, EnvironmentFile(p.Environment))
-		}
+		in = append(in, p.speed().Inputs()...)
 	}
 	slices.Sort(in)
 	in = slices.Compact(in)
@@ -180,12 +176,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 				}
 				// A copy: parts is the stage's configuration, run again
 				// on a rerun.
-				p.Spec.Workloads = slices.Clone(p.Spec.Workloads)
-				for i := range p.Spec.Workloads {
-					if w := &p.Spec.Workloads[i]; w.JobsFile != "" {
-						w.JobsFile = env.Input(w.JobsFile)
-					}
-				}
+				p.Spec = p.Spec.WithFiles(env.Input)
 				points.plans[p.Name], points.models[p.Name] = p, model
 				sparts = append(sparts, sp)
 			}
@@ -217,29 +208,25 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	}, nil
 }
 
+// speed is the speed model the part's grid is centred on: each point
+// scales its environment.
+func (p sensitivityPart) speed() plan.SpeedModel {
+	return plan.SpeedModel{Speed: p.Spec.Sim.Speed, Fitted: p.Fitted, Environment: p.Environment}
+}
+
 // part is p as package sensitivity sees it, with its base environment
 // (the calibrated one, else the neutral one) and the base interference
 // model the points' environments wrap.
 func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interference, error) {
-	model, err := speedModel(env, p.Fitted, "")
+	speeds, err := p.speed().Resolve(p.speed().RunSources(env.Input))
 	if err != nil {
 		return sensitivity.Part{}, nil, err
 	}
+	model := speeds.Base
 	base := sim.NeutralEnvironment()
 	notes := []string{}
-	if p.Environment != "" {
-		e, err := sim.ReadEnvironment(env.Input(EnvironmentFile(p.Environment)))
-		if err != nil {
-			return sensitivity.Part{}, nil, err
-		}
-		fit := ""
-		if p.Fitted {
-			fit = env.Input(FitModel)
-		}
-		if _, err := ApplyEnvironment(e, model, fit); err != nil {
-			return sensitivity.Part{}, nil, err
-		}
-		base = *e
+	if speeds.Environment != nil {
+		base = *speeds.Environment
 	} else {
 		notes = append(notes, fmt.Sprintf("%s: no calibrated environment of its paper exists, so the grid is centred on the neutral one (every factor 1).", p.Name))
 	}

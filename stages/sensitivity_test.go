@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sensitivity"
 	"github.com/schedlab/schedlab/sim"
@@ -175,7 +176,7 @@ func TestSensitivityInDAG(t *testing.T) {
 	if !ok {
 		t.Fatal("listed sensitivity experiment has no stage")
 	}
-	if in := st.Inputs(); !slices.Contains(in, EnvironmentFile(sensitivityConfig().paperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
+	if in := st.Inputs(); !slices.Contains(in, plan.EnvironmentFile(sensitivityConfig().paperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
 		t.Errorf("inputs %v: want the marl-paper environment and the fitted model", in)
 	}
 	bad := sensitivityConfig()

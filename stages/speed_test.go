@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -75,7 +76,7 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 			}
 			want := envOf(id)
 			for _, name := range []string{"marl-paper", "das-paper"} {
-				if slices.Contains(inputs, EnvironmentFile(name)) != (want == name) {
+				if slices.Contains(inputs, plan.EnvironmentFile(name)) != (want == name) {
 					t.Errorf("%s %s: inputs %v; want %s's file only", setting, id, inputs, want)
 				}
 			}
@@ -95,7 +96,7 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 			trains++
 			want := envOf(s.Name())
 			for _, name := range []string{"marl-paper", "das-paper"} {
-				if slices.Contains(s.Inputs(), EnvironmentFile(name)) != (want == name) {
+				if slices.Contains(s.Inputs(), plan.EnvironmentFile(name)) != (want == name) {
 					t.Errorf("%s: %s reads %v; want %q's file only", setting, s.Name(), s.Inputs(), want)
 				}
 			}

@@ -27,13 +27,13 @@ func quickConfig() *Config {
 		Profile:  ProfileConfig{Synth: profiling.DefaultSynthConfig()},
 		Fit:      fitting.DefaultConfig(),
 		Eval: EvalConfig{Experiments: []string{"das-table1", "das-load", "marl-arrivals", "marl-servers", "marl-topologies"}, Seeds: 1,
-			DASTable1:    DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
-			DASLoad:      DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}},
-			MARLArrivals: MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true},
-			MARLServers: MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
+			DASTable1:    evaluation.DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
+			DASLoad:      evaluation.DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}},
+			MARLArrivals: evaluation.MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true},
+			MARLServers: evaluation.MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "power8", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}},
 				{Name: "dgx1", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "dgx1"}}}},
-			MARLTopologies: MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
+			MARLTopologies: evaluation.MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
 				{Name: "bcube", Spec: sim.ClusterSpec{Topology: "bcube", N: 3, K: 2, Servers: "power8"}}}}},
 		Train: TrainConfig{Seeds: 1, MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
@@ -186,7 +186,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg.Eval.DASLoad.Schedulers = []string{"rifling", "das"}
 	cfg.Eval.DASTuning.Schedulers = []string{"das-h2", "das-h4", "das-tau8"}
 	cfg.Eval.MARLServers.Schedulers = []string{"tetris", "marl-device"}
-	cfg.Eval.MARLVsSingle = MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
+	cfg.Eval.MARLVsSingle = evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
 		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}}
 	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 30, 10
 	dag, err := Build(cfg)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
-	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -92,7 +92,9 @@ func (c TrainConfig) Validate() error {
 	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
 	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
-	inRange("train.marl.rollouts", c.MARL.Rollouts, 0, marl.MaxRollouts)
+	if err := marl.CheckRollouts(c.MARL.Rollouts); err != nil {
+		errs = append(errs, fmt.Errorf("train.marl.rollouts: %w", err))
+	}
 	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
 		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}
@@ -114,21 +116,6 @@ func (c TrainConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ModelDir is the run-directory folder of a learned scheduler's model.
-func ModelDir(scheduler string) string { return "models/" + scheduler }
-
-// ClusterID names a cluster spec in model directories and stage names:
-// fattree-k8-power8, vl2-k4-dgx1, bcube-n4-k2-power8, flat-n8-pai-v100.
-func ClusterID(c sim.ClusterSpec) string {
-	switch c.Topology {
-	case "fattree", "vl2":
-		return fmt.Sprintf("%s-k%d-%s", c.Topology, c.K, c.Servers)
-	case "bcube":
-		return fmt.Sprintf("bcube-n%d-k%d-%s", c.N, c.K, c.Servers)
-	}
-	return fmt.Sprintf("%s-n%d-%s", c.Topology, c.N, c.Servers)
-}
-
 // DASEachCluster as train.das.cluster trains every model of a trace-source
 // family (das, dl2, rifling) once per cluster it is evaluated on.
 const DASEachCluster = "each"
@@ -141,13 +128,13 @@ const DASEachCluster = "each"
 func (c *Config) modelKey(canon schedulers.Name, cluster sim.ClusterSpec) string {
 	f, v, ok := training.VariantOf(canon)
 	if !ok { // a heuristic: no model (callers look the key up and miss)
-		return string(canon) + "/" + ClusterID(cluster)
+		return string(canon) + "/" + plan.ClusterID(cluster)
 	}
 	m := string(v.ModelName())
 	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
 		return m
 	}
-	return m + "/" + ClusterID(cluster)
+	return m + "/" + plan.ClusterID(cluster)
 }
 
 // replicas is how many models of canon the run trains under model key
@@ -368,7 +355,7 @@ func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitte
 			return nil, fmt.Errorf("train %s: experiment %s has no trace workload to train on", canon, spec.Experiment)
 		}
 	case training.SourceMARL:
-		mt.Cluster, mt.ClusterSpec = ClusterID(cl.Spec), cl.Spec
+		mt.Cluster, mt.ClusterSpec = plan.ClusterID(cl.Spec), cl.Spec
 		built, err := cl.Spec.Build()
 		if err != nil {
 			return nil, err
@@ -411,8 +398,8 @@ func (m *ModelTraining) Replica(r int) *ModelTraining {
 // each other.
 func ReplicaSeeds(seed uint64, base string, r int) (workload *rand.Rand, model uint64) {
 	rs := strconv.Itoa(r)
-	model, _ = pipeline.Seed(seed, base, "model", "replicate", rs)
-	return pipeline.Rand(seed, base, "workload", "replicate", rs), model
+	model, _ = pipeline.Seed(seed, pipeline.StageStream(base), "model", "replicate", rs)
+	return pipeline.Rand(seed, pipeline.StageStream(base), "workload", "replicate", rs), model
 }
 
 // Family is the family that trains the model.
@@ -426,7 +413,7 @@ func (m *ModelTraining) StageName() string { return "train-" + strings.ReplaceAl
 func (m *ModelTraining) Outputs() []string {
 	var outs []string
 	for _, f := range m.family.Files(m.Scheduler) {
-		outs = append(outs, path.Join(ModelDir(m.Key), f))
+		outs = append(outs, path.Join(plan.ModelDir(m.Key), f))
 	}
 	return outs
 }
@@ -446,12 +433,7 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 	if m.Data.Source == training.SourceTrace {
 		in = append(in, jobsArtifact)
 	}
-	if m.Fitted {
-		in = append(in, FitModel)
-	}
-	if m.Sim.Environment != "" {
-		in = append(in, EnvironmentFile(m.Sim.Environment))
-	}
+	in = append(in, m.speed().Inputs()...)
 	outs := m.Outputs()
 	return &pipeline.Func{
 		StageName: m.StageName(), StageVersion: trainingVersion(m.family), In: in, Out: outs, Cfg: m,
@@ -483,9 +465,11 @@ func (m *ModelTraining) stage(jobsArtifact string) pipeline.Stage {
 					return err
 				}
 			}
-			if in.Interference, err = speedModel(env, m.Fitted, m.Sim.Environment); err != nil {
+			speeds, err := m.speed().Resolve(m.speed().RunSources(env.Input))
+			if err != nil {
 				return err
 			}
+			in.Interference = speeds.Interference
 			for _, o := range outs {
 				env.Output(o)
 			}
@@ -609,7 +593,7 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		for i, cs := range d.EvalClusters {
 			c, err := cs.Build()
 			if err != nil {
-				return training.Data{}, fmt.Errorf("cluster %s: %w", ClusterID(cs), err)
+				return training.Data{}, fmt.Errorf("cluster %s: %w", plan.ClusterID(cs), err)
 			}
 			clusters[i] = c
 		}
@@ -652,34 +636,5 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 	return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
 }
 
-// FittedInterference adapts the fitted model (model.json of the fit stage)
-// to the simulator's interference interface, so that job speeds in
-// training and evaluation come from the fitted model (DESIGN.md §4).
-func FittedInterference(path string) (sim.Interference, error) {
-	m, err := fitting.LoadModel(path)
-	if err != nil {
-		return nil, err
-	}
-	return m.SimModel(), nil
-}
-
-// OpenModel loads the learned scheduler name (canonical) for a cluster
-// from modelsDir, a directory laid out as a run's models/: a model per
-// cluster in <model>/<cluster id>/, or (trace-source models trained on one
-// cluster) one for all in <model>/.
-func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
-	f, v, ok := training.VariantOf(name)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a learned scheduler", name)
-	}
-	m := string(v.ModelName())
-	first := f.Files(v.ModelName())[0]
-	dir := filepath.Join(modelsDir, m, ClusterID(cluster))
-	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && f.Source() == training.SourceTrace {
-		dir = filepath.Join(modelsDir, m)
-	}
-	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
-		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
-	}
-	return schedulers.New(name, schedulers.Options{Model: dir, Seed: seed})
-}
+// speed is the speed model the training simulates with.
+func (m *ModelTraining) speed() plan.SpeedModel { return plan.SpeedOf(m.Sim, m.Fitted) }

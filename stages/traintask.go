@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 )
@@ -106,9 +107,11 @@ func (tt trainTask) inputs(seed uint64) (*ModelTraining, TrainInputs, error) {
 			return nil, TrainInputs{}, err
 		}
 	}
-	if in.Interference, err = speedModelFiles(tt.FitModel, tt.EnvFile); err != nil {
+	speeds, err := mt.speed().Resolve(plan.Sources{Fit: tt.FitModel, Environment: tt.EnvFile})
+	if err != nil {
 		return nil, TrainInputs{}, err
 	}
+	in.Interference = speeds.Interference
 	return mt, in, nil
 }
 
@@ -172,7 +175,7 @@ func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, 
 		return fmt.Errorf("train %s: result: %w", m.Scheduler, err)
 	}
 	for i, name := range out.Names {
-		if err := pipeline.WriteFileAtomic(env.Output(path.Join(ModelDir(m.Key), name)), out.Data[i]); err != nil {
+		if err := pipeline.WriteFileAtomic(env.Output(path.Join(plan.ModelDir(m.Key), name)), out.Data[i]); err != nil {
 			return err
 		}
 	}
@@ -191,13 +194,11 @@ func (m *ModelTraining) task(env *pipeline.Env, jobsArtifact string) (trainTask,
 		ref := env.InputRef(jobsArtifact)
 		tt.Trace, inputs = ref.Path, append(inputs, ref)
 	}
-	if m.Fitted {
-		ref := env.InputRef(FitModel)
-		tt.FitModel, inputs = ref.Path, append(inputs, ref)
-	}
-	if m.Sim.Environment != "" {
-		ref := env.InputRef(EnvironmentFile(m.Sim.Environment))
-		tt.EnvFile, inputs = ref.Path, append(inputs, ref)
-	}
+	src := m.speed().RunSources(func(a string) string {
+		ref := env.InputRef(a)
+		inputs = append(inputs, ref)
+		return ref.Path
+	})
+	tt.FitModel, tt.EnvFile = src.Fit, src.Environment
 	return tt, inputs, nil
 }

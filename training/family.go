@@ -8,9 +8,15 @@ import (
 	"sync"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
+
+// Stream names the random streams the MARL-GNN and DeepSys trainings
+// draw under (pipeline.Rand(seed, Stream, family, ...)); the DAS paper's
+// families draw under their own Stage.
+const Stream pipeline.Stream = "train"
 
 // Family is one learned scheduler family: it trains a model directory
 // from a TrainSpec and opens one as a scheduler. A family package

@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/stages"
@@ -117,30 +118,18 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			if err != nil {
 				return usageErrorf("eval: %v", err)
 			}
-			var model sim.Interference
-			if interfFile != "" {
-				if model, err = stages.FittedInterference(interfFile); err != nil {
-					return usageErrorf("eval: --interference: %v", err)
-				}
-			} else if fitted {
+			if interfFile == "" && fitted {
 				a.log.Warn("the experiment simulates with the fitted interference model (" + section + ".fitted_interference), which --interference gives; simulating with the simulator's default")
 			}
-			switch want := spec.Sim.Environment; {
-			case environment != "":
-				e, err := sim.ReadEnvironment(environment)
-				if err != nil {
-					return usageErrorf("eval: --environment: %v", err)
-				}
-				if want != "" && e.Name != want {
-					return usageErrorf("eval: --environment %s holds environment %s; the configuration runs %s in %s (sim.environment)", environment, e.Name, experiment, want)
-				}
-				if model, err = stages.ApplyEnvironment(e, model, interfFile); err != nil {
-					return usageErrorf("eval: --environment %s: %v", environment, err)
-				}
-				spec.Sim.Environment = e.Name
-			case want != "":
-				return usageErrorf("eval: the configuration runs %s in the calibrated environment %s (sim.environment): give its file with --environment (a run's %s)", experiment, want, stages.EnvironmentFile(want))
+			speed := plan.SpeedOf(spec.Sim, fitted)
+			speeds, err := speed.Resolve(plan.Sources{Fit: interfFile, Environment: environment})
+			if err != nil {
+				return speedFlagError("eval", experiment, speed, err)
 			}
+			if speeds.Environment != nil {
+				spec.Sim.Environment = speeds.Environment.Name
+			}
+			model := speeds.Interference
 			if evalSpecHook != nil {
 				return evalSpecHook(spec)
 			}
@@ -187,7 +176,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				}
 				for _, cl := range spec.Clusters {
 					if cl.Name == c.Cluster {
-						return stages.OpenModel(modelsDir, c.Scheduler, cl.Spec, seed)
+						return plan.OpenModel(modelsDir, c.Scheduler, cl.Spec, seed)
 					}
 				}
 				return nil, fmt.Errorf("no cluster %s", c.Cluster)

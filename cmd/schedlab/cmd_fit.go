@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/cobra"
 )
 
@@ -91,7 +92,7 @@ to running alone, written to the Parquet file --out.`,
 			var rep *fitting.Report
 			var srep *fitting.ShareReport
 			if len(cpu) > 0 {
-				rep, err = fitting.Run(ctx, cpu, cfg, pipeline.RandSource(seed, "fit", "folds"))
+				rep, err = fitting.Run(ctx, cpu, cfg, pipeline.RandSource(seed, pipeline.StageStream(stages.StageFit), "folds"))
 			}
 			if err == nil && len(share) > 0 {
 				srep, err = fitting.RunShare(ctx, share, cfg)

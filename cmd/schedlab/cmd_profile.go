@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +56,7 @@ func newProfileSynthCmd(a *app) *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// The same stream as the pipeline's profile-synth stage.
-			s, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(seed, "profile-synth", "samples"))
+			s, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(seed, pipeline.StageStream(stages.StageProfileSynth), "samples"))
 			if err != nil {
 				return err
 			}

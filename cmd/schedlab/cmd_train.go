@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
 )
@@ -216,49 +217,53 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 // built (and skip the training) through it.
 var trainSpecHook func(training.TrainSpec) error
 
-// trainInputs are the run-time inputs of the planned training, drawn from
-// the streams schedlab run's stage of the same name draws.
-func trainInputs(ctx context.Context, a *app, cfg *stages.Config, plan *stages.ModelTraining, opts trainOptions) (stages.TrainInputs, error) {
-	in := plan.Inputs(cfg.Seed)
-	h, err := pipeline.HashJSON(plan)
+// trainInputs are the run-time inputs of the planned training mt, drawn
+// from the streams schedlab run's stage of the same name draws.
+func trainInputs(ctx context.Context, a *app, cfg *stages.Config, mt *stages.ModelTraining, opts trainOptions) (stages.TrainInputs, error) {
+	in := mt.Inputs(cfg.Seed)
+	h, err := pipeline.HashJSON(mt)
 	if err != nil {
 		return in, err
 	}
 	in.Meta.ConfigHash = h
-	if plan.Data.Source == training.SourceTrace {
+	if mt.Data.Source == training.SourceTrace {
 		if in.Trace, err = cfg.Trace(ctx, opts.Jobs); err != nil {
 			return in, usageErrorf("train: %v", err)
 		}
 	} else if opts.Jobs != "" {
-		return in, usageErrorf("train: --jobs applies to das, dl2 and rifling; %s draws its jobs", plan.Family().Name())
+		return in, usageErrorf("train: --jobs applies to das, dl2 and rifling; %s draws its jobs", mt.Family().Name())
 	}
-	switch {
-	case opts.Interference != "":
-		if in.Interference, err = stages.FittedInterference(opts.Interference); err != nil {
-			return in, usageErrorf("train: --interference: %v", err)
-		}
-	case plan.Fitted:
+	if opts.Interference == "" && mt.Fitted {
 		a.log.Warn("the experiment simulates with the fitted interference model, which --interference gives; training with the simulator's default (schedlab run would use its fit/model.json)",
-			"experiment", plan.Experiment)
+			"experiment", mt.Experiment)
 	}
-	switch name := plan.Sim.Environment; {
-	case name == "" && opts.Environment != "":
-		return in, usageErrorf("train: --environment: experiment %s runs in no calibrated environment (sim.environment)", plan.Experiment)
-	case name != "" && opts.Environment == "":
-		return in, usageErrorf("train: experiment %s runs in the calibrated environment %s: give its file with --environment (a run's %s)", plan.Experiment, name, stages.EnvironmentFile(name))
-	case name != "":
-		e, err := sim.ReadEnvironment(opts.Environment)
-		if err != nil {
-			return in, usageErrorf("train: --environment: %v", err)
-		}
-		if e.Name != name {
-			return in, usageErrorf("train: --environment %s holds environment %s, the experiment runs in %s", opts.Environment, e.Name, name)
-		}
-		if in.Interference, err = stages.ApplyEnvironment(e, in.Interference, opts.Interference); err != nil {
-			return in, usageErrorf("train: --environment %s: %v", opts.Environment, err)
-		}
+	if mt.Sim.Environment == "" && opts.Environment != "" {
+		return in, usageErrorf("train: --environment: experiment %s runs in no calibrated environment (sim.environment)", mt.Experiment)
 	}
+	speed := plan.SpeedOf(mt.Sim, mt.Fitted)
+	speeds, err := speed.Resolve(plan.Sources{Fit: opts.Interference, Environment: opts.Environment})
+	if err != nil {
+		return in, speedFlagError("train", mt.Experiment, speed, err)
+	}
+	in.Interference = speeds.Interference
 	return in, nil
+}
+
+// speedFlagError is err of plan.SpeedModel.Resolve over the files of the
+// flags --interference and --environment of command, as the usage error
+// that names the flag to change.
+func speedFlagError(command, experiment string, m plan.SpeedModel, err error) error {
+	var se *plan.SourceError
+	switch {
+	case errors.As(err, &se) && se.Environment:
+		return usageErrorf("%s: --environment: %v", command, se.Err)
+	case errors.As(err, &se):
+		return usageErrorf("%s: --interference: %v", command, se.Err)
+	case errors.Is(err, plan.ErrNoEnvironment):
+		return usageErrorf("%s: experiment %s runs in the calibrated environment %s: give its file with --environment (a run's %s; sim.environment names it)",
+			command, experiment, m.Environment, plan.EnvironmentFile(m.Environment))
+	}
+	return usageErrorf("%s: %v", command, err)
 }
 
 // plotCurves writes the plot of curves.parquet (curves.svg, curves.png).

@@ -95,11 +95,11 @@ func TestTrainMatchesRun(t *testing.T) {
 		if !ok {
 			t.Fatalf("train %s built no spec", mt.Scheduler)
 		}
-		run, err := mt.Spec("", stages.TrainInputs{Trace: trace, Workload: pipeline.Rand(cfg.Seed, st.Name(), "workload")})
+		run, err := mt.Spec("", stages.TrainInputs{Trace: trace, Workload: pipeline.Rand(cfg.Seed, pipeline.StageStream(st.Name()), "workload")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		seed, _ := pipeline.Seed(cfg.Seed, st.Name(), "model")
+		seed, _ := pipeline.Seed(cfg.Seed, pipeline.StageStream(st.Name()), "model")
 		cc, _ := json.Marshal(cli.Config)
 		rc, _ := json.Marshal(run.Config)
 		if cli.Seed != seed || cli.ClusterName != run.ClusterName || !reflect.DeepEqual(cli.Sim, run.Sim) || string(cc) != string(rc) ||

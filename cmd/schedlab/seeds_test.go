@@ -125,7 +125,7 @@ func trainingPlans(t *testing.T, cfg *stages.Config) []*stages.ModelTraining {
 // (stages.ReplicaSeeds).
 func workloadStream(seed uint64, m *stages.ModelTraining) *rand.Rand {
 	if m.Replicate == 0 {
-		return pipeline.Rand(seed, m.StageName(), "workload")
+		return pipeline.Rand(seed, pipeline.StageStream(m.StageName()), "workload")
 	}
 	base := strings.TrimSuffix(m.StageName(), fmt.Sprintf("-replicate-%d", m.Replicate))
 	w, _ := stages.ReplicaSeeds(seed, base, m.Replicate)

@@ -79,7 +79,7 @@ func collectEpisode(t testing.TB, m *Model, c *sim.Cluster, sp daspaper.Split, s
 // noisyModel is a model of cfg initialised from (seed, stage) with every
 // parameter then perturbed by scale·N(0, 1): the zero-initialised heads
 // would tie every job and every machine.
-func noisyModel(cfg Config, stage string, seed uint64, scale float64) *Model {
+func noisyModel(cfg Config, stage pipeline.Stream, seed uint64, scale float64) *Model {
 	m := NewModel(cfg, pipeline.Rand(seed, stage, "init"))
 	m.ps.Perturb(scale, pipeline.Rand(seed, stage, "heads"))
 	return m

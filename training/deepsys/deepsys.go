@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -320,5 +321,5 @@ func placementOf(js *sim.JobState, srv []int) sim.Placement {
 
 // seedRand derives the package's random streams.
 func seedRand(seed uint64, key ...string) *rand.Rand {
-	return pipeline.Rand(seed, "train", append([]string{"deepsys"}, key...)...)
+	return pipeline.Rand(seed, training.Stream, append([]string{"deepsys"}, key...)...)
 }

@@ -99,6 +99,16 @@ type Config struct {
 // its caches and an interval's decisions in memory.
 const MaxRollouts = 64
 
+// CheckRollouts is the one range check of a number of rollouts per
+// update: Config.Rollouts, FamilyConfig.Rollouts and the run
+// configuration's train.marl.rollouts, in [0, MaxRollouts].
+func CheckRollouts(n int) error {
+	if n < 0 || n > MaxRollouts {
+		return fmt.Errorf("must be in [0, %d], got %d", MaxRollouts, n)
+	}
+	return nil
+}
+
 // rollouts is Rollouts with 0 read as 1.
 func (c Config) rollouts() int { return max(c.Rollouts, 1) }
 
@@ -175,8 +185,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: must be >= 0, got %d", f.name, f.v))
 		}
 	}
-	if c.Rollouts < 0 || c.Rollouts > MaxRollouts {
-		errs = append(errs, fmt.Errorf("rollouts: must be in [0, %d], got %d", MaxRollouts, c.Rollouts))
+	if err := CheckRollouts(c.Rollouts); err != nil {
+		errs = append(errs, fmt.Errorf("rollouts: %w", err))
 	}
 	if c.Lag != 0 && c.Lag != 1 {
 		errs = append(errs, fmt.Errorf("lag: must be 0 or 1, got %d", c.Lag))

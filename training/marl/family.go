@@ -35,8 +35,8 @@ func (c *FamilyConfig) Validate() error {
 	if c.Episodes < 0 {
 		errs = append(errs, fmt.Errorf("episodes: must be >= 0, got %d", c.Episodes))
 	}
-	if c.Rollouts < 0 || c.Rollouts > MaxRollouts {
-		errs = append(errs, fmt.Errorf("rollouts: must be in [0, %d], got %d", MaxRollouts, c.Rollouts))
+	if err := CheckRollouts(c.Rollouts); err != nil {
+		errs = append(errs, fmt.Errorf("rollouts: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -29,12 +31,12 @@ type Policy struct {
 }
 
 // NewPolicy returns an untrained policy whose parameters are drawn from
-// pipeline.Rand(seed, "train", "marl", "init").
+// pipeline.Rand(seed, training.Stream, "marl", "init").
 func NewPolicy(cfg Config, seed uint64) (*Policy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("marl: %w", err)
 	}
-	return &Policy{cfg: cfg, net: newNetwork(cfg, pipeline.Rand(seed, "train", "marl", "init"))}, nil
+	return &Policy{cfg: cfg, net: newNetwork(cfg, pipeline.Rand(seed, training.Stream, "marl", "init"))}, nil
 }
 
 // Config returns the policy's configuration.
@@ -130,7 +132,7 @@ type SchedulerOptions struct {
 	// likely one.
 	Sample bool
 	// Seed seeds sampling and the server-level variant's random GPU group,
-	// through pipeline.Rand(Seed, "schedulers", "marl").
+	// through pipeline.Rand(Seed, schedulers.Stream, "marl").
 	Seed uint64
 }
 
@@ -179,7 +181,7 @@ func (s *scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 			return nil, err
 		}
 		s.c = st.Cluster
-		s.a = newActor(newEvaluator(s.pol.net, cg), s.pol.cfg.Jobs, pipeline.Rand(s.opt.Seed, "schedulers", "marl"), !s.opt.Sample)
+		s.a = newActor(newEvaluator(s.pol.net, cg), s.pol.cfg.Jobs, pipeline.Rand(s.opt.Seed, schedulers.Stream, "marl"), !s.opt.Sample)
 	}
 	return s.a.decide(ctx, st)
 }

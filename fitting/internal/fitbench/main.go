@@ -57,6 +57,10 @@ func main() {
 	}
 }
 
+// synthStream is the stream fitting.DefaultModel's samples were drawn
+// from (its provenance names it).
+const synthStream pipeline.Stream = "profile"
+
 func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
 	n := fs.Int("n", 480, "samples")
@@ -65,7 +69,7 @@ func gen(args []string) error {
 	fs.Parse(args)
 	cfg := profiling.DefaultSynthConfig()
 	cfg.Samples = *n
-	s, err := profiling.Synthesize(context.Background(), cfg, pipeline.RandSource(*seed, "profile", "synthetic"))
+	s, err := profiling.Synthesize(context.Background(), cfg, pipeline.RandSource(*seed, synthStream, "synthetic"))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+)
+
+// ModelDir is the run-directory folder of a learned scheduler's model,
+// under the model key the run trains it as (models/<key>/).
+func ModelDir(key string) string { return "models/" + key }
+
+// ClusterID names a cluster spec in model directories and stage names:
+// fattree-k8-power8, vl2-k4-dgx1, bcube-n4-k2-power8, flat-n8-pai-v100.
+func ClusterID(c sim.ClusterSpec) string {
+	switch c.Topology {
+	case "fattree", "vl2":
+		return fmt.Sprintf("%s-k%d-%s", c.Topology, c.K, c.Servers)
+	case "bcube":
+		return fmt.Sprintf("bcube-n%d-k%d-%s", c.N, c.K, c.Servers)
+	}
+	return fmt.Sprintf("%s-n%d-%s", c.Topology, c.N, c.Servers)
+}
+
+// OpenModel opens the learned scheduler name (canonical) for a cluster
+// from modelsDir, a directory laid out as a run's models/: a model per
+// cluster in <model>/<cluster id>/, or (trace-source models trained on one
+// cluster) one for all in <model>/.
+func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
+	f, v, ok := training.VariantOf(name)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a learned scheduler", name)
+	}
+	m := string(v.ModelName())
+	first := f.Files(v.ModelName())[0]
+	dir := filepath.Join(modelsDir, m, ClusterID(cluster))
+	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && f.Source() == training.SourceTrace {
+		dir = filepath.Join(modelsDir, m)
+	}
+	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
+		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
+	}
+	return schedulers.New(name, schedulers.Options{Model: dir, Seed: seed})
+}
