@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +34,12 @@ type replayOptions struct {
 	thresholds                          []float64
 	gittinsSamples                      string
 	skipBad                             bool
+	// An external policy (docs/policy-protocol.md): the command that
+	// starts it, its working directory, the bound on each decision and
+	// the seed its handshake carries.
+	policyCmd, policyDir string
+	policyTimeout        time.Duration
+	seed                 uint64
 }
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -72,8 +79,8 @@ anything else CSV; either is written atomically. A summary goes to stderr.`,
   schedlab replay --trace out/ef/jobs.parquet --format canonical --cluster medium --policy tiresias-las --restart-s 30 --out ef.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.trace == "" || o.format == "" || o.cluster == "" || o.policy == "" || o.out == "" {
-				return usageErrorf("replay: --trace, --format, --cluster, --policy and --out are required (see schedlab replay --help)")
+			if o.trace == "" || o.format == "" || o.cluster == "" || (o.policy == "") == (o.policyCmd == "") || o.out == "" {
+				return usageErrorf("replay: --trace, --format, --cluster, --out and one of --policy or --policy-cmd are required (see schedlab replay --help)")
 			}
 			return runReplay(cmd.Context(), a, o, cmd.ErrOrStderr())
 		},
@@ -83,6 +90,10 @@ anything else CSV; either is written atomically. A summary goes to stderr.`,
 	f.StringVar(&o.format, "format", "", "the trace's format: a source of schedlab list sources, or canonical")
 	f.StringVar(&o.cluster, "cluster", "", "a Tiresias cluster spec file or a cluster name of schedlab list clusters")
 	f.StringVar(&o.policy, "policy", "", "a scheduler of schedlab list schedulers (name or alias)")
+	f.StringVar(&o.policyCmd, "policy-cmd", "", "instead of --policy, a command that starts an external policy speaking docs/policy-protocol.md (\"python3 -u my_policy.py\")")
+	f.StringVar(&o.policyDir, "policy-dir", "", "the external policy's working directory (default the current one)")
+	f.DurationVar(&o.policyTimeout, "policy-timeout", 0, "the bound on each of the external policy's answers (default 10s)")
+	f.Uint64Var(&o.seed, "seed", 1, "the seed sent to an external policy in its handshake")
 	f.StringVar(&o.out, "out", "", "the per-job output: FILE.csv or FILE.parquet")
 	f.StringVar(&o.trigger, "trigger", "", "when the policy decides: event, interval or every (default: the policy's own, else event)")
 	f.Float64Var(&o.intervalS, "interval-s", 0, "the round with --trigger interval, seconds (default sim's 1800)")
@@ -103,9 +114,18 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	sched, info, err := replayScheduler(o)
+	sched, info, err := replayScheduler(ctx, o)
 	if err != nil {
 		return err
+	}
+	if cl, ok := sched.(io.Closer); ok {
+		// An external policy's process is ended and reaped however the
+		// replay ends.
+		defer func() {
+			if cerr := cl.Close(); cerr != nil {
+				fmt.Fprintf(stderr, "replay: %v\n", cerr)
+			}
+		}()
 	}
 	cfg := sim.DefaultConfig()
 	cfg.Speed = o.speed
@@ -154,10 +174,17 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	return nil
 }
 
-// replayScheduler builds the policy. An external policy (a process
-// speaking the policy protocol) would be one more flag and one branch
-// here, returning its sim.Scheduler.
-func replayScheduler(o replayOptions) (sim.Scheduler, schedulers.Info, error) {
+// replayScheduler builds the policy: a registered scheduler, or an
+// external policy (a process speaking the policy protocol) started from
+// --policy-cmd.
+func replayScheduler(ctx context.Context, o replayOptions) (sim.Scheduler, schedulers.Info, error) {
+	if o.policyCmd != "" {
+		p, err := external.New(ctx, external.Config{Name: "cmd", Command: o.policyCmd, Dir: o.policyDir, Timeout: o.policyTimeout, Seed: o.seed})
+		if err != nil {
+			return nil, schedulers.Info{}, err
+		}
+		return p, schedulers.Info{Name: "external:cmd", Display: "external:cmd"}, nil
+	}
 	name, err := schedulers.Canonical(o.policy)
 	if err != nil {
 		return nil, schedulers.Info{}, usageErrorf("replay: --policy: %v", err)

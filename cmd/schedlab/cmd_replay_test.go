@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,8 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/schedlab/schedlab/internal/shareddata"
 )
 
 const replayTrace = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n" +
@@ -99,5 +103,45 @@ func TestReplayBadInput(t *testing.T) {
 	}
 	if _, stderr, code := schedlab(t, nil, args("--cluster", "small", "--policy", "hrrn")...); code != 2 {
 		t.Errorf("unknown policy: exit %d, want 2:\n%s", code, stderr)
+	}
+}
+
+// TestReplayPolicyCmd: the Python FIFO-FirstFit example, replayed through
+// --policy-cmd, writes the same CSV as the built-in fifo-firstfit on the
+// PAI simulator's 6,000-job subset, byte for byte (issue 49).
+func TestReplayPolicyCmd(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("SL_TEST_REQUIRE_PYTHON") == "1" {
+			t.Fatalf("python3 is required (SL_TEST_REQUIRE_PYTHON=1): %v", err)
+		}
+		t.Skip("no python3:", err)
+	}
+	trace := shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv")
+	example, err := filepath.Abs(filepath.Join("..", "..", "python", "examples", "fifo_firstfit.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	builtin, external := filepath.Join(dir, "builtin.csv"), filepath.Join(dir, "external.csv")
+	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy", "fifo-firstfit", "--out", builtin); code != 0 {
+		t.Fatalf("built-in: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy-cmd", py+" -u "+example, "--out", external); code != 0 {
+		t.Fatalf("--policy-cmd: exit %d: %s", code, stderr)
+	}
+	a, err := os.ReadFile(builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(external)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("the Python FIFO-FirstFit's CSV (%d bytes) differs from fifo-firstfit's (%d bytes)", len(b), len(a))
+	}
+	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy", "fifo-firstfit", "--policy-cmd", "true", "--out", external); code != 2 {
+		t.Errorf("--policy with --policy-cmd: exit %d, want 2: %s", code, stderr)
 	}
 }
