@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -34,6 +35,14 @@ find would fail: plan exits with status 1 when any input is missing.`,
 			}
 			cfg := r.cfg
 			dag, err := stages.Build(cfg)
+			if missing, ok := errors.AsType[stages.MissingInputsError](err); ok {
+				// Exit status 1, as for the inputs Plan finds missing.
+				w := cmd.OutOrStdout()
+				for _, m := range missing {
+					fmt.Fprintf(w, "missing input: %v\n", m)
+				}
+				return fmt.Errorf("plan: %d inputs missing (listed above; data_dir is %s)", len(missing), cfg.ResolveDataDir())
+			}
 			if err != nil {
 				return usageErrorf("%v", err)
 			}

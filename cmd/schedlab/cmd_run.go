@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -78,6 +79,9 @@ func runFlags(cmd *cobra.Command) {
 
 func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.Executor) error {
 	dag, err := stages.Build(cfg)
+	if _, ok := errors.AsType[stages.MissingInputsError](err); ok {
+		return err // exit status 1: the configuration is fine, its inputs are not there
+	}
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
