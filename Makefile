@@ -41,7 +41,7 @@ build:
 	@GO='$(GO)' scripts/build.sh $(BIN) -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
 
 run:
-	@echo "make run: building $(BIN) (a first build compiles some 550 packages: minutes; later ones, seconds)"
+	@echo "make run: building $(BIN) (a first build compiles about 600 packages: minutes; later ones, seconds)"
 	@GO='$(GO)' scripts/build.sh $(BIN) -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
 	./$(BIN) run --preset quick --out $(OUT)
 
