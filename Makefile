@@ -13,6 +13,10 @@ BIN      := bin/schedlab
 # it has one.
 REVISION ?= $(shell git describe --always --dirty 2>/dev/null)
 LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
+# Build tags of bin/schedlab: TAGS=temporal links the Temporal executor
+# (schedlab worker, --executor temporal://), which the default build leaves
+# out: its SDK and gRPC would lengthen a first build (docs/distributed.md).
+TAGS     ?=
 
 .PHONY: help build run test test-race test-norace test-seeds test-deps test-distributed bench bench-ci fuzz lint reproduce paper-das clean
 
@@ -29,17 +33,18 @@ help:
 	@echo "make reproduce  the nightly preset into $(OUT)/nightly"
 	@echo "make paper-das  DAS Table 1 at the paper's budget: every DAS-paper model trained on each"
 	@echo "                cluster at three seeds over the learning-rate grid (CPU-days; EXECUTOR=)"
-	@echo "make build      $(BIN)"
+	@echo "make build      $(BIN) (TAGS=temporal: with the Temporal executor)"
 	@echo "make clean      remove $(OUT)/ and bin/"
 
+# scripts/build.sh is go build with a line every 10 s of how far it is: a
+# first build compiles every dependency for minutes (README.md gives the
+# measured figures), and silence would look like a hang.
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/schedlab
+	@GO='$(GO)' scripts/build.sh $(BIN) -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
 
-# The first build compiles every dependency (about a minute): say so,
-# rather than sit silent.
 run:
-	@echo "make run: building $(BIN) (the first build takes about a minute)..."
-	@$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/schedlab
+	@echo "make run: building $(BIN) (a first build compiles about 600 packages: minutes; later ones, seconds)"
+	@GO='$(GO)' scripts/build.sh $(BIN) -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
 	./$(BIN) run --preset quick --out $(OUT)
 
 # go test's default limit is 10 minutes per package; stages took 759 s

@@ -460,6 +460,36 @@ func ExpandInputs(inputs []string, patterns ...string) ([]string, error) {
 	return files, nil
 }
 
+// subdirHint names the subdirectories of dir (its entries ents) that hold
+// files matching patterns, where a trace's tables are one level down (the
+// Google 2011 trace's job_events/): "; they are in its subdirectory
+// job_events: --input DIR/job_events", or "" when none does.
+func subdirHint(dir string, ents []os.DirEntry, patterns []string) string {
+	var hits []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		sub, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+	files:
+		for _, f := range sub {
+			for _, p := range patterns {
+				if ok, _ := filepath.Match(p, f.Name()); ok && !f.IsDir() {
+					hits = append(hits, e.Name())
+					break files
+				}
+			}
+		}
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; such files are in its subdirectory %s: --input %s", strings.Join(hits, " and "), filepath.Join(dir, hits[0]))
+}
+
 func expandInputs(inputs []string, patterns []string) ([]string, error) {
 	var files []string
 	for _, in := range inputs {
@@ -488,7 +518,7 @@ func expandInputs(inputs []string, patterns []string) ([]string, error) {
 			}
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no file matching %s in the directory", in, strings.Join(patterns, " or "))
+			return nil, fmt.Errorf("%s: no file matching %s in the directory%s", in, strings.Join(patterns, " or "), subdirHint(in, ents, patterns))
 		}
 		sort.Strings(found)
 		files = append(files, found...)

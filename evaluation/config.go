@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/schedulers"
 )
 
@@ -172,13 +173,36 @@ type SensitivityDASConfig struct {
 // deviation.
 const MaxSeeds = 1000
 
-// Validate names the bad key in full: eval.experiments must name run
-// experiments, and each registered experiment checks its own section.
+// ResolveDerived replaces each derived experiment named in c.Experiments
+// by the experiment it is derived from (das-wilcoxon by das-table1, whose
+// run writes it), keeping the first of repeated ids: every id that
+// `schedlab list experiments` shows may be named, and a derived one runs
+// its parent. Unknown ids are kept, for Validate to name.
+func (c *Config) ResolveDerived() {
+	var out []string
+	for _, id := range c.Experiments {
+		if e, err := Lookup(id); err == nil && e.Derived() {
+			id = e.Derive.From
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	c.Experiments = out
+}
+
+// Validate names the bad key in full: eval.experiments must name run or
+// staged experiments (ResolveDerived replaces derived ones by their
+// parents), and each registered experiment checks its own section.
 func (c Config) Validate() error {
 	var errs []error
 	for i, id := range c.Experiments {
-		if e, err := Lookup(id); err != nil || e.Derived() {
-			errs = append(errs, fmt.Errorf("eval.experiments[%d]: unknown %q (known: %v)", i, id, RunIDs()))
+		e, err := Lookup(id)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("eval.experiments[%d]: unknown experiment %q%s (experiments: %s)", i, id, didyoumean.Suggest(id, IDs()), strings.Join(IDs(), ", ")))
+		case e.Derived():
+			errs = append(errs, fmt.Errorf("eval.experiments[%d]: %s is derived from %s: name %s, whose run writes it", i, id, e.Derive.From, e.Derive.From))
 		}
 	}
 	if c.Seeds < 1 || c.Seeds > MaxSeeds {

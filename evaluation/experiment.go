@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -221,7 +222,7 @@ func Lookup(id string) (Experiment, error) {
 	i := registry.byID[id]
 	registry.RUnlock()
 	if i == 0 {
-		return Experiment{}, fmt.Errorf("evaluation: %w %q (known: %s)", ErrUnknownExperiment, id, strings.Join(RunIDs(), ", "))
+		return Experiment{}, fmt.Errorf("evaluation: %w %q%s (experiments: %s)", ErrUnknownExperiment, id, didyoumean.Suggest(id, IDs()), strings.Join(IDs(), ", "))
 	}
 	registry.RLock()
 	defer registry.RUnlock()
@@ -234,6 +235,16 @@ func Experiments() []Experiment {
 	registry.RLock()
 	defer registry.RUnlock()
 	return append([]Experiment(nil), registry.list...)
+}
+
+// IDs lists the id of every registered experiment (run, staged and
+// derived), in registration order: what `schedlab list experiments` shows.
+func IDs() []string {
+	var ids []string
+	for _, e := range Experiments() {
+		ids = append(ids, e.ID)
+	}
+	return ids
 }
 
 // RunIDs lists the ids of the run experiments (those a configuration or

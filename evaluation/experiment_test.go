@@ -152,7 +152,8 @@ func TestConfigValidate(t *testing.T) {
 		edit func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Experiments = []string{"das-wilcoxon"} }, `eval.experiments[0]: unknown "das-wilcoxon"`},
+		{func(c *Config) { c.Experiments = []string{"das-wilcoxon"} }, `eval.experiments[0]: das-wilcoxon is derived from das-table1`},
+		{func(c *Config) { c.Experiments = []string{"das-tabel1"} }, `eval.experiments[0]: unknown experiment "das-tabel1"; did you mean das-table1?`},
 		{func(c *Config) { c.DASLoad.Schedulers = []string{"oracle"} }, "eval.das_load.schedulers[0]"},
 		{func(c *Config) { c.DASTable1.TestFraction = 2 }, "eval.das_table1.test_fraction"},
 		{func(c *Config) { c.Experiments = []string{DASLoad} }, "eval.das_load.rates"},
@@ -170,6 +171,16 @@ func TestConfigValidate(t *testing.T) {
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
+	}
+}
+
+// TestResolveDerived: a derived experiment stands for the one it is made
+// from, once; run, staged and unknown ids stay.
+func TestResolveDerived(t *testing.T) {
+	c := Config{Experiments: []string{"das-wilcoxon", DASTable1, "calibration", "das-overhead", "nope", "marl-arrivals-convergence"}}
+	c.ResolveDerived()
+	if want := []string{DASTable1, "calibration", "nope", MARLArrivals}; !slices.Equal(c.Experiments, want) {
+		t.Errorf("got %v, want %v", c.Experiments, want)
 	}
 }
 

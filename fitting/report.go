@@ -285,7 +285,8 @@ func (r *Report) Markdown() []byte {
 		}
 	}
 	if m := r.Model(); m != nil {
-		fmt.Fprintf(&b, "\nFitted model (ours), loaded by the simulator from model.json: %s\n\n", m.Formula)
+		// A code span: the formula's * would otherwise be Markdown emphasis.
+		fmt.Fprintf(&b, "\nFitted model (ours), loaded by the simulator from model.json: `%s`\n\n", m.Formula)
 		fmt.Fprintf(&b, "| coefficient | value | std. error | unit |\n|---|---:|---:|---|\n")
 		for _, c := range m.Coefficients {
 			se := "n/a"

@@ -210,10 +210,11 @@ func (m marginGrid) X(c int) float64 { return float64(c) }
 func (m marginGrid) Y(r int) float64 { return float64(r) }
 
 // Plot draws one heat map per part, margin in % (red: learned pays; blue:
-// the best heuristic is better), each cell labelled with its margin and,
-// where learned does not pay, the heuristic that is best there.
+// the best heuristic is better) with its colour bar, each cell labelled
+// with its margin and, where learned does not pay, the heuristic that is
+// best there.
 func (r *Result) Plot() (svg, png []byte, err error) {
-	var plots []*plot.Plot
+	var plots, bars []*plot.Plot
 	for _, pr := range r.Parts {
 		if len(pr.Cells) == 0 || len(pr.Cells[0]) == 0 {
 			continue
@@ -234,7 +235,8 @@ func (r *Result) Plot() (svg, png []byte, err error) {
 		hm := plotter.NewHeatMap(grid, cmap.Palette(255))
 		hm.Min, hm.Max = -span, span
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s — margin of %s over the best heuristic (%%)", pr.Part.Title, display(pr.Part.Learned))
+		// Two lines: one would be wider than the panel and clipped.
+		p.Title.Text = fmt.Sprintf("%s\nmargin of %s over the best heuristic (%%)", pr.Part.Title, display(pr.Part.Learned))
 		p.X.Label.Text = "interference scale × " + fmt.Sprintf("%.3g", pr.Part.Base.InterferenceScale)
 		p.Y.Label.Text = "communication scale × " + fmt.Sprintf("%.3g", pr.Part.Base.CommScale)
 		p.Add(hm)
@@ -269,9 +271,17 @@ func (r *Result) Plot() (svg, png []byte, err error) {
 		p.X.Min, p.X.Max = -0.5, float64(len(r.Grid.Interference))-0.5
 		p.Y.Min, p.Y.Max = -0.5, float64(len(r.Grid.Comm))-0.5
 		plots = append(plots, p)
+
+		// The colour bar: what a cell's colour means, in the map's units.
+		bar := plot.New()
+		bar.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+		bar.HideX()
+		bar.Y.Label.Text = "margin (%)"
+		bar.Title.Text = "\n" // level with the map's two-line title
+		bars = append(bars, bar)
 	}
 	if len(plots) == 0 {
 		return nil, nil, fmt.Errorf("sensitivity: nothing to plot")
 	}
-	return figure.Column(plots, 7*vg.Inch, vg.Length(4.5*float64(len(plots)))*vg.Inch)
+	return figure.ColumnBars(plots, bars, 7*vg.Inch, vg.Length(4.5*float64(len(plots)))*vg.Inch, vg.Inch)
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/schedlab/schedlab/datasets"
@@ -34,6 +35,18 @@ const (
 	evalStageVersion = "4"
 )
 
+// MissingInputsError is every input of datasets.ingest that is not there,
+// one error each (Build returns them all, not the first).
+type MissingInputsError []error
+
+func (m MissingInputsError) Error() string {
+	msgs := make([]string, len(m))
+	for i, err := range m {
+		msgs[i] = err.Error()
+	}
+	return fmt.Sprintf("%d inputs missing: %s", len(m), strings.Join(msgs, "; "))
+}
+
 // Build returns the stages of the run that cfg describes, in a stable order.
 func Build(cfg *Config) ([]pipeline.Stage, error) {
 	if err := cfg.Validate(); err != nil {
@@ -48,6 +61,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		if dir == "" {
 			return nil, fmt.Errorf("data_dir: the configuration ingests %d real traces but no data directory is set and ../shared/data does not exist", len(cfg.Datasets.Ingest))
 		}
+		var missing MissingInputsError
 		for i, spec := range cfg.Datasets.Ingest {
 			var inputs []string
 			for _, in := range spec.Inputs {
@@ -56,11 +70,14 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 					p = filepath.Join(dir, in)
 				}
 				if _, err := os.Stat(p); err != nil {
-					return nil, fmt.Errorf("datasets.ingest[%d] (%s): input %s: %w", i, spec.Source, in, err)
+					missing = append(missing, fmt.Errorf("datasets.ingest[%d] (%s): input %s: %w", i, spec.Source, in, err))
 				}
 				inputs = append(inputs, p)
 			}
 			dag = append(dag, Ingest(spec, inputs, cfg.Datasets.IntervalS))
+		}
+		if len(missing) > 0 {
+			return nil, missing
 		}
 	}
 	share, fit, err := cfg.gpuShareStages()

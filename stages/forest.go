@@ -31,6 +31,11 @@ var verdictColour = map[claims.Verdict]color.NRGBA{
 	claims.Untestable:   {0x00, 0x72, 0xb2, 0xff}, // Okabe & Ito's blue
 }
 
+// thresholdColour marks a claim's threshold in the forest plot: Okabe &
+// Ito's blue, apart from the verdicts' colours and from the grey zero
+// line it often sits on.
+var thresholdColour = color.NRGBA{0x00, 0x72, 0xb2, 0xff}
+
 // paperNames are the papers' names in the plot and the report.
 var paperNames = map[string]string{evaluation.PaperDAS: "DAS (KDD 2023)", evaluation.PaperMARL: "MARL (TNSM 2021)"}
 
@@ -96,6 +101,18 @@ func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 			key.Add(label, thumbs...)
 		}
 	}
+	// The zero line first, so that every mark (a threshold of 0 above all)
+	// is drawn over it.
+	n := len(papers)
+	for _, rs := range byPaper {
+		n += len(rs)
+	}
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: -float64(n) - 0.5}, {X: 0, Y: -0.5}})
+	if err != nil {
+		return nil, nil, err
+	}
+	zero.Color, zero.Dashes = color.Gray{Y: 0xcc}, []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(zero)
 	for _, paper := range papers {
 		y--
 		yt = append(yt, plot.Tick{Value: y, Label: paperName(paper) + ":"})
@@ -114,11 +131,11 @@ func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 				add("95 % interval of our margin", l)
 			}
 			if !math.IsNaN(r.Threshold) && !math.IsInf(r.Threshold, 0) {
-				l, err := plotter.NewLine(plotter.XYs{{X: r.Threshold, Y: y - 0.35}, {X: r.Threshold, Y: y + 0.35}})
+				l, err := plotter.NewLine(plotter.XYs{{X: r.Threshold, Y: y - 0.4}, {X: r.Threshold, Y: y + 0.4}})
 				if err != nil {
 					return nil, nil, err
 				}
-				l.Color, l.Width = color.Black, vg.Points(1.5)
+				l.Color, l.Width = thresholdColour, vg.Points(2.5)
 				p.Add(l)
 				lo, hi = min(lo, r.Threshold), max(hi, r.Threshold)
 				add("the claim's threshold", l)
@@ -153,12 +170,6 @@ func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 			add("ours: "+string(r.Verdict), s)
 		}
 	}
-	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: y - 0.5}, {X: 0, Y: -0.5}})
-	if err != nil {
-		return nil, nil, err
-	}
-	zero.Color, zero.Dashes = color.Gray{Y: 0xaa}, []vg.Length{vg.Points(2), vg.Points(2)}
-	p.Add(zero)
 	pad := math.Max((hi-lo)*0.08, 1)
 	p.X.Min, p.X.Max = lo-pad, hi+pad
 	p.Y.Min, p.Y.Max = y-0.7, -0.3
@@ -173,6 +184,5 @@ func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 	})
 	p.Y.Tick.Marker = yt
 	p.Y.Tick.Length = 0
-	n := -y
-	return figure.ColumnKey([]*plot.Plot{p}, key, 8*vg.Inch, vg.Length(0.3*n+1.3)*vg.Inch)
+	return figure.ColumnKey([]*plot.Plot{p}, key, 8*vg.Inch, vg.Length(0.3*float64(n)+1.3)*vg.Inch)
 }

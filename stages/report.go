@@ -129,8 +129,9 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 
 const reportCSS = `body{font-family:system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;vertical-align:top}
-th{background:#f3f3f3;white-space:nowrap}img{max-width:100%}
-code{background:#f5f5f5;padding:0 .2em}h1{border-bottom:2px solid #ddd}h2{border-bottom:1px solid #eee;margin-top:2em}
+th{background:#f3f3f3;white-space:nowrap}img{max-width:100%;height:auto}
+div.wide{overflow-x:auto;max-width:100%;margin:1em 0}div.wide>table{margin:0}
+code{background:#f5f5f5;padding:0 .2em;overflow-wrap:anywhere}h1{border-bottom:2px solid #ddd}h2{border-bottom:1px solid #eee;margin-top:2em}
 h2 a.anchor,h3 a.anchor{color:#bbb;text-decoration:none;margin-left:.4em;font-weight:normal}
 nav.toc{background:#fafafa;border:1px solid #eee;padding:.5em 1em;margin:1em 0}nav.toc ol{margin:.2em 0;padding-left:1.5em}
 .verdict{display:inline-block;padding:0 .45em;border-radius:.3em;color:#fff;font-weight:bold;white-space:nowrap}
@@ -330,8 +331,9 @@ var (
 
 // decorate finishes report.html's body: each verdict of the scoreboard
 // marked by colour as well as by word, an anchor on every section and
-// subsection heading, and a table of contents of the sections after the
-// opening paragraph.
+// subsection heading, a table of contents of the sections after the
+// opening paragraph, and every table in a box of its own that scrolls
+// sideways when the table is wider than the window.
 func decorate(body string) string {
 	body = verdictCell.ReplaceAllStringFunc(body, func(m string) string {
 		sub := verdictCell.FindStringSubmatch(m)
@@ -348,6 +350,10 @@ func decorate(body string) string {
 		return fmt.Sprintf(`<h%s id="%s">%s<a class="anchor" href="#%s" aria-label="link to this section">#</a></h%s>`, sub[1], sub[2], sub[3], sub[2], sub[1])
 	})
 	toc.WriteString("</ol></nav>\n")
+	// A table wider than the window scrolls inside its own box, so that
+	// the page itself never scrolls sideways.
+	body = strings.ReplaceAll(body, "<table>", `<div class="wide"><table>`)
+	body = strings.ReplaceAll(body, "</table>", "</table></div>")
 	if i := strings.Index(body, "</p>\n"); i >= 0 {
 		i += len("</p>\n")
 		body = body[:i] + toc.String() + body[i:]

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
@@ -78,18 +79,19 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
   schedlab eval --experiment das-load --preset nightly --jobs out/nightly/datasets/pai-sim/jobs.parquet --models out/nightly/models --out out/load`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if experiment == "" || out == "" {
-				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.RunIDs(), ", "))
-			}
-			if _, err := evaluation.Lookup(experiment); errors.Is(err, evaluation.ErrUnknownExperiment) {
-				return usageErrorf("eval: unknown experiment %q; experiments: %s", experiment, strings.Join(evaluation.RunIDs(), ", "))
-			} else if err != nil {
-				return err
+			// The names first, so that a mistyped one is named whatever
+			// else is missing.
+			if _, err := evaluation.Lookup(experiment); experiment != "" && errors.Is(err, evaluation.ErrUnknownExperiment) {
+				return usageErrorf("eval: unknown experiment %q%s (experiments: %s)", experiment,
+					didyoumean.Suggest(experiment, evaluation.IDs()), strings.Join(evaluation.IDs(), ", "))
 			}
 			for _, s := range scheds {
 				if _, err := schedulers.Canonical(s); err != nil {
-					return usageErrorf("eval: --schedulers: %v", err)
+					return usageErrorf("eval: --schedulers: %v%s", err, didyoumean.Suggest(s, names(schedulers.Names())))
 				}
+			}
+			if experiment == "" || out == "" {
+				return usageErrorf("eval: --experiment and --out are required (experiments: %s)", strings.Join(evaluation.RunIDs(), ", "))
 			}
 			// The flags whose key is the experiment's section's.
 			section := "eval." + strings.ReplaceAll(experiment, "-", "_")
@@ -146,12 +148,17 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 			if len(learned) > 0 && modelsDir == "" {
 				return usageErrorf("eval: learned schedulers %s need --models DIR (the models/ directory of a schedlab run that trained them), or choose --schedulers", strings.Join(learned, ", "))
 			}
-			for _, f := range []string{jobsFile, arrivals} {
-				if f == "" {
+			for _, in := range []struct{ flag, file, want string }{
+				{"jobs", jobsFile, "a canonical jobs table: the jobs.parquet of schedlab ingest, or a run's " + stages.JobsParquet + " or datasets/<source>/jobs.parquet"},
+				{"arrivals", arrivals, "an arrivals table: the arrivals.parquet of schedlab ingest --source google-2011"},
+			} {
+				if in.file == "" {
 					continue
 				}
-				if _, err := os.Stat(f); err != nil {
-					return usageErrorf("eval: %v", err)
+				if _, err := os.Stat(in.file); errors.Is(err, os.ErrNotExist) {
+					return usageErrorf("eval: --%s %s: no such file; want %s", in.flag, in.file, in.want)
+				} else if err != nil {
+					return usageErrorf("eval: --%s: %v", in.flag, err)
 				}
 			}
 			if m, err := pipeline.ReadManifest(out); err == nil && !evalManifest(m) {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -66,6 +67,9 @@ exit status 2.`,
 				given = append(given, strings.Split(in, ",")...)
 			}
 			inputs = append(given, args...)
+			if _, err := datasets.Lookup(source); source != "" && err != nil {
+				return usageErrorf("ingest: unknown source %q%s (sources: %s)", source, didyoumean.Suggest(source, datasets.Sources()), strings.Join(datasets.Sources(), ", "))
+			}
 			if source == "" || out == "" || len(inputs) == 0 {
 				return usageErrorf("ingest: --source, --input and --out are required (see schedlab ingest --help)")
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/stages"
@@ -49,11 +50,20 @@ func newListCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, ok := listings[args[0]]
 			if !ok {
-				return usageErrorf("list: %q is not one of %s", args[0], strings.Join(kinds, ", "))
+				return usageErrorf("list: %q is not one of %s%s", args[0], strings.Join(kinds, ", "), didyoumean.Suggest(args[0], kinds))
 			}
 			return f(cmd.OutOrStdout())
 		},
 	}
+}
+
+// names turns registered names into strings, for didyoumean.
+func names[S ~string](ns []S) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = string(n)
+	}
+	return out
 }
 
 func listExperiments(w io.Writer) error {

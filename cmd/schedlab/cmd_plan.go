@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -34,6 +35,14 @@ find would fail: plan exits with status 1 when any input is missing.`,
 			}
 			cfg := r.cfg
 			dag, err := stages.Build(cfg)
+			if missing, ok := errors.AsType[stages.MissingInputsError](err); ok {
+				// Exit status 1, as for the inputs Plan finds missing.
+				w := cmd.OutOrStdout()
+				for _, m := range missing {
+					fmt.Fprintf(w, "missing input: %v\n", m)
+				}
+				return fmt.Errorf("plan: %d inputs missing (listed above; data_dir is %s)", len(missing), cfg.ResolveDataDir())
+			}
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
@@ -42,6 +51,17 @@ find would fail: plan exits with status 1 when any input is missing.`,
 			if err != nil {
 				return err
 			}
+			// The times recorded in the directory are those of its last
+			// run; a run of another preset says nothing of this one's.
+			lastPreset := ""
+			if m, err := pipeline.ReadManifest(cfg.Out); err == nil {
+				if c, ok := m.Config.(map[string]any); ok {
+					lastPreset, _ = c["preset"].(string)
+				}
+			}
+			otherPreset := lastPreset != "" && lastPreset != cfg.Preset
+			var wallS, cpuS float64
+			var timed, untimed int
 			w := cmd.OutOrStdout()
 			hash, _ := cfg.Hash()
 			fmt.Fprintf(w, "preset %s, seed %d, config %s, into %s: %d stages\n\n", cfg.Preset, cfg.Seed, hash[:12], cfg.Out, len(planned))
@@ -54,8 +74,16 @@ find would fail: plan exits with status 1 when any input is missing.`,
 					cached++
 				}
 				last := "-"
-				if p.LastStatus != "" && p.LastWallS > 0 {
+				if p.LastStatus != "" && p.LastWallS > 0 && !otherPreset {
 					last = fmt.Sprintf("%.1fs / %.1fs", p.LastWallS, p.LastCPUS)
+				}
+				if !p.Cached {
+					if last != "-" {
+						wallS, cpuS = wallS+p.LastWallS, cpuS+p.LastCPUS
+						timed++
+					} else {
+						untimed++
+					}
 				}
 				fmt.Fprintf(w, "%-34s %-7s %17s  %s\n", p.Name, state, last, why)
 				for _, m := range p.Missing {
@@ -68,7 +96,18 @@ find would fail: plan exits with status 1 when any input is missing.`,
 					}
 				}
 			}
-			fmt.Fprintf(w, "\n%d of %d stages cached, %d would run", cached, len(planned), len(planned)-cached)
+			fmt.Fprintln(w)
+			switch {
+			case otherPreset:
+				fmt.Fprintf(w, "The last run in %s was of preset %s: it gives no times for %s (a %s run writes them, best into a directory of its own: --out).\n", cfg.Out, lastPreset, cfg.Preset, cfg.Preset)
+			case timed > 0:
+				fmt.Fprintf(w, "Estimate from the last %s run in %s: the %d stages that would run took %.1fs wall, %.1fs CPU", cfg.Preset, cfg.Out, timed, wallS, cpuS)
+				if untimed > 0 {
+					fmt.Fprintf(w, ", and %d more have no recorded time", untimed)
+				}
+				fmt.Fprintln(w, " (stages overlap: the run's wall time is less than their sum).")
+			}
+			fmt.Fprintf(w, "%d of %d stages cached, %d would run", cached, len(planned), len(planned)-cached)
 			if missing > 0 {
 				fmt.Fprintf(w, "; %d inputs missing\n", missing)
 				return fmt.Errorf("plan: %d inputs missing (%s)", missing, strings.Join(missingInputs(planned), ", "))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -40,15 +41,20 @@ func newProfileCmd(a *app) *cobra.Command {
 func newProfileSynthCmd(a *app) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:     "synth",
-		Short:   "Draw synthetic co-location samples",
-		Example: `  schedlab profile synth --samples 480 --seed 1 --out samples.parquet`,
-		Args:    cobra.NoArgs,
+		Use:   "synth",
+		Short: "Draw synthetic co-location samples",
+		Example: `  schedlab profile synth --samples 480 --seed 1 --out samples
+  schedlab fit --samples samples/profile_samples.parquet --out fit`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErrorf("profile synth: --out is required")
 			}
 			r, err := a.config(cmd, nil)
+			if err != nil {
+				return err
+			}
+			out, err := outFile(a, "profile synth", out, samplesFile)
 			if err != nil {
 				return err
 			}
@@ -69,7 +75,7 @@ func newProfileSynthCmd(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "output Parquet file (required)")
+	f.StringVar(&out, "out", "", "output directory: writes DIR/"+samplesFile+" (required)")
 	f.Uint64("seed", 0, "run seed (the samples draw from it as the run's profile-synth stage does)")
 	f.Int("samples", 0, "number of samples")
 	f.Float64("cores-per-socket", 0, "physical cores per socket")
@@ -91,13 +97,17 @@ to the task's CPU ("same") or another CPU ("other"), at several duty cycles and 
 counts, each configuration repeated with paired alone/loaded runs, and writes one
 profile_samples row per configuration (each CPU treated as a socket of one core).
 Results depend on the machine and on whatever else it runs: they are measurements.`,
-		Example: `  schedlab profile cpu --out cpu.parquet --repetitions 5`,
+		Example: `  schedlab profile cpu --out cpu --repetitions 5`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErrorf("profile cpu: --out is required")
 			}
 			if _, err := a.config(cmd, nil); err != nil {
+				return err
+			}
+			out, err := outFile(a, "profile cpu", out, samplesFile)
+			if err != nil {
 				return err
 			}
 			if err := cfg.Validate(); err != nil {
@@ -130,7 +140,7 @@ Results depend on the machine and on whatever else it runs: they are measurement
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "output Parquet file (required)")
+	f.StringVar(&out, "out", "", "output directory: writes DIR/"+samplesFile+" (required)")
 	f.IntVar(&cfg.Repetitions, "repetitions", cfg.Repetitions, "paired runs per configuration")
 	f.Float64SliceVar(&cfg.DutyCycles, "duty", cfg.DutyCycles, "hog duty cycles (fractions of a core)")
 	f.IntSliceVar(&cfg.HogCounts, "hogs", cfg.HogCounts, "numbers of hogs")
@@ -157,9 +167,9 @@ of each measured pair, both jobs' standalone profiles, the GPU type and the job'
 relative to running alone. Rows that cannot be samples (pairs not run, non-positive or
 non-finite throughputs, a job with no standalone row) go to OUT's .quarantine.parquet
 beside it, with file, line, field and reason.`,
-		Example: `  schedlab profile import --format dmon gpu0.dmon gpu1.dmon --out readings.parquet
-  schedlab profile import --format gavel gavel_throughputs.json --out gavel.parquet
-  schedlab profile import --format lucid lucid_colocate_info.csv lucid_single_data.csv --out lucid.parquet`,
+		Example: `  schedlab profile import --format dmon gpu0.dmon gpu1.dmon --out readings
+  schedlab profile import --format gavel gavel_throughputs.json --out gavel
+  schedlab profile import --format lucid lucid_colocate_info.csv lucid_single_data.csv --out lucid`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || format == "" {
@@ -167,7 +177,15 @@ beside it, with file, line, field and reason.`,
 			}
 			ctx := cmd.Context()
 			if slices.Contains(profiling.ShareFormats, format) {
+				out, err := outFile(a, "profile import", out, shareSamplesName)
+				if err != nil {
+					return err
+				}
 				return importShare(cmd, format, args, out)
+			}
+			out, err := outFile(a, "profile import", out, readingsFile)
+			if err != nil {
+				return err
 			}
 			rd, err := profiling.Import(ctx, format, args)
 			if err != nil {
@@ -184,8 +202,30 @@ beside it, with file, line, field and reason.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "input format: "+strings.Join(append(slices.Clone(profiling.ImportFormats), profiling.ShareFormats...), ", "))
-	cmd.Flags().StringVar(&out, "out", "", "output Parquet file (required)")
+	cmd.Flags().StringVar(&out, "out", "", "output directory: writes DIR/"+readingsFile+", or DIR/"+shareSamplesName+" and its quarantine (required)")
 	return cmd
+}
+
+// The files profile writes into its --out directory.
+const (
+	samplesFile      = "profile_samples.parquet"
+	shareSamplesName = "gpu_share_samples.parquet"
+	readingsFile     = "profile_readings.parquet"
+)
+
+// outFile is where a profile subcommand writes its table: name in the
+// directory out, which it creates, as every --out of schedlab names a
+// directory. An out ending in .parquet is the file itself, the form before
+// --out meant a directory: still written, with a deprecation warning.
+func outFile(a *app, command, out, name string) (string, error) {
+	if strings.HasSuffix(out, ".parquet") {
+		a.log.Warn(command+": --out FILE.parquet is deprecated: --out names a directory, into which it writes "+name, "out", out)
+		return out, nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("%s: --out: %w", command, err)
+	}
+	return filepath.Join(out, name), nil
 }
 
 // importShare is profile import of a GPU-sharing source: the samples to

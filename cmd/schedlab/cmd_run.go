@@ -2,13 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/schedlab/schedlab/claims"
 	"github.com/schedlab/schedlab/history"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/stages"
@@ -78,6 +84,9 @@ func runFlags(cmd *cobra.Command) {
 
 func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.Executor) error {
 	dag, err := stages.Build(cfg)
+	if _, ok := errors.AsType[stages.MissingInputsError](err); ok {
+		return err // exit status 1: the configuration is fine, its inputs are not there
+	}
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -104,9 +113,8 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.
 	a.log.Info("run started", "preset", cfg.Preset, "seed", cfg.Seed, "out", cfg.Out, "stages", len(dag))
 	m, err := r.Run(ctx, dag)
 	if m != nil {
-		for _, s := range m.Stages {
-			fmt.Fprintf(a.stderr, "  %-20s %-8s %7.2fs wall %7.2fs CPU\n", s.Name, s.Status, s.WallS, s.CPUS)
-		}
+		_, interrupted := interruption(ctx)
+		stageTable(a.stderr, m.Stages, interrupted)
 	}
 	if err != nil {
 		if sig, ok := interruption(ctx); ok {
@@ -117,8 +125,13 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.
 	if err := stages.WriteReport(cfg.Out, cfg, m); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	fmt.Fprintf(a.stderr, "run %s in %.1fs; manifest: %s; report: %s\n", m.Status, m.WallS,
-		filepath.Join(cfg.Out, "manifest.json"), filepath.Join(cfg.Out, stages.ReportHTML))
+	fmt.Fprintf(a.stderr, "run %s in %.1fs; manifest: %s\n", m.Status, m.WallS, filepath.Join(cfg.Out, "manifest.json"))
+	if counts, err := verdictCounts(filepath.Join(cfg.Out, filepath.FromSlash(claims.CSVFile))); err == nil {
+		fmt.Fprintf(a.stderr, "%s (%s)\n", counts, filepath.Join(cfg.Out, filepath.FromSlash(claims.MarkdownFile)))
+	} else {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(a.stderr, "report: %s\n", filepath.Join(cfg.Out, stages.ReportHTML))
 	if cfg.History.Dir != "" {
 		res, err := history.Add(ctx, cfg.Out, cfg.History.Dir, history.Options{})
 		if err != nil {
@@ -127,6 +140,62 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.
 		fmt.Fprintln(a.stderr, addedMessage(res))
 	}
 	return nil
+}
+
+// stageTable prints each stage's status and times, the names padded to
+// the longest. A run stopped by a signal marks its unfinished stages
+// "failed" in the manifest; here they read "interrupted".
+func stageTable(w io.Writer, ss []pipeline.StageManifest, interrupted bool) {
+	width := 0
+	for _, s := range ss {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range ss {
+		status := s.Status
+		if interrupted && status == "failed" {
+			status = "interrupted"
+		}
+		fmt.Fprintf(w, "  %-*s %-11s %7.2fs wall %7.2fs CPU\n", width, s.Name, status, s.WallS, s.CPUS)
+	}
+}
+
+// verdictCounts is the claims' verdicts in the claims table the report
+// wrote (CSV), counted: those of a tested claim first, then the others in
+// the order the table first gives them ("29 claims: 4 holds, 3 does not
+// hold, 0 inconclusive, 16 not comparable, ...").
+func verdictCounts(file string) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", file, err)
+	}
+	if len(rows) == 0 {
+		return "", fmt.Errorf("%s: no header", file)
+	}
+	col := slices.Index(rows[0], "verdict")
+	if col < 0 {
+		return "", fmt.Errorf("%s: no verdict column", file)
+	}
+	order := []string{string(claims.Holds), string(claims.DoesNotHold), string(claims.Inconclusive)}
+	count := map[string]int{}
+	for _, r := range rows[1:] {
+		if col >= len(r) {
+			return "", fmt.Errorf("%s: a row of %d fields", file, len(r))
+		}
+		if !slices.Contains(order, r[col]) {
+			order = append(order, r[col])
+		}
+		count[r[col]]++
+	}
+	parts := make([]string, len(order))
+	for i, v := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[v], v)
+	}
+	return fmt.Sprintf("%d claims: %s", len(rows)-1, strings.Join(parts, ", ")), nil
 }
 
 // afterStageHook is nil except in tests, which use it to kill the process

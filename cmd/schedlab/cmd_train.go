@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
@@ -129,7 +130,7 @@ func trainConfig(a *app, cmd *cobra.Command, f training.Family) (*stages.Config,
 func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions) error {
 	f, ok := training.Lookup(opts.Family)
 	if !ok {
-		return usageErrorf("train: --family %q is not one of %s", opts.Family, strings.Join(training.Families(), ", "))
+		return usageErrorf("train: --family %q is not one of %s%s", opts.Family, strings.Join(training.Families(), ", "), didyoumean.Suggest(opts.Family, training.Families()))
 	}
 	var names []string
 	for _, v := range f.Variants() {
@@ -139,7 +140,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		opts.Variant = names[0]
 	}
 	if info, ok := schedulers.Lookup(opts.Variant); !ok || !slices.Contains(names, string(info.Name)) {
-		return usageErrorf("train: --variant %q is not one of %s's (%s)", opts.Variant, f.Name(), strings.Join(names, ", "))
+		return usageErrorf("train: --variant %q is not one of %s's (%s)%s", opts.Variant, f.Name(), strings.Join(names, ", "), didyoumean.Suggest(opts.Variant, names))
 	}
 	if opts.Out == "" {
 		return usageErrorf("train: --out is required")

@@ -2,15 +2,23 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
-	"github.com/schedlab/schedlab/distributed/temporalexec"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/spf13/cobra"
 )
+
+// The Temporal executor (worker, --executor temporal://) is linked in only
+// by the build tag temporal (temporal_on.go; make build TAGS=temporal): its
+// SDK and gRPC are a third of a first build's compiling, and no other
+// command needs them. Without the tag (temporal_off.go) both say how to get
+// a build that has it.
+
+var errNoTemporal = errors.New("this schedlab was built without the Temporal executor, which the default build leaves out (its SDK would lengthen a first build): make build TAGS=temporal, or go build -tags temporal ./cmd/schedlab, builds one with it")
 
 func init() { register(newWorkerCmd) }
 
@@ -43,13 +51,15 @@ sha256 of every input before it runs.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return temporalexec.RunWorker(ctx, temporalexec.WorkerOptions{Slots: slots, Options: temporalexec.Options{
-				HostPort: hostPort, Namespace: namespace, Log: a.log}})
+			return runTemporalWorker(ctx, hostPort, namespace, slots, a.log)
 		},
+	}
+	if !temporalBuilt {
+		cmd.Long += "\n\n" + errNoTemporal.Error() + "."
 	}
 	f := cmd.Flags()
 	f.StringVar(&hostPort, "temporal", "", "Temporal frontend, HOST:PORT")
-	f.StringVar(&namespace, "namespace", temporalexec.DefaultNamespace, "Temporal namespace")
+	f.StringVar(&namespace, "namespace", defaultNamespace, "Temporal namespace")
 	f.IntVar(&slots, "slots", 1, "tasks run at once (cores the worker may use)")
 	return cmd
 }
@@ -66,15 +76,7 @@ func newExecutor(ctx context.Context, spec string, workers int, a *app) (ex pipe
 	case spec == "local":
 		return pipeline.Local{Workers: workers}, func() {}, nil
 	case strings.HasPrefix(spec, "temporal://"):
-		opt := temporalexec.Options{Log: a.log}
-		if err := temporalexec.ParseEndpoint(spec, &opt); err != nil {
-			return nil, nil, usageErrorf("--executor: %v", err)
-		}
-		e, err := temporalexec.Dial(ctx, opt)
-		if err != nil {
-			return nil, nil, err
-		}
-		return e, e.Close, nil
+		return dialTemporal(ctx, spec, a.log)
 	}
 	return nil, nil, usageErrorf("--executor %q: want local or temporal://HOST:PORT[/NAMESPACE][?heartbeat_timeout=D]", spec)
 }

@@ -4,10 +4,12 @@ import (
 	"embed"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/viper"
 )
@@ -120,7 +122,16 @@ func buildConfig(src configSource, fileData []byte) (*resolved, error) {
 		}
 		key := envKeyOf(name, leaves)
 		if key == "" {
-			return nil, usageErrorf("environment variable %s names no configuration key (keys: %s)", name, strings.Join(sortedKeys(leaves), ", "))
+			// Compared without the prefix, which every name shares.
+			var vars []string
+			for _, k := range sortedKeys(leaves) {
+				vars = append(vars, strings.TrimPrefix(envVarOf(k), envPrefix+"_"))
+			}
+			hint := ""
+			if close := didyoumean.Closest(strings.TrimPrefix(name, envPrefix+"_"), vars); len(close) > 0 {
+				hint = "; did you mean " + envPrefix + "_" + strings.Join(close, " or "+envPrefix+"_") + "?"
+			}
+			return nil, usageErrorf("environment variable %s names no configuration key%s (every key and its variable: schedlab config defaults)", name, hint)
 		}
 		envName[key] = name
 	}
@@ -153,7 +164,7 @@ func buildConfig(src configSource, fileData []byte) (*resolved, error) {
 		preset = "quick"
 	}
 	if !slices.Contains(Presets, preset) {
-		return nil, usageErrorf("preset: unknown preset %q (presets: %s)", preset, strings.Join(Presets, ", "))
+		return nil, usageErrorf("preset: unknown preset %q%s (presets: %s; from %s)", preset, didyoumean.Suggest(preset, Presets), strings.Join(Presets, ", "), presetOrigin(src, envName, fileTree))
 	}
 	defaults, err := embeddedLayer("defaults")
 	if err != nil {
@@ -205,7 +216,7 @@ func buildConfig(src configSource, fileData []byte) (*resolved, error) {
 			return nil, usageErrorf("--set %q: want KEY=VALUE (keys: schedlab config show --origin)", kv)
 		}
 		if !leaves[k] {
-			return nil, usageErrorf("configuration: unknown key %s (%s%s; keys: %s)", k, layerSet, kv, strings.Join(sortedKeys(leaves), ", "))
+			return nil, usageErrorf("configuration: unknown key %s (%s%s)%s (every key: schedlab config defaults)", k, layerSet, kv, didyoumean.Suggest(k, sortedKeys(leaves)))
 		}
 		setBy[k] = kv
 		if _, flagged := src.flags[k]; !flagged {
@@ -246,8 +257,9 @@ func buildConfig(src configSource, fileData []byte) (*resolved, error) {
 	if err := decodeConfig(tree, &cfg); err != nil {
 		return nil, usageErrorf("configuration: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	cfg.Eval.ResolveDerived()
 	if err := cfg.Validate(); err != nil {
-		return nil, usageErrorf("configuration: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return nil, usageErrorf("configuration: %v", withOrigins(err, values))
 	}
 	// Validate refuses what JSON cannot hold (non-finite numbers), so this
 	// is a safety net: a configuration without a hash never runs.
@@ -255,6 +267,41 @@ func buildConfig(src configSource, fileData []byte) (*resolved, error) {
 		return nil, usageErrorf("configuration: %v", err)
 	}
 	return &resolved{cfg: &cfg, values: values}, nil
+}
+
+// validationKey is the key an error of Validate opens with, with any list
+// index ("eval.experiments[0]: ...", "datasets.ingest[1].source: ...").
+var validationKey = regexp.MustCompile(`^([a-z0-9_]+(?:\.[a-z0-9_]+)*)(?:\[\d+\])?(?:\.[a-z0-9_.]+)?: `)
+
+// withOrigins is Validate's error, one message per problem joined by "; ",
+// each followed by the layer its key's value came from (a flag, --set, an
+// environment variable, the config file or preset and its line, the
+// embedded defaults), so that the user knows what to change.
+func withOrigins(err error, values map[string]*cfgValue) string {
+	var out []string
+	for _, msg := range strings.Split(err.Error(), "\n") {
+		if m := validationKey.FindStringSubmatch(msg); m != nil {
+			// The longest key that a layer set: a list of sections
+			// (datasets.ingest) is one value.
+			for k := m[1]; k != ""; k, _ = cutLast(k, ".") {
+				if v, ok := values[k]; ok && v.origin != "" {
+					msg += " (from " + v.origin + ")"
+					break
+				}
+			}
+		}
+		out = append(out, msg)
+	}
+	return strings.Join(out, "; ")
+}
+
+// cutLast drops s's last dot-separated element: "a.b.c" is "a.b".
+func cutLast(s, sep string) (string, bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return "", false
+	}
+	return s[:i], true
 }
 
 // presetOrigin says which layer chose the preset.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/stages"
 	"go.yaml.in/yaml/v3"
 )
@@ -377,7 +378,7 @@ func (d *decoder) decode(v *cfgValue, rv reflect.Value, key string) {
 		for _, k := range v.order {
 			f, ok := byName[k]
 			if !ok {
-				d.errs = append(d.errs, fmt.Errorf("unknown key %s (%s; keys here: %s)", join(key, k), v.fields[k].origin, strings.Join(names, ", ")))
+				d.errs = append(d.errs, fmt.Errorf("unknown key %s (%s)%s (keys here: %s)", join(key, k), v.fields[k].origin, didyoumean.Suggest(k, names), strings.Join(names, ", ")))
 				continue
 			}
 			d.decode(v.fields[k], rv.Field(f.index), join(key, k))

@@ -136,18 +136,45 @@ func Column(plots []*plot.Plot, w, h vg.Length) (svg, png []byte, err error) {
 // ColumnKey is Column with key's entries in a strip below the panels
 // (the canvas grows by the strip; the panels keep w×h between them).
 func ColumnKey(plots []*plot.Plot, key *Key, w, h vg.Length) (svg, png []byte, err error) {
+	return column(plots, nil, key, w, h, 0)
+}
+
+// ColumnBars is Column with, right of each panel, the plot that bars
+// holds at its index (nil for none; typically a plotter.ColorBar, the
+// scale of a heat map), in a strip barW wide; the panels keep the rest.
+func ColumnBars(plots, bars []*plot.Plot, w, h, barW vg.Length) (svg, png []byte, err error) {
+	if len(bars) != len(plots) {
+		panic("figure: ColumnBars: one bar (or nil) per panel")
+	}
+	return column(plots, bars, nil, w, h, barW)
+}
+
+func column(plots, bars []*plot.Plot, key *Key, w, h, barW vg.Length) (svg, png []byte, err error) {
 	grid := make([][]*plot.Plot, len(plots))
+	barGrid := make([][]*plot.Plot, len(plots))
 	for i, p := range plots {
 		grid[i] = []*plot.Plot{p}
+		barGrid[i] = []*plot.Plot{nil}
+		if bars != nil {
+			barGrid[i][0] = bars[i]
+		}
 	}
 	strip := key.height(w)
 	h += strip
 	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(12), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
 	render := func(c vg.CanvasWriterTo) ([]byte, error) {
 		dc := draw.New(c)
-		panels := draw.Crop(dc, 0, 0, strip, 0)
+		panels := draw.Crop(dc, 0, -barW, strip, 0)
 		for i, row := range plot.Align(grid, tiles, panels) {
 			grid[i][0].Draw(row[0])
+		}
+		if barW > 0 {
+			strip := draw.Crop(dc, w-barW, 0, strip, 0)
+			for i, row := range plot.Align(barGrid, tiles, strip) {
+				if barGrid[i][0] != nil {
+					barGrid[i][0].Draw(row[0])
+				}
+			}
 		}
 		if strip > 0 {
 			key.draw(draw.Crop(dc, vg.Points(48), -vg.Points(12), 0, strip-(dc.Max.Y-dc.Min.Y)-vg.Points(4)), w)
