@@ -272,6 +272,7 @@ var stringAlternatives = map[string][]string{
 	"datasets.source":               {stages.SyntheticPAI, "pai-sim"},
 	"sim.speed":                     {"standalone", "model"},
 	"sim.environment":               {"paper", "das-paper", "marl-paper", ""},
+	"sim.socket":                    {"first-fit", "random", "most-free"},
 	"train.das.cluster":             {"medium", "each", "small"},
 	"eval.sensitivity.das.cluster":  {"medium", "small"},
 	"profile.gpu_share.gavel":       {"gavel2.json", ""},
