@@ -1,12 +1,13 @@
 package datasets
 
 import (
+	"github.com/schedlab/schedlab/pipeline"
+
 	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func ReadArrivals(path string) ([]Arrival, error) {
 }
 
 func readArrivalsCSV(path string) ([]Arrival, error) {
-	f, err := os.Open(path)
+	f, err := pipeline.OpenInput(path, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -569,7 +569,7 @@ func (d *googleDecoder) decodeTo(ctx context.Context, file string, binUS int64, 
 // decode reads file and calls emit with each chunk; the chunk's last field
 // marks the final one.
 func (d *googleDecoder) decode(ctx context.Context, file string, binUS int64, emit func(*googleChunk) error) error {
-	f, err := os.Open(file)
+	f, _, err := pipeline.OpenRegular(file) // a FIFO would block os.Open for good
 	if err != nil {
 		return &InputError{File: file, Err: err}
 	}

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -293,5 +294,36 @@ func TestCreateAtomicBeneathLockRefusesSwappedFolder(t *testing.T) {
 	os.Remove(tables)
 	if err := pipeline.WriteFileAtomic(filepath.Join(tables, "b.md"), []byte("b\n")); err != nil {
 		t.Error(err)
+	}
+}
+
+// OpenInput, the open of every side input, refuses a FIFO before the open
+// can wait, a device such as /dev/zero, a file over its bound and a line
+// longer than MaxInputLine, each naming the file (and the line).
+func TestOpenInputBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	long := filepath.Join(dir, "long.csv")
+	os.WriteFile(long, append(append([]byte("a,b\n1,2\n"), bytes.Repeat([]byte("x"), pipeline.MaxInputLine+1)...), '\n'), 0o644)
+	fine := filepath.Join(dir, "fine.csv")
+	os.WriteFile(fine, []byte("a,b\n1,2\n"), 0o644)
+	cases := map[string]string{long: "long.csv:3: a line longer"}
+	if syscall.Mkfifo(fifo, 0o644) == nil {
+		cases[fifo] = "FIFO"
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases["/dev/zero"] = "character device"
+	}
+	for p, want := range cases {
+		_, err := pipeline.ReadInput(p, 0)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadInput(%s) = %v, want an error saying %q", filepath.Base(p), err, want)
+		}
+	}
+	if _, err := pipeline.ReadInput(fine, 5); err == nil || !strings.Contains(err.Error(), "more than the 5") {
+		t.Errorf("over its bound: %v", err)
+	}
+	if b, err := pipeline.ReadInput(fine, 8); err != nil || string(b) != "a,b\n1,2\n" {
+		t.Errorf("at its bound: %q, %v", b, err)
 	}
 }
