@@ -180,6 +180,9 @@ func (c Config) Validate() error {
 		if e, err := Lookup(id); err != nil || e.Derived() {
 			errs = append(errs, fmt.Errorf("eval.experiments[%d]: unknown %q (known: %v)", i, id, RunIDs()))
 		}
+		if j := slices.Index(c.Experiments[:i], id); j >= 0 {
+			errs = append(errs, fmt.Errorf("eval.experiments[%d]: %q repeated (first at eval.experiments[%d])", i, id, j))
+		}
 	}
 	if c.Seeds < 1 || c.Seeds > MaxSeeds {
 		errs = append(errs, fmt.Errorf("eval.seeds: must be in [1, %d], got %d", MaxSeeds, c.Seeds))
