@@ -269,7 +269,8 @@ func (c *tableCheck[T]) check(file string, rows []T, skipped int64) error {
 	if c.jobs {
 		jobs := any(rows).([]Job)
 		if c.ids == nil { // sized for the rows expected: no growth
-			n := max(c.expect, len(jobs))
+			c.expect = max(c.expect, len(jobs))
+			n := c.expect
 			c.ids = make([]string, 0, n)
 			c.hashes = make([]uint64, 0, n)
 			c.seed = maphash.MakeSeed()
