@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
 )
@@ -325,5 +326,33 @@ func TestOpenInputBounds(t *testing.T) {
 	}
 	if b, err := pipeline.ReadInput(fine, 8); err != nil || string(b) != "a,b\n1,2\n" {
 		t.Errorf("at its bound: %q, %v", b, err)
+	}
+}
+
+// A same-size edit whose writer restores the modification time is a new
+// version to SameVersion (its change time moved), as is any other edit;
+// two stats of an untouched file are one version.
+func TestSameVersionSeesRestoredMtime(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change times are read on Linux")
+	}
+	p := filepath.Join(t.TempDir(), "part.csv")
+	os.WriteFile(p, []byte("1,a\n2,b\n"), 0o644)
+	a, _ := os.Stat(p)
+	again, _ := os.Stat(p)
+	if !pipeline.SameVersion(a, again) {
+		t.Fatal("an untouched file is two versions")
+	}
+	time.Sleep(50 * time.Millisecond) // past the clock's tick for file times
+	os.WriteFile(p, []byte("1,a\n2,c\n"), 0o644)
+	if err := os.Chtimes(p, a.ModTime(), a.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.Stat(p)
+	if b.Size() != a.Size() || !b.ModTime().Equal(a.ModTime()) {
+		t.Fatal("the edit did not keep size and modification time")
+	}
+	if pipeline.SameVersion(a, b) {
+		t.Error("a same-size edit with its modification time restored is the same version")
 	}
 }
