@@ -1,12 +1,13 @@
 package datasets
 
 import (
+	"github.com/schedlab/schedlab/pipeline"
+
 	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func ReadArrivals(path string) ([]Arrival, error) {
 }
 
 func readArrivalsCSV(path string) ([]Arrival, error) {
-	f, err := os.Open(path)
+	f, err := pipeline.OpenInput(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +71,15 @@ func readArrivalsCSV(path string) ([]Arrival, error) {
 		}
 	}
 	var rows []Arrival
-	for line := 2; ; line++ {
+	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		line, _ := r.FieldPos(0) // blank lines skipped, so not a count of records
 		var a Arrival
 		for _, c := range []struct {
 			name string
@@ -93,6 +95,11 @@ func readArrivalsCSV(path string) ([]Arrival, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %s: %w", path, line, c.name, err)
 			}
+		}
+		// The bounds a Parquet arrivals table is read with: no NaN, ±Inf
+		// or negative start, interval or count.
+		if bf := CheckRow(&a); bf != nil {
+			return nil, &InputError{File: path, Field: bf.Field, Err: fmt.Errorf("line %d: %s: %w", line, bf.Reason, ErrFormat)}
 		}
 		rows = append(rows, a)
 	}

@@ -60,6 +60,51 @@ var columnBounds = map[string]span{
 	"repetitions":      {0, math.MaxFloat64},
 	// Training curves.
 	"episode": {0, math.MaxFloat64},
+	// GPU-sharing samples and profiles (gpu_share_samples): standalone
+	// throughputs in iterations or samples a second (Gavel's and Lucid's
+	// span 0.01 to a few thousand), utilisations as fractions, GPU memory
+	// in MiB, and a job's speed beside a co-runner relative to alone,
+	// which noise lifts a little above 1 but never by orders of magnitude.
+	"job_solo":       {MinThroughput, MaxThroughput},
+	"co_solo":        {MinThroughput, MaxThroughput},
+	"solo":           {MinThroughput, MaxThroughput},
+	"job_gpu_util":   {0, 1},
+	"co_gpu_util":    {0, 1},
+	"job_gmem_mib":   {0, MaxGMemMiB},
+	"co_gmem_mib":    {0, MaxGMemMiB},
+	"job_batch_size": {0, MaxBatchSize},
+	"co_batch_size":  {0, MaxBatchSize},
+	"speed":          {0, MaxShareSpeed},
+}
+
+// Bounds of the GPU-sharing columns (columnBounds).
+const (
+	MinThroughput = 1e-6 // iterations a second: one a fortnight
+	MaxThroughput = 1e9
+	MaxGMemMiB    = 1 << 20 // 1 TiB of GPU memory
+	MaxBatchSize  = 1 << 24
+	MaxShareSpeed = 100 // co-located throughput over standalone
+)
+
+// CheckValue holds v, a value of the column named column, to its bounds
+// in columnBounds; a column without bounds holds any value. The reason
+// says which bound v breaks.
+func CheckValue(column string, v float64) *BadField {
+	if s, ok := columnBounds[column]; ok && !s.holds(v) {
+		return &BadField{Field: column, Reason: fmt.Sprintf("%g outside %s", v, s)}
+	}
+	return nil
+}
+
+// CheckRow holds the numeric fields of *row, a struct with parquet tags,
+// to columnBounds, as ReadParquet holds a table's rows: it returns the
+// first field outside its bounds, or nil.
+func CheckRow(row any) *BadField {
+	v := reflect.ValueOf(row)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic("datasets: CheckRow of a non-pointer to struct")
+	}
+	return checkBounds(v.Elem(), planBounds(v.Elem().Type()))
 }
 
 // span is a closed range [lo, hi]; NaN is in none.
@@ -224,7 +269,8 @@ func (c *tableCheck[T]) check(file string, rows []T, skipped int64) error {
 	if c.jobs {
 		jobs := any(rows).([]Job)
 		if c.ids == nil { // sized for the rows expected: no growth
-			n := max(c.expect, len(jobs))
+			c.expect = max(c.expect, len(jobs))
+			n := c.expect
 			c.ids = make([]string, 0, n)
 			c.hashes = make([]uint64, 0, n)
 			c.seed = maphash.MakeSeed()

@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"github.com/schedlab/schedlab/pipeline"
+
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -77,7 +79,7 @@ func OpenCSV(path string, opt CSVOptions) (*CSVFile, error) {
 	if comma >= utf8.RuneSelf || comma == '"' || comma == '\n' || comma == '\r' {
 		panic(fmt.Sprintf("datasets: OpenCSV: unsupported separator %q", comma))
 	}
-	f, err := os.Open(path)
+	f, _, err := pipeline.OpenRegular(path) // a FIFO would block os.Open for good
 	if err != nil {
 		return nil, err
 	}

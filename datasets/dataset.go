@@ -674,7 +674,7 @@ func (ds *Dataset) Validate() error {
 // was hashed and read.
 func unchanged(file string, before fs.FileInfo) error {
 	now, err := os.Stat(file)
-	if err == nil && (!os.SameFile(before, now) || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime())) {
+	if err == nil && !pipeline.SameVersion(before, now) {
 		err = fmt.Errorf("the file changed while it was read (%d bytes modified %s, now %d bytes modified %s): ingest again once nothing writes to it",
 			before.Size(), before.ModTime().UTC().Format(time.RFC3339Nano), now.Size(), now.ModTime().UTC().Format(time.RFC3339Nano))
 	}

@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
 )
@@ -249,5 +251,32 @@ func TestReadParquetRefusesRepeatedRowsAsTheyStream(t *testing.T) {
 	// The whole table would be n rows of 120 bytes and their tasks.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
 		t.Errorf("ReadParquet allocated %d MiB before refusing row 2", got>>20)
+	}
+}
+
+// A FIFO given as a trace is refused at once, before the open of a CSV or
+// a Google part can wait for a writer that never comes.
+func TestTraceReadersRefuseFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		_, err := OpenCSV(fifo, CSVOptions{})
+		done <- err
+	}()
+	go func() {
+		done <- (&googleDecoder{}).decode(context.Background(), fifo, 1, func(*googleChunk) error { return nil })
+	}()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "FIFO") {
+				t.Errorf("a FIFO trace: %v, want it refused as a FIFO", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the open of a FIFO blocked")
+		}
 	}
 }

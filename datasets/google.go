@@ -569,7 +569,7 @@ func (d *googleDecoder) decodeTo(ctx context.Context, file string, binUS int64, 
 // decode reads file and calls emit with each chunk; the chunk's last field
 // marks the final one.
 func (d *googleDecoder) decode(ctx context.Context, file string, binUS int64, emit func(*googleChunk) error) error {
-	f, err := os.Open(file)
+	f, _, err := pipeline.OpenRegular(file) // a FIFO would block os.Open for good
 	if err != nil {
 		return &InputError{File: file, Err: err}
 	}
@@ -704,10 +704,16 @@ func (c *googleChunk) parse(first int64, binUS int64) int64 {
 		var row []byte
 		row, text, _ = bytes.Cut(text, newline)
 		line++
-		c.read++
 		if n := len(row); n > 0 && row[n-1] == '\r' {
 			row = row[:n-1]
 		}
+		// A blank line is no row (as in every reader): skipped, not
+		// quarantined, so a part of a few kilobytes of newlines cannot
+		// make millions of quarantine rows.
+		if len(row) == 0 || ((row[0] == ' ' || row[0] == '\t') && len(bytes.TrimSpace(row)) == 0) {
+			continue
+		}
+		c.read++
 		ev, field, reason := parseGoogleEvent(row)
 		if reason == "" && !valid && !utf8.Valid(row) {
 			field, reason = googleBadUTF8(row)

@@ -167,7 +167,7 @@ func TestGoogleMalformed(t *testing.T) {
 		{name: "bad job_id", file: "p.csv", data: []byte("1,,,0,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "job_id"}}},
 		{name: "event_type out of range", file: "p.csv", data: []byte("1,,2,9,u,1,n,l\n"), read: 1, rejected: []rejection{{1, "event_type"}}},
 		{name: "scheduling_class", file: "p.csv", data: []byte("1,,2,0,u,4,n,l\n1,,2,0,u,,n,l\n"), read: 2, rejected: []rejection{{1, "scheduling_class"}, {2, "scheduling_class"}}},
-		{name: "empty line", file: "p.csv", data: []byte(good + "\n" + good2), read: 3, rejected: []rejection{{2, ""}}},
+		{name: "empty line (skipped, as in every reader)", file: "p.csv", data: []byte(good + "\n" + good2), read: 2},
 		{name: "crlf and no final newline", file: "p.csv", data: []byte("600000000,,1,0,u,1,n,l\r\n600000000,,1,1,u,1,n,l"), read: 2},
 		{name: "empty file", file: "p.csv", data: nil, read: 0},
 		{name: "binary garbage", file: "p.csv", data: []byte{0, 1, 2, '\n', 0xff, ','}, fileErr: true},
@@ -474,5 +474,23 @@ func BenchmarkGoogle2011Ingest(b *testing.B) {
 		if _, err := (Google2011Reader{}).Ingest(context.Background(), Request{Inputs: parts, OutDir: out}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Blank lines of a Google part are skipped, not quarantined: a part of
+// one row and 100 000 empty (or blank) lines is one row read, none
+// quarantined (once, a 43 KB .gz gave 10 M quarantine rows).
+func TestGoogleSkipsBlankLines(t *testing.T) {
+	body := "600000000,,1,0,u,1,n,l\n" + strings.Repeat("\n", 50_000) + strings.Repeat(" \t\r\n", 50_000)
+	in := filepath.Join(t.TempDir(), "part-00000-of-00500.csv.gz")
+	if err := os.WriteFile(in, gzipBytes(t, body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := (Google2011Reader{}).Ingest(context.Background(), Request{Inputs: []string{in}, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total.Read != 1 || rep.Total.Quarantined != 0 {
+		t.Errorf("accounting %+v, want 1 row read, none quarantined", rep.Total)
 	}
 }

@@ -204,6 +204,9 @@ func (c Config) Validate() error {
 		case e.Derived():
 			errs = append(errs, fmt.Errorf("eval.experiments[%d]: %s is derived from %s: name %s, whose run writes it", i, id, e.Derive.From, e.Derive.From))
 		}
+		if j := slices.Index(c.Experiments[:i], id); j >= 0 {
+			errs = append(errs, fmt.Errorf("eval.experiments[%d]: %q repeated (first at eval.experiments[%d])", i, id, j))
+		}
 	}
 	if c.Seeds < 1 || c.Seeds > MaxSeeds {
 		errs = append(errs, fmt.Errorf("eval.seeds: must be in [1, %d], got %d", MaxSeeds, c.Seeds))

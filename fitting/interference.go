@@ -1,10 +1,11 @@
 package fitting
 
 import (
+	"github.com/schedlab/schedlab/pipeline"
+
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/schedlab/schedlab/sim"
 )
@@ -171,7 +172,7 @@ func (m *InterferenceModel) Validate() error {
 
 // LoadModel reads a model.json written by WriteArtifacts.
 func LoadModel(path string) (*InterferenceModel, error) {
-	b, err := os.ReadFile(path)
+	b, err := pipeline.ReadRecord(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("load interference model: %w", err)
 	}

@@ -177,10 +177,14 @@ func VerifyInputs(t Task) error {
 	return nil
 }
 
+// hashKey is a version of a file (SameVersion's fields): a hash is reused
+// only for the same file, size, modification and change time.
 type hashKey struct {
 	path  string
+	id    fileID
 	size  int64
 	mtime time.Time
+	ctime int64
 }
 
 var (
@@ -193,7 +197,9 @@ func cachedHash(path string, fi os.FileInfo) (string, error) {
 		sum, _, err := HashPath(path)
 		return sum, err
 	}
-	k := hashKey{path, fi.Size(), fi.ModTime()}
+	id, _ := idOf(fi)
+	ctime, _ := ctimeOf(fi)
+	k := hashKey{path, id, fi.Size(), fi.ModTime(), ctime}
 	hashMu.Lock()
 	sum, ok := hashCache[k]
 	hashMu.Unlock()

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
 )
@@ -293,5 +295,64 @@ func TestCreateAtomicBeneathLockRefusesSwappedFolder(t *testing.T) {
 	os.Remove(tables)
 	if err := pipeline.WriteFileAtomic(filepath.Join(tables, "b.md"), []byte("b\n")); err != nil {
 		t.Error(err)
+	}
+}
+
+// OpenInput, the open of every side input, refuses a FIFO before the open
+// can wait, a device such as /dev/zero, a file over its bound and a line
+// longer than MaxInputLine, each naming the file (and the line).
+func TestOpenInputBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	long := filepath.Join(dir, "long.csv")
+	os.WriteFile(long, append(append([]byte("a,b\n1,2\n"), bytes.Repeat([]byte("x"), pipeline.MaxInputLine+1)...), '\n'), 0o644)
+	fine := filepath.Join(dir, "fine.csv")
+	os.WriteFile(fine, []byte("a,b\n1,2\n"), 0o644)
+	cases := map[string]string{long: "long.csv:3: a line longer"}
+	if syscall.Mkfifo(fifo, 0o644) == nil {
+		cases[fifo] = "FIFO"
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases["/dev/zero"] = "character device"
+	}
+	for p, want := range cases {
+		_, err := pipeline.ReadInput(p, 0)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadInput(%s) = %v, want an error saying %q", filepath.Base(p), err, want)
+		}
+	}
+	if _, err := pipeline.ReadInput(fine, 5); err == nil || !strings.Contains(err.Error(), "more than the 5") {
+		t.Errorf("over its bound: %v", err)
+	}
+	if b, err := pipeline.ReadInput(fine, 8); err != nil || string(b) != "a,b\n1,2\n" {
+		t.Errorf("at its bound: %q, %v", b, err)
+	}
+}
+
+// A same-size edit whose writer restores the modification time is a new
+// version to SameVersion (its change time moved), as is any other edit;
+// two stats of an untouched file are one version.
+func TestSameVersionSeesRestoredMtime(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change times are read on Linux")
+	}
+	p := filepath.Join(t.TempDir(), "part.csv")
+	os.WriteFile(p, []byte("1,a\n2,b\n"), 0o644)
+	a, _ := os.Stat(p)
+	again, _ := os.Stat(p)
+	if !pipeline.SameVersion(a, again) {
+		t.Fatal("an untouched file is two versions")
+	}
+	time.Sleep(50 * time.Millisecond) // past the clock's tick for file times
+	os.WriteFile(p, []byte("1,a\n2,c\n"), 0o644)
+	if err := os.Chtimes(p, a.ModTime(), a.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.Stat(p)
+	if b.Size() != a.Size() || !b.ModTime().Equal(a.ModTime()) {
+		t.Fatal("the edit did not keep size and modification time")
+	}
+	if pipeline.SameVersion(a, b) {
+		t.Error("a same-size edit with its modification time restored is the same version")
 	}
 }

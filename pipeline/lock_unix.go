@@ -34,7 +34,7 @@ func lockFile(d *os.File, p string) (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
-		if m := unixMode(held.Mode); !m.IsRegular() {
+		if m := unixMode(uint32(held.Mode)); !m.IsRegular() {
 			f.Close()
 			return nil, fmt.Errorf("%s is a %s, not a lock file; remove it", p, kindOf(m))
 		}

@@ -87,7 +87,7 @@ func checkAt(d *os.File, name string) error {
 	if err != nil {
 		return &fs.PathError{Op: "stat", Path: p, Err: err}
 	}
-	return checkReplace(p, unixMode(st.Mode), uint64(st.Nlink), fileID{uint64(st.Dev), uint64(st.Ino)}, true)
+	return checkReplace(p, unixMode(uint32(st.Mode)), uint64(st.Nlink), fileID{uint64(st.Dev), uint64(st.Ino)}, true)
 }
 
 // unixMode is the type bits of a stat mode as an fs.FileMode.

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // Gavel's throughput table (stanford-futuredata/gavel,
@@ -68,7 +70,7 @@ func gavelModel(typ string) (string, int32) {
 }
 
 func importGavel(path string) (*ShareImport, error) {
-	data, err := os.ReadFile(path)
+	data, err := pipeline.ReadInput(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +137,21 @@ func parseGavel(data []byte, path string) ([]gavelEntry, error) {
 		}
 		return f, nil
 	}
+	// once refuses a key repeated within one object: JSON leaves it to
+	// the reader, and taking the last (as encoding/json does) would hide
+	// a measurement.
+	once := func(seen map[string]int64, field, k string) error {
+		if at, dup := seen[k]; dup {
+			return bad(field, "key %q repeated (first at line %d)", truncateKey(k), at)
+		}
+		seen[k] = lineAt()
+		return nil
+	}
 	var out []gavelEntry
 	if err := open("(top level)"); err != nil {
 		return nil, err
 	}
+	gpus := map[string]int64{}
 	for {
 		gpu, more, err := key("gpu")
 		if err != nil {
@@ -147,9 +160,13 @@ func parseGavel(data []byte, path string) ([]gavelEntry, error) {
 		if !more {
 			break
 		}
+		if err := once(gpus, "gpu", gpu); err != nil {
+			return nil, err
+		}
 		if err := open(gpu); err != nil {
 			return nil, err
 		}
+		jobs := map[string]int64{}
 		for {
 			job, more, err := key(gpu)
 			if err != nil {
@@ -158,10 +175,14 @@ func parseGavel(data []byte, path string) ([]gavelEntry, error) {
 			if !more {
 				break
 			}
+			if err := once(jobs, gpu, job); err != nil {
+				return nil, err
+			}
 			field := gpu + "." + job
 			if err := open(field); err != nil {
 				return nil, err
 			}
+			others := map[string]int64{}
 			for {
 				other, more, err := key(field)
 				if err != nil {
@@ -169,6 +190,9 @@ func parseGavel(data []byte, path string) ([]gavelEntry, error) {
 				}
 				if !more {
 					break
+				}
+				if err := once(others, field, other); err != nil {
+					return nil, err
 				}
 				line := lineAt()
 				f := field + "." + other
@@ -292,6 +316,14 @@ func gavelSamples(entries []gavelEntry, file string) *ShareImport {
 				r.reject(src, file, e.line, e.gpu+"."+e.job+".null", "standalone throughput: "+err.Error(), e.raw)
 				continue
 			}
+			if bf := datasets.CheckValue("solo", e.solo); bf != nil {
+				r.reject(src, file, e.line, e.gpu+"."+e.job+".null", "standalone throughput: "+bf.Reason, e.raw)
+				continue
+			}
+			if _, dup := soloLine[e.gpu][typ]; dup {
+				r.reject(src, file, e.line, e.gpu+"."+e.job+".null", fmt.Sprintf("a second standalone throughput of %s on %s (first at line %d)", typ, e.gpu, soloLine[e.gpu][typ]), e.raw)
+				continue
+			}
 			s := solo[typ]
 			s[g] = e.solo
 			solo[typ] = s
@@ -364,7 +396,7 @@ func gavelSamples(entries []gavelEntry, file string) *ShareImport {
 		// One entry, one sample: its own job's. The twin entry under the
 		// other job gives the other's; both are rows of the table, so the
 		// pair is recorded as two accepted rows of one sample each.
-		r.addOne(src, file, e.line, e.gpu, pa, pb, e.pair[0]/pa.Solo)
+		r.addOne(src, file, e.line, e.gpu, pa, pb, e.pair[0]/pa.Solo, e.raw)
 	}
 	return r
 }
@@ -385,4 +417,12 @@ func newlineIndex(data []byte) []int64 {
 // next token's).
 func lineOf(nl []int64, off int64) int64 {
 	return int64(sort.Search(len(nl), func(i int) bool { return nl[i] >= off })) + 1
+}
+
+// truncateKey shortens a key for a message.
+func truncateKey(k string) string {
+	if len(k) > 80 {
+		return k[:80] + "…"
+	}
+	return k
 }

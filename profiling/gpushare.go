@@ -117,6 +117,8 @@ type ShareImport struct {
 	Rows        int64 // input rows (Gavel: solo and pair entries; Lucid: CSV data lines)
 	Pairs       int64 // pair rows accepted
 	Solo        int64 // standalone rows accepted
+
+	ids map[string]int // sample ids given, for sampleID
 }
 
 // Check reports a violation of the accounting.
@@ -134,24 +136,59 @@ func (r *ShareImport) reject(source, file string, line int64, field, reason, raw
 }
 
 // addPair appends the two samples of one accepted pair row (Lucid: one
-// row per measured pair).
-func (r *ShareImport) addPair(source, file string, line int64, gpu string, a, b *JobProfile, speedA, speedB float64) {
-	id := fmt.Sprintf("%s-%s-%d", source, gpu, line)
-	r.Samples = append(r.Samples, shareSample(id+"-j", id, source, file, line, gpu, a, b, speedA),
-		shareSample(id+"-c", id, source, file, line, gpu, b, a, speedB))
+// row per measured pair), or quarantines the row when a sample breaks the
+// bounds of its columns (datasets.CheckRow).
+func (r *ShareImport) addPair(source, file string, line int64, gpu string, a, b *JobProfile, speedA, speedB float64, raw string) {
+	id := r.sampleID(fmt.Sprintf("%s-%s-%d", source, gpu, line))
+	s := []ShareSample{shareSample(id+"-j", id, source, file, line, gpu, a, b, speedA),
+		shareSample(id+"-c", id, source, file, line, gpu, b, a, speedB)}
+	if r.outOfBounds(source, file, line, raw, s) {
+		return
+	}
+	r.Samples = append(r.Samples, s...)
 	r.Pairs++
 }
 
 // addOne appends the one sample of an accepted pair row that measures one
-// job (Gavel: each pair is listed under each of its jobs).
-func (r *ShareImport) addOne(source, file string, line int64, gpu string, j, c *JobProfile, speed float64) {
+// job (Gavel: each pair is listed under each of its jobs), or quarantines
+// the row as addPair does.
+func (r *ShareImport) addOne(source, file string, line int64, gpu string, j, c *JobProfile, speed float64, raw string) {
 	x, y := j.Type, c.Type
 	if y < x {
 		x, y = y, x
 	}
 	pair := fmt.Sprintf("%s-%s-%s+%s", source, gpu, x, y)
-	r.Samples = append(r.Samples, shareSample(fmt.Sprintf("%s-%s-%d", source, gpu, line), pair, source, file, line, gpu, j, c, speed))
+	s := []ShareSample{shareSample(r.sampleID(fmt.Sprintf("%s-%s-%d", source, gpu, line)), pair, source, file, line, gpu, j, c, speed)}
+	if r.outOfBounds(source, file, line, raw, s) {
+		return
+	}
+	r.Samples = append(r.Samples, s...)
 	r.Pairs++
+}
+
+// sampleID makes id unique among the import's samples: a file whose
+// entries share a line (minified JSON) numbers its repeats "-2", "-3", ….
+func (r *ShareImport) sampleID(id string) string {
+	if r.ids == nil {
+		r.ids = map[string]int{}
+	}
+	r.ids[id]++
+	if n := r.ids[id]; n > 1 {
+		return fmt.Sprintf("%s-%d", id, n)
+	}
+	return id
+}
+
+// outOfBounds quarantines the row of samples s when one breaks the bounds
+// of its columns, naming the column.
+func (r *ShareImport) outOfBounds(source, file string, line int64, raw string, s []ShareSample) bool {
+	for i := range s {
+		if bf := datasets.CheckRow(&s[i]); bf != nil {
+			r.reject(source, file, line, bf.Field, bf.Reason, raw)
+			return true
+		}
+	}
+	return false
 }
 
 func shareSample(id, pair, source, file string, line int64, gpu string, j, c *JobProfile, speed float64) ShareSample {

@@ -209,6 +209,8 @@ func FuzzParseGavel(f *testing.F) {
 	f.Add([]byte(gavelSmall))
 	f.Add([]byte(`{"k80": {"('A', 1)": {"null": 1e999, "('A', 1)": [1, 1]}}}`))
 	f.Add([]byte(`{"k80": {"('A', 1)": {"null": -1}}, "p100": {}}`))
+	f.Add([]byte(`{"k80": {"('A', 1)": {"null": 1, "null": 1000}}}`))
+	f.Add([]byte(`{"k80": {"('A', 1)": {"null": 1e-310, "('A', 1)": [1, 1]}}, "p100": {"('A', 1)": {"null": 2}}, "v100": {"('A', 1)": {"null": 3}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		entries, err := parseGavel(b, "fuzz.json")
 		checkErr(t, err)
@@ -218,6 +220,16 @@ func FuzzParseGavel(f *testing.F) {
 		r := gavelSamples(entries, "fuzz.json")
 		if err := r.Check(); err != nil {
 			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for i := range r.Samples {
+			if bf := datasets.CheckRow(&r.Samples[i]); bf != nil {
+				t.Fatalf("sample %s passed with %s %s", r.Samples[i].SampleID, bf.Field, bf.Reason)
+			}
+			if ids[r.Samples[i].SampleID] {
+				t.Fatalf("sample id %s twice", r.Samples[i].SampleID)
+			}
+			ids[r.Samples[i].SampleID] = true
 		}
 	})
 }
@@ -245,4 +257,65 @@ func FuzzImportLucid(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A Gavel key repeated within one object (a second "null" of a job, a
+// pair listed twice under it, a GPU twice) is refused with the line and
+// the key, where JSON decoders keep the last; a standalone throughput of
+// 1e-310 (finite, but no measurement) and a co-located one that makes a
+// speed of 1e300 are quarantined naming the field; a minified file (every
+// entry on line 1) still gives every sample its own id.
+func TestImportGavelHostile(t *testing.T) {
+	ctx := context.Background()
+	for name, body := range map[string]string{
+		"null twice": `{"k80": {"('A', 1)": {"null": 2.0, "null": 2000.0}}}`,
+		"pair twice": `{"k80": {"('A', 1)": {"null": 2.0, "('A', 1)": [1, 1], "('A', 1)": [1, 1]}}}`,
+		"job twice":  `{"k80": {"('A', 1)": {"null": 2.0}, "('A', 1)": {"null": 2.0}}}`,
+		"gpu twice":  `{"k80": {}, "k80": {}}`,
+	} {
+		_, err := ImportShare(ctx, "gavel", []string{writeFile(t, "g.json", body)})
+		var pe *ParseError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "repeated") {
+			t.Errorf("%s: %v, want a ParseError saying the key is repeated", name, err)
+		}
+	}
+	tiny := strings.Replace(gavelSmall, `"('A', 1)": {"null": 4.0}`, `"('A', 1)": {"null": 1e-310}`, 1)
+	r, err := ImportShare(ctx, "gavel", []string{writeFile(t, "tiny.json", tiny)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, q := range r.Quarantined {
+		if q.Field == "p100.('A', 1).null" && strings.Contains(q.Reason, "outside") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("1e-310 not quarantined: %+v", r.Quarantined)
+	}
+	huge := strings.Replace(gavelSmall, `"('B', 1)": [1.5, 0.5]`, `"('B', 1)": [1e300, 0.5]`, 1)
+	r, err = ImportShare(ctx, "gavel", []string{writeFile(t, "huge.json", huge)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Samples {
+		if s.Speed > datasets.MaxShareSpeed {
+			t.Errorf("sample %s has speed %g", s.SampleID, s.Speed)
+		}
+	}
+	if err := r.Check(); err != nil {
+		t.Error(err)
+	}
+	min := strings.ReplaceAll(gavelSmall, "\n", "")
+	r, err = ImportShare(ctx, "gavel", []string{writeFile(t, "min.json", min)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, s := range r.Samples {
+		ids[s.SampleID] = true
+	}
+	if len(ids) != len(r.Samples) || len(r.Samples) != 3 {
+		t.Errorf("minified: %d distinct ids for %d samples, want 3", len(ids), len(r.Samples))
+	}
 }

@@ -1,6 +1,8 @@
 package profiling
 
 import (
+	"github.com/schedlab/schedlab/pipeline"
+
 	"context"
 	"fmt"
 	"os"
@@ -72,7 +74,7 @@ func distinctFiles(files []string) error {
 }
 
 func importFile(format, path string) ([]Reading, error) {
-	f, err := os.Open(path)
+	f, err := pipeline.OpenInput(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +98,7 @@ func importFile(format, path string) ([]Reading, error) {
 		}
 		return out, err
 	case "proc-pid-stat":
-		b, err := os.ReadFile(path)
+		b, err := pipeline.ReadInput(path, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // Lucid's co-location tables (S-Lab-System-Group/Lucid,
@@ -43,7 +45,7 @@ type csvTable struct {
 }
 
 func readCSVTable(path string, want []string) (*csvTable, error) {
-	f, err := os.Open(path)
+	f, err := pipeline.OpenInput(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +154,10 @@ func importLucid(pairPath, singlePath string) (*ShareImport, error) {
 			fail("speed", "standalone speed: "+err.Error())
 			continue
 		}
+		if bf := datasets.CheckValue("solo", v[0]); bf != nil {
+			fail("speed", "standalone speed: "+bf.Reason)
+			continue
+		}
 		if v[1] < 0 || v[1] > 100 {
 			fail("gpu_util", fmt.Sprintf("want a percentage in [0, 100], got %g", v[1]))
 			continue
@@ -206,7 +212,7 @@ func importLucid(pairPath, singlePath string) (*ShareImport, error) {
 			jp[k], speed[k] = p, s
 		}
 		if ok {
-			r.addPair(src, pairs.file, line, LucidGPU, jp[0], jp[1], speed[0], speed[1])
+			r.addPair(src, pairs.file, line, LucidGPU, jp[0], jp[1], speed[0], speed[1], raw)
 		}
 	}
 	return r, nil

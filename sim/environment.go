@@ -10,10 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // Environment is a named set of the speed model's free parameters, fitted
@@ -341,7 +342,7 @@ func (e *Environment) CheckBase(model string) error {
 // ReadEnvironment reads and validates an environment file; errors name the
 // file and the key.
 func ReadEnvironment(path string) (*Environment, error) {
-	data, err := os.ReadFile(path)
+	data, err := pipeline.ReadRecord(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sim: environment %s: %w", path, err)
 	}
@@ -363,7 +364,7 @@ func WriteEnvironment(path string, e *Environment) error {
 	if err != nil {
 		return fmt.Errorf("sim: environment %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := pipeline.WriteFileAtomic(path, data); err != nil {
 		return fmt.Errorf("sim: environment %s: %w", path, err)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/schedlab/schedlab/pipeline"
+
 	"embed"
 	"fmt"
 	"os"
@@ -82,18 +84,12 @@ const maxConfigFile = 4 << 20
 
 // readConfigFile reads a regular file of at most maxConfigFile bytes.
 func readConfigFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	// Not os.Open: a FIFO would block it for good.
+	f, st, err := pipeline.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
 	if st.Size() > maxConfigFile {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d a configuration may have", name, st.Size(), maxConfigFile)
 	}

@@ -75,3 +75,19 @@ func TestOutputsNeverClobber(t *testing.T) {
 		})
 	}
 }
+
+// An experiment named twice is refused when the configuration is
+// resolved, with exit 2 naming the key, by every command that resolves
+// it (it once passed config show and failed plan and run later with
+// "two stages named").
+func TestRepeatedExperimentRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"config", "show", "--set", "eval.experiments=das-table1,das-table1"},
+		{"plan", "--only", "das-table1,das-table1"},
+	} {
+		_, errs, code := schedlab(t, nil, args...)
+		if code != 2 || !strings.Contains(errs, `eval.experiments[1]: "das-table1" repeated`) {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming eval.experiments[1]", args, code, errs)
+		}
+	}
+}
