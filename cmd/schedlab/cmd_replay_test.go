@@ -145,3 +145,24 @@ func TestReplayPolicyCmd(t *testing.T) {
 		t.Errorf("--policy with --policy-cmd: exit %d, want 2: %s", code, stderr)
 	}
 }
+
+// TestReplayKeepsInputs: replay's --out may not name its trace or its
+// cluster spec (issue 50's rule for every command's outputs).
+func TestReplayKeepsInputs(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	cluster := filepath.Join(dir, "n2g4.csv")
+	os.WriteFile(trace, []byte(replayTrace), 0o644)
+	os.WriteFile(cluster, []byte(replaySpec), 0o644)
+	for _, out := range []string{trace, cluster} {
+		if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "tiresias", "--cluster", cluster, "--policy", "fifo", "--out", out); code == 0 {
+			t.Errorf("--out %s, an input: exit 0 (%s)", filepath.Base(out), stderr)
+		}
+	}
+	if got, _ := os.ReadFile(trace); string(got) != replayTrace {
+		t.Errorf("the trace was replaced:\n%s", got)
+	}
+	if got, _ := os.ReadFile(cluster); string(got) != replaySpec {
+		t.Errorf("the cluster spec was replaced:\n%s", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 var inputFlags = map[string]bool{
 	"config": true, "input": true, "samples": true, "model": true, "predict": true,
 	"jobs": true, "arrivals": true, "environment": true, "interference": true,
+	"trace": true, "cluster": true, "gittins-samples": true,
 }
 
 // inputTreesAnnotation marks a command whose positional arguments are
