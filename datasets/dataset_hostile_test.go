@@ -248,8 +248,10 @@ func TestReadParquetRefusesRepeatedRowsAsTheyStream(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "row 2: duplicate job id") {
 		t.Fatalf("ReadParquet: %v, want a duplicate at row 2", err)
 	}
-	// The whole table would be n rows of 120 bytes and their tasks.
-	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+	// The whole table would be n rows of 120 bytes and their tasks. The
+	// race detector's build allocates more per page read (20 MiB seen), so
+	// the bound is checked without it (make test-norace runs this test).
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 && !raceEnabled {
 		t.Errorf("ReadParquet allocated %d MiB before refusing row 2", got>>20)
 	}
 }

@@ -175,18 +175,26 @@ const MaxSeeds = 1000
 
 // ResolveDerived replaces each derived experiment named in c.Experiments
 // by the experiment it is derived from (das-wilcoxon by das-table1, whose
-// run writes it), keeping the first of repeated ids: every id that
+// run writes it), once however many derived ids name it: every id that
 // `schedlab list experiments` shows may be named, and a derived one runs
-// its parent. Unknown ids are kept, for Validate to name.
+// its parent. Unknown and repeated ids are kept, for Validate to name.
 func (c *Config) ResolveDerived() {
 	var out []string
+	literal := map[string]bool{} // ids named as themselves, not through a derived one
 	for _, id := range c.Experiments {
 		if e, err := Lookup(id); err == nil && e.Derived() {
-			id = e.Derive.From
+			if id = e.Derive.From; !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+			continue
 		}
-		if !slices.Contains(out, id) {
+		// An id named twice as itself stays twice, for Validate to refuse
+		// (a repeated experiment is a mistake, not a wish); one that a
+		// derived id already brought in is not repeated.
+		if literal[id] || !slices.Contains(out, id) {
 			out = append(out, id)
 		}
+		literal[id] = true
 	}
 	c.Experiments = out
 }

@@ -65,7 +65,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("das-overhead files: %v %v", e.TableFiles(), e.PlotFiles())
 	}
 	_, err := Lookup("das-magic")
-	if !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, das-load, das-tuning, marl-arrivals") {
+	if !errors.Is(err, ErrUnknownExperiment) || !strings.Contains(err.Error(), "das-table1, das-load, das-tuning, das-wilcoxon, das-overhead") {
 		t.Errorf("unknown id: %v", err)
 	}
 }

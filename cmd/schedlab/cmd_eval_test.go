@@ -64,7 +64,7 @@ func TestEvalUsage(t *testing.T) {
 		code int
 		want string // in stderr, or stdout for --help
 	}{
-		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: das-table1, das-load, das-tuning, marl-arrivals"},
+		{[]string{"eval", "--experiment", "das-magic", "--out", out}, 2, "experiments: calibration, das-table1, das-load, das-tuning, das-wilcoxon, das-overhead"},
 		{[]string{"eval", "--experiment", "das-wilcoxon", "--out", out}, 2, `das-wilcoxon is made from das-table1's outputs by schedlab run (schedlab run --only das-table1)`}, // derived
 		{[]string{"eval", "--experiment", "calibration", "--out", out}, 2, `calibration is written by schedlab run's calibrate stage (schedlab run --only calibration)`},
 		{[]string{"eval", "--experiment", "das-table1", "--schedulers", "fifo-ff,oracle", "--out", out}, 2, `unknown scheduler "oracle" (heuristics: fifo-firstfit, fifo-loadbalance`},

@@ -49,7 +49,8 @@ func TestOutputsNeverClobber(t *testing.T) {
 		keep  string // a file that must keep its bytes
 		error string
 	}{
-		{"profile synth --config C --out C", []string{"profile", "synth", "--samples", "10", "--config", at("c.yaml"), "--out", at("c.yaml")}, at("c.yaml"), "inputs"},
+		// profile's --out is a directory: a file there is refused, unchanged.
+		{"profile synth --config C --out C", []string{"profile", "synth", "--samples", "10", "--config", at("c.yaml"), "--out", at("c.yaml")}, at("c.yaml"), "not a directory"},
 		{"fit --predict F --out F", []string{"fit", "--predict", at("s.parquet"), "--model", at("fit/model.json"), "--out", at("s.parquet")}, at("s.parquet"), "inputs"},
 		{"diff A B --html A/manifest.json", []string{"diff", at("run"), at("run"), "--html", at("run/manifest.json")}, at("run/manifest.json"), "inputs"},
 		{"diff --html /dev/full", []string{"diff", at("run"), at("run"), "--html", "/dev/full"}, "", "device"},
