@@ -1,9 +1,20 @@
 // Package plan holds a run's plan as values, built once from the resolved
-// configuration and passed, never re-derived: today the speed model
-// (SpeedModel) with its one resolver, and where trained models live.
+// configuration and passed, never re-derived: the experiments a run
+// evaluates, the models it trains, the speed model with its one resolver,
+// and where trained models live.
 //
 // # What it owns
 //
+//   - Config, the part of a run's configuration a plan reads (the sim and
+//     train sections, SimConfig and TrainConfig, declared and range-checked
+//     here; eval; the run's job trace), and Plan (New): every run
+//     experiment's spec, inputs and speed model, built once.
+//   - Config.Standalone, an experiment as schedlab eval runs it outside a
+//     run, by the same function as the run's.
+//   - Training (Config.Training, TrainingOf), one model to train: its JSON
+//     is the training stage's cache key; its random streams (Inputs,
+//     ReplicaSeeds, TrainStreams) and its data split (TrainingData) are
+//     drawn here for the stage, its executor task and schedlab train alike.
 //   - SpeedModel, {speed, fitted model, environment}: how a simulation
 //     computes job speeds (DESIGN.md §4). An experiment, a training and a
 //     sensitivity part each carry one; SpeedModel.Inputs names the run
@@ -19,7 +30,8 @@
 //
 // # What it promises
 //
-//   - No I/O but reading the files a caller names; no randomness.
+//   - No I/O but reading the files a caller names; random streams only
+//     as keyed draws from the run seed (pipeline.Rand), never drawn here.
 //   - Errors say which source failed: a *SourceError (Environment says
 //     which file) wrapping the reader's error, sim.ErrBadEnvironment or
 //     ErrOtherEnvironment; ErrNoEnvironment when an environment is named
@@ -29,12 +41,14 @@
 // # Layering
 //
 // plan sits below stages and cmd/schedlab and above the kinds it plans
-// (sim, fitting, schedulers, training, pipeline): it imports none of
-// stages, cmd or evaluation, and nothing it imports imports it back
-// (docs/architecture.md).
+// (evaluation, sim, fitting, schedulers, training, pipeline): it imports
+// neither stages nor cmd, and nothing it imports imports it back
+// (docs/architecture.md). It runs nothing: stages turns a Plan into
+// stages and runs them (stages.Train runs a Training).
 //
 // # Extending it
 //
+// A key a plan reads is a field of Config, filled by stages.Config.Plan.
 // A new source of job speeds is a field of SpeedModel, a source in
 // Sources and a step in Resolve; every stage and command that simulates
 // gets it from there.

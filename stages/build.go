@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
+
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 )
 
 // Artifact paths of the standard DAG, relative to the run directory.
@@ -93,11 +95,11 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}
-	plan, err := cfg.plan(arrivals)
+	p, err := plan.New(cfg.Plan(), arrivals)
 	if err != nil {
 		return nil, err
 	}
-	trains, models, replicas, err := cfg.trainStages(plan)
+	trains, models, replicas, err := trainStages(p)
 	if err != nil {
 		return nil, err
 	}
@@ -109,18 +111,18 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		}
 		dag = append(dag, st)
 	}
-	evals, err := cfg.evalStages(plan, models, replicas)
+	evals, err := cfg.evalStages(p, models, replicas)
 	if err != nil {
 		return nil, err
 	}
 	if len(evals) > 0 {
 		dag = append(dag, evals...)
-		derived, err := cfg.derivedStages(plan, models)
+		derived, err := cfg.derivedStages(p, models)
 		if err != nil {
 			return nil, err
 		}
 		dag = append(dag, derived...)
-		dag = append(dag, EvalCollect(cfg.runExperiments(), models))
+		dag = append(dag, EvalCollect(p.Config.RunExperiments(), models))
 	}
 	return dag, nil
 }

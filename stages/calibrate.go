@@ -13,15 +13,6 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// Environments are the calibrated environments the DAG's calibrate stage
-// produces, each with the paper whose experiments run in it
-// (evaluation.Experiment.Paper).
-var Environments = map[string]string{calibration.MARLPaper: evaluation.PaperMARL, calibration.DASPaper: evaluation.PaperDAS}
-
-// PaperEnvironments as sim.environment runs every experiment in its own
-// paper's calibrated environment, where one exists.
-const PaperEnvironments = "paper"
-
 // Calibrate is the stage that fits the calibrated environments and writes
 // them with the calibration experiment's table and plot:
 //

@@ -63,7 +63,7 @@ func TestCalibrateStage(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(Environments)) {
+	for _, name := range slices.Sorted(maps.Keys(plan.Environments)) {
 		path := filepath.Join(dir, plan.EnvironmentFile(name))
 		e, err := sim.ReadEnvironment(path)
 		if err != nil {

@@ -3,39 +3,38 @@ package stages
 import (
 	"errors"
 	"fmt"
-	"github.com/schedlab/schedlab/calibration"
-	"github.com/schedlab/schedlab/evaluation"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/schedlab/schedlab/calibration"
+	"github.com/schedlab/schedlab/evaluation"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/history"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/profiling"
 	"github.com/schedlab/schedlab/schedulers/external"
-	"github.com/schedlab/schedlab/sim"
 )
 
 // Config is the whole configuration of a run. Its zero value is not useful:
 // start from the embedded defaults (cmd/schedlab decodes them) or from
 // Default. Every key is documented where the defaults are.
 type Config struct {
-	Preset   string         `mapstructure:"preset" yaml:"preset" json:"preset"`
-	Seed     uint64         `mapstructure:"seed" yaml:"seed" json:"seed"`
-	Workers  int            `mapstructure:"workers" yaml:"workers" json:"workers"`
-	Out      string         `mapstructure:"out" yaml:"out" json:"out"`
-	DataDir  string         `mapstructure:"data_dir" yaml:"data_dir" json:"data_dir"`
-	Datasets DatasetsConfig `mapstructure:"datasets" yaml:"datasets" json:"datasets"`
-	Summary  SummaryConfig  `mapstructure:"summary" yaml:"summary" json:"summary"`
-	Profile  ProfileConfig  `mapstructure:"profile" yaml:"profile" json:"profile"`
-	Fit      fitting.Config `mapstructure:"fit" yaml:"fit" json:"fit"`
-	Sim      SimConfig      `mapstructure:"sim" yaml:"sim" json:"sim"`
-	Eval     EvalConfig     `mapstructure:"eval" yaml:"eval" json:"eval"`
-	Train    TrainConfig    `mapstructure:"train" yaml:"train" json:"train"`
+	Preset   string           `mapstructure:"preset" yaml:"preset" json:"preset"`
+	Seed     uint64           `mapstructure:"seed" yaml:"seed" json:"seed"`
+	Workers  int              `mapstructure:"workers" yaml:"workers" json:"workers"`
+	Out      string           `mapstructure:"out" yaml:"out" json:"out"`
+	DataDir  string           `mapstructure:"data_dir" yaml:"data_dir" json:"data_dir"`
+	Datasets DatasetsConfig   `mapstructure:"datasets" yaml:"datasets" json:"datasets"`
+	Summary  SummaryConfig    `mapstructure:"summary" yaml:"summary" json:"summary"`
+	Profile  ProfileConfig    `mapstructure:"profile" yaml:"profile" json:"profile"`
+	Fit      fitting.Config   `mapstructure:"fit" yaml:"fit" json:"fit"`
+	Sim      plan.SimConfig   `mapstructure:"sim" yaml:"sim" json:"sim"`
+	Eval     EvalConfig       `mapstructure:"eval" yaml:"eval" json:"eval"`
+	Train    plan.TrainConfig `mapstructure:"train" yaml:"train" json:"train"`
 	// History: where a finished run is added (history.Add); omitted from
 	// the recorded configuration when off, so that it hashes as before.
 	History history.Config `mapstructure:"history" yaml:"history" json:"history,omitzero"`
@@ -44,42 +43,6 @@ type Config struct {
 	// declares them (external.Declare) before it checks the experiments'
 	// scheduler lists. Omitted when empty, so that it hashes as before.
 	External []external.Spec `mapstructure:"external" yaml:"external" json:"external,omitempty"`
-}
-
-// SimConfig is the run-wide choice of speed model: it applies to every
-// experiment's simulations (Spec.Sim) and to the training of the learned
-// schedulers they evaluate, which simulate alike.
-type SimConfig struct {
-	// Speed is sim.SpeedModel (interference and communication slow jobs
-	// down) or sim.SpeedStandalone (a pure trace replay: every job runs for
-	// its recorded duration); "" keeps each experiment's own (the model).
-	Speed string `mapstructure:"speed" yaml:"speed" json:"speed"`
-	// Environment names the calibrated environment whose fitted parameters
-	// the speed model uses; "" is none (the simulator's defaults), "paper"
-	// each experiment in its own paper's (CheckEnvironment).
-	Environment string `mapstructure:"environment" yaml:"environment" json:"environment"`
-	// Socket is the rule that homes an instance on a socket of its server
-	// (sim.Config.Socket: most-free, first-fit, random); "" keeps each
-	// experiment's own (first-fit for the MARL experiments, most-free
-	// for the DAS ones).
-	Socket string `mapstructure:"socket" yaml:"socket" json:"socket,omitempty"`
-}
-
-// Validate names every bad key.
-func (c SimConfig) Validate() error {
-	var errs []error
-	switch c.Speed {
-	case "", sim.SpeedModel, sim.SpeedStandalone:
-	default:
-		errs = append(errs, fmt.Errorf("sim.speed: must be %q or %q, got %q", sim.SpeedModel, sim.SpeedStandalone, c.Speed))
-	}
-	if c.Socket != "" && !slices.Contains(sim.SocketRules, c.Socket) {
-		errs = append(errs, fmt.Errorf("sim.socket: must be one of %s, got %q", strings.Join(sim.SocketRules, ", "), c.Socket))
-	}
-	if err := CheckEnvironment(c.Environment); err != nil {
-		errs = append(errs, fmt.Errorf("sim.environment: %w", err))
-	}
-	return errors.Join(errs...)
 }
 
 // calibrates says whether the calibrate stage fits the named environment:
@@ -92,43 +55,6 @@ func (c *Config) calibrates(name string) bool {
 		return c.Eval.Calibration.DAS
 	}
 	return false
-}
-
-// CheckEnvironment reports whether the DAG can run experiments in the
-// named environment, so that a configuration naming one that no stage
-// produces fails at configuration time, before any work: "" (the
-// simulator's defaults), "paper" (each experiment in its own paper's
-// calibrated environment, where one exists) or an environment of
-// Environments (the experiments of its paper run in it).
-func CheckEnvironment(name string) error {
-	if _, ok := Environments[name]; ok || name == "" || name == PaperEnvironments {
-		return nil
-	}
-	return fmt.Errorf("no stage produces environment %q (want \"\" for the simulator's defaults, %q for each paper's own, or one of %v)",
-		name, PaperEnvironments, slices.Sorted(maps.Keys(Environments)))
-}
-
-// environmentFor is the environment the experiments of paper run in: ""
-// for none (the simulator's defaults).
-func (c SimConfig) environmentFor(paper string) string {
-	for _, name := range slices.Sorted(maps.Keys(Environments)) {
-		if Environments[name] == paper && (c.Environment == name || c.Environment == PaperEnvironments) {
-			return name
-		}
-	}
-	return ""
-}
-
-// apply sets the run-wide speed model on the simulator configuration of
-// an experiment of paper; empty keys leave the experiment's own.
-func (c SimConfig) apply(s *sim.Config, paper string) {
-	if c.Speed != "" {
-		s.Speed = c.Speed
-	}
-	if c.Socket != "" {
-		s.Socket = c.Socket
-	}
-	s.Environment = c.environmentFor(paper)
 }
 
 // ProfileConfig selects where co-location samples come from.
@@ -216,7 +142,7 @@ func (c *Config) Validate() error {
 	// stage fits it.
 	for _, id := range c.Eval.Experiments {
 		if e, err := evaluation.Lookup(id); err == nil {
-			if env := c.Sim.environmentFor(e.Paper); env != "" && !c.calibrates(env) {
+			if env := c.Sim.EnvironmentFor(e.Paper); env != "" && !c.calibrates(env) {
 				bad("sim.environment", "%s runs in %s, which this configuration does not calibrate (set eval.calibration.das: true)", id, env)
 			}
 		}
@@ -236,6 +162,13 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Plan is the part of c that a plan reads (plan.New): taken once, and
+// passed.
+func (c *Config) Plan() plan.Config {
+	return plan.Config{Sim: c.Sim, Eval: c.Eval, Train: c.Train, Jobs: c.JobsArtifact(),
+		Source: c.Datasets.Source, Synthetic: c.Datasets.Source == SyntheticPAI, SyntheticJobs: c.Datasets.Synthetic.Jobs}
 }
 
 // Hash identifies the configuration by every key that can change an

@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 )
@@ -18,20 +19,20 @@ import (
 // results, timings or models' learning curves, at no further simulation.
 // Stages follow the configured experiments' order and, within one, the
 // registry's.
-func (c *Config) derivedStages(plan *runPlan, models map[string][]string) ([]pipeline.Stage, error) {
+func (c *Config) derivedStages(p *plan.Plan, models map[string][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
 	for _, id := range c.Eval.Experiments {
 		derived := evaluation.DerivedFrom(id)
 		if len(derived) == 0 {
 			continue
 		}
-		pe, ok := plan.experiment(id)
+		pe, ok := p.Experiment(id)
 		if !ok {
 			return nil, fmt.Errorf("eval (%s): derived tables of an experiment the run does not simulate", id)
 		}
-		spec := withoutArrivals(pe.spec)
+		spec := plan.WithoutArrivals(pe.Spec)
 		for _, e := range derived {
-			s, err := c.derivedStage(e, spec, models)
+			s, err := c.derivedStage(e, spec, models, p.Config)
 			if err != nil {
 				return nil, fmt.Errorf("eval (%s): %w", e.ID, err)
 			}
@@ -45,7 +46,7 @@ func (c *Config) derivedStages(plan *runPlan, models map[string][]string) ([]pip
 
 // derivedStage is the stage of derived experiment e of the parent's spec,
 // or nil when the spec does not yield it.
-func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, models map[string][]string) (pipeline.Stage, error) {
+func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, models map[string][]string, pc plan.Config) (pipeline.Stage, error) {
 	d := e.Derive
 	if d.Applies != nil && !d.Applies(spec) {
 		return nil, nil
@@ -72,7 +73,7 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 		}
 		for _, cl := range spec.Clusters {
 			for _, canon := range names {
-				for _, f := range models[c.modelKey(canon, cl.Spec)] {
+				for _, f := range models[pc.ModelKey(canon, cl.Spec)] {
 					if path.Base(f) == training.CurvesFile {
 						curves = append(curves, curveFile{canon, cl.Name, f})
 						in = append(in, f)

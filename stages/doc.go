@@ -9,9 +9,10 @@
 //     environment, flags) and passes it here; Validate names every bad
 //     key.
 //   - Build, which turns a Config into the pipeline.Stages that
-//     pipeline.Runner executes, in one plan per run (runPlan: every run
-//     experiment's spec built once, then passed to the training,
-//     evaluation and derived-table stages).
+//     pipeline.Runner executes, from one plan per run (plan.New over
+//     Config.Plan: every run experiment's spec and every training built
+//     once, then passed to the training, evaluation and derived-table
+//     stages).
 //   - The stages themselves, one file per step (ingest.go, fit.go,
 //     calibrate.go, train.go, eval.go, sensitivity.go, report.go, ...) and
 //     their executor tasks (traintask.go, evaltask.go, trainspread.go),
@@ -31,7 +32,7 @@
 //
 // # Layering
 //
-// stages sits above plan (speed models and their artifacts) and the kinds
+// stages sits above plan (experiments, trainings, speed models) and the kinds
 // it runs (datasets, fitting, calibration, sim, schedulers, training,
 // evaluation, sensitivity, claims), below cmd/schedlab
 // (docs/architecture.md).

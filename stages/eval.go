@@ -49,102 +49,13 @@ type evalStage struct {
 	models map[modelRef][]string
 }
 
-// experimentSpec is the spec of one configured experiment, with the run
-// artifacts it reads (a job trace or arrivals table, resolved when the
-// stage runs) and whether its speeds come from the fitted model: the
-// registered experiment applies its configuration section to its
-// documented spec, and the run supplies its inputs by workload kind.
-func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inputs []string, fitted bool, err error) {
-	e, err := evaluation.Lookup(id)
-	if err != nil {
-		return spec, nil, false, err
-	}
-	if e.Derived() {
-		return spec, nil, false, fmt.Errorf("eval (%s): a derived experiment, made from %s's outputs, has no spec", id, e.Derive.From)
-	}
-	if e.Staged() {
-		// Its own stage writes it: no schedulers, nothing to simulate.
-		return evaluation.Spec{Experiment: id}, nil, false, nil
-	}
-	spec = e.Spec()
-	spec.Seeds = c.Eval.Seeds
-	fitted = e.Configure(&c.Eval, &spec)
-	c.Sim.apply(&spec.Sim, e.Paper)
-	for i := range spec.Workloads {
-		w := &spec.Workloads[i]
-		switch {
-		case w.Kind == evaluation.KindTrace:
-			w.JobsFile = c.JobsArtifact() // resolved to the run's file when the stage runs
-			if !slices.Contains(inputs, w.JobsFile) {
-				inputs = append(inputs, w.JobsFile)
-			}
-		case w.Kind == evaluation.KindGoogle && arrivals != "":
-			w.ArrivalsFile = arrivals
-			inputs = append(inputs, arrivals)
-		}
-	}
-	if err := spec.Validate(); err != nil {
-		return spec, nil, false, fmt.Errorf("eval (%s): %w", id, err)
-	}
-	inputs = append(inputs, plan.SpeedOf(spec.Sim, fitted).Inputs()...)
-	return spec, inputs, fitted, nil
-}
-
-// ExperimentSpec is the spec of run experiment id exactly as a run
-// evaluates it (the same configuration, applied by experimentSpec), for
-// commands that evaluate outside a run (schedlab eval). Its trace
-// workloads read jobsFile, or draw the configured synthetic trace
-// (datasets.synthetic.jobs) when jobsFile is ""; its google workload reads
-// arrivals ("" skips it). fitted reports whether its speeds come from a
-// fitted interference model, which the caller supplies.
-func (c *Config) ExperimentSpec(id, jobsFile, arrivals string) (spec evaluation.Spec, fitted bool, err error) {
-	e, err := evaluation.Lookup(id)
-	if err != nil {
-		return spec, false, err
-	}
-	switch {
-	case e.Staged():
-		return spec, false, fmt.Errorf("%w: %s is written by schedlab run's %s stage (schedlab run --only %s)", ErrNotRunnable, id, e.Stage, id)
-	case e.Derived():
-		return spec, false, fmt.Errorf("%w: %s is made from %s's outputs by schedlab run (schedlab run --only %s)", ErrNotRunnable, id, e.Derive.From, e.Derive.From)
-	}
-	if jobsFile == "" && c.Datasets.Source != SyntheticPAI {
-		for _, w := range e.Spec().Workloads {
-			if w.Kind == evaluation.KindTrace {
-				return spec, false, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run, or the jobs.parquet of schedlab ingest)", c.Datasets.Source, c.JobsArtifact())
-			}
-		}
-	}
-	spec, _, fitted, err = c.experimentSpec(id, arrivals)
-	if err != nil {
-		return spec, false, err
-	}
-	for i := range spec.Workloads {
-		if w := &spec.Workloads[i]; w.Kind == evaluation.KindTrace {
-			w.JobsFile, w.SyntheticJobs = jobsFile, 0
-			if jobsFile == "" {
-				w.SyntheticJobs = c.Datasets.Synthetic.Jobs
-			}
-		}
-	}
-	if err := spec.Validate(); err != nil {
-		return spec, false, fmt.Errorf("eval (%s): %w", id, err)
-	}
-	return spec, fitted, nil
-}
-
-// ErrNotRunnable is an experiment that schedlab eval cannot run on its
-// own: a staged one (calibration, sensitivity) or a derived one
-// (das-wilcoxon, ...), which schedlab run makes.
-var ErrNotRunnable = errors.New("not an experiment schedlab eval runs")
-
 // evalStages builds the stage of every configured experiment; learned
-// schedulers load the models of models (keyed by modelKey), and every
+// schedulers load the models of models (keyed by plan.Config.ModelKey), and every
 // replicate of replicas' keys (trainStages).
-func (c *Config) evalStages(plan *runPlan, models map[string][]string, replicas map[string][][]string) ([]pipeline.Stage, error) {
+func (c *Config) evalStages(p *plan.Plan, models map[string][]string, replicas map[string][][]string) ([]pipeline.Stage, error) {
 	var out []pipeline.Stage
-	for _, pe := range plan.experiments {
-		spec, inputs, fitted, id := pe.spec, slices.Clone(pe.inputs), pe.fitted, pe.spec.Experiment
+	for _, pe := range p.Experiments {
+		spec, inputs, fitted, id := pe.Spec, slices.Clone(pe.Inputs), pe.Fitted, pe.Spec.Experiment
 		names, err := spec.SchedulerNames()
 		if err != nil {
 			return nil, fmt.Errorf("eval (%s): %w", id, err)
@@ -155,7 +66,7 @@ func (c *Config) evalStages(plan *runPlan, models map[string][]string, replicas 
 				continue
 			}
 			for _, cl := range spec.Clusters {
-				key := c.modelKey(canon, cl.Spec)
+				key := p.Config.ModelKey(canon, cl.Spec)
 				files, ok := models[key]
 				if !ok {
 					return nil, fmt.Errorf("eval (%s): learned scheduler %s is not trained by this DAG (no training stage for it)", id, canon)
@@ -260,18 +171,6 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 }
 
 // EvalCurves is the learning curves of every model the run trained.
-// runExperiments are the configured experiments that are run (not staged:
-// those write their own tables, see Build).
-func (c *Config) runExperiments() []string {
-	var out []string
-	for _, id := range c.Eval.Experiments {
-		if e, err := evaluation.Lookup(id); err == nil && !e.Staged() {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 const EvalCurves = "eval/curves.parquet"
 
 // EvalCollect gathers every experiment's tables into eval/results.parquet,

@@ -36,15 +36,15 @@ type sensitivityPart struct {
 	Environment string `json:"environment"`
 	// Training is the plan of every point's model (its seeds and
 	// interference are the point's).
-	Training *ModelTraining `json:"training"`
+	Training *plan.Training `json:"training"`
 }
 
 // paperEnvironment is the calibrated environment of paper among those the
 // run calibrates (Config.calibrates), "" if none (the first by name if
 // several).
 func (c *Config) paperEnvironment(paper string) string {
-	for _, name := range slices.Sorted(maps.Keys(Environments)) {
-		if Environments[name] == paper && c.calibrates(name) {
+	for _, name := range slices.Sorted(maps.Keys(plan.Environments)) {
+		if plan.Environments[name] == paper && c.calibrates(name) {
 			return name
 		}
 	}
@@ -56,9 +56,9 @@ func (c *Config) paperEnvironment(paper string) string {
 func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 	s := c.Eval.Sensitivity
 	// Short trainings: the part's episodes, on the evaluated cluster.
-	tc := *c
+	tc := c.Plan()
 	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals
-	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, DASEachCluster
+	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, plan.DASEachCluster
 	var parts []sensitivityPart
 	for _, name := range evaluation.SensitivityParts() {
 		if !slices.Contains(s.Parts, name) {
@@ -119,7 +119,7 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 		if err != nil {
 			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
 		}
-		if p.Training, err = tc.planTraining(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
+		if p.Training, err = tc.TrainingOf(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
 			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
 		}
 		parts = append(parts, p)
@@ -241,7 +241,7 @@ func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interfer
 	}
 	t := p.Training
 	notes = append(notes, fmt.Sprintf("%s: %s on %s; the environment wraps %s; each point's model trains on %s (%s) with %s; %d seed(s) per scheduler.",
-		p.Name, load, p.Spec.Clusters[0].Name, what, t.Cluster, t.Data.summary(), trainSize(t), p.Spec.Seeds))
+		p.Name, load, p.Spec.Clusters[0].Name, what, t.Cluster, dataSummary(t.Data), trainSize(t), p.Spec.Seeds))
 	unit := "min"
 	if p.Spec.Sim.Trigger == sim.TriggerInterval {
 		unit = "intervals"
@@ -249,8 +249,8 @@ func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interfer
 	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes}, model, nil
 }
 
-// summary says which jobs a training reads.
-func (d DataSetup) summary() string {
+// dataSummary says which jobs a training reads.
+func dataSummary(d plan.DataSetup) string {
 	if d.Source == training.SourceTrace {
 		return "the trace's training part"
 	}
@@ -259,7 +259,7 @@ func (d DataSetup) summary() string {
 
 // trainSize says how long a training is, from its family's config (its
 // JSON: the keys of train.<section> it reads).
-func trainSize(t *ModelTraining) string {
+func trainSize(t *plan.Training) string {
 	b, err := json.Marshal(t.Config)
 	if err != nil {
 		return "its family's configuration"
@@ -287,9 +287,9 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 		return sensitivity.Outcome{}, err
 	}
 	defer os.RemoveAll(dir)
-	in := TrainInputs{Trace: s.trace, Interference: model,
+	in := plan.TrainInputs{Trace: s.trace, Interference: model,
 		Meta: datasets.FileMeta{Source: "sensitivity:" + part.Name + ":" + pt.Key(), ConfigHash: s.env.ConfigHash}}
-	in.Workload, in.Seed = trainStreams(s.env.Seed, s.env.Stage(), part.Name, pt.Key())
+	in.Workload, in.Seed = plan.TrainStreams(s.env.Seed, s.env.Stage(), part.Name, pt.Key())
 	spec, err := p.Training.Spec(dir, in)
 	if errors.Is(err, training.ErrNoTrainingJobs) {
 		// Nothing to train on at this point (a small workload): the
@@ -303,7 +303,7 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 	if err != nil {
 		return sensitivity.Outcome{}, err
 	}
-	if err := p.Training.Train(ctx, spec); err != nil {
+	if err := Train(ctx, p.Training, spec); err != nil {
 		return sensitivity.Outcome{}, err
 	}
 	open := func(seed uint64) (sim.Scheduler, error) {

@@ -24,7 +24,8 @@ func TestSimSpeedReachesEverySpec(t *testing.T) {
 			want = sim.SpeedModel
 		}
 		for _, id := range cfg.Eval.Experiments {
-			spec, _, _, err := cfg.experimentSpec(id, "")
+			x, err := cfg.Plan().Experiment(id, "")
+			spec := x.Spec
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +35,7 @@ func TestSimSpeedReachesEverySpec(t *testing.T) {
 		}
 	}
 	cfg := quickConfig()
-	cfg.Sim = SimConfig{Speed: "fast", Environment: "philly-paper"}
+	cfg.Sim = plan.SimConfig{Speed: "fast", Environment: "philly-paper"}
 	err := cfg.Validate()
 	for _, want := range []string{`sim.speed: must be "model" or "standalone", got "fast"`, `sim.environment: no stage produces environment "philly-paper"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -49,7 +50,7 @@ func TestSimSpeedReachesEverySpec(t *testing.T) {
 // an environment's name does so for its own paper's only, and leaves the
 // other paper's at the simulator's defaults.
 func TestEnvironmentReachesItsPaper(t *testing.T) {
-	for _, setting := range []string{PaperEnvironments, "marl-paper", "das-paper"} {
+	for _, setting := range []string{plan.PaperEnvironments, "marl-paper", "das-paper"} {
 		cfg := quickConfig()
 		cfg.Sim.Environment = setting
 		cfg.Eval.Calibration.DAS = true
@@ -64,13 +65,14 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 			if strings.Contains(name, "marl-") {
 				env = "marl-paper"
 			}
-			if setting == PaperEnvironments || setting == env {
+			if setting == plan.PaperEnvironments || setting == env {
 				return env
 			}
 			return ""
 		}
 		for _, id := range cfg.Eval.Experiments {
-			spec, inputs, _, err := cfg.experimentSpec(id, "")
+			x, err := cfg.Plan().Experiment(id, "")
+			spec, inputs := x.Spec, x.Inputs
 			if err != nil {
 				t.Fatal(err)
 			}

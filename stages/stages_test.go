@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/fitting"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/profiling"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -36,8 +37,8 @@ func quickConfig() *Config {
 			MARLTopologies: evaluation.MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
 				{Name: "bcube", Spec: sim.ClusterSpec{Topology: "bcube", N: 3, K: 2, Servers: "power8"}}}}},
-		Train: TrainConfig{Seeds: 1, MARL: MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
-			DAS: DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
+		Train: plan.TrainConfig{Seeds: 1, MARL: plan.MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
+			DAS: plan.DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
 }
 
 func smallSynth() datasets.PAILikeConfig {
@@ -66,11 +67,11 @@ func TestStagesConformance(t *testing.T) {
 	prof := ProfileSynth(cfg.Profile.Synth)
 	pipelinetest.ConformanceIn(t, dir, 3, prof)
 	pipelinetest.ConformanceIn(t, dir, 3, Fit(cfg.Fit), prof)
-	plan, err := cfg.plan("")
+	p, err := plan.New(cfg.Plan(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	evals, err := cfg.evalStages(plan, nil, nil)
+	evals, err := cfg.evalStages(p, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 // per evaluated cluster, shared by the experiments that evaluate there.
 func TestDASModelPerCluster(t *testing.T) {
 	cfg := quickConfig()
-	cfg.Train.DAS.Cluster = DASEachCluster
+	cfg.Train.DAS.Cluster = plan.DASEachCluster
 	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das"}
 	cfg.Eval.DASLoad.Schedulers = []string{"das"}
 	dag, err := Build(cfg)

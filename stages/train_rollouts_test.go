@@ -4,12 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
 // TestMARLRolloutsKey: train.marl.rollouts is bounded with a message
-// naming the key, and reaches the MARL family's config (familyConfig).
+// naming the key, and reaches the MARL family's config (plan.Config.Training).
 func TestMARLRolloutsKey(t *testing.T) {
 	cfg := quickConfig()
 	for _, n := range []int{-1, marl.MaxRollouts + 1} {
@@ -24,15 +23,11 @@ func TestMARLRolloutsKey(t *testing.T) {
 	if err := cfg.Train.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	f, ok := training.Lookup("marl")
-	if !ok {
-		t.Fatal("marl family not registered")
-	}
-	fc, err := cfg.familyConfig(f)
+	mt, err := cfg.Plan().Training("marl-device", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fc.(*marl.FamilyConfig).Rollouts; got != 3 {
+	if got := mt.Config.(*marl.FamilyConfig).Rollouts; got != 3 {
 		t.Errorf("marl's family config has rollouts %d, want 3", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/trainingtest"
@@ -33,7 +34,8 @@ func learnedConfig() *Config {
 // the trace file jobs (any cluster), found by running its FIFO row.
 func evaluatedJobIDs(t *testing.T, cfg *Config, jobs string) map[string]bool {
 	t.Helper()
-	spec, _, _, err := cfg.experimentSpec(evaluation.DASTable1, "")
+	x, err := cfg.Plan().Experiment(evaluation.DASTable1, "")
+	spec := x.Spec
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,12 +100,12 @@ func TestTrainingStagesNoLeak(t *testing.T) {
 func TestTrainingDataTraceSplit(t *testing.T) {
 	cfg := learnedConfig()
 	cfg.Train.DAS.Cluster = "large"
-	plan, err := cfg.PlanTraining("das", "", "")
+	mt, err := cfg.Plan().Training("das", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Cluster != "large" || plan.Experiment != evaluation.DASTable1 || len(plan.Data.EvalClusters) != 3 {
-		t.Fatalf("plan %+v", plan)
+	if mt.Cluster != "large" || mt.Experiment != evaluation.DASTable1 || len(mt.Data.EvalClusters) != 3 {
+		t.Fatalf("plan %+v", mt)
 	}
 	dir := t.TempDir()
 	trace, err := cfg.Trace(context.Background(), "")
@@ -114,7 +116,7 @@ func TestTrainingDataTraceSplit(t *testing.T) {
 	if err := datasets.WriteParquet(file, datasets.FileMeta{Source: "test"}, trace); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := plan.Spec(dir, TrainInputs{Trace: trace})
+	spec, err := mt.Spec(dir, plan.TrainInputs{Trace: trace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestTrainingDataTooFewNamesTheKey(t *testing.T) {
 	for _, maxJobs := range []int{1, 2} {
 		cfg := learnedConfig()
 		cfg.Eval.DASTable1.MaxJobs = maxJobs
-		plan, err := cfg.PlanTraining("das", "", "")
+		mt, err := cfg.Plan().Training("das", "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +139,7 @@ func TestTrainingDataTooFewNamesTheKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = plan.Spec(t.TempDir(), TrainInputs{Trace: trace})
+		_, err = mt.Spec(t.TempDir(), plan.TrainInputs{Trace: trace})
 		if !errors.Is(err, training.ErrNoTrainingJobs) || !strings.Contains(fmt.Sprint(err), "raise eval.das_table1.max_jobs") {
 			t.Errorf("max_jobs %d: %v", maxJobs, err)
 		}

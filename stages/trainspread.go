@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -39,9 +40,9 @@ func runStepTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 	if err != nil {
 		return nil, err
 	}
-	sp, ok := mt.family.(training.Spreader)
+	sp, ok := mt.Family().(training.Spreader)
 	if !ok {
-		return nil, fmt.Errorf("spec: family %s does not spread its trainings", mt.family.Name())
+		return nil, fmt.Errorf("spec: family %s does not spread its trainings", mt.Family().Name())
 	}
 	// The training's inputs are read only when the worker must rebuild
 	// its state; the spec's Dir stays empty: a piece writes no model.
@@ -64,8 +65,8 @@ func runStepTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 
 // spreads says whether the model's training runs its steps' pieces as
 // tasks of the run's executor, in the driver, rather than as one task.
-func (m *ModelTraining) spreads() bool {
-	sp, ok := m.family.(training.Spreader)
+func spreads(m *plan.Training) bool {
+	sp, ok := m.Family().(training.Spreader)
 	return ok && sp.Spreads(m.Config)
 }
 
@@ -74,8 +75,8 @@ func (m *ModelTraining) spreads() bool {
 // once, into the stage's task directory, and travels by path and hash;
 // blobs no piece of a step reads are removed after it, and so is the
 // step's own directory (its tasks and results), once read.
-func (m *ModelTraining) spreadOn(env *pipeline.Env, jobsArtifact string) (training.Spread, error) {
-	tt, inputs, err := m.task(env, jobsArtifact)
+func spreadOn(m *plan.Training, env *pipeline.Env, jobsArtifact string) (training.Spread, error) {
+	tt, inputs, err := trainTaskOf(m, env, jobsArtifact)
 	if err != nil {
 		return nil, err
 	}

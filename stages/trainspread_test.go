@@ -74,7 +74,7 @@ func TestSpreadRolloutsRun(t *testing.T) {
 // error naming the task, never a panic.
 func TestStepTaskRefuses(t *testing.T) {
 	model := func(name string) []byte {
-		m, err := quickConfig().PlanTraining(name, "", "")
+		m, err := quickConfig().Plan().Training(name, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}

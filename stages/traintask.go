@@ -13,7 +13,6 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
-	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -74,12 +73,12 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 	if env.Retried && tt.Scratch != "" {
 		spec.Resume = ck.training()
 	}
-	if err := mt.Train(ctx, spec); err != nil {
+	if err := Train(ctx, mt, spec); err != nil {
 		return nil, err
 	}
 	ck.clean()
 	var out trainOutput
-	for _, f := range mt.family.Files(mt.Scheduler) {
+	for _, f := range mt.Family().Files(mt.Scheduler) {
 		b, err := os.ReadFile(filepath.Join(spec.Dir, filepath.FromSlash(f)))
 		if err != nil {
 			return nil, fmt.Errorf("train %s: %w", mt.Scheduler, err)
@@ -95,61 +94,33 @@ func runTrainTask(ctx context.Context, t pipeline.Task, env pipeline.TaskEnv) ([
 
 // inputs decodes the plan and reads the files of the training as the
 // stage does in the driver (train.go).
-func (tt trainTask) inputs(seed uint64) (*ModelTraining, TrainInputs, error) {
+func (tt trainTask) inputs(seed uint64) (*plan.Training, plan.TrainInputs, error) {
 	mt, err := tt.model()
 	if err != nil {
-		return nil, TrainInputs{}, err
+		return nil, plan.TrainInputs{}, err
 	}
-	in := mt.inputs(seed, tt.Stage)
+	in := mt.InputsUnder(seed, tt.Stage)
 	in.Meta.ConfigHash = tt.ConfigHash
 	if tt.Trace != "" {
 		if in.Trace, err = datasets.ReadParquet[datasets.Job](tt.Trace); err != nil {
-			return nil, TrainInputs{}, err
+			return nil, plan.TrainInputs{}, err
 		}
 	}
-	speeds, err := mt.speed().Resolve(plan.Sources{Fit: tt.FitModel, Environment: tt.EnvFile})
+	speeds, err := mt.Speed().Resolve(plan.Sources{Fit: tt.FitModel, Environment: tt.EnvFile})
 	if err != nil {
-		return nil, TrainInputs{}, err
+		return nil, plan.TrainInputs{}, err
 	}
 	in.Interference = speeds.Interference
 	return mt, in, nil
 }
 
 // model decodes the plan.
-func (tt trainTask) model() (*ModelTraining, error) {
-	var probe struct {
-		Scheduler string `json:"scheduler"`
-	}
-	if err := json.Unmarshal(tt.Model, &probe); err != nil {
-		return nil, fmt.Errorf("spec: model: %w", err)
-	}
-	mt, err := decodeModelTraining(tt.Model, probe.Scheduler)
-	if err != nil {
-		return nil, err
-	}
-	mt.base = tt.Base
-	return mt, nil
-}
-
-// decodeModelTraining decodes a plan, its family config into the
-// family's own type.
-func decodeModelTraining(raw []byte, scheduler string) (*ModelTraining, error) {
-	f, _, ok := training.VariantOf(schedulers.Name(scheduler))
-	if !ok {
-		return nil, fmt.Errorf("spec: %q is not a learned scheduler of this build", scheduler)
-	}
-	// A config of the family's own type for the task's JSON to fill.
-	mt := &ModelTraining{family: f, Config: f.Configure(training.Sections{})}
-	if err := json.Unmarshal(raw, mt); err != nil {
-		return nil, fmt.Errorf("spec: model: %w", err)
-	}
-	return mt, nil
-}
+func (tt trainTask) model() (*plan.Training, error) { return plan.DecodeTraining(tt.Model, tt.Base) }
 
 // trainOnExecutor runs the training as a task on env's executor and
 // writes the model's files to the stage's outputs.
-func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, jobsArtifact string) error {
-	tt, inputs, err := m.task(env, jobsArtifact)
+func trainOnExecutor(ctx context.Context, m *plan.Training, env *pipeline.Env, jobsArtifact string) error {
+	tt, inputs, err := trainTaskOf(m, env, jobsArtifact)
 	if err != nil {
 		return err
 	}
@@ -182,19 +153,19 @@ func (m *ModelTraining) trainOnExecutor(ctx context.Context, env *pipeline.Env, 
 	return nil
 }
 
-// task is the spec of the training's tasks and the files they read.
-func (m *ModelTraining) task(env *pipeline.Env, jobsArtifact string) (trainTask, []pipeline.InputRef, error) {
+// trainTaskOf is the spec of the training's tasks and the files they read.
+func trainTaskOf(m *plan.Training, env *pipeline.Env, jobsArtifact string) (trainTask, []pipeline.InputRef, error) {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return trainTask{}, nil, err
 	}
-	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash, Base: m.base}
+	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash, Base: m.Base()}
 	var inputs []pipeline.InputRef
 	if m.Data.Source == training.SourceTrace {
 		ref := env.InputRef(jobsArtifact)
 		tt.Trace, inputs = ref.Path, append(inputs, ref)
 	}
-	src := m.speed().RunSources(func(a string) string {
+	src := m.Speed().RunSources(func(a string) string {
 		ref := env.InputRef(a)
 		inputs = append(inputs, ref)
 		return ref.Path

@@ -34,7 +34,7 @@
 // Its schedulers can then be named in any experiment's scheduler list:
 // schedlab run adds a training stage per model (models/<name>/, or
 // models/<name>/<cluster id>/), trains it on the jobs of its Source
-// (stages.TrainingData, the one split of the run's jobs into training,
+// (plan.TrainingData, the one split of the run's jobs into training,
 // validation and evaluated jobs) under the experiment's simulator
 // configuration and interference model, and evaluates it; schedlab train
 // --family <name> trains the same model alone. A new data source or a new

@@ -78,7 +78,7 @@ type Config interface {
 // Sections are the run configuration's train.das and train.marl, the
 // settings the families share by source: each family's Configure reads the
 // keys of its Section it knows. They are declared here, with the families
-// that read them; the run configuration (stages.TrainConfig) holds them.
+// that read them; the run configuration (plan.TrainConfig) holds them.
 type Sections struct {
 	DAS  DASSection
 	MARL MARLSection
@@ -139,7 +139,7 @@ min_not_fifo: 0
 // schedulers (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1
 // names. They train on the training part of das-table1's trace (the first
 // 80 %; of it the last fifth validates), never on the jobs the table
-// evaluates (stages.TrainingData), under the simulator configuration and
+// evaluates (plan.TrainingData), under the simulator configuration and
 // interference model of the first experiment that names them.
 type DASSection struct {
 	// Cluster the models train on (small, medium, large), each model then
@@ -201,7 +201,7 @@ func (v Variant) ModelName() schedulers.Name {
 }
 
 // Source names where a family's training jobs come from; the one split
-// function (stages.TrainingData) turns it into training and validation
+// function (plan.TrainingData) turns it into training and validation
 // jobs, never touching the jobs an experiment evaluates.
 type Source int
 

@@ -113,17 +113,14 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				return err
 			}
 			cfg := r.cfg
-			spec, fitted, err := cfg.ExperimentSpec(experiment, jobsFile, arrivals)
-			if errors.Is(err, stages.ErrNotRunnable) {
-				return usageErrorf("eval: %v", err)
-			}
+			x, err := cfg.Plan().Standalone(experiment, jobsFile, arrivals)
 			if err != nil {
 				return usageErrorf("eval: %v", err)
 			}
-			if interfFile == "" && fitted {
+			spec, speed := x.Spec, x.Speed()
+			if interfFile == "" && x.Fitted {
 				a.log.Warn("the experiment simulates with the fitted interference model (" + section + ".fitted_interference), which --interference gives; simulating with the simulator's default")
 			}
-			speed := plan.SpeedOf(spec.Sim, fitted)
 			speeds, err := speed.Resolve(plan.Sources{Fit: interfFile, Environment: environment})
 			if err != nil {
 				return speedFlagError("eval", experiment, speed, err)

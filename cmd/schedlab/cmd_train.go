@@ -36,8 +36,8 @@ type trainOptions struct {
 
 // newTrainCmd is `schedlab train`: flags and wiring only. The model is
 // planned and trained by the same functions as `schedlab run`'s training
-// stage (stages.PlanTraining, ModelTraining.Train, whose data come from
-// stages.TrainingData), with the run's effective configuration (preset,
+// stage (plan.Config.Training, stages.Train, whose data come from
+// plan.TrainingData), with the run's effective configuration (preset,
 // --config, SCHEDLAB_* and --set) as its defaults.
 func newTrainCmd(a *app) *cobra.Command {
 	var opts trainOptions
@@ -64,7 +64,7 @@ checkpoint and sidecar, the learning curves (curves.parquet) and their plot.
 The configuration is the run's (--preset, --config, SCHEDLAB_* variables); --set KEY=VALUE
 overrides any key (e.g. --set train.das.episodes=5 --set train.marl.intervals=20).
 Evaluated jobs never reach training or validation: the jobs are split by the pipeline's
-split function (stages.TrainingData).
+split function (plan.TrainingData).
 
 The configuration's workers (2 by default; --set workers=N) bound the goroutines a
 training spreads over: a multi-agent MARL training learns its agents' segments on
@@ -153,11 +153,11 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	if f.Source() == training.SourceTrace {
 		cluster = "" // set train.das.cluster above
 	}
-	plan, err := cfg.PlanTraining(opts.Variant, opts.Experiment, cluster)
+	mt, err := cfg.Plan().Training(opts.Variant, opts.Experiment, cluster)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	in, err := trainInputs(ctx, a, cfg, plan, opts)
+	in, err := trainInputs(ctx, a, cfg, mt, opts)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	var bar *pipeline.Bar
 	in.Progress = func(done, total int) {
 		if bar == nil {
-			bar = a.progress.Start("train "+string(plan.Scheduler), int64(total))
+			bar = a.progress.Start("train "+string(mt.Scheduler), int64(total))
 		}
 		bar.Set(int64(done))
 	}
@@ -180,37 +180,37 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		return err
 	}
 	defer lock.Unlock()
-	spec, err := plan.Spec(opts.Out, in)
+	spec, err := mt.Spec(opts.Out, in)
 	if err != nil {
 		return err
 	}
 	if trainSpecHook != nil {
 		return trainSpecHook(spec)
 	}
-	a.log.Info("training", "scheduler", plan.Scheduler, "experiment", plan.Experiment, "cluster", plan.Cluster,
+	a.log.Info("training", "scheduler", mt.Scheduler, "experiment", mt.Experiment, "cluster", mt.Cluster,
 		"train_jobs", len(spec.Data.Train), "validation_jobs", len(spec.Data.Val), "fitted_interference", in.Interference != nil)
 	// One model, on the configuration's workers: a family that can
 	// spread its work borrows them as it would a run's idle ones.
-	err = plan.Train(pipeline.WithWorkers(ctx, cfg.Workers), spec)
+	err = stages.Train(pipeline.WithWorkers(ctx, cfg.Workers), mt, spec)
 	if bar != nil {
 		bar.Done()
 	}
 	if err != nil {
 		return err
 	}
-	files := plan.Family().Files(schedulers.Name(plan.Scheduler))
+	files := mt.Family().Files(schedulers.Name(mt.Scheduler))
 	if slices.Contains(files, training.CurvesFile) {
 		rows, err := datasets.ReadParquet[training.Curve](filepath.Join(opts.Out, training.CurvesFile))
 		if err != nil {
 			return err
 		}
-		if err := plotCurves(opts.Out, rows, string(plan.Scheduler)+" on "+plan.Cluster, plan.Data.Source == training.SourceTrace); err != nil {
+		if err := plotCurves(opts.Out, rows, string(mt.Scheduler)+" on "+mt.Cluster, mt.Data.Source == training.SourceTrace); err != nil {
 			return err
 		}
 		files = append(files, "curves.svg", "curves.png")
 	}
-	fmt.Fprintf(os.Stdout, "%s on %s (%s): %d training and %d validation jobs; wrote %s into %s\n", plan.Scheduler, plan.Cluster,
-		plan.Experiment, len(spec.Data.Train), len(spec.Data.Val), strings.Join(files, ", "), opts.Out)
+	fmt.Fprintf(os.Stdout, "%s on %s (%s): %d training and %d validation jobs; wrote %s into %s\n", mt.Scheduler, mt.Cluster,
+		mt.Experiment, len(spec.Data.Train), len(spec.Data.Val), strings.Join(files, ", "), opts.Out)
 	return nil
 }
 
@@ -220,7 +220,7 @@ var trainSpecHook func(training.TrainSpec) error
 
 // trainInputs are the run-time inputs of the planned training mt, drawn
 // from the streams schedlab run's stage of the same name draws.
-func trainInputs(ctx context.Context, a *app, cfg *stages.Config, mt *stages.ModelTraining, opts trainOptions) (stages.TrainInputs, error) {
+func trainInputs(ctx context.Context, a *app, cfg *stages.Config, mt *plan.Training, opts trainOptions) (plan.TrainInputs, error) {
 	in := mt.Inputs(cfg.Seed)
 	h, err := pipeline.HashJSON(mt)
 	if err != nil {
@@ -241,7 +241,7 @@ func trainInputs(ctx context.Context, a *app, cfg *stages.Config, mt *stages.Mod
 	if mt.Sim.Environment == "" && opts.Environment != "" {
 		return in, usageErrorf("train: --environment: experiment %s runs in no calibrated environment (sim.environment)", mt.Experiment)
 	}
-	speed := plan.SpeedOf(mt.Sim, mt.Fitted)
+	speed := mt.Speed()
 	speeds, err := speed.Resolve(plan.Sources{Fit: opts.Interference, Environment: opts.Environment})
 	if err != nil {
 		return in, speedFlagError("train", mt.Experiment, speed, err)

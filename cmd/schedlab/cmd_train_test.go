@@ -13,6 +13,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
@@ -82,7 +83,7 @@ func TestTrainMatchesRun(t *testing.T) {
 	defer func() { trainSpecHook = nil }()
 	families := map[string]bool{}
 	for _, st := range dag {
-		mt, ok := st.Config().(*stages.ModelTraining)
+		mt, ok := st.Config().(*plan.Training)
 		if !ok {
 			continue
 		}
@@ -95,7 +96,7 @@ func TestTrainMatchesRun(t *testing.T) {
 		if !ok {
 			t.Fatalf("train %s built no spec", mt.Scheduler)
 		}
-		run, err := mt.Spec("", stages.TrainInputs{Trace: trace, Workload: pipeline.Rand(cfg.Seed, pipeline.StageStream(st.Name()), "workload")})
+		run, err := mt.Spec("", plan.TrainInputs{Trace: trace, Workload: pipeline.Rand(cfg.Seed, pipeline.StageStream(st.Name()), "workload")})
 		if err != nil {
 			t.Fatal(err)
 		}

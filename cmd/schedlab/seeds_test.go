@@ -10,13 +10,14 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training"
 )
 
 // TestPresetTrainingSeeds: every model a preset's DAG trains has jobs to
 // train and validate on at every seed, on the very streams its training
-// stage draws (issue 30, item 7). The split is stages.TrainingData, the
+// stage draws (issue 30, item 7). The split is plan.TrainingData, the
 // one the stages and `schedlab train` use: MARL-family models on the
 // uniform workload of their stage's stream (every preset; quick with its
 // MARL grids' learned rows added, as a user may), DAS-family models on the
@@ -86,7 +87,7 @@ func TestPresetTrainingSeeds(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					data, err := stages.TrainingData(m.Data, cluster, m.Sim, trace, workloadStream(seed, m))
+					data, err := plan.TrainingData(m.Data, cluster, m.Sim, trace, workloadStream(seed, m))
 					if err == nil {
 						err = data.Check(m.Data.Source)
 					}
@@ -103,16 +104,16 @@ func TestPresetTrainingSeeds(t *testing.T) {
 }
 
 // trainingPlans are the plans of cfg's training stages.
-func trainingPlans(t *testing.T, cfg *stages.Config) []*stages.ModelTraining {
+func trainingPlans(t *testing.T, cfg *stages.Config) []*plan.Training {
 	t.Helper()
 	dag, err := stages.Build(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plans []*stages.ModelTraining
+	var plans []*plan.Training
 	for _, s := range dag {
 		if f, ok := s.(*pipeline.Func); ok {
-			if m, ok := f.Cfg.(*stages.ModelTraining); ok {
+			if m, ok := f.Cfg.(*plan.Training); ok {
 				plans = append(plans, m)
 			}
 		}
@@ -122,12 +123,12 @@ func trainingPlans(t *testing.T, cfg *stages.Config) []*stages.ModelTraining {
 
 // workloadStream is the stream a training stage draws its MARL workload
 // from: its own (seed, stage, "workload"), or a replicate's
-// (stages.ReplicaSeeds).
-func workloadStream(seed uint64, m *stages.ModelTraining) *rand.Rand {
+// (plan.ReplicaSeeds).
+func workloadStream(seed uint64, m *plan.Training) *rand.Rand {
 	if m.Replicate == 0 {
 		return pipeline.Rand(seed, pipeline.StageStream(m.StageName()), "workload")
 	}
 	base := strings.TrimSuffix(m.StageName(), fmt.Sprintf("-replicate-%d", m.Replicate))
-	w, _ := stages.ReplicaSeeds(seed, base, m.Replicate)
+	w, _ := plan.ReplicaSeeds(seed, base, m.Replicate)
 	return w
 }

@@ -1,0 +1,195 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/schedlab/schedlab/calibration"
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
+)
+
+// Environments are the calibrated environments the DAG's calibrate stage
+// produces, each with the paper whose experiments run in it
+// (evaluation.Experiment.Paper).
+var Environments = map[string]string{calibration.MARLPaper: evaluation.PaperMARL, calibration.DASPaper: evaluation.PaperDAS}
+
+// PaperEnvironments as sim.environment runs every experiment in its own
+// paper's calibrated environment, where one exists.
+const PaperEnvironments = "paper"
+
+// SimConfig is the run-wide choice of speed model: it applies to every
+// experiment's simulations (Spec.Sim) and to the training of the learned
+// schedulers they evaluate, which simulate alike.
+type SimConfig struct {
+	// Speed is sim.SpeedModel (interference and communication slow jobs
+	// down) or sim.SpeedStandalone (a pure trace replay: every job runs for
+	// its recorded duration); "" keeps each experiment's own (the model).
+	Speed string `mapstructure:"speed" yaml:"speed" json:"speed"`
+	// Environment names the calibrated environment whose fitted parameters
+	// the speed model uses; "" is none (the simulator's defaults), "paper"
+	// each experiment in its own paper's (CheckEnvironment).
+	Environment string `mapstructure:"environment" yaml:"environment" json:"environment"`
+	// Socket is the rule that homes an instance on a socket of its server
+	// (sim.Config.Socket: most-free, first-fit, random); "" keeps each
+	// experiment's own (first-fit for the MARL experiments, most-free
+	// for the DAS ones).
+	Socket string `mapstructure:"socket" yaml:"socket" json:"socket,omitempty"`
+}
+
+// Validate names every bad key.
+func (c SimConfig) Validate() error {
+	var errs []error
+	switch c.Speed {
+	case "", sim.SpeedModel, sim.SpeedStandalone:
+	default:
+		errs = append(errs, fmt.Errorf("sim.speed: must be %q or %q, got %q", sim.SpeedModel, sim.SpeedStandalone, c.Speed))
+	}
+	if c.Socket != "" && !slices.Contains(sim.SocketRules, c.Socket) {
+		errs = append(errs, fmt.Errorf("sim.socket: must be one of %s, got %q", strings.Join(sim.SocketRules, ", "), c.Socket))
+	}
+	if err := CheckEnvironment(c.Environment); err != nil {
+		errs = append(errs, fmt.Errorf("sim.environment: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckEnvironment reports whether the DAG can run experiments in the
+// named environment, so that a configuration naming one that no stage
+// produces fails at configuration time, before any work: "" (the
+// simulator's defaults), "paper" (each experiment in its own paper's
+// calibrated environment, where one exists) or an environment of
+// Environments (the experiments of its paper run in it).
+func CheckEnvironment(name string) error {
+	if _, ok := Environments[name]; ok || name == "" || name == PaperEnvironments {
+		return nil
+	}
+	return fmt.Errorf("no stage produces environment %q (want \"\" for the simulator's defaults, %q for each paper's own, or one of %v)",
+		name, PaperEnvironments, slices.Sorted(maps.Keys(Environments)))
+}
+
+// EnvironmentFor is the environment the experiments of paper run in: ""
+// for none (the simulator's defaults).
+func (c SimConfig) EnvironmentFor(paper string) string {
+	for _, name := range slices.Sorted(maps.Keys(Environments)) {
+		if Environments[name] == paper && (c.Environment == name || c.Environment == PaperEnvironments) {
+			return name
+		}
+	}
+	return ""
+}
+
+// apply sets the run-wide speed model on the simulator configuration of
+// an experiment of paper; empty keys leave the experiment's own.
+func (c SimConfig) apply(s *sim.Config, paper string) {
+	if c.Speed != "" {
+		s.Speed = c.Speed
+	}
+	if c.Socket != "" {
+		s.Socket = c.Socket
+	}
+	s.Environment = c.EnvironmentFor(paper)
+}
+
+// TrainConfig sizes the training of the learned schedulers that the
+// evaluation experiments name. Which models are trained follows from the
+// experiments' scheduler lists: a learned name there adds its training
+// stage to the DAG.
+type TrainConfig struct {
+	// Seeds is the number of independently trained models (replicates) of
+	// each learned scheduler that Replicated selects, on each cluster it is
+	// trained for: replicate 0 is the model a single training makes,
+	// replicate r ≥ 1 trains into models/<key>/replicate-<r>/ from streams
+	// of its own (ReplicaSeeds), and every experiment evaluates each, its
+	// tables showing the mean and a confidence interval.
+	Seeds int `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	// Replicated are the learned schedulers that get Seeds models: a name
+	// (every model of it) or name@cluster-id (the one trained for that
+	// cluster, as in models/<name>/<cluster-id>/: a MARL-workload model,
+	// or any with train.das.cluster each); empty means every learned
+	// scheduler. A name whose model the run does not train is ignored, so
+	// that a preset's list survives a shorter eval.experiments.
+	Replicated []string `mapstructure:"replicated" yaml:"replicated" json:"replicated"`
+
+	MARL MARLTrainConfig `mapstructure:"marl" yaml:"marl" json:"marl"`
+	DAS  DASTrainConfig  `mapstructure:"das" yaml:"das" json:"das"`
+}
+
+// DASTrainConfig is train.das and MARLTrainConfig train.marl: the
+// sections the learned families read (training.Sections), declared with
+// them.
+type (
+	DASTrainConfig  = training.DASSection
+	MARLTrainConfig = training.MARLSection
+)
+
+// Bounds of TrainConfig: MaxTrainEpisodes is a thousand times the paper's
+// budgets (tens to hundreds of episodes); MaxTrainJobs is
+// datasets.MaxSyntheticJobs, the most jobs a trace may have;
+// MaxTrainIntervals is 200 days of 30-minute intervals;
+// MaxLearningRates bounds the grid (one training per rate).
+const (
+	MaxTrainEpisodes  = 100_000
+	MaxTrainJobs      = datasets.MaxSyntheticJobs
+	MaxTrainIntervals = 10_000
+	MaxLearningRates  = 100
+)
+
+// Validate names the bad key in full, one message per key.
+func (c TrainConfig) Validate() error {
+	var errs []error
+	inRange := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("%s: must be in [%d, %d], got %d", key, lo, hi, v))
+		}
+	}
+	inRange("train.seeds", c.Seeds, 1, evaluation.MaxReplicates)
+	for i, e := range c.Replicated {
+		name, cluster, hasCluster := strings.Cut(e, "@")
+		canon, err := schedulers.Canonical(name)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("train.replicated[%d]: %w", i, err))
+		case !canon.Learned():
+			errs = append(errs, fmt.Errorf("train.replicated[%d]: %s is a heuristic: only a learned scheduler has trained models (learned: %v)", i, canon, schedulers.LearnedNames()))
+		case hasCluster && (cluster == "" || strings.ContainsAny(cluster, "/\\ ,@")):
+			errs = append(errs, fmt.Errorf("train.replicated[%d]: want name or name@cluster-id (e.g. marl-device@fattree-k8-power8), got %q", i, e))
+		}
+	}
+	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
+	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
+	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
+	if err := marl.CheckRollouts(c.MARL.Rollouts); err != nil {
+		errs = append(errs, fmt.Errorf("train.marl.rollouts: %w", err))
+	}
+	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
+		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
+	}
+	inRange("train.das.episodes", c.DAS.Episodes, 1, MaxTrainEpisodes)
+	inRange("train.das.segment_jobs", c.DAS.SegmentJobs, 1, MaxTrainJobs)
+	inRange("train.das.val_jobs", c.DAS.ValJobs, 0, MaxTrainJobs)
+	if !(c.DAS.MinNotFIFO >= 0 && c.DAS.MinNotFIFO <= 1) {
+		errs = append(errs, fmt.Errorf("train.das.min_not_fifo: must be in [0, 1], got %v", c.DAS.MinNotFIFO))
+	}
+	if len(c.DAS.LearningRates) == 0 || len(c.DAS.LearningRates) > MaxLearningRates {
+		errs = append(errs, fmt.Errorf("train.das.learning_rates: give 1 to %d rates, got %d", MaxLearningRates, len(c.DAS.LearningRates)))
+	}
+	for i, lr := range c.DAS.LearningRates {
+		// Adam's step is about lr per parameter: above 1 it diverges.
+		if !(lr > 0 && lr <= 1) {
+			errs = append(errs, fmt.Errorf("train.das.learning_rates[%d]: must be in (0, 1], got %v", i, lr))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// DASEachCluster as train.das.cluster trains every model of a trace-source
+// family (das, dl2, rifling) once per cluster it is evaluated on.
+const DASEachCluster = "each"
