@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/parquettest"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
 )
@@ -71,20 +69,7 @@ func TestRunAndArtifacts(t *testing.T) {
 	}
 	// coefficients.parquet reads back with Arrow (plain allocator: see
 	// datasets/jobs_test.go on arrow v15's decoder).
-	f, err := file.OpenParquetFile(filepath.Join(dir, CoefficientsFile), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := rd.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
+	tbl := parquettest.ReadTable(t, filepath.Join(dir, CoefficientsFile))
 	if want := int64(5 + 15 + 6 + 4 + 3); tbl.NumRows() != want {
 		t.Errorf("coefficients rows %d, want %d", tbl.NumRows(), want)
 	}

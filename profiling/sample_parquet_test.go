@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/parquettest"
 )
@@ -64,20 +61,7 @@ func writeRows[T any](t *testing.T, rows []T) string {
 		t.Fatal(err)
 	}
 	// Valid Parquet: Arrow reads every row.
-	pr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
+	tbl := parquettest.ReadTable(t, path)
 	if tbl.NumRows() != int64(len(rows)) {
 		t.Fatalf("Arrow reads %d rows, want %d", tbl.NumRows(), len(rows))
 	}

@@ -2,17 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
-
+	"github.com/schedlab/schedlab/internal/parquettest"
 	"github.com/schedlab/schedlab/internal/shareddata"
 )
 
@@ -58,20 +54,7 @@ func TestReplay(t *testing.T) {
 	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "tiresias", "--cluster", cluster, "--policy", "tiresias-las", "--out", pq); code != 0 {
 		t.Fatalf("parquet: exit %d: %s", code, stderr)
 	}
-	f, err := file.OpenParquetFile(pq, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := rd.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
+	tbl := parquettest.ReadTable(t, pq)
 	if tbl.NumRows() != 4 {
 		t.Errorf("parquet: %d rows, want 4", tbl.NumRows())
 	}

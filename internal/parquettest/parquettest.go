@@ -1,6 +1,8 @@
 // Package parquettest damages Parquet files for the tests and fuzz targets
 // of schedlab's Parquet readers, and checks that a reader given one returns
-// an error naming the file rather than panicking.
+// an error naming the file rather than panicking; ReadTable reads a file
+// schedlab wrote back with Arrow's own reader, for tests that hold a
+// writer to "readable by other tools".
 //
 // Data enters as the bytes of a real file a schedlab writer produced and
 // leaves as corrupted copies (CorruptFooter, seeded) or as a verdict on a
