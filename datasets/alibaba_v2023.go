@@ -47,6 +47,12 @@ func init() { Register(AlibabaV2023Reader{}) }
 // Source implements Reader.
 func (AlibabaV2023Reader) Source() string { return SourceAlibabaV2023 }
 
+// Tables: jobs, and the cluster when a node list (openb_node_list_*.csv)
+// is among the inputs.
+func (AlibabaV2023Reader) Tables(names []string) []string {
+	return withCluster(names, "node_list")
+}
+
 // Describe implements Reader.
 func (AlibabaV2023Reader) Describe() string {
 	return "Alibaba GPU trace 2023 openb_pod_list_*.csv → jobs (duration = deletion − scheduled), openb_node_list_*.csv → cluster, quarantine"

@@ -139,6 +139,9 @@ func init() { Register(Google2011Reader{}) }
 // Source implements Reader.
 func (Google2011Reader) Source() string { return SourceGoogle2011 }
 
+// Tables: an arrivals table and the job events, no jobs table.
+func (Google2011Reader) Tables([]string) []string { return []string{ArrivalsFile, JobEventsFile} }
+
 // InputPatterns implements PerFileReader: a part's rows depend on no other
 // part (a repeat of an earlier part's event is found through
 // Request.Prior).

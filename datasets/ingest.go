@@ -174,6 +174,23 @@ type Reader interface {
 	Ingest(ctx context.Context, req Request) (*Report, error)
 }
 
+// Tabler is a Reader that says which tables (file names in req.OutDir,
+// besides QuarantineFile) an ingest of files named names writes, so that
+// a DAG declares a source's outputs from its registration, before it
+// runs. A Reader that is not a Tabler writes JobsFile.
+type Tabler interface {
+	Tables(names []string) []string
+}
+
+// TablesOf is what r writes for input files named names, but
+// QuarantineFile: r's Tables, or JobsFile.
+func TablesOf(r Reader, names []string) []string {
+	if t, ok := r.(Tabler); ok {
+		return t.Tables(names)
+	}
+	return []string{JobsFile}
+}
+
 var (
 	registryMu sync.Mutex
 	registry   = map[string]Reader{}

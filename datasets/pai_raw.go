@@ -80,6 +80,21 @@ const PAIMemGiBPerGB = 1.0
 // Source implements Reader.
 func (PAIRawReader) Source() string { return SourcePAIV2020 }
 
+// Tables: jobs, and the cluster when the machine spec (pai_machine_spec*)
+// is among the inputs.
+func (PAIRawReader) Tables(names []string) []string { return withCluster(names, paiMachineSpec) }
+
+// withCluster is JobsFile, and ClusterFile when a name contains list (the
+// file a reader builds the cluster table from).
+func withCluster(names []string, list string) []string {
+	for _, n := range names {
+		if strings.Contains(n, list) {
+			return []string{JobsFile, ClusterFile}
+		}
+	}
+	return []string{JobsFile}
+}
+
 // Describe implements Reader.
 func (PAIRawReader) Describe() string {
 	return "Alibaba PAI 2020 raw tables (pai_job_table, pai_task_table, pai_group_tag_table, pai_machine_spec CSVs without header) → jobs (job ⋈ task ⋈ group tag), cluster, quarantine"

@@ -91,7 +91,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	dag = append(dag, fit, Calibrate(cfg))
 	arrivals := ""
 	for _, spec := range cfg.Datasets.Ingest {
-		if spec.Source == datasets.SourceGoogle2011 {
+		if slices.Contains(sourceTables(spec.Source, nil), datasets.ArrivalsFile) {
 			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
 		}
 	}

@@ -128,7 +128,7 @@ func (c *Config) Validate() error {
 		if len(spec.Inputs) == 0 {
 			bad(key+".inputs", "must name at least one file or directory")
 		}
-		if spec.Source != datasets.SourceGoogle2011 {
+		if slices.Contains(sourceTables(spec.Source, nil), datasets.JobsFile) {
 			sources = append(sources, spec.Source)
 		}
 	}

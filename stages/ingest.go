@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -74,19 +73,11 @@ func Ingest(spec IngestSpec, inputs []string, intervalS float64) pipeline.Stage 
 	}
 }
 
-// ingestOutputs lists the tables a reader writes for these inputs. The
-// cluster table comes only from node lists (alibaba-v2023
-// openb_node_list_*.csv) or the machine spec (pai-v2020
-// pai_machine_spec*), which the readers recognise by name as here.
+// ingestOutputs lists the tables a reader writes for these inputs, as
+// its registration declares them (datasets.TablesOf): a directory stands
+// for its files.
 func ingestOutputs(source string, inputs []string) []string {
 	dir := IngestDir(source)
-	var tables []string
-	switch source {
-	case datasets.SourceGoogle2011:
-		tables = []string{datasets.ArrivalsFile, datasets.JobEventsFile}
-	default:
-		tables = []string{datasets.JobsFile}
-	}
 	var names []string
 	for _, in := range inputs {
 		names = append(names, filepath.Base(in))
@@ -96,16 +87,21 @@ func ingestOutputs(source string, inputs []string) []string {
 			}
 		}
 	}
-	for _, base := range names {
-		if source == datasets.SourceAlibabaV2023 && strings.Contains(base, "node_list") ||
-			source == datasets.SourcePAIV2020 && strings.Contains(base, "machine_spec") {
-			tables = append(tables, datasets.ClusterFile)
-			break
-		}
-	}
+	tables := sourceTables(source, names)
 	tables = append(tables, datasets.QuarantineFile)
 	for i, t := range tables {
 		tables[i] = path.Join(dir, t)
 	}
 	return tables
+}
+
+// sourceTables are the tables the reader of source writes for input files
+// named names (datasets.TablesOf), but the quarantine; a source no reader
+// is registered under (Validate refuses it) writes a jobs table.
+func sourceTables(source string, names []string) []string {
+	r, err := datasets.Lookup(source)
+	if err != nil {
+		return []string{datasets.JobsFile}
+	}
+	return datasets.TablesOf(r, names)
 }
