@@ -51,6 +51,10 @@ type Experiment struct {
 	// Reference holds the paper's figures shown beside ours, labelled; nil
 	// when the table shows none.
 	Reference *Reference
+	// Plot draws the experiment's figure from its report, when its figure
+	// is not Report.Plot's default (grouped bars, mean JCT above mean
+	// fee): a line plot over the quantity its columns or rows vary.
+	Plot func(r *Report) (svg, png []byte, err error)
 
 	// Spec returns the documented spec (run experiments only).
 	Spec func() Spec

@@ -122,6 +122,7 @@ Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
 	})
 	Register(Experiment{
 		ID: DASLoad, Paper: PaperDAS, Reproduces: "DAS Fig. 7",
+		Plot: plotOverRate,
 		Defaults: `# DAS Fig. 7 on das-table1's clusters, trace and models: the evaluated
 # jobs arrive at each of rates × the trace's rate (the paper: 0.5, 1, 2;
 # workloads x0.5, x1, x2). The paper compares rifling and das; quick
@@ -159,6 +160,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING vs DAS (needs --models).`,
 	})
 	Register(Experiment{
 		ID: DASTuning, Paper: PaperDAS, Reproduces: "DAS Fig. 5",
+		Plot: plotTuning,
 		Defaults: `# DAS Fig. 5 on das-table1's clusters and trace: DAS trained with h
 # attention heads (das-h1, das-h2, das-h4, das-h8; τ = 8) and with τ
 # placements of GP history (das-tau4 .. das-tau10; h = 4), each by its

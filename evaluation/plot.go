@@ -20,16 +20,31 @@ import (
 var palette = figure.Palette
 
 // Plot draws the report's measured values (the paper's figures are not
-// drawn): line plots where the columns are a quantity — over the arrival
-// rate when the workloads are one trace at several rates (das-load), over
-// the heads h and the history τ when the rows are das-tuning's models —
-// and otherwise two grouped bar charts, mean JCT above mean fee, one bar
-// per scheduler in each column group. The key is below the panels. It returns the same figure as SVG
-// (fonts not embedded, so the file stays small and byte-stable) and PNG.
+// drawn): the figure its experiment's registration declares
+// (Experiment.Plot: das-load's over the arrival rate, das-tuning's over
+// the heads h and the history τ), and otherwise two grouped bar charts,
+// mean JCT above mean fee, one bar per scheduler in each column group.
+// The key is below the panels. It returns the same figure as SVG (fonts
+// not embedded, so the file stays small and byte-stable) and PNG.
 func (r *Report) Plot() (svg, png []byte, err error) {
+	if e, err := Lookup(r.Spec.Experiment); err == nil && e.Plot != nil {
+		return e.Plot(r)
+	}
+	return r.barPlot()
+}
+
+// plotOverRate is das-load's figure when its workloads are the trace at
+// several arrival rates, else the bars.
+func plotOverRate(r *Report) (svg, png []byte, err error) {
 	if r.overRate() {
 		return r.plotOverRate()
 	}
+	return r.barPlot()
+}
+
+// plotTuning is das-tuning's figure when its rows are DAS models of
+// several h or τ (and RIFLING), else the bars.
+func plotTuning(r *Report) (svg, png []byte, err error) {
 	if r.overTuning() {
 		return r.plotTuning()
 	}

@@ -72,13 +72,14 @@ func TestDisplaySignificantDigits(t *testing.T) {
 	}
 }
 
-// TestLinePlots: das-load's shape (one trace at several rates) and
-// das-tuning's rows (RIFLING and the h/τ models) are drawn as line plots
-// over the quantity; anything else as bars. A made-up report suffices:
+// TestLinePlots: das-load (one trace at several rates) and das-tuning
+// (RIFLING and the h/τ models) are drawn as line plots over the quantity,
+// as their registrations declare (Experiment.Plot); anything else as bars,
+// even a report of another experiment with their shape. A made-up report suffices:
 // the plot reads only the spec, the names and the cells' metrics.
 func TestLinePlots(t *testing.T) {
-	fake := func(names []string, workloads []Workload) *Report {
-		r := &Report{Spec: Spec{Experiment: "t", Clusters: []Cluster{{Name: "small"}, {Name: "medium"}}, Workloads: workloads, Seeds: 1}}
+	fake := func(id string, names []string, workloads []Workload) *Report {
+		r := &Report{Spec: Spec{Experiment: id, Clusters: []Cluster{{Name: "small"}, {Name: "medium"}}, Workloads: workloads, Seeds: 1}}
 		for si, n := range names {
 			r.Names = append(r.Names, schedulers.Name(n))
 			for ci := range r.Spec.Clusters {
@@ -91,9 +92,10 @@ func TestLinePlots(t *testing.T) {
 		return r
 	}
 	trace := Workload{Name: "pai", Kind: KindTrace}
-	load := fake([]string{"rifling", "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
-	tuning := fake(append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
-	table1 := fake([]string{"fifo-firstfit", "tetris"}, []Workload{trace})
+	load := fake(DASLoad, []string{"rifling", "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
+	tuning := fake(DASTuning, append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
+	table1 := fake(DASTable1, []string{"fifo-firstfit", "tetris"}, []Workload{trace})
+	notTuning := fake(DASTable1, append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
 	for _, tc := range []struct {
 		r              *Report
 		rate, tuning   bool
@@ -102,6 +104,7 @@ func TestLinePlots(t *testing.T) {
 		{load, true, false, "over the arrival rate", ""},
 		{tuning, false, true, "over attention heads h", "RIFLING"},
 		{table1, false, false, "mean JCT (min)", "over"},
+		{notTuning, false, true, "mean JCT (min)", "over attention heads h"},
 	} {
 		if tc.r.overRate() != tc.rate || tc.r.overTuning() != tc.tuning {
 			t.Errorf("%v: overRate %v overTuning %v, want %v %v", tc.r.Names, tc.r.overRate(), tc.r.overTuning(), tc.rate, tc.tuning)
