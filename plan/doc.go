@@ -11,6 +11,8 @@
 //     experiment's spec, inputs and speed model, built once.
 //   - Config.Standalone, an experiment as schedlab eval runs it outside a
 //     run, by the same function as the run's.
+//   - SensitivityPart (Config.SensitivityParts): what every grid point of
+//     the sensitivity experiment evaluates and trains.
 //   - Training (Config.Training, TrainingOf), one model to train: its JSON
 //     is the training stage's cache key; its random streams (Inputs,
 //     ReplicaSeeds, TrainStreams) and its data split (TrainingData) are

@@ -22,6 +22,8 @@ type Config struct {
 	Source        string
 	Synthetic     bool
 	SyntheticJobs int
+	// Calibrated are the environments the run's calibrate stage fits.
+	Calibrated []string
 }
 
 // Plan is what a configuration evaluates, derived once from it and

@@ -3,6 +3,7 @@ package stages
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -168,7 +169,8 @@ func (c *Config) Validate() error {
 // passed.
 func (c *Config) Plan() plan.Config {
 	return plan.Config{Sim: c.Sim, Eval: c.Eval, Train: c.Train, Jobs: c.JobsArtifact(),
-		Source: c.Datasets.Source, Synthetic: c.Datasets.Source == SyntheticPAI, SyntheticJobs: c.Datasets.Synthetic.Jobs}
+		Source: c.Datasets.Source, Synthetic: c.Datasets.Source == SyntheticPAI, SyntheticJobs: c.Datasets.Synthetic.Jobs,
+		Calibrated: slices.DeleteFunc(slices.Sorted(maps.Keys(plan.Environments)), func(n string) bool { return !c.calibrates(n) })}
 }
 
 // Hash identifies the configuration by every key that can change an

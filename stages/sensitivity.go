@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 
@@ -19,121 +18,13 @@ import (
 	"github.com/schedlab/schedlab/training"
 )
 
-// sensitivityPart is the plan of one part of the sensitivity experiment:
-// what every grid point evaluates and trains. Its JSON is part of the
-// stage's configuration (the cache key).
-type sensitivityPart struct {
-	Name       string          `json:"name"`
-	Title      string          `json:"title"`
-	Learned    schedulers.Name `json:"learned"`
-	Heuristics []string        `json:"heuristics"`
-	// Spec is evaluated at every point: the same jobs (its workload
-	// streams are keyed by its experiment and cluster, not by the point).
-	Spec   evaluation.Spec `json:"spec"`
-	Fitted bool            `json:"fitted"`
-	// Environment is the calibrated environment the grid is centred on;
-	// "" when the part's paper has none (then the neutral one).
-	Environment string `json:"environment"`
-	// Training is the plan of every point's model (its seeds and
-	// interference are the point's).
-	Training *plan.Training `json:"training"`
-}
-
-// paperEnvironment is the calibrated environment of paper among those the
-// run calibrates (Config.calibrates), "" if none (the first by name if
-// several).
-func (c *Config) paperEnvironment(paper string) string {
-	for _, name := range slices.Sorted(maps.Keys(plan.Environments)) {
-		if plan.Environments[name] == paper && c.calibrates(name) {
-			return name
-		}
-	}
-	return ""
-}
-
-// sensitivityParts plans the configured parts, in
-// evaluation.SensitivityParts' order.
-func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
-	s := c.Eval.Sensitivity
-	// Short trainings: the part's episodes, on the evaluated cluster.
-	tc := c.Plan()
-	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals
-	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, plan.DASEachCluster
-	var parts []sensitivityPart
-	for _, name := range evaluation.SensitivityParts() {
-		if !slices.Contains(s.Parts, name) {
-			continue
-		}
-		var p sensitivityPart
-		var parent evaluation.Experiment
-		switch name {
-		case evaluation.SensitivityMARLDevice:
-			m := s.MARLDevice
-			parent = evaluation.MustLookup(evaluation.MARLArrivals)
-			p.Spec = parent.Spec()
-			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
-			i := slices.IndexFunc(p.Spec.Workloads, func(w evaluation.Workload) bool { return w.Kind == evaluation.KindUniform })
-			w := p.Spec.Workloads[i]
-			w.Intervals = m.Intervals
-			p.Spec.Workloads = []evaluation.Workload{w}
-			p.Spec.Clusters = []evaluation.Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}}
-			p.Heuristics = slices.Clone(m.Heuristics)
-			p.Title = fmt.Sprintf("marl-device, fat-tree k=%d of power8", m.K)
-		case evaluation.SensitivityDAS:
-			d := s.DAS
-			parent = evaluation.MustLookup(evaluation.DASTable1)
-			p.Spec = parent.Spec()
-			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
-			cs, err := sim.Preset(d.Cluster)
-			if err != nil {
-				return nil, fmt.Errorf("eval.sensitivity.das.cluster: %w", err)
-			}
-			p.Spec.Clusters = []evaluation.Cluster{{Name: d.Cluster, Spec: cs}}
-			for i := range p.Spec.Workloads {
-				p.Spec.Workloads[i].JobsFile = c.JobsArtifact() // resolved when the stage runs
-			}
-			p.Heuristics = slices.Clone(d.Heuristics)
-			p.Title = "das, " + d.Cluster + " cluster"
-		}
-		// Canonical names, so that aliases (fifo-ff) read as the tables'.
-		for i, h := range p.Heuristics {
-			canon, err := schedulers.Canonical(h)
-			if err != nil {
-				return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
-			}
-			p.Heuristics[i] = string(canon)
-		}
-		p.Name, p.Learned = name, schedulers.Name(name)
-		p.Environment = c.paperEnvironment(parent.Paper)
-		p.Spec.Experiment = evaluation.Sensitivity + "-" + name
-		p.Spec.Seeds = c.Eval.Seeds
-		p.Spec.Schedulers = append(slices.Clone(p.Heuristics), name)
-		// The map is of the speed model's scales: always the model, in the
-		// environment named for the tables (the points' environments are
-		// passed as the interference model).
-		p.Spec.Sim.Speed, p.Spec.Sim.Environment = sim.SpeedModel, p.Environment
-		if err := p.Spec.Validate(); err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
-		}
-		canon, err := schedulers.Canonical(name)
-		if err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
-		}
-		if p.Training, err = tc.TrainingOf(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
-		}
-		parts = append(parts, p)
-	}
-	return parts, nil
-}
-
 // SensitivityStage is the stage that writes the sensitivity experiment's
 // table and heat map: every grid point of every configured part trains
 // its model (into a scratch directory, removed after) and evaluates it
 // beside the heuristics, points running on the run's idle workers
 // (pipeline.BorrowWorker).
 func (c *Config) SensitivityStage() (pipeline.Stage, error) {
-	parts, err := c.sensitivityParts()
+	parts, err := c.Plan().SensitivityParts()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +37,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 		if p.Training.Data.Source == training.SourceTrace {
 			in = append(in, c.JobsArtifact())
 		}
-		in = append(in, p.speed().Inputs()...)
+		in = append(in, p.Speed().Inputs()...)
 	}
 	slices.Sort(in)
 	in = slices.Compact(in)
@@ -157,7 +48,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 		Out: append(slices.Clone(tables), plots...),
 		Cfg: struct {
 			Grid  sensitivity.Grid
-			Parts []sensitivityPart
+			Parts []plan.SensitivityPart
 		}{grid, parts},
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
 			var trace []datasets.Job
@@ -167,10 +58,10 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 					return err
 				}
 			}
-			points := sensitivityPoints{env: env, trace: trace, plans: map[string]sensitivityPart{}, models: map[string]sim.Interference{}}
+			points := sensitivityPoints{env: env, trace: trace, plans: map[string]plan.SensitivityPart{}, models: map[string]sim.Interference{}}
 			var sparts []sensitivity.Part
 			for _, p := range parts {
-				sp, model, err := p.part(env)
+				sp, model, err := sensitivityPartOf(p, env)
 				if err != nil {
 					return err
 				}
@@ -208,17 +99,11 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	}, nil
 }
 
-// speed is the speed model the part's grid is centred on: each point
-// scales its environment.
-func (p sensitivityPart) speed() plan.SpeedModel {
-	return plan.SpeedModel{Speed: p.Spec.Sim.Speed, Fitted: p.Fitted, Environment: p.Environment}
-}
-
-// part is p as package sensitivity sees it, with its base environment
+// sensitivityPartOf is p as package sensitivity sees it, with its base environment
 // (the calibrated one, else the neutral one) and the base interference
 // model the points' environments wrap.
-func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interference, error) {
-	speeds, err := p.speed().Resolve(p.speed().RunSources(env.Input))
+func sensitivityPartOf(p plan.SensitivityPart, env *pipeline.Env) (sensitivity.Part, sim.Interference, error) {
+	speeds, err := p.Speed().Resolve(p.Speed().RunSources(env.Input))
 	if err != nil {
 		return sensitivity.Part{}, nil, err
 	}
@@ -271,7 +156,7 @@ func trainSize(t *plan.Training) string {
 type sensitivityPoints struct {
 	env    *pipeline.Env
 	trace  []datasets.Job
-	plans  map[string]sensitivityPart
+	plans  map[string]plan.SensitivityPart
 	models map[string]sim.Interference // base model, by part
 }
 

@@ -99,7 +99,7 @@ func TestSensitivityConformance(t *testing.T) {
 func TestSensitivityMarginSign(t *testing.T) {
 	cfg := sensitivityConfig()
 	cfg.Eval.Sensitivity.MARLDevice.Intervals = 4
-	plans, err := cfg.sensitivityParts()
+	plans, err := cfg.Plan().SensitivityParts()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestSensitivityDAS(t *testing.T) {
 	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 20, 10
 	md := string(runSensitivity(t, cfg)["tables/sensitivity.md"])
 	want := []string{"| das | 1 | 2 |", "on small;"}
-	if sensitivityConfig().paperEnvironment(evaluation.PaperDAS) == "" {
+	if sensitivityConfig().Plan().PaperEnvironment(evaluation.PaperDAS) == "" {
 		want = append(want, "centred on the neutral one")
 	}
 	for _, w := range want {
@@ -176,7 +176,7 @@ func TestSensitivityInDAG(t *testing.T) {
 	if !ok {
 		t.Fatal("listed sensitivity experiment has no stage")
 	}
-	if in := st.Inputs(); !slices.Contains(in, plan.EnvironmentFile(sensitivityConfig().paperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
+	if in := st.Inputs(); !slices.Contains(in, plan.EnvironmentFile(sensitivityConfig().Plan().PaperEnvironment(evaluation.PaperMARL))) || !slices.Contains(in, FitModel) {
 		t.Errorf("inputs %v: want the marl-paper environment and the fitted model", in)
 	}
 	bad := sensitivityConfig()

@@ -1,0 +1,125 @@
+package plan
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// SensitivityPart is the plan of one part of the sensitivity experiment:
+// what every grid point evaluates and trains. Its JSON is part of the
+// stage's configuration (the cache key).
+type SensitivityPart struct {
+	Name       string          `json:"name"`
+	Title      string          `json:"title"`
+	Learned    schedulers.Name `json:"learned"`
+	Heuristics []string        `json:"heuristics"`
+	// Spec is evaluated at every point: the same jobs (its workload
+	// streams are keyed by its experiment and cluster, not by the point).
+	Spec   evaluation.Spec `json:"spec"`
+	Fitted bool            `json:"fitted"`
+	// Environment is the calibrated environment the grid is centred on;
+	// "" when the part's paper has none (then the neutral one).
+	Environment string `json:"environment"`
+	// Training is the plan of every point's model (its seeds and
+	// interference are the point's).
+	Training *Training `json:"training"`
+}
+
+// PaperEnvironment is the calibrated environment of paper among those the
+// run calibrates (Config.Calibrated), "" if none (the first by name if
+// several).
+func (c Config) PaperEnvironment(paper string) string {
+	for _, name := range slices.Sorted(maps.Keys(Environments)) {
+		if Environments[name] == paper && slices.Contains(c.Calibrated, name) {
+			return name
+		}
+	}
+	return ""
+}
+
+// SensitivityParts plans the configured parts, in
+// evaluation.SensitivityParts' order.
+func (c Config) SensitivityParts() ([]SensitivityPart, error) {
+	s := c.Eval.Sensitivity
+	// Short trainings: the part's episodes, on the evaluated cluster.
+	tc := c
+	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals
+	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, DASEachCluster
+	var parts []SensitivityPart
+	for _, name := range evaluation.SensitivityParts() {
+		if !slices.Contains(s.Parts, name) {
+			continue
+		}
+		var p SensitivityPart
+		var parent evaluation.Experiment
+		switch name {
+		case evaluation.SensitivityMARLDevice:
+			m := s.MARLDevice
+			parent = evaluation.MustLookup(evaluation.MARLArrivals)
+			p.Spec = parent.Spec()
+			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			i := slices.IndexFunc(p.Spec.Workloads, func(w evaluation.Workload) bool { return w.Kind == evaluation.KindUniform })
+			w := p.Spec.Workloads[i]
+			w.Intervals = m.Intervals
+			p.Spec.Workloads = []evaluation.Workload{w}
+			p.Spec.Clusters = []evaluation.Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}}
+			p.Heuristics = slices.Clone(m.Heuristics)
+			p.Title = fmt.Sprintf("marl-device, fat-tree k=%d of power8", m.K)
+		case evaluation.SensitivityDAS:
+			d := s.DAS
+			parent = evaluation.MustLookup(evaluation.DASTable1)
+			p.Spec = parent.Spec()
+			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			cs, err := sim.Preset(d.Cluster)
+			if err != nil {
+				return nil, fmt.Errorf("eval.sensitivity.das.cluster: %w", err)
+			}
+			p.Spec.Clusters = []evaluation.Cluster{{Name: d.Cluster, Spec: cs}}
+			for i := range p.Spec.Workloads {
+				p.Spec.Workloads[i].JobsFile = c.Jobs // resolved when the stage runs
+			}
+			p.Heuristics = slices.Clone(d.Heuristics)
+			p.Title = "das, " + d.Cluster + " cluster"
+		}
+		// Canonical names, so that aliases (fifo-ff) read as the tables'.
+		for i, h := range p.Heuristics {
+			canon, err := schedulers.Canonical(h)
+			if err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+			}
+			p.Heuristics[i] = string(canon)
+		}
+		p.Name, p.Learned = name, schedulers.Name(name)
+		p.Environment = c.PaperEnvironment(parent.Paper)
+		p.Spec.Experiment = evaluation.Sensitivity + "-" + name
+		p.Spec.Seeds = c.Eval.Seeds
+		p.Spec.Schedulers = append(slices.Clone(p.Heuristics), name)
+		// The map is of the speed model's scales: always the model, in the
+		// environment named for the tables (the points' environments are
+		// passed as the interference model).
+		p.Spec.Sim.Speed, p.Spec.Sim.Environment = sim.SpeedModel, p.Environment
+		if err := p.Spec.Validate(); err != nil {
+			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		}
+		canon, err := schedulers.Canonical(name)
+		if err != nil {
+			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		}
+		if p.Training, err = tc.TrainingOf(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
+			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// Speed is the speed model the part's grid is centred on: each point
+// scales its environment.
+func (p SensitivityPart) Speed() SpeedModel {
+	return SpeedModel{Speed: p.Spec.Sim.Speed, Fitted: p.Fitted, Environment: p.Environment}
+}
