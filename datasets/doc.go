@@ -32,7 +32,10 @@
 //  2. Register it (Register, from the file's init) under a source name, so
 //     that `schedlab ingest --source NAME`, `schedlab list sources` and the
 //     ingest stage find it; say in its doc comment how its columns map to
-//     the canonical fields and their bounds (CheckJob, CheckNode).
+//     the canonical fields and their bounds (CheckJob, CheckNode). A
+//     reader that writes other tables than the jobs table says which
+//     (Tabler), so that the ingest stage declares them and a run uses
+//     them (an arrivals table feeds the google workload).
 //  3. Test it: a small fixture you write under testdata/, a malformed-input
 //     table, a fuzz test with a seed corpus and, where the real data are
 //     present (internal/shareddata), exact row counts, skipped cleanly when

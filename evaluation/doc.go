@@ -36,8 +36,9 @@
 //     Section, Spec, Configure (apply the section; say whether speeds come
 //     from the fitted model), CheckConfig (naming keys in full), Defaults
 //     (its section's YAML with docs), Reference when the paper's figures
-//     go beside ours. A derived experiment sets Derive; a staged one (its
-//     own stage writes it) sets Stage.
+//     go beside ours, Plot when its figure is not the grouped bars. A
+//     derived experiment sets Derive; a staged one (its own stage writes
+//     it) sets Stage.
 //  2. Its section's type is a field of Config (eval.<section>).
 //  3. List it in a preset's eval.experiments: its stage, tables, plots,
 //     report section and derived stages follow from the registration.
