@@ -22,7 +22,7 @@ const TaskTrain = "train.model"
 
 func init() { pipeline.RegisterTask(TaskTrain, runTrainTask) }
 
-// trainTask is a training's spec: the plan (ModelTraining, whose family
+// trainTask is a training's spec: the plan (plan.Training, whose family
 // config decodes into the family's own type), the stage whose name names
 // its random streams, and the files it reads (each also an input).
 type trainTask struct {
