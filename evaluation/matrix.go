@@ -344,6 +344,12 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 		return CellResult{}, err
 	}
 	cfg := spec.Sim
+	if info, ok := schedulers.Lookup(string(c.Scheduler)); ok && info.Trigger != "" {
+		// A policy defined with its own trigger (Tiresias' at every
+		// arrival and completion) runs with it, whatever the experiment's:
+		// preemptive rows sit beside the others with nothing set by hand.
+		cfg.Trigger = info.Trigger
+	}
 	if cfg.Socket == sim.SocketRandom {
 		// The column's stream: every scheduler of a (cluster, workload,
 		// seed) draws from the same one.
