@@ -73,6 +73,15 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
 		switch {
+		case w.Kind == evaluation.KindTrace && w.Source != "":
+			// A named trace: its ingested jobs table, or none (the
+			// workload is skipped) when the run does not ingest it.
+			if c.ingests(w.Source) {
+				w.JobsFile = path.Join(IngestDir(w.Source), datasets.JobsFile)
+				if !slices.Contains(inputs, w.JobsFile) {
+					inputs = append(inputs, w.JobsFile)
+				}
+			}
 		case w.Kind == evaluation.KindTrace:
 			w.JobsFile = c.JobsArtifact() // resolved to the run's file when the stage runs
 			if !slices.Contains(inputs, w.JobsFile) {
@@ -110,7 +119,7 @@ func (c *Config) ExperimentSpec(id, jobsFile, arrivals string) (spec evaluation.
 	}
 	if jobsFile == "" && c.Datasets.Source != SyntheticPAI {
 		for _, w := range e.Spec().Workloads {
-			if w.Kind == evaluation.KindTrace {
+			if w.Kind == evaluation.KindTrace && w.Source == "" {
 				return spec, false, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run, or the jobs.parquet of schedlab ingest)", c.Datasets.Source, c.JobsArtifact())
 			}
 		}
@@ -120,7 +129,17 @@ func (c *Config) ExperimentSpec(id, jobsFile, arrivals string) (spec evaluation.
 		return spec, false, err
 	}
 	for i := range spec.Workloads {
-		if w := &spec.Workloads[i]; w.Kind == evaluation.KindTrace {
+		w := &spec.Workloads[i]
+		if w.Kind == evaluation.KindTrace && w.Source != "" {
+			// A named trace reads the given table only if it holds that
+			// trace; its cells are skipped otherwise.
+			w.JobsFile = ""
+			if info, err := datasets.InspectTable(jobsFile); jobsFile != "" && err == nil && info.Source == w.Source {
+				w.JobsFile = jobsFile
+			}
+			continue
+		}
+		if w.Kind == evaluation.KindTrace {
 			w.JobsFile, w.SyntheticJobs = jobsFile, 0
 			if jobsFile == "" {
 				w.SyntheticJobs = c.Datasets.Synthetic.Jobs
@@ -131,6 +150,11 @@ func (c *Config) ExperimentSpec(id, jobsFile, arrivals string) (spec evaluation.
 		return spec, false, fmt.Errorf("eval (%s): %w", id, err)
 	}
 	return spec, fitted, nil
+}
+
+// ingests reports whether the run ingests source's trace.
+func (c *Config) ingests(source string) bool {
+	return slices.ContainsFunc(c.Datasets.Ingest, func(s IngestSpec) bool { return s.Source == source })
 }
 
 // ErrNotRunnable is an experiment that schedlab eval cannot run on its
