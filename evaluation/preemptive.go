@@ -67,9 +67,12 @@ max_jobs: 2000
 restart_s: [0, 30]
 # Clusters, one column group each: {name, spec} as in marl_servers; DAS's
 # small, medium and large are flat clusters of 8, 16 and 32 pai-v100
-# servers (8 V100 each).
+# servers (8 V100 each). The ingested traces merge their clusters (15
+# Philly virtual clusters, 10 ITP clusters): on small their first jobs
+# queue for days, on large for hours.
 clusters:
   - {name: small, spec: {topology: flat, n: 8, servers: pai-v100}}
+  - {name: large, spec: {topology: flat, n: 32, servers: pai-v100}}
 `,
 		Summary: `Preemptive baselines (Tiresias' 2D-LAS and LAS, smallest-GPU-first, strict
 FIFO; SRTF and SRSF as oracles) beside FIFO-FirstFit and Tetris on the
@@ -124,13 +127,14 @@ restart costs 0 and 30 s; standalone job speeds; mean JCT and fee.`,
 // preemptiveDefaults is the section the registration's Defaults declare,
 // for the documented spec.
 func preemptiveDefaults() PreemptiveConfig {
-	cs, _ := sim.Preset("small")
+	small, _ := sim.Preset("small")
+	large, _ := sim.Preset("large")
 	return PreemptiveConfig{
 		Schedulers: []string{"fifo-firstfit", "tetris", "fifo-strict", "smallest-first", "tiresias-las", "tiresias-las-1d", "srtf", "srsf"},
 		Traces:     slices.Clone(PreemptiveTraces),
 		MaxJobs:    2000,
 		RestartS:   []float64{0, 30},
-		Clusters:   []Cluster{{Name: "small", Spec: cs}},
+		Clusters:   []Cluster{{Name: "small", Spec: small}, {Name: "large", Spec: large}},
 	}
 }
 

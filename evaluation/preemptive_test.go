@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -49,6 +50,7 @@ func TestPreemptiveExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Clusters = s.Clusters[:1] // small: the jobs queue there
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
 		w.JobsFile, w.MaxJobs = files[w.Source], 300
@@ -66,6 +68,9 @@ func TestPreemptiveExperiment(t *testing.T) {
 		t.Fatalf("the table differs between 1 and 3 workers:\n%s\n%s", tables[0], tables[1])
 	}
 	tab := rep.Table()
+	if notes := strings.Join(tab.Notes, "\n"); !strings.Contains(notes, "2D-LAS (Tiresias) every") || !strings.Contains(notes, "elasticflow-r30 30 s") {
+		t.Errorf("notes do not say which rows run their own trigger, or the restart costs:\n%s", notes)
+	}
 	var labels []string
 	for _, r := range tab.Rows {
 		if r.Source == SourceOurs {
