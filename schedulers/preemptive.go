@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/sim"
 )
@@ -138,8 +139,11 @@ func (r *runnable) get(i int) *rjob {
 
 // removeGone drops the finished jobs (js nil) from q, keeping the order.
 func removeGone(q []*rjob) []*rjob {
-	k := 0
-	for _, j := range q {
+	k := slices.IndexFunc(q, func(j *rjob) bool { return j.js == nil })
+	if k < 0 {
+		return q
+	}
+	for _, j := range q[k+1:] {
 		if j.js != nil {
 			q[k] = j
 			k++
