@@ -36,6 +36,10 @@
 //     reward. The paper measures at k = 20 (2,000 servers); the "tested
 //     at" column says at which scale the run did.
 //   - MARL Fig. 10: the multi-agent scheduler beats one single agent.
+//   - Tiresias (NSDI '19) §6, on the preemptive experiment's traces and
+//     restart costs: 2D-LAS, knowing no duration, beats strict FIFO on
+//     mean JCT; and SRTF (an oracle, the row claimed, never a baseline)
+//     against 2D-LAS, whose margin is what knowing durations is worth.
 //   - Calibration targets (the calibration experiment's
 //     tables/calibration.csv): MARL Figs 1(a), 3(a), 1(b), 2(b) and Table
 //     III in marl-paper, DAS Table 1's heuristic spreads per cluster in
