@@ -42,8 +42,8 @@ func preemptiveTraces(t *testing.T, dir string) map[string]string {
 // spec, cut to a few hundred jobs of each shared trace: every row has a
 // value in every column, the oracles come last, a row that never
 // preempts is the same at both restart costs, and some preemptive row is
-// not (so the restart cost reached the cells); twice, with one and with
-// three workers, to the same bytes.
+// not (so the restart cost reached the cells); with one and with three
+// workers to the same bytes, and at another run seed to the same figures.
 func TestPreemptiveExperiment(t *testing.T) {
 	files := preemptiveTraces(t, t.TempDir())
 	s, err := DefaultSpec(Preemptive)
@@ -55,10 +55,13 @@ func TestPreemptiveExperiment(t *testing.T) {
 		w := &s.Workloads[i]
 		w.JobsFile, w.MaxJobs = files[w.Source], 300
 	}
-	var tables [2][]byte
+	var tables [3][]byte
 	var rep *Report
-	for k, workers := range []int{1, 3} {
-		rep, err = Run(context.Background(), s, Options{Seed: 5, Workers: workers})
+	for k, run := range []struct {
+		seed    uint64
+		workers int
+	}{{5, 1}, {5, 3}, {6, 2}} {
+		rep, err = Run(context.Background(), s, Options{Seed: run.seed, Workers: run.workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,6 +69,11 @@ func TestPreemptiveExperiment(t *testing.T) {
 	}
 	if string(tables[0]) != string(tables[1]) {
 		t.Fatalf("the table differs between 1 and 3 workers:\n%s\n%s", tables[0], tables[1])
+	}
+	// No row draws from the seed and the traces are files: another run
+	// seed changes only the note that names it.
+	if a, b := strings.ReplaceAll(string(tables[0]), "run seed 5", ""), strings.ReplaceAll(string(tables[2]), "run seed 6", ""); a != b {
+		t.Fatalf("the table differs between run seeds 5 and 6 beyond the seed's note:\n%s\n%s", a, b)
 	}
 	tab := rep.Table()
 	if notes := strings.Join(tab.Notes, "\n"); !strings.Contains(notes, "2D-LAS (Tiresias) every") || !strings.Contains(notes, "elasticflow-r30 30 s") {
