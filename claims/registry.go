@@ -103,6 +103,7 @@ func init() {
 			fmt.Sprintf("On %s, the heuristic rows' mean JCT spreads by 4–22 %% and their fee by at most 6 %%", title(cl)),
 			"4–22 %, ≤ 6 %", []string{"DAS Table 1, " + title(cl) + ":"}}.register()
 	}
+	registerPreemptive()
 }
 
 // dasBaselines are DAS Table 1's baselines: the heuristic and

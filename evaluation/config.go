@@ -32,6 +32,7 @@ type Config struct {
 	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
 	Sensitivity    SensitivityConfig  `mapstructure:"sensitivity" yaml:"sensitivity" json:"sensitivity"`
 	Calibration    CalibrationConfig  `mapstructure:"calibration" yaml:"calibration" json:"calibration"`
+	Preemptive     PreemptiveConfig   `mapstructure:"preemptive" yaml:"preemptive" json:"preemptive"`
 }
 
 // ConfigKey is the experiment's section of the run configuration:

@@ -21,7 +21,7 @@ import (
 // valid and named by its id.
 func TestRegistry(t *testing.T) {
 	want := []string{Calibration, DASTable1, DASLoad, DASTuning, DASWilcoxon, DASOverhead, DASTraining,
-		MARLArrivals, MARLArrivalsConvergence, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence, Sensitivity}
+		MARLArrivals, MARLArrivalsConvergence, MARLServers, MARLTopologies, MARLVsSingle, MARLConvergence, Sensitivity, Preemptive}
 	var got []string
 	for _, e := range Experiments() {
 		got = append(got, e.ID)
@@ -29,7 +29,7 @@ func TestRegistry(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("Experiments() = %v, want %v", got, want)
 	}
-	wantRun := []string{DASTable1, DASLoad, DASTuning, MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle}
+	wantRun := []string{DASTable1, DASLoad, DASTuning, MARLArrivals, MARLServers, MARLTopologies, MARLVsSingle, Preemptive}
 	if got := RunIDs(); !slices.Equal(got, wantRun) {
 		t.Errorf("RunIDs() = %v, want %v", got, wantRun)
 	}
@@ -111,6 +111,7 @@ func TestConfigure(t *testing.T) {
 		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
+		Preemptive:     preemptiveDefaults(),
 	}
 	if err := def.Validate(); err != nil {
 		t.Fatal(err)
@@ -144,6 +145,13 @@ func TestConfigure(t *testing.T) {
 	if !reflect.DeepEqual(s.Clusters, c.MARLTopologies.Clusters) {
 		t.Errorf("marl-topologies clusters: %+v", s.Clusters)
 	}
+	c.Preemptive.Traces, c.Preemptive.RestartS, c.Preemptive.MaxJobs = []string{"elasticflow"}, []float64{0, 12.5}, 40
+	e, _ = Lookup(Preemptive)
+	s = e.Spec()
+	e.Configure(&c, &s)
+	if len(s.Workloads) != 2 || s.Workloads[1].Name != "elasticflow-r12.5" || s.Workloads[1].Source != "elasticflow" || s.Workloads[1].RestartS != 12.5 || s.Workloads[1].MaxJobs != 40 {
+		t.Errorf("preemptive workloads: %+v", s.Workloads)
+	}
 }
 
 // TestConfigValidate: each section's check names its key in full.
@@ -162,6 +170,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) {
 			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
 		}, "eval.marl_vs_single.clusters[0] (s)"},
+		{func(c *Config) { c.Experiments = []string{Preemptive} }, "eval.preemptive: give at least one of traces"},
+		{func(c *Config) { c.Preemptive.RestartS = []float64{30, 30} }, "eval.preemptive.restart_s[1]"},
+		{func(c *Config) { c.Preemptive.Traces = []string{"philly"} }, "eval.preemptive.traces[0]"},
 	} {
 		c := Config{Seeds: 1, DASTable1: DASTable1Config{MaxJobs: 1, TestFraction: 0.5}, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
 		if err := c.Validate(); err != nil {

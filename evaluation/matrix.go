@@ -268,11 +268,17 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 			}
 		}
 	}
+	if w.Kind == KindTrace && w.Source != "" && w.JobsFile == "" {
+		// A named trace the run did not ingest: said, not replaced by
+		// the generator's jobs.
+		skip = fmt.Sprintf("trace %s not ingested by this run (datasets.ingest)", w.Source)
+		log.Info("workload skipped", "experiment", spec.Experiment, "workload", w.Name, "reason", skip)
+	}
 	var traceSource string
 	for r := 0; r < spec.Seeds; r++ {
 		var test []datasets.Job
 		var info WorkloadInfo
-		if w.Kind == KindTrace {
+		if w.Kind == KindTrace && skip == "" {
 			// One trace serves every cluster: it is pruned against all.
 			raw, src, err := loadTrace(ctx, w, seed, spec.Experiment, r)
 			if err != nil {
@@ -344,6 +350,15 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 		return CellResult{}, err
 	}
 	cfg := spec.Sim
+	if info, ok := schedulers.Lookup(string(c.Scheduler)); ok && info.Trigger != "" {
+		// A policy defined with its own trigger (Tiresias' at every
+		// arrival and completion) runs with it, whatever the experiment's:
+		// preemptive rows sit beside the others with nothing set by hand.
+		cfg.Trigger = info.Trigger
+	}
+	if wi := slices.IndexFunc(spec.Workloads, func(w Workload) bool { return w.Name == c.Workload }); wi >= 0 && spec.Workloads[wi].RestartS > 0 {
+		cfg.RestartS = spec.Workloads[wi].RestartS
+	}
 	if cfg.Socket == sim.SocketRandom {
 		// The column's stream: every scheduler of a (cluster, workload,
 		// seed) draws from the same one.

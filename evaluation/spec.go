@@ -89,6 +89,16 @@ type Workload struct {
 	// jobs: their submission times, measured from the first, are divided
 	// by it (DAS Fig. 7: 0.5 low, 1 normal, 2 high). 0 means 1.
 	ArrivalRate float64 `mapstructure:"arrival_rate" yaml:"arrival_rate" json:"arrival_rate"`
+	// Source (trace), when set, names the ingested trace the workload
+	// replays (a datasets source: philly-gavel, elasticflow, pai-sim): a
+	// run gives it that source's jobs table as JobsFile when it ingests
+	// the source, and none when it does not; then the workload's cells
+	// are skipped, as the tables say, never drawn from the generator.
+	Source string `mapstructure:"source" yaml:"source,omitempty" json:"source,omitempty"`
+	// RestartS (trace), when > 0, is what resuming a preempted job costs
+	// in this workload's cells, in place of sim.restart_s: one trace at
+	// two restart costs is two workloads, side by side in one table.
+	RestartS float64 `mapstructure:"restart_s" yaml:"restart_s,omitempty" json:"restart_s,omitempty"`
 
 	// JobsPerPod (uniform, poisson, google) is the (mean) number of jobs
 	// each pod receives per interval of Sim.IntervalS seconds; 0 means the
@@ -252,8 +262,11 @@ func checkName(n string) error {
 func (w Workload) validate(cfg sim.Config) error {
 	switch w.Kind {
 	case KindTrace:
-		if w.JobsFile == "" && w.SyntheticJobs < 1 {
-			return fmt.Errorf("synthetic_jobs: must be >= 1 when no jobs_file is given, got %d", w.SyntheticJobs)
+		if w.JobsFile == "" && w.Source == "" && w.SyntheticJobs < 1 {
+			return fmt.Errorf("synthetic_jobs: must be >= 1 when no jobs_file or source is given, got %d", w.SyntheticJobs)
+		}
+		if !(w.RestartS >= 0) || math.IsInf(w.RestartS, 0) {
+			return fmt.Errorf("restart_s: must be >= 0 (0: sim.restart_s) and finite, got %v", w.RestartS)
 		}
 		if w.MaxJobs < 1 {
 			return fmt.Errorf("max_jobs: must be >= 1, got %d", w.MaxJobs)

@@ -603,8 +603,11 @@ func (r *Report) notes(ran bool) []string {
 	if !ran {
 		n = append(n, "No cell ran.")
 	}
-	n = append(n, fmt.Sprintf("Simulator: %s triggers, %s; %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
-		s.Sim.Trigger, speedNote(s.Sim), s.Sim.PriceGPUHour, s.Seeds, r.Seed))
+	n = append(n, fmt.Sprintf("Simulator: %s triggers%s, %s; %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
+		s.Sim.Trigger, ownTriggers(s), speedNote(s.Sim), s.Sim.PriceGPUHour, s.Seeds, r.Seed))
+	if restart := restartNote(s); restart != "" {
+		n = append(n, restart)
+	}
 	if ref := r.reference(); ref != nil {
 		if ok, why := r.comparable(); !ok {
 			n = append(n, "The paper's figures are not shown: "+why+".")
@@ -613,6 +616,36 @@ func (r *Report) notes(ran bool) []string {
 		}
 	}
 	return n
+}
+
+// ownTriggers names the rows that run under a trigger of their own
+// (schedulers.Info.Trigger, as runCell applies it), "" when none does.
+func ownTriggers(s Spec) string {
+	var own []string
+	for _, name := range s.Schedulers {
+		if info, ok := schedulers.Lookup(name); ok && info.Trigger != "" && info.Trigger != s.Sim.Trigger {
+			own = append(own, fmt.Sprintf("%s %s", schedulers.Display(name), info.Trigger))
+		}
+	}
+	if len(own) == 0 {
+		return ""
+	}
+	return " (rows with a trigger of their own: " + strings.Join(own, ", ") + ")"
+}
+
+// restartNote says what resuming a preempted job costs in each workload
+// that sets it, "" when none does.
+func restartNote(s Spec) string {
+	var ws []string
+	for _, w := range s.Workloads {
+		if w.RestartS > 0 {
+			ws = append(ws, fmt.Sprintf("%s %g s", w.Name, w.RestartS))
+		}
+	}
+	if len(ws) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("A preempted job pays a restart cost when it resumes (extra standalone seconds): %s; %g s elsewhere.", strings.Join(ws, ", "), s.Sim.RestartS)
 }
 
 // speedNote says which speed model produced a table (sim.speed), in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 )
 
@@ -24,6 +25,10 @@ type Config struct {
 	SyntheticJobs int
 	// Calibrated are the environments the run's calibrate stage fits.
 	Calibrated []string
+	// Ingested maps each trace source the run ingests to the run
+	// artifact of its jobs table: a workload naming its trace (Source)
+	// reads that table, and is skipped when the run does not ingest it.
+	Ingested map[string]string
 }
 
 // Plan is what a configuration evaluates, derived once from it and
@@ -113,6 +118,15 @@ func (c Config) Experiment(id, arrivals string) (Experiment, error) {
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
 		switch {
+		case w.Kind == evaluation.KindTrace && w.Source != "":
+			// A named trace: its ingested jobs table, or none (the
+			// workload is skipped) when the run does not ingest it.
+			if jobs, ok := c.Ingested[w.Source]; ok {
+				w.JobsFile = jobs
+				if !slices.Contains(inputs, w.JobsFile) {
+					inputs = append(inputs, w.JobsFile)
+				}
+			}
 		case w.Kind == evaluation.KindTrace:
 			w.JobsFile = c.Jobs // resolved to the run's file when the stage runs
 			if !slices.Contains(inputs, w.JobsFile) {
@@ -151,7 +165,7 @@ func (c Config) Standalone(id, jobsFile, arrivals string) (Experiment, error) {
 	}
 	if jobsFile == "" && !c.Synthetic {
 		for _, w := range e.Spec().Workloads {
-			if w.Kind == evaluation.KindTrace {
+			if w.Kind == evaluation.KindTrace && w.Source == "" {
 				return Experiment{}, fmt.Errorf("datasets.source is %s: give its jobs table (%s of a run, or the jobs.parquet of schedlab ingest)", c.Source, c.Jobs)
 			}
 		}
@@ -161,7 +175,17 @@ func (c Config) Standalone(id, jobsFile, arrivals string) (Experiment, error) {
 		return Experiment{}, err
 	}
 	for i := range x.Spec.Workloads {
-		if w := &x.Spec.Workloads[i]; w.Kind == evaluation.KindTrace {
+		w := &x.Spec.Workloads[i]
+		if w.Kind == evaluation.KindTrace && w.Source != "" {
+			// A named trace reads the given table only if it holds that
+			// trace; its cells are skipped otherwise.
+			w.JobsFile = ""
+			if info, err := datasets.InspectTable(jobsFile); jobsFile != "" && err == nil && info.Source == w.Source {
+				w.JobsFile = jobsFile
+			}
+			continue
+		}
+		if w.Kind == evaluation.KindTrace {
 			w.JobsFile, w.SyntheticJobs = jobsFile, 0
 			if jobsFile == "" {
 				w.SyntheticJobs = c.SyntheticJobs

@@ -165,10 +165,18 @@ func (p *LAS) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 	}
 	d := p.walk(st, p.queues...)
 	for qi, q := range p.queues {
-		// Running jobs first, then the pending ones, each in order.
-		k := 0
+		// Running jobs first, then the pending ones, each in order. Only
+		// the part from the first pending job moves, and only if a
+		// running job follows it: a queue rewritten at every decision is
+		// a pointer write per job, each one a write barrier while the
+		// collector runs.
+		f := slices.IndexFunc(q, func(j *rjob) bool { return !j.running })
+		if f < 0 || !slices.ContainsFunc(q[f:], func(j *rjob) bool { return j.running }) {
+			continue
+		}
+		k := f
 		pend := p.scratch[:0]
-		for _, j := range q {
+		for _, j := range q[f:] {
 			if j.running {
 				q[k] = j
 				k++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/sim"
 )
@@ -71,6 +72,13 @@ type runnable struct {
 	shapes map[*sim.Instance]int32
 	failed []uint32
 	pass   uint32
+	// from[shape] is where first fit may start for a job of that shape
+	// in the walk's first pass (fromAt[shape] == pass): the server the
+	// last job of the shape booked its first instance on. The servers
+	// before it did not fit that instance then, and the ledger has only
+	// shrunk since.
+	from   []int32
+	fromAt []uint32
 }
 
 // sync brings the list to st: jobs finished since the last decision are
@@ -117,6 +125,7 @@ func (r *runnable) shapeOf(js *sim.JobState) int32 {
 		id = int32(len(r.shapes))
 		r.shapes[k] = id
 		r.failed = append(r.failed, 0)
+		r.from, r.fromAt = append(r.from, 0), append(r.fromAt, 0)
 	}
 	return id
 }
@@ -130,8 +139,11 @@ func (r *runnable) get(i int) *rjob {
 
 // removeGone drops the finished jobs (js nil) from q, keeping the order.
 func removeGone(q []*rjob) []*rjob {
-	k := 0
-	for _, j := range q {
+	k := slices.IndexFunc(q, func(j *rjob) bool { return j.js == nil })
+	if k < 0 {
+		return q
+	}
+	for _, j := range q[k+1:] {
 		if j.js != nil {
 			q[k] = j
 			k++
@@ -185,7 +197,7 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 			if !j.js.Total.Fits(tot) || r.failedShape(j) {
 				continue // more than is left in all, or a shape that did not fit
 			}
-			if r.book(j.js) {
+			if r.book(j) {
 				tot = tot.Sub(j.js.Total)
 				r.chosen = append(r.chosen, j)
 				j.chosen = true
@@ -268,26 +280,47 @@ func (r *runnable) reset(st *sim.State) {
 	}
 }
 
-// book books each instance of js on the lowest-index server it fits, or
-// books nothing and reports false.
-func (r *runnable) book(js *sim.JobState) bool {
+// book books each instance of j on the lowest-index server it fits, or
+// books nothing and reports false. An instance like the one before it
+// starts its search where that one went, a first instance where the last
+// job of its shape put its own (runnable.from): the servers before did
+// not fit it and have only lost resources since, so the answer is the
+// full scan's.
+func (r *runnable) book(j *rjob) bool {
+	js := j.js
+	from := 0
+	if r.fromAt[j.shape] == r.pass {
+		from = int(r.from[j.shape])
+	}
 	for i, in := range js.Instances {
-		s := -1
-		for k := range r.free {
-			if in.Demand.Fits(r.free[k]) {
-				s = k
-				break
-			}
+		if i > 0 && in.Demand != js.Instances[i-1].Demand {
+			from = 0
 		}
+		s := r.scan(in.Demand, from)
 		if s < 0 {
 			r.unbook(js, i)
 			return false
 		}
+		if i == 0 {
+			r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
+		}
 		r.free[s] = r.free[s].Sub(in.Demand)
 		r.booked = append(r.booked, s)
+		from = s
 	}
 	r.booked = r.booked[:0]
 	return true
+}
+
+// scan is the lowest-index server from from on whose free resources d
+// fits, or −1.
+func (r *runnable) scan(d sim.Resources, from int) int {
+	for k := from; k < len(r.free); k++ {
+		if d.Fits(r.free[k]) {
+			return k
+		}
+	}
+	return -1
 }
 
 // unbook gives back the first n instances book booked.
@@ -322,14 +355,13 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		slots = append(slots, sim.Slot{})
 	}
 	r.slotBuf = slots
+	from := 0
 	for i, in := range js.Instances {
-		s := -1
-		for k := range r.free {
-			if in.Demand.Fits(r.free[k]) {
-				s = k
-				break
-			}
+		if i > 0 && in.Demand != js.Instances[i-1].Demand {
+			from = 0 // (as in book)
 		}
+		s := r.scan(in.Demand, from)
+		from = max(s, 0)
 		if s < 0 {
 			for k := range i {
 				r.free[slots[k].Server] = r.free[slots[k].Server].Add(js.Instances[k].Demand)

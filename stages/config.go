@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -170,7 +171,18 @@ func (c *Config) Validate() error {
 func (c *Config) Plan() plan.Config {
 	return plan.Config{Sim: c.Sim, Eval: c.Eval, Train: c.Train, Jobs: c.JobsArtifact(),
 		Source: c.Datasets.Source, Synthetic: c.Datasets.Source == SyntheticPAI, SyntheticJobs: c.Datasets.Synthetic.Jobs,
-		Calibrated: slices.DeleteFunc(slices.Sorted(maps.Keys(plan.Environments)), func(n string) bool { return !c.calibrates(n) })}
+		Calibrated: slices.DeleteFunc(slices.Sorted(maps.Keys(plan.Environments)), func(n string) bool { return !c.calibrates(n) }),
+		Ingested:   c.ingestedJobs()}
+}
+
+// ingestedJobs maps each source the run ingests to its jobs table's run
+// artifact.
+func (c *Config) ingestedJobs() map[string]string {
+	m := map[string]string{}
+	for _, s := range c.Datasets.Ingest {
+		m[s.Source] = path.Join(IngestDir(s.Source), datasets.JobsFile)
+	}
+	return m
 }
 
 // Hash identifies the configuration by every key that can change an

@@ -261,6 +261,12 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 				c.Index(0).Set(reflect.ValueOf(spec))
 				out = append(out, c)
 			}
+			// A list of clusters of one takes a second (its own column).
+			if cl, ok := v.Interface().([]evaluation.Cluster); ok && n > 0 {
+				extra := cl[n-1]
+				extra.Name += "-2"
+				out = append(out, reflect.Append(clone(v), reflect.ValueOf(extra)))
+			}
 		}
 	}
 	return out
