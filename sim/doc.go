@@ -39,8 +39,9 @@
 // Apply(pl) is Do(Decision{Start: pl}) and DecisionOf asks a scheduler
 // for whichever it has. A preempted job goes back to Pending with its
 // progress kept and resumes later, paying Config.RestartS seconds of extra
-// work; its record counts preemptions and resumptions (Result.Preempted)
-// and its run time is the sum of its stints. Config.Trigger "every" asks
+// work (one number, or a table per model: RestartCost); its record counts
+// preemptions and resumptions (Result.Preempted) and its run time is the
+// sum of its stints. Config.Trigger "every" asks
 // for a decision at every arrival and completion (Tiresias).
 //
 // st.Since holds what happened since the previous decision: jobs finished

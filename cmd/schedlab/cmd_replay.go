@@ -29,8 +29,8 @@ const formatCanonical = "canonical"
 // replayOptions are replay's flags, as given.
 type replayOptions struct {
 	trace, format, cluster, policy, out string
-	trigger, speed, dataDir             string
-	restartS, intervalS, promote        float64
+	trigger, speed, dataDir, restartS   string
+	intervalS, promote                  float64
 	thresholds                          []float64
 	gittinsSamples                      string
 	skipBad                             bool
@@ -97,7 +97,7 @@ anything else CSV; either is written atomically. A summary goes to stderr.`,
 	f.StringVar(&o.out, "out", "", "the per-job output: FILE.csv or FILE.parquet")
 	f.StringVar(&o.trigger, "trigger", "", "when the policy decides: event, interval or every (default: the policy's own, else event)")
 	f.Float64Var(&o.intervalS, "interval-s", 0, "the round with --trigger interval, seconds (default sim's 1800)")
-	f.Float64Var(&o.restartS, "restart-s", 0, "seconds of extra work each resume after a preemption costs (Tiresias 0, Pollux 30)")
+	f.StringVar(&o.restartS, "restart-s", "0", "seconds of extra work each resume after a preemption costs (Tiresias 0, Pollux 30), or a table per model: default=30,resnet-50=25")
 	f.StringVar(&o.speed, "speed", sim.SpeedStandalone, "standalone (recorded durations) or model (interference and network)")
 	f.StringVar(&o.dataDir, "data-dir", "", "the shared data directory, where tiresias-gittins finds tiresias/yarn-gput1000.csv (default ../shared/data when it exists)")
 	f.StringVar(&o.gittinsSamples, "gittins-samples", "", "the job GPU-time samples of tiresias-gittins (CSV with a duration column)")
@@ -129,7 +129,9 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	}
 	cfg := sim.DefaultConfig()
 	cfg.Speed = o.speed
-	cfg.RestartS = o.restartS
+	if cfg.RestartS, err = sim.ParseRestartCost(o.restartS); err != nil {
+		return usageErrorf("replay: --restart-s: %v", err)
+	}
 	cfg.Trigger = sim.TriggerEvent
 	if info.Trigger != "" {
 		cfg.Trigger = info.Trigger
