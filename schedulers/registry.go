@@ -91,6 +91,9 @@ type Options struct {
 	// Tiresias holds the keys of the Tiresias policies (queue thresholds,
 	// the promote knob, the Gittins samples); nil: the reference's.
 	Tiresias *TiresiasConfig
+	// RoundS is the round (lease) of the round-based policies, seconds:
+	// 0 is each one's own (Gandiva 60, Gavel 360).
+	RoundS float64
 }
 
 // Constructor builds one scheduler value from its options.
@@ -360,6 +363,9 @@ func init() {
 		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias dlas-gpu-gittins: 2D-LAS queues ordered by a Gittins index of past jobs' GPU-time"},
 			func(o Options) (sim.Scheduler, error) { return NewGittins(tiresiasConfig(o), o.DataDir) }},
+		{Info{Name: "gandiva", Display: "Gandiva (time-slicing)", Trigger: sim.TriggerEvery,
+			Doc: "Gandiva: suspend-resume time-slicing in 60 s rounds when the cluster is oversubscribed"},
+			func(o Options) (sim.Scheduler, error) { return NewGandiva(o.RoundS) }},
 		// The oracles draw from their fair rows' streams: the pair differs
 		// only in what it knows of durations.
 		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},

@@ -30,7 +30,7 @@ const formatCanonical = "canonical"
 type replayOptions struct {
 	trace, format, cluster, policy, out string
 	trigger, speed, dataDir, restartS   string
-	intervalS, promote                  float64
+	intervalS, promote, roundS          float64
 	thresholds                          []float64
 	gittinsSamples                      string
 	skipBad                             bool
@@ -102,6 +102,7 @@ anything else CSV; either is written atomically. A summary goes to stderr.`,
 	f.StringVar(&o.dataDir, "data-dir", "", "the shared data directory, where tiresias-gittins finds tiresias/yarn-gput1000.csv (default ../shared/data when it exists)")
 	f.StringVar(&o.gittinsSamples, "gittins-samples", "", "the job GPU-time samples of tiresias-gittins (CSV with a duration column)")
 	f.Float64SliceVar(&o.thresholds, "thresholds", nil, "the Tiresias queue limits in GPU-seconds (default 3250,7200)")
+	f.Float64Var(&o.roundS, "round-s", 0, "the round (lease) of gandiva and the gavel policies, seconds (default each one's own: 60, 360)")
 	f.Float64Var(&o.promote, "promote", 0, "the Tiresias promote knob (solve_starvation): 0 off")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "replay the rows the reader accepts, reporting how many it rejected, instead of stopping")
 	return cmd
@@ -195,7 +196,10 @@ func replayScheduler(ctx context.Context, o replayOptions) (sim.Scheduler, sched
 	if info.Learned() {
 		return nil, info, usageErrorf("replay: --policy %s is learned: replay runs heuristics and the Tiresias policies (a learned policy needs its trained model: schedlab eval)", name)
 	}
-	opt := schedulers.Options{DataDir: o.dataDir}
+	if !(o.roundS >= 0) || math.IsInf(o.roundS, 0) {
+		return nil, info, usageErrorf("replay: --round-s: must be >= 0 and finite, got %v", o.roundS)
+	}
+	opt := schedulers.Options{DataDir: o.dataDir, RoundS: o.roundS}
 	if opt.DataDir == "" {
 		if st, err := os.Stat(filepath.Join("..", "shared", "data")); err == nil && st.IsDir() {
 			opt.DataDir = filepath.Join("..", "shared", "data")
