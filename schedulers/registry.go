@@ -366,6 +366,14 @@ func init() {
 		{Info{Name: "gandiva", Display: "Gandiva (time-slicing)", Trigger: sim.TriggerEvery,
 			Doc: "Gandiva: suspend-resume time-slicing in 60 s rounds when the cluster is oversubscribed"},
 			func(o Options) (sim.Scheduler, error) { return NewGandiva(o.RoundS) }},
+		{Info{Name: "gavel-las", Display: "Max-min fairness (Gavel)", Aliases: []string{"max-min-fairness"}, Trigger: sim.TriggerEvery,
+			Doc: "Gavel LAS: max-min fairness as a linear program, 360 s rounds, priority = allocation / time received"},
+			func(o Options) (sim.Scheduler, error) { return NewGavelMaxMin(o.RoundS, nil) }},
+		{Info{Name: "gavel-ftf", Display: "Finish-time fairness (Gavel)", Aliases: []string{"finish-time-fairness", "themis"}, Trigger: sim.TriggerEvery,
+			Doc: "Themis' finish-time fairness as Gavel's policy, linear programs in 360 s rounds; remaining time estimated from finished jobs"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewGavelFTF("gavel-ftf", o.RoundS, nil, NewHistoryEstimator())
+			}},
 		// The oracles draw from their fair rows' streams: the pair differs
 		// only in what it knows of durations.
 		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},
@@ -375,6 +383,11 @@ func init() {
 		{Info{Name: "mosa-oracle", Display: "MOSA (oracle)", Oracle: true, Doc: "MOSA reading true durations and remaining times: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
 				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+			}},
+		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery,
+			Doc: "gavel-ftf reading true durations, as Gavel's simulator does: an upper bound, not a baseline"},
+			func(o Options) (sim.Scheduler, error) {
+				return NewGavelFTF("gavel-ftf-oracle", o.RoundS, nil, TrueDurations{})
 			}},
 	} {
 		Register(h.info, h.make)

@@ -1,0 +1,55 @@
+package schedulers_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/schedulerstest"
+	"github.com/schedlab/schedlab/sim"
+)
+
+// TestGavelMaxMinRounds: Gavel's rounds on two GPUs, worked out by hand.
+// A and B ask one GPU, C two, all arrive at 0 with 1000 s of work. At 0
+// there is no allocation yet: A and B start where they fit. At 360 the
+// program gives X = (2/3, 2/3, 1/3) (TestMaxMinByHand) and every job has
+// priority X·10⁹: A and B keep the round. At 720 A and B have had all of
+// the time since 360 (priority 2/3) and C none (10⁹/3): C takes the
+// round, A and B are preempted. At 1080 A and B have had half (4/3), C
+// half (2/3): A and B resume, finish their last 280 s at 1360, and C,
+// alone, resumes at once and ends at 2000.
+func TestGavelMaxMinRounds(t *testing.T) {
+	jobs := []datasets.Job{gpuJob("A", 0, 1000, 1), gpuJob("B", 0, 1000, 1), gpuJob("C", 0, 1000, 2)}
+	res := replayPolicy(t, twoGPUCluster(t), jobs, "gavel-las", schedulers.Options{}, 0)
+	want := []struct{ start, end float64 }{{0, 1360}, {0, 1360}, {720, 2000}}
+	for i, j := range res.Jobs {
+		if j.StartS != want[i].start || j.FinishS != want[i].end {
+			t.Errorf("job %s: %g–%g, want %g–%g", j.JobID, j.StartS, j.FinishS, want[i].start, want[i].end)
+		}
+	}
+	if len(res.Preempted) != 3 {
+		t.Errorf("preempted %v, want each job once", res.Preempted)
+	}
+}
+
+// TestGavelDeterministic: the Gavel policies give the same bytes run
+// twice, at two workload seeds and with GOMAXPROCS 1 and the machine's.
+func TestGavelDeterministic(t *testing.T) {
+	c, _ := sim.Flat(2, "pai-v100")
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = sim.TriggerEvery
+	cfg.RestartS = sim.RestartFixed(30)
+	for _, name := range []schedulers.Name{"gavel-las", "gavel-ftf", "gavel-ftf-oracle", "gandiva"} {
+		for _, seed := range []uint64{1, 2} {
+			jobs := schedulerstest.PAILike(60, 0.02, seed)
+			first := runDigest(t, c, jobs, name, cfg)
+			prev := runtime.GOMAXPROCS(1)
+			again := runDigest(t, c, jobs, name, cfg)
+			runtime.GOMAXPROCS(prev)
+			if first != again {
+				t.Errorf("%s seed %d: %s then %s", name, seed, first, again)
+			}
+		}
+	}
+}
