@@ -18,15 +18,19 @@
 //	malo, mosa                                                      DAS meta-heuristics
 //	fifo-strict, smallest-first, srtf, srsf, tiresias-las,
 //	tiresias-las-1d, tiresias-gittins                               the Tiresias simulator's policies
+//	gandiva                                                         Gandiva's time-slicing
+//	gavel-las, gavel-ftf                                            Gavel's max-min and finish-time fairness
 //
 // The Tiresias policies answer to the reference simulator's names too
 // (fifo, sjf, shortest, shortest-gpu, dlas-gpu, dlas, dlas-gpu-gittins) and
 // match it job for job (TestTiresiasReference). All but fifo-strict
 // preempt: they implement sim.Decider. srtf and srsf read true durations:
 // they are oracles. Info.Trigger says they act at every arrival and
-// completion.
+// completion. gandiva (gandiva.go) and the Gavel policies (gavel.go, with
+// their linear programs in gavellp.go) are round-based: they also ask the
+// engine to wake them at each round's end (Options.RoundS; 60 and 360 s).
 //
-//	malo-oracle, mosa-oracle                                        the same, reading the future
+//	malo-oracle, mosa-oracle, gavel-ftf-oracle                      the same, reading the future
 //
 // Learned schedulers (das, marl-device, ...) register from their family's
 // package through training.Register, which wires the family's model loader

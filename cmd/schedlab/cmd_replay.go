@@ -67,9 +67,12 @@ clusters: the DAS paper's small, medium and large among them).
 Tiresias simulator's fifo, sjf, shortest, shortest-gpu, dlas, dlas-gpu and
 dlas-gpu-gittins are aliases of fifo-strict, smallest-first, srtf, srsf,
 tiresias-las-1d, tiresias-las and tiresias-gittins, and replay them job for
-job. srtf and srsf read true durations: oracles. The trigger is
+job. srtf and srsf read true durations: oracles. gandiva (time-slicing),
+gavel-las (max-min fairness) and gavel-ftf (finish-time fairness) work in
+rounds, 60 and 360 s unless --round-s says otherwise. The trigger is
 the policy's own (every arrival and completion for those) unless --trigger says
-otherwise. Jobs run at their recorded durations (--speed standalone); --speed
+otherwise. --restart-s is what each resume costs: a number, or a table per
+model (default=30,resnet-50=25). Jobs run at their recorded durations (--speed standalone); --speed
 model applies the interference and network model.
 
 --out ending in .parquet writes Parquet (readable by Arrow, DuckDB, pandas),
