@@ -2,7 +2,11 @@ package schedulers
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/shareddata"
+	"github.com/schedlab/schedlab/profiling"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -109,5 +113,52 @@ func TestFTFHeterogeneousLP(t *testing.T) {
 	}
 	if !near(rho, 0.75, 1e-8) || !near(x[0][0], 1, 1e-7) {
 		t.Errorf("ρ = %g, X = %v; want 0.75 on the fast GPU", rho, x)
+	}
+}
+
+// TestGavelThroughputs: a model's ratio on a type is the geometric mean
+// over its batch sizes of throughput there ÷ throughput on a V100; an
+// unknown model or type runs at 1.
+func TestGavelThroughputs(t *testing.T) {
+	var ps []profiling.JobProfile
+	for _, p := range []struct {
+		typ, gpu string
+		solo     float64
+	}{
+		{"ResNet-50 (batch size 16)", "v100", 8}, {"ResNet-50 (batch size 16)", "k80", 2},
+		{"ResNet-50 (batch size 32)", "v100", 4}, {"ResNet-50 (batch size 32)", "k80", 0.25},
+		{"A3C", "v100", 2}, {"A3C", "p100", 3},
+	} {
+		ps = append(ps, profiling.JobProfile{Type: p.typ, GPU: p.gpu, Solo: p.solo})
+	}
+	thr := GavelThroughputs(ps)
+	for _, tc := range []struct {
+		model, gpu string
+		want       float64
+	}{
+		{"resnet-50", "K80", math.Sqrt(0.25 * 0.0625)}, // √(2/8 · 0.25/4) = 1/8
+		{"ResNet-50", "v100", 1},
+		{"a3c", "p100", 1.5},
+		{"a3c", "k80", 1},        // not measured there
+		{"vgg16", "k80", 1},      // not measured at all
+		{"resnet-50", "dgx1", 1}, // not a Gavel type
+	} {
+		if got := thr(tc.model, tc.gpu); !near(got, tc.want, 1e-12) {
+			t.Errorf("%s on %s: %g, want %g", tc.model, tc.gpu, got, tc.want)
+		}
+	}
+}
+
+// TestGavelThroughputsShared: Gavel's own file, where the shared data is
+// present: a ResNet-50 is slower on a K80 and a P100 than on a V100.
+func TestGavelThroughputsShared(t *testing.T) {
+	file := shareddata.Path(t, GavelThroughputsFile)
+	thr, err := gavelThroughputsIn(strings.TrimSuffix(file, GavelThroughputsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k80, p100, v100 := thr("resnet-50", "k80"), thr("resnet-50", "p100"), thr("resnet-50", "v100")
+	if !(k80 < p100 && p100 < v100 && v100 == 1) {
+		t.Errorf("resnet-50: k80 %g, p100 %g, v100 %g; want increasing to 1", k80, p100, v100)
 	}
 }

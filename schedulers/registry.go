@@ -368,11 +368,21 @@ func init() {
 			func(o Options) (sim.Scheduler, error) { return NewGandiva(o.RoundS) }},
 		{Info{Name: "gavel-las", Display: "Max-min fairness (Gavel)", Aliases: []string{"max-min-fairness"}, Trigger: sim.TriggerEvery,
 			Doc: "Gavel LAS: max-min fairness as a linear program, 360 s rounds, priority = allocation / time received"},
-			func(o Options) (sim.Scheduler, error) { return NewGavelMaxMin(o.RoundS, nil) }},
+			func(o Options) (sim.Scheduler, error) {
+				thr, err := gavelThroughputsIn(o.DataDir)
+				if err != nil {
+					return nil, err
+				}
+				return NewGavelMaxMin(o.RoundS, thr)
+			}},
 		{Info{Name: "gavel-ftf", Display: "Finish-time fairness (Gavel)", Aliases: []string{"finish-time-fairness", "themis"}, Trigger: sim.TriggerEvery,
 			Doc: "Themis' finish-time fairness as Gavel's policy, linear programs in 360 s rounds; remaining time estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewGavelFTF("gavel-ftf", o.RoundS, nil, NewHistoryEstimator())
+				thr, err := gavelThroughputsIn(o.DataDir)
+				if err != nil {
+					return nil, err
+				}
+				return NewGavelFTF("gavel-ftf", o.RoundS, thr, NewHistoryEstimator())
 			}},
 		// The oracles draw from their fair rows' streams: the pair differs
 		// only in what it knows of durations.
@@ -387,7 +397,11 @@ func init() {
 		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery,
 			Doc: "gavel-ftf reading true durations, as Gavel's simulator does: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewGavelFTF("gavel-ftf-oracle", o.RoundS, nil, TrueDurations{})
+				thr, err := gavelThroughputsIn(o.DataDir)
+				if err != nil {
+					return nil, err
+				}
+				return NewGavelFTF("gavel-ftf-oracle", o.RoundS, thr, TrueDurations{})
 			}},
 	} {
 		Register(h.info, h.make)
