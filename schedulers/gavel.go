@@ -33,11 +33,12 @@ type Throughputs func(model, gpuType string) float64
 // is chosen for the type when the type has GPUs left for it; then the
 // chosen jobs that run on their type keep their slots, the others start
 // first fit on servers of that type, and every running job not kept is
-// preempted (a job moving to another type is preempted at the round's end
-// and starts at a later decision, since a decision cannot preempt and
-// start one job at once). Rounds end at multiples of RoundS from time 0;
-// the policy asks the engine to wake it at a round's end whenever a job
-// waits.
+// preempted. A job moving to another type is preempted at the round's end
+// and started by a decision the policy asks for right after (the next
+// float64 after now), since one decision cannot preempt and start a job.
+// Rounds end at multiples of RoundS from time 0; the policy asks the
+// engine to wake it at a round's end whenever a job waits, or, where some
+// job's throughput differs between types, whenever jobs run.
 //
 // Between round ends (arrivals, completions) nothing is preempted, and
 // waiting jobs start where GPUs are idle, in priority order (Gavel's
@@ -64,6 +65,7 @@ type Gavel struct {
 	gpus   []float64
 	state  []gavelState // per job index
 	stale  bool         // jobs arrived or finished since the last program
+	differ bool         // some job's throughput differs between types
 	sinceS float64      // time since the allocation was computed
 	lastS  float64
 
@@ -74,6 +76,7 @@ type Gavel struct {
 
 // gavelState is what the round-based execution keeps per job.
 type gavelState struct {
+	thr    []float64 // throughput per type
 	alloc  []float64 // X[m][k] (nil: no allocation yet)
 	timeOn []float64 // seconds run per type since the allocation
 	worked float64   // standalone seconds of work done, observed
@@ -110,15 +113,25 @@ func (g *Gavel) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, e
 }
 
 // throughput is job j's throughput on type k.
-func (g *Gavel) throughput(j *rjob, k int) float64 {
-	if g.thr == nil {
-		return 1
-	}
+func (g *Gavel) throughput(j *rjob, k int) float64 { return g.state[j.js.Index].thr[k] }
+
+// throughputs looks up a job's throughput on every type, once.
+func (g *Gavel) throughputs(js *sim.JobState) []float64 {
+	out := make([]float64, len(g.types))
 	model := ""
-	if j.js.Job != nil {
-		model = j.js.Job.Model
+	if js.Job != nil {
+		model = js.Job.Model
 	}
-	return g.thr(model, g.types[k])
+	for k := range out {
+		out[k] = 1
+		if g.thr != nil {
+			out[k] = g.thr(model, g.types[k])
+		}
+		if out[k] != out[0] {
+			g.differ = true
+		}
+	}
+	return out
 }
 
 func (g *Gavel) setup(st *sim.State) {
@@ -150,6 +163,7 @@ func (g *Gavel) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 			g.state = append(g.state, gavelState{})
 		}
 		g.state[j.js.Index].timeOn = make([]float64, len(g.types))
+		g.state[j.js.Index].thr = g.throughputs(j.js)
 	})
 	g.sinceS += now - g.lastS
 	g.lastS = now
@@ -185,16 +199,22 @@ func (g *Gavel) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 	}
 	g.rank()
 	var d sim.Decision
+	moved := false
 	if roundEnd {
-		d = g.round(st)
+		d, moved = g.round(st)
 	} else {
 		d = g.fill(st)
 	}
+	// The next round matters when a job waits, or when jobs may move to
+	// a type they run faster on.
 	for _, j := range g.list {
-		if !j.running {
+		if !j.running || g.differ {
 			d.WakeS = (math.Floor(now/g.roundS) + 1) * g.roundS
 			break
 		}
+	}
+	if moved {
+		d.WakeS = math.Nextafter(now, math.Inf(1))
 	}
 	return d, nil
 }
@@ -227,8 +247,9 @@ func (g *Gavel) rank() {
 	})
 }
 
-// round fills a round: see the type's doc.
-func (g *Gavel) round(st *sim.State) sim.Decision {
+// round fills a round (see the type's doc) and reports whether a job was
+// preempted to move to another type.
+func (g *Gavel) round(st *sim.State) (sim.Decision, bool) {
 	left := slices.Clone(g.gpus)
 	g.chosen = g.chosen[:0]
 	for range g.list {
@@ -254,10 +275,12 @@ func (g *Gavel) round(st *sim.State) sim.Decision {
 			g.take(j.js, j.js.Slots) // they ran together: they fit
 		}
 	}
+	moved := false
 	for pos, j := range g.list {
 		if j.running && !kept(pos) {
 			d.Preempt = append(d.Preempt, j.js.Index)
 			j.running = false
+			moved = moved || g.chosen[pos] >= 0
 			g.chosen[pos] = -2 // preempted now: not started again in this decision
 		}
 	}
@@ -272,7 +295,7 @@ func (g *Gavel) round(st *sim.State) sim.Decision {
 		}
 	}
 	g.starts, g.preempts = d.Start, d.Preempt
-	return d
+	return d, moved
 }
 
 // fill starts waiting jobs where GPUs are idle, in priority order,

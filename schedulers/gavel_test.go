@@ -1,7 +1,9 @@
 package schedulers_test
 
 import (
+	"context"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -51,5 +53,53 @@ func TestGavelDeterministic(t *testing.T) {
 				t.Errorf("%s seed %d: %s then %s", name, seed, first, again)
 			}
 		}
+	}
+}
+
+// TestGavelHeterogeneous: with throughputs per GPU type the allocation
+// moves each job to the type it gains most on, at the first round's end,
+// without leaving GPUs idle. One K80 server and one V100 server of one
+// GPU each; A runs 5× faster on the V100, B 1/0.9 faster on the K80. At 0
+// first fit puts A on the K80 and B on the V100. The program's optimum
+// needs all of the K80 for B (B's normalised throughput cannot
+// reach 1/0.95 otherwise), so the K80 is B's alone and A's allocation is on the
+// V100: at 360 both move, each preempted once, and both resume at once,
+// finishing at 5000 s as if never moved (the simulator runs every GPU at
+// one speed).
+func TestGavelHeterogeneous(t *testing.T) {
+	c, err := sim.Racks(1, 2, sim.ServerKind{Name: "k80", Sockets: []sim.Socket{{Cores: 8, GPUs: 1, PCIeGbps: 128}}, MemGiB: 64, NICGbps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Servers[1].Kind.Name = "v100"
+	thr := func(model, gpu string) float64 {
+		switch {
+		case model == "resnet" && gpu == "k80":
+			return 0.2
+		case model == "lm" && gpu == "v100":
+			return 0.9
+		}
+		return 1
+	}
+	a, b := gpuJob("A", 0, 5000, 1), gpuJob("B", 0, 5000, 1)
+	a.Model, b.Model = "resnet", "lm"
+	s, err := schedulers.NewGavelMaxMin(0, thr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Speed = sim.SpeedStandalone
+	cfg.Trigger = sim.TriggerEvery
+	res, err := sim.Run(context.Background(), c, []datasets.Job{a, b}, s, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range res.Jobs {
+		if j.FinishS < 5000 || j.FinishS > 5000+1e-6 {
+			t.Errorf("job %s ends at %g, want 5000 (no idle time when moving)", j.JobID, j.FinishS)
+		}
+	}
+	if want := []sim.Preempted{{Index: 0, Preemptions: 1, Resumptions: 1}, {Index: 1, Preemptions: 1, Resumptions: 1}}; !slices.Equal(res.Preempted, want) {
+		t.Errorf("preempted %v, want %v", res.Preempted, want)
 	}
 }
