@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/sim"
 )
@@ -14,11 +15,9 @@ import (
 // time_per_iteration).
 const GavelRoundS = 360
 
-// Throughputs gives a job's throughput on a GPU type, relative to the
-// others': Gavel's measured table (datasets' and profiling's readers of
-// its throughputs file) where the cluster's server kinds are its GPU types
-// (k80, p100, v100). A GPU type here is a server kind's name. 0 means the
-// job cannot run there.
+// Throughputs gives a job's throughput on a GPU type (GavelGPUTypes, or
+// "" for servers of any other kind), relative to the others': Gavel's
+// measured table (GavelThroughputs). 0 means the job cannot run there.
 type Throughputs func(model, gpuType string) float64
 
 // Gavel runs one of Gavel's policies (Narayanan et al., OSDI 2020) the way
@@ -46,9 +45,11 @@ type Throughputs func(model, gpuType string) float64
 // implementation's choice, so that a job arriving on an idle cluster does
 // not wait for the round).
 //
-// The GPU types are the cluster's server kinds; a job's throughput on a
-// type comes from Throughputs (nil: every job runs alike everywhere, and
-// the programs pool the types into one). The simulator runs every GPU at
+// The GPU types are Gavel's (GavelGPUTypes) where the cluster's server
+// kinds are named so, and every other kind is one type: a job is placed
+// on servers of one type, as in Gavel. A job's throughput on a type comes
+// from Throughputs (nil: every job runs alike everywhere, and the
+// programs pool the types into one). The simulator runs every GPU at
 // the same speed, so a table makes the allocation heterogeneity-aware
 // without making the replay faster on one type.
 type Gavel struct {
@@ -134,13 +135,21 @@ func (g *Gavel) throughputs(js *sim.JobState) []float64 {
 	return out
 }
 
+// GavelGPUTypes are the GPU types Gavel measured: a server kind of one of
+// these names (any case) is that type; every other kind is one type, "".
+var GavelGPUTypes = []string{"k80", "p100", "v100"}
+
 func (g *Gavel) setup(st *sim.State) {
 	g.typeOf = make([]int, len(st.Cluster.Servers))
 	for i, s := range st.Cluster.Servers {
-		k := slices.Index(g.types, s.Kind.Name)
+		name := strings.ToLower(s.Kind.Name)
+		if !slices.Contains(GavelGPUTypes, name) {
+			name = ""
+		}
+		k := slices.Index(g.types, name)
 		if k < 0 {
 			k = len(g.types)
-			g.types = append(g.types, s.Kind.Name)
+			g.types = append(g.types, name)
 			g.gpus = append(g.gpus, 0)
 		}
 		g.typeOf[i] = k

@@ -103,3 +103,21 @@ func TestGavelHeterogeneous(t *testing.T) {
 		t.Errorf("preempted %v, want %v", res.Preempted, want)
 	}
 }
+
+// TestGavelOtherKindsOneType: server kinds that are not Gavel's GPU types
+// are one type, so a job spanning servers of two such kinds runs.
+func TestGavelOtherKindsOneType(t *testing.T) {
+	c := twoGPUCluster(t)
+	c2, err := sim.Racks(1, 2, c.Servers[0].Kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.Servers[1].Kind.Name = "other"
+	big := datasets.Job{JobID: "big", DurationS: 100, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 2, GPU: 2}}}
+	for _, name := range []schedulers.Name{"gavel-las", "gavel-ftf"} {
+		res := replayPolicy(t, c2, []datasets.Job{big}, name, schedulers.Options{}, 0)
+		if j := res.Jobs[0]; j.StartS != 0 || j.FinishS != 100 {
+			t.Errorf("%s: the 4-GPU job ran %g–%g, want 0–100", name, j.StartS, j.FinishS)
+		}
+	}
+}
