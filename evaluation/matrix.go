@@ -357,7 +357,7 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 		cfg.Trigger = info.Trigger
 	}
 	if wi := slices.IndexFunc(spec.Workloads, func(w Workload) bool { return w.Name == c.Workload }); wi >= 0 && spec.Workloads[wi].RestartS > 0 {
-		cfg.RestartS = spec.Workloads[wi].RestartS
+		cfg.RestartS = sim.RestartFixed(spec.Workloads[wi].RestartS)
 	}
 	if cfg.Socket == sim.SocketRandom {
 		// The column's stream: every scheduler of a (cluster, workload,

@@ -645,7 +645,7 @@ func restartNote(s Spec) string {
 	if len(ws) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("A preempted job pays a restart cost when it resumes (extra standalone seconds): %s; %g s elsewhere.", strings.Join(ws, ", "), s.Sim.RestartS)
+	return fmt.Sprintf("A preempted job pays a restart cost when it resumes (extra standalone seconds): %s; %s s elsewhere.", strings.Join(ws, ", "), s.Sim.RestartS)
 }
 
 // speedNote says which speed model produced a table (sim.speed), in

@@ -16,7 +16,9 @@
 //   - The heuristics: an ordering rule (an Order) times a placement rule (a
 //     Placer) applied instance by instance (Greedy), one file per rule;
 //     MALO and MOSA (meta.go, malo.go, mosa.go); the preemptive Tiresias
-//     policies (sim.Decider).
+//     policies (sim.Decider); Gandiva's time-slicing and Gavel's max-min
+//     and finish-time fairness (gandiva.go, gavel.go, their linear
+//     programs in gavellp.go), which keep their own rounds by wake-ups.
 //
 // # What it promises
 //
@@ -24,8 +26,8 @@
 //     []sim.Placement (or a sim.Decision); a scheduler never modifies the
 //     state, booking tentative placements on a sim.Ledger.
 //   - A policy that reads the future (true durations: srtf, srsf,
-//     malo-oracle, mosa-oracle) is registered with Info.Oracle, so that
-//     tables show it apart and claims never take it as a baseline; every
+//     malo-oracle, mosa-oracle, gavel-ftf-oracle) is registered with
+//     Info.Oracle, so that tables show it apart and claims never take it as a baseline; every
 //     other one passes schedulerstest's FutureDependence check (decisions
 //     unchanged when unfinished jobs' durations are permuted).
 //   - Every registered scheduler passes schedulerstest's conformance

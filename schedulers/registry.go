@@ -91,6 +91,9 @@ type Options struct {
 	// Tiresias holds the keys of the Tiresias policies (queue thresholds,
 	// the promote knob, the Gittins samples); nil: the reference's.
 	Tiresias *TiresiasConfig
+	// RoundS is the round (lease) of the round-based policies, seconds:
+	// 0 is each one's own (Gandiva 60, Gavel 360).
+	RoundS float64
 }
 
 // Constructor builds one scheduler value from its options.
@@ -360,6 +363,27 @@ func init() {
 		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery,
 			Doc: "Tiresias dlas-gpu-gittins: 2D-LAS queues ordered by a Gittins index of past jobs' GPU-time"},
 			func(o Options) (sim.Scheduler, error) { return NewGittins(tiresiasConfig(o), o.DataDir) }},
+		{Info{Name: "gandiva", Display: "Gandiva (time-slicing)", Trigger: sim.TriggerEvery,
+			Doc: "Gandiva: suspend-resume time-slicing in 60 s rounds when the cluster is oversubscribed"},
+			func(o Options) (sim.Scheduler, error) { return NewGandiva(o.RoundS) }},
+		{Info{Name: "gavel-las", Display: "Max-min fairness (Gavel)", Aliases: []string{"max-min-fairness"}, Trigger: sim.TriggerEvery,
+			Doc: "Gavel LAS: max-min fairness as a linear program, 360 s rounds, priority = allocation / time received"},
+			func(o Options) (sim.Scheduler, error) {
+				thr, err := gavelThroughputsIn(o.DataDir)
+				if err != nil {
+					return nil, err
+				}
+				return NewGavelMaxMin(o.RoundS, thr)
+			}},
+		{Info{Name: "gavel-ftf", Display: "Finish-time fairness (Gavel)", Aliases: []string{"finish-time-fairness", "themis"}, Trigger: sim.TriggerEvery,
+			Doc: "Themis' finish-time fairness as Gavel's policy, linear programs in 360 s rounds; remaining time estimated from finished jobs"},
+			func(o Options) (sim.Scheduler, error) {
+				thr, err := gavelThroughputsIn(o.DataDir)
+				if err != nil {
+					return nil, err
+				}
+				return NewGavelFTF("gavel-ftf", o.RoundS, thr, NewHistoryEstimator())
+			}},
 		// The oracles draw from their fair rows' streams: the pair differs
 		// only in what it knows of durations.
 		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},
@@ -369,6 +393,15 @@ func init() {
 		{Info{Name: "mosa-oracle", Display: "MOSA (oracle)", Oracle: true, Doc: "MOSA reading true durations and remaining times: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
 				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+			}},
+		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery,
+			Doc: "gavel-ftf reading true durations, as Gavel's simulator does: an upper bound, not a baseline"},
+			func(o Options) (sim.Scheduler, error) {
+				thr, err := gavelThroughputsIn(o.DataDir)
+				if err != nil {
+					return nil, err
+				}
+				return NewGavelFTF("gavel-ftf-oracle", o.RoundS, thr, TrueDurations{})
 			}},
 	} {
 		Register(h.info, h.make)

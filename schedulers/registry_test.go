@@ -16,7 +16,8 @@ import (
 
 func TestRegistry(t *testing.T) {
 	want := []schedulers.Name{"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "drf-loadbalance", "tetris", "load-balancing", "lif", "lif-new", "tetris-pack", "malo", "mosa",
-		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-las-1d", "tiresias-gittins", "malo-oracle", "mosa-oracle"}
+		"fifo-strict", "smallest-first", "srtf", "srsf", "tiresias-las", "tiresias-las-1d", "tiresias-gittins",
+		"gandiva", "gavel-las", "gavel-ftf", "malo-oracle", "mosa-oracle", "gavel-ftf-oracle"}
 	if got := schedulers.Heuristics(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Heuristics() = %v, want %v", got, want)
 	}
@@ -26,6 +27,7 @@ func TestRegistry(t *testing.T) {
 		// The Tiresias simulator's --schedule names.
 		{"fifo", "fifo-strict"}, {"sjf", "smallest-first"}, {"shortest", "srtf"}, {"shortest-gpu", "srsf"},
 		{"dlas-gpu", "tiresias-las"}, {"dlas", "tiresias-las-1d"},
+		{"max-min-fairness", "gavel-las"}, {"Themis", "gavel-ftf"},
 	} {
 		s, err := schedulers.New(schedulers.Name(tc.in), schedulers.Options{Seed: 3})
 		if err != nil || s.Name() != tc.want {

@@ -139,7 +139,7 @@ func insertPending(q []*JobState, js *JobState) []*JobState {
 }
 
 // restartCost is what resuming js costs, in standalone seconds of work.
-func (s *Sim) restartCost(*JobState) float64 { return s.cfg.RestartS }
+func (s *Sim) restartCost(js *JobState) float64 { return s.cfg.RestartS.Of(js.Job.Model) }
 
 // checkPreempt validates the preemptions of a decision and adds what the
 // preempted jobs hold to s.scratch, so that the starts are checked against

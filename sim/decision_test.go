@@ -83,7 +83,7 @@ func TestPreemptResume(t *testing.T) {
 			cfg := sim.DefaultConfig()
 			cfg.Speed = sim.SpeedStandalone
 			cfg.Trigger = tc.trigger
-			cfg.RestartS = tc.restart
+			cfg.RestartS = sim.RestartFixed(tc.restart)
 			res, err := sim.Run(context.Background(), oneGPUServer(t), jobs, shortestFirst{}, cfg, nil)
 			if err != nil {
 				t.Fatal(err)

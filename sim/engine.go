@@ -65,8 +65,9 @@ type Config struct {
 	// key and its tables say which environment produced the results.
 	Environment string `mapstructure:"environment" yaml:"environment,omitempty" json:"environment,omitempty"`
 	// RestartS is what resuming a preempted job costs, in standalone
-	// seconds of extra work: 0 as Tiresias and Blox charge, 30 as Pollux.
-	RestartS float64 `mapstructure:"restart_s" yaml:"restart_s,omitempty" json:"restart_s,omitempty"`
+	// seconds of extra work: 0 as Tiresias and Blox charge, 30 as Pollux,
+	// or a table per model as Sia's (RestartCost).
+	RestartS RestartCost `mapstructure:"restart_s" yaml:"restart_s,omitempty" json:"restart_s,omitzero"`
 	// Socket is the rule that homes an instance on a socket of its server
 	// when its placement leaves the choice to the engine: most-free (or
 	// empty), first-fit or random (capacity.go's SocketMostFree, ...).
@@ -97,8 +98,8 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("sim.trigger: must be %q, %q or %q, got %q", TriggerEvent, TriggerInterval, TriggerEvery, c.Trigger)
 	}
-	if !(c.RestartS >= 0) || math.IsInf(c.RestartS, 0) {
-		return fmt.Errorf("sim.restart_s: must be >= 0 and finite, got %v", c.RestartS)
+	if err := c.RestartS.Validate(); err != nil {
+		return err
 	}
 
 	if c.Trigger == TriggerInterval && !(c.IntervalS > 0 && !math.IsInf(c.IntervalS, 0)) {

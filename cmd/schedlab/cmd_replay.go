@@ -29,8 +29,8 @@ const formatCanonical = "canonical"
 // replayOptions are replay's flags, as given.
 type replayOptions struct {
 	trace, format, cluster, policy, out string
-	trigger, speed, dataDir             string
-	restartS, intervalS, promote        float64
+	trigger, speed, dataDir, restartS   string
+	intervalS, promote, roundS          float64
 	thresholds                          []float64
 	gittinsSamples                      string
 	skipBad                             bool
@@ -67,9 +67,12 @@ clusters: the DAS paper's small, medium and large among them).
 Tiresias simulator's fifo, sjf, shortest, shortest-gpu, dlas, dlas-gpu and
 dlas-gpu-gittins are aliases of fifo-strict, smallest-first, srtf, srsf,
 tiresias-las-1d, tiresias-las and tiresias-gittins, and replay them job for
-job. srtf and srsf read true durations: oracles. The trigger is
+job. srtf and srsf read true durations: oracles. gandiva (time-slicing),
+gavel-las (max-min fairness) and gavel-ftf (finish-time fairness) work in
+rounds, 60 and 360 s unless --round-s says otherwise. The trigger is
 the policy's own (every arrival and completion for those) unless --trigger says
-otherwise. Jobs run at their recorded durations (--speed standalone); --speed
+otherwise. --restart-s is what each resume costs: a number, or a table per
+model (default=30,resnet-50=25). Jobs run at their recorded durations (--speed standalone); --speed
 model applies the interference and network model.
 
 --out ending in .parquet writes Parquet (readable by Arrow, DuckDB, pandas),
@@ -97,11 +100,12 @@ anything else CSV; either is written atomically. A summary goes to stderr.`,
 	f.StringVar(&o.out, "out", "", "the per-job output: FILE.csv or FILE.parquet")
 	f.StringVar(&o.trigger, "trigger", "", "when the policy decides: event, interval or every (default: the policy's own, else event)")
 	f.Float64Var(&o.intervalS, "interval-s", 0, "the round with --trigger interval, seconds (default sim's 1800)")
-	f.Float64Var(&o.restartS, "restart-s", 0, "seconds of extra work each resume after a preemption costs (Tiresias 0, Pollux 30)")
+	f.StringVar(&o.restartS, "restart-s", "0", "seconds of extra work each resume after a preemption costs (Tiresias 0, Pollux 30), or a table per model: default=30,resnet-50=25")
 	f.StringVar(&o.speed, "speed", sim.SpeedStandalone, "standalone (recorded durations) or model (interference and network)")
 	f.StringVar(&o.dataDir, "data-dir", "", "the shared data directory, where tiresias-gittins finds tiresias/yarn-gput1000.csv (default ../shared/data when it exists)")
 	f.StringVar(&o.gittinsSamples, "gittins-samples", "", "the job GPU-time samples of tiresias-gittins (CSV with a duration column)")
 	f.Float64SliceVar(&o.thresholds, "thresholds", nil, "the Tiresias queue limits in GPU-seconds (default 3250,7200)")
+	f.Float64Var(&o.roundS, "round-s", 0, "the round (lease) of gandiva and the gavel policies, seconds (default each one's own: 60, 360)")
 	f.Float64Var(&o.promote, "promote", 0, "the Tiresias promote knob (solve_starvation): 0 off")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "replay the rows the reader accepts, reporting how many it rejected, instead of stopping")
 	return cmd
@@ -129,7 +133,9 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	}
 	cfg := sim.DefaultConfig()
 	cfg.Speed = o.speed
-	cfg.RestartS = o.restartS
+	if cfg.RestartS, err = sim.ParseRestartCost(o.restartS); err != nil {
+		return usageErrorf("replay: --restart-s: %v", err)
+	}
 	cfg.Trigger = sim.TriggerEvent
 	if info.Trigger != "" {
 		cfg.Trigger = info.Trigger
@@ -193,7 +199,10 @@ func replayScheduler(ctx context.Context, o replayOptions) (sim.Scheduler, sched
 	if info.Learned() {
 		return nil, info, usageErrorf("replay: --policy %s is learned: replay runs heuristics and the Tiresias policies (a learned policy needs its trained model: schedlab eval)", name)
 	}
-	opt := schedulers.Options{DataDir: o.dataDir}
+	if !(o.roundS >= 0) || math.IsInf(o.roundS, 0) {
+		return nil, info, usageErrorf("replay: --round-s: must be >= 0 and finite, got %v", o.roundS)
+	}
+	opt := schedulers.Options{DataDir: o.dataDir, RoundS: o.roundS}
 	if opt.DataDir == "" {
 		if st, err := os.Stat(filepath.Join("..", "shared", "data")); err == nil && st.IsDir() {
 			opt.DataDir = filepath.Join("..", "shared", "data")

@@ -87,6 +87,20 @@ func TestReplayBadInput(t *testing.T) {
 	if _, stderr, code := schedlab(t, nil, args("--cluster", "small", "--policy", "hrrn")...); code != 2 {
 		t.Errorf("unknown policy: exit %d, want 2:\n%s", code, stderr)
 	}
+	good := func(extra ...string) []string {
+		os.WriteFile(trace, []byte(replayTrace), 0o644)
+		return args(append([]string{"--cluster", "small"}, extra...)...)
+	}
+	// The restart cost per model: a table is accepted, a bad entry named.
+	if _, stderr, code := schedlab(t, nil, good("--policy", "gandiva", "--restart-s", "default=30,vgg16=5")...); code != 0 {
+		t.Errorf("--restart-s table: exit %d:\n%s", code, stderr)
+	}
+	if _, stderr, code := schedlab(t, nil, good("--policy", "gandiva", "--restart-s", "default=30,vgg16=-5")...); code != 2 || !strings.Contains(stderr, "sim.restart_s.vgg16") {
+		t.Errorf("--restart-s vgg16=-5: exit %d, want 2 naming sim.restart_s.vgg16:\n%s", code, stderr)
+	}
+	if _, stderr, code := schedlab(t, nil, good("--policy", "gavel-las", "--round-s", "-1")...); code != 2 || !strings.Contains(stderr, "--round-s") {
+		t.Errorf("--round-s -1: exit %d, want 2 naming --round-s:\n%s", code, stderr)
+	}
 }
 
 // TestReplayPolicyCmd: the Python FIFO-FirstFit example, replayed through

@@ -1,0 +1,394 @@
+package schedulers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+)
+
+// The linear programs of Gavel's policies (Narayanan et al.,
+// "Heterogeneity-Aware Cluster Scheduling Policies for Deep Learning
+// Workloads", OSDI 2020, §4), solved with gonum's simplex. Gavel writes a
+// policy as an optimisation over the allocation X: X[m][k] is the fraction
+// of wall time job m spends on GPU type k, with
+//
+//	Σ_k X[m][k] ≤ 1              (a job runs on one type at a time)
+//	Σ_m s_m · X[m][k] ≤ N_k      (type k has N_k GPUs; job m asks s_m)
+//	X ≥ 0
+//
+// and a job's effective throughput is throughput(m, X) = Σ_k T[m][k] X[m][k],
+// T[m][k] its throughput on type k (Gavel's measured table; here in
+// standalone seconds of work per second, 1 on the reference type).
+//
+// Two exact reductions keep the programs small. Types whose T columns are
+// equal for every job are pooled into one (a fractional allocation of the
+// pool splits over its types in proportion to their GPUs, meeting every
+// constraint), so a cluster of one GPU type is a program over one type.
+// For max-min fairness, jobs with the same request, throughputs and weight
+// form one class with one allocation (the program is symmetric in them and
+// convex, so averaging any optimum over the class is an optimum).
+
+// gavelJob is what the programs know of one job.
+type gavelJob struct {
+	gpus float64   // s_m
+	thr  []float64 // T[m][k], per type
+	// Finish-time fairness only (ftfAllocation): the time since the job
+	// arrived, its remaining work (standalone seconds, estimated) and the
+	// time it would have taken so far on its isolated share (Gavel's
+	// cumulative_isolated_time).
+	sinceS, remainingS, isolatedS float64
+}
+
+// lpMax solves max cᵀx subject to G x ≤ h, x ≥ 0 for h ≥ 0 (so that x = 0
+// is feasible and the slacks are a first basis), with gonum's simplex.
+func lpMax(c []float64, g [][]float64, h []float64) ([]float64, error) {
+	rows, n := len(g), len(c)
+	a := mat.NewDense(rows, n+rows, nil)
+	cost := make([]float64, n+rows)
+	for j, v := range c {
+		cost[j] = -v
+	}
+	basic := make([]int, rows)
+	for i, row := range g {
+		for j, v := range row {
+			a.Set(i, j, v)
+		}
+		a.Set(i, n+i, 1)
+		basic[i] = n + i
+		if !(h[i] >= 0) {
+			panic("schedulers: lpMax: h must be >= 0")
+		}
+	}
+	_, x, err := lp.Simplex(cost, a, slices.Clone(h), 1e-10, basic)
+	if err != nil {
+		return nil, err
+	}
+	return x[:n], nil
+}
+
+// poolTypes groups the types whose throughput columns are equal for every
+// job: pool[k] is type k's group, in order of first appearance.
+func poolTypes(jobs []gavelJob, types int) (pool []int, groups int) {
+	pool = make([]int, types)
+	var firsts []int
+	for k := range types {
+		pool[k] = -1
+		for g, f := range firsts {
+			same := true
+			for _, j := range jobs {
+				if j.thr[k] != j.thr[f] {
+					same = false
+					break
+				}
+			}
+			if same {
+				pool[k] = g
+				break
+			}
+		}
+		if pool[k] < 0 {
+			pool[k] = len(firsts)
+			firsts = append(firsts, k)
+		}
+	}
+	return pool, len(firsts)
+}
+
+// pooled is the problem over the pooled types: each job's throughput on a
+// group (its value on any type of it) and each group's GPUs.
+func pooled(jobs []gavelJob, gpus []float64, pool []int, groups int) ([]gavelJob, []float64) {
+	out := make([]gavelJob, len(jobs))
+	n := make([]float64, groups)
+	for k, g := range pool {
+		n[g] += gpus[k]
+	}
+	for m, j := range jobs {
+		out[m] = j
+		out[m].thr = make([]float64, groups)
+		for k, g := range pool {
+			out[m].thr[g] = j.thr[k]
+		}
+	}
+	return out, n
+}
+
+// unpool splits a job's allocation on each group over the group's types
+// in proportion to their GPUs.
+func unpool(xg []float64, gpus []float64, pool []int) []float64 {
+	tot := make([]float64, len(xg))
+	for k, g := range pool {
+		tot[g] += gpus[k]
+	}
+	x := make([]float64, len(pool))
+	for k, g := range pool {
+		if tot[g] > 0 {
+			x[k] = xg[g] * gpus[k] / tot[g]
+		}
+	}
+	return x
+}
+
+// proportionalShare is Gavel's proportional allocation (policies/
+// proportional.py): the cluster split equally among the m jobs, type by
+// type, scaled so that no job's row exceeds 1. It is the same row for
+// every job.
+func proportionalShare(gpus []float64, m int) []float64 {
+	x := make([]float64, len(gpus))
+	sum := 0.0
+	for k, n := range gpus {
+		x[k] = n / float64(m)
+		sum += x[k]
+	}
+	if sum > 1 {
+		for k := range x {
+			x[k] /= sum
+		}
+	}
+	return x
+}
+
+// maxMinAllocation is Gavel's max-min fairness, its LAS policy with
+// throughputs (policies/max_min_fairness.py, MaxMinFairnessPolicyWithPerf;
+// the paper's §4.1 "Max-min fairness"):
+//
+//	maximise min_m  (1/w_m) · throughput(m, X) · s_m / throughput(m, X^equal)
+//
+// over the constraints above, where X^equal is the proportional share
+// (proportionalShare) and w_m the job's weight (1 here: the traces carry
+// no priorities). The factor s_m gives a 1-GPU job s times the time of an
+// s-GPU job of equal throughput, as Gavel does. It returns X and the
+// program's optimum (the smallest normalised throughput).
+func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, error) {
+	if len(jobs) == 0 {
+		return nil, 0, nil
+	}
+	pool, groups := poolTypes(jobs, len(gpus))
+	pj, pn := pooled(jobs, gpus, pool, groups)
+	equal := proportionalShare(pn, len(pj))
+	// Classes of identical jobs.
+	classOf := make([]int, len(pj))
+	var reps []int
+	var count []float64
+	for m, j := range pj {
+		classOf[m] = -1
+		for c, r := range reps {
+			if pj[r].gpus == j.gpus && slices.Equal(pj[r].thr, j.thr) {
+				classOf[m] = c
+				count[c]++
+				break
+			}
+		}
+		if classOf[m] < 0 {
+			classOf[m] = len(reps)
+			reps = append(reps, m)
+			count = append(count, 1)
+		}
+	}
+	nc, K := len(reps), groups
+	// Variables: x[c][k] at c*K+k, then t.
+	nv := nc*K + 1
+	c := make([]float64, nv)
+	c[nv-1] = 1
+	var g [][]float64
+	var h []float64
+	for ci, r := range reps {
+		j := pj[r]
+		base := 0.0
+		for k := range K {
+			base += j.thr[k] * equal[k]
+		}
+		row := make([]float64, nv)
+		row[nv-1] = 1
+		for k := range K {
+			if base > 0 {
+				row[ci*K+k] = -j.thr[k] * j.gpus / base
+			}
+		}
+		g, h = append(g, row), append(h, 0)
+		row = make([]float64, nv)
+		for k := range K {
+			row[ci*K+k] = 1
+		}
+		g, h = append(g, row), append(h, 1)
+	}
+	for k := range K {
+		row := make([]float64, nv)
+		for ci, r := range reps {
+			row[ci*K+k] = count[ci] * pj[r].gpus
+		}
+		g, h = append(g, row), append(h, pn[k])
+	}
+	x, err := lpMax(c, g, h)
+	if err != nil {
+		return nil, 0, fmt.Errorf("max-min fairness program: %w", err)
+	}
+	out := make([][]float64, len(jobs))
+	for m := range jobs {
+		ci := classOf[m]
+		out[m] = unpool(clip01(x[ci*K:ci*K+K]), gpus, pool)
+	}
+	return out, x[nv-1], nil
+}
+
+func clip01(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = min(max(v, 0), 1)
+	}
+	return out
+}
+
+// isolatedShare is Gavel's isolated allocation of a job asking s GPUs
+// among m jobs (policies/isolated.py): N_k/m GPUs of each type, as a time
+// fraction of its s GPUs, scaled so that its row is at most 1.
+func isolatedShare(gpus []float64, m int, s float64) []float64 {
+	x := make([]float64, len(gpus))
+	sum := 0.0
+	for k, n := range gpus {
+		x[k] = n / float64(m) / s
+		sum += x[k]
+	}
+	if sum > 1 {
+		for k := range x {
+			x[k] /= sum
+		}
+	}
+	return x
+}
+
+// errNoFTF: the finish-time fairness program found no allocation.
+var errNoFTF = errors.New("finish-time fairness: no feasible allocation")
+
+// ftfAllocation is finish-time fairness, Themis' metric (Mahajan et al.,
+// "Themis: Fair and Efficient GPU Cluster Scheduling", NSDI 2020, §3: ρ =
+// T_shared / T_independent) as Gavel defines its policy
+// (policies/finish_time_fairness.py, FinishTimeFairnessPolicyWithPerf; the
+// paper's §4.1 "Finish-time fairness"):
+//
+//	minimise max_m ρ_m(X),  ρ_m(X) = (since_m + R_m / throughput(m, X)) /
+//	                                 (isolated_m + R_m / throughput(m, X^isolated))
+//
+// with R_m the remaining work, since_m the time since the job arrived and
+// isolated_m the time its progress so far would have taken on its
+// isolated share. ρ_m(X) ≤ ρ is linear in X for a fixed ρ:
+// throughput(m, X) ≥ R_m / (ρ·D_m − since_m) with D_m the denominator. So
+// the program is solved as linear programs: bisection on ρ, each step
+// asking whether max λ subject to throughput(m, X) ≥ λ·need_m(ρ) and the
+// constraints reaches 1 (on one pooled type that program is the check
+// Σ s_m·need_m/T_m ≤ N with each need_m/T_m ≤ 1, which is what the
+// simplex would find). It returns X at the smallest feasible ρ found
+// (within a relative 1e-9) and that ρ.
+func ftfAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, error) {
+	if len(jobs) == 0 {
+		return nil, 0, nil
+	}
+	pool, groups := poolTypes(jobs, len(gpus))
+	pj, pn := pooled(jobs, gpus, pool, groups)
+	K := groups
+	den := make([]float64, len(pj))
+	lo := 0.0
+	for m, j := range pj {
+		iso := isolatedShare(pn, len(pj), j.gpus)
+		thrIso := 0.0
+		for k := range K {
+			thrIso += j.thr[k] * iso[k]
+		}
+		if !(thrIso > 0) || !(j.remainingS > 0) {
+			return nil, 0, fmt.Errorf("%w: job %d has no throughput or no remaining work", errNoFTF, m)
+		}
+		den[m] = j.isolatedS + j.remainingS/thrIso
+		lo = max(lo, j.sinceS/den[m])
+	}
+	need := func(m int, rho float64) float64 {
+		return pj[m].remainingS / (rho*den[m] - pj[m].sinceS)
+	}
+	// feasible reports whether ρ can be met and the allocation that meets
+	// it (pooled types).
+	feasible := func(rho float64) ([][]float64, bool) {
+		x := make([][]float64, len(pj))
+		if rho <= lo {
+			return nil, false
+		}
+		if K == 1 {
+			used := 0.0
+			for m, j := range pj {
+				if !(j.thr[0] > 0) {
+					return nil, false
+				}
+				v := need(m, rho) / j.thr[0]
+				if v > 1 {
+					return nil, false
+				}
+				x[m] = []float64{v}
+				used += j.gpus * v
+			}
+			return x, used <= pn[0]*(1+1e-12)
+		}
+		// max λ: λ·need_m − Σ_k T[m][k] x[m][k] ≤ 0; rows ≤ 1; types ≤ N_k.
+		nv := len(pj)*K + 1
+		c := make([]float64, nv)
+		c[nv-1] = 1
+		var g [][]float64
+		var h []float64
+		for m, j := range pj {
+			row := make([]float64, nv)
+			row[nv-1] = need(m, rho)
+			for k := range K {
+				row[m*K+k] = -j.thr[k]
+			}
+			g, h = append(g, row), append(h, 0)
+			row = make([]float64, nv)
+			for k := range K {
+				row[m*K+k] = 1
+			}
+			g, h = append(g, row), append(h, 1)
+		}
+		for k := range K {
+			row := make([]float64, nv)
+			for m, j := range pj {
+				row[m*K+k] = j.gpus
+			}
+			g, h = append(g, row), append(h, pn[k])
+		}
+		sol, err := lpMax(c, g, h)
+		if err != nil || sol[nv-1] < 1-1e-9 {
+			return nil, false
+		}
+		for m := range pj {
+			x[m] = clip01(sol[m*K : m*K+K])
+		}
+		return x, true
+	}
+	hi := max(2*lo, 1)
+	best, ok := feasible(hi)
+	for i := 0; !ok && i < 200; i++ {
+		hi *= 2
+		best, ok = feasible(hi)
+	}
+	if !ok {
+		return nil, 0, errNoFTF
+	}
+	for range 200 {
+		if hi-lo <= 1e-9*hi {
+			break
+		}
+		mid := lo + (hi-lo)/2
+		if x, ok := feasible(mid); ok {
+			hi, best = mid, x
+		} else {
+			lo = mid
+		}
+	}
+	out := make([][]float64, len(jobs))
+	for m := range jobs {
+		out[m] = unpool(best[m], gpus, pool)
+	}
+	if math.IsNaN(hi) {
+		return nil, 0, errNoFTF
+	}
+	return out, hi, nil
+}
