@@ -608,7 +608,8 @@ func configureDASTrace(c *Config, s *Spec) (fitted bool) {
 // "fattree" preset), the paper's load scaled to the pod size
 // (MARLPaperLoad: 2.4 jobs per pod per 30-minute interval) for 20
 // intervals of uniform arrivals; Tetris (packing), LB, LIF; interval
-// triggers every 1800 s; instances homed on the first socket that fits.
+// triggers every 1800 s; instances homed on the first socket that fits;
+// C_J from the models' profiles.
 func marlSpec(id string) Spec {
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = sim.TriggerInterval
@@ -616,6 +617,9 @@ func marlSpec(id string) Spec {
 	// The paper's baselines place instances on servers; a socket is the
 	// framework's: the lowest free GPU's (docs/marl-operating-point.md).
 	cfg.Socket = sim.SocketFirstFit
+	// C_J is the model's standalone profile (MARL §IV-B), not the
+	// request: the model type changes CPU interference.
+	cfg.CPULoad = sim.CPULoadProfile
 	return Spec{
 		Experiment: id,
 		Clusters:   []Cluster{{Name: "fattree-k8", Spec: sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}}},

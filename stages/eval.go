@@ -70,6 +70,7 @@ func (c *Config) experimentSpec(id, arrivals string) (spec evaluation.Spec, inpu
 	spec.Seeds = c.Eval.Seeds
 	fitted = e.Configure(&c.Eval, &spec)
 	c.Sim.apply(&spec.Sim, e.Paper)
+	c.Sim.applyShape(&spec)
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
 		switch {

@@ -72,6 +72,7 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 			parent = evaluation.MustLookup(evaluation.MARLArrivals)
 			p.Spec = parent.Spec()
 			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			c.Sim.applyShape(&p.Spec)
 			i := slices.IndexFunc(p.Spec.Workloads, func(w evaluation.Workload) bool { return w.Kind == evaluation.KindUniform })
 			w := p.Spec.Workloads[i]
 			w.Intervals = m.Intervals

@@ -264,6 +264,9 @@ type DataSetup struct {
 	JobsPerPod float64 `json:"jobs_per_pod,omitempty"`
 	Intervals  int     `json:"intervals,omitempty"`
 	Parts      int     `json:"parts,omitempty"`
+	// Shape is the evaluated workload's job shape (zero: the paper's),
+	// so that a model trains on the jobs it is evaluated on.
+	Shape datasets.MARLShape `json:"shape,omitzero"`
 }
 
 // sourceExperiment is the experiment a family trains under when no
@@ -361,6 +364,12 @@ func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitte
 			return nil, err
 		}
 		mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
+		for _, w := range spec.Workloads {
+			if w.Kind != evaluation.KindTrace {
+				mt.Data.Shape = w.Shape
+				break
+			}
+		}
 	}
 	cfg, err := c.familyConfig(f)
 	if err != nil {
@@ -617,7 +626,7 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		return data, nil
 	case training.SourceMARL:
 		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
-			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS}, workload)
+			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Shape: d.Shape}, workload)
 		if err != nil {
 			return training.Data{}, err
 		}
