@@ -203,7 +203,7 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 		out = append(out, reflect.ValueOf(v.Uint()+1).Convert(v.Type()))
 	case reflect.Float64:
 		f := v.Float()
-		for _, x := range []float64{f * 1.5, f * 0.5, f + 0.1, f - 0.1, 1, 0.5} {
+		for _, x := range append([]float64{f * 1.5, f * 0.5, f + 0.1, f - 0.1, 1, 0.5}, floatAlternatives[key]...) {
 			if x != f {
 				add(x)
 			}
@@ -254,6 +254,9 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 		case reflect.Struct:
 			// A declared policy stays declared (external.Declare adds up):
 			// what changes a stage is another spec of a policy a row uses.
+			if key == "sim.job_shape.models" {
+				out = append(out, reflect.Append(clone(v), reflect.ValueOf(datasets.MARLModelShape{Model: "ctc", Shape: datasets.MARLShape{WorkerCPU: 4}})))
+			}
 			if key == "external" && n > 0 {
 				c := clone(v)
 				spec := c.Index(0).Interface().(external.Spec)
@@ -266,6 +269,12 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 	return out
 }
 
+// floatAlternatives are valid values of number keys that the values
+// alternatives derives by type cannot reach.
+var floatAlternatives = map[string][]float64{
+	"sim.job_shape.max_duration_s": {9000}, // above the default min_duration_s, 600
+}
+
 // stringAlternatives are the valid values of the string keys (and extra
 // elements of string lists) beyond what alternatives derives by type.
 var stringAlternatives = map[string][]string{
@@ -273,6 +282,7 @@ var stringAlternatives = map[string][]string{
 	"sim.speed":                     {"standalone", "model"},
 	"sim.environment":               {"paper", "das-paper", "marl-paper", ""},
 	"sim.socket":                    {"first-fit", "random", "most-free"},
+	"sim.cpu_load":                  {"request", "profile"},
 	"train.das.cluster":             {"medium", "each", "small"},
 	"eval.sensitivity.das.cluster":  {"medium", "small"},
 	"profile.gpu_share.gavel":       {"gavel2.json", ""},
