@@ -443,6 +443,11 @@ marl_device:
   intervals: 2
   episodes: 1
   train_intervals: 2
+  # Operating points, one map per load and socket rule: loads multiply
+  # the paper's jobs per pod; sockets are socket rules (most-free,
+  # first-fit, random; [] keeps marl-arrivals' own, first-fit).
+  loads: [1]
+  sockets: []
 das:
   # MALO and MOSA search for minutes per cell: left out of the grid.
   heuristics: [fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance, tetris]
@@ -514,6 +519,16 @@ func checkSensitivity(c *Config, listed bool) []error {
 		if m.Episodes < 0 {
 			errs = append(errs, fmt.Errorf("%s.marl_device.episodes: must be >= 0, got %d", key, m.Episodes))
 		}
+		for i, l := range m.Loads {
+			if !(l > 0 && l <= MaxLoadMultiplier) || slices.Index(m.Loads, l) < i {
+				errs = append(errs, fmt.Errorf("%s.marl_device.loads[%d]: must be in (0, %d] and not given twice, got %v", key, i, MaxLoadMultiplier, l))
+			}
+		}
+		for i, r := range m.Sockets {
+			if !slices.Contains(sim.SocketRules, r) || slices.Index(m.Sockets, r) < i {
+				errs = append(errs, fmt.Errorf("%s.marl_device.sockets[%d]: must be one of %v, each once, got %q", key, i, sim.SocketRules, r))
+			}
+		}
 	}
 	if seen[SensitivityDAS] {
 		d := s.DAS
@@ -527,6 +542,10 @@ func checkSensitivity(c *Config, listed bool) []error {
 	}
 	return errs
 }
+
+// MaxLoadMultiplier bounds eval.sensitivity.marl_device.loads: 20 times
+// the paper's load fills a power8 fat-tree many times over.
+const MaxLoadMultiplier = 20
 
 // The sensitivity multipliers' range: with the environment's own ranges
 // (sim.EnvironmentParams) it keeps a grid point a valid environment for

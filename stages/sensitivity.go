@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"slices"
+	"strconv"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
@@ -37,6 +39,12 @@ type sensitivityPart struct {
 	// Training is the plan of every point's model (its seeds and
 	// interference are the point's).
 	Training *ModelTraining `json:"training"`
+	// Load and Socket are the operating point where the map sweeps it
+	// (eval.sensitivity.marl_device.loads, sockets): the multiplier of
+	// the paper's jobs per pod (0: not swept) and the socket rule ("":
+	// the experiment's own). Left out of the JSON when not swept.
+	Load   float64 `json:"load,omitempty"`
+	Socket string  `json:"socket,omitempty"`
 }
 
 // paperEnvironment is the calibrated environment of paper among those the
@@ -66,6 +74,14 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 		}
 		var p sensitivityPart
 		var parent evaluation.Experiment
+		// A part per operating point (marl-device's loads and socket
+		// rules); one for das.
+		type variant struct {
+			suffix string
+			load   float64
+			socket string
+		}
+		variants := []variant{{}}
 		switch name {
 		case evaluation.SensitivityMARLDevice:
 			m := s.MARLDevice
@@ -80,6 +96,25 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 			p.Spec.Clusters = []evaluation.Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}}
 			p.Heuristics = slices.Clone(m.Heuristics)
 			p.Title = fmt.Sprintf("marl-device, fat-tree k=%d of power8", m.K)
+			loads, sockets := m.Loads, m.Sockets
+			if len(loads) == 0 {
+				loads = []float64{1}
+			}
+			if !slices.Equal(loads, []float64{1}) || len(sockets) > 0 {
+				variants = variants[:0]
+				if len(sockets) == 0 {
+					sockets = []string{""}
+				}
+				for _, l := range loads {
+					for _, r := range sockets {
+						v := variant{suffix: "-x" + strconv.FormatFloat(l, 'g', -1, 64), load: l, socket: r}
+						if r != "" {
+							v.suffix += "-" + r
+						}
+						variants = append(variants, v)
+					}
+				}
+			}
 		case evaluation.SensitivityDAS:
 			d := s.DAS
 			parent = evaluation.MustLookup(evaluation.DASTable1)
@@ -104,26 +139,42 @@ func (c *Config) sensitivityParts() ([]sensitivityPart, error) {
 			}
 			p.Heuristics[i] = string(canon)
 		}
-		p.Name, p.Learned = name, schedulers.Name(name)
-		p.Environment = c.paperEnvironment(parent.Paper)
-		p.Spec.Experiment = evaluation.Sensitivity + "-" + name
-		p.Spec.Seeds = c.Eval.Seeds
-		p.Spec.Schedulers = append(slices.Clone(p.Heuristics), name)
-		// The map is of the speed model's scales: always the model, in the
-		// environment named for the tables (the points' environments are
-		// passed as the interference model).
-		p.Spec.Sim.Speed, p.Spec.Sim.Environment = sim.SpeedModel, p.Environment
-		if err := p.Spec.Validate(); err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
-		}
 		canon, err := schedulers.Canonical(name)
 		if err != nil {
 			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
 		}
-		if p.Training, err = tc.planTraining(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		for _, v := range variants {
+			q := p
+			q.Spec.Workloads = slices.Clone(p.Spec.Workloads)
+			q.Name, q.Learned, q.Load, q.Socket = name+v.suffix, canon, v.load, v.socket
+			if v.load != 0 {
+				built, err := q.Spec.Clusters[0].Spec.Build()
+				if err != nil {
+					return nil, fmt.Errorf("eval.sensitivity (%s): %w", q.Name, err)
+				}
+				q.Spec.Workloads[0].JobsPerPod = v.load * evaluation.MARLPaperLoad(built)
+				q.Title += fmt.Sprintf(", load ×%g", v.load)
+			}
+			if v.socket != "" {
+				q.Spec.Sim.Socket = v.socket
+				q.Title += ", " + v.socket + " socket"
+			}
+			q.Environment = c.paperEnvironment(parent.Paper)
+			q.Spec.Experiment = evaluation.Sensitivity + "-" + q.Name
+			q.Spec.Seeds = c.Eval.Seeds
+			q.Spec.Schedulers = append(slices.Clone(q.Heuristics), name)
+			// The map is of the speed model's scales: always the model, in
+			// the environment named for the tables (the points'
+			// environments are passed as the interference model).
+			q.Spec.Sim.Speed, q.Spec.Sim.Environment = sim.SpeedModel, q.Environment
+			if err := q.Spec.Validate(); err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", q.Name, err)
+			}
+			if q.Training, err = tc.planTraining(canon, q.Spec, q.Fitted, q.Spec.Clusters[0]); err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", q.Name, err)
+			}
+			parts = append(parts, q)
 		}
-		parts = append(parts, p)
 	}
 	return parts, nil
 }
@@ -142,6 +193,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	grid := sensitivity.Grid{Comm: s.CommScales, Interference: s.InterferenceScales}
 	e := evaluation.MustLookup(evaluation.Sensitivity)
 	tables, plots := e.TableFiles(), e.PlotFiles()
+	cells := path.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile)
 	var in []string
 	for _, p := range parts {
 		if p.Training.Data.Source == training.SourceTrace {
@@ -155,7 +207,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	workers := c.Workers
 	return &pipeline.Func{
 		StageName: evaluation.Sensitivity, StageVersion: stageVersion, In: in,
-		Out: append(slices.Clone(tables), plots...),
+		Out: append(append(slices.Clone(tables), plots...), cells),
 		Cfg: struct {
 			Grid  sensitivity.Grid
 			Parts []sensitivityPart
@@ -197,6 +249,9 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 					return err
 				}
 			}
+			if err := datasets.WriteParquet(env.Output(cells), datasets.FileMeta{Source: evaluation.Sensitivity, ConfigHash: env.ConfigHash}, res.CellRows()); err != nil {
+				return err
+			}
 			svg, png, err := res.Plot()
 			if err != nil {
 				return fmt.Errorf("sensitivity plot: %w", err)
@@ -236,7 +291,11 @@ func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interfer
 		what = "the fitted interference model (fit/model.json)"
 	}
 	w := p.Spec.Workloads[0]
-	load := fmt.Sprintf("%s arrivals at the MARL paper's load per pod for %d intervals", w.Kind, w.Intervals)
+	paperLoad := "the MARL paper's load per pod"
+	if p.Load != 0 {
+		paperLoad = fmt.Sprintf("%g × the MARL paper's load per pod (%.3g jobs per pod per interval)", p.Load, w.JobsPerPod)
+	}
+	load := fmt.Sprintf("%s arrivals at %s for %d intervals", w.Kind, paperLoad, w.Intervals)
 	if w.Kind == evaluation.KindTrace {
 		load = fmt.Sprintf("das-table1's trace (first %d jobs, the last %g evaluated; training on the rest)", w.MaxJobs, w.TestFraction)
 	}
@@ -247,7 +306,8 @@ func (p sensitivityPart) part(env *pipeline.Env) (sensitivity.Part, sim.Interfer
 	if p.Spec.Sim.Trigger == sim.TriggerInterval {
 		unit = "intervals"
 	}
-	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes}, model, nil
+	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes,
+		Load: p.Load, Socket: p.Socket}, model, nil
 }
 
 // summary says which jobs a training reads.
@@ -353,6 +413,22 @@ func outcome(rep *evaluation.Report, heuristics []string, learned schedulers.Nam
 		return sum / float64(n), nil
 	}
 	var out sensitivity.Outcome
+	// The floor is the same for every scheduler of a column (it is of the
+	// column's jobs): the mean over the first heuristic's cells.
+	first, err := schedulers.Canonical(heuristics[0])
+	if err != nil {
+		return out, err
+	}
+	floors, n := 0.0, 0
+	for _, c := range rep.Cells {
+		if c.Cell.Scheduler == first {
+			floors += c.Metrics.FloorJCTS / scale
+			n++
+		}
+	}
+	if n > 0 {
+		out.Floor = floors / float64(n)
+	}
 	for _, h := range heuristics {
 		canon, err := schedulers.Canonical(h)
 		if err != nil {
@@ -367,7 +443,6 @@ func outcome(rep *evaluation.Report, heuristics []string, learned schedulers.Nam
 	if learned == "" {
 		return out, nil
 	}
-	var err error
 	out.Learned, err = mean(learned)
 	return out, err
 }

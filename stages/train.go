@@ -366,7 +366,12 @@ func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitte
 		mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
 		for _, w := range spec.Workloads {
 			if w.Kind != evaluation.KindTrace {
+				// The evaluated jobs' shape and, where the workload sets
+				// one, load: a model trains on the jobs it meets.
 				mt.Data.Shape = w.Shape
+				if w.JobsPerPod > 0 {
+					mt.Data.JobsPerPod = w.JobsPerPod
+				}
 				break
 			}
 		}

@@ -278,20 +278,21 @@ var floatAlternatives = map[string][]float64{
 // stringAlternatives are the valid values of the string keys (and extra
 // elements of string lists) beyond what alternatives derives by type.
 var stringAlternatives = map[string][]string{
-	"datasets.source":               {stages.SyntheticPAI, "pai-sim"},
-	"sim.speed":                     {"standalone", "model"},
-	"sim.environment":               {"paper", "das-paper", "marl-paper", ""},
-	"sim.socket":                    {"first-fit", "random", "most-free"},
-	"sim.cpu_load":                  {"request", "profile"},
-	"train.das.cluster":             {"medium", "each", "small"},
-	"eval.sensitivity.das.cluster":  {"medium", "small"},
-	"profile.gpu_share.gavel":       {"gavel2.json", ""},
-	"profile.gpu_share.lucid":       {"gavel2.json"},
-	"eval.marl_servers.clusters":    {"fattree-k4-s8", "fattree-k4-s2"},
-	"eval.marl_topologies.clusters": {"bcube-n4-k1", "fattree-k6"},
-	"eval.marl_vs_single.clusters":  {"fattree-k6", "fattree-k8"},
-	"train.replicated":              {"marl-device", "das"},
-	"eval.experiments":              {"das-tuning"},
+	"datasets.source":                      {stages.SyntheticPAI, "pai-sim"},
+	"sim.speed":                            {"standalone", "model"},
+	"sim.environment":                      {"paper", "das-paper", "marl-paper", ""},
+	"sim.socket":                           {"first-fit", "random", "most-free"},
+	"sim.cpu_load":                         {"request", "profile"},
+	"eval.sensitivity.marl_device.sockets": {"random"},
+	"train.das.cluster":                    {"medium", "each", "small"},
+	"eval.sensitivity.das.cluster":         {"medium", "small"},
+	"profile.gpu_share.gavel":              {"gavel2.json", ""},
+	"profile.gpu_share.lucid":              {"gavel2.json"},
+	"eval.marl_servers.clusters":           {"fattree-k4-s8", "fattree-k4-s2"},
+	"eval.marl_topologies.clusters":        {"bcube-n4-k1", "fattree-k6"},
+	"eval.marl_vs_single.clusters":         {"fattree-k6", "fattree-k8"},
+	"train.replicated":                     {"marl-device", "das"},
+	"eval.experiments":                     {"das-tuning"},
 }
 
 func jsonText(v any) string {
