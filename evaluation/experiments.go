@@ -464,7 +464,7 @@ model trained per grid point: marl-device on a fat-tree of power8
 servers (marl-arrivals' workload) and das on a DAS cluster (das-table1's
 trace). Written by the sensitivity stage.`,
 		Section: ReportSection{"Where learned placement pays: its margin as communication and interference grow (sensitivity)",
-			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good."},
+			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied, at each operating point (load, socket rule) configured; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good. Beside each margin map, the headroom of the best heuristic over the floor (where any scheduler could gain) and the share of it the learned scheduler captured."},
 		Stage:       Sensitivity,
 		CheckConfig: checkSensitivity,
 	})
