@@ -18,7 +18,7 @@ LDFLAGS  := -X github.com/schedlab/schedlab/pipeline.Revision=$(REVISION)
 # out: its SDK and gRPC would lengthen a first build (docs/distributed.md).
 TAGS     ?=
 
-.PHONY: help build run test test-race test-norace test-seeds test-deps test-distributed bench bench-ci fuzz lint reproduce paper-das clean
+.PHONY: help build run test test-race test-norace test-seeds test-deps test-distributed bench bench-ci fuzz lint reproduce paper-das paper-marl-map paper-marl-k20 clean
 
 help:
 	@echo "make run        the whole pipeline on the quick preset, into $(OUT)/"
@@ -131,6 +131,18 @@ reproduce: build
 EXECUTOR ?= local
 paper-das: build
 	./$(BIN) run --preset paper --only das-table1 --executor $(EXECUTOR) --out $(OUT)/paper-das
+
+# MARL-GNN at its paper's operating point (issue 45; configs/*.yaml,
+# CPU-hours in docs/measurements.md). paper-marl-map: the sensitivity map
+# at k = 8 (load ×1/×3/×5, every socket rule, communication ×1/×6/×12/×60,
+# interference ×1/×2, three seeds, marl-device retrained per point).
+# paper-marl-k20: marl-arrivals at k = 20 with three marl-device models.
+# Not run by any test or CI job.
+paper-marl-map: build
+	./$(BIN) run --config configs/marl-map.yaml --executor $(EXECUTOR) --out $(OUT)/paper-marl-map
+
+paper-marl-k20: build
+	./$(BIN) run --config configs/marl-k20.yaml --executor $(EXECUTOR) --out $(OUT)/paper-marl-k20
 
 clean:
 	rm -rf $(OUT) bin

@@ -139,7 +139,11 @@ func freeOf(c *sim.Cluster) []demand {
 // rates runs sc's placement (every socket the first with room) and returns
 // each job's rate with all jobs running.
 func rates(sc Scenario, model sim.Interference, env *sim.Environment) ([]float64, error) {
-	s, err := sim.New(sc.Cluster, sc.Jobs, sim.DefaultConfig(), model)
+	cfg := sim.DefaultConfig()
+	// C_J as the MARL experiments take it (MARL §IV-B: profiled running
+	// alone): the model's profile, capped at the request.
+	cfg.CPULoad = sim.CPULoadProfile
+	s, err := sim.New(sc.Cluster, sc.Jobs, cfg, model)
 	if err != nil {
 		return nil, fmt.Errorf("calibration: scenario %s: %w", sc.Name, err)
 	}

@@ -428,3 +428,21 @@ func TestHeadroomVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatingPoint: a MARL verdict says how busy the cluster was under
+// the heuristics, and only theirs (a learned row's cells do not count).
+func TestOperatingPoint(t *testing.T) {
+	in := &Input{Cells: []Cell{
+		{Experiment: "marl-arrivals", Scheduler: "lif", GPUUtil: 0.2, CPUUtil: 0.5, MeanQueueS: 900},
+		{Experiment: "marl-arrivals", Scheduler: "tetris-pack", GPUUtil: 0.4, CPUUtil: 0.7, MeanQueueS: 2700},
+		{Experiment: "marl-arrivals", Scheduler: "marl-device", GPUUtil: 0.9, CPUUtil: 0.9, MeanQueueS: 90000},
+		{Experiment: "das-table1", Scheduler: "tetris", GPUUtil: 0.9, CPUUtil: 0.9, MeanQueueS: 90000},
+	}}
+	want := "operating point under the heuristics: GPUs 30 %, cores 60 % busy, mean queueing 1.00 intervals"
+	if got := operatingPoint(in, "marl-arrivals", 1800); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := operatingPoint(in, "marl-servers", 1800); got != "" {
+		t.Errorf("an experiment without cells: %q, want none", got)
+	}
+}

@@ -40,7 +40,10 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		}
 		claimed, missing := split(c.claimed, present)
 		against, _ := split(c.against, present)
-		// An oracle reads the future: it bounds, it is no baseline.
+		// An oracle reads the future: it bounds, it is no baseline. The
+		// registry's one predicate (Name.Oracle); not Name.Heuristic,
+		// which would also drop the learned baselines some claims name
+		// (marl-single, RIFLING, DL², DAS's ablations).
 		against = slices.DeleteFunc(against, func(s string) bool { return schedulers.Name(s).Oracle() })
 		out := Outcome{Value: math.NaN(), Threshold: c.threshold, HasCI: true, Headroom: math.NaN()}
 		switch {
@@ -203,7 +206,31 @@ func marlScale(in *Input, c comparison) string {
 			what += fmt.Sprintf("; %s trained %d episodes (paper: about 200)", r, n)
 		}
 	}
+	if op := operatingPoint(in, c.experiment, s.Sim.IntervalS); op != "" {
+		what += "; " + op
+	}
 	return what
+}
+
+// operatingPoint says how busy the experiment's cluster was under its
+// heuristics (schedulers.Name.Heuristic), as the tables' notes do: the
+// mean over their cells of GPU and CPU utilisation and of the mean
+// queueing delay (in intervals of intervalS); "" when the run recorded
+// none.
+func operatingPoint(in *Input, experiment string, intervalS float64) string {
+	var gpu, cpu, queue float64
+	n := 0
+	for _, c := range in.Cells {
+		if c.Experiment == experiment && schedulers.Name(c.Scheduler).Heuristic() && c.GPUUtil > 0 {
+			gpu, cpu, queue = gpu+c.GPUUtil, cpu+c.CPUUtil, queue+c.MeanQueueS
+			n++
+		}
+	}
+	if n == 0 || !(intervalS > 0) {
+		return ""
+	}
+	k := float64(n)
+	return fmt.Sprintf("operating point under the heuristics: GPUs %.0f %%, cores %.0f %% busy, mean queueing %.2f intervals", 100*gpu/k, 100*cpu/k, queue/k/intervalS)
 }
 
 // skipped lists the experiment's configured columns (cluster/workload)

@@ -34,6 +34,11 @@ type Cell struct {
 	// FloorJCTS is the cell's floor (evaluation.MetricsRow.FloorJCTS); 0
 	// in a run from before floors: unknown.
 	FloorJCTS float64 `parquet:"floor_jct_s,optional"`
+	// The cell's operating point (evaluation.MetricsRow): GPU and CPU
+	// utilisation and mean queueing delay; 0 in a run from before them.
+	GPUUtil    float64 `parquet:"gpu_util,optional"`
+	CPUUtil    float64 `parquet:"cpu_util,optional"`
+	MeanQueueS float64 `parquet:"mean_queue_s,optional"`
 }
 
 // Job is one evaluated job of one cell, as eval/results.parquet holds it

@@ -155,6 +155,13 @@ type SensitivityMARLConfig struct {
 	// over TrainIntervals intervals of uniform arrivals.
 	Episodes       int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
 	TrainIntervals int `mapstructure:"train_intervals" yaml:"train_intervals" json:"train_intervals"`
+	// Loads multiply the paper's jobs per pod (MARLPaperLoad) and Sockets
+	// are socket rules (sim.SocketRules): the map has one part per load
+	// and rule, each its own grid. Loads [1] (or none) and Sockets [] (the
+	// experiment's own rule) are one part, named as before. Left out of
+	// the JSON when empty.
+	Loads   []float64 `mapstructure:"loads" yaml:"loads" json:"loads,omitempty"`
+	Sockets []string  `mapstructure:"sockets" yaml:"sockets" json:"sockets,omitempty"`
 }
 
 // SensitivityDASConfig sizes the das part: das-table1's trace (its

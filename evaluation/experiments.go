@@ -445,6 +445,11 @@ marl_device:
   intervals: 2
   episodes: 1
   train_intervals: 2
+  # Operating points, one map per load and socket rule: loads multiply
+  # the paper's jobs per pod; sockets are socket rules (most-free,
+  # first-fit, random; [] keeps marl-arrivals' own, first-fit).
+  loads: [1]
+  sockets: []
 das:
   # MALO and MOSA search for minutes per cell: left out of the grid.
   heuristics: [fifo-firstfit, fifo-loadbalance, drf-firstfit, drf-loadbalance, tetris]
@@ -461,7 +466,7 @@ model trained per grid point: marl-device on a fat-tree of power8
 servers (marl-arrivals' workload) and das on a DAS cluster (das-table1's
 trace). Written by the sensitivity stage.`,
 		Section: ReportSection{"Where learned placement pays: its margin as communication and interference grow (sensitivity)",
-			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good."},
+			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied, at each operating point (load, socket rule) configured; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good. Beside each margin map, the headroom of the best heuristic over the floor (where any scheduler could gain) and the share of it the learned scheduler captured."},
 		Stage:       Sensitivity,
 		CheckConfig: checkSensitivity,
 	})
@@ -516,6 +521,16 @@ func checkSensitivity(c *Config, listed bool) []error {
 		if m.Episodes < 0 {
 			errs = append(errs, fmt.Errorf("%s.marl_device.episodes: must be >= 0, got %d", key, m.Episodes))
 		}
+		for i, l := range m.Loads {
+			if !(l > 0 && l <= MaxLoadMultiplier) || slices.Index(m.Loads, l) < i {
+				errs = append(errs, fmt.Errorf("%s.marl_device.loads[%d]: must be in (0, %d] and not given twice, got %v", key, i, MaxLoadMultiplier, l))
+			}
+		}
+		for i, r := range m.Sockets {
+			if !slices.Contains(sim.SocketRules, r) || slices.Index(m.Sockets, r) < i {
+				errs = append(errs, fmt.Errorf("%s.marl_device.sockets[%d]: must be one of %v, each once, got %q", key, i, sim.SocketRules, r))
+			}
+		}
 	}
 	if seen[SensitivityDAS] {
 		d := s.DAS
@@ -529,6 +544,10 @@ func checkSensitivity(c *Config, listed bool) []error {
 	}
 	return errs
 }
+
+// MaxLoadMultiplier bounds eval.sensitivity.marl_device.loads: 20 times
+// the paper's load fills a power8 fat-tree many times over.
+const MaxLoadMultiplier = 20
 
 // The sensitivity multipliers' range: with the environment's own ranges
 // (sim.EnvironmentParams) it keeps a grid point a valid environment for
@@ -610,7 +629,8 @@ func configureDASTrace(c *Config, s *Spec) (fitted bool) {
 // "fattree" preset), the paper's load scaled to the pod size
 // (MARLPaperLoad: 2.4 jobs per pod per 30-minute interval) for 20
 // intervals of uniform arrivals; Tetris (packing), LB, LIF; interval
-// triggers every 1800 s; instances homed on the first socket that fits.
+// triggers every 1800 s; instances homed on the first socket that fits;
+// C_J from the models' profiles.
 func marlSpec(id string) Spec {
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = sim.TriggerInterval
@@ -618,6 +638,9 @@ func marlSpec(id string) Spec {
 	// The paper's baselines place instances on servers; a socket is the
 	// framework's: the lowest free GPU's (docs/marl-operating-point.md).
 	cfg.Socket = sim.SocketFirstFit
+	// C_J is the model's standalone profile (MARL §IV-B), not the
+	// request: the model type changes CPU interference.
+	cfg.CPULoad = sim.CPULoadProfile
 	return Spec{
 		Experiment: id,
 		Clusters:   []Cluster{{Name: "fattree-k8", Spec: sim.ClusterSpec{Topology: "fattree", K: 8, Servers: "power8"}}},

@@ -304,7 +304,7 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 				if jpp == 0 {
 					jpp = MARLPaperLoad(c)
 				}
-				mw := datasets.MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals}
+				mw := datasets.MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals, Shape: w.Shape}
 				rng := pipeline.Rand(seed, StreamEval, spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
 				js, err := datasets.GenerateMARL(mw, rng)
 				if err != nil {

@@ -111,6 +111,11 @@ type Workload struct {
 	// columns interval, start_s, jobs. Without one the workload's cells are
 	// skipped and the report says so.
 	ArrivalsFile string `mapstructure:"arrivals_file" yaml:"arrivals_file" json:"arrivals_file"`
+	// Shape (uniform, poisson, google) is the jobs' shape; the zero value
+	// is the MARL paper's (datasets.DefaultMARLShape). The run-wide key
+	// sim.job_shape sets it on every MARL workload. Left out of the JSON
+	// when zero, so that a spec of the paper's shape hashes as before.
+	Shape datasets.MARLShape `mapstructure:"job_shape" yaml:"job_shape,omitempty" json:"job_shape,omitzero"`
 }
 
 // MARLJobsPerPod is the MARL paper's 15 jobs per pod per interval (§VI-B),
@@ -286,6 +291,9 @@ func (w Workload) validate(cfg sim.Config) error {
 		}
 		if !(cfg.IntervalS > 0) {
 			return fmt.Errorf("kind: %s needs sim.interval_s > 0, got %v", w.Kind, cfg.IntervalS)
+		}
+		if err := w.Shape.Validate(); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("kind: unknown %q (want %s, %s, %s or %s)", w.Kind, KindTrace, KindUniform, KindPoisson, KindGoogle)

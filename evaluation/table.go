@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -596,8 +597,8 @@ func (r *Report) notes(ran bool) []string {
 					}
 				}
 			}
-			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %g jobs per pod%s per %g s interval for %d intervals, %d jobs.",
-				w.Workload, w.Cluster, w.Seed, w.Source, jpp, paper, s.Sim.IntervalS, wl.Intervals, w.Test))
+			n = append(n, fmt.Sprintf("Workload %s on %s (seed %d): %s, %g jobs per pod%s per %g s interval for %d intervals, %d jobs; %s.",
+				w.Workload, w.Cluster, w.Seed, w.Source, jpp, paper, s.Sim.IntervalS, wl.Intervals, w.Test, shapeNote(wl.Shape)))
 		}
 	}
 	if !ran {
@@ -660,12 +661,36 @@ func speedNote(c sim.Config) string {
 	if socket == "" {
 		socket = sim.SocketMostFree
 	}
+	cj := ""
+	if c.CPULoad == sim.CPULoadProfile {
+		cj = ", a worker's CPU load C_J its model's standalone profile (capped at its request)"
+	}
 	switch c.Speed {
 	case sim.SpeedStandalone:
 		return "standalone speed (trace replay: jobs run for their recorded durations), " + env
 	default:
-		return "model speed (interference and communication), " + env + ", instances homed on the " + socket + " socket"
+		return "model speed (interference and communication), " + env + ", instances homed on the " + socket + " socket" + cj
 	}
+}
+
+// shapeNote says what a MARL workload's jobs request and how long they
+// run (sim.job_shape), and which models have a shape of their own.
+func shapeNote(s datasets.MARLShape) string {
+	r := s.Resolved()
+	name := "the paper's job shape"
+	if !s.IsZero() {
+		name = "job shape set by sim.job_shape"
+	}
+	out := fmt.Sprintf("%s: %d–%d workers of %g GPU + %g cores, %d–%d PSs of %g cores, %g–%g min standalone",
+		name, r.MinWorkers, r.MaxWorkers, r.WorkerGPU, r.WorkerCPU, r.MinPS, r.MaxPS, r.PSCPU, r.MinDurationS/60, r.MaxDurationS/60)
+	if len(r.Models) > 0 {
+		var names []string
+		for _, m := range r.Models {
+			names = append(names, m.Model)
+		}
+		out += " (" + strings.Join(names, ", ") + ": their own)"
+	}
+	return out
 }
 
 func workloadIndex(s Spec, name string) int {

@@ -42,6 +42,15 @@ type SimConfig struct {
 	// experiment's own (first-fit for the MARL experiments, most-free
 	// for the DAS ones).
 	Socket string `mapstructure:"socket" yaml:"socket" json:"socket,omitempty"`
+	// CPULoad is where an instance's C_J comes from (sim.Config.CPULoad:
+	// request, profile); "" keeps each experiment's own (profile for the
+	// MARL experiments, request for the DAS ones).
+	CPULoad string `mapstructure:"cpu_load" yaml:"cpu_load" json:"cpu_load,omitempty"`
+	// JobShape overrides the MARL workloads' job shape
+	// (datasets.MARLShape), field by field and per model: a zero field
+	// keeps the paper's (docs/marl-operating-point.md). It applies to
+	// every generated MARL workload, evaluated and trained on.
+	JobShape datasets.MARLShape `mapstructure:"job_shape" yaml:"job_shape" json:"job_shape,omitzero"`
 }
 
 // Validate names every bad key.
@@ -54,6 +63,12 @@ func (c SimConfig) Validate() error {
 	}
 	if c.Socket != "" && !slices.Contains(sim.SocketRules, c.Socket) {
 		errs = append(errs, fmt.Errorf("sim.socket: must be one of %s, got %q", strings.Join(sim.SocketRules, ", "), c.Socket))
+	}
+	if c.CPULoad != "" && !slices.Contains(sim.CPULoads, c.CPULoad) {
+		errs = append(errs, fmt.Errorf("sim.cpu_load: must be one of %s, got %q", strings.Join(sim.CPULoads, ", "), c.CPULoad))
+	}
+	if err := c.JobShape.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("sim.%w", err))
 	}
 	if err := CheckEnvironment(c.Environment); err != nil {
 		errs = append(errs, fmt.Errorf("sim.environment: %w", err))
@@ -95,7 +110,23 @@ func (c SimConfig) apply(s *sim.Config, paper string) {
 	if c.Socket != "" {
 		s.Socket = c.Socket
 	}
+	if c.CPULoad != "" {
+		s.CPULoad = c.CPULoad
+	}
 	s.Environment = c.EnvironmentFor(paper)
+}
+
+// applyShape sets the run-wide job shape on every generated MARL workload
+// of spec; a zero shape leaves each its own.
+func (c SimConfig) applyShape(spec *evaluation.Spec) {
+	if c.JobShape.IsZero() {
+		return
+	}
+	for i := range spec.Workloads {
+		if spec.Workloads[i].Kind != evaluation.KindTrace {
+			spec.Workloads[i].Shape = c.JobShape
+		}
+	}
 }
 
 // TrainConfig sizes the training of the learned schedulers that the

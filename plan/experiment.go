@@ -114,6 +114,7 @@ func (c Config) Experiment(id, arrivals string) (Experiment, error) {
 	spec.Seeds = c.Eval.Seeds
 	fitted := e.Configure(&c.Eval, &spec)
 	c.Sim.apply(&spec.Sim, e.Paper)
+	c.Sim.applyShape(&spec)
 	var inputs []string
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]

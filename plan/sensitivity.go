@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
@@ -28,6 +29,12 @@ type SensitivityPart struct {
 	// Training is the plan of every point's model (its seeds and
 	// interference are the point's).
 	Training *Training `json:"training"`
+	// Load and Socket are the operating point where the map sweeps it
+	// (eval.sensitivity.marl_device.loads, sockets): the multiplier of
+	// the paper's jobs per pod (0: not swept) and the socket rule ("":
+	// the experiment's own). Left out of the JSON when not swept.
+	Load   float64 `json:"load,omitempty"`
+	Socket string  `json:"socket,omitempty"`
 }
 
 // PaperEnvironment is the calibrated environment of paper among those the
@@ -57,12 +64,21 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 		}
 		var p SensitivityPart
 		var parent evaluation.Experiment
+		// A part per operating point (marl-device's loads and socket
+		// rules); one for das.
+		type variant struct {
+			suffix string
+			load   float64
+			socket string
+		}
+		variants := []variant{{}}
 		switch name {
 		case evaluation.SensitivityMARLDevice:
 			m := s.MARLDevice
 			parent = evaluation.MustLookup(evaluation.MARLArrivals)
 			p.Spec = parent.Spec()
 			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			c.Sim.applyShape(&p.Spec)
 			i := slices.IndexFunc(p.Spec.Workloads, func(w evaluation.Workload) bool { return w.Kind == evaluation.KindUniform })
 			w := p.Spec.Workloads[i]
 			w.Intervals = m.Intervals
@@ -70,6 +86,25 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 			p.Spec.Clusters = []evaluation.Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}}
 			p.Heuristics = slices.Clone(m.Heuristics)
 			p.Title = fmt.Sprintf("marl-device, fat-tree k=%d of power8", m.K)
+			loads, sockets := m.Loads, m.Sockets
+			if len(loads) == 0 {
+				loads = []float64{1}
+			}
+			if !slices.Equal(loads, []float64{1}) || len(sockets) > 0 {
+				variants = variants[:0]
+				if len(sockets) == 0 {
+					sockets = []string{""}
+				}
+				for _, l := range loads {
+					for _, r := range sockets {
+						v := variant{suffix: "-x" + strconv.FormatFloat(l, 'g', -1, 64), load: l, socket: r}
+						if r != "" {
+							v.suffix += "-" + r
+						}
+						variants = append(variants, v)
+					}
+				}
+			}
 		case evaluation.SensitivityDAS:
 			d := s.DAS
 			parent = evaluation.MustLookup(evaluation.DASTable1)
@@ -94,26 +129,42 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 			}
 			p.Heuristics[i] = string(canon)
 		}
-		p.Name, p.Learned = name, schedulers.Name(name)
-		p.Environment = c.PaperEnvironment(parent.Paper)
-		p.Spec.Experiment = evaluation.Sensitivity + "-" + name
-		p.Spec.Seeds = c.Eval.Seeds
-		p.Spec.Schedulers = append(slices.Clone(p.Heuristics), name)
-		// The map is of the speed model's scales: always the model, in the
-		// environment named for the tables (the points' environments are
-		// passed as the interference model).
-		p.Spec.Sim.Speed, p.Spec.Sim.Environment = sim.SpeedModel, p.Environment
-		if err := p.Spec.Validate(); err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
-		}
 		canon, err := schedulers.Canonical(name)
 		if err != nil {
 			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
 		}
-		if p.Training, err = tc.TrainingOf(canon, p.Spec, p.Fitted, p.Spec.Clusters[0]); err != nil {
-			return nil, fmt.Errorf("eval.sensitivity (%s): %w", name, err)
+		for _, v := range variants {
+			q := p
+			q.Spec.Workloads = slices.Clone(p.Spec.Workloads)
+			q.Name, q.Learned, q.Load, q.Socket = name+v.suffix, canon, v.load, v.socket
+			if v.load != 0 {
+				built, err := q.Spec.Clusters[0].Spec.Build()
+				if err != nil {
+					return nil, fmt.Errorf("eval.sensitivity (%s): %w", q.Name, err)
+				}
+				q.Spec.Workloads[0].JobsPerPod = v.load * evaluation.MARLPaperLoad(built)
+				q.Title += fmt.Sprintf(", load ×%g", v.load)
+			}
+			if v.socket != "" {
+				q.Spec.Sim.Socket = v.socket
+				q.Title += ", " + v.socket + " socket"
+			}
+			q.Environment = c.PaperEnvironment(parent.Paper)
+			q.Spec.Experiment = evaluation.Sensitivity + "-" + q.Name
+			q.Spec.Seeds = c.Eval.Seeds
+			q.Spec.Schedulers = append(slices.Clone(q.Heuristics), name)
+			// The map is of the speed model's scales: always the model, in
+			// the environment named for the tables (the points'
+			// environments are passed as the interference model).
+			q.Spec.Sim.Speed, q.Spec.Sim.Environment = sim.SpeedModel, q.Environment
+			if err := q.Spec.Validate(); err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", q.Name, err)
+			}
+			if q.Training, err = tc.TrainingOf(canon, q.Spec, q.Fitted, q.Spec.Clusters[0]); err != nil {
+				return nil, fmt.Errorf("eval.sensitivity (%s): %w", q.Name, err)
+			}
+			parts = append(parts, q)
 		}
-		parts = append(parts, p)
 	}
 	return parts, nil
 }

@@ -111,6 +111,9 @@ type DataSetup struct {
 	JobsPerPod float64 `json:"jobs_per_pod,omitempty"`
 	Intervals  int     `json:"intervals,omitempty"`
 	Parts      int     `json:"parts,omitempty"`
+	// Shape is the evaluated workload's job shape (zero: the paper's),
+	// so that a model trains on the jobs it is evaluated on.
+	Shape datasets.MARLShape `json:"shape,omitzero"`
 }
 
 // sourceExperiment is the experiment a family trains under when no
@@ -206,6 +209,17 @@ func (c Config) TrainingOf(canon schedulers.Name, spec evaluation.Spec, fitted b
 			return nil, err
 		}
 		mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
+		for _, w := range spec.Workloads {
+			if w.Kind != evaluation.KindTrace {
+				// The evaluated jobs' shape and, where the workload sets
+				// one, load: a model trains on the jobs it meets.
+				mt.Data.Shape = w.Shape
+				if w.JobsPerPod > 0 {
+					mt.Data.JobsPerPod = w.JobsPerPod
+				}
+				break
+			}
+		}
 	}
 	cfg, err := c.familyConfig(f)
 	if err != nil {
@@ -375,7 +389,7 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		return data, nil
 	case training.SourceMARL:
 		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
-			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS}, workload)
+			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Shape: d.Shape}, workload)
 		if err != nil {
 			return training.Data{}, err
 		}

@@ -11,12 +11,13 @@ import (
 	"github.com/schedlab/schedlab/internal/figure"
 	"github.com/schedlab/schedlab/schedulers"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
-var header = []string{"part", "comm ×", "interference ×", "comm_scale", "interference_scale", "best heuristic", "best heuristic JCT", "learned JCT", "margin (%)"}
+var header = []string{"part", "comm ×", "interference ×", "comm_scale", "interference_scale", "best heuristic", "best heuristic JCT", "learned JCT", "margin (%)", "floor", "headroom (%)", "share (%)"}
 
 // rows are the table's cells as text, part by part, row-major.
 func (r *Result) rows() [][]string {
@@ -27,7 +28,8 @@ func (r *Result) rows() [][]string {
 				out = append(out, []string{pr.Part.Name, g(c.Comm), g(c.Interference),
 					fmt.Sprintf("%.4g", c.Env.CommScale), fmt.Sprintf("%.4g", c.Env.InterferenceScale),
 					display(pr.Part.Heuristics[c.Best]),
-					fmt.Sprintf("%.3f %s", c.Heuristics[c.Best], pr.Part.Unit), learnedJCT(c, pr.Part.Unit), pct(c.Margin)})
+					fmt.Sprintf("%.3f %s", c.Heuristics[c.Best], pr.Part.Unit), learnedJCT(c, pr.Part.Unit), pct(c.Margin),
+					floorText(c.Floor, pr.Part.Unit), pct(c.Headroom), pct(c.Share)})
 			}
 		}
 	}
@@ -45,6 +47,13 @@ func learnedJCT(c Cell, unit string) string {
 	return fmt.Sprintf("%.3f %s", c.Learned, unit)
 }
 
+func floorText(f float64, unit string) string {
+	if !(f > 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f %s", f, unit)
+}
+
 func pct(m float64) string {
 	if math.IsNaN(m) {
 		return "—"
@@ -56,7 +65,8 @@ func display(name string) string { return schedulers.Display(name) }
 
 // Notes say what the map shows, part by part, and how it was made.
 func (r *Result) Notes() []string {
-	n := []string{"Margin = (best heuristic − learned)/best heuristic on mean JCT: > 0 where learned placement pays; ≤ 0 where the best heuristic (named) is already as good. Each grid point trains its own model (seeded from the run seed and the point) and evaluates every scheduler on the same jobs, so neighbouring points differ by training noise as well as by the environment."}
+	n := []string{"Margin = (best heuristic − learned)/best heuristic on mean JCT: > 0 where learned placement pays; ≤ 0 where the best heuristic (named) is already as good. Each grid point trains its own model (seeded from the run seed and the point) and evaluates every scheduler on the same jobs, so neighbouring points differ by training noise as well as by the environment.",
+		"Floor: a mean JCT no scheduler can beat on the point's jobs (sim.Floor); headroom = (best heuristic − floor)/floor, the room any scheduler has; share = (best heuristic − learned)/(best heuristic − floor), the part of it the learned scheduler captured (1 at the floor, 0 level with the best heuristic, < 0 behind it)."}
 	for _, pr := range r.Parts {
 		p := pr.Part
 		b := p.Base
@@ -147,7 +157,7 @@ func (pr PartResult) leftOut() string {
 func (r *Result) Markdown() []byte {
 	var b bytes.Buffer
 	b.WriteString("# sensitivity: the learned scheduler's margin over the best heuristic\n\n")
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|---|---:|---:|---:|---:|---|---:|---:|---:|\n")
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range r.rows() {
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
@@ -162,12 +172,13 @@ func (r *Result) Markdown() []byte {
 func (r *Result) CSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"part", "comm_multiplier", "interference_multiplier", "comm_scale", "interference_scale", "best_heuristic", "jct_unit", "best_heuristic_jct", "learned_jct", "margin"})
+	_ = w.Write([]string{"part", "comm_multiplier", "interference_multiplier", "comm_scale", "interference_scale", "best_heuristic", "jct_unit", "best_heuristic_jct", "learned_jct", "margin", "floor", "headroom", "share"})
 	for _, pr := range r.Parts {
 		for _, row := range pr.Cells {
 			for _, c := range row {
 				_ = w.Write([]string{pr.Part.Name, g(c.Comm), g(c.Interference), g(c.Env.CommScale), g(c.Env.InterferenceScale),
-					pr.Part.Heuristics[c.Best], pr.Part.Unit, fmt.Sprintf("%.6f", c.Heuristics[c.Best]), fmt.Sprintf("%.6f", c.Learned), fmt.Sprintf("%.6f", c.Margin)})
+					pr.Part.Heuristics[c.Best], pr.Part.Unit, fmt.Sprintf("%.6f", c.Heuristics[c.Best]), fmt.Sprintf("%.6f", c.Learned), fmt.Sprintf("%.6f", c.Margin),
+					fmt.Sprintf("%.6f", c.Floor), fmt.Sprintf("%.6f", c.Headroom), fmt.Sprintf("%.6f", c.Share)})
 			}
 		}
 	}
@@ -181,7 +192,7 @@ var texEscape = strings.NewReplacer(`\`, `\textbackslash{}`, `%`, `\%`, `&`, `\&
 // LaTeX is the table as a LaTeX tabular with its notes as a caption.
 func (r *Result) LaTeX() []byte {
 	var b bytes.Buffer
-	b.WriteString("\\begin{table}\n\\centering\n\\begin{tabular}{lrrrrlrrr}\n\\hline\n")
+	b.WriteString("\\begin{table}\n\\centering\n\\begin{tabular}{lrrrrlrrrrrr}\n\\hline\n")
 	cells := make([]string, len(header))
 	for i, h := range header {
 		cells[i] = texEscape.Replace(h)
@@ -197,91 +208,141 @@ func (r *Result) LaTeX() []byte {
 	return b.Bytes()
 }
 
-// marginGrid is a part's margins (%) as a heat map's grid: columns are
-// interference multipliers, rows communication multipliers, each at its
-// index so that the cells are evenly spaced whatever the multipliers.
-type marginGrid struct{ pr PartResult }
-
-func (m marginGrid) Dims() (c, r int) { return len(m.pr.Cells[0]), len(m.pr.Cells) }
-func (m marginGrid) Z(c, r int) float64 {
-	return 100 * m.pr.Cells[r][c].Margin
+// valueGrid is one value of a part's cells (in %) as a heat map's grid:
+// columns are interference multipliers, rows communication multipliers,
+// each at its index so that the cells are evenly spaced whatever the
+// multipliers.
+type valueGrid struct {
+	pr PartResult
+	z  func(Cell) float64
 }
-func (m marginGrid) X(c int) float64 { return float64(c) }
-func (m marginGrid) Y(r int) float64 { return float64(r) }
 
-// Plot draws one heat map per part, margin in % (red: learned pays; blue:
-// the best heuristic is better) with its colour bar, each cell labelled
-// with its margin and, where learned does not pay, the heuristic that is
-// best there.
+func (m valueGrid) Dims() (c, r int)   { return len(m.pr.Cells[0]), len(m.pr.Cells) }
+func (m valueGrid) Z(c, r int) float64 { return 100 * m.z(m.pr.Cells[r][c]) }
+func (m valueGrid) X(c int) float64    { return float64(c) }
+func (m valueGrid) Y(r int) float64    { return float64(r) }
+
+// mapValue is one of the heat maps drawn per part.
+type mapValue struct {
+	title string // after the part's title
+	bar   string // the colour bar's label
+	z     func(Cell) float64
+	// signed maps are symmetric about zero (white: none); the others run
+	// from zero up.
+	signed bool
+	// label is a cell's text.
+	label func(pr PartResult, c Cell) string
+}
+
+func mapValues() []mapValue {
+	return []mapValue{
+		{title: "margin of %s over the best heuristic (%%)", bar: "margin (%)", z: func(c Cell) float64 { return c.Margin }, signed: true,
+			label: func(pr PartResult, c Cell) string {
+				l := pct(c.Margin)
+				if !(c.Margin > 0) {
+					l += "\n" + display(pr.Part.Heuristics[c.Best])
+				}
+				return l
+			}},
+		{title: "headroom of the best heuristic over the floor (%%)", bar: "headroom (%)", z: func(c Cell) float64 { return c.Headroom },
+			label: func(pr PartResult, c Cell) string {
+				return pct(c.Headroom) + "\n" + display(pr.Part.Heuristics[c.Best])
+			}},
+		{title: "share of the headroom %s captured (%%)", bar: "share (%)", z: func(c Cell) float64 { return c.Share }, signed: true,
+			label: func(_ PartResult, c Cell) string { return pct(c.Share) }},
+	}
+}
+
+// Plot draws, per part, three heat maps with their colour bars: the
+// learned scheduler's margin over the best heuristic (red: learned pays;
+// blue: the best heuristic is better; a cell where learned does not pay
+// names the heuristic), the headroom of the best heuristic over the floor
+// (where learning could pay at all), and the share of that headroom the
+// learned scheduler captured.
 func (r *Result) Plot() (svg, png []byte, err error) {
 	var plots, bars []*plot.Plot
 	for _, pr := range r.Parts {
 		if len(pr.Cells) == 0 || len(pr.Cells[0]) == 0 {
 			continue
 		}
-		grid := marginGrid{pr}
-		span := 1.0 // at least ±1 %, so that an all-zero map still has a range
-		for _, row := range pr.Cells {
-			for _, c := range row {
-				if !math.IsNaN(c.Margin) {
-					span = max(span, math.Abs(100*c.Margin))
-				}
+		for _, mv := range mapValues() {
+			p, bar, err := r.heatMap(pr, mv)
+			if err != nil {
+				return nil, nil, err
 			}
+			plots, bars = append(plots, p), append(bars, bar)
 		}
-		// Symmetric about zero, so that white means "no margin".
-		cmap := moreland.SmoothBlueRed()
-		cmap.SetMin(-span)
-		cmap.SetMax(span)
-		hm := plotter.NewHeatMap(grid, cmap.Palette(255))
-		hm.Min, hm.Max = -span, span
-		p := plot.New()
-		// Two lines: one would be wider than the panel and clipped.
-		p.Title.Text = fmt.Sprintf("%s\nmargin of %s over the best heuristic (%%)", pr.Part.Title, display(pr.Part.Learned))
-		p.X.Label.Text = "interference scale × " + fmt.Sprintf("%.3g", pr.Part.Base.InterferenceScale)
-		p.Y.Label.Text = "communication scale × " + fmt.Sprintf("%.3g", pr.Part.Base.CommScale)
-		p.Add(hm)
-		var xy plotter.XYs
-		var labels []string
-		for i, row := range pr.Cells {
-			for j, c := range row {
-				xy = append(xy, plotter.XY{X: float64(j), Y: float64(i)})
-				l := pct(c.Margin)
-				if !(c.Margin > 0) {
-					l += "\n" + display(pr.Part.Heuristics[c.Best])
-				}
-				labels = append(labels, l)
-			}
-		}
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
-		if err != nil {
-			return nil, nil, err
-		}
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = -0.5, -0.5
-		}
-		p.Add(lb)
-		ticks := func(ms []float64) plot.ConstantTicks {
-			t := make(plot.ConstantTicks, len(ms))
-			for i, m := range ms {
-				t[i] = plot.Tick{Value: float64(i), Label: "×" + g(m)}
-			}
-			return t
-		}
-		p.X.Tick.Marker, p.Y.Tick.Marker = ticks(r.Grid.Interference), ticks(r.Grid.Comm)
-		p.X.Min, p.X.Max = -0.5, float64(len(r.Grid.Interference))-0.5
-		p.Y.Min, p.Y.Max = -0.5, float64(len(r.Grid.Comm))-0.5
-		plots = append(plots, p)
-
-		// The colour bar: what a cell's colour means, in the map's units.
-		bar := plot.New()
-		bar.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
-		bar.HideX()
-		bar.Y.Label.Text = "margin (%)"
-		bar.Title.Text = "\n" // level with the map's two-line title
-		bars = append(bars, bar)
 	}
 	if len(plots) == 0 {
 		return nil, nil, fmt.Errorf("sensitivity: nothing to plot")
 	}
 	return figure.ColumnBars(plots, bars, 7*vg.Inch, vg.Length(4.5*float64(len(plots)))*vg.Inch, vg.Inch)
+}
+
+func (r *Result) heatMap(pr PartResult, mv mapValue) (*plot.Plot, *plot.Plot, error) {
+	grid := valueGrid{pr, mv.z}
+	lo, hi := 0.0, 1.0 // at least 1 %, so that an all-zero map still has a range
+	for _, row := range pr.Cells {
+		for _, c := range row {
+			if v := 100 * mv.z(c); !math.IsNaN(v) {
+				hi = max(hi, math.Abs(v))
+			}
+		}
+	}
+	var cmap palette.ColorMap = moreland.SmoothBlueRed()
+	if mv.signed {
+		lo = -hi // symmetric about zero, so that white means "none"
+	} else {
+		cmap = moreland.Kindlmann()
+	}
+	cmap.SetMin(lo)
+	cmap.SetMax(hi)
+	hm := plotter.NewHeatMap(grid, cmap.Palette(255))
+	hm.Min, hm.Max = lo, hi
+	p := plot.New()
+	// Two lines: one would be wider than the panel and clipped.
+	title := mv.title
+	if strings.Contains(title, "%s") {
+		title = fmt.Sprintf(title, display(pr.Part.Learned))
+	} else {
+		title = strings.ReplaceAll(title, "%%", "%")
+	}
+	p.Title.Text = pr.Part.Title + "\n" + title
+	p.X.Label.Text = "interference scale × " + fmt.Sprintf("%.3g", pr.Part.Base.InterferenceScale)
+	p.Y.Label.Text = "communication scale × " + fmt.Sprintf("%.3g", pr.Part.Base.CommScale)
+	p.Add(hm)
+	var xy plotter.XYs
+	var labels []string
+	for i, row := range pr.Cells {
+		for j, c := range row {
+			xy = append(xy, plotter.XY{X: float64(j), Y: float64(i)})
+			labels = append(labels, mv.label(pr, c))
+		}
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = -0.5, -0.5
+	}
+	p.Add(lb)
+	ticks := func(ms []float64) plot.ConstantTicks {
+		t := make(plot.ConstantTicks, len(ms))
+		for i, m := range ms {
+			t[i] = plot.Tick{Value: float64(i), Label: "×" + g(m)}
+		}
+		return t
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks(r.Grid.Interference), ticks(r.Grid.Comm)
+	p.X.Min, p.X.Max = -0.5, float64(len(r.Grid.Interference))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(r.Grid.Comm))-0.5
+
+	// The colour bar: what a cell's colour means, in the map's units.
+	bar := plot.New()
+	bar.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+	bar.HideX()
+	bar.Y.Label.Text = mv.bar
+	bar.Title.Text = "\n" // level with the map's two-line title
+	return p, bar, nil
 }

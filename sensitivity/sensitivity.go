@@ -56,6 +56,11 @@ type Part struct {
 	// Notes say how the part was set up (workload, training, base model),
 	// for the table's notes.
 	Notes []string
+	// Load and Socket are the part's operating point where the map sweeps
+	// them: the multiplier of the paper's jobs per pod (0: not swept) and
+	// the socket rule ("": not swept). They go to the Parquet cells.
+	Load   float64
+	Socket string
 }
 
 // Point is one grid point of a part: the multipliers and the environment
@@ -108,6 +113,10 @@ func PointAt(base sim.Environment, comm, interference float64) (Point, error) {
 type Outcome struct {
 	Heuristics []float64
 	Learned    float64
+	// Floor is the mean of the cells' floors (sim.Floor: a mean JCT no
+	// scheduler can beat on the point's jobs), in the same unit; 0 when
+	// unknown.
+	Floor float64
 	// LeftOut, when not "", says why the learned scheduler was left out at
 	// the point (a small workload left its model nothing to train on):
 	// the point then has the heuristics' results and no learned result or
@@ -130,6 +139,10 @@ type Cell struct {
 	Best int
 	// Margin is (best heuristic − learned)/best heuristic.
 	Margin float64
+	// Headroom is (best heuristic − floor)/floor, Share the learned
+	// scheduler's share of it, (best − learned)/(best − floor): NaN
+	// without a floor or where the best heuristic is at it.
+	Headroom, Share float64
 }
 
 // PartResult is one part's map: Cells[i][j] at Grid.Comm[i],
@@ -155,6 +168,21 @@ func Margin(best, learned float64) float64 {
 		return math.NaN()
 	}
 	return (best - learned) / best
+}
+
+// Headroom is how far best sits above floor, (best − floor)/floor, and
+// learned's share of it, (best − learned)/(best − floor): 1 at the floor,
+// 0 level with the best heuristic. NaN where floor is not positive (no
+// floor known) or, for the share, where best is at the floor.
+func Headroom(best, floor, learned float64) (headroom, share float64) {
+	headroom, share = math.NaN(), math.NaN()
+	if floor > 0 {
+		headroom = (best - floor) / floor
+	}
+	if floor > 0 && best > floor {
+		share = (best - learned) / (best - floor)
+	}
+	return headroom, share
 }
 
 // Workers bounds how many points Run evaluates at once.
@@ -260,6 +288,7 @@ points:
 						}
 					}
 					c.Margin = Margin(out.Heuristics[c.Best], out.Learned)
+					c.Headroom, c.Share = Headroom(out.Heuristics[c.Best], out.Floor, out.Learned)
 					cells[i][j] = c
 					if done != nil {
 						done()

@@ -76,6 +76,9 @@ type Config struct {
 	// the caller derives it from the run seed and the cell, so it is not
 	// configuration.
 	SocketSeed uint64 `mapstructure:"-" yaml:"-" json:"-"`
+	// CPULoad is where an instance's C_J comes from: request (or empty)
+	// or profile (cpuload.go's CPULoadRequest, CPULoadProfile).
+	CPULoad string `mapstructure:"cpu_load" yaml:"cpu_load,omitempty" json:"cpu_load,omitempty"`
 }
 
 // Speed models.
@@ -112,6 +115,9 @@ func (c Config) Validate() error {
 	}
 	if c.Socket != "" && !slices.Contains(SocketRules, c.Socket) {
 		return fmt.Errorf("sim.socket: must be one of %v, got %q", SocketRules, c.Socket)
+	}
+	if c.CPULoad != "" && !slices.Contains(CPULoads, c.CPULoad) {
+		return fmt.Errorf("sim.cpu_load: must be one of %v, got %q", CPULoads, c.CPULoad)
 	}
 	if !(c.PriceGPUHour >= 0) || math.IsInf(c.PriceGPUHour, 0) {
 		return fmt.Errorf("sim.price_gpu_hour: must be >= 0 and finite, got %v", c.PriceGPUHour)
@@ -443,16 +449,11 @@ func (s *Sim) initJob(js *JobState) error {
 	js.Instances = make([]Instance, 0, n)
 	for _, t := range j.Tasks {
 		d := Resources{GPU: t.GPU, CPU: t.CPU, MemGiB: t.MemGiB}
-		// C_J is the instance's CPU request when it has one (capacity is
-		// booked by requests, so a profile figure above the request would
-		// over-subscribe sockets the scheduler thinks are free); P_J is the
-		// profile's, and 0 for instances without GPUs (parameter servers).
-		load := JobLoad{Model: js.Profile.Name, C: js.Profile.CPU, P: js.Profile.PCIeGbps}
+		// C_J by the configured rule (instanceCPU); P_J is the profile's,
+		// and 0 for instances without GPUs (parameter servers).
+		load := JobLoad{Model: js.Profile.Name, C: instanceCPU(js.Profile, t, s.cfg.CPULoad), P: js.Profile.PCIeGbps}
 		if !js.Profile.Known {
 			load.Model = j.Model
-		}
-		if t.CPU > 0 {
-			load.C = t.CPU
 		}
 		if t.GPU == 0 {
 			load.P = 0

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -32,6 +33,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	grid := sensitivity.Grid{Comm: s.CommScales, Interference: s.InterferenceScales}
 	e := evaluation.MustLookup(evaluation.Sensitivity)
 	tables, plots := e.TableFiles(), e.PlotFiles()
+	cells := path.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile)
 	var in []string
 	for _, p := range parts {
 		if p.Training.Data.Source == training.SourceTrace {
@@ -45,7 +47,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	workers := c.Workers
 	return &pipeline.Func{
 		StageName: evaluation.Sensitivity, StageVersion: stageVersion, In: in,
-		Out: append(slices.Clone(tables), plots...),
+		Out: append(append(slices.Clone(tables), plots...), cells),
 		Cfg: struct {
 			Grid  sensitivity.Grid
 			Parts []plan.SensitivityPart
@@ -87,6 +89,9 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 					return err
 				}
 			}
+			if err := datasets.WriteParquet(env.Output(cells), datasets.FileMeta{Source: evaluation.Sensitivity, ConfigHash: env.ConfigHash}, res.CellRows()); err != nil {
+				return err
+			}
 			svg, png, err := res.Plot()
 			if err != nil {
 				return fmt.Errorf("sensitivity plot: %w", err)
@@ -120,7 +125,11 @@ func sensitivityPartOf(p plan.SensitivityPart, env *pipeline.Env) (sensitivity.P
 		what = "the fitted interference model (fit/model.json)"
 	}
 	w := p.Spec.Workloads[0]
-	load := fmt.Sprintf("%s arrivals at the MARL paper's load per pod for %d intervals", w.Kind, w.Intervals)
+	paperLoad := "the MARL paper's load per pod"
+	if p.Load != 0 {
+		paperLoad = fmt.Sprintf("%g × the MARL paper's load per pod (%.3g jobs per pod per interval)", p.Load, w.JobsPerPod)
+	}
+	load := fmt.Sprintf("%s arrivals at %s for %d intervals", w.Kind, paperLoad, w.Intervals)
 	if w.Kind == evaluation.KindTrace {
 		load = fmt.Sprintf("das-table1's trace (first %d jobs, the last %g evaluated; training on the rest)", w.MaxJobs, w.TestFraction)
 	}
@@ -131,7 +140,8 @@ func sensitivityPartOf(p plan.SensitivityPart, env *pipeline.Env) (sensitivity.P
 	if p.Spec.Sim.Trigger == sim.TriggerInterval {
 		unit = "intervals"
 	}
-	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes}, model, nil
+	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes,
+		Load: p.Load, Socket: p.Socket}, model, nil
 }
 
 // dataSummary says which jobs a training reads.
@@ -237,6 +247,22 @@ func outcome(rep *evaluation.Report, heuristics []string, learned schedulers.Nam
 		return sum / float64(n), nil
 	}
 	var out sensitivity.Outcome
+	// The floor is the same for every scheduler of a column (it is of the
+	// column's jobs): the mean over the first heuristic's cells.
+	first, err := schedulers.Canonical(heuristics[0])
+	if err != nil {
+		return out, err
+	}
+	floors, n := 0.0, 0
+	for _, c := range rep.Cells {
+		if c.Cell.Scheduler == first {
+			floors += c.Metrics.FloorJCTS / scale
+			n++
+		}
+	}
+	if n > 0 {
+		out.Floor = floors / float64(n)
+	}
 	for _, h := range heuristics {
 		canon, err := schedulers.Canonical(h)
 		if err != nil {
@@ -251,7 +277,6 @@ func outcome(rep *evaluation.Report, heuristics []string, learned schedulers.Nam
 	if learned == "" {
 		return out, nil
 	}
-	var err error
 	out.Learned, err = mean(learned)
 	return out, err
 }

@@ -3,12 +3,17 @@ package stages
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
@@ -47,7 +52,7 @@ func runSensitivity(t *testing.T, cfg *Config) map[string][]byte {
 	}
 	e := evaluation.MustLookup(evaluation.Sensitivity)
 	out := map[string][]byte{}
-	for _, f := range append(e.TableFiles(), e.PlotFiles()...) {
+	for _, f := range append(e.TableFiles(), append(e.PlotFiles(), filepath.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile))...) {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -203,5 +208,80 @@ func TestSensitivityNothingToTrain(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestSensitivityOperatingPoints: loads and socket rules make one part
+// each, evaluated and trained at ×load the paper's jobs per pod under
+// their rule; the cells' Parquet has a row per part and point, with
+// floor, headroom and share, read back with Arrow's reader.
+func TestSensitivityOperatingPoints(t *testing.T) {
+	cfg := sensitivityConfig()
+	m := &cfg.Eval.Sensitivity.MARLDevice
+	m.Loads, m.Sockets = []float64{1, 3}, []string{sim.SocketFirstFit, sim.SocketRandom}
+	parts, err := cfg.Plan().SensitivityParts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := parts[0].Spec.Clusters[0].Spec.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper := evaluation.MARLPaperLoad(built)
+	want := []struct {
+		name   string
+		load   float64
+		socket string
+	}{{"marl-device-x1-first-fit", 1, "first-fit"}, {"marl-device-x1-random", 1, "random"}, {"marl-device-x3-first-fit", 3, "first-fit"}, {"marl-device-x3-random", 3, "random"}}
+	if len(parts) != len(want) {
+		t.Fatalf("%d parts, want %d", len(parts), len(want))
+	}
+	for i, w := range want {
+		p := parts[i]
+		jpp := p.Spec.Workloads[0].JobsPerPod
+		if p.Name != w.name || p.Learned != "marl-device" || p.Spec.Sim.Socket != w.socket || jpp != w.load*paper || p.Training.Data.JobsPerPod != jpp {
+			t.Errorf("part %d: %s (%s), socket %q, %v jobs per pod evaluated, %v trained; want %s, %q, %v", i, p.Name, p.Learned, p.Spec.Sim.Socket, jpp, p.Training.Data.JobsPerPod, w.name, w.socket, w.load*paper)
+		}
+	}
+	cfg.Eval.Sensitivity.CommScales, cfg.Eval.Sensitivity.InterferenceScales = []float64{1}, []float64{1}
+	m.Loads, m.Sockets = []float64{1, 3}, nil
+	out := runSensitivity(t, cfg)
+	f := filepath.Join(t.TempDir(), "cells.parquet")
+	if err := os.WriteFile(f, out[filepath.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile)], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := file.OpenParquetFile(f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	rd, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := rd.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if tbl.NumRows() != 2 {
+		t.Errorf("%d cells, want 2 (two loads, one point each)", tbl.NumRows())
+	}
+	for _, col := range []string{"part", "load_multiplier", "socket", "floor_jct", "headroom", "headroom_share", "margin"} {
+		if len(tbl.Schema().FieldIndices(col)) != 1 {
+			t.Errorf("no column %s in %v", col, tbl.Schema())
+		}
+	}
+	cells, err := datasets.ReadParquet[sensitivity.CellRow](f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cells {
+		if !(c.FloorJCT > 0 && c.FloorJCT <= c.BestHeuristicJCT) || math.IsNaN(c.Headroom) {
+			t.Errorf("%s: floor %v, best heuristic %v, headroom %v: want 0 < floor <= best and a headroom", c.Part, c.FloorJCT, c.BestHeuristicJCT, c.Headroom)
+		}
+	}
+	if md := string(out["tables/sensitivity.md"]); !strings.Contains(md, "load ×3") || !strings.Contains(md, "headroom (%)") {
+		t.Errorf("the table names neither the load nor the headroom:\n%s", md)
 	}
 }

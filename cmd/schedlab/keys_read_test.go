@@ -203,7 +203,7 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 		out = append(out, reflect.ValueOf(v.Uint()+1).Convert(v.Type()))
 	case reflect.Float64:
 		f := v.Float()
-		for _, x := range []float64{f * 1.5, f * 0.5, f + 0.1, f - 0.1, 1, 0.5} {
+		for _, x := range append([]float64{f * 1.5, f * 0.5, f + 0.1, f - 0.1, 1, 0.5}, floatAlternatives[key]...) {
 			if x != f {
 				add(x)
 			}
@@ -254,6 +254,9 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 		case reflect.Struct:
 			// A declared policy stays declared (external.Declare adds up):
 			// what changes a stage is another spec of a policy a row uses.
+			if key == "sim.job_shape.models" {
+				out = append(out, reflect.Append(clone(v), reflect.ValueOf(datasets.MARLModelShape{Model: "ctc", Shape: datasets.MARLShape{WorkerCPU: 4}})))
+			}
 			if key == "external" && n > 0 {
 				c := clone(v)
 				spec := c.Index(0).Interface().(external.Spec)
@@ -272,22 +275,30 @@ func alternatives(key string, v reflect.Value) []reflect.Value {
 	return out
 }
 
+// floatAlternatives are valid values of number keys that the values
+// alternatives derives by type cannot reach.
+var floatAlternatives = map[string][]float64{
+	"sim.job_shape.max_duration_s": {9000}, // above the default min_duration_s, 600
+}
+
 // stringAlternatives are the valid values of the string keys (and extra
 // elements of string lists) beyond what alternatives derives by type.
 var stringAlternatives = map[string][]string{
-	"datasets.source":               {stages.SyntheticPAI, "pai-sim"},
-	"sim.speed":                     {"standalone", "model"},
-	"sim.environment":               {"paper", "das-paper", "marl-paper", ""},
-	"sim.socket":                    {"first-fit", "random", "most-free"},
-	"train.das.cluster":             {"medium", "each", "small"},
-	"eval.sensitivity.das.cluster":  {"medium", "small"},
-	"profile.gpu_share.gavel":       {"gavel2.json", ""},
-	"profile.gpu_share.lucid":       {"gavel2.json"},
-	"eval.marl_servers.clusters":    {"fattree-k4-s8", "fattree-k4-s2"},
-	"eval.marl_topologies.clusters": {"bcube-n4-k1", "fattree-k6"},
-	"eval.marl_vs_single.clusters":  {"fattree-k6", "fattree-k8"},
-	"train.replicated":              {"marl-device", "das"},
-	"eval.experiments":              {"das-tuning"},
+	"datasets.source":                      {stages.SyntheticPAI, "pai-sim"},
+	"sim.speed":                            {"standalone", "model"},
+	"sim.environment":                      {"paper", "das-paper", "marl-paper", ""},
+	"sim.socket":                           {"first-fit", "random", "most-free"},
+	"sim.cpu_load":                         {"request", "profile"},
+	"eval.sensitivity.marl_device.sockets": {"random"},
+	"train.das.cluster":                    {"medium", "each", "small"},
+	"eval.sensitivity.das.cluster":         {"medium", "small"},
+	"profile.gpu_share.gavel":              {"gavel2.json", ""},
+	"profile.gpu_share.lucid":              {"gavel2.json"},
+	"eval.marl_servers.clusters":           {"fattree-k4-s8", "fattree-k4-s2"},
+	"eval.marl_topologies.clusters":        {"bcube-n4-k1", "fattree-k6"},
+	"eval.marl_vs_single.clusters":         {"fattree-k6", "fattree-k8"},
+	"train.replicated":                     {"marl-device", "das"},
+	"eval.experiments":                     {"das-tuning"},
 }
 
 func jsonText(v any) string {
