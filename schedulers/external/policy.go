@@ -37,7 +37,14 @@ type Policy struct {
 	free     []sim.Resources // per server, as last sent
 	begun    bool            // the first decide (with the cluster) was sent
 
+	// The watchdog of exchange: one timer, re-armed for each message.
+	watch     *time.Timer
+	watchCtx  context.Context // the context a stop is registered for
+	stopWatch func() bool
+	fired     atomic.Bool // the timer killed the child
+
 	// Validation's scratch.
+	fast    fastAnswer
 	ledger  sim.Ledger
 	stamp   []uint32 // per job, the message that decided it
 	slots   []sim.Slot
@@ -97,6 +104,10 @@ type answer struct {
 	Name      string            `json:"name"`
 	Decisions []json.RawMessage `json:"decisions"`
 	Message   string            `json:"message"`
+
+	// parsed is set when parseDecisions read the line: Decisions is
+	// then empty and these hold the decisions and their texts.
+	parsed *fastAnswer
 }
 
 // decision is one element of an answer's decisions.
@@ -151,7 +162,7 @@ func (p *Policy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 	if a.Type != "decisions" {
 		return nil, p.fail(fmt.Errorf("%w: want a decisions answer, got type %q", ErrMalformed, a.Type))
 	}
-	pl, err := p.validate(st, a.Decisions)
+	pl, err := p.validate(st, a)
 	if err != nil {
 		return nil, p.fail(err)
 	}
@@ -248,23 +259,35 @@ func (p *Policy) announce(js *sim.JobState) {
 
 // validate turns the answer's decisions into placements, checking each
 // against the state and the decisions before it.
-func (p *Policy) validate(st *sim.State, raw []json.RawMessage) ([]sim.Placement, error) {
-	if len(raw) == 0 {
+func (p *Policy) validate(st *sim.State, a *answer) ([]sim.Placement, error) {
+	n := len(a.Decisions)
+	if a.parsed != nil {
+		n = len(a.parsed.ds)
+	}
+	if n == 0 {
 		return nil, nil
 	}
 	p.ledger.CopyFrom(st)
 	l := &p.ledger
 	stamp := uint32(p.seq)
-	out := make([]sim.Placement, 0, len(raw))
+	out := make([]sim.Placement, 0, n)
 	slots := p.slots[:0]
-	for k, rm := range raw {
+	for k := range n {
+		var d decision
+		var text []byte
+		if a.parsed != nil {
+			d, text = a.parsed.ds[k], a.parsed.text[k]
+		} else {
+			text = a.Decisions[k]
+		}
 		bad := func(rule error, format string, args ...any) error {
-			return &DecisionError{Policy: p.cfg.Name, Message: p.seq, Decision: k, Text: shorten(string(rm), 200),
+			return &DecisionError{Policy: p.cfg.Name, Message: p.seq, Decision: k, Text: shorten(string(text), 200),
 				Err: fmt.Errorf("%w: %s", rule, fmt.Sprintf(format, args...))}
 		}
-		var d decision
-		if err := decodeStrict(rm, &d); err != nil {
-			return nil, bad(ErrMalformed, "%v", err)
+		if a.parsed == nil {
+			if err := decodeStrict(text, &d); err != nil {
+				return nil, bad(ErrMalformed, "%v", err)
+			}
 		}
 		switch d.Op {
 		case "start":
@@ -348,21 +371,8 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var why atomic.Int32 // what the watchdog saw: 1 the timeout, 2 ctx
 	if p.proc != nil {
-		proc := p.proc.cmd.Process
-		t := time.AfterFunc(timeout, func() {
-			why.CompareAndSwap(0, 1)
-			killGroup(proc)
-		})
-		defer t.Stop()
-		if ctx.Done() != nil {
-			stop := context.AfterFunc(ctx, func() {
-				why.CompareAndSwap(0, 2)
-				killGroup(proc)
-			})
-			defer stop()
-		}
+		p.arm(ctx, timeout)
 	}
 	_, werr := p.w.Write(msg)
 	var line []byte
@@ -370,12 +380,14 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if werr == nil {
 		line, rerr = p.r.ReadSlice('\n')
 	}
-	// Once the watchdog has fired the child is gone, answer or not.
-	switch why.Load() {
-	case 1:
-		return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
-	case 2:
-		return nil, ctx.Err()
+	if p.proc != nil {
+		// Once the watchdog has fired the child is gone, answer or not.
+		if fired := !p.watch.Stop() || p.fired.Load(); fired || ctx.Err() != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
+		}
 	}
 	if werr != nil || rerr != nil {
 		err := cmp.Or(werr, rerr)
@@ -388,6 +400,12 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 			return nil, fmt.Errorf("%w: it closed its output", ErrExited)
 		}
 		return nil, err
+	}
+	if p.fast.parse(line) && string(p.fast.typ) == "decisions" {
+		if p.fast.seq != p.seq {
+			return nil, fmt.Errorf("%w: the answer to message %d carries seq %d", ErrSequence, p.seq, p.fast.seq)
+		}
+		return &answer{Type: "decisions", parsed: &p.fast}, nil
 	}
 	var a answer
 	if err := decodeStrict(line, &a); err != nil {
@@ -406,6 +424,44 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	return &a, nil
 }
 
+// arm starts the watchdog of one exchange: it kills the child's group
+// when timeout passes or ctx is done. The timer is made once and re-armed;
+// the context's hook is registered once per context.
+func (p *Policy) arm(ctx context.Context, timeout time.Duration) {
+	proc := p.proc.cmd.Process
+	p.fired.Store(false)
+	if p.watch == nil {
+		p.watch = time.AfterFunc(timeout, func() {
+			p.fired.Store(true)
+			killGroup(proc)
+		})
+	} else {
+		p.watch.Reset(timeout)
+	}
+	if ctx != p.watchCtx {
+		if p.stopWatch != nil {
+			p.stopWatch()
+			p.stopWatch = nil
+		}
+		p.watchCtx = ctx
+		if ctx.Done() != nil {
+			p.stopWatch = context.AfterFunc(ctx, func() { killGroup(proc) })
+		}
+	}
+}
+
+// disarm stops the watchdog for good.
+func (p *Policy) disarm() {
+	if p.watch != nil {
+		p.watch.Stop()
+	}
+	if p.stopWatch != nil {
+		p.stopWatch()
+		p.stopWatch = nil
+	}
+	p.watchCtx = nil
+}
+
 // fail records err as the run's error, wrapped as a ProtocolError unless
 // it names a decision, kills and reaps the child, and returns it.
 func (p *Policy) fail(err error) error {
@@ -414,6 +470,7 @@ func (p *Policy) fail(err error) error {
 		if errors.Is(err, ErrExited) {
 			grace = killGrace // let it finish dying, for its exit status
 		}
+		p.disarm()
 		p.proc.reap(grace)
 	}
 	var de *DecisionError
@@ -492,6 +549,7 @@ func (p *Policy) Close() error {
 	if p.proc == nil || p.proc.done {
 		return nil
 	}
+	p.disarm()
 	p.proc.reap(killGrace)
 	if !failed && !p.proc.cmd.ProcessState.Success() {
 		return &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: fmt.Errorf("%w after the end of the run", ErrExited),
