@@ -6,7 +6,8 @@ line to every message but "end":
     hello   {"type":"hello","protocol":1,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
             answer {"type":"hello","protocol":1,"seq":0,"name":..}
     decide  {"type":"decide","seq":n,"now":t,["cluster":{..}],"arrived":[..],"finished":[..],"free":[..]}
-            answer {"type":"decisions","seq":n,"decisions":[{"op":"start","job":j,"servers":[..]}]}
+            answer {"type":"decisions","seq":n,"decisions":[{"op":"preempt","job":j},
+                    {"op":"start","job":j,"servers":[..]}],["wake":t]}
     end     {"type":"end","seq":n,[...]}: no answer; exit 0
 
 State keeps the picture those deltas describe: the cluster, each server's
@@ -137,6 +138,10 @@ class State:
         self.arrived = []
         self.finished = []
         self.done = 0
+        # A policy sets wake to ask for a decision at that time even if
+        # nothing arrives or finishes by then (0: none); it is sent with
+        # the answer and reset.
+        self.wake = 0.0
 
     def update(self, msg):
         """Apply a decide (or end) message."""
@@ -302,6 +307,10 @@ def run(policy, inp=None, out=None):
             out.write(_dump({"type": "error", "seq": msg["seq"], "message": traceback.format_exc()}))
             out.flush()
             return 1
-        out.write(('{"type":"decisions","seq":%d,"decisions":[%s]}\n' % (msg["seq"], _encode_decisions(decisions))).encode())
+        wake = ""
+        if state.wake:
+            wake = ',"wake":' + json.dumps(float(state.wake))
+            state.wake = 0.0
+        out.write(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
         out.flush()
         state.apply(decisions)
