@@ -548,6 +548,9 @@ func (p *Policy) fail(err error) error {
 		}
 		err = pe
 	}
+	if p.cfg.RowOnly {
+		err = &RowError{Err: err}
+	}
 	p.err = err
 	return err
 }
@@ -618,8 +621,12 @@ func (p *Policy) Close() error {
 	p.disarm()
 	p.proc.reap(killGrace)
 	if !failed && !p.proc.cmd.ProcessState.Success() {
-		return &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: fmt.Errorf("%w after the end of the run", ErrExited),
+		var err error = &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: fmt.Errorf("%w after the end of the run", ErrExited),
 			Exit: p.proc.exit, Stderr: p.proc.stderr.String()}
+		if p.cfg.RowOnly {
+			err = &RowError{Err: err}
+		}
+		return err
 	}
 	return nil
 }
