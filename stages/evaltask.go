@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -41,6 +42,10 @@ type cellTask struct {
 	Environment string `json:"environment,omitempty"`
 	// Model is a learned scheduler's model directory.
 	Model string `json:"model,omitempty"`
+	// External is the declared policy of an external:NAME cell, with the
+	// digest of its files: a worker runs it from here, having read no
+	// configuration.
+	External *external.Row `json:"external,omitempty"`
 }
 
 // cellOutput is what a cell task returns, gob-encoded: gob carries
@@ -66,6 +71,9 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 		return nil, err
 	}
 	opt := evaluation.Options{Interference: speeds.Interference, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+		if ct.External != nil && string(c.Scheduler) == external.Prefix+ct.External.Spec.Name {
+			return ct.External.Spec.Policy(seed)
+		}
 		if !c.Scheduler.Learned() {
 			return nil, nil
 		}
@@ -124,6 +132,9 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			ct.Results = filepath.Join(b.Dir, fmt.Sprintf("results-%05d.gob", len(b.Tasks)))
 			results = append(results, ct.Results)
 			inputs := append(append([]pipeline.InputRef{}, common...), jobs)
+			if rows := external.Rows([]string{string(c.Scheduler)}); len(rows) == 1 {
+				ct.External = &rows[0]
+			}
 			if c.Scheduler.Learned() {
 				// The cell's replicate's model, as in the driver (eval.go).
 				files := s.models[cellModel(c)]

@@ -177,17 +177,22 @@ func resolve(n schedulers.Name) (schedulers.Info, schedulers.Constructor, error)
 		doc += " (oracle: it is sent true durations)"
 	}
 	info := schedulers.Info{Name: n, Display: display, Doc: doc}
-	return info, func(o schedulers.Options) (sim.Scheduler, error) {
-		cfg := s.config(o.Seed)
-		p, err := New(context.Background(), cfg)
-		switch {
-		case err != nil && cfg.RowOnly:
-			return nil, &RowError{Err: err}
-		case err != nil:
-			return nil, err
-		}
-		return p, nil
-	}, nil
+	return info, func(o schedulers.Options) (sim.Scheduler, error) { return s.Policy(o.Seed) }, nil
+}
+
+// Policy starts the policy of s for a run seeded with seed: what
+// external:NAME's constructor does, for a process that has the spec but
+// did not declare it (a worker running an evaluation cell's task).
+func (s Spec) Policy(seed uint64) (sim.Scheduler, error) {
+	cfg := s.config(seed)
+	p, err := New(context.Background(), cfg)
+	switch {
+	case err != nil && cfg.RowOnly:
+		return nil, &RowError{Err: err}
+	case err != nil:
+		return nil, err
+	}
+	return p, nil
 }
 
 func init() { schedulers.RegisterPrefix(Prefix, resolve) }
