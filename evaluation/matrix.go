@@ -74,6 +74,10 @@ type CellResult struct {
 	Decisions int
 	// Timing is wall clock: it goes to the timings table only.
 	Timing sim.Timing
+	// Failed, from Options.Cells only, is the error of a cell whose
+	// scheduler's failure stops its row (RowFailure): the cell has no
+	// results, and Run drops its row as when it runs the cell itself.
+	Failed string
 
 	paired *jobPairs // the pairs of a cell whose jobs are in JobsFile
 }
@@ -116,7 +120,9 @@ type RowFailure interface {
 	RowOnly() bool
 }
 
-// rowOnly reports whether err stops its row only.
+// RowOnly reports whether err stops its row only (a RowFailure).
+func RowOnly(err error) bool { return rowOnly(err) }
+
 func rowOnly(err error) bool {
 	rf, ok := errors.AsType[RowFailure](err)
 	return ok && rf.RowOnly()
@@ -197,15 +203,20 @@ func Run(ctx context.Context, spec Spec, opt Options) (_ *Report, err error) {
 		if len(results) != len(todo) {
 			return nil, fmt.Errorf("evaluation: %d results for %d cells", len(results), len(todo))
 		}
+		failed := make([]error, len(todo))
 		for i, c := range todo {
 			results[i].Cell = c
+			if results[i].Failed != "" {
+				failed[i] = errors.New(results[i].Failed)
+				continue
+			}
 			results[i].Metrics.Pruned += rep.workload(c).Pruned
 			if err := rep.keep(i, &results[i]); err != nil {
 				return nil, fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
 			}
 		}
 		bar.Add(int64(len(todo)))
-		rep.Cells = results
+		rep.Cells, rep.Failed = dropFailedRows(todo, results, failed)
 		return rep, nil
 	}
 	results := make([]CellResult, len(todo))

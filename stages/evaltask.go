@@ -55,6 +55,10 @@ type cellOutput struct {
 	Metrics   sim.Metrics
 	Decisions int
 	Timing    sim.Timing
+	// Failed is the error of a cell whose scheduler's failure stops its
+	// row only (evaluation.RowFailure): the task succeeds, and the driver
+	// drops the row.
+	Failed string
 }
 
 func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]byte, error) {
@@ -83,14 +87,20 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 		return schedulers.New(c.Scheduler, schedulers.Options{Model: ct.Model, Seed: seed})
 	}}
 	cr, err := evaluation.RunCell(ctx, ct.Spec, t.Seed, ct.Cell, jobs, opt)
-	if err != nil {
+	var co cellOutput
+	switch {
+	case err != nil && evaluation.RowOnly(err) && ctx.Err() == nil:
+		co.Failed = err.Error()
+	case err != nil:
 		return nil, err
-	}
-	if err := evaluation.WriteJobs(ct.Results, cr.Jobs); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+	default:
+		if err := evaluation.WriteJobs(ct.Results, cr.Jobs); err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		co = cellOutput{Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}
 	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(cellOutput{Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(co); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -162,7 +172,10 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			if err := gob.NewDecoder(bytes.NewReader(o)).Decode(&co); err != nil {
 				return nil, fmt.Errorf("cell %s: result: %w", cells[i].Cell.Key(), err)
 			}
-			res[i] = evaluation.CellResult{Cell: cells[i].Cell, JobsFile: results[i], Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing}
+			res[i] = evaluation.CellResult{Cell: cells[i].Cell, JobsFile: results[i], Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing, Failed: co.Failed}
+			if co.Failed != "" {
+				res[i].JobsFile = "" // the task wrote none
+			}
 		}
 		return res, nil
 	}

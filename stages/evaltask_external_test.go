@@ -1,10 +1,13 @@
 package stages
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/evaluation"
@@ -48,6 +51,27 @@ func TestCellTaskExternal(t *testing.T) {
 	}
 	if len(out) == 0 {
 		t.Error("no result")
+	}
+	// A policy declared on_error: row that fails: the task succeeds and
+	// says so, for the driver to drop the row; declared run, it fails.
+	for _, onError := range []string{external.OnErrorRow, external.OnErrorRun} {
+		failing := external.Row{Spec: external.Spec{Name: name, Command: py + " -c 'import sys; sys.exit(3)'", OnError: onError}}
+		ct.External = &failing
+		js, _ = json.Marshal(ct)
+		out, err := pipeline.RunTask(context.Background(), pipeline.Task{Kind: TaskEvalCell, Name: "cell", Spec: js, Seed: 1}, pipeline.TaskEnv{})
+		if onError == external.OnErrorRun {
+			if err == nil {
+				t.Error("on_error run: the failing policy's task succeeded")
+			}
+			continue
+		}
+		var co cellOutput
+		if err != nil {
+			t.Fatalf("on_error row: the task failed: %v", err)
+		}
+		if err := gob.NewDecoder(bytes.NewReader(out)).Decode(&co); err != nil || !strings.Contains(co.Failed, "exit status 3") {
+			t.Errorf("on_error row: output %+v (%v), want the failure", co, err)
+		}
 	}
 	// Without the spec, the worker cannot know the policy.
 	ct.External = nil
