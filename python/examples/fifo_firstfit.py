@@ -123,16 +123,22 @@ class FIFOFirstFit(Policy):
         rejected = []
         heap = []
         cursor = {}
+        # cheap(j), inlined with its bounds in locals: the loop visits
+        # every shape that could fit, at every decision.
+        fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
+        mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
         for _, _, shape in seen:
             q = queues[shape]
             if not q:
                 continue
             j = q[0]
-            if cheap(j):
-                rejected.append(shape)
-            else:
+            t, d = j.total, j.instances[0]
+            if (t[0] <= fg and t[1] <= fc and t[2] <= fm and
+                    d[0] <= mg and d[1] <= mc and d[2] <= mm):
                 cursor[shape] = 0
                 heap.append((j.submit, j.index, shape))
+            else:
+                rejected.append(shape)
         heapq.heapify(heap)
         out = []
         placed = {}
