@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -72,6 +74,10 @@ type CellResult struct {
 	Decisions int
 	// Timing is wall clock: it goes to the timings table only.
 	Timing sim.Timing
+	// Failed, from Options.Cells only, is the error of a cell whose
+	// scheduler's failure stops its row (RowFailure): the cell has no
+	// results, and Run drops its row as when it runs the cell itself.
+	Failed string
 
 	paired *jobPairs // the pairs of a cell whose jobs are in JobsFile
 }
@@ -91,7 +97,35 @@ type Report struct {
 	// TotalGPU of each cluster, by spec index.
 	TotalGPU []float64
 
+	// Failed are the rows stopped by an error that stops its row only
+	// (RowFailure), one per row: its first failing cell and the error.
+	// Their cells are not in Cells: the row's values are empty.
+	Failed []FailedRow
+
 	scratch string // the directory of the cells' JobsFiles that Run made
+}
+
+// FailedRow is a scheduler's row stopped by an error (Report.Failed).
+type FailedRow struct {
+	Scheduler schedulers.Name
+	Cell      Cell // the cell that failed first, in spec order
+	Err       string
+}
+
+// RowFailure is an error that stops its scheduler's row and not the run:
+// what an external policy declared with on_error: row returns. Any other
+// error of a cell stops the run.
+type RowFailure interface {
+	error
+	RowOnly() bool
+}
+
+// RowOnly reports whether err stops its row only (a RowFailure).
+func RowOnly(err error) bool { return rowOnly(err) }
+
+func rowOnly(err error) bool {
+	rf, ok := errors.AsType[RowFailure](err)
+	return ok && rf.RowOnly()
 }
 
 // Run runs the matrix of spec. Workloads are prepared first (each trace
@@ -169,22 +203,34 @@ func Run(ctx context.Context, spec Spec, opt Options) (_ *Report, err error) {
 		if len(results) != len(todo) {
 			return nil, fmt.Errorf("evaluation: %d results for %d cells", len(results), len(todo))
 		}
+		failed := make([]error, len(todo))
 		for i, c := range todo {
 			results[i].Cell = c
+			if results[i].Failed != "" {
+				failed[i] = errors.New(results[i].Failed)
+				continue
+			}
 			results[i].Metrics.Pruned += rep.workload(c).Pruned
 			if err := rep.keep(i, &results[i]); err != nil {
 				return nil, fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
 			}
 		}
 		bar.Add(int64(len(todo)))
-		rep.Cells = results
+		rep.Cells, rep.Failed = dropFailedRows(todo, results, failed)
 		return rep, nil
 	}
 	results := make([]CellResult, len(todo))
+	failed := make([]error, len(todo)) // a cell's error that stops its row only
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(max(opt.Workers, 1)).WithCancelOnError().WithFirstError()
 	for i, c := range todo {
 		p.Go(func(ctx context.Context) error {
 			cr, err := runCell(ctx, spec, opt.Seed, c, clusters[c.ci], jobs[c.ci][c.wi][c.Seed], newSched, opt.Interference)
+			if err != nil && rowOnly(err) && ctx.Err() == nil {
+				failed[i] = err
+				bar.Add(1)
+				log.Warn("row failed", "cell", c.Key(), "scheduler", c.Scheduler, "err", err)
+				return nil
+			}
 			if err != nil {
 				return fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
 			}
@@ -201,8 +247,38 @@ func Run(ctx context.Context, spec Spec, opt Options) (_ *Report, err error) {
 	if err := p.Wait(); err != nil {
 		return nil, err
 	}
-	rep.Cells = results
+	rep.Cells, rep.Failed = dropFailedRows(todo, results, failed)
 	return rep, nil
+}
+
+// dropFailedRows keeps the cells of the rows where no cell failed, and
+// names each failed row's first failure in spec order (whatever the
+// order the cells ran in).
+func dropFailedRows(todo []Cell, results []CellResult, failed []error) ([]CellResult, []FailedRow) {
+	var rows []FailedRow
+	for i, err := range failed {
+		if err != nil && !slices.ContainsFunc(rows, func(f FailedRow) bool { return f.Scheduler == todo[i].Scheduler }) {
+			// One line: it goes into a table's notes.
+			msg := strings.Join(strings.Fields(err.Error()), " ")
+			if n := 600; len(msg) > n {
+				for n > 0 && !utf8.RuneStart(msg[n]) {
+					n--
+				}
+				msg = msg[:n] + "…"
+			}
+			rows = append(rows, FailedRow{Scheduler: todo[i].Scheduler, Cell: todo[i], Err: msg})
+		}
+	}
+	if rows == nil {
+		return results, nil
+	}
+	kept := results[:0:0]
+	for i, cr := range results {
+		if !slices.ContainsFunc(rows, func(f FailedRow) bool { return f.Scheduler == todo[i].Scheduler }) {
+			kept = append(kept, cr)
+		}
+	}
+	return kept, rows
 }
 
 // newScheduler is the scheduler factory of a cell: opt.NewScheduler,

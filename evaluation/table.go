@@ -204,6 +204,10 @@ func (r *Report) Table() *Table {
 	}
 	t.Rows = append(t.Rows, r.paperRows(t)...)
 	t.Notes = r.notes(groups != nil)
+	for _, f := range r.Failed {
+		t.Notes = append(t.Notes, fmt.Sprintf("Row %s failed at cell %s, and its row stopped there (its values are empty): %s",
+			schedulers.Display(string(f.Scheduler)), f.Cell.Key(), f.Err))
+	}
 	if anyCI {
 		t.Notes = append(t.Notes, r.ciNote())
 	}

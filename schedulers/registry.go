@@ -179,9 +179,12 @@ func resolve(s string) (entry, error) {
 	if ok {
 		e = entries[i]
 	} else {
+		// The longest matching prefix wins, so that the choice does not
+		// depend on map order once two prefixes overlap.
+		best := ""
 		for p, pr := range prefixes {
-			if strings.HasPrefix(n, p) {
-				r = pr
+			if strings.HasPrefix(n, p) && len(p) > len(best) {
+				best, r = p, pr
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -41,6 +42,10 @@ type cellTask struct {
 	Environment string `json:"environment,omitempty"`
 	// Model is a learned scheduler's model directory.
 	Model string `json:"model,omitempty"`
+	// External is the declared policy of an external:NAME cell, with the
+	// digest of its files: a worker runs it from here, having read no
+	// configuration.
+	External *external.Row `json:"external,omitempty"`
 }
 
 // cellOutput is what a cell task returns, gob-encoded: gob carries
@@ -50,6 +55,10 @@ type cellOutput struct {
 	Metrics   sim.Metrics
 	Decisions int
 	Timing    sim.Timing
+	// Failed is the error of a cell whose scheduler's failure stops its
+	// row only (evaluation.RowFailure): the task succeeds, and the driver
+	// drops the row.
+	Failed string
 }
 
 func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]byte, error) {
@@ -66,6 +75,9 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 		return nil, err
 	}
 	opt := evaluation.Options{Interference: speeds.Interference, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+		if ct.External != nil && string(c.Scheduler) == external.Prefix+ct.External.Spec.Name {
+			return ct.External.Spec.Policy(seed)
+		}
 		if !c.Scheduler.Learned() {
 			return nil, nil
 		}
@@ -75,14 +87,20 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 		return schedulers.New(c.Scheduler, schedulers.Options{Model: ct.Model, Seed: seed})
 	}}
 	cr, err := evaluation.RunCell(ctx, ct.Spec, t.Seed, ct.Cell, jobs, opt)
-	if err != nil {
+	var co cellOutput
+	switch {
+	case err != nil && evaluation.RowOnly(err) && ctx.Err() == nil:
+		co.Failed = err.Error()
+	case err != nil:
 		return nil, err
-	}
-	if err := evaluation.WriteJobs(ct.Results, cr.Jobs); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+	default:
+		if err := evaluation.WriteJobs(ct.Results, cr.Jobs); err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		co = cellOutput{Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}
 	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(cellOutput{Metrics: cr.Metrics, Decisions: cr.Decisions, Timing: cr.Timing}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(co); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -124,6 +142,9 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			ct.Results = filepath.Join(b.Dir, fmt.Sprintf("results-%05d.gob", len(b.Tasks)))
 			results = append(results, ct.Results)
 			inputs := append(append([]pipeline.InputRef{}, common...), jobs)
+			if rows := external.Rows([]string{string(c.Scheduler)}); len(rows) == 1 {
+				ct.External = &rows[0]
+			}
 			if c.Scheduler.Learned() {
 				// The cell's replicate's model, as in the driver (eval.go).
 				files := s.models[cellModel(c)]
@@ -151,7 +172,10 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			if err := gob.NewDecoder(bytes.NewReader(o)).Decode(&co); err != nil {
 				return nil, fmt.Errorf("cell %s: result: %w", cells[i].Cell.Key(), err)
 			}
-			res[i] = evaluation.CellResult{Cell: cells[i].Cell, JobsFile: results[i], Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing}
+			res[i] = evaluation.CellResult{Cell: cells[i].Cell, JobsFile: results[i], Metrics: co.Metrics, Decisions: co.Decisions, Timing: co.Timing, Failed: co.Failed}
+			if co.Failed != "" {
+				res[i].JobsFile = "" // the task wrote none
+			}
 		}
 		return res, nil
 	}

@@ -86,11 +86,11 @@ jobs table (--trace) or PAI-like jobs drawn from --seed (--synthetic N).`,
 				if err != nil {
 					return err
 				}
-				pl, err := p.Schedule(ctx, st)
+				d, err := sim.DecisionOf(ctx, p, st)
 				if err != nil {
 					return err
 				}
-				if err := s.Apply(pl); err != nil {
+				if err := s.Do(d); err != nil {
 					return err
 				}
 			}

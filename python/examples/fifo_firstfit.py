@@ -65,6 +65,9 @@ class FIFOFirstFit(Policy):
         self.index = ([], [], [], [])
         self.entry = {}  # shape -> its entries in the four
         self.ids = 0
+        # Shapes whose queue emptied stay indexed until there are this
+        # many: a shape that comes back soon costs nothing to re-add.
+        self.empty = 0
 
     def schedule(self, state):
         queues = self.queues
@@ -77,11 +80,27 @@ class FIFOFirstFit(Policy):
                 self.ids += 1
                 for ix, x in zip(self.index, e):
                     insort(ix, x)
+            elif not q:
+                self.empty -= 1
             q.append(j)
         if not state.pending:
             return []
         ledger = state.ledger()
         free, most = sums(ledger)
+        if len(state.pending) == 1:
+            # One job waits: what the walk below does, without its
+            # machinery (the shapes it leaves unvisited fail the cheap
+            # test too, and no other job can rejoin).
+            j = queues[next(iter(state.pending.values())).shape].pop()
+            t, d = j.total, j.instances[0]
+            if (t[0] <= free[0] + EPS and t[1] <= free[1] + EPS and t[2] <= free[2] + EPS and
+                    d[0] <= most[0] + EPS and d[1] <= most[1] + EPS and d[2] <= most[2] + EPS):
+                servers = first_fit(ledger, j)
+                if servers is not None:
+                    self.emptied(j.shape)
+                    return [start(j, servers)]
+            queues[j.shape].append(j)
+            return []
 
         def cheap(j):
             t, d = j.total, j.instances[0]
@@ -104,13 +123,22 @@ class FIFOFirstFit(Policy):
         rejected = []
         heap = []
         cursor = {}
+        # cheap(j), inlined with its bounds in locals: the loop visits
+        # every shape that could fit, at every decision.
+        fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
+        mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
         for _, _, shape in seen:
-            j = queues[shape][0]
-            if cheap(j):
-                rejected.append(shape)
-            else:
+            q = queues[shape]
+            if not q:
+                continue
+            j = q[0]
+            t, d = j.total, j.instances[0]
+            if (t[0] <= fg and t[1] <= fc and t[2] <= fm and
+                    d[0] <= mg and d[1] <= mc and d[2] <= mm):
                 cursor[shape] = 0
                 heap.append((j.submit, j.index, shape))
+            else:
+                rejected.append(shape)
         heapq.heapify(heap)
         out = []
         placed = {}
@@ -135,7 +163,8 @@ class FIFOFirstFit(Policy):
             else:
                 heapq.heappop(heap)
             nf, nm = sums(ledger)
-            grew = any(a > b for a, b in zip(nf, free)) or any(a > b for a, b in zip(nm, most))
+            grew = (nf[0] > free[0] or nf[1] > free[1] or nf[2] > free[2] or
+                    nm[0] > most[0] or nm[1] > most[1] or nm[2] > most[2])
             free, most = nf, nm
             if grew:
                 # Rounding gave some free amount back: the rejected shapes
@@ -158,10 +187,20 @@ class FIFOFirstFit(Policy):
                 gone = set(idx)
                 q[:] = [x for i, x in enumerate(q) if i not in gone]
             if not q:
-                del queues[shape]
-                for ix, x in zip(self.index, self.entry.pop(shape)):
-                    ix.remove(x)
+                self.emptied(shape)
         return out
+
+    def emptied(self, shape):
+        """Note that shape's queue is empty; drop the empty shapes from the
+        index once there are many."""
+        self.empty += 1
+        if self.empty <= 64:
+            return
+        for s in [s for s, q in self.queues.items() if not q]:
+            del self.queues[s]
+            for ix, x in zip(self.index, self.entry.pop(s)):
+                ix.remove(x)
+        self.empty = 0
 
 
 if __name__ == "__main__":

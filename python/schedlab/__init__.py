@@ -25,6 +25,7 @@ from .protocol import (
     Server,
     State,
     fits,
+    preempt,
     run,
     start,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "Server",
     "State",
     "fits",
+    "preempt",
     "run",
     "start",
 ]

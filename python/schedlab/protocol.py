@@ -6,7 +6,8 @@ line to every message but "end":
     hello   {"type":"hello","protocol":1,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
             answer {"type":"hello","protocol":1,"seq":0,"name":..}
     decide  {"type":"decide","seq":n,"now":t,["cluster":{..}],"arrived":[..],"finished":[..],"free":[..]}
-            answer {"type":"decisions","seq":n,"decisions":[{"op":"start","job":j,"servers":[..]}]}
+            answer {"type":"decisions","seq":n,"decisions":[{"op":"preempt","job":j},
+                    {"op":"start","job":j,"servers":[..]}],["wake":t]}
     end     {"type":"end","seq":n,[...]}: no answer; exit 0
 
 State keeps the picture those deltas describe: the cluster, each server's
@@ -15,8 +16,10 @@ order, the running jobs and what they have been observed to do.
 """
 
 import json
+import json.scanner
 import sys
 import traceback
+from bisect import insort
 
 PROTOCOL = 1
 
@@ -54,7 +57,7 @@ class Job:
     per instance. duration is None unless the row is an oracle."""
 
     __slots__ = ("index", "id", "submit", "user", "model", "tasks", "instances", "total",
-                 "shape", "duration", "start", "servers", "finish")
+                 "shape", "duration", "start", "servers", "finish", "ran", "stint", "preemptions")
 
     def __init__(self, d):
         self.index = d["job"]
@@ -62,30 +65,44 @@ class Job:
         self.submit = d["submit"]
         self.user = d.get("user", "")
         self.model = d.get("model", "")
-        self.tasks = d["tasks"]
-        inst = []
-        g = c = m = 0.0
-        for t in self.tasks:
+        tasks = self.tasks = d["tasks"]
+        if len(tasks) == 1 and tasks[0]["instances"] == 1:
+            # The common case, without the loops: one instance.
+            t = tasks[0]
             dem = (t["gpu"], t["cpu"], t["mem_gib"])
-            for _ in range(t["instances"]):
-                inst.append(dem)
-                # Summed instance by instance, as the engine sums them.
-                g, c, m = g + dem[0], c + dem[1], m + dem[2]
-        self.instances = inst
-        self.total = (g, c, m)
-        # Jobs with equal task lists request the same instances.
-        self.shape = tuple((t["role"], t["instances"], t["gpu"], t["cpu"], t["mem_gib"]) for t in self.tasks)
+            self.instances = [dem]
+            # 0.0 + x, as the general case sums from zero.
+            self.total = (0.0 + dem[0], 0.0 + dem[1], 0.0 + dem[2])
+            self.shape = ((t["role"], 1) + dem,)
+        else:
+            inst = []
+            g = c = m = 0.0
+            for t in tasks:
+                dem = (t["gpu"], t["cpu"], t["mem_gib"])
+                for _ in range(t["instances"]):
+                    inst.append(dem)
+                    # Summed instance by instance, as the engine sums them.
+                    g, c, m = g + dem[0], c + dem[1], m + dem[2]
+            self.instances = inst
+            self.total = (g, c, m)
+            # Jobs with equal task lists request the same instances.
+            self.shape = tuple((t["role"], t["instances"], t["gpu"], t["cpu"], t["mem_gib"]) for t in tasks)
         self.duration = d.get("duration")
         self.start = None
         self.servers = None
         self.finish = None
+        self.ran = 0.0  # run time of the stints before the current one
+        self.stint = None  # when the current stint began
+        self.preemptions = 0
 
     def elapsed(self, now):
-        """Observed run time so far (0 while pending)."""
-        if self.start is None:
-            return 0.0
+        """Observed run time so far, over every stint (0 if it never ran):
+        the attained service that LAS-like policies rank by, computed as
+        schedlab's engine computes it."""
+        if self.stint is None:
+            return self.ran
         end = self.finish if self.finish is not None else now
-        return end - self.start
+        return self.ran + (end - self.stint)
 
     def __repr__(self):
         return "Job(%d, %r)" % (self.index, self.id)
@@ -121,6 +138,10 @@ class State:
         self.arrived = []
         self.finished = []
         self.done = 0
+        # A policy sets wake to ask for a decision at that time even if
+        # nothing arrives or finishes by then (0: none); it is sent with
+        # the answer and reset.
+        self.wake = 0.0
 
     def update(self, msg):
         """Apply a decide (or end) message."""
@@ -150,17 +171,43 @@ class State:
             f[0], f[1], f[2] = g, c, m
 
     def apply(self, decisions):
-        """Record the decisions sent (schedlab carries out valid ones)."""
+        """Record the decisions sent (schedlab carries out valid ones:
+        first the preemptions, then the starts)."""
+        now = self.now
+        requeued = False
+        for d in decisions:
+            if d["op"] == "preempt":
+                j = self.running.pop(d["job"])
+                j.ran += now - j.stint
+                j.stint = None
+                j.servers = None
+                j.preemptions += 1
+                self.pending[j.index] = j
+                requeued = True
         for d in decisions:
             if d["op"] == "start":
                 j = self.pending.pop(d["job"])
-                j.start = self.now
+                if j.start is None:
+                    j.start = now
+                j.stint = now
                 j.servers = d["servers"]
                 self.running[j.index] = j
+        if requeued:
+            # A preempted job waits at its place in submission order.
+            order = sorted(self.pending.values(), key=lambda j: (j.submit, j.index))
+            self.pending = {j.index: j for j in order}
 
     def ledger(self):
         """A working copy of the free resources, to book tentative starts."""
         return [f[:] for f in self.free]
+
+
+def preempt(job):
+    """The decision to stop a running job (only when the hello said
+    preempt: true). It goes back to pending with its progress kept, and
+    what it held is free for this answer's starts; it cannot be started
+    again in the same answer."""
+    return {"op": "preempt", "job": job.index if isinstance(job, Job) else job}
 
 
 def start(job, servers, sockets=None):
@@ -193,6 +240,32 @@ def _dump(obj):
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
 
+# Decoding and encoding are much of a decision's cost on this side: the
+# scanner is json.loads without its checks on bytes and trailing text
+# (schedlab writes one object per line), and the common decisions are
+# formatted directly, the rest by json.dumps.
+_scan = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def _load(line):
+    return _scan(line.decode(), 0)[0]
+
+
+def _encode_decisions(decisions):
+    parts = []
+    for d in decisions:
+        if len(d) == 3 and d.get("op") == "start":
+            job, servers = d["job"], d["servers"]
+            if type(job) is int and all(type(x) is int for x in servers):
+                parts.append('{"op":"start","job":%d,"servers":[%s]}' % (job, ",".join(map(str, servers))))
+                continue
+        elif len(d) == 2 and d.get("op") == "preempt" and type(d.get("job")) is int:
+            parts.append('{"op":"preempt","job":%d}' % d["job"])
+            continue
+        parts.append(json.dumps(d, separators=(",", ":")))
+    return ",".join(parts)
+
+
 def run(policy, inp=None, out=None):
     """Serve policy on stdin/stdout until schedlab ends the run. Anything the
     policy prints goes to stderr: stdout is the protocol's."""
@@ -204,7 +277,7 @@ def run(policy, inp=None, out=None):
     line = inp.readline()
     if not line:
         return 0
-    hello = json.loads(line)
+    hello = _load(line)
     if hello.get("type") != "hello":
         raise ProtocolError("first message is %r, not a hello" % hello.get("type"))
     if hello.get("protocol") != PROTOCOL:
@@ -219,7 +292,7 @@ def run(policy, inp=None, out=None):
         line = inp.readline()
         if not line:
             return 0
-        msg = json.loads(line)
+        msg = _load(line)
         kind = msg.get("type")
         if kind == "end":
             state.update(msg)
@@ -234,6 +307,10 @@ def run(policy, inp=None, out=None):
             out.write(_dump({"type": "error", "seq": msg["seq"], "message": traceback.format_exc()}))
             out.flush()
             return 1
-        out.write(b'{"type":"decisions","seq":%d,"decisions":%s}\n' % (msg["seq"], json.dumps(decisions, separators=(",", ":")).encode()))
+        wake = ""
+        if state.wake:
+            wake = ',"wake":' + json.dumps(float(state.wake))
+            state.wake = 0.0
+        out.write(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
         out.flush()
         state.apply(decisions)

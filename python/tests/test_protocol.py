@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
-from schedlab import Policy, ProtocolError, State, run, start  # noqa: E402
+from schedlab import Policy, ProtocolError, State, preempt, run, start  # noqa: E402
 from schedlab.spaces import Box, Discrete  # noqa: E402
 
 import fifo_firstfit  # noqa: E402
@@ -134,3 +134,38 @@ class TestSpaces(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestPreempt(unittest.TestCase):
+    def test_preempt_and_wake(self):
+        """A policy that starts job 0, then preempts it for job 1 and asks
+        to be woken: the answers carry both, preemptions first, and the
+        state keeps job 0's attained service over its stint."""
+
+        class Swap(Policy):
+            name = "swap"
+
+            def schedule(self, state):
+                self.seen = getattr(self, "seen", [])
+                if state.seq == 1:
+                    return [start(0, [0])]
+                j0 = state.jobs[0]
+                self.seen.append((j0.elapsed(state.now), sorted(state.running)))
+                state.wake = state.now + 100
+                return [start(1, [0]), preempt(0)] if 0 in state.running else []
+
+        p = Swap()
+        rc, answers = converse(p, [
+            hello(preempt=True),
+            {"type": "decide", "seq": 1, "now": 0, "cluster": CLUSTER, "arrived": [job(0, 0, 8)], "finished": [],
+             "free": [[0, 8, 96, 512], [1, 8, 96, 512]]},
+            {"type": "decide", "seq": 2, "now": 30, "arrived": [job(1, 30, 8)], "finished": [], "free": [[0, 0, 90, 502]]},
+            {"type": "decide", "seq": 3, "now": 50, "arrived": [], "finished": [], "free": []},
+            {"type": "end", "seq": 4},
+        ])
+        self.assertEqual(rc, 0)
+        self.assertEqual(answers[2], {"type": "decisions", "seq": 2, "wake": 130.0,
+                                      "decisions": [{"op": "start", "job": 1, "servers": [0]}, {"op": "preempt", "job": 0}]})
+        # At message 3 job 0 waits with its 30 s of service; job 1 runs.
+        self.assertEqual(p.seen, [(30.0, [0]), (30.0, [1])])
+        self.assertEqual(answers[3]["decisions"], [])

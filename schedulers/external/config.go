@@ -33,6 +33,9 @@ type Config struct {
 	// MaxLineBytes bounds one answer line (0: DefaultMaxLineBytes); a
 	// longer one is a flood and ends the run.
 	MaxLineBytes int
+	// RowOnly wraps every error of the policy in a *RowError: in an
+	// experiment it stops the policy's row, not the run.
+	RowOnly bool
 }
 
 // Defaults of Config's zero fields.

@@ -38,13 +38,28 @@ type Spec struct {
 	Oracle bool `mapstructure:"oracle" yaml:"oracle" json:"oracle,omitempty"`
 	// Display labels the row in tables ("": the name).
 	Display string `mapstructure:"display" yaml:"display" json:"display,omitempty"`
+	// OnError is what a failure of the policy stops: "run" (or "", the
+	// default) the whole run, with the error; "row" its row only, whose
+	// cells are then empty and the error in the table's notes.
+	OnError string `mapstructure:"on_error" yaml:"on_error" json:"on_error,omitempty"`
 }
+
+// What a failing policy stops (Spec.OnError).
+const (
+	OnErrorRun = "run"
+	OnErrorRow = "row"
+)
 
 // Validate names the bad field under key (external[2]).
 func (s Spec) Validate(key string) error {
 	c := s.config(0)
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", key, err)
+	}
+	switch s.OnError {
+	case "", OnErrorRun, OnErrorRow:
+	default:
+		return fmt.Errorf("%s.on_error: %q: want %q (the default: a failure stops the run) or %q (it stops the row)", key, s.OnError, OnErrorRun, OnErrorRow)
 	}
 	for _, v := range []float64{s.TimeoutS, s.StartTimeoutS} {
 		if !(v >= 0 && v <= 86400) {
@@ -55,7 +70,7 @@ func (s Spec) Validate(key string) error {
 }
 
 func (s Spec) config(seed uint64) Config {
-	return Config{Name: s.Name, Command: s.Command, Dir: s.Dir, Seed: seed, Oracle: s.Oracle,
+	return Config{Name: s.Name, Command: s.Command, Dir: s.Dir, Seed: seed, Oracle: s.Oracle, RowOnly: s.OnError == OnErrorRow,
 		Timeout: time.Duration(s.TimeoutS * float64(time.Second)), StartTimeout: time.Duration(s.StartTimeoutS * float64(time.Second))}
 }
 
@@ -162,9 +177,22 @@ func resolve(n schedulers.Name) (schedulers.Info, schedulers.Constructor, error)
 		doc += " (oracle: it is sent true durations)"
 	}
 	info := schedulers.Info{Name: n, Display: display, Doc: doc}
-	return info, func(o schedulers.Options) (sim.Scheduler, error) {
-		return New(context.Background(), s.config(o.Seed))
-	}, nil
+	return info, func(o schedulers.Options) (sim.Scheduler, error) { return s.Policy(o.Seed) }, nil
+}
+
+// Policy starts the policy of s for a run seeded with seed: what
+// external:NAME's constructor does, for a process that has the spec but
+// did not declare it (a worker running an evaluation cell's task).
+func (s Spec) Policy(seed uint64) (sim.Scheduler, error) {
+	cfg := s.config(seed)
+	p, err := New(context.Background(), cfg)
+	switch {
+	case err != nil && cfg.RowOnly:
+		return nil, &RowError{Err: err}
+	case err != nil:
+		return nil, err
+	}
+	return p, nil
 }
 
 func init() { schedulers.RegisterPrefix(Prefix, resolve) }

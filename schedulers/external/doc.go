@@ -1,20 +1,23 @@
 // Package external is the scheduler whose decisions come from another
 // process: a policy written in any language (Python, with the client in
 // python/) that speaks the protocol of docs/policy-protocol.md over its
-// standard input and output. A *Policy is a sim.Scheduler like any other
-// and an io.Closer: closing it ends the child and reaps it.
+// standard input and output. A *Policy is a sim.Decider (a scheduler that
+// may preempt) and an io.Closer: closing it ends the child and reaps it.
 //
 // # Data in and out
 //
-// At each decision point Schedule sends the policy one "decide" message of
+// At each decision point Decide sends the policy one "decide" message of
 // JSON on a line: the time, the jobs that arrived since the previous
 // message (their requirement lists, never their durations unless the
 // policy is an oracle row), the jobs that finished, and the servers whose
 // free resources changed; the first message also describes the cluster.
-// The policy answers with one line of decisions ("start" a job on a server
-// per instance; "preempt" is reserved for an engine that carries it out).
-// Schedule validates every decision before it returns any: an unknown or
-// non-pending job, a job started twice, a wrong number of servers, a
+// The policy answers with one line of decisions ("preempt" a running job,
+// "start" a pending one on a server per instance) and, optionally, the
+// time it wants to be asked again ("wake"). Decide validates every
+// decision before it returns any, preemptions first as the engine carries
+// them out: an unknown job, a start of a job that is not pending or that
+// the same answer preempts, a preemption of a job that is not running, a
+// job started or preempted twice, a wrong number of servers, a
 // server the instance does not fit, a malformed line, a wrong sequence
 // number, a policy that exits, hangs past Config.Timeout or floods its
 // output past Config.MaxLineBytes is an error naming the policy, the
@@ -37,5 +40,9 @@
 // Declare makes `external:NAME` a scheduler name in package schedulers'
 // registry for each configured Spec, so that an experiment lists it among
 // its schedulers like a built-in row; the cell's seed reaches the policy
-// in the handshake.
+// in the handshake. A Spec's OnError says whether a failure of its policy
+// stops the run or only the row: with "row", every error of the policy is
+// a *RowError, which evaluation treats as the end of that row alone.
+// Spec.Policy starts a spec's policy without declaring it, for a worker
+// that runs an evaluation cell's task.
 package external

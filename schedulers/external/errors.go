@@ -80,6 +80,17 @@ func (e *ProtocolError) Error() string {
 
 func (e *ProtocolError) Unwrap() error { return e.Err }
 
+// RowError is an error of a policy declared with on_error: row
+// (Config.RowOnly): it stops the policy's row of an experiment, not the
+// run (it is an evaluation.RowFailure).
+type RowError struct{ Err error }
+
+func (e *RowError) Error() string { return e.Err.Error() }
+func (e *RowError) Unwrap() error { return e.Err }
+
+// RowOnly reports that the error stops its row only.
+func (e *RowError) RowOnly() bool { return true }
+
 // shorten keeps at most n bytes of s, marking a cut.
 func shorten(s string, n int) string {
 	if len(s) <= n {

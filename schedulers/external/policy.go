@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync/atomic"
@@ -37,7 +38,15 @@ type Policy struct {
 	free     []sim.Resources // per server, as last sent
 	begun    bool            // the first decide (with the cluster) was sent
 
+	// The watchdog of exchange: one timer, re-armed for each message.
+	watch     *time.Timer
+	watchCtx  context.Context // the context a stop is registered for
+	stopWatch func() bool
+	fired     atomic.Bool // the timer killed the child
+
 	// Validation's scratch.
+	fast    fastAnswer
+	ds      []decision
 	ledger  sim.Ledger
 	stamp   []uint32 // per job, the message that decided it
 	slots   []sim.Slot
@@ -45,8 +54,8 @@ type Policy struct {
 }
 
 var (
-	_ sim.Scheduler = (*Policy)(nil)
-	_ io.Closer     = (*Policy)(nil)
+	_ sim.Decider = (*Policy)(nil)
+	_ io.Closer   = (*Policy)(nil)
 )
 
 // New starts the policy process of cfg and performs the handshake. The
@@ -96,7 +105,12 @@ type answer struct {
 	Protocol  int               `json:"protocol"`
 	Name      string            `json:"name"`
 	Decisions []json.RawMessage `json:"decisions"`
+	Wake      *float64          `json:"wake"`
 	Message   string            `json:"message"`
+
+	// parsed is set when parseDecisions read the line: Decisions is
+	// then empty and these hold the decisions and their texts.
+	parsed *fastAnswer
 }
 
 // decision is one element of an answer's decisions.
@@ -116,7 +130,7 @@ func (p *Policy) hello(ctx context.Context) error {
 	b = strconvAppendUint(b, p.cfg.Seed)
 	b = append(b, `,"oracle":`...)
 	b = appendBool(b, p.cfg.Oracle)
-	b = append(b, `,"preempt":false}`...)
+	b = append(b, `,"preempt":true}`...)
 	b = append(b, '\n')
 	p.msg = b
 	a, err := p.exchange(ctx, b, p.cfg.StartTimeout)
@@ -132,31 +146,52 @@ func (p *Policy) hello(ctx context.Context) error {
 	return nil
 }
 
-// Schedule implements sim.Scheduler: it sends what changed since the last
+// Decide implements sim.Decider: it sends what changed since the last
 // decision, reads the policy's answer and returns it once every decision
 // in it is valid.
-func (p *Policy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+func (p *Policy) Decide(ctx context.Context, st *sim.State) (sim.Decision, error) {
 	if p.err != nil {
-		return nil, p.err
+		return sim.Decision{}, p.err
 	}
 	if p.closed {
-		return nil, fmt.Errorf("external policy %q: Schedule after Close", p.cfg.Name)
+		return sim.Decision{}, fmt.Errorf("external policy %q: Decide after Close", p.cfg.Name)
 	}
 	p.seq++
 	p.msg = p.appendDecide(p.msg[:0], st)
 	a, err := p.exchange(ctx, p.msg, p.cfg.Timeout)
 	if err != nil {
-		return nil, p.fail(err)
+		return sim.Decision{}, p.fail(err)
 	}
 	if a.Type != "decisions" {
-		return nil, p.fail(fmt.Errorf("%w: want a decisions answer, got type %q", ErrMalformed, a.Type))
+		return sim.Decision{}, p.fail(fmt.Errorf("%w: want a decisions answer, got type %q", ErrMalformed, a.Type))
 	}
-	pl, err := p.validate(st, a.Decisions)
+	d, err := p.validate(st, a)
 	if err != nil {
-		return nil, p.fail(err)
+		return sim.Decision{}, p.fail(err)
 	}
-	p.waiting -= len(pl)
-	return pl, nil
+	if a.Wake != nil {
+		w := *a.Wake
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return sim.Decision{}, p.fail(fmt.Errorf("%w: wake %v: want a time in seconds, or 0 for none", ErrMalformed, w))
+		}
+		d.WakeS = w
+	}
+	p.waiting += len(d.Preempt) - len(d.Start)
+	return d, nil
+}
+
+// Schedule implements sim.Scheduler for drivers that do not preempt: the
+// decision's starts, or an error if the policy preempts.
+func (p *Policy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	d, err := p.Decide(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Preempt) > 0 {
+		return nil, p.fail(&DecisionError{Policy: p.cfg.Name, Message: p.seq, Decision: 0,
+			Err: fmt.Errorf("%w: a preemption, through a driver that calls Schedule (drive the policy with sim.DecisionOf or sim.Run)", ErrUnsupported)})
+	}
+	return d.Start, nil
 }
 
 // appendDecide writes the decide message of st: what changed since the
@@ -248,82 +283,136 @@ func (p *Policy) announce(js *sim.JobState) {
 
 // validate turns the answer's decisions into placements, checking each
 // against the state and the decisions before it.
-func (p *Policy) validate(st *sim.State, raw []json.RawMessage) ([]sim.Placement, error) {
-	if len(raw) == 0 {
-		return nil, nil
+// The engine carries out the preemptions of a decision before its starts
+// (sim.Decision); validation checks them in that order, so that a start
+// may use what a preemption in the same answer frees.
+func (p *Policy) validate(st *sim.State, a *answer) (sim.Decision, error) {
+	n := len(a.Decisions)
+	if a.parsed != nil {
+		n = len(a.parsed.ds)
+	}
+	if n == 0 {
+		return sim.Decision{}, nil
+	}
+	p.ds = p.ds[:0]
+	for k := range n {
+		var d decision
+		var text []byte
+		if a.parsed != nil {
+			d, text = a.parsed.ds[k], a.parsed.text[k]
+		} else {
+			text = a.Decisions[k]
+			if err := decodeStrict(text, &d); err != nil {
+				return sim.Decision{}, p.bad(k, text, ErrMalformed, "%v", err)
+			}
+		}
+		switch d.Op {
+		case "start", "preempt":
+		default:
+			return sim.Decision{}, p.bad(k, text, ErrMalformed, `op %q: want "start" or "preempt"`, d.Op)
+		}
+		if d.Job == nil {
+			return sim.Decision{}, p.bad(k, text, ErrMalformed, "no job")
+		}
+		if !p.announced(*d.Job) {
+			return sim.Decision{}, p.bad(k, text, ErrUnknownJob, "job %d was never announced", *d.Job)
+		}
+		p.ds = append(p.ds, d)
 	}
 	p.ledger.CopyFrom(st)
 	l := &p.ledger
-	stamp := uint32(p.seq)
-	out := make([]sim.Placement, 0, len(raw))
-	slots := p.slots[:0]
-	for k, rm := range raw {
-		bad := func(rule error, format string, args ...any) error {
-			return &DecisionError{Policy: p.cfg.Name, Message: p.seq, Decision: k, Text: shorten(string(rm), 200),
-				Err: fmt.Errorf("%w: %s", rule, fmt.Sprintf(format, args...))}
+	// Stamps: 2·seq marks a job preempted by this answer, 2·seq+1 one
+	// started by it.
+	preempted, started := uint32(2*p.seq), uint32(2*p.seq+1)
+	var out sim.Decision
+	for k, d := range p.ds {
+		if d.Op != "preempt" {
+			continue
 		}
-		var d decision
-		if err := decodeStrict(rm, &d); err != nil {
-			return nil, bad(ErrMalformed, "%v", err)
-		}
-		switch d.Op {
-		case "start":
-		case "preempt":
-			return nil, bad(ErrUnsupported, "this engine runs every job to completion (the hello said preempt: false)")
-		default:
-			return nil, bad(ErrMalformed, `op %q: want "start"`, d.Op)
-		}
-		if d.Job == nil {
-			return nil, bad(ErrMalformed, "no job")
-		}
+		text := p.text(a, k)
 		j := *d.Job
-		if !p.announced(j) {
-			return nil, bad(ErrUnknownJob, "job %d was never announced", j)
-		}
 		js := p.jobs[j]
-		switch js.Status {
-		case sim.StatusPending:
-		case sim.StatusRunning:
-			return nil, bad(ErrUnknownJob, "job %d (%q) is running since t=%gs", j, js.Job.JobID, js.StartS)
+		switch {
+		case p.stamp[j] == preempted:
+			return sim.Decision{}, p.bad(k, text, ErrDuplicateJob, "job %d (%q) is preempted twice in this answer", j, js.Job.JobID)
+		case js.Status == sim.StatusPending:
+			return sim.Decision{}, p.bad(k, text, ErrUnknownJob, "job %d (%q) is not running: it waits", j, js.Job.JobID)
+		case js.Status != sim.StatusRunning:
+			return sim.Decision{}, p.bad(k, text, ErrUnknownJob, "job %d (%q) has finished", j, js.Job.JobID)
+		}
+		p.stamp[j] = preempted
+		for i, sl := range js.Slots {
+			l.Give(sl.Server, js.Instances[i].Demand)
+		}
+		out.Preempt = append(out.Preempt, j)
+	}
+	slots := p.slots[:0]
+	for k, d := range p.ds {
+		if d.Op != "start" {
+			continue
+		}
+		text := p.text(a, k)
+		bad := func(rule error, format string, args ...any) error { return p.bad(k, text, rule, format, args...) }
+		j := *d.Job
+		js := p.jobs[j]
+		switch {
+		case p.stamp[j] == started:
+			return sim.Decision{}, bad(ErrDuplicateJob, "job %d (%q) is started twice in this answer", j, js.Job.JobID)
+		case p.stamp[j] == preempted:
+			return sim.Decision{}, bad(ErrUnknownJob, "job %d (%q) is preempted by this answer: it may start again at a later decision", j, js.Job.JobID)
+		case js.Status == sim.StatusPending:
+		case js.Status == sim.StatusRunning:
+			return sim.Decision{}, bad(ErrUnknownJob, "job %d (%q) is running since t=%gs", j, js.Job.JobID, js.StartS)
 		default:
-			return nil, bad(ErrUnknownJob, "job %d (%q) has finished", j, js.Job.JobID)
+			return sim.Decision{}, bad(ErrUnknownJob, "job %d (%q) has finished", j, js.Job.JobID)
 		}
-		if p.stamp[j] == stamp {
-			return nil, bad(ErrDuplicateJob, "job %d (%q) is started twice in this answer", j, js.Job.JobID)
-		}
-		p.stamp[j] = stamp
+		p.stamp[j] = started
 		if len(d.Servers) != len(js.Instances) {
-			return nil, bad(ErrMalformed, "%d servers for the %d instances of job %d", len(d.Servers), len(js.Instances), j)
+			return sim.Decision{}, bad(ErrMalformed, "%d servers for the %d instances of job %d", len(d.Servers), len(js.Instances), j)
 		}
 		if d.Sockets != nil && len(d.Sockets) != len(d.Servers) {
-			return nil, bad(ErrMalformed, "%d sockets for %d servers", len(d.Sockets), len(d.Servers))
+			return sim.Decision{}, bad(ErrMalformed, "%d sockets for %d servers", len(d.Sockets), len(d.Servers))
 		}
 		start := len(slots)
 		for i, srv := range d.Servers {
 			if srv < 0 || srv >= len(l.Free) {
-				return nil, bad(ErrMalformed, "instance %d on server %d: the cluster has servers 0..%d", i, srv, len(l.Free)-1)
+				return sim.Decision{}, bad(ErrMalformed, "instance %d on server %d: the cluster has servers 0..%d", i, srv, len(l.Free)-1)
 			}
 			sock := -1
 			if d.Sockets != nil {
 				sock = d.Sockets[i]
 				if n := len(st.Cluster.Servers[srv].Kind.Sockets); sock < -1 || sock >= n {
-					return nil, bad(ErrMalformed, "instance %d on socket %d of server %d, which has sockets 0..%d (or -1: any)", i, sock, srv, n-1)
+					return sim.Decision{}, bad(ErrMalformed, "instance %d on socket %d of server %d, which has sockets 0..%d (or -1: any)", i, sock, srv, n-1)
 				}
 			}
 			dem := js.Instances[i].Demand
 			if !l.Fits(srv, dem) {
 				f := l.Free[srv]
-				return nil, bad(ErrDoesNotFit, "instance %d of job %d needs gpu %g, cpu %g, mem_gib %g; server %d has %g, %g, %g free after the decisions before it",
+				return sim.Decision{}, bad(ErrDoesNotFit, "instance %d of job %d needs gpu %g, cpu %g, mem_gib %g; server %d has %g, %g, %g free after the preemptions and the starts before it",
 					i, j, dem.GPU, dem.CPU, dem.MemGiB, srv, f.GPU, f.CPU, f.MemGiB)
 			}
 			l.Take(srv, dem)
 			slots = append(slots, sim.Slot{Server: srv, Socket: sock})
 		}
-		out = append(out, sim.Placement{Job: j, Slots: slots[start:len(slots):len(slots)]})
+		out.Start = append(out.Start, sim.Placement{Job: j, Slots: slots[start:len(slots):len(slots)]})
 	}
 	// The placements keep their slots: the next answer starts a new array.
 	p.slots = nil
 	return out, nil
+}
+
+// text is decision k's text, for errors.
+func (p *Policy) text(a *answer, k int) []byte {
+	if a.parsed != nil {
+		return a.parsed.text[k]
+	}
+	return a.Decisions[k]
+}
+
+// bad is the error of decision k, which broke rule.
+func (p *Policy) bad(k int, text []byte, rule error, format string, args ...any) error {
+	return &DecisionError{Policy: p.cfg.Name, Message: p.seq, Decision: k, Text: shorten(string(text), 200),
+		Err: fmt.Errorf("%w: %s", rule, fmt.Sprintf(format, args...))}
 }
 
 // decodeStrict decodes one JSON value, refusing unknown keys and anything
@@ -348,21 +437,8 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var why atomic.Int32 // what the watchdog saw: 1 the timeout, 2 ctx
 	if p.proc != nil {
-		proc := p.proc.cmd.Process
-		t := time.AfterFunc(timeout, func() {
-			why.CompareAndSwap(0, 1)
-			killGroup(proc)
-		})
-		defer t.Stop()
-		if ctx.Done() != nil {
-			stop := context.AfterFunc(ctx, func() {
-				why.CompareAndSwap(0, 2)
-				killGroup(proc)
-			})
-			defer stop()
-		}
+		p.arm(ctx, timeout)
 	}
 	_, werr := p.w.Write(msg)
 	var line []byte
@@ -370,12 +446,14 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if werr == nil {
 		line, rerr = p.r.ReadSlice('\n')
 	}
-	// Once the watchdog has fired the child is gone, answer or not.
-	switch why.Load() {
-	case 1:
-		return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
-	case 2:
-		return nil, ctx.Err()
+	if p.proc != nil {
+		// Once the watchdog has fired the child is gone, answer or not.
+		if fired := !p.watch.Stop() || p.fired.Load(); fired || ctx.Err() != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
+		}
 	}
 	if werr != nil || rerr != nil {
 		err := cmp.Or(werr, rerr)
@@ -388,6 +466,12 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 			return nil, fmt.Errorf("%w: it closed its output", ErrExited)
 		}
 		return nil, err
+	}
+	if p.fast.parse(line) && string(p.fast.typ) == "decisions" {
+		if p.fast.seq != p.seq {
+			return nil, fmt.Errorf("%w: the answer to message %d carries seq %d", ErrSequence, p.seq, p.fast.seq)
+		}
+		return &answer{Type: "decisions", parsed: &p.fast}, nil
 	}
 	var a answer
 	if err := decodeStrict(line, &a); err != nil {
@@ -406,6 +490,44 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	return &a, nil
 }
 
+// arm starts the watchdog of one exchange: it kills the child's group
+// when timeout passes or ctx is done. The timer is made once and re-armed;
+// the context's hook is registered once per context.
+func (p *Policy) arm(ctx context.Context, timeout time.Duration) {
+	proc := p.proc.cmd.Process
+	p.fired.Store(false)
+	if p.watch == nil {
+		p.watch = time.AfterFunc(timeout, func() {
+			p.fired.Store(true)
+			killGroup(proc)
+		})
+	} else {
+		p.watch.Reset(timeout)
+	}
+	if ctx != p.watchCtx {
+		if p.stopWatch != nil {
+			p.stopWatch()
+			p.stopWatch = nil
+		}
+		p.watchCtx = ctx
+		if ctx.Done() != nil {
+			p.stopWatch = context.AfterFunc(ctx, func() { killGroup(proc) })
+		}
+	}
+}
+
+// disarm stops the watchdog for good.
+func (p *Policy) disarm() {
+	if p.watch != nil {
+		p.watch.Stop()
+	}
+	if p.stopWatch != nil {
+		p.stopWatch()
+		p.stopWatch = nil
+	}
+	p.watchCtx = nil
+}
+
 // fail records err as the run's error, wrapped as a ProtocolError unless
 // it names a decision, kills and reaps the child, and returns it.
 func (p *Policy) fail(err error) error {
@@ -414,6 +536,7 @@ func (p *Policy) fail(err error) error {
 		if errors.Is(err, ErrExited) {
 			grace = killGrace // let it finish dying, for its exit status
 		}
+		p.disarm()
 		p.proc.reap(grace)
 	}
 	var de *DecisionError
@@ -424,6 +547,9 @@ func (p *Policy) fail(err error) error {
 			pe.Stderr = p.proc.stderr.String()
 		}
 		err = pe
+	}
+	if p.cfg.RowOnly {
+		err = &RowError{Err: err}
 	}
 	p.err = err
 	return err
@@ -492,10 +618,15 @@ func (p *Policy) Close() error {
 	if p.proc == nil || p.proc.done {
 		return nil
 	}
+	p.disarm()
 	p.proc.reap(killGrace)
 	if !failed && !p.proc.cmd.ProcessState.Success() {
-		return &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: fmt.Errorf("%w after the end of the run", ErrExited),
+		var err error = &ProtocolError{Policy: p.cfg.Name, Message: p.seq, Err: fmt.Errorf("%w after the end of the run", ErrExited),
 			Exit: p.proc.exit, Stderr: p.proc.stderr.String()}
+		if p.cfg.RowOnly {
+			err = &RowError{Err: err}
+		}
+		return err
 	}
 	return nil
 }

@@ -2,7 +2,8 @@
 second decision (message 2); until then it places nothing. Modes:
 exit, garbage, unknown-job, running-job, no-fit, duplicate, wrong-count,
 bad-server, preempt, hang, flood, seq, version, give-up, unknown-key,
-stderr-exit."""
+stderr-exit, preempt-twice, preempt-restart, bad-wake (these three start a
+job at message 2 and break the rule at message 3)."""
 
 import json
 import sys
@@ -67,11 +68,20 @@ while True:
         send({"type": "decisions", "seq": seq + 1, "decisions": []})
     elif mode == "give-up":
         send({"type": "error", "seq": seq, "message": "no idea what to do"})
-    elif mode == "running-job":
+    elif mode in ("running-job", "preempt-twice", "preempt-restart", "bad-wake"):
         if seq == 2:
             send({"type": "decisions", "seq": seq, "decisions": [ok]})
             running = j["job"]
             continue
-        send({"type": "decisions", "seq": seq, "decisions": [{"op": "start", "job": running, "servers": [0] * ninst(j)}]})
+        again = {"op": "start", "job": running, "servers": [0] * ninst(j)}
+        stop = {"op": "preempt", "job": running}
+        if mode == "running-job":
+            send({"type": "decisions", "seq": seq, "decisions": [again]})
+        elif mode == "preempt-twice":
+            send({"type": "decisions", "seq": seq, "decisions": [stop, stop]})
+        elif mode == "preempt-restart":
+            send({"type": "decisions", "seq": seq, "decisions": [stop, again]})
+        else:
+            send({"type": "decisions", "seq": seq, "decisions": [], "wake": -5})
     else:
         sys.exit("unknown mode " + mode)
