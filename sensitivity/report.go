@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,14 +158,20 @@ func (pr PartResult) leftOut() string {
 func (r *Result) Markdown() []byte {
 	var b bytes.Buffer
 	b.WriteString("# sensitivity: the learned scheduler's margin over the best heuristic\n\n")
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	// The absolute scales (comm_scale, interference_scale) are left out
+	// so that the table fits evaluation.MaxColumns: they are the base
+	// environment's (the notes) times the multipliers, and the CSV and
+	// LaTeX tables carry them.
+	narrow := func(row []string) []string { return append(slices.Clone(row[:3]), row[5:]...) }
+	b.WriteString("| " + strings.Join(narrow(header), " | ") + " |\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range r.rows() {
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		b.WriteString("| " + strings.Join(narrow(row), " | ") + " |\n")
 	}
 	b.WriteString("\n")
 	for _, n := range r.Notes() {
 		b.WriteString("- " + n + "\n")
 	}
+	b.WriteString("- Each point's comm_scale and interference_scale (the base environment's times its multipliers) are in tables/sensitivity.csv.\n")
 	return b.Bytes()
 }
 
