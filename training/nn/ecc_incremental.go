@@ -17,10 +17,11 @@ import (
 // set by one hop. A scheduler placing one task after another changes a
 // handful of nodes of a graph of hundreds between its decisions.
 //
-// The values are bit-identical to ECC.Forward's on a tape (the test
-// compares them on random changes): every row is computed by the same
-// kernels in the same order (a product row by row, messages summed over
-// a node's incoming edges in edge order), only fewer rows are.
+// The values are bit-identical to ECC.Forward's on a tape (ECC.ForwardRows'
+// for a last layer restricted by Only; the tests compare them on random
+// changes): every row is computed by the same kernels in the same order
+// (a product row by row, messages summed over a node's incoming edges in
+// edge order), only fewer rows are.
 //
 // An ECCStack reads the layers' parameters: call Invalidate after they
 // change. It is not safe for concurrent use.
@@ -74,8 +75,10 @@ func (s *ECCStack) Invalidate() { s.valid = false }
 // Only restricts the last layer to rows (nil: every row), for a caller
 // that reads no other row of its output: Forward then computes no
 // other, and the others hold stale values (the output and Layer);
-// RecordLayers records the last layer at those rows only. Retarget
-// lifts it.
+// RecordLayers records the last layer at those rows only. The
+// restricted layer sums each row's messages before the filter's product,
+// as ECC.ForwardRows does (its bits, not ECC.Forward's). Retarget lifts
+// it.
 func (s *ECCStack) Only(rows []int) {
 	s.valid = false
 	if rows == nil {
