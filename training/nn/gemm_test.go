@@ -102,10 +102,10 @@ func fmaPaths(t *testing.T, test func(*testing.T)) {
 		haveFMA, haveAVX512 = on, false
 		t.Run(fmt.Sprintf("fma=%v", on), test)
 	}
-	if avx512 {
+	if avx512 && !raceEnabled {
 		haveFMA, haveAVX512 = true, true
 		t.Run("fma=true/avx512", test)
-	} else if haveFMA {
+	} else if haveFMA && !raceEnabled {
 		t.Log("no AVX-512F here: its kernel untested")
 	}
 }
