@@ -349,13 +349,23 @@ func (e *evaluator) forward(t *nn.Tape, steps []*obs, pc *passCache) (logits, va
 		} else {
 			layers = e.interLayers(t, steps, zc, em.z0, pc.inter)
 		}
-		// A recorded pass restricted to the scheduler rows (a cached
-		// one: one step) has only those rows in its last layer.
+		// A pass on the tape has only the scheduler rows in its last
+		// layer (interLayers).
 		if last := layers[len(layers)-1]; last.Rows < B*pn {
 			for i, l := range layers[:len(layers)-1] {
-				layers[i] = t.SliceRows(l, 0, last.Rows)
+				if B == 1 {
+					layers[i] = t.SliceRows(l, 0, parts)
+					continue
+				}
+				rows := make([]int, 0, B*parts)
+				for b := 0; b < B; b++ {
+					for u := 0; u < parts; u++ {
+						rows = append(rows, b*pn+u)
+					}
+				}
+				layers[i] = t.GatherRows(l, rows)
 			}
-			pn = last.Rows
+			pn = parts
 		}
 		all := t.ConcatCols(layers...)
 		self, others := make([]int, B), make([]int, 0, B*parts)
@@ -420,8 +430,22 @@ func (e *evaluator) interLayers(t *nn.Tape, steps []*obs, zc []float64, z0 *nn.N
 			return cache.RecordLayers(t, z, ein, layers)
 		}
 		g := e.block(-1, ig.graph, B)
-		for _, l := range net.inter {
-			z = l.Forward(t, z, ein, g)
+		// The loss reads the last layer at the scheduler rows only:
+		// it runs there alone (nn.ECC.ForwardRows), as the caches'
+		// restricted stacks do.
+		parts := len(e.cg.parts)
+		rows := make([]int, 0, B*parts)
+		for b := 0; b < B; b++ {
+			for u := 0; u < parts; u++ {
+				rows = append(rows, b*pn+u)
+			}
+		}
+		for i, l := range net.inter {
+			if i == len(net.inter)-1 {
+				z = l.ForwardRows(t, z, ein, g, rows)
+			} else {
+				z = l.Forward(t, z, ein, g)
+			}
 			layers = append(layers, z)
 		}
 	}

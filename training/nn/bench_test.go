@@ -125,6 +125,9 @@ func BenchmarkGemmSerial(b *testing.B) {
 		{"NotNot", false, false, mk(nodes, yw), mk(yw, d), nodes, d},
 		{"TransNot", true, false, mk(nodes, yw), mk(nodes, d), yw, d},
 		{"NotTrans", false, true, mk(nodes, d), mk(2*d, d), nodes, 2 * d},
+		// The MARL forward scorer's candidate half: 20 schedulers'
+		// 96-wide states by its 96×128 weights.
+		{"Scorer", false, false, mk(20, 96), mk(96, 128), 20, 128},
 	}
 	for _, cs := range cases {
 		c := mk(cs.m, cs.n)
@@ -152,6 +155,16 @@ func BenchmarkGemmSerial(b *testing.B) {
 			}
 			reportGFLOPS(b, int64(b.N)*flops)
 		})
+		if haveAVX512 {
+			b.Run(cs.name+"/kernels-avx2", func(b *testing.B) {
+				haveAVX512 = false
+				defer func() { haveAVX512 = true }()
+				for b.Loop() {
+					gemm(cs.ta, cs.tb, 1, cs.a, cs.b, 1, c)
+				}
+				reportGFLOPS(b, int64(b.N)*flops)
+			})
+		}
 	}
 }
 

@@ -17,10 +17,11 @@ import (
 // set by one hop. A scheduler placing one task after another changes a
 // handful of nodes of a graph of hundreds between its decisions.
 //
-// The values are bit-identical to ECC.Forward's on a tape (the test
-// compares them on random changes): every row is computed by the same
-// kernels in the same order (a product row by row, messages summed over
-// a node's incoming edges in edge order), only fewer rows are.
+// The values are bit-identical to ECC.Forward's on a tape (ECC.ForwardRows'
+// for a last layer restricted by Only; the tests compare them on random
+// changes): every row is computed by the same kernels in the same order
+// (a product row by row, messages summed over a node's incoming edges in
+// edge order), only fewer rows are.
 //
 // An ECCStack reads the layers' parameters: call Invalidate after they
 // change. It is not safe for concurrent use.
@@ -36,7 +37,12 @@ type ECCStack struct {
 	y, agg [][]float64 // per layer: H·Msᵀ (nodes × (f+1)d) and the aggregation (nodes × d)
 	z, h   [][]float64 // per layer: [h, agg + b]·W and its ReLU, the output (nodes × out)
 	mt     [][]float64 // per layer: Msᵀ (d × (f+1)d), as EdgeConv builds it
-	ms     []float64   // scratch: one layer's Ms
+	// The last layer of a stack restricted by Only sums each row's
+	// messages before the filter's product (EdgeConvRows): mc is its Mc,
+	// a its rows' sums A (nodes × (f+1)d, Only's rows alone written) and
+	// aOnly, aggOnly the same rows gathered for RecordLayers.
+	mc, a, aOnly, aggOnly []float64
+	ms                    []float64 // scratch: one layer's Ms
 
 	dirty, next []bool
 	only        []bool // Only's rows of the last layer, nil for all
@@ -69,8 +75,10 @@ func (s *ECCStack) Invalidate() { s.valid = false }
 // Only restricts the last layer to rows (nil: every row), for a caller
 // that reads no other row of its output: Forward then computes no
 // other, and the others hold stale values (the output and Layer);
-// RecordLayers records the last layer at those rows only. Retarget
-// lifts it.
+// RecordLayers records the last layer at those rows only. The
+// restricted layer sums each row's messages before the filter's product,
+// as ECC.ForwardRows does (its bits, not ECC.Forward's). Retarget lifts
+// it.
 func (s *ECCStack) Only(rows []int) {
 	s.valid = false
 	if rows == nil {
@@ -156,6 +164,11 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			copy(s.ms, l.FilterW.Data)
 			copy(s.ms[f*d*d:], l.FilterB.Data)
 			transposeInto(s.mt[li], general(yw, d, d, s.ms))
+			if li == len(s.layers)-1 && s.only != nil {
+				s.mc = resize(s.mc, yw*d)
+				filterStack(s.mc, l.FilterW.Data, l.FilterB.Data, d, f)
+				s.a = resize(s.a, n*yw)
+			}
 		}
 		s.x = resize(s.x, n*d0)
 		clear(s.x)
@@ -212,10 +225,12 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		d, out := l.W.Rows/2, l.W.Cols
 		yw := (f + 1) * d
 		y, agg, h := s.y[li], s.agg[li], s.h[li]
-		// H·Msᵀ for the changed input rows.
+		restricted := li == len(s.layers)-1 && s.only != nil
+		// H·Msᵀ for the changed input rows (a restricted last layer
+		// aggregates first and needs none).
 		s.rows = s.rows[:0]
 		for u, c := range s.dirty {
-			if c {
+			if c && !restricted {
 				s.rows = append(s.rows, u)
 			}
 		}
@@ -231,13 +246,20 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 				}
 			}
 		}
-		if li == len(s.layers)-1 && s.only != nil {
+		if restricted {
 			for u, keep := range s.only {
 				s.next[u] = s.next[u] && keep
 			}
+			s.rows = s.rows[:0]
+			for u, c := range s.next {
+				if c {
+					s.rows = append(s.rows, u)
+				}
+			}
+			s.restrictedRows(hin, d, f, agg)
 		}
 		for u, c := range s.next {
-			if !c {
+			if !c || restricted {
 				continue
 			}
 			o := agg[u*d : (u+1)*d]
@@ -308,22 +330,50 @@ func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
 func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
 	s.Forward(x.Data, ef.Data)
 	h := x
+	f := ef.Cols
 	for li, l := range s.layers {
-		ec := t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li], s.coef)
 		z := s.z[li]
+		var ec *Node
 		if li == len(s.layers)-1 && s.only != nil {
-			out := l.W.Cols
-			s.zOnly = resize(s.zOnly, len(s.onlyRows)*out)
+			d, out := l.W.Rows/2, l.W.Cols
+			yw := (f + 1) * d
+			r := len(s.onlyRows)
+			s.zOnly = resize(s.zOnly, r*out)
+			s.aOnly = resize(s.aOnly, r*yw)
+			s.aggOnly = resize(s.aggOnly, r*d)
 			for i, u := range s.onlyRows {
 				copy(s.zOnly[i*out:(i+1)*out], z[u*out:(u+1)*out])
+				copy(s.aOnly[i*yw:(i+1)*yw], s.a[u*yw:(u+1)*yw])
+				copy(s.aggOnly[i*d:(i+1)*d], s.agg[li][u*d:(u+1)*d])
 			}
-			h, ec, z = t.GatherRows(h, s.onlyRows), t.GatherRows(ec, s.onlyRows), s.zOnly
+			ec = t.edgeConvRowsFrom(h, ef, l.FilterW, l.FilterB, s.g, s.onlyRows, s.aOnly, s.aggOnly, s.coef)
+			h, z = t.GatherRows(h, s.onlyRows), s.zOnly
+		} else {
+			ec = t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li], s.coef)
 		}
 		cat := t.ConcatCols(h, t.Add(ec, l.B))
 		h = t.ReLU(t.matMulFrom(cat, l.W, z))
 		dst = append(dst, h)
 	}
 	return dst
+}
+
+// restrictedRows sets rows s.rows of the restricted last layer's sums
+// s.a and aggregation agg from its input hin (width d), as EdgeConvRows
+// computes them.
+func (s *ECCStack) restrictedRows(hin []float64, d, f int, agg []float64) {
+	r := len(s.rows)
+	if r == 0 {
+		return
+	}
+	yw := (f + 1) * d
+	s.buf = resize(s.buf, r*yw)
+	s.out = resize(s.out, r*d)
+	edgeConvRows(s.out, s.buf, s.mc, hin, s.coef, s.g, s.rows, d, f)
+	for i, u := range s.rows {
+		copy(s.a[u*yw:(u+1)*yw], s.buf[i*yw:(i+1)*yw])
+		copy(agg[u*d:(u+1)*d], s.out[i*d:(i+1)*d])
+	}
 }
 
 // Layer returns layer i's output of the last Forward (nodes × its out

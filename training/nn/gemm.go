@@ -195,9 +195,20 @@ func fmaRows(c []float64, ldc int, a []float64, inca, rowa int, b []float64, ldb
 	i4, n8, n16 := 0, 0, 0
 	if haveFMA {
 		n8, n16 = n&^7, n&^15
+		// With AVX-512 the first n16 columns of each block of four
+		// rows go sixteen at a time, the next eight (if any) in AVX2.
+		w16 := 0
+		if haveAVX512 {
+			w16 = n16
+		}
 		if n8 > 0 {
 			for ; i4+4 <= m; i4 += 4 {
-				fmaRows4(&c[i4*ldc], ldc, &a[i4*rowa], inca, rowa, &b[0], ldb, n8, k, zero)
+				if w16 > 0 {
+					fmaRows4x16(&c[i4*ldc], ldc, &a[i4*rowa], inca, rowa, &b[0], ldb, w16, k, zero)
+				}
+				if n8 > w16 {
+					fmaRows4(&c[i4*ldc+w16], ldc, &a[i4*rowa], inca, rowa, &b[w16], ldb, n8-w16, k, zero)
+				}
 			}
 		}
 		if n16 > 0 {

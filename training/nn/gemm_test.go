@@ -87,8 +87,8 @@ func chainRef(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c b
 }
 
 // fmaPaths runs test with the pure Go products and, where the machine
-// has AVX2 and FMA, with the assembly kernels: they must give the same
-// bits.
+// has AVX2 and FMA, with the assembly kernels, and where it has AVX-512F
+// too, with its kernel: they must give the same bits.
 func fmaPaths(t *testing.T, test func(*testing.T)) {
 	paths := []bool{false}
 	if haveFMA {
@@ -96,10 +96,17 @@ func fmaPaths(t *testing.T, test func(*testing.T)) {
 	} else {
 		t.Log("no AVX2 and FMA here: the kernels untested")
 	}
-	defer func(v bool) { haveFMA = v }(haveFMA)
+	defer func(v, w bool) { haveFMA, haveAVX512 = v, w }(haveFMA, haveAVX512)
+	avx512 := haveAVX512
 	for _, on := range paths {
-		haveFMA = on
+		haveFMA, haveAVX512 = on, false
 		t.Run(fmt.Sprintf("fma=%v", on), test)
+	}
+	if avx512 && !raceEnabled {
+		haveFMA, haveAVX512 = true, true
+		t.Run("fma=true/avx512", test)
+	} else if haveFMA && !raceEnabled {
+		t.Log("no AVX-512F here: its kernel untested")
 	}
 }
 

@@ -219,6 +219,13 @@ func TestOperatorGradients(t *testing.T) {
 		{"EdgeConv", []gradInput{in(5, 3), in(7, 2), in(2, 9), in(1, 9)}, func(tp *Tape, x []*Node) *Node {
 			return tp.EdgeConv(x[0], x[1], x[2], x[3], graph)
 		}},
+		{"EdgeConvRows", []gradInput{in(5, 3), in(7, 2), in(2, 9), in(1, 9)}, func(tp *Tape, x []*Node) *Node {
+			return tp.EdgeConvRows(x[0], x[1], x[2], x[3], graph, []int{4, 1, 3})
+		}},
+		// f+1 = 4 and d = 16: the assembly kernels' shapes.
+		{"EdgeConvRows/kernel", []gradInput{in(5, 16), in(7, 3), in(3, 256), in(1, 256)}, func(tp *Tape, x []*Node) *Node {
+			return tp.EdgeConvRows(x[0], x[1], x[2], x[3], graph, []int{2, 0})
+		}},
 		{"GaussianLogProb", []gradInput{in(3, 2), in(3, 2), inRange(3, 2, 0.3, 1.5)}, func(tp *Tape, x []*Node) *Node {
 			return tp.GaussianLogProb(x[0], x[1], x[2])
 		}},

@@ -11,8 +11,9 @@ type Graph struct {
 	Src, Dst []int
 	invDeg   []float64 // 1/in-degree per node, 0 for nodes with none
 	// out lists each node's outgoing edges in edge order: node u's are
-	// out[outStart[u]:outStart[u+1]].
+	// out[outStart[u]:outStart[u+1]]; in, inStart its incoming ones.
 	out, outStart []int
+	in, inStart   []int
 }
 
 // NewGraph checks an edge list and precomputes in-degrees. Src and Dst are
@@ -33,21 +34,32 @@ func NewGraph(nodes int, src, dst []int) (*Graph, error) {
 			g.invDeg[i] = 1 / d
 		}
 	}
-	g.outStart = make([]int, nodes+1)
-	for _, u := range src {
-		g.outStart[u+1]++
-	}
-	for u := 0; u < nodes; u++ {
-		g.outStart[u+1] += g.outStart[u]
-	}
-	g.out = make([]int, len(src))
-	next := append([]int(nil), g.outStart[:nodes]...)
-	for e, u := range src {
-		g.out[next[u]] = e
-		next[u]++
-	}
+	g.out, g.outStart = byNode(src, nodes)
+	g.in, g.inStart = byNode(dst, nodes)
 	return g, nil
 }
+
+// byNode lists the edges by their end in ends (Src or Dst), each node's
+// in edge order: node u's are list[start[u]:start[u+1]].
+func byNode(ends []int, nodes int) (list, start []int) {
+	start = make([]int, nodes+1)
+	for _, u := range ends {
+		start[u+1]++
+	}
+	for u := 0; u < nodes; u++ {
+		start[u+1] += start[u]
+	}
+	list = make([]int, len(ends))
+	next := append([]int(nil), start[:nodes]...)
+	for e, u := range ends {
+		list[next[u]] = e
+		next[u]++
+	}
+	return list, start
+}
+
+// inEdges returns node u's incoming edges in edge order.
+func (g *Graph) inEdges(u int) []int { return g.in[g.inStart[u]:g.inStart[u+1]] }
 
 // Edges returns the number of edges.
 func (g *Graph) Edges() int { return len(g.Src) }

@@ -13,6 +13,12 @@ const haveKernels = true
 // Go path fuses with math.FMA).
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// haveAVX512: the machine has AVX-512F as well, so gemm's four-row
+// blocks run sixteen columns at a time (fmaRows4x16); the bits are the
+// same (each element's chain is unchanged). A variable so that tests can
+// take both paths.
+var haveAVX512 = haveFMA && cpu.X86.HasAVX512F
+
 // fmaRows4 sets, for four rows r of C and j < n8 (a multiple of 8),
 // c[r·ldc + j] = fma(a[r·rowa + l·inca], b[l·ldb + j], c[r·ldc + j]) for
 // l = 0..k−1 in turn (k ≥ 1), starting from +0 instead of C's values
@@ -60,3 +66,10 @@ func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n
 //
 //go:noescape
 func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
+
+// fmaRows4x16 is fmaRows4 for n16 (a multiple of 16) columns, sixteen at
+// a time in AVX-512 registers (kernel_amd64.s: the caller checks
+// haveAVX512 and the bounds).
+//
+//go:noescape
+func fmaRows4x16(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n16, k int, zero bool)

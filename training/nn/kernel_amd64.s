@@ -474,3 +474,91 @@ p32loop:
 pdone:
 	VZEROUPPER
 	RET
+
+// func fmaRows4x16(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n16, k int, zero bool)
+//
+// fmaRows4 with AVX-512F registers: four rows of C, sixteen columns at a
+// time for n16 columns (a multiple of 16), each element the same chain
+// of fused multiply-adds over l in order. The caller checks haveAVX512
+// and the bounds.
+TEXT ·fmaRows4x16(SB), NOSPLIT, $0-73
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R12
+	SHLQ $3, R12
+	MOVQ a+16(FP), SI
+	MOVQ inca+24(FP), R8
+	SHLQ $3, R8
+	MOVQ rowa+32(FP), R10
+	SHLQ $3, R10
+	LEAQ (R10)(R10*2), R11
+	MOVQ b+40(FP), DX
+	MOVQ ldb+48(FP), R9
+	SHLQ $3, R9
+	MOVQ n16+56(FP), BX
+	MOVQ k+64(FP), CX
+
+zblock4:
+	CMPB zero+72(FP), $0
+	JNE  zzero4
+	LEAQ    (DI)(R12*2), R13
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (R13), Z4
+	VMOVUPD 64(R13), Z5
+	VMOVUPD (R13)(R12*1), Z6
+	VMOVUPD 64(R13)(R12*1), Z7
+	JMP     zstart4
+
+zzero4:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+zstart4:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+zloop4:
+	VMOVUPD      (R14), Z8
+	VMOVUPD      64(R14), Z9
+	VBROADCASTSD (R13), Z10
+	VFMADD231PD  Z8, Z10, Z0
+	VFMADD231PD  Z9, Z10, Z1
+	VBROADCASTSD (R13)(R10*1), Z11
+	VFMADD231PD  Z8, Z11, Z2
+	VFMADD231PD  Z9, Z11, Z3
+	VBROADCASTSD (R13)(R10*2), Z12
+	VFMADD231PD  Z8, Z12, Z4
+	VFMADD231PD  Z9, Z12, Z5
+	VBROADCASTSD (R13)(R11*1), Z13
+	VFMADD231PD  Z8, Z13, Z6
+	VFMADD231PD  Z9, Z13, Z7
+	ADDQ         R8, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          zloop4
+
+	LEAQ    (DI)(R12*2), R13
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (R13)
+	VMOVUPD Z5, 64(R13)
+	VMOVUPD Z6, (R13)(R12*1)
+	VMOVUPD Z7, 64(R13)(R12*1)
+
+	ADDQ $128, DI
+	ADDQ $128, DX
+	SUBQ $16, BX
+	JG   zblock4
+	VZEROUPPER
+	RET

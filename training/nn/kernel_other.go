@@ -6,7 +6,7 @@ package nn
 // path and the messages their Go loops (math.FMA: the same bits).
 const haveKernels = false
 
-var haveFMA = false
+var haveFMA, haveAVX512 = false, false
 
 func fmaRows4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n8, k int, zero bool) {
 	panic("nn: fmaRows4 without assembly kernels")
@@ -30,4 +30,8 @@ func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n
 
 func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int) {
 	panic("nn: spread4y without assembly kernels")
+}
+
+func fmaRows4x16(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n16, k int, zero bool) {
+	panic("nn: fmaRows4x16 without assembly kernels")
 }

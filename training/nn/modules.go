@@ -172,3 +172,13 @@ func (c *ECC) Forward(t *Tape, h, ef *Node, g *Graph) *Node {
 	hn := t.Add(t.EdgeConv(h, ef, c.FilterW, c.FilterB, g), c.B)
 	return t.ReLU(t.MatMul(t.ConcatCols(h, hn), c.W))
 }
+
+// ForwardRows records the layer at rows of g only (the output's row i is
+// node rows[i]'s), its aggregation summed before the filter's product
+// (Tape.EdgeConvRows): for a layer read at a few rows. The values are
+// Forward's rows up to rounding, and ECCStack's on a stack restricted to
+// those rows (ECCStack.Only) to the bit.
+func (c *ECC) ForwardRows(t *Tape, h, ef *Node, g *Graph, rows []int) *Node {
+	hn := t.Add(t.EdgeConvRows(h, ef, c.FilterW, c.FilterB, g, rows), c.B)
+	return t.ReLU(t.MatMul(t.ConcatCols(t.GatherRows(h, rows), hn), c.W))
+}

@@ -159,13 +159,33 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		t.gemm(false, false, 1, general(hi-lo, yw, yw, dy[lo*yw:]), general(yw, d, d, ms), 1, general(hi-lo, d, d, h.Grad[lo*d:]))
 	}
 	if w.needGrad || c.needGrad {
+		// dMs = dYᵀH: a row of dY or of H that is all zero adds +0
+		// terms only (every chain starts at +0 and never holds −0), so
+		// the product runs over the other rows, gathered. The MARL
+		// inter-scheduler stack's first layer has zero states at its
+		// switches, most of its rows.
+		t.keep = t.keep[:0]
+		for u := 0; u < nodes; u++ {
+			if !allZero(dy[u*yw:(u+1)*yw]) && !allZero(h.Data[u*d:(u+1)*d]) {
+				t.keep = append(t.keep, u)
+			}
+		}
+		hg := general(nodes, d, d, h.Data)
+		if r := len(t.keep); r < nodes {
+			t.dyk, t.hk = resize(t.dyk, r*yw), resize(t.hk, r*d)
+			for i, u := range t.keep {
+				copy(t.dyk[i*yw:(i+1)*yw], dy[u*yw:(u+1)*yw])
+				copy(t.hk[i*d:(i+1)*d], h.Data[u*d:(u+1)*d])
+			}
+			dyg, hg = general(r, yw, yw, t.dyk), general(r, d, d, t.hk)
+		}
 		if t.defer_ {
 			// Summed over this pass's rows after those of the earlier
 			// passes since the last FlushGrad: one batched pass's order.
-			t.gemm(true, false, 1, dyg, general(nodes, d, d, h.Data), 1, general(yw, d, d, t.stage(n.tapeIdx, yw*d, [2]*Node{w, c})))
+			t.gemm(true, false, 1, dyg, hg, 1, general(yw, d, d, t.stage(n.tapeIdx, yw*d, [2]*Node{w, c})))
 			return
 		}
-		t.gemm(true, false, 1, dyg, general(nodes, d, d, h.Data), 0, general(yw, d, d, dms))
+		t.gemm(true, false, 1, dyg, hg, 0, general(yw, d, d, dms))
 		if w.needGrad {
 			floats.Add(w.Grad, dms[:f*d*d])
 		}

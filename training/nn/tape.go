@@ -95,6 +95,10 @@ type Tape struct {
 	// the op does not hold the ECCStack's.
 	elist []int
 	coefs []float64
+	// keep, dyk and hk: the rows of dY and H that EdgeConv's filter
+	// gradient reads, and those rows gathered.
+	keep    []int
+	dyk, hk []float64
 	// scores is ReLUScoreRows' scratch: the scored candidates' values
 	// or gradients.
 	scores []float64
