@@ -45,7 +45,7 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 		}
 		o := &Obs{X: make([]float64, width(n)), Mask: make([]bool, n)}
 		features(o, rows, ok, led, total)
-		a, _, _ := s.m.pick(o, nil)
+		a, _, _ := s.m.Pick(o, nil)
 		if a < 0 {
 			return pl, nil
 		}
@@ -80,7 +80,7 @@ func Save(path string, m *Model, cluster string) error {
 	if err != nil {
 		return err
 	}
-	if err := nn.SaveCheckpoint(path, m.ps); err != nil {
+	if err := nn.SaveCheckpoint(path, m.Params()); err != nil {
 		return err
 	}
 	return os.WriteFile(sidecarPath(path), append(b, '\n'), 0o644)
@@ -106,7 +106,7 @@ func Load(path string) (*Model, error) {
 		return nil, err
 	}
 	m := NewModel(sc.Config, pipeline.Rand(0, Stage, "load"))
-	if err := nn.LoadCheckpoint(path, m.ps); err != nil {
+	if err := nn.LoadCheckpoint(path, m.Params()); err != nil {
 		return nil, fmt.Errorf("dl2: %w", err)
 	}
 	return m, nil

@@ -246,7 +246,7 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 		} else {
 			for {
 				o := obs()
-				a, lp, v := m.pick(o, rng)
+				a, lp, v := m.Pick(o, rng)
 				if a < 0 {
 					break
 				}
