@@ -15,6 +15,11 @@ import (
 type Config struct {
 	Jobs   int `json:"jobs"`   // N job slots
 	Hidden int `json:"hidden"` // units per hidden layer
+	// Machines, when > 0, gives the policy the DAS observation's machine
+	// rows of a cluster of that many servers (the DAS paper's "same
+	// features for all the RL baselines"); 0 pools the cluster into its
+	// free shares of GPU, CPU and memory (the dl2 row).
+	Machines int `json:"machines,omitempty"`
 
 	PPO    rl.PPOConfig `json:"ppo"`
 	Gamma  float64      `json:"gamma"`
@@ -59,6 +64,7 @@ func (c Config) Validate() error {
 	}
 	atLeast("jobs", c.Jobs, 1)
 	atLeast("hidden", c.Hidden, 1)
+	atLeast("machines", c.Machines, 0)
 	if err := c.PPO.Validate(); err != nil {
 		bad("ppo: %w", err)
 	}
@@ -95,7 +101,12 @@ func (c Config) Validate() error {
 // be chosen.
 type Obs = daspaper.PolicyObs
 
-func width(n int) int { return n*(daspaper.JobFeatures+1) + 3 }
+func (c Config) width() int {
+	if c.Machines > 0 {
+		return c.Jobs*(daspaper.JobFeatures+1) + c.Machines*daspaper.MachineFeatures
+	}
+	return c.Jobs*(daspaper.JobFeatures+1) + 3
+}
 
 // Model is DL²'s policy and value networks (daspaper.Categorical: the
 // rl.ActorCritic that PPO trains) over the job slots.
@@ -110,15 +121,17 @@ func NewModel(cfg Config, rng *rand.Rand) *Model {
 	if err := cfg.Validate(); err != nil {
 		panic("dl2: NewModel: " + err.Error())
 	}
-	return &Model{cfg: cfg, Categorical: daspaper.NewCategorical(width(cfg.Jobs), cfg.Hidden, cfg.Jobs, cfg.LR, cfg.MaxGradNorm, rng)}
+	return &Model{cfg: cfg, Categorical: daspaper.NewCategorical(cfg.width(), cfg.Hidden, cfg.Jobs, cfg.LR, cfg.MaxGradNorm, rng)}
 }
 
 // Config is the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
 // features fills o for the slots of jobs, allowed where ok, with the
-// ledger's free share of the cluster.
-func features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, total sim.Resources) {
+// ledger's free share of st's cluster: pooled, or per machine (the
+// observation's machine rows with the free GPU, CPU and memory as booked
+// so far) when the model has machine rows.
+func (m *Model) features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, st *sim.State) {
 	n := len(o.Mask)
 	for r := 0; r < n; r++ {
 		row := o.X[r*(daspaper.JobFeatures+1) : (r+1)*(daspaper.JobFeatures+1)]
@@ -129,14 +142,35 @@ func features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, total sim.
 			row[daspaper.JobFeatures] = 1
 		}
 	}
+	tail := o.X[n*(daspaper.JobFeatures+1):]
+	if M := m.cfg.Machines; M > 0 {
+		const mf = daspaper.MachineFeatures
+		copy(tail, rows.Machines)
+		for k, f := range led.Free {
+			cp := st.Cluster.Capacity(k)
+			tail[k*mf] = f.GPU / math.Max(cp.GPU, 1)
+			tail[k*mf+1] = f.CPU / math.Max(cp.CPU, 1)
+			tail[k*mf+2] = f.MemGiB / math.Max(cp.MemGiB, 1)
+		}
+		return
+	}
 	var free sim.Resources
 	for _, f := range led.Free {
 		free = free.Add(f)
 	}
-	tail := o.X[n*(daspaper.JobFeatures+1):]
+	total := st.ClusterTotal()
 	tail[0] = free.GPU / math.Max(total.GPU, 1)
 	tail[1] = free.CPU / math.Max(total.CPU, 1)
 	tail[2] = free.MemGiB / math.Max(total.MemGiB, 1)
+}
+
+// checkCluster refuses a cluster other than the one a model with machine
+// rows was built for.
+func (m *Model) checkCluster(c *sim.Cluster) error {
+	if M := m.cfg.Machines; M > 0 && len(c.Servers) != M {
+		return fmt.Errorf("dl2: a policy for %d machines on a cluster of %d", M, len(c.Servers))
+	}
+	return nil
 }
 
 // firstFit books js on the lowest-index servers with room, or books

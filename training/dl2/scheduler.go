@@ -32,10 +32,12 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.m.checkCluster(st.Cluster); err != nil {
+		return nil, err
+	}
 	n := s.m.cfg.Jobs
 	rows, chosen := daspaper.Observe(st, n, nil)
 	led := st.Ledger()
-	total := st.ClusterTotal()
 	taken := make([]bool, len(chosen))
 	ok := make([]bool, len(chosen))
 	var pl []sim.Placement
@@ -43,8 +45,8 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 		for r, js := range chosen {
 			ok[r] = !taken[r] && fits(led, js)
 		}
-		o := &Obs{X: make([]float64, width(n)), Mask: make([]bool, n)}
-		features(o, rows, ok, led, total)
+		o := &Obs{X: make([]float64, s.m.cfg.width()), Mask: make([]bool, n)}
+		s.m.features(o, rows, ok, led, st)
 		a, _, _ := s.m.Pick(o, nil)
 		if a < 0 {
 			return pl, nil

@@ -15,7 +15,7 @@ import (
 	_ "github.com/schedlab/schedlab/training/families"
 )
 
-// TestTraceFamiliesTakeInterference: das, dl2 and rifling simulate with
+// TestTraceFamiliesTakeInterference: das and the DL² and RIFLING forms simulate with
 // the TrainSpec's interference model (they used to ignore it): under a
 // model that slows every job down by half, the validation JCT of the
 // first episode differs from the default model's.
@@ -28,7 +28,7 @@ func TestTraceFamiliesTakeInterference(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := sim.InterferenceFunc(func(sim.JobLoad, []sim.JobLoad, []sim.JobLoad, int) float64 { return 0.5 })
-	for _, name := range []string{"das", "dl2", "rifling"} {
+	for _, name := range []string{"das", "dl2", "dl2-das", "rifling", "rifling-ppo"} {
 		f, ok := training.Lookup(name)
 		if !ok {
 			t.Fatalf("family %s is not registered", name)
