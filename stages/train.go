@@ -131,10 +131,18 @@ func (c *Config) modelKey(canon schedulers.Name, cluster sim.ClusterSpec) string
 		return string(canon) + "/" + plan.ClusterID(cluster)
 	}
 	m := string(v.ModelName())
-	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
+	if f.Source() == training.SourceTrace && !c.perCluster(v) {
 		return m
 	}
 	return m + "/" + plan.ClusterID(cluster)
+}
+
+// perCluster reports whether a trace-source variant's models are trained
+// once per cluster they are evaluated on: all of them under "each", and a
+// variant whose model is built for one machine count (Variant.PerCluster)
+// always.
+func (c *Config) perCluster(v training.Variant) bool {
+	return c.Train.DAS.Cluster == DASEachCluster || v.PerCluster
 }
 
 // replicas is how many models of canon the run trains under model key
@@ -335,7 +343,7 @@ func (c *Config) planTraining(canon schedulers.Name, spec evaluation.Spec, fitte
 	switch f.Source() {
 	case training.SourceTrace:
 		mt.Cluster, mt.ClusterSpec = cl.Name, cl.Spec
-		if c.Train.DAS.Cluster != DASEachCluster {
+		if !c.perCluster(v) {
 			mt.Cluster = c.Train.DAS.Cluster
 			var err error
 			if mt.ClusterSpec, err = sim.Preset(c.Train.DAS.Cluster); err != nil {

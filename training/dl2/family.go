@@ -30,6 +30,7 @@ func init() {
 			Doc: "DL² with the DAS observation's machine rows, as the DAS paper ran its RL baselines (same features for all)"},
 		ModelFile:  "dl2.ckpt",
 		ExtraFiles: []string{"dl2.json"},
+		PerCluster: true,
 		TrainModel: func(ctx context.Context, pc *daspaper.PaperConfig, split daspaper.Split, opts daspaper.BaselineOptions, path string) ([]training.Curve, error) {
 			return trainModel(ctx, pc, split, opts, path, len(opts.Cluster.Servers))
 		},

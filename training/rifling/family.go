@@ -26,6 +26,7 @@ func init() {
 			Doc: "RIFLING as the DAS paper ran it (App. D): k-means job groups with the cluster's machine rows, PPO over placements and wait"},
 		ModelFile:  "rifling-ppo.ckpt",
 		ExtraFiles: []string{"rifling-ppo.json"},
+		PerCluster: true,
 		TrainModel: trainPPOModel,
 		OpenModel: func(path string) (sim.Scheduler, error) {
 			p, err := LoadPPO(path)
