@@ -98,7 +98,8 @@ func (c PPOConfig) Hash() string {
 // baselines" and its concatenation of RIFLING's job states with the
 // cluster states (§5.1). Jobs are taken first come first served; for each
 // that fits, the policy picks pack, spread, best fit or wait (at most
-// once per job), as the tabular form does.
+// once per job, and only while a running job's end will bring another
+// decision), as the tabular form does.
 type PPOPolicy struct {
 	Config    PPOConfig
 	Centroids [][]float64 // JobFeatures wide
@@ -159,7 +160,9 @@ func (d *ppoDecider) decide(st *sim.State) ([]sim.Placement, error) {
 		if !fit {
 			continue // nothing to decide: the job cannot start now
 		}
-		mask[ActWait] = !d.waited[js.Index]
+		// Waiting needs a later decision point: a running job's end.
+		// On an idle cluster with nothing left to arrive it would stall.
+		mask[ActWait] = !d.waited[js.Index] && (len(st.Running) > 0 || len(pl) > 0)
 		o := &daspaper.PolicyObs{X: d.p.features(rows, r, led, st.Cluster), Mask: mask}
 		a, lp, v := d.p.Pick(o, d.rng)
 		if d.roll != nil {
