@@ -198,6 +198,12 @@ type DASResult struct {
 	GridEvaluations int
 	// StartSSR is the sum of squared residuals at Start.
 	StartSSR float64
+	// GridJCTSpread is, per cluster, the JCT spread of the grid point
+	// nearest that cluster's range (the least miss; ties to the first),
+	// and GridAt that point's parameters: where a cluster misses its
+	// range after the fit, whether any grid point met it alone.
+	GridJCTSpread []float64
+	GridAt        [][]float64
 }
 
 // SSR is the sum of squared residuals of m against t.
@@ -252,6 +258,12 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 	start, bestSSR, bestDist := env.Params(), math.Inf(1), math.Inf(1)
 	var startM *DASMeasurement
 	grid := 0
+	gridSpread := make([]float64, len(s.Workload.Clusters))
+	gridAt := make([][]float64, len(s.Workload.Clusters))
+	gridMiss := make([]float64, len(s.Workload.Clusters))
+	for ci := range gridMiss {
+		gridMiss[ci] = math.Inf(1)
+	}
 	for _, is := range DASStartGrid.InterferenceScale {
 		for _, cs := range DASStartGrid.CommScale {
 			e := env
@@ -261,6 +273,11 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 				return nil, err
 			}
 			grid++
+			for ci, sp := range m.JCTSpread {
+				if miss := max(0, sp-t.SpreadHigh, t.SpreadLow-sp); miss < gridMiss[ci] {
+					gridMiss[ci], gridSpread[ci], gridAt[ci] = miss, sp, e.Params()
+				}
+			}
 			ssr := m.SSR(t)
 			dist := math.Abs(math.Log(is)) + math.Abs(math.Log(cs))
 			if ssr < bestSSR || (ssr == bestSSR && dist < bestDist) {
@@ -290,5 +307,6 @@ func FitDAS(ctx context.Context, name string, s *DASSurrogate, t DASTargets) (*D
 			return nil, err
 		}
 	}
-	return &DASResult{Environment: env, Before: before, After: after, Targets: t, Residuals: after.residuals(nil, t), Fit: res, Jobs: len(s.Workload.Jobs), Start: start, GridEvaluations: grid, StartSSR: bestSSR}, nil
+	return &DASResult{Environment: env, Before: before, After: after, Targets: t, Residuals: after.residuals(nil, t), Fit: res, Jobs: len(s.Workload.Jobs), Start: start, GridEvaluations: grid, StartSSR: bestSSR,
+		GridJCTSpread: gridSpread, GridAt: gridAt}, nil
 }

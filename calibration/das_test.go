@@ -193,3 +193,32 @@ func TestDASMeasureRejectsBadEnvironment(t *testing.T) {
 		t.Errorf("infinite comm_scale: %v", err)
 	}
 }
+
+// TestDASNotesSayWhyARangeIsMissed: a cluster whose JCT spread ends
+// outside its range gets a note with the grid's nearest spread and
+// whether any grid point met the range alone; a cluster inside gets none.
+func TestDASNotesSayWhyARangeIsMissed(t *testing.T) {
+	env := sim.NeutralEnvironment()
+	p := env.Params()
+	r := &DASResult{
+		Environment: env, Targets: DASTable1Targets, Start: p,
+		Fit:           &fitting.Result{},
+		After:         &DASMeasurement{Clusters: []string{"small", "medium", "large"}, JCTSpread: []float64{0.1, 0.25, 0.275}, FeeSpread: []float64{0, 0, 0}},
+		GridJCTSpread: []float64{0.1, 0.2, 0.26},
+		GridAt:        [][]float64{p, p, p},
+	}
+	notes := strings.Join(r.Notes(), "\n")
+	for _, want := range []string{
+		"Medium: mean-JCT spread 25.0 % is outside 4–22 %; the nearest of the 0 grid points gives 20.0 %",
+		"a grid point meets it alone, but not with the other clusters' targets at once",
+		"Large: mean-JCT spread 27.5 % is outside 4–22 %; the nearest of the 0 grid points gives 26.0 %",
+		"no speed factor on the grid brings it inside",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "Small: mean-JCT") {
+		t.Errorf("a note for Small, inside its range:\n%s", notes)
+	}
+}

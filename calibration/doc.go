@@ -30,7 +30,10 @@
 //     on any number of workers.
 //   - Residuals are (ours − target)/tolerance for numeric targets and
 //     hinges for orderings and ranges, so "met" means within tolerance;
-//     the report says which parameters had no effect.
+//     the report says which parameters had no effect and, for a cluster
+//     whose JCT spread das-paper leaves outside its range, the nearest
+//     any start-grid point came (DASResult.GridJCTSpread). What a fit
+//     gives on a given trace is in docs/measurements.md, not here.
 //
 // # Extending it
 //

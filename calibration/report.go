@@ -88,13 +88,34 @@ func (r *DASResult) Notes() []string {
 	for _, v := range r.Residuals {
 		rs = append(rs, fmt.Sprintf("%.3g", v))
 	}
-	return []string{
+	notes := []string{
 		fmt.Sprintf("Environment %s fitted by Levenberg–Marquardt (status: %s, %d iterations, %d evaluations) from the best of %d log-grid points (%s): %s. Residuals, per cluster, the JCT spread's excess above and shortfall below the range and the fee spread's excess, in points: %s.",
 			r.Environment.Name, r.Fit.Status, r.Fit.Iterations, r.Fit.Evaluations, r.GridEvaluations, strings.Join(st, ", "), strings.Join(ps, ", "), strings.Join(rs, ", ")),
 		fmt.Sprintf("das-paper rows: %s simulated on das-table1's clusters and %d evaluated jobs. MALO and MOSA are left out: their searches take minutes per cell. The spreads are a rugged function of the parameters (a small change of speeds reorders starts), so a fitted point can meet a target by a few points only; das-table1 shows all seven rows in das-paper.",
 			strings.Join(r.After.Rows, ", "), r.Jobs),
 		"Paper: DAS (Xing et al., KDD 2023) Table 1, heuristic rows; its spreads over the same rows in parentheses; not our measurements.",
 	}
+	// Why a cluster's JCT spread is outside its range: no grid point met
+	// it (the spread is the rows' queueing, which no speed factor
+	// removes), or one did but not together with the other clusters.
+	for ci, cl := range r.After.Clusters {
+		sp := r.After.JCTSpread[ci]
+		if (sp >= r.Targets.SpreadLow && sp <= r.Targets.SpreadHigh) || ci >= len(r.GridJCTSpread) {
+			continue
+		}
+		var at []string
+		for i, v := range r.GridAt[ci] {
+			at = append(at, fmt.Sprintf("%s = %.4g", keys[i], v))
+		}
+		g := r.GridJCTSpread[ci]
+		why := "no speed factor on the grid brings it inside: the spread is the rows' order of starts, not the speed model"
+		if g >= r.Targets.SpreadLow && g <= r.Targets.SpreadHigh {
+			why = "a grid point meets it alone, but not with the other clusters' targets at once"
+		}
+		notes = append(notes, fmt.Sprintf("%s: mean-JCT spread %.1f %% is outside %.0f–%.0f %%; the nearest of the %d grid points gives %.1f %% (%s): %s.",
+			strings.ToUpper(cl[:1])+cl[1:], 100*sp, 100*r.Targets.SpreadLow, 100*r.Targets.SpreadHigh, r.GridEvaluations, 100*g, strings.Join(at, ", "), why))
+	}
+	return notes
 }
 
 // Notes are the marl-paper rows' notes: the fitted parameters and residuals.

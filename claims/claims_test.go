@@ -372,6 +372,21 @@ func TestMARLScaleSaysTraining(t *testing.T) {
 	}
 }
 
+// TestDASScaleSaysTraining: a DAS claim's "tested at" names each claimed
+// learned row's trainer and episodes beside the paper's.
+func TestDASScaleSaysTraining(t *testing.T) {
+	c := comparison{experiment: evaluation.DASTable1, claimed: []string{"das", "das-mappo", "rifling-ppo"}}
+	in := &Input{Run: Run{Config: config(evaluation.DASTable1)}, Cells: []Cell{{Experiment: evaluation.DASTable1, Scheduler: "das", Jobs: 800}}}
+	if got := dasScale(in, c); got != "800 jobs (paper: 4,000)" {
+		t.Errorf("no episodes known: %q", got)
+	}
+	in.Episodes = map[string]int{"das": 2, "das-mappo": 2, "rifling-ppo": 3}
+	want := "800 jobs (paper: 4,000); das trained by Algorithm 1, 2 episodes (paper: 50); das-mappo trained by MAPPO, 2 episodes (paper: 50); rifling-ppo trained 3 episodes (paper: 50)"
+	if got := dasScale(in, c); got != want {
+		t.Errorf("with episodes:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestOracleIsNoBaseline: a row that reads the future (malo-oracle) is
 // never the baseline a claim is measured against, even when it is the
 // best of the rows listed.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/training/das"
 )
 
 // comparison is a claim that some rows of an experiment beat others by a
@@ -166,6 +167,18 @@ func dasScale(in *Input, c comparison) string {
 			rates = append(rates, evaluation.LoadWorkloadName(r))
 		}
 		s += ", rates " + strings.Join(rates, ", ")
+	}
+	// Each learned row's training: its trainer and episodes against the
+	// paper's (50 episodes of 1,000 jobs per learning rate); the models
+	// behind a verdict are its n.
+	for _, r := range c.claimed {
+		if n, ok := in.Episodes[r]; ok {
+			by := ""
+			if t := das.TrainerOf(schedulers.Name(r)); t != "" {
+				by = " by " + t + ","
+			}
+			s += fmt.Sprintf("; %s trained%s %d episodes (paper: 50)", r, by, n)
+		}
 	}
 	return s
 }

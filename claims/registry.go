@@ -107,8 +107,9 @@ func init() {
 }
 
 // dasBaselines are DAS Table 1's baselines: the heuristic and
-// meta-heuristic rows, DL² and RIFLING.
-var dasBaselines = append(slices.Clone(evaluation.DASHeuristics), "dl2", "rifling")
+// meta-heuristic rows, DL² and RIFLING (both forms of each: the DAS
+// paper's, dl2-das and rifling-ppo, and ours).
+var dasBaselines = append(slices.Clone(evaluation.DASHeuristics), "dl2", "dl2-das", "rifling", "rifling-ppo")
 
 // register registers a comparison claim.
 func register(paper, id, source, text, claimed string, c comparison) {

@@ -30,10 +30,18 @@ func (c Config) ModelKey(canon schedulers.Name, cluster sim.ClusterSpec) string 
 		return string(canon) + "/" + ClusterID(cluster)
 	}
 	m := string(v.ModelName())
-	if f.Source() == training.SourceTrace && c.Train.DAS.Cluster != DASEachCluster {
+	if f.Source() == training.SourceTrace && !c.perCluster(v) {
 		return m
 	}
 	return m + "/" + ClusterID(cluster)
+}
+
+// perCluster reports whether a trace-source variant's models are trained
+// once per cluster they are evaluated on: all of them under "each", and a
+// variant whose model is built for one machine count (Variant.PerCluster)
+// always.
+func (c Config) perCluster(v training.Variant) bool {
+	return c.Train.DAS.Cluster == DASEachCluster || v.PerCluster
 }
 
 // Replicas is how many models of canon the run trains under model key
@@ -183,7 +191,7 @@ func (c Config) TrainingOf(canon schedulers.Name, spec evaluation.Spec, fitted b
 	switch f.Source() {
 	case training.SourceTrace:
 		mt.Cluster, mt.ClusterSpec = cl.Name, cl.Spec
-		if c.Train.DAS.Cluster != DASEachCluster {
+		if !c.perCluster(v) {
 			mt.Cluster = c.Train.DAS.Cluster
 			var err error
 			if mt.ClusterSpec, err = sim.Preset(c.Train.DAS.Cluster); err != nil {

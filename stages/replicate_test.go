@@ -195,3 +195,25 @@ func TestTrainingStageVersion(t *testing.T) {
 		t.Error("the marl family names no revision")
 	}
 }
+
+// TestPerClusterVariants: a variant built for one machine count
+// (rifling-ppo, dl2-das) trains once per cluster it is evaluated on, while
+// the others train once on train.das.cluster.
+func TestPerClusterVariants(t *testing.T) {
+	cfg := quickConfig()
+	cfg.Eval.Experiments = []string{evaluation.DASTable1}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling", "rifling-ppo", "dl2-das"}
+	got := trainStageNames(t, cfg)
+	var want []string
+	want = append(want, "train-rifling")
+	for _, v := range []string{"rifling-ppo", "dl2-das"} {
+		for _, cl := range []string{"flat-n8-pai-v100", "flat-n16-pai-v100", "flat-n32-pai-v100"} {
+			want = append(want, "train-"+v+"-"+cl)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("training stages %v, want %v", got, want)
+	}
+}

@@ -84,7 +84,7 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := writeTimings(dir, cfg, m); err != nil {
 		return err
 	}
-	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: marlEpisodes(cfg)})
+	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg)})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -472,15 +472,25 @@ func demoteHeadings(md string, n int) string {
 	})
 }
 
-// marlEpisodes is, for each MARL-GNN variant, the training episodes of
+// learnedEpisodes is, for each MARL-GNN variant, the training episodes of
 // its models under cfg (train.marl.episodes or the variant's default),
-// for the MARL claims' "tested at".
-func marlEpisodes(cfg *Config) map[string]int {
+// and for each variant of the DAS paper's families train.das.episodes:
+// the claims' "tested at".
+func learnedEpisodes(cfg *Config) map[string]int {
 	s := training.Sections{DAS: cfg.Train.DAS, MARL: cfg.Train.MARL}
 	out := map[string]int{}
 	if f, ok := training.Lookup("marl"); ok {
 		for _, v := range f.Variants() {
 			out[string(v.Info.Name)] = marl.EpisodesFor(v.Info.Name, s)
+		}
+	}
+	// The DAS paper's families train train.das.episodes (per learning
+	// rate, for DAS's).
+	for _, name := range training.Families() {
+		if f, ok := training.Lookup(name); ok && f.Section() == "das" {
+			for _, v := range f.Variants() {
+				out[string(v.Info.Name)] = cfg.Train.DAS.Episodes
+			}
 		}
 	}
 	return out

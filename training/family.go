@@ -186,6 +186,10 @@ type Variant struct {
 	// Model is the variant whose trained model this one loads, "" for
 	// itself: das-tuning's das-h4 and das-tau8 are the default das.
 	Model schedulers.Name
+	// PerCluster (SourceTrace) marks a model built for one cluster's
+	// machine count: it is trained once per cluster it is evaluated on
+	// whatever train.das.cluster says.
+	PerCluster bool
 	// Parts (SourceMARL) is the number of partitions whose last 10 % of
 	// jobs are held out for validation; 0 means one per pod (the
 	// single-agent variant holds out the last 10 % of all jobs).

@@ -18,13 +18,15 @@ import (
 
 func TestFamiliesRegistered(t *testing.T) {
 	want := map[string][]string{
-		"das":     {"das", "da", "da+mc", "da+rwgp", "das-mappo", "das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"},
-		"dl2":     {"dl2"},
-		"rifling": {"rifling"},
-		"marl":    {"marl-device", "marl-server", "marl-device-paper", "marl-single"},
-		"deepsys": {"deepsys", "atte"},
+		"das":         {"das", "da", "da+mc", "da+rwgp", "das-mappo", "das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"},
+		"dl2":         {"dl2"},
+		"dl2-das":     {"dl2-das"},
+		"rifling":     {"rifling"},
+		"rifling-ppo": {"rifling-ppo"},
+		"marl":        {"marl-device", "marl-server", "marl-device-paper", "marl-single"},
+		"deepsys":     {"deepsys", "atte"},
 	}
-	if got := training.Families(); !slices.Equal(got, []string{"das", "deepsys", "dl2", "marl", "rifling"}) {
+	if got := training.Families(); !slices.Equal(got, []string{"das", "deepsys", "dl2", "dl2-das", "marl", "rifling", "rifling-ppo"}) {
 		t.Fatalf("families %v", got)
 	}
 	for name, vs := range want {
@@ -65,7 +67,7 @@ func TestFamiliesRegistered(t *testing.T) {
 // TestLearnedNamesHaveFamily: every learned scheduler the registry knows
 // is a variant of a registered family, and none is a heuristic.
 func TestLearnedNamesHaveFamily(t *testing.T) {
-	if len(schedulers.LearnedNames()) != 21 { // 4 das + das-mappo + 8 das-tuning + dl2, rifling + 4 marl + 2 deepsys
+	if len(schedulers.LearnedNames()) != 23 { // 4 das + das-mappo + 8 das-tuning + dl2, dl2-das, rifling, rifling-ppo + 4 marl + 2 deepsys
 		t.Fatalf("learned names %v", schedulers.LearnedNames())
 	}
 	for _, n := range schedulers.LearnedNames() {
@@ -143,8 +145,10 @@ func Example() {
 	// das      das da da+mc da+rwgp ...                 das.ckpt das.json curves.parquet
 	// deepsys  deepsys atte                             model.ckpt model.json
 	// dl2      dl2                                      dl2.ckpt dl2.json curves.parquet
+	// dl2-das  dl2-das                                  dl2.ckpt dl2.json curves.parquet
 	// marl     marl-device marl-server marl-device-paper marl-single policy.ckpt policy.json curves.parquet
 	// rifling  rifling                                  rifling.json curves.parquet
+	// rifling-ppo rifling-ppo                              rifling-ppo.ckpt rifling-ppo.json curves.parquet
 }
 
 // TestDataCheck: a family has something to train on when it has a

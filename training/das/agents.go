@@ -240,18 +240,24 @@ func (c *critic) input(steps []*rl.Step[*Obs]) []float64 {
 	w := criticWidth(c.n, c.M)
 	x := make([]float64, 0, len(steps)*w)
 	for _, s := range steps {
-		o := s.Obs
-		for r := 0; r < c.n; r++ {
-			x = append(x, o.Jobs[r*JobFeatures:(r+1)*JobFeatures]...)
-			if o.Mask[r] {
-				x = append(x, 1)
-			} else {
-				x = append(x, 0)
-			}
-		}
-		x = append(x, o.Machines...)
+		x = appendObs(x, s.Obs, c.n)
 	}
 	return x
+}
+
+// appendObs appends what both critics read of o (criticWidth(n, o.M)
+// values): its n job rows, each followed by its mask (1 real, 0 padding),
+// then its machine rows.
+func appendObs(x []float64, o *Obs, n int) []float64 {
+	for r := 0; r < n; r++ {
+		x = append(x, o.Jobs[r*JobFeatures:(r+1)*JobFeatures]...)
+		if o.Mask[r] {
+			x = append(x, 1)
+		} else {
+			x = append(x, 0)
+		}
+	}
+	return append(x, o.Machines...)
 }
 
 func (c *critic) Values(steps []*rl.Step[*Obs], value []float64, target bool) {

@@ -198,16 +198,7 @@ func newQCritic(cfg Config, M int, lr float64, rng *rand.Rand) *qCritic {
 }
 
 func (c *qCritic) input(o *Obs, prio []float64, aff [][]float64) []float64 {
-	x := make([]float64, 0, qCriticWidth(c.n, c.M))
-	for r := 0; r < c.n; r++ {
-		x = append(x, o.Jobs[r*JobFeatures:(r+1)*JobFeatures]...)
-		if o.Mask[r] {
-			x = append(x, 1)
-		} else {
-			x = append(x, 0)
-		}
-	}
-	x = append(x, o.Machines...)
+	x := appendObs(make([]float64, 0, qCriticWidth(c.n, c.M)), o, c.n)
 	x = append(x, prio[:c.n]...)
 	a := make([]float64, c.n*c.M)
 	for j, r := range o.Placed {

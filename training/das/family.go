@@ -18,6 +18,19 @@ func init() { training.Register(family{}) }
 // (TrainerAlgorithm1).
 const NameMAPPO = "das-mappo"
 
+// TrainerOf names how the family's variant name is trained: "MAPPO" for
+// das-mappo, "Algorithm 1" for every other variant, "" for a name that is
+// not one.
+func TrainerOf(name schedulers.Name) string {
+	switch {
+	case name == NameMAPPO:
+		return "MAPPO"
+	case slices.ContainsFunc(family{}.Variants(), func(v training.Variant) bool { return v.Info.Name == name }):
+		return "Algorithm 1"
+	}
+	return ""
+}
+
 // TuningNames are the rows of das-tuning (DAS Fig. 5): DAS with h
 // attention heads (das-h1 .. das-h8, τ = 8) and with τ placements of
 // history (das-tau4 .. das-tau10, h = 4). das-h4 and das-tau8 are the

@@ -96,6 +96,9 @@ type Baseline struct {
 	TrainModel func(ctx context.Context, pc *PaperConfig, split Split, opts BaselineOptions, path string) ([]training.Curve, error)
 	// OpenModel loads the model saved at path.
 	OpenModel func(path string) (sim.Scheduler, error)
+	// PerCluster: the model is built for one cluster's machine count
+	// (training.Variant.PerCluster).
+	PerCluster bool
 }
 
 // The methods implement training.Family for the baseline.
@@ -104,7 +107,9 @@ func (b *Baseline) Name() string            { return string(b.Info.Name) }
 func (b *Baseline) Source() training.Source { return training.SourceTrace }
 func (b *Baseline) Section() string         { return "das" }
 
-func (b *Baseline) Variants() []training.Variant { return []training.Variant{{Info: b.Info}} }
+func (b *Baseline) Variants() []training.Variant {
+	return []training.Variant{{Info: b.Info, PerCluster: b.PerCluster}}
+}
 
 func (b *Baseline) Configure(s training.Sections) training.Config { return FromSection(s.DAS) }
 

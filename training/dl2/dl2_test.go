@@ -3,6 +3,7 @@ package dl2
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,10 +44,19 @@ func tiny() Config {
 
 // TestWarmupAndTraining: imitating DRF first-fit lowers the validation
 // mean JCT of the untrained policy (FIFO first-fit) on a workload where
-// the order matters; the RL episodes after it run and are logged.
+// the order matters; the RL episodes after it run and are logged. Both
+// forms: the cluster pooled (dl2) and its machine rows (dl2-das).
 func TestWarmupAndTraining(t *testing.T) {
 	c, sp := setup(t)
-	res, err := Train(context.Background(), tiny(), sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 1,
+	for _, machines := range []int{0, len(c.Servers)} {
+		t.Run(fmt.Sprintf("machines=%d", machines), func(t *testing.T) { warmupAndTraining(t, c, sp, machines) })
+	}
+}
+
+func warmupAndTraining(t *testing.T, c *sim.Cluster, sp daspaper.Split, machines int) {
+	cfg := tiny()
+	cfg.Machines = machines
+	res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 1,
 		OnEpisode: func(rows []training.Curve) {
 			for _, r := range rows {
 				t.Logf("episode %d %-10s return %7.2f mean JCT %6.0f s", r.Episode, r.Split, r.Return, r.MeanJCT)
@@ -58,10 +68,15 @@ func TestWarmupAndTraining(t *testing.T) {
 	t.Logf("validation mean JCT: untrained %.0f s, after warm-up %.0f s, after RL %.0f s",
 		res.InitVal.Metrics.MeanJCTS, res.WarmVal.Metrics.MeanJCTS, res.FinalVal.Metrics.MeanJCTS)
 	if !(res.WarmVal.Metrics.MeanJCTS < 0.85*res.InitVal.Metrics.MeanJCTS) {
-		t.Errorf("warm-up did not learn from %s: %.0f s against %.0f s untrained", tiny().Heuristic, res.WarmVal.Metrics.MeanJCTS, res.InitVal.Metrics.MeanJCTS)
+		t.Errorf("warm-up did not learn from %s: %.0f s against %.0f s untrained", cfg.Heuristic, res.WarmVal.Metrics.MeanJCTS, res.InitVal.Metrics.MeanJCTS)
 	}
-	if len(res.Curves) != 2*tiny().Episodes {
+	if len(res.Curves) != 2*cfg.Episodes {
 		t.Errorf("%d curve rows", len(res.Curves))
+	}
+	for _, r := range res.Curves {
+		if r.Split == "train" && r.AdamSteps < 1 {
+			t.Errorf("episode %d: %d Adam steps", r.Episode, r.AdamSteps)
+		}
 	}
 
 	// Round trip: the checkpoint as a sim.Scheduler reproduces the final
@@ -72,7 +87,7 @@ func TestWarmupAndTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	dastest.CheckReplay(t, Open, p, c, sp.Val, res.FinalVal.Metrics)
-	again, err := Train(context.Background(), tiny(), sp, TrainOptions{Cluster: c, Sim: sim.DefaultConfig(), Seed: 1})
+	again, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, Sim: sim.DefaultConfig(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,5 +99,15 @@ func TestWarmupAndTraining(t *testing.T) {
 	b, _ := os.ReadFile(q)
 	if !bytes.Equal(a, b) {
 		t.Error("same seed, different checkpoints")
+	}
+	if machines > 0 {
+		big := simtest.Preset(t, "large")
+		s, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.Run(context.Background(), big, sp.Val, s, sim.DefaultConfig(), nil); err == nil {
+			t.Error("a policy for Small's machines ran on Large")
+		}
 	}
 }

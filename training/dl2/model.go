@@ -8,7 +8,6 @@ import (
 
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/daspaper"
-	"github.com/schedlab/schedlab/training/nn"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -16,6 +15,11 @@ import (
 type Config struct {
 	Jobs   int `json:"jobs"`   // N job slots
 	Hidden int `json:"hidden"` // units per hidden layer
+	// Machines, when > 0, gives the policy the DAS observation's machine
+	// rows of a cluster of that many servers (the DAS paper's "same
+	// features for all the RL baselines"); 0 pools the cluster into its
+	// free shares of GPU, CPU and memory (the dl2 row).
+	Machines int `json:"machines,omitempty"`
 
 	PPO    rl.PPOConfig `json:"ppo"`
 	Gamma  float64      `json:"gamma"`
@@ -60,6 +64,7 @@ func (c Config) Validate() error {
 	}
 	atLeast("jobs", c.Jobs, 1)
 	atLeast("hidden", c.Hidden, 1)
+	atLeast("machines", c.Machines, 0)
 	if err := c.PPO.Validate(); err != nil {
 		bad("ppo: %w", err)
 	}
@@ -94,142 +99,39 @@ func (c Config) Validate() error {
 
 // Obs is one pick's input: the flat feature vector and the slots that may
 // be chosen.
-type Obs struct {
-	X    []float64
-	Mask []bool
+type Obs = daspaper.PolicyObs
+
+func (c Config) width() int {
+	if c.Machines > 0 {
+		return c.Jobs*(daspaper.JobFeatures+1) + c.Machines*daspaper.MachineFeatures
+	}
+	return c.Jobs*(daspaper.JobFeatures+1) + 3
 }
 
-func width(n int) int { return n*(daspaper.JobFeatures+1) + 3 }
-
-// Model is DL²'s policy and value networks.
+// Model is DL²'s policy and value networks (daspaper.Categorical: the
+// rl.ActorCritic that PPO trains) over the job slots.
 type Model struct {
-	cfg      Config
-	ps       *nn.Params
-	pol, val *nn.MLP
-
-	t            nn.Tape
-	opt          *nn.Adam
-	lp, ent, v   *nn.Node
-	lastBatchLen int
+	cfg Config
+	*daspaper.Categorical
 }
 
-// NewModel builds a freshly initialised model.
+// NewModel builds a freshly initialised model: zero logits, so every
+// allowed slot is alike and the deterministic policy FIFO.
 func NewModel(cfg Config, rng *rand.Rand) *Model {
 	if err := cfg.Validate(); err != nil {
 		panic("dl2: NewModel: " + err.Error())
 	}
-	ps := nn.NewParams()
-	d := width(cfg.Jobs)
-	m := &Model{cfg: cfg, ps: ps,
-		pol: nn.NewMLP(ps, "policy", []int{d, cfg.Hidden, cfg.Hidden, cfg.Jobs}, nn.ReLU, rng),
-		val: nn.NewMLP(ps, "value", []int{d, cfg.Hidden, cfg.Hidden, 1}, nn.ReLU, rng),
-	}
-	// Zero logits: every allowed slot alike, the deterministic policy FIFO.
-	clear(m.pol.Layers[len(m.pol.Layers)-1].W.Data)
-	m.opt = nn.NewAdam(ps, nn.AdamConfig{LR: cfg.LR, MaxGradNorm: cfg.MaxGradNorm})
-	return m
+	return &Model{cfg: cfg, Categorical: daspaper.NewCategorical(cfg.width(), cfg.Hidden, cfg.Jobs, cfg.LR, cfg.MaxGradNorm, rng)}
 }
 
 // Config is the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Params are the model's parameters.
-func (m *Model) Params() *nn.Params { return m.ps }
-
-// Evaluate implements rl.ActorCritic.
-func (m *Model) Evaluate(steps []*rl.Step[*Obs], logp, entropy, value []float64) {
-	t := &m.t
-	t.Reset()
-	n, d := m.cfg.Jobs, width(m.cfg.Jobs)
-	B := len(steps)
-	x := make([]float64, 0, B*d)
-	mask := make([]bool, 0, B*n)
-	acts := make([]int, B)
-	for i, s := range steps {
-		x = append(x, s.Obs.X...)
-		mask = append(mask, s.Obs.Mask...)
-		acts[i] = s.Action.Index
-	}
-	xn := t.Const(B, d, x)
-	logits := m.pol.Forward(t, xn)
-	m.lp = t.CategoricalLogProb(logits, mask, acts)
-	m.ent = t.CategoricalEntropy(logits, mask)
-	copy(logp, m.lp.Data)
-	copy(entropy, m.ent.Data)
-	m.v = nil
-	if value != nil {
-		m.v = m.val.Forward(t, xn)
-		copy(value, m.v.Data)
-	}
-	m.lastBatchLen = B
-}
-
-// Backward implements rl.ActorCritic.
-func (m *Model) Backward(dLogp, dEntropy, dValue []float64) {
-	t := &m.t
-	B := m.lastBatchLen
-	loss := t.Add(t.Sum(t.Mul(m.lp, t.Const(B, 1, dLogp))), t.Sum(t.Mul(m.ent, t.Const(B, 1, dEntropy))))
-	if dValue != nil && m.v != nil {
-		loss = t.Add(loss, t.Sum(t.Mul(m.v, t.Const(B, 1, dValue))))
-	}
-	t.Backward(loss)
-}
-
-// Step implements rl.ActorCritic.
-func (m *Model) Step() { m.opt.Step() }
-
-// pick chooses a slot: sampled from the policy with rng, else the arg
-// max (ties to the oldest job). It returns the slot, its log-probability
-// and the state value.
-func (m *Model) pick(o *Obs, rng *rand.Rand) (int, float64, float64) {
-	t := &m.t
-	t.Reset()
-	x := t.Const(1, len(o.X), o.X)
-	logits := m.pol.Forward(t, x).Data
-	v := m.val.Forward(t, x).Data[0]
-	// The masked log-softmax, as nn.CategoricalLogProb computes it.
-	hi := math.Inf(-1)
-	for a, ok := range o.Mask {
-		if ok {
-			hi = math.Max(hi, logits[a])
-		}
-	}
-	if math.IsInf(hi, -1) {
-		return -1, 0, v
-	}
-	sum := 0.0
-	for a, ok := range o.Mask {
-		if ok {
-			sum += math.Exp(logits[a] - hi)
-		}
-	}
-	lse := hi + math.Log(sum)
-	best := -1
-	for a, ok := range o.Mask {
-		if ok && (best < 0 || logits[a] > logits[best]) {
-			best = a
-		}
-	}
-	choice := best
-	if rng != nil {
-		u := rng.Float64()
-		for a, ok := range o.Mask {
-			if !ok {
-				continue
-			}
-			u -= math.Exp(logits[a] - lse)
-			if u <= 0 {
-				choice = a
-				break
-			}
-		}
-	}
-	return choice, logits[choice] - lse, v
-}
-
 // features fills o for the slots of jobs, allowed where ok, with the
-// ledger's free share of the cluster.
-func features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, total sim.Resources) {
+// ledger's free share of st's cluster: pooled, or per machine (the
+// observation's machine rows with the free GPU, CPU and memory as booked
+// so far) when the model has machine rows.
+func (m *Model) features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, st *sim.State) {
 	n := len(o.Mask)
 	for r := 0; r < n; r++ {
 		row := o.X[r*(daspaper.JobFeatures+1) : (r+1)*(daspaper.JobFeatures+1)]
@@ -240,14 +142,35 @@ func features(o *Obs, rows *daspaper.Obs, ok []bool, led *sim.Ledger, total sim.
 			row[daspaper.JobFeatures] = 1
 		}
 	}
+	tail := o.X[n*(daspaper.JobFeatures+1):]
+	if M := m.cfg.Machines; M > 0 {
+		const mf = daspaper.MachineFeatures
+		copy(tail, rows.Machines)
+		for k, f := range led.Free {
+			cp := st.Cluster.Capacity(k)
+			tail[k*mf] = f.GPU / math.Max(cp.GPU, 1)
+			tail[k*mf+1] = f.CPU / math.Max(cp.CPU, 1)
+			tail[k*mf+2] = f.MemGiB / math.Max(cp.MemGiB, 1)
+		}
+		return
+	}
 	var free sim.Resources
 	for _, f := range led.Free {
 		free = free.Add(f)
 	}
-	tail := o.X[n*(daspaper.JobFeatures+1):]
+	total := st.ClusterTotal()
 	tail[0] = free.GPU / math.Max(total.GPU, 1)
 	tail[1] = free.CPU / math.Max(total.CPU, 1)
 	tail[2] = free.MemGiB / math.Max(total.MemGiB, 1)
+}
+
+// checkCluster refuses a cluster other than the one a model with machine
+// rows was built for.
+func (m *Model) checkCluster(c *sim.Cluster) error {
+	if M := m.cfg.Machines; M > 0 && len(c.Servers) != M {
+		return fmt.Errorf("dl2: a policy for %d machines on a cluster of %d", M, len(c.Servers))
+	}
+	return nil
 }
 
 // firstFit books js on the lowest-index servers with room, or books

@@ -32,13 +32,13 @@ func newStreams(seed uint64) streams {
 func resumeKey(cfg Config) string { return "dl2@" + cfg.Hash() }
 
 func capture(ep int, res *Result, s streams) resumeState {
-	return resumeState{Ep: ep, Params: res.Model.ps.Values(), Opt: res.Model.opt.State(),
+	return resumeState{Ep: ep, Params: res.Model.Params().Values(), Opt: res.Model.Optimizer().State(),
 		Seg: training.RandState(s.seg), Act: training.RandState(s.act), Upd: training.RandState(s.upd),
 		Curves: res.Curves, InitVal: res.InitVal, WarmVal: res.WarmVal, FinalVal: res.FinalVal}
 }
 
 func (st *resumeState) restore(res *Result, s streams) error {
-	for _, err := range []error{res.Model.ps.SetValues(st.Params), res.Model.opt.SetState(st.Opt),
+	for _, err := range []error{res.Model.Params().SetValues(st.Params), res.Model.Optimizer().SetState(st.Opt),
 		training.SetRandState(s.seg, st.Seg), training.SetRandState(s.act, st.Act), training.SetRandState(s.upd, st.Upd)} {
 		if err != nil {
 			return fmt.Errorf("dl2: resume: %w", err)

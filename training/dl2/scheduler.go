@@ -32,10 +32,12 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.m.checkCluster(st.Cluster); err != nil {
+		return nil, err
+	}
 	n := s.m.cfg.Jobs
 	rows, chosen := daspaper.Observe(st, n, nil)
 	led := st.Ledger()
-	total := st.ClusterTotal()
 	taken := make([]bool, len(chosen))
 	ok := make([]bool, len(chosen))
 	var pl []sim.Placement
@@ -43,9 +45,9 @@ func (s *Scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 		for r, js := range chosen {
 			ok[r] = !taken[r] && fits(led, js)
 		}
-		o := &Obs{X: make([]float64, width(n)), Mask: make([]bool, n)}
-		features(o, rows, ok, led, total)
-		a, _, _ := s.m.pick(o, nil)
+		o := &Obs{X: make([]float64, s.m.cfg.width()), Mask: make([]bool, n)}
+		s.m.features(o, rows, ok, led, st)
+		a, _, _ := s.m.Pick(o, nil)
 		if a < 0 {
 			return pl, nil
 		}
@@ -80,7 +82,7 @@ func Save(path string, m *Model, cluster string) error {
 	if err != nil {
 		return err
 	}
-	if err := nn.SaveCheckpoint(path, m.ps); err != nil {
+	if err := nn.SaveCheckpoint(path, m.Params()); err != nil {
 		return err
 	}
 	return os.WriteFile(sidecarPath(path), append(b, '\n'), 0o644)
@@ -106,7 +108,7 @@ func Load(path string) (*Model, error) {
 		return nil, err
 	}
 	m := NewModel(sc.Config, pipeline.Rand(0, Stage, "load"))
-	if err := nn.LoadCheckpoint(path, m.ps); err != nil {
+	if err := nn.LoadCheckpoint(path, m.Params()); err != nil {
 		return nil, fmt.Errorf("dl2: %w", err)
 	}
 	return m, nil

@@ -85,7 +85,7 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 		if out.r.Len() > 0 {
 			out.r.ComputeGAE(cfg.Gamma, cfg.Lambda, 0)
 			st := rl.PPOUpdate(m, out.r, cfg.PPO, true, updRng)
-			row.PolicyLoss, row.ValueLoss, row.Entropy = st.PolicyLoss, st.ValueLoss, st.Entropy
+			row.PolicyLoss, row.ValueLoss, row.Entropy, row.AdamSteps = st.PolicyLoss, st.ValueLoss, st.Entropy, int64(st.Minibatches)
 		}
 		ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
 		if err != nil {
@@ -186,6 +186,9 @@ type runOut struct {
 // recorded as steps.
 func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim.Interference, jobs []datasets.Job, norm daspaper.RewardNorm, rng *rand.Rand, teacher sim.Scheduler) (runOut, error) {
 	out := runOut{r: &rl.Rollout[*Obs]{}}
+	if err := m.checkCluster(c); err != nil {
+		return out, err
+	}
 	s, err := sim.New(c, jobs, sc, model)
 	if err != nil {
 		return out, err
@@ -211,15 +214,14 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 		first = false
 		rows, chosen := daspaper.Observe(st, n, nil)
 		led := st.Ledger()
-		total := st.ClusterTotal()
 		taken := make([]bool, len(chosen))
 		ok := make([]bool, len(chosen))
 		obs := func() *Obs {
 			for r, js := range chosen {
 				ok[r] = !taken[r] && fits(led, js)
 			}
-			o := &Obs{X: make([]float64, width(n)), Mask: make([]bool, n)}
-			features(o, rows, ok, led, total)
+			o := &Obs{X: make([]float64, m.cfg.width()), Mask: make([]bool, n)}
+			m.features(o, rows, ok, led, st)
 			return o
 		}
 		var pl []sim.Placement
@@ -246,7 +248,7 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 		} else {
 			for {
 				o := obs()
-				a, lp, v := m.pick(o, rng)
+				a, lp, v := m.Pick(o, rng)
 				if a < 0 {
 					break
 				}

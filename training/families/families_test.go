@@ -3,6 +3,7 @@ package families_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -15,7 +16,7 @@ import (
 	_ "github.com/schedlab/schedlab/training/families"
 )
 
-// TestTraceFamiliesTakeInterference: das, dl2 and rifling simulate with
+// TestTraceFamiliesTakeInterference: das and the DL² and RIFLING forms simulate with
 // the TrainSpec's interference model (they used to ignore it): under a
 // model that slows every job down by half, the validation JCT of the
 // first episode differs from the default model's.
@@ -28,7 +29,7 @@ func TestTraceFamiliesTakeInterference(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := sim.InterferenceFunc(func(sim.JobLoad, []sim.JobLoad, []sim.JobLoad, int) float64 { return 0.5 })
-	for _, name := range []string{"das", "dl2", "rifling"} {
+	for _, name := range []string{"das", "dl2", "dl2-das", "rifling", "rifling-ppo"} {
 		f, ok := training.Lookup(name)
 		if !ok {
 			t.Fatalf("family %s is not registered", name)
@@ -56,6 +57,37 @@ func TestTraceFamiliesTakeInterference(t *testing.T) {
 		}
 		if !(jct[0] > 0) || jct[0] == jct[1] {
 			t.Errorf("%s: validation mean JCT %v under the default and a halving interference model", name, jct)
+		}
+	}
+}
+
+// TestMinNotFIFOIsEnforced: a DAS training whose policy differs from
+// FIFO-FirstFit on a smaller share of its validation decisions than
+// train.das.min_not_fifo fails, naming the key; without the floor the
+// same training passes. One short episode at a learning rate of 1e-12
+// leaves the policy far from differing on every decision.
+func TestMinNotFIFOIsEnforced(t *testing.T) {
+	cluster := simtest.Preset(t, "small")
+	dc := das.DefaultConfig()
+	dc.MaxJobs, dc.ValFraction = 200, 0.2
+	split, err := das.PrepareTrace(cluster, dastest.ContendedJobs(200, 1, 400), sim.DefaultConfig(), dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := training.Lookup("das")
+	for _, floor := range []float64{0, 0.999} {
+		cfg := f.Configure(training.Sections{}).(*daspaper.PaperConfig)
+		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates, cfg.MinNotFIFO = 1, 40, 0, []float64{1e-12}, floor
+		err := f.Train(context.Background(), training.TrainSpec{Variant: "das", Dir: t.TempDir(), Cluster: cluster,
+			ClusterName: "small", Data: training.Data{Train: split.Train, Val: split.Val}, Sim: sim.DefaultConfig(),
+			Seed: 1, Config: cfg, Meta: datasets.FileMeta{Source: "test"}})
+		switch {
+		case floor == 0 && err != nil:
+			t.Errorf("no floor: %v", err)
+		case floor > 0 && (err == nil || !strings.Contains(err.Error(), "min_not_fifo")):
+			t.Errorf("floor %g: err %v, want a refusal naming train.das.min_not_fifo", floor, err)
+		case err != nil:
+			t.Logf("floor %g: %v", floor, err)
 		}
 	}
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/schedlab/schedlab/training/daspaper"
 )
 
-// RIFLING is the DAS paper's Q-learning baseline. It reads the DAS paper
-// families' settings (daspaper.PaperConfig; it learns a Q-table, so learning
-// rates do not apply).
+// RIFLING in two forms, both reading the DAS paper families' settings
+// (daspaper.PaperConfig; neither takes DAS's learning-rate grid): rifling,
+// tabular Q-learning over k-means states (RIFLING's own paper), and
+// rifling-ppo, the PPO form the DAS paper compared against (its App. D).
 func init() {
 	training.Register(&daspaper.Baseline{
 		Info: schedulers.Info{Name: "rifling", Display: "RIFLING",
@@ -20,6 +21,33 @@ func init() {
 		TrainModel: trainModel,
 		OpenModel:  func(path string) (sim.Scheduler, error) { return Open(path) },
 	})
+	training.Register(&daspaper.Baseline{
+		Info: schedulers.Info{Name: "rifling-ppo", Display: "RIFLING (PPO)",
+			Doc: "RIFLING as the DAS paper ran it (App. D): k-means job groups with the cluster's machine rows, PPO over placements and wait"},
+		ModelFile:  "rifling-ppo.ckpt",
+		ExtraFiles: []string{"rifling-ppo.json"},
+		PerCluster: true,
+		TrainModel: trainPPOModel,
+		OpenModel: func(path string) (sim.Scheduler, error) {
+			p, err := LoadPPO(path)
+			if err != nil {
+				return nil, err
+			}
+			return NewPPOScheduler(p), nil
+		},
+	})
+}
+
+// trainPPOModel trains the PPO form at the paper settings pc (App. D's
+// learning rate: the grid is DAS's) and saves it at path.
+func trainPPOModel(ctx context.Context, pc *daspaper.PaperConfig, split daspaper.Split, opts daspaper.BaselineOptions, path string) ([]training.Curve, error) {
+	cfg := DefaultPPOConfig()
+	cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs = pc.Episodes, pc.SegmentJobs, pc.ValJobs
+	res, err := TrainPPO(ctx, cfg, split, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Curves, SavePPO(path, res.Policy, opts.ClusterName)
 }
 
 // trainModel trains at the paper settings pc and saves the model at path.

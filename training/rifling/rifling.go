@@ -102,10 +102,13 @@ type Policy struct {
 	Q         *rl.QTable  `json:"q"`
 }
 
-// group is the nearest centroid of x (ties to the lowest index).
-func (p *Policy) group(x []float64) int {
+// group is the nearest centroid of x.
+func (p *Policy) group(x []float64) int { return nearest(p.Centroids, x) }
+
+// nearest is the index of the centroid nearest x (ties to the lowest).
+func nearest(cents [][]float64, x []float64) int {
 	best, bestD := 0, math.Inf(1)
-	for k, c := range p.Centroids {
+	for k, c := range cents {
 		d := 0.0
 		for i, v := range c {
 			d += (x[i] - v) * (x[i] - v)
