@@ -24,7 +24,7 @@ import (
 func learnedConfig() *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "dl2", "rifling"}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "dl2", "dl2-das", "rifling", "rifling-ppo"}
 	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"}
 	cfg.Eval.MARLArrivals.FittedInterference = false
 	return cfg
