@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -50,12 +51,15 @@ const jobBytes = int64(unsafe.Sizeof(datasets.Job{}) + unsafe.Sizeof(datasets.Ta
 
 // memoryNeed is the estimate for one cluster of an experiment.
 type memoryNeed struct {
-	key     string // the configuration section that sizes it
-	cluster string
-	size    sim.Size
-	routes  int64 // bytes of routing tables
-	jobs    int64 // jobs one cell holds
-	train   int64 // bytes of a marl-family training, 0 when none
+	key string // the configuration section that sizes it
+	// clusterKey and jobsKey are the keys that size its cluster and its
+	// jobs: the refusal names the one whose part is the larger.
+	clusterKey, jobsKey string
+	cluster             string
+	size                sim.Size
+	routes              int64 // bytes of routing tables
+	jobs                int64 // jobs one cell holds
+	train               int64 // bytes of a marl-family training, 0 when none
 }
 
 func (m memoryNeed) bytes() int64 { return m.routes + m.jobs*jobBytes + m.train }
@@ -78,8 +82,12 @@ func checkMemory(c *Config, limit int64, limitFrom string) []error {
 	var errs []error
 	for _, need := range memoryNeeds(c) {
 		if limit > 0 && need.bytes() > limit {
-			errs = append(errs, fmt.Errorf("%s: would need at least %s of memory (%v), more than the limit of %s (%s)",
-				need.key, gib(need.bytes()), need, gib(limit), limitFrom))
+			key := need.clusterKey
+			if need.jobs*jobBytes > need.routes+need.train {
+				key = need.jobsKey
+			}
+			errs = append(errs, fmt.Errorf("%s: %s would need at least %s of memory (%v), more than the limit of %s (%s)",
+				key, need.key, gib(need.bytes()), need, gib(limit), limitFrom))
 		}
 	}
 	return errs
@@ -99,6 +107,7 @@ func memoryNeeds(c *Config) []memoryNeed {
 			s := e.Spec()
 			e.Configure(c, &s)
 			if need, ok := specNeed(e.ConfigKey(), s); ok {
+				need.clusterKey, need.jobsKey = sizeKeys(e.ConfigKey())
 				out = append(out, need)
 			}
 		case e.ID == Sensitivity && slices.Contains(c.Sensitivity.Parts, SensitivityMARLDevice):
@@ -108,13 +117,49 @@ func memoryNeeds(c *Config) []memoryNeed {
 				Workloads:  []Workload{{Kind: KindUniform, Intervals: max(m.Intervals, m.TrainIntervals)}},
 				Schedulers: []string{SensitivityMARLDevice},
 			}
-			if need, ok := specNeed("eval.sensitivity.marl_device", s); ok {
+			if need, ok := specNeed("eval.sensitivity", s); ok {
+				need.clusterKey, need.jobsKey = "eval.sensitivity.marl_device.k", "eval.sensitivity.marl_device.intervals"
 				out = append(out, need)
 			}
 		}
 	}
 	return out
 }
+
+// sizeKeys are the keys of section (eval.marl_arrivals) that size an
+// experiment's cluster (k, else clusters) and its jobs (max_jobs, else
+// jobs_per_pod, else intervals); the DAS experiments, whose sections have
+// neither, share das-table1's clusters and trace (configureDASTrace).
+func sizeKeys(section string) (cluster, jobs string) {
+	cluster, jobs = dasTraceSection+".max_jobs", dasTraceSection+".max_jobs"
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); "eval."+name != section {
+			continue
+		}
+		fields := map[string]bool{}
+		st := t.Field(i).Type
+		for j := range st.NumField() {
+			name, _, _ := strings.Cut(st.Field(j).Tag.Get("json"), ",")
+			fields[name] = true
+		}
+		for _, k := range []string{"clusters", "k"} {
+			if fields[k] {
+				cluster = section + "." + k
+			}
+		}
+		for _, k := range []string{"intervals", "jobs_per_pod", "max_jobs"} {
+			if fields[k] {
+				jobs = section + "." + k
+			}
+		}
+	}
+	return cluster, jobs
+}
+
+// dasTraceSection is das-table1's section, whose trace keys the DAS
+// experiments share (their clusters are fixed).
+const dasTraceSection = "eval.das_table1"
 
 // specNeed is the need of s's largest cluster; false when a cluster or
 // scheduler is invalid (the experiment's own checks name it).
