@@ -75,6 +75,24 @@ var columnBounds = map[string]span{
 	"job_batch_size": {0, MaxBatchSize},
 	"co_batch_size":  {0, MaxBatchSize},
 	"speed":          {0, MaxShareSpeed},
+	// Interference-model coefficients, read from files (fit/model.json,
+	// an environment's GPU-sharing term) by fitting.InterferenceModel,
+	// sim.ExpLinear and sim.ShareTerm: within these, a prediction over
+	// loads inside their own bounds stays finite, where 1e308 gave +Inf.
+	// alpha2 and alpha3 scale an exponent: the fit's own range.
+	"alpha1":  {0, MaxCoefficient},
+	"alpha2":  {-MaxExponent, MaxExponent},
+	"alpha3":  {-MaxExponent, MaxExponent},
+	"beta1":   {-MaxCoefficient, MaxCoefficient},
+	"beta2":   {-MaxCoefficient, MaxCoefficient},
+	"lambda":  {-MaxCoefficient, MaxCoefficient},
+	"lambda1": {-MaxCoefficient, MaxCoefficient},
+	"lambda2": {-MaxCoefficient, MaxCoefficient},
+	// Every parameter and per-type effect of a GPU-sharing form (a speed
+	// relative to alone, or its change per unit of utilisation), but the
+	// saturating form's rate, which the fit holds to [0, 50].
+	"gpu_share_param": {-MaxCoefficient, MaxCoefficient},
+	"gpu_share_beta":  {0, MaxShareBeta},
 }
 
 // Bounds of the GPU-sharing columns (columnBounds).
@@ -84,6 +102,16 @@ const (
 	MaxGMemMiB    = 1 << 20 // 1 TiB of GPU memory
 	MaxBatchSize  = 1 << 24
 	MaxShareSpeed = 100 // co-located throughput over standalone
+)
+
+// Bounds of the interference models' coefficients (columnBounds). Fitted
+// ones are below 10 in magnitude (DefaultModel's below 0.4; Gavel's and
+// Lucid's sharing terms about 1): MaxCoefficient leaves three orders of
+// magnitude and keeps every prediction finite.
+const (
+	MaxCoefficient = 1e4
+	MaxExponent    = 5  // per core share: exp(5) per core already dwarfs any measured slowdown
+	MaxShareBeta   = 50 // the saturating form's rate over utilisations in [0, 2]
 )
 
 // CheckValue holds v, a value of the column named column, to its bounds

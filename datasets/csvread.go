@@ -185,7 +185,7 @@ func (c *CSVFile) Next() (CSVRow, error) {
 		if line == nil { // over MaxLineBytes
 			return CSVRow{Line: c.line, Raw: string(c.long)}, &BadField{Reason: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}
 		}
-		if len(line) == 0 {
+		if blankLine(line) {
 			continue
 		}
 		raw := string(line)
@@ -529,4 +529,17 @@ func expandInputs(inputs []string, patterns []string) ([]string, error) {
 		return nil, errors.New("no input files")
 	}
 	return files, nil
+}
+
+// blankLine reports whether line is empty or only spaces, tabs and
+// carriage returns: a line that holds no row, skipped by every reader
+// (neither read nor quarantined; a file of millions of them once gave as
+// many quarantine rows). The first byte decides for almost every line.
+func blankLine(line []byte) bool {
+	for _, b := range line {
+		if b != ' ' && b != '\t' && b != '\r' {
+			return false
+		}
+	}
+	return true
 }

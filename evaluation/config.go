@@ -232,6 +232,10 @@ func (c Config) Validate() error {
 			errs = append(errs, e.CheckConfig(&c, slices.Contains(c.Experiments, e.ID))...)
 		}
 	}
+	if len(errs) == 0 {
+		limit, from := memoryLimit()
+		errs = checkMemory(&c, limit, from)
+	}
 	return errors.Join(errs...)
 }
 

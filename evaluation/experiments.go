@@ -520,9 +520,11 @@ func checkSensitivity(c *Config, listed bool) []error {
 		errs = append(errs, checkHeuristics(key+".marl_device.heuristics", m.Heuristics)...)
 		if m.K < 2 || m.K%2 != 0 {
 			errs = append(errs, fmt.Errorf("%s.marl_device.k: must be even and >= 2, got %d", key, m.K))
+		} else if err := (sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}).Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s.marl_device.k: %w", key, err))
 		}
-		if m.Intervals < 1 || m.TrainIntervals < 1 {
-			errs = append(errs, fmt.Errorf("%s.marl_device.intervals, train_intervals: must be >= 1, got %d, %d", key, m.Intervals, m.TrainIntervals))
+		if m.Intervals < 1 || m.TrainIntervals < 1 || m.Intervals > MaxIntervals || m.TrainIntervals > MaxIntervals {
+			errs = append(errs, fmt.Errorf("%s.marl_device.intervals, train_intervals: must be in [1, %d], got %d, %d", key, MaxIntervals, m.Intervals, m.TrainIntervals))
 		}
 		if m.Episodes < 0 {
 			errs = append(errs, fmt.Errorf("%s.marl_device.episodes: must be >= 0, got %d", key, m.Episodes))

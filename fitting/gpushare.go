@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/profiling"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -168,13 +169,15 @@ func (f *ShareFit) Validate() error {
 		return fmt.Errorf("gpu_share %s: %d parameters, want %d", f.Form, len(f.Params), len(form.Params))
 	}
 	for i, v := range f.Params {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("gpu_share %s.%s: not finite (%g)", f.Form, form.Params[i], v)
+		if bad := datasets.CheckValue(sim.ShareParamColumn(f.Form, i), v); bad != nil {
+			return fmt.Errorf("gpu_share %s.%s: %s", f.Form, form.Params[i], bad.Reason)
 		}
 	}
 	for _, e := range f.Effects {
-		if math.IsNaN(e.Job+e.Co) || math.IsInf(e.Job+e.Co, 0) {
-			return fmt.Errorf("gpu_share %s.effects[%s]: not finite", f.Form, e.Type)
+		for _, v := range []float64{e.Job, e.Co} {
+			if bad := datasets.CheckValue("gpu_share_param", v); bad != nil {
+				return fmt.Errorf("gpu_share %s.effects[%s]: %s", f.Form, e.Type, bad.Reason)
+			}
 		}
 	}
 	return nil

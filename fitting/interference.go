@@ -1,12 +1,11 @@
 package fitting
 
 import (
-	"github.com/schedlab/schedlab/pipeline"
-
 	"encoding/json"
 	"fmt"
-	"math"
 
+	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -157,8 +156,8 @@ func (m *InterferenceModel) Validate() error {
 		name string
 		v    float64
 	}{{"alpha1", m.Alpha1}, {"alpha2", m.Alpha2}, {"alpha3", m.Alpha3}, {"beta1", m.Beta1}, {"beta2", m.Beta2}, {"lambda", m.Lambda}} {
-		if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-			return fmt.Errorf("%s: not finite (%g)", c.name, c.v)
+		if bad := datasets.CheckValue(c.name, c.v); bad != nil {
+			return fmt.Errorf("%s: %s", c.name, bad.Reason)
 		}
 	}
 	if !(m.CoresPerSocket > 0) {

@@ -356,3 +356,39 @@ func TestSameVersionSeesRestoredMtime(t *testing.T) {
 		t.Error("a same-size edit with its modification time restored is the same version")
 	}
 }
+
+// A file a run reads from outside its stages' artifacts (a preset's
+// trace) is protected like a command-line input: a stage whose output
+// would replace it (here by the same path, in the run directory) fails
+// the run, and the file keeps its bytes (issue 50).
+func TestRunnerKeepsExternalInputs(t *testing.T) {
+	for _, asDir := range []bool{false, true} {
+		dir := t.TempDir()
+		trace := filepath.Join(dir, "trace.csv")
+		if err := os.WriteFile(trace, []byte("the trace\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := trace
+		if asDir { // a models directory: every file beneath it
+			in = dir
+		}
+		stages := []pipeline.Stage{
+			&pipeline.Func{StageName: "read", StageVersion: "1", In: []string{in}, Out: []string{"a.txt"},
+				Fn: func(ctx context.Context, env *pipeline.Env) error {
+					return os.WriteFile(env.Output("a.txt"), []byte("a"), 0o644)
+				}},
+			&pipeline.Func{StageName: "clobber", StageVersion: "1", In: []string{"a.txt"}, Out: []string{"trace.csv"},
+				Fn: func(ctx context.Context, env *pipeline.Env) error {
+					return os.WriteFile(env.Output("trace.csv"), []byte("replaced"), 0o644)
+				}},
+		}
+		if _, err := (&pipeline.Runner{Dir: dir}).Run(context.Background(), stages); err == nil {
+			t.Errorf("input as a directory %v: the run replaced its own input and exited 0", asDir)
+		} else if !strings.Contains(err.Error(), "input") {
+			t.Errorf("input as a directory %v: %v, want the refusal to say an input is in the way", asDir, err)
+		}
+		if b, _ := os.ReadFile(trace); string(b) != "the trace\n" {
+			t.Errorf("input as a directory %v: the trace now holds %q", asDir, b)
+		}
+	}
+}

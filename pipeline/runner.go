@@ -72,6 +72,10 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The files the run reads from outside it (a preset's traces, a
+	// models directory) are inputs as a command line's are: no output of
+	// the run replaces one, whatever name reaches it.
+	defer ProtectInputs(externalInputs(stages)...)()
 	if r.Lock == nil {
 		l, err := LockDir(r.Dir, "run")
 		if err != nil {
@@ -625,4 +629,26 @@ func parquetRows(path string) (n int64) {
 	}
 	defer f.Close()
 	return pf.NumRows()
+}
+
+// externalInputs are the inputs of stages that no stage produces, in
+// order of first mention.
+func externalInputs(stages []Stage) []string {
+	produced := map[string]bool{}
+	for _, s := range stages {
+		for _, o := range s.Outputs() {
+			produced[o] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range stages {
+		for _, in := range s.Inputs() {
+			if !produced[in] && !seen[in] {
+				seen[in] = true
+				out = append(out, in)
+			}
+		}
+	}
+	return out
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/schedlab/schedlab/datasets"
 )
 
 // GPUSharing is the GPU-sharing term: the speed, relative to running
@@ -94,11 +96,21 @@ func (t ShareTerm) Validate() error {
 		return fmt.Errorf("gpu_share_term.params: %d, want %d for %s", len(t.Params), n, t.Form)
 	}
 	for i, v := range t.Params {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("gpu_share_term.params[%d]: not finite (%v)", i, v)
+		if bad := datasets.CheckValue(ShareParamColumn(t.Form, i), v); bad != nil {
+			return fmt.Errorf("gpu_share_term.params[%d]: %s", i, bad.Reason)
 		}
 	}
 	return nil
+}
+
+// ShareParamColumn is the bounds-table column (datasets.CheckValue) of
+// parameter i of a GPU-sharing form: the saturating form's rate
+// (params[2]) has its own range, every other parameter the shared one.
+func ShareParamColumn(form string, i int) string {
+	if form == ShareFormSaturating && i == 2 {
+		return "gpu_share_beta"
+	}
+	return "gpu_share_param"
 }
 
 // SharingModel is an interference model with a GPU-sharing term: the

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
+
+	"github.com/schedlab/schedlab/datasets"
 )
 
 // JobLoad is what the interference model knows of one job instance on a
@@ -99,12 +101,13 @@ func (m ExpLinear) SlowdownSums(target JobLoad, uc, up, oc, n float64) float64 {
 	return s
 }
 
-// Validate reports non-finite coefficients.
+// Validate reports a coefficient that is not finite or outside its
+// plausible range (datasets' bounds table).
 func (m ExpLinear) Validate() error {
 	names := [...]string{"alpha1", "alpha2", "alpha3", "lambda1", "beta1", "beta2", "lambda2"}
 	for i, v := range [...]float64{m.Alpha1, m.Alpha2, m.Alpha3, m.Lambda1, m.Beta1, m.Beta2, m.Lambda2} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("interference.%s: must be finite, got %v", names[i], v)
+		if bad := datasets.CheckValue(names[i], v); bad != nil {
+			return fmt.Errorf("interference.%s: %s", names[i], bad.Reason)
 		}
 	}
 	return nil

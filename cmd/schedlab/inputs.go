@@ -16,6 +16,10 @@ var inputFlags = map[string]bool{
 	"trace": true, "cluster": true, "gittins-samples": true,
 }
 
+// inputTreeFlags are the input flags that name a directory the command
+// reads every file of (eval's --models).
+var inputTreeFlags = map[string]bool{"models": true}
+
 // inputTreesAnnotation marks a command whose positional arguments are
 // directories it only reads (diff's runs, history add's run): every file
 // beneath them is an input. Other commands' positional arguments are
@@ -51,6 +55,10 @@ func commandInputs(cmd *cobra.Command, args []string) []string {
 		}
 	}
 	visit := func(f *pflag.Flag) {
+		if inputTreeFlags[f.Name] {
+			add(f.Value.String(), true)
+			return
+		}
 		if !inputFlags[f.Name] {
 			return
 		}
