@@ -104,7 +104,7 @@ Families and their variants (the first is the default):
 	fs.Uint64("seed", 0, "run seed: the same seed and configuration give schedlab run's model")
 	keyFlag(cmd, "seed", "seed")
 	fs.StringVar(&opts.Experiment, "experiment", "", "experiment whose simulator settings and cluster the model trains under (default: the first configured one naming the variant)")
-	fs.StringVar(&opts.Cluster, "cluster", "", "cluster: for das, dl2, rifling the cluster trained on (sets config key train.das.cluster); otherwise a cluster name of the experiment (default: its first)")
+	fs.StringVar(&opts.Cluster, "cluster", "", "cluster: for das, dl2, rifling the cluster trained on (sets config key train.das.cluster); otherwise (dl2-das, rifling-ppo and the MARL families included) a cluster name of the experiment (default: its first)")
 	fs.StringVar(&opts.Jobs, "jobs", "", "das, dl2, rifling: the job trace (canonical jobs Parquet, e.g. a run's datasets/jobs.parquet; default: the configured synthetic trace)")
 	fs.StringVar(&opts.Interference, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments that simulate with it")
 	fs.StringVar(&opts.Environment, "environment", "", "calibrated environment file (a run's fit/environment-<name>.json), required when the experiment runs in one (sim.environment)")
@@ -150,8 +150,11 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		return err
 	}
 	cluster := opts.Cluster
-	if f.Source() == training.SourceTrace {
-		cluster = "" // set train.das.cluster above
+	if _, v, ok := training.VariantOf(schedulers.Name(opts.Variant)); f.Source() == training.SourceTrace && !(ok && v.PerCluster) {
+		// set train.das.cluster above; a variant built for one machine
+		// count (Variant.PerCluster) trains on the experiment's cluster
+		// of that name instead.
+		cluster = ""
 	}
 	mt, err := cfg.Plan().Training(opts.Variant, opts.Experiment, cluster)
 	if err != nil {

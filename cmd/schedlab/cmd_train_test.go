@@ -25,7 +25,7 @@ import (
 // variants, DeepSys, Atte) with the simulator's default interference, so
 // that `schedlab run` has a training stage for each.
 func learnedEnv(t *testing.T) {
-	t.Setenv("SCHEDLAB_EVAL_DAS_TABLE1_SCHEDULERS", "fifo-ff,das,dl2,rifling")
+	t.Setenv("SCHEDLAB_EVAL_DAS_TABLE1_SCHEDULERS", "fifo-ff,das,dl2,dl2-das,rifling,rifling-ppo")
 	t.Setenv("SCHEDLAB_EVAL_MARL_ARRIVALS_SCHEDULERS", "lb,marl-device,marl-server,marl-single,deepsys,atte")
 	t.Setenv("SCHEDLAB_EVAL_MARL_ARRIVALS_FITTED_INTERFERENCE", "false")
 }
@@ -89,7 +89,12 @@ func TestTrainMatchesRun(t *testing.T) {
 		}
 		f := mt.Family()
 		families[f.Name()] = true
-		if code := execute([]string{"train", "--family", f.Name(), "--variant", string(mt.Scheduler), "--out", t.TempDir()}); code != 0 {
+		args := []string{"train", "--family", f.Name(), "--variant", string(mt.Scheduler), "--out", t.TempDir()}
+		if _, v, _ := training.VariantOf(mt.Scheduler); v.PerCluster {
+			// One model per evaluated cluster: the run trains each.
+			args = append(args, "--cluster", mt.Cluster)
+		}
+		if code := execute(args); code != 0 {
 			t.Fatalf("train %s: exit %d", mt.Scheduler, code)
 		}
 		cli, ok := got[mt.Scheduler]
