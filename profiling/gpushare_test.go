@@ -153,6 +153,18 @@ func TestImportLucidAccounting(t *testing.T) {
 	}
 }
 
+// TestImportLucidBlankLines: whitespace-only lines among the rows are
+// blank: the same accounting as without them.
+func TestImportLucidBlankLines(t *testing.T) {
+	r, err := ImportShare(context.Background(), "lucid", []string{writeFile(t, "co.csv", lucidPairs+"  \n\t\n"), writeFile(t, "single.csv", strings.Replace(lucidSingle, "\n", "\n \n", 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rows != 9 || r.Solo != 2 || r.Pairs != 1 || len(r.Quarantined) != 6 {
+		t.Fatalf("rows %d solo %d pairs %d quarantined %d: %+v", r.Rows, r.Solo, r.Pairs, len(r.Quarantined), r.Quarantined)
+	}
+}
+
 func TestImportLucidBadInput(t *testing.T) {
 	single := writeFile(t, "single.csv", lucidSingle)
 	for name, body := range map[string]string{

@@ -53,6 +53,9 @@ func ReadNsysMem(r io.Reader, name string) ([]NsysMemRow, error) {
 			}
 			return nil, parseErr(name, line, "", "csv: %v", err)
 		}
+		if blankRecord(rec) {
+			continue // a whitespace-only line
+		}
 		line, _ := cr.FieldPos(0)
 		if op < 0 {
 			for i, h := range rec {

@@ -90,6 +90,24 @@ func TestReadNsysMem(t *testing.T) {
 	}
 }
 
+// TestNsysBlankLines: whitespace-only lines (before the header and among
+// the rows) are blank, as in every other reader: the same rows as without
+// them, at their own line numbers.
+func TestNsysBlankLines(t *testing.T) {
+	const report = "Total (MB),Count,Operation\n1204.224,1530,[CUDA memcpy HtoD]\n2.5,3,[CUDA memcpy DtoH]\n"
+	want, err := ReadNsysMem(strings.NewReader(report), "o.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadNsysMem(strings.NewReader("  \n"+strings.Replace(report, "\n2.5", "\n \t\n\n2.5", 1)+"   \n"), "o.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || got[0].TotalMB != want[0].TotalMB || got[1].TotalMB != want[1].TotalMB || got[1].Line != 6 {
+		t.Errorf("with blank lines %+v, without %+v", got, want)
+	}
+}
+
 func TestReadProc(t *testing.T) {
 	before, err := ReadProcStat(open(t, "proc_stat.txt"), "proc_stat.txt")
 	if err != nil {
