@@ -56,6 +56,10 @@ def first_fit(ledger, job):
 
 class FIFOFirstFit(Policy):
     name = "fifo-firstfit-py"
+    # Its answer depends on the queue and the free resources only, and it
+    # only starts jobs: a decision point where nothing arrived or finished,
+    # or where no waiting job could fit, would get an empty answer.
+    wake_on = ("fit",)
 
     def __init__(self):
         self.queues = {}  # shape -> its pending jobs, in submission order

@@ -32,7 +32,7 @@ Works with or without gymnasium installed (see schedlab.spaces).
 import json
 import subprocess
 
-from .protocol import EPS, PROTOCOL, ProtocolError, State, fits, start
+from .protocol import EPS, ProtocolError, State, answer_version, fits, start
 from .spaces import HAVE_GYMNASIUM, Box, Discrete
 
 if HAVE_GYMNASIUM:  # pragma: no cover
@@ -75,9 +75,10 @@ class SchedlabEnv(_Base):
         self.proc = subprocess.Popen(self.args + ["--seed", str(seed)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         hello = self._read()
-        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
+        if hello.get("type") != "hello":
             raise ProtocolError("schedlab said %r" % hello)
-        self._write({"type": "hello", "protocol": PROTOCOL, "seq": 0, "name": "SchedlabEnv"})
+        # No wake_on: a learner is asked at every decision point.
+        self._write({"type": "hello", "protocol": answer_version(hello), "seq": 0, "name": "SchedlabEnv"})
         self.state = State(seed=hello.get("seed", 0), oracle=hello.get("oracle", False))
         self.t = 0.0
         self.msg = self._read()

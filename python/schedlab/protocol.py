@@ -1,10 +1,10 @@
-"""The policy side of schedlab's protocol (docs/policy-protocol.md, version 1).
+"""The policy side of schedlab's protocol (docs/policy-protocol.md, versions 1 and 2).
 
 schedlab sends one JSON object per line and waits for exactly one answer
 line to every message but "end":
 
-    hello   {"type":"hello","protocol":1,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
-            answer {"type":"hello","protocol":1,"seq":0,"name":..}
+    hello   {"type":"hello","protocol":2,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
+            answer {"type":"hello","protocol":2,"seq":0,"name":..,["wake_on":[..]]}
     decide  {"type":"decide","seq":n,"now":t,["cluster":{..}],"arrived":[..],"finished":[..],"free":[..]}
             answer {"type":"decisions","seq":n,"decisions":[{"op":"preempt","job":j},
                     {"op":"start","job":j,"servers":[..]}],["wake":t]}
@@ -21,7 +21,9 @@ import sys
 import traceback
 from bisect import insort
 
-PROTOCOL = 1
+# The newest version this client speaks; it answers schedlab with the
+# newest both speak (schedlab accepts any from 1 to its own).
+PROTOCOL = 2
 
 # Resources fit when each amount is at most the free amount plus EPS, as in
 # schedlab's engine (sums of fractional GPU shares round).
@@ -220,9 +222,18 @@ def start(job, servers, sockets=None):
 
 
 class Policy:
-    """Base class of a policy: override schedule; begin and end are hooks."""
+    """Base class of a policy: override schedule; begin and end are hooks.
+
+    wake_on, when set, lists the decision points the policy wants to be
+    asked at (protocol 2): "arrival" (a job arrived since the last
+    message), "finish" (one finished), "fit" (either, and some pending job
+    could start on what is free). None: every decision point. Whatever
+    the list, the policy is also asked at its wake time and whenever jobs
+    wait on an idle cluster; what the points it was not asked at brought
+    comes in the next message."""
 
     name = None
+    wake_on = None
 
     def begin(self, state):
         """Called after the hello, before the first decision."""
@@ -266,6 +277,15 @@ def _encode_decisions(decisions):
     return ",".join(parts)
 
 
+def answer_version(hello):
+    """The protocol version to answer schedlab's hello with: the newest
+    that both speak."""
+    theirs = hello.get("protocol")
+    if type(theirs) is not int or theirs < 1:
+        raise ProtocolError("schedlab speaks protocol %r, this client 1 to %d" % (theirs, PROTOCOL))
+    return min(theirs, PROTOCOL)
+
+
 def run(policy, inp=None, out=None):
     """Serve policy on stdin/stdout until schedlab ends the run. Anything the
     policy prints goes to stderr: stdout is the protocol's."""
@@ -280,10 +300,12 @@ def run(policy, inp=None, out=None):
     hello = _load(line)
     if hello.get("type") != "hello":
         raise ProtocolError("first message is %r, not a hello" % hello.get("type"))
-    if hello.get("protocol") != PROTOCOL:
-        raise ProtocolError("schedlab speaks protocol %r, this client %d" % (hello.get("protocol"), PROTOCOL))
+    version = answer_version(hello)
     name = policy.name or type(policy).__name__
-    out.write(_dump({"type": "hello", "protocol": PROTOCOL, "seq": 0, "name": name}))
+    answer = {"type": "hello", "protocol": version, "seq": 0, "name": name}
+    if version >= 2 and policy.wake_on is not None:
+        answer["wake_on"] = list(policy.wake_on)
+    out.write(_dump(answer))
     out.flush()
     state = State(seed=hello.get("seed", 0), oracle=hello.get("oracle", False),
                   preempt=hello.get("preempt", False), policy=hello.get("policy", ""))

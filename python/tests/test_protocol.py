@@ -75,8 +75,17 @@ class TestLoop(unittest.TestCase):
         self.assertEqual(p.seen, (50, [1], [], [0], [[7.5, 90, 500], [8, 96, 512]]))
 
     def test_version_mismatch(self):
-        with self.assertRaises(ProtocolError):
-            converse(fifo_firstfit.FIFOFirstFit(), [hello(protocol=2)])
+        for v in (0, None, "2"):
+            with self.assertRaises(ProtocolError):
+                converse(fifo_firstfit.FIFOFirstFit(), [hello(protocol=v)])
+
+    def test_version_negotiation(self):
+        # The newest version both speak; wake_on only from version 2.
+        for theirs, want in ((1, {"type": "hello", "protocol": 1, "seq": 0, "name": "fifo-firstfit-py"}),
+                             (2, {"type": "hello", "protocol": 2, "seq": 0, "name": "fifo-firstfit-py", "wake_on": ["fit"]}),
+                             (3, {"type": "hello", "protocol": 2, "seq": 0, "name": "fifo-firstfit-py", "wake_on": ["fit"]})):
+            rc, answers = converse(fifo_firstfit.FIFOFirstFit(), [hello(protocol=theirs)])
+            self.assertEqual((rc, answers[0]), (0, want))
 
     def test_exception_is_an_error_answer(self):
         class Broken(Policy):

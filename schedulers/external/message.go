@@ -7,8 +7,9 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// Protocol is the version of docs/policy-protocol.md this package speaks.
-const Protocol = 1
+// Protocol is the newest version of docs/policy-protocol.md this package
+// speaks; it accepts a policy that answers any version from 1 to it.
+const Protocol = 2
 
 // The messages are written by hand rather than by encoding/json: they are
 // the hot path of every decision (a few hundred bytes, no reflection), and

@@ -38,6 +38,14 @@ type Policy struct {
 	free     []sim.Resources // per server, as last sent
 	begun    bool            // the first decide (with the cluster) was sent
 
+	// When the policy wants to be asked (the hello's wake_on; all false:
+	// at every decision point), and what the decision points it was not
+	// asked at have gathered for the next message.
+	ask   wakeOn
+	wake  float64         // the last answer's wake time, 0 for none
+	held  []sim.JobResult // finishes since the last message, not yet sent
+	asked int             // decide messages sent
+
 	// The watchdog of exchange: one timer, re-armed for each message.
 	watch     *time.Timer
 	watchCtx  context.Context // the context a stop is registered for
@@ -106,6 +114,7 @@ type answer struct {
 	Name      string            `json:"name"`
 	Decisions []json.RawMessage `json:"decisions"`
 	Wake      *float64          `json:"wake"`
+	WakeOn    []string          `json:"wake_on"`
 	Message   string            `json:"message"`
 
 	// parsed is set when parseDecisions read the line: Decisions is
@@ -140,8 +149,15 @@ func (p *Policy) hello(ctx context.Context) error {
 	if a.Type != "hello" {
 		return p.fail(fmt.Errorf("%w: want a hello answer, got type %q", ErrMalformed, a.Type))
 	}
-	if a.Protocol != Protocol {
-		return p.fail(fmt.Errorf("%w: schedlab speaks protocol %d, the policy %d", ErrVersion, Protocol, a.Protocol))
+	if a.Protocol < 1 || a.Protocol > Protocol {
+		return p.fail(fmt.Errorf("%w: schedlab speaks protocols 1 to %d, the policy %d", ErrVersion, Protocol, a.Protocol))
+	}
+	if a.WakeOn != nil {
+		ask, err := parseWakeOn(a.Protocol, a.WakeOn)
+		if err != nil {
+			return p.fail(err)
+		}
+		p.ask = ask
 	}
 	return nil
 }
@@ -156,7 +172,14 @@ func (p *Policy) Decide(ctx context.Context, st *sim.State) (sim.Decision, error
 	if p.closed {
 		return sim.Decision{}, fmt.Errorf("external policy %q: Decide after Close", p.cfg.Name)
 	}
+	if p.begun && !p.wanted(st) {
+		// Not asked: the finishes wait for the next message, and the
+		// policy's wake request stands.
+		p.held = append(p.held, st.Since.Finished...)
+		return sim.Decision{WakeS: p.wake}, nil
+	}
 	p.seq++
+	p.asked++
 	p.msg = p.appendDecide(p.msg[:0], st)
 	a, err := p.exchange(ctx, p.msg, p.cfg.Timeout)
 	if err != nil {
@@ -176,9 +199,14 @@ func (p *Policy) Decide(ctx context.Context, st *sim.State) (sim.Decision, error
 		}
 		d.WakeS = w
 	}
+	p.wake = d.WakeS
 	p.waiting += len(d.Preempt) - len(d.Start)
 	return d, nil
 }
+
+// Messages is the number of decide messages sent so far: the engine's
+// decision points less those the policy's wake_on let pass.
+func (p *Policy) Messages() int { return p.asked }
 
 // Schedule implements sim.Scheduler for drivers that do not preempt: the
 // decision's starts, or an error if the policy preempts.
@@ -234,13 +262,21 @@ func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
 	b = append(b, ']')
 	b = appendKey(b, "finished")
 	b = append(b, '[')
-	for i, r := range st.Since.Finished {
+	for i, r := range p.held {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendFinished(b, r)
 		p.reported[r.Index] = true
 	}
+	for i, r := range st.Since.Finished {
+		if i > 0 || len(p.held) > 0 {
+			b = append(b, ',')
+		}
+		b = appendFinished(b, r)
+		p.reported[r.Index] = true
+	}
+	p.held = p.held[:0]
 	b = append(b, ']')
 	b = appendKey(b, "free")
 	b = append(b, '[')

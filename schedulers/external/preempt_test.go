@@ -2,10 +2,8 @@ package external_test
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
-	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/schedulers/schedulerstest"
 	"github.com/schedlab/schedlab/sim"
@@ -24,30 +22,8 @@ func TestPreemptiveMatchesBuiltin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			builtin, err := schedulers.New("smallest-first", schedulers.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := sim.Run(context.Background(), c, sc.Jobs, builtin, sc.Config, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := newPolicy(t, external.Config{Name: "sf-py", Command: cmd})
-			got, err := sim.Run(context.Background(), c, sc.Jobs, p, sc.Config, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Close(); err != nil {
-				t.Fatal(err)
-			}
-			compareJobs(t, got.Jobs, want.Jobs)
-			if got.Decisions != want.Decisions {
-				t.Errorf("%d decisions, built-in %d", got.Decisions, want.Decisions)
-			}
-			if !reflect.DeepEqual(got.Preempted, want.Preempted) {
-				t.Errorf("preempted jobs differ: python %d, built-in %d", len(got.Preempted), len(want.Preempted))
-			}
-			for _, r := range want.Preempted {
+			res, _ := matchBuiltin(t, c, sc.Jobs, sc.Config, "smallest-first", cmd)
+			for _, r := range res.Preempted {
 				preempted += r.Preemptions
 			}
 		})

@@ -3,7 +3,8 @@ second decision (message 2); until then it places nothing. Modes:
 exit, garbage, unknown-job, running-job, no-fit, duplicate, wrong-count,
 bad-server, preempt, hang, flood, seq, version, give-up, unknown-key,
 stderr-exit, preempt-twice, preempt-restart, bad-wake (these three start a
-job at message 2 and break the rule at message 3)."""
+job at message 2 and break the rule at message 3); wake-on-v1, wake-on-bad,
+wake-on-empty break it in the hello's answer."""
 
 import json
 import sys
@@ -19,7 +20,11 @@ def send(obj):
 
 
 hello = json.loads(sys.stdin.readline())
-send({"type": "hello", "protocol": 99 if mode == "version" else 1, "seq": 0})
+answer = {"type": "hello", "protocol": 99 if mode == "version" else 1, "seq": 0}
+if mode.startswith("wake-on-"):
+    answer["protocol"] = 1 if mode == "wake-on-v1" else 2
+    answer["wake_on"] = {"wake-on-v1": ["fit"], "wake-on-bad": ["fit", "sometimes"], "wake-on-empty": []}[mode]
+send(answer)
 pending = []
 while True:
     line = sys.stdin.readline()
