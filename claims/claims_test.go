@@ -461,3 +461,27 @@ func TestOperatingPoint(t *testing.T) {
 		t.Errorf("an experiment without cells: %q, want none", got)
 	}
 }
+
+// TestFailedRowNote: a claim whose row failed on its own (an external
+// policy with on_error: row, recorded in the experiment's failed rows) is
+// not run, and its note names the row, the cell and the error rather than
+// "not among the rows"; Load reads the record from the run directory.
+func TestFailedRowNote(t *testing.T) {
+	dir := t.TempDir()
+	rep := &evaluation.Report{Spec: evaluation.Spec{Experiment: evaluation.MARLArrivals},
+		Failed: []evaluation.FailedRow{{Scheduler: "marl-device", Cell: evaluation.Cell{Experiment: evaluation.MARLArrivals, Cluster: "fattree-k4", Workload: "uniform", Scheduler: "marl-device", Seed: 1}, Err: "policy exited, status 3"}}}
+	path := filepath.Join(dir, "eval", evaluation.MARLArrivals, evaluation.FailedRowsFile)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, rep.FailedRowsCSV(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load(dir, Run{Config: config(evaluation.MARLArrivals), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Cells = marlFig7()[:2]
+	r := evaluate(t, in)["marl-fig7"]
+	if r.Verdict != NotRun || !strings.Contains(r.Note, "not run: row") || !strings.Contains(r.Note, "failed at cell marl-arrivals/fattree-k4/uniform/marl-device/1 (policy exited, status 3)") {
+		t.Errorf("verdict %q, note %q: want not run, naming the failed row", r.Verdict, r.Note)
+	}
+}

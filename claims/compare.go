@@ -49,10 +49,10 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		out := Outcome{Value: math.NaN(), Threshold: c.threshold, HasCI: true, Headroom: math.NaN()}
 		switch {
 		case len(claimed) == 0:
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(c.claimed), c.experiment)
+			out.Verdict, out.Note = NotRun, in.absent(c.experiment, c.claimed, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(c.claimed), c.experiment))
 			return out, nil
 		case len(against) == 0:
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("none of %s among the rows of %s in this preset", displayAll(c.against), c.experiment)
+			out.Verdict, out.Note = NotRun, in.absent(c.experiment, c.against, fmt.Sprintf("none of %s among the rows of %s in this preset", displayAll(c.against), c.experiment))
 			return out, nil
 		}
 		var cols []column
@@ -121,7 +121,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		}
 		var notes []string
 		if len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("%s not among the rows in this preset: the verdict is for the others", displayAll(missing)))
+			notes = append(notes, in.absent(c.experiment, missing, fmt.Sprintf("%s not among the rows in this preset", displayAll(missing)))+": the verdict is for the others")
 		}
 		if skipped := in.skipped(c.experiment); len(skipped) > 0 {
 			notes = append(notes, fmt.Sprintf("columns configured but without results (skipped, as the experiment's table says): %s", strings.Join(skipped, ", ")))

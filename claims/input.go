@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
@@ -73,6 +75,10 @@ type Input struct {
 	Calibration []CalibrationRow
 	// Results returns the per-job results; nil when there are none.
 	Results func() ([]Job, error)
+	// Failed are the rows the run's experiments recorded as failed
+	// (evaluation.FailedRowsFile: an external policy with on_error: row):
+	// a claim that needs one is not run, and says which row failed.
+	Failed []evaluation.FailedRowRecord
 
 	jobs    []Job
 	jobsErr error
@@ -114,8 +120,9 @@ type Run struct {
 }
 
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet
-// when the run evaluated a run experiment, tables/calibration.csv when it
-// listed the calibration, and eval/results.parquet lazily.
+// when the run evaluated a run experiment, each experiment's failed rows,
+// tables/calibration.csv when it listed the calibration, and
+// eval/results.parquet lazily.
 func Load(dir string, run Run) (*Input, error) {
 	in := &Input{Run: run}
 	metrics := filepath.Join(dir, filepath.FromSlash(evaluation.MetricsFile))
@@ -135,6 +142,13 @@ func Load(dir string, run Run) (*Input, error) {
 			return nil, fmt.Errorf("claims: %w", err)
 		}
 		return jobs, nil
+	}
+	for _, id := range run.Config.Experiments {
+		rows, err := evaluation.ReadFailedRows(filepath.Join(dir, "eval", id, evaluation.FailedRowsFile))
+		if err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+		in.Failed = append(in.Failed, rows...)
 	}
 	if in.Listed(evaluation.Calibration) {
 		rows, err := ReadCalibration(filepath.Join(dir, filepath.FromSlash(CalibrationFile)))
@@ -189,3 +203,26 @@ func ReadCalibration(path string) ([]CalibrationRow, error) {
 }
 
 func nanValue() float64 { return math.NaN() }
+
+// absent is the note of a claim that cannot run because names are not
+// rows of experiment: the rows among them that failed say so, with their
+// cell and error; otherwise usual (they were not run in this preset).
+func (in *Input) absent(experiment string, names []string, usual string) string {
+	var parts []string
+	for _, f := range in.Failed {
+		if f.Experiment == experiment && slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, f.Scheduler) }) {
+			msg := f.Err
+			if n := 200; len(msg) > n {
+				for n > 0 && !utf8.RuneStart(msg[n]) {
+					n--
+				}
+				msg = msg[:n] + "…"
+			}
+			parts = append(parts, fmt.Sprintf("not run: row %s failed at cell %s (%s)", display(f.Scheduler), f.Cell, msg))
+		}
+	}
+	if parts == nil {
+		return usual
+	}
+	return strings.Join(parts, "; ")
+}

@@ -31,7 +31,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 			return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASTable1, evaluation.MetricsFile)
 		}
 		if _, missing := split([]string{"das", "rifling"}, rows); len(missing) > 0 {
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASTable1)
+			out.Verdict, out.Note = NotRun, in.absent(evaluation.DASTable1, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASTable1))
 			return out, nil
 		}
 		jobs, err := in.jobsOf()
@@ -108,7 +108,7 @@ func loadTrend(in *Input) (Outcome, error) {
 		return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASLoad, evaluation.MetricsFile)
 	}
 	if _, missing := split([]string{"das", "rifling"}, rows); len(missing) > 0 {
-		out.Verdict, out.Note = NotRun, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASLoad)
+		out.Verdict, out.Note = NotRun, in.absent(evaluation.DASLoad, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASLoad))
 		return out, nil
 	}
 	rates := slices.Clone(in.Config.DASLoad.Rates)

@@ -256,6 +256,9 @@ type OutputPaths struct {
 	Results, Metrics, Timings string // Parquet tables (DESIGN.md §2)
 	Markdown, CSV, LaTeX      string // the summary table
 	SVG, PNG                  string // the plot
+	// Failed is the FailedRowsFile, for an experiment with a row that may
+	// fail alone; "" for the others.
+	Failed string
 }
 
 // RunLayout is a run directory's layout of an experiment's files
@@ -273,7 +276,7 @@ func RunLayout(dir, id string) OutputPaths {
 // List is the non-empty paths in the order Write writes them.
 func (p OutputPaths) List() []string {
 	var out []string
-	for _, f := range []string{p.Results, p.Metrics, p.Timings, p.Markdown, p.CSV, p.LaTeX, p.SVG, p.PNG} {
+	for _, f := range []string{p.Results, p.Metrics, p.Timings, p.Markdown, p.CSV, p.LaTeX, p.SVG, p.PNG, p.Failed} {
 		if f != "" {
 			out = append(out, f)
 		}
@@ -283,7 +286,7 @@ func (p OutputPaths) List() []string {
 
 // Write writes the report to the given paths, creating their directories:
 // the three Parquet tables of DESIGN.md §2, the summary table as Markdown,
-// CSV and LaTeX, and the plot as SVG and PNG. Every file but the timings
+// CSV and LaTeX, the plot as SVG and PNG, and the failed rows. Every file but the timings
 // depends only on the report's content; each appears atomically.
 func (r *Report) Write(ctx context.Context, to OutputPaths) error {
 	hash, err := r.ConfigHash()
@@ -339,6 +342,9 @@ func (r *Report) Write(ctx context.Context, to OutputPaths) error {
 		if err := pipeline.WriteFileAtomic(f.path, f.data); err != nil {
 			return err
 		}
+	}
+	if to.Failed != "" {
+		return writeFailedRows(to.Failed, r)
 	}
 	return nil
 }

@@ -130,7 +130,34 @@ func (s *evalStage) outputs() evaluation.OutputPaths {
 	return evaluation.OutputPaths{
 		Results: path.Join(dir, path.Base(EvalResults)), Metrics: path.Join(dir, path.Base(EvalMetrics)), Timings: path.Join(dir, path.Base(EvalTimings)),
 		Markdown: t[0], CSV: t[1], LaTeX: t[2], SVG: p[0], PNG: p[1],
+		Failed: s.failedRows(),
 	}
+}
+
+// failedRows is the experiment's FailedRowsFile when one of its rows is
+// an external policy that may fail alone (on_error: row), "" otherwise:
+// the other experiments' outputs are as before.
+func (s *evalStage) failedRows() string {
+	for _, r := range external.Rows(s.spec.Schedulers) {
+		if r.Spec.OnError == external.OnErrorRow {
+			return path.Join(evalDir(s.spec.Experiment), evaluation.FailedRowsFile)
+		}
+	}
+	return ""
+}
+
+// FailedRows lists the failed rows that the run in dir recorded for the
+// configured experiments (evaluation.FailedRowsFile), in their order.
+func (c *Config) FailedRows(dir string) ([]evaluation.FailedRowRecord, error) {
+	var out []evaluation.FailedRowRecord
+	for _, id := range c.Eval.Experiments {
+		rows, err := evaluation.ReadFailedRows(filepath.Join(dir, filepath.FromSlash(evalDir(id)), evaluation.FailedRowsFile))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }
 
 func (s *evalStage) Outputs() []string { return s.outputs().List() }
@@ -164,8 +191,10 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 		return err
 	}
 	o := s.outputs()
-	for _, p := range []*string{&o.Results, &o.Metrics, &o.Timings, &o.Markdown, &o.CSV, &o.LaTeX, &o.SVG, &o.PNG} {
-		*p = env.Output(*p)
+	for _, p := range []*string{&o.Results, &o.Metrics, &o.Timings, &o.Markdown, &o.CSV, &o.LaTeX, &o.SVG, &o.PNG, &o.Failed} {
+		if *p != "" {
+			*p = env.Output(*p)
+		}
 	}
 	return errors.Join(rep.Write(ctx, o), rep.Close())
 }

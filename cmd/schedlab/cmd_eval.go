@@ -71,7 +71,9 @@ and the manifest keeps listing them), not a schedlab run.
 
 Same inputs, configuration and seed give byte-identical Parquet files, tables and plots.
 An unknown experiment or scheduler is exit status 2; a scheduler that returns an
-infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
+infeasible placement fails the run (exit 1) naming the scheduler and the cell. A row
+that stops on its own (an external policy with on_error: row) leaves the others' outputs
+written and exits with status 4.`,
 		Example: `  schedlab eval --experiment das-table1 --out out/das --synthetic-jobs 5000
   schedlab ingest --source pai-sim --input operate_simulator_jobs_6000.csv --out out/pai
   schedlab eval --experiment das-table1 --jobs out/pai/jobs.parquet --out out/das --set sim.speed=standalone
@@ -215,7 +217,7 @@ infeasible placement fails the run (exit 1) naming the scheduler and the cell.`,
 				fmt.Fprintf(w, " %s", filepath.ToSlash(rel))
 			}
 			fmt.Fprintln(w)
-			return nil
+			return rowsFailed(rep.FailedRecords())
 		},
 	}
 	f := cmd.Flags()

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/schedlab/schedlab/claims"
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/history"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/stages"
@@ -139,7 +140,31 @@ func runPipeline(ctx context.Context, a *app, cfg *stages.Config, exec pipeline.
 		}
 		fmt.Fprintln(a.stderr, addedMessage(res))
 	}
-	return nil
+	failed, err := cfg.FailedRows(cfg.Out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return rowsFailed(failed)
+}
+
+// rowFailedExitStatus is what run and eval exit with when every stage
+// finished and the outputs are written but a row stopped on its own error
+// (an external policy declared on_error: row): neither a success (0) nor
+// a failed run (1), nor bad usage (2), nor diff's difference (3).
+const rowFailedExitStatus = 4
+
+// rowsFailed is the error of a run whose rows in failed stopped alone:
+// nil when there is none.
+func rowsFailed(failed []evaluation.FailedRowRecord) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(failed))
+	for i, f := range failed {
+		msgs[i] = f.Message()
+	}
+	return exitStatus{rowFailedExitStatus, fmt.Sprintf("%d row(s) failed; the other rows' outputs are written (exit status %d):\n  %s",
+		len(failed), rowFailedExitStatus, strings.Join(msgs, "\n  "))}
 }
 
 // stageTable prints each stage's status and times, the names padded to
