@@ -1,8 +1,10 @@
 package external_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -42,6 +44,7 @@ func BenchmarkProtocol(b *testing.B) {
 	}
 	self1, children1 := cpuTime()
 	b.ReportMetric(float64(res.Decisions)/wall.Seconds(), "decisions/s")
+	b.ReportMetric(float64(p.Messages())/float64(res.Decisions), "messages/decision")
 	// The processor time of each side per decision (the child's counted
 	// once it is reaped, its start included): what the exchange costs
 	// without the wait for a busy machine to run the other side.
@@ -107,7 +110,62 @@ func BenchmarkPAIReplay(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(res.Decisions), "decisions/op")
+				b.ReportMetric(float64(p.Messages()), "messages/op")
 			})
 		})
 	}
+}
+
+// BenchmarkPipeFloor is the floor under BenchmarkProtocol on this host: a
+// round trip of a decide-sized line with a Python child that answers each
+// line with a fixed one without reading it, the same pipes and blocking
+// reads, no simulator and no policy. Run beside BenchmarkProtocol, it
+// separates what the host's load costs from what the code does.
+func BenchmarkPipeFloor(b *testing.B) {
+	py := python3(b)
+	loop := `import sys
+r, w = sys.stdin.buffer, sys.stdout.buffer
+a = b'{"type":"decisions","seq":1,"decisions":[{"op":"start","job":1,"servers":[0]}]}\n'
+while r.readline():
+    w.write(a)
+    w.flush()
+`
+	cmd := exec.Command(py, "-c", loop)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, children0 := cpuTime()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	msg := []byte(`{"type":"decide","seq":1,"now":2,"arrived":[{"job":1,"id":"1","submit":2,"tasks":[{"role":"worker","instances":1,"gpu":1,"cpu":6,"mem_gib":20}]}],"finished":[{"job":0,"finish":1}],"free":[[0,8,96,512]]}` + "\n")
+	r := bufio.NewReader(out)
+	self0, _ := cpuTime()
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if _, err := in.Write(msg); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wall := time.Since(start)
+	b.StopTimer()
+	self1, _ := cpuTime()
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	_, children1 := cpuTime()
+	b.ReportMetric(float64(b.N)/wall.Seconds(), "roundtrips/s")
+	b.ReportMetric(float64(self1-self0)/float64(time.Microsecond)/float64(b.N), "go-cpu-µs/roundtrip")
+	// The child's, its start included, once it is reaped.
+	b.ReportMetric(float64(children1-children0)/float64(time.Microsecond)/float64(b.N), "py-cpu-µs/roundtrip")
 }
