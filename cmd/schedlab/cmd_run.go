@@ -44,7 +44,9 @@ the run directory (--out, default ./out):
 
 Stages whose inputs and configuration did not change since the last run in the same
 directory are skipped (cached). An interrupted run (Ctrl-C, SIGTERM, a crash) leaves no
-half-written artifact that a later run would trust; the next run resumes.`,
+half-written artifact that a later run would trust; the next run resumes. A row that
+stops on its own (an external policy declared on_error: row) leaves the other rows'
+outputs and the report written, and the run exits with status 4 naming it.`,
 		Example: `  schedlab run                                 # preset quick into ./out
   schedlab run --preset nightly --out runs/n1  # the nightly job
   SCHEDLAB_SEED=7 schedlab run --workers 1     # another seed, one worker

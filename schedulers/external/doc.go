@@ -13,7 +13,11 @@
 // free resources changed; the first message also describes the cluster.
 // The policy answers with one line of decisions ("preempt" a running job,
 // "start" a pending one on a server per instance) and, optionally, the
-// time it wants to be asked again ("wake"). Decide validates every
+// time it wants to be asked again ("wake"). A policy whose hello answer
+// lists the decision points it wants (wake_on: arrival, finish, fit) is
+// not asked at the others: Decide decides nothing there itself, keeps the
+// wake request, and the next message carries what they brought. Decide
+// validates every
 // decision before it returns any, preemptions first as the engine carries
 // them out: an unknown job, a start of a job that is not pending or that
 // the same answer preempts, a preemption of a job that is not running, a
