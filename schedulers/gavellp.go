@@ -189,39 +189,25 @@ func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, er
 		}
 	}
 	nc, K := len(reps), groups
-	// Variables: x[c][k] at c*K+k, then t.
+	// Variables: x[c][k] at c*K+k, then t; t ≤ throughput(c, X) · s_c /
+	// throughput(c, X^equal) for each class.
+	g, h := allocationRows(nc, pn, func(ci int) float64 { return count[ci] * pj[reps[ci]].gpus },
+		func(ci int, row []float64) {
+			j := pj[reps[ci]]
+			base := 0.0
+			for k := range K {
+				base += j.thr[k] * equal[k]
+			}
+			row[len(row)-1] = 1
+			for k := range K {
+				if base > 0 {
+					row[ci*K+k] = -j.thr[k] * j.gpus / base
+				}
+			}
+		})
 	nv := nc*K + 1
 	c := make([]float64, nv)
 	c[nv-1] = 1
-	var g [][]float64
-	var h []float64
-	for ci, r := range reps {
-		j := pj[r]
-		base := 0.0
-		for k := range K {
-			base += j.thr[k] * equal[k]
-		}
-		row := make([]float64, nv)
-		row[nv-1] = 1
-		for k := range K {
-			if base > 0 {
-				row[ci*K+k] = -j.thr[k] * j.gpus / base
-			}
-		}
-		g, h = append(g, row), append(h, 0)
-		row = make([]float64, nv)
-		for k := range K {
-			row[ci*K+k] = 1
-		}
-		g, h = append(g, row), append(h, 1)
-	}
-	for k := range K {
-		row := make([]float64, nv)
-		for ci, r := range reps {
-			row[ci*K+k] = count[ci] * pj[r].gpus
-		}
-		g, h = append(g, row), append(h, pn[k])
-	}
 	x, err := lpMax(c, g, h)
 	if err != nil {
 		return nil, 0, fmt.Errorf("max-min fairness program: %w", err)
@@ -232,6 +218,35 @@ func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, er
 		out[m] = unpool(clip01(x[ci*K:ci*K+K]), gpus, pool)
 	}
 	return out, x[nv-1], nil
+}
+
+// allocationRows is G x ≤ h of both programs over n allocation rows
+// (classes or jobs) of len(gpus) types, with variables x[i][k] at i·K+k
+// and the program's own variable (t, λ) last: for each row i, the
+// policy's row (objective fills it; its bound is 0), then Σ_k x[i][k] ≤ 1;
+// then, per type k, Σ_i weight(i)·x[i][k] ≤ N_k.
+func allocationRows(n int, gpus []float64, weight func(i int) float64, objective func(i int, row []float64)) (g [][]float64, h []float64) {
+	K := len(gpus)
+	nv := n*K + 1
+	g, h = make([][]float64, 0, 2*n+K), make([]float64, 0, 2*n+K)
+	for i := range n {
+		row := make([]float64, nv)
+		objective(i, row)
+		g, h = append(g, row), append(h, 0)
+		row = make([]float64, nv)
+		for k := range K {
+			row[i*K+k] = 1
+		}
+		g, h = append(g, row), append(h, 1)
+	}
+	for k := range K {
+		row := make([]float64, nv)
+		for i := range n {
+			row[i*K+k] = weight(i)
+		}
+		g, h = append(g, row), append(h, gpus[k])
+	}
+	return g, h
 }
 
 func clip01(x []float64) []float64 {
@@ -329,31 +344,16 @@ func ftfAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, error
 			return x, used <= pn[0]*(1+1e-12)
 		}
 		// max λ: λ·need_m − Σ_k T[m][k] x[m][k] ≤ 0; rows ≤ 1; types ≤ N_k.
+		g, h := allocationRows(len(pj), pn, func(m int) float64 { return pj[m].gpus },
+			func(m int, row []float64) {
+				row[len(row)-1] = need(m, rho)
+				for k := range K {
+					row[m*K+k] = -pj[m].thr[k]
+				}
+			})
 		nv := len(pj)*K + 1
 		c := make([]float64, nv)
 		c[nv-1] = 1
-		var g [][]float64
-		var h []float64
-		for m, j := range pj {
-			row := make([]float64, nv)
-			row[nv-1] = need(m, rho)
-			for k := range K {
-				row[m*K+k] = -j.thr[k]
-			}
-			g, h = append(g, row), append(h, 0)
-			row = make([]float64, nv)
-			for k := range K {
-				row[m*K+k] = 1
-			}
-			g, h = append(g, row), append(h, 1)
-		}
-		for k := range K {
-			row := make([]float64, nv)
-			for m, j := range pj {
-				row[m*K+k] = j.gpus
-			}
-			g, h = append(g, row), append(h, pn[k])
-		}
 		sol, err := lpMax(c, g, h)
 		if err != nil || sol[nv-1] < 1-1e-9 {
 			return nil, false
