@@ -1,6 +1,7 @@
 package schedulers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -188,7 +189,32 @@ func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, er
 			count = append(count, 1)
 		}
 	}
-	nc, K := len(reps), groups
+	K := groups
+	var x []float64 // x[c][k] at c*K+k
+	var t float64
+	ok := false
+	if K == 1 {
+		x, t, ok = maxMinOneType(pj, reps, count, equal[0], pn[0])
+	}
+	if !ok {
+		var err error
+		if x, t, err = maxMinSimplex(pj, reps, count, equal, pn); err != nil {
+			return nil, 0, err
+		}
+	}
+	out := make([][]float64, len(jobs))
+	for m := range jobs {
+		ci := classOf[m]
+		out[m] = unpool(clip01(x[ci*K:ci*K+K]), gpus, pool)
+	}
+	return out, t, nil
+}
+
+// maxMinSimplex is maxMinAllocation's program over the classes reps (of
+// count jobs each) on the pooled types, solved by the simplex: X, class
+// by class, and t.
+func maxMinSimplex(pj []gavelJob, reps []int, count, equal, pn []float64) ([]float64, float64, error) {
+	nc, K := len(reps), len(pn)
 	// Variables: x[c][k] at c*K+k, then t; t ≤ throughput(c, X) · s_c /
 	// throughput(c, X^equal) for each class.
 	g, h := allocationRows(nc, pn, func(ci int) float64 { return count[ci] * pj[reps[ci]].gpus },
@@ -212,12 +238,74 @@ func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, er
 	if err != nil {
 		return nil, 0, fmt.Errorf("max-min fairness program: %w", err)
 	}
-	out := make([][]float64, len(jobs))
-	for m := range jobs {
-		ci := classOf[m]
-		out[m] = unpool(clip01(x[ci*K:ci*K+K]), gpus, pool)
+	return x[:nv-1], x[nv-1], nil
+}
+
+// maxMinOneType solves maxMinAllocation's program on one (pooled) type
+// without the simplex, by water-filling. With a_c = T_c·s_c /
+// throughput(c, X^equal) (class c's normalised throughput per unit of
+// allocation) and w_c = count_c·s_c (its GPUs), the program is
+//
+//	max t  subject to  t ≤ a_c·x_c,  0 ≤ x_c ≤ 1,  Σ_c w_c·x_c ≤ N,
+//
+// whose optimum is t* = min(min_c a_c, N / Σ_c w_c/a_c): x_c ≥ t/a_c for
+// every class, so t is bounded by each a_c (x_c ≤ 1) and by the capacity
+// the smallest such x take. Water-filling raises a level τ, giving each
+// class x_c = min(1, τ/a_c), until the capacity is used or every class
+// has x_c = 1. That X is feasible and min_c a_c·x_c = min(min_c a_c, τ) =
+// t*, so it is an optimum of the program. Where the capacity binds below
+// min_c a_c the optimum X is unique (x_c = t*/a_c), and it is the
+// simplex's; where it does not (fewer GPUs asked than the cluster has at
+// t*), the program has many optima, the simplex returns one vertex of
+// them, and water-filling gives the capacity left over to the classes in
+// proportion to 1/a_c, as max-min fairness does at its next level. It
+// reports false, leaving the program to the simplex, when some class has
+// a_c ≤ 0 (a job of no GPUs or no throughput: then t* = 0).
+func maxMinOneType(pj []gavelJob, reps []int, count []float64, equal, n float64) (x []float64, t float64, ok bool) {
+	nc := len(reps)
+	a, w := make([]float64, nc), make([]float64, nc)
+	for ci, r := range reps {
+		j := pj[r]
+		base := j.thr[0] * equal
+		if !(base > 0) {
+			return nil, 0, false
+		}
+		a[ci] = j.thr[0] * j.gpus / base
+		w[ci] = count[ci] * j.gpus
+		if !(a[ci] > 0) || math.IsInf(a[ci], 0) {
+			return nil, 0, false
+		}
 	}
-	return out, x[nv-1], nil
+	// Classes in the order they reach x = 1 as τ rises.
+	order := make([]int, nc)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(p, q int) int { return cmp.Compare(a[p], a[q]) })
+	// rest[i]: Σ w/a over order[i:], summed from the end so that each is
+	// a sum, not a running difference.
+	rest := make([]float64, nc+1)
+	for i := nc - 1; i >= 0; i-- {
+		c := order[i]
+		rest[i] = rest[i+1] + w[c]/a[c]
+	}
+	level, used := math.Inf(1), 0.0
+	for i, c := range order {
+		// Classes order[:i] are at x = 1 and use used GPUs; the others at
+		// τ/a_c use τ·rest[i].
+		if tau := (n - used) / rest[i]; tau <= a[c] {
+			level = max(tau, 0)
+			break
+		}
+		used += w[c]
+	}
+	x = make([]float64, nc)
+	t = math.Inf(1)
+	for c := range nc {
+		x[c] = min(1, level/a[c])
+		t = min(t, a[c]*x[c])
+	}
+	return x, t, true
 }
 
 // allocationRows is G x ≤ h of both programs over n allocation rows
