@@ -59,6 +59,8 @@ type runnable struct {
 	list    []*rjob
 	free    []sim.Resources // the walk's ledger
 	total   sim.Resources   // the cluster's capacity
+	caps    []sim.Resources // per server, its capacity
+	capOf   *sim.Cluster    // the cluster caps and total are of
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
 	slotBuf []sim.Slot      // scratch of firstFit
@@ -324,15 +326,18 @@ func covers(a, b sim.Resources) bool {
 	return a.GPU >= b.GPU && a.CPU >= b.CPU && a.MemGiB >= b.MemGiB
 }
 
-// reset sets the ledger to the empty cluster.
+// reset sets the ledger to the empty cluster: its capacities, summed
+// once per cluster.
 func (r *runnable) reset(st *sim.State) {
-	r.free = r.free[:0]
-	r.total = sim.Resources{}
-	for i := range st.Free {
-		c := st.Cluster.Capacity(i)
-		r.free = append(r.free, c)
-		r.total = r.total.Add(c)
+	if r.capOf != st.Cluster {
+		r.capOf, r.caps, r.total = st.Cluster, r.caps[:0], sim.Resources{}
+		for i := range st.Free {
+			c := st.Cluster.Capacity(i)
+			r.caps = append(r.caps, c)
+			r.total = r.total.Add(c)
+		}
 	}
+	r.free = append(r.free[:0], r.caps...)
 }
 
 // book books each instance of j on the lowest-index server it fits, or
