@@ -31,7 +31,9 @@ import (
 // constraint), so a cluster of one GPU type is a program over one type.
 // For max-min fairness, jobs with the same request, throughputs and weight
 // form one class with one allocation (the program is symmetric in them and
-// convex, so averaging any optimum over the class is an optimum).
+// convex, so averaging any optimum over the class is an optimum), and on
+// one (pooled) type its program is solved by water-filling
+// (maxMinOneType), not the simplex.
 
 // gavelJob is what the programs know of one job.
 type gavelJob struct {
@@ -162,7 +164,8 @@ func proportionalShare(gpus []float64, m int) []float64 {
 // (proportionalShare) and w_m the job's weight (1 here: the traces carry
 // no priorities). The factor s_m gives a 1-GPU job s times the time of an
 // s-GPU job of equal throughput, as Gavel does. It returns X and the
-// program's optimum (the smallest normalised throughput).
+// program's optimum (the smallest normalised throughput). On one pooled
+// type X is water-filling's (maxMinOneType); on several, the simplex's.
 func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, error) {
 	if len(jobs) == 0 {
 		return nil, 0, nil
