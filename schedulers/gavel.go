@@ -248,11 +248,19 @@ func (g *Gavel) rank() {
 			g.entries = append(g.entries, gavelEntry{pos: pos, typ: k, prio: prio, alloc: a})
 		}
 	}
-	slices.SortStableFunc(g.entries, func(a, b gavelEntry) int {
+	// Entries were appended in (pos, typ) order, so breaking the last ties
+	// by it is the stable sort's order, at an unstable sort's cost.
+	slices.SortFunc(g.entries, func(a, b gavelEntry) int {
 		if c := cmp.Compare(b.prio, a.prio); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.alloc, a.alloc)
+		if c := cmp.Compare(b.alloc, a.alloc); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.pos, b.pos); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.typ, b.typ)
 	})
 }
 
@@ -336,9 +344,13 @@ func (g *Gavel) fill(st *sim.State) sim.Decision {
 // fits, or books nothing and returns nil (runnable.firstFit, on one type).
 func (g *Gavel) fitOn(js *sim.JobState, k int) []sim.Slot {
 	slots := g.slotBuf[:0]
+	from := 0
 	for i, in := range js.Instances {
+		if i > 0 && in.Demand != js.Instances[i-1].Demand {
+			from = 0 // (as in runnable.firstFit)
+		}
 		s := -1
-		for srv := range g.free {
+		for srv := from; srv < len(g.free); srv++ {
 			if g.typeOf[srv] == k && in.Demand.Fits(g.free[srv]) {
 				s = srv
 				break
@@ -353,6 +365,7 @@ func (g *Gavel) fitOn(js *sim.JobState, k int) []sim.Slot {
 		}
 		g.free[s] = g.free[s].Sub(in.Demand)
 		slots = append(slots, sim.Slot{Server: s, Socket: -1})
+		from = s
 	}
 	g.slotBuf = slots
 	n := len(g.slotArena)

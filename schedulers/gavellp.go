@@ -1,6 +1,7 @@
 package schedulers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -30,7 +31,9 @@ import (
 // constraint), so a cluster of one GPU type is a program over one type.
 // For max-min fairness, jobs with the same request, throughputs and weight
 // form one class with one allocation (the program is symmetric in them and
-// convex, so averaging any optimum over the class is an optimum).
+// convex, so averaging any optimum over the class is an optimum), and on
+// one (pooled) type its program is solved by water-filling
+// (maxMinOneType), not the simplex.
 
 // gavelJob is what the programs know of one job.
 type gavelJob struct {
@@ -161,7 +164,8 @@ func proportionalShare(gpus []float64, m int) []float64 {
 // (proportionalShare) and w_m the job's weight (1 here: the traces carry
 // no priorities). The factor s_m gives a 1-GPU job s times the time of an
 // s-GPU job of equal throughput, as Gavel does. It returns X and the
-// program's optimum (the smallest normalised throughput).
+// program's optimum (the smallest normalised throughput). On one pooled
+// type X is water-filling's (maxMinOneType); on several, the simplex's.
 func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, error) {
 	if len(jobs) == 0 {
 		return nil, 0, nil
@@ -188,50 +192,152 @@ func maxMinAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, er
 			count = append(count, 1)
 		}
 	}
-	nc, K := len(reps), groups
-	// Variables: x[c][k] at c*K+k, then t.
-	nv := nc*K + 1
-	c := make([]float64, nv)
-	c[nv-1] = 1
-	var g [][]float64
-	var h []float64
-	for ci, r := range reps {
-		j := pj[r]
-		base := 0.0
-		for k := range K {
-			base += j.thr[k] * equal[k]
-		}
-		row := make([]float64, nv)
-		row[nv-1] = 1
-		for k := range K {
-			if base > 0 {
-				row[ci*K+k] = -j.thr[k] * j.gpus / base
-			}
-		}
-		g, h = append(g, row), append(h, 0)
-		row = make([]float64, nv)
-		for k := range K {
-			row[ci*K+k] = 1
-		}
-		g, h = append(g, row), append(h, 1)
+	K := groups
+	var x []float64 // x[c][k] at c*K+k
+	var t float64
+	ok := false
+	if K == 1 {
+		x, t, ok = maxMinOneType(pj, reps, count, equal[0], pn[0])
 	}
-	for k := range K {
-		row := make([]float64, nv)
-		for ci, r := range reps {
-			row[ci*K+k] = count[ci] * pj[r].gpus
+	if !ok {
+		var err error
+		if x, t, err = maxMinSimplex(pj, reps, count, equal, pn); err != nil {
+			return nil, 0, err
 		}
-		g, h = append(g, row), append(h, pn[k])
-	}
-	x, err := lpMax(c, g, h)
-	if err != nil {
-		return nil, 0, fmt.Errorf("max-min fairness program: %w", err)
 	}
 	out := make([][]float64, len(jobs))
 	for m := range jobs {
 		ci := classOf[m]
 		out[m] = unpool(clip01(x[ci*K:ci*K+K]), gpus, pool)
 	}
-	return out, x[nv-1], nil
+	return out, t, nil
+}
+
+// maxMinSimplex is maxMinAllocation's program over the classes reps (of
+// count jobs each) on the pooled types, solved by the simplex: X, class
+// by class, and t.
+func maxMinSimplex(pj []gavelJob, reps []int, count, equal, pn []float64) ([]float64, float64, error) {
+	nc, K := len(reps), len(pn)
+	// Variables: x[c][k] at c*K+k, then t; t ≤ throughput(c, X) · s_c /
+	// throughput(c, X^equal) for each class.
+	g, h := allocationRows(nc, pn, func(ci int) float64 { return count[ci] * pj[reps[ci]].gpus },
+		func(ci int, row []float64) {
+			j := pj[reps[ci]]
+			base := 0.0
+			for k := range K {
+				base += j.thr[k] * equal[k]
+			}
+			row[len(row)-1] = 1
+			for k := range K {
+				if base > 0 {
+					row[ci*K+k] = -j.thr[k] * j.gpus / base
+				}
+			}
+		})
+	nv := nc*K + 1
+	c := make([]float64, nv)
+	c[nv-1] = 1
+	x, err := lpMax(c, g, h)
+	if err != nil {
+		return nil, 0, fmt.Errorf("max-min fairness program: %w", err)
+	}
+	return x[:nv-1], x[nv-1], nil
+}
+
+// maxMinOneType solves maxMinAllocation's program on one (pooled) type
+// without the simplex, by water-filling. With a_c = T_c·s_c /
+// throughput(c, X^equal) (class c's normalised throughput per unit of
+// allocation) and w_c = count_c·s_c (its GPUs), the program is
+//
+//	max t  subject to  t ≤ a_c·x_c,  0 ≤ x_c ≤ 1,  Σ_c w_c·x_c ≤ N,
+//
+// whose optimum is t* = min(min_c a_c, N / Σ_c w_c/a_c): x_c ≥ t/a_c for
+// every class, so t is bounded by each a_c (x_c ≤ 1) and by the capacity
+// the smallest such x take. Water-filling raises a level τ, giving each
+// class x_c = min(1, τ/a_c), until the capacity is used or every class
+// has x_c = 1. That X is feasible and min_c a_c·x_c = min(min_c a_c, τ) =
+// t*, so it is an optimum of the program. Where the capacity binds below
+// min_c a_c the optimum X is unique (x_c = t*/a_c), and it is the
+// simplex's; where it does not (fewer GPUs asked than the cluster has at
+// t*), the program has many optima, the simplex returns one vertex of
+// them, and water-filling gives the capacity left over to the classes in
+// proportion to 1/a_c, as max-min fairness does at its next level. It
+// reports false, leaving the program to the simplex, when some class has
+// a_c ≤ 0 (a job of no GPUs or no throughput: then t* = 0).
+func maxMinOneType(pj []gavelJob, reps []int, count []float64, equal, n float64) (x []float64, t float64, ok bool) {
+	nc := len(reps)
+	a, w := make([]float64, nc), make([]float64, nc)
+	for ci, r := range reps {
+		j := pj[r]
+		base := j.thr[0] * equal
+		if !(base > 0) {
+			return nil, 0, false
+		}
+		a[ci] = j.thr[0] * j.gpus / base
+		w[ci] = count[ci] * j.gpus
+		if !(a[ci] > 0) || math.IsInf(a[ci], 0) {
+			return nil, 0, false
+		}
+	}
+	// Classes in the order they reach x = 1 as τ rises.
+	order := make([]int, nc)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(p, q int) int { return cmp.Compare(a[p], a[q]) })
+	// rest[i]: Σ w/a over order[i:], summed from the end so that each is
+	// a sum, not a running difference.
+	rest := make([]float64, nc+1)
+	for i := nc - 1; i >= 0; i-- {
+		c := order[i]
+		rest[i] = rest[i+1] + w[c]/a[c]
+	}
+	level, used := math.Inf(1), 0.0
+	for i, c := range order {
+		// Classes order[:i] are at x = 1 and use used GPUs; the others at
+		// τ/a_c use τ·rest[i].
+		if tau := (n - used) / rest[i]; tau <= a[c] {
+			level = max(tau, 0)
+			break
+		}
+		used += w[c]
+	}
+	x = make([]float64, nc)
+	t = math.Inf(1)
+	for c := range nc {
+		x[c] = min(1, level/a[c])
+		t = min(t, a[c]*x[c])
+	}
+	return x, t, true
+}
+
+// allocationRows is G x ≤ h of both programs over n allocation rows
+// (classes or jobs) of len(gpus) types, with variables x[i][k] at i·K+k
+// and the program's own variable (t, λ) last: for each row i, the
+// policy's row (objective fills it; its bound is 0), then Σ_k x[i][k] ≤ 1;
+// then, per type k, Σ_i weight(i)·x[i][k] ≤ N_k.
+func allocationRows(n int, gpus []float64, weight func(i int) float64, objective func(i int, row []float64)) (g [][]float64, h []float64) {
+	K := len(gpus)
+	nv := n*K + 1
+	g, h = make([][]float64, 0, 2*n+K), make([]float64, 0, 2*n+K)
+	for i := range n {
+		row := make([]float64, nv)
+		objective(i, row)
+		g, h = append(g, row), append(h, 0)
+		row = make([]float64, nv)
+		for k := range K {
+			row[i*K+k] = 1
+		}
+		g, h = append(g, row), append(h, 1)
+	}
+	for k := range K {
+		row := make([]float64, nv)
+		for i := range n {
+			row[i*K+k] = weight(i)
+		}
+		g, h = append(g, row), append(h, gpus[k])
+	}
+	return g, h
 }
 
 func clip01(x []float64) []float64 {
@@ -329,31 +435,16 @@ func ftfAllocation(jobs []gavelJob, gpus []float64) ([][]float64, float64, error
 			return x, used <= pn[0]*(1+1e-12)
 		}
 		// max λ: λ·need_m − Σ_k T[m][k] x[m][k] ≤ 0; rows ≤ 1; types ≤ N_k.
+		g, h := allocationRows(len(pj), pn, func(m int) float64 { return pj[m].gpus },
+			func(m int, row []float64) {
+				row[len(row)-1] = need(m, rho)
+				for k := range K {
+					row[m*K+k] = -pj[m].thr[k]
+				}
+			})
 		nv := len(pj)*K + 1
 		c := make([]float64, nv)
 		c[nv-1] = 1
-		var g [][]float64
-		var h []float64
-		for m, j := range pj {
-			row := make([]float64, nv)
-			row[nv-1] = need(m, rho)
-			for k := range K {
-				row[m*K+k] = -j.thr[k]
-			}
-			g, h = append(g, row), append(h, 0)
-			row = make([]float64, nv)
-			for k := range K {
-				row[m*K+k] = 1
-			}
-			g, h = append(g, row), append(h, 1)
-		}
-		for k := range K {
-			row := make([]float64, nv)
-			for m, j := range pj {
-				row[m*K+k] = j.gpus
-			}
-			g, h = append(g, row), append(h, pn[k])
-		}
 		sol, err := lpMax(c, g, h)
 		if err != nil || sol[nv-1] < 1-1e-9 {
 			return nil, false

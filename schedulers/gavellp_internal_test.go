@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -160,5 +161,64 @@ func TestGavelThroughputsShared(t *testing.T) {
 	k80, p100, v100 := thr("resnet-50", "k80"), thr("resnet-50", "p100"), thr("resnet-50", "v100")
 	if !(k80 < p100 && p100 < v100 && v100 == 1) {
 		t.Errorf("resnet-50: k80 %g, p100 %g, v100 %g; want increasing to 1", k80, p100, v100)
+	}
+}
+
+// TestMaxMinOneTypeMatchesSimplex: on one GPU type, water-filling
+// (maxMinOneType) reaches the simplex's optimum t on random programs,
+// with an X that meets every constraint; where the capacity binds below
+// every class's bound the optimum X is unique, and the two agree on it.
+func TestMaxMinOneTypeMatchesSimplex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(48, 6))
+	sizes := []float64{0.25, 0.5, 1, 2, 4, 8}
+	for trial := range 60 { // about 1 s under the race detector
+		nc := 1 + rng.IntN(12)
+		var pj []gavelJob
+		reps := make([]int, nc)
+		count := make([]float64, nc)
+		m := 0
+		for c := range nc {
+			reps[c] = len(pj)
+			count[c] = float64(1 + rng.IntN(5))
+			m += int(count[c])
+			pj = append(pj, gavelJob{gpus: sizes[rng.IntN(len(sizes))], thr: []float64{0.5 + rng.Float64()}})
+		}
+		n := float64(1 + rng.IntN(64))
+		equal := proportionalShare([]float64{n}, m)
+		x, opt, ok := maxMinOneType(pj, reps, count, equal[0], n)
+		if !ok {
+			t.Fatalf("trial %d: declined", trial)
+		}
+		xs, optS, err := maxMinSimplex(pj, reps, count, equal, []float64{n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(opt, optS, 1e-9*max(1, optS)) {
+			t.Fatalf("trial %d: t = %.12g, simplex %.12g", trial, opt, optS)
+		}
+		used, bound := 0.0, math.Inf(1)
+		for c := range nc {
+			j := pj[reps[c]]
+			a := j.thr[0] * j.gpus / (j.thr[0] * equal[0])
+			bound = min(bound, a)
+			if x[c] < 0 || x[c] > 1 || a*x[c] < opt*(1-1e-12) {
+				t.Fatalf("trial %d: class %d: x = %g, a·x = %g < t = %g", trial, c, x[c], a*x[c], opt)
+			}
+			used += count[c] * j.gpus * x[c]
+		}
+		if used > n*(1+1e-12) {
+			t.Fatalf("trial %d: uses %g GPUs of %g", trial, used, n)
+		}
+		if opt < bound*(1-1e-9) {
+			for c := range nc {
+				if !near(x[c], xs[c], 1e-9) {
+					t.Fatalf("trial %d: capacity binds, X = %v, simplex %v", trial, x, xs)
+				}
+			}
+		}
+	}
+	// A class of no GPUs makes t* = 0: left to the simplex.
+	if _, _, ok := maxMinOneType([]gavelJob{{gpus: 0, thr: []float64{1}}}, []int{0}, []float64{1}, 1, 4); ok {
+		t.Error("a class of no GPUs was not left to the simplex")
 	}
 }

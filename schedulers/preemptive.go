@@ -50,6 +50,7 @@ type rjob struct {
 	chosen      bool    // walk's first pass chose it
 	key         float64 // a sorted policy's key at this decision
 	shape       int32   // runnable.shapeOf
+	uniform     bool    // every instance asks the same (runnable.short)
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -58,6 +59,8 @@ type runnable struct {
 	list    []*rjob
 	free    []sim.Resources // the walk's ledger
 	total   sim.Resources   // the cluster's capacity
+	caps    []sim.Resources // per server, its capacity
+	capOf   *sim.Cluster    // the cluster caps and total are of
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
 	slotBuf []sim.Slot      // scratch of firstFit
@@ -79,6 +82,19 @@ type runnable struct {
 	// shrunk since.
 	from   []int32
 	fromAt []uint32
+	// short holds, for the pass shortAt, the jobs of identical instances
+	// that did not fit: n instances of d. First fit places identical
+	// instances as well as any placement can (each server takes as many
+	// as fit it), so no n' ≥ n instances of a d' ≥ d fit either while
+	// the ledger only shrinks. Kept minimal: no entry covers another.
+	short   []shortfall
+	shortAt uint32
+}
+
+// shortfall is n instances of d that found no room (runnable.short).
+type shortfall struct {
+	d sim.Resources
+	n int
 }
 
 // sync brings the list to st: jobs finished since the last decision are
@@ -105,7 +121,10 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for len(r.byIndex) <= js.Index {
 			r.byIndex = append(r.byIndex, nil)
 		}
-		j := &rjob{js: js, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js)}
+		j := &rjob{js: js, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true}
+		for _, in := range js.Instances[1:] {
+			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
+		}
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
 		if add != nil {
@@ -263,21 +282,62 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	return d
 }
 
-// failedShape reports whether a job of js's shape failed to fit earlier
-// in this pass.
-func (r *runnable) failedShape(j *rjob) bool { return r.failed[j.shape] == r.pass }
-
-func (r *runnable) fail(j *rjob) { r.failed[j.shape] = r.pass }
-
-// reset sets the ledger to the empty cluster.
-func (r *runnable) reset(st *sim.State) {
-	r.free = r.free[:0]
-	r.total = sim.Resources{}
-	for i := range st.Free {
-		c := st.Cluster.Capacity(i)
-		r.free = append(r.free, c)
-		r.total = r.total.Add(c)
+// failedShape reports whether j cannot fit for what failed earlier in
+// this pass: a job of its shape, or one of identical instances that j's
+// cover (runnable.short).
+func (r *runnable) failedShape(j *rjob) bool {
+	if r.failed[j.shape] == r.pass {
+		return true
 	}
+	if !j.uniform || r.shortAt != r.pass {
+		return false
+	}
+	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	for _, f := range r.short {
+		if n >= f.n && covers(d, f.d) {
+			return true
+		}
+	}
+	return false
+}
+
+// fail records that j did not fit in this pass.
+func (r *runnable) fail(j *rjob) {
+	r.failed[j.shape] = r.pass
+	if !j.uniform {
+		return
+	}
+	if r.shortAt != r.pass {
+		r.short, r.shortAt = r.short[:0], r.pass
+	}
+	f := shortfall{d: j.js.Instances[0].Demand, n: len(j.js.Instances)}
+	k := 0
+	for _, g := range r.short {
+		if !(g.n >= f.n && covers(g.d, f.d)) { // the new entry covers g: g goes
+			r.short[k] = g
+			k++
+		}
+	}
+	r.short = append(r.short[:k], f)
+}
+
+// covers reports whether a ≥ b in every resource.
+func covers(a, b sim.Resources) bool {
+	return a.GPU >= b.GPU && a.CPU >= b.CPU && a.MemGiB >= b.MemGiB
+}
+
+// reset sets the ledger to the empty cluster: its capacities, summed
+// once per cluster.
+func (r *runnable) reset(st *sim.State) {
+	if r.capOf != st.Cluster {
+		r.capOf, r.caps, r.total = st.Cluster, r.caps[:0], sim.Resources{}
+		for i := range st.Free {
+			c := st.Cluster.Capacity(i)
+			r.caps = append(r.caps, c)
+			r.total = r.total.Add(c)
+		}
+	}
+	r.free = append(r.free[:0], r.caps...)
 }
 
 // book books each instance of j on the lowest-index server it fits, or
