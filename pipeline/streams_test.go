@@ -18,6 +18,9 @@ import (
 // typo. It also counts the call sites whose keys hold a literal, which
 // the log reports.
 func TestNoLiteralStreams(t *testing.T) {
+	if raceEnabled {
+		t.Skip("static: one goroutine, nothing for the race detector (make test-norace runs it)")
+	}
 	root := ".."
 	fset := token.NewFileSet()
 	sites, keyed := 0, 0
