@@ -128,48 +128,70 @@ func (c *Config) SetSectionValue(key string, p any) {
 // hashOrder is the order of Config's keys in its JSON and YAML, as they
 // were when every section was a field of Config. It is frozen so that
 // configuration hashes (JSON) and `schedlab config show` stay what they
-// were; a key not in it (a section added since) follows it, in
-// registration order.
+// were: a registered section it names goes where its field was (after
+// the key before it here); one it does not name (a section added since)
+// goes last, in registration order.
 var hashOrder = []string{"experiments", "seeds", "das_table1", "das_load", "das_tuning", "marl_arrivals",
 	"marl_servers", "marl_topologies", "marl_vs_single", "sensitivity", "calibration", "preemptive"}
 
 type keyValue struct {
 	key string
 	val any
+	// omitJSON and omitYAML: a field left out of that encoding (its tag
+	// says omitempty or omitzero, and it is zero).
+	omitJSON, omitYAML bool
 }
 
-// ordered is c's keys and values, in hashOrder: Config's fields by their
-// json tag, and every registered section (its zero value when unset).
+// ordered is c's keys and values: Config's fields in their order, by
+// their json tag (as encoding/json writes a struct), with every
+// registered section (its zero value when unset) after the key that
+// precedes it in hashOrder, and the sections hashOrder does not name
+// last, in registration order.
 func (c Config) ordered() []keyValue {
 	var out []keyValue
 	rv := reflect.ValueOf(c)
 	for i := range rv.NumField() {
 		f := rv.Type().Field(i)
-		if !f.IsExported() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		out = append(out, keyValue{name, rv.Field(i).Interface()})
+		if name == "" {
+			name = f.Name
+		}
+		omit := func(tag string) bool {
+			_, o, _ := strings.Cut(f.Tag.Get(tag), ",")
+			return (strings.Contains(o, "omitempty") || strings.Contains(o, "omitzero")) && rv.Field(i).IsZero()
+		}
+		out = append(out, keyValue{key: name, val: rv.Field(i).Interface(), omitJSON: omit("json"), omitYAML: omit("yaml")})
 	}
 	types, keys := registeredSections()
+	var rest []keyValue
 	for _, k := range keys {
 		v, ok := c.sections[k]
 		if !ok {
 			v = types[k].zero()
 		}
-		out = append(out, keyValue{k, v})
-	}
-	rank := func(k string) int {
-		if i := slices.Index(hashOrder, k); i >= 0 {
-			return i
+		kv := keyValue{key: k, val: v}
+		at := slices.Index(hashOrder, k)
+		if at < 0 {
+			rest = append(rest, kv)
+			continue
 		}
-		return len(hashOrder)
+		// After the nearest key before it in hashOrder that out holds.
+		pos := 0
+		for _, prev := range slices.Backward(hashOrder[:at]) {
+			if j := slices.IndexFunc(out, func(x keyValue) bool { return x.key == prev }); j >= 0 {
+				pos = j + 1
+				break
+			}
+		}
+		out = slices.Insert(out, pos, kv)
 	}
-	slices.SortStableFunc(out, func(a, b keyValue) int { return rank(a.key) - rank(b.key) })
-	return out
+	return append(out, rest...)
 }
 
-// Keys are c's keys in hashOrder, its fields' and its registered
+// Keys are c's keys in order (ordered), its fields' and its registered
 // sections'.
 func (c Config) Keys() []string {
 	var out []string
@@ -179,14 +201,20 @@ func (c Config) Keys() []string {
 	return out
 }
 
-// MarshalJSON writes c's keys in hashOrder.
+// MarshalJSON writes c's keys in order (ordered): the bytes of the
+// configuration hash.
 func (c Config) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, kv := range c.ordered() {
-		if i > 0 {
+	first := true
+	for _, kv := range c.ordered() {
+		if kv.omitJSON {
+			continue
+		}
+		if !first {
 			b.WriteByte(',')
 		}
+		first = false
 		k, err := json.Marshal(kv.key)
 		if err != nil {
 			return nil, err
@@ -232,10 +260,13 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalYAML writes c's keys in hashOrder (`schedlab config show`).
+// MarshalYAML writes c's keys in order (ordered): `schedlab config show`.
 func (c Config) MarshalYAML() (any, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	for _, kv := range c.ordered() {
+		if kv.omitYAML {
+			continue
+		}
 		var v yaml.Node
 		if err := v.Encode(kv.val); err != nil {
 			return nil, fmt.Errorf("eval.%s: %w", kv.key, err)
