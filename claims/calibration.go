@@ -53,7 +53,7 @@ func (c calibrationClaim) evaluate(in *Input) (Outcome, error) {
 		}
 	}
 	if len(rows) == 0 {
-		if c.environment == "das-paper" && !in.Config.Calibration.DAS {
+		if c.environment == "das-paper" && !evaluation.CalibrationSection.Get(in.Config).DAS {
 			out.Verdict, out.Note = NotRun, "das-paper is not fitted in this preset (eval.calibration.das: false)"
 			return out, nil
 		}

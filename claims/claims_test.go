@@ -155,7 +155,7 @@ func TestCalibrationClaims(t *testing.T) {
 	if r := rows["cal-marl-fig3a"]; r.PaperFigure() != "37.0 %" || r.Ours != "45.0 %" || r.CIText() != "—" {
 		t.Errorf("cal-marl-fig3a: paper %q ours %q CI %q", r.PaperFigure(), r.Ours, r.CIText())
 	}
-	in.Config.Calibration.DAS = true // fitted, yet no row: the table and the claims disagree
+	evaluation.CalibrationSection.Set(in.Config, evaluation.CalibrationConfig{DAS: true}) // fitted, yet no row: the table and the claims disagree
 	if _, err := Evaluate(in); err == nil || !strings.Contains(err.Error(), "das-paper") {
 		t.Errorf("das-paper fitted without rows: error %v, want one naming das-paper", err)
 	}

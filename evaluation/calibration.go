@@ -13,6 +13,9 @@ import (
 // staged experiment, written by the calibrate stage.
 const Calibration = "calibration"
 
+// CalibrationSection is eval.calibration.
+var CalibrationSection = NewSection[CalibrationConfig](Calibration)
+
 // Registered before the run experiments (this file sorts first), so that
 // it lists first: the report shows it before the tables that depend on the
 // environment.
@@ -36,7 +39,8 @@ spread per cluster within 4–22 %, fee within 6 %). Written by the
 calibrate stage.`,
 		Section: ReportSection{"The speed model against the papers' own measurements (calibration)",
 			"Each environment's free parameters (interference scale, communication scale, parameter-server share) fitted by least squares to its paper's measurements: marl-paper to the MARL paper's §II, das-paper to the spreads of DAS Table 1's heuristic rows; ours before and after calibration, with the paper's figures."},
-		Stage: "calibrate",
+		Stage:    "calibrate",
+		Settings: CalibrationSection,
 	})
 }
 

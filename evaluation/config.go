@@ -15,9 +15,11 @@ import (
 // Config is the eval section of a run's configuration (stages.Config.Eval):
 // which experiments run and each experiment's section of knobs that make a
 // preset quick or faithful. The sections' keys are a contract (presets,
-// `schedlab config show`, the config hash): a new experiment adds its
-// section here, named by its id (Experiment.ConfigKey), and reads it in
-// its Configure.
+// `schedlab config show`, the config hash): a new experiment declares its
+// section with its registration (Experiment.Settings, a Section handle),
+// named by its id (Experiment.ConfigKey), and reads it in its Configure
+// through the handle. The fields below are the sections not yet declared
+// that way.
 type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
@@ -30,20 +32,24 @@ type Config struct {
 	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
 	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
 	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
-	Sensitivity    SensitivityConfig  `mapstructure:"sensitivity" yaml:"sensitivity" json:"sensitivity"`
-	Calibration    CalibrationConfig  `mapstructure:"calibration" yaml:"calibration" json:"calibration"`
 	Preemptive     PreemptiveConfig   `mapstructure:"preemptive" yaml:"preemptive" json:"preemptive"`
+
+	// sections are the sections that experiments declare with their
+	// registration (Experiment.Settings), by key; read and written
+	// through their Section handles.
+	sections map[string]any
 }
 
 // ConfigKey is the experiment's section of the run configuration:
-// eval.<its id, dashes as underscores> (eval.das_table1), the field of
-// Config that its Configure and CheckConfig read; "" when the experiment
-// has none (derived experiments are configured by their parent's).
+// eval.<its id, dashes as underscores> (eval.das_table1), the section
+// (Settings, or a field of Config) that its Configure and CheckConfig
+// read; "" when the experiment has none (derived experiments are
+// configured by their parent's).
 // TestEverySectionIsAnExperiments holds Config's fields and the registry
 // to this one-to-one naming.
 func (e Experiment) ConfigKey() string {
-	name := strings.ReplaceAll(e.ID, "-", "_")
-	if _, ok := sectionFields()[name]; !ok {
+	name := sectionKey(e.ID)
+	if _, ok := sectionFields()[name]; !ok && e.Settings == nil {
 		return ""
 	}
 	return "eval." + name
@@ -56,7 +62,7 @@ var sectionFields = sync.OnceValue(func() map[string]bool {
 	t := reflect.TypeFor[Config]()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "experiments" && name != "seeds" {
+		if t.Field(i).IsExported() && name != "experiments" && name != "seeds" {
 			out[name] = true
 		}
 	}

@@ -15,12 +15,7 @@ import (
 // the defaults pass CheckConfig, cmd/schedlab's tests check on the
 // assembled page.)
 func TestEveryExperimentDeclaresItsSection(t *testing.T) {
-	fields := map[string]reflect.Type{}
-	ct := reflect.TypeFor[Config]()
-	for i := range ct.NumField() {
-		name, _, _ := strings.Cut(ct.Field(i).Tag.Get("json"), ",")
-		fields[name] = ct.Field(i).Type
-	}
+	fields := sectionTypes()
 	n := 0
 	for _, e := range Experiments() {
 		key := e.ConfigKey()
@@ -50,7 +45,26 @@ func TestEveryExperimentDeclaresItsSection(t *testing.T) {
 			}
 		}
 	}
-	if n != len(fields)-2 { // every field but experiments and seeds
-		t.Errorf("%d experiments declare a section; Config has %d sections", n, len(fields)-2)
+	if n != len(fields) {
+		t.Errorf("%d experiments declare a section; Config has %d sections", n, len(fields))
 	}
+}
+
+// sectionTypes are the types of Config's sections by key: its exported
+// fields but experiments and seeds, and the registered sections.
+func sectionTypes() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	ct := reflect.TypeFor[Config]()
+	for i := range ct.NumField() {
+		name, _, _ := strings.Cut(ct.Field(i).Tag.Get("json"), ",")
+		if ct.Field(i).IsExported() && name != "experiments" && name != "seeds" {
+			out[name] = ct.Field(i).Type
+		}
+	}
+	var c Config
+	for _, k := range c.SectionKeys() {
+		p, _ := c.SectionValue(k)
+		out[k] = reflect.TypeOf(p).Elem()
+	}
+	return out
 }

@@ -39,7 +39,10 @@
 //     go beside ours, Plot when its figure is not the grouped bars. A
 //     derived experiment sets Derive; a staged one (its own stage writes
 //     it) sets Stage.
-//  2. Its section's type is a field of Config (eval.<section>).
+//  2. Settings declares its section's type (eval.<section>): a Section
+//     handle, NewSection[T](id), through which Configure and CheckConfig
+//     read it. Config gets no field: the configuration's decoder, its
+//     hash and `config show` find the section through the registry.
 //  3. List it in a preset's eval.experiments: its stage, tables, plots,
 //     report section and derived stages follow from the registration.
 package evaluation

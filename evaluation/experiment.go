@@ -70,6 +70,10 @@ type Experiment struct {
 	// defaults` prints it there. Required exactly when the experiment has a
 	// section; the keys are those of its field of Config.
 	Defaults string
+	// Settings is the handle of the experiment's section (NewSection),
+	// which declares its type; nil when it has none or its section is
+	// still a field of Config.
+	Settings SectionType
 	// CheckConfig validates the experiment's section of the run
 	// configuration; listed says whether eval.experiments names it (some
 	// keys matter only then). Errors name the key in full.
@@ -203,6 +207,10 @@ func Register(e Experiment) {
 		panic("evaluation: Register: run experiment " + e.ID + " has no Configure")
 	case (e.ConfigKey() != "") != (e.Defaults != ""):
 		panic("evaluation: Register: experiment " + e.ID + " declares Defaults exactly when it has a section of Config (" + e.ConfigKey() + ")")
+	case e.Settings != nil && e.Settings.ID() != e.ID:
+		panic("evaluation: Register: experiment " + e.ID + " declares the section of " + e.Settings.ID())
+	case e.Settings != nil && sectionFields()[sectionKey(e.ID)]:
+		panic("evaluation: Register: experiment " + e.ID + "'s section is declared twice: in Settings and as a field of Config")
 	case e.Derive != nil && e.Derive.Table == nil:
 		panic("evaluation: Register: derived experiment " + e.ID + " has no Table")
 	}

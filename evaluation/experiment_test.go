@@ -77,13 +77,14 @@ func TestRegisterRejects(t *testing.T) {
 	n := len(Experiments())
 	table := func(DerivedData) (*Table, error) { return &Table{}, nil }
 	for name, e := range map[string]Experiment{
-		"duplicate":      {ID: DASTable1, Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
-		"empty id":       {Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
-		"neither":        {ID: "x-neither"},
-		"both":           {ID: "x-both", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Derive: &Derivation{From: DASTable1, Table: table}},
-		"orphan":         {ID: "x-orphan", Derive: &Derivation{From: "nope", Table: table}},
-		"run and staged": {ID: "x-staged", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Stage: "calibrate"},
-		"of derived":     {ID: "x-grandchild", Derive: &Derivation{From: DASWilcoxon, Table: table}},
+		"duplicate":         {ID: DASTable1, Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
+		"empty id":          {Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }},
+		"neither":           {ID: "x-neither"},
+		"both":              {ID: "x-both", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Derive: &Derivation{From: DASTable1, Table: table}},
+		"orphan":            {ID: "x-orphan", Derive: &Derivation{From: "nope", Table: table}},
+		"run and staged":    {ID: "x-staged", Spec: func() Spec { return Spec{} }, Configure: func(*Config, *Spec) bool { return false }, Stage: "calibrate"},
+		"of derived":        {ID: "x-grandchild", Derive: &Derivation{From: DASWilcoxon, Table: table}},
+		"another's section": {ID: "x-section", Stage: "x", Defaults: "parts: []\n", Settings: SensitivitySection},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -380,12 +381,7 @@ func TestEverySectionIsAnExperiments(t *testing.T) {
 			owned[key] = e.ID
 		}
 	}
-	typ := reflect.TypeFor[Config]()
-	for i := range typ.NumField() {
-		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if name == "experiments" || name == "seeds" {
-			continue
-		}
+	for name := range sectionTypes() {
 		if owned["eval."+name] == "" {
 			t.Errorf("eval.%s is no registered experiment's section (an experiment's section is named by its id)", name)
 		}

@@ -474,15 +474,19 @@ trace). Written by the sensitivity stage.`,
 		Section: ReportSection{"Where learned placement pays: its margin as communication and interference grow (sensitivity)",
 			"The learned scheduler's mean-JCT margin over the best heuristic as the calibrated environment's communication and interference scales are multiplied, at each operating point (load, socket rule) configured; each grid point trains its own model. Positive: learned placement pays; zero or negative: the named heuristic (packing, first-fit) is already as good. Beside each margin map, the headroom of the best heuristic over the floor (where any scheduler could gain) and the share of it the learned scheduler captured."},
 		Stage:       Sensitivity,
+		Settings:    SensitivitySection,
 		CheckConfig: checkSensitivity,
 	})
 }
+
+// SensitivitySection is eval.sensitivity.
+var SensitivitySection = NewSection[SensitivityConfig](Sensitivity)
 
 // checkSensitivity validates eval.sensitivity; the grid and the listed
 // parts' sections matter only when the experiment is listed.
 func checkSensitivity(c *Config, listed bool) []error {
 	const key = "eval.sensitivity"
-	s := c.Sensitivity
+	s := SensitivitySection.Get(c)
 	var errs []error
 	seen := map[string]bool{}
 	for i, p := range s.Parts {

@@ -438,7 +438,7 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 	if cfg.Socket == sim.SocketRandom {
 		// The column's stream: every scheduler of a (cluster, workload,
 		// seed) draws from the same one.
-		cfg.SocketSeed, _ = pipeline.Seed(seed, "eval", c.Experiment, c.Cluster, c.Workload, strconv.Itoa(c.Seed), "socket")
+		cfg.SocketSeed, _ = pipeline.Seed(seed, StreamEval, c.Experiment, c.Cluster, c.Workload, strconv.Itoa(c.Seed), "socket")
 	}
 	res, err := sim.Run(ctx, cluster, jobs, sched, cfg, model)
 	// A scheduler that holds a process (an external policy) ends it.

@@ -110,8 +110,8 @@ func memoryNeeds(c *Config) []memoryNeed {
 				need.clusterKey, need.jobsKey = sizeKeys(e.ConfigKey())
 				out = append(out, need)
 			}
-		case e.ID == Sensitivity && slices.Contains(c.Sensitivity.Parts, SensitivityMARLDevice):
-			m := c.Sensitivity.MARLDevice
+		case e.ID == Sensitivity && slices.Contains(SensitivitySection.Get(c).Parts, SensitivityMARLDevice):
+			m := SensitivitySection.Get(c).MARLDevice
 			s := Spec{
 				Clusters:   []Cluster{{Name: fmt.Sprintf("fattree-k%d", m.K), Spec: sim.ClusterSpec{Topology: "fattree", K: m.K, Servers: "power8"}}},
 				Workloads:  []Workload{{Kind: KindUniform, Intervals: max(m.Intervals, m.TrainIntervals)}},

@@ -22,6 +22,13 @@ func documentedConfig(t *testing.T) Config {
 		if key == "" {
 			continue
 		}
+		if p, ok := c.SectionValue(key); ok {
+			if err := yaml.Unmarshal([]byte(e.Defaults), p); err != nil {
+				t.Fatalf("%s: %v", e.ID, err)
+			}
+			c.SetSectionValue(key, p)
+			continue
+		}
 		for i := range v.NumField() {
 			if name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); name == key {
 				if err := yaml.Unmarshal([]byte(e.Defaults), v.Field(i).Addr().Interface()); err != nil {
@@ -66,9 +73,11 @@ func TestSizeKeysAtTheirMaximum(t *testing.T) {
 		{"eval.marl_topologies.clusters bcube", MARLTopologies, func(c *Config) { c.MARLTopologies.Clusters = []Cluster{{Name: "big", Spec: maxBCube}} }, true},
 		{"eval.marl_vs_single.clusters", MARLVsSingle, func(c *Config) { c.MARLVsSingle.Clusters = []Cluster{{Name: "big", Spec: maxFatTree}} }, true},
 		{"eval.marl_vs_single.intervals", MARLVsSingle, func(c *Config) { c.MARLVsSingle.Intervals = MaxIntervals }, false},
-		{"eval.sensitivity.marl_device.k", Sensitivity, func(c *Config) { c.Sensitivity.MARLDevice.K = 160 }, true},
+		{"eval.sensitivity.marl_device.k", Sensitivity, func(c *Config) { SensitivitySection.Edit(c, func(s *SensitivityConfig) { s.MARLDevice.K = 160 }) }, true},
 		{"eval.sensitivity.marl_device.intervals", Sensitivity, func(c *Config) {
-			c.Sensitivity.MARLDevice.Intervals, c.Sensitivity.MARLDevice.TrainIntervals = MaxIntervals, MaxIntervals
+			SensitivitySection.Edit(c, func(s *SensitivityConfig) {
+				s.MARLDevice.Intervals, s.MARLDevice.TrainIntervals = MaxIntervals, MaxIntervals
+			})
 		}, false},
 	} {
 		t.Run(tc.key, func(t *testing.T) {

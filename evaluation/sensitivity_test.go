@@ -7,10 +7,11 @@ import (
 
 // validSensitivity is a listed sensitivity section that validates.
 func validSensitivity() Config {
-	return Config{Experiments: []string{Sensitivity}, Seeds: 1, DASTable1: DASTable1Config{MaxJobs: 1, TestFraction: 0.5}, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1},
-		Sensitivity: SensitivityConfig{Parts: []string{SensitivityMARLDevice, SensitivityDAS}, CommScales: []float64{0.5, 2}, InterferenceScales: []float64{1},
-			MARLDevice: SensitivityMARLConfig{Heuristics: MARLHeuristics, K: 4, Intervals: 1, TrainIntervals: 1},
-			DAS:        SensitivityDASConfig{Heuristics: []string{"fifo-firstfit"}, Cluster: "small", Episodes: 1}}}
+	c := Config{Experiments: []string{Sensitivity}, Seeds: 1, DASTable1: DASTable1Config{MaxJobs: 1, TestFraction: 0.5}, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
+	SensitivitySection.Set(&c, SensitivityConfig{Parts: []string{SensitivityMARLDevice, SensitivityDAS}, CommScales: []float64{0.5, 2}, InterferenceScales: []float64{1},
+		MARLDevice: SensitivityMARLConfig{Heuristics: MARLHeuristics, K: 4, Intervals: 1, TrainIntervals: 1},
+		DAS:        SensitivityDASConfig{Heuristics: []string{"fifo-firstfit"}, Cluster: "small", Episodes: 1}})
+	return c
 }
 
 // TestSensitivityConfig: each bad key of eval.sensitivity is rejected by
@@ -39,7 +40,7 @@ func TestSensitivityConfig(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Fatalf("base config: %v", err)
 		}
-		tc.edit(&c.Sensitivity)
+		SensitivitySection.Edit(&c, tc.edit)
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
@@ -47,11 +48,11 @@ func TestSensitivityConfig(t *testing.T) {
 	// Not listed: only the parts' names are checked.
 	c := validSensitivity()
 	c.Experiments = nil
-	c.Sensitivity.CommScales, c.Sensitivity.DAS.Cluster = nil, ""
+	SensitivitySection.Edit(&c, func(s *SensitivityConfig) { s.CommScales, s.DAS.Cluster = nil, "" })
 	if err := c.Validate(); err != nil {
 		t.Errorf("unlisted: %v", err)
 	}
-	c.Sensitivity.Parts = []string{"x"}
+	SensitivitySection.Edit(&c, func(s *SensitivityConfig) { s.Parts = []string{"x"} })
 	if err := c.Validate(); err == nil {
 		t.Error("unlisted: unknown part accepted")
 	}

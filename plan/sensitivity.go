@@ -52,7 +52,7 @@ func (c Config) PaperEnvironment(paper string) string {
 // SensitivityParts plans the configured parts, in
 // evaluation.SensitivityParts' order.
 func (c Config) SensitivityParts() ([]SensitivityPart, error) {
-	s := c.Eval.Sensitivity
+	s := evaluation.SensitivitySection.Get(&c.Eval)
 	// Short trainings: the part's episodes, on the evaluated cluster.
 	tc := c
 	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals

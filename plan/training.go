@@ -265,8 +265,8 @@ func (m *Training) Replica(r int) *Training {
 // each other.
 func ReplicaSeeds(seed uint64, base string, r int) (workload *rand.Rand, model uint64) {
 	rs := strconv.Itoa(r)
-	model, _ = pipeline.Seed(seed, pipeline.StageStream(base), "model", "replicate", rs)
-	return pipeline.Rand(seed, pipeline.StageStream(base), "workload", "replicate", rs), model
+	model, _ = pipeline.Seed(seed, pipeline.StageStream(base), modelKey, replicateKey, rs)
+	return pipeline.Rand(seed, pipeline.StageStream(base), workloadKey, replicateKey, rs), model
 }
 
 // Base is replicate 0's stage name for a replicate r ≥ 1 (it names the
@@ -444,6 +444,15 @@ func (m *Training) InputsUnder(seed uint64, stage string) TrainInputs {
 // stage, part and point).
 func TrainStreams(seed uint64, stage string, names ...string) (*rand.Rand, uint64) {
 	s := pipeline.StageStream(stage)
-	model, _ := pipeline.Seed(seed, s, append(slices.Clone(names), "model")...)
-	return pipeline.Rand(seed, s, append(slices.Clone(names), "workload")...), model
+	model, _ := pipeline.Seed(seed, s, append(slices.Clone(names), modelKey)...)
+	return pipeline.Rand(seed, s, append(slices.Clone(names), workloadKey)...), model
 }
+
+// The keys of a training's streams under its stage (TrainStreams) and
+// of a replicate's (ReplicaSeeds), which must name them alike: its
+// synthetic workload and its model's seed.
+const (
+	workloadKey  = "workload"
+	modelKey     = "model"
+	replicateKey = "replicate"
+)

@@ -70,6 +70,13 @@ func (n Name) Heuristic() bool {
 // randomised scheduler draws from (Options.Seed, Stream, its name).
 const Stream pipeline.Stream = "schedulers"
 
+// The keys of MALO's and MOSA's streams under Stream, shared by each fair
+// row and its oracle, which must draw alike.
+const (
+	maloKey = "malo"
+	mosaKey = "mosa"
+)
+
 // Options configure one scheduler value. The zero value is valid for a
 // heuristic: seed 0 and the simulator's default GPU price.
 type Options struct {
@@ -333,11 +340,11 @@ func init() {
 			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
 		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, "malo"))
+				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, maloKey))
 			}},
 		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, "mosa"))
+				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
 			}},
 		// The Tiresias simulator's policies, under the names its
 		// --schedule flag takes as aliases.
@@ -391,11 +398,11 @@ func init() {
 		// only in what it knows of durations.
 		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewOracleMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "malo"))
+				return NewOracleMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, maloKey))
 			}},
 		{Info{Name: "mosa-oracle", Display: "MOSA (oracle)", Oracle: true, Doc: "MOSA reading true durations and remaining times: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, "schedulers", "mosa"))
+				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
 			}},
 		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery,
 			Doc: "gavel-ftf reading true durations, as Gavel's simulator does: an upper bound, not a baseline"},

@@ -32,7 +32,7 @@ import (
 // two there); make test-norace runs it with one too.
 func TestCalibrateStage(t *testing.T) {
 	cfg := quickConfig()
-	cfg.Eval.Calibration.DAS = true
+	evaluation.CalibrationSection.Set(&cfg.Eval, evaluation.CalibrationConfig{DAS: true})
 	// The DAS fit simulates das-table1's evaluated jobs in each of its
 	// evaluations: 30 of them, not the 60 of quickConfig's 300, make each
 	// run of the stage here 4 s of CPU under the race detector, not 7.

@@ -54,7 +54,7 @@ func (c *Config) calibrates(name string) bool {
 	case calibration.MARLPaper:
 		return true
 	case calibration.DASPaper:
-		return c.Eval.Calibration.DAS
+		return evaluation.CalibrationSection.Get(&c.Eval).DAS
 	}
 	return false
 }

@@ -29,7 +29,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := c.Eval.Sensitivity
+	s := evaluation.SensitivitySection.Get(&c.Eval)
 	grid := sensitivity.Grid{Comm: s.CommScales, Interference: s.InterferenceScales}
 	e := evaluation.MustLookup(evaluation.Sensitivity)
 	tables, plots := e.TableFiles(), e.PlotFiles()

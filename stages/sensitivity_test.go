@@ -28,12 +28,12 @@ import (
 func sensitivityConfig() *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.Sensitivity}
-	cfg.Eval.Sensitivity = evaluation.SensitivityConfig{
+	evaluation.SensitivitySection.Set(&cfg.Eval, evaluation.SensitivityConfig{
 		Parts:      []string{evaluation.SensitivityMARLDevice},
 		CommScales: []float64{0.5, 2}, InterferenceScales: []float64{0.5, 2},
 		MARLDevice: evaluation.SensitivityMARLConfig{Heuristics: []string{"tetris-pack", "load-balancing"}, K: 4, Intervals: 2, Episodes: 1, TrainIntervals: 2},
 		DAS:        evaluation.SensitivityDASConfig{Heuristics: []string{"fifo-firstfit", "tetris"}, Cluster: "small", Episodes: 1},
-	}
+	})
 	return cfg
 }
 
@@ -103,7 +103,7 @@ func TestSensitivityConformance(t *testing.T) {
 // (spreading pays). No training: the evaluation path only.
 func TestSensitivityMarginSign(t *testing.T) {
 	cfg := sensitivityConfig()
-	cfg.Eval.Sensitivity.MARLDevice.Intervals = 4
+	evaluation.SensitivitySection.Edit(&cfg.Eval, func(s *evaluation.SensitivityConfig) { s.MARLDevice.Intervals = 4 })
 	plans, err := cfg.Plan().SensitivityParts()
 	if err != nil {
 		t.Fatal(err)
@@ -142,11 +142,12 @@ func TestSensitivityDAS(t *testing.T) {
 		t.Skip("two DAS trainings")
 	}
 	cfg := sensitivityConfig()
-	s := &cfg.Eval.Sensitivity
-	s.Parts, s.CommScales, s.InterferenceScales = []string{evaluation.SensitivityDAS}, []float64{1}, []float64{0.5, 2}
-	if raceEnabled {
-		s.InterferenceScales = s.InterferenceScales[1:]
-	}
+	evaluation.SensitivitySection.Edit(&cfg.Eval, func(s *evaluation.SensitivityConfig) {
+		s.Parts, s.CommScales, s.InterferenceScales = []string{evaluation.SensitivityDAS}, []float64{1}, []float64{0.5, 2}
+		if raceEnabled {
+			s.InterferenceScales = s.InterferenceScales[1:]
+		}
+	})
 	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 20, 10
 	md := string(runSensitivity(t, cfg)["tables/sensitivity.md"])
 	want := []string{"| das | 1 | 2 |", "on small;"}
@@ -185,7 +186,7 @@ func TestSensitivityInDAG(t *testing.T) {
 		t.Errorf("inputs %v: want the marl-paper environment and the fitted model", in)
 	}
 	bad := sensitivityConfig()
-	bad.Eval.Sensitivity.MARLDevice.K = 3
+	evaluation.SensitivitySection.Edit(&bad.Eval, func(s *evaluation.SensitivityConfig) { s.MARLDevice.K = 3 })
 	if _, err := Build(bad); err == nil || !strings.Contains(err.Error(), "eval.sensitivity.marl_device.k") {
 		t.Errorf("bad k: %v", err)
 	}
@@ -199,7 +200,7 @@ func TestSensitivityInDAG(t *testing.T) {
 // (issue 30: `run --preset quick` failed at 6 of 12 seeds on this).
 func TestSensitivityNothingToTrain(t *testing.T) {
 	cfg := sensitivityConfig()
-	cfg.Eval.Sensitivity.MARLDevice.TrainIntervals = 1
+	evaluation.SensitivitySection.Edit(&cfg.Eval, func(s *evaluation.SensitivityConfig) { s.MARLDevice.TrainIntervals = 1 })
 	md := string(runSensitivity(t, cfg)["tables/sensitivity.md"])
 	if n := strings.Count(md, "| — | — |"); n != 4 {
 		t.Errorf("%d of 4 points without a learned result, want all:\n%s", n, md)
@@ -217,8 +218,9 @@ func TestSensitivityNothingToTrain(t *testing.T) {
 // floor, headroom and share, read back with Arrow's reader.
 func TestSensitivityOperatingPoints(t *testing.T) {
 	cfg := sensitivityConfig()
-	m := &cfg.Eval.Sensitivity.MARLDevice
-	m.Loads, m.Sockets = []float64{1, 3}, []string{sim.SocketFirstFit, sim.SocketRandom}
+	evaluation.SensitivitySection.Edit(&cfg.Eval, func(s *evaluation.SensitivityConfig) {
+		s.MARLDevice.Loads, s.MARLDevice.Sockets = []float64{1, 3}, []string{sim.SocketFirstFit, sim.SocketRandom}
+	})
 	parts, err := cfg.Plan().SensitivityParts()
 	if err != nil {
 		t.Fatal(err)
@@ -243,8 +245,10 @@ func TestSensitivityOperatingPoints(t *testing.T) {
 			t.Errorf("part %d: %s (%s), socket %q, %v jobs per pod evaluated, %v trained; want %s, %q, %v", i, p.Name, p.Learned, p.Spec.Sim.Socket, jpp, p.Training.Data.JobsPerPod, w.name, w.socket, w.load*paper)
 		}
 	}
-	cfg.Eval.Sensitivity.CommScales, cfg.Eval.Sensitivity.InterferenceScales = []float64{1}, []float64{1}
-	m.Loads, m.Sockets = []float64{1, 3}, nil
+	evaluation.SensitivitySection.Edit(&cfg.Eval, func(s *evaluation.SensitivityConfig) {
+		s.CommScales, s.InterferenceScales = []float64{1}, []float64{1}
+		s.MARLDevice.Loads, s.MARLDevice.Sockets = []float64{1, 3}, nil
+	})
 	out := runSensitivity(t, cfg)
 	f := filepath.Join(t.TempDir(), "cells.parquet")
 	if err := os.WriteFile(f, out[filepath.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile)], 0o644); err != nil {

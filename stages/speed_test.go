@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -53,7 +54,7 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 	for _, setting := range []string{plan.PaperEnvironments, "marl-paper", "das-paper"} {
 		cfg := quickConfig()
 		cfg.Sim.Environment = setting
-		cfg.Eval.Calibration.DAS = true
+		evaluation.CalibrationSection.Set(&cfg.Eval, evaluation.CalibrationConfig{DAS: true})
 		cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
 		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
 		if err := cfg.Validate(); err != nil {

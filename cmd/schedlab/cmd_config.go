@@ -107,8 +107,15 @@ func showOrigins(w io.Writer, r *resolved) error {
 // value.
 func leafValues(rv reflect.Value, prefix string) map[string]reflect.Value {
 	out := map[string]reflect.Value{}
-	for _, f := range structFields(rv.Type()) {
-		fv := rv.Field(f.index)
+	sec, _ := asSectioned(rv)
+	for _, f := range configKeys(rv.Type()) {
+		var fv reflect.Value
+		if f.index < 0 { // a registered section
+			p, _ := sec.SectionValue(f.name)
+			fv = reflect.ValueOf(p).Elem()
+		} else {
+			fv = rv.Field(f.index)
+		}
 		if f.typ.Kind() == reflect.Struct {
 			for k, v := range leafValues(fv, prefix+f.name+".") {
 				out[k] = v

@@ -12,6 +12,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// policyEnvStream is the stream of policy-env's synthetic workload.
+const policyEnvStream pipeline.Stream = "policy-env"
+
 func init() { register(newPolicyEnvCmd) }
 
 // newPolicyEnvCmd serves one simulated episode to the process that
@@ -56,7 +59,7 @@ jobs table (--trace) or PAI-like jobs drawn from --seed (--synthetic N).`,
 				if err := cfg.Validate(); err != nil {
 					return usageErrorf("--synthetic: %v", err)
 				}
-				if jobs, err = datasets.GeneratePAILikeJobs(ctx, cfg, pipeline.Rand(seed, "policy-env", "workload")); err != nil {
+				if jobs, err = datasets.GeneratePAILikeJobs(ctx, cfg, pipeline.Rand(seed, policyEnvStream, "workload")); err != nil {
 					return err
 				}
 			default:

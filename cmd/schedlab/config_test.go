@@ -153,7 +153,7 @@ func leafKinds(t *testing.T) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	var walk func(rt reflect.Type, prefix string)
 	walk = func(rt reflect.Type, prefix string) {
-		for _, f := range structFields(rt) {
+		for _, f := range configKeys(rt) {
 			if f.typ.Kind() == reflect.Struct {
 				walk(f.typ, prefix+f.name+".")
 			} else {

@@ -296,7 +296,7 @@ var leavesOnce = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
-		for _, f := range structFields(t) {
+		for _, f := range configKeys(t) {
 			key := prefix + f.name
 			if f.typ.Kind() == reflect.Struct {
 				walk(f.typ, key+".")
@@ -308,6 +308,43 @@ var leavesOnce = sync.OnceValue(func() map[string]bool {
 	walk(reflect.TypeFor[stages.Config](), "")
 	return out
 })
+
+// sectioned is a section of the configuration that holds, besides its
+// fields, sections that kinds declare with their registration
+// (evaluation.Config): its keys in order, and for each registered section
+// a pointer to a copy of its value to decode into, and the setter.
+type sectioned interface {
+	Keys() []string
+	SectionKeys() []string
+	SectionValue(key string) (any, bool)
+	SetSectionValue(key string, p any)
+}
+
+// asSectioned is rv (a struct) as a sectioned, false when it is not one.
+// An addressable rv is itself set by SetSectionValue; any other is a copy.
+func asSectioned(rv reflect.Value) (sectioned, bool) {
+	if rv.CanAddr() {
+		s, ok := rv.Addr().Interface().(sectioned)
+		return s, ok
+	}
+	p := reflect.New(rv.Type())
+	p.Elem().Set(rv)
+	s, ok := p.Interface().(sectioned)
+	return s, ok
+}
+
+// configKeys are the keys of the struct type t: its fields (structFields)
+// and, when it is sectioned, its registered sections (index −1).
+func configKeys(t reflect.Type) []fieldInfo {
+	out := structFields(t)
+	if s, ok := asSectioned(reflect.New(t).Elem()); ok {
+		for _, k := range s.SectionKeys() {
+			p, _ := s.SectionValue(k)
+			out = append(out, fieldInfo{k, -1, reflect.TypeOf(p).Elem()})
+		}
+	}
+	return out
+}
 
 type fieldInfo struct {
 	name  string
@@ -368,20 +405,28 @@ func (d *decoder) decode(v *cfgValue, rv reflect.Value, key string) {
 			d.fail(name, v, "must be a section (a mapping of keys)")
 			return
 		}
-		fields := structFields(rv.Type())
 		byName := map[string]fieldInfo{}
 		var names []string
-		for _, f := range fields {
+		for _, f := range configKeys(rv.Type()) {
 			byName[f.name] = f
 			names = append(names, f.name)
 		}
+		sec, isSectioned := asSectioned(rv)
+		if isSectioned {
+			names = sec.Keys()
+		}
 		for _, k := range v.order {
 			f, ok := byName[k]
-			if !ok {
+			switch {
+			case !ok:
 				d.errs = append(d.errs, fmt.Errorf("unknown key %s (%s)%s (keys here: %s)", join(key, k), v.fields[k].origin, didyoumean.Suggest(k, names), strings.Join(names, ", ")))
-				continue
+			case f.index < 0: // a registered section: decoded over a copy, then set
+				p, _ := sec.SectionValue(k)
+				d.decode(v.fields[k], reflect.ValueOf(p).Elem(), join(key, k))
+				sec.SetSectionValue(k, p)
+			default:
+				d.decode(v.fields[k], rv.Field(f.index), join(key, k))
 			}
-			d.decode(v.fields[k], rv.Field(f.index), join(key, k))
 		}
 		return
 	}

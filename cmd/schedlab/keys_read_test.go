@@ -59,7 +59,7 @@ func TestEveryKeyIsRead(t *testing.T) {
 			var tried []string
 			for _, alt := range alternatives(key, v) {
 				c := cloneConfig(t, base)
-				leafValue(t, c, key).Set(alt)
+				setLeaf(t, c, key, alt)
 				after, err := dagFingerprint(c)
 				if err != nil {
 					continue // not a valid value
@@ -114,8 +114,10 @@ func readAllBase(t *testing.T) *stages.Config {
 			e.Experiments = append(e.Experiments, x.ID)
 		}
 	}
-	e.Calibration.DAS = true
-	e.Sensitivity.Parts = []string{"marl-device", "das"}
+	evaluation.CalibrationSection.Set(e, evaluation.CalibrationConfig{DAS: true})
+	sens := evaluation.SensitivitySection.Get(e)
+	sens.Parts = []string{"marl-device", "das"}
+	evaluation.SensitivitySection.Set(e, sens)
 	cfg.Train.Seeds = 2
 	e.DASTable1.Schedulers = append(e.DASTable1.Schedulers, "das", "dl2", "rifling", "external:probe")
 	cfg.External = []external.Spec{{Name: "probe", Command: "python3 probe.py"}}
@@ -161,23 +163,48 @@ func cloneConfig(t *testing.T, cfg *stages.Config) *stages.Config {
 	return &c
 }
 
-// leafValue is the settable field of cfg that key names.
+// leafValue is the value of cfg that key names.
 func leafValue(t *testing.T, cfg *stages.Config, key string) reflect.Value {
 	t.Helper()
-	v := reflect.ValueOf(cfg).Elem()
-	for _, name := range strings.Split(key, ".") {
-		found := false
-		for _, f := range structFields(v.Type()) {
-			if f.name == name {
-				v, found = v.Field(f.index), true
-				break
+	return leafAt(t, reflect.ValueOf(cfg).Elem(), key, key, reflect.Value{})
+}
+
+// setLeaf sets the value of cfg that key names to x.
+func setLeaf(t *testing.T, cfg *stages.Config, key string, x reflect.Value) {
+	t.Helper()
+	leafAt(t, reflect.ValueOf(cfg).Elem(), key, key, x)
+}
+
+// leafAt is the value that rest (the part of key below v) names under
+// v, set to x first when x is valid. A registered section is reached
+// through a copy, stored back when set.
+func leafAt(t *testing.T, v reflect.Value, key, rest string, x reflect.Value) reflect.Value {
+	t.Helper()
+	name, rest, more := strings.Cut(rest, ".")
+	for _, f := range configKeys(v.Type()) {
+		if f.name != name {
+			continue
+		}
+		if f.index < 0 {
+			sec, _ := asSectioned(v)
+			p, _ := sec.SectionValue(name)
+			out := leafAt(t, reflect.ValueOf(p).Elem(), key, rest, x)
+			if x.IsValid() {
+				sec.SetSectionValue(name, p)
 			}
+			return out
 		}
-		if !found {
-			t.Fatalf("%s: no field %s", key, name)
+		fv := v.Field(f.index)
+		if more {
+			return leafAt(t, fv, key, rest, x)
 		}
+		if x.IsValid() {
+			fv.Set(x)
+		}
+		return fv
 	}
-	return v
+	t.Fatalf("%s: no field %s", key, name)
+	return reflect.Value{}
 }
 
 // alternatives are values other than v to try for key, in order; the
