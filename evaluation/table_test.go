@@ -92,8 +92,8 @@ func TestLinePlots(t *testing.T) {
 		return r
 	}
 	trace := Workload{Name: "pai", Kind: KindTrace}
-	load := fake(DASLoad, []string{"rifling", "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
-	tuning := fake(DASTuning, append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
+	load := fake(DASLoad, []string{DASRIFLING, "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
+	tuning := fake(DASTuning, append([]string{DASRIFLING, "rifling"}, das.TuningNames()...), []Workload{trace})
 	table1 := fake(DASTable1, []string{"fifo-firstfit", "tetris"}, []Workload{trace})
 	notTuning := fake(DASTable1, append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
 	for _, tc := range []struct {

@@ -181,10 +181,10 @@ func TestSummariseJobs(t *testing.T) {
 func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Out = t.TempDir()
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling"}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling-ppo"}
 	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "atte"}
 	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")
-	cfg.Eval.DASLoad.Schedulers = []string{"rifling", "das"}
+	cfg.Eval.DASLoad.Schedulers = []string{"rifling-ppo", "das"}
 	cfg.Eval.DASTuning.Schedulers = []string{"das-h2", "das-h4", "das-tau8"}
 	cfg.Eval.MARLServers.Schedulers = []string{"tetris", "marl-device"}
 	cfg.Eval.MARLVsSingle = evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
@@ -201,7 +201,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	// One stage per model: das-h4 and das-tau8 are das; marl-device is
 	// trained once per cluster (marl-servers' power8 is marl-arrivals'
 	// fat-tree, and so is marl-vs-single's).
-	for _, want := range []string{"train-das", "train-rifling", "train-das-h2", "train-marl-device-fattree-k4-power8", "train-marl-device-fattree-k4-dgx1",
+	for _, want := range []string{"train-das", "train-rifling-ppo-flat-n8-pai-v100", "train-rifling-ppo-flat-n32-pai-v100", "train-das-h2", "train-marl-device-fattree-k4-power8", "train-marl-device-fattree-k4-dgx1",
 		"train-marl-single-fattree-k4-power8", "train-atte-fattree-k4-power8",
 		"eval-das-wilcoxon", "eval-das-overhead", "eval-marl-vs-single-convergence", "eval-marl-arrivals-convergence"} {
 		if !slices.Contains(names, want) {
@@ -214,8 +214,8 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 			trains = append(trains, n)
 		}
 	}
-	if len(trains) != 7 {
-		t.Errorf("training stages %v, want 7", trains)
+	if len(trains) != 9 {
+		t.Errorf("training stages %v, want 9", trains)
 	}
 	run := cfg
 	if raceEnabled {
@@ -235,11 +235,11 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 		experiment, file string
 		rows             []string
 	}{
-		{"das-table1", "tables/das-table1.md", []string{"| DAS |", "| RIFLING |", "not comparable: trace synthetic-pai"}},
+		{"das-table1", "tables/das-table1.md", []string{"| DAS |", "| RIFLING (PPO) |", "not comparable: trace synthetic-pai"}},
 		{"marl-arrivals", "tables/marl-arrivals.md", []string{"| MARL (device-level) |", "| Atte |"}},
-		{"das-table1", "tables/das-wilcoxon.md", []string{"| DAS vs RIFLING |", "not comparable: trace synthetic-pai"}},
-		{"das-table1", "tables/das-overhead-timings.md", []string{"| DAS |", "| RIFLING |"}},
-		{"das-load", "tables/das-load.md", []string{"| RIFLING |", "| DAS |", "## Small", "x0.5 JCT (min)", "## Large", "x2 Fee ($)", "arriving at 2× the trace's rate"}},
+		{"das-table1", "tables/das-wilcoxon.md", []string{"| DAS vs RIFLING (PPO) |", "not comparable: trace synthetic-pai"}},
+		{"das-table1", "tables/das-overhead-timings.md", []string{"| DAS |", "| RIFLING (PPO) |"}},
+		{"das-load", "tables/das-load.md", []string{"| RIFLING (PPO) |", "| DAS |", "## Small", "x0.5 JCT (min)", "## Large", "x2 Fee ($)", "arriving at 2× the trace's rate"}},
 		{"das-tuning", "tables/das-tuning.md", []string{"| DAS (h=2, τ=8) |", "| DAS (h=4, τ=8) |"}},
 		{"marl-servers", "tables/marl-servers.md", []string{"| MARL (device-level) |", "Dgx1", "Mean-JCT margin"}},
 		{"marl-vs-single", "tables/marl-vs-single.md", []string{"| MARL (single-agent) |"}},
