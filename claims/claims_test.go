@@ -110,7 +110,7 @@ func TestMatchingSamples(t *testing.T) {
 	// das-load: RIFLING's fee 10, 11, 12 by replicate, DAS's 10 % below
 	// each; against RIFLING's mean the margins would spread (18 %, 10 %, 2 %).
 	for _, w := range []string{"x0.5", "x1", "x2"} {
-		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, "rifling", 1, 10, 11, 12)...)
+		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, evaluation.DASRIFLING, 1, 10, 11, 12)...)
 		cells = append(cells, cellsOf(evaluation.DASLoad, "small", w, "das", 1, 9, 9.9, 10.8)...)
 	}
 	rows := evaluate(t, &Input{Run: Run{Config: config(evaluation.MARLArrivals, evaluation.DASLoad), Seed: 1}, Cells: cells})
@@ -164,13 +164,13 @@ func TestCalibrationClaims(t *testing.T) {
 // wilcoxonInput is das-table1 on Small with DAS and RIFLING, whose
 // per-job JCT and fee differ by delta(i) for job i.
 func wilcoxonInput(t *testing.T, delta func(i int) float64) *Input {
-	cells := append(cellsOf(evaluation.DASTable1, "small", "pai", "rifling", 1, 100), cellsOf(evaluation.DASTable1, "small", "pai", "das", 1, 100)...)
+	cells := append(cellsOf(evaluation.DASTable1, "small", "pai", evaluation.DASRIFLING, 1, 100), cellsOf(evaluation.DASTable1, "small", "pai", "das", 1, 100)...)
 	var jobs []Job
 	for i := range 40 {
 		id := string(rune('a'+i%26)) + string(rune('a'+i/26))
 		base := 100 + float64(i)
 		jobs = append(jobs,
-			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: "rifling", Seed: 1, JobID: id, JCTS: base, FeeUSD: base},
+			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: evaluation.DASRIFLING, Seed: 1, JobID: id, JCTS: base, FeeUSD: base},
 			Job{Experiment: evaluation.DASTable1, Cluster: "small", Workload: "pai", Scheduler: "das", Seed: 1, JobID: id, JCTS: base + delta(i), FeeUSD: base + delta(i)})
 	}
 	return &Input{Run: Run{Config: config(evaluation.DASTable1), Seed: 1}, Cells: cells, Results: func() ([]Job, error) { return jobs, nil }}
@@ -184,7 +184,7 @@ func TestWilcoxonClaim(t *testing.T) {
 		ours  string
 	}{
 		{"DAS lower on every job", func(i int) float64 { return -1 - float64(i) }, Holds, "(DAS lower)"},
-		{"RIFLING lower, significantly", func(i int) float64 { return 1 + float64(i) }, DoesNotHold, "(RIFLING lower)"},
+		{"RIFLING lower, significantly", func(i int) float64 { return 1 + float64(i) }, DoesNotHold, "(RIFLING (PPO) lower)"},
 		{"no difference to speak of", func(i int) float64 { return float64(i%2*2-1) * float64(i) }, DoesNotHold, "JCT p = "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,6 +200,14 @@ func TestWilcoxonClaim(t *testing.T) {
 	in.Results = func() ([]Job, error) { t.Fatal("results read for a claim not run"); return nil, nil }
 	if r := evaluate(t, in)["das-wilcoxon-small"]; r.Verdict != NotRun {
 		t.Errorf("without DAS: %q, want not run", r.Verdict)
+	}
+	// DAS Table 3 is against RIFLING as the paper ran it (PPO): beside the
+	// tabular form alone it is not run.
+	in = wilcoxonInput(t, func(i int) float64 { return -1 - float64(i) })
+	in.Cells = append(cellsOf(evaluation.DASTable1, "small", "pai", "rifling", 1, 100), in.Cells[1:]...)
+	in.Results = func() ([]Job, error) { t.Fatal("results read for a claim not run"); return nil, nil }
+	if r := evaluate(t, in)["das-wilcoxon-small"]; r.Verdict != NotRun || !strings.Contains(r.Note, "RIFLING (PPO)") {
+		t.Errorf("beside tabular RIFLING only: %q (%s), want not run naming RIFLING (PPO)", r.Verdict, r.Note)
 	}
 }
 

@@ -16,7 +16,8 @@ const (
 	wilcoxonFeeLevel = 0.10
 )
 
-// wilcoxon decides "DAS beats RIFLING on the cluster" as DAS Table 3 does:
+// wilcoxon decides "DAS beats RIFLING on the cluster" as DAS Table 3 does,
+// RIFLING in the paper's PPO form (evaluation.DASRIFLING):
 // the Wilcoxon signed-rank test on per-job pairs (das-table1's results,
 // the same job under both schedulers, seed and replicate), JCT and fee.
 // It holds when both p-values are below the paper's levels and DAS has
@@ -30,7 +31,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 		if len(rows) == 0 {
 			return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASTable1, evaluation.MetricsFile)
 		}
-		if _, missing := split([]string{"das", "rifling"}, rows); len(missing) > 0 {
+		if _, missing := split([]string{"das", evaluation.DASRIFLING}, rows); len(missing) > 0 {
 			out.Verdict, out.Note = NotRun, in.absent(evaluation.DASTable1, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASTable1))
 			return out, nil
 		}
@@ -45,7 +46,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 		}
 		rifling := map[key]Job{}
 		for _, j := range jobs {
-			if j.Experiment == evaluation.DASTable1 && j.Cluster == cluster && j.Scheduler == "rifling" {
+			if j.Experiment == evaluation.DASTable1 && j.Cluster == cluster && j.Scheduler == evaluation.DASRIFLING {
 				rifling[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}] = j
 			}
 		}
@@ -65,7 +66,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 			dj, rj, df, rf = append(dj, j.JCTS), append(rj, r.JCTS), append(df, j.FeeUSD), append(rf, r.FeeUSD)
 		}
 		if len(dj) == 0 {
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("no job of %s on %s under both DAS and RIFLING", evaluation.DASTable1, cluster)
+			out.Verdict, out.Note = NotRun, fmt.Sprintf("no job of %s on %s under both DAS and %s", evaluation.DASTable1, cluster, display(evaluation.DASRIFLING))
 			return out, nil
 		}
 		wj, err := evaluation.WilcoxonSignedRank(dj, rj)
@@ -82,7 +83,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 			if w.WPlus < w.WMinus {
 				return display("das")
 			}
-			return display("rifling")
+			return display(evaluation.DASRIFLING)
 		}
 		out.Ours = fmt.Sprintf("JCT p = %s (%s lower), fee p = %s (%s lower)",
 			evaluation.FormatValue(wj.P, -3), lower(wj), evaluation.FormatValue(wf.P, -3), lower(wf))
@@ -107,7 +108,7 @@ func loadTrend(in *Input) (Outcome, error) {
 	if len(rows) == 0 {
 		return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASLoad, evaluation.MetricsFile)
 	}
-	if _, missing := split([]string{"das", "rifling"}, rows); len(missing) > 0 {
+	if _, missing := split([]string{"das", evaluation.DASRIFLING}, rows); len(missing) > 0 {
 		out.Verdict, out.Note = NotRun, in.absent(evaluation.DASLoad, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASLoad))
 		return out, nil
 	}
@@ -128,7 +129,7 @@ func loadTrend(in *Input) (Outcome, error) {
 	for _, cl := range clusters {
 		gain := func(w string) series {
 			d := in.series(evaluation.DASLoad, "das", column{cl, w}, jct)
-			r := in.series(evaluation.DASLoad, "rifling", column{cl, w}, jct)
+			r := in.series(evaluation.DASLoad, evaluation.DASRIFLING, column{cl, w}, jct)
 			g := series{}
 			for _, k := range d.samples() {
 				if v, ok := r.matching(k); ok && v != 0 {

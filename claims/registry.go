@@ -36,7 +36,7 @@ func init() {
 	for _, c := range dasClusters {
 		id := "das-wilcoxon-" + c
 		Register(Claim{ID: id, Paper: evaluation.PaperDAS, Source: "DAS Table 3",
-			Text:       fmt.Sprintf("DAS beats RIFLING on %s, Wilcoxon signed-rank on per-job JCT (p < 0.05) and fee (p < 0.10)", title(c)),
+			Text:       fmt.Sprintf("DAS beats RIFLING (PPO, the paper's form) on %s, Wilcoxon signed-rank on per-job JCT (p < 0.05) and fee (p < 0.10)", title(c)),
 			Claimed:    paperWilcoxon(title(c)),
 			Experiment: evaluation.DASTable1, Evaluate: wilcoxon(c)})
 	}
@@ -50,9 +50,9 @@ func init() {
 		fmt.Sprintf("DA+MC %s, DA+RWGP %s vs DA", percent(paperValue(t1, "da+mc", "da", jct)), percent(paperValue(t1, "da+rwgp", "da", jct))),
 		comparison{experiment: evaluation.DASTable1, claimed: []string{"da+mc", "da+rwgp"}, against: []string{"da"}, metrics: []metric{jct}, average: true, scale: dasScale})
 	register(evaluation.PaperDAS, "das-tuning-rifling", "DAS Fig. 5",
-		"DAS beats RIFLING on average JCT and fee at every h ∈ {1, 2, 4, 8} and τ ∈ {4, 6, 8, 10}",
+		"DAS beats RIFLING (PPO, the paper's form) on average JCT and fee at every h ∈ {1, 2, 4, 8} and τ ∈ {4, 6, 8, 10}",
 		"every h and τ (plot only)",
-		comparison{experiment: evaluation.DASTuning, claimed: das.TuningNames(), against: []string{"rifling"}, metrics: []metric{jct, fee}, average: true, scale: dasScale})
+		comparison{experiment: evaluation.DASTuning, claimed: das.TuningNames(), against: []string{evaluation.DASRIFLING}, metrics: []metric{jct, fee}, average: true, scale: dasScale})
 	register(evaluation.PaperDAS, "das-tuning-tau", "DAS Fig. 5(c, d)",
 		"τ = 8 gives DAS its lowest average JCT and fee of τ ∈ {4, 6, 8, 10}",
 		"lowest at τ = 8 (plot only)",
@@ -62,11 +62,11 @@ func init() {
 		"lowest at h = 4 (plot only)",
 		comparison{experiment: evaluation.DASTuning, claimed: []string{"das-h4"}, against: []string{"das-h1", "das-h2", "das-h8"}, metrics: []metric{fee}, average: true, scale: dasScale})
 	register(evaluation.PaperDAS, "das-load-fee", "DAS App. E, Fig. 7",
-		"DAS has a lower mean fee than RIFLING at every arrival rate (×0.5, ×1, ×2)",
+		"DAS has a lower mean fee than RIFLING (PPO, the paper's form) at every arrival rate (×0.5, ×1, ×2)",
 		"every rate (plot only)",
-		comparison{experiment: evaluation.DASLoad, claimed: []string{"das"}, against: []string{"rifling"}, metrics: []metric{fee}, scale: dasScale})
+		comparison{experiment: evaluation.DASLoad, claimed: []string{"das"}, against: []string{evaluation.DASRIFLING}, metrics: []metric{fee}, scale: dasScale})
 	Register(Claim{ID: "das-load-trend", Paper: evaluation.PaperDAS, Source: "DAS App. E, Fig. 7",
-		Text:    "DAS's mean-JCT gain over RIFLING is larger at the highest arrival rate than at the lowest, on every cluster",
+		Text:    "DAS's mean-JCT gain over RIFLING (PPO, the paper's form) is larger at the highest arrival rate than at the lowest, on every cluster",
 		Claimed: "grows with the rate (plot only)", Experiment: evaluation.DASLoad, Evaluate: loadTrend})
 
 	marlBaselines := []string{"tetris-pack", "tetris", "load-balancing", "lif", "deepsys", "atte"}
@@ -150,7 +150,7 @@ func paperMargin(ref *evaluation.Reference, group string, m metric, row string, 
 // paperWilcoxon is DAS Table 3's p-values for the cluster, as text.
 func paperWilcoxon(cluster string) string {
 	ref := evaluation.MustLookup(evaluation.DASWilcoxon).Reference
-	v, ok := ref.Values("DAS vs RIFLING", []string{cluster}, 2)
+	v, ok := ref.Values("DAS vs "+display(evaluation.DASRIFLING), []string{cluster}, 2)
 	if !ok {
 		return ""
 	}

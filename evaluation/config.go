@@ -105,7 +105,7 @@ type DASLoadConfig struct {
 
 // DASTuningConfig parameterises das-tuning (DAS Fig. 5).
 type DASTuningConfig struct {
-	// Schedulers: baselines (the paper: rifling) and DAS rows das-h<h>
+	// Schedulers: baselines (the paper: rifling-ppo) and DAS rows das-h<h>
 	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
 	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 }

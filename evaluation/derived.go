@@ -201,21 +201,24 @@ const FIFOLike = 0.05
 
 // dasTrainingTable summarises each learning curve of das-table1's learned
 // rows: the mean Adam steps of a training episode, and of the last
-// validation the share of decisions unlike FIFO-FirstFit's and the mean
-// JCT. Rows whose family measures neither show no value; a row whose
-// share is under FIFOLike is named in the notes.
+// validation the share of decisions unlike FIFO-FirstFit's, that of the
+// family's untrained reference on the same jobs, and the mean JCT. Rows
+// whose family measures none show no value; a row whose share is under
+// FIFOLike, or no more than its untrained reference's (it did not learn),
+// is named in the notes.
 func dasTrainingTable(in DerivedData) *Table {
 	t := &Table{ID: DASTraining,
 		Title: DASTraining + ": training of das-table1's learned schedulers",
 		Metrics: []Metric{{Label: "Adam steps / episode", Key: "adam_steps", Digits: 0},
-			{Label: "not FIFO-FF (%)", Key: "not_fifo_pct", Digits: 1}, {Label: "final val JCT (min)", Key: "final_val_jct_min", Digits: 1}}}
-	var clusters, flagged []string
+			{Label: "not FIFO-FF (%)", Key: "not_fifo_pct", Digits: 1}, {Label: "untrained (%)", Key: "untrained_not_fifo_pct", Digits: 1},
+			{Label: "final val JCT (min)", Key: "final_val_jct_min", Digits: 1}}}
+	var clusters, flagged, unlearned []string
 	for _, c := range in.Curves {
 		if !slices.Contains(clusters, c.Cluster) {
 			clusters = append(clusters, c.Cluster)
 		}
 		steps, eps := 0.0, 0
-		notFIFO, jct := math.NaN(), math.NaN()
+		notFIFO, untrained, jct := math.NaN(), math.NaN(), math.NaN()
 		for _, r := range c.Rows {
 			switch r.Split {
 			case "train":
@@ -226,6 +229,9 @@ func dasTrainingTable(in DerivedData) *Table {
 				if r.NotFIFO != nil {
 					notFIFO = 100 * *r.NotFIFO
 				}
+				if r.UntrainedNotFIFO != nil {
+					untrained = 100 * *r.UntrainedNotFIFO
+				}
 			}
 		}
 		if eps == 0 || steps == 0 {
@@ -234,15 +240,21 @@ func dasTrainingTable(in DerivedData) *Table {
 			steps /= float64(eps)
 		}
 		label := curveLabel(in, c)
-		t.Rows = append(t.Rows, TableRow{Label: label, Source: SourceOurs, Values: []float64{steps, notFIFO, jct}})
+		t.Rows = append(t.Rows, TableRow{Label: label, Source: SourceOurs, Values: []float64{steps, notFIFO, untrained, jct}})
 		if notFIFO < 100*FIFOLike {
 			flagged = append(flagged, fmt.Sprintf("%s (%.1f %%)", label, notFIFO))
 		}
+		if notFIFO <= untrained {
+			unlearned = append(unlearned, fmt.Sprintf("%s (%.1f %% against %.1f %%)", label, notFIFO, untrained))
+		}
 	}
 	t.Groups = []string{strings.Join(clusters, ", ")}
-	t.Notes = append(t.Notes, "Adam steps / episode: optimiser steps of a training episode over all of the model's optimisers (the DAS family counts them; Algorithm 1 takes one per decision per optimiser, MAPPO one per minibatch). not FIFO-FF: share of the final validation run's decisions that start other jobs, or on other servers, than FIFO-FirstFit would on the same state; final val JCT: that run's mean JCT.")
+	t.Notes = append(t.Notes, "Adam steps / episode: optimiser steps of a training episode over all of the model's optimisers (the DAS family counts them; Algorithm 1 takes one per decision per optimiser, MAPPO one per minibatch). not FIFO-FF: share of the final validation run's decisions that start other jobs, or on other servers, than FIFO-FirstFit would on the same state; untrained: the same share of the untrained reference (the initial network with its zero ranking heads set to noise of 1e-6, which breaks ties as any training does: a model that learned nothing already differs this much); final val JCT: that run's mean JCT.")
 	if len(flagged) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Decide like FIFO-FirstFit on more than %.0f %% of their validation decisions, FIFO-FirstFit under another name: %s.", 100*(1-FIFOLike), strings.Join(flagged, ", ")))
+	}
+	if len(unlearned) > 0 {
+		t.Notes = append(t.Notes, "No further from FIFO-FirstFit than their untrained reference, so they did not learn to schedule: "+strings.Join(unlearned, ", ")+".")
 	}
 	return t
 }

@@ -62,13 +62,13 @@ func (r *Report) overRate() bool {
 	return len(ws) > 1
 }
 
-// overTuning: every row but RIFLING is a das-tuning model.
+// overTuning: every row but RIFLING's (either form) is a das-tuning model.
 func (r *Report) overTuning() bool {
 	n := 0
 	for _, name := range r.Names {
 		if _, _, ok := das.TuningParams(string(name)); ok {
 			n++
-		} else if name != "rifling" {
+		} else if name != "rifling" && name != DASRIFLING {
 			return false
 		}
 	}

@@ -92,8 +92,8 @@ func TestLinePlots(t *testing.T) {
 		return r
 	}
 	trace := Workload{Name: "pai", Kind: KindTrace}
-	load := fake(DASLoad, []string{"rifling", "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
-	tuning := fake(DASTuning, append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
+	load := fake(DASLoad, []string{DASRIFLING, "das"}, loadWorkloads(trace, []float64{0.5, 1, 2}))
+	tuning := fake(DASTuning, append([]string{DASRIFLING, "rifling"}, das.TuningNames()...), []Workload{trace})
 	table1 := fake(DASTable1, []string{"fifo-firstfit", "tetris"}, []Workload{trace})
 	notTuning := fake(DASTable1, append([]string{"rifling"}, das.TuningNames()...), []Workload{trace})
 	for _, tc := range []struct {
@@ -148,26 +148,32 @@ func TestOracleRowsApart(t *testing.T) {
 
 // TestDASTrainingFlagsFIFO: das-table1-training averages the Adam steps
 // of the training episodes, shows the last validation's share of
-// decisions unlike FIFO-FirstFit's, and names in its notes the models
-// under FIFOLike, not those above it nor those that do not measure it.
+// decisions unlike FIFO-FirstFit's beside its untrained reference's, and
+// names in its notes the models under FIFOLike and those no further from
+// FIFO-FirstFit than their untrained reference, not those above both nor
+// those that do not measure it.
 func TestDASTrainingFlagsFIFO(t *testing.T) {
 	share := func(v float64) *float64 { return &v }
-	curve := func(name string, steps [2]int64, last *float64) LearningCurve {
+	curve := func(name string, steps [2]int64, last, untrained *float64) LearningCurve {
 		return LearningCurve{Scheduler: name, Cluster: "small", Rows: []training.Curve{
 			{Split: "train", Episode: 0, AdamSteps: steps[0]}, {Split: "train", Episode: 1, AdamSteps: steps[1]},
-			{Split: "validation", Episode: 1, MeanJCT: 6000, NotFIFO: last}}}
+			{Split: "validation", Episode: 1, MeanJCT: 6000, NotFIFO: last, UntrainedNotFIFO: untrained}}}
 	}
 	in := DerivedData{Parent: Spec{Clusters: []Cluster{{Name: "small"}}}, Curves: []LearningCurve{
-		curve("das", [2]int64{3000, 3200}, share(0.3)), curve("das-mappo", [2]int64{100, 140}, share(0.02)), curve("dl2", [2]int64{}, nil)}}
+		curve("das", [2]int64{3000, 3200}, share(0.3), share(0.2)), curve("das-mappo", [2]int64{100, 140}, share(0.02), share(0)),
+		curve("dl2", [2]int64{}, nil, nil), curve("da", [2]int64{3000, 3000}, share(0.18), share(0.2))}}
 	tb := dasTrainingTable(in)
-	if got := tb.Rows[0].Values; got[0] != 3100 || math.Abs(got[1]-30) > 1e-9 || got[2] != 100 {
-		t.Errorf("das row %v, want [3100 30 100]", got)
+	if got := tb.Rows[0].Values; got[0] != 3100 || math.Abs(got[1]-30) > 1e-9 || math.Abs(got[2]-20) > 1e-9 || got[3] != 100 {
+		t.Errorf("das row %v, want [3100 30 20 100]", got)
 	}
-	if v := tb.Rows[2].Values; !math.IsNaN(v[0]) || !math.IsNaN(v[1]) {
-		t.Errorf("dl2 row %v: it measures neither", v)
+	if v := tb.Rows[2].Values; !math.IsNaN(v[0]) || !math.IsNaN(v[1]) || !math.IsNaN(v[2]) {
+		t.Errorf("dl2 row %v: it measures none", v)
 	}
 	notes := strings.Join(tb.Notes, "\n")
 	if !strings.Contains(notes, "FIFO-FirstFit under another name: DAS (MAPPO) (2.0 %).") {
-		t.Errorf("notes do not flag das-mappo alone: %s", notes)
+		t.Errorf("notes do not flag das-mappo alone as FIFO-like: %s", notes)
+	}
+	if !strings.Contains(notes, "did not learn to schedule: DA (18.0 % against 20.0 %).") {
+		t.Errorf("notes do not flag da alone as no further than its untrained reference: %s", notes)
 	}
 }

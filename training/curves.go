@@ -33,6 +33,12 @@ type Curve struct {
 	// state; nil where the family does not measure it. A policy at 0
 	// is FIFO-FirstFit under another name.
 	NotFIFO *float64 `parquet:"not_fifo,optional" json:"not_fifo,omitempty"`
+	// UntrainedNotFIFO is NotFIFO of the family's untrained reference on
+	// the same jobs (a validation row's; das.UntrainedReference): a policy
+	// that learned nothing already differs from FIFO-FirstFit by how it
+	// breaks ties, so a trained one must exceed this share, not 0; nil
+	// where the family has no such reference.
+	UntrainedNotFIFO *float64 `parquet:"untrained_not_fifo,optional" json:"untrained_not_fifo,omitempty"`
 }
 
 // Row returns c, the run's Family, Variant and Cluster, as the row of

@@ -127,9 +127,10 @@ learning_rates: [1e-4]
 # Validation jobs simulated after each episode; 0 means all.
 val_jobs: 30
 # A DAS model (das, its ablations, das-mappo, the das-tuning rows) whose
-# final policy differs from FIFO-FirstFit on fewer than this share of its
-# validation decisions fails its training: FIFO-FirstFit under another
-# name. 0 checks nothing.
+# final policy's share of validation decisions unlike FIFO-FirstFit's
+# exceeds the untrained reference's (a network that learned nothing,
+# which differs by how it breaks ties) by less than this fails its
+# training: it did not learn. 0 checks nothing.
 min_not_fifo: 0
 `,
 	}
@@ -155,8 +156,9 @@ type DASSection struct {
 	LearningRates []float64 `mapstructure:"learning_rates" yaml:"learning_rates" json:"learning_rates"`
 	// ValJobs caps the validation jobs simulated after each episode; 0 all.
 	ValJobs int `mapstructure:"val_jobs" yaml:"val_jobs" json:"val_jobs"`
-	// MinNotFIFO is the least share of validation decisions in which a
-	// trained DAS model must differ from FIFO-FirstFit; 0 checks nothing.
+	// MinNotFIFO is the least margin by which a trained DAS model's share
+	// of validation decisions unlike FIFO-FirstFit's must exceed its
+	// untrained reference's (das.UntrainedReference); 0 checks nothing.
 	MinNotFIFO float64 `mapstructure:"min_not_fifo" yaml:"min_not_fifo" json:"min_not_fifo"`
 }
 

@@ -42,6 +42,10 @@ type trainOptions struct {
 func newTrainCmd(a *app) *cobra.Command {
 	var opts trainOptions
 	var lines []string
+	width := 0 // the longest family name: the variants start in one column
+	for _, n := range training.Families() {
+		width = max(width, len(n))
+	}
 	for _, n := range training.Families() {
 		f, ok := training.Lookup(n)
 		if !ok {
@@ -51,7 +55,7 @@ func newTrainCmd(a *app) *cobra.Command {
 		for _, v := range f.Variants() {
 			vs = append(vs, string(v.Info.Name))
 		}
-		lines = append(lines, "  "+n+strings.Repeat(" ", max(1, 9-len(n)))+strings.Join(vs, ", "))
+		lines = append(lines, "  "+n+strings.Repeat(" ", width+2-len(n))+strings.Join(vs, ", "))
 	}
 	cmd := &cobra.Command{
 		Use:   "train",

@@ -190,3 +190,31 @@ func TestTrainUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainHelpAligned: the families' variants start in one column of
+// train --help, whatever the length of a family's name (rifling-ppo's
+// used to push its list out of line).
+func TestTrainHelpAligned(t *testing.T) {
+	stdout, _, code := schedlab(t, nil, "train", "--help")
+	if code != 0 {
+		t.Fatalf("train --help: exit %d", code)
+	}
+	_, list, ok := strings.Cut(stdout, "Families and their variants (the first is the default):\n")
+	if !ok {
+		t.Fatalf("train --help lists no families:\n%s", stdout)
+	}
+	list, _, _ = strings.Cut(list, "\n\n")
+	col := -1
+	for _, line := range strings.Split(list, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			t.Fatalf("line %q: want a family and its variants", line)
+		}
+		rest := line[strings.Index(line, f[0])+len(f[0]):]
+		at := len(line) - len(strings.TrimLeft(rest, " "))
+		if col >= 0 && at != col {
+			t.Errorf("line %q: variants start at column %d, the first line's at %d", line, at, col)
+		}
+		col = at
+	}
+}

@@ -82,7 +82,9 @@ func TestPresetReplicates(t *testing.T) {
 	}
 	_, r := replicaStages("nightly")
 	var want []string
-	for _, m := range []string{"rifling", "da", "da+mc", "da+rwgp", "das", "marl-device-fattree-k8-power8"} {
+	// RIFLING in the DAS paper's form trains once per DAS cluster.
+	for _, m := range []string{"rifling-ppo-flat-n8-pai-v100", "rifling-ppo-flat-n16-pai-v100", "rifling-ppo-flat-n32-pai-v100",
+		"da", "da+mc", "da+rwgp", "das", "marl-device-fattree-k8-power8"} {
 		want = append(want, "train-"+m+"-replicate-1", "train-"+m+"-replicate-2")
 	}
 	slices.Sort(r)

@@ -137,9 +137,10 @@ func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs) error {
 		a.entropy += st.Entropy / float64(len(pairs))
 		a.adam++
 	}
-	for _, r := range []interface{ Release() }{a.ord, a.ordOld, a.place, a.placeOld} {
-		r.Release()
-	}
+	// The agents' tapes are kept from step to step (each Evaluate resets
+	// its tape and records over the same buffers): releasing them here, as
+	// a MAPPO update does once per episode, made every decision allocate
+	// and clear four fresh tapes. episodeStats drops them.
 	if err := errors.Join(a.ord.err, a.place.err, a.ordOld.err, a.placeOld.err); err != nil {
 		return err
 	}
@@ -152,9 +153,13 @@ func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs) error {
 	return nil
 }
 
-// episodeStats returns the episode's mean losses and entropy and starts
-// the next episode's sums.
+// episodeStats returns the episode's mean losses and entropy, starts the
+// next episode's sums and drops the agents' tapes (rl.Releaser) until the
+// next episode's first step.
 func (a *algorithm1) episodeStats() (policy, value, entropy float64) {
+	for _, r := range []interface{ Release() }{a.ord, a.ordOld, a.place, a.placeOld} {
+		r.Release()
+	}
 	if a.n > 0 {
 		k := float64(a.n)
 		policy, value, entropy = a.policyLoss/k, a.vlo/k, a.entropy/k

@@ -78,8 +78,9 @@ func BenchmarkInferencePAI(b *testing.B) {
 }
 
 // BenchmarkTrainingEpisode is one training episode of the full model at
-// the paper's settings on the Small cluster: a 1000-job segment collected
-// with sampling, then one MAPPO update (4 epochs of minibatches of 64).
+// the paper's settings on the Small cluster: a 1000-job segment, acting
+// by sampling and learning by Algorithm 1 at every decision (DefaultConfig's
+// trainer). Its cpu-s/op is the per-episode figure of docs/measurements.md.
 func BenchmarkTrainingEpisode(b *testing.B) {
 	c := simtest.Preset(b, "small")
 	cfg := DefaultConfig()

@@ -117,9 +117,9 @@ func (f family) Train(ctx context.Context, spec training.TrainSpec) error {
 		return err
 	}
 	best := res.Best()
-	if share := best.FinalVal.NotFIFO; share < pc.MinNotFIFO {
-		return fmt.Errorf("das: %s on %s: the trained policy (lr %g) differs from FIFO-FirstFit on %.1f %% of %d validation decisions, under train.das.min_not_fifo = %g: FIFO-FirstFit under another name; train longer or on a wider learning-rate grid",
-			spec.Variant, spec.ClusterName, best.LR, 100*share, best.FinalVal.Decisions, pc.MinNotFIFO)
+	if share, ref := best.FinalVal.NotFIFO, res.Untrained.NotFIFO; pc.MinNotFIFO > 0 && share-ref < pc.MinNotFIFO {
+		return fmt.Errorf("das: %s on %s: the trained policy (lr %g) differs from FIFO-FirstFit on %.1f %% of %d validation decisions, the untrained reference on %.1f %%: a margin under train.das.min_not_fifo = %g; it did not learn: train longer or on a wider learning-rate grid",
+			spec.Variant, spec.ClusterName, best.LR, 100*share, best.FinalVal.Decisions, 100*ref, pc.MinNotFIFO)
 	}
 	files := f.Files(spec.Variant)
 	if err := Save(filepath.Join(spec.Dir, files[0]), best.Model, Sidecar{Cluster: spec.ClusterName, LR: best.LR, Norm: split.Norm}); err != nil {

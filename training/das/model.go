@@ -69,14 +69,24 @@ func NewModel(cfg Config, rng *rand.Rand) *Model {
 	// deterministic policy ties every job and every machine, which the
 	// decoder breaks by submission order and server index, so it starts
 	// as FIFO first-fit and what it gains over that is learned.
-	zero(m.muHead.W)
-	if m.placeMLP != nil {
-		zero(m.placeMLP.Layers[len(m.placeMLP.Layers)-1].W)
-	} else {
-		zero(m.gpMean.W)
+	for _, w := range m.rankingHeads() {
+		zero(w)
 	}
 	m.pe = positionEmbedding(cfg.Jobs, e)
 	return m
+}
+
+// untrainedScale is the spread of the ranking heads of the untrained
+// reference: far below any learnt weight, so that it only breaks ties.
+const untrainedScale = 1e-6
+
+// rankingHeads are the last layers that rank jobs and machines, which
+// NewModel starts at zero.
+func (m *Model) rankingHeads() []*nn.Node {
+	if m.placeMLP != nil {
+		return []*nn.Node{m.muHead.W, m.placeMLP.Layers[len(m.placeMLP.Layers)-1].W}
+	}
+	return []*nn.Node{m.muHead.W, m.gpMean.W}
 }
 
 // Config is the model's configuration.

@@ -64,6 +64,10 @@ type RunResult struct {
 type Result struct {
 	Runs   []RunResult
 	Chosen int
+	// Untrained is the untrained reference (UntrainedReference) on the
+	// validation jobs: how far from FIFO-FirstFit a policy that learned
+	// nothing already decides, the share a trained one must exceed.
+	Untrained Evaluation
 }
 
 // Best is the chosen run.
@@ -101,6 +105,11 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 		}
 		res.Runs = append(res.Runs, r)
 	}
+	// One validation run, repeated on resume: it is the same at every rate.
+	ref := UntrainedReference(cfg, opts.Seed)
+	if res.Untrained, err = Evaluate(ctx, ref, opts.Cluster, opts.Sim, opts.Interference, split.ValJobs(cfg.ValJobs), split.Norm); err != nil {
+		return nil, err
+	}
 	for i, lr := range cfg.LearningRates[len(res.Runs):] {
 		i += len(saved.Done)
 		var cur *runState
@@ -117,7 +126,7 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 				return opts.Resume.SaveState("das", resumeKey(cfg), i*cfg.Episodes+st.Ep, len(cfg.LearningRates)*cfg.Episodes, all)
 			}
 		}
-		run, err := trainRun(ctx, cfg, split, opts, lr, cur, save)
+		run, err := trainRun(ctx, cfg, split, opts, lr, res.Untrained.NotFIFO, cur, save)
 		if err != nil {
 			return nil, err
 		}
@@ -131,9 +140,31 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 	return res, nil
 }
 
+// UntrainedReference is what a network that learned nothing decides: the
+// model every training starts from (the stream "init"), its ranking heads,
+// which start at zero, drawn from N(0, untrainedScale²) (the stream
+// "untrained"). The zero heads tie every job and machine, and the decoder
+// breaks ties as FIFO-FirstFit does; any training, even at a learning rate
+// of 1e-12, moves the heads off zero and breaks them by whatever the
+// trunk's features rank first. The reference's share of decisions unlike
+// FIFO-FirstFit's is that of such a policy: a trained model that is no
+// further from FIFO-FirstFit did not learn to schedule.
+func UntrainedReference(cfg Config, seed uint64) *Model {
+	m := NewModel(cfg, pipeline.Rand(seed, Stage, "init"))
+	rng := pipeline.Rand(seed, Stage, "untrained")
+	for _, w := range m.rankingHeads() {
+		for i := range w.Data {
+			w.Data[i] = untrainedScale * rng.NormFloat64()
+		}
+	}
+	return m
+}
+
 // trainRun trains at one learning rate; from cur, if not nil, a state
-// save (if not nil) kept after an episode of an earlier attempt.
-func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions, lr float64, cur *runState, save func(runState) error) (*RunResult, error) {
+// save (if not nil) kept after an episode of an earlier attempt. Its
+// validation rows carry untrained, the untrained reference's share of
+// decisions unlike FIFO-FirstFit's.
+func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions, lr, untrained float64, cur *runState, save func(runState) error) (*RunResult, error) {
 	key := strconv.FormatFloat(lr, 'g', -1, 64)
 	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
 	M := len(opts.Cluster.Servers)
@@ -199,7 +230,7 @@ func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainO
 			}
 			run.FinalVal = ev
 			v := base.Row(ep, "validation", ev.Return, ev.Metrics)
-			v.NotFIFO = &ev.NotFIFO
+			v.NotFIFO, v.UntrainedNotFIFO = &ev.NotFIFO, &untrained
 			rows = append(rows, v)
 		}
 		run.Curves = append(run.Curves, rows...)

@@ -22,8 +22,9 @@ type PaperConfig struct {
 	LearningRates []float64 `json:"learning_rates"`
 	// ValJobs caps the validation jobs simulated after each episode; 0 all.
 	ValJobs int `json:"val_jobs"`
-	// MinNotFIFO (das only): the least share of validation decisions in
-	// which the trained policy must differ from FIFO-FirstFit; 0 none.
+	// MinNotFIFO (das only): the least margin by which the trained
+	// policy's share of validation decisions unlike FIFO-FirstFit's must
+	// exceed the untrained reference's; 0 none.
 	MinNotFIFO float64 `json:"min_not_fifo,omitempty"`
 }
 

@@ -61,11 +61,13 @@ func TestTraceFamiliesTakeInterference(t *testing.T) {
 	}
 }
 
-// TestMinNotFIFOIsEnforced: a DAS training whose policy differs from
-// FIFO-FirstFit on a smaller share of its validation decisions than
-// train.das.min_not_fifo fails, naming the key; without the floor the
-// same training passes. One short episode at a learning rate of 1e-12
-// leaves the policy far from differing on every decision.
+// TestMinNotFIFOIsEnforced: a DAS that did not learn fails its training
+// under train.das.min_not_fifo, naming the key; without the floor the same
+// training passes. One short episode at a learning rate of 1e-12 moves the
+// zero ranking heads just enough to break ties: its policy differs from
+// FIFO-FirstFit on many decisions (18 % here), as a network that learned
+// nothing does, and the floor is a margin over the untrained reference's
+// share, not over 0.
 func TestMinNotFIFOIsEnforced(t *testing.T) {
 	cluster := simtest.Preset(t, "small")
 	dc := das.DefaultConfig()
@@ -75,7 +77,11 @@ func TestMinNotFIFOIsEnforced(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := training.Lookup("das")
-	for _, floor := range []float64{0, 0.999} {
+	floors := []float64{0, 0.05}
+	if raceEnabled {
+		floors = floors[1:] // the refusal; make test-norace also trains without the floor
+	}
+	for _, floor := range floors {
 		cfg := f.Configure(training.Sections{}).(*daspaper.PaperConfig)
 		cfg.Episodes, cfg.SegmentJobs, cfg.ValJobs, cfg.LearningRates, cfg.MinNotFIFO = 1, 40, 0, []float64{1e-12}, floor
 		err := f.Train(context.Background(), training.TrainSpec{Variant: "das", Dir: t.TempDir(), Cluster: cluster,
