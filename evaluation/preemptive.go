@@ -166,6 +166,7 @@ func configurePreemptive(c *PreemptiveConfig, s *Spec) {
 	}
 	s.Sim = sim.DefaultConfig()
 	s.Sim.Speed = sim.SpeedStandalone
+	s.Notes = nil // rebuilt like the rest: the documented spec was configured once already
 	if !slices.ContainsFunc(c.Schedulers, func(n string) bool { return schedulers.Name(n).Learned() }) {
 		s.Notes = append(s.Notes, noLearnedNote)
 	}

@@ -84,6 +84,9 @@ func TestPreemptiveSchedulerData(t *testing.T) {
 			if got := x.Data[schedulers.GittinsSamplesFile]; tc.gittins && (got != samples || !slices.Contains(x.Inputs, samples)) {
 				t.Errorf("data %v, inputs %v: want %s as the samples and an input", x.Data, x.Inputs, samples)
 			}
+			if n := len(x.Spec.Notes); n != map[bool]int{true: 1, false: 2}[tc.gittins] {
+				t.Errorf("notes %q: want the learned rows' once, and the Gittins row's where it is left out", x.Spec.Notes)
+			}
 			if !tc.gittins && len(x.Data) != 0 {
 				t.Errorf("data %v: want none", x.Data)
 			}
