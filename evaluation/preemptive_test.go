@@ -52,10 +52,11 @@ func TestPreemptiveExperiment(t *testing.T) {
 	}
 	s.Clusters = s.Clusters[:1] // small: the jobs queue there
 	if raceEnabled || testing.Short() {
-		// Gavel's rows solve linear programs every round: most of the
-		// test's time, and each has tests of its own in schedulers. They
-		// run in make test-norace.
-		s.Schedulers = slices.DeleteFunc(s.Schedulers, func(n string) bool { return strings.HasPrefix(n, "gavel-") })
+		// The round-based rows (Gandiva's 60 s slices, Gavel's linear
+		// programs every 360 s) are most of the test's time, 169 s under
+		// -race on a loaded host, and each has tests of its own in
+		// schedulers. They run in make test-norace.
+		s.Schedulers = slices.DeleteFunc(s.Schedulers, func(n string) bool { return n == "gandiva" || strings.HasPrefix(n, "gavel-") })
 	}
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
