@@ -40,6 +40,9 @@ func TestPreemptiveClaims(t *testing.T) {
 			if srtf.Verdict != tc.srtf || !strings.Contains(srtf.Ours, "vs 2D-LAS (Tiresias)") {
 				t.Errorf("tiresias-srtf-vs-las: %q, ours %q; want %q against 2D-LAS", srtf.Verdict, srtf.Ours, tc.srtf)
 			}
+			if failed := srtf.Verdict == DoesNotHold; failed != strings.Contains(srtf.Note, "one-GPU jobs") {
+				t.Errorf("tiresias-srtf-vs-las %q: note %q: want why SRTF loses exactly when it does", srtf.Verdict, srtf.Note)
+			}
 			if !strings.Contains(las.TestedAt, "100 jobs per trace on small") {
 				t.Errorf("tested at %q", las.TestedAt)
 			}

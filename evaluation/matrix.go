@@ -40,6 +40,9 @@ type Options struct {
 	// Interference is the job-slowdown model of every cell (the fitted
 	// one, in the DAG); nil means sim.DefaultInterference.
 	Interference sim.Interference
+	// Data maps the data files the schedulers read (schedulers.Info.Data)
+	// to their paths: schedulers.Options.Data of every cell.
+	Data map[string]string
 	// Cells, when set, runs the prepared cells in place of the pool
 	// (through a pipeline.Executor, see RunCell): one result per cell, in
 	// order. Cell and Metrics.Pruned of its results are filled in here. A
@@ -148,13 +151,17 @@ func Run(ctx context.Context, spec Spec, opt Options) (_ *Report, err error) {
 		return nil, fmt.Errorf("evaluation: %w", err)
 	}
 	rep := &Report{Spec: spec, Seed: opt.Seed, Names: names}
+	speed, err := opt.gpuSpeed()
+	if err != nil {
+		return nil, fmt.Errorf("evaluation: %w", err)
+	}
 	clusters := make([]*sim.Cluster, len(spec.Clusters))
 	for i, c := range spec.Clusters {
 		built, err := c.Spec.Build()
 		if err != nil {
 			return nil, fmt.Errorf("evaluation: cluster %s: %w", c.Name, err)
 		}
-		built.Name = c.Name
+		built.Name, built.GPUSpeed = c.Name, speed
 		clusters[i] = built
 		rep.TotalGPU = append(rep.TotalGPU, built.TotalGPU())
 	}
@@ -293,8 +300,20 @@ func (opt Options) newScheduler(spec Spec) func(Cell, uint64) (sim.Scheduler, er
 		if c.Scheduler.Learned() {
 			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
 		}
-		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour})
+		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour, Data: opt.Data})
 	}
+}
+
+// gpuSpeed is the cells' GPU-type speeds: Gavel's measured throughputs
+// where Data holds them (a run's plan puts them there for a cluster of
+// GPU-type servers, sim.GPUTyped), nil otherwise. On servers of no
+// measured type every job runs at its recorded pace.
+func (opt Options) gpuSpeed() (sim.GPUSpeed, error) {
+	thr, err := schedulers.GavelThroughputsAt(opt.Data[schedulers.GavelThroughputsFile])
+	if err != nil || thr == nil {
+		return nil, err
+	}
+	return sim.GPUSpeed(thr), nil
 }
 
 // RunCell simulates one cell of spec on jobs, as Run's pool does: the
@@ -310,6 +329,9 @@ func RunCell(ctx context.Context, spec Spec, seed uint64, c Cell, jobs []dataset
 		return CellResult{}, fmt.Errorf("evaluation: cell %s: cluster %s: %w", c.Key(), c.Cluster, err)
 	}
 	cluster.Name = c.Cluster
+	if cluster.GPUSpeed, err = opt.gpuSpeed(); err != nil {
+		return CellResult{}, fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)
+	}
 	cr, err := runCell(ctx, spec, seed, c, cluster, jobs, opt.newScheduler(spec), opt.Interference)
 	if err != nil {
 		return CellResult{}, fmt.Errorf("evaluation: cell %s: %w", c.Key(), err)

@@ -51,17 +51,23 @@ func TestPreemptiveExperiment(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Clusters = s.Clusters[:1] // small: the jobs queue there
+	// The round-based rows (Gandiva's 60 s slices, Gavel's linear
+	// programs every 360 s) cost most of the time of three runs of every
+	// row (169 s under -race on a loaded host): they run once, on fewer
+	// jobs, in TestPreemptiveRoundRows.
+	s.Schedulers = slices.DeleteFunc(s.Schedulers, roundBased)
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
 		w.JobsFile, w.MaxJobs = files[w.Source], 300
 	}
+	data := map[string]string{schedulers.GittinsSamplesFile: shareddata.Path(t, schedulers.GittinsSamplesFile)}
 	var tables [3][]byte
 	var rep *Report
 	for k, run := range []struct {
 		seed    uint64
 		workers int
 	}{{5, 1}, {5, 3}, {6, 2}} {
-		rep, err = Run(context.Background(), s, Options{Seed: run.seed, Workers: run.workers})
+		rep, err = Run(context.Background(), s, Options{Seed: run.seed, Workers: run.workers, Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,5 +124,41 @@ func TestPreemptiveExperiment(t *testing.T) {
 	}
 	if !slices.Contains(labels, schedulers.Display("tiresias-las")) {
 		t.Errorf("rows %v: no 2D-LAS", labels)
+	}
+}
+
+// roundBased are the preemptive experiment's rows that act in rounds.
+func roundBased(name string) bool { return name == "gandiva" || strings.HasPrefix(name, "gavel-") }
+
+// TestPreemptiveRoundRows: the documented spec's round-based rows
+// (Gandiva, Gavel's three) give every column a value, on the first 100
+// jobs of each shared trace; left to make test-norace (each has tests of
+// its own in schedulers).
+func TestPreemptiveRoundRows(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("rounds over every waiting job: make test-norace runs it")
+	}
+	files := preemptiveTraces(t, t.TempDir())
+	s, err := DefaultSpec(Preemptive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Clusters = s.Clusters[:1]
+	s.Schedulers = slices.DeleteFunc(s.Schedulers, func(n string) bool { return !roundBased(n) })
+	for i := range s.Workloads {
+		w := &s.Workloads[i]
+		w.JobsFile, w.MaxJobs = files[w.Source], 100
+	}
+	rep, err := Run(context.Background(), s, Options{Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 4 * len(s.Workloads); len(s.Schedulers) != 4 || len(rep.Cells) != want {
+		t.Fatalf("rows %v, %d cells: want Gandiva's and Gavel's three rows, %d cells", s.Schedulers, len(rep.Cells), want)
+	}
+	for _, c := range rep.Cells {
+		if c.Metrics.Jobs == 0 || !(c.Metrics.MeanJCTS > 0) {
+			t.Errorf("%s: %d jobs, mean JCT %v", c.Cell.Key(), c.Metrics.Jobs, c.Metrics.MeanJCTS)
+		}
 	}
 }

@@ -58,6 +58,11 @@ type Spec struct {
 	Replicates map[string]int `mapstructure:"replicates" yaml:"replicates,omitempty" json:"replicates,omitempty"`
 	// Sim configures every cell's simulation.
 	Sim sim.Config `mapstructure:"sim" yaml:"sim" json:"sim"`
+	// Notes are said under the experiment's tables: what the plan left
+	// out of the matrix and why (a row whose data file the run lacks).
+	// Left out of the JSON when empty, so that a spec without hashes as
+	// before.
+	Notes []string `mapstructure:"notes" yaml:"notes,omitempty" json:"notes,omitempty"`
 }
 
 // Cluster is a named cluster of the matrix.

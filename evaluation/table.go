@@ -608,6 +608,7 @@ func (r *Report) notes(ran bool) []string {
 	if !ran {
 		n = append(n, "No cell ran.")
 	}
+	n = append(n, s.Notes...)
 	n = append(n, fmt.Sprintf("Simulator: %s triggers%s, %s; %.2f $/GPU-hour; %d seed(s) per cell, run seed %d; values are means over seeds.",
 		s.Sim.Trigger, ownTriggers(s), speedNote(s.Sim), s.Sim.PriceGPUHour, s.Seeds, r.Seed))
 	if restart := restartNote(s); restart != "" {

@@ -3,10 +3,16 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
 )
 
 // Config is the part of a run's configuration that a plan reads, taken
@@ -29,6 +35,10 @@ type Config struct {
 	// artifact of its jobs table: a workload naming its trace (Source)
 	// reads that table, and is skipped when the run does not ingest it.
 	Ingested map[string]string
+	// DataDir is the shared data directory (data_dir, resolved), where
+	// the run finds the data files its schedulers read
+	// (schedulers.Info.Data); "" for none.
+	DataDir string
 }
 
 // Plan is what a configuration evaluates, derived once from it and
@@ -52,6 +62,9 @@ type Experiment struct {
 	Inputs []string
 	// Fitted: cell speeds come from the fitted interference model.
 	Fitted bool
+	// Data maps each data file its schedulers read (schedulers.Info.Data)
+	// to the path of that input, one of Inputs.
+	Data map[string]string
 }
 
 // Speed is the speed model the experiment's cells simulate with.
@@ -138,12 +151,70 @@ func (c Config) Experiment(id, arrivals string) (Experiment, error) {
 			inputs = append(inputs, arrivals)
 		}
 	}
+	data := c.schedulerData(&spec)
+	for _, rel := range slices.Sorted(maps.Keys(data)) {
+		inputs = append(inputs, data[rel])
+	}
 	if err := spec.Validate(); err != nil {
 		return Experiment{}, fmt.Errorf("eval (%s): %w", id, err)
 	}
-	x := Experiment{Spec: spec, Fitted: fitted}
+	x := Experiment{Spec: spec, Fitted: fitted, Data: data}
 	x.Inputs = append(inputs, x.Speed().Inputs()...)
 	return x, nil
+}
+
+// schedulerData finds under DataDir the data files that spec's schedulers
+// read (schedulers.Info.Data), each a path to read it from. A row whose
+// required file is not there is left out of the matrix, as a trace the
+// run does not ingest is, and a note on spec says so; an optional file
+// that is not there is not an input.
+func (c Config) schedulerData(spec *evaluation.Spec) map[string]string {
+	var data map[string]string
+	kept := spec.Schedulers[:0:0]
+	for _, name := range spec.Schedulers {
+		info, ok := schedulers.Lookup(name)
+		var missing []string
+		for _, f := range info.Data {
+			if !ok {
+				break
+			}
+			p := ""
+			if c.DataDir != "" {
+				p = filepath.Join(c.DataDir, filepath.FromSlash(f.Path))
+				if _, err := os.Stat(p); err != nil {
+					p = ""
+				}
+			}
+			switch {
+			case p != "":
+				if data == nil {
+					data = map[string]string{}
+				}
+				data[f.Path] = p
+			case !f.Optional:
+				missing = append(missing, f.Path)
+			}
+		}
+		if missing != nil {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Row %s left out: it reads %s under the data directory (data_dir), which this run does not have.",
+				info.Display, strings.Join(missing, ", ")))
+			continue
+		}
+		kept = append(kept, name)
+	}
+	spec.Schedulers = kept
+	// A cluster of GPU-type servers runs each job at its type's measured
+	// speed (evaluation.Options.Data, sim.GPUSpeed), whatever the rows.
+	if c.DataDir != "" && slices.ContainsFunc(spec.Clusters, func(cl evaluation.Cluster) bool { return sim.GPUTyped(cl.Spec.Servers) }) {
+		p := filepath.Join(c.DataDir, filepath.FromSlash(schedulers.GavelThroughputsFile))
+		if _, err := os.Stat(p); err == nil {
+			if data == nil {
+				data = map[string]string{}
+			}
+			data[schedulers.GavelThroughputsFile] = p
+		}
+	}
+	return data
 }
 
 // Standalone is run experiment id exactly as a run evaluates it (the

@@ -49,9 +49,10 @@ type Throughputs func(model, gpuType string) float64
 // kinds are named so, and every other kind is one type: a job is placed
 // on servers of one type, as in Gavel. A job's throughput on a type comes
 // from Throughputs (nil: every job runs alike everywhere, and the
-// programs pool the types into one). The simulator runs every GPU at
-// the same speed, so a table makes the allocation heterogeneity-aware
-// without making the replay faster on one type.
+// programs pool the types into one). The simulator's speeds follow the
+// same table where the cluster carries it (sim.Cluster.GPUSpeed, which
+// package evaluation sets from the same file); without it every GPU runs
+// alike and the table changes the allocation only.
 type Gavel struct {
 	name   string
 	roundS float64

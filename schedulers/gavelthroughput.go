@@ -79,14 +79,21 @@ var gavelTable struct {
 	byPath map[string]Throughputs
 }
 
-// gavelThroughputsIn reads Gavel's throughputs under dataDir once per
-// path; nil when dataDir is empty or holds no such file (every type then
-// runs alike).
+// gavelThroughputsIn reads Gavel's throughputs under dataDir (see
+// GavelThroughputsAt).
 func gavelThroughputsIn(dataDir string) (Throughputs, error) {
 	if dataDir == "" {
 		return nil, nil
 	}
-	path := filepath.Join(dataDir, GavelThroughputsFile)
+	return GavelThroughputsAt(filepath.Join(dataDir, GavelThroughputsFile))
+}
+
+// GavelThroughputsAt reads Gavel's throughputs file once per path; nil
+// when path is "" or there is no such file (every type then runs alike).
+func GavelThroughputsAt(path string) (Throughputs, error) {
+	if path == "" {
+		return nil, nil
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil
 	}

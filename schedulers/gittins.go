@@ -19,6 +19,10 @@ import (
 // found under Options.DataDir.
 var ErrNeedsData = errors.New("policy input not found")
 
+// GittinsSamplesFile is where the shared data directory keeps the job
+// GPU-time samples of the reference's Gittins policy (the YARN trace's).
+const GittinsSamplesFile = "tiresias/yarn-gput1000.csv"
+
 // NewGittins returns Tiresias' discretised 2D-LAS with the Gittins index
 // ordering each queue (Gu et al., NSDI 2019, §3.2, "Gittins index"; the
 // reference is the Tiresias simulator, SymbioticLab/Tiresias
@@ -48,7 +52,7 @@ func NewGittins(cfg TiresiasConfig, dataDir string) (*LAS, error) {
 		if dataDir == "" {
 			return nil, fmt.Errorf("the Gittins index needs job GPU-time samples: %w (name a file, or a data directory holding tiresias/yarn-gput1000.csv)", ErrNeedsData)
 		}
-		path = filepath.Join(dataDir, "tiresias", "yarn-gput1000.csv")
+		path = filepath.Join(dataDir, filepath.FromSlash(GittinsSamplesFile))
 	}
 	samples, err := readSamples(path)
 	if err != nil {

@@ -3,6 +3,7 @@ package schedulers
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +38,20 @@ type Info struct {
 	// job's true duration or remaining time): an upper bound, shown apart
 	// in tables and never the baseline a claim is measured against.
 	Oracle bool
+	// Data are the files under the shared data directory the policy
+	// reads (Options.Data): a run makes each an input of the stages that
+	// evaluate the policy, so that their cache keys cover it.
+	Data []DataFile
+}
+
+// DataFile is a file under the shared data directory that a policy reads.
+type DataFile struct {
+	// Path is relative to the data directory (tiresias/yarn-gput1000.csv).
+	Path string
+	// Optional: the policy runs without it (how, its doc says); a file
+	// that is not optional and absent leaves the policy's rows out, and
+	// the tables say so.
+	Optional bool
 }
 
 // Learned reports whether the scheduler needs a trained model.
@@ -95,6 +110,9 @@ type Options struct {
 	// from a data set finds it by default (the Gittins policy's job
 	// GPU-time samples); "" for none.
 	DataDir string
+	// Data maps a file of Info.Data (its Path) to the path to read it
+	// from, ahead of DataDir: a run's stage input.
+	Data map[string]string
 	// Tiresias holds the keys of the Tiresias policies (queue thresholds,
 	// the promote knob, the Gittins samples); nil: the reference's.
 	Tiresias *TiresiasConfig
@@ -370,25 +388,31 @@ func init() {
 				c.OneDimensional = true
 				return NewLAS(c)
 			}},
-		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery,
+		{Info{Name: "tiresias-gittins", Display: "2D-Gittins (Tiresias)", Aliases: []string{"dlas-gpu-gittins"}, Trigger: sim.TriggerEvery, Data: gittinsData,
 			Doc: "Tiresias dlas-gpu-gittins: 2D-LAS queues ordered by a Gittins index of past jobs' GPU-time"},
-			func(o Options) (sim.Scheduler, error) { return NewGittins(tiresiasConfig(o), o.DataDir) }},
+			func(o Options) (sim.Scheduler, error) {
+				c := tiresiasConfig(o)
+				if c.GittinsSamples == "" {
+					c.GittinsSamples = o.dataPath(GittinsSamplesFile)
+				}
+				return NewGittins(c, o.DataDir)
+			}},
 		{Info{Name: "gandiva", Display: "Gandiva (time-slicing)", Trigger: sim.TriggerEvery,
 			Doc: "Gandiva: suspend-resume time-slicing in 60 s rounds when the cluster is oversubscribed"},
 			func(o Options) (sim.Scheduler, error) { return NewGandiva(o.RoundS) }},
-		{Info{Name: "gavel-las", Display: "Max-min fairness (Gavel)", Aliases: []string{"max-min-fairness"}, Trigger: sim.TriggerEvery,
+		{Info{Name: "gavel-las", Display: "Max-min fairness (Gavel)", Aliases: []string{"max-min-fairness"}, Trigger: sim.TriggerEvery, Data: gavelData,
 			Doc: "Gavel LAS: max-min fairness as a linear program, 360 s rounds, priority = allocation / time received"},
 			func(o Options) (sim.Scheduler, error) {
-				thr, err := gavelThroughputsIn(o.DataDir)
+				thr, err := GavelThroughputsAt(o.dataPath(GavelThroughputsFile))
 				if err != nil {
 					return nil, err
 				}
 				return NewGavelMaxMin(o.RoundS, thr)
 			}},
-		{Info{Name: "gavel-ftf", Display: "Finish-time fairness (Gavel)", Aliases: []string{"finish-time-fairness", "themis"}, Trigger: sim.TriggerEvery,
+		{Info{Name: "gavel-ftf", Display: "Finish-time fairness (Gavel)", Aliases: []string{"finish-time-fairness", "themis"}, Trigger: sim.TriggerEvery, Data: gavelData,
 			Doc: "Themis' finish-time fairness as Gavel's policy, linear programs in 360 s rounds; remaining time estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				thr, err := gavelThroughputsIn(o.DataDir)
+				thr, err := GavelThroughputsAt(o.dataPath(GavelThroughputsFile))
 				if err != nil {
 					return nil, err
 				}
@@ -404,10 +428,10 @@ func init() {
 			func(o Options) (sim.Scheduler, error) {
 				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
 			}},
-		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery,
+		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery, Data: gavelData,
 			Doc: "gavel-ftf reading true durations, as Gavel's simulator does: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
-				thr, err := gavelThroughputsIn(o.DataDir)
+				thr, err := GavelThroughputsAt(o.dataPath(GavelThroughputsFile))
 				if err != nil {
 					return nil, err
 				}
@@ -424,3 +448,22 @@ func tiresiasConfig(o Options) TiresiasConfig {
 	}
 	return *o.Tiresias
 }
+
+// dataPath is where o says a data file (Info.Data's Path) is: Data's
+// entry, else under DataDir; "" when neither is given.
+func (o Options) dataPath(rel string) string {
+	if p, ok := o.Data[rel]; ok {
+		return p
+	}
+	if o.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(o.DataDir, filepath.FromSlash(rel))
+}
+
+// gittinsData and gavelData are the data files of the Gittins and Gavel
+// policies.
+var (
+	gittinsData = []DataFile{{Path: GittinsSamplesFile}}
+	gavelData   = []DataFile{{Path: GavelThroughputsFile, Optional: true}}
+)

@@ -58,13 +58,18 @@ var (
 )
 
 // KindNames lists the server kind names accepted by ClusterSpec.Servers.
-func KindNames() []string { return []string{"power8", "dgx1", "hetero-cpu", "mixed", "pai-v100"} }
+func KindNames() []string {
+	return append([]string{"power8", "dgx1", "hetero-cpu", "mixed", "pai-v100"}, gpuKindNames...)
+}
 
 // kindAt returns the kind of the i-th server of a partition for the named
 // kind. "mixed" repeats the pattern small, power8, power8, dgx1, dgx1 so that
 // every block of five servers (and so every pod of a multiple of five) is
 // 20 % small, 40 % power8, 40 % dgx1.
 func kindAt(name string, i int) (ServerKind, error) {
+	if k, ok := gpuKindAt(name, i); ok {
+		return k, nil
+	}
 	switch name {
 	case "power8":
 		return KindPower8, nil
@@ -101,6 +106,9 @@ type Cluster struct {
 	Servers  []Server
 	Topology *Topology
 	Pods     int
+	// GPUSpeed, when set, makes a job's speed follow the GPU types of its
+	// servers (gputype.go); nil: every GPU runs alike.
+	GPUSpeed GPUSpeed
 }
 
 // TotalGPU is the number of GPUs in the cluster.

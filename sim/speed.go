@@ -65,10 +65,14 @@ func (s *Sim) flush() {
 }
 
 // rate is a running job's speed relative to standalone: ideal / (ideal·(1+S)
-// + communication), S the straggler's slowdown.
+// + communication), S the straggler's slowdown, times its GPU types'
+// speed (gpuRate).
 func (s *Sim) rate(js *JobState) float64 {
-	if js.work == 0 || s.standalone {
+	if js.work == 0 {
 		return 1
+	}
+	if s.standalone {
+		return s.gpuRate(js)
 	}
 	if js.slowStale {
 		// Per instance, its slowdown is kept (instSlow, −1 when its
@@ -97,7 +101,7 @@ func (s *Sim) rate(js *JobState) float64 {
 		s.commStale[js.Index] = false
 		js.comm = s.comm(js)
 	}
-	return 1 / (1 + worst + js.comm/js.Profile.IterS)
+	return s.gpuRate(js) / (1 + worst + js.comm/js.Profile.IterS)
 }
 
 // comm is the time per iteration of a running job's slowest flow. A

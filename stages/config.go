@@ -172,7 +172,7 @@ func (c *Config) Plan() plan.Config {
 	return plan.Config{Sim: c.Sim, Eval: c.Eval, Train: c.Train, Jobs: c.JobsArtifact(),
 		Source: c.Datasets.Source, Synthetic: c.Datasets.Source == SyntheticPAI, SyntheticJobs: c.Datasets.Synthetic.Jobs,
 		Calibrated: slices.DeleteFunc(slices.Sorted(maps.Keys(plan.Environments)), func(n string) bool { return !c.calibrates(n) }),
-		Ingested:   c.ingestedJobs()}
+		Ingested:   c.ingestedJobs(), DataDir: c.ResolveDataDir()}
 }
 
 // ingestedJobs maps each source the run ingests to its jobs table's run

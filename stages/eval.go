@@ -47,6 +47,9 @@ type evalStage struct {
 	// models maps a learned scheduler's model on a cluster of the spec
 	// (each replicate's) to its files (artifacts of this run).
 	models map[modelRef][]string
+	// data maps the data files its schedulers read to their inputs
+	// (plan.Experiment.Data).
+	data map[string]string
 }
 
 // evalStages builds the stage of every configured experiment; learned
@@ -86,7 +89,7 @@ func (c *Config) evalStages(p *plan.Plan, models map[string][]string, replicas m
 			}
 		}
 		slices.Sort(inputs)
-		out = append(out, &evalStage{spec: spec, inputs: slices.Compact(inputs), workers: c.Workers, models: mine, fitted: fitted})
+		out = append(out, &evalStage{spec: spec, inputs: slices.Compact(inputs), workers: c.Workers, models: mine, fitted: fitted, data: pe.Data})
 	}
 	return out, nil
 }
@@ -97,6 +100,19 @@ type modelRef struct {
 	Scheduler schedulers.Name
 	Cluster   string
 	Replicate int
+}
+
+// dataPaths maps the data files the schedulers read to where the stage
+// reads them: path of each input; nil when there are none.
+func (s *evalStage) dataPaths(path func(string) string) map[string]string {
+	if len(s.data) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(s.data))
+	for _, rel := range slices.Sorted(maps.Keys(s.data)) { // path may record its calls
+		out[rel] = path(s.data[rel])
+	}
+	return out
 }
 
 // cellModel is the model a cell of a learned scheduler evaluates.
@@ -182,7 +198,7 @@ func (s *evalStage) Run(ctx context.Context, env *pipeline.Env) error {
 	// The cells' per-job results wait in the task directory, never among
 	// the outputs, until the results table is written.
 	opt := evaluation.Options{Seed: env.Seed, Workers: s.workers, Progress: env.Progress(), Log: env.Log,
-		NewScheduler: newSched, Interference: speeds.Interference, ScratchDir: env.TaskDir()}
+		NewScheduler: newSched, Interference: speeds.Interference, ScratchDir: env.TaskDir(), Data: s.dataPaths(env.Input)}
 	if env.Executor() != nil {
 		opt.Cells = s.cellTasks(env, spec) // evaltask.go
 	}

@@ -42,6 +42,9 @@ type cellTask struct {
 	Environment string `json:"environment,omitempty"`
 	// Model is a learned scheduler's model directory.
 	Model string `json:"model,omitempty"`
+	// Data maps the data files the schedulers read to their paths
+	// (evaluation.Options.Data).
+	Data map[string]string `json:"data,omitempty"`
 	// External is the declared policy of an external:NAME cell, with the
 	// digest of its files: a worker runs it from here, having read no
 	// configuration.
@@ -74,7 +77,7 @@ func runCellTask(ctx context.Context, t pipeline.Task, _ pipeline.TaskEnv) ([]by
 	if err != nil {
 		return nil, err
 	}
-	opt := evaluation.Options{Interference: speeds.Interference, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
+	opt := evaluation.Options{Interference: speeds.Interference, Data: ct.Data, NewScheduler: func(c evaluation.Cell, seed uint64) (sim.Scheduler, error) {
 		if ct.External != nil && string(c.Scheduler) == external.Prefix+ct.External.Spec.Name {
 			return ct.External.Spec.Policy(seed)
 		}
@@ -124,6 +127,11 @@ func (s *evalStage) cellTasks(env *pipeline.Env, spec evaluation.Spec) func(cont
 			return ref.Path
 		})
 		base.FitModel, base.Environment = src.Fit, src.Environment
+		base.Data = s.dataPaths(func(in string) string {
+			ref := env.InputRef(in)
+			common = append(common, ref)
+			return ref.Path
+		})
 		workloads := map[string]pipeline.InputRef{}
 		var results []string // each task's ct.Results
 		for _, pc := range cells {

@@ -194,7 +194,7 @@ written and exits with status 4.`,
 			if _, err := pipeline.RemoveScratch(out, false); err != nil {
 				return err
 			}
-			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: cfg.Seed, Workers: cfg.Workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model, ScratchDir: out})
+			rep, err := evaluation.Run(ctx, spec, evaluation.Options{Seed: cfg.Seed, Workers: cfg.Workers, Progress: a.progress, Log: a.log, NewScheduler: newSched, Interference: model, ScratchDir: out, Data: x.Data})
 			if err != nil {
 				if sig, ok := interruption(ctx); ok {
 					return interruptedError{fmt.Sprintf("eval interrupted (%v); %s is as it was", sig, out), sig}
