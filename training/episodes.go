@@ -28,3 +28,25 @@ func Episodes(s Sections) map[string]int {
 	}
 	return out
 }
+
+// A TrainedBy family names how each of its variants is trained (DAS:
+// "Algorithm 1" or "MAPPO"), for the claims that say what a row was
+// tested at.
+type TrainedBy interface {
+	Family
+	// TrainedBy is v's trainer, "" for none worth naming.
+	TrainedBy(v schedulers.Name) string
+}
+
+// TrainerOf is the trainer of the learned scheduler name (TrainedBy), ""
+// where its family names none or name is not a learned scheduler.
+func TrainerOf(name schedulers.Name) string {
+	f, _, ok := VariantOf(name)
+	if !ok {
+		return ""
+	}
+	if t, ok := f.(TrainedBy); ok {
+		return t.TrainedBy(name)
+	}
+	return ""
+}
