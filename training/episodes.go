@@ -50,3 +50,24 @@ func TrainerOf(name schedulers.Name) string {
 	}
 	return ""
 }
+
+// A Sized family says how much memory a training of it holds at least
+// per server of the cluster it trains on, for the run's memory estimate
+// (evaluation's), which refuses a configuration that cannot fit.
+type Sized interface {
+	Family
+	// TrainBytesPerServer is that memory, in bytes.
+	TrainBytesPerServer() int64
+}
+
+// TrainBytesPerServer is the memory a training of the learned scheduler
+// name holds at least per server of its cluster (Sized), 0 where its
+// family says none or name is not a learned scheduler.
+func TrainBytesPerServer(name schedulers.Name) int64 {
+	if f, _, ok := VariantOf(name); ok {
+		if s, ok := f.(Sized); ok {
+			return s.TrainBytesPerServer()
+		}
+	}
+	return 0
+}
