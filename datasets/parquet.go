@@ -8,7 +8,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/parquet-go/parquet-go"
@@ -429,14 +428,7 @@ func WriteJobsFrom(ctx context.Context, path string, meta FileMeta, in <-chan ar
 // its rows are read as a struct of T's other fields, copied into T by
 // field. Such files are small and old: this path is not the fast one.
 func readOlderRows[T any](path string, pf *parquet.File, check *tableCheck[T], missing []string) ([]T, error) {
-	rt := reflect.TypeFor[T]()
-	var fields []reflect.StructField
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("parquet"), ","); !slices.Contains(missing, name) {
-			fields = append(fields, f)
-		}
-	}
+	fields := parquetfile.Without(reflect.TypeFor[T](), missing)
 	older := reflect.StructOf(fields)
 	schema := parquet.SchemaOf(reflect.New(older).Interface())
 	checks, err := checkParquetSchema(path, schema, pf)

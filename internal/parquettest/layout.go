@@ -3,11 +3,11 @@ package parquettest
 import (
 	"os"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/schedlab/schedlab/internal/parquetfile"
 )
 
 // WriteWithout writes rows to path as a table of T without the top-level
@@ -17,13 +17,7 @@ import (
 func WriteWithout[T any](t testing.TB, path string, rows []T, drop ...string) {
 	t.Helper()
 	rt := reflect.TypeFor[T]()
-	var fields []reflect.StructField
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("parquet"), ","); !slices.Contains(drop, name) {
-			fields = append(fields, f)
-		}
-	}
+	fields := parquetfile.Without(rt, drop)
 	if len(fields) == rt.NumField() {
 		t.Fatalf("parquettest: WriteWithout: %s has none of the columns %v", rt, drop)
 	}
