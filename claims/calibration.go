@@ -40,7 +40,7 @@ func (c calibrationClaim) register() {
 		paper = evaluation.PaperDAS
 	}
 	calibrationClaims = append(calibrationClaims, c)
-	Register(Claim{ID: c.id, Paper: paper, Source: c.source, Text: c.text, Claimed: c.claimed,
+	add(Claim{ID: c.id, Paper: paper, Source: c.source, Text: c.text, Claimed: c.claimed,
 		Experiment: evaluation.Calibration, Evaluate: c.evaluate})
 }
 

@@ -107,10 +107,22 @@ var registry struct {
 	byID map[string]bool
 }
 
-// Register adds a claim. Claims list in registration order. Like
-// evaluation.Register it panics on a programming error: an empty or
-// duplicate id, no experiment or no Evaluate.
+// papers registers the papers' claims (registry.go) on first use, not in
+// an init function: their texts name learned rows by their display names,
+// which the families register in their own init functions, and the
+// binary (stages, cmd/schedlab) links the families, not this package.
+var papers sync.Once
+
+// Register adds a claim, after the papers' own. Claims list in
+// registration order. Like evaluation.Register it panics on a programming
+// error: an empty or duplicate id, no experiment or no Evaluate.
 func Register(c Claim) {
+	papers.Do(registerPapers)
+	add(c)
+}
+
+// add is Register for the papers' claims.
+func add(c Claim) {
 	registry.Lock()
 	defer registry.Unlock()
 	switch {
@@ -130,6 +142,7 @@ func Register(c Claim) {
 
 // All lists the registered claims in registration order.
 func All() []Claim {
+	papers.Do(registerPapers)
 	registry.RLock()
 	defer registry.RUnlock()
 	return append([]Claim(nil), registry.list...)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training"
 )
 
 // comparison is a claim that some rows of an experiment beat others by a
@@ -174,7 +174,7 @@ func dasScale(in *Input, c comparison) string {
 	for _, r := range c.claimed {
 		if n, ok := in.Episodes[r]; ok {
 			by := ""
-			if t := das.TrainerOf(schedulers.Name(r)); t != "" {
+			if t := training.TrainerOf(schedulers.Name(r)); t != "" {
 				by = " by " + t + ","
 			}
 			s += fmt.Sprintf("; %s trained%s %d episodes (paper: 50)", r, by, n)

@@ -32,7 +32,8 @@
 //
 // # Extending it
 //
-// A new claim is one Claim value registered in registry.go: its id, paper,
-// experiment, threshold and Evaluate (a margin, Wilcoxon or calibration
-// test from this package's helpers). The report and the scoreboard follow.
+// A new claim is one Claim value added in registry.go's registerPapers
+// (run on first use, once the families have registered the display names
+// its texts use): its id, paper, experiment, threshold and Evaluate (a
+// margin, Wilcoxon or calibration test from this package's helpers). The report and the scoreboard follow.
 package claims

@@ -240,10 +240,12 @@ func checkBounds(v reflect.Value, plan []boundedField) *BadField {
 // of a dataset, or the inputs of a concatenation) to columnBounds; a jobs
 // table to CheckJob and to unique job ids, as ingest does.
 type tableCheck[T any] struct {
-	plan  []boundedField
-	jobs  bool
-	files []checkedFile // the files checked, in order
-	rows  int64         // rows checked so far, over every file
+	// defaults set the columns an older file lacks (ReadParquetDefaults).
+	defaults Defaults[T]
+	plan     []boundedField
+	jobs     bool
+	files    []checkedFile // the files checked, in order
+	rows     int64         // rows checked so far, over every file
 
 	// Jobs only: every job id, by row counted over every file, a 64-bit
 	// hash of each, and an open-addressing table of the rows by hash

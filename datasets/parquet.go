@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -122,7 +123,21 @@ func WriteParquet[T any](path string, meta FileMeta, rows []T) error {
 // ingest's own (CheckJob) and to unique job ids: a row outside them is an
 // *InputError naming the file, the row and the field.
 func ReadParquet[T any](path string) (rows []T, err error) {
+	return ReadParquetDefaults[T](path, nil)
+}
+
+// Defaults are the values of the columns that the older files of a table
+// whose columns grew lack: by top-level column name, the function that
+// sets a row's value of it. ReadParquetDefaults reads a file without such
+// a column as though it held them; every other column must be there.
+type Defaults[T any] map[string]func(*T)
+
+// ReadParquetDefaults is ReadParquet of a table that older files hold with
+// fewer columns: a column of d that a file lacks is set by d's function on
+// each of its rows (before the rows are held to the bounds).
+func ReadParquetDefaults[T any](path string, d Defaults[T]) (rows []T, err error) {
 	check := newTableCheck[T]()
+	check.defaults = d
 	if dir, ok := IsDataset(path); ok {
 		return readDatasetTable(dir, check)
 	}
@@ -157,6 +172,16 @@ const readChunk = 16 << 10
 // it) from pf, holding each chunk of rows to check (nil: none) as it
 // arrives. The caller recovers parquet-go's panics (recoverCorrupt).
 func readRows[T any](path string, pf *parquet.File, check *tableCheck[T]) ([]T, error) {
+	if check != nil && check.defaults != nil {
+		_, missing, err := checkParquetSchemaAbsent(path, parquet.SchemaOf(new(T)), pf,
+			func(name string) bool { return check.defaults[name] != nil })
+		if err != nil {
+			return nil, err
+		}
+		if len(missing) > 0 {
+			return readOlderRows(path, pf, check, missing)
+		}
+	}
 	var out []T
 	var bad error
 	err := scanRows(path, pf, func(r *parquet.GenericReader[T], numRows int64) error {
@@ -395,4 +420,47 @@ func WriteJobsFrom(ctx context.Context, path string, meta FileMeta, in <-chan ar
 	}
 	n := w.Rows()
 	return n, w.Close()
+}
+
+// readOlderRows reads the rows of a file of an older layout of T, without
+// the columns missing (ReadParquetDefaults), setting those by
+// check.defaults. parquet-go cannot convert such a file to T's schema, so
+// its rows are read as a struct of T's other fields, copied into T by
+// field. Such files are small and old: this path is not the fast one.
+func readOlderRows[T any](path string, pf *parquet.File, check *tableCheck[T], missing []string) ([]T, error) {
+	fields := parquetfile.Without(reflect.TypeFor[T](), missing)
+	older := reflect.StructOf(fields)
+	schema := parquet.SchemaOf(reflect.New(older).Interface())
+	checks, err := checkParquetSchema(path, schema, pf)
+	if err != nil {
+		return nil, err
+	}
+	if err := scanNulls(path, checks); err != nil {
+		return nil, err
+	}
+	check.expectRows(pf.NumRows())
+	r := parquet.NewReader(pf, schema)
+	defer r.Close()
+	out := make([]T, 0, min(max(pf.NumRows(), 0), maxPreallocRows, pf.Size()/8))
+	for {
+		v := reflect.New(older)
+		if err := r.Read(v.Interface()); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var row T
+		dst := reflect.ValueOf(&row).Elem()
+		for j, f := range fields {
+			dst.FieldByIndex(f.Index).Set(v.Elem().Field(j))
+		}
+		for _, name := range missing {
+			check.defaults[name](&row)
+		}
+		out = append(out, row)
+	}
+	if err := check.check(path, out, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

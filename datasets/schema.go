@@ -41,11 +41,20 @@ import (
 // of want. It returns an *InputError naming path and the column on the
 // first mismatch, and the null checks the file's nullable columns need.
 func checkParquetSchema(path string, want parquet.Node, pf *parquet.File) ([]nullCheck, error) {
-	m := schemaMatch{path: path}
+	checks, _, err := checkParquetSchemaAbsent(path, want, pf, nil)
+	return checks, err
+}
+
+// checkParquetSchemaAbsent is checkParquetSchema where a top-level column
+// of want that absent names (nil: none) may be missing from the file (an
+// older layout of a table that grew: Defaults); missing lists those that
+// are.
+func checkParquetSchemaAbsent(path string, want parquet.Node, pf *parquet.File, absent func(string) bool) (checks []nullCheck, missing []string, err error) {
+	m := schemaMatch{path: path, absent: absent}
 	if err := m.group(nil, want, pf.Root(), nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m.checks, nil
+	return m.checks, m.missing, nil
 }
 
 // nullCheck asks for one leaf column of a file to be scanned for
@@ -60,6 +69,10 @@ type nullCheck struct {
 type schemaMatch struct {
 	path   string
 	checks []nullCheck
+	// absent names the top-level columns the file may lack (nil: none);
+	// missing collects those it does.
+	absent  func(string) bool
+	missing []string
 }
 
 func (m *schemaMatch) fail(at []string, format string, args ...any) error {
@@ -91,6 +104,10 @@ func (m *schemaMatch) group(at []string, want parquet.Node, got *parquet.Column,
 		}
 		if match == nil {
 			if f.Optional() {
+				continue
+			}
+			if len(at) == 0 && m.absent != nil && m.absent(name) {
+				m.missing = append(m.missing, name)
 				continue
 			}
 			var have []string

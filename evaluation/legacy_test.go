@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/parquettest"
 )
 
 // TestReadLegacyTables: a results or metrics table without the replicate
@@ -14,15 +15,13 @@ import (
 // other column as written; a table missing another column still fails,
 // naming it.
 func TestReadLegacyTables(t *testing.T) {
+	// The columns metrics tables gained with cells' floors.
+	unfloored := []string{"cpu_util", "floor_jct_s", "best_heuristic", "best_heuristic_jct_s", "headroom", "headroom_share"}
 	dir := t.TempDir()
 	res := filepath.Join(dir, "results.parquet")
 	met := filepath.Join(dir, "metrics.parquet")
-	if err := datasets.WriteParquet(res, datasets.FileMeta{Source: "t"}, []legacyResultRow{{Experiment: "e", Scheduler: "das", Seed: 2, JobID: "j1", JCTS: 42, Machines: 3}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := datasets.WriteParquet(met, datasets.FileMeta{Source: "t"}, []legacyMetricsRow{{Experiment: "e", Scheduler: "das", Seed: 2, MeanJCTS: 42, Decisions: 7}}); err != nil {
-		t.Fatal(err)
-	}
+	parquettest.WriteWithout(t, res, []ResultRow{{Experiment: "e", Scheduler: "das", Seed: 2, JobID: "j1", JCTS: 42, Machines: 3}}, "replicate")
+	parquettest.WriteWithout(t, met, []MetricsRow{{Experiment: "e", Scheduler: "das", Seed: 2, MeanJCTS: 42, Decisions: 7}}, append([]string{"replicate"}, unfloored...)...)
 	r, err := ReadResults(res)
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +43,7 @@ func TestReadLegacyTables(t *testing.T) {
 	// A table with the replicate column but no floor (written between
 	// the two) reads as well.
 	mid := filepath.Join(dir, "unfloored.parquet")
-	if err := datasets.WriteParquet(mid, datasets.FileMeta{Source: "t"}, []unflooredMetricsRow{{Scheduler: "lif", Replicate: 1, MeanJCTS: 5}}); err != nil {
-		t.Fatal(err)
-	}
+	parquettest.WriteWithout(t, mid, []MetricsRow{{Scheduler: "lif", Replicate: 1, MeanJCTS: 5}}, unfloored...)
 	if m, err := ReadMetrics(mid); err != nil || len(m) != 1 || m[0].Replicate != 1 || m[0].MeanJCTS != 5 || !math.IsNaN(m[0].FloorJCTS) {
 		t.Errorf("table without the floor: %+v, %v", m, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 )
 
 // A configuration whose size keys are each inside their range can still
@@ -29,21 +30,13 @@ import (
 //   - the simulator's routing: one distance table per destination switch
 //     (sim.Size.RouteTables) over every node of the topology;
 //   - the jobs a cell holds (its jobs, their tasks and results);
-//   - the training of a learned scheduler of the marl family, which grows
-//     with the servers of the cluster it is trained on
-//     (marlTrainBytesPerServer).
+//   - the training of a learned scheduler whose family declares what it
+//     holds per server of the cluster it is trained on
+//     (training.TrainBytesPerServer: the marl family's).
 //
 // Cells, stages and rollouts that run side by side each hold their own,
 // so a run can need several times the estimate; refusing on a lower bound
 // never refuses a run that fits.
-
-// marlTrainBytesPerServer is the memory a marl-family training holds per
-// server of its cluster, measured (docs/measurements.md, "memory of a
-// configuration"): the peak resident size of `schedlab run --preset
-// quick --only marl-arrivals` grows by 240 to 263 KiB per server from
-// k = 8 to 12 to 16 (128, 432, 1,024 servers); the smaller slope is
-// taken, as for a lower bound.
-const marlTrainBytesPerServer = 240 << 10
 
 // jobBytes is what a cell holds per job at least: the job, one task and
 // its result (strings' bytes left out).
@@ -164,10 +157,10 @@ const dasTraceSection = "eval.das_table1"
 // specNeed is the need of s's largest cluster; false when a cluster or
 // scheduler is invalid (the experiment's own checks name it).
 func specNeed(key string, s Spec) (memoryNeed, bool) {
-	marl := false
+	var perServer int64 // the most any learned row's training holds
 	for _, n := range s.Schedulers {
-		if info, ok := schedulers.Lookup(n); ok && info.Family == "marl" {
-			marl = true
+		if info, ok := schedulers.Lookup(n); ok {
+			perServer = max(perServer, training.TrainBytesPerServer(info.Name))
 		}
 	}
 	var worst memoryNeed
@@ -182,9 +175,7 @@ func specNeed(key string, s Spec) (memoryNeed, bool) {
 		for _, w := range s.Workloads {
 			need.jobs = max(need.jobs, workloadJobs(w, size))
 		}
-		if marl {
-			need.train = int64(size.Servers) * marlTrainBytesPerServer
-		}
+		need.train = int64(size.Servers) * perServer
 		if !found || need.bytes() > worst.bytes() {
 			worst, found = need, true
 		}

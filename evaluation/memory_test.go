@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 )
 
 // documentedConfig is Config with every section at its registered
@@ -127,5 +128,24 @@ func TestMemoryLimitIsRead(t *testing.T) {
 		t.Errorf("no memory limit read on Linux (%d, %q): the check is off", l, from)
 	default:
 		t.Skipf("no memory limit readable on %s", runtime.GOOS)
+	}
+}
+
+// TestTrainingMemoryFromFamily: a learned row whose family is
+// training.Sized adds its training's memory per server of the cluster to
+// the estimate; heuristics add none.
+func TestTrainingMemoryFromFamily(t *testing.T) {
+	s := MustLookup(MARLArrivals).Spec()
+	s.Schedulers = []string{"tetris"}
+	heuristic, ok := specNeed("eval.marl_arrivals", s)
+	s.Schedulers = []string{"tetris", "marl-device"}
+	learned, ok2 := specNeed("eval.marl_arrivals", s)
+	if !ok || !ok2 {
+		t.Fatalf("no estimate: %v %v", ok, ok2)
+	}
+	per := training.TrainBytesPerServer("marl-device")
+	if heuristic.train != 0 || per == 0 || learned.train != int64(learned.size.Servers)*per {
+		t.Errorf("training memory: %d with heuristics only, %d with marl-device (%d servers × %d B), want 0 and the product",
+			heuristic.train, learned.train, learned.size.Servers, per)
 	}
 }

@@ -38,7 +38,7 @@ func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, 
 	m := string(v.ModelName())
 	first := f.Files(v.ModelName())[0]
 	dir := filepath.Join(modelsDir, m, ClusterID(cluster))
-	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && f.Source() == training.SourceTrace {
+	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && ClusterKey(f) != "" {
 		dir = filepath.Join(modelsDir, m)
 	}
 	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {

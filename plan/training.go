@@ -2,7 +2,6 @@ package plan
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
@@ -16,7 +15,6 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // ModelKey names the model directory (under models/) a learned scheduler
@@ -30,7 +28,7 @@ func (c Config) ModelKey(canon schedulers.Name, cluster sim.ClusterSpec) string 
 		return string(canon) + "/" + ClusterID(cluster)
 	}
 	m := string(v.ModelName())
-	if f.Source() == training.SourceTrace && !c.perCluster(v) {
+	if _, one := sourceOf(f.Source()).trainCluster(c, v); one {
 		return m
 	}
 	return m + "/" + ClusterID(cluster)
@@ -124,13 +122,6 @@ type DataSetup struct {
 	Shape datasets.MARLShape `json:"shape,omitzero"`
 }
 
-// sourceExperiment is the experiment a family trains under when no
-// configured experiment names its variant (`schedlab train`).
-var sourceExperiment = map[training.Source]string{
-	training.SourceTrace: evaluation.DASTable1,
-	training.SourceMARL:  evaluation.MARLArrivals,
-}
-
 // Training plans the training of learned scheduler name as run
 // would: under experiment (empty: the first configured experiment naming
 // it, else its source's default experiment), on the experiment's cluster
@@ -162,7 +153,7 @@ func (c Config) Training(name, experiment, cluster string) (*Training, error) {
 		}
 	}
 	if experiment == "" {
-		experiment = sourceExperiment[f.Source()]
+		experiment = sourceOf(f.Source()).experiment()
 	}
 	pe, ok := p.Experiment(experiment)
 	if !ok { // an experiment the configuration does not list
@@ -188,46 +179,8 @@ func (c Config) TrainingOf(canon schedulers.Name, spec evaluation.Spec, fitted b
 	f, v := training.MustVariant(canon)
 	mt := &Training{Scheduler: v.ModelName(), Experiment: spec.Experiment, Sim: spec.Sim, Fitted: fitted,
 		Key: c.ModelKey(canon, cl.Spec), family: f, Data: DataSetup{Source: f.Source()}}
-	switch f.Source() {
-	case training.SourceTrace:
-		mt.Cluster, mt.ClusterSpec = cl.Name, cl.Spec
-		if !c.perCluster(v) {
-			mt.Cluster = c.Train.DAS.Cluster
-			var err error
-			if mt.ClusterSpec, err = sim.Preset(c.Train.DAS.Cluster); err != nil {
-				return nil, fmt.Errorf("train.das.cluster: %w", err)
-			}
-		}
-		for _, w := range spec.Workloads {
-			if w.Kind == evaluation.KindTrace {
-				mt.Data.MaxJobs, mt.Data.TestFraction = w.MaxJobs, w.TestFraction
-				break
-			}
-		}
-		for _, ec := range spec.Clusters {
-			mt.Data.EvalClusters = append(mt.Data.EvalClusters, ec.Spec)
-		}
-		if mt.Data.MaxJobs == 0 {
-			return nil, fmt.Errorf("train %s: experiment %s has no trace workload to train on", canon, spec.Experiment)
-		}
-	case training.SourceMARL:
-		mt.Cluster, mt.ClusterSpec = ClusterID(cl.Spec), cl.Spec
-		built, err := cl.Spec.Build()
-		if err != nil {
-			return nil, err
-		}
-		mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
-		for _, w := range spec.Workloads {
-			if w.Kind != evaluation.KindTrace {
-				// The evaluated jobs' shape and, where the workload sets
-				// one, load: a model trains on the jobs it meets.
-				mt.Data.Shape = w.Shape
-				if w.JobsPerPod > 0 {
-					mt.Data.JobsPerPod = w.JobsPerPod
-				}
-				break
-			}
-		}
+	if err := sourceOf(f.Source()).setup(c, mt, canon, v, spec, cl); err != nil {
+		return nil, err
 	}
 	cfg, err := c.familyConfig(f)
 	if err != nil {
@@ -335,7 +288,7 @@ func (m *Training) Spec(dir string, in TrainInputs) (training.TrainSpec, error) 
 	if err != nil {
 		return training.TrainSpec{}, err
 	}
-	if m.Data.Source == training.SourceTrace {
+	if sourceOf(m.Data.Source).namesCluster() {
 		cluster.Name = m.Cluster
 	}
 	data, err := TrainingData(m.Data, cluster, m.Sim, in.Trace, in.Workload)
@@ -357,63 +310,13 @@ const (
 // TrainingData is the one split of the jobs a learned family trains and
 // validates on; the pipeline and `schedlab train` both call it, so that
 // neither can train or validate on an evaluated job.
-//
-//   - SourceTrace: datasets.SplitTrace, the cut evaluation makes (sorted,
-//     jobs that cannot fit every evaluated cluster pruned, the first
-//     MaxJobs kept, the last TestFraction evaluated), its training part
-//     split 8:2 into training and validation; then daspaper.PrepareJobs on the
-//     training cluster.
-//   - SourceMARL: uniform arrivals of JobsPerPod jobs per pod per interval
-//     for Intervals intervals drawn from workload, the last 10 % of each
-//     of Parts partitions (0: one per pod) validating.
+// Each source draws its own (source.go: traceSource.draw, marlSource.draw).
 func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, workload *rand.Rand) (training.Data, error) {
-	switch d.Source {
-	case training.SourceTrace:
-		clusters := make([]*sim.Cluster, len(d.EvalClusters))
-		for i, cs := range d.EvalClusters {
-			c, err := cs.Build()
-			if err != nil {
-				return training.Data{}, fmt.Errorf("cluster %s: %w", ClusterID(cs), err)
-			}
-			clusters[i] = c
-		}
-		ts, err := datasets.SplitTrace(trace, sim.Pruner(clusters, sc),
-			datasets.TraceSplit{MaxJobs: d.MaxJobs, TestFraction: d.TestFraction, ValFraction: trainValFraction})
-		if err != nil {
-			return training.Data{}, err
-		}
-		split, err := daspaper.PrepareJobs(cluster, ts, sc)
-		data := training.Data{Train: split.Train, Val: split.Val}
-		if err == nil {
-			err = data.Check(d.Source)
-		}
-		if err != nil && !errors.Is(err, training.ErrNoTrainingJobs) {
-			return training.Data{}, err
-		}
-		if err != nil {
-			return data, fmt.Errorf("the trace's first %d jobs that fit every evaluated cluster, the last %g %% evaluated: %w (raise eval.das_table1.max_jobs, or use a longer trace)",
-				d.MaxJobs, 100*d.TestFraction, err)
-		}
-		return data, nil
-	case training.SourceMARL:
-		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
-			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Shape: d.Shape}, workload)
-		if err != nil {
-			return training.Data{}, err
-		}
-		parts := d.Parts
-		if parts == 0 {
-			parts = cluster.Pods
-		}
-		train, val := datasets.SplitMARL(jobs, parts, marlHeldOut, sc.IntervalS)
-		data := training.Data{Train: train, Val: val}
-		if err := data.Check(d.Source); err != nil {
-			return data, fmt.Errorf("%d jobs in %d intervals of uniform arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w (raise train.marl.intervals)",
-				len(jobs), d.Intervals, d.JobsPerPod, parts, 100*marlHeldOut, err)
-		}
-		return data, nil
+	src, ok := sources[d.Source]
+	if !ok {
+		return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
 	}
-	return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
+	return src.draw(d, cluster, sc, trace, workload)
 }
 
 // Speed is the speed model the training simulates with.

@@ -122,14 +122,7 @@ func TestCalibrateStage(t *testing.T) {
 func TestCalibrationExperimentInDAG(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = append([]string{evaluation.Calibration}, cfg.Eval.Experiments...)
-	dag, err := Build(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, s := range dag {
-		names = append(names, s.Name())
-	}
+	names := stageNames(t, cfg, "")
 	if !slices.Contains(names, "calibrate") || slices.Contains(names, "eval-"+evaluation.Calibration) {
 		t.Fatalf("stages %v: want calibrate and no eval-%s", names, evaluation.Calibration)
 	}

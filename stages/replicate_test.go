@@ -33,7 +33,11 @@ func replicatedConfig() *Config {
 	return cfg
 }
 
-func trainStageNames(t *testing.T, cfg *Config) []string {
+func trainStageNames(t *testing.T, cfg *Config) []string { return stageNames(t, cfg, "train-") }
+
+// stageNames are the names of the stages of cfg's DAG that start with
+// prefix, in DAG order.
+func stageNames(t *testing.T, cfg *Config, prefix string) []string {
 	t.Helper()
 	dag, err := Build(cfg)
 	if err != nil {
@@ -41,7 +45,7 @@ func trainStageNames(t *testing.T, cfg *Config) []string {
 	}
 	var names []string
 	for _, s := range dag {
-		if strings.HasPrefix(s.Name(), "train-") {
+		if strings.HasPrefix(s.Name(), prefix) {
 			names = append(names, s.Name())
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/marl"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
@@ -472,26 +471,8 @@ func demoteHeadings(md string, n int) string {
 	})
 }
 
-// learnedEpisodes is, for each MARL-GNN variant, the training episodes of
-// its models under cfg (train.marl.episodes or the variant's default),
-// and for each variant of the DAS paper's families train.das.episodes:
-// the claims' "tested at".
+// learnedEpisodes is, for each variant of an Episodic family, the
+// training episodes of its models under cfg: the claims' "tested at".
 func learnedEpisodes(cfg *Config) map[string]int {
-	s := training.Sections{DAS: cfg.Train.DAS, MARL: cfg.Train.MARL}
-	out := map[string]int{}
-	if f, ok := training.Lookup("marl"); ok {
-		for _, v := range f.Variants() {
-			out[string(v.Info.Name)] = marl.EpisodesFor(v.Info.Name, s)
-		}
-	}
-	// The DAS paper's families train train.das.episodes (per learning
-	// rate, for DAS's).
-	for _, name := range training.Families() {
-		if f, ok := training.Lookup(name); ok && f.Section() == "das" {
-			for _, v := range f.Variants() {
-				out[string(v.Info.Name)] = cfg.Train.DAS.Episodes
-			}
-		}
-	}
-	return out
+	return training.Episodes(training.Sections{DAS: cfg.Train.DAS, MARL: cfg.Train.MARL})
 }

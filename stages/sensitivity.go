@@ -36,7 +36,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 	cells := path.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile)
 	var in []string
 	for _, p := range parts {
-		if p.Training.Data.Source == training.SourceTrace {
+		if p.Training.Data.ReadsTrace() {
 			in = append(in, c.JobsArtifact())
 		}
 		in = append(in, p.Speed().Inputs()...)
@@ -135,21 +135,13 @@ func sensitivityPartOf(p plan.SensitivityPart, env *pipeline.Env) (sensitivity.P
 	}
 	t := p.Training
 	notes = append(notes, fmt.Sprintf("%s: %s on %s; the environment wraps %s; each point's model trains on %s (%s) with %s; %d seed(s) per scheduler.",
-		p.Name, load, p.Spec.Clusters[0].Name, what, t.Cluster, dataSummary(t.Data), trainSize(t), p.Spec.Seeds))
+		p.Name, load, p.Spec.Clusters[0].Name, what, t.Cluster, t.Data.Summary(), trainSize(t), p.Spec.Seeds))
 	unit := "min"
 	if p.Spec.Sim.Trigger == sim.TriggerInterval {
 		unit = "intervals"
 	}
 	return sensitivity.Part{Name: p.Name, Title: p.Title, Learned: string(p.Learned), Heuristics: p.Heuristics, Base: base, Unit: unit, Notes: notes,
 		Load: p.Load, Socket: p.Socket}, model, nil
-}
-
-// dataSummary says which jobs a training reads.
-func dataSummary(d plan.DataSetup) string {
-	if d.Source == training.SourceTrace {
-		return "the trace's training part"
-	}
-	return fmt.Sprintf("%d intervals of uniform arrivals", d.Intervals)
 }
 
 // trainSize says how long a training is, from its family's config (its

@@ -79,7 +79,7 @@ func trainingVersion(f training.Family) string {
 // trainStage is the pipeline stage that trains m into models/<key>/.
 func trainStage(m *plan.Training, jobsArtifact string) pipeline.Stage {
 	var in []string
-	if m.Data.Source == training.SourceTrace {
+	if m.Data.ReadsTrace() {
 		in = append(in, jobsArtifact)
 	}
 	in = append(in, m.Speed().Inputs()...)
@@ -109,7 +109,7 @@ func trainStage(m *plan.Training, jobsArtifact string) pipeline.Stage {
 			in := m.Inputs(env.Seed)
 			in.Meta.ConfigHash = env.ConfigHash
 			var err error
-			if m.Data.Source == training.SourceTrace {
+			if m.Data.ReadsTrace() {
 				if in.Trace, err = datasets.ReadParquet[datasets.Job](env.Input(jobsArtifact)); err != nil {
 					return err
 				}

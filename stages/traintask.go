@@ -13,7 +13,6 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
-	"github.com/schedlab/schedlab/training"
 )
 
 // TaskTrain is the task kind of one model's training: what a training
@@ -161,7 +160,7 @@ func trainTaskOf(m *plan.Training, env *pipeline.Env, jobsArtifact string) (trai
 	}
 	tt := trainTask{Model: raw, Stage: env.Stage(), ConfigHash: env.ConfigHash, Base: m.Base()}
 	var inputs []pipeline.InputRef
-	if m.Data.Source == training.SourceTrace {
+	if m.Data.ReadsTrace() {
 		ref := env.InputRef(jobsArtifact)
 		tt.Trace, inputs = ref.Path, append(inputs, ref)
 	}

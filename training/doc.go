@@ -30,6 +30,11 @@
 //     continue from a saved state, so that a training retried on another
 //     worker resumes; add the variant to training/families'
 //     TestResumeIsByteIdentical.
+//  4. Optionally, say what the report and the run's checks read of it:
+//     Episodic (its variants' episodes, the claims' "tested at"),
+//     TrainedBy (a variant's trainer) and Sized (training memory per
+//     server, the memory estimate). They live beside the family, never as
+//     a name matched elsewhere.
 //
 // Its schedulers can then be named in any experiment's scheduler list:
 // schedlab run adds a training stage per model (models/<name>/, or
@@ -37,8 +42,9 @@
 // (plan.TrainingData, the one split of the run's jobs into training,
 // validation and evaluated jobs) under the experiment's simulator
 // configuration and interference model, and evaluates it; schedlab train
-// --family <name> trains the same model alone. A new data source or a new
-// train.* section (a field of Sections, declared in this package with its
-// keys' defaults and docs in SectionDefaults) is the only change
-// outside the two places above.
+// --family <name> trains the same model alone. A new data source (a Source
+// value and its planning in plan/source.go) or a new train.* section (a
+// field of Sections, declared in this package with its keys' defaults and
+// docs in SectionDefaults) is the only change outside the two places
+// above.
 package training

@@ -121,8 +121,8 @@ Families and their variants (the first is the default):
 // --cluster, views of seed and train.das.cluster, on top.
 func trainConfig(a *app, cmd *cobra.Command, f training.Family) (*stages.Config, error) {
 	keys := map[string]string{}
-	if f.Source() == training.SourceTrace {
-		keys["cluster"] = "train.das.cluster"
+	if k := plan.ClusterKey(f); k != "" {
+		keys["cluster"] = k
 	}
 	r, err := a.config(cmd, keys)
 	if err != nil {
@@ -154,8 +154,8 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		return err
 	}
 	cluster := opts.Cluster
-	if _, v, ok := training.VariantOf(schedulers.Name(opts.Variant)); f.Source() == training.SourceTrace && !(ok && v.PerCluster) {
-		// set train.das.cluster above; a variant built for one machine
+	if _, v, ok := training.VariantOf(schedulers.Name(opts.Variant)); plan.ClusterKey(f) != "" && !(ok && v.PerCluster) {
+		// set the family's cluster key (train.das.cluster) above; a variant built for one machine
 		// count (Variant.PerCluster) trains on the experiment's cluster
 		// of that name instead.
 		cluster = ""
@@ -211,7 +211,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		if err != nil {
 			return err
 		}
-		if err := plotCurves(opts.Out, rows, string(mt.Scheduler)+" on "+mt.Cluster, mt.Data.Source == training.SourceTrace); err != nil {
+		if err := plotCurves(opts.Out, rows, string(mt.Scheduler)+" on "+mt.Cluster, mt.Data.JCTMinutes()); err != nil {
 			return err
 		}
 		files = append(files, "curves.svg", "curves.png")
@@ -234,12 +234,12 @@ func trainInputs(ctx context.Context, a *app, cfg *stages.Config, mt *plan.Train
 		return in, err
 	}
 	in.Meta.ConfigHash = h
-	if mt.Data.Source == training.SourceTrace {
+	if mt.Data.ReadsTrace() {
 		if in.Trace, err = cfg.Trace(ctx, opts.Jobs); err != nil {
 			return in, usageErrorf("train: %v", err)
 		}
 	} else if opts.Jobs != "" {
-		return in, usageErrorf("train: --jobs applies to das, dl2 and rifling; %s draws its jobs", mt.Family().Name())
+		return in, usageErrorf("train: --jobs applies to the families that train on the job trace; %s draws its jobs", mt.Family().Name())
 	}
 	if opts.Interference == "" && mt.Fitted {
 		a.log.Warn("the experiment simulates with the fitted interference model, which --interference gives; training with the simulator's default (schedlab run would use its fit/model.json)",
