@@ -90,6 +90,7 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 	// of A are in cache: a cache line of Aᵀ at once, where a row at a
 	// time wrote each line eight times, mostly from L2.
 	const block = 8
+	vec := haveFMA && h%4 == 0 && h > 0 // the kernel's rows: the same bits
 	for q0 := 0; q0 < ml; q0 += block {
 		q1 := min(q0+block, ml)
 		for q := q0; q < q1; q++ {
@@ -104,6 +105,14 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 			}
 			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[ci*h:(ci+1)*h], a[q*h:(q+1)*h]
 			cr, ar = cr[:len(sr)], ar[:len(sr)]
+			if vec {
+				var cbp *float64
+				if cbias != nil {
+					cbp = &cbias[0]
+				}
+				reluSum4y(&ar[0], &sr[0], &cr[0], cbp, h)
+				continue
+			}
 			if cbias != nil {
 				cbias := cbias[:len(sr)]
 				for j, v := range sr {
@@ -181,6 +190,7 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		return
 	}
 	wd := w.Data[:h]
+	vec := haveFMA && h%4 == 0 && h > 0 // the kernel's sums: the same bits
 	for q, i := range idx {
 		r := n.ints[i]
 		gi, ar := g[i], a[q*h:(q+1)*h]
@@ -200,6 +210,14 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		}
 		if cb != nil {
 			bg = cb.Grad[:h]
+		}
+		if vec {
+			for _, dst := range [][]float64{sg, cg, bg} {
+				if dst != nil {
+					reluGrad4y(&dst[0], &ar[0], &wd[0], gi, h)
+				}
+			}
+			continue
 		}
 		for j, av := range ar {
 			if av > 0 { // A > 0 exactly where S[rep] + C + c > 0
