@@ -88,3 +88,10 @@ func reluSum4y(a, s, c, cb *float64, n int)
 //
 //go:noescape
 func reluGrad4y(dst, a, w *float64, gi float64, n int)
+
+// transpose4y sets at[j·ldt + r] = a[r·h + j] for r < 4 and j < h, a
+// multiple of 4 (kernel_amd64.s, AVX2: the caller checks haveFMA and the
+// bounds).
+//
+//go:noescape
+func transpose4y(at *float64, ldt int, a *float64, h int)

@@ -649,3 +649,52 @@ gloop:
 gdone:
 	VZEROUPPER
 	RET
+
+// func transpose4y(at *float64, ldt int, a *float64, h int)
+//
+// at[j·ldt + r] = a[r·h + j] for rows r = 0..3 of a and j = 0..h−1 in
+// fours (h a multiple of 4): four rows of ReLUScore's A into four columns
+// of Aᵀ, a 4×4 tile at a time through registers (AVX2).
+TEXT ·transpose4y(SB), NOSPLIT, $0-32
+	MOVQ at+0(FP), DI
+	MOVQ ldt+8(FP), R8
+	SHLQ $3, R8
+	MOVQ a+16(FP), SI
+	MOVQ h+24(FP), CX
+	MOVQ CX, R9
+	SHLQ $3, R9
+	LEAQ (SI)(R9*1), R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R8)(R8*2), R13
+	SHRQ $2, CX
+	JZ   tdone
+
+tloop:
+	VMOVUPD    (SI), Y0
+	VMOVUPD    (R10), Y1
+	VMOVUPD    (R11), Y2
+	VMOVUPD    (R12), Y3
+	VUNPCKLPD  Y1, Y0, Y4       // a0 b0 a2 b2
+	VUNPCKHPD  Y1, Y0, Y5       // a1 b1 a3 b3
+	VUNPCKLPD  Y3, Y2, Y6       // c0 d0 c2 d2
+	VUNPCKHPD  Y3, Y2, Y7       // c1 d1 c3 d3
+	VPERM2F128 $0x20, Y6, Y4, Y0 // a0 b0 c0 d0
+	VPERM2F128 $0x20, Y7, Y5, Y1 // a1 b1 c1 d1
+	VPERM2F128 $0x31, Y6, Y4, Y2 // a2 b2 c2 d2
+	VPERM2F128 $0x31, Y7, Y5, Y3 // a3 b3 c3 d3
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, (DI)(R8*1)
+	VMOVUPD    Y2, (DI)(R8*2)
+	VMOVUPD    Y3, (DI)(R13*1)
+	ADDQ       $32, SI
+	ADDQ       $32, R10
+	ADDQ       $32, R11
+	ADDQ       $32, R12
+	LEAQ       (DI)(R8*4), DI
+	DECQ       CX
+	JNZ        tloop
+
+tdone:
+	VZEROUPPER
+	RET

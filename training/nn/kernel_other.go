@@ -43,3 +43,7 @@ func reluSum4y(a, s, c, cb *float64, n int) {
 func reluGrad4y(dst, a, w *float64, gi float64, n int) {
 	panic("nn: reluGrad4y without assembly kernels")
 }
+
+func transpose4y(at *float64, ldt int, a *float64, h int) {
+	panic("nn: transpose4y without assembly kernels")
+}

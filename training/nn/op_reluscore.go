@@ -88,7 +88,8 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 	// chains (fmaGo), which are bound by the FMA's latency. Aᵀ is
 	// written a block of eight candidates at a time, while their rows
 	// of A are in cache: a cache line of Aᵀ at once, where a row at a
-	// time wrote each line eight times, mostly from L2.
+	// time wrote each line eight times, mostly from L2 (4×4 tiles through
+	// registers where the kernels run).
 	const block = 8
 	vec := haveFMA && h%4 == 0 && h > 0 // the kernel's rows: the same bits
 	for q0 := 0; q0 < ml; q0 += block {
@@ -123,6 +124,12 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 			for j, v := range sr {
 				ar[j] = max(v+cr[j], 0)
 			}
+		}
+		if q1-q0 == block && vec {
+			_ = at[(h-1)*ml+q1-1] // the kernel's last write
+			transpose4y(&at[q0], ml, &a[q0*h], h)
+			transpose4y(&at[q0+4], ml, &a[(q0+4)*h], h)
+			continue
 		}
 		if q1-q0 == block {
 			rows := a[q0*h : q1*h]

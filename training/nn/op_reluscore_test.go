@@ -239,7 +239,8 @@ func TestReLUScoreRows(t *testing.T) {
 }
 
 // TestReLUScoreKernels checks the vector kernels of ReLUScore's rows
-// against the Go loops they replace, to the bit, on values that include
+// against the Go loops they replace, to the bit (and the transposition
+// of four rows, values untouched, columns around them left alone), on values that include
 // ±0, ±Inf, NaN and sums that cancel to 0: a row of A (with and without
 // the candidates' bias; Go's max turns −0 into +0 and keeps a NaN a
 // NaN, though not always its sign or payload) and a
@@ -293,6 +294,21 @@ func TestReLUScoreKernels(t *testing.T) {
 			if i := firstDiff(got, want); i >= 0 {
 				t.Fatalf("trial %d, bias %v: A[%d] = %v, Go's loop %v (s %v, c %v, cb %v)", trial, bias, i, got[i], want[i], s[i], c[i], cb[i])
 			}
+		}
+		rows := make([]float64, 4*h)
+		fill(rows)
+		const ldt = 9
+		at := make([]float64, h*ldt)
+		fill(at)
+		wantT := append([]float64(nil), at...)
+		for r := range 4 {
+			for j := range h {
+				wantT[j*ldt+r+2] = rows[r*h+j]
+			}
+		}
+		transpose4y(&at[2], ldt, &rows[0], h)
+		if i := firstDiff(at, wantT); i >= 0 {
+			t.Fatalf("trial %d: transposed [%d] = %v, want %v", trial, i, at[i], wantT[i])
 		}
 		a, dst := make([]float64, h), make([]float64, h)
 		fill(a)
