@@ -45,6 +45,9 @@ type actor struct {
 	// pods just changed).
 	inter *nn.ECCStack
 	group []*nn.LinearRows // per partition, its candidates' scorer rows
+	// idleObs is z's observation, rewritten for each stale partition:
+	// only its z⁰ is kept.
+	idleObs obs
 }
 
 // caches returns the cached passes of agent p's decisions.
@@ -134,7 +137,7 @@ func (a *actor) z(self int) []float64 {
 			continue // the acting agent's own row is replaced by its z⁰ with the task
 		}
 		a.tape.Reset()
-		em := a.e.embed(&a.tape, []*obs{a.v.observe(p, nil, 0)}, a.inner(p, false), false, nil)
+		em := a.e.embed(&a.tape, []*obs{a.v.observeInto(&a.idleObs, p, nil, 0)}, a.inner(p, false), false, nil)
 		copy(a.zc[p*dz:(p+1)*dz], em.z0.Data)
 		a.zStale[p] = false
 	}

@@ -271,15 +271,22 @@ func (v *view) slots(p, cur int) []int {
 // observe fills the observation of agent p placing instance inst of job
 // cur (cur < 0: no task).
 func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
+	return v.observeInto(&obs{}, p, cur, inst)
+}
+
+// observeInto is observe into o, whose buffers it reuses: for an
+// observation read once and dropped (an idle agent's z⁰), which then
+// costs no allocation.
+func (v *view) observeInto(o *obs, p int, cur *sim.JobState, inst int) *obs {
 	pt := v.cg.parts[p]
 	f0 := nodeWidth(v.n)
-	o := &obs{agent: p, ctx: v.ctx}
+	*o = obs{agent: p, ctx: v.ctx, x0: o.x0, jobs: o.jobs, task: o.task}
 	ci := -1
 	if cur != nil {
 		ci = cur.Index
 	}
 	slots := v.slots(p, ci)
-	o.x0 = make([]float64, len(pt.cands)*f0)
+	o.x0 = zeroed(o.x0, len(pt.cands)*f0)
 	for k, c := range pt.cands {
 		row := o.x0[k*f0:]
 		if c.socket >= 0 {
@@ -291,7 +298,7 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 			row[0], row[1], row[2] = f.GPU/gpuScale, f.CPU/cpuScale, f.MemGiB/memScale
 		}
 	}
-	o.jobs = make([]float64, v.n*jobWidth)
+	o.jobs = zeroed(o.jobs, v.n*jobWidth)
 	for n, j := range slots {
 		for _, x := range v.placed[j] {
 			if x.part == p {
@@ -318,7 +325,7 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 			o.x0[k*f0+base+1] = ps[i] / countScale
 		}
 	}
-	o.task = make([]float64, taskWidth)
+	o.task = zeroed(o.task, taskWidth)
 	if cur != nil {
 		if cur.Instances[inst].Role == datasets.RolePS {
 			o.task[0] = 1
@@ -326,6 +333,16 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 		jobRow(o.task[1:], cur)
 	}
 	return o
+}
+
+// zeroed returns s with length n, all 0, reusing its storage when it can.
+func zeroed(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		s = s[:n]
+		clear(s)
+		return s
+	}
+	return make([]float64, n)
 }
 
 // jobRow writes a job's model one-hot and its r row: workers, the demand of

@@ -189,8 +189,10 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		for u := lo; u < hi; u++ {
 			s.dirty[u] = full || u < rx && !sameBits(s.x[u*d0:(u+1)*d0], x[u*d0:(u+1)*d0]) || u >= rx && u < s.rx
 		}
+		if lo < rx { // only the blocks that changed are copied
+			copy(s.x[lo*d0:], x[lo*d0:min(hi, rx)*d0])
+		}
 	}
-	copy(s.x, x)
 	if rx < s.rx {
 		clear(s.x[len(x) : s.rx*d0])
 	}
@@ -218,8 +220,8 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 				messageCoefs(s.coef[e*(f+1):(e+1)*(f+1)], s.g.invDeg[u], ef, e, f)
 			}
 		}
+		copy(s.ef[lo*f:hi*f], ef[lo*f:hi*f])
 	}
-	copy(s.ef, ef)
 	hin := s.x
 	for li, l := range s.layers {
 		d, out := l.W.Rows/2, l.W.Cols

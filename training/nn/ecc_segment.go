@@ -73,11 +73,14 @@ type ECCSegment struct {
 	hc, hval, hgrad []float64
 	hleaf           Node
 	hout            bool // HeadOutput's hleaf was handed out since the last Output
-	hvers           Node // HeadVersions' node: Data hval, Grad hgrad
-	hrows           []int
-	chg             []int
-	agg             []float64
-	coef            []float64
+	// clean: the leaf's gradient is all 0 (Accumulate cleared what it
+	// added), so the next Output need not clear it.
+	clean bool
+	hvers Node // HeadVersions' node: Data hval, Grad hgrad
+	hrows []int
+	chg   []int
+	agg   []float64
+	coef  []float64
 	// Rows is the number of row versions computed over all layers since
 	// the segment was made (ECCStack.Rows counts the same for its passes).
 	Rows int
@@ -373,8 +376,13 @@ func (s *ECCSegment) Output(st int) *Node {
 	s.fresh = false
 	s.leaf.Rows, s.leaf.Cols, s.leaf.needGrad = n, w, true
 	s.leaf.Data = resize(s.leaf.Data, n*w)
-	s.leaf.Grad = resize(s.leaf.Grad, n*w)
-	clear(s.leaf.Grad)
+	// Accumulate leaves the gradient all 0 (it clears the rows it
+	// adds); without it since the last Output it is cleared here.
+	if len(s.leaf.Grad) != n*w || !s.clean {
+		s.leaf.Grad = resize(s.leaf.Grad, n*w)
+		clear(s.leaf.Grad)
+	}
+	s.clean = false
 	s.moved = resizeBools(s.moved, n)
 	for u := 0; u < n; u++ {
 		k := s.cur[u]
@@ -442,12 +450,17 @@ func (s *ECCSegment) Accumulate() {
 	last := &s.tabs[len(s.layers)]
 	w := last.w
 	// A row whose gradient is 0 adds +0s (a node the loss does not
-	// reach; a candidate the mask leaves out): skipped.
+	// reach; a candidate the mask leaves out): skipped. A row added is
+	// cleared, so that the next Output need not clear them all; a
+	// skipped row may keep a −0, which changes no sum the versions
+	// receive (they start at +0, and x + −0 is x + +0 for any x ≠ −0).
 	for u, k := range s.cur {
 		if g := s.leaf.Grad[u*w : (u+1)*w]; !allZero(g) {
 			addTo(last.grad[k*w:(k+1)*w], g)
+			clear(g)
 		}
 	}
+	s.clean = true
 	if s.head != nil && s.hout {
 		hw := s.head.W.Cols
 		for i, u := range s.headRows {

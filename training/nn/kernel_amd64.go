@@ -73,3 +73,25 @@ func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
 //
 //go:noescape
 func fmaRows4x16(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n16, k int, zero bool)
+
+// reluSum4y sets a[j] = max(s[j] + (c[j] + cb[j]), 0) for j < n, a
+// multiple of 4 (cb nil: max(s[j] + c[j], 0)), with Go's max: NaN stays
+// NaN (its sign and payload aside), −0 becomes +0 (kernel_amd64.s, AVX2:
+// the caller checks haveFMA and the bounds).
+//
+//go:noescape
+func reluSum4y(a, s, c, cb *float64, n int)
+
+// reluGrad4y adds gi·w[j] (rounded, then added) to dst[j] where a[j] > 0,
+// for j < n, a multiple of 4 (kernel_amd64.s, AVX2: the caller checks
+// haveFMA and the bounds).
+//
+//go:noescape
+func reluGrad4y(dst, a, w *float64, gi float64, n int)
+
+// transpose4y sets at[j·ldt + r] = a[r·h + j] for r < 4 and j < h, a
+// multiple of 4 (kernel_amd64.s, AVX2: the caller checks haveFMA and the
+// bounds).
+//
+//go:noescape
+func transpose4y(at *float64, ldt int, a *float64, h int)

@@ -562,3 +562,139 @@ zloop4:
 	JG   zblock4
 	VZEROUPPER
 	RET
+
+// func reluSum4y(a, s, c, cb *float64, n int)
+//
+// For j = 0..n−1 in fours (n a multiple of 4): a[j] = max(s[j] + (c[j] +
+// cb[j]), 0) as Go's max computes it (NaN stays NaN, though not always
+// with its sign and payload; −0 becomes +0), or
+// max(s[j] + c[j], 0) with cb nil: ReLUScore's rows of A, four elements
+// per instruction (AVX2).
+TEXT ·reluSum4y(SB), NOSPLIT, $0-40
+	MOVQ a+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ c+16(FP), DX
+	MOVQ cb+24(FP), R8
+	MOVQ n+32(FP), CX
+	VXORPD Y15, Y15, Y15
+	SHRQ $2, CX
+	JZ   rdone
+	TESTQ R8, R8
+	JZ    rloop2
+
+rloop3:
+	VMOVUPD   (DX), Y0
+	VADDPD    (R8), Y0, Y0
+	VADDPD    (SI), Y0, Y0
+	VMAXPD    Y15, Y0, Y1       // x > 0 ? x : +0 (NaN: +0)
+	VCMPPD    $3, Y0, Y0, Y2    // x unordered: NaN
+	VBLENDVPD Y2, Y0, Y1, Y1    // NaN: x
+	VMOVUPD   Y1, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	ADDQ      $32, R8
+	DECQ      CX
+	JNZ       rloop3
+	JMP       rdone
+
+rloop2:
+	VMOVUPD   (SI), Y0
+	VADDPD    (DX), Y0, Y0
+	VMAXPD    Y15, Y0, Y1
+	VCMPPD    $3, Y0, Y0, Y2
+	VBLENDVPD Y2, Y0, Y1, Y1
+	VMOVUPD   Y1, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	DECQ      CX
+	JNZ       rloop2
+
+rdone:
+	VZEROUPPER
+	RET
+
+// func reluGrad4y(dst, a, w *float64, gi float64, n int)
+//
+// For j = 0..n−1 in fours (n a multiple of 4): dst[j] += gi·w[j] where
+// a[j] > 0, dst[j] unchanged elsewhere (a product, then a sum: no fused
+// multiply-add): ReLUScore's backward pass into one gradient row, four
+// elements per instruction (AVX2).
+TEXT ·reluGrad4y(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ w+16(FP), DX
+	MOVSD        gi+24(FP), X14
+	VBROADCASTSD X14, Y14
+	MOVQ n+32(FP), CX
+	VXORPD Y15, Y15, Y15
+	SHRQ $2, CX
+	JZ   gdone
+
+gloop:
+	VMOVUPD   (SI), Y0
+	VCMPPD    $0x1e, Y15, Y0, Y1 // a > 0 (ordered: NaN false)
+	VMULPD    (DX), Y14, Y2
+	VMOVUPD   (DI), Y3
+	VADDPD    Y2, Y3, Y4
+	VBLENDVPD Y1, Y4, Y3, Y3    // a > 0: the sum
+	VMOVUPD   Y3, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	DECQ      CX
+	JNZ       gloop
+
+gdone:
+	VZEROUPPER
+	RET
+
+// func transpose4y(at *float64, ldt int, a *float64, h int)
+//
+// at[j·ldt + r] = a[r·h + j] for rows r = 0..3 of a and j = 0..h−1 in
+// fours (h a multiple of 4): four rows of ReLUScore's A into four columns
+// of Aᵀ, a 4×4 tile at a time through registers (AVX2).
+TEXT ·transpose4y(SB), NOSPLIT, $0-32
+	MOVQ at+0(FP), DI
+	MOVQ ldt+8(FP), R8
+	SHLQ $3, R8
+	MOVQ a+16(FP), SI
+	MOVQ h+24(FP), CX
+	MOVQ CX, R9
+	SHLQ $3, R9
+	LEAQ (SI)(R9*1), R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R8)(R8*2), R13
+	SHRQ $2, CX
+	JZ   tdone
+
+tloop:
+	VMOVUPD    (SI), Y0
+	VMOVUPD    (R10), Y1
+	VMOVUPD    (R11), Y2
+	VMOVUPD    (R12), Y3
+	VUNPCKLPD  Y1, Y0, Y4       // a0 b0 a2 b2
+	VUNPCKHPD  Y1, Y0, Y5       // a1 b1 a3 b3
+	VUNPCKLPD  Y3, Y2, Y6       // c0 d0 c2 d2
+	VUNPCKHPD  Y3, Y2, Y7       // c1 d1 c3 d3
+	VPERM2F128 $0x20, Y6, Y4, Y0 // a0 b0 c0 d0
+	VPERM2F128 $0x20, Y7, Y5, Y1 // a1 b1 c1 d1
+	VPERM2F128 $0x31, Y6, Y4, Y2 // a2 b2 c2 d2
+	VPERM2F128 $0x31, Y7, Y5, Y3 // a3 b3 c3 d3
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, (DI)(R8*1)
+	VMOVUPD    Y2, (DI)(R8*2)
+	VMOVUPD    Y3, (DI)(R13*1)
+	ADDQ       $32, SI
+	ADDQ       $32, R10
+	ADDQ       $32, R11
+	ADDQ       $32, R12
+	LEAQ       (DI)(R8*4), DI
+	DECQ       CX
+	JNZ        tloop
+
+tdone:
+	VZEROUPPER
+	RET

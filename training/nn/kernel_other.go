@@ -35,3 +35,15 @@ func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int) {
 func fmaRows4x16(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n16, k int, zero bool) {
 	panic("nn: fmaRows4x16 without assembly kernels")
 }
+
+func reluSum4y(a, s, c, cb *float64, n int) {
+	panic("nn: reluSum4y without assembly kernels")
+}
+
+func reluGrad4y(dst, a, w *float64, gi float64, n int) {
+	panic("nn: reluGrad4y without assembly kernels")
+}
+
+func transpose4y(at *float64, ldt int, a *float64, h int) {
+	panic("nn: transpose4y without assembly kernels")
+}

@@ -88,8 +88,10 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 	// chains (fmaGo), which are bound by the FMA's latency. Aᵀ is
 	// written a block of eight candidates at a time, while their rows
 	// of A are in cache: a cache line of Aᵀ at once, where a row at a
-	// time wrote each line eight times, mostly from L2.
+	// time wrote each line eight times, mostly from L2 (4×4 tiles through
+	// registers where the kernels run).
 	const block = 8
+	vec := haveFMA && h%4 == 0 && h > 0 // the kernel's rows: the same bits
 	for q0 := 0; q0 < ml; q0 += block {
 		q1 := min(q0+block, ml)
 		for q := q0; q < q1; q++ {
@@ -104,6 +106,14 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 			}
 			sr, cr, ar := s.Data[r*h:(r+1)*h], c.Data[ci*h:(ci+1)*h], a[q*h:(q+1)*h]
 			cr, ar = cr[:len(sr)], ar[:len(sr)]
+			if vec {
+				var cbp *float64
+				if cbias != nil {
+					cbp = &cbias[0]
+				}
+				reluSum4y(&ar[0], &sr[0], &cr[0], cbp, h)
+				continue
+			}
 			if cbias != nil {
 				cbias := cbias[:len(sr)]
 				for j, v := range sr {
@@ -114,6 +124,12 @@ func (t *Tape) ReLUScoreRows(s *Node, rep []int, c *Node, crows []int, live []bo
 			for j, v := range sr {
 				ar[j] = max(v+cr[j], 0)
 			}
+		}
+		if q1-q0 == block && vec {
+			_ = at[(h-1)*ml+q1-1] // the kernel's last write
+			transpose4y(&at[q0], ml, &a[q0*h], h)
+			transpose4y(&at[q0+4], ml, &a[(q0+4)*h], h)
+			continue
 		}
 		if q1-q0 == block {
 			rows := a[q0*h : q1*h]
@@ -181,6 +197,7 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		return
 	}
 	wd := w.Data[:h]
+	vec := haveFMA && h%4 == 0 && h > 0 // the kernel's sums: the same bits
 	for q, i := range idx {
 		r := n.ints[i]
 		gi, ar := g[i], a[q*h:(q+1)*h]
@@ -200,6 +217,14 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		}
 		if cb != nil {
 			bg = cb.Grad[:h]
+		}
+		if vec {
+			for _, dst := range [][]float64{sg, cg, bg} {
+				if dst != nil {
+					reluGrad4y(&dst[0], &ar[0], &wd[0], gi, h)
+				}
+			}
+			continue
 		}
 		for j, av := range ar {
 			if av > 0 { // A > 0 exactly where S[rep] + C + c > 0

@@ -237,3 +237,93 @@ func TestReLUScoreRows(t *testing.T) {
 		}
 	}
 }
+
+// TestReLUScoreKernels checks the vector kernels of ReLUScore's rows
+// against the Go loops they replace, to the bit (and the transposition
+// of four rows, values untouched, columns around them left alone), on values that include
+// ±0, ±Inf, NaN and sums that cancel to 0: a row of A (with and without
+// the candidates' bias; Go's max turns −0 into +0 and keeps a NaN a
+// NaN, though not always its sign or payload) and a
+// gradient row (a sum only where A > 0; elsewhere the gradient keeps its
+// bits, −0 included).
+func TestReLUScoreKernels(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no vector kernels on this machine or build")
+	}
+	const h = 128
+	rng := rand.New(rand.NewPCG(45, 7))
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1, -1}
+	fill := func(d []float64) {
+		for i := range d {
+			if rng.IntN(4) == 0 {
+				d[i] = specials[rng.IntN(len(specials))]
+			} else {
+				d[i] = rng.NormFloat64()
+			}
+		}
+	}
+	s, c, cb, w := make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h)
+	for trial := range 50 {
+		for _, d := range [][]float64{s, c, cb, w} {
+			fill(d)
+		}
+		for j := range h / 4 {
+			c[j] = -s[j] // s + c exactly 0 (−0 + +0 or +0 + −0)
+		}
+		for _, bias := range []bool{false, true} {
+			want, got := make([]float64, h), make([]float64, h)
+			var cbp *float64
+			for j := range want {
+				if bias {
+					want[j] = max(s[j]+(c[j]+cb[j]), 0)
+				} else {
+					want[j] = max(s[j]+c[j], 0)
+				}
+			}
+			if bias {
+				cbp = &cb[0]
+			}
+			reluSum4y(&got[0], &s[0], &c[0], cbp, h)
+			// A NaN is a NaN: Go's max and the kernel may give it
+			// another sign or payload.
+			for j := range got {
+				if math.IsNaN(got[j]) && math.IsNaN(want[j]) {
+					got[j], want[j] = 0, 0
+				}
+			}
+			if i := firstDiff(got, want); i >= 0 {
+				t.Fatalf("trial %d, bias %v: A[%d] = %v, Go's loop %v (s %v, c %v, cb %v)", trial, bias, i, got[i], want[i], s[i], c[i], cb[i])
+			}
+		}
+		rows := make([]float64, 4*h)
+		fill(rows)
+		const ldt = 9
+		at := make([]float64, h*ldt)
+		fill(at)
+		wantT := append([]float64(nil), at...)
+		for r := range 4 {
+			for j := range h {
+				wantT[j*ldt+r+2] = rows[r*h+j]
+			}
+		}
+		transpose4y(&at[2], ldt, &rows[0], h)
+		if i := firstDiff(at, wantT); i >= 0 {
+			t.Fatalf("trial %d: transposed [%d] = %v, want %v", trial, i, at[i], wantT[i])
+		}
+		a, dst := make([]float64, h), make([]float64, h)
+		fill(a)
+		fill(dst)
+		gi := rng.NormFloat64()
+		want := append([]float64(nil), dst...)
+		for j, av := range a {
+			if av > 0 {
+				d := gi * w[j]
+				want[j] += d
+			}
+		}
+		reluGrad4y(&dst[0], &a[0], &w[0], gi, h)
+		if i := firstDiff(dst, want); i >= 0 {
+			t.Fatalf("trial %d: gradient [%d] = %v, Go's loop %v", trial, i, dst[i], want[i])
+		}
+	}
+}
