@@ -114,11 +114,18 @@ type DataSetup struct {
 	MaxJobs      int               `json:"max_jobs,omitempty"`
 	TestFraction float64           `json:"test_fraction,omitempty"`
 	EvalClusters []sim.ClusterSpec `json:"eval_clusters,omitempty"`
-	// SourceMARL: the load and length of the uniform arrivals, and the
+	// SourceMARL: the load and length of the arrivals, and the
 	// partitions held out per (0: one per pod).
 	JobsPerPod float64 `json:"jobs_per_pod,omitempty"`
 	Intervals  int     `json:"intervals,omitempty"`
 	Parts      int     `json:"parts,omitempty"`
+	// Pattern is the arrivals' (train.marl.arrivals): "" for uniform (so
+	// that a uniform training keeps its cache key), training.ArrivalsGoogle
+	// for the counts of ArrivalsFile's first Intervals rows, scaled to
+	// JobsPerPod on average. ArrivalsFile is the run artifact of the
+	// arrivals table, an input of the training stage.
+	Pattern      string `json:"pattern,omitempty"`
+	ArrivalsFile string `json:"arrivals_file,omitempty"`
 	// Shape is the evaluated workload's job shape (zero: the paper's),
 	// so that a model trains on the jobs it is evaluated on.
 	Shape datasets.MARLShape `json:"shape,omitzero"`
@@ -217,6 +224,17 @@ func (c Config) TrainingOf(canon schedulers.Name, spec evaluation.Spec, fitted b
 			return nil, err
 		}
 		mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
+		if c.Train.MARL.Arrivals == training.ArrivalsGoogle {
+			if c.Arrivals == "" {
+				return nil, fmt.Errorf("train %s: train.marl.arrivals is google, but the run ingests no Google 2011 arrivals table (datasets.ingest: google-2011)", canon)
+			}
+			mt.Data.Pattern, mt.Data.ArrivalsFile = training.ArrivalsGoogle, c.Arrivals
+		}
+		// The paper trains on jobs placed in batches, one per scheduling
+		// interval, however the experiment places its test jobs
+		// (eval.marl_arrivals.placement); the family decides on interval
+		// boundaries whatever it is given (marl.trainSim).
+		mt.Sim = TrainingSim(spec.Sim)
 		for _, w := range spec.Workloads {
 			if w.Kind != evaluation.KindTrace {
 				// The evaluated jobs' shape and, where the workload sets
@@ -235,6 +253,17 @@ func (c Config) TrainingOf(canon schedulers.Name, spec evaluation.Spec, fitted b
 	}
 	mt.Config = cfg
 	return mt, nil
+}
+
+// TrainingSim is the simulator configuration a MARL-workload model
+// trains under when its experiment simulates under sc: sc with interval
+// triggers (30-minute batches when sc sets no interval).
+func TrainingSim(sc sim.Config) sim.Config {
+	sc.Trigger = sim.TriggerInterval
+	if sc.IntervalS == 0 {
+		sc.IntervalS = 1800
+	}
+	return sc
 }
 
 // familyConfig is f's config, taken from the train.* sections it reads
@@ -316,6 +345,9 @@ func (m *Training) Outputs() []string {
 type TrainInputs struct {
 	// Trace is the experiment's whole job trace (SourceTrace).
 	Trace []datasets.Job
+	// Arrivals is the arrivals table of Data.ArrivalsFile (SourceMARL
+	// under the google pattern).
+	Arrivals []datasets.Arrival
 	// Interference: the fitted model when Fitted; nil otherwise.
 	Interference sim.Interference
 	// Workload draws the synthetic jobs (SourceMARL):
@@ -338,7 +370,7 @@ func (m *Training) Spec(dir string, in TrainInputs) (training.TrainSpec, error) 
 	if m.Data.Source == training.SourceTrace {
 		cluster.Name = m.Cluster
 	}
-	data, err := TrainingData(m.Data, cluster, m.Sim, in.Trace, in.Workload)
+	data, err := TrainingData(m.Data, cluster, m.Sim, in.Trace, in.Arrivals, in.Workload)
 	if err != nil {
 		return training.TrainSpec{}, fmt.Errorf("train %s: %w", m.Scheduler, err)
 	}
@@ -363,10 +395,11 @@ const (
 //     MaxJobs kept, the last TestFraction evaluated), its training part
 //     split 8:2 into training and validation; then daspaper.PrepareJobs on the
 //     training cluster.
-//   - SourceMARL: uniform arrivals of JobsPerPod jobs per pod per interval
-//     for Intervals intervals drawn from workload, the last 10 % of each
-//     of Parts partitions (0: one per pod) validating.
-func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, workload *rand.Rand) (training.Data, error) {
+//   - SourceMARL: arrivals of JobsPerPod jobs per pod per interval on
+//     average for Intervals intervals drawn from workload, uniform or (the
+//     google pattern) following the counts of arrivals, the last 10 % of
+//     each of Parts partitions (0: one per pod) validating.
+func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, arrivals []datasets.Arrival, workload *rand.Rand) (training.Data, error) {
 	switch d.Source {
 	case training.SourceTrace:
 		clusters := make([]*sim.Cluster, len(d.EvalClusters))
@@ -396,8 +429,15 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		}
 		return data, nil
 	case training.SourceMARL:
-		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
-			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Shape: d.Shape}, workload)
+		kind := datasets.MARLUniform
+		if d.Pattern == training.ArrivalsGoogle {
+			kind = datasets.MARLGoogle
+			if len(arrivals) == 0 {
+				return training.Data{}, fmt.Errorf("the google arrival pattern needs the arrivals table %s, and none was read", d.ArrivalsFile)
+			}
+		}
+		jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: kind, Pods: cluster.Pods,
+			JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Arrivals: arrivals, Shape: d.Shape}, workload)
 		if err != nil {
 			return training.Data{}, err
 		}
@@ -408,8 +448,8 @@ func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []data
 		train, val := datasets.SplitMARL(jobs, parts, marlHeldOut, sc.IntervalS)
 		data := training.Data{Train: train, Val: val}
 		if err := data.Check(d.Source); err != nil {
-			return data, fmt.Errorf("%d jobs in %d intervals of uniform arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w (raise train.marl.intervals)",
-				len(jobs), d.Intervals, d.JobsPerPod, parts, 100*marlHeldOut, err)
+			return data, fmt.Errorf("%d jobs in %d intervals of %s arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w (raise train.marl.intervals)",
+				len(jobs), d.Intervals, kind, d.JobsPerPod, parts, 100*marlHeldOut, err)
 		}
 		return data, nil
 	}
