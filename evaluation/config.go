@@ -122,7 +122,19 @@ type MARLArrivalsConfig struct {
 	// FittedInterference: as for das-table1. It holds for every MARL
 	// experiment and the training of their models.
 	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
+	// Placement of the test jobs: PlacementBatch (each 30-minute
+	// interval's arrivals together, at its end) or PlacementArrival
+	// (each job when it arrives, or when resources free up for it: MARL
+	// §VI-A's testing); "" means batch. Models train in batches either
+	// way.
+	Placement string `mapstructure:"placement" yaml:"placement" json:"placement"`
 }
+
+// Placements of marl-arrivals' test jobs (MARLArrivalsConfig.Placement).
+const (
+	PlacementBatch   = "batch"
+	PlacementArrival = "arrival"
+)
 
 // MARLGridConfig parameterises marl-servers, marl-topologies and
 // marl-vs-single: their clusters (one column group each) at the paper's

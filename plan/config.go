@@ -200,6 +200,9 @@ func (c TrainConfig) Validate() error {
 	if err := marl.CheckRollouts(c.MARL.Rollouts); err != nil {
 		errs = append(errs, fmt.Errorf("train.marl.rollouts: %w", err))
 	}
+	if a := c.MARL.Arrivals; a != "" && a != training.ArrivalsUniform && a != training.ArrivalsGoogle {
+		errs = append(errs, fmt.Errorf("train.marl.arrivals: must be %s or %s, got %q", training.ArrivalsUniform, training.ArrivalsGoogle, a))
+	}
 	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
 		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
 	}

@@ -39,6 +39,10 @@ type Config struct {
 	// the run finds the data files its schedulers read
 	// (schedulers.Info.Data); "" for none.
 	DataDir string
+	// Arrivals is the run artifact of the ingested Google 2011 arrivals
+	// table ("" when the run ingests none): the google workloads' and,
+	// under train.marl.arrivals google, the MARL trainings' (New sets it).
+	Arrivals string
 }
 
 // Plan is what a configuration evaluates, derived once from it and
@@ -73,6 +77,7 @@ func (e Experiment) Speed() SpeedModel { return SpeedOf(e.Spec.Sim, e.Fitted) }
 // New derives the run plan of c; arrivals is the run's arrivals table
 // ("" when no google-2011 trace is ingested).
 func New(c Config, arrivals string) (*Plan, error) {
+	c.Arrivals = arrivals
 	p := &Plan{Config: c}
 	for _, id := range c.RunExperiments() {
 		e, err := c.Experiment(id, arrivals)

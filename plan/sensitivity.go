@@ -9,6 +9,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 )
 
 // SensitivityPart is the plan of one part of the sensitivity experiment:
@@ -56,6 +57,7 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 	// Short trainings: the part's episodes, on the evaluated cluster.
 	tc := c
 	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals
+	tc.Train.MARL.Arrivals = training.ArrivalsUniform
 	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, DASEachCluster
 	var parts []SensitivityPart
 	for _, name := range evaluation.SensitivityParts() {
@@ -78,6 +80,10 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 			parent = evaluation.MustLookup(evaluation.MARLArrivals)
 			p.Spec = parent.Spec()
 			p.Fitted = parent.Configure(&c.Eval, &p.Spec)
+			// The map keeps the batch protocol it was measured with:
+			// test jobs placed every interval, models trained on
+			// uniform arrivals, whatever marl-arrivals does.
+			p.Spec.Sim.Trigger = sim.TriggerInterval
 			c.Sim.applyShape(&p.Spec)
 			i := slices.IndexFunc(p.Spec.Workloads, func(w evaluation.Workload) bool { return w.Kind == evaluation.KindUniform })
 			w := p.Spec.Workloads[i]

@@ -37,7 +37,7 @@ type dataSource interface {
 	// evaluates on cl (mt.Data.Source is set).
 	setup(c Config, mt *Training, canon schedulers.Name, v training.Variant, spec evaluation.Spec, cl evaluation.Cluster) error
 	// draw is TrainingData for d.
-	draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, workload *rand.Rand) (training.Data, error)
+	draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, arrivals []datasets.Arrival, workload *rand.Rand) (training.Data, error)
 	// readsTrace says whether a training reads the run's job trace.
 	readsTrace() bool
 	// summary says which jobs a training of d reads.
@@ -130,7 +130,7 @@ func (s traceSource) setup(c Config, mt *Training, canon schedulers.Name, v trai
 // cannot fit every evaluated cluster pruned, the first MaxJobs kept, the
 // last TestFraction evaluated), its training part split 8:2 into training
 // and validation; then daspaper.PrepareJobs on the training cluster.
-func (traceSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, _ *rand.Rand) (training.Data, error) {
+func (traceSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, _ []datasets.Arrival, _ *rand.Rand) (training.Data, error) {
 	clusters := make([]*sim.Cluster, len(d.EvalClusters))
 	for i, cs := range d.EvalClusters {
 		c, err := cs.Build()
@@ -159,8 +159,9 @@ func (traceSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace 
 	return data, nil
 }
 
-// marlSource is training.SourceMARL: the MARL paper's uniform arrivals,
-// a model per evaluated cluster.
+// marlSource is training.SourceMARL: the MARL paper's arrivals, uniform
+// or following the Google 2011 pattern (train.marl.arrivals), a model per
+// evaluated cluster.
 type marlSource struct{}
 
 func (marlSource) experiment() string { return evaluation.MARLArrivals }
@@ -170,18 +171,32 @@ func (marlSource) jctMinutes() bool   { return false }
 func (marlSource) namesCluster() bool { return false }
 
 func (marlSource) summary(d DataSetup) string {
+	if d.Pattern == training.ArrivalsGoogle {
+		return fmt.Sprintf("%d intervals of arrivals following the Google 2011 pattern", d.Intervals)
+	}
 	return fmt.Sprintf("%d intervals of uniform arrivals", d.Intervals)
 }
 
 func (marlSource) trainCluster(Config, training.Variant) (string, bool) { return "", false }
 
-func (marlSource) setup(c Config, mt *Training, _ schedulers.Name, v training.Variant, spec evaluation.Spec, cl evaluation.Cluster) error {
+func (marlSource) setup(c Config, mt *Training, canon schedulers.Name, v training.Variant, spec evaluation.Spec, cl evaluation.Cluster) error {
 	mt.Cluster, mt.ClusterSpec = ClusterID(cl.Spec), cl.Spec
 	built, err := cl.Spec.Build()
 	if err != nil {
 		return err
 	}
 	mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
+	if c.Train.MARL.Arrivals == training.ArrivalsGoogle {
+		if c.Arrivals == "" {
+			return fmt.Errorf("train %s: train.marl.arrivals is google, but the run ingests no Google 2011 arrivals table (datasets.ingest: google-2011)", canon)
+		}
+		mt.Data.Pattern, mt.Data.ArrivalsFile = training.ArrivalsGoogle, c.Arrivals
+	}
+	// The paper trains on jobs placed in batches, one per scheduling
+	// interval, however the experiment places its test jobs
+	// (eval.marl_arrivals.placement); the family decides on interval
+	// boundaries whatever it is given (marl.trainSim).
+	mt.Sim = TrainingSim(spec.Sim)
 	for _, w := range spec.Workloads {
 		if w.Kind != evaluation.KindTrace {
 			// The evaluated jobs' shape and, where the workload sets
@@ -196,12 +211,20 @@ func (marlSource) setup(c Config, mt *Training, _ schedulers.Name, v training.Va
 	return nil
 }
 
-// draw: uniform arrivals of JobsPerPod jobs per pod per interval for
-// Intervals intervals drawn from workload, the last 10 % of each of Parts
-// partitions (0: one per pod) validating.
-func (marlSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, _ []datasets.Job, workload *rand.Rand) (training.Data, error) {
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: cluster.Pods,
-		JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Shape: d.Shape}, workload)
+// draw: arrivals of JobsPerPod jobs per pod per interval on average for
+// Intervals intervals drawn from workload, uniform or (the google
+// pattern) following the counts of arrivals, the last 10 % of each of
+// Parts partitions (0: one per pod) validating.
+func (marlSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, _ []datasets.Job, arrivals []datasets.Arrival, workload *rand.Rand) (training.Data, error) {
+	kind := datasets.MARLUniform
+	if d.Pattern == training.ArrivalsGoogle {
+		kind = datasets.MARLGoogle
+		if len(arrivals) == 0 {
+			return training.Data{}, fmt.Errorf("the google arrival pattern needs the arrivals table %s, and none was read", d.ArrivalsFile)
+		}
+	}
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: kind, Pods: cluster.Pods,
+		JobsPerPod: d.JobsPerPod, Intervals: d.Intervals, IntervalS: sc.IntervalS, Arrivals: arrivals, Shape: d.Shape}, workload)
 	if err != nil {
 		return training.Data{}, err
 	}
@@ -212,8 +235,8 @@ func (marlSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, _ []dat
 	train, val := datasets.SplitMARL(jobs, parts, marlHeldOut, sc.IntervalS)
 	data := training.Data{Train: train, Val: val}
 	if err := data.Check(d.Source); err != nil {
-		return data, fmt.Errorf("%d jobs in %d intervals of uniform arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w (raise train.marl.intervals)",
-			len(jobs), d.Intervals, d.JobsPerPod, parts, 100*marlHeldOut, err)
+		return data, fmt.Errorf("%d jobs in %d intervals of %s arrivals at %.3g per pod, each of %d partitions holding out the last %g %% of its jobs, at least one: %w (raise train.marl.intervals)",
+			len(jobs), d.Intervals, kind, d.JobsPerPod, parts, 100*marlHeldOut, err)
 	}
 	return data, nil
 }

@@ -112,11 +112,18 @@ type DataSetup struct {
 	MaxJobs      int               `json:"max_jobs,omitempty"`
 	TestFraction float64           `json:"test_fraction,omitempty"`
 	EvalClusters []sim.ClusterSpec `json:"eval_clusters,omitempty"`
-	// SourceMARL: the load and length of the uniform arrivals, and the
+	// SourceMARL: the load and length of the arrivals, and the
 	// partitions held out per (0: one per pod).
 	JobsPerPod float64 `json:"jobs_per_pod,omitempty"`
 	Intervals  int     `json:"intervals,omitempty"`
 	Parts      int     `json:"parts,omitempty"`
+	// Pattern is the arrivals' (train.marl.arrivals): "" for uniform (so
+	// that a uniform training keeps its cache key), training.ArrivalsGoogle
+	// for the counts of ArrivalsFile's first Intervals rows, scaled to
+	// JobsPerPod on average. ArrivalsFile is the run artifact of the
+	// arrivals table, an input of the training stage.
+	Pattern      string `json:"pattern,omitempty"`
+	ArrivalsFile string `json:"arrivals_file,omitempty"`
 	// Shape is the evaluated workload's job shape (zero: the paper's),
 	// so that a model trains on the jobs it is evaluated on.
 	Shape datasets.MARLShape `json:"shape,omitzero"`
@@ -188,6 +195,17 @@ func (c Config) TrainingOf(canon schedulers.Name, spec evaluation.Spec, fitted b
 	}
 	mt.Config = cfg
 	return mt, nil
+}
+
+// TrainingSim is the simulator configuration a MARL-workload model
+// trains under when its experiment simulates under sc: sc with interval
+// triggers (30-minute batches when sc sets no interval).
+func TrainingSim(sc sim.Config) sim.Config {
+	sc.Trigger = sim.TriggerInterval
+	if sc.IntervalS == 0 {
+		sc.IntervalS = 1800
+	}
+	return sc
 }
 
 // familyConfig is f's config, taken from the train.* sections it reads
@@ -269,6 +287,9 @@ func (m *Training) Outputs() []string {
 type TrainInputs struct {
 	// Trace is the experiment's whole job trace (SourceTrace).
 	Trace []datasets.Job
+	// Arrivals is the arrivals table of Data.ArrivalsFile (SourceMARL
+	// under the google pattern).
+	Arrivals []datasets.Arrival
 	// Interference: the fitted model when Fitted; nil otherwise.
 	Interference sim.Interference
 	// Workload draws the synthetic jobs (SourceMARL):
@@ -291,7 +312,7 @@ func (m *Training) Spec(dir string, in TrainInputs) (training.TrainSpec, error) 
 	if sourceOf(m.Data.Source).namesCluster() {
 		cluster.Name = m.Cluster
 	}
-	data, err := TrainingData(m.Data, cluster, m.Sim, in.Trace, in.Workload)
+	data, err := TrainingData(m.Data, cluster, m.Sim, in.Trace, in.Arrivals, in.Workload)
 	if err != nil {
 		return training.TrainSpec{}, fmt.Errorf("train %s: %w", m.Scheduler, err)
 	}
@@ -311,12 +332,12 @@ const (
 // validates on; the pipeline and `schedlab train` both call it, so that
 // neither can train or validate on an evaluated job.
 // Each source draws its own (source.go: traceSource.draw, marlSource.draw).
-func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, workload *rand.Rand) (training.Data, error) {
+func TrainingData(d DataSetup, cluster *sim.Cluster, sc sim.Config, trace []datasets.Job, arrivals []datasets.Arrival, workload *rand.Rand) (training.Data, error) {
 	src, ok := sources[d.Source]
 	if !ok {
 		return training.Data{}, fmt.Errorf("unknown training source %d", d.Source)
 	}
-	return src.draw(d, cluster, sc, trace, workload)
+	return src.draw(d, cluster, sc, trace, arrivals, workload)
 }
 
 // Speed is the speed model the training simulates with.

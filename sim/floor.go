@@ -11,8 +11,8 @@ import (
 // Floor is a lower bound on the mean JCT that any scheduler, the learned
 // and the clairvoyant ones included, can reach on a set of jobs in this
 // engine: the floor of an evaluation cell (DESIGN.md §4, "Floor and
-// headroom"). It is the largest of two relaxations, each a bound on the
-// sum of the jobs' JCTs:
+// headroom"). It is the largest of several relaxations, each a bound on
+// the sum of the jobs' JCTs:
 //
 //   - Standalone: every job starts at the first decision point that can
 //     see it (its arrival under event triggers; the first interval
@@ -21,15 +21,27 @@ import (
 //     speed, never slower: the engine's rate is at most 1 (slowdowns are
 //     clamped at 0, communication costs time), and waiting, preemption or
 //     a restart only add time.
-//   - Area: for each resource (GPUs, cores, memory) the cluster is one
-//     machine that processes, at most at the cluster's capacity, each
-//     job's area (its request × its standalone duration), released at the
-//     same decision point; preemptive shortest-remaining-area-first
-//     minimises the sum of completion times on that machine (Schrage), and
-//     any schedule of the cluster is a schedule of that machine, since
-//     capacity is booked by requests and a job holds its request for at
-//     least its standalone duration. This bound is the one that binds
-//     when the cluster is loaded: jobs must queue.
+//   - Capacity: for each resource (GPUs, cores, memory) the cluster is one
+//     machine of unit speed, and job j one piece of work p_j released at
+//     its first decision point: its request over the capacity, times its
+//     standalone duration d_j. Any schedule of the cluster is a schedule
+//     of that machine (capacity is booked by requests, and a job holds its
+//     request for at least d_j), so two single-machine bounds hold:
+//     preemptive shortest-remaining-work-first, which minimises the sum of
+//     completion times on one machine (Schrage); and the mean-busy-time
+//     bound: a job that holds its request for d_j of time ending at its
+//     completion C_j has its work's mean time M_j ≤ C_j − d_j/2, so
+//     Σ C_j ≥ min Σ M_j + Σ d_j/2, and the least Σ M_j on one machine is
+//     that of preemptive shortest-work-first by p_j (Goemans' LP
+//     schedule). The second charges each job its standalone duration, not
+//     its share p_j of the pooled capacity: it binds when jobs queue.
+//   - Packing: the same two bounds with each instance's request counted
+//     through a dual-feasible function of the servers' capacities
+//     (Fekete and Schepers' u⁽ᵏ⁾, k = 1 … 4), which charges an instance
+//     the share of a server it keeps from others: two 6-core workers and
+//     no third fit a 16-core server, so each counts as half of one.
+//     Whatever fits on one server has weights summing to at most one, so
+//     the servers are a machine of capacity one per server.
 //
 // The bound does not read a scheduler's decisions: every scheduler of a
 // cell's column (same cluster, workload and seed) has the same floor.
@@ -41,9 +53,9 @@ type Floor struct {
 	// StandaloneS is the mean JCT with every job at its standalone speed
 	// from its first decision point.
 	StandaloneS float64
-	// AreaS is the largest of the per-resource area bounds, and Binding
-	// names what MeanJCTS is: "standalone", or the resource of AreaS
-	// ("gpu", "cpu", "mem").
+	// AreaS is the largest of the capacity and packing bounds, and
+	// Binding names what MeanJCTS is: "standalone", or the resource of
+	// AreaS ("gpu", "cpu", "mem").
 	AreaS   float64
 	Binding string
 }
@@ -85,6 +97,11 @@ func (s *Sim) firstDecisionAt(submitS float64) float64 {
 	return submitS
 }
 
+// packingKs are the k of the dual-feasible functions u⁽ᵏ⁾ the packing
+// bound tries (k = 1 counts the instances that take more than half a
+// server; larger k, smaller ones).
+var packingKs = [...]int{1, 2, 3, 4}
+
 func (s *Sim) floorOf(jobs []*JobState) Floor {
 	f := Floor{Jobs: len(jobs), Binding: "standalone"}
 	if len(jobs) == 0 {
@@ -92,15 +109,32 @@ func (s *Sim) floorOf(jobs []*JobState) Floor {
 	}
 	n := float64(len(jobs))
 	rel := make([]float64, len(jobs))
-	var submits float64
+	var submits, halfDur float64
 	for i, js := range jobs {
 		rel[i] = s.firstDecisionAt(js.SubmitS)
 		submits += js.SubmitS
+		halfDur += js.DurationS / 2
 		f.StandaloneS += rel[i] + js.DurationS - js.SubmitS
 	}
 	f.StandaloneS /= n
 	f.MeanJCTS = f.StandaloneS
-	area := make([]float64, len(jobs))
+	work := make([]float64, len(jobs))
+	caps := make([]Resources, len(s.cluster.Servers))
+	for i := range caps {
+		caps[i] = s.cluster.Capacity(i)
+	}
+	bound := func(name string) {
+		b := (srptCompletions(rel, work) - submits) / n
+		if mb := (minMeanBusy(rel, work) + halfDur - submits) / n; mb > b {
+			b = mb
+		}
+		if b > f.AreaS {
+			f.AreaS = b
+		}
+		if b > f.MeanJCTS {
+			f.MeanJCTS, f.Binding = b, name
+		}
+	}
 	for _, r := range [...]struct {
 		name string
 		get  func(Resources) float64
@@ -114,17 +148,147 @@ func (s *Sim) floorOf(jobs []*JobState) Floor {
 			continue
 		}
 		for i, js := range jobs {
-			area[i] = r.get(js.Total) * js.DurationS / capacity
+			work[i] = r.get(js.Total) * js.DurationS / capacity
 		}
-		b := (srptCompletions(rel, area) - submits) / n
-		if b > f.AreaS {
-			f.AreaS = b
+		bound(r.name)
+		// Packing: the servers that have some of the resource, each a
+		// capacity of one; an instance weighs its least u⁽ᵏ⁾ over them.
+		var kinds []float64
+		for _, c := range caps {
+			if v := r.get(c); v > 0 && !slices.Contains(kinds, v) {
+				kinds = append(kinds, v)
+			}
 		}
-		if b > f.MeanJCTS {
-			f.MeanJCTS, f.Binding = b, r.name
+		servers := 0.0
+		for _, c := range caps {
+			if r.get(c) > 0 {
+				servers++
+			}
+		}
+		for _, k := range packingKs {
+			for i, js := range jobs {
+				var w float64
+				for _, in := range js.Instances {
+					w += packedWeight(r.get(in.Demand), kinds, k)
+				}
+				work[i] = w * js.DurationS / servers
+			}
+			bound(r.name)
 		}
 	}
 	return f
+}
+
+// packedWeight is the weight of an instance requesting x of a resource
+// in the packing bound: the least u⁽ᵏ⁾(x / c) over the servers' capacities
+// c that can hold it (1 where none can: such a job is never accepted).
+func packedWeight(x float64, kinds []float64, k int) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	w := 1.0
+	for _, c := range kinds {
+		if x <= c {
+			w = min(w, dff(x/c, k))
+		}
+	}
+	return w
+}
+
+// dff is Fekete and Schepers' dual-feasible function u⁽ᵏ⁾ on y in [0, 1]:
+// y where (k+1)·y is an integer, else ⌊(k+1)·y⌋ / k. Items whose sizes sum
+// to at most 1 have images that sum to at most 1. (k+1)·y within 1e-9 of
+// an integer counts as one, so that a request that fills a server exactly
+// (6 cores of 12, say) is not rounded the wrong way.
+func dff(y float64, k int) float64 {
+	t := float64(k+1) * y
+	if r := math.Round(t); math.Abs(t-r) <= 1e-9*max(1, t) {
+		return y
+	}
+	return math.Floor(t) / float64(k)
+}
+
+// minMeanBusy is the least sum of mean busy times on one machine of unit
+// speed, job i released at rel[i] and needing work[i]: that of the
+// preemptive schedule that always runs the released job of least work
+// (Goemans' LP schedule for weights 1). A job without work counts its
+// release.
+func minMeanBusy(rel, work []float64) float64 {
+	order := make([]int, len(rel))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case rel[a] < rel[b]:
+			return -1
+		case rel[a] > rel[b]:
+			return 1
+		}
+		return 0
+	})
+	var q byWork
+	left := make([]float64, len(rel))
+	moment := make([]float64, len(rel)) // ∫ t over the job's processing
+	var sum, t float64
+	next := 0
+	for next < len(order) || q.Len() > 0 {
+		if q.Len() == 0 {
+			t = max(t, rel[order[next]])
+		}
+		for next < len(order) && rel[order[next]] <= t {
+			j := order[next]
+			next++
+			if !(work[j] > 0) {
+				sum += rel[j]
+				continue
+			}
+			left[j] = work[j]
+			heap.Push(&q, workItem{work[j], j})
+		}
+		if q.Len() == 0 {
+			continue
+		}
+		arrival := math.Inf(1)
+		if next < len(order) {
+			arrival = rel[order[next]]
+		}
+		j := q[0].job
+		if end := t + left[j]; end <= arrival {
+			moment[j] += left[j] * (t + end) / 2
+			sum += moment[j] / work[j]
+			heap.Pop(&q)
+			t = end
+		} else {
+			moment[j] += (arrival - t) * (t + arrival) / 2
+			left[j] -= arrival - t
+			t = arrival
+		}
+	}
+	return sum
+}
+
+// byWork is a min-heap of jobs by their whole work, ties by index.
+type workItem struct {
+	work float64
+	job  int
+}
+type byWork []workItem
+
+func (h byWork) Len() int { return len(h) }
+func (h byWork) Less(i, j int) bool {
+	if h[i].work != h[j].work {
+		return h[i].work < h[j].work
+	}
+	return h[i].job < h[j].job
+}
+func (h byWork) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *byWork) Push(x any)   { *h = append(*h, x.(workItem)) }
+func (h *byWork) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // srptCompletions is the sum of completion times of preemptive

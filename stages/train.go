@@ -38,17 +38,18 @@ func trainStages(p *plan.Plan) ([]pipeline.Stage, map[string][]string, map[strin
 			}
 			for _, cl := range spec.Clusters {
 				key := c.ModelKey(canon, cl.Spec)
-				if prev, done := plans[key]; done {
-					// One model serves both experiments only if they
-					// simulate alike.
-					if prev.Sim != spec.Sim || prev.Fitted != fitted {
-						return nil, nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, prev.Experiment, id)
-					}
-					continue
-				}
 				mt, err := c.TrainingOf(canon, spec, fitted, cl)
 				if err != nil {
 					return nil, nil, nil, err
+				}
+				if prev, done := plans[key]; done {
+					// One model serves both experiments only if they
+					// train alike (a MARL model trains in batches
+					// whatever its experiment's placement).
+					if prev.Sim != mt.Sim || prev.Fitted != fitted {
+						return nil, nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, prev.Experiment, id)
+					}
+					continue
 				}
 				stages = append(stages, trainStage(mt, jobs))
 				models[key], plans[key] = mt.Outputs(), mt
@@ -82,6 +83,9 @@ func trainStage(m *plan.Training, jobsArtifact string) pipeline.Stage {
 	if m.Data.ReadsTrace() {
 		in = append(in, jobsArtifact)
 	}
+	if m.Data.ArrivalsFile != "" {
+		in = append(in, m.Data.ArrivalsFile)
+	}
 	in = append(in, m.Speed().Inputs()...)
 	outs := m.Outputs()
 	return &pipeline.Func{
@@ -111,6 +115,11 @@ func trainStage(m *plan.Training, jobsArtifact string) pipeline.Stage {
 			var err error
 			if m.Data.ReadsTrace() {
 				if in.Trace, err = datasets.ReadParquet[datasets.Job](env.Input(jobsArtifact)); err != nil {
+					return err
+				}
+			}
+			if m.Data.ArrivalsFile != "" {
+				if in.Arrivals, err = datasets.ReadArrivals(env.Input(m.Data.ArrivalsFile)); err != nil {
 					return err
 				}
 			}

@@ -34,6 +34,8 @@ type trainTask struct {
 	Trace      string `json:"trace,omitempty"`
 	FitModel   string `json:"fit_model,omitempty"`
 	EnvFile    string `json:"environment,omitempty"`
+	// Arrivals is the arrivals table of a google-pattern MARL training.
+	Arrivals string `json:"arrivals,omitempty"`
 	// Scratch is the directory, in the stage's task directory on the
 	// shared filesystem, of the training's resume checkpoints.
 	Scratch string `json:"scratch,omitempty"`
@@ -105,6 +107,11 @@ func (tt trainTask) inputs(seed uint64) (*plan.Training, plan.TrainInputs, error
 			return nil, plan.TrainInputs{}, err
 		}
 	}
+	if tt.Arrivals != "" {
+		if in.Arrivals, err = datasets.ReadArrivals(tt.Arrivals); err != nil {
+			return nil, plan.TrainInputs{}, err
+		}
+	}
 	speeds, err := mt.Speed().Resolve(plan.Sources{Fit: tt.FitModel, Environment: tt.EnvFile})
 	if err != nil {
 		return nil, plan.TrainInputs{}, err
@@ -163,6 +170,10 @@ func trainTaskOf(m *plan.Training, env *pipeline.Env, jobsArtifact string) (trai
 	if m.Data.ReadsTrace() {
 		ref := env.InputRef(jobsArtifact)
 		tt.Trace, inputs = ref.Path, append(inputs, ref)
+	}
+	if m.Data.ArrivalsFile != "" {
+		ref := env.InputRef(m.Data.ArrivalsFile)
+		tt.Arrivals, inputs = ref.Path, append(inputs, ref)
 	}
 	src := m.Speed().RunSources(func(a string) string {
 		ref := env.InputRef(a)

@@ -97,10 +97,15 @@ func SectionDefaults() map[string]string {
 # and load, with job speeds from the fitted interference model: episodes
 # of MARL training (0: the family's default, 30) and of Atte
 # (atte_episodes; 0: 20),
-# over intervals of uniform arrivals (90 % of each pod's jobs train).
+# over intervals of arrivals (90 % of each pod's jobs train).
 episodes: 3
 atte_episodes: 3
 intervals: 10
+# The training jobs' arrival pattern: uniform (the paper's load per pod
+# in every interval) or google (each interval's count follows the run's
+# ingested Google 2011 arrivals table, scaled to the same mean load: the
+# MARL paper's training, §VI-A; needs datasets.ingest of google-2011).
+arrivals: uniform
 # Episodes of MARL training collected side by side per update (0 to
 # 64; 0, the default, and 1 both mean one episode at a time, an update
 # per interval): at each 30-minute decision point one update learns
@@ -171,15 +176,26 @@ type MARLSection struct {
 	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
 	// AtteEpisodes of Atte training; 0 means the default.
 	AtteEpisodes int `mapstructure:"atte_episodes" yaml:"atte_episodes" json:"atte_episodes"`
-	// Intervals of uniform arrivals in the training workload (90 % of each
-	// pod's jobs train, 10 % validate, as in the paper).
+	// Intervals of arrivals in the training workload (90 % of each pod's
+	// jobs train, 10 % validate, as in the paper).
 	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// Arrivals is the training workload's arrival pattern: ArrivalsUniform
+	// or ArrivalsGoogle (the run's Google 2011 arrivals table, MARL
+	// §VI-A's "job arrival pattern … extracted from Google cluster
+	// traces"); "" means uniform.
+	Arrivals string `mapstructure:"arrivals" yaml:"arrivals" json:"arrivals,omitempty"`
 	// Rollouts of MARL training collected side by side per update
 	// (marl.Config.Rollouts); 0 (the default) and 1 are one episode at a
 	// time. Omitted from the JSON at 0, so that a configuration without
 	// the key hashes as before it existed.
 	Rollouts int `mapstructure:"rollouts" yaml:"rollouts" json:"rollouts,omitempty"`
 }
+
+// Arrival patterns of MARL training workloads (MARLSection.Arrivals).
+const (
+	ArrivalsUniform = "uniform"
+	ArrivalsGoogle  = "google"
+)
 
 // Variant is one learned scheduler of a family.
 type Variant struct {

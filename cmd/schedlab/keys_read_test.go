@@ -326,6 +326,8 @@ var stringAlternatives = map[string][]string{
 	"eval.marl_vs_single.clusters":         {"fattree-k6", "fattree-k8"},
 	"train.replicated":                     {"marl-device", "das"},
 	"eval.experiments":                     {"das-tuning"},
+	"eval.marl_arrivals.placement":         {"arrival"},
+	"train.marl.arrivals":                  {"google"},
 }
 
 func jsonText(v any) string {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/stages"
+	"github.com/schedlab/schedlab/training"
 )
 
 // TestTrainSeedsKey: train.seeds and train.replicated decode from every
@@ -63,6 +64,9 @@ func TestPresetReplicates(t *testing.T) {
 		// GPU-sharing sources.
 		cfg.Datasets.Ingest, cfg.Datasets.Source = nil, stages.SyntheticPAI
 		cfg.Profile.GPUShare = stages.GPUShareConfig{}
+		// Nor the Google 2011 arrivals table the paper's MARL trainings
+		// follow: they take uniform arrivals, as many stages.
+		cfg.Train.MARL.Arrivals = training.ArrivalsUniform
 		dag, err := stages.Build(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -87,7 +87,7 @@ func TestPresetTrainingSeeds(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					data, err := plan.TrainingData(m.Data, cluster, m.Sim, trace, workloadStream(seed, m))
+					data, err := plan.TrainingData(m.Data, cluster, m.Sim, trace, nil, workloadStream(seed, m))
 					if err == nil {
 						err = data.Check(m.Data.Source)
 					}
