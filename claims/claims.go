@@ -121,7 +121,9 @@ func Register(c Claim) {
 	add(c)
 }
 
-// add is Register for the papers' claims.
+// add is Register for the papers' claims: registerPapers and what it
+// calls must use add, never Register, which would wait on papers, the
+// sync.Once it runs under, for ever.
 func add(c Claim) {
 	registry.Lock()
 	defer registry.Unlock()

@@ -27,7 +27,7 @@ func registerPreemptive() {
 		comparison{experiment: evaluation.Preemptive, claimed: []string{"tiresias-las"}, against: []string{"fifo-strict"}, metrics: []metric{jct}, scale: preemptiveScale})
 	srtf := comparison{experiment: evaluation.Preemptive, claimed: []string{"srtf"}, against: []string{"tiresias-las"}, metrics: []metric{jct}, scale: preemptiveScale}
 	decide := srtf.evaluate("tiresias-srtf-vs-las")
-	Register(Claim{ID: "tiresias-srtf-vs-las", Paper: paperTiresias, Source: "Tiresias (NSDI '19) §6",
+	add(Claim{ID: "tiresias-srtf-vs-las", Paper: paperTiresias, Source: "Tiresias (NSDI '19) §6",
 		Text:       "SRTF, which knows every job's duration (an oracle), has a lower mean JCT than 2D-LAS: the margin is what that knowledge is worth",
 		Claimed:    "comparable: 2D-LAS close to policies with perfect knowledge (the paper's abstract)",
 		Experiment: srtf.experiment,
