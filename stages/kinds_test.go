@@ -75,7 +75,7 @@ func trainingsOf(dag []pipeline.Stage) []pipeline.Stage {
 func TestEveryStageKindConforms(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{"das-table1", "marl-arrivals"}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling", "dl2"}
+	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling-ppo", "dl2"}
 	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "deepsys", "atte"}
 	cfg.Eval.MARLArrivals.Intervals = 3
 	// A DAS-paper training on 10 jobs a segment runs the same code as on
@@ -99,7 +99,7 @@ func TestEveryStageKindConforms(t *testing.T) {
 		seen[kind] = true
 		t.Run(kind, func(t *testing.T) { pipelinetest.ConformanceIn(t, shared, 3, s, upstreamOf(dag, s)...) })
 	}
-	for _, want := range []string{"train:das", "train:dl2", "train:rifling", "train:marl-device", "train:deepsys", "train:atte",
+	for _, want := range []string{"train:das", "train:dl2", "train:rifling-ppo", "train:marl-device", "train:deepsys", "train:atte",
 		"eval-das-table1", "eval-marl-arrivals", "eval-das-wilcoxon", "eval-das-overhead"} {
 		if !seen[want] {
 			t.Errorf("the DAG has no stage of kind %s (kinds: %v)", want, seen)
