@@ -214,19 +214,7 @@ func dff(y float64, k int) float64 {
 // (Goemans' LP schedule for weights 1). A job without work counts its
 // release.
 func minMeanBusy(rel, work []float64) float64 {
-	order := make([]int, len(rel))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case rel[a] < rel[b]:
-			return -1
-		case rel[a] > rel[b]:
-			return 1
-		}
-		return 0
-	})
+	order := byRelease(rel)
 	var q byWork
 	left := make([]float64, len(rel))
 	moment := make([]float64, len(rel)) // ∫ t over the job's processing
@@ -268,6 +256,24 @@ func minMeanBusy(rel, work []float64) float64 {
 	return sum
 }
 
+// byRelease is the jobs' indices in order of release, ties by index.
+func byRelease(rel []float64) []int {
+	order := make([]int, len(rel))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case rel[a] < rel[b]:
+			return -1
+		case rel[a] > rel[b]:
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
 // byWork is a min-heap of jobs by their whole work, ties by index.
 type workItem struct {
 	work float64
@@ -296,19 +302,7 @@ func (h *byWork) Pop() any {
 // released at rel[i] and needing work[i]: the least sum any schedule of
 // one machine reaches.
 func srptCompletions(rel, work []float64) float64 {
-	order := make([]int, len(rel))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case rel[a] < rel[b]:
-			return -1
-		case rel[a] > rel[b]:
-			return 1
-		}
-		return 0
-	})
+	order := byRelease(rel)
 	var q remaining
 	var sum, t float64
 	next := 0
