@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
@@ -196,7 +197,7 @@ func TestOutputsReadBack(t *testing.T) {
 		cols []string
 	}{
 		{ResultsFile, int64(len(results)), []string{"experiment", "cluster", "workload", "scheduler", "seed", "job_id", "submit_s", "start_s", "finish_s", "jct_s", "fee_usd", "queue_s"}},
-		{MetricsFile, 6, []string{"experiment", "cluster", "workload", "scheduler", "seed", "jobs", "pruned", "mean_jct_s", "p50_jct_s", "p95_jct_s", "mean_fee_usd", "makespan_s", "gpu_util"}},
+		{MetricsFile, 6, []string{"experiment", "cluster", "workload", "scheduler", "seed", "jobs", "pruned", "mean_jct_s", "p50_jct_s", "p95_jct_s", "mean_fee_usd", "makespan_s", "gpu_util", "floor_jct_s", "floor_bound", "headroom"}},
 		{TimingsFile, 6, []string{"experiment", "wall_s", "decision_s"}},
 	} {
 		f, err := file.OpenParquetFile(filepath.Join(dir, tc.file), false)
@@ -217,6 +218,21 @@ func TestOutputsReadBack(t *testing.T) {
 		}
 		if tbl.NumRows() != tc.rows || tc.rows == 0 {
 			t.Errorf("%s: %d rows, want %d", tc.file, tbl.NumRows(), tc.rows)
+		}
+		if ix := tbl.Schema().FieldIndices("floor_bound"); tc.file == MetricsFile && len(ix) == 1 {
+			// Every cell names the bound of its floor, as Arrow reads it.
+			col := tbl.Column(ix[0])
+			for _, ch := range col.Data().Chunks() {
+				s, ok := ch.(*array.String)
+				if !ok {
+					t.Fatalf("floor_bound is %T, want strings", ch)
+				}
+				for i := range s.Len() {
+					if b := s.Value(i); b != "standalone" && !strings.Contains(b, "/") {
+						t.Errorf("floor_bound %q", b)
+					}
+				}
+			}
 		}
 		for _, c := range tc.cols {
 			if len(tbl.Schema().FieldIndices(c)) != 1 {

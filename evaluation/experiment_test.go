@@ -260,7 +260,7 @@ func TestRowsFromSimTypes(t *testing.T) {
 	rep := &Report{Cells: []CellResult{{
 		Cell:      Cell{Experiment: "e", Cluster: "c", Workload: "w", Scheduler: "lif", Seed: 3, Replicate: 2},
 		Jobs:      []sim.JobResult{{Index: 9, JobID: "j", SubmitS: 1, StartS: 2, FinishS: 3, JCTS: 4, QueueS: 5, RunS: 6, DurationS: 7, Slowdown: 8, GPUs: 9, FeeUSD: 10, Machines: 11}},
-		Metrics:   sim.Metrics{Jobs: 1, Pruned: 2, MeanJCTS: 3, P50JCTS: 4, P95JCTS: 5, MeanFeeUSD: 6, MeanQueueS: 7, MeanSlowdown: 8, MakespanS: 9, GPUUtil: 10, FloorJCTS: 1.5, CPUUtil: 0.5},
+		Metrics:   sim.Metrics{Jobs: 1, Pruned: 2, MeanJCTS: 3, P50JCTS: 4, P95JCTS: 5, MeanFeeUSD: 6, MeanQueueS: 7, MeanSlowdown: 8, MakespanS: 9, GPUUtil: 10, FloorJCTS: 1.5, FloorBound: "mean-busy/gpu", CPUUtil: 0.5},
 		Decisions: 12,
 		Timing:    sim.Timing{Decisions: 1, JobsPlaced: 2, DecisionS: 3, MaxDecisionS: 4, WallS: 5},
 	}}}
@@ -271,7 +271,7 @@ func TestRowsFromSimTypes(t *testing.T) {
 	if got, want := results[0], (ResultRow{"e", "c", "w", "lif", 3, 2, "j", 1, 2, 3, 4, 10, 5, 6, 7, 8, 9, 11}); got != want {
 		t.Errorf("result row %+v, want %+v", got, want)
 	}
-	if got, want := rep.Metrics()[0], (MetricsRow{"e", "c", "w", "lif", 3, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 0.5, 1.5, "lif", 3, 1, 0}); got != want {
+	if got, want := rep.Metrics()[0], (MetricsRow{"e", "c", "w", "lif", 3, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 0.5, 1.5, "mean-busy/gpu", "lif", 3, 1, 0}); got != want {
 		t.Errorf("metrics row %+v, want %+v", got, want)
 	}
 	if got, want := rep.Timings()[0], (TimingRow{"e", "c", "w", "lif", 3, 2, 5, 3, 4, 1, 2}); got != want {

@@ -154,6 +154,8 @@ func TestFloorIsABound(t *testing.T) {
 // from reaching it, so it is not a loose constant: one job alone runs at
 // its standalone speed from the first interval boundary, and the area
 // bound of jobs that must share one GPU is the single-machine SRPT sum.
+// Each case also names the bound that gives the floor (Floor.Name, the
+// metrics' floor_bound), one case per relaxation.
 func TestFloorExact(t *testing.T) {
 	flat, err := sim.Flat(1, "pai-v100")
 	if err != nil {
@@ -161,6 +163,10 @@ func TestFloorExact(t *testing.T) {
 	}
 	job := func(id string, submit, dur float64, gpus int32) datasets.Job {
 		return datasets.Job{JobID: id, SubmitS: submit, DurationS: dur, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: gpus, GPU: 1, CPU: 1, MemGiB: 1}}}
+	}
+	// whole is a job of one instance of gpus GPUs.
+	whole := func(id string, submit, dur float64, gpus float64) datasets.Job {
+		return datasets.Job{JobID: id, SubmitS: submit, DurationS: dur, Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: gpus, CPU: 1, MemGiB: 1}}}
 	}
 	interval := sim.DefaultConfig()
 	interval.Trigger, interval.IntervalS = sim.TriggerInterval, 100
@@ -170,36 +176,54 @@ func TestFloorExact(t *testing.T) {
 		jobs    []datasets.Job
 		want    float64
 		binding string
+		bound   string // Floor.Name
+		reached bool   // FIFO reaches the floor
 	}{
-		{"alone, event", sim.DefaultConfig(), []datasets.Job{job("a", 30, 50, 1)}, 50, "standalone"},
+		{"alone, event", sim.DefaultConfig(), []datasets.Job{job("a", 30, 50, 1)}, 50, "standalone", "standalone", true},
 		// Released at the boundary 100: JCT 70 + 50.
-		{"alone, interval", interval, []datasets.Job{job("a", 30, 50, 1)}, 120, "standalone"},
+		{"alone, interval", interval, []datasets.Job{job("a", 30, 50, 1)}, 120, "standalone", "standalone", true},
 		// Eight GPUs, three jobs of all eight at t=0 of 10, 20, 30 s:
-		// shortest first finishes at 10, 30, 60.
-		{"queued", sim.DefaultConfig(), []datasets.Job{job("a", 0, 30, 8), job("b", 0, 10, 8), job("c", 0, 20, 8)}, 100.0 / 3, "gpu"},
+		// shortest first finishes at 10, 30, 60 (the mean-busy bound
+		// ties, and the first named wins). FIFO runs a, b, c in
+		// submission order: above the floor.
+		{"queued", sim.DefaultConfig(), []datasets.Job{job("a", 0, 30, 8), job("b", 0, 10, 8), job("c", 0, 20, 8)}, 100.0 / 3, "gpu", "capacity/gpu", false},
+		// Three jobs of four 1-GPU instances at t=0 of 10 s: pooled,
+		// each is 5 s of the eight GPUs (SRPT: 5, 10, 15, mean 10);
+		// holding its GPUs 10 s, a job's mean busy time is at most C − 5,
+		// so Σ C ≥ (2.5 + 7.5 + 12.5) + 15 = 37.5. Two fit at once: FIFO
+		// gets 10, 10, 20.
+		{"mean busy", sim.DefaultConfig(), []datasets.Job{job("a", 0, 10, 4), job("b", 0, 10, 4), job("c", 0, 10, 4)}, 12.5, "gpu", "mean-busy/gpu", false},
+		// Two jobs of one 5-GPU instance at t=0 of 10 s: pooled they
+		// would share the eight GPUs (mean-busy bound 11.25), but no two
+		// fit one server: u⁽¹⁾ weighs each as a whole server, and one
+		// after the other is 10, 20, which FIFO reaches.
+		{"packing", sim.DefaultConfig(), []datasets.Job{whole("a", 0, 10, 5), whole("b", 0, 10, 5)}, 15, "gpu", "packing/gpu", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := sim.FloorOf(flat, tc.jobs, tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := f.MeanJCTS - tc.want; d > 1e-9 || d < -1e-9 || f.Binding != tc.binding {
-				t.Fatalf("floor %+v, want %g bound by %s", f, tc.want, tc.binding)
+			if d := f.MeanJCTS - tc.want; d > 1e-9 || d < -1e-9 || f.Binding != tc.binding || f.Name() != tc.bound {
+				t.Fatalf("floor %+v (%s), want %g bound by %s (%s)", f, f.Name(), tc.want, tc.binding, tc.bound)
 			}
 			// Shortest first on the one server reaches it.
 			s, err := schedulers.New("fifo-firstfit", schedulers.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.binding == "gpu" {
-				return // FIFO runs a, b, c in submission order: above the floor
+			if !tc.reached {
+				return
 			}
 			res, err := sim.Run(context.Background(), flat, tc.jobs, s, tc.cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Metrics.MeanJCTS != tc.want {
-				t.Fatalf("alone: mean JCT %g, the floor %g", res.Metrics.MeanJCTS, tc.want)
+				t.Fatalf("mean JCT %g, the floor %g", res.Metrics.MeanJCTS, tc.want)
+			}
+			if res.Metrics.FloorBound != tc.bound {
+				t.Errorf("the run's metrics name the bound %q, want %q", res.Metrics.FloorBound, tc.bound)
 			}
 		})
 	}
@@ -235,5 +259,24 @@ func TestHeadrooms(t *testing.T) {
 	}
 	if got := MaxMargin(0.25); math.Abs(got-0.2) > 1e-12 {
 		t.Errorf("MaxMargin(0.25) = %g, want 0.2: a scheduler at the floor beats the baseline by 20 %%", got)
+	}
+}
+
+// TestFloorBoundNote: a column group's floor names its bound, once when
+// every seed has the same, with each bound's count of seeds (most first)
+// when they differ, and not at all for a run that predates the name.
+func TestFloorBoundNote(t *testing.T) {
+	cell := func(ci, seed int, bound string) CellResult {
+		return CellResult{Cell: Cell{ci: ci, Scheduler: "lif", Seed: seed}, Metrics: sim.Metrics{FloorBound: bound}}
+	}
+	rep := &Report{Cells: []CellResult{
+		cell(0, 1, "mean-busy/gpu"), cell(0, 2, "mean-busy/gpu"),
+		cell(1, 1, "standalone"), cell(1, 2, "packing/gpu"), cell(1, 3, "packing/gpu"),
+		cell(2, 1, ""),
+	}}
+	for ci, want := range []string{"mean-busy/gpu", "packing/gpu at 2 of 3 seeds, standalone at 1", ""} {
+		if got := rep.floorBound(ci, 0); got != want {
+			t.Errorf("group %d: %q, want %q", ci, got, want)
+		}
 	}
 }

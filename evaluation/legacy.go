@@ -10,7 +10,8 @@ import (
 // results and metrics tables without it; every cell of such a run is
 // replicate 0. Metrics written before cells had a floor lack the CPU
 // utilisation, floor and headroom columns; they read as NaN (and no best
-// heuristic): unknown, not zero. ReadResults and ReadMetrics read every
+// heuristic): unknown, not zero. Metrics written before the floor named
+// its bound lack floor_bound, which reads as "" (unknown). ReadResults and ReadMetrics read every
 // layout, so that `schedlab diff` and the history compare a run with an
 // older one.
 
@@ -34,6 +35,9 @@ var metricsDefaults = func() datasets.Defaults[MetricsRow] {
 	d := datasets.Defaults[MetricsRow]{
 		"replicate": func(*MetricsRow) {},
 		"cpu_util":  func(r *MetricsRow) { r.CPUUtil = math.NaN() },
+		// The bound's name reads as "", unknown, like a cell without a
+		// floor's.
+		"floor_bound": func(*MetricsRow) {},
 	}
 	for _, c := range []struct {
 		name string

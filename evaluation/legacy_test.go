@@ -16,7 +16,7 @@ import (
 // naming it.
 func TestReadLegacyTables(t *testing.T) {
 	// The columns metrics tables gained with cells' floors.
-	unfloored := []string{"cpu_util", "floor_jct_s", "best_heuristic", "best_heuristic_jct_s", "headroom", "headroom_share"}
+	unfloored := []string{"cpu_util", "floor_jct_s", "floor_bound", "best_heuristic", "best_heuristic_jct_s", "headroom", "headroom_share"}
 	dir := t.TempDir()
 	res := filepath.Join(dir, "results.parquet")
 	met := filepath.Join(dir, "metrics.parquet")
@@ -46,6 +46,13 @@ func TestReadLegacyTables(t *testing.T) {
 	parquettest.WriteWithout(t, mid, []MetricsRow{{Scheduler: "lif", Replicate: 1, MeanJCTS: 5}}, unfloored...)
 	if m, err := ReadMetrics(mid); err != nil || len(m) != 1 || m[0].Replicate != 1 || m[0].MeanJCTS != 5 || !math.IsNaN(m[0].FloorJCTS) {
 		t.Errorf("table without the floor: %+v, %v", m, err)
+	}
+	// A table with the floor but not the bound's name (written before
+	// floor_bound) reads with the name "" (unknown), the rest as written.
+	unnamed := filepath.Join(dir, "unnamed.parquet")
+	parquettest.WriteWithout(t, unnamed, []MetricsRow{{Scheduler: "lif", FloorJCTS: 3, MeanJCTS: 5}}, "floor_bound")
+	if m, err := ReadMetrics(unnamed); err != nil || len(m) != 1 || m[0].FloorJCTS != 3 || m[0].FloorBound != "" {
+		t.Errorf("table without floor_bound: %+v, %v", m, err)
 	}
 	// Today's layout reads as written.
 	cur := filepath.Join(dir, "current.parquet")

@@ -72,7 +72,10 @@ type MetricsRow struct {
 	// oracle) and its mean JCT; (best − floor) / floor; and this row's
 	// share of that headroom, (best − mean_jct_s) / (best − floor). NaN
 	// (and "") where undefined: no heuristic in the column, no headroom.
+	// FloorBound names the bound that gives the floor (sim.Floor.Name:
+	// "standalone", "capacity/gpu", "mean-busy/gpu", "packing/cpu", …).
 	FloorJCTS         float64 `parquet:"floor_jct_s"`
+	FloorBound        string  `parquet:"floor_bound"`
 	BestHeuristic     string  `parquet:"best_heuristic"`
 	BestHeuristicJCTS float64 `parquet:"best_heuristic_jct_s"`
 	Headroom          float64 `parquet:"headroom"`

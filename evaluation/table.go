@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -214,7 +215,11 @@ func (r *Report) Table() *Table {
 	if slices.ContainsFunc(r.Names, schedulers.Name.Oracle) {
 		t.Notes = append(t.Notes, schedulers.OracleNote)
 	}
-	if n := headroomNote(t, r.Names); n != "" {
+	bounds := make([]string, len(groups))
+	for gi, g := range groups {
+		bounds[gi] = r.floorBound(g.ci, g.wi)
+	}
+	if n := headroomNote(t, r.Names, bounds); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
 	if n := marginNote(t, r.Names); n != "" {
@@ -345,10 +350,38 @@ func floorRow(t *Table) *TableRow {
 	return nil
 }
 
-// headroomNote gives, per column group, the floor, the best heuristic and
-// the headroom (best − floor) / floor, with the largest margin by which
-// any scheduler could beat the best heuristic there (MaxMargin).
-func headroomNote(t *Table, names []schedulers.Name) string {
+// floorBound names the bound that gives the floor of column group (ci,
+// wi) (sim.Floor.Name), over its seeds: "mean-busy/gpu" when one bound
+// gives it at every seed, "mean-busy/gpu at 2 of 3 seeds, standalone at 1"
+// (most seeds first) when they differ; "" when no cell names one (a run
+// from before the floor named its bound).
+func (r *Report) floorBound(ci, wi int) string {
+	seen := map[int]bool{}
+	count := map[string]int{}
+	for _, cr := range r.Cells {
+		if c := cr.Cell; c.ci == ci && c.wi == wi && !seen[c.Seed] && cr.Metrics.FloorBound != "" {
+			seen[c.Seed] = true
+			count[cr.Metrics.FloorBound]++
+		}
+	}
+	names := slices.Sorted(maps.Keys(count))
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return count[b] - count[a] })
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s at %d", n, count[n])
+	}
+	parts[0] += fmt.Sprintf(" of %d seeds", len(seen))
+	return strings.Join(parts, ", ")
+}
+
+// headroomNote gives, per column group, the floor, the bound that gives
+// it (bounds, by group: floorBound), the best heuristic and the headroom
+// (best − floor) / floor, with the largest margin by which any scheduler
+// could beat the best heuristic there (MaxMargin).
+func headroomNote(t *Table, names []schedulers.Name, bounds []string) string {
 	fr := floorRow(t)
 	if fr == nil {
 		return ""
@@ -363,13 +396,17 @@ func headroomNote(t *Table, names []schedulers.Name) string {
 		}
 		best := t.Rows[bi].Values[gi*nm]
 		h := (best - floor) / floor
-		parts = append(parts, fmt.Sprintf("%s: floor %s, best heuristic %s %s, headroom %.1f %% (no scheduler can beat it by more than %.1f %%)",
-			g, display(floor, t.Metrics[0]), t.Rows[bi].Label, display(best, t.Metrics[0]), 100*h, 100*MaxMargin(h)))
+		var bound string
+		if gi < len(bounds) && bounds[gi] != "" {
+			bound = " (" + bounds[gi] + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s: floor %s%s, best heuristic %s %s, headroom %.1f %% (no scheduler can beat it by more than %.1f %%)",
+			g, display(floor, t.Metrics[0]), bound, t.Rows[bi].Label, display(best, t.Metrics[0]), 100*h, 100*MaxMargin(h)))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Floor and headroom (" + t.Metrics[0].Label + "): the floor is a mean JCT no scheduler can beat on the column's jobs (each at its standalone speed from the first decision point, and no resource busier than the cluster holds); headroom = (best heuristic − floor) / floor, the heuristics being the rows neither learned nor oracle: " + strings.Join(parts, "; ") + "."
+	return "Floor and headroom (" + t.Metrics[0].Label + "): the floor is a mean JCT no scheduler can beat on the column's jobs (each at its standalone speed from the first decision point, and no resource busier than the cluster holds; in brackets the bound that gives it: standalone, or capacity, mean-busy or packing over a resource); headroom = (best heuristic − floor) / floor, the heuristics being the rows neither learned nor oracle: " + strings.Join(parts, "; ") + "."
 }
 
 // marginNote gives, per column group, each learned row's mean JCT margin

@@ -500,7 +500,7 @@ func (s *Sim) Result() *Result {
 	res.Metrics = ComputeMetrics(jobs, s.cluster.TotalGPU())
 	res.Metrics.Pruned = len(s.pruned)
 	res.Floor = s.floor()
-	res.Metrics.FloorJCTS = res.Floor.MeanJCTS
+	res.Metrics.FloorJCTS, res.Metrics.FloorBound = res.Floor.MeanJCTS, res.Floor.Name()
 	res.Metrics.CPUUtil = s.cpuUtil(res.Metrics.MakespanS)
 	return res
 }

@@ -58,6 +58,30 @@ type Floor struct {
 	// AreaS ("gpu", "cpu", "mem").
 	AreaS   float64
 	Binding string
+	// Bound names the relaxation that gave MeanJCTS: BoundStandalone,
+	// BoundCapacity (pooled capacity, shortest remaining work first),
+	// BoundMeanBusy (pooled capacity, mean busy time) or BoundPacking
+	// (either single-machine bound over the dual-feasible weights). On a
+	// tie the first in that order names it.
+	Bound string
+}
+
+// The relaxations of Floor.Bound.
+const (
+	BoundStandalone = "standalone"
+	BoundCapacity   = "capacity"
+	BoundMeanBusy   = "mean-busy"
+	BoundPacking    = "packing"
+)
+
+// Name is the relaxation that binds and, for the area bounds, its
+// resource: "standalone", or "capacity/gpu", "mean-busy/cpu",
+// "packing/gpu" and so on; the floor_bound column of the metrics.
+func (f Floor) Name() string {
+	if f.Bound == BoundStandalone {
+		return f.Bound
+	}
+	return f.Bound + "/" + f.Binding
 }
 
 // FloorOf is the floor of jobs on cluster c under cfg: the jobs New
@@ -103,7 +127,7 @@ func (s *Sim) firstDecisionAt(submitS float64) float64 {
 var packingKs = [...]int{1, 2, 3, 4}
 
 func (s *Sim) floorOf(jobs []*JobState) Floor {
-	f := Floor{Jobs: len(jobs), Binding: "standalone"}
+	f := Floor{Jobs: len(jobs), Binding: "standalone", Bound: BoundStandalone}
 	if len(jobs) == 0 {
 		return f
 	}
@@ -123,16 +147,26 @@ func (s *Sim) floorOf(jobs []*JobState) Floor {
 	for i := range caps {
 		caps[i] = s.cluster.Capacity(i)
 	}
-	bound := func(name string) {
-		b := (srptCompletions(rel, work) - submits) / n
-		if mb := (minMeanBusy(rel, work) + halfDur - submits) / n; mb > b {
-			b = mb
+	// bound takes the two single-machine bounds of work; pooled names
+	// the capacity relaxations (pooled capacity, not packing).
+	bound := func(resource string, pooled bool) {
+		srpt, meanBusy := BoundPacking, BoundPacking
+		if pooled {
+			srpt, meanBusy = BoundCapacity, BoundMeanBusy
 		}
-		if b > f.AreaS {
-			f.AreaS = b
-		}
-		if b > f.MeanJCTS {
-			f.MeanJCTS, f.Binding = b, name
+		for _, c := range [...]struct {
+			b    float64
+			name string
+		}{
+			{(srptCompletions(rel, work) - submits) / n, srpt},
+			{(minMeanBusy(rel, work) + halfDur - submits) / n, meanBusy},
+		} {
+			if c.b > f.AreaS {
+				f.AreaS = c.b
+			}
+			if c.b > f.MeanJCTS {
+				f.MeanJCTS, f.Binding, f.Bound = c.b, resource, c.name
+			}
 		}
 	}
 	for _, r := range [...]struct {
@@ -150,7 +184,7 @@ func (s *Sim) floorOf(jobs []*JobState) Floor {
 		for i, js := range jobs {
 			work[i] = r.get(js.Total) * js.DurationS / capacity
 		}
-		bound(r.name)
+		bound(r.name, true)
 		// Packing: the servers that have some of the resource, each a
 		// capacity of one; an instance weighs its least u⁽ᵏ⁾ over them.
 		var kinds []float64
@@ -173,7 +207,7 @@ func (s *Sim) floorOf(jobs []*JobState) Floor {
 				}
 				work[i] = w * js.DurationS / servers
 			}
-			bound(r.name)
+			bound(r.name, false)
 		}
 	}
 	return f

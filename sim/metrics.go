@@ -44,6 +44,9 @@ type Metrics struct {
 	// MeanJCTS on them is below it. ComputeMetrics leaves it 0 (it sees
 	// results, not the engine); a run's Result fills it.
 	FloorJCTS float64 `parquet:"floor_jct_s" json:"floor_jct_s"`
+	// FloorBound names the bound that gives FloorJCTS (Floor.Name):
+	// "standalone", or a relaxation and its resource ("mean-busy/gpu").
+	FloorBound string `parquet:"floor_bound" json:"floor_bound"`
 }
 
 // Timing holds the wall-clock figures of a run. They vary from run to run
