@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/training"
 )
 
 // cellsOf is one cell per replicate of the scheduler in an experiment's
@@ -364,19 +365,30 @@ func TestDASClaimsOnlyOnPaperTrace(t *testing.T) {
 	}
 }
 
-// TestMARLScaleSaysTraining: a MARL claim's "tested at" names the cluster
-// and, where the run says, the episodes its learned row was trained for,
-// each beside the paper's.
+// TestMARLScaleSaysTraining: a MARL claim's "tested at" names the cluster,
+// the protocol (where the run says, the episodes its learned row was
+// trained for and their arrival pattern; the test jobs' placement; the
+// number of models), each beside the paper's.
 func TestMARLScaleSaysTraining(t *testing.T) {
 	c := comparison{experiment: evaluation.MARLArrivals, claimed: []string{"marl-device"}}
 	in := &Input{Run: Run{Config: config(evaluation.MARLArrivals)}}
 	got := marlScale(in, c)
-	if !strings.HasPrefix(got, "fat-tree k = ") || !strings.Contains(got, "(paper: k = 20, 2,000 servers)") || strings.Contains(got, "episodes") {
-		t.Errorf("no episodes known: %q", got)
+	if !strings.HasPrefix(got, "fat-tree k = 4 (paper: k = 20, 2,000 servers); test jobs placed in batches per interval (paper: on arrival)") || strings.Contains(got, "episodes") || strings.Contains(got, "model") {
+		t.Errorf("no episodes or models known: %q", got)
 	}
 	in.Episodes = map[string]int{"marl-device": 17, "marl-single": 5}
-	if got := marlScale(in, c); !strings.HasSuffix(got, "; marl-device trained 17 episodes (paper: about 200)") {
+	if got := marlScale(in, c); !strings.HasSuffix(got, "; marl-device trained 17 episodes on uniform arrivals (paper: about 200, Google-pattern); test jobs placed in batches per interval (paper: on arrival)") {
 		t.Errorf("with episodes: %q", got)
+	}
+	// The paper's protocol: Google-pattern training, placement on
+	// arrival; three models of the row.
+	in.Config.MARLArrivals.Placement = evaluation.PlacementArrival
+	in.TrainArrivals = training.ArrivalsGoogle
+	for r := range 3 {
+		in.Cells = append(in.Cells, Cell{Experiment: evaluation.MARLArrivals, Scheduler: "marl-device", Replicate: int32(r)}, Cell{Experiment: evaluation.MARLArrivals, Scheduler: "lb"})
+	}
+	if got := marlScale(in, c); !strings.HasSuffix(got, "; marl-device trained 17 episodes on Google-pattern arrivals (paper: about 200, Google-pattern), 3 models; test jobs placed on arrival (as the paper)") {
+		t.Errorf("the paper's protocol: %q", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 )
 
@@ -189,9 +190,11 @@ func firstRow(in *Input, c comparison) string {
 }
 
 // marlScale is the MARL experiments' clusters, as the run configured them,
-// against the paper's fat-tree of k = 20 (2,000 servers), and the training
-// episodes of the claimed learned rows against the paper's (about 200
-// until convergence, MARL §VI, Fig. 10).
+// against the paper's fat-tree of k = 20 (2,000 servers); the protocol
+// against the paper's (§VI-A): the claimed learned rows' training episodes
+// (about 200 until convergence, Fig. 10) and arrival pattern (the Google
+// trace's), how the test jobs were placed (on arrival) and how many
+// models (replicates) each row had; and the operating point.
 func marlScale(in *Input, c comparison) string {
 	e, err := evaluation.Lookup(c.experiment)
 	if err != nil || e.Spec == nil {
@@ -214,10 +217,22 @@ func marlScale(in *Input, c comparison) string {
 		what = strings.Join(names, ", ")
 	}
 	what += " (paper: k = 20, 2,000 servers)"
+	arrivals := "uniform"
+	if in.TrainArrivals == training.ArrivalsGoogle {
+		arrivals = "Google-pattern"
+	}
 	for _, r := range c.claimed {
 		if n, ok := in.Episodes[r]; ok {
-			what += fmt.Sprintf("; %s trained %d episodes (paper: about 200)", r, n)
+			what += fmt.Sprintf("; %s trained %d episodes on %s arrivals (paper: about 200, Google-pattern)", r, n, arrivals)
 		}
+		if m := in.models(c.experiment, r); m > 0 {
+			what += fmt.Sprintf(", %s", plural(m, "model", "models"))
+		}
+	}
+	if s.Sim.Trigger == sim.TriggerEvent {
+		what += "; test jobs placed on arrival (as the paper)"
+	} else {
+		what += "; test jobs placed in batches per interval (paper: on arrival)"
 	}
 	if op := operatingPoint(in, c.experiment, s.Sim.IntervalS); op != "" {
 		what += "; " + op
@@ -267,4 +282,16 @@ func (in *Input) skipped(experiment string) []string {
 		}
 	}
 	return out
+}
+
+// models is the number of distinct models (replicates) of row among the
+// experiment's cells.
+func (in *Input) models(experiment, row string) int {
+	seen := map[int32]bool{}
+	for _, c := range in.Cells {
+		if c.Experiment == experiment && c.Scheduler == row {
+			seen[c.Replicate] = true
+		}
+	}
+	return len(seen)
 }

@@ -72,13 +72,15 @@ func (r Row) CIText() string {
 // samplesText says what the samples are: n, and how many seeds and
 // trained models (replicates) they span.
 func (r Row) samplesText() string {
-	plural := func(n int, one, many string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return fmt.Sprintf("%d %s", n, many)
-	}
 	return fmt.Sprintf("n = %d: %s × %s", r.CI.N, plural(r.Seeds, "seed", "seeds"), plural(r.Models, "model", "models"))
+}
+
+// plural is n with the noun one or many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // VerdictText is the verdict, marked when it rests on one sample; an

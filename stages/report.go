@@ -83,7 +83,7 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := writeTimings(dir, cfg, m); err != nil {
 		return err
 	}
-	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg)})
+	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg), TrainArrivals: cfg.Train.MARL.Arrivals})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
