@@ -6,10 +6,11 @@ package main
 // times the CPU it takes without it, some tests do less, and the non-race
 // pass of make test (make test-norace) runs them whole:
 //   - TestPresetTrainingSeeds walks the first 20 seeds of quick, not 200;
-//   - TestQuickRunDeterministic, TestQuickRunCache and
-//     TestRunResumesAfterSIGKILL compare a run of two of quick's
-//     experiments with the whole shared run, stage by stage, not a whole
-//     run (comparedOnly);
+//   - TestQuickRunCache and TestRunResumesAfterSIGKILL compare a run of
+//     two of quick's experiments with the whole shared run, stage by
+//     stage, not a whole run (comparedOnly);
+//   - TestQuickRunDeterministic makes no run with one worker on one P
+//     (the shared run under the detector runs all that code with two);
 //   - TestTrainCommand trains three of the five families;
 //   - TestProfileImportFitPredictShare fits one source's samples, not two.
 const raceEnabled = true
