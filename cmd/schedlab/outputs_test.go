@@ -8,29 +8,23 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/stages"
 )
 
 // No command's output replaces one of its inputs, a file with more than
 // one link, a device or a symbolic link (pipeline.CreateAtomic, with the
 // inputs each command protects): each is refused with exit 1 naming the
 // output, and what was there keeps its bytes.
+//
+// The run, profile samples and fitted model given as inputs are a copy of
+// the shared quick run's (quickCopy: a refusal that failed would write
+// into it), not a run, profile and fit of the test's own.
 func TestOutputsNeverClobber(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a small run and a fit")
-	}
+	run := quickCopy(t)
+	samples, model := filepath.Join(run, stages.ProfileSamples), filepath.Join(run, stages.FitModel)
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
-	run := func(env []string, args ...string) {
-		t.Helper()
-		if _, errs, code := schedlab(t, env, args...); code != 0 {
-			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs)
-		}
-	}
 	os.WriteFile(at("c.yaml"), []byte("seed: 1\n"), 0o644)
-	run(nil, "profile", "synth", "--samples", "60", "--out", at("s.parquet"))
-	run(nil, "fit", "--samples", at("s.parquet"), "--out", at("fit"))
-	run([]string{"SCHEDLAB_EVAL_EXPERIMENTS=das-table1", "SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500"},
-		"run", "--preset", "quick", "--out", at("run"), "--log-level", "warn")
 	outside := t.TempDir()
 	victim := filepath.Join(outside, "victim")
 	os.WriteFile(victim, []byte("precious\n"), 0o644)
@@ -51,10 +45,10 @@ func TestOutputsNeverClobber(t *testing.T) {
 	}{
 		// profile's --out is a directory: a file there is refused, unchanged.
 		{"profile synth --config C --out C", []string{"profile", "synth", "--samples", "10", "--config", at("c.yaml"), "--out", at("c.yaml")}, at("c.yaml"), "not a directory"},
-		{"fit --predict F --out F", []string{"fit", "--predict", at("s.parquet"), "--model", at("fit/model.json"), "--out", at("s.parquet")}, at("s.parquet"), "inputs"},
-		{"diff A B --html A/manifest.json", []string{"diff", at("run"), at("run"), "--html", at("run/manifest.json")}, at("run/manifest.json"), "inputs"},
-		{"diff --html /dev/full", []string{"diff", at("run"), at("run"), "--html", "/dev/full"}, "", "device"},
-		{"diff --html a link to /proc/self/fd/1", []string{"diff", at("run"), at("run"), "--html", at("stdout")}, "", "symbolic link"},
+		{"fit --predict F --out F", []string{"fit", "--predict", samples, "--model", model, "--out", samples}, samples, "inputs"},
+		{"diff A B --html A/manifest.json", []string{"diff", run, run, "--html", filepath.Join(run, "manifest.json")}, filepath.Join(run, "manifest.json"), "inputs"},
+		{"diff --html /dev/full", []string{"diff", run, run, "--html", "/dev/full"}, "", "device"},
+		{"diff --html a link to /proc/self/fd/1", []string{"diff", run, run, "--html", at("stdout")}, "", "symbolic link"},
 		{"ingest into a hard-linked jobs.parquet", []string{"ingest", "--source", "pai-sim", "--input", trace, "--out", at("ingest")}, victim, "links"},
 		{"ingest under a hard-linked lock", []string{"ingest", "--source", "pai-sim", "--input", trace, "--out", at("locked")}, victim, "links"},
 		{"run under a hard-linked lock", []string{"run", "--preset", "quick", "--out", at("locked")}, victim, "links"},
@@ -62,7 +56,10 @@ func TestOutputsNeverClobber(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var before []byte
 			if tc.keep != "" {
-				before, _ = os.ReadFile(tc.keep)
+				var err error
+				if before, err = os.ReadFile(tc.keep); err != nil {
+					t.Fatal(err) // the input is not there: nothing to protect
+				}
 			}
 			_, errs, code := schedlab(t, nil, tc.args...)
 			if code != 1 || !strings.Contains(errs, tc.error) {

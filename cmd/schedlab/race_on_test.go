@@ -5,7 +5,8 @@ package main
 // raceEnabled: under the race detector, where a quick run takes eight
 // times the CPU it takes without it, some tests do less, and the non-race
 // pass of make test (make test-norace) runs them whole:
-//   - TestPresetTrainingSeeds walks the first 20 seeds of quick, not 200;
+//   - TestPresetTrainingSeeds walks the first 3 seeds of quick and
+//     nightly, not 200 and 20;
 //   - TestQuickRunCache and TestRunResumesAfterSIGKILL compare a run of
 //     two of quick's experiments with the whole shared run, stage by
 //     stage, not a whole run (comparedOnly);
