@@ -27,13 +27,8 @@ const (
 func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 	return func(in *Input) (Outcome, error) {
 		out := Outcome{Value: math.NaN(), Threshold: math.NaN(), Headroom: math.NaN()}
-		rows := in.rows(evaluation.DASTable1)
-		if len(rows) == 0 {
-			return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASTable1, evaluation.MetricsFile)
-		}
-		if _, missing := split([]string{"das", evaluation.DASRIFLING}, rows); len(missing) > 0 {
-			out.Verdict, out.Note = NotRun, in.absent(evaluation.DASTable1, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASTable1))
-			return out, nil
+		if ran, err := in.dasAndRIFLING(evaluation.DASTable1, &out); !ran || err != nil {
+			return out, err
 		}
 		jobs, err := in.jobsOf()
 		if err != nil {
@@ -98,19 +93,30 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 	}
 }
 
+// dasAndRIFLING says whether experiment, which the run evaluates, has rows
+// of both schedulers the paired claims compare, DAS and RIFLING-PPO; where
+// either is missing, out is marked not run, with the reason. An experiment
+// without any row is an error.
+func (in *Input) dasAndRIFLING(experiment string, out *Outcome) (bool, error) {
+	rows := in.rows(experiment)
+	if len(rows) == 0 {
+		return false, fmt.Errorf("%s is in eval.experiments but %s has no row of it", experiment, evaluation.MetricsFile)
+	}
+	if _, missing := split([]string{"das", evaluation.DASRIFLING}, rows); len(missing) > 0 {
+		out.Verdict, out.Note = NotRun, in.absent(experiment, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), experiment))
+		return false, nil
+	}
+	return true, nil
+}
+
 // loadTrend decides "DAS's JCT gain over RIFLING grows with the arrival
 // rate" (DAS App. E) as the gain at das-load's highest rate minus that at
 // its lowest, per cluster, per sample: it must be positive on every
 // cluster.
 func loadTrend(in *Input) (Outcome, error) {
 	out := Outcome{Value: math.NaN(), HasCI: true, Headroom: math.NaN()}
-	rows := in.rows(evaluation.DASLoad)
-	if len(rows) == 0 {
-		return out, fmt.Errorf("%s is in eval.experiments but %s has no row of it", evaluation.DASLoad, evaluation.MetricsFile)
-	}
-	if _, missing := split([]string{"das", evaluation.DASRIFLING}, rows); len(missing) > 0 {
-		out.Verdict, out.Note = NotRun, in.absent(evaluation.DASLoad, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASLoad))
-		return out, nil
+	if ran, err := in.dasAndRIFLING(evaluation.DASLoad, &out); !ran || err != nil {
+		return out, err
 	}
 	rates := slices.Clone(in.Config.DASLoad.Rates)
 	slices.Sort(rates)

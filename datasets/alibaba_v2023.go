@@ -91,10 +91,6 @@ var (
 
 // Ingest implements Reader.
 func (AlibabaV2023Reader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, "openb_*.csv")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", SourceAlibabaV2023, err)
-	}
 	var nodes *ParquetWriter[ClusterNode]
 	defer func() {
 		if nodes != nil {
@@ -111,13 +107,8 @@ func (AlibabaV2023Reader) Ingest(ctx context.Context, req Request) (*Report, err
 		}
 		return nodes.Write(rows)
 	}
-	rep, err := IngestJobs(ctx, req, SourceAlibabaV2023, files, func(ji *JobsIngest) error {
-		for _, path := range files {
-			if err := ingestV2023File(ji, path, writeNodes); err != nil {
-				return err
-			}
-		}
-		return nil
+	rep, err := IngestJobFiles(ctx, req, SourceAlibabaV2023, []string{"openb_*.csv"}, func(ji *JobsIngest, path string) error {
+		return ingestV2023File(ji, path, writeNodes)
 	})
 	if err != nil {
 		return nil, err
@@ -147,14 +138,7 @@ func ingestV2023Pods(ji *JobsIngest, c *CSVFile) error {
 	if err != nil {
 		return err
 	}
-	return ji.EachRow(c, func(row CSVRow) error {
-		j, err := parseV2023Pod(&row, col)
-		if err != nil {
-			return ji.RejectRow(c.Path(), row, err)
-		}
-		_, err = ji.AcceptRow(c.Path(), row, &j)
-		return err
-	})
+	return ji.EachJob(c, func(row *CSVRow) (Job, error) { return parseV2023Pod(row, col) })
 }
 
 func parseV2023Pod(row *CSVRow, col []int) (Job, error) {

@@ -138,7 +138,7 @@ func commitIngest(dir, staging string) error {
 			stale = append(stale, t.File)
 		}
 	}
-	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeStale(filepath.Join(dir, ManifestFile)); err != nil {
 		return err
 	}
 	keep := map[string]bool{}
@@ -159,11 +159,26 @@ func commitIngest(dir, staging string) error {
 		if keep[f] || !filepath.IsLocal(f) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeStale(filepath.Join(dir, f)); err != nil {
 			return err
 		}
 	}
-	if err := pipeline.MoveOutput(filepath.Join(staging, ManifestFile), filepath.Join(dir, ManifestFile)); err != nil {
+	return publishRecord(dir, staging, ManifestFile)
+}
+
+// removeStale removes path; one that is not there is fine, for a commit
+// runs again after a crash that may have removed it already.
+func removeStale(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// publishRecord moves the staged record, the last step of a commit, into
+// dir and syncs dir: once it is there, the commit is visible.
+func publishRecord(dir, staging, record string) error {
+	if err := pipeline.MoveOutput(filepath.Join(staging, record), filepath.Join(dir, record)); err != nil {
 		return err
 	}
 	return syncDir(dir)

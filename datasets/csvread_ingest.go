@@ -264,6 +264,38 @@ func (ji *JobsIngest) flush() error {
 	return ji.send(b)
 }
 
+// IngestJobFiles is IngestJobs over the files the request's inputs expand
+// to under patterns (ExpandInputs), each handed in order to ingestFile: the
+// Ingest of a reader that reads its files one by one into one jobs table.
+func IngestJobFiles(ctx context.Context, req Request, source string, patterns []string, ingestFile func(ji *JobsIngest, path string) error) (*Report, error) {
+	files, err := ExpandInputs(req.Inputs, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return IngestJobs(ctx, req, source, files, func(ji *JobsIngest) error {
+		for _, path := range files {
+			if err := ingestFile(ji, path); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// EachJob is EachRow for a file of one job a row: parse reads a row's job;
+// a row it refuses is quarantined with its error, and the job of any other
+// goes to AcceptRow.
+func (ji *JobsIngest) EachJob(c *CSVFile, parse func(row *CSVRow) (Job, error)) error {
+	return ji.EachRow(c, func(row CSVRow) error {
+		j, err := parse(&row)
+		if err != nil {
+			return ji.RejectRow(c.Path(), row, err)
+		}
+		_, err = ji.AcceptRow(c.Path(), row, &j)
+		return err
+	})
+}
+
 // progressEvery is how many bytes a CSV loop reads between progress calls.
 const progressEvery = 256 << 10
 

@@ -477,7 +477,7 @@ func commitDataset(dir, staging string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(dir, DatasetFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeStale(filepath.Join(dir, DatasetFile)); err != nil {
 		return err
 	}
 	keep := map[string]bool{}
@@ -530,14 +530,11 @@ func commitDataset(dir, staging string) error {
 		}
 	}
 	if !keep[ArrivalsFile] {
-		if err := os.Remove(filepath.Join(dir, ArrivalsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeStale(filepath.Join(dir, ArrivalsFile)); err != nil {
 			return err
 		}
 	}
-	if err := pipeline.MoveOutput(filepath.Join(staging, DatasetFile), filepath.Join(dir, DatasetFile)); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return publishRecord(dir, staging, DatasetFile)
 }
 
 // recoverDataset finishes the commit of a killed refresh whose staging

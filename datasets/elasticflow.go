@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -50,18 +49,7 @@ var elasticFlowColumns = []string{"job_id", "submission_time", "duration", "num_
 
 // Ingest implements Reader.
 func (ElasticFlowReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, ElasticFlowReader{}.InputPatterns()...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", SourceElasticFlow, err)
-	}
-	return IngestJobs(ctx, req, SourceElasticFlow, files, func(ji *JobsIngest) error {
-		for _, path := range files {
-			if err := ingestElasticFlowFile(ji, path); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return IngestJobFiles(ctx, req, SourceElasticFlow, ElasticFlowReader{}.InputPatterns(), ingestElasticFlowFile)
 }
 
 func ingestElasticFlowFile(ji *JobsIngest, path string) error {
@@ -75,14 +63,7 @@ func ingestElasticFlowFile(ji *JobsIngest, path string) error {
 		return err
 	}
 	cluster := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return ji.EachRow(c, func(row CSVRow) error {
-		j, err := parseElasticFlowRow(&row, col, cluster)
-		if err != nil {
-			return ji.RejectRow(path, row, err)
-		}
-		_, err = ji.AcceptRow(path, row, &j)
-		return err
-	})
+	return ji.EachJob(c, func(row *CSVRow) (Job, error) { return parseElasticFlowRow(row, col, cluster) })
 }
 
 func parseElasticFlowRow(row *CSVRow, col []int, cluster string) (Job, error) {

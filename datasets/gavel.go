@@ -102,18 +102,7 @@ const gavelFields = 7
 
 // Ingest implements Reader.
 func (PhillyGavelReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, PhillyGavelReader{}.InputPatterns()...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", SourcePhillyGavel, err)
-	}
-	return IngestJobs(ctx, req, SourcePhillyGavel, files, func(ji *JobsIngest) error {
-		for _, path := range files {
-			if err := ingestGavelFile(ji, path); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return IngestJobFiles(ctx, req, SourcePhillyGavel, PhillyGavelReader{}.InputPatterns(), ingestGavelFile)
 }
 
 func ingestGavelFile(ji *JobsIngest, path string) error {

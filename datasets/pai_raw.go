@@ -429,6 +429,21 @@ func parsePAIMachine(row *CSVRow, c paiColumns) (ClusterNode, error) {
 		MemGiB: mem * PAIMemGiBPerGB, GPUs: int32(gpus), GPUModel: model}, nil
 }
 
+// account is the second pass over a row of a table joined to the jobs
+// (readTags, readTasks): a row the first pass quarantined (err) is done,
+// one whose key (field) joined a written job is accepted, and any other is
+// quarantined.
+func (pj *paiJoin) account(path string, row *CSVRow, err error, joined bool, field string) error {
+	switch {
+	case err != nil: // quarantined in the first pass
+	case joined:
+		pj.ji.AcceptOther(path)
+	default:
+		return pj.ji.RejectRow(path, *row, &BadField{Field: field, Reason: "no job written with this " + field})
+	}
+	return nil
+}
+
 // readTags loads the group-tag table (first pass) or, once the jobs are
 // written, accounts for its rows: accepted when their inst_id joined a
 // written job, quarantined otherwise (second pass).
@@ -437,14 +452,7 @@ func (pj *paiJoin) readTags(path string, second bool) error {
 	return pj.eachRow(path, c, second, func(row *CSVRow) error {
 		id, err := idField(row, c.at("inst_id"), "inst_id")
 		if second {
-			switch {
-			case err != nil: // quarantined in the first pass
-			case pj.tags[pj.key(id)].used:
-				pj.ji.AcceptOther(path)
-			default:
-				return pj.ji.RejectRow(path, *row, &BadField{Field: "inst_id", Reason: "no job written with this inst_id"})
-			}
-			return nil
+			return pj.account(path, row, err, pj.tags[pj.key(id)].used, "inst_id")
 		}
 		if err != nil {
 			return pj.ji.RejectRow(path, *row, err)
@@ -467,14 +475,7 @@ func (pj *paiJoin) readTasks(path string, second bool) error {
 	return pj.eachRow(path, c, second, func(row *CSVRow) error {
 		name, task, dur, finished, err := parsePAITask(row, c)
 		if second {
-			switch {
-			case err != nil: // quarantined in the first pass
-			case pj.tasks[pj.key(name)].used:
-				pj.ji.AcceptOther(path)
-			default:
-				return pj.ji.RejectRow(path, *row, &BadField{Field: "job_name", Reason: "no job written with this job_name"})
-			}
-			return nil
+			return pj.account(path, row, err, pj.tasks[pj.key(name)].used, "job_name")
 		}
 		if err != nil {
 			return pj.ji.RejectRow(path, *row, err)

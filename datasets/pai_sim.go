@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"fmt"
 	"math"
 )
 
@@ -60,18 +59,7 @@ var paiSimColumns = []string{"job_id", "submit_time", "duration", "num_inst", "n
 
 // Ingest implements Reader.
 func (PAISimReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, PAISimReader{}.InputPatterns()...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", SourcePAISim, err)
-	}
-	return IngestJobs(ctx, req, SourcePAISim, files, func(ji *JobsIngest) error {
-		for _, path := range files {
-			if err := ingestPAISimFile(ji, path); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return IngestJobFiles(ctx, req, SourcePAISim, PAISimReader{}.InputPatterns(), ingestPAISimFile)
 }
 
 func ingestPAISimFile(ji *JobsIngest, path string) error {
@@ -89,14 +77,7 @@ func ingestPAISimFile(ji *JobsIngest, path string) error {
 		u, _ := c.Columns("user")
 		user = u[0]
 	}
-	return ji.EachRow(c, func(row CSVRow) error {
-		j, err := parsePAISimRow(&row, col, user)
-		if err != nil {
-			return ji.RejectRow(path, row, err)
-		}
-		_, err = ji.AcceptRow(path, row, &j)
-		return err
-	})
+	return ji.EachJob(c, func(row *CSVRow) (Job, error) { return parsePAISimRow(row, col, user) })
 }
 
 func parsePAISimRow(row *CSVRow, col []int, user int) (Job, error) {

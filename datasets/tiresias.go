@@ -53,18 +53,7 @@ var tiresiasColumns = []string{"job_id", "num_gpu", "submit_time", "duration"}
 
 // Ingest implements Reader.
 func (TiresiasReader) Ingest(ctx context.Context, req Request) (*Report, error) {
-	files, err := ExpandInputs(req.Inputs, TiresiasReader{}.InputPatterns()...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", SourceTiresias, err)
-	}
-	return IngestJobs(ctx, req, SourceTiresias, files, func(ji *JobsIngest) error {
-		for _, path := range files {
-			if err := ingestTiresiasFile(ji, path); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return IngestJobFiles(ctx, req, SourceTiresias, TiresiasReader{}.InputPatterns(), ingestTiresiasFile)
 }
 
 func ingestTiresiasFile(ji *JobsIngest, path string) error {
@@ -83,14 +72,7 @@ func ingestTiresiasFile(ji *JobsIngest, path string) error {
 		m, _ := c.Columns("model_name")
 		model = m[0]
 	}
-	return ji.EachRow(c, func(row CSVRow) error {
-		j, err := parseTiresiasRow(&row, col, model, trace)
-		if err != nil {
-			return ji.RejectRow(path, row, err)
-		}
-		_, err = ji.AcceptRow(path, row, &j)
-		return err
-	})
+	return ji.EachJob(c, func(row *CSVRow) (Job, error) { return parseTiresiasRow(row, col, model, trace) })
 }
 
 func parseTiresiasRow(row *CSVRow, col []int, model int, trace string) (Job, error) {

@@ -47,13 +47,7 @@ func BenchmarkMinimizeModel(b *testing.B) {
 func benchMinimize(b *testing.B, n int) {
 	obs := synthObs(b, n, 1)
 	for _, m := range Models() {
-		start := make([]float64, len(m.Params))
-		if !m.Linear {
-			var err error
-			if start, err = GridStart(m, obs); err != nil {
-				b.Fatal(err)
-			}
-		}
+		start := sharedStart(b, m, obs)
 		b.Run(fmt.Sprintf("%s/n=%d", m.Name, n), func(b *testing.B) {
 			for b.Loop() {
 				r, err := MinimizeModel(context.Background(), m, obs, start)
@@ -67,6 +61,19 @@ func benchMinimize(b *testing.B, n int) {
 	}
 }
 
+// sharedStart is the start both benchmarks fit m from: the grid start for
+// an exponential model, zeros for a linear one.
+func sharedStart(b *testing.B, m Model, obs []Observation) []float64 {
+	if m.Linear {
+		return make([]float64, len(m.Params))
+	}
+	start, err := GridStart(m, obs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return start
+}
+
 // BenchmarkFitSciPyComparison is what fitbench times against SciPy's
 // curve_fit: each Table III model fitted on 480 samples by FitModelFrom
 // from the shared start (the grid start for the exponential models, zeros
@@ -74,13 +81,7 @@ func benchMinimize(b *testing.B, n int) {
 func BenchmarkFitSciPyComparison(b *testing.B) {
 	obs := synthObs(b, 480, 1)
 	for _, m := range Models() {
-		start := make([]float64, len(m.Params))
-		if !m.Linear {
-			var err error
-			if start, err = GridStart(m, obs); err != nil {
-				b.Fatal(err)
-			}
-		}
+		start := sharedStart(b, m, obs)
 		b.Run(m.Name, func(b *testing.B) {
 			for b.Loop() {
 				f, err := FitModelFrom(context.Background(), m, obs, start)

@@ -101,19 +101,14 @@ func Calibrate(cfg *Config) pipeline.Stage {
 				}
 			}
 			r := &calibration.Report{MARL: mr, TableIII: t3, DAS: dr, DASReference: evaluation.MustLookup(evaluation.DASTable1).Reference}
-			for i, b := range [][]byte{r.Markdown(), r.CSV(), r.LaTeX()} {
-				if err := pipeline.WriteFileAtomic(penv.Output(tables[i]), b); err != nil {
-					return err
-				}
+			if err := writeOutputs(penv, tables, r.Markdown(), r.CSV(), r.LaTeX()); err != nil {
+				return err
 			}
 			svg, png, err := r.Plot()
 			if err != nil {
 				return fmt.Errorf("calibration plot: %w", err)
 			}
-			if err := pipeline.WriteFileAtomic(penv.Output(plots[0]), svg); err != nil {
-				return err
-			}
-			return pipeline.WriteFileAtomic(penv.Output(plots[1]), png)
+			return writeOutputs(penv, plots, svg, png)
 		},
 	}
 }

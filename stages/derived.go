@@ -117,10 +117,8 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 			if err != nil {
 				return err
 			}
-			for i, b := range [][]byte{t.Markdown(), t.CSV(), t.LaTeX()} {
-				if err := pipeline.WriteFileAtomic(env.Output(tables[i]), b); err != nil {
-					return err
-				}
+			if err := writeOutputs(env, tables, t.Markdown(), t.CSV(), t.LaTeX()); err != nil {
+				return err
 			}
 			if d.Plot == nil {
 				return nil
@@ -129,10 +127,19 @@ func (c *Config) derivedStage(e evaluation.Experiment, spec evaluation.Spec, mod
 			if err != nil {
 				return err
 			}
-			if err := pipeline.WriteFileAtomic(env.Output(plots[0]), svg); err != nil {
-				return err
-			}
-			return pipeline.WriteFileAtomic(env.Output(plots[1]), png)
+			return writeOutputs(env, plots, svg, png)
 		},
 	}, nil
+}
+
+// writeOutputs writes each of bodies, atomically, to the output of env
+// named by the same index of names: an experiment's tables (Markdown, CSV,
+// LaTeX: TableFiles) or its plots (SVG, PNG: PlotFiles).
+func writeOutputs(env *pipeline.Env, names []string, bodies ...[]byte) error {
+	for i, b := range bodies {
+		if err := pipeline.WriteFileAtomic(env.Output(names[i]), b); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -51,11 +52,7 @@ func Fit(cfg fitting.Config) pipeline.Stage {
 		In:  []string{ProfileSamples},
 		Out: []string{FitCoefficients, FitModel, FitTable},
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			samples, err := profiling.ReadSamples(ctx, env.Input(ProfileSamples))
-			if err != nil {
-				return err
-			}
-			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, pipeline.StageStream(env.Stage()), "folds"))
+			rep, err := fitProfile(ctx, env, cfg)
 			if err != nil {
 				return err
 			}
@@ -65,4 +62,21 @@ func Fit(cfg fitting.Config) pipeline.Stage {
 			return fitting.WriteArtifacts(ctx, dir, rep, datasets.FileMeta{Source: "fit", ConfigHash: env.ConfigHash})
 		},
 	}
+}
+
+// fitProfile reads the stage's profile samples and fits the Table III
+// models to them: the first step of Fit and of FitShared.
+func fitProfile(ctx context.Context, env *pipeline.Env, cfg fitting.Config) (*fitting.Report, error) {
+	samples, err := profiling.ReadSamples(ctx, env.Input(ProfileSamples))
+	if err != nil {
+		return nil, err
+	}
+	return fitting.Run(ctx, samples, cfg, FitFolds(env.Seed))
+}
+
+// FitFolds is the stream the fit stage draws its cross-validation folds
+// from, under the run seed: schedlab fit draws from it too, so that it
+// fits as the run's stage does.
+func FitFolds(seed uint64) rand.Source {
+	return pipeline.RandSource(seed, pipeline.StageStream(StageFit), "folds")
 }

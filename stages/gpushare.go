@@ -141,15 +141,11 @@ func FitShared(cfg fitting.Config) pipeline.Stage {
 		In:  []string{ProfileSamples, ShareSamples},
 		Out: []string{FitCoefficients, FitModel, FitTable, FitShareTable, FitShareErrors},
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			samples, err := profiling.ReadSamples(ctx, env.Input(ProfileSamples))
-			if err != nil {
-				return err
-			}
 			share, err := profiling.ReadShareSamples(ctx, env.Input(ShareSamples))
 			if err != nil {
 				return err
 			}
-			rep, err := fitting.Run(ctx, samples, cfg, pipeline.RandSource(env.Seed, pipeline.StageStream(env.Stage()), "folds"))
+			rep, err := fitProfile(ctx, env, cfg)
 			if err != nil {
 				return err
 			}

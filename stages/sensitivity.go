@@ -84,10 +84,8 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 			if err != nil {
 				return err
 			}
-			for i, b := range [][]byte{res.Markdown(), res.CSV(), res.LaTeX()} {
-				if err := pipeline.WriteFileAtomic(env.Output(tables[i]), b); err != nil {
-					return err
-				}
+			if err := writeOutputs(env, tables, res.Markdown(), res.CSV(), res.LaTeX()); err != nil {
+				return err
 			}
 			if err := datasets.WriteParquet(env.Output(cells), datasets.FileMeta{Source: evaluation.Sensitivity, ConfigHash: env.ConfigHash}, res.CellRows()); err != nil {
 				return err
@@ -96,10 +94,7 @@ func (c *Config) SensitivityStage() (pipeline.Stage, error) {
 			if err != nil {
 				return fmt.Errorf("sensitivity plot: %w", err)
 			}
-			if err := pipeline.WriteFileAtomic(env.Output(plots[0]), svg); err != nil {
-				return err
-			}
-			return pipeline.WriteFileAtomic(env.Output(plots[1]), png)
+			return writeOutputs(env, plots, svg, png)
 		},
 	}, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/fitting"
-	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/profiling"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/spf13/cobra"
@@ -92,7 +91,7 @@ to running alone, written to the Parquet file --out.`,
 			var rep *fitting.Report
 			var srep *fitting.ShareReport
 			if len(cpu) > 0 {
-				rep, err = fitting.Run(ctx, cpu, cfg, pipeline.RandSource(seed, pipeline.StageStream(stages.StageFit), "folds"))
+				rep, err = fitting.Run(ctx, cpu, cfg, stages.FitFolds(seed))
 			}
 			if err == nil && len(share) > 0 {
 				srep, err = fitting.RunShare(ctx, share, cfg)

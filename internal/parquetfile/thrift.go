@@ -91,6 +91,15 @@ func (w *thriftWalker) skip(n int) error {
 	return nil
 }
 
+// element skips one element of a list, set or map: a boolean there is a
+// byte of its own, where a struct field's is in the field header (value).
+func (w *thriftWalker) element(typ byte, depth int) error {
+	if typ == thriftTrue || typ == thriftFalse {
+		return w.skip(1)
+	}
+	return w.value(typ, depth)
+}
+
 func (w *thriftWalker) value(typ byte, depth int) error {
 	if depth > maxThriftDepth {
 		return errors.New("nested too deep")
@@ -134,12 +143,7 @@ func (w *thriftWalker) value(typ byte, depth int) error {
 			return err
 		}
 		for range k {
-			if elem == thriftTrue || elem == thriftFalse {
-				err = w.skip(1)
-			} else {
-				err = w.value(elem, depth+1)
-			}
-			if err != nil {
+			if err := w.element(elem, depth+1); err != nil {
 				return err
 			}
 		}
@@ -159,12 +163,7 @@ func (w *thriftWalker) value(typ byte, depth int) error {
 		}
 		for range k {
 			for _, t := range []byte{kv >> 4, kv & 0x0f} {
-				if t == thriftTrue || t == thriftFalse {
-					err = w.skip(1)
-				} else {
-					err = w.value(t, depth+1)
-				}
-				if err != nil {
+				if err := w.element(t, depth+1); err != nil {
 					return err
 				}
 			}
