@@ -112,7 +112,7 @@ func loadTrend(in *Input) (Outcome, error) {
 		out.Verdict, out.Note = NotRun, in.absent(evaluation.DASLoad, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), evaluation.DASLoad))
 		return out, nil
 	}
-	rates := slices.Clone(in.Config.DASLoad.Rates)
+	rates := slices.Clone(evaluation.DASLoadSection.Get(in.Config).Rates)
 	slices.Sort(rates)
 	if len(rates) < 2 {
 		out.Verdict, out.Note = NotRun, "das-load runs one arrival rate in this preset"

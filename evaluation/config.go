@@ -25,8 +25,6 @@ type Config struct {
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
 	Seeds          int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	DASTable1      DASTable1Config    `mapstructure:"das_table1" yaml:"das_table1" json:"das_table1"`
-	DASLoad        DASLoadConfig      `mapstructure:"das_load" yaml:"das_load" json:"das_load"`
 	DASTuning      DASTuningConfig    `mapstructure:"das_tuning" yaml:"das_tuning" json:"das_tuning"`
 	MARLArrivals   MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
 	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
@@ -55,6 +53,22 @@ func (e Experiment) ConfigKey() string {
 	return "eval." + name
 }
 
+// sectionType is the type of the experiment's section, nil when it has
+// none.
+func (e Experiment) sectionType() reflect.Type {
+	if e.Settings != nil {
+		return reflect.TypeOf(e.Settings.zero())
+	}
+	if f, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(n string) bool {
+		f, _ := reflect.TypeFor[Config]().FieldByName(n)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		return name == sectionKey(e.ID) && sectionFields()[name]
+	}); ok {
+		return f.Type
+	}
+	return nil
+}
+
 // sectionFields are Config's fields by key (their json tag), but for the
 // run-wide experiments and seeds.
 var sectionFields = sync.OnceValue(func() map[string]bool {
@@ -78,29 +92,6 @@ type CalibrationConfig struct {
 	// the nightly trace. Experiments run in das-paper (sim.environment)
 	// need it.
 	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
-}
-
-// DASTable1Config parameterises das-table1 on the run's job trace. Its
-// trace settings (max_jobs, test_fraction) serve das-load and das-tuning
-// too, so that the three experiments evaluate the same jobs with the
-// same models.
-type DASTable1Config struct {
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	// MaxJobs keeps the first MaxJobs jobs by submission (20,000 in the
-	// paper); TestFraction of them, the last, are evaluated.
-	MaxJobs      int     `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
-	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
-	// FittedInterference simulates job speeds with the fitted model
-	// (fit/model.json) instead of the simulator's per-socket default.
-	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
-}
-
-// DASLoadConfig parameterises das-load (DAS Fig. 7).
-type DASLoadConfig struct {
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	// Rates multiply the trace's arrival rate (the paper: 0.5, 1, 2); each
-	// is a workload named x<rate>.
-	Rates []float64 `mapstructure:"rates" yaml:"rates" json:"rates"`
 }
 
 // DASTuningConfig parameterises das-tuning (DAS Fig. 5).

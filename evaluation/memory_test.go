@@ -59,8 +59,8 @@ func TestSizeKeysAtTheirMaximum(t *testing.T) {
 		refused bool
 	}{
 		{"eval.seeds", DASTable1, func(c *Config) { c.Seeds = MaxSeeds }, false},
-		{"eval.das_table1.max_jobs", DASTable1, func(c *Config) { c.DASTable1.MaxJobs = MaxJobs }, false},
-		{"eval.das_load.rates", DASLoad, func(c *Config) { c.DASLoad.Rates = []float64{MaxRateFactor} }, false},
+		{"eval.das_table1.max_jobs", DASTable1, func(c *Config) { DASTable1Section.Edit(c, func(s *DASTable1Config) { s.MaxJobs = MaxJobs }) }, false},
+		{"eval.das_load.rates", DASLoad, func(c *Config) { DASLoadSection.Edit(c, func(s *DASLoadConfig) { s.Rates = []float64{MaxRateFactor} }) }, false},
 		{"eval.marl_arrivals.k", MARLArrivals, func(c *Config) { c.MARLArrivals.K = 160 }, true},
 		{"eval.marl_arrivals.k=100", MARLArrivals, func(c *Config) { c.MARLArrivals.K = 100 }, true},
 		{"eval.marl_arrivals.jobs_per_pod", MARLArrivals, func(c *Config) { c.MARLArrivals.JobsPerPod = MaxJobsPerPod }, false},
