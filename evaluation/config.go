@@ -25,12 +25,10 @@ type Config struct {
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
 	Seeds          int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	DASTuning      DASTuningConfig    `mapstructure:"das_tuning" yaml:"das_tuning" json:"das_tuning"`
 	MARLArrivals   MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
 	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
 	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
 	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
-	Preemptive     PreemptiveConfig   `mapstructure:"preemptive" yaml:"preemptive" json:"preemptive"`
 
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written
@@ -92,13 +90,6 @@ type CalibrationConfig struct {
 	// the nightly trace. Experiments run in das-paper (sim.environment)
 	// need it.
 	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
-}
-
-// DASTuningConfig parameterises das-tuning (DAS Fig. 5).
-type DASTuningConfig struct {
-	// Schedulers: baselines (the paper: rifling-ppo) and DAS rows das-h<h>
-	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 }
 
 // MARLArrivalsConfig parameterises marl-arrivals.

@@ -105,13 +105,13 @@ func TestRegisterRejects(t *testing.T) {
 // defaults gives the documented spec.
 func TestConfigure(t *testing.T) {
 	def := Config{Seeds: 1,
-		DASTuning:      DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)},
 		MARLArrivals:   MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20},
 		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
-		Preemptive:     preemptiveDefaults(),
 	}
+	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
+	PreemptiveSection.Set(&def, preemptiveDefaults())
 	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
 	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
 	if err := def.Validate(); err != nil {
@@ -146,7 +146,9 @@ func TestConfigure(t *testing.T) {
 	if !reflect.DeepEqual(s.Clusters, c.MARLTopologies.Clusters) {
 		t.Errorf("marl-topologies clusters: %+v", s.Clusters)
 	}
-	c.Preemptive.Traces, c.Preemptive.RestartS, c.Preemptive.MaxJobs = []string{"elasticflow"}, []float64{0, 12.5}, 40
+	PreemptiveSection.Edit(&c, func(p *PreemptiveConfig) {
+		p.Traces, p.RestartS, p.MaxJobs = []string{"elasticflow"}, []float64{0, 12.5}, 40
+	})
 	e, _ = Lookup(Preemptive)
 	s = e.Spec()
 	e.Configure(&c, &s)
@@ -172,8 +174,12 @@ func TestConfigValidate(t *testing.T) {
 			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
 		}, "eval.marl_vs_single.clusters[0] (s)"},
 		{func(c *Config) { c.Experiments = []string{Preemptive} }, "eval.preemptive: give at least one of traces"},
-		{func(c *Config) { c.Preemptive.RestartS = []float64{30, 30} }, "eval.preemptive.restart_s[1]"},
-		{func(c *Config) { c.Preemptive.Traces = []string{"philly"} }, "eval.preemptive.traces[0]"},
+		{func(c *Config) {
+			PreemptiveSection.Edit(c, func(p *PreemptiveConfig) { p.RestartS = []float64{30, 30} })
+		}, "eval.preemptive.restart_s[1]"},
+		{func(c *Config) {
+			PreemptiveSection.Edit(c, func(p *PreemptiveConfig) { p.Traces = []string{"philly"} })
+		}, "eval.preemptive.traces[0]"},
 	} {
 		c := Config{Seeds: 1, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
 		DASTable1Section.Set(&c, DASTable1Config{MaxJobs: 1, TestFraction: 0.5})

@@ -192,11 +192,12 @@ schedulers: [rifling-ppo, rifling, das-h1, das-h2, das-h4, das-h8, das-tau4, das
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {
-			s.Schedulers = c.DASTuning.Schedulers
+			s.Schedulers = DASTuningSection.Get(c).Schedulers
 			return configureDASTrace(c, s)
 		},
+		Settings: DASTuningSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			return checkSchedulers("eval.das_tuning.schedulers", c.DASTuning.Schedulers)
+			return checkSchedulers("eval.das_tuning.schedulers", DASTuningSection.Get(c).Schedulers)
 		},
 	})
 	Register(Experiment{
@@ -527,6 +528,16 @@ type DASLoadConfig struct {
 	// Rates multiply the trace's arrival rate (the paper: 0.5, 1, 2); each
 	// is a workload named x<rate>.
 	Rates []float64 `mapstructure:"rates" yaml:"rates" json:"rates"`
+}
+
+// DASTuningSection is eval.das_tuning.
+var DASTuningSection = NewSection[DASTuningConfig](DASTuning)
+
+// DASTuningConfig parameterises das-tuning (DAS Fig. 5).
+type DASTuningConfig struct {
+	// Schedulers: baselines (the paper: rifling-ppo) and DAS rows das-h<h>
+	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
 }
 
 // SensitivitySection is eval.sensitivity.

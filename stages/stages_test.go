@@ -191,7 +191,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "atte"}
 	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")
 	evaluation.DASLoadSection.Edit(&cfg.Eval, func(s *evaluation.DASLoadConfig) { s.Schedulers = []string{"rifling-ppo", "das"} })
-	cfg.Eval.DASTuning.Schedulers = []string{"das-h2", "das-h4", "das-tau8"}
+	evaluation.DASTuningSection.Edit(&cfg.Eval, func(s *evaluation.DASTuningConfig) { s.Schedulers = []string{"das-h2", "das-h4", "das-tau8"} })
 	cfg.Eval.MARLServers.Schedulers = []string{"tetris", "marl-device"}
 	cfg.Eval.MARLVsSingle = evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
 		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}}
