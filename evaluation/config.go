@@ -24,11 +24,10 @@ type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
-	Seeds          int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	MARLArrivals   MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
-	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
-	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
-	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
+	Seeds          int            `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	MARLServers    MARLGridConfig `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
+	MARLTopologies MARLGridConfig `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
+	MARLVsSingle   MARLGridConfig `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
 
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written
@@ -91,32 +90,6 @@ type CalibrationConfig struct {
 	// need it.
 	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
 }
-
-// MARLArrivalsConfig parameterises marl-arrivals.
-type MARLArrivalsConfig struct {
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	// K of the fat-tree of power8 servers (the paper: 20).
-	K int `mapstructure:"k" yaml:"k" json:"k"`
-	// JobsPerPod per 30-minute interval; 0 means the paper's 15 per pod of
-	// 100 servers scaled to the pod size (MARLPaperLoad).
-	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
-	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-	// FittedInterference: as for das-table1. It holds for every MARL
-	// experiment and the training of their models.
-	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
-	// Placement of the test jobs: PlacementBatch (each 30-minute
-	// interval's arrivals together, at its end) or PlacementArrival
-	// (each job when it arrives, or when resources free up for it: MARL
-	// §VI-A's testing); "" means batch. Models train in batches either
-	// way.
-	Placement string `mapstructure:"placement" yaml:"placement" json:"placement"`
-}
-
-// Placements of marl-arrivals' test jobs (MARLArrivalsConfig.Placement).
-const (
-	PlacementBatch   = "batch"
-	PlacementArrival = "arrival"
-)
 
 // MARLGridConfig parameterises marl-servers, marl-topologies and
 // marl-vs-single: their clusters (one column group each) at the paper's

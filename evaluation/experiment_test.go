@@ -105,13 +105,13 @@ func TestRegisterRejects(t *testing.T) {
 // defaults gives the documented spec.
 func TestConfigure(t *testing.T) {
 	def := Config{Seeds: 1,
-		MARLArrivals:   MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20},
 		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
 	}
 	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
 	PreemptiveSection.Set(&def, preemptiveDefaults())
+	MARLArrivalsSection.Set(&def, MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20})
 	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
 	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
 	if err := def.Validate(); err != nil {
@@ -127,7 +127,7 @@ func TestConfigure(t *testing.T) {
 	c := def
 	DASTable1Section.Edit(&c, func(s *DASTable1Config) { s.MaxJobs, s.FittedInterference = 500, true })
 	DASLoadSection.Edit(&c, func(s *DASLoadConfig) { s.Rates = []float64{3} })
-	c.MARLArrivals.K, c.MARLArrivals.JobsPerPod = 4, 1.5
+	MARLArrivalsSection.Edit(&c, func(s *MARLArrivalsConfig) { s.K, s.JobsPerPod = 4, 1.5 })
 	c.MARLTopologies.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
 	e, _ := Lookup(DASLoad)
 	s := e.Spec()
@@ -168,7 +168,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { DASLoadSection.Edit(c, func(s *DASLoadConfig) { s.Schedulers = []string{"oracle"} }) }, "eval.das_load.schedulers[0]"},
 		{func(c *Config) { DASTable1Section.Edit(c, func(s *DASTable1Config) { s.TestFraction = 2 }) }, "eval.das_table1.test_fraction"},
 		{func(c *Config) { c.Experiments = []string{DASLoad} }, "eval.das_load.rates"},
-		{func(c *Config) { c.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
+		{func(c *Config) { MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.K = 3 }) }, "eval.marl_arrivals.k"},
 		{func(c *Config) { c.Experiments = []string{MARLServers} }, "eval.marl_servers.intervals"},
 		{func(c *Config) {
 			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
@@ -181,7 +181,8 @@ func TestConfigValidate(t *testing.T) {
 			PreemptiveSection.Edit(c, func(p *PreemptiveConfig) { p.Traces = []string{"philly"} })
 		}, "eval.preemptive.traces[0]"},
 	} {
-		c := Config{Seeds: 1, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
+		c := Config{Seeds: 1}
+		MARLArrivalsSection.Set(&c, MARLArrivalsConfig{K: 4, Intervals: 1})
 		DASTable1Section.Set(&c, DASTable1Config{MaxJobs: 1, TestFraction: 0.5})
 		if err := c.Validate(); err != nil {
 			t.Fatalf("base config: %v", err)

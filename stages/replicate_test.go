@@ -26,8 +26,10 @@ func replicatedConfig() *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
 	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
-	cfg.Eval.MARLArrivals.FittedInterference = false
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+		s.Schedulers = []string{"lb", "marl-device"}
+		s.FittedInterference = false
+	})
 	cfg.Train.Seeds = 2
 	cfg.Train.Replicated = []string{"rifling", "marl-device@fattree-k4-power8"}
 	return cfg

@@ -56,7 +56,7 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 		cfg.Sim.Environment = setting
 		evaluation.CalibrationSection.Set(&cfg.Eval, evaluation.CalibrationConfig{DAS: true})
 		evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
-		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
+		evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device"} })
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}

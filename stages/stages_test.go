@@ -28,7 +28,6 @@ func quickConfig() *Config {
 		Profile:  ProfileConfig{Synth: profiling.DefaultSynthConfig()},
 		Fit:      fitting.DefaultConfig(),
 		Eval: EvalConfig{Experiments: []string{"das-table1", "das-load", "marl-arrivals", "marl-servers", "marl-topologies"}, Seeds: 1,
-			MARLArrivals: evaluation.MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true},
 			MARLServers: evaluation.MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "power8", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}},
 				{Name: "dgx1", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "dgx1"}}}},
@@ -39,6 +38,7 @@ func quickConfig() *Config {
 			DAS: plan.DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
 	evaluation.DASTable1Section.Set(&cfg.Eval, evaluation.DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2})
 	evaluation.DASLoadSection.Set(&cfg.Eval, evaluation.DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}})
+	evaluation.MARLArrivalsSection.Set(&cfg.Eval, evaluation.MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true})
 	return cfg
 }
 
@@ -113,7 +113,9 @@ func TestConfigValidate(t *testing.T) {
 		{"eval scheduler", func(c *Config) {
 			evaluation.DASTable1Section.Edit(&c.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"x"} })
 		}, "eval.das_table1.schedulers[0]"},
-		{"fat-tree k", func(c *Config) { c.Eval.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
+		{"fat-tree k", func(c *Config) {
+			evaluation.MARLArrivalsSection.Edit(&c.Eval, func(s *evaluation.MARLArrivalsConfig) { s.K = 3 })
+		}, "eval.marl_arrivals.k"},
 		{"train seeds 0", func(c *Config) { c.Train.Seeds = 0 }, "train.seeds: must be in [1, 100], got 0"},
 		{"train seeds negative", func(c *Config) { c.Train.Seeds = -2 }, "train.seeds: must be in [1, 100], got -2"},
 		{"train seeds too many", func(c *Config) { c.Train.Seeds = 101 }, "train.seeds: must be in [1, 100], got 101"},
@@ -188,7 +190,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Out = t.TempDir()
 	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das", "rifling-ppo"} })
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "atte"}
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device", "atte"} })
 	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")
 	evaluation.DASLoadSection.Edit(&cfg.Eval, func(s *evaluation.DASLoadConfig) { s.Schedulers = []string{"rifling-ppo", "das"} })
 	evaluation.DASTuningSection.Edit(&cfg.Eval, func(s *evaluation.DASTuningConfig) { s.Schedulers = []string{"das-h2", "das-h4", "das-tau8"} })

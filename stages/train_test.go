@@ -27,8 +27,10 @@ func learnedConfig() *Config {
 	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) {
 		s.Schedulers = []string{"fifo-ff", "das", "dl2", "dl2-das", "rifling", "rifling-ppo"}
 	})
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"}
-	cfg.Eval.MARLArrivals.FittedInterference = false
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+		s.Schedulers = []string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"}
+		s.FittedInterference = false
+	})
 	return cfg
 }
 
