@@ -29,7 +29,8 @@ func dasWorkload(t *testing.T, n int) *evaluation.DASWorkload {
 	if err := datasets.WriteParquet(path, datasets.FileMeta{Source: "test"}, jobs); err != nil {
 		t.Fatal(err)
 	}
-	c := evaluation.Config{DASTable1: evaluation.DASTable1Config{MaxJobs: n, TestFraction: 0.2}}
+	var c evaluation.Config
+	evaluation.DASTable1Section.Set(&c, evaluation.DASTable1Config{MaxJobs: n, TestFraction: 0.2})
 	w, err := evaluation.DASTable1Workload(ctx, &c, path)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,8 @@ func TestFitDASMeetsTargetsOnPAI(t *testing.T) {
 	if _, err := rd.Ingest(ctx, datasets.Request{Inputs: []string{csv}, OutDir: dir, Meta: datasets.FileMeta{Source: "test"}}); err != nil {
 		t.Fatal(err)
 	}
-	c := evaluation.Config{DASTable1: evaluation.DASTable1Config{MaxJobs: 20000, TestFraction: 0.2}}
+	var c evaluation.Config
+	evaluation.DASTable1Section.Set(&c, evaluation.DASTable1Config{MaxJobs: 20000, TestFraction: 0.2})
 	w, err := evaluation.DASTable1Workload(ctx, &c, filepath.Join(dir, datasets.JobsFile))
 	if err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ func cellsOf(exp, cluster, workload, sched string, seed int32, values ...float64
 
 func config(experiments ...string) *evaluation.Config {
 	c := &evaluation.Config{Experiments: experiments}
-	c.MARLArrivals.K = 4
-	c.DASLoad.Rates = []float64{0.5, 1, 2}
+	evaluation.MARLArrivalsSection.Edit(c, func(s *evaluation.MARLArrivalsConfig) { s.K = 4 })
+	evaluation.DASLoadSection.Edit(c, func(s *evaluation.DASLoadConfig) { s.Rates = []float64{0.5, 1, 2} })
 	return c
 }
 

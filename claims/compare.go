@@ -164,7 +164,7 @@ func dasScale(in *Input, c comparison) string {
 	s := fmt.Sprintf("%d jobs (paper: 4,000)", in.jobCount(c.experiment, firstRow(in, c)))
 	if c.experiment == evaluation.DASLoad {
 		var rates []string
-		for _, r := range in.Config.DASLoad.Rates {
+		for _, r := range evaluation.DASLoadSection.Get(in.Config).Rates {
 			rates = append(rates, evaluation.LoadWorkloadName(r))
 		}
 		s += ", rates " + strings.Join(rates, ", ")

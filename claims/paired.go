@@ -118,7 +118,7 @@ func loadTrend(in *Input) (Outcome, error) {
 	if ran, err := in.dasAndRIFLING(evaluation.DASLoad, &out); !ran || err != nil {
 		return out, err
 	}
-	rates := slices.Clone(in.Config.DASLoad.Rates)
+	rates := slices.Clone(evaluation.DASLoadSection.Get(in.Config).Rates)
 	slices.Sort(rates)
 	if len(rates) < 2 {
 		out.Verdict, out.Note = NotRun, "das-load runs one arrival rate in this preset"

@@ -52,7 +52,7 @@ const srtfLosesNote = "where SRTF loses (PAI on Large at the nightly's size) it 
 // clusters, as the run configured them.
 func preemptiveScale(in *Input, c comparison) string {
 	var names []string
-	for _, cl := range in.Config.Preemptive.Clusters {
+	for _, cl := range evaluation.PreemptiveSection.Get(in.Config).Clusters {
 		names = append(names, cl.Name)
 	}
 	return fmt.Sprintf("%d jobs per trace on %s", in.jobCount(c.experiment, firstRow(in, c)), strings.Join(names, ", "))

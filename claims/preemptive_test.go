@@ -18,8 +18,8 @@ func TestPreemptiveClaims(t *testing.T) {
 		return append(c, cellsOf(evaluation.Preemptive, "small", workload, "srtf", 1, srtf)...)
 	}
 	cfg := config(evaluation.Preemptive)
-	cfg.Preemptive = evaluation.PreemptiveConfig{Traces: []string{"elasticflow"}, RestartS: []float64{0, 30}, MaxJobs: 100,
-		Clusters: []evaluation.Cluster{{Name: "small"}}}
+	evaluation.PreemptiveSection.Set(cfg, evaluation.PreemptiveConfig{Traces: []string{"elasticflow"}, RestartS: []float64{0, 30}, MaxJobs: 100,
+		Clusters: []evaluation.Cluster{{Name: "small"}}})
 	for _, tc := range []struct {
 		name      string
 		cells     []Cell

@@ -24,15 +24,10 @@ type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
-	Seeds          int                `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	DASTable1      DASTable1Config    `mapstructure:"das_table1" yaml:"das_table1" json:"das_table1"`
-	DASLoad        DASLoadConfig      `mapstructure:"das_load" yaml:"das_load" json:"das_load"`
-	DASTuning      DASTuningConfig    `mapstructure:"das_tuning" yaml:"das_tuning" json:"das_tuning"`
-	MARLArrivals   MARLArrivalsConfig `mapstructure:"marl_arrivals" yaml:"marl_arrivals" json:"marl_arrivals"`
-	MARLServers    MARLGridConfig     `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
-	MARLTopologies MARLGridConfig     `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
-	MARLVsSingle   MARLGridConfig     `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
-	Preemptive     PreemptiveConfig   `mapstructure:"preemptive" yaml:"preemptive" json:"preemptive"`
+	Seeds          int            `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	MARLServers    MARLGridConfig `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
+	MARLTopologies MARLGridConfig `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
+	MARLVsSingle   MARLGridConfig `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
 
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written
@@ -53,6 +48,22 @@ func (e Experiment) ConfigKey() string {
 		return ""
 	}
 	return "eval." + name
+}
+
+// sectionType is the type of the experiment's section, nil when it has
+// none.
+func (e Experiment) sectionType() reflect.Type {
+	if e.Settings != nil {
+		return reflect.TypeOf(e.Settings.zero())
+	}
+	if f, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(n string) bool {
+		f, _ := reflect.TypeFor[Config]().FieldByName(n)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		return name == sectionKey(e.ID) && sectionFields()[name]
+	}); ok {
+		return f.Type
+	}
+	return nil
 }
 
 // sectionFields are Config's fields by key (their json tag), but for the
@@ -79,62 +90,6 @@ type CalibrationConfig struct {
 	// need it.
 	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
 }
-
-// DASTable1Config parameterises das-table1 on the run's job trace. Its
-// trace settings (max_jobs, test_fraction) serve das-load and das-tuning
-// too, so that the three experiments evaluate the same jobs with the
-// same models.
-type DASTable1Config struct {
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	// MaxJobs keeps the first MaxJobs jobs by submission (20,000 in the
-	// paper); TestFraction of them, the last, are evaluated.
-	MaxJobs      int     `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
-	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
-	// FittedInterference simulates job speeds with the fitted model
-	// (fit/model.json) instead of the simulator's per-socket default.
-	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
-}
-
-// DASLoadConfig parameterises das-load (DAS Fig. 7).
-type DASLoadConfig struct {
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	// Rates multiply the trace's arrival rate (the paper: 0.5, 1, 2); each
-	// is a workload named x<rate>.
-	Rates []float64 `mapstructure:"rates" yaml:"rates" json:"rates"`
-}
-
-// DASTuningConfig parameterises das-tuning (DAS Fig. 5).
-type DASTuningConfig struct {
-	// Schedulers: baselines (the paper: rifling-ppo) and DAS rows das-h<h>
-	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-}
-
-// MARLArrivalsConfig parameterises marl-arrivals.
-type MARLArrivalsConfig struct {
-	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	// K of the fat-tree of power8 servers (the paper: 20).
-	K int `mapstructure:"k" yaml:"k" json:"k"`
-	// JobsPerPod per 30-minute interval; 0 means the paper's 15 per pod of
-	// 100 servers scaled to the pod size (MARLPaperLoad).
-	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
-	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-	// FittedInterference: as for das-table1. It holds for every MARL
-	// experiment and the training of their models.
-	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
-	// Placement of the test jobs: PlacementBatch (each 30-minute
-	// interval's arrivals together, at its end) or PlacementArrival
-	// (each job when it arrives, or when resources free up for it: MARL
-	// §VI-A's testing); "" means batch. Models train in batches either
-	// way.
-	Placement string `mapstructure:"placement" yaml:"placement" json:"placement"`
-}
-
-// Placements of marl-arrivals' test jobs (MARLArrivalsConfig.Placement).
-const (
-	PlacementBatch   = "batch"
-	PlacementArrival = "arrival"
-)
 
 // MARLGridConfig parameterises marl-servers, marl-topologies and
 // marl-vs-single: their clusters (one column group each) at the paper's

@@ -105,15 +105,15 @@ func TestRegisterRejects(t *testing.T) {
 // defaults gives the documented spec.
 func TestConfigure(t *testing.T) {
 	def := Config{Seeds: 1,
-		DASTable1:      DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2},
-		DASLoad:        DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}},
-		DASTuning:      DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)},
-		MARLArrivals:   MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20},
 		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
 		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
-		Preemptive:     preemptiveDefaults(),
 	}
+	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
+	PreemptiveSection.Set(&def, preemptiveDefaults())
+	MARLArrivalsSection.Set(&def, MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20})
+	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
+	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
 	if err := def.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +125,9 @@ func TestConfigure(t *testing.T) {
 		}
 	}
 	c := def
-	c.DASTable1.MaxJobs, c.DASTable1.FittedInterference = 500, true
-	c.DASLoad.Rates = []float64{3}
-	c.MARLArrivals.K, c.MARLArrivals.JobsPerPod = 4, 1.5
+	DASTable1Section.Edit(&c, func(s *DASTable1Config) { s.MaxJobs, s.FittedInterference = 500, true })
+	DASLoadSection.Edit(&c, func(s *DASLoadConfig) { s.Rates = []float64{3} })
+	MARLArrivalsSection.Edit(&c, func(s *MARLArrivalsConfig) { s.K, s.JobsPerPod = 4, 1.5 })
 	c.MARLTopologies.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
 	e, _ := Lookup(DASLoad)
 	s := e.Spec()
@@ -146,7 +146,9 @@ func TestConfigure(t *testing.T) {
 	if !reflect.DeepEqual(s.Clusters, c.MARLTopologies.Clusters) {
 		t.Errorf("marl-topologies clusters: %+v", s.Clusters)
 	}
-	c.Preemptive.Traces, c.Preemptive.RestartS, c.Preemptive.MaxJobs = []string{"elasticflow"}, []float64{0, 12.5}, 40
+	PreemptiveSection.Edit(&c, func(p *PreemptiveConfig) {
+		p.Traces, p.RestartS, p.MaxJobs = []string{"elasticflow"}, []float64{0, 12.5}, 40
+	})
 	e, _ = Lookup(Preemptive)
 	s = e.Spec()
 	e.Configure(&c, &s)
@@ -163,19 +165,25 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{func(c *Config) { c.Experiments = []string{"das-wilcoxon"} }, `eval.experiments[0]: das-wilcoxon is derived from das-table1`},
 		{func(c *Config) { c.Experiments = []string{"das-tabel1"} }, `eval.experiments[0]: unknown experiment "das-tabel1"; did you mean das-table1?`},
-		{func(c *Config) { c.DASLoad.Schedulers = []string{"oracle"} }, "eval.das_load.schedulers[0]"},
-		{func(c *Config) { c.DASTable1.TestFraction = 2 }, "eval.das_table1.test_fraction"},
+		{func(c *Config) { DASLoadSection.Edit(c, func(s *DASLoadConfig) { s.Schedulers = []string{"oracle"} }) }, "eval.das_load.schedulers[0]"},
+		{func(c *Config) { DASTable1Section.Edit(c, func(s *DASTable1Config) { s.TestFraction = 2 }) }, "eval.das_table1.test_fraction"},
 		{func(c *Config) { c.Experiments = []string{DASLoad} }, "eval.das_load.rates"},
-		{func(c *Config) { c.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
+		{func(c *Config) { MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.K = 3 }) }, "eval.marl_arrivals.k"},
 		{func(c *Config) { c.Experiments = []string{MARLServers} }, "eval.marl_servers.intervals"},
 		{func(c *Config) {
 			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
 		}, "eval.marl_vs_single.clusters[0] (s)"},
 		{func(c *Config) { c.Experiments = []string{Preemptive} }, "eval.preemptive: give at least one of traces"},
-		{func(c *Config) { c.Preemptive.RestartS = []float64{30, 30} }, "eval.preemptive.restart_s[1]"},
-		{func(c *Config) { c.Preemptive.Traces = []string{"philly"} }, "eval.preemptive.traces[0]"},
+		{func(c *Config) {
+			PreemptiveSection.Edit(c, func(p *PreemptiveConfig) { p.RestartS = []float64{30, 30} })
+		}, "eval.preemptive.restart_s[1]"},
+		{func(c *Config) {
+			PreemptiveSection.Edit(c, func(p *PreemptiveConfig) { p.Traces = []string{"philly"} })
+		}, "eval.preemptive.traces[0]"},
 	} {
-		c := Config{Seeds: 1, DASTable1: DASTable1Config{MaxJobs: 1, TestFraction: 0.5}, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
+		c := Config{Seeds: 1}
+		MARLArrivalsSection.Set(&c, MARLArrivalsConfig{K: 4, Intervals: 1})
+		DASTable1Section.Set(&c, DASTable1Config{MaxJobs: 1, TestFraction: 0.5})
 		if err := c.Validate(); err != nil {
 			t.Fatalf("base config: %v", err)
 		}

@@ -112,16 +112,18 @@ Markdown; rows labelled "(paper)" in CSV and LaTeX).`,
 		},
 		Spec: func() Spec { return dasSpec(DASTable1) },
 		Configure: func(c *Config, s *Spec) bool {
-			s.Schedulers = c.DASTable1.Schedulers
+			s.Schedulers = DASTable1Section.Get(c).Schedulers
 			return configureDASTrace(c, s)
 		},
+		Settings: DASTable1Section,
 		CheckConfig: func(c *Config, listed bool) []error {
-			errs := checkSchedulers("eval.das_table1.schedulers", c.DASTable1.Schedulers)
-			if c.DASTable1.MaxJobs < 1 || c.DASTable1.MaxJobs > MaxJobs {
-				errs = append(errs, fmt.Errorf("eval.das_table1.max_jobs: must be in [1, %d], got %d", MaxJobs, c.DASTable1.MaxJobs))
+			t := DASTable1Section.Get(c)
+			errs := checkSchedulers("eval.das_table1.schedulers", t.Schedulers)
+			if t.MaxJobs < 1 || t.MaxJobs > MaxJobs {
+				errs = append(errs, fmt.Errorf("eval.das_table1.max_jobs: must be in [1, %d], got %d", MaxJobs, t.MaxJobs))
 			}
-			if !(c.DASTable1.TestFraction > 0 && c.DASTable1.TestFraction <= 1) {
-				errs = append(errs, fmt.Errorf("eval.das_table1.test_fraction: must be in (0, 1], got %v", c.DASTable1.TestFraction))
+			if !(t.TestFraction > 0 && t.TestFraction <= 1) {
+				errs = append(errs, fmt.Errorf("eval.das_table1.test_fraction: must be in (0, 1], got %v", t.TestFraction))
 			}
 			return errs
 		},
@@ -149,16 +151,19 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING (PPO, rifling-ppo) vs DAS
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {
-			s.Schedulers = c.DASLoad.Schedulers
-			s.Workloads = loadWorkloads(s.Workloads[0], c.DASLoad.Rates)
+			l := DASLoadSection.Get(c)
+			s.Schedulers = l.Schedulers
+			s.Workloads = loadWorkloads(s.Workloads[0], l.Rates)
 			return configureDASTrace(c, s)
 		},
+		Settings: DASLoadSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			errs := checkSchedulers("eval.das_load.schedulers", c.DASLoad.Schedulers)
-			if listed && len(c.DASLoad.Rates) == 0 {
+			l := DASLoadSection.Get(c)
+			errs := checkSchedulers("eval.das_load.schedulers", l.Schedulers)
+			if listed && len(l.Rates) == 0 {
 				errs = append(errs, errors.New("eval.das_load.rates: give at least one arrival-rate factor"))
 			}
-			for i, r := range c.DASLoad.Rates {
+			for i, r := range l.Rates {
 				if !(r > 0 && r <= MaxRateFactor) {
 					errs = append(errs, fmt.Errorf("eval.das_load.rates[%d]: must be in (0, %d], got %v", i, MaxRateFactor, r))
 				}
@@ -187,11 +192,12 @@ schedulers: [rifling-ppo, rifling, das-h1, das-h2, das-h4, das-h8, das-tau4, das
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {
-			s.Schedulers = c.DASTuning.Schedulers
+			s.Schedulers = DASTuningSection.Get(c).Schedulers
 			return configureDASTrace(c, s)
 		},
+		Settings: DASTuningSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			return checkSchedulers("eval.das_tuning.schedulers", c.DASTuning.Schedulers)
+			return checkSchedulers("eval.das_tuning.schedulers", DASTuningSection.Get(c).Schedulers)
 		},
 	})
 	Register(Experiment{
@@ -279,7 +285,7 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {
-			e := c.MARLArrivals
+			e := MARLArrivalsSection.Get(c)
 			s.Schedulers = e.Schedulers
 			s.Clusters[0].Name = fmt.Sprintf("fattree-k%d", e.K)
 			s.Clusters[0].Spec.K = e.K
@@ -294,8 +300,9 @@ paper's Tetris), Load Balancing, LIF; mean JCT in intervals.`,
 			}
 			return e.FittedInterference
 		},
+		Settings: MARLArrivalsSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			e := c.MARLArrivals
+			e := MARLArrivalsSection.Get(c)
 			errs := checkSchedulers("eval.marl_arrivals.schedulers", e.Schedulers)
 			if e.Placement != "" && e.Placement != PlacementBatch && e.Placement != PlacementArrival {
 				errs = append(errs, fmt.Errorf("eval.marl_arrivals.placement: must be %s or %s, got %q", PlacementBatch, PlacementArrival, e.Placement))
@@ -495,6 +502,75 @@ trace). Written by the sensitivity stage.`,
 	})
 }
 
+// DASTable1Section is eval.das_table1.
+var DASTable1Section = NewSection[DASTable1Config](DASTable1)
+
+// DASTable1Config parameterises das-table1 on the run's job trace. Its
+// trace settings (max_jobs, test_fraction) serve das-load and das-tuning
+// too, so that the three experiments evaluate the same jobs with the
+// same models.
+type DASTable1Config struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// MaxJobs keeps the first MaxJobs jobs by submission (20,000 in the
+	// paper); TestFraction of them, the last, are evaluated.
+	MaxJobs      int     `mapstructure:"max_jobs" yaml:"max_jobs" json:"max_jobs"`
+	TestFraction float64 `mapstructure:"test_fraction" yaml:"test_fraction" json:"test_fraction"`
+	// FittedInterference simulates job speeds with the fitted model
+	// (fit/model.json) instead of the simulator's per-socket default.
+	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
+}
+
+// DASLoadSection is eval.das_load.
+var DASLoadSection = NewSection[DASLoadConfig](DASLoad)
+
+// DASLoadConfig parameterises das-load (DAS Fig. 7).
+type DASLoadConfig struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// Rates multiply the trace's arrival rate (the paper: 0.5, 1, 2); each
+	// is a workload named x<rate>.
+	Rates []float64 `mapstructure:"rates" yaml:"rates" json:"rates"`
+}
+
+// DASTuningSection is eval.das_tuning.
+var DASTuningSection = NewSection[DASTuningConfig](DASTuning)
+
+// DASTuningConfig parameterises das-tuning (DAS Fig. 5).
+type DASTuningConfig struct {
+	// Schedulers: baselines (the paper: rifling-ppo) and DAS rows das-h<h>
+	// (τ = 8) and das-tau<τ> (h = 4), each trained by its own stage.
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+}
+
+// MARLArrivalsSection is eval.marl_arrivals; its fitted_interference
+// holds for every MARL experiment.
+var MARLArrivalsSection = NewSection[MARLArrivalsConfig](MARLArrivals)
+
+// MARLArrivalsConfig parameterises marl-arrivals.
+type MARLArrivalsConfig struct {
+	Schedulers []string `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	// K of the fat-tree of power8 servers (the paper: 20).
+	K int `mapstructure:"k" yaml:"k" json:"k"`
+	// JobsPerPod per 30-minute interval; 0 means the paper's 15 per pod of
+	// 100 servers scaled to the pod size (MARLPaperLoad).
+	JobsPerPod float64 `mapstructure:"jobs_per_pod" yaml:"jobs_per_pod" json:"jobs_per_pod"`
+	Intervals  int     `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// FittedInterference: as for das-table1. It holds for every MARL
+	// experiment and the training of their models.
+	FittedInterference bool `mapstructure:"fitted_interference" yaml:"fitted_interference" json:"fitted_interference"`
+	// Placement of the test jobs: PlacementBatch (each 30-minute
+	// interval's arrivals together, at its end) or PlacementArrival
+	// (each job when it arrives, or when resources free up for it: MARL
+	// §VI-A's testing); "" means batch. Models train in batches either
+	// way.
+	Placement string `mapstructure:"placement" yaml:"placement" json:"placement"`
+}
+
+// Placements of marl-arrivals' test jobs (MARLArrivalsConfig.Placement).
+const (
+	PlacementBatch   = "batch"
+	PlacementArrival = "arrival"
+)
+
 // SensitivitySection is eval.sensitivity.
 var SensitivitySection = NewSection[SensitivityConfig](Sensitivity)
 
@@ -652,10 +728,11 @@ func loadWorkloads(base Workload, rates []float64) []Workload {
 // DAS experiments share so that they evaluate the same jobs with the same
 // models.
 func configureDASTrace(c *Config, s *Spec) (fitted bool) {
+	t := DASTable1Section.Get(c)
 	for i := range s.Workloads {
-		s.Workloads[i].MaxJobs, s.Workloads[i].TestFraction = c.DASTable1.MaxJobs, c.DASTable1.TestFraction
+		s.Workloads[i].MaxJobs, s.Workloads[i].TestFraction = t.MaxJobs, t.TestFraction
 	}
-	return c.DASTable1.FittedInterference
+	return t.FittedInterference
 }
 
 // marlSpec is what the MARL-paper experiments share: a fat-tree k=8 of
@@ -696,7 +773,7 @@ func configureMARLGrid(c *Config, g MARLGridConfig, s *Spec) (fitted bool) {
 	for i := range s.Workloads {
 		s.Workloads[i].Intervals = g.Intervals
 	}
-	return c.MARLArrivals.FittedInterference
+	return MARLArrivalsSection.Get(c).FittedInterference
 }
 
 // Bounds of the experiments' sections, so that a typo cannot ask for more

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"reflect"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -100,7 +99,7 @@ func memoryNeeds(c *Config) []memoryNeed {
 			s := e.Spec()
 			e.Configure(c, &s)
 			if need, ok := specNeed(e.ConfigKey(), s); ok {
-				need.clusterKey, need.jobsKey = sizeKeys(e.ConfigKey())
+				need.clusterKey, need.jobsKey = sizeKeys(e)
 				out = append(out, need)
 			}
 		case e.ID == Sensitivity && slices.Contains(SensitivitySection.Get(c).Parts, SensitivityMARLDevice):
@@ -119,32 +118,30 @@ func memoryNeeds(c *Config) []memoryNeed {
 	return out
 }
 
-// sizeKeys are the keys of section (eval.marl_arrivals) that size an
-// experiment's cluster (k, else clusters) and its jobs (max_jobs, else
+// sizeKeys are the keys of e's section (eval.marl_arrivals) that size
+// its cluster (k, else clusters) and its jobs (max_jobs, else
 // jobs_per_pod, else intervals); the DAS experiments, whose sections have
 // neither, share das-table1's clusters and trace (configureDASTrace).
-func sizeKeys(section string) (cluster, jobs string) {
+func sizeKeys(e Experiment) (cluster, jobs string) {
 	cluster, jobs = dasTraceSection+".max_jobs", dasTraceSection+".max_jobs"
-	t := reflect.TypeFor[Config]()
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); "eval."+name != section {
-			continue
+	st := e.sectionType()
+	if st == nil {
+		return cluster, jobs
+	}
+	section := e.ConfigKey()
+	fields := map[string]bool{}
+	for j := range st.NumField() {
+		name, _, _ := strings.Cut(st.Field(j).Tag.Get("json"), ",")
+		fields[name] = true
+	}
+	for _, k := range []string{"clusters", "k"} {
+		if fields[k] {
+			cluster = section + "." + k
 		}
-		fields := map[string]bool{}
-		st := t.Field(i).Type
-		for j := range st.NumField() {
-			name, _, _ := strings.Cut(st.Field(j).Tag.Get("json"), ",")
-			fields[name] = true
-		}
-		for _, k := range []string{"clusters", "k"} {
-			if fields[k] {
-				cluster = section + "." + k
-			}
-		}
-		for _, k := range []string{"intervals", "jobs_per_pod", "max_jobs"} {
-			if fields[k] {
-				jobs = section + "." + k
-			}
+	}
+	for _, k := range []string{"intervals", "jobs_per_pod", "max_jobs"} {
+		if fields[k] {
+			jobs = section + "." + k
 		}
 	}
 	return cluster, jobs

@@ -59,14 +59,18 @@ func TestSizeKeysAtTheirMaximum(t *testing.T) {
 		refused bool
 	}{
 		{"eval.seeds", DASTable1, func(c *Config) { c.Seeds = MaxSeeds }, false},
-		{"eval.das_table1.max_jobs", DASTable1, func(c *Config) { c.DASTable1.MaxJobs = MaxJobs }, false},
-		{"eval.das_load.rates", DASLoad, func(c *Config) { c.DASLoad.Rates = []float64{MaxRateFactor} }, false},
-		{"eval.marl_arrivals.k", MARLArrivals, func(c *Config) { c.MARLArrivals.K = 160 }, true},
-		{"eval.marl_arrivals.k=100", MARLArrivals, func(c *Config) { c.MARLArrivals.K = 100 }, true},
-		{"eval.marl_arrivals.jobs_per_pod", MARLArrivals, func(c *Config) { c.MARLArrivals.JobsPerPod = MaxJobsPerPod }, false},
-		{"eval.marl_arrivals.intervals", MARLArrivals, func(c *Config) { c.MARLArrivals.Intervals = MaxIntervals }, false},
+		{"eval.das_table1.max_jobs", DASTable1, func(c *Config) { DASTable1Section.Edit(c, func(s *DASTable1Config) { s.MaxJobs = MaxJobs }) }, false},
+		{"eval.das_load.rates", DASLoad, func(c *Config) { DASLoadSection.Edit(c, func(s *DASLoadConfig) { s.Rates = []float64{MaxRateFactor} }) }, false},
+		{"eval.marl_arrivals.k", MARLArrivals, func(c *Config) { MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.K = 160 }) }, true},
+		{"eval.marl_arrivals.k=100", MARLArrivals, func(c *Config) { MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.K = 100 }) }, true},
+		{"eval.marl_arrivals.jobs_per_pod", MARLArrivals, func(c *Config) {
+			MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.JobsPerPod = MaxJobsPerPod })
+		}, false},
+		{"eval.marl_arrivals.intervals", MARLArrivals, func(c *Config) {
+			MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.Intervals = MaxIntervals })
+		}, false},
 		{"eval.marl_arrivals.jobs_per_pod+intervals", MARLArrivals, func(c *Config) {
-			c.MARLArrivals.JobsPerPod, c.MARLArrivals.Intervals = MaxJobsPerPod, MaxIntervals
+			MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.JobsPerPod, s.Intervals = MaxJobsPerPod, MaxIntervals })
 		}, true},
 		{"eval.marl_servers.clusters", MARLServers, func(c *Config) { c.MARLServers.Clusters = []Cluster{{Name: "big", Spec: maxFatTree}} }, true},
 		{"eval.marl_servers.intervals", MARLServers, func(c *Config) { c.MARLServers.Intervals = MaxIntervals }, false},

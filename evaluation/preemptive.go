@@ -17,6 +17,9 @@ import (
 // non-preemptive heuristics on real traces, at two restart costs.
 const Preemptive = "preemptive"
 
+// PreemptiveSection is eval.preemptive.
+var PreemptiveSection = NewSection[PreemptiveConfig](Preemptive)
+
 // PreemptiveConfig parameterises the preemptive experiment.
 type PreemptiveConfig struct {
 	// Schedulers by registry name: preemptive policies run under their
@@ -96,11 +99,13 @@ restart costs 0 and 30 s; standalone job speeds; mean JCT and fee.`,
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {
-			configurePreemptive(&c.Preemptive, s)
+			p := PreemptiveSection.Get(c)
+			configurePreemptive(&p, s)
 			return false
 		},
+		Settings: PreemptiveSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			p := c.Preemptive
+			p := PreemptiveSection.Get(c)
 			errs := checkSchedulers("eval.preemptive.schedulers", p.Schedulers)
 			for i, t := range p.Traces {
 				if _, err := datasets.Lookup(t); err != nil {

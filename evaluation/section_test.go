@@ -37,7 +37,7 @@ func TestSectionIsAValue(t *testing.T) {
 func TestConfigJSON(t *testing.T) {
 	var c Config
 	c.Experiments, c.Seeds = []string{Sensitivity}, 3
-	c.DASTable1.MaxJobs = 7
+	DASTable1Section.Edit(&c, func(s *DASTable1Config) { s.MaxJobs = 7 })
 	SensitivitySection.Set(&c, SensitivityConfig{Parts: []string{SensitivityDAS}, CommScales: []float64{0.5}})
 	CalibrationSection.Set(&c, CalibrationConfig{DAS: true})
 	b, err := json.Marshal(c)

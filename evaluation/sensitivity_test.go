@@ -7,7 +7,9 @@ import (
 
 // validSensitivity is a listed sensitivity section that validates.
 func validSensitivity() Config {
-	c := Config{Experiments: []string{Sensitivity}, Seeds: 1, DASTable1: DASTable1Config{MaxJobs: 1, TestFraction: 0.5}, MARLArrivals: MARLArrivalsConfig{K: 4, Intervals: 1}}
+	c := Config{Experiments: []string{Sensitivity}, Seeds: 1}
+	MARLArrivalsSection.Set(&c, MARLArrivalsConfig{K: 4, Intervals: 1})
+	DASTable1Section.Set(&c, DASTable1Config{MaxJobs: 1, TestFraction: 0.5})
 	SensitivitySection.Set(&c, SensitivityConfig{Parts: []string{SensitivityMARLDevice, SensitivityDAS}, CommScales: []float64{0.5, 2}, InterferenceScales: []float64{1},
 		MARLDevice: SensitivityMARLConfig{Heuristics: MARLHeuristics, K: 4, Intervals: 1, TrainIntervals: 1},
 		DAS:        SensitivityDASConfig{Heuristics: []string{"fifo-firstfit"}, Cluster: "small", Episodes: 1}})

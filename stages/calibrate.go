@@ -37,7 +37,7 @@ func Calibrate(cfg *Config) pipeline.Stage {
 	marl, das := plan.EnvironmentFile(calibration.MARLPaper), plan.EnvironmentFile(calibration.DASPaper)
 	tables, plots := e.TableFiles(), e.PlotFiles()
 	jobs := cfg.JobsArtifact()
-	trace := cfg.Eval.DASTable1
+	trace := evaluation.DASTable1Section.Get(&cfg.Eval)
 	trace.Schedulers = nil // das-table1's rows do not change the fit
 	workers := cfg.Workers
 	withDAS := cfg.calibrates(calibration.DASPaper)
@@ -78,7 +78,8 @@ func Calibrate(cfg *Config) pipeline.Stage {
 			}
 			var dr *calibration.DASResult
 			if withDAS {
-				evalCfg := evaluation.Config{DASTable1: trace}
+				var evalCfg evaluation.Config
+				evaluation.DASTable1Section.Set(&evalCfg, trace)
 				w, err := evaluation.DASTable1Workload(ctx, &evalCfg, penv.Input(jobs))
 				if err != nil {
 					return err

@@ -36,7 +36,7 @@ func TestCalibrateStage(t *testing.T) {
 	// The DAS fit simulates das-table1's evaluated jobs in each of its
 	// evaluations: 30 of them, not the 60 of quickConfig's 300, make each
 	// run of the stage here 4 s of CPU under the race detector, not 7.
-	cfg.Eval.DASTable1.MaxJobs = 150
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.MaxJobs = 150 })
 	jobs, prof, fit := SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit)
 	// The conformance test's first run, in two, is the two workers' run
 	// compared below (seed 3, cfg.Workers).
@@ -91,7 +91,7 @@ func TestCalibrateStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| " + calibration.MARLPaper + " | MARL Table III", "| " + calibration.DASPaper + " | DAS Table 1, Large: mean-fee spread", fmt.Sprintf("%d evaluated jobs", int(0.2*float64(cfg.Eval.DASTable1.MaxJobs)))} {
+	for _, want := range []string{"| " + calibration.MARLPaper + " | MARL Table III", "| " + calibration.DASPaper + " | DAS Table 1, Large: mean-fee spread", fmt.Sprintf("%d evaluated jobs", int(0.2*float64(evaluation.DASTable1Section.Get(&cfg.Eval).MaxJobs)))} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("calibration table lacks %q:\n%s", want, md)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 )
 
@@ -23,7 +24,7 @@ func TestEvalStageScratch(t *testing.T) {
 		cfg.Out = t.TempDir()
 		cfg.Eval.Experiments = []string{"das-table1", "marl-topologies"}
 		cfg.Eval.Seeds = 2
-		cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "tetris", "drf-lb"}
+		evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "tetris", "drf-lb"} })
 		dag, err := Build(cfg)
 		if err != nil {
 			t.Fatal(err)

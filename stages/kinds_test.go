@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 )
@@ -75,9 +76,11 @@ func trainingsOf(dag []pipeline.Stage) []pipeline.Stage {
 func TestEveryStageKindConforms(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{"das-table1", "marl-arrivals"}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling-ppo", "dl2"}
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "deepsys", "atte"}
-	cfg.Eval.MARLArrivals.Intervals = 3
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das", "rifling-ppo", "dl2"} })
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+		s.Schedulers = []string{"lb", "marl-device", "deepsys", "atte"}
+		s.Intervals = 3
+	})
 	// A DAS-paper training on 10 jobs a segment runs the same code as on
 	// quickConfig's 50, in a fraction of the time (3 s here under the race
 	// detector, 10 s on 30).

@@ -33,9 +33,9 @@ func paperProtocolConfig(t *testing.T) *Config {
 	}
 	cfg.Datasets.Ingest = []IngestSpec{{Source: datasets.SourceGoogle2011, Inputs: []string{"google.csv"}}}
 	cfg.Eval.Experiments = []string{evaluation.MARLArrivals, evaluation.MARLServers}
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device"} })
 	cfg.Eval.MARLServers.Schedulers = []string{"lb", "marl-device"}
-	cfg.Eval.MARLArrivals.Placement = evaluation.PlacementArrival
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Placement = evaluation.PlacementArrival })
 	cfg.Train.MARL.Arrivals = training.ArrivalsGoogle
 	return cfg
 }
@@ -161,7 +161,7 @@ func TestMARLTrainingGooglePattern(t *testing.T) {
 func TestPlacementOnArrival(t *testing.T) {
 	cfg := quickConfig()
 	for _, placement := range []string{evaluation.PlacementBatch, evaluation.PlacementArrival} {
-		cfg.Eval.MARLArrivals.Placement = placement
+		evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Placement = placement })
 		x, err := cfg.Plan().Experiment(evaluation.MARLArrivals, "")
 		if err != nil {
 			t.Fatal(err)

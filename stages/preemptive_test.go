@@ -20,8 +20,8 @@ import (
 func TestPreemptiveReadsIngestedTraces(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Datasets.Ingest = []IngestSpec{{Source: datasets.SourceElasticFlow, Inputs: []string{"elasticflow"}}, {Source: datasets.SourcePhillyGavel, Inputs: []string{"philly-gavel"}}}
-	cfg.Eval.Preemptive = evaluation.PreemptiveConfig{Schedulers: []string{"fifo-firstfit", "tiresias-las"}, Traces: evaluation.PreemptiveTraces,
-		MaxJobs: 100, RestartS: []float64{0, 30}, Clusters: []evaluation.Cluster{{Name: "small", Spec: sim.ClusterSpec{Topology: "flat", N: 8, Servers: "pai-v100"}}}}
+	evaluation.PreemptiveSection.Set(&cfg.Eval, evaluation.PreemptiveConfig{Schedulers: []string{"fifo-firstfit", "tiresias-las"}, Traces: evaluation.PreemptiveTraces,
+		MaxJobs: 100, RestartS: []float64{0, 30}, Clusters: []evaluation.Cluster{{Name: "small", Spec: sim.ClusterSpec{Topology: "flat", N: 8, Servers: "pai-v100"}}}})
 	x, err := cfg.Plan().Experiment(evaluation.Preemptive, "")
 	if err != nil {
 		t.Fatal(err)
@@ -64,8 +64,8 @@ func TestPreemptiveSchedulerData(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := quickConfig()
 			cfg.DataDir = tc.dataDir
-			cfg.Eval.Preemptive = evaluation.PreemptiveConfig{Schedulers: []string{"tiresias-las", "dlas-gpu-gittins", "gavel-las"}, Traces: evaluation.PreemptiveTraces,
-				MaxJobs: 100, RestartS: []float64{0}, Clusters: []evaluation.Cluster{{Name: "small", Spec: sim.ClusterSpec{Topology: "flat", N: 8, Servers: "pai-v100"}}}}
+			evaluation.PreemptiveSection.Set(&cfg.Eval, evaluation.PreemptiveConfig{Schedulers: []string{"tiresias-las", "dlas-gpu-gittins", "gavel-las"}, Traces: evaluation.PreemptiveTraces,
+				MaxJobs: 100, RestartS: []float64{0}, Clusters: []evaluation.Cluster{{Name: "small", Spec: sim.ClusterSpec{Topology: "flat", N: 8, Servers: "pai-v100"}}}})
 			p := cfg.Plan()
 			if tc.dataDir == "" {
 				p.DataDir = "" // ../shared/data may exist

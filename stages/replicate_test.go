@@ -25,9 +25,11 @@ import (
 func replicatedConfig() *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
-	cfg.Eval.MARLArrivals.FittedInterference = false
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+		s.Schedulers = []string{"lb", "marl-device"}
+		s.FittedInterference = false
+	})
 	cfg.Train.Seeds = 2
 	cfg.Train.Replicated = []string{"rifling", "marl-device@fattree-k4-power8"}
 	return cfg
@@ -206,7 +208,9 @@ func TestTrainingStageVersion(t *testing.T) {
 func TestPerClusterVariants(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling", "rifling-ppo", "dl2-das"}
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) {
+		s.Schedulers = []string{"fifo-ff", "rifling", "rifling-ppo", "dl2-das"}
+	})
 	got := trainStageNames(t, cfg)
 	var want []string
 	want = append(want, "train-rifling")

@@ -55,8 +55,8 @@ func TestEnvironmentReachesItsPaper(t *testing.T) {
 		cfg := quickConfig()
 		cfg.Sim.Environment = setting
 		evaluation.CalibrationSection.Set(&cfg.Eval, evaluation.CalibrationConfig{DAS: true})
-		cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
-		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
+		evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
+		evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device"} })
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}

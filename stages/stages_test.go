@@ -22,15 +22,12 @@ import (
 )
 
 func quickConfig() *Config {
-	return &Config{Preset: "quick", Seed: 1, Workers: 2, Out: "out",
+	cfg := &Config{Preset: "quick", Seed: 1, Workers: 2, Out: "out",
 		Datasets: DatasetsConfig{Source: SyntheticPAI, Synthetic: smallSynth(), IntervalS: 1800},
 		Summary:  SummaryConfig{Quantiles: []float64{0.5, 0.99}},
 		Profile:  ProfileConfig{Synth: profiling.DefaultSynthConfig()},
 		Fit:      fitting.DefaultConfig(),
 		Eval: EvalConfig{Experiments: []string{"das-table1", "das-load", "marl-arrivals", "marl-servers", "marl-topologies"}, Seeds: 1,
-			DASTable1:    evaluation.DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2},
-			DASLoad:      evaluation.DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}},
-			MARLArrivals: evaluation.MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true},
 			MARLServers: evaluation.MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "power8", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}},
 				{Name: "dgx1", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "dgx1"}}}},
@@ -39,6 +36,10 @@ func quickConfig() *Config {
 				{Name: "bcube", Spec: sim.ClusterSpec{Topology: "bcube", N: 3, K: 2, Servers: "power8"}}}}},
 		Train: plan.TrainConfig{Seeds: 1, MARL: plan.MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
 			DAS: plan.DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
+	evaluation.DASTable1Section.Set(&cfg.Eval, evaluation.DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2})
+	evaluation.DASLoadSection.Set(&cfg.Eval, evaluation.DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}})
+	evaluation.MARLArrivalsSection.Set(&cfg.Eval, evaluation.MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true})
+	return cfg
 }
 
 func smallSynth() datasets.PAILikeConfig {
@@ -109,8 +110,12 @@ func TestConfigValidate(t *testing.T) {
 		}, "datasets.source"},
 		{"interval", func(c *Config) { c.Datasets.IntervalS = 0 }, "datasets.interval_s"},
 		{"experiment", func(c *Config) { c.Eval.Experiments = []string{"nope"} }, "eval.experiments[0]"},
-		{"eval scheduler", func(c *Config) { c.Eval.DASTable1.Schedulers = []string{"x"} }, "eval.das_table1.schedulers[0]"},
-		{"fat-tree k", func(c *Config) { c.Eval.MARLArrivals.K = 3 }, "eval.marl_arrivals.k"},
+		{"eval scheduler", func(c *Config) {
+			evaluation.DASTable1Section.Edit(&c.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"x"} })
+		}, "eval.das_table1.schedulers[0]"},
+		{"fat-tree k", func(c *Config) {
+			evaluation.MARLArrivalsSection.Edit(&c.Eval, func(s *evaluation.MARLArrivalsConfig) { s.K = 3 })
+		}, "eval.marl_arrivals.k"},
 		{"train seeds 0", func(c *Config) { c.Train.Seeds = 0 }, "train.seeds: must be in [1, 100], got 0"},
 		{"train seeds negative", func(c *Config) { c.Train.Seeds = -2 }, "train.seeds: must be in [1, 100], got -2"},
 		{"train seeds too many", func(c *Config) { c.Train.Seeds = 101 }, "train.seeds: must be in [1, 100], got 101"},
@@ -184,11 +189,11 @@ func TestSummariseJobs(t *testing.T) {
 func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Out = t.TempDir()
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling-ppo"}
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "atte"}
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das", "rifling-ppo"} })
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device", "atte"} })
 	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")
-	cfg.Eval.DASLoad.Schedulers = []string{"rifling-ppo", "das"}
-	cfg.Eval.DASTuning.Schedulers = []string{"das-h2", "das-h4", "das-tau8"}
+	evaluation.DASLoadSection.Edit(&cfg.Eval, func(s *evaluation.DASLoadConfig) { s.Schedulers = []string{"rifling-ppo", "das"} })
+	evaluation.DASTuningSection.Edit(&cfg.Eval, func(s *evaluation.DASTuningConfig) { s.Schedulers = []string{"das-h2", "das-h4", "das-tau8"} })
 	cfg.Eval.MARLServers.Schedulers = []string{"tetris", "marl-device"}
 	cfg.Eval.MARLVsSingle = evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
 		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}}
@@ -224,7 +229,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	if raceEnabled {
 		small := *cfg
 		small.Eval.Experiments = []string{"das-table1", "marl-arrivals", "marl-servers"}
-		small.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "rifling"}
+		evaluation.DASTable1Section.Edit(&small.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das", "rifling"} })
 		if dag, err = Build(&small); err != nil {
 			t.Fatal(err)
 		}
@@ -291,8 +296,8 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 func TestDASModelPerCluster(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Train.DAS.Cluster = plan.DASEachCluster
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das"}
-	cfg.Eval.DASLoad.Schedulers = []string{"das"}
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das"} })
+	evaluation.DASLoadSection.Edit(&cfg.Eval, func(s *evaluation.DASLoadConfig) { s.Schedulers = []string{"das"} })
 	dag, err := Build(cfg)
 	if err != nil {
 		t.Fatal(err)

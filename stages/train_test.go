@@ -24,9 +24,13 @@ import (
 func learnedConfig() *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "das", "dl2", "dl2-das", "rifling", "rifling-ppo"}
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"}
-	cfg.Eval.MARLArrivals.FittedInterference = false
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) {
+		s.Schedulers = []string{"fifo-ff", "das", "dl2", "dl2-das", "rifling", "rifling-ppo"}
+	})
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+		s.Schedulers = []string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"}
+		s.FittedInterference = false
+	})
 	return cfg
 }
 
@@ -130,7 +134,7 @@ func TestTrainingDataTraceSplit(t *testing.T) {
 func TestTrainingDataTooFewNamesTheKey(t *testing.T) {
 	for _, maxJobs := range []int{1, 2} {
 		cfg := learnedConfig()
-		cfg.Eval.DASTable1.MaxJobs = maxJobs
+		evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.MaxJobs = maxJobs })
 		mt, err := cfg.Plan().Training("das", "", "")
 		if err != nil {
 			t.Fatal(err)

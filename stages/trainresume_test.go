@@ -89,9 +89,11 @@ func errString(err error) string {
 func resumeConfig() *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	cfg.Eval.DASTable1.Schedulers = []string{"fifo-ff", "rifling"}
-	cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
-	cfg.Eval.MARLArrivals.FittedInterference = false
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
+	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+		s.Schedulers = []string{"lb", "marl-device"}
+		s.FittedInterference = false
+	})
 	cfg.Train.DAS.Episodes, cfg.Train.MARL.Episodes = 3, 3
 	return cfg
 }

@@ -43,8 +43,10 @@ func TestSpreadRolloutsRun(t *testing.T) {
 	run := func(ex pipeline.Executor) string {
 		cfg := quickConfig()
 		cfg.Eval.Experiments = []string{evaluation.MARLArrivals}
-		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
-		cfg.Eval.MARLArrivals.FittedInterference = false
+		evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+			s.Schedulers = []string{"lb", "marl-device"}
+			s.FittedInterference = false
+		})
 		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 3, 2
 		cfg.Out, cfg.Workers = t.TempDir(), 2
 		dag, err := Build(cfg)
@@ -162,8 +164,10 @@ func TestSpreadTrainingResumes(t *testing.T) {
 	run := func(ex pipeline.Executor, dir string) error {
 		cfg := quickConfig()
 		cfg.Eval.Experiments = []string{evaluation.MARLArrivals}
-		cfg.Eval.MARLArrivals.Schedulers = []string{"marl-device"}
-		cfg.Eval.MARLArrivals.FittedInterference = false
+		evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
+			s.Schedulers = []string{"marl-device"}
+			s.FittedInterference = false
+		})
 		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 4, 2
 		cfg.Out, cfg.Workers = dir, 2
 		dag, err := Build(cfg)

@@ -44,7 +44,8 @@ func evaluatedIDs(t *testing.T, cfg *stages.Config, trace []datasets.Job) map[st
 	}
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
-		w.JobsFile, w.MaxJobs, w.TestFraction = file, cfg.Eval.DASTable1.MaxJobs, cfg.Eval.DASTable1.TestFraction
+		t1 := evaluation.DASTable1Section.Get(&cfg.Eval)
+		w.JobsFile, w.MaxJobs, w.TestFraction = file, t1.MaxJobs, t1.TestFraction
 	}
 	return trainingtest.EvaluatedJobIDs(t, spec, cfg.Seed)
 }

@@ -119,9 +119,11 @@ func readAllBase(t *testing.T) *stages.Config {
 	sens.Parts = []string{"marl-device", "das"}
 	evaluation.SensitivitySection.Set(e, sens)
 	cfg.Train.Seeds = 2
-	e.DASTable1.Schedulers = append(e.DASTable1.Schedulers, "das", "dl2", "rifling", "external:probe")
+	evaluation.DASTable1Section.Edit(e, func(s *evaluation.DASTable1Config) {
+		s.Schedulers = append(s.Schedulers, "das", "dl2", "rifling", "external:probe")
+	})
 	cfg.External = []external.Spec{{Name: "probe", Command: "python3 probe.py"}}
-	e.MARLArrivals.Schedulers = append(e.MARLArrivals.Schedulers, "marl-server", "atte")
+	evaluation.MARLArrivalsSection.Edit(e, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = append(s.Schedulers, "marl-server", "atte") })
 	e.MARLServers.Schedulers = append(e.MARLServers.Schedulers, "marl-device")
 	e.MARLTopologies.Schedulers = append(e.MARLTopologies.Schedulers, "marl-device")
 	if err := cfg.Validate(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/stages"
@@ -59,7 +60,7 @@ func TestPresetTrainingSeeds(t *testing.T) {
 			traceModels := preset == "quick"
 			if traceModels {
 				e := &cfg.Eval
-				e.DASTable1.Schedulers = append(e.DASTable1.Schedulers, "das", "rifling")
+				evaluation.DASTable1Section.Edit(e, func(s *evaluation.DASTable1Config) { s.Schedulers = append(s.Schedulers, "das", "rifling") })
 				e.MARLServers.Schedulers = append(e.MARLServers.Schedulers, "marl-device")
 				e.MARLTopologies.Schedulers = append(e.MARLTopologies.Schedulers, "marl-device")
 			}
