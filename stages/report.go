@@ -474,5 +474,5 @@ func demoteHeadings(md string, n int) string {
 // learnedEpisodes is, for each variant of an Episodic family, the
 // training episodes of its models under cfg: the claims' "tested at".
 func learnedEpisodes(cfg *Config) map[string]int {
-	return training.Episodes(training.Sections{DAS: cfg.Train.DAS, MARL: cfg.Train.MARL})
+	return training.Episodes(cfg.Train.Sections)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // kindCounter is a local executor that counts the tasks of each kind it
@@ -45,7 +46,7 @@ func TestSpreadRolloutsRun(t *testing.T) {
 		cfg.Eval.Experiments = []string{evaluation.MARLArrivals}
 		cfg.Eval.MARLArrivals.Schedulers = []string{"lb", "marl-device"}
 		cfg.Eval.MARLArrivals.FittedInterference = false
-		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 3, 2
+		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 3, 2 })
 		cfg.Out, cfg.Workers = t.TempDir(), 2
 		dag, err := Build(cfg)
 		if err != nil {
@@ -164,7 +165,7 @@ func TestSpreadTrainingResumes(t *testing.T) {
 		cfg.Eval.Experiments = []string{evaluation.MARLArrivals}
 		cfg.Eval.MARLArrivals.Schedulers = []string{"marl-device"}
 		cfg.Eval.MARLArrivals.FittedInterference = false
-		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 4, 2
+		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 4, 2 })
 		cfg.Out, cfg.Workers = dir, 2
 		dag, err := Build(cfg)
 		if err != nil {
