@@ -10,7 +10,6 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
-	"github.com/schedlab/schedlab/training"
 )
 
 // cellsOf is one cell per replicate of the scheduler in an experiment's
@@ -382,8 +381,8 @@ func TestMARLScaleSaysTraining(t *testing.T) {
 	}
 	// The paper's protocol: Google-pattern training, placement on
 	// arrival; three models of the row.
-	in.Config.MARLArrivals.Placement = evaluation.PlacementArrival
-	in.TrainArrivals = training.ArrivalsGoogle
+	evaluation.MARLArrivalsSection.Edit(in.Config, func(s *evaluation.MARLArrivalsConfig) { s.Placement = evaluation.PlacementArrival })
+	in.TrainArrivals = map[string]string{"marl-device": "Google-pattern"}
 	for r := range 3 {
 		in.Cells = append(in.Cells, Cell{Experiment: evaluation.MARLArrivals, Scheduler: "marl-device", Replicate: int32(r)}, Cell{Experiment: evaluation.MARLArrivals, Scheduler: "lb"})
 	}

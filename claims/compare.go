@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -217,12 +218,9 @@ func marlScale(in *Input, c comparison) string {
 		what = strings.Join(names, ", ")
 	}
 	what += " (paper: k = 20, 2,000 servers)"
-	arrivals := "uniform"
-	if in.TrainArrivals == training.ArrivalsGoogle {
-		arrivals = "Google-pattern"
-	}
 	for _, r := range c.claimed {
 		if n, ok := in.Episodes[r]; ok {
+			arrivals := cmp.Or(in.TrainArrivals[r], "uniform")
 			what += fmt.Sprintf("; %s trained %d episodes on %s arrivals (paper: about 200, Google-pattern)", r, n, arrivals)
 		}
 		if m := in.models(c.experiment, r); m > 0 {

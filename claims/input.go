@@ -117,11 +117,11 @@ type Run struct {
 	// trained for (the MARL claims' "tested at" says it beside the paper's
 	// training); a scheduler missing from it is not said.
 	Episodes map[string]int
-	// TrainArrivals is the arrival pattern of the MARL trainings' jobs
-	// (train.marl.arrivals: training.ArrivalsUniform or ArrivalsGoogle,
-	// "" for uniform): the MARL claims' "tested at" says it beside the
-	// paper's (the Google pattern).
-	TrainArrivals string
+	// TrainArrivals is, by learned scheduler, the arrival pattern its
+	// models' training jobs followed, in words (training.TrainingArrivals;
+	// missing means uniform): the MARL claims' "tested at" says it beside
+	// the paper's (the Google pattern).
+	TrainArrivals map[string]string
 }
 
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,10 +11,11 @@ import (
 	"github.com/schedlab/schedlab/calibration"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/section"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/marl"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // Environments are the calibrated environments the DAG's calibrate stage
@@ -149,29 +151,63 @@ type TrainConfig struct {
 	// that a preset's list survives a shorter eval.experiments.
 	Replicated []string `mapstructure:"replicated" yaml:"replicated" json:"replicated"`
 
-	MARL MARLTrainConfig `mapstructure:"marl" yaml:"marl" json:"marl"`
-	DAS  DASTrainConfig  `mapstructure:"das" yaml:"das" json:"das"`
+	// Sections are the learned families' train.<section> values, each
+	// declared with its type, defaults and range check by the family that
+	// owns it (training.DeclareSection) and read through its handle
+	// (marl.Section, daspaper.Section); the decoder and the encodings
+	// below treat them as keys of train.
+	Sections training.Sections `mapstructure:"-" yaml:"-" json:"-"`
 }
 
-// DASTrainConfig is train.das and MARLTrainConfig train.marl: the
-// sections the learned families read (training.Sections), declared with
-// them.
-type (
-	DASTrainConfig  = training.DASSection
-	MARLTrainConfig = training.MARLSection
-)
+// trainOrder is the order of train's keys in its JSON and YAML as it was
+// when every section was a field: frozen, so that configuration hashes
+// and `schedlab config show` stay; a section declared since goes last.
+var trainOrder = []string{"seeds", "replicated", "marl", "das"}
 
-// Bounds of TrainConfig: MaxTrainEpisodes is a thousand times the paper's
-// budgets (tens to hundreds of episodes); MaxTrainJobs is
-// datasets.MaxSyntheticJobs, the most jobs a trace may have;
-// MaxTrainIntervals is 200 days of 30-minute intervals;
-// MaxLearningRates bounds the grid (one training per rate).
-const (
-	MaxTrainEpisodes  = 100_000
-	MaxTrainJobs      = datasets.MaxSyntheticJobs
-	MaxTrainIntervals = 10_000
-	MaxLearningRates  = 100
-)
+func (c TrainConfig) ordered() []section.KeyValue {
+	type fields TrainConfig // without the methods
+	return section.Ordered(fields(c), c.Sections, training.SectionRegistry, trainOrder)
+}
+
+// Keys are train's keys in order: its fields' and its sections'.
+func (c TrainConfig) Keys() []string { return section.Keys(c.ordered()) }
+
+// SectionKeys are the declared train.* sections' keys.
+func (c TrainConfig) SectionKeys() []string { return training.SectionRegistry.Keys() }
+
+// SectionValue is a pointer to a copy of the section under key, false
+// when no family declares it.
+func (c TrainConfig) SectionValue(key string) (any, bool) {
+	return training.SectionRegistry.Value(c.Sections, key)
+}
+
+// SetSectionValue sets the section under key from p (as SectionValue
+// gives it).
+func (c *TrainConfig) SetSectionValue(key string, p any) {
+	training.SectionRegistry.SetValue(&c.Sections, key, p)
+}
+
+// MarshalJSON writes train's keys in order: the configuration hash's
+// bytes.
+func (c TrainConfig) MarshalJSON() ([]byte, error) { return section.MarshalJSON(c.ordered(), "train") }
+
+// MarshalYAML writes train's keys in order.
+func (c TrainConfig) MarshalYAML() (any, error) { return section.MarshalYAML(c.ordered(), "train") }
+
+// UnmarshalJSON reads what MarshalJSON writes over c's values.
+func (c *TrainConfig) UnmarshalJSON(data []byte) error {
+	type fields TrainConfig
+	f := fields(*c)
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	out := TrainConfig(f)
+	if err := section.UnmarshalJSON(data, &out.Sections, training.SectionRegistry, "train"); err != nil {
+		return err
+	}
+	*c = out
+	return nil
+}
 
 // Validate names the bad key in full, one message per key.
 func (c TrainConfig) Validate() error {
@@ -194,36 +230,11 @@ func (c TrainConfig) Validate() error {
 			errs = append(errs, fmt.Errorf("train.replicated[%d]: want name or name@cluster-id (e.g. marl-device@fattree-k8-power8), got %q", i, e))
 		}
 	}
-	inRange("train.marl.episodes", c.MARL.Episodes, 0, MaxTrainEpisodes)
-	inRange("train.marl.atte_episodes", c.MARL.AtteEpisodes, 0, MaxTrainEpisodes)
-	inRange("train.marl.intervals", c.MARL.Intervals, 1, MaxTrainIntervals)
-	if err := marl.CheckRollouts(c.MARL.Rollouts); err != nil {
-		errs = append(errs, fmt.Errorf("train.marl.rollouts: %w", err))
-	}
-	if a := c.MARL.Arrivals; a != "" && a != training.ArrivalsUniform && a != training.ArrivalsGoogle {
-		errs = append(errs, fmt.Errorf("train.marl.arrivals: must be %s or %s, got %q", training.ArrivalsUniform, training.ArrivalsGoogle, a))
-	}
-	if !slices.Contains([]string{"small", "medium", "large", DASEachCluster}, c.DAS.Cluster) {
-		errs = append(errs, fmt.Errorf("train.das.cluster: must be small, medium, large or %s, got %q", DASEachCluster, c.DAS.Cluster))
-	}
-	inRange("train.das.episodes", c.DAS.Episodes, 1, MaxTrainEpisodes)
-	inRange("train.das.segment_jobs", c.DAS.SegmentJobs, 1, MaxTrainJobs)
-	inRange("train.das.val_jobs", c.DAS.ValJobs, 0, MaxTrainJobs)
-	if !(c.DAS.MinNotFIFO >= 0 && c.DAS.MinNotFIFO <= 1) {
-		errs = append(errs, fmt.Errorf("train.das.min_not_fifo: must be in [0, 1], got %v", c.DAS.MinNotFIFO))
-	}
-	if len(c.DAS.LearningRates) == 0 || len(c.DAS.LearningRates) > MaxLearningRates {
-		errs = append(errs, fmt.Errorf("train.das.learning_rates: give 1 to %d rates, got %d", MaxLearningRates, len(c.DAS.LearningRates)))
-	}
-	for i, lr := range c.DAS.LearningRates {
-		// Adam's step is about lr per parameter: above 1 it diverges.
-		if !(lr > 0 && lr <= 1) {
-			errs = append(errs, fmt.Errorf("train.das.learning_rates[%d]: must be in (0, 1], got %v", i, lr))
-		}
-	}
+	// Each section's one range check, declared with it.
+	errs = append(errs, training.SectionRegistry.Check(c.Sections))
 	return errors.Join(errs...)
 }
 
 // DASEachCluster as train.das.cluster trains every model of a trace-source
 // family (das, dl2, rifling) once per cluster it is evaluated on.
-const DASEachCluster = "each"
+const DASEachCluster = daspaper.EachCluster

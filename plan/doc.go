@@ -7,7 +7,8 @@
 //
 //   - Config, the part of a run's configuration a plan reads (the sim and
 //     train sections, SimConfig and TrainConfig, declared and range-checked
-//     here; eval; the run's job trace), and Plan (New): every run
+//     here but for the families' train.<section>s, which their packages
+//     declare and check; eval; the run's job trace), and Plan (New): every run
 //     experiment's spec, inputs and speed model, built once.
 //   - Config.Standalone, an experiment as schedlab eval runs it outside a
 //     run, by the same function as the run's.

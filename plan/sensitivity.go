@@ -9,7 +9,8 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // SensitivityPart is the plan of one part of the sensitivity experiment:
@@ -56,9 +57,10 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 	s := evaluation.SensitivitySection.Get(&c.Eval)
 	// Short trainings: the part's episodes, on the evaluated cluster.
 	tc := c
-	tc.Train.MARL.Episodes, tc.Train.MARL.Intervals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals
-	tc.Train.MARL.Arrivals = training.ArrivalsUniform
-	tc.Train.DAS.Episodes, tc.Train.DAS.Cluster = s.DAS.Episodes, DASEachCluster
+	marl.Section.Edit(&tc.Train.Sections, func(m *marl.Settings) {
+		m.Episodes, m.Intervals, m.Arrivals = s.MARLDevice.Episodes, s.MARLDevice.TrainIntervals, marl.ArrivalsUniform
+	})
+	daspaper.Section.Edit(&tc.Train.Sections, func(d *daspaper.Settings) { d.Episodes, d.Cluster = s.DAS.Episodes, DASEachCluster })
 	var parts []SensitivityPart
 	for _, name := range evaluation.SensitivityParts() {
 		if !slices.Contains(s.Parts, name) {

@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/daspaper"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // A dataSource is what a training.Source means to a plan: where a
@@ -99,7 +100,7 @@ func (traceSource) trainCluster(c Config, v training.Variant) (string, bool) {
 	if c.perCluster(v) {
 		return "", false
 	}
-	return c.Train.DAS.Cluster, true
+	return daspaper.Section.Get(c.Train.Sections).Cluster, true
 }
 
 func (s traceSource) setup(c Config, mt *Training, canon schedulers.Name, v training.Variant, spec evaluation.Spec, cl evaluation.Cluster) error {
@@ -171,7 +172,7 @@ func (marlSource) jctMinutes() bool   { return false }
 func (marlSource) namesCluster() bool { return false }
 
 func (marlSource) summary(d DataSetup) string {
-	if d.Pattern == training.ArrivalsGoogle {
+	if d.Pattern == marl.ArrivalsGoogle {
 		return fmt.Sprintf("%d intervals of arrivals following the Google 2011 pattern", d.Intervals)
 	}
 	return fmt.Sprintf("%d intervals of uniform arrivals", d.Intervals)
@@ -185,12 +186,13 @@ func (marlSource) setup(c Config, mt *Training, canon schedulers.Name, v trainin
 	if err != nil {
 		return err
 	}
-	mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), c.Train.MARL.Intervals, v.Parts
-	if c.Train.MARL.Arrivals == training.ArrivalsGoogle {
+	m := marl.Section.Get(c.Train.Sections)
+	mt.Data.JobsPerPod, mt.Data.Intervals, mt.Data.Parts = evaluation.MARLPaperLoad(built), m.Intervals, v.Parts
+	if m.Arrivals == marl.ArrivalsGoogle {
 		if c.Arrivals == "" {
 			return fmt.Errorf("train %s: train.marl.arrivals is google, but the run ingests no Google 2011 arrivals table (datasets.ingest: google-2011)", canon)
 		}
-		mt.Data.Pattern, mt.Data.ArrivalsFile = training.ArrivalsGoogle, c.Arrivals
+		mt.Data.Pattern, mt.Data.ArrivalsFile = marl.ArrivalsGoogle, c.Arrivals
 	}
 	// The paper trains on jobs placed in batches, one per scheduling
 	// interval, however the experiment places its test jobs
@@ -217,7 +219,7 @@ func (marlSource) setup(c Config, mt *Training, canon schedulers.Name, v trainin
 // Parts partitions (0: one per pod) validating.
 func (marlSource) draw(d DataSetup, cluster *sim.Cluster, sc sim.Config, _ []datasets.Job, arrivals []datasets.Arrival, workload *rand.Rand) (training.Data, error) {
 	kind := datasets.MARLUniform
-	if d.Pattern == training.ArrivalsGoogle {
+	if d.Pattern == marl.ArrivalsGoogle {
 		kind = datasets.MARLGoogle
 		if len(arrivals) == 0 {
 			return training.Data{}, fmt.Errorf("the google arrival pattern needs the arrivals table %s, and none was read", d.ArrivalsFile)

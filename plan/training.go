@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // ModelKey names the model directory (under models/) a learned scheduler
@@ -39,7 +40,7 @@ func (c Config) ModelKey(canon schedulers.Name, cluster sim.ClusterSpec) string 
 // variant whose model is built for one machine count (Variant.PerCluster)
 // always.
 func (c Config) perCluster(v training.Variant) bool {
-	return c.Train.DAS.Cluster == DASEachCluster || v.PerCluster
+	return daspaper.Section.Get(c.Train.Sections).Cluster == DASEachCluster || v.PerCluster
 }
 
 // Replicas is how many models of canon the run trains under model key
@@ -118,7 +119,7 @@ type DataSetup struct {
 	Intervals  int     `json:"intervals,omitempty"`
 	Parts      int     `json:"parts,omitempty"`
 	// Pattern is the arrivals' (train.marl.arrivals): "" for uniform (so
-	// that a uniform training keeps its cache key), training.ArrivalsGoogle
+	// that a uniform training keeps its cache key), marl.ArrivalsGoogle
 	// for the counts of ArrivalsFile's first Intervals rows, scaled to
 	// JobsPerPod on average. ArrivalsFile is the run artifact of the
 	// arrivals table, an input of the training stage.
@@ -211,7 +212,7 @@ func TrainingSim(sc sim.Config) sim.Config {
 // familyConfig is f's config, taken from the train.* sections it reads
 // (Family.Configure), validated.
 func (c Config) familyConfig(f training.Family) (training.Config, error) {
-	cfg := f.Configure(training.Sections{DAS: c.Train.DAS, MARL: c.Train.MARL})
+	cfg := f.Configure(c.Train.Sections)
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("train.%s.%w", f.Section(), err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // stageKind names what a stage of the DAG is: its name up to the first
@@ -84,7 +85,7 @@ func TestEveryStageKindConforms(t *testing.T) {
 	// A DAS-paper training on 10 jobs a segment runs the same code as on
 	// quickConfig's 50, in a fraction of the time (3 s here under the race
 	// detector, 10 s on 30).
-	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 10, 5
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.SegmentJobs, d.ValJobs = 10, 5 })
 	dag, err := Build(cfg)
 	if err != nil {
 		t.Fatal(err)

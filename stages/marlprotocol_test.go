@@ -18,7 +18,7 @@ import (
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // paperProtocolConfig is quickConfig's marl-arrivals with marl-device,
@@ -36,7 +36,7 @@ func paperProtocolConfig(t *testing.T) *Config {
 	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device"} })
 	cfg.Eval.MARLServers.Schedulers = []string{"lb", "marl-device"}
 	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Placement = evaluation.PlacementArrival })
-	cfg.Train.MARL.Arrivals = training.ArrivalsGoogle
+	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Arrivals = marl.ArrivalsGoogle })
 	return cfg
 }
 
@@ -64,7 +64,7 @@ func TestMARLPaperProtocol(t *testing.T) {
 			t.Errorf("%s: inputs %v lack the arrivals table %s", st.Name(), st.Inputs(), table)
 		}
 		mt := st.Config().(*plan.Training)
-		if mt.Data.Pattern != training.ArrivalsGoogle || mt.Data.ArrivalsFile != table || mt.Sim.Trigger != sim.TriggerInterval {
+		if mt.Data.Pattern != marl.ArrivalsGoogle || mt.Data.ArrivalsFile != table || mt.Sim.Trigger != sim.TriggerInterval {
 			t.Errorf("%s: data %+v, trigger %s: want the google pattern of %s, interval triggers", st.Name(), mt.Data, mt.Sim.Trigger, table)
 		}
 		raw, _ := json.Marshal(mt)
@@ -93,7 +93,7 @@ func TestMARLPaperProtocol(t *testing.T) {
 	}
 
 	cfg = paperProtocolConfig(t)
-	cfg.Train.MARL.Arrivals = training.ArrivalsUniform
+	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Arrivals = marl.ArrivalsUniform })
 	mt, err := cfg.Plan().Training("marl-device", "", "")
 	if err != nil {
 		t.Fatal(err)

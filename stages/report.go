@@ -83,7 +83,7 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := writeTimings(dir, cfg, m); err != nil {
 		return err
 	}
-	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg), TrainArrivals: cfg.Train.MARL.Arrivals})
+	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg), TrainArrivals: training.TrainingArrivals(cfg.Train.Sections)})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -474,5 +474,5 @@ func demoteHeadings(md string, n int) string {
 // learnedEpisodes is, for each variant of an Episodic family, the
 // training episodes of its models under cfg: the claims' "tested at".
 func learnedEpisodes(cfg *Config) map[string]int {
-	return training.Episodes(training.Sections{DAS: cfg.Train.DAS, MARL: cfg.Train.MARL})
+	return training.Episodes(cfg.Train.Sections)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sensitivity"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // sensitivityConfig lists only the sensitivity experiment, marl-device on
@@ -148,7 +149,7 @@ func TestSensitivityDAS(t *testing.T) {
 			s.InterferenceScales = s.InterferenceScales[1:]
 		}
 	})
-	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 20, 10
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.SegmentJobs, d.ValJobs = 20, 10 })
 	md := string(runSensitivity(t, cfg)["tables/sensitivity.md"])
 	want := []string{"| das | 1 | 2 |", "on small;"}
 	if sensitivityConfig().Plan().PaperEnvironment(evaluation.PaperDAS) == "" {

@@ -19,6 +19,8 @@ import (
 	"github.com/schedlab/schedlab/profiling"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 func quickConfig() *Config {
@@ -34,8 +36,8 @@ func quickConfig() *Config {
 			MARLTopologies: evaluation.MARLGridConfig{Schedulers: []string{"tetris"}, Intervals: 3, Clusters: []evaluation.Cluster{
 				{Name: "vl2-k4", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "power8"}},
 				{Name: "bcube", Spec: sim.ClusterSpec{Topology: "bcube", N: 3, K: 2, Servers: "power8"}}}}},
-		Train: plan.TrainConfig{Seeds: 1, MARL: plan.MARLTrainConfig{Episodes: 1, AtteEpisodes: 1, Intervals: 4},
-			DAS: plan.DASTrainConfig{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20}}}
+		Train: plan.TrainConfig{Seeds: 1, Sections: daspaper.Section.With(marl.Section.With(training.Sections{}, marl.Settings{Episodes: 1, AtteEpisodes: 1, Intervals: 4}),
+			daspaper.Settings{Cluster: "small", Episodes: 1, SegmentJobs: 50, LearningRates: []float64{1e-4}, ValJobs: 20})}}
 	evaluation.DASTable1Section.Set(&cfg.Eval, evaluation.DASTable1Config{Schedulers: []string{"fifo-ff", "tetris"}, MaxJobs: 300, TestFraction: 0.2})
 	evaluation.DASLoadSection.Set(&cfg.Eval, evaluation.DASLoadConfig{Schedulers: []string{"fifo-ff"}, Rates: []float64{0.5, 2}})
 	evaluation.MARLArrivalsSection.Set(&cfg.Eval, evaluation.MARLArrivalsConfig{Schedulers: []string{"lb", "lif"}, K: 4, Intervals: 4, FittedInterference: true})
@@ -197,7 +199,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg.Eval.MARLServers.Schedulers = []string{"tetris", "marl-device"}
 	cfg.Eval.MARLVsSingle = evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
 		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}}
-	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 30, 10
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.SegmentJobs, d.ValJobs = 30, 10 })
 	dag, err := Build(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +297,7 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 // per evaluated cluster, shared by the experiments that evaluate there.
 func TestDASModelPerCluster(t *testing.T) {
 	cfg := quickConfig()
-	cfg.Train.DAS.Cluster = plan.DASEachCluster
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.Cluster = plan.DASEachCluster })
 	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das"} })
 	evaluation.DASLoadSection.Edit(&cfg.Eval, func(s *evaluation.DASLoadConfig) { s.Schedulers = []string{"das"} })
 	dag, err := Build(cfg)

@@ -13,13 +13,13 @@ func TestMARLRolloutsKey(t *testing.T) {
 	cfg := quickConfig()
 	for _, n := range []int{-1, marl.MaxRollouts + 1} {
 		tc := cfg.Train
-		tc.MARL.Rollouts = n
+		marl.Section.Edit(&tc.Sections, func(m *marl.Settings) { m.Rollouts = n })
 		err := tc.Validate()
 		if err == nil || !strings.Contains(err.Error(), "train.marl.rollouts: must be in [0, 64]") {
 			t.Errorf("rollouts %d: %v, want the key's bound", n, err)
 		}
 	}
-	cfg.Train.MARL.Rollouts = 3
+	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Rollouts = 3 })
 	if err := cfg.Train.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
@@ -103,7 +104,7 @@ func TestTrainingStagesNoLeak(t *testing.T) {
 // when the training cluster prunes fewer jobs than the evaluated ones.
 func TestTrainingDataTraceSplit(t *testing.T) {
 	cfg := learnedConfig()
-	cfg.Train.DAS.Cluster = "large"
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.Cluster = "large" })
 	mt, err := cfg.Plan().Training("das", "", "")
 	if err != nil {
 		t.Fatal(err)

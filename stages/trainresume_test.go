@@ -15,6 +15,8 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training/daspaper"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // killingExecutor runs tasks in this process, one at a time. A training
@@ -94,7 +96,8 @@ func resumeConfig() *Config {
 		s.Schedulers = []string{"lb", "marl-device"}
 		s.FittedInterference = false
 	})
-	cfg.Train.DAS.Episodes, cfg.Train.MARL.Episodes = 3, 3
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.Episodes = 3 })
+	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes = 3 })
 	return cfg
 }
 
@@ -141,7 +144,7 @@ func TestTrainingResumesOnRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ex.first) != 2 || ex.first["rifling@"+resumeConfig().Train.DAS.Cluster] != 2 {
+	if len(ex.first) != 2 || ex.first["rifling@"+daspaper.Section.Get(resumeConfig().Train.Sections).Cluster] != 2 {
 		t.Errorf("first episode of each retried training: %v, want 2 for both", ex.first)
 	}
 	for name, first := range ex.first {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // kindCounter is a local executor that counts the tasks of each kind it
@@ -47,7 +48,7 @@ func TestSpreadRolloutsRun(t *testing.T) {
 			s.Schedulers = []string{"lb", "marl-device"}
 			s.FittedInterference = false
 		})
-		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 3, 2
+		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 3, 2 })
 		cfg.Out, cfg.Workers = t.TempDir(), 2
 		dag, err := Build(cfg)
 		if err != nil {
@@ -168,7 +169,7 @@ func TestSpreadTrainingResumes(t *testing.T) {
 			s.Schedulers = []string{"marl-device"}
 			s.FittedInterference = false
 		})
-		cfg.Train.MARL.Episodes, cfg.Train.MARL.Rollouts = 4, 2
+		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 4, 2 })
 		cfg.Out, cfg.Workers = dir, 2
 		dag, err := Build(cfg)
 		if err != nil {

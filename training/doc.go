@@ -18,8 +18,10 @@
 //  1. Write the family's package, training/<name>, with a family.go: a
 //     type implementing Family (name; Variants, each a schedulers.Info; the
 //     Source of its jobs; the train.<Section> of the run configuration it
-//     reads; Configure, taking its settings from that section of Sections
-//     into a config of its own (JSON tags, as the training stage records
+//     reads, declared once by the package that owns it with DeclareSection
+//     (its type, documented defaults and range check; marl.Section and
+//     daspaper.Section are the two); Configure, taking its settings from
+//     that section of Sections (Section.Get) into a config of its own (JSON tags, as the training stage records
 //     it, and a Validate); Files, Train writing them into TrainSpec.Dir with
 //     WriteCurves, and Open), and `func init() { training.Register(family{}) }`.
 //  2. Add the one line `_ "github.com/schedlab/schedlab/training/<name>"`
@@ -43,8 +45,8 @@
 // validation and evaluated jobs) under the experiment's simulator
 // configuration and interference model, and evaluates it; schedlab train
 // --family <name> trains the same model alone. A new data source (a Source
-// value and its planning in plan/source.go) or a new train.* section (a
-// field of Sections, declared in this package with its keys' defaults and
-// docs in SectionDefaults) is the only change outside the two places
-// above.
+// value and its planning in plan/source.go) is the only change outside the
+// two places above: a new train.* section needs none (the decoder,
+// `schedlab config defaults`, the checks and the configuration hash reach
+// it through SectionRegistry).
 package training

@@ -71,3 +71,32 @@ func TrainBytesPerServer(name schedulers.Name) int64 {
 	}
 	return 0
 }
+
+// A family that says Arrivals names, in words ("uniform",
+// "Google-pattern"), the arrival pattern its variants' training jobs
+// follow under the run's sections, for the claims that say what a row was
+// tested at.
+type Arrivals interface {
+	Family
+	// TrainingArrivals is the arrival pattern of v's training jobs under
+	// s, "" for none worth naming.
+	TrainingArrivals(v schedulers.Name, s Sections) string
+}
+
+// TrainingArrivals is, by variant name, the arrival pattern of the
+// training jobs of every variant of every registered Arrivals family
+// under s.
+func TrainingArrivals(s Sections) map[string]string {
+	out := map[string]string{}
+	for _, name := range Families() {
+		f, _ := Lookup(name)
+		a, ok := f.(Arrivals)
+		if !ok {
+			continue
+		}
+		for _, v := range f.Variants() {
+			out[string(v.Info.Name)] = a.TrainingArrivals(v.Info.Name, s)
+		}
+	}
+	return out
+}

@@ -33,8 +33,8 @@ type Family interface {
 	// Source is where the family's training jobs come from.
 	Source() Source
 	// Section is the key under train.* of the run configuration that holds
-	// the family's settings (das, marl): the field of Sections Configure
-	// reads.
+	// the family's settings (das, marl): a section declared with
+	// DeclareSection, by this family's package or one it shares it with.
 	Section() string
 	// Configure returns a pointer to a fresh config holding the family's
 	// settings, taken from its section of s; the stages record it in the
@@ -74,128 +74,6 @@ func Version(f Family) string {
 type Config interface {
 	Validate() error
 }
-
-// Sections are the run configuration's train.das and train.marl, the
-// settings the families share by source: each family's Configure reads the
-// keys of its Section it knows. They are declared here, with the families
-// that read them; the run configuration (plan.TrainConfig) holds them.
-type Sections struct {
-	DAS  DASSection
-	MARL MARLSection
-}
-
-// SectionDefaults declares the sections with their types: each section's
-// keys with their default values and a comment on each saying what it
-// means, as YAML, by its key under train.* (the field of Sections in
-// lower case). The run configuration's embedded defaults hold them under
-// train.<key>, and `schedlab config defaults` prints them there.
-// TestSectionDefaults holds them to the types: every key, decoded
-// strictly, and every field given.
-func SectionDefaults() map[string]string {
-	return map[string]string{
-		"marl": `# Training of the learned schedulers marl-arrivals names, on its fat-tree
-# and load, with job speeds from the fitted interference model: episodes
-# of MARL training (0: the family's default, 30) and of Atte
-# (atte_episodes; 0: 20),
-# over intervals of arrivals (90 % of each pod's jobs train).
-episodes: 3
-atte_episodes: 3
-intervals: 10
-# The training jobs' arrival pattern: uniform (the paper's load per pod
-# in every interval) or google (each interval's count follows the run's
-# ingested Google 2011 arrivals table, scaled to the same mean load: the
-# MARL paper's training, §VI-A; needs datasets.ingest of google-2011).
-arrivals: uniform
-# Episodes of MARL training collected side by side per update (0 to
-# 64; 0, the default, and 1 both mean one episode at a time, an update
-# per interval): at each 30-minute decision point one update learns
-# from all of them (the mean of their gradients) and Adam takes one
-# step. The episodes go in iterations of this many, each rollout on a
-# worker the run lends when idle; the model's bytes depend on this
-# value, never on the workers. Each rollout holds about 0.35 GB at
-# k = 20.
-rollouts: 0
-`,
-		"das": `# Training of the DAS-paper learned schedulers das-table1 names (das,
-# da, da+mc, da+rwgp, dl2, rifling) on the first 80 % of its trace (the
-# last fifth of it validates; the evaluated jobs are never seen), on one
-# cluster (small, medium, large), each model then evaluated on every
-# cluster; or "each": one model per evaluated cluster, as in the paper
-# (three times the training; models/<name>/<cluster id>/).
-cluster: small
-# Episodes per learning rate, of segment_jobs consecutive jobs (the
-# paper: 1000), and the learning-rate grid chosen from by validation
-# (learning_rates; the paper: 1e-4, 5e-5, 1e-5, 5e-6, 1e-6).
-episodes: 1
-segment_jobs: 60
-learning_rates: [1e-4]
-# Validation jobs simulated after each episode; 0 means all.
-val_jobs: 30
-# A DAS model (das, its ablations, das-mappo, the das-tuning rows) whose
-# final policy's share of validation decisions unlike FIFO-FirstFit's
-# exceeds the untrained reference's (a network that learned nothing,
-# which differs by how it breaks ties) by less than this fails its
-# training: it did not learn. 0 checks nothing.
-min_not_fifo: 0
-`,
-	}
-}
-
-// DASSection (train.das) sizes the training of the DAS-paper learned
-// schedulers (das, da, da+mc, da+rwgp, dl2, rifling) that das-table1
-// names. They train on the training part of das-table1's trace (the first
-// 80 %; of it the last fifth validates), never on the jobs the table
-// evaluates (plan.TrainingData), under the simulator configuration and
-// interference model of the first experiment that names them.
-type DASSection struct {
-	// Cluster the models train on (small, medium, large), each model then
-	// evaluated on every cluster (the policies do not depend on the machine
-	// count); or "each": every model trained once per cluster it is
-	// evaluated on, as in the paper (three times the training).
-	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
-	// Episodes per learning rate, and jobs per episode (1000 in the paper).
-	Episodes    int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
-	SegmentJobs int `mapstructure:"segment_jobs" yaml:"segment_jobs" json:"segment_jobs"`
-	// LearningRates of DAS and its ablations, chosen from by validation
-	// (the paper's grid: 1e-4, 5e-5, 1e-5, 5e-6, 1e-6).
-	LearningRates []float64 `mapstructure:"learning_rates" yaml:"learning_rates" json:"learning_rates"`
-	// ValJobs caps the validation jobs simulated after each episode; 0 all.
-	ValJobs int `mapstructure:"val_jobs" yaml:"val_jobs" json:"val_jobs"`
-	// MinNotFIFO is the least margin by which a trained DAS model's share
-	// of validation decisions unlike FIFO-FirstFit's must exceed its
-	// untrained reference's (das.UntrainedReference); 0 checks nothing.
-	MinNotFIFO float64 `mapstructure:"min_not_fifo" yaml:"min_not_fifo" json:"min_not_fifo"`
-}
-
-// MARLSection (train.marl) sizes the training of the MARL-GNN variants and
-// of the DeepSys and Atte baselines, on the evaluated cluster at the
-// paper's load.
-type MARLSection struct {
-	// Episodes of MARL training (passes over the training jobs); 0 means
-	// the family's default.
-	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
-	// AtteEpisodes of Atte training; 0 means the default.
-	AtteEpisodes int `mapstructure:"atte_episodes" yaml:"atte_episodes" json:"atte_episodes"`
-	// Intervals of arrivals in the training workload (90 % of each pod's
-	// jobs train, 10 % validate, as in the paper).
-	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-	// Arrivals is the training workload's arrival pattern: ArrivalsUniform
-	// or ArrivalsGoogle (the run's Google 2011 arrivals table, MARL
-	// §VI-A's "job arrival pattern … extracted from Google cluster
-	// traces"); "" means uniform.
-	Arrivals string `mapstructure:"arrivals" yaml:"arrivals" json:"arrivals,omitempty"`
-	// Rollouts of MARL training collected side by side per update
-	// (marl.Config.Rollouts); 0 (the default) and 1 are one episode at a
-	// time. Omitted from the JSON at 0, so that a configuration without
-	// the key hashes as before it existed.
-	Rollouts int `mapstructure:"rollouts" yaml:"rollouts" json:"rollouts,omitempty"`
-}
-
-// Arrival patterns of MARL training workloads (MARLSection.Arrivals).
-const (
-	ArrivalsUniform = "uniform"
-	ArrivalsGoogle  = "google"
-)
 
 // Variant is one learned scheduler of a family.
 type Variant struct {

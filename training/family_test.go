@@ -13,7 +13,9 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/families"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 func TestFamiliesRegistered(t *testing.T) {
@@ -49,10 +51,8 @@ func TestFamiliesRegistered(t *testing.T) {
 		if !slices.Equal(got, vs) {
 			t.Errorf("%s: variants %v, want %v", name, got, vs)
 		}
-		sections := training.Sections{
-			DAS:  training.DASSection{Cluster: "small", Episodes: 2, SegmentJobs: 100, LearningRates: []float64{1e-4}, ValJobs: 50},
-			MARL: training.MARLSection{Episodes: 3, AtteEpisodes: 4, Intervals: 5},
-		}
+		sections := daspaper.Section.With(training.Sections{}, daspaper.Settings{Cluster: "small", Episodes: 2, SegmentJobs: 100, LearningRates: []float64{1e-4}, ValJobs: 50})
+		sections = marl.Section.With(sections, marl.Settings{Episodes: 3, AtteEpisodes: 4, Intervals: 5})
 		cfg := f.Configure(sections)
 		if err := cfg.Validate(); err != nil {
 			t.Errorf("%s: config invalid: %v", name, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/stages"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // nestYAML writes key (dotted) = value as nested YAML.
@@ -333,8 +334,8 @@ func TestTextLists(t *testing.T) {
 			t.Errorf("%q: %v", tc.text, err)
 			continue
 		}
-		if !slices.Equal(cfg.Train.DAS.LearningRates, tc.want) {
-			t.Errorf("%q: got %v, want %v", tc.text, cfg.Train.DAS.LearningRates, tc.want)
+		if !slices.Equal(daspaper.Section.Get(cfg.Train.Sections).LearningRates, tc.want) {
+			t.Errorf("%q: got %v, want %v", tc.text, daspaper.Section.Get(cfg.Train.Sections).LearningRates, tc.want)
 		}
 	}
 	for _, text := range []string{"", "[]"} {

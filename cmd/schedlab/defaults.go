@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/section"
 	"github.com/schedlab/schedlab/training"
 	"go.yaml.in/yaml/v3"
 )
@@ -18,7 +18,7 @@ import (
 // presets/defaults.yaml with, under eval.<section>, each experiment's
 // section as its registration declares it (evaluation.Experiment.Defaults)
 // and, under train.<section>, each learned family's section as package
-// training declares it (training.SectionDefaults). A kind's section lives
+// the family that owns it declares it (training.DeclareSection). A kind's section lives
 // with its registration, so adding an experiment touches its own package
 // only; `schedlab config defaults` prints the whole page.
 var embeddedDefaults = sync.OnceValues(func() ([]byte, error) {
@@ -40,9 +40,10 @@ var embeddedDefaults = sync.OnceValues(func() ([]byte, error) {
 			return nil, err
 		}
 	}
-	secs := training.SectionDefaults()
-	for _, name := range slices.Sorted(maps.Keys(secs)) {
-		if err := addSection(root, "train."+name, secs[name], "package training's SectionDefaults"); err != nil {
+	decls := training.SectionRegistry.Decls()
+	slices.SortFunc(decls, func(a, b section.Decl) int { return strings.Compare(a.Type.Key(), b.Type.Key()) })
+	for _, d := range decls {
+		if err := addSection(root, "train."+d.Type.Key(), d.Defaults, d.From); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/stages"
-	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 // TestTrainSeedsKey: train.seeds and train.replicated decode from every
@@ -66,7 +66,7 @@ func TestPresetReplicates(t *testing.T) {
 		cfg.Profile.GPUShare = stages.GPUShareConfig{}
 		// Nor the Google 2011 arrivals table the paper's MARL trainings
 		// follow: they take uniform arrivals, as many stages.
-		cfg.Train.MARL.Arrivals = training.ArrivalsUniform
+		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Arrivals = marl.ArrivalsUniform })
 		dag, err := stages.Build(cfg)
 		if err != nil {
 			t.Fatal(err)

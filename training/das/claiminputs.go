@@ -3,6 +3,7 @@ package das
 import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // What the claims say a DAS row was tested at: its episodes and trainer.
@@ -12,7 +13,9 @@ var (
 )
 
 // Episodes is train.das.episodes (per learning rate) for every variant.
-func (family) Episodes(_ schedulers.Name, s training.Sections) int { return s.DAS.Episodes }
+func (family) Episodes(_ schedulers.Name, s training.Sections) int {
+	return daspaper.Section.Get(s).Episodes
+}
 
 // TrainedBy is TrainerOf.
 func (family) TrainedBy(v schedulers.Name) string { return TrainerOf(v) }

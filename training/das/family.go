@@ -80,7 +80,9 @@ func (family) Variants() []training.Variant {
 	return vs
 }
 
-func (family) Configure(s training.Sections) training.Config { return daspaper.FromSection(s.DAS) }
+func (family) Configure(s training.Sections) training.Config {
+	return daspaper.FromSection(daspaper.Section.Get(s))
+}
 
 func (family) Files(v schedulers.Name) []string {
 	return []string{string(v) + ".ckpt", string(v) + ".json", training.CurvesFile}

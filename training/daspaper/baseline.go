@@ -30,7 +30,7 @@ type PaperConfig struct {
 
 // FromSection is the PaperConfig of the run's train.das (its cluster is
 // the stages' to use).
-func FromSection(s training.DASSection) *PaperConfig {
+func FromSection(s Settings) *PaperConfig {
 	return &PaperConfig{Episodes: s.Episodes, SegmentJobs: s.SegmentJobs, LearningRates: slices.Clone(s.LearningRates), ValJobs: s.ValJobs, MinNotFIFO: s.MinNotFIFO}
 }
 
@@ -112,7 +112,7 @@ func (b *Baseline) Variants() []training.Variant {
 	return []training.Variant{{Info: b.Info, PerCluster: b.PerCluster}}
 }
 
-func (b *Baseline) Configure(s training.Sections) training.Config { return FromSection(s.DAS) }
+func (b *Baseline) Configure(s training.Sections) training.Config { return FromSection(Section.Get(s)) }
 
 func (b *Baseline) Files(schedulers.Name) []string {
 	return append(append([]string{b.ModelFile}, b.ExtraFiles...), training.CurvesFile)

@@ -8,4 +8,6 @@ import (
 var _ training.Episodic = (*Baseline)(nil)
 
 // Episodes is train.das.episodes for every variant of the baseline.
-func (b *Baseline) Episodes(_ schedulers.Name, s training.Sections) int { return s.DAS.Episodes }
+func (b *Baseline) Episodes(_ schedulers.Name, s training.Sections) int {
+	return Section.Get(s).Episodes
+}

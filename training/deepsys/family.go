@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 func init() { training.Register(family{}) }
@@ -44,7 +45,7 @@ func (family) Variants() []training.Variant {
 }
 
 func (family) Configure(s training.Sections) training.Config {
-	return &FamilyConfig{AtteEpisodes: s.MARL.AtteEpisodes}
+	return &FamilyConfig{AtteEpisodes: marl.Section.Get(s).AtteEpisodes}
 }
 
 // Files: DeepSys fits a speed model and has no learning curve.

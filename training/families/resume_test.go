@@ -17,8 +17,9 @@ import (
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
+	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/deepsys"
-	_ "github.com/schedlab/schedlab/training/marl"
+	"github.com/schedlab/schedlab/training/marl"
 )
 
 var errKilled = errors.New("killed after the checkpoint")
@@ -52,7 +53,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 			if lrs == nil {
 				lrs = das.DefaultConfig().LearningRates
 			}
-			cfg := f.Configure(training.Sections{DAS: training.DASSection{Episodes: episodes, SegmentJobs: 20, ValJobs: 20, LearningRates: lrs}})
+			cfg := f.Configure(daspaper.Section.With(training.Sections{}, daspaper.Settings{Episodes: episodes, SegmentJobs: 20, ValJobs: 20, LearningRates: lrs}))
 			return training.TrainSpec{Variant: v, Cluster: small, ClusterName: "small", Data: training.Data{Train: split.Train, Val: split.Val},
 				Sim: sim.DefaultConfig(), Seed: 7, Config: cfg, Meta: datasets.FileMeta{Source: "test"}}
 		}
@@ -75,7 +76,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 			if parts == 0 {
 				train, val = datasets.SplitMARL(jobs, ft.Pods, 0.1, 1800)
 			}
-			cfg := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: episodes, AtteEpisodes: episodes}})
+			cfg := f.Configure(marl.Section.With(training.Sections{}, marl.Settings{Episodes: episodes, AtteEpisodes: episodes}))
 			return training.TrainSpec{Variant: v, Cluster: ft, ClusterName: "fattree-k4", Data: training.Data{Train: train, Val: val},
 				Sim: interval, Seed: 7, Config: cfg, Meta: datasets.FileMeta{Source: "test"}}
 		}

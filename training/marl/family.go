@@ -67,9 +67,10 @@ func (family) Variants() []training.Variant {
 func (family) Version() string { return "2" }
 
 func (family) Configure(s training.Sections) training.Config {
-	fc := &FamilyConfig{Episodes: s.MARL.Episodes}
-	if s.MARL.Rollouts > 1 { // 0 and 1 are the same training: one key
-		fc.Rollouts = s.MARL.Rollouts
+	m := Section.Get(s)
+	fc := &FamilyConfig{Episodes: m.Episodes}
+	if m.Rollouts > 1 { // 0 and 1 are the same training: one key
+		fc.Rollouts = m.Rollouts
 	}
 	return fc
 }
@@ -160,8 +161,8 @@ const PaperVariantName schedulers.Name = "marl-device-paper"
 // EpisodesFor is the number of training episodes variant v gets under
 // the sections s: train.marl.episodes, or the variant's default when 0.
 func EpisodesFor(v schedulers.Name, s training.Sections) int {
-	if s.MARL.Episodes > 0 {
-		return s.MARL.Episodes
+	if e := Section.Get(s).Episodes; e > 0 {
+		return e
 	}
 	return variantConfigOf(v).Episodes
 }

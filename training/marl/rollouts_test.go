@@ -151,7 +151,7 @@ func TestRolloutsThroughFamily(t *testing.T) {
 	}
 	train, val := datasets.SplitMARL(workload(t, c, 0.5, 6, 3), c.Pods, 0.1, 1800)
 	spec := func(rollouts int, res *training.Resume) training.TrainSpec {
-		fc := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: 4, Rollouts: rollouts}}).(*marl.FamilyConfig)
+		fc := f.Configure(marl.Section.With(training.Sections{}, marl.Settings{Episodes: 4, Rollouts: rollouts})).(*marl.FamilyConfig)
 		if err := fc.Validate(); err != nil {
 			t.Fatal(err)
 		}

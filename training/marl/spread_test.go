@@ -95,7 +95,7 @@ func testSpreadSameBytes(t *testing.T, variant string) {
 		episodes = 4
 	}
 	spec := func() training.TrainSpec {
-		fc := f.Configure(training.Sections{MARL: training.MARLSection{Episodes: episodes, Rollouts: 3}})
+		fc := f.Configure(marl.Section.With(training.Sections{}, marl.Settings{Episodes: episodes, Rollouts: 3}))
 		if !f.Spreads(fc) {
 			t.Fatal("three rollouts per update do not spread")
 		}
