@@ -13,6 +13,11 @@
 //   - Observe, Obs: the paper's observation of a decision point (pending
 //     jobs and machines, normalised), DAS's input and the baselines'
 //     features.
+//   - Categorical, PolicyObs: the actor-critic the RL baselines train
+//     with PPO (App. D); Drive, an episode whose Eq. 3 rewards go to the
+//     last action before them; PPOLoop, their training loop (per episode
+//     a sampled run, GAE, one PPO update, a validation, curve rows); and
+//     Evaluation, what a deterministic policy achieved.
 //   - PaperConfig, Baseline, BaselineOptions: the run configuration's
 //     train.das section and the training.Family of a baseline (one
 //     variant, one model file, trained on the trace).

@@ -2,9 +2,7 @@ package dl2
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 
@@ -21,10 +19,7 @@ import (
 const Stage = "train-dl2"
 
 // Evaluation is what the deterministic policy achieved on a job set.
-type Evaluation struct {
-	Return  float64
-	Metrics sim.Metrics
-}
+type Evaluation = daspaper.Evaluation
 
 // Result is a training run.
 type Result struct {
@@ -71,37 +66,29 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 		}
 		res.FinalVal = res.WarmVal
 	}
-	base := training.Curve{Family: "dl2", Variant: "dl2", Cluster: opts.ClusterName}
-	for ep := saved.Ep; ep < cfg.Episodes; ep++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		seg := daspaper.Segment(split.Train, cfg.SegmentJobs, segRng)
-		out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, nil)
-		if err != nil {
-			return nil, fmt.Errorf("dl2: episode %d: %w", ep, err)
-		}
-		row := base.Row(ep, "train", out.ret, out.metrics)
-		if out.r.Len() > 0 {
-			out.r.ComputeGAE(cfg.Gamma, cfg.Lambda, 0)
-			st := rl.PPOUpdate(m, out.r, cfg.PPO, true, updRng)
-			row.PolicyLoss, row.ValueLoss, row.Entropy, row.AdamSteps = st.PolicyLoss, st.ValueLoss, st.Entropy, int64(st.Minibatches)
-		}
-		ev, err := Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
-		if err != nil {
-			return nil, err
-		}
-		res.FinalVal = ev
-		v := base.Row(ep, "validation", ev.Return, ev.Metrics)
-		res.Curves = append(res.Curves, row, v)
-		if opts.OnEpisode != nil {
-			opts.OnEpisode([]training.Curve{row, v})
-		}
-		if opts.Resume != nil {
-			if err := opts.Resume.SaveState("dl2", resumeKey(cfg), ep+1, cfg.Episodes, capture(ep+1, res, s)); err != nil {
-				return nil, err
+	loop := daspaper.PPOLoop{
+		AC: m, PPO: cfg.PPO, Gamma: cfg.Gamma, Lambda: cfg.Lambda, Updates: updRng,
+		Base: training.Curve{Family: "dl2", Variant: "dl2", Cluster: opts.ClusterName},
+		Episode: func(ep int) (daspaper.PPOEpisode, error) {
+			seg := daspaper.Segment(split.Train, cfg.SegmentJobs, segRng)
+			out, err := run(ctx, m, opts.Cluster, opts.Sim, opts.Interference, seg, split.Norm, actRng, nil)
+			if err != nil {
+				return daspaper.PPOEpisode{}, fmt.Errorf("dl2: episode %d: %w", ep, err)
 			}
+			return daspaper.PPOEpisode{Return: out.ret, Metrics: out.metrics, Rollout: out.r}, nil
+		},
+		Validate: func() (Evaluation, error) {
+			return Evaluate(ctx, m, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
+		},
+		Final: &res.FinalVal, Curves: &res.Curves, OnEpisode: opts.OnEpisode,
+	}
+	if opts.Resume != nil {
+		loop.Save = func(ep int) error {
+			return opts.Resume.SaveState("dl2", resumeKey(cfg), ep+1, cfg.Episodes, capture(ep+1, res, s))
 		}
+	}
+	if err := loop.Run(ctx, saved.Ep, cfg.Episodes); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -195,23 +182,7 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 	}
 	collect := rng != nil || teacher != nil
 	n := m.cfg.Jobs
-	first, lastNow := true, 0.0
-	for {
-		st, err := s.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return out, err
-		}
-		if !first {
-			r := daspaper.Eq3(st.Since.Finished, st.Since.Unplaced, norm, m.cfg.Alpha, m.cfg.RewardCap)
-			out.ret += r
-			if k := out.r.Len(); collect && k > 0 {
-				out.r.Steps[k-1].Reward += r
-			}
-		}
-		first = false
+	decide := func(st *sim.State) ([]sim.Placement, error) {
 		rows, chosen := daspaper.Observe(st, n, nil)
 		led := st.Ledger()
 		taken := make([]bool, len(chosen))
@@ -224,11 +195,10 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 			m.features(o, rows, ok, led, st)
 			return o
 		}
-		var pl []sim.Placement
 		if teacher != nil {
 			tp, err := teacher.Schedule(ctx, st)
 			if err != nil {
-				return out, err
+				return nil, err
 			}
 			for _, p := range tp {
 				r := slices.IndexFunc(chosen, func(js *sim.JobState) bool { return js.Index == p.Job })
@@ -244,39 +214,34 @@ func run(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, model sim
 					led.Take(sl.Server, js.Instances[i].Demand)
 				}
 			}
-			pl = tp
-		} else {
-			for {
-				o := obs()
-				a, lp, v := m.Pick(o, rng)
-				if a < 0 {
-					break
-				}
-				js := chosen[a]
-				pl = append(pl, sim.Placement{Job: js.Index, Slots: firstFit(led, js)})
-				taken[a] = true
-				if collect {
-					out.r.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Index: a}, LogProb: lp, Value: v})
-				}
+			return tp, nil
+		}
+		var pl []sim.Placement
+		for {
+			o := obs()
+			a, lp, v := m.Pick(o, rng)
+			if a < 0 {
+				break
+			}
+			js := chosen[a]
+			pl = append(pl, sim.Placement{Job: js.Index, Slots: firstFit(led, js)})
+			taken[a] = true
+			if collect {
+				out.r.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Index: a}, LogProb: lp, Value: v})
 			}
 		}
-		if err := s.Apply(pl); err != nil {
-			return out, err
-		}
-		lastNow = st.Now
+		return pl, nil
 	}
-	res := s.Result()
-	var tail []sim.JobResult
-	for _, j := range res.Jobs {
-		if j.FinishS > lastNow {
-			tail = append(tail, j)
+	credit := func(r float64, done bool) {
+		out.ret += r
+		if k := out.r.Len(); collect && k > 0 {
+			out.r.Steps[k-1].Reward += r
+			out.r.Steps[k-1].Done = out.r.Steps[k-1].Done || done
 		}
 	}
-	r := daspaper.Eq3(tail, nil, norm, m.cfg.Alpha, m.cfg.RewardCap)
-	out.ret += r
-	if k := out.r.Len(); collect && k > 0 {
-		out.r.Steps[k-1].Reward += r
-		out.r.Steps[k-1].Done = true
+	res, err := daspaper.Drive(ctx, s, norm, m.cfg.Alpha, m.cfg.RewardCap, decide, credit)
+	if err != nil {
+		return out, err
 	}
 	out.metrics = res.Metrics
 	return out, nil

@@ -69,14 +69,66 @@ func MaskedSoftmaxRow(s []float64, present []bool) {
 		clear(s)
 		return
 	}
-	var sum float64
-	for j, v := range s {
-		if present != nil && !present[j] {
-			s[j] = 0
-			continue
+	// Shift by the maximum (absent entries to 0, whose exponential is
+	// cleared again below), exponentiate, and sum in order: an absent
+	// entry adds +0, which changes no sum, so the sum is that of the
+	// present entries alone.
+	inRange := true
+	if present == nil {
+		for j, v := range s {
+			x := v - m
+			s[j] = x
+			inRange = inRange && x >= expLo
 		}
-		s[j] = math.Exp(v - m)
-		sum += s[j]
+	} else {
+		present = present[:len(s)]
+		for j, v := range s {
+			x := 0.0
+			if present[j] {
+				x = v - m
+			}
+			s[j] = x
+			inRange = inRange && x >= expLo
+		}
+	}
+	expInPlace(s, inRange)
+	if present != nil {
+		for j, ok := range present {
+			if !ok {
+				s[j] = 0
+			}
+		}
+	}
+	var sum float64
+	for _, v := range s {
+		sum += v
 	}
 	floats.Scale(1/sum, s)
+}
+
+// expLo is the least argument of exp4y: above it math.Exp's amd64 code
+// takes no special case and no denormal scaling.
+const expLo = -708
+
+// expInPlace sets x[j] = math.Exp(x[j]), bit for bit, four at a time
+// where the machine allows and inRange reports that every x[j] is in
+// [expLo, 0] (a softmax's shifted scores; NaN is not).
+func expInPlace(x []float64, inRange bool) {
+	if !haveFMA || !inRange {
+		for j, v := range x {
+			x[j] = math.Exp(v)
+		}
+		return
+	}
+	n4 := len(x) &^ 3
+	if n4 > 0 {
+		exp4y(&x[0], n4)
+	}
+	if n4 < len(x) {
+		// The last one to three in a block of four, padded with zeros.
+		var tail [4]float64
+		copy(tail[:], x[n4:])
+		exp4y(&tail[0], 4)
+		copy(x[n4:], tail[:])
+	}
 }

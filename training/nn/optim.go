@@ -20,7 +20,13 @@ func GradNorm(ps *Params) float64 {
 	var s float64
 	for _, p := range ps.list {
 		for _, g := range p.Grad {
-			s += g * g
+			// A zero gradient adds +0, which changes no sum that started
+			// from +0: skipping it keeps the bits and shortens the chain
+			// of dependent additions (a layer whose inputs are zero has
+			// whole rows of zero gradients).
+			if g != 0 {
+				s += g * g
+			}
 		}
 	}
 	return math.Sqrt(s)
@@ -103,9 +109,17 @@ func NewAdam(ps *Params, cfg AdamConfig) *Adam {
 		panic(err.Error())
 	}
 	a := &Adam{cfg: cfg.withDefaults(), ps: ps}
+	// The moments of all parameters lie in one slice each, a.m[i] and
+	// a.v[i] being parameter i's part.
+	size := 0
 	for _, p := range ps.list {
-		a.m = append(a.m, make([]float64, len(p.Data)))
-		a.v = append(a.v, make([]float64, len(p.Data)))
+		size += len(p.Data)
+	}
+	m, v := make([]float64, size), make([]float64, size)
+	for _, p := range ps.list {
+		k := len(p.Data)
+		a.m, a.v = append(a.m, m[:k:k]), append(a.v, v[:k:k])
+		m, v = m[k:], v[k:]
 	}
 	return a
 }
@@ -126,17 +140,29 @@ func (a *Adam) Step() float64 {
 	c := a.cfg
 	bc1 := 1 - math.Pow(c.Beta1, float64(a.t))
 	bc2 := 1 - math.Pow(c.Beta2, float64(a.t))
+	coefs := adamCoefs{c.Beta1, 1 - c.Beta1, c.Beta2, 1 - c.Beta2, c.LR, bc1, bc2, c.Eps}
 	for i, p := range a.ps.list {
-		m, v := a.m[i], a.v[i]
-		for j, g := range p.Grad {
-			m[j] = c.Beta1*m[j] + (1-c.Beta1)*g
-			v[j] = c.Beta2*v[j] + (1-c.Beta2)*g*g
+		m, v, g := a.m[i], a.v[i], p.Grad
+		n4 := 0
+		if haveFMA {
+			n4 = len(g) &^ 3
+			if n4 > 0 {
+				adam4y(&p.Data[0], &g[0], &m[0], &v[0], n4, &coefs)
+			}
+		}
+		for j := n4; j < len(g); j++ {
+			m[j] = c.Beta1*m[j] + (1-c.Beta1)*g[j]
+			v[j] = c.Beta2*v[j] + (1-c.Beta2)*g[j]*g[j]
 			p.Data[j] -= c.LR * (m[j] / bc1) / (math.Sqrt(v[j]/bc2) + c.Eps)
 		}
-		clear(p.Grad)
+		clear(g[n4:])
 	}
 	return norm
 }
+
+// adamCoefs is what adam4y needs of a step: β1, 1−β1, β2, 1−β2, the
+// learning rate and the two bias corrections, ε.
+type adamCoefs [8]float64
 
 // SGD is plain stochastic gradient descent, θ ← θ − lr·g, with optional
 // global-norm clipping.

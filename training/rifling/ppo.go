@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -204,36 +203,10 @@ func (p *PPOPolicy) run(ctx context.Context, c *sim.Cluster, sc sim.Config, mode
 			last.Done = last.Done || done
 		}
 	}
-	first, lastNow := true, 0.0
-	for {
-		st, err := s.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return out, err
-		}
-		if !first {
-			credit(daspaper.Eq3(st.Since.Finished, st.Since.Unplaced, norm, p.Config.Alpha, p.Config.RewardCap), false)
-		}
-		first = false
-		pl, err := d.decide(st)
-		if err != nil {
-			return out, err
-		}
-		if err := s.Apply(pl); err != nil {
-			return out, err
-		}
-		lastNow = st.Now
+	res, err := daspaper.Drive(ctx, s, norm, p.Config.Alpha, p.Config.RewardCap, d.decide, credit)
+	if err != nil {
+		return out, err
 	}
-	res := s.Result()
-	var tail []sim.JobResult
-	for _, j := range res.Jobs {
-		if j.FinishS > lastNow {
-			tail = append(tail, j)
-		}
-	}
-	credit(daspaper.Eq3(tail, nil, norm, p.Config.Alpha, p.Config.RewardCap), true)
 	out.metrics, out.roll = res.Metrics, d.roll
 	return out, nil
 }
@@ -305,39 +278,31 @@ func TrainPPO(ctx context.Context, cfg PPOConfig, split daspaper.Split, opts Tra
 	}
 	p := res.Policy
 	segRng, actRng, updRng := rand.New(seg), rand.New(act), rand.New(upd)
-	base := training.Curve{Family: "rifling-ppo", Variant: "rifling-ppo", Cluster: opts.ClusterName}
-	for ep := saved.Ep; ep < cfg.Episodes; ep++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		out, err := p.run(ctx, opts.Cluster, opts.Sim, opts.Interference, daspaper.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, actRng)
-		if err != nil {
-			return nil, fmt.Errorf("rifling-ppo: episode %d: %w", ep, err)
-		}
-		row := base.Row(ep, "train", out.ret, out.metrics)
-		if out.roll.Len() > 0 {
-			out.roll.ComputeGAE(cfg.Gamma, cfg.Lambda, 0)
-			st := rl.PPOUpdate(p.Categorical, out.roll, cfg.PPO, true, updRng)
-			row.PolicyLoss, row.ValueLoss, row.Entropy, row.AdamSteps = st.PolicyLoss, st.ValueLoss, st.Entropy, int64(st.Minibatches)
-		}
-		ev, err := p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
-		if err != nil {
-			return nil, err
-		}
-		res.FinalVal = ev
-		v := base.Row(ep, "validation", ev.Return, ev.Metrics)
-		res.Curves = append(res.Curves, row, v)
-		if opts.OnEpisode != nil {
-			opts.OnEpisode([]training.Curve{row, v})
-		}
-		if opts.Resume != nil {
+	loop := daspaper.PPOLoop{
+		AC: p.Categorical, PPO: cfg.PPO, Gamma: cfg.Gamma, Lambda: cfg.Lambda, Updates: updRng,
+		Base: training.Curve{Family: "rifling-ppo", Variant: "rifling-ppo", Cluster: opts.ClusterName},
+		Episode: func(ep int) (daspaper.PPOEpisode, error) {
+			out, err := p.run(ctx, opts.Cluster, opts.Sim, opts.Interference, daspaper.Segment(split.Train, cfg.SegmentJobs, segRng), split.Norm, actRng)
+			if err != nil {
+				return daspaper.PPOEpisode{}, fmt.Errorf("rifling-ppo: episode %d: %w", ep, err)
+			}
+			return daspaper.PPOEpisode{Return: out.ret, Metrics: out.metrics, Rollout: out.roll}, nil
+		},
+		Validate: func() (Evaluation, error) {
+			return p.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm)
+		},
+		Final: &res.FinalVal, Curves: &res.Curves, OnEpisode: opts.OnEpisode,
+	}
+	if opts.Resume != nil {
+		loop.Save = func(ep int) error {
 			st := ppoState{Ep: ep + 1, Centroids: p.Centroids, Params: p.Params().Values(), Opt: p.Optimizer().State(),
 				Seg: training.RandState(seg), Act: training.RandState(act), Upd: training.RandState(upd),
 				Curves: res.Curves, InitVal: res.InitVal, FinalVal: res.FinalVal}
-			if err := opts.Resume.SaveState("rifling-ppo", key, ep+1, cfg.Episodes, st); err != nil {
-				return nil, err
-			}
+			return opts.Resume.SaveState("rifling-ppo", key, ep+1, cfg.Episodes, st)
 		}
+	}
+	if err := loop.Run(ctx, saved.Ep, cfg.Episodes); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

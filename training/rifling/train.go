@@ -23,11 +23,9 @@ import (
 const Stage = "train-rifling"
 
 // Evaluation is what the greedy policy achieved on a job set; Return is
-// the sum of the placements' rewards.
-type Evaluation struct {
-	Return  float64
-	Metrics sim.Metrics
-}
+// the sum of the placements' rewards (the PPO form's, of its Eq. 3
+// rewards).
+type Evaluation = daspaper.Evaluation
 
 // Result is a training run.
 type Result struct {
