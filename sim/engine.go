@@ -219,6 +219,7 @@ type Sim struct {
 	shapePos    []int32
 	shapeBuf    [][]*JobState
 	started     []*JobState // scratch of Apply
+	preempted   []*JobState // scratch of Do
 
 	// Per-job slices of running jobs come from arenas (arena.go), built
 	// in the scratch buffers first where their length is not known ahead.
