@@ -79,6 +79,11 @@ type Config struct {
 	// CPULoad is where an instance's C_J comes from: request (or empty)
 	// or profile (cpuload.go's CPULoadRequest, CPULoadProfile).
 	CPULoad string `mapstructure:"cpu_load" yaml:"cpu_load,omitempty" json:"cpu_load,omitempty"`
+	// SkipFloor leaves Result's Floor and Metrics.FloorJCTS zero, for a
+	// caller that reports neither (schedlab replay): the floor's bounds
+	// cost as much as replaying a short trace. A choice of the caller,
+	// not configuration.
+	SkipFloor bool `mapstructure:"-" yaml:"-" json:"-"`
 }
 
 // Speed models.
@@ -500,8 +505,10 @@ func (s *Sim) Result() *Result {
 	}
 	res.Metrics = ComputeMetrics(jobs, s.cluster.TotalGPU())
 	res.Metrics.Pruned = len(s.pruned)
-	res.Floor = s.floor()
-	res.Metrics.FloorJCTS = res.Floor.MeanJCTS
+	if !s.cfg.SkipFloor {
+		res.Floor = s.floor()
+		res.Metrics.FloorJCTS = res.Floor.MeanJCTS
+	}
 	res.Metrics.CPUUtil = s.cpuUtil(res.Metrics.MakespanS)
 	return res
 }
