@@ -43,7 +43,13 @@ type Gandiva struct {
 	// lastRan is, per job index, when the job's last stint ended (now,
 	// for a job that is running); −Inf for a job that never ran.
 	lastRan []float64
-	order   []*rjob
+	// The runnable jobs in three queues, each in the order a round needs,
+	// kept from one decision to the next (a queue days deep is sorted
+	// once, not at every round): fresh, the jobs that never ran, in
+	// arrival order; waited, the jobs that ran and wait, by (lastRan,
+	// arrival); run, the running jobs, in arrival order.
+	fresh, waited, run []*rjob
+	order              []*rjob
 	runnable
 }
 
@@ -72,40 +78,79 @@ func (g *Gandiva) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement,
 // Decide implements sim.Decider.
 func (g *Gandiva) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 	now := st.Now
-	g.sync(st, nil, func(j *rjob) {
+	g.sync(st, func(*rjob) { g.run = removeGone(g.run) }, func(j *rjob) {
 		for len(g.lastRan) <= j.js.Index {
 			g.lastRan = append(g.lastRan, math.Inf(-1))
 		}
+		g.fresh = append(g.fresh, j)
 	})
 	// A round ends at this decision when now is on a multiple of the
 	// round (the wake-up asked for it, or an event fell on it).
 	roundEnd := math.Mod(now, g.roundS) == 0 && now > 0
-	for _, j := range g.list {
-		if j.running {
-			g.lastRan[j.js.Index] = now
-		}
+	for _, j := range g.run {
+		g.lastRan[j.js.Index] = now
 	}
-	g.order = append(g.order[:0], g.list...)
-	ran := func(j *rjob) bool { return j.running }
+	// The order is the list's sorted stably by lastRan (−Inf for the
+	// fresh, now for the running), the running jobs first between round
+	// ends; the queues hold it in pieces. Only a job that waited since
+	// an earlier decision at this same instant ties with the running
+	// ones, and then arrival order decides.
+	g.order = g.order[:0]
+	if !roundEnd {
+		g.order = append(g.order, g.run...)
+	}
+	g.order = append(g.order, g.fresh...)
 	if roundEnd {
-		// Round-robin: who waited before who ran.
-		ran = func(*rjob) bool { return false }
+		k := len(g.waited)
+		for k > 0 && g.lastRan[g.waited[k-1].js.Index] == now {
+			k--
+		}
+		g.order = append(g.order, g.waited[:k]...)
+		g.order = mergeBySeq(g.order, g.waited[k:], g.run)
+	} else {
+		g.order = append(g.order, g.waited...)
 	}
-	slices.SortStableFunc(g.order, func(a, b *rjob) int {
-		if ra, rb := ran(a), ran(b); ra != rb {
-			if ra {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(g.lastRan[a.js.Index], g.lastRan[b.js.Index])
-	})
 	d := g.walk(st, g.order)
-	for _, j := range g.list {
-		if !j.running {
-			d.WakeS = (math.Floor(now/g.roundS) + 1) * g.roundS
-			break
+	if len(d.Start) > 0 {
+		g.fresh = slices.DeleteFunc(g.fresh, func(j *rjob) bool { return j.running })
+		g.waited = slices.DeleteFunc(g.waited, func(j *rjob) bool { return j.running })
+		for _, p := range d.Start {
+			j := g.get(p.Job)
+			k, _ := slices.BinarySearchFunc(g.run, j, bySeq)
+			g.run = slices.Insert(g.run, k, j)
 		}
+	}
+	if len(d.Preempt) > 0 {
+		g.run = slices.DeleteFunc(g.run, func(j *rjob) bool { return !j.running })
+		for _, i := range d.Preempt {
+			// lastRan is now: after every job that waited before, and
+			// among this instant's by arrival.
+			j := g.get(i)
+			k := len(g.waited)
+			for k > 0 && g.lastRan[g.waited[k-1].js.Index] == now && g.waited[k-1].seq > j.seq {
+				k--
+			}
+			g.waited = slices.Insert(g.waited, k, j)
+		}
+	}
+	if len(g.fresh)+len(g.waited) > 0 {
+		d.WakeS = (math.Floor(now/g.roundS) + 1) * g.roundS
 	}
 	return d, nil
+}
+
+// bySeq orders jobs by arrival (rjob.seq).
+func bySeq(a, b *rjob) int { return cmp.Compare(a.seq, b.seq) }
+
+// mergeBySeq appends to dst the jobs of a and b, each in arrival order,
+// merged in arrival order.
+func mergeBySeq(dst, a, b []*rjob) []*rjob {
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].seq < b[0].seq {
+			dst, a = append(dst, a[0]), a[1:]
+		} else {
+			dst, b = append(dst, b[0]), b[1:]
+		}
+	}
+	return append(append(dst, a...), b...)
 }

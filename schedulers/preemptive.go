@@ -37,6 +37,7 @@ import (
 // rjob is one runnable job as the reference's policies see it.
 type rjob struct {
 	js          *sim.JobState
+	need        sim.Resources // js.Total, kept here for the walk's scans
 	gpus        float64
 	running     bool
 	lastCheck   float64
@@ -51,6 +52,7 @@ type rjob struct {
 	key         float64 // a sorted policy's key at this decision
 	shape       int32   // runnable.shapeOf
 	uniform     bool    // every instance asks the same (runnable.short)
+	seq         uint64  // arrival: the position in the list's order
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -89,6 +91,13 @@ type runnable struct {
 	// the ledger only shrinks. Kept minimal: no entry covers another.
 	short   []shortfall
 	shortAt uint32
+	// least is the least any runnable job asks in each resource (the
+	// componentwise minimum of their needs; stale after a finish until
+	// walk recomputes it). Once what is left no longer covers it, no
+	// job left in a pass can fit, and the walk stops looking.
+	least      sim.Resources
+	leastStale bool
+	arrivals   uint64 // rjob.seq's counter
 }
 
 // shortfall is n instances of d that found no room (runnable.short).
@@ -106,6 +115,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 			if j := r.get(f.Index); j != nil {
 				j.running = false
 				j.js = nil // marks it gone
+				r.leastStale = true
 				if drop != nil {
 					drop(j)
 				}
@@ -121,7 +131,13 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for len(r.byIndex) <= js.Index {
 			r.byIndex = append(r.byIndex, nil)
 		}
-		j := &rjob{js: js, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true}
+		r.arrivals++
+		j := &rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
+		if len(r.list) == 0 {
+			r.least = j.need
+		} else {
+			r.least = least(r.least, j.need)
+		}
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
 		}
@@ -211,15 +227,30 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	// their instances, sim's prototypes) that did not fit will not fit
 	// later in the pass either.
 	r.pass++
+	if r.leastStale {
+		r.leastStale = false
+		r.least = sim.Resources{}
+		for i, j := range r.list {
+			if i == 0 {
+				r.least = j.need
+			} else {
+				r.least = least(r.least, j.need)
+			}
+		}
+	}
+first:
 	for _, q := range order {
 		for _, j := range q {
-			if !j.js.Total.Fits(tot) || r.failedShape(j) {
+			if !j.need.Fits(tot) || r.failedShape(j) {
 				continue // more than is left in all, or a shape that did not fit
 			}
 			if r.book(j) {
-				tot = tot.Sub(j.js.Total)
+				tot = tot.Sub(j.need)
 				r.chosen = append(r.chosen, j)
 				j.chosen = true
+				if !r.least.Fits(tot) {
+					break first // no job left fits what is left
+				}
 			} else {
 				r.fail(j)
 			}
@@ -228,9 +259,14 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	d := sim.Decision{Start: r.starts[:0], Preempt: r.preempts[:0]}
 	r.slotArena = r.slotArena[:0]
 	r.reset(st)
+	// unchosen counts the running jobs the first pass did not choose: the
+	// third loop below must visit each (to keep or preempt it), and may
+	// stop after the last once nothing else can fit.
+	unchosen := len(st.Running)
 	for _, j := range r.chosen {
 		if j.running {
 			r.take(j.js, j.js.Slots) // they ran together: they fit
+			unchosen--
 		}
 	}
 	for _, j := range r.chosen {
@@ -239,7 +275,7 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		}
 		if slots := r.firstFit(j.js); slots != nil {
 			d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
-			j.running = true
+			j.running, j.lastCheck = true, st.Now
 		}
 	}
 	// What the chosen jobs left: the others, in priority order, keep
@@ -251,26 +287,31 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		tot = tot.Add(f)
 	}
 	r.pass++
+third:
 	for _, q := range order {
 		for _, j := range q {
 			switch {
 			case j.chosen:
 			case j.running:
+				unchosen--
 				if r.take(j.js, j.js.Slots) {
-					tot = tot.Sub(j.js.Total)
+					tot = tot.Sub(j.need)
 				} else {
 					d.Preempt = append(d.Preempt, j.js.Index)
 					j.running = false
 				}
-			case !j.js.Total.Fits(tot) || r.failedShape(j):
+			case !j.need.Fits(tot) || r.failedShape(j):
 			default:
 				if slots := r.firstFit(j.js); slots != nil {
-					tot = tot.Sub(j.js.Total)
+					tot = tot.Sub(j.need)
 					d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
-					j.running = true
+					j.running, j.lastCheck = true, st.Now
 				} else {
 					r.fail(j)
 				}
+			}
+			if unchosen == 0 && !r.least.Fits(tot) {
+				break third // every running job visited, and no other fits
 			}
 		}
 	}
@@ -319,6 +360,11 @@ func (r *runnable) fail(j *rjob) {
 		}
 	}
 	r.short = append(r.short[:k], f)
+}
+
+// least is the componentwise minimum of a and b.
+func least(a, b sim.Resources) sim.Resources {
+	return sim.Resources{GPU: min(a.GPU, b.GPU), CPU: min(a.CPU, b.CPU), MemGiB: min(a.MemGiB, b.MemGiB)}
 }
 
 // covers reports whether a ≥ b in every resource.
@@ -486,19 +532,23 @@ func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 
 // Decide implements sim.Decider.
 func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
-	p.sync(st, nil, nil)
-	for _, j := range p.list {
-		j.advance(st.Now)
-		j.key = p.key(j)
-	}
-	// Stable insertion sort: between two decisions only the running jobs'
-	// keys fall and arrivals join the end, so the list is nearly sorted
-	// and this is a scan plus the few moves, where a merge sort is
-	// n log n.
+	now := st.Now
+	p.sync(st, nil, func(j *rjob) { j.key = p.key(j) })
+	// Only a running job's key moves (its executed time grows), so only
+	// running jobs are advanced: a pending job's clocks, which no sorted
+	// key reads, stay where they were, and walk sets lastCheck when it
+	// starts one. Stable insertion sort, the keys computed on the way:
+	// between two decisions only the running jobs' keys fall and arrivals
+	// join the end, so the list is nearly sorted and this is a scan plus
+	// the few moves, where a merge sort is n log n.
 	l := p.list
-	for i := 1; i < len(l); i++ {
-		j := l[i]
-		if l[i-1].key <= j.key {
+	for i, j := range l {
+		if j.running {
+			j.total += now - j.lastCheck
+			j.lastCheck = now
+			j.key = p.key(j)
+		}
+		if i == 0 || l[i-1].key <= j.key {
 			continue
 		}
 		m := i

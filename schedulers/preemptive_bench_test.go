@@ -12,16 +12,28 @@ import (
 )
 
 // runPreemptive replays jobs on c under the registered policy name as
-// `schedlab replay` does (standalone speed, the policy's trigger) b.N
+// `schedlab replay` does (standalone speed, the policy's trigger, no
+// floor) b.N
 // times and reports jobs per second of wall and of CPU time and the
 // preemptions of the last run.
 func runPreemptive(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name string, opt schedulers.Options) {
+	b.Helper()
+	runPreemptiveRestart(b, c, jobs, name, opt, 0)
+}
+
+// runPreemptiveRestart is runPreemptive with a fixed restart cost of
+// restart seconds, and reports the decisions of the last run too.
+func runPreemptiveRestart(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name string, opt schedulers.Options, restart float64) {
 	b.Helper()
 	b.ReportAllocs()
 	info, _ := schedulers.Lookup(name)
 	cfg := sim.DefaultConfig()
 	cfg.Speed = sim.SpeedStandalone
 	cfg.Trigger = info.Trigger
+	cfg.SkipFloor = true // as replay: its output has no floor
+	if restart != 0 {
+		cfg.RestartS = sim.RestartFixed(restart)
+	}
 	var res *sim.Result
 	cpu0 := cpuSeconds()
 	b.ResetTimer()
@@ -45,6 +57,7 @@ func runPreemptive(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name strin
 	b.ReportMetric(cpu, "cpu-s/run")
 	b.ReportMetric(float64(pre), "preemptions")
 	b.ReportMetric(res.Metrics.MeanJCTS, "meanJCT-s")
+	b.ReportMetric(float64(res.Decisions), "decisions")
 }
 
 // BenchmarkReplaySRTFPAI replays the 6,000-job PAI subset

@@ -1,6 +1,7 @@
 package schedulers_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -36,5 +37,22 @@ func BenchmarkReplayRounds(b *testing.B) {
 	}
 	for _, p := range []string{"gandiva", "gavel-las", "gavel-ftf"} {
 		b.Run("pai-6000/"+p, func(b *testing.B) { runPreemptive(b, large, pai, p, schedulers.Options{}) })
+	}
+}
+
+// BenchmarkGandivaNightly is the nightly preemptive experiment's costliest
+// Gandiva cell: the PAI subset's first 2,000 jobs on the DAS Small cluster
+// (8 servers) at a 30 s restart cost, where the queue runs days deep and
+// every 60 s round suspends and resumes jobs. /500 is its first 500 jobs.
+func BenchmarkGandivaNightly(b *testing.B) {
+	pai := readPAISim(b, shareddata.Path(b, "pai-v2020/operate_simulator_jobs_6000.csv"))
+	small, err := sim.Flat(8, "pai-v100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{500, 2000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			runPreemptiveRestart(b, small, pai[:n], "gandiva", schedulers.Options{}, 30)
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,8 +68,15 @@ func (s *Sim) Do(d Decision) error {
 	s.awaiting = false
 	s.decisions++
 	s.leftFit = fitUnknown
-	for _, j := range d.Preempt {
-		s.preempt(&s.jobs[j])
+	if len(d.Preempt) > 0 {
+		pre := s.preempted[:0]
+		for _, j := range d.Preempt {
+			s.preempt(&s.jobs[j])
+			pre = append(pre, &s.jobs[j])
+		}
+		s.requeue(pre)
+		clear(pre)
+		s.preempted = pre[:0]
 	}
 	for _, p := range pl {
 		s.start(&s.jobs[p.Job], p.Slots)
@@ -124,18 +132,48 @@ func (s *Sim) preempt(js *JobState) {
 	js.flows = nil
 	js.takes = nil
 	js.instSlow = nil
-	s.pending = insertPending(s.pending, js)
-	if len(s.shapes[js.shape]) == 0 {
-		s.shapePos[js.shape] = int32(len(s.activeShape))
-		s.activeShape = append(s.activeShape, js.shape)
-	}
-	s.shapes[js.shape] = insertPending(s.shapes[js.shape], js)
 }
 
-// insertPending puts js into q, a queue in pending order, at its place.
-func insertPending(q []*JobState, js *JobState) []*JobState {
-	k, _ := slices.BinarySearchFunc(q, js, cmpPending)
-	return slices.Insert(q, k, js)
+// requeue puts the jobs a decision preempted back in the pending queue
+// and their shapes' queues, in pending order: one merge per queue, so a
+// decision that suspends many jobs moves a long queue's tail once, not
+// once per job.
+func (s *Sim) requeue(pre []*JobState) {
+	slices.SortFunc(pre, cmpPending)
+	s.pending = mergePending(s.pending, pre)
+	slices.SortStableFunc(pre, func(a, b *JobState) int { return cmp.Compare(a.shape, b.shape) })
+	for i := 0; i < len(pre); {
+		id := pre[i].shape
+		k := i + 1
+		for k < len(pre) && pre[k].shape == id {
+			k++
+		}
+		if len(s.shapes[id]) == 0 {
+			s.shapePos[id] = int32(len(s.activeShape))
+			s.activeShape = append(s.activeShape, id)
+		}
+		s.shapes[id] = mergePending(s.shapes[id], pre[i:k])
+		i = k
+	}
+}
+
+// mergePending merges add, in pending order (cmpPending) and none of them
+// in q, into q, a queue in pending order, and returns q. It fills q from
+// its end, so each job after the first insertion point moves once.
+func mergePending(q, add []*JobState) []*JobState {
+	n := len(q)
+	q = slices.Grow(q, len(add))[:n+len(add)]
+	i, k := n-1, len(add)-1
+	for w := len(q) - 1; k >= 0; w-- {
+		if i >= 0 && cmpPending(q[i], add[k]) > 0 {
+			q[w] = q[i]
+			i--
+		} else {
+			q[w] = add[k]
+			k--
+		}
+	}
+	return q
 }
 
 // restartCost is what resuming js costs, in standalone seconds of work.

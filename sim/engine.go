@@ -79,6 +79,11 @@ type Config struct {
 	// CPULoad is where an instance's C_J comes from: request (or empty)
 	// or profile (cpuload.go's CPULoadRequest, CPULoadProfile).
 	CPULoad string `mapstructure:"cpu_load" yaml:"cpu_load,omitempty" json:"cpu_load,omitempty"`
+	// SkipFloor leaves Result's Floor and Metrics.FloorJCTS zero, for a
+	// caller that reports neither (schedlab replay): the floor's bounds
+	// cost as much as replaying a short trace. A choice of the caller,
+	// not configuration.
+	SkipFloor bool `mapstructure:"-" yaml:"-" json:"-"`
 }
 
 // Speed models.
@@ -219,6 +224,7 @@ type Sim struct {
 	shapePos    []int32
 	shapeBuf    [][]*JobState
 	started     []*JobState // scratch of Apply
+	preempted   []*JobState // scratch of Do
 
 	// Per-job slices of running jobs come from arenas (arena.go), built
 	// in the scratch buffers first where their length is not known ahead.
@@ -499,8 +505,10 @@ func (s *Sim) Result() *Result {
 	}
 	res.Metrics = ComputeMetrics(jobs, s.cluster.TotalGPU())
 	res.Metrics.Pruned = len(s.pruned)
-	res.Floor = s.floor()
-	res.Metrics.FloorJCTS, res.Metrics.FloorBound = res.Floor.MeanJCTS, res.Floor.Name()
+	if !s.cfg.SkipFloor {
+		res.Floor = s.floor()
+		res.Metrics.FloorJCTS, res.Metrics.FloorBound = res.Floor.MeanJCTS, res.Floor.Name()
+	}
 	res.Metrics.CPUUtil = s.cpuUtil(res.Metrics.MakespanS)
 	return res
 }

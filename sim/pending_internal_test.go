@@ -43,3 +43,31 @@ func TestDropStarted(t *testing.T) {
 		}
 	}
 }
+
+// TestMergePending checks mergePending against sorting the union, on
+// random queues (jobs sharing submit times, so the index decides) and
+// random sets of jobs put back, at two seeds.
+func TestMergePending(t *testing.T) {
+	for _, seed := range []uint64{1, 7} {
+		r := rand.New(rand.NewPCG(seed, 3))
+		for trial := 0; trial < 500; trial++ {
+			n := 1 + r.IntN(40)
+			jobs := make([]JobState, n)
+			var q, add []*JobState
+			for i := range jobs {
+				jobs[i] = JobState{Index: i, SubmitS: float64(r.IntN(8))}
+				if r.IntN(3) == 0 {
+					add = append(add, &jobs[i])
+				} else {
+					q = append(q, &jobs[i])
+				}
+			}
+			slices.SortFunc(q, cmpPending)
+			slices.SortFunc(add, cmpPending)
+			want := slices.SortedFunc(slices.Values(append(slices.Clone(q), add...)), cmpPending)
+			if got := mergePending(q, add); !slices.Equal(got, want) {
+				t.Fatalf("seed %d, trial %d: merged %d into %d jobs out of order", seed, trial, len(add), len(q))
+			}
+		}
+	}
+}

@@ -146,6 +146,7 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	if o.intervalS != 0 {
 		cfg.IntervalS = o.intervalS
 	}
+	cfg.SkipFloor = true // the output has no floor
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("replay: %v", err)
 	}
