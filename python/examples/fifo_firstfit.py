@@ -17,7 +17,7 @@ and the placements, not the length of the queue.
 import heapq
 import os
 import sys
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -104,13 +104,11 @@ class FIFOFirstFit(Policy):
 
     def __init__(self):
         self.shapes = {}  # task list -> Shape
-        # The shapes, sorted by their first instance's GPU and CPU and their
-        # total GPU and CPU: a test of one amount rejects a suffix.
+        # The shapes with pending jobs, sorted by their first instance's GPU
+        # and CPU and their total GPU and CPU: a test of one amount rejects
+        # a suffix. A shape leaves them when its queue empties.
         self.index = ([], [], [], [])
         self.ids = 0
-        # Shapes whose queue emptied stay indexed until there are this
-        # many: a shape that comes back soon costs nothing to re-add.
-        self.empty = 0
 
     def schedule(self, state):
         shapes = self.shapes
@@ -119,10 +117,9 @@ class FIFOFirstFit(Policy):
             if s is None:
                 s = shapes[j.shape] = Shape(j, self.ids)
                 self.ids += 1
+            if not s.jobs:
                 for ix, e in zip(self.index, s.entries):
                     insort(ix, e)
-            elif not s.jobs:
-                self.empty -= 1
             s.jobs.append(j)
         if not state.pending:
             return []
@@ -141,7 +138,7 @@ class FIFOFirstFit(Policy):
                 servers = first_fit(ledger, j)
                 if servers is not None:
                     s.jobs.pop()
-                    self.emptied()
+                    self.emptied(s)
                     return [start(j, servers)]
             return []
 
@@ -227,20 +224,13 @@ class FIFOFirstFit(Policy):
                 gone = set(idx)
                 q[:] = [x for i, x in enumerate(q) if i not in gone]
             if not q:
-                self.emptied()
+                self.emptied(s)
         return out
 
-    def emptied(self):
-        """Note that a shape's queue emptied; drop the empty shapes from
-        the index once there are many."""
-        self.empty += 1
-        if self.empty <= 64:
-            return
-        for key, s in [(k, s) for k, s in self.shapes.items() if not s.jobs]:
-            del self.shapes[key]
-            for ix, e in zip(self.index, s.entries):
-                ix.remove(e)
-        self.empty = 0
+    def emptied(self, s):
+        """Take shape s, whose queue emptied, out of the index."""
+        for ix, e in zip(self.index, s.entries):
+            del ix[bisect_left(ix, e)]
 
 
 if __name__ == "__main__":
