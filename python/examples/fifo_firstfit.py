@@ -83,7 +83,7 @@ class Shape:
     the cheap test reads of them: the total and the first instance, the
     same for every job of the shape."""
 
-    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "cur")
+    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "indexed", "cur")
 
     def __init__(self, job, ident):
         self.jobs = []
@@ -92,6 +92,7 @@ class Shape:
         # Its entries in the policy's four sorted indices: (amount, id,
         # shape); the id is unique, so the shape itself is never compared.
         self.entries = [(x, ident, self) for x in (self.dg, self.dc, self.tg, self.tc)]
+        self.indexed = False  # whether the entries are in the indices
         self.cur = 0  # during a decision: its next job to try
 
 
@@ -106,7 +107,7 @@ class FIFOFirstFit(Policy):
         self.shapes = {}  # task list -> Shape
         # The shapes with pending jobs, sorted by their first instance's GPU
         # and CPU and their total GPU and CPU: a test of one amount rejects
-        # a suffix. A shape leaves them when its queue empties.
+        # a suffix. An empty shape leaves them when the walk meets it.
         self.index = ([], [], [], [])
         self.ids = 0
 
@@ -117,7 +118,8 @@ class FIFOFirstFit(Policy):
             if s is None:
                 s = shapes[j.shape] = Shape(j, self.ids)
                 self.ids += 1
-            if not s.jobs:
+            if not s.indexed:
+                s.indexed = True
                 for ix, e in zip(self.index, s.entries):
                     insort(ix, e)
             s.jobs.append(j)
@@ -138,7 +140,6 @@ class FIFOFirstFit(Policy):
                 servers = first_fit(ledger, j)
                 if servers is not None:
                     s.jobs.pop()
-                    self.emptied(s)
                     return [start(j, servers)]
             return []
 
@@ -155,10 +156,12 @@ class FIFOFirstFit(Policy):
             if ix is None or h < hi:
                 ix, hi = x, h
         rejected = []
+        empty = []
         heap = []
         for _, _, s in ix[:hi]:
             q = s.jobs
             if not q:
+                empty.append(s)
                 continue
             if (s.tg <= fg and s.tc <= fc and s.tm <= fm and
                     s.dg <= mg and s.dc <= mc and s.dm <= mm):
@@ -223,14 +226,11 @@ class FIFOFirstFit(Policy):
             else:
                 gone = set(idx)
                 q[:] = [x for i, x in enumerate(q) if i not in gone]
-            if not q:
-                self.emptied(s)
+        for s in empty:
+            s.indexed = False
+            for ix, e in zip(self.index, s.entries):
+                del ix[bisect_left(ix, e)]
         return out
-
-    def emptied(self, s):
-        """Take shape s, whose queue emptied, out of the index."""
-        for ix, e in zip(self.index, s.entries):
-            del ix[bisect_left(ix, e)]
 
 
 if __name__ == "__main__":
