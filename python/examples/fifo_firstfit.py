@@ -17,7 +17,7 @@ and the placements, not the length of the queue.
 import heapq
 import os
 import sys
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -31,27 +31,69 @@ def sums(ledger):
     mg = mc = mm = 0.0
     for g, c, m in ledger:
         tg, tc, tm = tg + g, tc + c, tm + m
-        mg, mc, mm = max(mg, g), max(mc, c), max(mm, m)
+        if g > mg:
+            mg = g
+        if c > mc:
+            mc = c
+        if m > mm:
+            mm = m
     return (tg, tc, tm), (mg, mc, mm)
 
 
 def first_fit(ledger, job):
     """Book every instance of job on the lowest-index server it fits, or
     none (giving back what was booked, in order). Returns the servers."""
+    inst = job.instances
+    if len(inst) == 1:
+        g, c, m = inst[0]
+        s = 0
+        for f in ledger:
+            if g <= f[0] + EPS and c <= f[1] + EPS and m <= f[2] + EPS:
+                f[0], f[1], f[2] = f[0] - g, f[1] - c, f[2] - m
+                return [s]
+            s += 1
+        return None
+    # The copies of one task are one tuple: a copy's search starts at the
+    # server the one before it took, as the servers below it did not fit
+    # that copy and nothing has been booked on them since.
     servers = []
-    for d in job.instances:
+    n = len(ledger)
+    prev = None
+    for d in inst:
+        if d is not prev:
+            prev, s = d, 0
         g, c, m = d
-        for s, f in enumerate(ledger):
+        while s < n:
+            f = ledger[s]
             if g <= f[0] + EPS and c <= f[1] + EPS and m <= f[2] + EPS:
                 break
+            s += 1
         else:
             for k, s in enumerate(servers):
-                f, dk = ledger[s], job.instances[k]
+                f, dk = ledger[s], inst[k]
                 f[0], f[1], f[2] = f[0] + dk[0], f[1] + dk[1], f[2] + dk[2]
             return None
         f[0], f[1], f[2] = f[0] - g, f[1] - c, f[2] - m
         servers.append(s)
     return servers
+
+
+class Shape:
+    """The pending jobs of one task list, in submission order, with what
+    the cheap test reads of them: the total and the first instance, the
+    same for every job of the shape."""
+
+    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "indexed", "cur")
+
+    def __init__(self, job, ident):
+        self.jobs = []
+        self.tg, self.tc, self.tm = job.total
+        self.dg, self.dc, self.dm = job.instances[0]
+        # Its entries in the policy's four sorted indices: (amount, id,
+        # shape); the id is unique, so the shape itself is never compared.
+        self.entries = [(x, ident, self) for x in (self.dg, self.dc, self.tg, self.tc)]
+        self.indexed = False  # whether the entries are in the indices
+        self.cur = 0  # during a decision: its next job to try
 
 
 class FIFOFirstFit(Policy):
@@ -62,149 +104,133 @@ class FIFOFirstFit(Policy):
     wake_on = ("fit",)
 
     def __init__(self):
-        self.queues = {}  # shape -> its pending jobs, in submission order
-        # The shapes with pending jobs, sorted by each of their first
-        # instance's GPU and CPU and their total GPU and CPU: (amount, id,
-        # shape); a test of one amount rejects a prefix's complement.
+        self.shapes = {}  # task list -> Shape
+        # The shapes with pending jobs, sorted by their first instance's GPU
+        # and CPU and their total GPU and CPU: a test of one amount rejects
+        # a suffix. An empty shape leaves them when the walk meets it.
         self.index = ([], [], [], [])
-        self.entry = {}  # shape -> its entries in the four
         self.ids = 0
-        # Shapes whose queue emptied stay indexed until there are this
-        # many: a shape that comes back soon costs nothing to re-add.
-        self.empty = 0
 
     def schedule(self, state):
-        queues = self.queues
+        shapes = self.shapes
         for j in state.arrived:
-            q = queues.get(j.shape)
-            if q is None:
-                q = queues[j.shape] = []
-                d, t = j.instances[0], j.total
-                e = self.entry[j.shape] = [(x, self.ids, j.shape) for x in (d[0], d[1], t[0], t[1])]
+            s = shapes.get(j.shape)
+            if s is None:
+                s = shapes[j.shape] = Shape(j, self.ids)
                 self.ids += 1
-                for ix, x in zip(self.index, e):
-                    insort(ix, x)
-            elif not q:
-                self.empty -= 1
-            q.append(j)
+            if not s.indexed:
+                s.indexed = True
+                for ix, e in zip(self.index, s.entries):
+                    insort(ix, e)
+            s.jobs.append(j)
         if not state.pending:
             return []
         ledger = state.ledger()
         free, most = sums(ledger)
+        fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
+        mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
         if len(state.pending) == 1:
             # One job waits: what the walk below does, without its
             # machinery (the shapes it leaves unvisited fail the cheap
             # test too, and no other job can rejoin).
-            j = queues[next(iter(state.pending.values())).shape].pop()
-            t, d = j.total, j.instances[0]
-            if (t[0] <= free[0] + EPS and t[1] <= free[1] + EPS and t[2] <= free[2] + EPS and
-                    d[0] <= most[0] + EPS and d[1] <= most[1] + EPS and d[2] <= most[2] + EPS):
+            s = shapes[next(iter(state.pending.values())).shape]
+            if (s.tg <= fg and s.tc <= fc and s.tm <= fm and
+                    s.dg <= mg and s.dc <= mc and s.dm <= mm):
+                j = s.jobs[0]
                 servers = first_fit(ledger, j)
                 if servers is not None:
-                    self.emptied(j.shape)
+                    s.jobs.pop()
                     return [start(j, servers)]
-            queues[j.shape].append(j)
             return []
 
-        def cheap(j):
-            t, d = j.total, j.instances[0]
-            return not (t[0] <= free[0] + EPS and t[1] <= free[1] + EPS and t[2] <= free[2] + EPS and
-                        d[0] <= most[0] + EPS and d[1] <= most[1] + EPS and d[2] <= most[2] + EPS)
-
-        # The built-in tests every shape's first job and sets aside those the
-        # cheap test rejects. Shapes whose first instance needs more GPU (or
-        # CPU) than any server has free, or whose total needs more than all
-        # servers have, are among them: they are left unvisited here (unseen) unless
-        # rounding makes the free totals grow, when they rejoin.
+        # The built-in tests every shape's first job and sets aside those
+        # the cheap test rejects. Shapes whose first instance needs more
+        # GPU (or CPU) than any server has free, or whose total needs more
+        # than all servers have, are among them: the most selective of the
+        # four indices leaves them unvisited (unseen) unless rounding makes
+        # the free amounts grow, when they rejoin.
         inf = float("inf")
-        best = None
-        for ix, limit in zip(self.index, (most[0], most[1], free[0], free[1])):
-            hi = bisect_right(ix, (limit + EPS, inf))
-            if best is None or hi < best[1]:
-                best = ix, hi
-        ix, hi = best
-        seen, unseen = ix[:hi], ix[hi:]
+        ix, hi = None, 0
+        for x, limit in zip(self.index, (mg, mc, fg, fc)):
+            h = bisect_right(x, (limit, inf))
+            if ix is None or h < hi:
+                ix, hi = x, h
         rejected = []
+        empty = []
         heap = []
-        cursor = {}
-        # cheap(j), inlined with its bounds in locals: the loop visits
-        # every shape that could fit, at every decision.
-        fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
-        mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
-        for _, _, shape in seen:
-            q = queues[shape]
+        for _, _, s in ix[:hi]:
+            q = s.jobs
             if not q:
+                empty.append(s)
                 continue
-            j = q[0]
-            t, d = j.total, j.instances[0]
-            if (t[0] <= fg and t[1] <= fc and t[2] <= fm and
-                    d[0] <= mg and d[1] <= mc and d[2] <= mm):
-                cursor[shape] = 0
-                heap.append((j.submit, j.index, shape))
+            if (s.tg <= fg and s.tc <= fc and s.tm <= fm and
+                    s.dg <= mg and s.dc <= mc and s.dm <= mm):
+                s.cur = 0
+                j = q[0]
+                heap.append((j.submit, j.index, s))
             else:
-                rejected.append(shape)
+                rejected.append(s)
         heapq.heapify(heap)
         out = []
-        placed = {}
+        placed = {}  # shape -> the positions of its jobs placed
         while heap:
-            shape = heap[0][2]
-            q = queues[shape]
-            j = q[cursor[shape]]
-            if cheap(j):
+            s = heap[0][2]
+            if not (s.tg <= fg and s.tc <= fc and s.tm <= fm and
+                    s.dg <= mg and s.dc <= mc and s.dm <= mm):
                 heapq.heappop(heap)
-                rejected.append(shape)
+                rejected.append(s)
                 continue
+            q, c = s.jobs, s.cur
+            j = q[c]
             servers = first_fit(ledger, j)
             if servers is None:
                 heapq.heappop(heap)  # every later job of the shape fails too
                 continue
             out.append(start(j, servers))
-            placed.setdefault(shape, []).append(cursor[shape])
-            cursor[shape] += 1
-            if cursor[shape] < len(q):
-                nj = q[cursor[shape]]
-                heapq.heapreplace(heap, (nj.submit, nj.index, shape))
+            p = placed.get(s)
+            if p is None:
+                placed[s] = [c]
+            else:
+                p.append(c)
+            c += 1
+            s.cur = c
+            if c < len(q):
+                nj = q[c]
+                heapq.heapreplace(heap, (nj.submit, nj.index, s))
             else:
                 heapq.heappop(heap)
             nf, nm = sums(ledger)
             grew = (nf[0] > free[0] or nf[1] > free[1] or nf[2] > free[2] or
                     nm[0] > most[0] or nm[1] > most[1] or nm[2] > most[2])
             free, most = nf, nm
+            fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
+            mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
             if grew:
                 # Rounding gave some free amount back: the rejected shapes
                 # rejoin from their first job after j.
-                back = rejected + [e[2] for e in unseen]
-                rejected, unseen = [], []
-                for s in back:
-                    rq = queues[s]
+                back = rejected + [e[2] for e in ix[hi:]]
+                rejected, hi = [], len(ix)
+                key = (j.submit, j.index)
+                for r in back:
+                    rq = r.jobs
                     c = 0
-                    while c < len(rq) and (rq[c].submit, rq[c].index) <= (j.submit, j.index):
+                    while c < len(rq) and (rq[c].submit, rq[c].index) <= key:
                         c += 1
                     if c < len(rq):
-                        cursor[s] = c
-                        heapq.heappush(heap, (rq[c].submit, rq[c].index, s))
-        for shape, idx in placed.items():
-            q = queues[shape]
+                        r.cur = c
+                        heapq.heappush(heap, (rq[c].submit, rq[c].index, r))
+        for s, idx in placed.items():
+            q = s.jobs
             if idx[-1] == len(idx) - 1:  # a prefix, the usual case
                 del q[:len(idx)]
             else:
                 gone = set(idx)
                 q[:] = [x for i, x in enumerate(q) if i not in gone]
-            if not q:
-                self.emptied(shape)
+        for s in empty:
+            s.indexed = False
+            for ix, e in zip(self.index, s.entries):
+                del ix[bisect_left(ix, e)]
         return out
-
-    def emptied(self, shape):
-        """Note that shape's queue is empty; drop the empty shapes from the
-        index once there are many."""
-        self.empty += 1
-        if self.empty <= 64:
-            return
-        for s in [s for s, q in self.queues.items() if not q]:
-            del self.queues[s]
-            for ix, x in zip(self.index, self.entry.pop(s)):
-                ix.remove(x)
-        self.empty = 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -118,9 +119,10 @@ func BenchmarkPAIReplay(b *testing.B) {
 
 // BenchmarkPipeFloor is the floor under BenchmarkProtocol on this host: a
 // round trip of a decide-sized line with a Python child that answers each
-// line with a fixed one without reading it, the same pipes and blocking
-// reads, no simulator and no policy. Run beside BenchmarkProtocol, it
-// separates what the host's load costs from what the code does.
+// line with a fixed one without reading it, over pipes made as the
+// policy's are (blocking reads and writes, no poller), with no simulator
+// and no policy. Run beside BenchmarkProtocol, it separates what the
+// host's load costs from what the code does.
 func BenchmarkPipeFloor(b *testing.B) {
 	py := python3(b)
 	loop := `import sys
@@ -131,16 +133,23 @@ while r.readline():
     w.flush()
 `
 	cmd := exec.Command(py, "-c", loop)
-	in, err := cmd.StdinPipe()
+	inR, in, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
+	out, outW, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Fd puts a file in blocking mode, as startChild does.
+	in.Fd()
+	out.Fd()
+	cmd.Stdin, cmd.Stdout = inR, outW
 	_, children0 := cpuTime()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
 		b.Fatal(err)
 	}
 	msg := []byte(`{"type":"decide","seq":1,"now":2,"arrived":[{"job":1,"id":"1","submit":2,"tasks":[{"role":"worker","instances":1,"gpu":1,"cpu":6,"mem_gib":20}]}],"finished":[{"job":0,"finish":1}],"free":[[0,8,96,512]]}` + "\n")
@@ -163,6 +172,7 @@ while r.readline():
 	if err := cmd.Wait(); err != nil {
 		b.Fatal(err)
 	}
+	out.Close()
 	_, children1 := cpuTime()
 	b.ReportMetric(float64(b.N)/wall.Seconds(), "roundtrips/s")
 	b.ReportMetric(float64(self1-self0)/float64(time.Microsecond)/float64(b.N), "go-cpu-µs/roundtrip")
