@@ -277,7 +277,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 				return nil, false
 			}
 			o := a.v.observe(agent, js, i)
-			o.zc = slices.Clone(a.z(agent))
+			o.zc = append(takeRows(&zcPool), a.z(agent)...)
 			o.mask = mask
 			a.tape.Reset()
 			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(agent))
