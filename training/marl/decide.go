@@ -45,6 +45,10 @@ type actor struct {
 	// pods just changed).
 	inter *nn.ECCStack
 	group []*nn.LinearRows // per partition, its candidates' scorer rows
+	// forward is the forward scorer's candidate half, shared by the
+	// agents: its rows are the schedulers' states, of which a decision
+	// changes few.
+	forward *nn.LinearRows
 	// idleObs is z's observation, rewritten for each stale partition:
 	// only its z⁰ is kept.
 	idleObs obs
@@ -68,6 +72,10 @@ func (a *actor) caches(p int) *passCache {
 			a.inter.Only(a.e.schedulerRows())
 		}
 		pc.inter = a.inter
+		if a.forward == nil {
+			a.forward = nn.NewLinearRows(a.e.net.forward.cand)
+		}
+		pc.forward = a.forward
 	}
 	return pc
 }
@@ -103,6 +111,9 @@ func (a *actor) paramsMoved() {
 		if c != nil {
 			c.Invalidate()
 		}
+	}
+	if a.forward != nil {
+		a.forward.Invalidate()
 	}
 }
 
@@ -266,7 +277,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 				return nil, false
 			}
 			o := a.v.observe(agent, js, i)
-			o.zc = slices.Clone(a.z(agent))
+			o.zc = append(takeRows(&zcPool), a.z(agent)...)
 			o.mask = mask
 			a.tape.Reset()
 			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(agent))

@@ -152,6 +152,7 @@ type evaluator struct {
 	cg     *clusterGraph
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
 	zc, x0 []float64            // forward's and embed's scratch
+	zeros  []int                // repeat's one step: never written
 }
 
 // resize returns s with length n, reusing its storage when it can.
@@ -193,11 +194,31 @@ func (e *evaluator) block(key int, g *nn.Graph, b int) *nn.Graph {
 	return bg
 }
 
+// repeat returns each step's index b < B repeated n times (b·n + k ↦
+// b), the state row of every candidate row. One step's is shared
+// scratch, all 0: the operators only read it.
+func (e *evaluator) repeat(B, n int) []int {
+	if B == 1 {
+		if len(e.zeros) < n {
+			e.zeros = make([]int, n)
+		}
+		return e.zeros[:n:n]
+	}
+	rep := make([]int, 0, B*n)
+	for b := 0; b < B; b++ {
+		for k := 0; k < n; k++ {
+			rep = append(rep, b)
+		}
+	}
+	return rep
+}
+
 // passCache holds an actor's or a learner's cached passes for one
 // forward pass (any may be nil: computed on the tape).
 type passCache struct {
 	inner, inter *nn.ECCStack
 	group        *nn.LinearRows // the group scorer's candidate half
+	forward      *nn.LinearRows // the forward scorer's candidate half (inference only)
 	// innerOut, if not nil, is the inner ECC stack's output for the
 	// pass, computed elsewhere (nn.ECCSegment): the pass starts there;
 	// candOut, if not nil, the group scorer's candidate half without its
@@ -461,12 +482,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 	parts := len(e.cg.parts)
 	values = net.critic.Forward(t, s)
 
-	rep := make([]int, 0, B*m)
-	for b := 0; b < B; b++ {
-		for k := 0; k < m; k++ {
-			rep = append(rep, b)
-		}
-	}
+	rep := e.repeat(B, m)
 	var cand *nn.Node // the candidates' rows [h_m, h⁰_m], unless the segment's head took them
 	if pc.candOut == nil {
 		cand = t.ConcatCols(em.hc, em.h0c)
@@ -483,13 +499,7 @@ func (e *evaluator) heads(t *nn.Tape, steps []*obs, em embedded, s, targets *nn.
 	gT := t.Transpose(net.group.forward(t, s, cand, rep, live, pc.group, pc.record, pc.candOut, pc.candRows)) // 1 × B·M
 	var fT *nn.Node
 	if targets != nil {
-		repP := make([]int, 0, B*parts)
-		for b := 0; b < B; b++ {
-			for u := 0; u < parts; u++ {
-				repP = append(repP, b)
-			}
-		}
-		fT = t.Transpose(net.forward.forward(t, s, targets, repP, nil, nil, false, nil, nil))
+		fT = t.Transpose(net.forward.forward(t, s, targets, e.repeat(B, parts), nil, pc.forward, false, nil, nil))
 	}
 	// nn has no reshape: cut the score rows per step and stack them.
 	rows := make([]*nn.Node, B)
@@ -669,8 +679,12 @@ func (l *learner) release() {
 // takeGrad moves the gradient the learner's network holds into dst
 // (reused when large enough), parameter after parameter, and clears it.
 func (l *learner) takeGrad(dst []float64) []float64 {
+	ps := l.e.net.ps.List()
+	if n := gradSize(ps); cap(dst) < n {
+		dst = make([]float64, 0, n) // once: appending grew it a parameter at a time
+	}
 	dst = dst[:0]
-	for _, p := range l.e.net.ps.List() {
+	for _, p := range ps {
 		dst = append(dst, p.Grad...)
 		clear(p.Grad)
 	}

@@ -3,6 +3,7 @@ package marl
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
@@ -271,7 +272,35 @@ func (v *view) slots(p, cur int) []int {
 // observe fills the observation of agent p placing instance inst of job
 // cur (cur < 0: no task).
 func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
-	return v.observeInto(&obs{}, p, cur, inst)
+	return v.observeInto(&obs{x0: takeRows(&x0Pool)}, p, cur, inst)
+}
+
+// x0Pool and zcPool hold the candidate rows (obs.x0) and schedulers' z⁰
+// (obs.zc) of observations the trainer has learnt (recycle): a decision
+// writes every value of the buffer it takes, so which one it gets changes
+// no bit. Fresh ones cost a page fault per first touch, the episode's
+// largest allocation (27 kB per decision at k = 20).
+var x0Pool, zcPool sync.Pool // of *[]float64
+
+// takeRows returns an empty buffer from pool, nil when it has none.
+func takeRows(pool *sync.Pool) []float64 {
+	if b, ok := pool.Get().(*[]float64); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+// recycle gives back the buffers of observations no one reads any more.
+func recycle(o *obs) {
+	for _, b := range []struct {
+		pool *sync.Pool
+		s    []float64
+	}{{&x0Pool, o.x0}, {&zcPool, o.zc}} {
+		if cap(b.s) > 0 {
+			b.pool.Put(&b.s)
+		}
+	}
+	o.x0, o.zc = nil, nil
 }
 
 // observeInto is observe into o, whose buffers it reuses: for an

@@ -540,7 +540,12 @@ func (tr *trainer) phase(ctx context.Context, rs []*rollout, advance func(*rollo
 			tr.grads[i] = l.takeGrad(tr.grads[i])
 			stats[i] = weighted(st, sg.roll.Len(), owner[i].pn)
 			// Learnt: its observations go now, not at the phase's end
-			// (with a lag the next interval's are being recorded).
+			// (with a lag the next interval's are being recorded), their
+			// buffers to the next decisions (the learner's segment
+			// dropped them at its Backward).
+			for _, st := range sg.roll.Steps {
+				recycle(st.Obs)
+			}
 			sg.reset()
 			l.release()
 		}

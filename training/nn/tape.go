@@ -328,12 +328,18 @@ func addTo(dst, src []float64) {
 }
 
 // resize returns s with length n, reusing its storage when it is large
-// enough. The contents are unspecified.
+// enough. The contents are unspecified. A buffer that grows again gets a
+// quarter more than asked: the segments' buffers grow by a few rows at a
+// time over an episode, and each exact reallocation was a fresh,
+// page-faulting copy.
 func resize(s []float64, n int) []float64 {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]float64, n)
+	if cap(s) == 0 {
+		return make([]float64, n)
+	}
+	return make([]float64, n, n+n/4)
 }
 
 // blasGeneral is a strided row-major matrix view for BLAS.
