@@ -278,35 +278,23 @@ func (pj *paiJoin) classify(files []string) error {
 // table), then the join, then the second pass.
 func (pj *paiJoin) run(sink paiSink, nodes *ParquetWriter[ClusterNode]) error {
 	pj.ji = sink
-	for _, f := range pj.specFiles {
-		if err := pj.readSpec(f, nodes); err != nil {
-			return err
-		}
+	passes := []struct {
+		files []string
+		read  func(path string) error
+	}{
+		{pj.specFiles, func(f string) error { return pj.readSpec(f, nodes) }},
+		{pj.tagFiles, func(f string) error { return pj.readTags(f, false) }},
+		{pj.taskFiles, func(f string) error { return pj.readTasks(f, false) }},
+		{pj.jobFiles, pj.readJobs},
+		// Second pass: account for the task and group-tag rows.
+		{pj.tagFiles, func(f string) error { return pj.readTags(f, true) }},
+		{pj.taskFiles, func(f string) error { return pj.readTasks(f, true) }},
 	}
-	for _, f := range pj.tagFiles {
-		if err := pj.readTags(f, false); err != nil {
-			return err
-		}
-	}
-	for _, f := range pj.taskFiles {
-		if err := pj.readTasks(f, false); err != nil {
-			return err
-		}
-	}
-	for _, f := range pj.jobFiles {
-		if err := pj.readJobs(f); err != nil {
-			return err
-		}
-	}
-	// Second pass: account for the task and group-tag rows.
-	for _, f := range pj.tagFiles {
-		if err := pj.readTags(f, true); err != nil {
-			return err
-		}
-	}
-	for _, f := range pj.taskFiles {
-		if err := pj.readTasks(f, true); err != nil {
-			return err
+	for _, p := range passes {
+		for _, f := range p.files {
+			if err := p.read(f); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
