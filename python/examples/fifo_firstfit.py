@@ -104,10 +104,10 @@ class FIFOFirstFit(Policy):
     wake_on = ("fit",)
 
     def __init__(self):
-        self.shapes = {}  # task list -> Shape
-        # The shapes with pending jobs, sorted by their first instance's GPU
-        # and CPU and their total GPU and CPU: a test of one amount rejects
-        # a suffix. An empty shape leaves them when the walk meets it.
+        self.shapes = {}  # task list -> Shape, for every task list seen
+        # The shapes with pending jobs (and those emptied since the walk
+        # last met them), sorted by their first instance's GPU and CPU and
+        # their total GPU and CPU: a test of one amount rejects a suffix.
         self.index = ([], [], [], [])
         self.ids = 0
 
