@@ -11,7 +11,7 @@ package datasets
 //   - TestGoogleRealSubset checks the first 8 parts of the trace, not 20;
 //   - TestDatasetGoogleReal refreshes a dataset of 6 real parts, not 10;
 //   - TestConcatParquetSameBytes concatenates 137,064 rows, not 221,064,
-//     in batches of 64, writeBatch and 100 (not also 640);
+//     in batches of writeBatch and 100 (not also 64 and 640);
 //   - TestMARLWorkloadSeeds and TestPAILikeSplitSeeds check 20 seeds, not
 //     200 (propertySeeds).
 const raceEnabled = true
