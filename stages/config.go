@@ -53,16 +53,11 @@ type Config struct {
 	External []external.Spec `mapstructure:"external" yaml:"external" json:"external,omitempty"`
 }
 
-// calibrates says whether the calibrate stage fits the named environment:
-// marl-paper always, das-paper when eval.calibration.das is set.
+// calibrates says whether the calibrate stage fits the named environment,
+// as the environment's declaration says (calibration.Environments).
 func (c *Config) calibrates(name string) bool {
-	switch name {
-	case calibration.MARLPaper:
-		return true
-	case calibration.DASPaper:
-		return evaluation.CalibrationSection.Get(&c.Eval).DAS
-	}
-	return false
+	e, ok := calibration.Environments[name]
+	return ok && e.Fitted(&c.Eval)
 }
 
 // ProfileConfig selects where co-location samples come from.
