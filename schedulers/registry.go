@@ -42,6 +42,26 @@ type Info struct {
 	// reads (Options.Data): a run makes each an input of the stages that
 	// evaluate the policy, so that their cache keys cover it.
 	Data []DataFile
+	// Tuning places a learned variant on an axis of a tuning experiment
+	// (das-tuning, DAS Fig. 5), whose plot draws one panel per axis; nil
+	// for none. The family declares it, so that the plot names no family.
+	Tuning *Tuning
+}
+
+// Tuning is a variant's point on a tuning axis: the axis' label (one
+// panel) and the variant's value on it.
+type Tuning struct {
+	Axis string
+	X    float64
+}
+
+// TuningOf is the Tuning of the scheduler name, nil for none.
+func TuningOf(name Name) *Tuning {
+	e, ok := lookup(string(name))
+	if !ok {
+		return nil
+	}
+	return e.info.Tuning
 }
 
 // DataFile is a file under the shared data directory that a policy reads.
