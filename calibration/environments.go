@@ -10,6 +10,9 @@ type Environment struct {
 	Paper string
 	// Fitted says whether a run whose eval section is c fits it.
 	Fitted func(c *evaluation.Config) bool
+	// NotFitted says, for a claim on the environment, why a run that does
+	// not fit it has no rows of it (the key that turns it off).
+	NotFitted string
 }
 
 // Environments are the environments the calibrate stage can fit, by
@@ -17,5 +20,6 @@ type Environment struct {
 // eval.calibration.das asks for it (tens of seconds of simulation).
 var Environments = map[string]Environment{
 	MARLPaper: {Paper: evaluation.PaperMARL, Fitted: func(*evaluation.Config) bool { return true }},
-	DASPaper:  {Paper: evaluation.PaperDAS, Fitted: func(c *evaluation.Config) bool { return evaluation.CalibrationSection.Get(c).DAS }},
+	DASPaper: {Paper: evaluation.PaperDAS, Fitted: func(c *evaluation.Config) bool { return evaluation.CalibrationSection.Get(c).DAS },
+		NotFitted: DASPaper + " is not fitted in this preset (eval.calibration.das: false)"},
 }
