@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/schedlab/schedlab/calibration"
 	"github.com/schedlab/schedlab/evaluation"
 )
 
@@ -53,8 +54,8 @@ func (c calibrationClaim) evaluate(in *Input) (Outcome, error) {
 		}
 	}
 	if len(rows) == 0 {
-		if c.environment == "das-paper" && !evaluation.CalibrationSection.Get(in.Config).DAS {
-			out.Verdict, out.Note = NotRun, "das-paper is not fitted in this preset (eval.calibration.das: false)"
+		if e, ok := calibration.Environments[c.environment]; ok && !e.Fitted(in.Config) {
+			out.Verdict, out.Note = NotRun, e.NotFitted
 			return out, nil
 		}
 		return out, fmt.Errorf("%s has no row of environment %s whose target starts with %q", CalibrationFile, c.environment, c.prefixes)

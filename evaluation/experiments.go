@@ -8,7 +8,6 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training/das"
 )
 
 // Experiment ids (DESIGN.md §6), in its order.
@@ -188,7 +187,7 @@ schedulers: [rifling-ppo, rifling, das-h1, das-h2, das-h4, das-h8, das-tau4, das
 			"One DAS model trained per h (τ = 8) and per τ (h = 4), beside RIFLING (PPO, the paper's, and tabular); the Average column is the paper's metric."},
 		Spec: func() Spec {
 			s := dasSpec(DASTuning)
-			s.Schedulers = append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)
+			s.Schedulers = []string{DASRIFLING, "rifling", "das-h1", "das-h2", "das-h4", "das-h8", "das-tau4", "das-tau6", "das-tau8", "das-tau10"}
 			return s
 		},
 		Configure: func(c *Config, s *Spec) bool {

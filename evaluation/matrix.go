@@ -300,7 +300,7 @@ func (opt Options) newScheduler(spec Spec) func(Cell, uint64) (sim.Scheduler, er
 		if c.Scheduler.Learned() {
 			return nil, fmt.Errorf("learned scheduler %s has no trained model for cluster %s: schedlab run trains it in its DAG", c.Scheduler, c.Cluster)
 		}
-		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour, Data: opt.Data})
+		return schedulers.New(c.Scheduler, schedulers.Options{Seed: seed, PriceGPUHour: spec.Sim.PriceGPUHour, Data: opt.Data, Params: spec.Params})
 	}
 }
 

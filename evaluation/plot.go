@@ -10,7 +10,6 @@ import (
 	"github.com/schedlab/schedlab/internal/figure"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training/das"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -62,11 +61,12 @@ func (r *Report) overRate() bool {
 	return len(ws) > 1
 }
 
-// overTuning: every row but RIFLING's (either form) is a das-tuning model.
+// overTuning: every row but RIFLING's (either form) is on a tuning axis
+// (schedulers.Info.Tuning, which the das-tuning models declare).
 func (r *Report) overTuning() bool {
 	n := 0
 	for _, name := range r.Names {
-		if _, _, ok := das.TuningParams(string(name)); ok {
+		if schedulers.TuningOf(name) != nil {
 			n++
 		} else if name != "rifling" && name != DASRIFLING {
 			return false
@@ -178,6 +178,8 @@ func (r *Report) plotOverRate() (svg, png []byte, err error) {
 // plotTuning: DAS Fig. 5's two panels, mean JCT over the heads h (τ = 8)
 // and over the history τ (h = 4), one line per cluster, the averaged
 // column (the paper's metric) solid black; RIFLING is not on either axis.
+// The axes, one panel each in the order the rows first name them, and
+// each row's place on its axis are the rows' own (schedulers.Info.Tuning).
 func (r *Report) plotTuning() (svg, png []byte, err error) {
 	t := r.Table()
 	nm := len(t.Metrics)
@@ -185,21 +187,23 @@ func (r *Report) plotTuning() (svg, png []byte, err error) {
 		x  float64
 		si int
 	}
-	var byH, byTau []point
-	for si, name := range r.Names {
-		h, tau, ok := das.TuningParams(string(name))
-		switch {
-		case !ok:
-		case tau == 8 && name != "das-tau8":
-			byH = append(byH, point{float64(h), si})
-		default:
-			byTau = append(byTau, point{float64(tau), si})
-		}
-	}
-	panels := []struct {
+	type panel struct {
 		axis string
 		pts  []point
-	}{{"attention heads h (τ = 8)", byH}, {"GP history τ (h = 4)", byTau}}
+	}
+	var panels []panel
+	for si, name := range r.Names {
+		tu := schedulers.TuningOf(name)
+		if tu == nil {
+			continue
+		}
+		i := slices.IndexFunc(panels, func(p panel) bool { return p.axis == tu.Axis })
+		if i < 0 {
+			i = len(panels)
+			panels = append(panels, panel{axis: tu.Axis})
+		}
+		panels[i].pts = append(panels[i].pts, point{tu.X, si})
+	}
 	var plots []*plot.Plot
 	key := &figure.Key{}
 	for _, pan := range panels {

@@ -63,6 +63,11 @@ type Spec struct {
 	// Left out of the JSON when empty, so that a spec without hashes as
 	// before.
 	Notes []string `mapstructure:"notes" yaml:"notes,omitempty" json:"notes,omitempty"`
+	// Params are the heuristics' parameters the run sets (sched.<name>),
+	// passed to every heuristic the cells build. Only sections away from
+	// their defaults are written, and none at all when every one is at
+	// its default, so that such a spec hashes as before.
+	Params schedulers.Params `mapstructure:"-" yaml:"params,omitempty" json:"params,omitzero"`
 }
 
 // Cluster is a named cluster of the matrix.

@@ -21,7 +21,14 @@ import (
 // Environments are the calibrated environments the DAG's calibrate stage
 // produces, each with the paper whose experiments run in it
 // (evaluation.Experiment.Paper).
-var Environments = map[string]string{calibration.MARLPaper: evaluation.PaperMARL, calibration.DASPaper: evaluation.PaperDAS}
+// They are calibration.Environments' papers by name, declared there.
+var Environments = func() map[string]string {
+	m := map[string]string{}
+	for name, e := range calibration.Environments {
+		m[name] = e.Paper
+	}
+	return m
+}()
 
 // PaperEnvironments as sim.environment runs every experiment in its own
 // paper's calibrated environment, where one exists.

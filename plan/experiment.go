@@ -21,6 +21,9 @@ type Config struct {
 	Sim   SimConfig
 	Eval  evaluation.Config
 	Train TrainConfig
+	// Sched are the heuristics' parameters (sched.<name>), every
+	// experiment's spec's Params.
+	Sched schedulers.Params
 	// Jobs is the run artifact of the job trace that trace workloads and
 	// trace-source trainings read.
 	Jobs string
@@ -133,6 +136,7 @@ func (c Config) Experiment(id, arrivals string) (Experiment, error) {
 	fitted := e.Configure(&c.Eval, &spec)
 	c.Sim.apply(&spec.Sim, e.Paper)
 	c.Sim.applyShape(&spec)
+	spec.Params = c.Sched
 	var inputs []string
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]

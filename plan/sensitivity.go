@@ -129,6 +129,7 @@ func (c Config) SensitivityParts() ([]SensitivityPart, error) {
 			p.Heuristics = slices.Clone(d.Heuristics)
 			p.Title = "das, " + d.Cluster + " cluster"
 		}
+		p.Spec.Params = c.Sched
 		// Canonical names, so that aliases (fifo-ff) read as the tables'.
 		for i, h := range p.Heuristics {
 			canon, err := schedulers.Canonical(h)

@@ -47,4 +47,10 @@
 //     then knows it.
 //  3. Test it: the conformance test runs it as registered; add a case to
 //     TestGoldenHeuristics and record its digest with -update.
+//  4. Parameters, if it has some: one package variable, DeclareParams
+//     (params.go) with a struct of tagged keys, its Go default, their
+//     documented YAML defaults and its range check; the Constructor reads
+//     it from Options.Params (MALOParams.Of(o.Params)). The run
+//     configuration's sched.<name> then sets it, with --set, the
+//     environment, --origin and `schedlab config defaults` included.
 package schedulers

@@ -42,6 +42,26 @@ type Info struct {
 	// reads (Options.Data): a run makes each an input of the stages that
 	// evaluate the policy, so that their cache keys cover it.
 	Data []DataFile
+	// Tuning places a learned variant on an axis of a tuning experiment
+	// (das-tuning, DAS Fig. 5), whose plot draws one panel per axis; nil
+	// for none. The family declares it, so that the plot names no family.
+	Tuning *Tuning
+}
+
+// Tuning is a variant's point on a tuning axis: the axis' label (one
+// panel) and the variant's value on it.
+type Tuning struct {
+	Axis string
+	X    float64
+}
+
+// TuningOf is the Tuning of the scheduler name, nil for none.
+func TuningOf(name Name) *Tuning {
+	e, ok := lookup(string(name))
+	if !ok {
+		return nil
+	}
+	return e.info.Tuning
 }
 
 // DataFile is a file under the shared data directory that a policy reads.
@@ -114,8 +134,12 @@ type Options struct {
 	// from, ahead of DataDir: a run's stage input.
 	Data map[string]string
 	// Tiresias holds the keys of the Tiresias policies (queue thresholds,
-	// the promote knob, the Gittins samples); nil: the reference's.
+	// the promote knob, the Gittins samples); nil: Params' sched.tiresias.
 	Tiresias *TiresiasConfig
+	// Params are the heuristics' parameters (sched.<name>: MALOParams,
+	// MOSAParams, TiresiasSection); a section it does not hold is at its
+	// default.
+	Params Params
 	// RoundS is the round (lease) of the round-based policies, seconds:
 	// 0 is each one's own (Gandiva 60, Gavel 360).
 	RoundS float64
@@ -358,11 +382,11 @@ func init() {
 			greedy("tetris-pack", FIFO, func() Placer { return &Packing{} })},
 		{Info{Name: "malo", Display: "MALO", Doc: "DAS: ant-lion + elite differential evolution (T=400, P=0.99, I=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, maloKey))
+				return NewMALO(MALOParams.Of(o.Params), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, maloKey))
 			}},
 		{Info{Name: "mosa", Display: "MOSA", Doc: "DAS: multi-objective simulated annealing (I=100, S=50), durations estimated from finished jobs"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
+				return NewMOSA(MOSAParams.Of(o.Params), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
 			}},
 		// The Tiresias simulator's policies, under the names its
 		// --schedule flag takes as aliases.
@@ -422,11 +446,11 @@ func init() {
 		// only in what it knows of durations.
 		{Info{Name: "malo-oracle", Display: "MALO (oracle)", Oracle: true, Doc: "MALO reading true durations and remaining times: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewOracleMALO(DefaultMALOConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, maloKey))
+				return NewOracleMALO(MALOParams.Of(o.Params), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, maloKey))
 			}},
 		{Info{Name: "mosa-oracle", Display: "MOSA (oracle)", Oracle: true, Doc: "MOSA reading true durations and remaining times: an upper bound, not a baseline"},
 			func(o Options) (sim.Scheduler, error) {
-				return NewOracleMOSA(DefaultMOSAConfig(), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
+				return NewOracleMOSA(MOSAParams.Of(o.Params), o.PriceGPUHour, pipeline.Rand(o.Seed, Stream, mosaKey))
 			}},
 		{Info{Name: "gavel-ftf-oracle", Display: "Finish-time fairness (Gavel, oracle)", Oracle: true, Trigger: sim.TriggerEvery, Data: gavelData,
 			Doc: "gavel-ftf reading true durations, as Gavel's simulator does: an upper bound, not a baseline"},
@@ -444,7 +468,10 @@ func init() {
 
 func tiresiasConfig(o Options) TiresiasConfig {
 	if o.Tiresias == nil {
-		return TiresiasConfig{}
+		if ParamRegistry.AtDefault(o.Params.set, TiresiasSection.Key()) {
+			return TiresiasConfig{} // the reference's, as it always was
+		}
+		return TiresiasSection.Of(o.Params).config()
 	}
 	return *o.Tiresias
 }

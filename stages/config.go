@@ -18,6 +18,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/external"
 )
 
@@ -37,6 +38,11 @@ type Config struct {
 	Sim      plan.SimConfig   `mapstructure:"sim" yaml:"sim" json:"sim"`
 	Eval     EvalConfig       `mapstructure:"eval" yaml:"eval" json:"eval"`
 	Train    plan.TrainConfig `mapstructure:"train" yaml:"train" json:"train"`
+	// Sched are the heuristics' parameters, sched.<name>, each section
+	// declared beside its scheduler (schedulers.DeclareParams). Omitted
+	// from the recorded configuration while every one is at its default,
+	// so that it hashes as before.
+	Sched schedulers.Params `mapstructure:"sched" yaml:"sched" json:"sched,omitzero"`
 	// History: where a finished run is added (history.Add); omitted from
 	// the recorded configuration when off, so that it hashes as before.
 	History history.Config `mapstructure:"history" yaml:"history" json:"history,omitzero"`
@@ -47,16 +53,11 @@ type Config struct {
 	External []external.Spec `mapstructure:"external" yaml:"external" json:"external,omitempty"`
 }
 
-// calibrates says whether the calibrate stage fits the named environment:
-// marl-paper always, das-paper when eval.calibration.das is set.
+// calibrates says whether the calibrate stage fits the named environment,
+// as the environment's declaration says (calibration.Environments).
 func (c *Config) calibrates(name string) bool {
-	switch name {
-	case calibration.MARLPaper:
-		return true
-	case calibration.DASPaper:
-		return evaluation.CalibrationSection.Get(&c.Eval).DAS
-	}
-	return false
+	e, ok := calibration.Environments[name]
+	return ok && e.Fitted(&c.Eval)
 }
 
 // ProfileConfig selects where co-location samples come from.
@@ -108,6 +109,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
 	}
 	if err := external.Declare(c.External); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Sched.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Workers < 1 || c.Workers > 256 {
@@ -169,7 +173,7 @@ func (c *Config) Validate() error {
 // Plan is the part of c that a plan reads (plan.New): taken once, and
 // passed.
 func (c *Config) Plan() plan.Config {
-	return plan.Config{Sim: c.Sim, Eval: c.Eval, Train: c.Train, Jobs: c.JobsArtifact(),
+	return plan.Config{Sim: c.Sim, Eval: c.Eval, Train: c.Train, Sched: c.Sched, Jobs: c.JobsArtifact(),
 		Source: c.Datasets.Source, Synthetic: c.Datasets.Source == SyntheticPAI, SyntheticJobs: c.Datasets.Synthetic.Jobs,
 		Calibrated: slices.DeleteFunc(slices.Sorted(maps.Keys(plan.Environments)), func(n string) bool { return !c.calibrates(n) }),
 		Ingested:   c.ingestedJobs(), DataDir: c.ResolveDataDir()}

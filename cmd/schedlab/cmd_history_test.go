@@ -13,9 +13,11 @@ import (
 // its manifest.
 func TestHistory(t *testing.T) {
 	run, hist := filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "history")
+	// quick's das-table1: nine rows (five heuristics, MALO, MOSA and
+	// their oracle rows) on three clusters, 27 metric rows.
 	small := []string{"SCHEDLAB_EVAL_EXPERIMENTS=das-table1", "SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500", "SCHEDLAB_HISTORY_DIR=" + hist}
 	_, errs, code := schedlab(t, small, "run", "--preset", "quick", "--out", run, "--log-level", "warn")
-	if code != 0 || !strings.Contains(errs, "history: run (preset quick, revision ") || !strings.Contains(errs, ") added: 15 rows in "+hist+"/preset=quick/revision=") {
+	if code != 0 || !strings.Contains(errs, "history: run (preset quick, revision ") || !strings.Contains(errs, ") added: 27 rows in "+hist+"/preset=quick/revision=") {
 		t.Fatalf("run: exit %d, stderr does not say the run was added to the history:\n%s", code, errs)
 	}
 	files, err := filepath.Glob(filepath.Join(hist, "preset=quick", "revision=*", "metrics.parquet"))
@@ -34,7 +36,7 @@ func TestHistory(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"again", []string{"add", run, "--to", hist}, 0, "with the same 15 rows: nothing changed", ""},
+		{"again", []string{"add", run, "--to", hist}, 0, "with the same 27 rows: nothing changed", ""},
 		{"plot", []string{"plot", hist, "--out", plots}, 0, "history: 1 plots; index: " + filepath.Join(plots, "index.md"), ""},
 		{"no subcommand", nil, 2, "", "name a subcommand"},
 		{"no --to", []string{"add", run}, 2, "", "--to DIR is required"},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/internal/section"
+	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/training"
 	"go.yaml.in/yaml/v3"
 )
@@ -47,6 +48,17 @@ var embeddedDefaults = sync.OnceValues(func() ([]byte, error) {
 			return nil, err
 		}
 	}
+	// sched.<name>: each heuristic's parameters, declared beside it.
+	if mappingValue(root, "sched") == nil {
+		root.Content = append(root.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "sched", HeadComment: schedComment},
+			&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"})
+	}
+	for _, d := range schedulers.ParamRegistry.Decls() {
+		if err := addSection(root, "sched."+d.Type.Key(), d.Defaults, d.From); err != nil {
+			return nil, err
+		}
+	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -58,6 +70,11 @@ var embeddedDefaults = sync.OnceValues(func() ([]byte, error) {
 	}
 	return b.Bytes(), nil
 })
+
+const schedComment = `# The parameters of the heuristics that have some, by scheduler: each
+# applies wherever the scheduler runs (every experiment and its oracle
+# row alike). A section left at its defaults leaves the configuration
+# hash as it was.`
 
 // addSection puts the mapping that text declares under key (a dotted
 // path whose parent is a mapping of root), refusing a section declared

@@ -103,6 +103,16 @@ type Decl struct {
 	Defaults string
 	From     string
 	check    func(v any, e *Errs)
+	def      any // the value of a section a Set does not hold; nil: Type's zero
+}
+
+// Default is the value of the section where a Set holds none: the
+// declared default (DeclareDefault), else its type's zero value.
+func (d Decl) Default() any {
+	if d.def != nil {
+		return d.def
+	}
+	return d.Type.Zero()
 }
 
 // Registry is the declared sections under one key of the configuration
@@ -120,12 +130,24 @@ func NewRegistry(prefix string) *Registry { return &Registry{prefix: prefix} }
 // none), and returns s. It panics on a key declared twice: declaring is a
 // programmer's act, done once in a package variable or init.
 func Declare[T any](r *Registry, s Of[T], from, defaults string, check func(T, *Errs)) Of[T] {
+	return declare(r, s, from, defaults, check, nil)
+}
+
+// DeclareDefault is Declare for a section whose value, where a Set holds
+// none, is def rather than T's zero value: a Set holding nothing then
+// means every section at its default (Registry.Value, Check, Ordered and
+// Of.Default read it so).
+func DeclareDefault[T any](r *Registry, s Of[T], from, defaults string, def T, check func(T, *Errs)) Of[T] {
+	return declare(r, s, from, defaults, check, def)
+}
+
+func declare[T any](r *Registry, s Of[T], from, defaults string, check func(T, *Errs), def any) Of[T] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if slices.ContainsFunc(r.decls, func(d Decl) bool { return d.Type.Key() == s.key }) {
 		panic(fmt.Sprintf("section: %s.%s declared twice", r.prefix, s.key))
 	}
-	d := Decl{Type: s, Defaults: defaults, From: from}
+	d := Decl{Type: s, Defaults: defaults, From: from, def: def}
 	if check != nil {
 		d.check = func(v any, e *Errs) { check(v.(T), e) }
 	}
@@ -140,13 +162,26 @@ func (r *Registry) Decls() []Decl {
 	return slices.Clone(r.decls)
 }
 
-func (r *Registry) lookup(key string) (Type, bool) {
+func (r *Registry) lookup(key string) (Decl, bool) {
 	for _, d := range r.Decls() {
 		if d.Type.Key() == key {
-			return d.Type, true
+			return d, true
 		}
 	}
-	return nil, false
+	return Decl{}, false
+}
+
+// Get is the section key's value in set, its default when set holds
+// none; false when r declares no such key.
+func (r *Registry) Get(set Set, key string) (any, bool) {
+	d, ok := r.lookup(key)
+	if !ok {
+		return nil, false
+	}
+	if v, ok := set.m[key]; ok {
+		return v, true
+	}
+	return d.Default(), true
 }
 
 // Keys are r's sections' keys in declaration order.
@@ -161,13 +196,9 @@ func (r *Registry) Keys() []string {
 // Value is a pointer to a copy of the section key's value in set (its
 // zero value when set holds none), false when r declares no such key.
 func (r *Registry) Value(set Set, key string) (any, bool) {
-	t, ok := r.lookup(key)
+	v, ok := r.Get(set, key)
 	if !ok {
 		return nil, false
-	}
-	v, ok := set.m[key]
-	if !ok {
-		v = t.Zero()
 	}
 	p := reflect.New(reflect.TypeOf(v))
 	p.Elem().Set(reflect.ValueOf(v))
@@ -178,9 +209,9 @@ func (r *Registry) Value(set Set, key string) (any, bool) {
 // its type as Value gives; it panics on another type, a programming
 // error.
 func (r *Registry) SetValue(set *Set, key string, p any) {
-	t, ok := r.lookup(key)
+	d, ok := r.lookup(key)
 	rv := reflect.ValueOf(p)
-	if !ok || rv.Kind() != reflect.Pointer || rv.Elem().Type() != reflect.TypeOf(t.Zero()) {
+	if !ok || rv.Kind() != reflect.Pointer || rv.Elem().Type() != reflect.TypeOf(d.Type.Zero()) {
 		panic(fmt.Sprintf("section: SetValue: no section %s.%s of type %T", r.prefix, key, p))
 	}
 	set.Put(key, rv.Elem().Interface())
@@ -197,9 +228,9 @@ func (r *Registry) Check(set Set) error {
 		}
 		v, ok := set.m[d.Type.Key()]
 		if !ok {
-			v = d.Type.Zero()
+			v = d.Default()
 		}
-		e := &Errs{prefix: r.prefix + "." + d.Type.Key() + "."}
+		e := &Errs{root: r.prefix + ".", prefix: r.prefix + "." + d.Type.Key() + "."}
 		d.check(v, e)
 		errs = append(errs, e.errs...)
 	}
@@ -208,8 +239,15 @@ func (r *Registry) Check(set Set) error {
 
 // Errs collects a section check's errors, each naming its key in full.
 type Errs struct {
-	prefix string
-	errs   []error
+	root, prefix string
+	errs         []error
+}
+
+// AddNamed reports err, whose message already begins with the section's
+// key and its own (section.key: ...), as a check shared with another
+// path of configuration words it: only the registry's prefix is added.
+func (e *Errs) AddNamed(err error) {
+	e.errs = append(e.errs, fmt.Errorf("%s%w", e.root, err))
 }
 
 // Add reports err on key (a key of the section, or key[i]).
@@ -267,7 +305,7 @@ func Ordered(fields any, set Set, r *Registry, order []string) []KeyValue {
 		k := d.Type.Key()
 		v, ok := set.m[k]
 		if !ok {
-			v = d.Type.Zero()
+			v = d.Default()
 		}
 		kv := KeyValue{Key: k, Val: v}
 		at := slices.Index(order, k)
@@ -363,4 +401,15 @@ func UnmarshalJSON(data []byte, set *Set, r *Registry, prefix string) error {
 		r.SetValue(set, k, p)
 	}
 	return nil
+}
+
+// AtDefault reports whether the section key holds its default in set
+// (equal values, as reflect.DeepEqual compares them).
+func (r *Registry) AtDefault(set Set, key string) bool {
+	d, ok := r.lookup(key)
+	if !ok {
+		return true
+	}
+	v, ok := set.m[key]
+	return !ok || reflect.DeepEqual(v, d.Default())
 }

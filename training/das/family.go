@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -52,6 +53,23 @@ func TuningParams(name string) (heads, history int, ok bool) {
 	return 0, 0, false
 }
 
+// Axes of das-tuning's plot (DAS Fig. 5): the heads at the default
+// history, and the history at the default heads.
+const (
+	axisHeads   = "attention heads h (τ = 8)"
+	axisHistory = "GP history τ (h = 4)"
+)
+
+// tuningOf places the das-tuning row name (h heads, τ history) on its
+// axis: a das-h row on the heads axis, a das-tau row on the history axis
+// (das-h4 and das-tau8 are the same model, one point on each).
+func tuningOf(name string, h, tau int) *schedulers.Tuning {
+	if strings.HasPrefix(name, "das-tau") {
+		return &schedulers.Tuning{Axis: axisHistory, X: float64(tau)}
+	}
+	return &schedulers.Tuning{Axis: axisHeads, X: float64(h)}
+}
+
 // family is DAS and its ablations, and the das-tuning rows.
 type family struct{}
 
@@ -71,7 +89,8 @@ func (family) Variants() []training.Variant {
 	for _, n := range TuningNames() {
 		h, tau, _ := TuningParams(n)
 		v := training.Variant{Info: schedulers.Info{Name: schedulers.Name(n), Display: fmt.Sprintf("DAS (h=%d, τ=%d)", h, tau),
-			Doc: fmt.Sprintf("das-tuning: DAS with h=%d heads and τ=%d placements of history", h, tau)}}
+			Doc:    fmt.Sprintf("das-tuning: DAS with h=%d heads and τ=%d placements of history", h, tau),
+			Tuning: tuningOf(n, h, tau)}}
 		if h == d.Heads && tau == d.History {
 			v.Model = VariantDAS
 		}
