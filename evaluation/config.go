@@ -24,10 +24,8 @@ type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
-	Seeds          int            `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	MARLServers    MARLGridConfig `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
-	MARLTopologies MARLGridConfig `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
-	MARLVsSingle   MARLGridConfig `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
+	Seeds        int            `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
+	MARLVsSingle MARLGridConfig `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
 
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written

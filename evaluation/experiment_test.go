@@ -105,13 +105,13 @@ func TestRegisterRejects(t *testing.T) {
 // defaults gives the documented spec.
 func TestConfigure(t *testing.T) {
 	def := Config{Seeds: 1,
-		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
-		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
-		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
+		MARLVsSingle: MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
 	}
 	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
 	PreemptiveSection.Set(&def, preemptiveDefaults())
 	MARLArrivalsSection.Set(&def, MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20})
+	MARLServersSection.Set(&def, MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20})
+	MARLTopologiesSection.Set(&def, MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20})
 	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
 	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
 	if err := def.Validate(); err != nil {
@@ -128,7 +128,9 @@ func TestConfigure(t *testing.T) {
 	DASTable1Section.Edit(&c, func(s *DASTable1Config) { s.MaxJobs, s.FittedInterference = 500, true })
 	DASLoadSection.Edit(&c, func(s *DASLoadConfig) { s.Rates = []float64{3} })
 	MARLArrivalsSection.Edit(&c, func(s *MARLArrivalsConfig) { s.K, s.JobsPerPod = 4, 1.5 })
-	c.MARLTopologies.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
+	MARLTopologiesSection.Edit(&c, func(s *MARLGridConfig) {
+		s.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
+	})
 	e, _ := Lookup(DASLoad)
 	s := e.Spec()
 	if fitted := e.Configure(&c, &s); !fitted || len(s.Workloads) != 1 || s.Workloads[0].Name != "x3" || s.Workloads[0].ArrivalRate != 3 || s.Workloads[0].MaxJobs != 500 {
@@ -143,7 +145,7 @@ func TestConfigure(t *testing.T) {
 	e, _ = Lookup(MARLTopologies)
 	s = e.Spec()
 	e.Configure(&c, &s)
-	if !reflect.DeepEqual(s.Clusters, c.MARLTopologies.Clusters) {
+	if !reflect.DeepEqual(s.Clusters, MARLTopologiesSection.Get(&c).Clusters) {
 		t.Errorf("marl-topologies clusters: %+v", s.Clusters)
 	}
 	PreemptiveSection.Edit(&c, func(p *PreemptiveConfig) {

@@ -368,8 +368,11 @@ servers; uniform arrivals.`,
 			}
 			return s
 		},
-		Configure:   func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLServers, s) },
-		CheckConfig: func(c *Config, listed bool) []error { return checkMARLGrid("eval.marl_servers", c.MARLServers, listed) },
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, MARLServersSection.Get(c), s) },
+		Settings:  MARLServersSection,
+		CheckConfig: func(c *Config, listed bool) []error {
+			return checkMARLGrid("eval.marl_servers", MARLServersSection.Get(c), listed)
+		},
 	})
 	Register(Experiment{
 		ID: MARLTopologies, Paper: PaperMARL, Reproduces: "MARL Fig. 9",
@@ -398,9 +401,10 @@ intervals: 10
 				Cluster{Name: "bcube-n4-k2", Spec: sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}})
 			return s
 		},
-		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLTopologies, s) },
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, MARLTopologiesSection.Get(c), s) },
+		Settings:  MARLTopologiesSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			return checkMARLGrid("eval.marl_topologies", c.MARLTopologies, listed)
+			return checkMARLGrid("eval.marl_topologies", MARLTopologiesSection.Get(c), listed)
 		},
 	})
 	Register(Experiment{
@@ -570,6 +574,12 @@ const (
 	PlacementBatch   = "batch"
 	PlacementArrival = "arrival"
 )
+
+// MARLServersSection is eval.marl_servers.
+var MARLServersSection = NewSection[MARLGridConfig](MARLServers)
+
+// MARLTopologiesSection is eval.marl_topologies.
+var MARLTopologiesSection = NewSection[MARLGridConfig](MARLTopologies)
 
 // SensitivitySection is eval.sensitivity.
 var SensitivitySection = NewSection[SensitivityConfig](Sensitivity)
