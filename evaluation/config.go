@@ -24,8 +24,7 @@ type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
-	Seeds        int            `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	MARLVsSingle MARLGridConfig `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
+	Seeds int `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
 
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written

@@ -104,16 +104,15 @@ func TestRegisterRejects(t *testing.T) {
 // the shared ones) to its spec; a configuration equal to the documented
 // defaults gives the documented spec.
 func TestConfigure(t *testing.T) {
-	def := Config{Seeds: 1,
-		MARLVsSingle: MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
-	}
+	def := Config{Seeds: 1}
+	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
+	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
 	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
-	PreemptiveSection.Set(&def, preemptiveDefaults())
 	MARLArrivalsSection.Set(&def, MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20})
 	MARLServersSection.Set(&def, MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20})
 	MARLTopologiesSection.Set(&def, MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20})
-	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
-	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
+	MARLVsSingleSection.Set(&def, MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20})
+	PreemptiveSection.Set(&def, preemptiveDefaults())
 	if err := def.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +172,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.K = 3 }) }, "eval.marl_arrivals.k"},
 		{func(c *Config) { c.Experiments = []string{MARLServers} }, "eval.marl_servers.intervals"},
 		{func(c *Config) {
-			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
+			MARLVsSingleSection.Edit(c, func(s *MARLGridConfig) {
+				s.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
+			})
 		}, "eval.marl_vs_single.clusters[0] (s)"},
 		{func(c *Config) { c.Experiments = []string{Preemptive} }, "eval.preemptive: give at least one of traces"},
 		{func(c *Config) {

@@ -433,9 +433,10 @@ marl-device and marl-single with --schedulers and --models).`,
 			s.Schedulers = []string{"tetris-pack"}
 			return s
 		},
-		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLVsSingle, s) },
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, MARLVsSingleSection.Get(c), s) },
+		Settings:  MARLVsSingleSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			return checkMARLGrid("eval.marl_vs_single", c.MARLVsSingle, listed)
+			return checkMARLGrid("eval.marl_vs_single", MARLVsSingleSection.Get(c), listed)
 		},
 	})
 	Register(Experiment{
@@ -580,6 +581,9 @@ var MARLServersSection = NewSection[MARLGridConfig](MARLServers)
 
 // MARLTopologiesSection is eval.marl_topologies.
 var MARLTopologiesSection = NewSection[MARLGridConfig](MARLTopologies)
+
+// MARLVsSingleSection is eval.marl_vs_single.
+var MARLVsSingleSection = NewSection[MARLGridConfig](MARLVsSingle)
 
 // SensitivitySection is eval.sensitivity.
 var SensitivitySection = NewSection[SensitivityConfig](Sensitivity)

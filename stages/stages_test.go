@@ -195,8 +195,8 @@ func TestLearnedSchedulersInDAG(t *testing.T) {
 	evaluation.DASLoadSection.Edit(&cfg.Eval, func(s *evaluation.DASLoadConfig) { s.Schedulers = []string{"rifling-ppo", "das"} })
 	evaluation.DASTuningSection.Edit(&cfg.Eval, func(s *evaluation.DASTuningConfig) { s.Schedulers = []string{"das-h2", "das-h4", "das-tau8"} })
 	evaluation.MARLServersSection.Edit(&cfg.Eval, func(s *evaluation.MARLGridConfig) { s.Schedulers = []string{"tetris", "marl-device"} })
-	cfg.Eval.MARLVsSingle = evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
-		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}}
+	evaluation.MARLVsSingleSection.Set(&cfg.Eval, evaluation.MARLGridConfig{Schedulers: []string{"tetris", "marl-device", "marl-single"}, Intervals: 3,
+		Clusters: []evaluation.Cluster{{Name: "fattree-k4", Spec: sim.ClusterSpec{Topology: "fattree", K: 4, Servers: "power8"}}}})
 	cfg.Train.DAS.SegmentJobs, cfg.Train.DAS.ValJobs = 30, 10
 	dag, err := Build(cfg)
 	if err != nil {
