@@ -384,7 +384,15 @@ func TestPlotNamesInfiniteBar(t *testing.T) {
 // for the run-wide experiments and seeds) belongs to the registered
 // experiment of that id, and each experiment that is run or staged has
 // one: the section's name is the registration's (Experiment.ConfigKey).
+// Config's own fields are the run-wide keys only: a section is declared
+// with its experiment's registration (Settings), never as a field.
 func TestEverySectionIsAnExperiments(t *testing.T) {
+	ct := reflect.TypeFor[Config]()
+	for i := range ct.NumField() {
+		if f := ct.Field(i); f.IsExported() && f.Name != "Experiments" && f.Name != "Seeds" {
+			t.Errorf("Config.%s: an experiment's section is declared with its registration (Settings), not as a field of Config", f.Name)
+		}
+	}
 	owned := map[string]string{}
 	for _, e := range Experiments() {
 		key := e.ConfigKey()

@@ -585,8 +585,66 @@ var MARLTopologiesSection = NewSection[MARLGridConfig](MARLTopologies)
 // MARLVsSingleSection is eval.marl_vs_single.
 var MARLVsSingleSection = NewSection[MARLGridConfig](MARLVsSingle)
 
+// MARLGridConfig parameterises marl-servers, marl-topologies and
+// marl-vs-single: their clusters (one column group each) at the paper's
+// load per pod (MARLPaperLoad).
+type MARLGridConfig struct {
+	Schedulers []string  `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	Clusters   []Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
+	Intervals  int       `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+}
+
 // SensitivitySection is eval.sensitivity.
 var SensitivitySection = NewSection[SensitivityConfig](Sensitivity)
+
+// SensitivityConfig parameterises the sensitivity experiment: a grid of
+// multipliers on the communication and interference scales of each part's
+// calibrated environment, a model trained per grid point.
+type SensitivityConfig struct {
+	// Parts to run: SensitivityMARLDevice, SensitivityDAS.
+	Parts []string `mapstructure:"parts" yaml:"parts" json:"parts"`
+	// CommScales and InterferenceScales multiply the environment's
+	// comm_scale and interference_scale: the map's rows and columns, each
+	// increasing.
+	CommScales         []float64             `mapstructure:"comm_scales" yaml:"comm_scales" json:"comm_scales"`
+	InterferenceScales []float64             `mapstructure:"interference_scales" yaml:"interference_scales" json:"interference_scales"`
+	MARLDevice         SensitivityMARLConfig `mapstructure:"marl_device" yaml:"marl_device" json:"marl_device"`
+	DAS                SensitivityDASConfig  `mapstructure:"das" yaml:"das" json:"das"`
+}
+
+// SensitivityMARLConfig sizes the marl-device part: marl-arrivals' uniform
+// workload at the paper's load per pod on a fat-tree of power8 servers.
+type SensitivityMARLConfig struct {
+	// Heuristics the learned scheduler is compared with (MARLHeuristics).
+	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
+	// K of the fat-tree.
+	K int `mapstructure:"k" yaml:"k" json:"k"`
+	// Intervals of uniform arrivals evaluated.
+	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// Episodes of each grid point's training (0: the family's default),
+	// over TrainIntervals intervals of uniform arrivals.
+	Episodes       int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	TrainIntervals int `mapstructure:"train_intervals" yaml:"train_intervals" json:"train_intervals"`
+	// Loads multiply the paper's jobs per pod (MARLPaperLoad) and Sockets
+	// are socket rules (sim.SocketRules): the map has one part per load
+	// and rule, each its own grid. Loads [1] (or none) and Sockets [] (the
+	// experiment's own rule) are one part, named as before. Left out of
+	// the JSON when empty.
+	Loads   []float64 `mapstructure:"loads" yaml:"loads" json:"loads,omitempty"`
+	Sockets []string  `mapstructure:"sockets" yaml:"sockets" json:"sockets,omitempty"`
+}
+
+// SensitivityDASConfig sizes the das part: das-table1's trace (its
+// max_jobs and test_fraction) on one cluster; the training reads
+// train.das except for its episodes and cluster.
+type SensitivityDASConfig struct {
+	// Heuristics the learned scheduler is compared with (DASHeuristics).
+	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
+	// Cluster evaluated and trained on: small, medium or large.
+	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
+	// Episodes per learning rate of each grid point's training.
+	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+}
 
 // checkSensitivity validates eval.sensitivity; the grid and the listed
 // parts' sections matter only when the experiment is listed.
