@@ -16,6 +16,17 @@ const Calibration = "calibration"
 // CalibrationSection is eval.calibration.
 var CalibrationSection = NewSection[CalibrationConfig](Calibration)
 
+// CalibrationConfig says which calibrated environments the calibrate stage
+// fits besides marl-paper, which it always fits (a few dozen tiny
+// scenarios, well under a second).
+type CalibrationConfig struct {
+	// DAS fits das-paper: some forty evaluations of five heuristic rows on
+	// das-table1's three clusters and evaluated jobs, tens of seconds on
+	// the nightly trace. Experiments run in das-paper (sim.environment)
+	// need it.
+	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
+}
+
 // Registered before the run experiments (this file sorts first), so that
 // it lists first: the report shows it before the tables that depend on the
 // environment.

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/schedulers"
@@ -18,16 +17,14 @@ import (
 // `schedlab config show`, the config hash): a new experiment declares its
 // section with its registration (Experiment.Settings, a Section handle),
 // named by its id (Experiment.ConfigKey), and reads it in its Configure
-// through the handle. The fields below are the sections not yet declared
-// that way.
+// and checks it in its CheckConfig through the handle. Config's own
+// fields are the run-wide keys only: an experiment's section is never a
+// field here (TestEverySectionIsAnExperiments).
 type Config struct {
 	// Experiments to run, by id; [] runs none.
 	Experiments []string `mapstructure:"experiments" yaml:"experiments" json:"experiments"`
 	// Seeds is the number of replicates per cell.
-	Seeds          int            `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
-	MARLServers    MARLGridConfig `mapstructure:"marl_servers" yaml:"marl_servers" json:"marl_servers"`
-	MARLTopologies MARLGridConfig `mapstructure:"marl_topologies" yaml:"marl_topologies" json:"marl_topologies"`
-	MARLVsSingle   MARLGridConfig `mapstructure:"marl_vs_single" yaml:"marl_vs_single" json:"marl_vs_single"`
+	Seeds int `mapstructure:"seeds" yaml:"seeds" json:"seeds"`
 
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written
@@ -36,117 +33,25 @@ type Config struct {
 }
 
 // ConfigKey is the experiment's section of the run configuration:
-// eval.<its id, dashes as underscores> (eval.das_table1), the section
-// (Settings, or a field of Config) that its Configure and CheckConfig
-// read; "" when the experiment has none (derived experiments are
-// configured by their parent's).
-// TestEverySectionIsAnExperiments holds Config's fields and the registry
-// to this one-to-one naming.
+// eval.<its id, dashes as underscores> (eval.das_table1), the section its
+// Settings declare and its Configure and CheckConfig read; "" when the
+// experiment has none (derived experiments are configured by their
+// parent's). TestEverySectionIsAnExperiments holds the registry to this
+// one-to-one naming.
 func (e Experiment) ConfigKey() string {
-	name := sectionKey(e.ID)
-	if _, ok := sectionFields()[name]; !ok && e.Settings == nil {
+	if e.Settings == nil {
 		return ""
 	}
-	return "eval." + name
+	return "eval." + sectionKey(e.ID)
 }
 
 // sectionType is the type of the experiment's section, nil when it has
 // none.
 func (e Experiment) sectionType() reflect.Type {
-	if e.Settings != nil {
-		return reflect.TypeOf(e.Settings.zero())
+	if e.Settings == nil {
+		return nil
 	}
-	if f, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(n string) bool {
-		f, _ := reflect.TypeFor[Config]().FieldByName(n)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		return name == sectionKey(e.ID) && sectionFields()[name]
-	}); ok {
-		return f.Type
-	}
-	return nil
-}
-
-// sectionFields are Config's fields by key (their json tag), but for the
-// run-wide experiments and seeds.
-var sectionFields = sync.OnceValue(func() map[string]bool {
-	out := map[string]bool{}
-	t := reflect.TypeFor[Config]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if t.Field(i).IsExported() && name != "experiments" && name != "seeds" {
-			out[name] = true
-		}
-	}
-	return out
-})
-
-// CalibrationConfig says which calibrated environments the calibrate stage
-// fits besides marl-paper, which it always fits (a few dozen tiny
-// scenarios, well under a second).
-type CalibrationConfig struct {
-	// DAS fits das-paper: some forty evaluations of five heuristic rows on
-	// das-table1's three clusters and evaluated jobs, tens of seconds on
-	// the nightly trace. Experiments run in das-paper (sim.environment)
-	// need it.
-	DAS bool `mapstructure:"das" yaml:"das" json:"das"`
-}
-
-// MARLGridConfig parameterises marl-servers, marl-topologies and
-// marl-vs-single: their clusters (one column group each) at the paper's
-// load per pod (MARLPaperLoad).
-type MARLGridConfig struct {
-	Schedulers []string  `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
-	Clusters   []Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
-	Intervals  int       `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-}
-
-// SensitivityConfig parameterises the sensitivity experiment: a grid of
-// multipliers on the communication and interference scales of each part's
-// calibrated environment, a model trained per grid point.
-type SensitivityConfig struct {
-	// Parts to run: SensitivityMARLDevice, SensitivityDAS.
-	Parts []string `mapstructure:"parts" yaml:"parts" json:"parts"`
-	// CommScales and InterferenceScales multiply the environment's
-	// comm_scale and interference_scale: the map's rows and columns, each
-	// increasing.
-	CommScales         []float64             `mapstructure:"comm_scales" yaml:"comm_scales" json:"comm_scales"`
-	InterferenceScales []float64             `mapstructure:"interference_scales" yaml:"interference_scales" json:"interference_scales"`
-	MARLDevice         SensitivityMARLConfig `mapstructure:"marl_device" yaml:"marl_device" json:"marl_device"`
-	DAS                SensitivityDASConfig  `mapstructure:"das" yaml:"das" json:"das"`
-}
-
-// SensitivityMARLConfig sizes the marl-device part: marl-arrivals' uniform
-// workload at the paper's load per pod on a fat-tree of power8 servers.
-type SensitivityMARLConfig struct {
-	// Heuristics the learned scheduler is compared with (MARLHeuristics).
-	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
-	// K of the fat-tree.
-	K int `mapstructure:"k" yaml:"k" json:"k"`
-	// Intervals of uniform arrivals evaluated.
-	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
-	// Episodes of each grid point's training (0: the family's default),
-	// over TrainIntervals intervals of uniform arrivals.
-	Episodes       int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
-	TrainIntervals int `mapstructure:"train_intervals" yaml:"train_intervals" json:"train_intervals"`
-	// Loads multiply the paper's jobs per pod (MARLPaperLoad) and Sockets
-	// are socket rules (sim.SocketRules): the map has one part per load
-	// and rule, each its own grid. Loads [1] (or none) and Sockets [] (the
-	// experiment's own rule) are one part, named as before. Left out of
-	// the JSON when empty.
-	Loads   []float64 `mapstructure:"loads" yaml:"loads" json:"loads,omitempty"`
-	Sockets []string  `mapstructure:"sockets" yaml:"sockets" json:"sockets,omitempty"`
-}
-
-// SensitivityDASConfig sizes the das part: das-table1's trace (its
-// max_jobs and test_fraction) on one cluster; the training reads
-// train.das except for its episodes and cluster.
-type SensitivityDASConfig struct {
-	// Heuristics the learned scheduler is compared with (DASHeuristics).
-	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
-	// Cluster evaluated and trained on: small, medium or large.
-	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
-	// Episodes per learning rate of each grid point's training.
-	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	return reflect.TypeOf(e.Settings.zero())
 }
 
 // MaxSeeds bounds eval.seeds: each replicate reruns every cell, and a

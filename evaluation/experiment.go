@@ -68,15 +68,16 @@ type Experiment struct {
 	// comment on each saying what it means, as YAML. The embedded defaults
 	// of the configuration hold it under ConfigKey, and `schedlab config
 	// defaults` prints it there. Required exactly when the experiment has a
-	// section; the keys are those of its field of Config.
+	// section (Settings); the keys are those of the section's type.
 	Defaults string
 	// Settings is the handle of the experiment's section (NewSection),
-	// which declares its type; nil when it has none or its section is
-	// still a field of Config.
+	// which declares its type; nil when it has none. Config holds the
+	// section's value; code reads and writes it through this handle.
 	Settings SectionType
 	// CheckConfig validates the experiment's section of the run
-	// configuration; listed says whether eval.experiments names it (some
-	// keys matter only then). Errors name the key in full.
+	// configuration, the one place each of its keys is range-checked;
+	// listed says whether eval.experiments names it (some keys matter
+	// only then). Errors name the key in full.
 	CheckConfig func(c *Config, listed bool) []error
 
 	// Derive builds a derived experiment (derived experiments only).
@@ -205,12 +206,10 @@ func Register(e Experiment) {
 		panic("evaluation: Register: experiment " + e.ID + " needs exactly one of Spec (run), Derive (derived) and Stage (staged)")
 	case e.Spec != nil && e.Configure == nil:
 		panic("evaluation: Register: run experiment " + e.ID + " has no Configure")
-	case (e.ConfigKey() != "") != (e.Defaults != ""):
-		panic("evaluation: Register: experiment " + e.ID + " declares Defaults exactly when it has a section of Config (" + e.ConfigKey() + ")")
+	case (e.Settings != nil) != (e.Defaults != ""):
+		panic("evaluation: Register: experiment " + e.ID + " declares Defaults exactly when it declares its section (Settings)")
 	case e.Settings != nil && e.Settings.ID() != e.ID:
 		panic("evaluation: Register: experiment " + e.ID + " declares the section of " + e.Settings.ID())
-	case e.Settings != nil && sectionFields()[sectionKey(e.ID)]:
-		panic("evaluation: Register: experiment " + e.ID + "'s section is declared twice: in Settings and as a field of Config")
 	case e.Derive != nil && e.Derive.Table == nil:
 		panic("evaluation: Register: derived experiment " + e.ID + " has no Table")
 	}

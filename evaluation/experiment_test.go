@@ -104,16 +104,15 @@ func TestRegisterRejects(t *testing.T) {
 // the shared ones) to its spec; a configuration equal to the documented
 // defaults gives the documented spec.
 func TestConfigure(t *testing.T) {
-	def := Config{Seeds: 1,
-		MARLServers:    MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
-		MARLTopologies: MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20},
-		MARLVsSingle:   MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20},
-	}
-	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
-	PreemptiveSection.Set(&def, preemptiveDefaults())
-	MARLArrivalsSection.Set(&def, MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20})
+	def := Config{Seeds: 1}
 	DASTable1Section.Set(&def, DASTable1Config{Schedulers: DASHeuristics, MaxJobs: 20000, TestFraction: 0.2})
 	DASLoadSection.Set(&def, DASLoadConfig{Schedulers: []string{DASRIFLING, "das"}, Rates: []float64{0.5, 1, 2}})
+	DASTuningSection.Set(&def, DASTuningConfig{Schedulers: append([]string{DASRIFLING, "rifling"}, das.TuningNames()...)})
+	MARLArrivalsSection.Set(&def, MARLArrivalsConfig{Schedulers: MARLHeuristics, K: 8, Intervals: 20})
+	MARLServersSection.Set(&def, MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20})
+	MARLTopologiesSection.Set(&def, MARLGridConfig{Schedulers: MARLHeuristics, Intervals: 20})
+	MARLVsSingleSection.Set(&def, MARLGridConfig{Schedulers: []string{"tetris-pack"}, Intervals: 20})
+	PreemptiveSection.Set(&def, preemptiveDefaults())
 	if err := def.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +127,9 @@ func TestConfigure(t *testing.T) {
 	DASTable1Section.Edit(&c, func(s *DASTable1Config) { s.MaxJobs, s.FittedInterference = 500, true })
 	DASLoadSection.Edit(&c, func(s *DASLoadConfig) { s.Rates = []float64{3} })
 	MARLArrivalsSection.Edit(&c, func(s *MARLArrivalsConfig) { s.K, s.JobsPerPod = 4, 1.5 })
-	c.MARLTopologies.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
+	MARLTopologiesSection.Edit(&c, func(s *MARLGridConfig) {
+		s.Clusters = []Cluster{{Name: "vl2", Spec: sim.ClusterSpec{Topology: "vl2", K: 4, Servers: "dgx1"}}}
+	})
 	e, _ := Lookup(DASLoad)
 	s := e.Spec()
 	if fitted := e.Configure(&c, &s); !fitted || len(s.Workloads) != 1 || s.Workloads[0].Name != "x3" || s.Workloads[0].ArrivalRate != 3 || s.Workloads[0].MaxJobs != 500 {
@@ -143,7 +144,7 @@ func TestConfigure(t *testing.T) {
 	e, _ = Lookup(MARLTopologies)
 	s = e.Spec()
 	e.Configure(&c, &s)
-	if !reflect.DeepEqual(s.Clusters, c.MARLTopologies.Clusters) {
+	if !reflect.DeepEqual(s.Clusters, MARLTopologiesSection.Get(&c).Clusters) {
 		t.Errorf("marl-topologies clusters: %+v", s.Clusters)
 	}
 	PreemptiveSection.Edit(&c, func(p *PreemptiveConfig) {
@@ -171,7 +172,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.K = 3 }) }, "eval.marl_arrivals.k"},
 		{func(c *Config) { c.Experiments = []string{MARLServers} }, "eval.marl_servers.intervals"},
 		{func(c *Config) {
-			c.MARLVsSingle.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
+			MARLVsSingleSection.Edit(c, func(s *MARLGridConfig) {
+				s.Clusters = []Cluster{{Name: "s", Spec: sim.ClusterSpec{Topology: "flat", N: 2, Servers: "pai-v100"}}}
+			})
 		}, "eval.marl_vs_single.clusters[0] (s)"},
 		{func(c *Config) { c.Experiments = []string{Preemptive} }, "eval.preemptive: give at least one of traces"},
 		{func(c *Config) {
@@ -381,7 +384,15 @@ func TestPlotNamesInfiniteBar(t *testing.T) {
 // for the run-wide experiments and seeds) belongs to the registered
 // experiment of that id, and each experiment that is run or staged has
 // one: the section's name is the registration's (Experiment.ConfigKey).
+// Config's own fields are the run-wide keys only: a section is declared
+// with its experiment's registration (Settings), never as a field.
 func TestEverySectionIsAnExperiments(t *testing.T) {
+	ct := reflect.TypeFor[Config]()
+	for i := range ct.NumField() {
+		if f := ct.Field(i); f.IsExported() && f.Name != "Experiments" && f.Name != "Seeds" {
+			t.Errorf("Config.%s: an experiment's section is declared with its registration (Settings), not as a field of Config", f.Name)
+		}
+	}
 	owned := map[string]string{}
 	for _, e := range Experiments() {
 		key := e.ConfigKey()

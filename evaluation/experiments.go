@@ -367,8 +367,11 @@ servers; uniform arrivals.`,
 			}
 			return s
 		},
-		Configure:   func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLServers, s) },
-		CheckConfig: func(c *Config, listed bool) []error { return checkMARLGrid("eval.marl_servers", c.MARLServers, listed) },
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, MARLServersSection.Get(c), s) },
+		Settings:  MARLServersSection,
+		CheckConfig: func(c *Config, listed bool) []error {
+			return checkMARLGrid("eval.marl_servers", MARLServersSection.Get(c), listed)
+		},
 	})
 	Register(Experiment{
 		ID: MARLTopologies, Paper: PaperMARL, Reproduces: "MARL Fig. 9",
@@ -397,9 +400,10 @@ intervals: 10
 				Cluster{Name: "bcube-n4-k2", Spec: sim.ClusterSpec{Topology: "bcube", N: 4, K: 2, Servers: "power8"}})
 			return s
 		},
-		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLTopologies, s) },
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, MARLTopologiesSection.Get(c), s) },
+		Settings:  MARLTopologiesSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			return checkMARLGrid("eval.marl_topologies", c.MARLTopologies, listed)
+			return checkMARLGrid("eval.marl_topologies", MARLTopologiesSection.Get(c), listed)
 		},
 	})
 	Register(Experiment{
@@ -428,9 +432,10 @@ marl-device and marl-single with --schedulers and --models).`,
 			s.Schedulers = []string{"tetris-pack"}
 			return s
 		},
-		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, c.MARLVsSingle, s) },
+		Configure: func(c *Config, s *Spec) bool { return configureMARLGrid(c, MARLVsSingleSection.Get(c), s) },
+		Settings:  MARLVsSingleSection,
 		CheckConfig: func(c *Config, listed bool) []error {
-			return checkMARLGrid("eval.marl_vs_single", c.MARLVsSingle, listed)
+			return checkMARLGrid("eval.marl_vs_single", MARLVsSingleSection.Get(c), listed)
 		},
 	})
 	Register(Experiment{
@@ -570,8 +575,75 @@ const (
 	PlacementArrival = "arrival"
 )
 
+// MARLServersSection is eval.marl_servers.
+var MARLServersSection = NewSection[MARLGridConfig](MARLServers)
+
+// MARLTopologiesSection is eval.marl_topologies.
+var MARLTopologiesSection = NewSection[MARLGridConfig](MARLTopologies)
+
+// MARLVsSingleSection is eval.marl_vs_single.
+var MARLVsSingleSection = NewSection[MARLGridConfig](MARLVsSingle)
+
+// MARLGridConfig parameterises marl-servers, marl-topologies and
+// marl-vs-single: their clusters (one column group each) at the paper's
+// load per pod (MARLPaperLoad).
+type MARLGridConfig struct {
+	Schedulers []string  `mapstructure:"schedulers" yaml:"schedulers" json:"schedulers"`
+	Clusters   []Cluster `mapstructure:"clusters" yaml:"clusters" json:"clusters"`
+	Intervals  int       `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+}
+
 // SensitivitySection is eval.sensitivity.
 var SensitivitySection = NewSection[SensitivityConfig](Sensitivity)
+
+// SensitivityConfig parameterises the sensitivity experiment: a grid of
+// multipliers on the communication and interference scales of each part's
+// calibrated environment, a model trained per grid point.
+type SensitivityConfig struct {
+	// Parts to run: SensitivityMARLDevice, SensitivityDAS.
+	Parts []string `mapstructure:"parts" yaml:"parts" json:"parts"`
+	// CommScales and InterferenceScales multiply the environment's
+	// comm_scale and interference_scale: the map's rows and columns, each
+	// increasing.
+	CommScales         []float64             `mapstructure:"comm_scales" yaml:"comm_scales" json:"comm_scales"`
+	InterferenceScales []float64             `mapstructure:"interference_scales" yaml:"interference_scales" json:"interference_scales"`
+	MARLDevice         SensitivityMARLConfig `mapstructure:"marl_device" yaml:"marl_device" json:"marl_device"`
+	DAS                SensitivityDASConfig  `mapstructure:"das" yaml:"das" json:"das"`
+}
+
+// SensitivityMARLConfig sizes the marl-device part: marl-arrivals' uniform
+// workload at the paper's load per pod on a fat-tree of power8 servers.
+type SensitivityMARLConfig struct {
+	// Heuristics the learned scheduler is compared with (MARLHeuristics).
+	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
+	// K of the fat-tree.
+	K int `mapstructure:"k" yaml:"k" json:"k"`
+	// Intervals of uniform arrivals evaluated.
+	Intervals int `mapstructure:"intervals" yaml:"intervals" json:"intervals"`
+	// Episodes of each grid point's training (0: the family's default),
+	// over TrainIntervals intervals of uniform arrivals.
+	Episodes       int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+	TrainIntervals int `mapstructure:"train_intervals" yaml:"train_intervals" json:"train_intervals"`
+	// Loads multiply the paper's jobs per pod (MARLPaperLoad) and Sockets
+	// are socket rules (sim.SocketRules): the map has one part per load
+	// and rule, each its own grid. Loads [1] (or none) and Sockets [] (the
+	// experiment's own rule) are one part, named as before. Left out of
+	// the JSON when empty.
+	Loads   []float64 `mapstructure:"loads" yaml:"loads" json:"loads,omitempty"`
+	Sockets []string  `mapstructure:"sockets" yaml:"sockets" json:"sockets,omitempty"`
+}
+
+// SensitivityDASConfig sizes the das part: das-table1's trace (its
+// max_jobs and test_fraction) on one cluster; the training reads
+// train.das except for its episodes and cluster.
+type SensitivityDASConfig struct {
+	// Heuristics the learned scheduler is compared with (DASHeuristics).
+	Heuristics []string `mapstructure:"heuristics" yaml:"heuristics" json:"heuristics"`
+	// Cluster evaluated and trained on: small, medium or large.
+	Cluster string `mapstructure:"cluster" yaml:"cluster" json:"cluster"`
+	// Episodes per learning rate of each grid point's training.
+	Episodes int `mapstructure:"episodes" yaml:"episodes" json:"episodes"`
+}
 
 // checkSensitivity validates eval.sensitivity; the grid and the listed
 // parts' sections matter only when the experiment is listed.

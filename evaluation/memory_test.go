@@ -72,12 +72,20 @@ func TestSizeKeysAtTheirMaximum(t *testing.T) {
 		{"eval.marl_arrivals.jobs_per_pod+intervals", MARLArrivals, func(c *Config) {
 			MARLArrivalsSection.Edit(c, func(s *MARLArrivalsConfig) { s.JobsPerPod, s.Intervals = MaxJobsPerPod, MaxIntervals })
 		}, true},
-		{"eval.marl_servers.clusters", MARLServers, func(c *Config) { c.MARLServers.Clusters = []Cluster{{Name: "big", Spec: maxFatTree}} }, true},
-		{"eval.marl_servers.intervals", MARLServers, func(c *Config) { c.MARLServers.Intervals = MaxIntervals }, false},
-		{"eval.marl_topologies.clusters vl2", MARLTopologies, func(c *Config) { c.MARLTopologies.Clusters = []Cluster{{Name: "big", Spec: maxVL2}} }, true},
-		{"eval.marl_topologies.clusters bcube", MARLTopologies, func(c *Config) { c.MARLTopologies.Clusters = []Cluster{{Name: "big", Spec: maxBCube}} }, true},
-		{"eval.marl_vs_single.clusters", MARLVsSingle, func(c *Config) { c.MARLVsSingle.Clusters = []Cluster{{Name: "big", Spec: maxFatTree}} }, true},
-		{"eval.marl_vs_single.intervals", MARLVsSingle, func(c *Config) { c.MARLVsSingle.Intervals = MaxIntervals }, false},
+		{"eval.marl_servers.clusters", MARLServers, func(c *Config) {
+			MARLServersSection.Edit(c, func(s *MARLGridConfig) { s.Clusters = []Cluster{{Name: "big", Spec: maxFatTree}} })
+		}, true},
+		{"eval.marl_servers.intervals", MARLServers, func(c *Config) { MARLServersSection.Edit(c, func(s *MARLGridConfig) { s.Intervals = MaxIntervals }) }, false},
+		{"eval.marl_topologies.clusters vl2", MARLTopologies, func(c *Config) {
+			MARLTopologiesSection.Edit(c, func(s *MARLGridConfig) { s.Clusters = []Cluster{{Name: "big", Spec: maxVL2}} })
+		}, true},
+		{"eval.marl_topologies.clusters bcube", MARLTopologies, func(c *Config) {
+			MARLTopologiesSection.Edit(c, func(s *MARLGridConfig) { s.Clusters = []Cluster{{Name: "big", Spec: maxBCube}} })
+		}, true},
+		{"eval.marl_vs_single.clusters", MARLVsSingle, func(c *Config) {
+			MARLVsSingleSection.Edit(c, func(s *MARLGridConfig) { s.Clusters = []Cluster{{Name: "big", Spec: maxFatTree}} })
+		}, true},
+		{"eval.marl_vs_single.intervals", MARLVsSingle, func(c *Config) { MARLVsSingleSection.Edit(c, func(s *MARLGridConfig) { s.Intervals = MaxIntervals }) }, false},
 		{"eval.sensitivity.marl_device.k", Sensitivity, func(c *Config) { SensitivitySection.Edit(c, func(s *SensitivityConfig) { s.MARLDevice.K = 160 }) }, true},
 		{"eval.sensitivity.marl_device.intervals", Sensitivity, func(c *Config) {
 			SensitivitySection.Edit(c, func(s *SensitivityConfig) {

@@ -34,7 +34,7 @@ func paperProtocolConfig(t *testing.T) *Config {
 	cfg.Datasets.Ingest = []IngestSpec{{Source: datasets.SourceGoogle2011, Inputs: []string{"google.csv"}}}
 	cfg.Eval.Experiments = []string{evaluation.MARLArrivals, evaluation.MARLServers}
 	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device"} })
-	cfg.Eval.MARLServers.Schedulers = []string{"lb", "marl-device"}
+	evaluation.MARLServersSection.Edit(&cfg.Eval, func(s *evaluation.MARLGridConfig) { s.Schedulers = []string{"lb", "marl-device"} })
 	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Placement = evaluation.PlacementArrival })
 	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Arrivals = marl.ArrivalsGoogle })
 	return cfg

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/stages"
 	"github.com/schedlab/schedlab/training/daspaper"
 )
@@ -246,7 +247,7 @@ func TestLayersKeepPresets(t *testing.T) {
 		if _, err := cfg.Hash(); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
-		if cfg.Preset != p || cfg.Seed != 1 || cfg.Datasets.IntervalS != 1800 || len(cfg.Eval.MARLServers.Clusters) == 0 || cfg.Out != "out" {
+		if cfg.Preset != p || cfg.Seed != 1 || cfg.Datasets.IntervalS != 1800 || len(evaluation.MARLServersSection.Get(&cfg.Eval).Clusters) == 0 || cfg.Out != "out" {
 			t.Errorf("%s: unexpected %+v", p, cfg)
 		}
 	}

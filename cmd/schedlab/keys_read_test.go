@@ -124,8 +124,8 @@ func readAllBase(t *testing.T) *stages.Config {
 	})
 	cfg.External = []external.Spec{{Name: "probe", Command: "python3 probe.py"}}
 	evaluation.MARLArrivalsSection.Edit(e, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = append(s.Schedulers, "marl-server", "atte") })
-	e.MARLServers.Schedulers = append(e.MARLServers.Schedulers, "marl-device")
-	e.MARLTopologies.Schedulers = append(e.MARLTopologies.Schedulers, "marl-device")
+	evaluation.MARLServersSection.Edit(e, func(s *evaluation.MARLGridConfig) { s.Schedulers = append(s.Schedulers, "marl-device") })
+	evaluation.MARLTopologiesSection.Edit(e, func(s *evaluation.MARLGridConfig) { s.Schedulers = append(s.Schedulers, "marl-device") })
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -61,8 +61,8 @@ func TestPresetTrainingSeeds(t *testing.T) {
 			if traceModels {
 				e := &cfg.Eval
 				evaluation.DASTable1Section.Edit(e, func(s *evaluation.DASTable1Config) { s.Schedulers = append(s.Schedulers, "das", "rifling") })
-				e.MARLServers.Schedulers = append(e.MARLServers.Schedulers, "marl-device")
-				e.MARLTopologies.Schedulers = append(e.MARLTopologies.Schedulers, "marl-device")
+				evaluation.MARLServersSection.Edit(e, func(s *evaluation.MARLGridConfig) { s.Schedulers = append(s.Schedulers, "marl-device") })
+				evaluation.MARLTopologiesSection.Edit(e, func(s *evaluation.MARLGridConfig) { s.Schedulers = append(s.Schedulers, "marl-device") })
 			}
 			plans := trainingPlans(t, cfg)
 			var marl, trace int
