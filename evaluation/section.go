@@ -1,15 +1,13 @@
 package evaluation
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/schedlab/schedlab/internal/section"
 )
 
 // A Section is the typed handle of an experiment's section of the run
@@ -134,102 +132,31 @@ func (c *Config) SetSectionValue(key string, p any) {
 var hashOrder = []string{"experiments", "seeds", "das_table1", "das_load", "das_tuning", "marl_arrivals",
 	"marl_servers", "marl_topologies", "marl_vs_single", "sensitivity", "calibration", "preemptive"}
 
-type keyValue struct {
-	key string
-	val any
-	// omitJSON and omitYAML: a field left out of that encoding (its tag
-	// says omitempty or omitzero, and it is zero).
-	omitJSON, omitYAML bool
-}
-
 // ordered is c's keys and values: Config's fields in their order, by
 // their json tag (as encoding/json writes a struct), with every
 // registered section (its zero value when unset) after the key that
 // precedes it in hashOrder, and the sections hashOrder does not name
-// last, in registration order.
-func (c Config) ordered() []keyValue {
-	var out []keyValue
-	rv := reflect.ValueOf(c)
-	for i := range rv.NumField() {
-		f := rv.Type().Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		omit := func(tag string) bool {
-			_, o, _ := strings.Cut(f.Tag.Get(tag), ",")
-			return (strings.Contains(o, "omitempty") || strings.Contains(o, "omitzero")) && rv.Field(i).IsZero()
-		}
-		out = append(out, keyValue{key: name, val: rv.Field(i).Interface(), omitJSON: omit("json"), omitYAML: omit("yaml")})
-	}
+// last, in registration order (section.Place).
+func (c Config) ordered() []section.KeyValue {
 	types, keys := registeredSections()
-	var rest []keyValue
+	var sections []section.KeyValue
 	for _, k := range keys {
 		v, ok := c.sections[k]
 		if !ok {
 			v = types[k].zero()
 		}
-		kv := keyValue{key: k, val: v}
-		at := slices.Index(hashOrder, k)
-		if at < 0 {
-			rest = append(rest, kv)
-			continue
-		}
-		// After the nearest key before it in hashOrder that out holds.
-		pos := 0
-		for _, prev := range slices.Backward(hashOrder[:at]) {
-			if j := slices.IndexFunc(out, func(x keyValue) bool { return x.key == prev }); j >= 0 {
-				pos = j + 1
-				break
-			}
-		}
-		out = slices.Insert(out, pos, kv)
+		sections = append(sections, section.KeyValue{Key: k, Val: v})
 	}
-	return append(out, rest...)
+	return section.Place(section.Fields(c), sections, hashOrder)
 }
 
 // Keys are c's keys in order (ordered), its fields' and its registered
 // sections'.
-func (c Config) Keys() []string {
-	var out []string
-	for _, kv := range c.ordered() {
-		out = append(out, kv.key)
-	}
-	return out
-}
+func (c Config) Keys() []string { return section.Keys(c.ordered()) }
 
 // MarshalJSON writes c's keys in order (ordered): the bytes of the
 // configuration hash.
-func (c Config) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	for _, kv := range c.ordered() {
-		if kv.omitJSON {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		k, err := json.Marshal(kv.key)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(kv.val)
-		if err != nil {
-			return nil, fmt.Errorf("eval.%s: %w", kv.key, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+func (c Config) MarshalJSON() ([]byte, error) { return section.MarshalJSON(c.ordered(), "eval") }
 
 // UnmarshalJSON reads what MarshalJSON writes into c, over its values: a
 // key the JSON lacks keeps c's (as encoding/json does with a struct's
@@ -261,17 +188,4 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalYAML writes c's keys in order (ordered): `schedlab config show`.
-func (c Config) MarshalYAML() (any, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	for _, kv := range c.ordered() {
-		if kv.omitYAML {
-			continue
-		}
-		var v yaml.Node
-		if err := v.Encode(kv.val); err != nil {
-			return nil, fmt.Errorf("eval.%s: %w", kv.key, err)
-		}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: kv.key}, &v)
-	}
-	return n, nil
-}
+func (c Config) MarshalYAML() (any, error) { return section.MarshalYAML(c.ordered(), "eval") }

@@ -15,15 +15,21 @@ type Episodic interface {
 // Episodes is, by variant name, the training episodes of every variant of
 // every registered Episodic family under s.
 func Episodes(s Sections) map[string]int {
-	out := map[string]int{}
+	return byVariant(func(e Episodic, v schedulers.Name) int { return e.Episodes(v, s) })
+}
+
+// byVariant is, by variant name, of(f, v) for every variant v of every
+// registered family f that is an I.
+func byVariant[I any, T any](of func(I, schedulers.Name) T) map[string]T {
+	out := map[string]T{}
 	for _, name := range Families() {
 		f, _ := Lookup(name)
-		e, ok := f.(Episodic)
+		i, ok := f.(I)
 		if !ok {
 			continue
 		}
 		for _, v := range f.Variants() {
-			out[string(v.Info.Name)] = e.Episodes(v.Info.Name, s)
+			out[string(v.Info.Name)] = of(i, v.Info.Name)
 		}
 	}
 	return out
@@ -87,16 +93,5 @@ type Arrivals interface {
 // training jobs of every variant of every registered Arrivals family
 // under s.
 func TrainingArrivals(s Sections) map[string]string {
-	out := map[string]string{}
-	for _, name := range Families() {
-		f, _ := Lookup(name)
-		a, ok := f.(Arrivals)
-		if !ok {
-			continue
-		}
-		for _, v := range f.Variants() {
-			out[string(v.Info.Name)] = a.TrainingArrivals(v.Info.Name, s)
-		}
-	}
-	return out
+	return byVariant(func(a Arrivals, v schedulers.Name) string { return a.TrainingArrivals(v, s) })
 }

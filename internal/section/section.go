@@ -279,10 +279,25 @@ type KeyValue struct {
 // Ordered is the keys and values of a struct value holding a Set: its
 // exported fields in their order, by their json tag (as encoding/json
 // writes a struct), with each of r's sections (its zero value when set
-// holds none) after the key that precedes it in order, and the sections
-// order does not name last, in declaration order. order freezes where the
+// holds none) placed as Place places them. order freezes where the
 // sections go, so that encodings made when they were fields stay.
 func Ordered(fields any, set Set, r *Registry, order []string) []KeyValue {
+	var sections []KeyValue
+	for _, d := range r.Decls() {
+		k := d.Type.Key()
+		v, ok := set.m[k]
+		if !ok {
+			v = d.Default()
+		}
+		sections = append(sections, KeyValue{Key: k, Val: v})
+	}
+	return Place(Fields(fields), sections, order)
+}
+
+// Fields is the keys and values of the struct value fields: its exported
+// fields in their order, by their json tag (as encoding/json writes a
+// struct).
+func Fields(fields any) []KeyValue {
 	var out []KeyValue
 	rv := reflect.ValueOf(fields)
 	for i := range rv.NumField() {
@@ -300,20 +315,20 @@ func Ordered(fields any, set Set, r *Registry, order []string) []KeyValue {
 		}
 		out = append(out, KeyValue{Key: name, Val: rv.Field(i).Interface(), OmitJSON: omit("json"), OmitYAML: omit("yaml")})
 	}
+	return out
+}
+
+// Place is out with the sections added: each after the nearest key
+// before it in order that out holds (first where none), and the sections
+// order does not name last, in their given order.
+func Place(out, sections []KeyValue, order []string) []KeyValue {
 	var rest []KeyValue
-	for _, d := range r.Decls() {
-		k := d.Type.Key()
-		v, ok := set.m[k]
-		if !ok {
-			v = d.Default()
-		}
-		kv := KeyValue{Key: k, Val: v}
-		at := slices.Index(order, k)
+	for _, kv := range sections {
+		at := slices.Index(order, kv.Key)
 		if at < 0 {
 			rest = append(rest, kv)
 			continue
 		}
-		// After the nearest key before it in order that out holds.
 		pos := 0
 		for _, prev := range slices.Backward(order[:at]) {
 			if j := slices.IndexFunc(out, func(x KeyValue) bool { return x.Key == prev }); j >= 0 {
