@@ -12,6 +12,9 @@ import (
 // same configuration twice, another speed model (the same jobs, so paired
 // tests) and another seed (other jobs, one seed each: single samples).
 func TestDiff(t *testing.T) {
+	if raceEnabled {
+		t.Skip("four quick runs of its own: make test-norace runs it whole (the shared quick run covers the pipeline under the race detector)")
+	}
 	base := t.TempDir()
 	small := []string{"SCHEDLAB_EVAL_EXPERIMENTS=das-table1", "SCHEDLAB_DATASETS_SYNTHETIC_JOBS=500"}
 	runs := map[string][]string{"a": nil, "again": nil, "standalone": {"SCHEDLAB_SIM_SPEED=standalone"}, "seed2": {"SCHEDLAB_SEED=2"}}

@@ -491,6 +491,9 @@ func TestQuickRunDeterministic(t *testing.T) {
 // one (quickRun), copied: its manifest is that of a first run, and the
 // re-runs write into the copy.
 func TestQuickRunCache(t *testing.T) {
+	if raceEnabled {
+		t.Skip("reruns quick five ways: make test-norace runs it whole (the shared quick run covers the pipeline under the race detector)")
+	}
 	dir := quickCopy(t)
 	run := func(env ...string) map[string]bool {
 		t.Helper()
@@ -560,6 +563,9 @@ func TestQuickRunCache(t *testing.T) {
 // detector the killed and resumed runs are of two experiments
 // (comparedOnly), compared stage by stage.
 func TestRunResumesAfterSIGKILL(t *testing.T) {
+	if raceEnabled {
+		t.Skip("two quick runs of its own: make test-norace runs it whole (the shared quick run covers the pipeline under the race detector)")
+	}
 	killed := filepath.Join(t.TempDir(), "killed")
 	only := comparedOnly()
 	args := append([]string{"run", "--out", killed, "--log-level", "warn"}, only...)

@@ -7,9 +7,9 @@ package main
 // pass of make test (make test-norace) runs them whole:
 //   - TestPresetTrainingSeeds walks the first 3 seeds of quick and
 //     nightly, not 200 and 20;
-//   - TestQuickRunCache and TestRunResumesAfterSIGKILL compare a run of
-//     two of quick's experiments with the whole shared run, stage by
-//     stage, not a whole run (comparedOnly);
+//   - TestQuickRunCache, TestRunResumesAfterSIGKILL and TestDiff, each
+//     making quick runs of its own, are skipped (the shared quick run
+//     exercises the same pipeline under the detector);
 //   - TestQuickRunDeterministic makes no run with one worker on one P
 //     (the shared run under the detector runs all that code with two);
 //   - TestTrainCommand trains three of the five families;
