@@ -30,7 +30,11 @@ type decision struct {
 	prioLogp float64     // log π^j(a^j), over the real rows
 	aff      [][]float64 // per real row, M affinities, or nil
 	affLogp  []float64   // per real row, log-density of its affinity row
-	hist     []*HistEntry
+	// affMean is, under sampling, the mean of each affinity row computed
+	// (nil otherwise): the action the target policy would take there,
+	// which Algorithm 1 reads when its target equals the acting policy.
+	affMean [][]float64
+	hist    []*HistEntry
 }
 
 // agents holds one decision's forward pass, from which affinity rows are
@@ -42,6 +46,7 @@ type agents struct {
 	rng     *rand.Rand
 	shat    *nn.Node
 	sc, rho *nn.Node
+	mu, sd  *nn.Node // the ordering agent's Gaussian (act only; nil from actRows)
 	g       gpState
 	walk    *walker // RWGP variants
 	d       decision
@@ -63,6 +68,7 @@ func (m *Model) act(t *nn.Tape, o *Obs, rng *rand.Rand) *agents {
 	a := &agents{m: m, t: t, o: o, rng: rng}
 	a.shat, a.sc = m.trunkRows(t, []*Obs{o}, max(o.Count, 1))
 	mu, sd := m.priority(t, a.shat)
+	a.mu, a.sd = mu, sd
 	d := &a.d
 	d.prio = make([]float64, n)
 	for r := 0; r < o.Count; r++ {
@@ -118,6 +124,9 @@ func (a *agents) preparePlacement() {
 	}
 	d.aff = make([][]float64, o.Count)
 	d.affLogp = make([]float64, o.Count)
+	if a.rng != nil {
+		d.affMean = make([][]float64, o.Count)
+	}
 }
 
 // affinity returns row r of A^c, computing it on first use.
@@ -149,10 +158,23 @@ func (a *agents) affinity(r int) []float64 {
 		lp += gaussLogp(v, amu.Data[k], s)
 	}
 	d.aff[r], d.affLogp[r] = row, lp
+	if d.affMean != nil {
+		d.affMean[r] = slices.Clone(amu.Data[:M])
+	}
 	if d.hist != nil {
 		d.hist[r] = &HistEntry{X: slices.Clone(x.Data), Y: row, phi: slices.Clone(phi.Data), mean: slices.Clone(mean.Data)}
 	}
 	return row
+}
+
+// meanAffinity is the mean of row r of A^c: the row itself when acting
+// took the means, else the mean kept beside the sample (the row must
+// have been computed, as every placed row is).
+func (a *agents) meanAffinity(r int) []float64 {
+	if a.d.affMean != nil {
+		return a.d.affMean[r]
+	}
+	return a.affinity(r)
 }
 
 // passOver skips the affinity row of a job that roomFor rules out. Under

@@ -40,12 +40,18 @@ func stepObs(steps []*rl.Step[*Obs]) []*Obs {
 func (a *orderAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64) {
 	t := &a.t
 	t.Reset()
-	n := a.m.cfg.Jobs
-	B := len(steps)
 	// The loss reads the real rows only (mask below): trunkReal leaves
 	// the padding out of the attention.
 	shat, _ := a.m.trunkReal(t, stepObs(steps))
 	mu, sd := a.m.priority(t, shat)
+	a.heads(t, steps, mu, sd, logp, entropy)
+}
+
+// heads records Evaluate's log-densities and entropies from the
+// priorities' Gaussians mu, sd (B·N rows).
+func (a *orderAgent) heads(t *nn.Tape, steps []*rl.Step[*Obs], mu, sd *nn.Node, logp, entropy []float64) {
+	n := a.m.cfg.Jobs
+	B := len(steps)
 	act := make([]float64, B*n)
 	mask := make([]float64, B*n)
 	inv := make([]float64, B)
@@ -65,6 +71,35 @@ func (a *orderAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 	a.ent = t.Mul(t.Scale(t.SegmentMeans(ent, n), float64(n)), t.Const(B, 1, inv))
 	copy(logp, a.lp.Data)
 	copy(entropy, a.ent.Data)
+}
+
+// logProbFrom is Evaluate's log π^j(a^j) of one step whose observation
+// the policy has already run on (p, with these parameters): the real
+// rows' Gaussians come from p. The padded rows, which Evaluate computes
+// and masks (×0, giving ±0), are given μ = 0, σ = 1 here: a signed zero
+// changes no non-zero sum, so the result is Evaluate's bit for bit
+// unless it is 0, when Evaluate recomputes it (as for an observation
+// without a real row).
+func (a *orderAgent) logProbFrom(s *rl.Step[*Obs], p *targetPass) float64 {
+	lp, ent := []float64{0}, []float64{0}
+	steps := []*rl.Step[*Obs]{s}
+	if o := s.Obs; o.Count > 0 {
+		n := a.m.cfg.Jobs
+		mu, sd := make([]float64, n), make([]float64, n)
+		copy(mu, p.prio[:o.Count])
+		copy(sd, p.sd)
+		for r := o.Count; r < n; r++ {
+			sd[r] = 1
+		}
+		t := &a.t
+		t.Reset()
+		a.heads(t, steps, t.Const(n, 1, mu), t.Const(n, 1, sd), lp, ent)
+		if lp[0] != 0 {
+			return lp[0]
+		}
+	}
+	a.Evaluate(steps, lp, ent, nil)
+	return lp[0]
 }
 
 func (a *orderAgent) Backward(dLogp, dEntropy, _ []float64) {
@@ -116,14 +151,22 @@ func (a *placeAgent) Evaluate(steps []*rl.Step[*Obs], logp, entropy, _ []float64
 func (a *placeAgent) evaluate(steps []*rl.Step[*Obs], logp, entropy []float64, batch []int) {
 	t := &a.t
 	t.Reset()
-	m := a.m
-	n := m.cfg.Jobs
 	// Ŝ at the rows of the placed jobs only, of the observations batch
-	// keeps: the loss reads no other. at[b] holds observation b's rows'
-	// places in shat, in Placed order.
-	var obs []*Obs
-	var rows []int
-	at := make([][]int, len(steps))
+	// keeps: the loss reads no other.
+	obs, rows, at := placedRows(steps, batch, a.m.cfg.Jobs)
+	var shat, sc *nn.Node
+	if len(rows) > 0 {
+		shat, sc = a.m.trunkAt(t, obs, rows)
+	}
+	a.heads(t, steps, batch, at, shat, sc, logp, entropy)
+}
+
+// placedRows lists the observations batch keeps (placedBatch), their
+// placed jobs' rows in the trunk's batch (b·N + r for row r of
+// observation b; ascending within each observation) and, at at[b], the
+// places of observation b's placed rows in that list, in Placed order.
+func placedRows(steps []*rl.Step[*Obs], batch []int, n int) (obs []*Obs, rows []int, at [][]int) {
+	at = make([][]int, len(steps))
 	for b, s := range steps {
 		if batch[b] < 0 {
 			continue
@@ -139,10 +182,32 @@ func (a *placeAgent) evaluate(steps []*rl.Step[*Obs], logp, entropy []float64, b
 			at[b] = append(at[b], first+i)
 		}
 	}
+	return obs, rows, at
+}
+
+// evaluateFrom is evaluate of one step whose observation the policy has
+// already run on (p, with these parameters): Ŝ at the placed rows and
+// S^c come from p instead of the trunk. Those are trunkAt's bit for bit
+// (trunkAt), and the rest of the pass is evaluate's.
+func (a *placeAgent) evaluateFrom(s *rl.Step[*Obs], p *targetPass) float64 {
+	lp, ent := []float64{0}, []float64{0}
+	steps, batch := []*rl.Step[*Obs]{s}, []int{0}
+	t := &a.t
+	t.Reset()
+	_, rows, at := placedRows(steps, batch, a.m.cfg.Jobs)
 	var shat, sc *nn.Node
 	if len(rows) > 0 {
-		shat, sc = m.trunkAt(t, obs, rows)
+		e := a.m.cfg.Hidden
+		shat, sc = t.Const(len(rows), e, p.shat), t.Const(s.Obs.M, e, p.sc)
 	}
+	a.heads(t, steps, batch, at, shat, sc, lp, ent)
+	return lp[0]
+}
+
+// heads records evaluate's log-densities and entropies from Ŝ at the
+// placed rows (shat, at) and S^c (sc, M rows per observation batch keeps).
+func (a *placeAgent) heads(t *nn.Tape, steps []*rl.Step[*Obs], batch []int, at [][]int, shat, sc *nn.Node, logp, entropy []float64) {
+	m := a.m
 	var rho *nn.Node
 	if m.cfg.rwgp() {
 		rho = m.rho(t)

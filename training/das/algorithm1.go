@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/training/nn"
@@ -22,6 +23,13 @@ import (
 //     one step an update at every decision sees;
 //  3. copies θ into θ_old and φ into φ_old when t % z = 0.
 //
+// The target policy runs once per observation and copy of θ_old
+// (targetPass): step t's ratio denominators on O_t read the pass that
+// step t−1's TD target ran on O_t when no copy came between, and right
+// after a copy, when θ_old equals θ, the TD target reads the acting
+// pass on O_{t+1} instead of running the same weights again. Either
+// way the numbers are the ones a fresh pass gives, bit for bit.
+//
 // The placement agent is stepped only at decisions that placed a job (its
 // action is empty otherwise). Every step is one Adam step of its
 // optimiser; adam counts them.
@@ -37,6 +45,15 @@ type algorithm1 struct {
 	adam            int64
 	vNext           float64 // V_old of the observation the next transition starts from; NaN: not yet known
 
+	// gen counts the target copies; synced is set while θ_old equals θ
+	// (from a copy to the next agent step). pass is the target policy's
+	// pass on the observation the next transition starts from.
+	gen     int
+	synced  bool
+	pass    *targetPass
+	noReuse bool // run every target pass afresh (tests)
+	reused  int  // target passes read instead of run (tests)
+
 	// Sums over the current episode, for its curve row.
 	n                        int
 	policyLoss, entropy, vlo float64
@@ -51,9 +68,10 @@ func newAlgorithm1(cfg Config, m *Model, ord *orderAgent, place *placeAgent, M i
 		cfg: cfg, m: m, old: old,
 		ord: ord, ordOld: &orderAgent{m: old},
 		place: place, placeOld: &placeAgent{m: old},
-		q:     newQCritic(cfg, M, lr, pipeline.Rand(seed, Stage, "qcritic-init")),
-		rng:   rng,
-		vNext: math.NaN(),
+		q:      newQCritic(cfg, M, lr, pipeline.Rand(seed, Stage, "qcritic-init")),
+		rng:    rng,
+		vNext:  math.NaN(),
+		synced: true,
 	}
 }
 
@@ -75,41 +93,88 @@ func (a *algorithm1) restore(s *a1State) error {
 		return errors.New("no algorithm1 state saved")
 	}
 	a.t, a.adam = s.T, s.Adam
+	// Whether θ_old equals θ is not saved: reuse starts again at the
+	// next copy.
+	a.synced, a.pass = false, nil
 	return errors.Join(a.old.ps.SetValues(s.Old), a.q.ps.SetValues(s.Q), a.q.tps.SetValues(s.QTarget), a.q.opt.SetState(s.QOpt))
 }
 
-// targetValue is V_old(o) = Q_φold(o, π_θold(o)): the target policy's
-// mean priorities and, for the rows the decision placed, its mean
-// affinity rows.
-func (a *algorithm1) targetValue(o *Obs) (float64, error) {
-	ag := a.old.act(&a.tt, o, nil)
-	aff := make([][]float64, len(o.Placed))
+// targetPass is the target policy's forward pass on one observation o:
+// its action (the means) and value for the TD target, and what the
+// agents' ratio denominators read of it.
+type targetPass struct {
+	o    *Obs
+	gen  int         // the target copy it ran with (algorithm1.gen)
+	prio []float64   // mean priorities, N (padding 0)
+	sd   []float64   // the priorities' standard deviations, real rows
+	aff  [][]float64 // mean affinity rows of o.Placed, in that order
+	shat []float64   // Ŝ at o.Placed's rows, ascending, Hidden values each
+	sc   []float64   // S^c, M×Hidden
+	v    float64     // V_old(o) = Q_φold(o, π_θold(o))
+}
+
+// targetPassOn runs the target policy on o, or reads acting, the acting
+// policy's pass on o, when θ_old equals θ (nil: run it). V_old reads the
+// target policy's mean priorities and, for the rows the decision placed,
+// its mean affinity rows.
+func (a *algorithm1) targetPassOn(o *Obs, acting *agents) (*targetPass, error) {
+	ag := acting
+	if ag == nil || !a.synced || a.noReuse {
+		ag = a.old.act(&a.tt, o, nil)
+	} else {
+		a.reused++
+	}
+	p := &targetPass{o: o, gen: a.gen, prio: make([]float64, a.cfg.Jobs), aff: make([][]float64, len(o.Placed))}
+	copy(p.prio[:o.Count], ag.mu.Data)
+	p.sd = slices.Clone(ag.sd.Data[:o.Count])
 	for j, r := range o.Placed {
-		aff[j] = ag.affinity(r)
+		p.aff[j] = ag.meanAffinity(r)
 	}
-	if err := a.tt.Err(); err != nil {
-		return 0, err
+	if err := ag.t.Err(); err != nil {
+		return nil, err
 	}
-	return a.q.value(o, ag.d.prio, aff, true), nil
+	p.v = a.q.value(o, p.prio, p.aff, true)
+	rows := slices.Sorted(slices.Values(o.Placed))
+	e := a.cfg.Hidden
+	p.shat = make([]float64, 0, len(rows)*e)
+	for _, r := range rows {
+		p.shat = append(p.shat, ag.shat.Data[r*e:(r+1)*e]...)
+	}
+	p.sc = slices.Clone(ag.sc.Data)
+	return p, nil
+}
+
+// passOn is the kept pass if it ran on o with the current target copy,
+// else nil.
+func (a *algorithm1) passOn(o *Obs) *targetPass {
+	if p := a.pass; p != nil && p.o == o && p.gen == a.gen && !a.noReuse {
+		a.reused++
+		return p
+	}
+	return nil
 }
 
 // learn is one timestep of Algorithm 1 on the transition from the
 // decision ord/place (with its reward) to next, nil when the episode
-// ended there.
-func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs) error {
+// ended there; nextAg is the acting policy's pass on next.
+func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs, nextAg *agents) error {
 	o := ord.Obs
-	var err error
 	if math.IsNaN(a.vNext) {
-		if a.vNext, err = a.targetValue(o); err != nil {
+		p, err := a.targetPassOn(o, nil)
+		if err != nil {
 			return err
 		}
+		a.vNext, a.pass = p.v, p
 	}
+	cur := a.passOn(o)
 	v, y := a.vNext, ord.Reward
-	a.vNext = math.NaN()
+	a.vNext, a.pass = math.NaN(), nil
 	if next != nil {
-		if a.vNext, err = a.targetValue(next); err != nil {
+		p, err := a.targetPassOn(next, nextAg)
+		if err != nil {
 			return err
 		}
+		a.vNext, a.pass = p.v, p
 		y += a.cfg.MAPPO.Gamma * a.vNext
 	}
 	a.vlo += a.q.fit(o, ord.Action.Vec, affRows(place.Action.Vec, len(o.Placed), o.M), y)
@@ -126,16 +191,24 @@ func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs) error {
 			step     rl.Step[*Obs]
 		}{a.place, a.placeOld, place})
 	}
-	for _, p := range pairs {
+	for i, p := range pairs {
 		s := p.step
-		lp, ent := []float64{0}, []float64{0}
-		p.old.Evaluate([]*rl.Step[*Obs]{&s}, lp, ent, nil)
-		s.LogProb = lp[0]
+		switch {
+		case cur != nil && i == 0:
+			s.LogProb = a.ordOld.logProbFrom(&s, cur)
+		case cur != nil:
+			s.LogProb = a.placeOld.evaluateFrom(&s, cur)
+		default:
+			lp, ent := []float64{0}, []float64{0}
+			p.old.Evaluate([]*rl.Step[*Obs]{&s}, lp, ent, nil)
+			s.LogProb = lp[0]
+		}
 		r := &rl.Rollout[*Obs]{Steps: []rl.Step[*Obs]{s}, Advantages: []float64{adv}, Returns: []float64{y}}
 		st := rl.PPOUpdate(p.cur, r, ppo, false, a.rng)
 		a.policyLoss += st.PolicyLoss / float64(len(pairs))
 		a.entropy += st.Entropy / float64(len(pairs))
 		a.adam++
+		a.synced = false
 	}
 	// The agents' tapes are kept from step to step (each Evaluate resets
 	// its tape and records over the same buffers): releasing them here, as
@@ -148,6 +221,8 @@ func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs) error {
 	if a.t%a.cfg.MAPPO.TargetEvery == 0 {
 		a.old.ps.CopyFrom(a.m.ps)
 		a.q.sync()
+		a.gen++
+		a.synced = true
 	}
 	a.t++
 	return nil

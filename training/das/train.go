@@ -346,7 +346,7 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, mo
 			out.plc.Add(rl.Step[*Obs]{Obs: o, Action: rl.Action{Vec: vec}, LogProb: lp})
 			last = out.ord.Len() - 1
 			if mode.learn != nil && last > 0 {
-				if err := mode.learn.learn(out.ord.Steps[last-1], out.plc.Steps[last-1], o); err != nil {
+				if err := mode.learn.learn(out.ord.Steps[last-1], out.plc.Steps[last-1], o, ag); err != nil {
 					return out, fmt.Errorf("das: at t=%gs: %w", st.Now, err)
 				}
 				// Learnt from: drop the step's observation.
@@ -389,7 +389,7 @@ func runEpisode(ctx context.Context, m *Model, c *sim.Cluster, sc sim.Config, mo
 			out.plc.Steps[last].Done = true
 		}
 		if mode.learn != nil {
-			if err := mode.learn.learn(out.ord.Steps[last], out.plc.Steps[last], nil); err != nil {
+			if err := mode.learn.learn(out.ord.Steps[last], out.plc.Steps[last], nil, nil); err != nil {
 				return out, fmt.Errorf("das: end of episode: %w", err)
 			}
 		}
