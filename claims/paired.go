@@ -16,18 +16,23 @@ const (
 	wilcoxonFeeLevel = 0.10
 )
 
-// wilcoxon decides "DAS beats RIFLING on the cluster" as DAS Table 3 does,
-// RIFLING in the paper's PPO form (evaluation.DASRIFLING):
-// the Wilcoxon signed-rank test on per-job pairs (das-table1's results,
-// the same job under both schedulers, seed and replicate), JCT and fee.
-// It holds when both p-values are below the paper's levels and DAS has
-// the lower rank sum on both; a significant difference the other way, or
-// none, does not hold. The test speaks for the jobs, not for the training:
-// with one replicate the verdict is marked.
-func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
+// pair is what a paired claim compares, as its registration declares
+// it: the claimed row (DAS) and the row it is measured against (RIFLING
+// in the paper's PPO form, evaluation.DASRIFLING).
+type pair struct{ claimed, against string }
+
+// wilcoxon decides "p.claimed beats p.against on the cluster" as DAS
+// Table 3 does: the Wilcoxon signed-rank test on per-job pairs
+// (das-table1's results, the same job under both schedulers, seed and
+// replicate), JCT and fee. It holds when both p-values are below the
+// paper's levels and the claimed row has the lower rank sum on both; a
+// significant difference the other way, or none, does not hold. The test
+// speaks for the jobs, not for the training: with one replicate the
+// verdict is marked.
+func wilcoxon(cluster string, p pair) func(in *Input) (Outcome, error) {
 	return func(in *Input) (Outcome, error) {
 		out := Outcome{Value: math.NaN(), Threshold: math.NaN(), Headroom: math.NaN()}
-		if ran, err := in.dasAndRIFLING(evaluation.DASTable1, &out); !ran || err != nil {
+		if ran, err := in.hasBoth(evaluation.DASTable1, p, &out); !ran || err != nil {
 			return out, err
 		}
 		jobs, err := in.jobsOf()
@@ -39,19 +44,19 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 			s        sample
 			job      string
 		}
-		rifling := map[key]Job{}
+		against := map[key]Job{}
 		for _, j := range jobs {
-			if j.Experiment == evaluation.DASTable1 && j.Cluster == cluster && j.Scheduler == evaluation.DASRIFLING {
-				rifling[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}] = j
+			if j.Experiment == evaluation.DASTable1 && j.Cluster == cluster && j.Scheduler == p.against {
+				against[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}] = j
 			}
 		}
 		var dj, rj, df, rf []float64
 		var samples []sample
 		for _, j := range jobs {
-			if j.Experiment != evaluation.DASTable1 || j.Cluster != cluster || j.Scheduler != "das" {
+			if j.Experiment != evaluation.DASTable1 || j.Cluster != cluster || j.Scheduler != p.claimed {
 				continue
 			}
-			r, ok := rifling[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}]
+			r, ok := against[key{j.Workload, sample{j.Seed, j.Replicate}, j.JobID}]
 			if !ok {
 				continue
 			}
@@ -61,7 +66,7 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 			dj, rj, df, rf = append(dj, j.JCTS), append(rj, r.JCTS), append(df, j.FeeUSD), append(rf, r.FeeUSD)
 		}
 		if len(dj) == 0 {
-			out.Verdict, out.Note = NotRun, fmt.Sprintf("no job of %s on %s under both DAS and %s", evaluation.DASTable1, cluster, display(evaluation.DASRIFLING))
+			out.Verdict, out.Note = NotRun, fmt.Sprintf("no job of %s on %s under both %s and %s", evaluation.DASTable1, cluster, display(p.claimed), display(p.against))
 			return out, nil
 		}
 		wj, err := evaluation.WilcoxonSignedRank(dj, rj)
@@ -72,13 +77,13 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 		if err != nil {
 			return out, fmt.Errorf("%s, %s: %w", evaluation.DASTable1, cluster, err)
 		}
-		// Differences are DAS − RIFLING: DAS lower when the negative ones
-		// outrank the positive.
+		// Differences are claimed − against: the claimed row lower when
+		// the negative ones outrank the positive.
 		lower := func(w evaluation.Wilcoxon) string {
 			if w.WPlus < w.WMinus {
-				return display("das")
+				return display(p.claimed)
 			}
-			return display(evaluation.DASRIFLING)
+			return display(p.against)
 		}
 		out.Ours = fmt.Sprintf("JCT p = %s (%s lower), fee p = %s (%s lower)",
 			evaluation.FormatValue(wj.P, -3), lower(wj), evaluation.FormatValue(wf.P, -3), lower(wf))
@@ -93,29 +98,28 @@ func wilcoxon(cluster string) func(in *Input) (Outcome, error) {
 	}
 }
 
-// dasAndRIFLING says whether experiment, which the run evaluates, has rows
-// of both schedulers the paired claims compare, DAS and RIFLING-PPO; where
-// either is missing, out is marked not run, with the reason. An experiment
-// without any row is an error.
-func (in *Input) dasAndRIFLING(experiment string, out *Outcome) (bool, error) {
+// hasBoth says whether experiment, which the run evaluates, has rows of
+// both schedulers of p; where either is missing, out is marked not run,
+// with the reason. An experiment without any row is an error.
+func (in *Input) hasBoth(experiment string, p pair, out *Outcome) (bool, error) {
 	rows := in.rows(experiment)
 	if len(rows) == 0 {
 		return false, fmt.Errorf("%s is in eval.experiments but %s has no row of it", experiment, evaluation.MetricsFile)
 	}
-	if _, missing := split([]string{"das", evaluation.DASRIFLING}, rows); len(missing) > 0 {
+	if _, missing := split([]string{p.claimed, p.against}, rows); len(missing) > 0 {
 		out.Verdict, out.Note = NotRun, in.absent(experiment, missing, fmt.Sprintf("%s not among the rows of %s in this preset", displayAll(missing), experiment))
 		return false, nil
 	}
 	return true, nil
 }
 
-// loadTrend decides "DAS's JCT gain over RIFLING grows with the arrival
-// rate" (DAS App. E) as the gain at das-load's highest rate minus that at
-// its lowest, per cluster, per sample: it must be positive on every
-// cluster.
-func loadTrend(in *Input) (Outcome, error) {
+// loadTrend decides "p.claimed's JCT gain over p.against grows with the
+// arrival rate" (DAS App. E) as the gain at das-load's highest rate minus
+// that at its lowest, per cluster, per sample: it must be positive on
+// every cluster.
+func (p pair) loadTrend(in *Input) (Outcome, error) {
 	out := Outcome{Value: math.NaN(), HasCI: true, Headroom: math.NaN()}
-	if ran, err := in.dasAndRIFLING(evaluation.DASLoad, &out); !ran || err != nil {
+	if ran, err := in.hasBoth(evaluation.DASLoad, p, &out); !ran || err != nil {
 		return out, err
 	}
 	rates := slices.Clone(evaluation.DASLoadSection.Get(in.Config).Rates)
@@ -134,8 +138,8 @@ func loadTrend(in *Input) (Outcome, error) {
 	var tests []test
 	for _, cl := range clusters {
 		gain := func(w string) series {
-			d := in.series(evaluation.DASLoad, "das", column{cl, w}, jct)
-			r := in.series(evaluation.DASLoad, evaluation.DASRIFLING, column{cl, w}, jct)
+			d := in.series(evaluation.DASLoad, p.claimed, column{cl, w}, jct)
+			r := in.series(evaluation.DASLoad, p.against, column{cl, w}, jct)
 			g := series{}
 			for _, k := range d.samples() {
 				if v, ok := r.matching(k); ok && v != 0 {
@@ -169,6 +173,6 @@ func loadTrend(in *Input) (Outcome, error) {
 	if len(tests) > 1 {
 		out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))
 	}
-	out.TestedAt = fmt.Sprintf("%d jobs (paper: 4,000), rates %s to %s", in.jobCount(evaluation.DASLoad, "das"), lo, hi)
+	out.TestedAt = fmt.Sprintf("%d jobs (paper: 4,000), rates %s to %s", in.jobCount(evaluation.DASLoad, p.claimed), lo, hi)
 	return out, nil
 }
