@@ -42,12 +42,15 @@ func plotOverRate(r *Report) (svg, png []byte, err error) {
 }
 
 // plotTuning is das-tuning's figure when its rows are DAS models of
-// several h or τ (and RIFLING), else the bars.
-func plotTuning(r *Report) (svg, png []byte, err error) {
-	if r.overTuning() {
-		return r.plotTuning()
+// several h or τ, and rows beside them that are on no axis (which the
+// registration declares: RIFLING's), else the bars.
+func plotTuning(beside ...string) func(r *Report) (svg, png []byte, err error) {
+	return func(r *Report) (svg, png []byte, err error) {
+		if r.overTuning(beside) {
+			return r.plotTuning()
+		}
+		return r.barPlot()
 	}
-	return r.barPlot()
 }
 
 // overRate: several workloads, each the trace at its own arrival rate.
@@ -61,14 +64,14 @@ func (r *Report) overRate() bool {
 	return len(ws) > 1
 }
 
-// overTuning: every row but RIFLING's (either form) is on a tuning axis
+// overTuning: every row but those beside is on a tuning axis
 // (schedulers.Info.Tuning, which the das-tuning models declare).
-func (r *Report) overTuning() bool {
+func (r *Report) overTuning(beside []string) bool {
 	n := 0
 	for _, name := range r.Names {
 		if schedulers.TuningOf(name) != nil {
 			n++
-		} else if name != "rifling" && name != DASRIFLING {
+		} else if !slices.Contains(beside, string(name)) {
 			return false
 		}
 	}
@@ -177,7 +180,8 @@ func (r *Report) plotOverRate() (svg, png []byte, err error) {
 
 // plotTuning: DAS Fig. 5's two panels, mean JCT over the heads h (τ = 8)
 // and over the history τ (h = 4), one line per cluster, the averaged
-// column (the paper's metric) solid black; RIFLING is not on either axis.
+// column (the paper's metric) solid black; the rows beside them (RIFLING)
+// are on neither axis.
 // The axes, one panel each in the order the rows first name them, and
 // each row's place on its axis are the rows' own (schedulers.Info.Tuning).
 func (r *Report) plotTuning() (svg, png []byte, err error) {
