@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -11,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/internal/didyoumean"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/plan"
@@ -32,6 +35,7 @@ type trainOptions struct {
 	Jobs, Interference   string
 	Environment          string
 	CPUProfile           string
+	Replicate            int
 }
 
 // newTrainCmd is `schedlab train`: flags and wiring only. The model is
@@ -74,6 +78,14 @@ The configuration's workers (2 by default; --set workers=N) bound the goroutines
 training spreads over: a multi-agent MARL training learns its agents' segments on
 that many, with the same bits on one.
 
+A long training can be run in pieces. --replicate R trains the R-th independent model
+(schedlab run's models/<key>/replicate-R/ when train.seeds > R and train.replicated
+selects it). After every episode the training's state is saved in --out; a training
+cut short (interrupt, kill, a full disk) continues from its last finished episode when
+the same command is run again, and writes the same bytes as one that ran through. The
+state file goes when the training ends. Progress is logged after every episode with
+an estimate of the time left, from the pace of the episodes this process ran.
+
 Families and their variants (the first is the default):
 ` + strings.Join(lines, "\n"),
 		Example: `  schedlab train --family das --variant da+mc --out models/da+mc
@@ -113,6 +125,7 @@ Families and their variants (the first is the default):
 	fs.StringVar(&opts.Interference, "interference", "", "fitted interference model (model.json of schedlab fit or a run's fit/) for experiments that simulate with it")
 	fs.StringVar(&opts.Environment, "environment", "", "calibrated environment file (a run's fit/environment-<name>.json), required when the experiment runs in one (sim.environment)")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the training to this file (read it with go tool pprof)")
+	fs.IntVar(&opts.Replicate, "replicate", 0, "train replicate R ≥ 1 of the model, from its own random streams as schedlab run's models/<key>/replicate-R/ (0: the model one training makes)")
 	return cmd
 }
 
@@ -164,17 +177,36 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	if r := opts.Replicate; r < 0 || r >= evaluation.MaxReplicates {
+		return usageErrorf("train: --replicate: want 0 to %d, got %d", evaluation.MaxReplicates-1, r)
+	} else if r > 0 {
+		mt = mt.Replica(r)
+	}
 	in, err := trainInputs(ctx, a, cfg, mt, opts)
 	if err != nil {
 		return err
 	}
 	var curves []training.Curve
 	var bar *pipeline.Bar
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start, first := time.Now(), 0
 	in.Progress = func(done, total int) {
+		// A resumed training's first report is the episode after the
+		// saved one: the bar and the estimate count this process's
+		// episodes only, at this process's pace (its setup included).
 		if bar == nil {
-			bar = a.progress.Start("train "+string(mt.Scheduler), int64(total))
+			first = done - 1
+			bar = a.progress.Start("train "+string(mt.Scheduler), int64(total-first))
 		}
-		bar.Set(int64(done))
+		bar.Set(int64(done - first))
+		el := time.Since(start)
+		eta := time.Duration(float64(el) * float64(total-done) / float64(done-first))
+		a.log.Info("progress", "scheduler", mt.Scheduler, "episodes", done, "of", total,
+			"elapsed", el.Round(time.Second).String(), "eta", eta.Round(time.Second).String())
+		if trainProgressHook != nil && trainProgressHook(done) {
+			cancel()
+		}
 	}
 	in.Curve = func(c training.Curve) {
 		curves = append(curves, c)
@@ -194,6 +226,8 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	if trainSpecHook != nil {
 		return trainSpecHook(spec)
 	}
+	var resumeFile string
+	spec.Resume, resumeFile = trainResume(opts.Out, in.Meta.ConfigHash, cfg.Seed)
 	a.log.Info("training", "scheduler", mt.Scheduler, "experiment", mt.Experiment, "cluster", mt.Cluster,
 		"train_jobs", len(spec.Data.Train), "validation_jobs", len(spec.Data.Val), "fitted_interference", in.Interference != nil)
 	// One model, on the configuration's workers: a family that can
@@ -202,7 +236,16 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 	if bar != nil {
 		bar.Done()
 	}
+	if errors.Is(err, training.ErrResumeMismatch) {
+		return fmt.Errorf("%w (in %s: remove it to train from the first episode)", err, resumeFile)
+	}
 	if err != nil {
+		if _, serr := os.Stat(resumeFile); serr == nil {
+			return fmt.Errorf("%w; the state after the last finished episode is in %s: the same command continues from it", err, resumeFile)
+		}
+		return err
+	}
+	if err := os.Remove(resumeFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	files := mt.Family().Files(schedulers.Name(mt.Scheduler))
@@ -224,6 +267,27 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 // trainSpecHook is nil except in tests, which see the spec the command
 // built (and skip the training) through it.
 var trainSpecHook func(training.TrainSpec) error
+
+// trainProgressHook is nil except in tests: it sees every episode done
+// and, returning true, interrupts the training as a signal would.
+var trainProgressHook func(done int) bool
+
+// trainResume keeps a training's state between episodes in dir, in a
+// file named by the training's configuration hash and run seed, so that
+// only the same training continues from it; it returns that file too.
+func trainResume(dir, configHash string, seed uint64) (*training.Resume, string) {
+	file := filepath.Join(dir, fmt.Sprintf("resume-%s-seed%d.state", configHash, seed))
+	return &training.Resume{
+		Load: func() ([]byte, error) {
+			b, err := os.ReadFile(file)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+			return b, err
+		},
+		Save: func(_, _ int, state []byte) error { return pipeline.WriteFileAtomic(file, state) },
+	}, file
+}
 
 // trainInputs are the run-time inputs of the planned training mt, drawn
 // from the streams schedlab run's stage of the same name draws.

@@ -219,3 +219,91 @@ func TestTrainHelpAligned(t *testing.T) {
 		col = at
 	}
 }
+
+// TestTrainResumes: a DAS training interrupted after its first of two
+// episodes leaves its state in --out and exits non-zero; the same command
+// then continues from it and writes the same files, byte for byte, as a
+// training that ran through, and removes the state. Under the race
+// detector it is skipped (DAS's trainer and its resume are its
+// package's tests there); make test-norace runs it.
+func TestTrainResumes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("three DAS trainings: make test-norace runs it")
+	}
+	args := func(out string) []string {
+		return []string{"train", "--family", "das", "--out", out, "--set", "train.das.episodes=2", "--set", "train.das.segment_jobs=40",
+			"--set", "datasets.synthetic.jobs=400", "--log-level", "error"}
+	}
+	through, cut := filepath.Join(t.TempDir(), "m"), filepath.Join(t.TempDir(), "m")
+	if code := execute(args(through)); code != 0 {
+		t.Fatalf("uninterrupted training: exit %d", code)
+	}
+	trainProgressHook = func(done int) bool { return done == 1 }
+	code := execute(args(cut))
+	trainProgressHook = nil
+	states, _ := filepath.Glob(filepath.Join(cut, "resume-*.state"))
+	if code == 0 || len(states) != 1 {
+		t.Fatalf("interrupted after episode 1: exit %d, state files %v; want an error and one state", code, states)
+	}
+	var episodes []int
+	trainProgressHook = func(done int) bool { episodes = append(episodes, done); return false }
+	defer func() { trainProgressHook = nil }()
+	if code := execute(args(cut)); code != 0 {
+		t.Fatalf("resumed training: exit %d", code)
+	}
+	if !slices.Equal(episodes, []int{2}) {
+		t.Errorf("the resumed training reported episodes %v, want [2]", episodes)
+	}
+	want, err := os.ReadDir(through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range want {
+		names = append(names, e.Name())
+		a, _ := os.ReadFile(filepath.Join(through, e.Name()))
+		b, err := os.ReadFile(filepath.Join(cut, e.Name()))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s differs between the resumed and the uninterrupted training (%v)", e.Name(), err)
+		}
+	}
+	got, _ := os.ReadDir(cut)
+	if len(got) != len(want) {
+		t.Errorf("resumed training left %d files, the uninterrupted one %d (%v)", len(got), len(want), names)
+	}
+}
+
+// TestTrainReplicate: --replicate R trains schedlab run's replicate R of
+// the model, from the same streams.
+func TestTrainReplicate(t *testing.T) {
+	cfg, err := loadConfig(configSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := cfg.Plan().Training("dl2", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []training.TrainSpec
+	trainSpecHook = func(s training.TrainSpec) error { got = append(got, s); return nil }
+	defer func() { trainSpecHook = nil }()
+	for _, r := range []string{"0", "2"} {
+		if code := execute([]string{"train", "--family", "dl2", "--replicate", r, "--out", t.TempDir()}); code != 0 {
+			t.Fatalf("--replicate %s: exit %d", r, code)
+		}
+	}
+	if code := execute([]string{"train", "--family", "dl2", "--replicate", "-1", "--out", t.TempDir()}); code == 0 {
+		t.Error("--replicate -1 accepted")
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d specs built, want 2", len(got))
+	}
+	for i, m := range []*plan.Training{mt, mt.Replica(2)} {
+		if want := m.Inputs(cfg.Seed).Seed; got[i].Seed != want {
+			t.Errorf("replicate %d: model seed %d, schedlab run's %d", m.Replicate, got[i].Seed, want)
+		}
+	}
+	if got[0].Seed == got[1].Seed {
+		t.Error("replicates 0 and 2 train from the same seed")
+	}
+}
