@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -29,20 +30,51 @@ func ClusterID(c sim.ClusterSpec) string {
 // OpenModel opens the learned scheduler name (canonical) for a cluster
 // from modelsDir, a directory laid out as a run's models/: a model per
 // cluster in <model>/<cluster id>/, or (trace-source models trained on one
-// cluster) one for all in <model>/.
-func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, seed uint64) (sim.Scheduler, error) {
+// cluster) one for all in <model>/; replicate r ≥ 1 in that directory's
+// replicate-<r>/ (Training.Replica; schedlab train --replicate).
+func OpenModel(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, replicate int, seed uint64) (sim.Scheduler, error) {
+	dir, err := modelDir(modelsDir, name, cluster, replicate)
+	if err != nil {
+		return nil, err
+	}
+	return schedulers.New(name, schedulers.Options{Model: dir, Seed: seed})
+}
+
+// Replicates is how many models of the learned scheduler name for a
+// cluster modelsDir holds: replicate 0 and the replicates after it up to
+// the first missing one (0: not even replicate 0).
+func Replicates(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec) int {
+	n := 0
+	for n < evaluation.MaxReplicates {
+		if _, err := modelDir(modelsDir, name, cluster, n); err != nil {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// modelDir is where OpenModel finds replicate of name's model for cluster.
+func modelDir(modelsDir string, name schedulers.Name, cluster sim.ClusterSpec, replicate int) (string, error) {
 	f, v, ok := training.VariantOf(name)
 	if !ok {
-		return nil, fmt.Errorf("%s is not a learned scheduler", name)
+		return "", fmt.Errorf("%s is not a learned scheduler", name)
 	}
 	m := string(v.ModelName())
 	first := f.Files(v.ModelName())[0]
-	dir := filepath.Join(modelsDir, m, ClusterID(cluster))
-	if _, err := os.Stat(filepath.Join(dir, first)); err != nil && ClusterKey(f) != "" {
-		dir = filepath.Join(modelsDir, m)
+	rep, which := "", ""
+	if replicate > 0 {
+		rep, which = fmt.Sprintf("replicate-%d", replicate), fmt.Sprintf(" (replicate %d)", replicate)
 	}
+	// Replicate 0 says which layout the directory has; the others are
+	// in its replicate-<r>/.
+	base := filepath.Join(modelsDir, m, ClusterID(cluster))
+	if _, err := os.Stat(filepath.Join(base, first)); err != nil && ClusterKey(f) != "" {
+		base = filepath.Join(modelsDir, m)
+	}
+	dir := filepath.Join(base, rep)
 	if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
-		return nil, fmt.Errorf("model of %s for cluster %s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), err)
+		return "", fmt.Errorf("model of %s for cluster %s%s: %w (train it with schedlab run, whose models/ holds it)", name, ClusterID(cluster), which, err)
 	}
-	return schedulers.New(name, schedulers.Options{Model: dir, Seed: seed})
+	return dir, nil
 }

@@ -55,8 +55,10 @@ given. Calibration and sensitivity are written by schedlab run's own stages
 Trace workloads read --jobs, a canonical jobs table, or draw the seeded PAI-like trace
 (datasets.synthetic.jobs jobs). Learned schedulers (das, rifling, marl-device, ...) load
 their models from --models, the models/ directory of a "schedlab run" that trained them:
-DAS-paper models from DIR/NAME/, MARL models from DIR/NAME/CLUSTER-ID/ (e.g.
-marl-device/fattree-k8-power8).
+a model per cluster from DIR/NAME/CLUSTER-ID/ (e.g. marl-device/fattree-k8-power8,
+das/flat-n8-pai-v100), else one for every cluster from DIR/NAME/. Further independently
+trained models of a row (a run's train.seeds, schedlab train --replicate R) in
+replicate-R/ of that directory are evaluated too, each a replicate of the row.
 
 --speed standalone (sim.speed) replays the trace: every job runs for its recorded
 duration, so JCT = queueing + duration; model slows jobs by interference and
@@ -147,6 +149,22 @@ written and exits with status 4.`,
 			if len(learned) > 0 && modelsDir == "" {
 				return usageErrorf("eval: learned schedulers %s need --models DIR (the models/ directory of a schedlab run that trained them), or choose --schedulers", strings.Join(learned, ", "))
 			}
+			// Every replicate --models holds of a learned row (a run's,
+			// or schedlab train --replicate R's) is evaluated, as a
+			// run evaluates the replicates it trains.
+			for _, n := range names {
+				if !n.Learned() {
+					continue
+				}
+				for _, cl := range spec.Clusters {
+					if r := plan.Replicates(modelsDir, n, cl.Spec); r > 1 {
+						if spec.Replicates == nil {
+							spec.Replicates = map[string]int{}
+						}
+						spec.Replicates[evaluation.ReplicateKey(n, cl.Name)] = r
+					}
+				}
+			}
 			for _, in := range []struct{ flag, file, want string }{
 				{"jobs", jobsFile, "a canonical jobs table: the jobs.parquet of schedlab ingest, or a run's " + stages.JobsParquet + " or datasets/<source>/jobs.parquet"},
 				{"arrivals", arrivals, "an arrivals table: the arrivals.parquet of schedlab ingest --source google-2011"},
@@ -182,7 +200,7 @@ written and exits with status 4.`,
 				}
 				for _, cl := range spec.Clusters {
 					if cl.Name == c.Cluster {
-						return plan.OpenModel(modelsDir, c.Scheduler, cl.Spec, seed)
+						return plan.OpenModel(modelsDir, c.Scheduler, cl.Spec, c.Replicate, seed)
 					}
 				}
 				return nil, fmt.Errorf("no cluster %s", c.Cluster)
