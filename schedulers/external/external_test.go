@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,7 +30,26 @@ func python3(t testing.TB) string {
 		}
 		t.Skip("no python3:", err)
 	}
+	interpreter.once.Do(func() {
+		out, err := exec.Command(p, "-c", "import sys; print(sys.executable)").Output()
+		if err == nil {
+			interpreter.path = strings.TrimSpace(string(out))
+		}
+	})
+	if interpreter.path != "" {
+		return interpreter.path
+	}
 	return p
+}
+
+// interpreter is the Python interpreter that python3 on PATH runs, as
+// its sys.executable names it. Where python3 is a wrapper (pyenv's shims
+// are shell scripts), starting it costs more processor time than a PAI
+// replay's whole exchange with the policy, and every test here starts
+// policies: tests and benchmarks run the interpreter itself.
+var interpreter struct {
+	once sync.Once
+	path string
 }
 
 // example is the command of one of python/examples.
