@@ -20,8 +20,13 @@ import (
 // the FIFO-FirstFit example: a run of b.N one-GPU jobs arriving every 2 s
 // and lasting 1 s on one server, so that every decision announces one job,
 // starts it and reports one finish. The policy starts before the timer.
+// With SL_CAPTURE set, the messages are also written to
+// $SL_CAPTURE.protocol (python/tools/replay_messages.py reads them).
 func BenchmarkProtocol(b *testing.B) {
 	cmd := example(b, "fifo_firstfit.py")
+	if f := os.Getenv("SL_CAPTURE"); f != "" {
+		cmd = "sh -c 'tee " + f + ".protocol | " + cmd + "'"
+	}
 	jobs := make([]datasets.Job, b.N)
 	for i := range jobs {
 		jobs[i] = datasets.Job{JobID: fmt.Sprint(i), SubmitS: float64(2 * i), DurationS: 1,
@@ -29,6 +34,7 @@ func BenchmarkProtocol(b *testing.B) {
 	}
 	cfg := sim.DefaultConfig()
 	cfg.Speed = sim.SpeedStandalone
+	cfg.SkipFloor = true // as replay: the floor is no part of the exchange
 	c := flat(b, 1)
 	p := newPolicy(b, external.Config{Name: "fifo-py", Command: cmd})
 	self0, children0 := cpuTime()
@@ -73,6 +79,7 @@ func BenchmarkPAIReplay(b *testing.B) {
 	c := smallPreset(b)
 	replay := sim.DefaultConfig()
 	replay.Speed = sim.SpeedStandalone
+	replay.SkipFloor = true // as schedlab replay runs it
 	for _, speed := range []struct {
 		name string
 		cfg  sim.Config
