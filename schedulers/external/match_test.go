@@ -14,16 +14,18 @@ import (
 // matchBuiltin runs the built-in scheduler builtin and the policy of cmd
 // on the same jobs, cluster and configuration, and fails t unless every
 // job's result, the preempted jobs, the metrics and the engine's decision
-// count are equal, bit for bit. It returns the policy's result and the
-// number of messages the policy was asked, which its wake_on may make
-// fewer than the decisions.
-func matchBuiltin(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, builtin schedulers.Name, cmd string) (*sim.Result, int) {
+// count are equal, bit for bit. It returns the policy's result, the
+// number of messages the policy was asked (its wake_on may make them
+// fewer than the decisions) and the number of decision points at which
+// the built-in started or preempted something.
+func matchBuiltin(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, builtin schedulers.Name, cmd string) (res *sim.Result, asked, acted int) {
 	t.Helper()
 	s, err := schedulers.New(builtin, schedulers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := sim.Run(context.Background(), c, jobs, s, cfg, nil)
+	a := &acting{Scheduler: s}
+	want, err := sim.Run(context.Background(), c, jobs, a, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,22 @@ func matchBuiltin(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Con
 	if got.Metrics != want.Metrics || got.Decisions != want.Decisions {
 		t.Errorf("metrics %+v after %d decisions, built-in %+v after %d", got.Metrics, got.Decisions, want.Metrics, want.Decisions)
 	}
-	return got, p.Messages()
+	return got, p.Messages(), a.n
+}
+
+// acting is a scheduler that counts the decision points at which it
+// starts or preempts something.
+type acting struct {
+	sim.Scheduler
+	n int
+}
+
+func (a *acting) Decide(ctx context.Context, st *sim.State) (sim.Decision, error) {
+	d, err := sim.DecisionOf(ctx, a.Scheduler, st)
+	if len(d.Start)+len(d.Preempt) > 0 {
+		a.n++
+	}
+	return d, err
 }
 
 // compareJobs fails t for each job whose result differs (the first five

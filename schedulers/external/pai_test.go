@@ -54,7 +54,11 @@ func smallPreset(t testing.TB) *sim.Cluster {
 // TestPAISubsetMatchesBuiltin: on the PAI subset, on DAS Small, the Python
 // FIFO-FirstFit gives every job the same submit, start and finish (and so
 // JCT, fee, slowdown) as the built-in fifo-firstfit, bit for bit, under
-// the full speed model and under a pure replay.
+// the full speed model and under a pure replay. Its wake_on ("fit") asks
+// it exactly at the decision points where the built-in starts a job: the
+// subset's jobs have one task each, for which the copies that fit decide
+// whether first-fit succeeds, so no message is answered with nothing and
+// none can be spared.
 func TestPAISubsetMatchesBuiltin(t *testing.T) {
 	if raceEnabled {
 		t.Skip("minutes under the race detector; make test-norace runs it")
@@ -70,7 +74,10 @@ func TestPAISubsetMatchesBuiltin(t *testing.T) {
 			if f := os.Getenv("SL_CAPTURE"); f != "" {
 				pc = "sh -c 'tee " + f + "." + name + " | " + cmd + "'"
 			}
-			res, n := matchBuiltin(t, c, jobs, cfg, "fifo-firstfit", pc)
+			res, n, acted := matchBuiltin(t, c, jobs, cfg, "fifo-firstfit", pc)
+			if n != acted {
+				t.Errorf("asked %d times; the built-in started jobs at %d decision points", n, acted)
+			}
 			t.Logf("%d jobs, %d decisions, the policy asked %d times: decision time python %.2fs", len(res.Jobs), res.Decisions, n, res.Timing.DecisionS)
 		})
 	}

@@ -22,7 +22,7 @@ func TestPreemptiveMatchesBuiltin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, _ := matchBuiltin(t, c, sc.Jobs, sc.Config, "smallest-first", cmd)
+			res, _, _ := matchBuiltin(t, c, sc.Jobs, sc.Config, "smallest-first", cmd)
 			for _, r := range res.Preempted {
 				preempted += r.Preemptions
 			}
