@@ -41,13 +41,17 @@ func plotOverRate(r *Report) (svg, png []byte, err error) {
 	return r.barPlot()
 }
 
-// plotTuning is das-tuning's figure when its rows are DAS models of
-// several h or τ (and RIFLING), else the bars.
-func plotTuning(r *Report) (svg, png []byte, err error) {
-	if r.overTuning() {
-		return r.plotTuning()
+// tuningPlot is a figure over the rows' tuning axes (DAS Fig. 5, for
+// das-tuning) when every row is on a tuning axis or one of references
+// (rows no axis holds, RIFLING's for das-tuning: the registration names
+// them), else the bars.
+func tuningPlot(references ...schedulers.Name) func(r *Report) (svg, png []byte, err error) {
+	return func(r *Report) (svg, png []byte, err error) {
+		if r.overTuning(references) {
+			return r.plotTuning()
+		}
+		return r.barPlot()
 	}
-	return r.barPlot()
 }
 
 // overRate: several workloads, each the trace at its own arrival rate.
@@ -61,14 +65,15 @@ func (r *Report) overRate() bool {
 	return len(ws) > 1
 }
 
-// overTuning: every row but RIFLING's (either form) is on a tuning axis
-// (schedulers.Info.Tuning, which the das-tuning models declare).
-func (r *Report) overTuning() bool {
+// overTuning: several rows are on a tuning axis (schedulers.Info.Tuning,
+// which the das-tuning models declare) and every other row is one of
+// references.
+func (r *Report) overTuning(references []schedulers.Name) bool {
 	n := 0
 	for _, name := range r.Names {
 		if schedulers.TuningOf(name) != nil {
 			n++
-		} else if name != "rifling" && name != DASRIFLING {
+		} else if !slices.Contains(references, name) {
 			return false
 		}
 	}
@@ -177,7 +182,8 @@ func (r *Report) plotOverRate() (svg, png []byte, err error) {
 
 // plotTuning: DAS Fig. 5's two panels, mean JCT over the heads h (τ = 8)
 // and over the history τ (h = 4), one line per cluster, the averaged
-// column (the paper's metric) solid black; RIFLING is not on either axis.
+// column (the paper's metric) solid black; a row on neither axis (RIFLING
+// in das-tuning) is not drawn.
 // The axes, one panel each in the order the rows first name them, and
 // each row's place on its axis are the rows' own (schedulers.Info.Tuning).
 func (r *Report) plotTuning() (svg, png []byte, err error) {
