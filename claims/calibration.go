@@ -35,13 +35,19 @@ func (c calibrationClaim) reads(r CalibrationRow) bool {
 	return false
 }
 
-func (c calibrationClaim) register() {
-	paper := evaluation.PaperMARL
-	if strings.HasPrefix(c.environment, "das") {
-		paper = evaluation.PaperDAS
+// environmentPaper is the paper whose environment env is, as its
+// declaration says (calibration.Environments); the MARL paper's for an
+// environment not declared there.
+func environmentPaper(env string) string {
+	if e, ok := calibration.Environments[env]; ok && e.Paper != "" {
+		return e.Paper
 	}
+	return evaluation.PaperMARL
+}
+
+func (c calibrationClaim) register() {
 	calibrationClaims = append(calibrationClaims, c)
-	add(Claim{ID: c.id, Paper: paper, Source: c.source, Text: c.text, Claimed: c.claimed,
+	add(Claim{ID: c.id, Paper: environmentPaper(c.environment), Source: c.source, Text: c.text, Claimed: c.claimed,
 		Experiment: evaluation.Calibration, Evaluate: c.evaluate})
 }
 
@@ -106,11 +112,7 @@ func unreadCalibration(in *Input) []Row {
 		if read {
 			continue
 		}
-		paper := evaluation.PaperMARL
-		if strings.HasPrefix(r.Environment, "das") {
-			paper = evaluation.PaperDAS
-		}
-		c := Claim{ID: fmt.Sprintf("cal-row-%d", i+1), Paper: paper, Source: "calibration", Text: r.Target, Experiment: evaluation.Calibration}
+		c := Claim{ID: fmt.Sprintf("cal-row-%d", i+1), Paper: environmentPaper(r.Environment), Source: "calibration", Text: r.Target, Experiment: evaluation.Calibration}
 		o := calibrationOutcome(Outcome{Value: math.NaN(), Threshold: math.NaN(), Headroom: math.NaN(), TestedAt: "environment " + r.Environment}, []CalibrationRow{r})
 		out = append(out, Row{c, o})
 	}

@@ -1,10 +1,8 @@
 package claims
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/csvtable"
 )
 
 // CalibrationFile is the calibration experiment's table that the
@@ -171,40 +170,24 @@ var calibrationHeader = []string{"environment", "target", "paper", "ours_before"
 // a header, then one row per target whose within column is yes or no.
 // Errors name the file and line.
 func ReadCalibration(path string) ([]CalibrationRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = len(calibrationHeader)
-	head, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("claims: %s: header: %w", path, err)
-	}
-	if !slices.Equal(head, calibrationHeader) {
-		return nil, fmt.Errorf("claims: %s: line 1: header %q, want %q", path, head, calibrationHeader)
-	}
 	var rows []CalibrationRow
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return rows, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("claims: %s: %w", path, err)
-		}
+	err := csvtable.Read(path, calibrationHeader, func(rec []string, pos func(int) (int, int)) error {
 		row := CalibrationRow{Environment: rec[0], Target: rec[1], Paper: rec[2], Before: rec[3], Ours: rec[4], Tolerance: rec[5]}
 		switch rec[6] {
 		case "yes":
 			row.Within = true
 		case "no":
 		default:
-			line, _ := r.FieldPos(6)
-			return nil, fmt.Errorf("claims: %s: line %d: field within: want yes or no, got %q", path, line, rec[6])
+			line, _ := pos(6)
+			return fmt.Errorf("%s: line %d: field within: want yes or no, got %q", path, line, rec[6])
 		}
 		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
 	}
+	return rows, nil
 }
 
 func nanValue() float64 { return math.NaN() }

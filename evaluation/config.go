@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/internal/didyoumean"
+	"github.com/schedlab/schedlab/internal/section"
 	"github.com/schedlab/schedlab/schedulers"
 )
 
@@ -29,7 +30,7 @@ type Config struct {
 	// sections are the sections that experiments declare with their
 	// registration (Experiment.Settings), by key; read and written
 	// through their Section handles.
-	sections map[string]any
+	sections section.Set
 }
 
 // ConfigKey is the experiment's section of the run configuration:

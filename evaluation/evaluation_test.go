@@ -71,7 +71,14 @@ func cheapSchedulers(c Cell, seed uint64) (sim.Scheduler, error) {
 
 func runAndWrite(t *testing.T, s Spec, workers int) (*Report, string) {
 	t.Helper()
-	rep, err := Run(context.Background(), s, Options{Seed: 7, Workers: workers, NewScheduler: cheapSchedulers})
+	return runAndWriteWith(t, s, Options{Seed: 7, Workers: workers, NewScheduler: cheapSchedulers})
+}
+
+// runAndWriteWith runs s under o and writes its outputs into a new
+// directory, which it returns with the report.
+func runAndWriteWith(t *testing.T, s Spec, o Options) (*Report, string) {
+	t.Helper()
+	rep, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatal(err)
 	}

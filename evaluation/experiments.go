@@ -172,9 +172,7 @@ at ×0.5, ×1 and ×2 the trace's rate; RIFLING (PPO, rifling-ppo) vs DAS
 	})
 	Register(Experiment{
 		ID: DASTuning, Paper: PaperDAS, Reproduces: "DAS Fig. 5",
-		// RIFLING, both forms, is the baseline beside the tuned models,
-		// on neither axis.
-		Plot: plotTuning(DASRIFLING, "rifling"),
+		Plot: tuningPlot(DASRIFLING, "rifling"),
 		Defaults: `# DAS Fig. 5 on das-table1's clusters and trace: DAS trained with h
 # attention heads (das-h1, das-h2, das-h4, das-h8; τ = 8) and with τ
 # placements of GP history (das-tau4 .. das-tau10; h = 4), each by its

@@ -5,10 +5,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"slices"
 
+	"github.com/schedlab/schedlab/internal/csvtable"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 )
@@ -52,34 +51,18 @@ func (r *Report) FailedRecords() []FailedRowRecord {
 // ReadFailedRows reads a FailedRowsFile; a file that does not exist is no
 // failed row (nil, nil). Errors name the file and line.
 func ReadFailedRows(path string) ([]FailedRowRecord, error) {
-	f, err := os.Open(path)
+	var out []FailedRowRecord
+	err := csvtable.Read(path, failedRowsHeader, func(rec []string, _ func(int) (int, int)) error {
+		out = append(out, FailedRowRecord{Experiment: rec[0], Scheduler: rec[1], Cell: rec[2], Err: rec[3]})
+		return nil
+	})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = len(failedRowsHeader)
-	head, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: header: %w", path, err)
-	}
-	if !slices.Equal(head, failedRowsHeader) {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, head, failedRowsHeader)
-	}
-	var out []FailedRowRecord
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, FailedRowRecord{Experiment: rec[0], Scheduler: rec[1], Cell: rec[2], Err: rec[3]})
-	}
+	return out, nil
 }
 
 // Message is the record in one line, for a log or an error.

@@ -41,12 +41,13 @@ func plotOverRate(r *Report) (svg, png []byte, err error) {
 	return r.barPlot()
 }
 
-// plotTuning is das-tuning's figure when its rows are DAS models of
-// several h or τ, and rows beside them that are on no axis (which the
-// registration declares: RIFLING's), else the bars.
-func plotTuning(beside ...string) func(r *Report) (svg, png []byte, err error) {
+// tuningPlot is a figure over the rows' tuning axes (DAS Fig. 5, for
+// das-tuning) when every row is on a tuning axis or one of references
+// (rows no axis holds, RIFLING's for das-tuning: the registration names
+// them), else the bars.
+func tuningPlot(references ...schedulers.Name) func(r *Report) (svg, png []byte, err error) {
 	return func(r *Report) (svg, png []byte, err error) {
-		if r.overTuning(beside) {
+		if r.overTuning(references) {
 			return r.plotTuning()
 		}
 		return r.barPlot()
@@ -64,14 +65,15 @@ func (r *Report) overRate() bool {
 	return len(ws) > 1
 }
 
-// overTuning: every row but those beside is on a tuning axis
-// (schedulers.Info.Tuning, which the das-tuning models declare).
-func (r *Report) overTuning(beside []string) bool {
+// overTuning: several rows are on a tuning axis (schedulers.Info.Tuning,
+// which the das-tuning models declare) and every other row is one of
+// references.
+func (r *Report) overTuning(references []schedulers.Name) bool {
 	n := 0
 	for _, name := range r.Names {
 		if schedulers.TuningOf(name) != nil {
 			n++
-		} else if !slices.Contains(beside, string(name)) {
+		} else if !slices.Contains(references, name) {
 			return false
 		}
 	}
@@ -180,8 +182,8 @@ func (r *Report) plotOverRate() (svg, png []byte, err error) {
 
 // plotTuning: DAS Fig. 5's two panels, mean JCT over the heads h (τ = 8)
 // and over the history τ (h = 4), one line per cluster, the averaged
-// column (the paper's metric) solid black; the rows beside them (RIFLING)
-// are on neither axis.
+// column (the paper's metric) solid black; a row on neither axis (RIFLING
+// in das-tuning) is not drawn.
 // The axes, one panel each in the order the rows first name them, and
 // each row's place on its axis are the rows' own (schedulers.Info.Tuning).
 func (r *Report) plotTuning() (svg, png []byte, err error) {

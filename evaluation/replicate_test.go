@@ -36,14 +36,7 @@ func replicateModels(c Cell, seed uint64) (sim.Scheduler, error) {
 func TestReplicates(t *testing.T) {
 	s := replicatedSpec(t)
 	write := func(workers int) string {
-		rep, err := Run(context.Background(), s, Options{Seed: 7, Workers: workers, NewScheduler: replicateModels})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		if err := rep.Write(context.Background(), RunLayout(dir, s.Experiment)); err != nil {
-			t.Fatal(err)
-		}
+		_, dir := runAndWriteWith(t, s, Options{Seed: 7, Workers: workers, NewScheduler: replicateModels})
 		return dir
 	}
 	d1, d3 := write(1), write(3)

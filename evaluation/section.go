@@ -3,7 +3,6 @@ package evaluation
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
 	"strings"
 
@@ -14,8 +13,13 @@ import (
 // configuration, eval.<key> (key: the experiment's id, dashes as
 // underscores): its registration declares it (Experiment.Settings) beside
 // the section's defaults and checks, and code reads and writes the
-// section through it, so that Config holds no field per experiment.
-type Section[T any] struct{ id string }
+// section through it, so that Config holds no field per experiment. It is
+// internal/section's handle (section.Of) over Config's section.Set, keyed
+// by the experiment's id.
+type Section[T any] struct {
+	id string
+	of section.Of[T]
+}
 
 // NewSection is the handle of the section of the experiment id, of type
 // T (a struct whose fields are the section's keys, named by their
@@ -24,30 +28,23 @@ func NewSection[T any](id string) Section[T] {
 	if reflect.TypeFor[T]().Kind() != reflect.Struct {
 		panic("evaluation: NewSection: section " + id + " is not a struct")
 	}
-	return Section[T]{id: id}
+	return Section[T]{id: id, of: section.New[T](sectionKey(id))}
 }
 
 // ID is the experiment whose section it is.
 func (s Section[T]) ID() string { return s.id }
 
 // Get is the section's value in c, its zero value when c holds none.
-func (s Section[T]) Get(c *Config) T {
-	v, _ := c.sections[sectionKey(s.id)].(T)
-	return v
-}
+func (s Section[T]) Get(c *Config) T { return s.of.Get(c.sections) }
 
 // Set gives the section the value v in c. A copy of c made before keeps
 // its own value: sections are values, like Config's fields.
-func (s Section[T]) Set(c *Config, v T) { c.set(sectionKey(s.id), v) }
+func (s Section[T]) Set(c *Config, v T) { s.of.Put(&c.sections, v) }
 
 // Edit applies edit to the section's value in c.
-func (s Section[T]) Edit(c *Config, edit func(*T)) {
-	v := s.Get(c)
-	edit(&v)
-	s.Set(c, v)
-}
+func (s Section[T]) Edit(c *Config, edit func(*T)) { s.of.Edit(&c.sections, edit) }
 
-func (s Section[T]) zero() any { var v T; return v }
+func (s Section[T]) zero() any { return s.of.Zero() }
 
 // SectionType is what Experiment.Settings holds: a Section of some type.
 type SectionType interface {
@@ -57,15 +54,6 @@ type SectionType interface {
 
 // sectionKey is the key under eval of the experiment id's section.
 func sectionKey(id string) string { return strings.ReplaceAll(id, "-", "_") }
-
-func (c *Config) set(key string, v any) {
-	m := maps.Clone(c.sections) // copy on write: copies of c never share a change
-	if m == nil {
-		m = map[string]any{}
-	}
-	m[key] = v
-	c.sections = m
-}
 
 // registeredSections are the registered experiments' section types, by
 // key, and their keys in registration order.
@@ -101,7 +89,7 @@ func (c Config) SectionValue(key string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	v, ok := c.sections[key]
+	v, ok := c.sections.Get(key)
 	if !ok {
 		v = st.zero()
 	}
@@ -120,7 +108,7 @@ func (c *Config) SetSectionValue(key string, p any) {
 	if !ok || rv.Kind() != reflect.Pointer || rv.Elem().Type() != reflect.TypeOf(st.zero()) {
 		panic(fmt.Sprintf("evaluation: SetSectionValue: no section %q of type %T", key, p))
 	}
-	c.set(key, rv.Elem().Interface())
+	c.sections.Put(key, rv.Elem().Interface())
 }
 
 // hashOrder is the order of Config's keys in its JSON and YAML, as they
@@ -141,7 +129,7 @@ func (c Config) ordered() []section.KeyValue {
 	types, keys := registeredSections()
 	var sections []section.KeyValue
 	for _, k := range keys {
-		v, ok := c.sections[k]
+		v, ok := c.sections.Get(k)
 		if !ok {
 			v = types[k].zero()
 		}

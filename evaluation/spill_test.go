@@ -16,14 +16,7 @@ import (
 // closes the report.
 func writeAll(t *testing.T, s Spec, opt Options) (*Report, string) {
 	t.Helper()
-	rep, err := Run(context.Background(), s, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := rep.Write(context.Background(), RunLayout(dir, s.Experiment)); err != nil {
-		t.Fatal(err)
-	}
+	rep, dir := runAndWriteWith(t, s, opt)
 	if err := rep.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -106,9 +106,10 @@ func TestLinePlots(t *testing.T) {
 		{table1, false, false, "mean JCT (min)", "over"},
 		{notTuning, false, true, "mean JCT (min)", "over attention heads h"},
 	} {
-		beside := []string{DASRIFLING, "rifling"}
-		if tc.r.overRate() != tc.rate || tc.r.overTuning(beside) != tc.tuning {
-			t.Errorf("%v: overRate %v overTuning %v, want %v %v", tc.r.Names, tc.r.overRate(), tc.r.overTuning(beside), tc.rate, tc.tuning)
+		// das-tuning's registration names RIFLING's rows as its references.
+		refs := []schedulers.Name{DASRIFLING, "rifling"}
+		if tc.r.overRate() != tc.rate || tc.r.overTuning(refs) != tc.tuning {
+			t.Errorf("%v: overRate %v overTuning %v, want %v %v", tc.r.Names, tc.r.overRate(), tc.r.overTuning(refs), tc.rate, tc.tuning)
 		}
 		svg, png, err := tc.r.Plot()
 		if err != nil {

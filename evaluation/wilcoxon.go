@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -73,7 +74,8 @@ func WilcoxonSignedRank(x, y []float64) (Wilcoxon, error) {
 		res.P = 1
 		return res, nil
 	}
-	slices.SortFunc(d, func(a, b float64) int { return compareFloat(math.Abs(a), math.Abs(b)) })
+	// The differences are finite: cmp.Compare is < and > on them.
+	slices.SortFunc(d, func(a, b float64) int { return cmp.Compare(math.Abs(a), math.Abs(b)) })
 	var tieTerm float64 // Σ (t³ − t)
 	for i := 0; i < n; {
 		j := i + 1
@@ -138,14 +140,4 @@ func signedRankCounts(n int) []float64 {
 		}
 	}
 	return c
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -77,6 +77,18 @@ type Experiment struct {
 // Speed is the speed model the experiment's cells simulate with.
 func (e Experiment) Speed() SpeedModel { return SpeedOf(e.Spec.Sim, e.Fitted) }
 
+// Resolve resolves the experiment's speed model over src (SpeedModel.Resolve)
+// and names the environment read, if any, in its spec (sim.environment):
+// an environment file given where the configuration names none is the
+// one the cells simulate in.
+func (e *Experiment) Resolve(src Sources) (Speeds, error) {
+	s, err := e.Speed().Resolve(src)
+	if err == nil && s.Environment != nil {
+		e.Spec.Sim.Environment = s.Environment.Name
+	}
+	return s, err
+}
+
 // New derives the run plan of c; arrivals is the run's arrivals table
 // ("" when no google-2011 trace is ingested).
 func New(c Config, arrivals string) (*Plan, error) {

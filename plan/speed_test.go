@@ -113,3 +113,22 @@ func TestSpeedModelInputs(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestExperimentResolve: an experiment whose configuration names no
+// environment simulates in the one of the file it is given, and its spec
+// says so; one resolved without a file keeps its spec; an error leaves it
+// as it was.
+func TestExperimentResolve(t *testing.T) {
+	_, overDefault, overFit := speedFiles(t)
+	var x Experiment
+	if _, err := x.Resolve(Sources{}); err != nil || x.Spec.Sim.Environment != "" {
+		t.Fatalf("no file: environment %q, error %v; want none", x.Spec.Sim.Environment, err)
+	}
+	s, err := x.Resolve(Sources{Environment: overDefault})
+	if err != nil || s.Environment == nil || x.Spec.Sim.Environment != "over-default" {
+		t.Fatalf("environment file: spec's environment %q, error %v; want over-default", x.Spec.Sim.Environment, err)
+	}
+	if _, err := x.Resolve(Sources{Environment: overFit}); !errors.Is(err, ErrOtherEnvironment) || x.Spec.Sim.Environment != "over-default" {
+		t.Errorf("another environment's file: spec's environment %q, error %v; want over-default and %v", x.Spec.Sim.Environment, err, ErrOtherEnvironment)
+	}
+}

@@ -34,7 +34,7 @@ func ProfileSynth(cfg profiling.SynthConfig) pipeline.Stage {
 	return &pipeline.Func{
 		StageName: StageProfileSynth, StageVersion: stageVersion, Out: []string{ProfileSamples}, Cfg: cfg,
 		Fn: func(ctx context.Context, env *pipeline.Env) error {
-			samples, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(env.Seed, pipeline.StageStream(env.Stage()), "samples"))
+			samples, err := profiling.Synthesize(ctx, cfg, SynthSamples(env.Seed))
 			if err != nil {
 				return err
 			}
@@ -42,6 +42,13 @@ func ProfileSynth(cfg profiling.SynthConfig) pipeline.Stage {
 			return profiling.WriteSamples(ctx, env.Output(ProfileSamples), meta, samples)
 		},
 	}
+}
+
+// SynthSamples is the stream the profile-synth stage draws its samples
+// from, under the run seed: schedlab profile synth draws from it too, so
+// that it writes the samples the run's stage does.
+func SynthSamples(seed uint64) rand.Source {
+	return pipeline.RandSource(seed, pipeline.StageStream(StageProfileSynth), "samples")
 }
 
 // Fit is the stage that fits the Table III models to the profile samples

@@ -121,18 +121,14 @@ written and exits with status 4.`,
 			if err != nil {
 				return usageErrorf("eval: %v", err)
 			}
-			spec, speed := x.Spec, x.Speed()
 			if interfFile == "" && x.Fitted {
 				a.log.Warn("the experiment simulates with the fitted interference model (" + section + ".fitted_interference), which --interference gives; simulating with the simulator's default")
 			}
-			speeds, err := speed.Resolve(plan.Sources{Fit: interfFile, Environment: environment})
+			speeds, err := x.Resolve(plan.Sources{Fit: interfFile, Environment: environment})
 			if err != nil {
-				return speedFlagError("eval", experiment, speed, err)
+				return speedFlagError("eval", experiment, x.Speed(), err)
 			}
-			if speeds.Environment != nil {
-				spec.Sim.Environment = speeds.Environment.Name
-			}
-			model := speeds.Interference
+			spec, model := x.Spec, speeds.Interference
 			if evalSpecHook != nil {
 				return evalSpecHook(spec)
 			}

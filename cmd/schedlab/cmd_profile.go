@@ -62,7 +62,7 @@ func newProfileSynthCmd(a *app) *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// The same stream as the pipeline's profile-synth stage.
-			s, err := profiling.Synthesize(ctx, cfg, pipeline.RandSource(seed, pipeline.StageStream(stages.StageProfileSynth), "samples"))
+			s, err := profiling.Synthesize(ctx, cfg, stages.SynthSamples(seed))
 			if err != nil {
 				return err
 			}
