@@ -96,6 +96,7 @@ type runnable struct {
 	// walk recomputes it). Once what is left no longer covers it, no
 	// job left in a pass can fit, and the walk stops looking.
 	least      sim.Resources
+	leastN     [3]int // per resource (GPU, CPU, memory), the runnable jobs that ask least's
 	leastStale bool
 	arrivals   uint64 // rjob.seq's counter
 }
@@ -115,7 +116,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 			if j := r.get(f.Index); j != nil {
 				j.running = false
 				j.js = nil // marks it gone
-				r.leastStale = true
+				r.leaveLeast(j.need)
 				if drop != nil {
 					drop(j)
 				}
@@ -134,9 +135,9 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		r.arrivals++
 		j := &rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
 		if len(r.list) == 0 {
-			r.least = j.need
+			r.least, r.leastN = j.need, [3]int{1, 1, 1}
 		} else {
-			r.least = least(r.least, j.need)
+			r.joinLeast(j.need)
 		}
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
@@ -229,12 +230,12 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.pass++
 	if r.leastStale {
 		r.leastStale = false
-		r.least = sim.Resources{}
+		r.least, r.leastN = sim.Resources{}, [3]int{}
 		for i, j := range r.list {
 			if i == 0 {
-				r.least = j.need
+				r.least, r.leastN = j.need, [3]int{1, 1, 1}
 			} else {
-				r.least = least(r.least, j.need)
+				r.joinLeast(j.need)
 			}
 		}
 	}
@@ -360,6 +361,36 @@ func (r *runnable) fail(j *rjob) {
 		}
 	}
 	r.short = append(r.short[:k], f)
+}
+
+// joinLeast brings least and leastN up to a job of need joining the
+// list.
+func (r *runnable) joinLeast(need sim.Resources) {
+	have := [3]*float64{&r.least.GPU, &r.least.CPU, &r.least.MemGiB}
+	for c, x := range [3]float64{need.GPU, need.CPU, need.MemGiB} {
+		switch {
+		case x < *have[c]:
+			*have[c], r.leastN[c] = x, 1
+		case x == *have[c]:
+			r.leastN[c]++
+		}
+	}
+}
+
+// leaveLeast accounts for a job of need leaving the list: least is
+// stale (walk recomputes it) only once no job is left at a minimum the
+// job held. Between a finish and that recount least may stay stale; an
+// arrival's joinLeast then changes nothing that the recount keeps.
+func (r *runnable) leaveLeast(need sim.Resources) {
+	have := [3]float64{r.least.GPU, r.least.CPU, r.least.MemGiB}
+	for c, x := range [3]float64{need.GPU, need.CPU, need.MemGiB} {
+		if x == have[c] {
+			r.leastN[c]--
+			if r.leastN[c] <= 0 {
+				r.leastStale = true
+			}
+		}
+	}
 }
 
 // least is the componentwise minimum of a and b.
