@@ -65,6 +65,7 @@ type runnable struct {
 	capOf   *sim.Cluster    // the cluster caps and total are of
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
+	runs    []bookRun       // scratch of bookUniform
 	slotBuf []sim.Slot      // scratch of firstFit
 	// A decision's placements, preemptions and slots, reused from one
 	// decision to the next.
@@ -429,6 +430,9 @@ func (r *runnable) book(j *rjob) bool {
 	if r.fromAt[j.shape] == r.pass {
 		from = int(r.from[j.shape])
 	}
+	if j.uniform {
+		return r.bookUniform(j, from)
+	}
 	for i, in := range js.Instances {
 		if i > 0 && in.Demand != js.Instances[i-1].Demand {
 			from = 0
@@ -446,6 +450,44 @@ func (r *runnable) book(j *rjob) bool {
 		from = s
 	}
 	r.booked = r.booked[:0]
+	return true
+}
+
+// bookRun is n instances booked on one server (bookUniform).
+type bookRun struct{ server, n int }
+
+// bookUniform is book for a job of identical instances (rjob.uniform):
+// the same servers and the same subtractions in the same order, each
+// server taking instances until the next does not fit it, as book's loop
+// does one instance at a time (a PAI job asks up to hundreds). A server
+// that stops fitting is not scanned again: book's next scan would start
+// there and move on.
+func (r *runnable) bookUniform(j *rjob, from int) bool {
+	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	runs := r.runs[:0]
+	for placed, s := 0, from; placed < n; s++ {
+		if s = r.scan(d, s); s < 0 {
+			for _, ru := range runs { // unbook's order: instance by instance
+				for range ru.n {
+					r.free[ru.server] = r.free[ru.server].Add(d)
+				}
+			}
+			r.runs = runs[:0]
+			return false
+		}
+		if placed == 0 {
+			r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
+		}
+		f, k := r.free[s], 0
+		for placed < n && d.Fits(f) {
+			f = f.Sub(d)
+			placed++
+			k++
+		}
+		r.free[s] = f
+		runs = append(runs, bookRun{s, k})
+	}
+	r.runs = runs[:0]
 	return true
 }
 
@@ -492,6 +534,12 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		slots = append(slots, sim.Slot{})
 	}
 	r.slotBuf = slots
+	if j := r.get(js.Index); j != nil && j.uniform {
+		if !r.fitUniform(js.Instances[0].Demand, slots) {
+			return nil
+		}
+		return r.keepSlots(slots)
+	}
 	from := 0
 	for i, in := range js.Instances {
 		if i > 0 && in.Demand != js.Instances[i-1].Demand {
@@ -508,9 +556,36 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		r.free[s] = r.free[s].Sub(in.Demand)
 		slots[i] = sim.Slot{Server: s, Socket: -1}
 	}
-	// Carved from the decision's arena: the engine copies the slots it
-	// keeps, and an arena that grows leaves earlier slices on the old
-	// array, unchanged.
+	return r.keepSlots(slots)
+}
+
+// fitUniform is firstFit's booking for identical instances of d, one
+// per slot, as bookUniform books them; it books nothing and reports
+// false when they do not all fit.
+func (r *runnable) fitUniform(d sim.Resources, slots []sim.Slot) bool {
+	placed := 0
+	for s := 0; placed < len(slots); s++ {
+		if s = r.scan(d, s); s < 0 {
+			for _, sl := range slots[:placed] {
+				r.free[sl.Server] = r.free[sl.Server].Add(d)
+			}
+			return false
+		}
+		f := r.free[s]
+		for placed < len(slots) && d.Fits(f) {
+			f = f.Sub(d)
+			slots[placed] = sim.Slot{Server: s, Socket: -1}
+			placed++
+		}
+		r.free[s] = f
+	}
+	return true
+}
+
+// keepSlots copies slots into the decision's arena: the engine copies
+// the slots it keeps, and an arena that grows leaves earlier slices on
+// the old array, unchanged.
+func (r *runnable) keepSlots(slots []sim.Slot) []sim.Slot {
 	k := len(r.slotArena)
 	r.slotArena = append(r.slotArena, slots...)
 	return r.slotArena[k:len(r.slotArena):len(r.slotArena)]
