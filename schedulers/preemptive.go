@@ -512,16 +512,26 @@ func (r *runnable) unbook(js *sim.JobState, n int) {
 }
 
 // take books js's instances on slots, or books nothing and reports false.
+// A run of slots on one server is booked on a copy of its ledger entry,
+// written back once: the same checks and subtractions, in the same order.
 func (r *runnable) take(js *sim.JobState, slots []sim.Slot) bool {
-	for i, sl := range slots {
-		d := js.Instances[i].Demand
-		if !d.Fits(r.free[sl.Server]) {
-			for k := range i {
-				r.free[slots[k].Server] = r.free[slots[k].Server].Add(js.Instances[k].Demand)
+	for i := 0; i < len(slots); {
+		srv := slots[i].Server
+		f := r.free[srv]
+		k := i
+		for ; k < len(slots) && slots[k].Server == srv; k++ {
+			d := js.Instances[k].Demand
+			if !d.Fits(f) {
+				r.free[srv] = f
+				for m := range k {
+					r.free[slots[m].Server] = r.free[slots[m].Server].Add(js.Instances[m].Demand)
+				}
+				return false
 			}
-			return false
+			f = f.Sub(d)
 		}
-		r.free[sl.Server] = r.free[sl.Server].Sub(d)
+		r.free[srv] = f
+		i = k
 	}
 	return true
 }
