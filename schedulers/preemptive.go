@@ -65,6 +65,7 @@ type runnable struct {
 	capOf   *sim.Cluster    // the cluster caps and total are of
 	chosen  []*rjob         // scratch of walk
 	booked  []int           // scratch of book
+	runs    []bookRun       // scratch of bookUniform
 	slotBuf []sim.Slot      // scratch of firstFit
 	// A decision's placements, preemptions and slots, reused from one
 	// decision to the next.
@@ -96,6 +97,7 @@ type runnable struct {
 	// walk recomputes it). Once what is left no longer covers it, no
 	// job left in a pass can fit, and the walk stops looking.
 	least      sim.Resources
+	leastN     [3]int // per resource (GPU, CPU, memory), the runnable jobs that ask least's
 	leastStale bool
 	arrivals   uint64 // rjob.seq's counter
 }
@@ -115,7 +117,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 			if j := r.get(f.Index); j != nil {
 				j.running = false
 				j.js = nil // marks it gone
-				r.leastStale = true
+				r.leaveLeast(j.need)
 				if drop != nil {
 					drop(j)
 				}
@@ -134,9 +136,9 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		r.arrivals++
 		j := &rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
 		if len(r.list) == 0 {
-			r.least = j.need
+			r.least, r.leastN = j.need, [3]int{1, 1, 1}
 		} else {
-			r.least = least(r.least, j.need)
+			r.joinLeast(j.need)
 		}
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
@@ -229,12 +231,12 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.pass++
 	if r.leastStale {
 		r.leastStale = false
-		r.least = sim.Resources{}
+		r.least, r.leastN = sim.Resources{}, [3]int{}
 		for i, j := range r.list {
 			if i == 0 {
-				r.least = j.need
+				r.least, r.leastN = j.need, [3]int{1, 1, 1}
 			} else {
-				r.least = least(r.least, j.need)
+				r.joinLeast(j.need)
 			}
 		}
 	}
@@ -362,6 +364,36 @@ func (r *runnable) fail(j *rjob) {
 	r.short = append(r.short[:k], f)
 }
 
+// joinLeast brings least and leastN up to a job of need joining the
+// list.
+func (r *runnable) joinLeast(need sim.Resources) {
+	have := [3]*float64{&r.least.GPU, &r.least.CPU, &r.least.MemGiB}
+	for c, x := range [3]float64{need.GPU, need.CPU, need.MemGiB} {
+		switch {
+		case x < *have[c]:
+			*have[c], r.leastN[c] = x, 1
+		case x == *have[c]:
+			r.leastN[c]++
+		}
+	}
+}
+
+// leaveLeast accounts for a job of need leaving the list: least is
+// stale (walk recomputes it) only once no job is left at a minimum the
+// job held. Between a finish and that recount least may stay stale; an
+// arrival's joinLeast then changes nothing that the recount keeps.
+func (r *runnable) leaveLeast(need sim.Resources) {
+	have := [3]float64{r.least.GPU, r.least.CPU, r.least.MemGiB}
+	for c, x := range [3]float64{need.GPU, need.CPU, need.MemGiB} {
+		if x == have[c] {
+			r.leastN[c]--
+			if r.leastN[c] <= 0 {
+				r.leastStale = true
+			}
+		}
+	}
+}
+
 // least is the componentwise minimum of a and b.
 func least(a, b sim.Resources) sim.Resources {
 	return sim.Resources{GPU: min(a.GPU, b.GPU), CPU: min(a.CPU, b.CPU), MemGiB: min(a.MemGiB, b.MemGiB)}
@@ -398,6 +430,9 @@ func (r *runnable) book(j *rjob) bool {
 	if r.fromAt[j.shape] == r.pass {
 		from = int(r.from[j.shape])
 	}
+	if j.uniform {
+		return r.bookUniform(j, from)
+	}
 	for i, in := range js.Instances {
 		if i > 0 && in.Demand != js.Instances[i-1].Demand {
 			from = 0
@@ -415,6 +450,44 @@ func (r *runnable) book(j *rjob) bool {
 		from = s
 	}
 	r.booked = r.booked[:0]
+	return true
+}
+
+// bookRun is n instances booked on one server (bookUniform).
+type bookRun struct{ server, n int }
+
+// bookUniform is book for a job of identical instances (rjob.uniform):
+// the same servers and the same subtractions in the same order, each
+// server taking instances until the next does not fit it, as book's loop
+// does one instance at a time (a PAI job asks up to hundreds). A server
+// that stops fitting is not scanned again: book's next scan would start
+// there and move on.
+func (r *runnable) bookUniform(j *rjob, from int) bool {
+	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	runs := r.runs[:0]
+	for placed, s := 0, from; placed < n; s++ {
+		if s = r.scan(d, s); s < 0 {
+			for _, ru := range runs { // unbook's order: instance by instance
+				for range ru.n {
+					r.free[ru.server] = r.free[ru.server].Add(d)
+				}
+			}
+			r.runs = runs[:0]
+			return false
+		}
+		if placed == 0 {
+			r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
+		}
+		f, k := r.free[s], 0
+		for placed < n && d.Fits(f) {
+			f = f.Sub(d)
+			placed++
+			k++
+		}
+		r.free[s] = f
+		runs = append(runs, bookRun{s, k})
+	}
+	r.runs = runs[:0]
 	return true
 }
 
@@ -439,16 +512,26 @@ func (r *runnable) unbook(js *sim.JobState, n int) {
 }
 
 // take books js's instances on slots, or books nothing and reports false.
+// A run of slots on one server is booked on a copy of its ledger entry,
+// written back once: the same checks and subtractions, in the same order.
 func (r *runnable) take(js *sim.JobState, slots []sim.Slot) bool {
-	for i, sl := range slots {
-		d := js.Instances[i].Demand
-		if !d.Fits(r.free[sl.Server]) {
-			for k := range i {
-				r.free[slots[k].Server] = r.free[slots[k].Server].Add(js.Instances[k].Demand)
+	for i := 0; i < len(slots); {
+		srv := slots[i].Server
+		f := r.free[srv]
+		k := i
+		for ; k < len(slots) && slots[k].Server == srv; k++ {
+			d := js.Instances[k].Demand
+			if !d.Fits(f) {
+				r.free[srv] = f
+				for m := range k {
+					r.free[slots[m].Server] = r.free[slots[m].Server].Add(js.Instances[m].Demand)
+				}
+				return false
 			}
-			return false
+			f = f.Sub(d)
 		}
-		r.free[sl.Server] = r.free[sl.Server].Sub(d)
+		r.free[srv] = f
+		i = k
 	}
 	return true
 }
@@ -461,6 +544,12 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		slots = append(slots, sim.Slot{})
 	}
 	r.slotBuf = slots
+	if j := r.get(js.Index); j != nil && j.uniform {
+		if !r.fitUniform(js.Instances[0].Demand, slots) {
+			return nil
+		}
+		return r.keepSlots(slots)
+	}
 	from := 0
 	for i, in := range js.Instances {
 		if i > 0 && in.Demand != js.Instances[i-1].Demand {
@@ -477,9 +566,36 @@ func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 		r.free[s] = r.free[s].Sub(in.Demand)
 		slots[i] = sim.Slot{Server: s, Socket: -1}
 	}
-	// Carved from the decision's arena: the engine copies the slots it
-	// keeps, and an arena that grows leaves earlier slices on the old
-	// array, unchanged.
+	return r.keepSlots(slots)
+}
+
+// fitUniform is firstFit's booking for identical instances of d, one
+// per slot, as bookUniform books them; it books nothing and reports
+// false when they do not all fit.
+func (r *runnable) fitUniform(d sim.Resources, slots []sim.Slot) bool {
+	placed := 0
+	for s := 0; placed < len(slots); s++ {
+		if s = r.scan(d, s); s < 0 {
+			for _, sl := range slots[:placed] {
+				r.free[sl.Server] = r.free[sl.Server].Add(d)
+			}
+			return false
+		}
+		f := r.free[s]
+		for placed < len(slots) && d.Fits(f) {
+			f = f.Sub(d)
+			slots[placed] = sim.Slot{Server: s, Socket: -1}
+			placed++
+		}
+		r.free[s] = f
+	}
+	return true
+}
+
+// keepSlots copies slots into the decision's arena: the engine copies
+// the slots it keeps, and an arena that grows leaves earlier slices on
+// the old array, unchanged.
+func (r *runnable) keepSlots(slots []sim.Slot) []sim.Slot {
 	k := len(r.slotArena)
 	r.slotArena = append(r.slotArena, slots...)
 	return r.slotArena[k:len(r.slotArena):len(r.slotArena)]

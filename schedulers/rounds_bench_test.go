@@ -1,6 +1,7 @@
 package schedulers_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -55,4 +56,62 @@ func BenchmarkGandivaNightly(b *testing.B) {
 			runPreemptiveRestart(b, small, pai[:n], "gandiva", schedulers.Options{}, 30)
 		})
 	}
+}
+
+// BenchmarkGandivaNightlyModel is the same cell as the nightly runs it:
+// under the preset's speed model (interference and communication; here
+// the simulator's default interference) with Gavel's GPU-type speeds on
+// the cluster, as evaluation cells have them. The whole cell takes about
+// 867,000 decisions (its queue runs days deep); this replays its first
+// 20,000 and reports the CPU per decision, which the rate recomputation
+// of every job on a server whose co-runners changed dominates.
+func BenchmarkGandivaNightlyModel(b *testing.B) {
+	const decisions = 20000
+	pai := readPAISim(b, shareddata.Path(b, "pai-v2020/operate_simulator_jobs_6000.csv"))[:2000]
+	small, err := sim.Flat(8, "pai-v100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(b, schedulers.GavelThroughputsFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	small.GPUSpeed = sim.GPUSpeed(thr)
+	info, _ := schedulers.Lookup("gandiva")
+	cfg := sim.DefaultConfig()
+	cfg.Trigger = info.Trigger
+	cfg.RestartS = sim.RestartFixed(30)
+	cfg.SkipFloor = true
+	ctx := context.Background()
+	var now float64
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	for range b.N {
+		s, err := schedulers.New("gandiva", schedulers.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		run, err := sim.New(small, pai, cfg, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range decisions {
+			st, err := run.Next(ctx)
+			if err != nil {
+				b.Fatal(err) // io.EOF included: the cell is far longer
+			}
+			now = st.Now
+			d, err := sim.DecisionOf(ctx, s, st)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := run.Do(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	cpu := (cpuSeconds() - cpu0) / float64(b.N)
+	b.ReportMetric(cpu, "cpu-s/run")
+	b.ReportMetric(cpu/decisions*1e6, "cpu-us/decision")
+	b.ReportMetric(now, "t-s")
 }

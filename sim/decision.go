@@ -130,8 +130,10 @@ func (s *Sim) preempt(js *JobState) {
 	js.Status = StatusPending
 	s.release(js)
 	js.flows = nil
-	js.takes = nil
-	js.instSlow = nil
+	// Emptied, not dropped: a resume reuses their arrays where they are
+	// large enough (carved capped from the arenas, so no neighbour's).
+	js.takes = js.takes[:0]
+	js.instSlow = js.instSlow[:0]
 }
 
 // requeue puts the jobs a decision preempted back in the pending queue
@@ -159,19 +161,18 @@ func (s *Sim) requeue(pre []*JobState) {
 
 // mergePending merges add, in pending order (cmpPending) and none of them
 // in q, into q, a queue in pending order, and returns q. It fills q from
-// its end, so each job after the first insertion point moves once.
+// its end, so each job after the first insertion point moves once, a run
+// at a time: each added job's place is found by binary search and the
+// jobs after it move in one copy.
 func mergePending(q, add []*JobState) []*JobState {
 	n := len(q)
 	q = slices.Grow(q, len(add))[:n+len(add)]
-	i, k := n-1, len(add)-1
-	for w := len(q) - 1; k >= 0; w-- {
-		if i >= 0 && cmpPending(q[i], add[k]) > 0 {
-			q[w] = q[i]
-			i--
-		} else {
-			q[w] = add[k]
-			k--
-		}
+	end := n // q[:end] are the old jobs not yet moved
+	for k := len(add) - 1; k >= 0; k-- {
+		p := searchPending(q[:end], add[k])
+		copy(q[p+k+1:], q[p:end])
+		q[p+k] = add[k]
+		end = p
 	}
 	return q
 }

@@ -192,7 +192,11 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.last = s.now
 	js.rate = 0
 	js.Slots = s.slotArena.clone(slots)
-	js.instSlow = s.f64Arena.take(len(slots))
+	if cap(js.instSlow) >= len(slots) {
+		js.instSlow = js.instSlow[:len(slots)] // a resume: the last stint's, kept by preempt
+	} else {
+		js.instSlow = s.f64Arena.take(len(slots))
+	}
 	for i := range js.instSlow {
 		js.instSlow[i] = -1
 	}
@@ -233,7 +237,12 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 			g: js.Instances[i].Demand.GPU, u: s.gpuUtilOf(js.Index)})
 	}
 	js.Servers = s.intArena.clone(servers)
-	js.takes = s.takeArena.clone(takes)
+	js.typeRate = s.gpuRate(js)
+	if cap(js.takes) >= len(takes) && len(takes) > 0 {
+		js.takes = append(js.takes[:0], takes...)
+	} else {
+		js.takes = s.takeArena.clone(takes)
+	}
 	s.srvBuf, s.takeBuf = servers, takes
 	s.addFlows(js)
 	js.runPos = int32(len(s.running))
@@ -278,8 +287,12 @@ func (s *Sim) release(js *JobState) {
 	}
 	for _, srv := range js.Servers {
 		insts := s.srvInst[srv]
+		// The entries before the job's first stay where they are.
 		k := 0
-		for _, r := range insts {
+		for k < len(insts) && int(insts[k].job) != js.Index {
+			k++
+		}
+		for _, r := range insts[k:] {
 			if int(r.job) != js.Index {
 				insts[k] = r
 				k++
@@ -335,7 +348,7 @@ func dropStarted(q, started []*JobState) []*JobState {
 	pos := buf[:0]
 	from := 0
 	for _, js := range started {
-		k, _ := slices.BinarySearchFunc(q[from:], js, cmpPending)
+		k := searchPending(q[from:], js)
 		pos = append(pos, from+k)
 		from += k + 1
 	}
@@ -366,6 +379,22 @@ func dropStarted(q, started []*JobState) []*JobState {
 	}
 	clear(q[:k])
 	return q[k:]
+}
+
+// searchPending is the position of js in q, a queue in pending order
+// (cmpPending): slices.BinarySearchFunc's answer, with the comparison
+// inlined (a decision that resumes jobs searches for each).
+func searchPending(q []*JobState, js *JobState) int {
+	lo, hi := 0, len(q)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c := q[m]; c.SubmitS < js.SubmitS || (c.SubmitS == js.SubmitS && c.Index < js.Index) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // addPendingShape appends a newly pending job to its shape's queue.

@@ -10,6 +10,15 @@ package sim
 // is recomputed exactly when its inputs changed, from the same inputs in
 // the same order, so the rates are those of a full recomputation.
 func (s *Sim) markServer(server int) {
+	if s.standalone {
+		// A rate is the job's GPU types' alone (rate): the jobs are
+		// marked only so that flush advances their done at the same
+		// instants as under the model (the same sums, to the bit).
+		for _, r := range s.srvInst[server] {
+			s.markDirtyIndex(r.job)
+		}
+		return
+	}
 	for _, r := range s.srvInst[server] {
 		js := &s.jobs[r.job]
 		js.slowStale = true
@@ -66,13 +75,14 @@ func (s *Sim) flush() {
 
 // rate is a running job's speed relative to standalone: ideal / (ideal·(1+S)
 // + communication), S the straggler's slowdown, times its GPU types'
-// speed (gpuRate).
+// speed (gpuRate, which start computes once per stint: it reads only the
+// job's model and its servers' types).
 func (s *Sim) rate(js *JobState) float64 {
 	if js.work == 0 {
 		return 1
 	}
 	if s.standalone {
-		return s.gpuRate(js)
+		return js.typeRate
 	}
 	if js.slowStale {
 		// Per instance, its slowdown is kept (instSlow, −1 when its
@@ -101,7 +111,7 @@ func (s *Sim) rate(js *JobState) float64 {
 		s.commStale[js.Index] = false
 		js.comm = s.comm(js)
 	}
-	return s.gpuRate(js) / (1 + worst + js.comm/js.Profile.IterS)
+	return js.typeRate / (1 + worst + js.comm/js.Profile.IterS)
 }
 
 // comm is the time per iteration of a running job's slowest flow. A

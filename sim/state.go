@@ -115,6 +115,7 @@ type JobState struct {
 	flows          []flow
 	takes          []take
 	instSlow       []float64 // per instance, its slowdown; −1: to recompute
+	typeRate       float64   // gpuRate on this stint's servers (start): fixed while it runs
 	finishS        float64
 	shape          int32 // jobs with equal Tasks share it
 	runPos         int32 // index in Sim.running while running
