@@ -1,0 +1,298 @@
+//go:build !noasm && !gccgo && !safe
+
+#include "textflag.h"
+
+// func fmaRows4f(c *float32, ldc int, a *float32, lda int, b *float32, ldb, n16, k int, zero bool)
+//
+// Four rows of C, sixteen columns at a time for n16 columns (a multiple
+// of 16): c[r·ldc + j] = fma(a[r·lda + l], b[l·ldb + j], c[r·ldc + j])
+// for l = 0..k−1 in turn (k ≥ 1), each element one chain of
+// single-precision fused multiply-adds (Gemm32's contract, which the
+// pure Go path reproduces with fma32). With zero set the chains start at
+// +0 instead of C's values. fmaRows4's loop with eight floats a
+// register. AVX2 and FMA: the caller checks haveFMA and the bounds.
+TEXT ·fmaRows4f(SB), NOSPLIT, $0-65
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R12
+	SHLQ $2, R12
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R10
+	SHLQ $2, R10
+	LEAQ (R10)(R10*2), R11
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), R9
+	SHLQ $2, R9
+	MOVQ n16+48(FP), BX
+	MOVQ k+56(FP), CX
+
+fblock4:
+	CMPB zero+64(FP), $0
+	JNE  fzero4
+	LEAQ    (DI)(R12*2), R13
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (R13), Y4
+	VMOVUPS 32(R13), Y5
+	VMOVUPS (R13)(R12*1), Y6
+	VMOVUPS 32(R13)(R12*1), Y7
+	JMP     fstart4
+
+fzero4:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+fstart4:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+floop4:
+	VMOVUPS      (R14), Y8
+	VMOVUPS      32(R14), Y9
+	VBROADCASTSS (R13), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (R13)(R10*1), Y11
+	VFMADD231PS  Y8, Y11, Y2
+	VFMADD231PS  Y9, Y11, Y3
+	VBROADCASTSS (R13)(R10*2), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VBROADCASTSS (R13)(R11*1), Y13
+	VFMADD231PS  Y8, Y13, Y6
+	VFMADD231PS  Y9, Y13, Y7
+	ADDQ         $4, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          floop4
+
+	LEAQ    (DI)(R12*2), R13
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (R13)
+	VMOVUPS Y5, 32(R13)
+	VMOVUPS Y6, (R13)(R12*1)
+	VMOVUPS Y7, 32(R13)(R12*1)
+
+	ADDQ $64, DI
+	ADDQ $64, DX
+	SUBQ $16, BX
+	JG   fblock4
+	VZEROUPPER
+	RET
+
+// func fmaRowf(c *float32, a *float32, b *float32, ldb, n, k int, zero bool)
+//
+// fmaRows4f for one row of C and any n ≥ 0 columns: thirty-two at a
+// time, then eight, then one (VFMADD231SS), each element the same chain
+// of single-precision fused multiply-adds.
+TEXT ·fmaRowf(SB), NOSPLIT, $0-49
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ ldb+24(FP), R9
+	SHLQ $2, R9
+	MOVQ n+32(FP), BX
+	MOVQ k+40(FP), CX
+
+rblock32:
+	CMPQ BX, $32
+	JLT  rblock8
+	CMPB zero+48(FP), $0
+	JNE  rzero32
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	JMP     rstart32
+
+rzero32:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+rstart32:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+rloop32:
+	VBROADCASTSS (R13), Y10
+	VFMADD231PS  (R14), Y10, Y0
+	VFMADD231PS  32(R14), Y10, Y1
+	VFMADD231PS  64(R14), Y10, Y2
+	VFMADD231PS  96(R14), Y10, Y3
+	ADDQ         $4, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          rloop32
+
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+
+	ADDQ $128, DI
+	ADDQ $128, DX
+	SUBQ $32, BX
+	JMP  rblock32
+
+rblock8:
+	CMPQ BX, $8
+	JLT  rblock1
+	CMPB zero+48(FP), $0
+	JNE  rzero8
+	VMOVUPS (DI), Y0
+	JMP     rstart8
+
+rzero8:
+	VXORPS Y0, Y0, Y0
+
+rstart8:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+rloop8:
+	VBROADCASTSS (R13), Y10
+	VFMADD231PS  (R14), Y10, Y0
+	ADDQ         $4, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          rloop8
+
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, DX
+	SUBQ    $8, BX
+	JMP     rblock8
+
+rblock1:
+	CMPQ BX, $1
+	JLT  rdone
+	CMPB zero+48(FP), $0
+	JNE  rzero1
+	VMOVSS (DI), X0
+	JMP    rstart1
+
+rzero1:
+	VXORPS X0, X0, X0
+
+rstart1:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+rloop1:
+	VMOVSS      (R13), X10
+	VFMADD231SS (R14), X10, X0
+	ADDQ        $4, R13
+	ADDQ        R9, R14
+	DECQ        AX
+	JNZ         rloop1
+
+	VMOVSS X0, (DI)
+	ADDQ   $4, DI
+	ADDQ   $4, DX
+	DECQ   BX
+	JMP    rblock1
+
+rdone:
+	VZEROUPPER
+	RET
+
+// func fmaRows4x32f(c *float32, ldc int, a *float32, lda int, b *float32, ldb, n32, k int, zero bool)
+//
+// fmaRows4f for n32 (a multiple of 32) columns, thirty-two at a time in
+// AVX-512 registers: each element the same chain (the caller checks
+// haveAVX512 and the bounds).
+TEXT ·fmaRows4x32f(SB), NOSPLIT, $0-65
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R12
+	SHLQ $2, R12
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R10
+	SHLQ $2, R10
+	LEAQ (R10)(R10*2), R11
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), R9
+	SHLQ $2, R9
+	MOVQ n32+48(FP), BX
+	MOVQ k+56(FP), CX
+
+zfblock4:
+	CMPB zero+64(FP), $0
+	JNE  zfzero4
+	LEAQ    (DI)(R12*2), R13
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (R13), Z4
+	VMOVUPS 64(R13), Z5
+	VMOVUPS (R13)(R12*1), Z6
+	VMOVUPS 64(R13)(R12*1), Z7
+	JMP     zfstart4
+
+zfzero4:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+zfstart4:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+zfloop4:
+	VMOVUPS      (R14), Z8
+	VMOVUPS      64(R14), Z9
+	VBROADCASTSS (R13), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS (R13)(R10*1), Z11
+	VFMADD231PS  Z8, Z11, Z2
+	VFMADD231PS  Z9, Z11, Z3
+	VBROADCASTSS (R13)(R10*2), Z12
+	VFMADD231PS  Z8, Z12, Z4
+	VFMADD231PS  Z9, Z12, Z5
+	VBROADCASTSS (R13)(R11*1), Z13
+	VFMADD231PS  Z8, Z13, Z6
+	VFMADD231PS  Z9, Z13, Z7
+	ADDQ         $4, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          zfloop4
+
+	LEAQ    (DI)(R12*2), R13
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (R13)
+	VMOVUPS Z5, 64(R13)
+	VMOVUPS Z6, (R13)(R12*1)
+	VMOVUPS Z7, 64(R13)(R12*1)
+
+	ADDQ $128, DI
+	ADDQ $128, DX
+	SUBQ $32, BX
+	JG   zfblock4
+	VZEROUPPER
+	RET
