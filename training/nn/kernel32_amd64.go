@@ -24,3 +24,19 @@ func fmaRowf(c *float32, a *float32, b *float32, ldb, n, k int, zero bool)
 //
 //go:noescape
 func fmaRows4x32f(c *float32, ldc int, a *float32, lda int, b *float32, ldb, n32, k int, zero bool)
+
+// aggregate4f is aggregate4y in single precision: for each of edges[0..n−1]
+// in turn, o[j] = fma32(coef[4e+k], y[src[e]·yw + k·d + j], o[j]) for k =
+// 0..3 and j < d = 16 or 32, o held in registers between the edges
+// (kernel32_amd64.s, AVX2 and FMA: the caller checks haveFMA, d and the
+// bounds).
+//
+//go:noescape
+func aggregate4f(o *float32, d int, coef, y *float32, yw int, edges, src *int, n int)
+
+// addMessage4f sets o[j] = fma32(c[k], y[k·d+j], o[j]) for k = 0..3 in
+// turn and j < d, any d ≥ 0 (kernel32_amd64.s, AVX2 and FMA: the caller
+// checks haveFMA and the bounds).
+//
+//go:noescape
+func addMessage4f(o, c, y *float32, d int)

@@ -296,3 +296,156 @@ zfloop4:
 	JG   zfblock4
 	VZEROUPPER
 	RET
+
+// func aggregate4f(o *float32, d int, coef, y *float32, yw int, edges, src *int, n int)
+//
+// aggregate4y in single precision: for i = 0..n−1, e = edges[i], s =
+// src[e]: o[j] = fma(coef[4e+k], y[s·yw + k·d + j], o[j]) for k = 0..3
+// in turn and j < d, o held in registers across the edges (d = 16 or
+// 32; the caller checks). Every element's chain is aggregate32's.
+TEXT ·aggregate4f(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ d+8(FP), R12
+	MOVQ coef+16(FP), SI
+	MOVQ y+24(FP), DX
+	MOVQ yw+32(FP), R8
+	SHLQ $2, R8
+	MOVQ edges+40(FP), R9
+	MOVQ src+48(FP), R10
+	MOVQ n+56(FP), CX
+	TESTQ CX, CX
+	JZ    fgdone
+	CMPQ  R12, $32
+	JEQ   fg32
+
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+
+fg16loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $4, AX
+	VBROADCASTSS 0(SI)(AX*1), Y8
+	VBROADCASTSS 4(SI)(AX*1), Y9
+	VBROADCASTSS 8(SI)(AX*1), Y10
+	VBROADCASTSS 12(SI)(AX*1), Y11
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R11
+	VFMADD231PS  0(R11), Y8, Y0
+	VFMADD231PS  32(R11), Y8, Y1
+	VFMADD231PS  64(R11), Y9, Y0
+	VFMADD231PS  96(R11), Y9, Y1
+	VFMADD231PS  128(R11), Y10, Y0
+	VFMADD231PS  160(R11), Y10, Y1
+	VFMADD231PS  192(R11), Y11, Y0
+	VFMADD231PS  224(R11), Y11, Y1
+	ADDQ         $8, R9
+	DECQ         CX
+	JNZ          fg16loop
+
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	JMP     fgdone
+
+fg32:
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+
+fg32loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $4, AX
+	VBROADCASTSS 0(SI)(AX*1), Y8
+	VBROADCASTSS 4(SI)(AX*1), Y9
+	VBROADCASTSS 8(SI)(AX*1), Y10
+	VBROADCASTSS 12(SI)(AX*1), Y11
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R11
+	VFMADD231PS  0(R11), Y8, Y0
+	VFMADD231PS  32(R11), Y8, Y1
+	VFMADD231PS  64(R11), Y8, Y2
+	VFMADD231PS  96(R11), Y8, Y3
+	VFMADD231PS  128(R11), Y9, Y0
+	VFMADD231PS  160(R11), Y9, Y1
+	VFMADD231PS  192(R11), Y9, Y2
+	VFMADD231PS  224(R11), Y9, Y3
+	VFMADD231PS  256(R11), Y10, Y0
+	VFMADD231PS  288(R11), Y10, Y1
+	VFMADD231PS  320(R11), Y10, Y2
+	VFMADD231PS  352(R11), Y10, Y3
+	VFMADD231PS  384(R11), Y11, Y0
+	VFMADD231PS  416(R11), Y11, Y1
+	VFMADD231PS  448(R11), Y11, Y2
+	VFMADD231PS  480(R11), Y11, Y3
+	ADDQ         $8, R9
+	DECQ         CX
+	JNZ          fg32loop
+
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+
+fgdone:
+	VZEROUPPER
+	RET
+
+// func addMessage4f(o, c, y *float32, d int)
+//
+// For j = 0..d−1 (any d ≥ 0): o[j] = fma(c[k], y[k·d+j], o[j]) for k =
+// 0, 1, 2, 3 in turn, eight elements per instruction, then one
+// (VFMADD231SS): aggregate32's chain for one message (AVX2 and FMA).
+TEXT ·addMessage4f(SB), NOSPLIT, $0-32
+	MOVQ o+0(FP), DI
+	MOVQ c+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ d+24(FP), CX
+	VBROADCASTSS 0(SI), Y8
+	VBROADCASTSS 4(SI), Y9
+	VBROADCASTSS 8(SI), Y10
+	VBROADCASTSS 12(SI), Y11
+	MOVQ CX, R8
+	SHLQ $2, R8
+	LEAQ (DX)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+
+mloop8:
+	CMPQ        CX, $8
+	JLT         mloop1
+	VMOVUPS     (DI), Y0
+	VFMADD231PS (DX), Y8, Y0
+	VFMADD231PS (R9), Y9, Y0
+	VFMADD231PS (R10), Y10, Y0
+	VFMADD231PS (R11), Y11, Y0
+	VMOVUPS     Y0, (DI)
+	ADDQ        $32, DI
+	ADDQ        $32, DX
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	ADDQ        $32, R11
+	SUBQ        $8, CX
+	JMP         mloop8
+
+mloop1:
+	TESTQ       CX, CX
+	JZ          mdone
+	VMOVSS      (DI), X0
+	VFMADD231SS (DX), X8, X0
+	VFMADD231SS (R9), X9, X0
+	VFMADD231SS (R10), X10, X0
+	VFMADD231SS (R11), X11, X0
+	VMOVSS      X0, (DI)
+	ADDQ        $4, DI
+	ADDQ        $4, DX
+	ADDQ        $4, R9
+	ADDQ        $4, R10
+	ADDQ        $4, R11
+	DECQ        CX
+	JMP         mloop1
+
+mdone:
+	VZEROUPPER
+	RET
