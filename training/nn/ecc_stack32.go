@@ -36,6 +36,8 @@ type ECCStack32 struct {
 	rows        []int
 	buf, out    []float32
 	xr, efr     []float32 // Forward's inputs rounded
+	wide        []float64 // Forward's output widened
+	wideOK      bool      // wide holds the last pass's output (no Forward32 since)
 	// Rows is the number of node rows recomputed over all layers since
 	// the stack was made (a full pass counts nodes × layers).
 	Rows int
@@ -88,12 +90,37 @@ func sameBits32(a, b []float32) bool {
 	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a)), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
 }
 
-// Forward returns the last layer's output (nodes × out, row-major) for
+// Forward is Forward32 with the output widened to float64 (exactly: the
+// float32 values), for a float64 network that reads it: only the rows
+// that changed are widened again. The result belongs to the stack and
+// changes on its next Forward.
+func (s *ECCStack32) Forward(x, ef []float64) []float64 {
+	full := !s.valid || !s.wideOK || len(s.layers) == 0
+	out := s.Forward32(x, ef)
+	s.wide, s.wideOK = resize(s.wide, len(out)), true
+	if full {
+		for i, v := range out {
+			s.wide[i] = float64(v)
+		}
+		return s.wide
+	}
+	w := len(out) / s.g.Nodes
+	for u, c := range s.dirty { // the last layer's changed rows
+		if c {
+			for j, v := range out[u*w : (u+1)*w] {
+				s.wide[u*w+j] = float64(v)
+			}
+		}
+	}
+	return s.wide
+}
+
+// Forward32 returns the last layer's output (nodes × out, row-major) for
 // node states x and edge features ef (edges × f), rounded to float32
 // first: ECCStack.Forward's contract otherwise (x may hold only the
 // graph's first rows; the others are zero). The result belongs to the
 // stack and changes on its next Forward.
-func (s *ECCStack32) Forward(x, ef []float64) []float32 {
+func (s *ECCStack32) Forward32(x, ef []float64) []float32 {
 	n, m := s.g.Nodes, s.g.Edges()
 	if len(s.layers) == 0 {
 		s.xr = round32(s.xr, x)
@@ -104,6 +131,7 @@ func (s *ECCStack32) Forward(x, ef []float64) []float32 {
 	if len(x) > n*d0 || len(x)%d0 != 0 || len(ef) != m*f {
 		panic(fmt.Sprintf("nn: ECCStack32.Forward of %d states and %d edge features for %d nodes of width %d and %d edges of %d", len(x), len(ef), n, d0, m, f))
 	}
+	s.wideOK = false
 	s.xr, s.efr = round32(s.xr, x), round32(s.efr, ef)
 	xr, efr := s.xr, s.efr
 	full := !s.valid

@@ -81,8 +81,14 @@ func testECCStack32(t *testing.T) []float32 {
 		if it%6 == 1 {
 			xin = x[:nodes/2*dims[0]]
 		}
-		got := append([]float32(nil), s.Forward(xin, ef)...)
-		want := NewECCStack32(layers, g).Forward(xin, ef)
+		wide := s.Forward(xin, ef)
+		got := append([]float32(nil), s.Forward32(xin, ef)...) // nothing changed: the same
+		for i, v := range got {
+			if float64(v) != wide[i] {
+				t.Fatalf("iteration %d: Forward's element %d is %v, Forward32's %v", it, i, wide[i], v)
+			}
+		}
+		want := NewECCStack32(layers, g).Forward32(xin, ef)
 		if !sameBits32(got, want) {
 			t.Fatalf("iteration %d: incremental pass differs from the full one", it)
 		}
@@ -146,7 +152,7 @@ func BenchmarkECCStack32(b *testing.B) {
 		s := NewECCStack32(layers, g)
 		for b.Loop() {
 			step()
-			s.Forward(x, ef)
+			s.Forward32(x, ef)
 		}
 	})
 }
