@@ -325,3 +325,28 @@ func aggregate32(o, coef, y []float32, yw int, edges []int, g *Graph, f int) {
 		}
 	}
 }
+
+// spread32 adds into dy (one source's row of (f+1)·d values) the
+// transposed messages of edges of g in turn: for each edge e into node u
+// = g.Dst[e], dy[k·d+j] = fma32(coef[e(f+1)+k], gr[u·d+j], dy[k·d+j]) for
+// k = 0..f: spread's float32 form, for a float32 EdgeConv's backward pass
+// (not used yet). For f+1 = 4 and d = 16 or 32 the kernel keeps a
+// quarter of dy in registers across the edges: the same chains.
+func spread32(dy, coef, gr []float32, d int, edges []int, g *Graph, f int) {
+	if n := len(edges); n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && len(dy) == 4*d {
+		if len(coef) < 4*g.Edges() || len(gr) < g.Nodes*d {
+			panic(fmt.Sprintf("nn: spread32 over %d edges and %d nodes with %d coefficients and %d gradients", g.Edges(), g.Nodes, len(coef), len(gr)))
+		}
+		spread4f(&dy[0], d, &coef[0], &gr[0], &edges[0], &g.Dst[0], n)
+		return
+	}
+	for _, e := range edges {
+		u := g.Dst[e]
+		for k, ck := range coef[e*(f+1) : (e+1)*(f+1)] {
+			dk := dy[k*d : (k+1)*d]
+			for j, v := range gr[u*d : (u+1)*d] {
+				dk[j] = fma32(ck, v, dk[j])
+			}
+		}
+	}
+}

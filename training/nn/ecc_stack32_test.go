@@ -156,3 +156,63 @@ func BenchmarkECCStack32(b *testing.B) {
 		}
 	})
 }
+
+// TestSpread32 compares spread32's kernel with its Go loop bit for bit
+// (d = 16 and 32, and a width the kernel leaves to Go) and with float64's
+// spread to float32's bound: one rounding per term of at most 2⁻²⁴ of
+// the terms' magnitudes.
+func TestSpread32(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2 and FMA here: the kernel untested")
+	}
+	defer func(v bool) { haveFMA = v }(haveFMA)
+	rng := rand.New(rand.NewPCG(4, 32))
+	const nodes, f = 60, 3
+	g := randomGraph(t, nodes, rng)
+	src := make([][]int, nodes) // each source's outgoing edges
+	for e, s := range g.Src {
+		src[s] = append(src[s], e)
+	}
+	for _, d := range []int{16, 32, 12} {
+		coef := rand32(g.Edges()*(f+1), rng)
+		gr := rand32(nodes*d, rng)
+		for s := 0; s < nodes; s++ {
+			dy0 := rand32((f+1)*d, rng)
+			var got [2][]float32
+			for i, on := range []bool{true, false} {
+				haveFMA = on
+				got[i] = append([]float32(nil), dy0...)
+				spread32(got[i], coef, gr, d, src[s], g, f)
+			}
+			if !sameBits32(got[0], got[1]) {
+				t.Fatalf("d %d, source %d: the kernel and the Go loop differ", d, s)
+			}
+			wide := func(x []float32) []float64 {
+				y := make([]float64, len(x))
+				for i, v := range x {
+					y[i] = float64(v)
+				}
+				return y
+			}
+			want, mag := wide(dy0), wide(dy0)
+			cw, gw := wide(coef), wide(gr)
+			for i := range mag {
+				mag[i] = math.Abs(mag[i])
+			}
+			spread(want, cw, gw, d, src[s], g, f)
+			for i := range cw {
+				cw[i] = math.Abs(cw[i])
+			}
+			for i := range gw {
+				gw[i] = math.Abs(gw[i])
+			}
+			spread(mag, cw, gw, d, src[s], g, f)
+			bound := float64(len(src[s])+1) * math.Exp2(-24) * 1.01
+			for i, v := range got[0] {
+				if diff := math.Abs(float64(v) - want[i]); diff > bound*mag[i]+float64(len(src[s])+1)*math.Exp2(-149) {
+					t.Fatalf("d %d, source %d: element %d is %v, float64 gives %v", d, s, i, v, want[i])
+				}
+			}
+		}
+	}
+}

@@ -40,3 +40,12 @@ func aggregate4f(o *float32, d int, coef, y *float32, yw int, edges, src *int, n
 //
 //go:noescape
 func addMessage4f(o, c, y *float32, d int)
+
+// spread4f is spread4y in single precision: for each of edges[0..n−1] in
+// turn, dy[k·d+j] = fma32(coef[4e+k], gr[dst[e]·d+j], dy[k·d+j]) for k =
+// 0..3 and j < d = 16 or 32, a quarter of dy held in registers across the
+// edges (kernel32_amd64.s, AVX2 and FMA: the caller checks haveFMA, d and
+// the bounds).
+//
+//go:noescape
+func spread4f(dy *float32, d int, coef, gr *float32, edges, dst *int, n int)

@@ -449,3 +449,90 @@ mloop1:
 mdone:
 	VZEROUPPER
 	RET
+
+// func spread4f(dy *float32, d int, coef, gr *float32, edges, dst *int, n int)
+//
+// spread4y in single precision: for each quarter k = 0..3 of dy (one
+// source's row of 4·d values, d = 16 or 32; the caller checks), held in
+// registers across the edges, and for i = 0..n−1, e = edges[i], u =
+// dst[e]: dy[k·d + j] = fma(coef[4e+k], gr[u·d + j], dy[k·d + j]) for
+// j < d. Every element's chain runs over the edges in order, as
+// spread32's.
+TEXT ·spread4f(SB), NOSPLIT, $0-56
+	MOVQ  dy+0(FP), DI
+	MOVQ  d+8(FP), R12
+	MOVQ  coef+16(FP), SI
+	MOVQ  gr+24(FP), DX
+	MOVQ  edges+32(FP), R9
+	MOVQ  dst+40(FP), R10
+	MOVQ  n+48(FP), CX
+	TESTQ CX, CX
+	JZ    sfdone
+	MOVQ  R12, R8
+	SHLQ  $2, R8
+	XORQ  R11, R11
+	CMPQ  R12, $32
+	JEQ   sf32q
+
+sf16q:
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    R9, R13
+	MOVQ    CX, R14
+
+sf16e:
+	MOVQ         (R13), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $4, AX
+	ADDQ         R11, AX
+	VBROADCASTSS (SI)(AX*1), Y8
+	IMULQ        R8, BX
+	VFMADD231PS  (DX)(BX*1), Y8, Y0
+	VFMADD231PS  32(DX)(BX*1), Y8, Y1
+	ADDQ         $8, R13
+	DECQ         R14
+	JNZ          sf16e
+
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    R8, DI
+	ADDQ    $4, R11
+	CMPQ    R11, $16
+	JLT     sf16q
+	JMP     sfdone
+
+sf32q:
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	MOVQ    R9, R13
+	MOVQ    CX, R14
+
+sf32e:
+	MOVQ         (R13), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $4, AX
+	ADDQ         R11, AX
+	VBROADCASTSS (SI)(AX*1), Y8
+	IMULQ        R8, BX
+	VFMADD231PS  (DX)(BX*1), Y8, Y0
+	VFMADD231PS  32(DX)(BX*1), Y8, Y1
+	VFMADD231PS  64(DX)(BX*1), Y8, Y2
+	VFMADD231PS  96(DX)(BX*1), Y8, Y3
+	ADDQ         $8, R13
+	DECQ         R14
+	JNZ          sf32e
+
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    R8, DI
+	ADDQ    $4, R11
+	CMPQ    R11, $16
+	JLT     sf32q
+
+sfdone:
+	VZEROUPPER
+	RET

@@ -21,3 +21,7 @@ func aggregate4f(o *float32, d int, coef, y *float32, yw int, edges, src *int, n
 func addMessage4f(o, c, y *float32, d int) {
 	panic("nn: addMessage4f without assembly kernels")
 }
+
+func spread4f(dy *float32, d int, coef, gr *float32, edges, dst *int, n int) {
+	panic("nn: spread4f without assembly kernels")
+}
