@@ -18,7 +18,9 @@ import (
 // servers, 20 agents), MARL_BENCH_INTERVALS (intervals receiving jobs,
 // default 4; the paper's episodes are 100) and MARL_BENCH_JOBS (jobs per
 // pod per interval; default the paper's 15 per 400 GPUs scaled to the pod,
-// so 15 at k = 20).
+// so 15 at k = 20). MARL_BENCH_PRECISION sets Config.Precision for the
+// training benchmarks (float32: the actors' inner passes in single
+// precision).
 func benchSize(b *testing.B) (k, intervals int, jobsPerPod float64) {
 	k, intervals = 4, 4
 	if v, err := strconv.Atoi(os.Getenv("MARL_BENCH_K")); err == nil {
@@ -64,6 +66,7 @@ func benchTrainEpisode(b *testing.B, variant string) {
 	jobs := workload(b, c, jpp, intervals, 1)
 	cfg := marl.VariantConfig(variant)
 	cfg.Episodes, cfg.ValidateEvery = 1, 0
+	cfg.Precision = os.Getenv("MARL_BENCH_PRECISION") // "" (float64) or float32
 	b.ReportMetric(float64(len(c.Servers)), "servers")
 	b.ReportMetric(float64(tasks(jobs)), "tasks/op")
 	var decisions, points, learned int

@@ -93,7 +93,20 @@ type Config struct {
 	// omitted from the JSON, so that a sidecar without lag reads as
 	// before.
 	Lag int `json:"lag,omitempty"`
+	// Precision is the arithmetic of the actors' cached inner ECC passes
+	// (most of a decision's work): PrecisionFloat64 ("" too, omitted
+	// from the JSON) or PrecisionFloat32 (nn.ECCStack32: parameters and
+	// activations rounded to float32, outputs within about 1e-6 relative
+	// of float64's, another policy's bits). The learner's passes are
+	// float64 either way.
+	Precision string `json:"precision,omitempty"`
 }
+
+// Precisions of the actors' inner passes (Config.Precision).
+const (
+	PrecisionFloat64 = "float64"
+	PrecisionFloat32 = "float32"
+)
 
 // MaxRollouts bounds Config.Rollouts: each rollout holds a simulation,
 // its caches and an interval's decisions in memory.
@@ -187,6 +200,9 @@ func (c Config) Validate() error {
 	}
 	if err := CheckRollouts(c.Rollouts); err != nil {
 		errs = append(errs, fmt.Errorf("rollouts: %w", err))
+	}
+	if p := c.Precision; p != "" && p != PrecisionFloat64 && p != PrecisionFloat32 {
+		errs = append(errs, fmt.Errorf("precision: must be %s or %s, got %q", PrecisionFloat64, PrecisionFloat32, p))
 	}
 	if c.Lag != 0 && c.Lag != 1 {
 		errs = append(errs, fmt.Errorf("lag: must be 0 or 1, got %d", c.Lag))

@@ -36,10 +36,11 @@ type actor struct {
 	last    *sim.State
 	calls   int // inferences made (decisions, forwards included)
 	scratch []sim.Resources
-	// Per partition, cached inner-graph passes (nn.ECCStack): one for the
-	// agent's own decisions and one for its z⁰ without a task, whose
-	// observations differ (the job being placed is in the first).
-	acting, idle []*nn.ECCStack
+	// Per partition, cached inner-graph passes (nn.ECCStack, or
+	// nn.ECCStack32 in single precision): one for the agent's own
+	// decisions and one for its z⁰ without a task, whose observations
+	// differ (the job being placed is in the first).
+	acting, idle []innerPass
 	// The inter-scheduler pass, shared by the agents: between decisions
 	// their inputs differ in the acting agent's row (and the rows of the
 	// pods just changed).
@@ -80,17 +81,28 @@ func (a *actor) caches(p int) *passCache {
 	return pc
 }
 
-// inner returns partition p's cached inner pass of the given kind.
-func (a *actor) inner(p int, acting bool) *nn.ECCStack {
+// innerPass is a cached inference pass of the inner ECC stack.
+type innerPass interface {
+	Forward(x, ef []float64) []float64
+	Invalidate()
+}
+
+// inner returns partition p's cached inner pass of the given kind, in
+// the configured precision.
+func (a *actor) inner(p int, acting bool) innerPass {
 	cs := &a.idle
 	if acting {
 		cs = &a.acting
 	}
 	if *cs == nil {
-		*cs = make([]*nn.ECCStack, len(a.e.cg.parts))
+		*cs = make([]innerPass, len(a.e.cg.parts))
 	}
 	if (*cs)[p] == nil {
-		(*cs)[p] = nn.NewECCStack(a.e.net.inner, a.e.cg.parts[p].graph)
+		if g := a.e.cg.parts[p].graph; a.e.net.cfg.Precision == PrecisionFloat32 {
+			(*cs)[p] = nn.NewECCStack32(a.e.net.inner, g)
+		} else {
+			(*cs)[p] = nn.NewECCStack(a.e.net.inner, g)
+		}
 	}
 	return (*cs)[p]
 }
@@ -100,12 +112,15 @@ func (a *actor) paramsMoved() {
 	for p := range a.zStale {
 		a.zStale[p] = true
 	}
-	for _, cs := range [][]*nn.ECCStack{a.acting, a.idle, {a.inter}} {
+	for _, cs := range [][]innerPass{a.acting, a.idle} {
 		for _, c := range cs {
 			if c != nil {
 				c.Invalidate()
 			}
 		}
+	}
+	if a.inter != nil {
+		a.inter.Invalidate()
 	}
 	for _, c := range a.group {
 		if c != nil {

@@ -37,7 +37,8 @@
 //     random stream is pipeline.Rand(seed, training.Stream, "marl", ...),
 //     each episode's named by its index; gradients are reduced in rollout
 //     and agent order, never in completion order (TestGoldenTraining pins
-//     the bytes).
+//     the bytes). Config.Precision float32 (the actors' inner passes in
+//     single precision) is another policy's bits, with the same promise.
 //   - The scheduler observes the cluster's state and the jobs' requirement
 //     lists (model type, workers, PS, demands), never a job's duration; a
 //     duration enters only the training reward.

@@ -49,13 +49,19 @@ var goldenCases = []goldenCase{
 	{name: marl.VariantServer, variant: marl.VariantServer, lag: -1},
 	{name: marl.VariantSingle, variant: marl.VariantSingle, lag: -1},
 	{name: "device-lag0", variant: marl.VariantDevice, lag: 0},
+	// The actors' inner passes in single precision (Config.Precision),
+	// at two seeds: recorded when it was added.
+	{name: "device-float32", variant: marl.VariantDevice, lag: -1, precision: marl.PrecisionFloat32},
+	{name: "device-float32-seed1", variant: marl.VariantDevice, lag: -1, precision: marl.PrecisionFloat32, seed: 1},
 }
 
 // goldenCase is a variant's training with its VariantConfig and, unless
-// lag is −1, that Config.Lag.
+// lag is −1, that Config.Lag, and the given Config.Precision, at the
+// training seed (0: 7).
 type goldenCase struct {
-	name, variant string
-	lag           int
+	name, variant, precision string
+	lag                      int
+	seed                     uint64
 }
 
 // placementHasher wraps a scheduler and hashes every placement it returns,
@@ -104,11 +110,14 @@ func TestGoldenTraining(t *testing.T) {
 	jobs8 := workload(t, c8, 1, 3, 5)
 	for _, gc := range goldenCases {
 		t.Run(gc.name, func(t *testing.T) {
+			if gc.precision != "" && raceEnabled {
+				t.Skip("the float32 cases add 21 s under the race detector, which the float64 device case's concurrency already checks; make test-norace runs them")
+			}
 			got := goldenDigests(t, gc, c4, c8, jobs8)
 			gold.Check(t, gc.name+"/checkpoint", got.checkpoint)
 			gold.Check(t, gc.name+"/curves", got.curves)
 			gold.Check(t, gc.name+"/decisions", got.decisions)
-			if gc.name != marl.VariantDevice {
+			if gc.name != marl.VariantDevice && gc.precision == "" {
 				return
 			}
 			// The agents' segments are learned by up to GOMAXPROCS
@@ -142,7 +151,12 @@ func goldenDigests(t *testing.T, gc goldenCase, c4, c8 *sim.Cluster, jobs8 []dat
 	if gc.lag >= 0 {
 		cfg.Lag = gc.lag
 	}
-	pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: c4, ClusterName: "fattree-k4", Train: train, Validation: test, Sim: intervalConfig(), Seed: 7})
+	cfg.Precision = gc.precision
+	seed := gc.seed
+	if seed == 0 {
+		seed = 7
+	}
+	pol, curves, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: c4, ClusterName: "fattree-k4", Train: train, Validation: test, Sim: intervalConfig(), Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,9 +216,10 @@ func (e *evaluator) repeat(B, n int) []int {
 // passCache holds an actor's or a learner's cached passes for one
 // forward pass (any may be nil: computed on the tape).
 type passCache struct {
-	inner, inter *nn.ECCStack
-	group        *nn.LinearRows // the group scorer's candidate half
-	forward      *nn.LinearRows // the forward scorer's candidate half (inference only)
+	inner   innerPass // inference only; *nn.ECCStack with record
+	inter   *nn.ECCStack
+	group   *nn.LinearRows // the group scorer's candidate half
+	forward *nn.LinearRows // the forward scorer's candidate half (inference only)
 	// innerOut, if not nil, is the inner ECC stack's output for the
 	// pass, computed elsewhere (nn.ECCSegment): the pass starts there;
 	// candOut, if not nil, the group scorer's candidate half without its
@@ -239,10 +240,11 @@ type embedded struct {
 }
 
 // embed runs the inner ECC stack and the encoder for steps of one agent.
-// With a cache (inference, one step), the stack's output comes from it:
-// the same bits, recomputed only where the graph changed since the
-// cache's last pass. With out (one step), the stack's output is out.
-func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record bool, out *nn.Node) embedded {
+// With a cache (inference, one step), the stack's output comes from it,
+// recomputed only where the graph changed since the cache's last pass:
+// the same bits for nn.ECCStack, float32's for nn.ECCStack32
+// (Config.Precision). With out (one step), the stack's output is out.
+func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache innerPass, record bool, out *nn.Node) embedded {
 	net := e.net
 	B, v := len(steps), steps[0].agent
 	pt := e.cg.parts[v]
@@ -290,7 +292,7 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache *nn.ECCStack, record b
 		if B != 1 {
 			panic("marl: embed: a cached inner pass of several steps")
 		}
-		h = cache.Record(t, t.View(n, f0, e.nodeStates(x0, B, m, n)), t.View(len(pt.edges), edgeFeatures, ef))
+		h = cache.(*nn.ECCStack).Record(t, t.View(n, f0, e.nodeStates(x0, B, m, n)), t.View(len(pt.edges), edgeFeatures, ef))
 	default:
 		h = t.View(B*n, f0, e.nodeStates(x0, B, m, n))
 		efn := t.View(B*len(pt.edges), edgeFeatures, ef)

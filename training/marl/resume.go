@@ -19,19 +19,23 @@ type resumeState struct {
 }
 
 // resumeKey names the training whose state is kept: its configuration,
-// written as before Config had Rollouts and Lag (so that a state kept
-// then still resumes) and followed by the rollouts per update when more
-// than one and the update's lag when it has one.
+// written as before Config had Rollouts, Lag and Precision (so that a
+// state kept then still resumes) and followed by the rollouts per update
+// when more than one, the update's lag when it has one and the actors'
+// precision when it is float32.
 func resumeKey(cfg Config) string {
-	r, lag := cfg.rollouts(), cfg.Lag
-	cfg.Rollouts, cfg.Lag = 0, 0
+	r, lag, p := cfg.rollouts(), cfg.Lag, cfg.Precision
+	cfg.Rollouts, cfg.Lag, cfg.Precision = 0, 0, ""
 	k := fmt.Sprintf("%+v", cfg)
-	k = strings.Replace(k, " Rollouts:0 Lag:0}", "}", 1)
+	k = strings.Replace(k, " Rollouts:0 Lag:0 Precision:}", "}", 1)
 	if r > 1 {
 		k += fmt.Sprintf("@rollouts=%d", r)
 	}
 	if lag > 0 {
 		k += fmt.Sprintf("@lag=%d", lag)
+	}
+	if p == PrecisionFloat32 {
+		k += "@precision=" + p
 	}
 	return "marl@" + cfg.Variant + "@" + k
 }

@@ -32,6 +32,23 @@ func TestResumeKeyRollouts(t *testing.T) {
 	if k3 := resumeKey(c); k3 != k0+"@rollouts=2@lag=1" {
 		t.Errorf("Rollouts 2, lag 1 give key %q", k3)
 	}
+	c.Precision = PrecisionFloat64 // the default, named
+	if k4 := resumeKey(c); k4 != k0+"@rollouts=2@lag=1" {
+		t.Errorf("Precision float64 gives key %q", k4)
+	}
+	c.Precision = PrecisionFloat32
+	if k5 := resumeKey(c); k5 != k0+"@rollouts=2@lag=1@precision=float32" {
+		t.Errorf("Precision float32 gives key %q", k5)
+	}
+}
+
+// TestValidatePrecision names the key and its values.
+func TestValidatePrecision(t *testing.T) {
+	c := DefaultConfig()
+	c.Precision = "float16"
+	if err := c.Validate(); err == nil || err.Error() != `precision: must be float64 or float32, got "float16"` {
+		t.Errorf("Precision float16: %v", err)
+	}
 }
 
 // TestValidateLag names the key and its values.

@@ -23,7 +23,10 @@
 // and after the first it allocates nothing of its own. Copy what you keep
 // of a Node's Data: Tape.Reset recycles every node it made. Inference
 // caches (ECCStack, LinearRows, ECCSegment) recompute only changed rows,
-// to the tape's bits, and record their pass for Backward.
+// to the tape's bits, and record their pass for Backward. A
+// single-precision path (Matrix32, Gemm32, ECCStack32: inference only so
+// far) computes in float32 what its float64 counterpart computes, within
+// float32's rounding, not to its bits.
 //
 // # What it promises
 //
@@ -31,7 +34,9 @@
 //     element is one chain of fused multiply-adds in order (the AVX2
 //     kernels of kernel_amd64.s or math.FMA, the same bits), so the same
 //     seed gives bit-identical parameters at any GOMAXPROCS. Randomness
-//     comes only from the *rand.Rand passed in.
+//     comes only from the *rand.Rand passed in. The float32 path keeps
+//     the same contract in float32 (its kernels and fma32, correctly
+//     rounded, give the same bits).
 //   - Every operator's gradient is checked against central finite
 //     differences (gradcheck_test.go).
 //   - Shape mismatches are programming errors and panic "nn: ..."; data
