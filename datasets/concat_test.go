@@ -32,13 +32,15 @@ func TestConcatParquetSameBytes(t *testing.T) {
 	sizes, batches := []int{1000, 0, 150001, 63, 70000}, []int{64, 640, writeBatch, 100}
 	if raceEnabled {
 		// Under the race detector, where each concatenation takes ten
-		// times as long, a third input of 66,001 rows (still two batches
-		// of writeBatch) and two batches: the default, a multiple of 64,
-		// and one that is not a multiple. A concatenation runs on one
-		// goroutine, so the detector finds in one batch size all it
-		// would in another; make test-norace runs the whole, 64 and 640
-		// among them.
-		sizes[2], batches = 66001, []int{writeBatch, 100}
+		// times as long, 23,064 rows, not 221,064, in batches of 640 (a
+		// multiple of 64, which splits the third and fifth inputs as
+		// writeBatch splits them in the whole) and 100 (not a multiple).
+		// A concatenation runs on one goroutine, so the detector finds in
+		// these sizes all it would in the whole; make test-norace runs
+		// the whole, writeBatch and 64 among its batches. (At 10,064 rows
+		// the batch of 100 already writes the same bytes: the check
+		// below fails rather than pass vacuously.)
+		sizes[2], sizes[4], batches = 15001, 7000, []int{640, 100}
 	}
 	for i, n := range sizes {
 		rows := make([]concatRow, n)

@@ -30,6 +30,7 @@ type ingested struct {
 	rep      *Report
 	jobs     []Job
 	rejected []Rejected
+	out      string // the directory ingested into
 }
 
 // ingestReal ingests rel, a real trace of the shared data folder (the
@@ -90,8 +91,7 @@ func runIngest(t testing.TB, source string, inputs ...string) (ingested, error) 
 	if lastDone != lastTotal {
 		t.Errorf("progress ended at %d of %d bytes", lastDone, lastTotal)
 	}
-	var got ingested
-	got.rep = rep
+	got := ingested{rep: rep, out: out}
 	if got.jobs, err = ReadParquet[Job](filepath.Join(out, JobsFile)); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,10 @@ package datasets
 //     skipped;
 //   - TestGoogleRealSubset checks the first 8 parts of the trace, not 20;
 //   - TestDatasetGoogleReal refreshes a dataset of 6 real parts, not 10;
-//   - TestConcatParquetSameBytes concatenates 137,064 rows, not 221,064,
-//     in batches of writeBatch and 100 (not also 64 and 640);
+//   - TestConcatParquetSameBytes concatenates 23,064 rows, not 221,064,
+//     in batches of 640 and 100 (not also 64 and writeBatch);
+//   - TestReadParquetRefusesRepeatedRowsAsTheyStream writes 3,000 rows,
+//     not 300,000, and does not check its bound on allocation;
 //   - TestMARLWorkloadSeeds and TestPAILikeSplitSeeds check 20 seeds, not
 //     200 (propertySeeds).
 const raceEnabled = true

@@ -22,6 +22,7 @@ func TestEvalStageScratch(t *testing.T) {
 	run := func(ex pipeline.Executor) string {
 		cfg := quickConfig()
 		cfg.Out = t.TempDir()
+		withUpstream(t, cfg.Out, 1)
 		cfg.Eval.Experiments = []string{"das-table1", "marl-topologies"}
 		cfg.Eval.Seeds = 2
 		evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "tetris", "drf-lb"} })

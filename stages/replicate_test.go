@@ -90,6 +90,7 @@ func TestTrainSeedsRun(t *testing.T) {
 	run := func(workers int, ex pipeline.Executor) string {
 		cfg := replicatedConfig()
 		cfg.Out, cfg.Workers = t.TempDir(), workers
+		withUpstream(t, cfg.Out, 1)
 		dag, err := Build(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -47,6 +47,7 @@ func runSensitivity(t *testing.T, cfg *Config) map[string][]byte {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	withUpstream(t, dir, 5)
 	r := &pipeline.Runner{Dir: dir, Seed: 5, ConfigHash: "t", Workers: cfg.Workers}
 	if _, err := r.Run(context.Background(), dag); err != nil {
 		t.Fatal(err)
@@ -86,14 +87,17 @@ func TestSensitivityWorkers(t *testing.T) {
 }
 
 // The sensitivity stage conforms: declared outputs, byte-identical reruns
-// (the same stage value run twice), cancellation.
+// (the same stage value run twice), cancellation. Its upstream is the
+// shared one.
 func TestSensitivityConformance(t *testing.T) {
 	st, err := sensitivityConfig().SensitivityStage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := quickConfig()
-	pipelinetest.Conformance(t, 2, st, SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit), Calibrate(cfg))
+	dir := t.TempDir()
+	withUpstream(t, dir, 5)
+	pipelinetest.ConformanceIn(t, dir, 5, st, SyntheticJobs(cfg.Datasets.Synthetic), ProfileSynth(cfg.Profile.Synth), Fit(cfg.Fit), Calibrate(cfg))
 }
 
 // TestSensitivityMarginSign: the point's environment reaches the

@@ -191,6 +191,7 @@ func TestSummariseJobs(t *testing.T) {
 func TestLearnedSchedulersInDAG(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Out = t.TempDir()
+	withUpstream(t, cfg.Out, 1)
 	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das", "rifling-ppo"} })
 	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) { s.Schedulers = []string{"lb", "marl-device", "atte"} })
 	cfg.Eval.Experiments = append(cfg.Eval.Experiments, "das-tuning", "marl-vs-single")

@@ -108,6 +108,7 @@ func runWith(t *testing.T, ex pipeline.Executor, trainsOnly bool) (string, error
 	t.Helper()
 	cfg := resumeConfig()
 	cfg.Out = t.TempDir()
+	withUpstream(t, cfg.Out, 1)
 	dag, err := Build(cfg)
 	if err != nil {
 		t.Fatal(err)

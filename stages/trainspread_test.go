@@ -50,6 +50,7 @@ func TestSpreadRolloutsRun(t *testing.T) {
 		})
 		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 3, 2 })
 		cfg.Out, cfg.Workers = t.TempDir(), 2
+		withUpstream(t, cfg.Out, 4)
 		dag, err := Build(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -180,6 +181,8 @@ func TestSpreadTrainingResumes(t *testing.T) {
 		return err
 	}
 	base, dir := t.TempDir(), t.TempDir()
+	withUpstream(t, base, 4)
+	withUpstream(t, dir, 4)
 	if err := run(nil, base); err != nil {
 		t.Fatal(err)
 	}

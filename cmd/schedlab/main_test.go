@@ -344,65 +344,22 @@ func stageStatus(m pipeline.Manifest) map[string]bool {
 	return ran
 }
 
-// comparedOnly is what a run that a test compares with a whole quick run
-// adds to its command line: under the race detector, --only two of the
-// preset's experiments, das-table1 (the trace-driven evaluation) and
-// marl-arrivals (a MARL training, its evaluation and convergence); without
-// it, nothing. A quick run takes some 24 s of CPU under the detector
-// (3 s without), one of these two experiments 14 s, and two tests
-// compare such a run with the shared one; make test-norace runs them
-// again, whole.
-func comparedOnly() []string {
-	if raceEnabled {
-		return []string{"--only", "das-table1,marl-arrivals"}
-	}
-	return nil
-}
-
 // sameArtifacts compares the artifacts of run got with those of run want
-// (artifacts: wall-clock files and the manifest left out), saying
-// "LABEL: FILE differs" for each that does not match, and returns how
-// many it compared. With all, got ran the experiments of want's
-// configuration and every file is compared, each in both; without, got
-// ran some of them (comparedOnly), and the outputs and records of each
-// stage got ran are compared with want's (a stage's outputs depend on its
-// slice of the configuration only) but for eval-collect's and the report,
-// which span the experiments run.
-func sameArtifacts(t *testing.T, want, got, label string, all bool) int {
+// (artifacts: wall-clock files and the manifest left out), each in both,
+// saying "LABEL: FILE differs" for each that does not match, and returns
+// how many it compared.
+func sameArtifacts(t *testing.T, want, got, label string) int {
 	t.Helper()
 	w, g := artifacts(t, want), artifacts(t, got)
-	if all {
-		for k, v := range w {
-			if g[k] != v {
-				t.Errorf("%s: %s differs (sha256 %s vs %s)", label, k, g[k], v)
-			}
-		}
-		if len(g) != len(w) {
-			t.Errorf("%s: %d artifacts, the run it is compared with %d", label, len(g), len(w))
-		}
-		return len(w)
-	}
-	n := 0
-	for _, s := range readManifest(t, got).Stages {
-		if s.Name == "eval-collect" {
-			continue
-		}
-		files := pipeline.RecordFiles(s.Name)
-		for _, o := range s.Outputs {
-			files = append(files, o.Name)
-		}
-		for _, f := range files {
-			sum, ok := g[f]
-			if !ok {
-				continue // wall-clock
-			}
-			if w[f] != sum {
-				t.Errorf("%s: %s differs (sha256 %s vs %s)", label, f, sum, w[f])
-			}
-			n++
+	for k, v := range w {
+		if g[k] != v {
+			t.Errorf("%s: %s differs (sha256 %s vs %s)", label, k, g[k], v)
 		}
 	}
-	return n
+	if len(g) != len(w) {
+		t.Errorf("%s: %d artifacts, the run it is compared with %d", label, len(g), len(w))
+	}
+	return len(w)
 }
 
 // TestQuickRunDeterministic runs the quick preset twice, with two workers
@@ -423,7 +380,7 @@ func TestQuickRunDeterministic(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run with one worker: exit %d: %s", code, errs)
 		}
-		if n := sameArtifacts(t, dirs[0], dirs[1], "the run with one worker and GOMAXPROCS=1", true); n < 20 {
+		if n := sameArtifacts(t, dirs[0], dirs[1], "the run with one worker and GOMAXPROCS=1"); n < 20 {
 			t.Errorf("compared %d files", n)
 		}
 	}
@@ -541,15 +498,12 @@ func TestQuickRunCache(t *testing.T) {
 	}
 	// Files reused from the cache carry the same bytes as a fresh run of
 	// the same configuration: their metadata names the stage's slice of
-	// the configuration, not the whole run's. Under the race detector the
-	// fresh run is of two experiments (comparedOnly): its fit,
-	// calibration and MARL training are among the stages reused above.
+	// the configuration, not the whole run's.
 	fresh := t.TempDir()
-	only := comparedOnly()
-	if _, errs, code := schedlab(t, last, append([]string{"run", "--out", fresh, "--log-level", "warn"}, only...)...); code != 0 {
+	if _, errs, code := schedlab(t, last, "run", "--out", fresh, "--log-level", "warn"); code != 0 {
 		t.Fatalf("fresh run: exit %d: %s", code, errs)
 	}
-	if n := sameArtifacts(t, dir, fresh, "the fresh run, against the cached one", only == nil); n < 20 {
+	if n := sameArtifacts(t, dir, fresh, "the fresh run, against the cached one"); n < 20 {
 		t.Errorf("compared %d files", n)
 	}
 }
@@ -559,16 +513,13 @@ func TestQuickRunCache(t *testing.T) {
 // runs again: the finished stage is not recomputed, and the outputs equal
 // those of an uninterrupted run.
 //
-// The uninterrupted run is the shared one (quickRun). Under the race
-// detector the killed and resumed runs are of two experiments
-// (comparedOnly), compared stage by stage.
+// The uninterrupted run is the shared one (quickRun).
 func TestRunResumesAfterSIGKILL(t *testing.T) {
 	if raceEnabled {
 		t.Skip("two quick runs of its own: make test-norace runs it whole (the shared quick run covers the pipeline under the race detector)")
 	}
 	killed := filepath.Join(t.TempDir(), "killed")
-	only := comparedOnly()
-	args := append([]string{"run", "--out", killed, "--log-level", "warn"}, only...)
+	args := []string{"run", "--out", killed, "--log-level", "warn"}
 	_, errs, code := schedlab(t, []string{killVar + "=synthetic-jobs"}, args...)
 	if code != -1 && code != 137 {
 		t.Fatalf("killed run: exit %d: %s", code, errs)
@@ -580,7 +531,7 @@ func TestRunResumesAfterSIGKILL(t *testing.T) {
 	if ran := stageStatus(readManifest(t, killed)); ran["synthetic-jobs"] {
 		t.Error("resumed run recomputed synthetic-jobs, which had finished before the kill")
 	}
-	if n := sameArtifacts(t, quickRun(t), killed, "the resumed run, against an uninterrupted one", only == nil); n < 20 {
+	if n := sameArtifacts(t, quickRun(t), killed, "the resumed run, against an uninterrupted one"); n < 20 {
 		t.Errorf("compared %d files", n)
 	}
 }
