@@ -227,7 +227,7 @@ func runTrain(ctx context.Context, a *app, cmd *cobra.Command, opts trainOptions
 		return trainSpecHook(spec)
 	}
 	var resumeFile string
-	spec.Resume, resumeFile = trainResume(opts.Out, in.Meta.ConfigHash, cfg.Seed)
+	spec.Resume, resumeFile = trainResume(opts.Out, mt.StageName(), in.Meta.ConfigHash, cfg.Seed)
 	a.log.Info("training", "scheduler", mt.Scheduler, "experiment", mt.Experiment, "cluster", mt.Cluster,
 		"train_jobs", len(spec.Data.Train), "validation_jobs", len(spec.Data.Val), "fitted_interference", in.Interference != nil)
 	// One model, on the configuration's workers: a family that can
@@ -273,10 +273,11 @@ var trainSpecHook func(training.TrainSpec) error
 var trainProgressHook func(done int) bool
 
 // trainResume keeps a training's state between episodes in dir, in a
-// file named by the training's configuration hash and run seed, so that
-// only the same training continues from it; it returns that file too.
-func trainResume(dir, configHash string, seed uint64) (*training.Resume, string) {
-	file := filepath.Join(dir, fmt.Sprintf("resume-%s-seed%d.state", configHash, seed))
+// file named by the training's stage (model key and replicate), the
+// configuration hash and the run seed, so that only the same training
+// continues from it; it returns that file too.
+func trainResume(dir, stage, configHash string, seed uint64) (*training.Resume, string) {
+	file := filepath.Join(dir, fmt.Sprintf("resume-%s-%s-seed%d.state", stage, configHash, seed))
 	return &training.Resume{
 		Load: func() ([]byte, error) {
 			b, err := os.ReadFile(file)
