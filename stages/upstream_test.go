@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 )
 
 // The shared upstream: the data, profile, fit and calibrate stages of
@@ -74,7 +75,7 @@ func withUpstream(t *testing.T, dir string, seed uint64) {
 	if u.err != nil {
 		t.Fatalf("shared upstream at seed %d: %v", seed, u.err)
 	}
-	if err := copyUpstream(u.dir, dir); err != nil {
+	if err := pipelinetest.CopyRun(u.dir, dir, []string{"manifest.json"}); err != nil {
 		t.Fatalf("shared upstream at seed %d: %v", seed, err)
 	}
 }
@@ -99,30 +100,5 @@ func makeUpstream(dir string, seed uint64) error {
 			return err
 		}
 		return os.Chmod(p, 0o444)
-	})
-}
-
-// copyUpstream copies every file of the shared run src but its manifest
-// into dst, writable.
-func copyUpstream(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if rel == "manifest.json" {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
 }

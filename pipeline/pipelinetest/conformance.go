@@ -69,7 +69,7 @@ func ConformanceIn(t *testing.T, dir string, seed uint64, s pipeline.Stage, upst
 	// test's time.
 	a, b := dir, t.TempDir()
 	run(a)
-	if err := copyRun(a, b, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
+	if err := CopyRun(a, b, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
 		t.Fatalf("stage %s: %v", s.Name(), err)
 	}
 	run(b)
@@ -92,7 +92,7 @@ func ConformanceIn(t *testing.T, dir string, seed uint64, s pipeline.Stage, upst
 	// the outputs' hashes) and are not computed again; s runs and is
 	// cancelled.
 	c := t.TempDir()
-	if err := copyRun(a, c, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
+	if err := CopyRun(a, c, append(s.Outputs(), pipeline.RecordFiles(s.Name())...)); err != nil {
 		t.Fatalf("stage %s: %v", s.Name(), err)
 	}
 	r := &pipeline.Runner{Log: quiet, Dir: c, Seed: seed, ConfigHash: "conformance", Workers: 2}
@@ -123,9 +123,9 @@ func ConformanceIn(t *testing.T, dir string, seed uint64, s pipeline.Stage, upst
 	}
 }
 
-// copyRun copies every file of the run directory src into dst but the
-// outputs named in skip.
-func copyRun(src, dst string, skip []string) error {
+// CopyRun copies every file of the run directory src into dst, writable,
+// but the files named in skip (slash-separated, relative to src).
+func CopyRun(src, dst string, skip []string) error {
 	leave := map[string]bool{}
 	for _, o := range skip {
 		leave[filepath.FromSlash(o)] = true
