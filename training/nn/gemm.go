@@ -73,8 +73,8 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 	}
 	bd, ldb := b.Data, b.Stride
 	if tb {
-		s := scratch(k * n)
-		defer release(s)
+		s := scratchBufs.get(k * n)
+		defer scratchBufs.put(s)
 		for j := 0; j < n; j++ {
 			row := b.Data[j*b.Stride : j*b.Stride+k]
 			for l, v := range row {
@@ -84,8 +84,8 @@ func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas6
 		bd, ldb = *s, n
 	}
 	if alpha != 1 {
-		s := scratch(m * k)
-		defer release(s)
+		s := scratchBufs.get(m * k)
+		defer scratchBufs.put(s)
 		for i := 0; i < m; i++ {
 			for l := 0; l < k; l++ {
 				(*s)[i*k+l] = alpha * ad[i*rowa+l*inca]
@@ -154,37 +154,51 @@ func fits(m blas64.General) bool {
 	return m.Stride >= m.Cols && len(m.Data) >= (m.Rows-1)*m.Stride+m.Cols
 }
 
-// scratchBufs is a free list of gemm's scratch buffers. Not a sync.Pool:
+// bufList is a free list of gemm's scratch buffers. Not a sync.Pool:
 // under the race detector a Pool drops a share of what it is given, and a
 // warmed-up training step must not allocate (TestSteadyStateAllocations).
-var scratchBufs struct {
+type bufList[T float32 | float64] struct {
 	sync.Mutex
-	free []*[]float64
+	free []*[]T
 }
 
-// scratch returns a buffer of n values, contents unspecified; release
-// it when done.
-func scratch(n int) *[]float64 {
-	scratchBufs.Lock()
-	var s *[]float64
-	if k := len(scratchBufs.free); k > 0 {
-		s = scratchBufs.free[k-1]
-		scratchBufs.free = scratchBufs.free[:k-1]
+// get returns a buffer of n values, contents unspecified; put it back
+// when done.
+func (l *bufList[T]) get(n int) *[]T {
+	l.Lock()
+	var s *[]T
+	if k := len(l.free); k > 0 {
+		s = l.free[k-1]
+		l.free = l.free[:k-1]
 	}
-	scratchBufs.Unlock()
+	l.Unlock()
 	if s == nil {
-		s = new([]float64)
+		s = new([]T)
 	}
-	*s = resize(*s, n)
+	switch {
+	case cap(*s) >= n:
+		*s = (*s)[:n]
+	case cap(*s) == 0:
+		*s = make([]T, n)
+	default: // as resize: a quarter more than asked
+		*s = make([]T, n, n+n/4)
+	}
 	return s
 }
 
-// release returns a buffer scratch handed out.
-func release(s *[]float64) {
-	scratchBufs.Lock()
-	scratchBufs.free = append(scratchBufs.free, s)
-	scratchBufs.Unlock()
+// put returns a buffer get handed out.
+func (l *bufList[T]) put(s *[]T) {
+	l.Lock()
+	l.free = append(l.free, s)
+	l.Unlock()
 }
+
+// scratchBufs and scratch32Bufs are Gemm's and Gemm32's transposition
+// buffers.
+var (
+	scratchBufs   bufList[float64]
+	scratch32Bufs bufList[float32]
+)
 
 // fmaRows adds A·B to the m×n matrix C (row stride ldc; +0 first with
 // zero set), a_il at a[i·rowa + l·inca] and b_lj at b[l·ldb + j], each

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/sourcegraph/conc"
 )
@@ -70,13 +69,13 @@ func Gemm32(ta, tb bool, a, b Matrix32, beta float32, c Matrix32) int64 {
 	// A transposed operand is copied into scratch first, so the kernels
 	// see C += A·B with unit column strides.
 	if ta {
-		s := scratch32(m * k)
-		defer release32(s)
+		s := scratch32Bufs.get(m * k)
+		defer scratch32Bufs.put(s)
 		a = transpose32(*s, a)
 	}
 	if tb {
-		s := scratch32(k * n)
-		defer release32(s)
+		s := scratch32Bufs.get(k * n)
+		defer scratch32Bufs.put(s)
 		b = transpose32(*s, b)
 	}
 	w := 1
@@ -201,38 +200,4 @@ func transpose32(dst []float32, x Matrix32) Matrix32 {
 		}
 	}
 	return t
-}
-
-// scratch32Bufs is Gemm32's free list of transposition buffers (not a
-// sync.Pool, as scratchBufs).
-var scratch32Bufs struct {
-	sync.Mutex
-	free []*[]float32
-}
-
-// scratch32 returns a buffer of n values, contents unspecified; release32
-// it when done.
-func scratch32(n int) *[]float32 {
-	scratch32Bufs.Lock()
-	var s *[]float32
-	if k := len(scratch32Bufs.free); k > 0 {
-		s = scratch32Bufs.free[k-1]
-		scratch32Bufs.free = scratch32Bufs.free[:k-1]
-	}
-	scratch32Bufs.Unlock()
-	if s == nil {
-		s = new([]float32)
-	}
-	if cap(*s) < n {
-		*s = make([]float32, n)
-	}
-	*s = (*s)[:n]
-	return s
-}
-
-// release32 returns a buffer scratch32 handed out.
-func release32(s *[]float32) {
-	scratch32Bufs.Lock()
-	scratch32Bufs.free = append(scratch32Bufs.free, s)
-	scratch32Bufs.Unlock()
 }
