@@ -113,6 +113,10 @@ func NewLAS(cfg TiresiasConfig) (*LAS, error) {
 // Name implements sim.Scheduler.
 func (p *LAS) Name() string { return p.name }
 
+// ForgetsState implements sim.StateForgetter: LAS keeps its own records
+// (rjob) and nothing of a State past its decision.
+func (p *LAS) ForgetsState() {}
+
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *LAS) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
 	return scheduleVia(ctx, p, st)

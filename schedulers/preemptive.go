@@ -100,6 +100,19 @@ type runnable struct {
 	leastN     [3]int // per resource (GPU, CPU, memory), the runnable jobs that ask least's
 	leastStale bool
 	arrivals   uint64 // rjob.seq's counter
+	// slab is where new rjobs come from: chunks of growing size, so an
+	// arrival costs no allocation of its own. A chunk is never grown in
+	// place, so the pointers handed out stay put.
+	slab []rjob
+}
+
+// newRjob returns a new zero rjob from the slab.
+func (r *runnable) newRjob() *rjob {
+	if len(r.slab) == cap(r.slab) {
+		r.slab = make([]rjob, 0, min(max(2*cap(r.slab), 64), 4096))
+	}
+	r.slab = r.slab[:len(r.slab)+1]
+	return &r.slab[len(r.slab)-1]
 }
 
 // shortfall is n instances of d that found no room (runnable.short).
@@ -134,7 +147,8 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 			r.byIndex = append(r.byIndex, nil)
 		}
 		r.arrivals++
-		j := &rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
+		j := r.newRjob()
+		*j = rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
 		if len(r.list) == 0 {
 			r.least, r.leastN = j.need, [3]int{1, 1, 1}
 		} else {
@@ -636,10 +650,17 @@ type sorted struct {
 	runnable
 }
 
-var _ sim.Decider = (*sorted)(nil)
+var (
+	_ sim.Decider        = (*sorted)(nil)
+	_ sim.StateForgetter = (*sorted)(nil)
+)
 
 // Name implements sim.Scheduler.
 func (p *sorted) Name() string { return p.name }
+
+// ForgetsState implements sim.StateForgetter: the policy keeps its own
+// records (rjob) and nothing of a State past its decision.
+func (p *sorted) ForgetsState() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

@@ -42,6 +42,19 @@ type Decider interface {
 	Decide(ctx context.Context, st *State) (Decision, error)
 }
 
+// A StateForgetter is a Scheduler that forgets each State once its
+// decision is made: it keeps no State, none of a State's slices, and never
+// compares one State with a later one (by pointer or otherwise). Run hands
+// such a scheduler one State that it refills at every decision instead of
+// allocating one per decision (a replay of 500 jobs makes about 1,500
+// decisions). Every other scheduler gets a fresh State from each Next, as
+// a learned policy that recognises a new decision point by the State's
+// pointer needs. The method does nothing; it is the promise.
+type StateForgetter interface {
+	Scheduler
+	ForgetsState()
+}
+
 // DecisionOf asks sched for its decision at st: Decide for a Decider,
 // Schedule's placements otherwise.
 func DecisionOf(ctx context.Context, sched Scheduler, st *State) (Decision, error) {

@@ -144,7 +144,11 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 }
 
 func (s *Sim) state() *State {
-	st := &State{
+	st := s.reused
+	if st == nil {
+		st = new(State)
+	}
+	*st = State{
 		Now: s.now, Decision: s.decisions, Cluster: s.cluster,
 		Pending: s.pending, Running: s.running, Free: s.free, LinkFlows: s.linkCount, sim: s,
 		arrFrom: s.lastArr, arrTo: s.nextArr,
@@ -166,7 +170,12 @@ func (s *Sim) state() *State {
 		}
 	}
 	s.progressBuf = st.Since.Progress
-	s.sinceFinished = s.sinceFinished[len(s.sinceFinished):] // the State keeps the old part
+	if s.reused != nil {
+		// Nobody reads this State's Finished after the next Apply.
+		s.sinceFinished = s.sinceFinished[:0]
+	} else {
+		s.sinceFinished = s.sinceFinished[len(s.sinceFinished):] // the State keeps the old part
+	}
 	s.unplaced = 0
 	s.lastDecisionS = s.now
 	return st

@@ -177,11 +177,14 @@ type Sim struct {
 	decisions     int
 	lastDecisionS float64
 	sinceFinished []JobResult
-	unplaced      int // pending jobs left by the last decision: a prefix of pending
-	progressBuf   []Progress
-	leftFit       int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
-	finished      int  // jobs finished so far
-	gpuSeconds    float64
+	// reused, when not nil, is the one State every Next refills: Run's,
+	// for a StateForgetter. Otherwise each Next returns a new State.
+	reused      *State
+	unplaced    int // pending jobs left by the last decision: a prefix of pending
+	progressBuf []Progress
+	leftFit     int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
+	finished    int  // jobs finished so far
+	gpuSeconds  float64
 
 	sameBuf, otherBuf []JobLoad
 	// predictBuf and predictOthers are PredictServerSlowdown's scratch.
@@ -520,6 +523,9 @@ func Run(ctx context.Context, c *Cluster, jobs []datasets.Job, sched Scheduler, 
 	s, err := New(c, jobs, cfg, model)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := sched.(StateForgetter); ok {
+		s.reused = new(State)
 	}
 	var tm Timing
 	wall := time.Now()

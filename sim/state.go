@@ -165,7 +165,10 @@ type Interval struct {
 }
 
 // State is the observation at a decision point. It is valid until the next
-// call of Sim.Apply; schedulers must not keep it or modify it.
+// call of Sim.Apply; schedulers must not keep it or modify it. Each Next
+// returns a new State (so a State's pointer names its decision point),
+// except in Run for a StateForgetter, which gets one State refilled at
+// every decision.
 type State struct {
 	Now      float64
 	Decision int // 0 for the first decision of a run
