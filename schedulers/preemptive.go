@@ -100,16 +100,20 @@ type runnable struct {
 	leastN     [3]int // per resource (GPU, CPU, memory), the runnable jobs that ask least's
 	leastStale bool
 	arrivals   uint64 // rjob.seq's counter
-	// slab is where new rjobs come from: chunks of growing size, so an
+	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
 	// place, so the pointers handed out stay put.
 	slab []rjob
 }
 
+// slabSize is the rjobs in one chunk of runnable.slab: few enough that a
+// short trace wastes little, many enough that a long one allocates rarely.
+const slabSize = 64
+
 // newRjob returns a new zero rjob from the slab.
 func (r *runnable) newRjob() *rjob {
 	if len(r.slab) == cap(r.slab) {
-		r.slab = make([]rjob, 0, min(max(2*cap(r.slab), 64), 4096))
+		r.slab = make([]rjob, 0, slabSize)
 	}
 	r.slab = r.slab[:len(r.slab)+1]
 	return &r.slab[len(r.slab)-1]

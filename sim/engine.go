@@ -490,7 +490,16 @@ func (s *Sim) Job(i int) *JobState { return &s.jobs[i] }
 // finished so far.
 func (s *Sim) Result() *Result {
 	jobs := make([]JobResult, 0, s.finished)
-	var pre []Preempted
+	var pre []Preempted // nil when no job was preempted
+	n := 0
+	for i := range s.jobs {
+		if js := &s.jobs[i]; js.Status == StatusDone && js.Preemptions > 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		pre = make([]Preempted, 0, n)
+	}
 	for i := range s.jobs {
 		if js := &s.jobs[i]; js.Status == StatusDone {
 			jobs = append(jobs, s.resultOf(js))
