@@ -107,7 +107,7 @@ func (s *DASSurrogate) Measure(ctx context.Context, env *sim.Environment) (*DASM
 				if err != nil {
 					return fmt.Errorf("calibration: %s: %w", DASPaper, err)
 				}
-				seed, _ := pipeline.Seed(s.Seed, Stream, DASPaper, c.Name, string(name))
+				seed, _ := pipeline.Seed(s.Seed, Stream, pipeline.Key(DASPaper), pipeline.Key(c.Name), pipeline.Key(name))
 				sched, err := schedulers.New(name, schedulers.Options{Seed: seed, PriceGPUHour: w.Sim.PriceGPUHour})
 				if err != nil {
 					return fmt.Errorf("calibration: %s: %w", DASPaper, err)

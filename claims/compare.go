@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
@@ -89,7 +90,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 						continue // a skipped cell (a workload without its input)
 					}
 					ms, used := margins(a, get(best))
-					iv, v := judge(ms, c.threshold, in.Seed, id, m.String(), row, label)
+					iv, v := judge(ms, c.threshold, in.Seed, pipeline.Key(id), pipeline.Key(m.String()), pipeline.Key(row), pipeline.Key(label))
 					seeds, models := spread(used)
 					headroom := math.NaN()
 					if m == jct {

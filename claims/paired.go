@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/pipeline"
 )
 
 // DAS Table 3's significance levels: the paper calls DAS's gain on JCT
@@ -159,7 +160,7 @@ func (p pair) loadTrend(in *Input) (Outcome, error) {
 		if len(diffs) == 0 {
 			continue
 		}
-		iv, v := judge(diffs, 0, in.Seed, "das-load-trend", cl)
+		iv, v := judge(diffs, 0, in.Seed, keyLoadTrend, pipeline.Key(cl))
 		seeds, models := spread(used)
 		tests = append(tests, test{label: fmt.Sprintf("(%s − %s, %s)", hi, lo, title(cl)), iv: iv, verdict: v, seeds: seeds, models: models})
 	}

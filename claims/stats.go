@@ -212,13 +212,17 @@ type test struct {
 	headroom float64
 }
 
-// stream is the claims' bootstrap stream.
-const stream pipeline.Stream = "claims"
+// stream is the claims' bootstrap stream; a test's key under it is its
+// claim's id and what it compares, or keyLoadTrend for das-load's trend.
+const (
+	stream       pipeline.Stream = "claims"
+	keyLoadTrend pipeline.Key    = "das-load-trend"
+)
 
 // judge decides "the mean of samples exceeds threshold" (doc.go): from
 // the point value with one sample, from the 95 % bootstrap interval with
 // more. The bootstrap draws from the stream (run seed, "claims", key...).
-func judge(samples []float64, threshold float64, seed uint64, key ...string) (evaluation.Interval, Verdict) {
+func judge(samples []float64, threshold float64, seed uint64, key ...pipeline.Key) (evaluation.Interval, Verdict) {
 	iv := evaluation.BootstrapMeanCI(samples, 0.95, evaluation.BootstrapResamples, pipeline.RandSource(seed, stream, key...))
 	switch {
 	case iv.N == 0:

@@ -60,6 +60,41 @@ var PAIV2020Tarballs = []Tarball{
 		Contents: map[string]string{"pai_task_table.csv": "6954802b457305f8a9e480ef97c40060baee59649fd3adc62c5a1e048aa058de"}},
 }
 
+// Publisher is a Reader whose raw files are published as tarballs that
+// Fetch can download and check (`schedlab datasets fetch SOURCE`): a
+// source says so in its registration by implementing it.
+type Publisher interface {
+	// Published is where the tarballs are (the default Fetch.BaseURL)
+	// and which they are, with their sums.
+	Published() (baseURL string, tarballs []Tarball)
+}
+
+// PublishedSources lists the registered sources that are Publishers,
+// sorted.
+func PublishedSources() []string {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	var names []string
+	for _, n := range sourcesLocked() {
+		if _, ok := registry[n].(Publisher); ok {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// LookupPublisher returns the Publisher registered under source, or an
+// error naming the sources that can be fetched.
+func LookupPublisher(source string) (Publisher, error) {
+	r, err := Lookup(source)
+	if err == nil {
+		if p, ok := r.(Publisher); ok {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("datasets: %q is not published as tarballs (fetchable: %s)", source, strings.Join(PublishedSources(), ", "))
+}
+
 // Fetch downloads published tarballs into a directory. The zero value
 // fetches every PAI v2020 table from Alibaba into the current directory.
 type Fetch struct {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -389,5 +390,27 @@ func TestFetchChecksPresentFiles(t *testing.T) {
 				t.Errorf("dir holds %v", got)
 			}
 		})
+	}
+}
+
+// TestPublishedSources: a source is fetchable when its registration says
+// so (Publisher); PAI v2020's reader publishes Alibaba's seven tarballs,
+// and a source that publishes none is refused with the fetchable ones
+// named.
+func TestPublishedSources(t *testing.T) {
+	if got := PublishedSources(); !slices.Equal(got, []string{SourcePAIV2020}) {
+		t.Errorf("PublishedSources() = %v, want [%s]", got, SourcePAIV2020)
+	}
+	p, err := LookupPublisher(SourcePAIV2020)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if url, tb := p.Published(); url != PAIV2020BaseURL || len(tb) != 7 {
+		t.Errorf("pai-v2020 publishes %d tarballs at %s, want 7 at %s", len(tb), url, PAIV2020BaseURL)
+	}
+	for _, src := range []string{SourceGoogle2011, "no-such-source"} {
+		if _, err := LookupPublisher(src); err == nil || !strings.Contains(err.Error(), SourcePAIV2020) {
+			t.Errorf("LookupPublisher(%q): %v, want an error naming %s", src, err, SourcePAIV2020)
+		}
 	}
 }

@@ -24,11 +24,11 @@ func TestGenerateMARL(t *testing.T) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			w := datasets.MARLWorkload{Kind: tc.kind, Pods: 4, JobsPerPod: 15, Intervals: tc.intervals, IntervalS: 1800, Arrivals: arr}
-			jobs, err := datasets.GenerateMARL(w, pipeline.Rand(1, "test", tc.kind))
+			jobs, err := datasets.GenerateMARL(w, pipeline.Rand(1, "test", pipeline.Key(tc.kind)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, _ := datasets.GenerateMARL(w, pipeline.Rand(1, "test", tc.kind))
+			again, _ := datasets.GenerateMARL(w, pipeline.Rand(1, "test", pipeline.Key(tc.kind)))
 			if len(again) != len(jobs) || again[len(jobs)-1].SubmitS != jobs[len(jobs)-1].SubmitS {
 				t.Error("same stream gave different jobs")
 			}

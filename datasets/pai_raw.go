@@ -71,6 +71,8 @@ type PAIRawReader struct{}
 
 func init() { Register(PAIRawReader{}) }
 
+var _ Publisher = PAIRawReader{}
+
 // PAIMemGiBPerGB converts the trace's plan_mem and cap_mem "GB" to GiB. The
 // trace's GB are binary: plan_mem values are whole MiB divided by 1024
 // (29.296875 = 30000/1024) and machines have cap_mem 512, so the factor is
@@ -79,6 +81,9 @@ const PAIMemGiBPerGB = 1.0
 
 // Source implements Reader.
 func (PAIRawReader) Source() string { return SourcePAIV2020 }
+
+// Published: Alibaba's tarballs of the seven raw tables (Publisher).
+func (PAIRawReader) Published() (string, []Tarball) { return PAIV2020BaseURL, PAIV2020Tarballs }
 
 // Tables: jobs, and the cluster when the machine spec (pai_machine_spec*)
 // is among the inputs.

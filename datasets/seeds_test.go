@@ -64,7 +64,7 @@ func TestMARLWorkloadSeeds(t *testing.T) {
 			empties := 0
 			for seed := uint64(1); seed <= uint64(propertySeeds()); seed++ {
 				w := MARLWorkload{Kind: MARLUniform, Pods: tc.pods, JobsPerPod: tc.perPod, Intervals: tc.intervals, IntervalS: intervalS}
-				jobs, err := GenerateMARL(w, pipeline.Rand(seed, "test", "marl", tc.name))
+				jobs, err := GenerateMARL(w, pipeline.Rand(seed, "test", "marl", pipeline.Key(tc.name)))
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}

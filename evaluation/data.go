@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
@@ -48,7 +47,7 @@ func loadTrace(ctx context.Context, w Workload, seed uint64, experiment string, 
 		return jobs, traceSource(w.JobsFile), nil
 	}
 	cfg := datasets.PAILikeConfig{Jobs: w.SyntheticJobs}
-	rng := pipeline.Rand(seed, StreamEval, experiment, "workload", w.Name, strconv.Itoa(rep))
+	rng := pipeline.Rand(seed, StreamEval, pipeline.Key(experiment), keyWorkload, pipeline.Key(w.Name), pipeline.Index(rep))
 	jobs, err := datasets.GeneratePAILikeJobs(ctx, cfg, rng)
 	if err != nil {
 		return nil, "", fmt.Errorf("workload %s: %w", w.Name, err)

@@ -59,7 +59,7 @@ func TestFloorIsABound(t *testing.T) {
 			jobs    func(seed int) ([]datasets.Job, error)
 		}{"marl-" + kind, ft2, interval, func(seed int) ([]datasets.Job, error) {
 			w := datasets.MARLWorkload{Kind: kind, Pods: 2, JobsPerPod: 2, Intervals: 3, IntervalS: interval.IntervalS, Arrivals: arrivals}
-			return datasets.GenerateMARL(w, pipeline.Rand(uint64(seed), "floor-test", kind))
+			return datasets.GenerateMARL(w, pipeline.Rand(uint64(seed), "floor-test", pipeline.Key(kind)))
 		}})
 	}
 	// Overload: three times the jobs per interval above in one batch, and
@@ -81,7 +81,7 @@ func TestFloorIsABound(t *testing.T) {
 			jobs    func(seed int) ([]datasets.Job, error)
 		}{o.name, ft2, o.cfg, func(seed int) ([]datasets.Job, error) {
 			w := datasets.MARLWorkload{Kind: kind, Pods: 2, JobsPerPod: o.jpp, Intervals: o.n, IntervalS: interval.IntervalS}
-			return datasets.GenerateMARL(w, pipeline.Rand(uint64(seed), "floor-test", o.name))
+			return datasets.GenerateMARL(w, pipeline.Rand(uint64(seed), "floor-test", pipeline.Key(o.name)))
 		}})
 	}
 	gens = append(gens, struct {

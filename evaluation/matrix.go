@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -403,7 +402,7 @@ func prepare(ctx context.Context, spec Spec, seed uint64, wi int, w Workload, cl
 					jpp = MARLPaperLoad(c)
 				}
 				mw := datasets.MARLWorkload{Kind: w.Kind, Pods: max(c.Pods, 1), JobsPerPod: jpp, Intervals: w.Intervals, IntervalS: spec.Sim.IntervalS, Arrivals: arrivals, Shape: w.Shape}
-				rng := pipeline.Rand(seed, StreamEval, spec.Experiment, "workload", w.Name, c.Name, strconv.Itoa(r))
+				rng := pipeline.Rand(seed, StreamEval, pipeline.Key(spec.Experiment), keyWorkload, pipeline.Key(w.Name), pipeline.Key(c.Name), pipeline.Index(r))
 				js, err := datasets.GenerateMARL(mw, rng)
 				if err != nil {
 					return fmt.Errorf("workload %s on %s: %w", w.Name, c.Name, err)
@@ -432,15 +431,24 @@ const (
 	StreamCI   pipeline.Stream = "ci"
 )
 
+// The fixed key parts under StreamEval: a cell's generated workload, a
+// replicate's number (a cell's scheduler key with a replicate > 0) and
+// the column's socket draws.
+const (
+	keyWorkload  pipeline.Key = "workload"
+	keyReplicate pipeline.Key = "replicate"
+	keySocket    pipeline.Key = "socket"
+)
+
 // runCell simulates one cell. The scheduler's seed is derived from the
 // run seed and the cell key (with its replicate), so a randomised scheduler draws the same
 // stream in the cell whichever goroutine runs it.
 func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.Cluster, jobs []datasets.Job, newSched func(Cell, uint64) (sim.Scheduler, error), model sim.Interference) (CellResult, error) {
-	key := []string{c.Experiment, c.Cluster, c.Workload, string(c.Scheduler), strconv.Itoa(c.Seed)}
+	key := []pipeline.Key{pipeline.Key(c.Experiment), pipeline.Key(c.Cluster), pipeline.Key(c.Workload), pipeline.Key(c.Scheduler), pipeline.Index(c.Seed)}
 	if c.Replicate > 0 {
 		// Replicate 0 keeps the key it had before replicates existed, so
 		// that a run with one model per scheduler is unchanged.
-		key = append(key, "replicate", strconv.Itoa(c.Replicate))
+		key = append(key, keyReplicate, pipeline.Index(c.Replicate))
 	}
 	s1, _ := pipeline.Seed(seed, StreamEval, key...)
 	sched, err := newSched(c, s1)
@@ -460,7 +468,7 @@ func runCell(ctx context.Context, spec Spec, seed uint64, c Cell, cluster *sim.C
 	if cfg.Socket == sim.SocketRandom {
 		// The column's stream: every scheduler of a (cluster, workload,
 		// seed) draws from the same one.
-		cfg.SocketSeed, _ = pipeline.Seed(seed, StreamEval, c.Experiment, c.Cluster, c.Workload, strconv.Itoa(c.Seed), "socket")
+		cfg.SocketSeed, _ = pipeline.Seed(seed, StreamEval, pipeline.Key(c.Experiment), pipeline.Key(c.Cluster), pipeline.Key(c.Workload), pipeline.Index(c.Seed), keySocket)
 	}
 	res, err := sim.Run(ctx, cluster, jobs, sched, cfg, model)
 	// A scheduler that holds a process (an external policy) ends it.

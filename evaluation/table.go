@@ -263,7 +263,7 @@ func (r *Report) interval(xs []float64, cluster, workload string, scheduler sche
 	if len(xs) < 2 {
 		return Interval{N: len(xs)}
 	}
-	src := pipeline.RandSource(r.Seed, StreamCI, r.Spec.Experiment, cluster, workload, string(scheduler), metric)
+	src := pipeline.RandSource(r.Seed, StreamCI, pipeline.Key(r.Spec.Experiment), pipeline.Key(cluster), pipeline.Key(workload), pipeline.Key(scheduler), pipeline.Key(metric))
 	return BootstrapMeanCI(xs, CILevel, BootstrapResamples, src)
 }
 

@@ -25,7 +25,8 @@
 // regular files (ReadRecord), and every path written, renamed or removed
 // below the directory passes LocalPath.
 //
-// Every random stream is derived from the run seed and a stable key (Rand), so
-// outputs never depend on scheduling, GOMAXPROCS or worker counts. Wall-clock
-// figures go only to the Manifest.
+// Every random stream is derived from the run seed and a stable name, a
+// declared Stream and Key parts (Rand), so outputs never depend on
+// scheduling, GOMAXPROCS or worker counts. Wall-clock figures go only to
+// the Manifest.
 package pipeline

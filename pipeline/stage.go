@@ -105,7 +105,7 @@ func (e *Env) Output(name string) string {
 }
 
 // Rand returns the random stream of this stage named by key.
-func (e *Env) Rand(key ...string) *rand.Rand { return Rand(e.Seed, StageStream(e.stage), key...) }
+func (e *Env) Rand(key ...Key) *rand.Rand { return Rand(e.Seed, StageStream(e.stage), key...) }
 
 // SetRows records the row count of an output for the manifest. Parquet
 // outputs are counted automatically.

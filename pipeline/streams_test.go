@@ -15,15 +15,15 @@ import (
 // RandSource names its stream by a declared Stream (a constant of the
 // component that draws it, or StageStream), never by a string literal, so
 // that two places that must draw the same stream cannot drift apart by a
-// typo. It also counts the call sites whose keys hold a literal, which
-// the log reports.
+// typo; and names every fixed part of its key by a declared Key, never
+// by a literal, whether passed to the call or gathered in a []Key first.
 func TestNoLiteralStreams(t *testing.T) {
 	if raceEnabled {
 		t.Skip("static: one goroutine, nothing for the race detector (make test-norace runs it)")
 	}
 	root := ".."
 	fset := token.NewFileSet()
-	sites, keyed := 0, 0
+	sites := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -50,6 +50,14 @@ func TestNoLiteralStreams(t *testing.T) {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			if keys, ok := n.(*ast.CompositeLit); ok && keySlice(keys.Type, inPipeline) {
+				for _, e := range keys.Elts {
+					if lit, ok := e.(*ast.BasicLit); ok {
+						t.Errorf("%s: key %s is a literal: name it by a declared pipeline.Key", fset.Position(lit.Pos()), lit.Value)
+					}
+				}
+				return true
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) < 2 || !streamFunc(call.Fun, inPipeline) {
 				return true
@@ -59,9 +67,8 @@ func TestNoLiteralStreams(t *testing.T) {
 				t.Errorf("%s: stream %s is a literal: name it by a declared pipeline.Stream", fset.Position(call.Pos()), lit.Value)
 			}
 			for _, a := range call.Args[2:] {
-				if _, ok := a.(*ast.BasicLit); ok {
-					keyed++
-					break
+				if lit, ok := a.(*ast.BasicLit); ok {
+					t.Errorf("%s: key %s is a literal: name it by a declared pipeline.Key", fset.Position(lit.Pos()), lit.Value)
 				}
 			}
 			return true
@@ -74,7 +81,24 @@ func TestNoLiteralStreams(t *testing.T) {
 	if sites == 0 {
 		t.Fatal("found no call of Seed, Rand or RandSource: the walk is broken")
 	}
-	t.Logf("%d stream sites, %d with a literal key", sites, keyed)
+	t.Logf("%d stream sites", sites)
+}
+
+// keySlice reports whether typ is []pipeline.Key ([]Key inside package
+// pipeline).
+func keySlice(typ ast.Expr, inPipeline bool) bool {
+	arr, ok := typ.(*ast.ArrayType)
+	if !ok || arr.Len != nil {
+		return false
+	}
+	switch e := arr.Elt.(type) {
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		return ok && x.Name == "pipeline" && e.Sel.Name == "Key"
+	case *ast.Ident:
+		return inPipeline && e.Name == "Key"
+	}
+	return false
 }
 
 // streamFunc reports whether fun is pipeline.Seed, Rand or RandSource

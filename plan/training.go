@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/datasets"
@@ -231,12 +230,12 @@ func (m *Training) Replica(r int) *Training {
 
 // ReplicaSeeds are the random streams of replicate r ≥ 1 of the model
 // whose replicate-0 stage is base: its training workload (SourceMARL) is
-// pipeline.Rand(seed, base, "workload", "replicate", r) and its model seed
-// pipeline.Seed(seed, base, "model", "replicate", r), independent of
-// replicate 0's (seed, base, "workload") and (seed, base, "model") and of
+// pipeline.Rand(seed, base, workloadKey, replicateKey, r) and its model
+// seed pipeline.Seed(seed, base, modelKey, replicateKey, r), independent
+// of replicate 0's (seed, base, workloadKey) and (seed, base, modelKey) and of
 // each other.
 func ReplicaSeeds(seed uint64, base string, r int) (workload *rand.Rand, model uint64) {
-	rs := strconv.Itoa(r)
+	rs := pipeline.Index(r)
 	model, _ = pipeline.Seed(seed, pipeline.StageStream(base), modelKey, replicateKey, rs)
 	return pipeline.Rand(seed, pipeline.StageStream(base), workloadKey, replicateKey, rs), model
 }
@@ -294,9 +293,9 @@ type TrainInputs struct {
 	// Interference: the fitted model when Fitted; nil otherwise.
 	Interference sim.Interference
 	// Workload draws the synthetic jobs (SourceMARL):
-	// pipeline.Rand(seed, StageName(), "workload").
+	// pipeline.Rand(seed, StageName(), workloadKey).
 	Workload *rand.Rand
-	// Seed seeds the model: pipeline.Seed(seed, StageName(), "model").
+	// Seed seeds the model: pipeline.Seed(seed, StageName(), modelKey).
 	Seed     uint64
 	Meta     datasets.FileMeta
 	Progress func(done, total int)
@@ -367,7 +366,7 @@ func (m *Training) InputsUnder(seed uint64, stage string) TrainInputs {
 // TrainStreams are a training's workload stream and model seed under the
 // stream key names (a training stage's name; a sensitivity grid point's
 // stage, part and point).
-func TrainStreams(seed uint64, stage string, names ...string) (*rand.Rand, uint64) {
+func TrainStreams(seed uint64, stage string, names ...pipeline.Key) (*rand.Rand, uint64) {
 	s := pipeline.StageStream(stage)
 	model, _ := pipeline.Seed(seed, s, append(slices.Clone(names), modelKey)...)
 	return pipeline.Rand(seed, s, append(slices.Clone(names), workloadKey)...), model
@@ -377,7 +376,7 @@ func TrainStreams(seed uint64, stage string, names ...string) (*rand.Rand, uint6
 // of a replicate's (ReplicaSeeds), which must name them alike: its
 // synthetic workload and its model's seed.
 const (
-	workloadKey  = "workload"
-	modelKey     = "model"
-	replicateKey = "replicate"
+	workloadKey  pipeline.Key = "workload"
+	modelKey     pipeline.Key = "model"
+	replicateKey pipeline.Key = "replicate"
 )

@@ -179,8 +179,8 @@ func (g *Greedy) byShape(ctx context.Context, st *sim.State) ([]sim.Placement, e
 			// after j, where the loop over st.Pending would meet it next.
 			for _, r := range g.rejected {
 				q := groups[r]
-				c, _ := slices.BinarySearchFunc(q, j, cmpPending)
-				for c < len(q) && cmpPending(q[c], j) <= 0 {
+				c, _ := slices.BinarySearchFunc(q, j, sim.ComparePending)
+				for c < len(q) && sim.ComparePending(q[c], j) <= 0 {
 					c++
 				}
 				if c < len(q) {

@@ -108,8 +108,8 @@ const Stream pipeline.Stream = "schedulers"
 // The keys of MALO's and MOSA's streams under Stream, shared by each fair
 // row and its oracle, which must draw alike.
 const (
-	maloKey = "malo"
-	mosaKey = "mosa"
+	maloKey pipeline.Key = "malo"
+	mosaKey pipeline.Key = "mosa"
 )
 
 // Options configure one scheduler value. The zero value is valid for a

@@ -4,17 +4,6 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// cmpPending is sim's pending order: submit time, then index.
-func cmpPending(a, b *sim.JobState) int {
-	switch {
-	case a.SubmitS < b.SubmitS:
-		return -1
-	case a.SubmitS > b.SubmitS:
-		return 1
-	}
-	return a.Index - b.Index
-}
-
 // shapeHeap is a binary min-heap of shape groups keyed by the pending
 // order of each group's next job.
 type shapeHeap struct {
@@ -25,7 +14,7 @@ type shapeHeap struct {
 
 func (h *shapeHeap) less(a, b int) bool {
 	x, y := h.heads[a], h.heads[b]
-	return cmpPending(h.groups[x][h.cursor[x]], h.groups[y][h.cursor[y]]) < 0
+	return sim.ComparePending(h.groups[x][h.cursor[x]], h.groups[y][h.cursor[y]]) < 0
 }
 
 func (h *shapeHeap) init() {

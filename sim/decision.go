@@ -99,7 +99,7 @@ func (s *Sim) Do(d Decision) error {
 		for _, p := range pl {
 			started = append(started, &s.jobs[p.Job])
 		}
-		slices.SortFunc(started, cmpPending)
+		slices.SortFunc(started, ComparePending)
 		s.pending = dropStarted(s.pending, started)
 		// Per shape, the started jobs of each shape in pending order.
 		for i := 0; i < len(started); {
@@ -154,7 +154,7 @@ func (s *Sim) preempt(js *JobState) {
 // decision that suspends many jobs moves a long queue's tail once, not
 // once per job.
 func (s *Sim) requeue(pre []*JobState) {
-	slices.SortFunc(pre, cmpPending)
+	slices.SortFunc(pre, ComparePending)
 	s.pending = mergePending(s.pending, pre)
 	slices.SortStableFunc(pre, func(a, b *JobState) int { return cmp.Compare(a.shape, b.shape) })
 	for i := 0; i < len(pre); {
@@ -172,7 +172,7 @@ func (s *Sim) requeue(pre []*JobState) {
 	}
 }
 
-// mergePending merges add, in pending order (cmpPending) and none of them
+// mergePending merges add, in pending order (ComparePending) and none of them
 // in q, into q, a queue in pending order, and returns q. It fills q from
 // its end, so each job after the first insertion point moves once, a run
 // at a time: each added job's place is found by binary search and the

@@ -327,9 +327,10 @@ func (s *Sim) release(js *JobState) {
 	s.running = s.running[:last]
 }
 
-// cmpPending orders jobs as the pending queue does: by submit time, then
-// index (New's order).
-func cmpPending(a, b *JobState) int {
+// ComparePending orders jobs as the pending queue does: by submit time,
+// then index (New's order). A scheduler that keeps its own queues in
+// sim's order (schedulers' shape heaps) compares with it.
+func ComparePending(a, b *JobState) int {
 	switch {
 	case a.SubmitS < b.SubmitS:
 		return -1
@@ -340,7 +341,7 @@ func cmpPending(a, b *JobState) int {
 }
 
 // dropStarted removes from q, a queue in pending order, the jobs of
-// started (all in q, sorted by cmpPending) and returns q. It finds them by
+// started (all in q, sorted by ComparePending) and returns q. It finds them by
 // binary search and moves whichever side is shorter: the jobs after the
 // first one removed down, or the jobs before the last one removed up (then
 // q starts later in its array), a run of kept jobs at a time (one memmove
@@ -391,7 +392,7 @@ func dropStarted(q, started []*JobState) []*JobState {
 }
 
 // searchPending is the position of js in q, a queue in pending order
-// (cmpPending): slices.BinarySearchFunc's answer, with the comparison
+// (ComparePending): slices.BinarySearchFunc's answer, with the comparison
 // inlined (a decision that resumes jobs searches for each).
 func searchPending(q []*JobState, js *JobState) int {
 	lo, hi := 0, len(q)

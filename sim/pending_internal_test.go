@@ -62,9 +62,9 @@ func TestMergePending(t *testing.T) {
 					q = append(q, &jobs[i])
 				}
 			}
-			slices.SortFunc(q, cmpPending)
-			slices.SortFunc(add, cmpPending)
-			want := slices.SortedFunc(slices.Values(append(slices.Clone(q), add...)), cmpPending)
+			slices.SortFunc(q, ComparePending)
+			slices.SortFunc(add, ComparePending)
+			want := slices.SortedFunc(slices.Values(append(slices.Clone(q), add...)), ComparePending)
 			if got := mergePending(q, add); !slices.Equal(got, want) {
 				t.Fatalf("seed %d, trial %d: merged %d into %d jobs out of order", seed, trial, len(add), len(q))
 			}

@@ -139,8 +139,8 @@ func (c *Config) JobsArtifact() string {
 // The synthetic-jobs stage's name and random stream: Config.Trace draws
 // the same trace outside the DAG (schedlab train) from them.
 const (
-	syntheticJobsStage  = "synthetic-jobs"
-	syntheticJobsStream = "jobs"
+	syntheticJobsStage               = "synthetic-jobs"
+	syntheticJobsStream pipeline.Key = "jobs"
 )
 
 // SyntheticJobs is the stage that generates the seeded PAI-like trace into

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/gob"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/pythontest"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/external"
@@ -21,10 +21,7 @@ import (
 // alone, on a worker that declared no policy (NAME is declared nowhere in
 // this process): the task carries the policy's spec.
 func TestCellTaskExternal(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3:", err)
-	}
+	py := pythontest.Interpreter(t)
 	script, _ := filepath.Abs(filepath.Join("..", "python", "examples", "fifo_firstfit.py"))
 	spec, err := evaluation.DefaultSpec(evaluation.DASTable1)
 	if err != nil {

@@ -20,6 +20,13 @@ const (
 	StageFit          = "fit"
 )
 
+// The keys of their streams: the synthetic samples (under
+// StageProfileSynth) and the cross-validation folds (under StageFit).
+const (
+	keySamples pipeline.Key = "samples"
+	keyFolds   pipeline.Key = "folds"
+)
+
 // Artifacts of the profile and fit stages.
 const (
 	ProfileSamples    = "datasets/profile_samples.parquet"
@@ -48,7 +55,7 @@ func ProfileSynth(cfg profiling.SynthConfig) pipeline.Stage {
 // from, under the run seed: schedlab profile synth draws from it too, so
 // that it writes the samples the run's stage does.
 func SynthSamples(seed uint64) rand.Source {
-	return pipeline.RandSource(seed, pipeline.StageStream(StageProfileSynth), "samples")
+	return pipeline.RandSource(seed, pipeline.StageStream(StageProfileSynth), keySamples)
 }
 
 // Fit is the stage that fits the Table III models to the profile samples
@@ -85,5 +92,5 @@ func fitProfile(ctx context.Context, env *pipeline.Env, cfg fitting.Config) (*fi
 // from, under the run seed: schedlab fit draws from it too, so that it
 // fits as the run's stage does.
 func FitFolds(seed uint64) rand.Source {
-	return pipeline.RandSource(seed, pipeline.StageStream(StageFit), "folds")
+	return pipeline.RandSource(seed, pipeline.StageStream(StageFit), keyFolds)
 }

@@ -171,7 +171,7 @@ func (s sensitivityPoints) evaluate(ctx context.Context, part sensitivity.Part, 
 	defer os.RemoveAll(dir)
 	in := plan.TrainInputs{Trace: s.trace, Interference: model,
 		Meta: datasets.FileMeta{Source: "sensitivity:" + part.Name + ":" + pt.Key(), ConfigHash: s.env.ConfigHash}}
-	in.Workload, in.Seed = plan.TrainStreams(s.env.Seed, s.env.Stage(), part.Name, pt.Key())
+	in.Workload, in.Seed = plan.TrainStreams(s.env.Seed, s.env.Stage(), pipeline.Key(part.Name), pipeline.Key(pt.Key()))
 	spec, err := p.Training.Spec(dir, in)
 	if errors.Is(err, training.ErrNoTrainingJobs) {
 		// Nothing to train on at this point (a small workload): the

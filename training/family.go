@@ -18,6 +18,22 @@ import (
 // families draw under their own Stage.
 const Stream pipeline.Stream = "train"
 
+// The fixed key parts that the families' streams share, each under the
+// family's own stream (its Stage, or Stream and its name): the model's
+// initialisation, the blank model a checkpoint is read into, a training
+// run's segments, actions and minibatches (one stream each, so that a
+// resumed run draws what an unbroken one would), an episode's draws and
+// the job groups' k-means.
+const (
+	KeyInit        pipeline.Key = "init"
+	KeyLoad        pipeline.Key = "load"
+	KeySegments    pipeline.Key = "segments"
+	KeyActions     pipeline.Key = "actions"
+	KeyMinibatches pipeline.Key = "minibatches"
+	KeyEpisode     pipeline.Key = "episode"
+	KeyKMeans      pipeline.Key = "kmeans"
+)
+
 // Family is one learned scheduler family: it trains a model directory
 // from a TrainSpec and opens one as a scheduler. A family package
 // registers its value with Register in an init function; the pipeline

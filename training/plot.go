@@ -17,51 +17,24 @@ import (
 // cluster" from the rows. It returns SVG (fonts not embedded, so the bytes
 // are stable) and PNG.
 func PlotCurves(rows []Curve, title string, jctMinutes bool) (svg, png []byte, err error) {
-	var ret, trainJCT, valJCT plotter.XYs
 	unit, scale := "h", 3600.0
 	if jctMinutes {
 		unit, scale = "min", 60
 	}
-	for _, r := range rows {
-		if title == "" {
-			title = fmt.Sprintf("%s %s on %s", r.Family, r.Variant, r.Cluster)
-		}
-		x := float64(r.Episode)
-		switch r.Split {
-		case "validation":
-			valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / scale})
-		default:
-			ret = append(ret, plotter.XY{X: x, Y: r.Return})
-			trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / scale})
-		}
+	if title == "" && len(rows) > 0 {
+		title = fmt.Sprintf("%s %s on %s", rows[0].Family, rows[0].Variant, rows[0].Cluster)
 	}
-	top := plot.New()
-	top.Title.Text = title
-	top.X.Label.Text = "episode"
-	top.Y.Label.Text = "return (Σ rewards of the decisions)"
-	bottom := plot.New()
-	bottom.X.Label.Text = "episode"
-	bottom.Y.Label.Text = "mean JCT (" + unit + ")"
+	ret, trainJCT, valJCT := curvePoints(rows, scale)
+	top, bottom := curvePanels(title, "mean JCT ("+unit+")")
 	key := &figure.Key{}
-	blue, orange := color.NRGBA{0x00, 0x72, 0xb2, 0xff}, color.NRGBA{0xd5, 0x5e, 0x00, 0xff}
 	for _, s := range []struct {
 		p    *plot.Plot
 		xy   plotter.XYs
 		c    color.Color
 		name string
-	}{{top, ret, blue, ""}, {bottom, trainJCT, blue, "train (sampled)"}, {bottom, valJCT, orange, "validation (greedy)"}} {
-		if len(s.xy) == 0 {
-			continue
-		}
-		l, pts, err := plotter.NewLinePoints(s.xy)
-		if err != nil {
+	}{{top, ret, seriesColours[0], ""}, {bottom, trainJCT, seriesColours[0], "train (sampled)"}, {bottom, valJCT, seriesColours[1], "validation (greedy)"}} {
+		if err := addCurve(s.p, key, s.xy, s.c, s.name); err != nil {
 			return nil, nil, err
-		}
-		l.Color, pts.Color = s.c, s.c
-		pts.Radius = vg.Points(1.5)
-		s.p.Add(l, pts)
-		if s.name != "" {
-			key.Add(s.name, l, pts)
 		}
 	}
 	figure.ShareX(top, bottom)
@@ -82,50 +55,72 @@ type Series struct {
 // hours; both panels on one episode axis, the key below them. It returns
 // SVG and PNG.
 func PlotConvergence(series []Series, title string) (svg, png []byte, err error) {
-	top := plot.New()
-	top.Title.Text = title
-	top.X.Label.Text = "episode"
-	top.Y.Label.Text = "return (Σ rewards of the decisions)"
-	bottom := plot.New()
-	bottom.X.Label.Text = "episode"
-	bottom.Y.Label.Text = "mean JCT of the validation runs (h)"
+	top, bottom := curvePanels(title, "mean JCT of the validation runs (h)")
 	key := &figure.Key{}
 	for i, s := range series {
-		var ret, trainJCT, valJCT plotter.XYs
-		for _, r := range s.Rows {
-			x := float64(r.Episode)
-			if r.Split == "validation" {
-				valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
-			} else {
-				ret = append(ret, plotter.XY{X: x, Y: r.Return})
-				trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / 3600})
-			}
-		}
+		ret, trainJCT, valJCT := curvePoints(s.Rows, 3600)
 		jct, name := valJCT, s.Label
 		if len(jct) == 0 {
 			jct, name = trainJCT, s.Label+" (JCT of its training episodes)"
 		}
 		c := seriesColours[i%len(seriesColours)]
-		for _, part := range []struct {
-			p    *plot.Plot
-			xy   plotter.XYs
-			name string
-		}{{top, ret, s.Label}, {bottom, jct, name}} {
-			if len(part.xy) == 0 {
-				continue
-			}
-			l, pts, err := plotter.NewLinePoints(part.xy)
-			if err != nil {
-				return nil, nil, err
-			}
-			l.Color, pts.Color = c, c
-			pts.Radius = vg.Points(1.5)
-			part.p.Add(l, pts)
-			key.Add(part.name, l, pts)
+		if err := addCurve(top, key, ret, c, s.Label); err != nil {
+			return nil, nil, err
+		}
+		if err := addCurve(bottom, key, jct, c, name); err != nil {
+			return nil, nil, err
 		}
 	}
 	figure.ShareX(top, bottom)
 	return figure.ColumnKey([]*plot.Plot{top, bottom}, key, 7*vg.Inch, 7*vg.Inch)
+}
+
+// curvePoints splits curve rows by episode into the training return, the
+// training episodes' mean JCT and the validation runs' mean JCT, the JCTs
+// divided by scale (seconds per unit).
+func curvePoints(rows []Curve, scale float64) (ret, trainJCT, valJCT plotter.XYs) {
+	for _, r := range rows {
+		x := float64(r.Episode)
+		if r.Split == "validation" {
+			valJCT = append(valJCT, plotter.XY{X: x, Y: r.MeanJCT / scale})
+		} else {
+			ret = append(ret, plotter.XY{X: x, Y: r.Return})
+			trainJCT = append(trainJCT, plotter.XY{X: x, Y: r.MeanJCT / scale})
+		}
+	}
+	return ret, trainJCT, valJCT
+}
+
+// curvePanels are a learning-curve figure's two panels: the return above
+// the mean JCT (its axis labelled jctLabel), both over episodes.
+func curvePanels(title, jctLabel string) (top, bottom *plot.Plot) {
+	top = plot.New()
+	top.Title.Text = title
+	top.X.Label.Text = "episode"
+	top.Y.Label.Text = "return (Σ rewards of the decisions)"
+	bottom = plot.New()
+	bottom.X.Label.Text = "episode"
+	bottom.Y.Label.Text = jctLabel
+	return top, bottom
+}
+
+// addCurve draws xy on p as a line with points in colour c, named in the
+// key unless name is ""; an empty xy draws nothing.
+func addCurve(p *plot.Plot, key *figure.Key, xy plotter.XYs, c color.Color, name string) error {
+	if len(xy) == 0 {
+		return nil
+	}
+	l, pts, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return err
+	}
+	l.Color, pts.Color = c, c
+	pts.Radius = vg.Points(1.5)
+	p.Add(l, pts)
+	if name != "" {
+		key.Add(name, l, pts)
+	}
+	return nil
 }
 
 // seriesColours are Okabe & Ito's colour-blind-safe blue, vermillion,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +20,7 @@ func newDatasetsFetchCmd(a *app) *cobra.Command {
 	var connectTimeout, readTimeout time.Duration
 	var retries int
 	cmd := &cobra.Command{
-		Use:   "fetch pai-v2020 [--dir D]",
+		Use:   "fetch SOURCE [--dir D]",
 		Short: "Download a public trace's official tarballs, verified by sha256",
 		Long: `fetch downloads the official tarballs of a public trace, checks each against the
 sha256 its publisher lists (and each unpacked file against its listed sum), and
@@ -35,15 +36,26 @@ retried --retries times, waiting 2 s, 4 s, 8 s, ... (at most 1 min) between them
 A 404 or a checksum mismatch is not retried. A second fetch into D while one runs
 is refused.
 
-pai-v2020 is the only trace fetched this way: the seven raw tables of Alibaba's PAI
-GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
-"schedlab ingest --source pai-v2020 --input D".`,
+A source that publishes its raw tables as tarballs says so in its registration
+(datasets.Publisher); the sources fetched this way: ` + strings.Join(datasets.PublishedSources(), ", ") + `.
+What lands in D is ready for "schedlab ingest --source SOURCE --input D".`,
 		Example: `  schedlab datasets fetch pai-v2020 --dir data/pai-v2020
   schedlab ingest --source pai-v2020 --input data/pai-v2020 --out out/pai`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 || args[0] != datasets.SourcePAIV2020 {
-				return usageErrorf("datasets fetch: name the trace to fetch: %s (the only one published as tarballs)", datasets.SourcePAIV2020)
+			if len(args) != 1 {
+				return usageErrorf("datasets fetch: name the trace to fetch: %s (those published as tarballs)", strings.Join(datasets.PublishedSources(), ", "))
+			}
+			src, err := datasets.LookupPublisher(args[0])
+			if err != nil {
+				return usageErrorf("datasets fetch: %v", err)
+			}
+			defURL, tarballs := src.Published()
+			if baseURL == "" {
+				baseURL = defURL
+			}
+			if dir == "" {
+				dir = args[0]
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -57,7 +69,7 @@ GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
 				retries = -1 // Fetch's 0 means its default
 			}
 			bars := map[string]*pipeline.Bar{}
-			f := datasets.Fetch{Dir: dir, BaseURL: baseURL, ConnectTimeout: connectTimeout, ReadTimeout: readTimeout, Retries: retries,
+			f := datasets.Fetch{Dir: dir, BaseURL: baseURL, Tarballs: tarballs, ConnectTimeout: connectTimeout, ReadTimeout: readTimeout, Retries: retries,
 				Log: func(msg string) { a.log.Warn(msg) }, Progress: func(name string, done, total int64) {
 					b := bars[name]
 					if b == nil {
@@ -69,7 +81,7 @@ GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
 						b.Done()
 					}
 				}}
-			err := f.Run(ctx)
+			err = f.Run(ctx)
 			for _, b := range bars {
 				b.Done()
 			}
@@ -81,8 +93,8 @@ GPU trace 2020 (about 1.4 GB of tarballs, 7 GB unpacked), ready for
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&dir, "dir", "pai-v2020", "directory to unpack the tables into")
-	fl.StringVar(&baseURL, "base-url", datasets.PAIV2020BaseURL, "where the tarballs are published (a mirror, or a local server in tests)")
+	fl.StringVar(&dir, "dir", "", "directory to unpack the tables into (default: the source's name)")
+	fl.StringVar(&baseURL, "base-url", "", "where the tarballs are published (default: the source's publisher; a mirror, or a local server in tests)")
 	fl.DurationVar(&connectTimeout, "connect-timeout", datasets.DefaultConnectTimeout, "longest wait to connect to the server")
 	fl.DurationVar(&readTimeout, "read-timeout", datasets.DefaultReadTimeout, "longest wait for the server's next bytes (headers or body)")
 	fl.IntVar(&retries, "retries", datasets.DefaultRetries, "times a failed download is tried again (0: never)")

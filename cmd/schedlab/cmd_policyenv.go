@@ -12,8 +12,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// policyEnvStream is the stream of policy-env's synthetic workload.
-const policyEnvStream pipeline.Stream = "policy-env"
+// policyEnvStream and policyEnvWorkload name the stream of the
+// generated jobs (--synthetic).
+const (
+	policyEnvStream   pipeline.Stream = "policy-env"
+	policyEnvWorkload pipeline.Key    = "workload"
+)
 
 func init() { register(newPolicyEnvCmd) }
 
@@ -59,7 +63,7 @@ jobs table (--trace) or PAI-like jobs drawn from --seed (--synthetic N).`,
 				if err := cfg.Validate(); err != nil {
 					return usageErrorf("--synthetic: %v", err)
 				}
-				if jobs, err = datasets.GeneratePAILikeJobs(ctx, cfg, pipeline.Rand(seed, policyEnvStream, "workload")); err != nil {
+				if jobs, err = datasets.GeneratePAILikeJobs(ctx, cfg, pipeline.Rand(seed, policyEnvStream, policyEnvWorkload)); err != nil {
 					return err
 				}
 			default:

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/pythontest"
 )
 
 // TestPolicyEnvPython runs the Python environment's test (python/tests/
@@ -12,13 +14,7 @@ import (
 // `policy-env` episodes, takes random feasible actions, and checks that an
 // episode's return is minus its summed JCT and that it replays identically.
 func TestPolicyEnvPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("SL_TEST_REQUIRE_PYTHON") == "1" {
-			t.Fatalf("python3 is required (SL_TEST_REQUIRE_PYTHON=1): %v", err)
-		}
-		t.Skip("no python3:", err)
-	}
+	py := pythontest.Interpreter(t)
 	self, err := filepath.Abs(os.Args[0])
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/parquettest"
+	"github.com/schedlab/schedlab/internal/pythontest"
 	"github.com/schedlab/schedlab/internal/shareddata"
 )
 
@@ -107,13 +107,7 @@ func TestReplayBadInput(t *testing.T) {
 // --policy-cmd, writes the same CSV as the built-in fifo-firstfit on the
 // PAI simulator's 6,000-job subset, byte for byte (issue 49).
 func TestReplayPolicyCmd(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("SL_TEST_REQUIRE_PYTHON") == "1" {
-			t.Fatalf("python3 is required (SL_TEST_REQUIRE_PYTHON=1): %v", err)
-		}
-		t.Skip("no python3:", err)
-	}
+	py := pythontest.Interpreter(t)
 	trace := shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv")
 	example, err := filepath.Abs(filepath.Join("..", "..", "python", "examples", "fifo_firstfit.py"))
 	if err != nil {

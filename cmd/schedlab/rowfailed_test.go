@@ -2,10 +2,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/pythontest"
 )
 
 // TestRowFailedExitStatus: a run whose external row fails alone (on_error:
@@ -13,22 +14,20 @@ import (
 // cell and the error, in-process and through the local executor; rerun
 // into the same directory (every stage cached) it says so again.
 func TestRowFailedExitStatus(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3:", err)
+	if raceEnabled {
+		t.Skip("three runs of a second of processor time each, many under the race detector; make test-norace runs it")
 	}
+	py := pythontest.Interpreter(t)
 	cfg := filepath.Join(t.TempDir(), "failing.yaml")
 	os.WriteFile(cfg, []byte(`external:
   - name: exits
-    command: python3 -c 'import sys; sys.exit(3)'
+    command: `+py+` -c 'import sys; sys.exit(3)'
     on_error: row
 eval:
   experiments: [das-table1]
   das_table1:
     schedulers: [fifo-firstfit, external:exits]
 `), 0o644)
-	if raceEnabled {
-		t.Skip("three runs of a second of processor time each, many under the race detector; make test-norace runs it")
-	}
 	small := []string{"SCHEDLAB_DATASETS_SYNTHETIC_JOBS=200"}
 	for _, executor := range []string{"", "local"} {
 		dir := filepath.Join(t.TempDir(), "run")

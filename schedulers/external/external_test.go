@@ -4,53 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/pythontest"
 	"github.com/schedlab/schedlab/schedulers/external"
 	"github.com/schedlab/schedlab/schedulers/schedulerstest"
 	"github.com/schedlab/schedlab/sim"
 )
 
-// python3 returns the interpreter, or skips the test when there is none
-// (CI sets SL_TEST_REQUIRE_PYTHON=1 to make that a failure).
-func python3(t testing.TB) string {
-	t.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("SL_TEST_REQUIRE_PYTHON") == "1" {
-			t.Fatalf("python3 is required (SL_TEST_REQUIRE_PYTHON=1): %v", err)
-		}
-		t.Skip("no python3:", err)
-	}
-	interpreter.once.Do(func() {
-		out, err := exec.Command(p, "-c", "import sys; print(sys.executable)").Output()
-		if err == nil {
-			interpreter.path = strings.TrimSpace(string(out))
-		}
-	})
-	if interpreter.path != "" {
-		return interpreter.path
-	}
-	return p
-}
-
-// interpreter is the Python interpreter that python3 on PATH runs, as
-// its sys.executable names it. Where python3 is a wrapper (pyenv's shims
-// are shell scripts), starting it costs more processor time than a PAI
-// replay's whole exchange with the policy, and every test here starts
-// policies: tests and benchmarks run the interpreter itself.
-var interpreter struct {
-	once sync.Once
-	path string
-}
+// python3 is the interpreter the tests start (resolved once, past
+// pyenv's shims; a skip without Python).
+var python3 = pythontest.Interpreter
 
 // example is the command of one of python/examples.
 func example(t testing.TB, name string) string {

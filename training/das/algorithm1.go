@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/nn"
 	"github.com/schedlab/schedlab/training/rl"
 )
@@ -62,13 +63,13 @@ type algorithm1 struct {
 // newAlgorithm1 learns into m through the agents ord and place (their
 // Adams are the agents' optimisers), drawing from rng.
 func newAlgorithm1(cfg Config, m *Model, ord *orderAgent, place *placeAgent, M int, lr float64, seed uint64, rng *rand.Rand) *algorithm1 {
-	old := NewModel(cfg, pipeline.Rand(seed, Stage, "init"))
+	old := NewModel(cfg, pipeline.Rand(seed, Stage, training.KeyInit))
 	old.ps.CopyFrom(m.ps)
 	return &algorithm1{
 		cfg: cfg, m: m, old: old,
 		ord: ord, ordOld: &orderAgent{m: old},
 		place: place, placeOld: &placeAgent{m: old},
-		q:      newQCritic(cfg, M, lr, pipeline.Rand(seed, Stage, "qcritic-init")),
+		q:      newQCritic(cfg, M, lr, pipeline.Rand(seed, Stage, keyQCriticInit)),
 		rng:    rng,
 		vNext:  math.NaN(),
 		synced: true,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
@@ -78,7 +79,7 @@ func Load(path string) (*Model, Sidecar, error) {
 	}
 	// The values are overwritten by the checkpoint; the seed only fills
 	// them first.
-	m := NewModel(meta.Config, pipeline.Rand(0, Stage, "load"))
+	m := NewModel(meta.Config, pipeline.Rand(0, Stage, training.KeyLoad))
 	if err := LoadInto(path, m); err != nil {
 		return nil, meta, err
 	}

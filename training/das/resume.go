@@ -47,7 +47,8 @@ func resumeKey(cfg Config) string { return cfg.Variant + "@" + cfg.Hash() }
 type runStreams struct{ seg, act, upd *rand.PCG }
 
 func newRunStreams(seed uint64, key string) runStreams {
-	return runStreams{pipeline.RandSource(seed, Stage, "segments", key), pipeline.RandSource(seed, Stage, "actions", key), pipeline.RandSource(seed, Stage, "minibatches", key)}
+	k := pipeline.Key(key)
+	return runStreams{pipeline.RandSource(seed, Stage, training.KeySegments, k), pipeline.RandSource(seed, Stage, training.KeyActions, k), pipeline.RandSource(seed, Stage, training.KeyMinibatches, k)}
 }
 
 // capture is the run's state after ep episodes.
@@ -84,7 +85,7 @@ func (st *runState) restore(run *RunResult, ord *orderAgent, plc *placeAgent, cr
 
 // finished turns a saved finished run back into its result.
 func (d doneRun) finished(cfg Config, seed uint64) (RunResult, error) {
-	m := NewModel(cfg, pipeline.Rand(seed, Stage, "init"))
+	m := NewModel(cfg, pipeline.Rand(seed, Stage, training.KeyInit))
 	if err := m.ps.SetValues(d.Params); err != nil {
 		return RunResult{}, fmt.Errorf("das: resume: %w", err)
 	}

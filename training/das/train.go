@@ -23,6 +23,15 @@ import (
 // (pipeline.Rand(seed, Stage, ...)).
 const Stage = "train-das"
 
+// The DAS trainings' own key parts under Stage, beside the families'
+// shared ones (training.KeyInit, ...): the critics' initialisations and
+// the untrained model's draws.
+const (
+	keyQCriticInit pipeline.Key = "qcritic-init"
+	keyCriticInit  pipeline.Key = "critic-init"
+	keyUntrained   pipeline.Key = "untrained"
+)
+
 // TrainOptions are the inputs of a training run besides its Config.
 type TrainOptions struct {
 	Cluster     *sim.Cluster
@@ -76,7 +85,7 @@ func (r *Result) Best() *RunResult { return &r.Runs[r.Chosen] }
 // Train trains one model per learning rate of cfg.LearningRates on
 // split.Train with MAPPO, validates on split.Val, and picks the rate whose
 // final policy has the lowest validation mean JCT. Every run starts from
-// the same initialisation (pipeline.Rand(seed, Stage, "init")); episode
+// the same initialisation (pipeline.Rand(seed, Stage, training.KeyInit)); episode
 // sampling and minibatches draw from streams keyed by the rate. The same
 // inputs and seed give bit-identical models.
 func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions) (*Result, error) {
@@ -141,7 +150,7 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 }
 
 // UntrainedReference is what a network that learned nothing decides: the
-// model every training starts from (the stream "init"), its ranking heads,
+// model every training starts from (the stream training.KeyInit), its ranking heads,
 // which start at zero, drawn from N(0, untrainedScale²) (the stream
 // "untrained"). The zero heads tie every job and machine, and the decoder
 // breaks ties as FIFO-FirstFit does; any training, even at a learning rate
@@ -150,8 +159,8 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 // FIFO-FirstFit's is that of such a policy: a trained model that is no
 // further from FIFO-FirstFit did not learn to schedule.
 func UntrainedReference(cfg Config, seed uint64) *Model {
-	m := NewModel(cfg, pipeline.Rand(seed, Stage, "init"))
-	rng := pipeline.Rand(seed, Stage, "untrained")
+	m := NewModel(cfg, pipeline.Rand(seed, Stage, training.KeyInit))
+	rng := pipeline.Rand(seed, Stage, keyUntrained)
 	for _, w := range m.rankingHeads() {
 		for i := range w.Data {
 			w.Data[i] = untrainedScale * rng.NormFloat64()
@@ -166,11 +175,11 @@ func UntrainedReference(cfg Config, seed uint64) *Model {
 // decisions unlike FIFO-FirstFit's.
 func trainRun(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions, lr, untrained float64, cur *runState, save func(runState) error) (*RunResult, error) {
 	key := strconv.FormatFloat(lr, 'g', -1, 64)
-	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
+	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, training.KeyInit))
 	M := len(opts.Cluster.Servers)
 	ord := &orderAgent{m: m, opt: newAgentAdam(m, lr, cfg.MaxGradNorm)}
 	plc := &placeAgent{m: m, opt: newAgentAdam(m, lr, cfg.MaxGradNorm)}
-	crit := newCritic(cfg, M, lr, pipeline.Rand(opts.Seed, Stage, "critic-init"))
+	crit := newCritic(cfg, M, lr, pipeline.Rand(opts.Seed, Stage, keyCriticInit))
 	mappo := &rl.MAPPO[*Obs]{Actors: []rl.ActorCritic[*Obs]{ord, plc}, Critic: crit, Config: cfg.MAPPO}
 	streams := newRunStreams(opts.Seed, key)
 	segRng, actRng, updRng := rand.New(streams.seg), rand.New(streams.act), rand.New(streams.upd)

@@ -8,9 +8,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/nn"
@@ -239,7 +239,7 @@ func TrainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datas
 // (resume.go). It returns every episode's curve row, those of the
 // episodes before the resumed one included.
 func trainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datasets.Job, simCfg sim.Config, model sim.Interference, seed uint64, episode func(training.Curve), resume *training.Resume) (*Atte, []training.Curve, error) {
-	a, err := NewAtte(cfg, seedRand(seed, "atte", "init"))
+	a, err := NewAtte(cfg, seedRand(seed, keyAtte, training.KeyInit))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -262,7 +262,7 @@ func trainAtte(ctx context.Context, cfg AtteConfig, c *sim.Cluster, jobs []datas
 			return nil, nil, err
 		}
 		var steps []*atteStep
-		sch := &atteScheduler{a: a, rng: seedRand(seed, "atte", "episode", strconv.Itoa(ep)), record: func(st *atteStep) { steps = append(steps, st) }}
+		sch := &atteScheduler{a: a, rng: seedRand(seed, keyAtte, training.KeyEpisode, pipeline.Index(ep)), record: func(st *atteStep) { steps = append(steps, st) }}
 		var ret float64
 		for {
 			st, err := s.Next(ctx)

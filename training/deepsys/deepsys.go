@@ -319,7 +319,16 @@ func placementOf(js *sim.JobState, srv []int) sim.Placement {
 	return sim.Placement{Job: js.Index, Slots: slots}
 }
 
+// The keys of DeepSys' streams, under training.Stream: the family's
+// (streamKey), then the model's (keySpeed, keyAtte), then what is drawn.
+const (
+	streamKey  pipeline.Key = "deepsys"
+	keySpeed   pipeline.Key = "speed"
+	keyAtte    pipeline.Key = "atte"
+	keyShuffle pipeline.Key = "shuffle"
+)
+
 // seedRand derives the package's random streams.
-func seedRand(seed uint64, key ...string) *rand.Rand {
-	return pipeline.Rand(seed, training.Stream, append([]string{"deepsys"}, key...)...)
+func seedRand(seed uint64, key ...pipeline.Key) *rand.Rand {
+	return pipeline.Rand(seed, training.Stream, append([]pipeline.Key{streamKey}, key...)...)
 }

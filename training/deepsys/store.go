@@ -12,6 +12,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -117,7 +118,7 @@ func Load(dir string) (sim.Scheduler, error) {
 // TrainDeepSys logs the heuristics' placements of jobs on c and fits a
 // speed model to them; it returns the model and the final training MSE.
 func TrainDeepSys(ctx context.Context, cfg SpeedConfig, c *sim.Cluster, jobs []datasets.Job, simCfg sim.Config, model sim.Interference, seed uint64) (*SpeedModel, float64, error) {
-	m, err := NewSpeedModel(cfg, seedRand(seed, "speed", "init"))
+	m, err := NewSpeedModel(cfg, seedRand(seed, keySpeed, training.KeyInit))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -125,6 +126,6 @@ func TrainDeepSys(ctx context.Context, cfg SpeedConfig, c *sim.Cluster, jobs []d
 	if err != nil {
 		return nil, 0, err
 	}
-	mse, err := m.Fit(ctx, samples, seedRand(seed, "speed", "shuffle"))
+	mse, err := m.Fit(ctx, samples, seedRand(seed, keySpeed, keyShuffle))
 	return m, mse, err
 }

@@ -26,7 +26,7 @@ type resumeState struct {
 type streams struct{ seg, act, upd *rand.PCG }
 
 func newStreams(seed uint64) streams {
-	return streams{pipeline.RandSource(seed, Stage, "segments"), pipeline.RandSource(seed, Stage, "actions"), pipeline.RandSource(seed, Stage, "minibatches")}
+	return streams{pipeline.RandSource(seed, Stage, training.KeySegments), pipeline.RandSource(seed, Stage, training.KeyActions), pipeline.RandSource(seed, Stage, training.KeyMinibatches)}
 }
 
 func resumeKey(cfg Config) string { return "dl2@" + cfg.Hash() }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/nn"
 )
@@ -107,7 +108,7 @@ func Load(path string) (*Model, error) {
 	if err := sc.Config.Validate(); err != nil {
 		return nil, err
 	}
-	m := NewModel(sc.Config, pipeline.Rand(0, Stage, "load"))
+	m := NewModel(sc.Config, pipeline.Rand(0, Stage, training.KeyLoad))
 	if err := nn.LoadCheckpoint(path, m.Params()); err != nil {
 		return nil, fmt.Errorf("dl2: %w", err)
 	}

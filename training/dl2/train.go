@@ -18,6 +18,9 @@ import (
 // Stage names DL²'s random streams.
 const Stage = "train-dl2"
 
+// keyWarmup is the key under Stage of the warm-up episodes' draws.
+const keyWarmup pipeline.Key = "warmup"
+
 // Evaluation is what the deterministic policy achieved on a job set.
 type Evaluation = daspaper.Evaluation
 
@@ -40,7 +43,7 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 	if err := opts.Check("dl2", cfg, split); err != nil {
 		return nil, err
 	}
-	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, "init"))
+	m := NewModel(cfg, pipeline.Rand(opts.Seed, Stage, training.KeyInit))
 	val := split.ValJobs(cfg.ValJobs)
 	res := &Result{Model: m}
 	s := newStreams(opts.Seed)
@@ -122,7 +125,7 @@ func warmup(ctx context.Context, m *Model, split daspaper.Split, opts TrainOptio
 		rew[i], done[i] = s.Reward, s.Done
 	}
 	rl.DiscountedReturns(ret, rew, done, cfg.Gamma)
-	rng := pipeline.Rand(opts.Seed, Stage, "warmup")
+	rng := pipeline.Rand(opts.Seed, Stage, keyWarmup)
 	perm := make([]int, n)
 	for i := range perm {
 		perm[i] = i

@@ -34,7 +34,7 @@
 //     trained at fat-tree k = 4 schedules k = 20.
 //   - The same seed gives bit-identical checkpoints and curves at any
 //     GOMAXPROCS, any number of borrowed workers and any executor: every
-//     random stream is pipeline.Rand(seed, training.Stream, "marl", ...),
+//     random stream is pipeline.Rand(seed, training.Stream, streamKey, ...),
 //     each episode's named by its index; gradients are reduced in rollout
 //     and agent order, never in completion order (TestGoldenTraining pins
 //     the bytes). Config.Precision float32 (the actors' inner passes in

@@ -30,13 +30,17 @@ type Policy struct {
 	net *network
 }
 
+// streamKey is MARL's first key part under training.Stream (its
+// trainings) and schedulers.Stream (its scheduler's draws at evaluation).
+const streamKey pipeline.Key = "marl"
+
 // NewPolicy returns an untrained policy whose parameters are drawn from
-// pipeline.Rand(seed, training.Stream, "marl", "init").
+// pipeline.Rand(seed, training.Stream, streamKey, training.KeyInit).
 func NewPolicy(cfg Config, seed uint64) (*Policy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("marl: %w", err)
 	}
-	return &Policy{cfg: cfg, net: newNetwork(cfg, pipeline.Rand(seed, training.Stream, "marl", "init"))}, nil
+	return &Policy{cfg: cfg, net: newNetwork(cfg, pipeline.Rand(seed, training.Stream, streamKey, training.KeyInit))}, nil
 }
 
 // Config returns the policy's configuration.
@@ -132,7 +136,7 @@ type SchedulerOptions struct {
 	// likely one.
 	Sample bool
 	// Seed seeds sampling and the server-level variant's random GPU group,
-	// through pipeline.Rand(Seed, schedulers.Stream, "marl").
+	// through pipeline.Rand(Seed, schedulers.Stream, streamKey).
 	Seed uint64
 }
 
@@ -181,7 +185,7 @@ func (s *scheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placemen
 			return nil, err
 		}
 		s.c = st.Cluster
-		s.a = newActor(newEvaluator(s.pol.net, cg), s.pol.cfg.Jobs, pipeline.Rand(s.opt.Seed, schedulers.Stream, "marl"), !s.opt.Sample)
+		s.a = newActor(newEvaluator(s.pol.net, cg), s.pol.cfg.Jobs, pipeline.Rand(s.opt.Seed, schedulers.Stream, streamKey), !s.opt.Sample)
 	}
 	return s.a.decide(ctx, st)
 }

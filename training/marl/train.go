@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/sourcegraph/conc"
@@ -350,7 +349,7 @@ func (tr *trainer) newRollout(opts TrainOptions, simCfg sim.Config, e *evaluator
 	}
 	// The episode's index is the rollout's in the stream's name: an
 	// episode draws the same actions whichever iteration holds it.
-	rng := pipeline.Rand(opts.Seed, training.Stream, "marl", tr.cfg.Variant, "episode", strconv.Itoa(ep))
+	rng := pipeline.Rand(opts.Seed, training.Stream, streamKey, pipeline.Key(tr.cfg.Variant), training.KeyEpisode, pipeline.Index(ep))
 	parts := len(e.cg.parts)
 	r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, parts), pending: make([]segment, parts)}
 	r.c.Episode, r.c.Split = int32(ep), "train"

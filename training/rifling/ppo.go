@@ -247,7 +247,7 @@ func TrainPPO(ctx context.Context, cfg PPOConfig, split daspaper.Split, opts Tra
 		return nil, err
 	}
 	key := "rifling-ppo@" + cfg.Hash()
-	seg, act, upd := pipeline.RandSource(opts.Seed, PPOStage, "segments"), pipeline.RandSource(opts.Seed, PPOStage, "actions"), pipeline.RandSource(opts.Seed, PPOStage, "minibatches")
+	seg, act, upd := pipeline.RandSource(opts.Seed, PPOStage, training.KeySegments), pipeline.RandSource(opts.Seed, PPOStage, training.KeyActions), pipeline.RandSource(opts.Seed, PPOStage, training.KeyMinibatches)
 	val := split.ValJobs(cfg.ValJobs)
 	var saved ppoState
 	_, resumed, err := opts.Resume.LoadState("rifling-ppo", key, &saved)
@@ -257,7 +257,7 @@ func TrainPPO(ctx context.Context, cfg PPOConfig, split daspaper.Split, opts Tra
 	M := len(opts.Cluster.Servers)
 	res := &PPOResult{}
 	if resumed {
-		res.Policy = NewPPOPolicy(cfg, saved.Centroids, M, pipeline.Rand(opts.Seed, PPOStage, "init"))
+		res.Policy = NewPPOPolicy(cfg, saved.Centroids, M, pipeline.Rand(opts.Seed, PPOStage, training.KeyInit))
 		for _, err := range []error{res.Policy.Params().SetValues(saved.Params), res.Policy.Optimizer().SetState(saved.Opt),
 			training.SetRandState(seg, saved.Seg), training.SetRandState(act, saved.Act), training.SetRandState(upd, saved.Upd)} {
 			if err != nil {
@@ -266,11 +266,11 @@ func TrainPPO(ctx context.Context, cfg PPOConfig, split daspaper.Split, opts Tra
 		}
 		res.Curves, res.InitVal, res.FinalVal = saved.Curves, saved.InitVal, saved.FinalVal
 	} else {
-		cents, err := jobGroups(ctx, opts, split.Train, pipeline.Rand(opts.Seed, PPOStage, "kmeans"), cfg.Clusters, cfg.KMeansIters)
+		cents, err := jobGroups(ctx, opts, split.Train, pipeline.Rand(opts.Seed, PPOStage, training.KeyKMeans), cfg.Clusters, cfg.KMeansIters)
 		if err != nil {
 			return nil, err
 		}
-		res.Policy = NewPPOPolicy(cfg, cents, M, pipeline.Rand(opts.Seed, PPOStage, "init"))
+		res.Policy = NewPPOPolicy(cfg, cents, M, pipeline.Rand(opts.Seed, PPOStage, training.KeyInit))
 		if res.InitVal, err = res.Policy.Evaluate(ctx, opts.Cluster, opts.Sim, opts.Interference, val, split.Norm); err != nil {
 			return nil, err
 		}
@@ -393,7 +393,7 @@ func LoadPPO(path string) (*PPOPolicy, error) {
 	if i := slices.IndexFunc(sc.Centroids, func(c []float64) bool { return len(c) != daspaper.JobFeatures }); i >= 0 {
 		return nil, fmt.Errorf("%w: %s: centroid %d of width %d, want %d", ErrNotRIFLING, side, i, len(sc.Centroids[i]), daspaper.JobFeatures)
 	}
-	p := NewPPOPolicy(sc.Config, sc.Centroids, sc.Machines, pipeline.Rand(0, PPOStage, "load"))
+	p := NewPPOPolicy(sc.Config, sc.Centroids, sc.Machines, pipeline.Rand(0, PPOStage, training.KeyLoad))
 	if err := nn.LoadCheckpoint(path, p.Params()); err != nil {
 		return nil, fmt.Errorf("rifling-ppo: %w", err)
 	}

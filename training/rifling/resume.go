@@ -25,7 +25,7 @@ type resumeState struct {
 type streams struct{ seg, act *rand.PCG }
 
 func newStreams(seed uint64) streams {
-	return streams{pipeline.RandSource(seed, Stage, "segments"), pipeline.RandSource(seed, Stage, "actions")}
+	return streams{pipeline.RandSource(seed, Stage, training.KeySegments), pipeline.RandSource(seed, Stage, training.KeyActions)}
 }
 
 func resumeKey(cfg Config) string { return "rifling@" + cfg.Hash() }

@@ -64,7 +64,7 @@ func Train(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOpti
 // the states met by a first-fit pass over the training jobs, the table
 // of zeros, and its evaluation.
 func initial(ctx context.Context, cfg Config, split daspaper.Split, opts TrainOptions) (*Result, error) {
-	rng := pipeline.Rand(opts.Seed, Stage, "kmeans")
+	rng := pipeline.Rand(opts.Seed, Stage, training.KeyKMeans)
 	points, err := sampleStates(ctx, cfg, opts, split.Train, maxStates, rng)
 	if err != nil {
 		return nil, fmt.Errorf("rifling: state sampling: %w", err)

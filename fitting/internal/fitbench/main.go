@@ -59,7 +59,10 @@ func main() {
 
 // synthStream is the stream fitting.DefaultModel's samples were drawn
 // from (its provenance names it).
-const synthStream pipeline.Stream = "profile"
+const (
+	synthStream pipeline.Stream = "profile"
+	synthKey    pipeline.Key    = "synthetic"
+)
 
 func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
@@ -69,7 +72,7 @@ func gen(args []string) error {
 	fs.Parse(args)
 	cfg := profiling.DefaultSynthConfig()
 	cfg.Samples = *n
-	s, err := profiling.Synthesize(context.Background(), cfg, pipeline.RandSource(*seed, synthStream, "synthetic"))
+	s, err := profiling.Synthesize(context.Background(), cfg, pipeline.RandSource(*seed, synthStream, synthKey))
 	if err != nil {
 		return err
 	}

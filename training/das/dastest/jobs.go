@@ -12,6 +12,9 @@ import (
 // stream names the test jobs' draws.
 const stream pipeline.Stream = "test"
 
+// keyContended is ContendedJobs' key under stream.
+const keyContended pipeline.Key = "contended"
+
 // ContendedJobs is a small workload on which the order of jobs matters a
 // great deal: Poisson arrivals meanGapS seconds apart on average, of three
 // kinds (small 1×1 GPU for 10 min, medium 2×4 GPUs for 30 min, large 4×8
@@ -21,7 +24,7 @@ const stream pipeline.Stream = "test"
 // from the features (instances, GPUs). The jobs depend only on n, seed
 // and meanGapS.
 func ContendedJobs(n int, seed uint64, meanGapS float64) []datasets.Job {
-	rng := pipeline.Rand(seed, stream, "contended")
+	rng := pipeline.Rand(seed, stream, keyContended)
 	jobs := make([]datasets.Job, n)
 	now := 0.0
 	for i := range jobs {
