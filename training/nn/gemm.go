@@ -41,14 +41,7 @@ const minParallelGemmFlops = 4 << 20
 // C += A·B with A read through strides.
 func gemm(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) int64 {
 	m, n := c.Rows, c.Cols
-	k, am := a.Cols, a.Rows
-	if ta {
-		k, am = a.Rows, a.Cols
-	}
-	bk, bn := b.Rows, b.Cols
-	if tb {
-		bk, bn = b.Cols, b.Rows
-	}
+	am, k, bk, bn := productDims(ta, tb, a.Rows, a.Cols, b.Rows, b.Cols)
 	if am != m || bk != k || bn != n || !fits(a) || !fits(b) || !fits(c) {
 		panic(fmt.Sprintf("nn: gemm of %dx%d (stride %d, trans %v) and %dx%d (stride %d, trans %v) into %dx%d (stride %d)",
 			a.Rows, a.Cols, a.Stride, ta, b.Rows, b.Cols, b.Stride, tb, m, n, c.Stride))
@@ -152,6 +145,20 @@ func fits(m blas64.General) bool {
 		return m.Rows >= 0 && m.Cols >= 0
 	}
 	return m.Stride >= m.Cols && len(m.Data) >= (m.Rows-1)*m.Stride+m.Cols
+}
+
+// productDims are the shapes of op(A) (am × k) and op(B) (bk × bn) for
+// A of aRows × aCols and B of bRows × bCols, transposed where ta, tb say.
+func productDims(ta, tb bool, aRows, aCols, bRows, bCols int) (am, k, bk, bn int) {
+	am, k = aRows, aCols
+	if ta {
+		am, k = aCols, aRows
+	}
+	bk, bn = bRows, bCols
+	if tb {
+		bk, bn = bCols, bRows
+	}
+	return am, k, bk, bn
 }
 
 // bufList is a free list of gemm's scratch buffers. Not a sync.Pool:

@@ -41,14 +41,7 @@ func (m Matrix32) fits() bool {
 // computation, not a faster copy of the float64 one.
 func Gemm32(ta, tb bool, a, b Matrix32, beta float32, c Matrix32) int64 {
 	m, n := c.Rows, c.Cols
-	k, am := a.Cols, a.Rows
-	if ta {
-		k, am = a.Rows, a.Cols
-	}
-	bk, bn := b.Rows, b.Cols
-	if tb {
-		bk, bn = b.Cols, b.Rows
-	}
+	am, k, bk, bn := productDims(ta, tb, a.Rows, a.Cols, b.Rows, b.Cols)
 	if am != m || bk != k || bn != n || !a.fits() || !b.fits() || !c.fits() || (beta != 0 && beta != 1) {
 		panic(fmt.Sprintf("nn: Gemm32 of %dx%d (stride %d, trans %v) and %dx%d (stride %d, trans %v) into %dx%d (stride %d), beta %v",
 			a.Rows, a.Cols, a.Stride, ta, b.Rows, b.Cols, b.Stride, tb, m, n, c.Stride, beta))
