@@ -196,7 +196,10 @@ func convergence(rows []training.Curve) []float64 {
 
 // FIFOLike is the share of validation decisions below which a learned
 // row's final policy counts as FIFO-FirstFit under another name (it
-// decides like FIFO-FirstFit on more than 95 % of them).
+// decides like FIFO-FirstFit on more than 95 % of them). It is also the
+// least margin by which that share must exceed the untrained reference's
+// for the row to count as having learned: a network that learned nothing
+// already differs from FIFO-FirstFit by how it breaks ties.
 const FIFOLike = 0.05
 
 // dasTrainingTable summarises each learning curve of das-table1's learned
@@ -204,8 +207,8 @@ const FIFOLike = 0.05
 // validation the share of decisions unlike FIFO-FirstFit's, that of the
 // family's untrained reference on the same jobs, and the mean JCT. Rows
 // whose family measures none show no value; a row whose share is under
-// FIFOLike, or no more than its untrained reference's (it did not learn),
-// is named in the notes.
+// FIFOLike, or less than FIFOLike above its untrained reference's (it
+// did not measurably learn), is named in the notes.
 func dasTrainingTable(in DerivedData) *Table {
 	t := &Table{ID: DASTraining,
 		Title: DASTraining + ": training of das-table1's learned schedulers",
@@ -244,7 +247,7 @@ func dasTrainingTable(in DerivedData) *Table {
 		if notFIFO < 100*FIFOLike {
 			flagged = append(flagged, fmt.Sprintf("%s (%.1f %%)", label, notFIFO))
 		}
-		if notFIFO <= untrained {
+		if notFIFO-untrained < 100*FIFOLike {
 			unlearned = append(unlearned, fmt.Sprintf("%s (%.1f %% against %.1f %%)", label, notFIFO, untrained))
 		}
 	}
@@ -254,7 +257,7 @@ func dasTrainingTable(in DerivedData) *Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("Decide like FIFO-FirstFit on more than %.0f %% of their validation decisions, FIFO-FirstFit under another name: %s.", 100*(1-FIFOLike), strings.Join(flagged, ", ")))
 	}
 	if len(unlearned) > 0 {
-		t.Notes = append(t.Notes, "No further from FIFO-FirstFit than their untrained reference, so they did not learn to schedule: "+strings.Join(unlearned, ", ")+".")
+		t.Notes = append(t.Notes, fmt.Sprintf("Less than %.0f points further from FIFO-FirstFit than their untrained reference, so they did not measurably learn to schedule at this budget: %s.", 100*FIFOLike, strings.Join(unlearned, ", ")))
 	}
 	return t
 }
