@@ -40,6 +40,7 @@ type rjob struct {
 	need        sim.Resources // js.Total, kept here for the walk's scans
 	gpus        float64
 	running     bool
+	chosen      bool // walk's first pass chose it
 	lastCheck   float64
 	total       float64 // executed seconds over the job's life (total_executed_time)
 	executed    float64 // executed seconds since the job last entered the top queue (executed_time)
@@ -48,7 +49,6 @@ type rjob struct {
 	queue       int
 	rank        float64
 	promotions  int
-	chosen      bool    // walk's first pass chose it
 	key         float64 // a sorted policy's key at this decision
 	shape       int32   // runnable.shapeOf
 	uniform     bool    // every instance asks the same (runnable.short)
@@ -74,7 +74,10 @@ type runnable struct {
 	slotArena []sim.Slot
 	// Shapes: jobs that share their instances (sim builds them once per
 	// distinct task list and model) fit or not alike. shapes numbers
-	// them; failed[shape] is the pass in which the shape last failed.
+	// them; failed[shape] is the pass in which the shape last failed, or
+	// was found to ask more than is left in all or to be covered by a
+	// shortfall (runnable.short). Within a pass the ledger only shrinks,
+	// so every later job of the shape is then skipped with one comparison.
 	shapes map[*sim.Instance]int32
 	failed []uint32
 	pass   uint32
@@ -261,8 +264,12 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 first:
 	for _, q := range order {
 		for _, j := range q {
-			if !j.need.Fits(tot) || r.failedShape(j) {
-				continue // more than is left in all, or a shape that did not fit
+			if r.failed[j.shape] == r.pass {
+				continue // a shape that did not fit
+			}
+			if !j.need.Fits(tot) || r.covered(j) {
+				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
+				continue
 			}
 			if r.book(j) {
 				tot = tot.Sub(j.need)
@@ -285,7 +292,7 @@ first:
 	unchosen := len(st.Running)
 	for _, j := range r.chosen {
 		if j.running {
-			r.take(j.js, j.js.Slots) // they ran together: they fit
+			r.takeJob(j) // they ran together: they fit
 			unchosen--
 		}
 	}
@@ -314,13 +321,15 @@ third:
 			case j.chosen:
 			case j.running:
 				unchosen--
-				if r.take(j.js, j.js.Slots) {
+				if r.takeJob(j) {
 					tot = tot.Sub(j.need)
 				} else {
 					d.Preempt = append(d.Preempt, j.js.Index)
 					j.running = false
 				}
-			case !j.need.Fits(tot) || r.failedShape(j):
+			case r.failed[j.shape] == r.pass:
+			case !j.need.Fits(tot) || r.covered(j):
+				r.failed[j.shape] = r.pass
 			default:
 				if slots := r.firstFit(j.js); slots != nil {
 					tot = tot.Sub(j.need)
@@ -343,13 +352,10 @@ third:
 	return d
 }
 
-// failedShape reports whether j cannot fit for what failed earlier in
-// this pass: a job of its shape, or one of identical instances that j's
-// cover (runnable.short).
-func (r *runnable) failedShape(j *rjob) bool {
-	if r.failed[j.shape] == r.pass {
-		return true
-	}
+// covered reports whether j cannot fit for a job of identical
+// instances, failed earlier in this pass, that j's cover
+// (runnable.short).
+func (r *runnable) covered(j *rjob) bool {
 	if !j.uniform || r.shortAt != r.pass {
 		return false
 	}
@@ -543,6 +549,35 @@ func (r *runnable) take(js *sim.JobState, slots []sim.Slot) bool {
 				r.free[srv] = f
 				for m := range k {
 					r.free[slots[m].Server] = r.free[slots[m].Server].Add(js.Instances[m].Demand)
+				}
+				return false
+			}
+			f = f.Sub(d)
+		}
+		r.free[srv] = f
+		i = k
+	}
+	return true
+}
+
+// takeJob is take for j's own slots; for a job of identical instances
+// it reads the one demand, not each instance's: the same checks and
+// subtractions, in the same order.
+func (r *runnable) takeJob(j *rjob) bool {
+	js := j.js
+	if !j.uniform {
+		return r.take(js, js.Slots)
+	}
+	d, slots := js.Instances[0].Demand, js.Slots
+	for i := 0; i < len(slots); {
+		srv := slots[i].Server
+		f := r.free[srv]
+		k := i
+		for ; k < len(slots) && slots[k].Server == srv; k++ {
+			if !d.Fits(f) {
+				r.free[srv] = f
+				for m := range k {
+					r.free[slots[m].Server] = r.free[slots[m].Server].Add(d)
 				}
 				return false
 			}
