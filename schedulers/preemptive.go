@@ -49,10 +49,12 @@ type rjob struct {
 	queue       int
 	rank        float64
 	promotions  int
-	key         float64 // a sorted policy's key at this decision
-	shape       int32   // runnable.shapeOf
-	uniform     bool    // every instance asks the same (runnable.short)
-	seq         uint64  // arrival: the position in the list's order
+	key         float64       // a sorted policy's key at this decision
+	shape       int32         // runnable.shapeOf
+	uniform     bool          // every instance asks the same (runnable.short)
+	unit        sim.Resources // when uniform, what each instance asks
+	count       int           // js's instances
+	seq         uint64        // arrival: the position in the list's order
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -72,13 +74,13 @@ type runnable struct {
 	starts    []sim.Placement
 	preempts  []int
 	slotArena []sim.Slot
-	// Shapes: jobs that share their instances (sim builds them once per
-	// distinct task list and model) fit or not alike. shapes numbers
+	// Shapes: jobs that ask the same instances (shapeKey) fit or not
+	// alike. shapes numbers
 	// them; failed[shape] is the pass in which the shape last failed, or
 	// was found to ask more than is left in all or to be covered by a
 	// shortfall (runnable.short). Within a pass the ledger only shrinks,
 	// so every later job of the shape is then skipped with one comparison.
-	shapes map[*sim.Instance]int32
+	shapes map[shapeKey]int32
 	failed []uint32
 	pass   uint32
 	// from[shape] is where first fit may start for a job of that shape
@@ -155,7 +157,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		}
 		r.arrivals++
 		j := r.newRjob()
-		*j = rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
+		*j = rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, uniform: true, seq: r.arrivals}
 		if len(r.list) == 0 {
 			r.least, r.leastN = j.need, [3]int{1, 1, 1}
 		} else {
@@ -164,6 +166,8 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
 		}
+		j.unit, j.count = js.Instances[0].Demand, len(js.Instances)
+		j.shape = r.shapeOf(js, j.uniform)
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
 		if add != nil {
@@ -172,12 +176,25 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 	}
 }
 
-// shapeOf numbers js's shape.
-func (r *runnable) shapeOf(js *sim.JobState) int32 {
+// shapeKey names a shape: a job of identical instances by their one
+// demand and count, whatever its model (the walk reads nothing else of
+// it, and its total is the same sum), any other by its instance list,
+// which sim shares between jobs of the same tasks and model.
+type shapeKey struct {
+	inst *sim.Instance // nil for identical instances
+	d    sim.Resources
+	n    int
+}
+
+// shapeOf numbers js's shape; uniform is rjob.uniform.
+func (r *runnable) shapeOf(js *sim.JobState, uniform bool) int32 {
 	if r.shapes == nil {
-		r.shapes = map[*sim.Instance]int32{}
+		r.shapes = map[shapeKey]int32{}
 	}
-	k := &js.Instances[0]
+	k := shapeKey{inst: &js.Instances[0]}
+	if uniform {
+		k = shapeKey{d: js.Instances[0].Demand, n: len(js.Instances)}
+	}
 	id, ok := r.shapes[k]
 	if !ok {
 		id = int32(len(r.shapes))
@@ -246,9 +263,8 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.reset(st)
 	tot := r.total
 	r.chosen = r.chosen[:0]
-	// Within a pass the ledger only shrinks, so a shape (jobs sharing
-	// their instances, sim's prototypes) that did not fit will not fit
-	// later in the pass either.
+	// Within a pass the ledger only shrinks, so a shape (shapeKey) that
+	// did not fit will not fit later in the pass either.
 	r.pass++
 	if r.leastStale {
 		r.leastStale = false
@@ -359,7 +375,7 @@ func (r *runnable) covered(j *rjob) bool {
 	if !j.uniform || r.shortAt != r.pass {
 		return false
 	}
-	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	d, n := j.unit, j.count
 	for _, f := range r.short {
 		if n >= f.n && covers(d, f.d) {
 			return true
@@ -377,7 +393,7 @@ func (r *runnable) fail(j *rjob) {
 	if r.shortAt != r.pass {
 		r.short, r.shortAt = r.short[:0], r.pass
 	}
-	f := shortfall{d: j.js.Instances[0].Demand, n: len(j.js.Instances)}
+	f := shortfall{d: j.unit, n: j.count}
 	k := 0
 	for _, g := range r.short {
 		if !(g.n >= f.n && covers(g.d, f.d)) { // the new entry covers g: g goes
@@ -487,7 +503,16 @@ type bookRun struct{ server, n int }
 // that stops fitting is not scanned again: book's next scan would start
 // there and move on.
 func (r *runnable) bookUniform(j *rjob, from int) bool {
-	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	d, n := j.unit, j.count
+	if n == 1 { // the loop below, without its runs
+		s := r.scan(d, from)
+		if s < 0 {
+			return false
+		}
+		r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
+		r.free[s] = r.free[s].Sub(d)
+		return true
+	}
 	runs := r.runs[:0]
 	for placed, s := 0, from; placed < n; s++ {
 		if s = r.scan(d, s); s < 0 {
@@ -518,9 +543,12 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 // scan is the lowest-index server from from on whose free resources d
 // fits, or −1.
 func (r *runnable) scan(d sim.Resources, from int) int {
-	for k := from; k < len(r.free); k++ {
-		if d.Fits(r.free[k]) {
-			return k
+	if from >= len(r.free) {
+		return -1
+	}
+	for k, f := range r.free[from:] {
+		if d.Fits(f) {
+			return from + k
 		}
 	}
 	return -1
@@ -568,7 +596,7 @@ func (r *runnable) takeJob(j *rjob) bool {
 	if !j.uniform {
 		return r.take(js, js.Slots)
 	}
-	d, slots := js.Instances[0].Demand, js.Slots
+	d, slots := j.unit, js.Slots
 	for i := 0; i < len(slots); {
 		srv := slots[i].Server
 		f := r.free[srv]
@@ -717,14 +745,18 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 	// between two decisions only the running jobs' keys fall and arrivals
 	// join the end, so the list is nearly sorted and this is a scan plus
 	// the few moves, where a merge sort is n log n.
+	// prev is l[i-1].key: a job moved down leaves l[i-1]'s job, the
+	// prefix's last, at i.
 	l := p.list
+	var prev float64
 	for i, j := range l {
 		if j.running {
 			j.total += now - j.lastCheck
 			j.lastCheck = now
 			j.key = p.key(j)
 		}
-		if i == 0 || l[i-1].key <= j.key {
+		if i == 0 || prev <= j.key {
+			prev = j.key
 			continue
 		}
 		m := i
