@@ -97,6 +97,11 @@ type runnable struct {
 	// the ledger only shrinks. Kept minimal: no entry covers another.
 	short   []shortfall
 	shortAt uint32
+	// room is how many instances the last failed booking of identical
+	// instances (bookUniform, fitUniform) placed before it ran out of
+	// servers: all the ledger had room for, so room+1 of them, or of
+	// anything larger, do not fit either (fail).
+	room int
 	// least is the least any runnable job asks in each resource (the
 	// componentwise minimum of their needs; stale after a finish until
 	// walk recomputes it). Once what is left no longer covers it, no
@@ -384,7 +389,10 @@ func (r *runnable) covered(j *rjob) bool {
 	return false
 }
 
-// fail records that j did not fit in this pass.
+// fail records that j did not fit in this pass. For identical instances
+// the shortfall is room+1 of them, not j's count: first fit visited every
+// server that could take one and each took all it could, so no more than
+// room fit.
 func (r *runnable) fail(j *rjob) {
 	r.failed[j.shape] = r.pass
 	if !j.uniform {
@@ -393,7 +401,7 @@ func (r *runnable) fail(j *rjob) {
 	if r.shortAt != r.pass {
 		r.short, r.shortAt = r.short[:0], r.pass
 	}
-	f := shortfall{d: j.unit, n: j.count}
+	f := shortfall{d: j.unit, n: min(j.count, r.room+1)}
 	k := 0
 	for _, g := range r.short {
 		if !(g.n >= f.n && covers(g.d, f.d)) { // the new entry covers g: g goes
@@ -507,6 +515,7 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 	if n == 1 { // the loop below, without its runs
 		s := r.scan(d, from)
 		if s < 0 {
+			r.room = 0
 			return false
 		}
 		r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
@@ -521,7 +530,7 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 					r.free[ru.server] = r.free[ru.server].Add(d)
 				}
 			}
-			r.runs = runs[:0]
+			r.runs, r.room = runs[:0], placed
 			return false
 		}
 		if placed == 0 {
@@ -620,10 +629,7 @@ func (r *runnable) takeJob(j *rjob) bool {
 // firstFit books each instance of js on the lowest-index server it fits,
 // or books nothing and returns nil.
 func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
-	slots := r.slotBuf[:0]
-	for range js.Instances {
-		slots = append(slots, sim.Slot{})
-	}
+	slots := slices.Grow(r.slotBuf[:0], len(js.Instances))[:len(js.Instances)] // every slot is written before it is kept
 	r.slotBuf = slots
 	if j := r.get(js.Index); j != nil && j.uniform {
 		if !r.fitUniform(js.Instances[0].Demand, slots) {
@@ -660,6 +666,7 @@ func (r *runnable) fitUniform(d sim.Resources, slots []sim.Slot) bool {
 			for _, sl := range slots[:placed] {
 				r.free[sl.Server] = r.free[sl.Server].Add(d)
 			}
+			r.room = placed
 			return false
 		}
 		f := r.free[s]
