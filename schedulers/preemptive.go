@@ -140,8 +140,10 @@ type shortfall struct {
 // appended in arrival order and given to add.
 func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 	if len(st.Since.Finished) > 0 {
+		gone := 0
 		for _, f := range st.Since.Finished {
 			if j := r.get(f.Index); j != nil {
+				gone++
 				j.running = false
 				j.js = nil // marks it gone
 				r.leaveLeast(j.need)
@@ -151,7 +153,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 				r.byIndex[f.Index] = nil
 			}
 		}
-		r.list = removeGone(r.list)
+		r.list = removeGoneN(r.list, gone)
 	}
 	for _, js := range st.Arrived() {
 		if js.Status == sim.StatusDone {
@@ -215,6 +217,34 @@ func (r *runnable) get(i int) *rjob {
 		return r.byIndex[i]
 	}
 	return nil
+}
+
+// removeGoneN is removeGone for a q that holds n finished jobs: where
+// the last of them lies in q's first half (SRTF's finished jobs lead its
+// order), the jobs before it move up to close the gaps and q starts after
+// the freed slots, so the rest of q is not moved.
+func removeGoneN(q []*rjob, n int) []*rjob {
+	last := -1
+	for i, j := range q {
+		if j.js == nil {
+			if n--; n == 0 {
+				last = i
+				break
+			}
+		}
+	}
+	if last < 0 || last > len(q)/2 {
+		return removeGone(q)
+	}
+	w := last
+	for i := last - 1; i >= 0; i-- {
+		if q[i].js != nil {
+			q[w] = q[i]
+			w--
+		}
+	}
+	clear(q[:w+1])
+	return q[w+1:]
 }
 
 // removeGone drops the finished jobs (js nil) from q, keeping the order.
