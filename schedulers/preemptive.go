@@ -796,12 +796,19 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 			prev = j.key
 			continue
 		}
-		m := i
-		for m > 0 && l[m-1].key > j.key {
-			l[m] = l[m-1]
-			m--
+		// l[:i] is sorted and l[i-1].key > j.key: j goes after the last
+		// job whose key is not above its own (keys are finite: sim checks
+		// durations and requests), and the jobs after it move up in one copy.
+		lo, hi := 0, i-1
+		for lo < hi {
+			if h := int(uint(lo+hi) >> 1); l[h].key > j.key {
+				hi = h
+			} else {
+				lo = h + 1
+			}
 		}
-		l[m] = j
+		copy(l[lo+1:i+1], l[lo:i])
+		l[lo] = j
 	}
 	d := p.walk(st, p.list)
 	return d, nil
