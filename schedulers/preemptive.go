@@ -40,6 +40,7 @@ type rjob struct {
 	need        sim.Resources // js.Total, kept here for the walk's scans
 	gpus        float64
 	running     bool
+	chosen      bool // walk's first pass chose it
 	lastCheck   float64
 	total       float64 // executed seconds over the job's life (total_executed_time)
 	executed    float64 // executed seconds since the job last entered the top queue (executed_time)
@@ -48,11 +49,12 @@ type rjob struct {
 	queue       int
 	rank        float64
 	promotions  int
-	chosen      bool    // walk's first pass chose it
-	key         float64 // a sorted policy's key at this decision
-	shape       int32   // runnable.shapeOf
-	uniform     bool    // every instance asks the same (runnable.short)
-	seq         uint64  // arrival: the position in the list's order
+	key         float64       // a sorted policy's key at this decision
+	shape       int32         // runnable.shapeOf
+	uniform     bool          // every instance asks the same (runnable.short)
+	unit        sim.Resources // when uniform, what each instance asks
+	count       int           // js's instances
+	seq         uint64        // arrival: the position in the list's order
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -72,10 +74,13 @@ type runnable struct {
 	starts    []sim.Placement
 	preempts  []int
 	slotArena []sim.Slot
-	// Shapes: jobs that share their instances (sim builds them once per
-	// distinct task list and model) fit or not alike. shapes numbers
-	// them; failed[shape] is the pass in which the shape last failed.
-	shapes map[*sim.Instance]int32
+	// Shapes: jobs that ask the same instances (shapeKey) fit or not
+	// alike. shapes numbers
+	// them; failed[shape] is the pass in which the shape last failed, or
+	// was found to ask more than is left in all or to be covered by a
+	// shortfall (runnable.short). Within a pass the ledger only shrinks,
+	// so every later job of the shape is then skipped with one comparison.
+	shapes map[shapeKey]int32
 	failed []uint32
 	pass   uint32
 	// from[shape] is where first fit may start for a job of that shape
@@ -92,6 +97,11 @@ type runnable struct {
 	// the ledger only shrinks. Kept minimal: no entry covers another.
 	short   []shortfall
 	shortAt uint32
+	// room is how many instances the last failed booking of identical
+	// instances (bookUniform, fitUniform) placed before it ran out of
+	// servers: all the ledger had room for, so room+1 of them, or of
+	// anything larger, do not fit either (fail).
+	room int
 	// least is the least any runnable job asks in each resource (the
 	// componentwise minimum of their needs; stale after a finish until
 	// walk recomputes it). Once what is left no longer covers it, no
@@ -130,8 +140,10 @@ type shortfall struct {
 // appended in arrival order and given to add.
 func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 	if len(st.Since.Finished) > 0 {
+		gone := 0
 		for _, f := range st.Since.Finished {
 			if j := r.get(f.Index); j != nil {
+				gone++
 				j.running = false
 				j.js = nil // marks it gone
 				r.leaveLeast(j.need)
@@ -141,7 +153,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 				r.byIndex[f.Index] = nil
 			}
 		}
-		r.list = removeGone(r.list)
+		r.list = removeGoneN(r.list, gone)
 	}
 	for _, js := range st.Arrived() {
 		if js.Status == sim.StatusDone {
@@ -152,7 +164,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		}
 		r.arrivals++
 		j := r.newRjob()
-		*j = rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, shape: r.shapeOf(js), uniform: true, seq: r.arrivals}
+		*j = rjob{js: js, need: js.Total, gpus: js.Total.GPU, lastCheck: js.SubmitS, uniform: true, seq: r.arrivals}
 		if len(r.list) == 0 {
 			r.least, r.leastN = j.need, [3]int{1, 1, 1}
 		} else {
@@ -161,6 +173,8 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
 		}
+		j.unit, j.count = js.Instances[0].Demand, len(js.Instances)
+		j.shape = r.shapeOf(js, j.uniform)
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
 		if add != nil {
@@ -169,12 +183,25 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 	}
 }
 
-// shapeOf numbers js's shape.
-func (r *runnable) shapeOf(js *sim.JobState) int32 {
+// shapeKey names a shape: a job of identical instances by their one
+// demand and count, whatever its model (the walk reads nothing else of
+// it, and its total is the same sum), any other by its instance list,
+// which sim shares between jobs of the same tasks and model.
+type shapeKey struct {
+	inst *sim.Instance // nil for identical instances
+	d    sim.Resources
+	n    int
+}
+
+// shapeOf numbers js's shape; uniform is rjob.uniform.
+func (r *runnable) shapeOf(js *sim.JobState, uniform bool) int32 {
 	if r.shapes == nil {
-		r.shapes = map[*sim.Instance]int32{}
+		r.shapes = map[shapeKey]int32{}
 	}
-	k := &js.Instances[0]
+	k := shapeKey{inst: &js.Instances[0]}
+	if uniform {
+		k = shapeKey{d: js.Instances[0].Demand, n: len(js.Instances)}
+	}
 	id, ok := r.shapes[k]
 	if !ok {
 		id = int32(len(r.shapes))
@@ -190,6 +217,34 @@ func (r *runnable) get(i int) *rjob {
 		return r.byIndex[i]
 	}
 	return nil
+}
+
+// removeGoneN is removeGone for a q that holds n finished jobs: where
+// the last of them lies in q's first half (SRTF's finished jobs lead its
+// order), the jobs before it move up to close the gaps and q starts after
+// the freed slots, so the rest of q is not moved.
+func removeGoneN(q []*rjob, n int) []*rjob {
+	last := -1
+	for i, j := range q {
+		if j.js == nil {
+			if n--; n == 0 {
+				last = i
+				break
+			}
+		}
+	}
+	if last < 0 || last > len(q)/2 {
+		return removeGone(q)
+	}
+	w := last
+	for i := last - 1; i >= 0; i-- {
+		if q[i].js != nil {
+			q[w] = q[i]
+			w--
+		}
+	}
+	clear(q[:w+1])
+	return q[w+1:]
 }
 
 // removeGone drops the finished jobs (js nil) from q, keeping the order.
@@ -243,9 +298,8 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.reset(st)
 	tot := r.total
 	r.chosen = r.chosen[:0]
-	// Within a pass the ledger only shrinks, so a shape (jobs sharing
-	// their instances, sim's prototypes) that did not fit will not fit
-	// later in the pass either.
+	// Within a pass the ledger only shrinks, so a shape (shapeKey) that
+	// did not fit will not fit later in the pass either.
 	r.pass++
 	if r.leastStale {
 		r.leastStale = false
@@ -261,8 +315,12 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 first:
 	for _, q := range order {
 		for _, j := range q {
-			if !j.need.Fits(tot) || r.failedShape(j) {
-				continue // more than is left in all, or a shape that did not fit
+			if r.failed[j.shape] == r.pass {
+				continue // a shape that did not fit
+			}
+			if !j.need.Fits(tot) || r.covered(j) {
+				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
+				continue
 			}
 			if r.book(j) {
 				tot = tot.Sub(j.need)
@@ -285,7 +343,7 @@ first:
 	unchosen := len(st.Running)
 	for _, j := range r.chosen {
 		if j.running {
-			r.take(j.js, j.js.Slots) // they ran together: they fit
+			r.takeJob(j) // they ran together: they fit
 			unchosen--
 		}
 	}
@@ -314,13 +372,15 @@ third:
 			case j.chosen:
 			case j.running:
 				unchosen--
-				if r.take(j.js, j.js.Slots) {
+				if r.takeJob(j) {
 					tot = tot.Sub(j.need)
 				} else {
 					d.Preempt = append(d.Preempt, j.js.Index)
 					j.running = false
 				}
-			case !j.need.Fits(tot) || r.failedShape(j):
+			case r.failed[j.shape] == r.pass:
+			case !j.need.Fits(tot) || r.covered(j):
+				r.failed[j.shape] = r.pass
 			default:
 				if slots := r.firstFit(j.js); slots != nil {
 					tot = tot.Sub(j.need)
@@ -343,17 +403,14 @@ third:
 	return d
 }
 
-// failedShape reports whether j cannot fit for what failed earlier in
-// this pass: a job of its shape, or one of identical instances that j's
-// cover (runnable.short).
-func (r *runnable) failedShape(j *rjob) bool {
-	if r.failed[j.shape] == r.pass {
-		return true
-	}
+// covered reports whether j cannot fit for a job of identical
+// instances, failed earlier in this pass, that j's cover
+// (runnable.short).
+func (r *runnable) covered(j *rjob) bool {
 	if !j.uniform || r.shortAt != r.pass {
 		return false
 	}
-	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	d, n := j.unit, j.count
 	for _, f := range r.short {
 		if n >= f.n && covers(d, f.d) {
 			return true
@@ -362,7 +419,10 @@ func (r *runnable) failedShape(j *rjob) bool {
 	return false
 }
 
-// fail records that j did not fit in this pass.
+// fail records that j did not fit in this pass. For identical instances
+// the shortfall is room+1 of them, not j's count: first fit visited every
+// server that could take one and each took all it could, so no more than
+// room fit.
 func (r *runnable) fail(j *rjob) {
 	r.failed[j.shape] = r.pass
 	if !j.uniform {
@@ -371,7 +431,7 @@ func (r *runnable) fail(j *rjob) {
 	if r.shortAt != r.pass {
 		r.short, r.shortAt = r.short[:0], r.pass
 	}
-	f := shortfall{d: j.js.Instances[0].Demand, n: len(j.js.Instances)}
+	f := shortfall{d: j.unit, n: min(j.count, r.room+1)}
 	k := 0
 	for _, g := range r.short {
 		if !(g.n >= f.n && covers(g.d, f.d)) { // the new entry covers g: g goes
@@ -481,7 +541,17 @@ type bookRun struct{ server, n int }
 // that stops fitting is not scanned again: book's next scan would start
 // there and move on.
 func (r *runnable) bookUniform(j *rjob, from int) bool {
-	d, n := j.js.Instances[0].Demand, len(j.js.Instances)
+	d, n := j.unit, j.count
+	if n == 1 { // the loop below, without its runs
+		s := r.scan(d, from)
+		if s < 0 {
+			r.room = 0
+			return false
+		}
+		r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
+		r.free[s] = r.free[s].Sub(d)
+		return true
+	}
 	runs := r.runs[:0]
 	for placed, s := 0, from; placed < n; s++ {
 		if s = r.scan(d, s); s < 0 {
@@ -490,7 +560,7 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 					r.free[ru.server] = r.free[ru.server].Add(d)
 				}
 			}
-			r.runs = runs[:0]
+			r.runs, r.room = runs[:0], placed
 			return false
 		}
 		if placed == 0 {
@@ -512,9 +582,12 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 // scan is the lowest-index server from from on whose free resources d
 // fits, or −1.
 func (r *runnable) scan(d sim.Resources, from int) int {
-	for k := from; k < len(r.free); k++ {
-		if d.Fits(r.free[k]) {
-			return k
+	if from >= len(r.free) {
+		return -1
+	}
+	for k, f := range r.free[from:] {
+		if d.Fits(f) {
+			return from + k
 		}
 	}
 	return -1
@@ -554,13 +627,39 @@ func (r *runnable) take(js *sim.JobState, slots []sim.Slot) bool {
 	return true
 }
 
+// takeJob is take for j's own slots; for a job of identical instances
+// it reads the one demand, not each instance's: the same checks and
+// subtractions, in the same order.
+func (r *runnable) takeJob(j *rjob) bool {
+	js := j.js
+	if !j.uniform {
+		return r.take(js, js.Slots)
+	}
+	d, slots := j.unit, js.Slots
+	for i := 0; i < len(slots); {
+		srv := slots[i].Server
+		f := r.free[srv]
+		k := i
+		for ; k < len(slots) && slots[k].Server == srv; k++ {
+			if !d.Fits(f) {
+				r.free[srv] = f
+				for m := range k {
+					r.free[slots[m].Server] = r.free[slots[m].Server].Add(d)
+				}
+				return false
+			}
+			f = f.Sub(d)
+		}
+		r.free[srv] = f
+		i = k
+	}
+	return true
+}
+
 // firstFit books each instance of js on the lowest-index server it fits,
 // or books nothing and returns nil.
 func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
-	slots := r.slotBuf[:0]
-	for range js.Instances {
-		slots = append(slots, sim.Slot{})
-	}
+	slots := slices.Grow(r.slotBuf[:0], len(js.Instances))[:len(js.Instances)] // every slot is written before it is kept
 	r.slotBuf = slots
 	if j := r.get(js.Index); j != nil && j.uniform {
 		if !r.fitUniform(js.Instances[0].Demand, slots) {
@@ -597,6 +696,7 @@ func (r *runnable) fitUniform(d sim.Resources, slots []sim.Slot) bool {
 			for _, sl := range slots[:placed] {
 				r.free[sl.Server] = r.free[sl.Server].Add(d)
 			}
+			r.room = placed
 			return false
 		}
 		f := r.free[s]
@@ -682,22 +782,33 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 	// between two decisions only the running jobs' keys fall and arrivals
 	// join the end, so the list is nearly sorted and this is a scan plus
 	// the few moves, where a merge sort is n log n.
+	// prev is l[i-1].key: a job moved down leaves l[i-1]'s job, the
+	// prefix's last, at i.
 	l := p.list
+	var prev float64
 	for i, j := range l {
 		if j.running {
 			j.total += now - j.lastCheck
 			j.lastCheck = now
 			j.key = p.key(j)
 		}
-		if i == 0 || l[i-1].key <= j.key {
+		if i == 0 || prev <= j.key {
+			prev = j.key
 			continue
 		}
-		m := i
-		for m > 0 && l[m-1].key > j.key {
-			l[m] = l[m-1]
-			m--
+		// l[:i] is sorted and l[i-1].key > j.key: j goes after the last
+		// job whose key is not above its own (keys are finite: sim checks
+		// durations and requests), and the jobs after it move up in one copy.
+		lo, hi := 0, i-1
+		for lo < hi {
+			if h := int(uint(lo+hi) >> 1); l[h].key > j.key {
+				hi = h
+			} else {
+				lo = h + 1
+			}
 		}
-		l[m] = j
+		copy(l[lo+1:i+1], l[lo:i])
+		l[lo] = j
 	}
 	d := p.walk(st, p.list)
 	return d, nil
