@@ -149,14 +149,7 @@ func (d *ppoDecider) decide(st *sim.State) ([]sim.Placement, error) {
 	var pl []sim.Placement
 	for r, js := range chosen {
 		mask := make([]bool, numActions)
-		fit := false
-		for a := ActPack; a < ActWait; a++ {
-			slots := place(led, js, a)
-			mask[a] = slots != nil
-			fit = fit || mask[a]
-			led.GiveBack(js, slots)
-		}
-		if !fit {
+		if !feasible(led, js, mask) {
 			continue // nothing to decide: the job cannot start now
 		}
 		// Waiting needs a later decision point: a running job's end.

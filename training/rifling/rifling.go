@@ -195,6 +195,20 @@ func place(led *sim.Ledger, js *sim.JobState, a int) []sim.Slot {
 	return slots
 }
 
+// feasible sets mask[a], for each placement rule a, to whether rule a
+// could book js on led now (trying each and giving it back), and reports
+// whether any could. mask[ActWait] is the caller's.
+func feasible(led *sim.Ledger, js *sim.JobState, mask []bool) bool {
+	fit := false
+	for a := ActPack; a < ActWait; a++ {
+		slots := place(led, js, a)
+		mask[a] = slots != nil
+		fit = fit || mask[a]
+		led.GiveBack(js, slots)
+	}
+	return fit
+}
+
 // kmeans clusters points into k groups: k-means++ seeding from rng, then
 // Lloyd iterations (an empty group keeps its centroid).
 func kmeans(points [][]float64, k, iters int, rng *rand.Rand) [][]float64 {
