@@ -2,8 +2,6 @@ package rifling
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,9 +82,8 @@ func (c PPOConfig) Validate() error {
 
 // Hash is the sha256 of the configuration's JSON.
 func (c PPOConfig) Hash() string {
-	b, _ := json.Marshal(c)
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	h, _ := pipeline.HashJSON(c)
+	return h
 }
 
 // PPOPolicy is RIFLING's PPO form. A job's state is the centroid of its

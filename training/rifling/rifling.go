@@ -1,15 +1,13 @@
 package rifling
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
@@ -79,9 +77,8 @@ func (c Config) Validate() error {
 
 // Hash is the sha256 of the configuration's JSON.
 func (c Config) Hash() string {
-	b, _ := json.Marshal(c)
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	h, _ := pipeline.HashJSON(c)
+	return h
 }
 
 func (c Config) explorer() rl.Explorer {
