@@ -23,13 +23,7 @@ import (
 // two independently trained models (train.seeds 2), and heuristics that
 // stay single.
 func replicatedConfig() *Config {
-	cfg := quickConfig()
-	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
-	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
-		s.Schedulers = []string{"lb", "marl-device"}
-		s.FittedInterference = false
-	})
+	cfg := dasAndMARLConfig([]string{"fifo-ff", "rifling"}, []string{"lb", "marl-device"})
 	cfg.Train.Seeds = 2
 	cfg.Train.Replicated = []string{"rifling", "marl-device@fattree-k4-power8"}
 	return cfg

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/marl"
@@ -89,13 +88,7 @@ func errString(err error) string {
 // resumeConfig trains RIFLING (das-table1) and the device-level MARL
 // policy (marl-arrivals) for three episodes each.
 func resumeConfig() *Config {
-	cfg := quickConfig()
-	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
-	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
-		s.Schedulers = []string{"lb", "marl-device"}
-		s.FittedInterference = false
-	})
+	cfg := dasAndMARLConfig([]string{"fifo-ff", "rifling"}, []string{"lb", "marl-device"})
 	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.Episodes = 3 })
 	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes = 3 })
 	return cfg
