@@ -2,8 +2,6 @@ package stages
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -85,15 +83,7 @@ func TestTrainSeedsRun(t *testing.T) {
 		cfg := replicatedConfig()
 		cfg.Out, cfg.Workers = t.TempDir(), workers
 		withUpstream(t, cfg.Out, 1)
-		dag, err := Build(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if raceEnabled {
-			dag = trainingsOf(dag)
-		}
-		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: workers, Log: slog.New(slog.DiscardHandler), Executor: ex}
-		if _, err := r.Run(context.Background(), dag); err != nil {
+		if err := runStages(t, cfg, 1, workers, ex, raceEnabled); err != nil {
 			t.Fatal(err)
 		}
 		return cfg.Out

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,16 +101,7 @@ func runWith(t *testing.T, ex pipeline.Executor, trainsOnly bool) (string, error
 	cfg := resumeConfig()
 	cfg.Out = t.TempDir()
 	withUpstream(t, cfg.Out, 1)
-	dag, err := Build(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if trainsOnly {
-		dag = trainingsOf(dag)
-	}
-	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: 1, Log: slog.New(slog.DiscardHandler), Executor: ex}
-	_, err = r.Run(context.Background(), dag)
-	return cfg.Out, err
+	return cfg.Out, runStages(t, cfg, 1, 1, ex, trainsOnly)
 }
 
 // TestTrainingResumesOnRetry: trainings killed after their first episode's
