@@ -30,6 +30,15 @@ type arrowColumn struct {
 	def, rep []int16
 }
 
+// column is f of every row, in order.
+func column[R, V any](rows []R, f func(R) V) []V {
+	var out []V
+	for _, r := range rows {
+		out = append(out, f(r))
+	}
+	return out
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
@@ -143,27 +152,9 @@ func writeJobsSpec(t *testing.T, path string, s jobsSpec) {
 		values any
 		task   bool
 	}
-	strs := func(f func(Job) string) []string {
-		var out []string
-		for _, j := range jobs {
-			out = append(out, f(j))
-		}
-		return out
-	}
-	nums := func(f func(Job) float64) []float64 {
-		var out []float64
-		for _, j := range jobs {
-			out = append(out, f(j))
-		}
-		return out
-	}
-	taskNums := func(f func(Task) float64) []float64 {
-		var out []float64
-		for _, tk := range tasks {
-			out = append(out, f(tk))
-		}
-		return out
-	}
+	strs := func(f func(Job) string) []string { return column(jobs, f) }
+	nums := func(f func(Job) float64) []float64 { return column(jobs, f) }
+	taskNums := func(f func(Task) float64) []float64 { return column(tasks, f) }
 	var roles, gpuText []string
 	var inst32 []int32
 	var inst64 []int64
