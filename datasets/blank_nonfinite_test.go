@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,14 +58,10 @@ func copyFixture(t *testing.T, dir string, edit func(name, body string) string) 
 	return inputs
 }
 
+// ingestFixture is ingestTo that also reads back the quarantine.
 func ingestFixture(t *testing.T, source string, inputs []string) (*Report, []Rejected, error) {
 	t.Helper()
-	r, err := Lookup(source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	rep, err := r.Ingest(context.Background(), Request{Inputs: inputs, OutDir: out})
+	rep, out, err := ingestTo(t, source, inputs...)
 	if err != nil {
 		return nil, nil, err
 	}

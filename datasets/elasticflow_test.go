@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/schedlab/schedlab/internal/parquettest"
 )
 
 func TestElasticFlowFixture(t *testing.T) {
@@ -89,7 +90,7 @@ func TestElasticFlowReal(t *testing.T) {
 	}
 
 	// Re-read with pqarrow the file parquet-go read.
-	kv, tbl := readArrowTable(t, filepath.Join(got.out, JobsFile))
+	kv, tbl := parquettest.ReadTableMeta(t, filepath.Join(got.out, JobsFile))
 	if v := kv.FindValue(MetaSource); v == nil || *v != SourceElasticFlow {
 		t.Errorf("source metadata %v", v)
 	}

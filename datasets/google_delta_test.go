@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/schedlab/schedlab/internal/duckdbtest"
 	"github.com/schedlab/schedlab/internal/parquetfile"
+	"github.com/schedlab/schedlab/internal/parquettest"
 )
 
 // googleDeltaTimestamps are the timestamps a delta encoder finds hardest:
@@ -70,7 +71,7 @@ func TestGoogleTimestampDelta(t *testing.T) {
 		}
 	}
 
-	_, tbl := readArrowTable(t, path)
+	_, tbl := parquettest.ReadTableMeta(t, path)
 	var got []int64
 	for _, ch := range tbl.Column(0).Data().Chunks() {
 		got = append(got, ch.(*array.Int64).Int64Values()...)

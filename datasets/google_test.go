@@ -18,6 +18,7 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/schedlab/schedlab/internal/duckdbtest"
+	"github.com/schedlab/schedlab/internal/parquettest"
 )
 
 func ingestGoogle(t testing.TB, workers int, req Request) *Report {
@@ -370,7 +371,7 @@ func TestGoogleRealSubset(t *testing.T) {
 // row count and the nulls of missing_info must be what we meant to write.
 func checkGoogleArrow(t *testing.T, path string, want []GoogleJobEvent) {
 	t.Helper()
-	kv, tbl := readArrowTable(t, path)
+	kv, tbl := parquettest.ReadTableMeta(t, path)
 	if src := kv.FindValue(MetaSource); src == nil || *src != SourceGoogle2011 {
 		t.Errorf("metadata source %v", src)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/schedlab/schedlab/internal/parquettest"
 )
 
 func sampleJobs() []Job {
@@ -57,7 +58,7 @@ func TestJobsParquetArrowRoundTrip(t *testing.T) {
 	}
 
 	// Arrow's reader sees the same values and our metadata.
-	kv, tbl := readArrowTable(t, path)
+	kv, tbl := parquettest.ReadTableMeta(t, path)
 	for k, v := range map[string]string{MetaSchemaVersion: SchemaVersion, MetaSource: "test", MetaConfigHash: "abc"} {
 		if got := kv.FindValue(k); got == nil || *got != v {
 			t.Errorf("metadata %s = %v, want %q", k, got, v)

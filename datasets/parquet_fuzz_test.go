@@ -130,13 +130,7 @@ func TestReadParquetFooterClaims(t *testing.T) {
 	}
 }
 
-func fuzzSeeds(f *testing.F, file []byte) {
-	f.Add(file)
-	rng := rand.New(rand.NewPCG(16, 1))
-	for range 8 {
-		f.Add(parquettest.CorruptFooter(rng, file))
-	}
-}
+func fuzzSeeds(f *testing.F, file []byte) { parquettest.AddSeeds(f, file, 1) }
 
 // FuzzDescribe: schedlab datasets describe on any bytes reads or refuses
 // them with an error naming the file.

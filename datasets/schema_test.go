@@ -13,12 +13,13 @@ import (
 	aparquet "github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/schema"
+	"github.com/schedlab/schedlab/internal/parquettest"
 )
 
 // The files these tests read are written with Arrow's low-level Parquet
 // writer, which lets a test spell the schema node by node and the
 // definition and repetition levels value by value: the mismatched tables
-// are valid Parquet that Arrow itself reads back (readArrowTable fails the
+// are valid Parquet that Arrow itself reads back (parquettest.ReadTableMeta fails the
 // test otherwise), which is the point, since a reader that maps columns by
 // name reads them as zeros.
 
@@ -27,6 +28,15 @@ import (
 type arrowColumn struct {
 	values   any // []string, []int32, []int64, []float32 or []float64
 	def, rep []int16
+}
+
+// column is f of every row, in order.
+func column[R, V any](rows []R, f func(R) V) []V {
+	var out []V
+	for _, r := range rows {
+		out = append(out, f(r))
+	}
+	return out
 }
 
 func must[T any](v T, err error) T {
@@ -142,27 +152,9 @@ func writeJobsSpec(t *testing.T, path string, s jobsSpec) {
 		values any
 		task   bool
 	}
-	strs := func(f func(Job) string) []string {
-		var out []string
-		for _, j := range jobs {
-			out = append(out, f(j))
-		}
-		return out
-	}
-	nums := func(f func(Job) float64) []float64 {
-		var out []float64
-		for _, j := range jobs {
-			out = append(out, f(j))
-		}
-		return out
-	}
-	taskNums := func(f func(Task) float64) []float64 {
-		var out []float64
-		for _, tk := range tasks {
-			out = append(out, f(tk))
-		}
-		return out
-	}
+	strs := func(f func(Job) string) []string { return column(jobs, f) }
+	nums := func(f func(Job) float64) []float64 { return column(jobs, f) }
+	taskNums := func(f func(Task) float64) []float64 { return column(tasks, f) }
 	var roles, gpuText []string
 	var inst32 []int32
 	var inst64 []int64
@@ -287,7 +279,7 @@ func TestReadParquetSchema(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "jobs.parquet")
 			writeJobsSpec(t, path, tc.spec)
-			_, tbl := readArrowTable(t, path) // valid Parquet, whatever we make of it
+			_, tbl := parquettest.ReadTableMeta(t, path) // valid Parquet, whatever we make of it
 			if tbl.NumRows() != 2 {
 				t.Fatalf("Arrow reads %d rows, want 2", tbl.NumRows())
 			}
@@ -335,7 +327,7 @@ func checkSchemaError(t *testing.T, err error, path, column, msg string) {
 func TestReadParquetSchemaArrowTasks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "jobs.parquet")
 	writeJobsSpec(t, path, jobsSpec{elem: "item"})
-	_, tbl := readArrowTable(t, path)
+	_, tbl := parquettest.ReadTableMeta(t, path)
 	tasks := tbl.Column(tbl.Schema().FieldIndices("tasks")[0]).Data().Chunk(0).(*array.List)
 	st := tasks.ListValues().(*array.Struct)
 	var gpus []float64
@@ -357,7 +349,7 @@ func TestReadParquetWidening(t *testing.T) {
 	write := func(t *testing.T, interval, start, jobs schema.Node, cols []arrowColumn) string {
 		path := filepath.Join(t.TempDir(), "arrivals.parquet")
 		writeArrowParquet(t, path, must(schema.NewGroupNode("schema", aparquet.Repetitions.Required, schema.FieldList{interval, start, jobs}, -1)), cols)
-		readArrowTable(t, path)
+		parquettest.ReadTableMeta(t, path)
 		return path
 	}
 	def := []int16{1, 1, 1}

@@ -11,10 +11,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/parquettest"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -207,21 +205,9 @@ func TestOutputsReadBack(t *testing.T) {
 		{MetricsFile, 6, []string{"experiment", "cluster", "workload", "scheduler", "seed", "jobs", "pruned", "mean_jct_s", "p50_jct_s", "p95_jct_s", "mean_fee_usd", "makespan_s", "gpu_util", "floor_jct_s", "floor_bound", "headroom"}},
 		{TimingsFile, 6, []string{"experiment", "wall_s", "decision_s"}},
 	} {
-		f, err := file.OpenParquetFile(filepath.Join(dir, tc.file), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := f.MetaData().KeyValueMetadata().FindValue(datasets.MetaSource); got == nil || *got != "eval:das-table1" {
+		kv, tbl := parquettest.ReadTableMeta(t, filepath.Join(dir, tc.file))
+		if got := kv.FindValue(datasets.MetaSource); got == nil || *got != "eval:das-table1" {
 			t.Errorf("%s: source metadata %v", tc.file, got)
-		}
-		// Plain allocator: see datasets/jobs_test.go on arrow v15's decoder.
-		rd, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := rd.ReadTable(context.Background())
-		if err != nil {
-			t.Fatal(err)
 		}
 		if tbl.NumRows() != tc.rows || tc.rows == 0 {
 			t.Errorf("%s: %d rows, want %d", tc.file, tbl.NumRows(), tc.rows)
@@ -246,8 +232,6 @@ func TestOutputsReadBack(t *testing.T) {
 				t.Errorf("%s: no column %q", tc.file, c)
 			}
 		}
-		tbl.Release()
-		f.Close()
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "tables", "das-table1.md"))
 	// Side by side: ours, the paper's (720.228 min, 51.685 $ on Small) and Δ %.

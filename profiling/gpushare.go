@@ -262,25 +262,12 @@ func ShareQuarantinePath(out string) string {
 // WriteShareSamples writes samples to a gpu_share_samples Parquet file at
 // path, atomically.
 func WriteShareSamples(ctx context.Context, path string, meta datasets.FileMeta, samples []ShareSample) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := datasets.WriteParquet(path, meta, samples); err != nil {
-		return fmt.Errorf("gpu share samples: %w", err)
-	}
-	return nil
+	return writeTable(ctx, "gpu share samples", path, meta, samples)
 }
 
 // ReadShareSamples reads a gpu_share_samples Parquet file.
 func ReadShareSamples(ctx context.Context, path string) ([]ShareSample, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s, err := datasets.ReadParquet[ShareSample](path)
-	if err != nil {
-		return nil, fmt.Errorf("gpu share samples: %w", err)
-	}
-	return s, nil
+	return readTable[ShareSample](ctx, "gpu share samples", path)
 }
 
 // positiveFinite checks a throughput or utilisation that must be > 0.

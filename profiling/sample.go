@@ -59,23 +59,35 @@ const ProfileSamplesSource = "profile_samples"
 // WriteSamples writes samples to a profile_samples Parquet file at path,
 // atomically. source names where they came from (metadata only).
 func WriteSamples(ctx context.Context, path string, meta datasets.FileMeta, samples []Sample) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := datasets.WriteParquet(path, meta, samples); err != nil {
-		return fmt.Errorf("profile samples: %w", err)
-	}
-	return nil
+	return writeTable(ctx, "profile samples", path, meta, samples)
 }
 
 // ReadSamples reads a profile_samples Parquet file.
 func ReadSamples(ctx context.Context, path string) ([]Sample, error) {
+	return readTable[Sample](ctx, "profile samples", path)
+}
+
+// writeTable writes rows to the Parquet file at path, atomically, unless
+// ctx is done; an error names the table (what).
+func writeTable[T any](ctx context.Context, what, path string, meta datasets.FileMeta, rows []T) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := datasets.WriteParquet(path, meta, rows); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// readTable reads the Parquet file at path unless ctx is done; an error
+// names the table (what).
+func readTable[T any](ctx context.Context, what, path string) ([]T, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, err := datasets.ReadParquet[Sample](path)
+	rows, err := datasets.ReadParquet[T](path)
 	if err != nil {
-		return nil, fmt.Errorf("profile samples: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return s, nil
+	return rows, nil
 }

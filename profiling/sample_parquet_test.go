@@ -121,11 +121,7 @@ func FuzzReadSamples(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(seed)
-	rng := rand.New(rand.NewPCG(16, 2))
-	for range 8 {
-		f.Add(parquettest.CorruptFooter(rng, seed))
-	}
+	parquettest.AddSeeds(f, seed, 2)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parquettest.Check(t, dir, "samples.parquet", data, func(path string) error {

@@ -2,9 +2,7 @@ package stages
 
 import (
 	"bytes"
-	"context"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,12 +24,7 @@ func TestEvalStageScratch(t *testing.T) {
 		cfg.Eval.Experiments = []string{"das-table1", "marl-topologies"}
 		cfg.Eval.Seeds = 2
 		evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "tetris", "drf-lb"} })
-		dag, err := Build(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler), Executor: ex}
-		if _, err := r.Run(context.Background(), dag); err != nil {
+		if err := runStages(t, cfg, 1, 2, ex, false); err != nil {
 			t.Fatal(err)
 		}
 		return cfg.Out

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +61,24 @@ func trainingsOf(dag []pipeline.Stage) []pipeline.Stage {
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(dag), func(s pipeline.Stage) bool { return !keep[s] })
+}
+
+// runStages builds cfg's stages (with trainsOnly, trainingsOf them) and
+// runs them into cfg.Out at seed on workers, through ex (nil: in
+// process), logs discarded. It returns the run's error; a DAG that does
+// not build fails t.
+func runStages(t *testing.T, cfg *Config, seed uint64, workers int, ex pipeline.Executor, trainsOnly bool) error {
+	t.Helper()
+	dag, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trainsOnly {
+		dag = trainingsOf(dag)
+	}
+	r := &pipeline.Runner{Dir: cfg.Out, Seed: seed, ConfigHash: mustHash(t, cfg), Workers: workers, Log: slog.New(slog.DiscardHandler), Executor: ex}
+	_, err = r.Run(context.Background(), dag)
+	return err
 }
 
 // TestEveryStageKindConforms: a stage of every kind the standard DAG

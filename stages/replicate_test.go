@@ -2,8 +2,6 @@ package stages
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -23,13 +21,7 @@ import (
 // two independently trained models (train.seeds 2), and heuristics that
 // stay single.
 func replicatedConfig() *Config {
-	cfg := quickConfig()
-	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
-	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
-		s.Schedulers = []string{"lb", "marl-device"}
-		s.FittedInterference = false
-	})
+	cfg := dasAndMARLConfig([]string{"fifo-ff", "rifling"}, []string{"lb", "marl-device"})
 	cfg.Train.Seeds = 2
 	cfg.Train.Replicated = []string{"rifling", "marl-device@fattree-k4-power8"}
 	return cfg
@@ -91,15 +83,7 @@ func TestTrainSeedsRun(t *testing.T) {
 		cfg := replicatedConfig()
 		cfg.Out, cfg.Workers = t.TempDir(), workers
 		withUpstream(t, cfg.Out, 1)
-		dag, err := Build(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if raceEnabled {
-			dag = trainingsOf(dag)
-		}
-		r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: workers, Log: slog.New(slog.DiscardHandler), Executor: ex}
-		if _, err := r.Run(context.Background(), dag); err != nil {
+		if err := runStages(t, cfg, 1, workers, ex, raceEnabled); err != nil {
 			t.Fatal(err)
 		}
 		return cfg.Out

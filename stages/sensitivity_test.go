@@ -10,11 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/parquettest"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/pipeline/pipelinetest"
 	"github.com/schedlab/schedlab/plan"
@@ -259,20 +257,7 @@ func TestSensitivityOperatingPoints(t *testing.T) {
 	if err := os.WriteFile(f, out[filepath.Join("eval", evaluation.Sensitivity, sensitivity.CellsFile)], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pf, err := file.OpenParquetFile(f, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	rd, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := rd.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
+	tbl := parquettest.ReadTable(t, f)
 	if tbl.NumRows() != 2 {
 		t.Errorf("%d cells, want 2 (two loads, one point each)", tbl.NumRows())
 	}

@@ -23,13 +23,20 @@ import (
 // variants, DeepSys and Atte), speeds from the default interference
 // model so that no fit is needed.
 func learnedConfig() *Config {
+	return dasAndMARLConfig(
+		[]string{"fifo-ff", "das", "dl2", "dl2-das", "rifling", "rifling-ppo"},
+		[]string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"})
+}
+
+// dasAndMARLConfig is quickConfig with two experiments, das-table1 with
+// the rows dasRows and marl-arrivals with marlRows, speeds from the
+// default interference model.
+func dasAndMARLConfig(dasRows, marlRows []string) *Config {
 	cfg := quickConfig()
 	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) {
-		s.Schedulers = []string{"fifo-ff", "das", "dl2", "dl2-das", "rifling", "rifling-ppo"}
-	})
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = dasRows })
 	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
-		s.Schedulers = []string{"lb", "marl-device", "marl-device-paper", "marl-server", "marl-single", "deepsys", "atte"}
+		s.Schedulers = marlRows
 		s.FittedInterference = false
 	})
 	return cfg

@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/marl"
@@ -89,13 +87,7 @@ func errString(err error) string {
 // resumeConfig trains RIFLING (das-table1) and the device-level MARL
 // policy (marl-arrivals) for three episodes each.
 func resumeConfig() *Config {
-	cfg := quickConfig()
-	cfg.Eval.Experiments = []string{evaluation.DASTable1, evaluation.MARLArrivals}
-	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "rifling"} })
-	evaluation.MARLArrivalsSection.Edit(&cfg.Eval, func(s *evaluation.MARLArrivalsConfig) {
-		s.Schedulers = []string{"lb", "marl-device"}
-		s.FittedInterference = false
-	})
+	cfg := dasAndMARLConfig([]string{"fifo-ff", "rifling"}, []string{"lb", "marl-device"})
 	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.Episodes = 3 })
 	marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes = 3 })
 	return cfg
@@ -109,16 +101,7 @@ func runWith(t *testing.T, ex pipeline.Executor, trainsOnly bool) (string, error
 	cfg := resumeConfig()
 	cfg.Out = t.TempDir()
 	withUpstream(t, cfg.Out, 1)
-	dag, err := Build(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if trainsOnly {
-		dag = trainingsOf(dag)
-	}
-	r := &pipeline.Runner{Dir: cfg.Out, Seed: 1, ConfigHash: mustHash(t, cfg), Workers: 1, Log: slog.New(slog.DiscardHandler), Executor: ex}
-	_, err = r.Run(context.Background(), dag)
-	return cfg.Out, err
+	return cfg.Out, runStages(t, cfg, 1, 1, ex, trainsOnly)
 }
 
 // TestTrainingResumesOnRetry: trainings killed after their first episode's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"maps"
 	"strings"
 	"sync"
@@ -51,12 +50,7 @@ func TestSpreadRolloutsRun(t *testing.T) {
 		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 3, 2 })
 		cfg.Out, cfg.Workers = t.TempDir(), 2
 		withUpstream(t, cfg.Out, 4)
-		dag, err := Build(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &pipeline.Runner{Dir: cfg.Out, Seed: 4, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler), Executor: ex}
-		if _, err := r.Run(context.Background(), dag); err != nil {
+		if err := runStages(t, cfg, 4, 2, ex, false); err != nil {
 			t.Fatal(err)
 		}
 		return cfg.Out
@@ -172,13 +166,7 @@ func TestSpreadTrainingResumes(t *testing.T) {
 		})
 		marl.Section.Edit(&cfg.Train.Sections, func(m *marl.Settings) { m.Episodes, m.Rollouts = 4, 2 })
 		cfg.Out, cfg.Workers = dir, 2
-		dag, err := Build(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &pipeline.Runner{Dir: cfg.Out, Seed: 4, ConfigHash: mustHash(t, cfg), Workers: 2, Log: slog.New(slog.DiscardHandler), Executor: ex}
-		_, err = r.Run(context.Background(), trainingsOf(dag))
-		return err
+		return runStages(t, cfg, 4, 2, ex, true)
 	}
 	base, dir := t.TempDir(), t.TempDir()
 	withUpstream(t, base, 4)

@@ -1,7 +1,6 @@
 package training
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,11 +29,7 @@ func FuzzReadCurves(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(seed)
-	rng := rand.New(rand.NewPCG(16, 3))
-	for range 8 {
-		f.Add(parquettest.CorruptFooter(rng, seed))
-	}
+	parquettest.AddSeeds(f, seed, 3)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parquettest.Check(t, dir, CurvesFile, data, func(path string) error {

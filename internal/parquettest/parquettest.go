@@ -72,6 +72,17 @@ func footerStart(b []byte) int {
 	return max(len(b)-64, 0)
 }
 
+// AddSeeds adds file, a whole Parquet file, to f's corpus with eight
+// copies of it that CorruptFooter damaged, drawn from PCG(16, stream): a
+// fuzz target's own stream keeps its corpus apart from the others'.
+func AddSeeds(f *testing.F, file []byte, stream uint64) {
+	f.Add(file)
+	rng := rand.New(rand.NewPCG(16, stream))
+	for range 8 {
+		f.Add(CorruptFooter(rng, file))
+	}
+}
+
 // Check writes data to a file in dir named name and calls read on its
 // path. It fails t when read panics, or returns an error that does not
 // name the file. It reports whether read succeeded.

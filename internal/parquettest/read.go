@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/metadata"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
@@ -17,6 +18,14 @@ import (
 // release every buffer it takes (datasets/jobs_test.go), so a checked
 // allocator would report leaks that are not the writer's.
 func ReadTable(t testing.TB, path string) arrow.Table {
+	t.Helper()
+	_, tbl := ReadTableMeta(t, path)
+	return tbl
+}
+
+// ReadTableMeta is ReadTable that also returns the file's key/value
+// metadata as Arrow's reader finds it.
+func ReadTableMeta(t testing.TB, path string) (metadata.KeyValueMetadata, arrow.Table) {
 	t.Helper()
 	f, err := file.OpenParquetFile(path, false)
 	if err != nil {
@@ -32,5 +41,5 @@ func ReadTable(t testing.TB, path string) arrow.Table {
 		t.Fatalf("%s: %v", path, err)
 	}
 	t.Cleanup(tbl.Release)
-	return tbl
+	return f.MetaData().KeyValueMetadata(), tbl
 }

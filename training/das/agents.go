@@ -281,24 +281,40 @@ func (a *placeAgent) Release() { a.t, a.lp, a.ent = nn.Tape{}, nil, nil }
 // the MAPPO authors' implementation, uses a state-value baseline for GAE,
 // so the actions are not an input here.
 type critic struct {
+	targetNet
+	t, tt nn.Tape
+	v     *nn.Node
+	n, M  int
+}
+
+// targetNet is a critic's network: an MLP (two hidden layers of
+// cfg.Hidden, one output), a target copy of it that SyncTarget refreshes,
+// and the MLP's Adam optimiser.
+type targetNet struct {
 	mlp, target *nn.MLP
 	ps, tps     *nn.Params
 	opt         *nn.Adam
-	t, tt       nn.Tape
-	v           *nn.Node
-	n, M        int
 }
+
+// newTargetNet draws the MLP named name on width inputs from rng, then
+// the target's own initial weights (overwritten by the copy).
+func newTargetNet(name string, width int, cfg Config, lr float64, rng *rand.Rand) targetNet {
+	n := targetNet{ps: nn.NewParams(), tps: nn.NewParams()}
+	sizes := []int{width, cfg.Hidden, cfg.Hidden, 1}
+	n.mlp = nn.NewMLP(n.ps, name, sizes, nn.ReLU, rng)
+	n.target = nn.NewMLP(n.tps, name, sizes, nn.ReLU, rng)
+	n.tps.CopyFrom(n.ps)
+	n.opt = nn.NewAdam(n.ps, nn.AdamConfig{LR: lr, MaxGradNorm: cfg.MaxGradNorm})
+	return n
+}
+
+// SyncTarget copies the MLP's weights into the target.
+func (n *targetNet) SyncTarget() { n.tps.CopyFrom(n.ps) }
 
 func criticWidth(n, M int) int { return n*(JobFeatures+1) + M*MachineFeatures }
 
 func newCritic(cfg Config, M int, lr float64, rng *rand.Rand) *critic {
-	c := &critic{ps: nn.NewParams(), tps: nn.NewParams(), n: cfg.Jobs, M: M}
-	sizes := []int{criticWidth(cfg.Jobs, M), cfg.Hidden, cfg.Hidden, 1}
-	c.mlp = nn.NewMLP(c.ps, "critic", sizes, nn.ReLU, rng)
-	c.target = nn.NewMLP(c.tps, "critic", sizes, nn.ReLU, rng) // overwritten by the copy
-	c.tps.CopyFrom(c.ps)
-	c.opt = nn.NewAdam(c.ps, nn.AdamConfig{LR: lr, MaxGradNorm: cfg.MaxGradNorm})
-	return c
+	return &critic{targetNet: newTargetNet("critic", criticWidth(cfg.Jobs, M), cfg, lr, rng), n: cfg.Jobs, M: M}
 }
 
 func (c *critic) input(steps []*rl.Step[*Obs]) []float64 {
@@ -348,5 +364,4 @@ func (c *critic) Step() { c.opt.Step() }
 
 // Release drops both tapes (rl.Releaser): the target pass over a whole
 // segment and the last fitting minibatch.
-func (c *critic) Release()    { c.t, c.tt, c.v = nn.Tape{}, nn.Tape{}, nil }
-func (c *critic) SyncTarget() { c.tps.CopyFrom(c.ps) }
+func (c *critic) Release() { c.t, c.tt, c.v = nn.Tape{}, nn.Tape{}, nil }

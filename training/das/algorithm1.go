@@ -221,7 +221,7 @@ func (a *algorithm1) learn(ord, place rl.Step[*Obs], next *Obs, nextAg *agents) 
 	a.n++
 	if a.t%a.cfg.MAPPO.TargetEvery == 0 {
 		a.old.ps.CopyFrom(a.m.ps)
-		a.q.sync()
+		a.q.SyncTarget()
 		a.gen++
 		a.synced = true
 	}
@@ -259,23 +259,15 @@ func affRows(vec []float64, rows, M int) [][]float64 {
 // priorities and the N×M affinity matrix (the rows of the jobs the
 // decision placed; zero for the others, whose affinities did not act).
 type qCritic struct {
-	mlp, target *nn.MLP
-	ps, tps     *nn.Params
-	opt         *nn.Adam
-	t, tt       nn.Tape
-	n, M        int
+	targetNet
+	t, tt nn.Tape
+	n, M  int
 }
 
 func qCriticWidth(n, M int) int { return criticWidth(n, M) + n + n*M }
 
 func newQCritic(cfg Config, M int, lr float64, rng *rand.Rand) *qCritic {
-	c := &qCritic{ps: nn.NewParams(), tps: nn.NewParams(), n: cfg.Jobs, M: M}
-	sizes := []int{qCriticWidth(cfg.Jobs, M), cfg.Hidden, cfg.Hidden, 1}
-	c.mlp = nn.NewMLP(c.ps, "qcritic", sizes, nn.ReLU, rng)
-	c.target = nn.NewMLP(c.tps, "qcritic", sizes, nn.ReLU, rng) // overwritten by the copy
-	c.tps.CopyFrom(c.ps)
-	c.opt = nn.NewAdam(c.ps, nn.AdamConfig{LR: lr, MaxGradNorm: cfg.MaxGradNorm})
-	return c
+	return &qCritic{targetNet: newTargetNet("qcritic", qCriticWidth(cfg.Jobs, M), cfg, lr, rng), n: cfg.Jobs, M: M}
 }
 
 func (c *qCritic) input(o *Obs, prio []float64, aff [][]float64) []float64 {
@@ -311,5 +303,3 @@ func (c *qCritic) fit(o *Obs, prio []float64, aff [][]float64, y float64) float6
 	c.opt.Step()
 	return loss.Data[0]
 }
-
-func (c *qCritic) sync() { c.tps.CopyFrom(c.ps) }

@@ -1,13 +1,11 @@
 package das
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/training/rl"
 )
 
@@ -213,10 +211,9 @@ func (c Config) Validate() error {
 // Hash is the sha256 of the configuration's JSON: it names the run that
 // produced a checkpoint and is stored beside it.
 func (c Config) Hash() string {
-	b, err := json.Marshal(c)
+	h, err := pipeline.HashJSON(c)
 	if err != nil {
 		panic("das: config not serialisable: " + err.Error())
 	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return h
 }

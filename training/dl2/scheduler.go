@@ -2,8 +2,6 @@ package dl2
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,12 +65,11 @@ type Sidecar struct {
 
 // Hash is the sha256 of the configuration's JSON.
 func (c Config) Hash() string {
-	b, err := json.Marshal(c)
+	h, err := pipeline.HashJSON(c)
 	if err != nil {
 		panic("dl2: config not serialisable: " + err.Error())
 	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	return h
 }
 
 func sidecarPath(path string) string { return strings.TrimSuffix(path, filepath.Ext(path)) + ".json" }

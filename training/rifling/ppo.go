@@ -2,8 +2,6 @@ package rifling
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,9 +82,8 @@ func (c PPOConfig) Validate() error {
 
 // Hash is the sha256 of the configuration's JSON.
 func (c PPOConfig) Hash() string {
-	b, _ := json.Marshal(c)
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	h, _ := pipeline.HashJSON(c)
+	return h
 }
 
 // PPOPolicy is RIFLING's PPO form. A job's state is the centroid of its
@@ -149,14 +146,7 @@ func (d *ppoDecider) decide(st *sim.State) ([]sim.Placement, error) {
 	var pl []sim.Placement
 	for r, js := range chosen {
 		mask := make([]bool, numActions)
-		fit := false
-		for a := ActPack; a < ActWait; a++ {
-			slots := place(led, js, a)
-			mask[a] = slots != nil
-			fit = fit || mask[a]
-			led.GiveBack(js, slots)
-		}
-		if !fit {
+		if !feasible(led, js, mask) {
 			continue // nothing to decide: the job cannot start now
 		}
 		// Waiting needs a later decision point: a running job's end.

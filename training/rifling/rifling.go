@@ -1,15 +1,13 @@
 package rifling
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
@@ -79,9 +77,8 @@ func (c Config) Validate() error {
 
 // Hash is the sha256 of the configuration's JSON.
 func (c Config) Hash() string {
-	b, _ := json.Marshal(c)
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	h, _ := pipeline.HashJSON(c)
+	return h
 }
 
 func (c Config) explorer() rl.Explorer {
@@ -193,6 +190,20 @@ func place(led *sim.Ledger, js *sim.JobState, a int) []sim.Slot {
 		slots = append(slots, sim.Slot{Server: k, Socket: -1})
 	}
 	return slots
+}
+
+// feasible sets mask[a], for each placement rule a, to whether rule a
+// could book js on led now (trying each and giving it back), and reports
+// whether any could. mask[ActWait] is the caller's.
+func feasible(led *sim.Ledger, js *sim.JobState, mask []bool) bool {
+	fit := false
+	for a := ActPack; a < ActWait; a++ {
+		slots := place(led, js, a)
+		mask[a] = slots != nil
+		fit = fit || mask[a]
+		led.GiveBack(js, slots)
+	}
+	return fit
 }
 
 // kmeans clusters points into k groups: k-means++ seeding from rng, then

@@ -234,7 +234,7 @@ func (d *decider) decide(st *sim.State) ([]sim.Placement, []start) {
 	total := st.ClusterTotal()
 	var pl []sim.Placement
 	var starts []start
-	feasible := make([]bool, numActions)
+	mask := make([]bool, numActions)
 	for r, js := range chosen {
 		x := state(rows, r, led, total)
 		if d.collect != nil {
@@ -247,19 +247,12 @@ func (d *decider) decide(st *sim.State) ([]sim.Placement, []start) {
 			}
 			d.waited[js.Index] = -1 // waited once, settled
 		}
-		fit := false
-		for a := ActPack; a < ActWait; a++ {
-			slots := place(led, js, a)
-			feasible[a] = slots != nil
-			fit = fit || feasible[a]
-			led.GiveBack(js, slots)
-		}
-		if !fit {
+		if !feasible(led, js, mask) {
 			continue // nothing to decide: the job cannot start now
 		}
 		_, did := d.waited[js.Index]
-		feasible[ActWait] = !did
-		a := d.p.choose(g, feasible, d.rng)
+		mask[ActWait] = !did
+		a := d.p.choose(g, mask, d.rng)
 		if a == ActWait {
 			d.waited[js.Index] = g
 			continue

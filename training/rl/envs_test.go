@@ -13,6 +13,21 @@ func (b bandit) pull(a int, rng *rand.Rand) float64 { return b.means[a] + b.nois
 
 func (b bandit) best() int { return Argmax(b.means) }
 
+// trainBandit makes updates PPO updates of m on env, each on a rollout of
+// pulls one-step episodes.
+func trainBandit(m *softmaxAC, env bandit, cfg PPOConfig, updates, pulls int, rng *rand.Rand) {
+	var r Rollout[int]
+	for range updates {
+		r.Reset()
+		for range pulls {
+			a, lp := m.act(0, rng)
+			r.Add(Step[int]{Obs: 0, Action: Action{Index: a}, Reward: env.pull(a, rng), Done: true, Value: m.v[0], LogProb: lp})
+		}
+		r.ComputeGAE(1, 1, 0)
+		PPOUpdate[int](m, &r, cfg, true, rng)
+	}
+}
+
 // chain is a corridor of n states: action 1 moves right (reward 1 and the
 // end of the episode on reaching the last state), action 0 quits at once
 // for a small reward. With γ^(n−2) > quit the optimal policy is "always

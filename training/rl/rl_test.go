@@ -133,16 +133,7 @@ func TestPPOBandit(t *testing.T) {
 	m := newSoftmaxAC(1, 5, 0.1, 0.1)
 	cfg := DefaultPPOConfig()
 	cfg.Minibatch = 32
-	var r Rollout[int]
-	for u := 0; u < 60; u++ {
-		r.Reset()
-		for i := 0; i < 64; i++ {
-			a, lp := m.act(0, rng)
-			r.Add(Step[int]{Obs: 0, Action: Action{Index: a}, Reward: env.pull(a, rng), Done: true, Value: m.v[0], LogProb: lp})
-		}
-		r.ComputeGAE(1, 1, 0)
-		PPOUpdate[int](m, &r, cfg, true, rng)
-	}
+	trainBandit(m, env, cfg, 60, 64, rng)
 	p := m.policy(nil, 0)
 	if p[env.best()] < 0.95 {
 		t.Fatalf("π(best arm) = %.3f after 60 updates, want ≥ 0.95 (π = %.3f)", p[env.best()], p)
@@ -370,16 +361,7 @@ func TestPPODeterministic(t *testing.T) {
 		env := bandit{means: []float64{0.1, 0.5, 0.9}, noise: 0.5}
 		rng := rand.New(rand.NewPCG(1, 1))
 		m := newSoftmaxAC(1, 3, 0.1, 0.1)
-		var r Rollout[int]
-		for u := 0; u < 10; u++ {
-			r.Reset()
-			for i := 0; i < 32; i++ {
-				a, lp := m.act(0, rng)
-				r.Add(Step[int]{Obs: 0, Action: Action{Index: a}, Reward: env.pull(a, rng), Done: true, Value: m.v[0], LogProb: lp})
-			}
-			r.ComputeGAE(1, 1, 0)
-			PPOUpdate[int](m, &r, DefaultPPOConfig(), true, rng)
-		}
+		trainBandit(m, env, DefaultPPOConfig(), 10, 32, rng)
 		return append(m.theta, m.v...)
 	}
 	a, b := train(), train()
