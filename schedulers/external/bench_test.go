@@ -162,17 +162,14 @@ while r.readline():
     w.flush()
 `
 	cmd := exec.Command(py, "-c", loop)
-	inR, in, err := os.Pipe()
+	inR, in, err := external.BlockingPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, outW, err := os.Pipe()
+	out, outW, err := external.BlockingPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Fd puts a file in blocking mode, as startChild does.
-	in.Fd()
-	out.Fd()
 	cmd.Stdin, cmd.Stdout = inR, outW
 	_, children0 := cpuTime()
 	err = cmd.Start()
