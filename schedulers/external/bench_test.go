@@ -2,10 +2,13 @@ package external_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -27,11 +30,7 @@ func BenchmarkProtocol(b *testing.B) {
 	if f := os.Getenv("SL_CAPTURE"); f != "" {
 		cmd = "sh -c 'tee " + f + ".protocol | " + cmd + "'"
 	}
-	jobs := make([]datasets.Job, b.N)
-	for i := range jobs {
-		jobs[i] = datasets.Job{JobID: fmt.Sprint(i), SubmitS: float64(2 * i), DurationS: 1,
-			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 6, MemGiB: 20}}}
-	}
+	jobs := protocolJobs(b.N)
 	cfg := sim.DefaultConfig()
 	cfg.Speed = sim.SpeedStandalone
 	cfg.SkipFloor = true // as replay: the floor is no part of the exchange
@@ -58,6 +57,18 @@ func BenchmarkProtocol(b *testing.B) {
 	per := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / float64(res.Decisions) }
 	b.ReportMetric(per(self1-self0), "go-cpu-µs/decision")
 	b.ReportMetric(per(children1-children0), "py-cpu-µs/decision")
+}
+
+// protocolJobs are BenchmarkProtocol's n one-GPU jobs, one every 2 s, each
+// 1 s long: each decision announces one, starts it and reports the finish
+// of the one before.
+func protocolJobs(n int) []datasets.Job {
+	jobs := make([]datasets.Job, n)
+	for i := range jobs {
+		jobs[i] = datasets.Job{JobID: fmt.Sprint(i), SubmitS: float64(2 * i), DurationS: 1,
+			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 6, MemGiB: 20}}}
+	}
+	return jobs
 }
 
 // cpuTime is the user and system time of this process and of its reaped
@@ -204,4 +215,85 @@ while r.readline():
 	b.ReportMetric(float64(self1-self0)/float64(time.Microsecond)/float64(b.N), "go-cpu-µs/roundtrip")
 	// The child's, its start included, once it is reaped.
 	b.ReportMetric(float64(children1-children0)/float64(time.Microsecond)/float64(b.N), "py-cpu-µs/roundtrip")
+}
+
+// BenchmarkGoSide is schedlab's own cost of one decision through the
+// protocol, without a process or pipes: BenchmarkProtocol's run with its
+// policy answered in this process (each decide message's arrival started
+// on server 0, what the Python example answers), beside the same run with
+// the built-in fifo-firstfit. The difference is the protocol's share on
+// this side: the message written, the answer parsed and validated.
+func BenchmarkGoSide(b *testing.B) {
+	cfg := sim.DefaultConfig()
+	cfg.Speed = sim.SpeedStandalone
+	cfg.SkipFloor = true
+	c := flat(b, 1)
+	b.Run("builtin", func(b *testing.B) {
+		s, err := schedulers.New("fifo-firstfit", schedulers.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobs := protocolJobs(b.N)
+		b.ReportAllocs()
+		b.ResetTimer()
+		if _, err := sim.Run(context.Background(), c, jobs, s, cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.Run("protocol", func(b *testing.B) {
+		var peer echoPolicy
+		p, err := external.NewConn(context.Background(), external.Config{Name: "go"}, &peer, &peer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobs := protocolJobs(b.N)
+		b.ReportAllocs()
+		b.ResetTimer()
+		if _, err := sim.Run(context.Background(), c, jobs, p, cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := p.Close(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// echoPolicy is the other end of a connection, in this process: it
+// answers the hello with wake_on fit and each decide message n by
+// starting job n-1 on server 0.
+type echoPolicy struct {
+	answer []byte
+}
+
+func (e *echoPolicy) Write(msg []byte) (int, error) {
+	seq := 0
+	if i := bytes.Index(msg, []byte(`"seq":`)); i >= 0 {
+		for _, c := range msg[i+len(`"seq":`):] {
+			if c < '0' || c > '9' {
+				break
+			}
+			seq = 10*seq + int(c-'0')
+		}
+	}
+	switch {
+	case bytes.HasPrefix(msg, []byte(`{"type":"hello"`)):
+		e.answer = append(e.answer, `{"type":"hello","protocol":2,"seq":0,"name":"go","wake_on":["fit"]}`+"\n"...)
+	case bytes.HasPrefix(msg, []byte(`{"type":"decide"`)):
+		e.answer = append(e.answer, `{"type":"decisions","seq":`...)
+		e.answer = strconv.AppendInt(e.answer, int64(seq), 10)
+		e.answer = append(e.answer, `,"decisions":[{"op":"start","job":`...)
+		e.answer = strconv.AppendInt(e.answer, int64(seq-1), 10)
+		e.answer = append(e.answer, `,"servers":[0]}]}`+"\n"...)
+	}
+	return len(msg), nil
+}
+
+func (e *echoPolicy) Read(b []byte) (int, error) {
+	if len(e.answer) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, e.answer)
+	e.answer = e.answer[:copy(e.answer, e.answer[n:])]
+	return n, nil
 }

@@ -53,12 +53,13 @@ type Policy struct {
 	fired     atomic.Bool // the timer killed the child
 
 	// Validation's scratch.
-	fast    fastAnswer
-	ds      []decision
-	ledger  sim.Ledger
-	stamp   []uint32 // per job, the message that decided it
-	slots   []sim.Slot
-	pending []*sim.JobState
+	fast       fastAnswer
+	fastAnswer answer // the answer exchange returns for fast
+	ds         []decision
+	ledger     sim.Ledger
+	stamp      []uint32 // per job, the message that decided it
+	slots      []sim.Slot
+	pending    []*sim.JobState
 }
 
 var (
@@ -338,9 +339,11 @@ func (p *Policy) validate(st *sim.State, a *answer) (sim.Decision, error) {
 			d, text = a.parsed.ds[k], a.parsed.text[k]
 		} else {
 			text = a.Decisions[k]
-			if err := decodeStrict(text, &d); err != nil {
+			var strict decision // on the heap, as decodeStrict's argument
+			if err := decodeStrict(text, &strict); err != nil {
 				return sim.Decision{}, p.bad(k, text, ErrMalformed, "%v", err)
 			}
+			d = strict
 		}
 		switch d.Op {
 		case "start", "preempt":
@@ -507,7 +510,8 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 		if p.fast.seq != p.seq {
 			return nil, fmt.Errorf("%w: the answer to message %d carries seq %d", ErrSequence, p.seq, p.fast.seq)
 		}
-		return &answer{Type: "decisions", parsed: &p.fast}, nil
+		p.fastAnswer = answer{Type: "decisions", parsed: &p.fast}
+		return &p.fastAnswer, nil
 	}
 	var a answer
 	if err := decodeStrict(line, &a); err != nil {
