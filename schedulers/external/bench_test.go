@@ -37,7 +37,7 @@ func BenchmarkProtocol(b *testing.B) {
 	c := flat(b, 1)
 	p := newPolicy(b, external.Config{Name: "fifo-py", Command: cmd})
 	self0, children0 := cpuTime()
-	sw0, _ := switches()
+	sw0, csw0 := switches()
 	b.ResetTimer()
 	start := time.Now()
 	res, err := sim.Run(context.Background(), c, jobs, p, cfg, nil)
@@ -51,6 +51,7 @@ func BenchmarkProtocol(b *testing.B) {
 		b.Fatal(err)
 	}
 	self1, children1 := cpuTime()
+	_, csw1 := switches()
 	b.ReportMetric(float64(res.Decisions)/wall.Seconds(), "decisions/s")
 	b.ReportMetric(float64(p.Messages())/float64(res.Decisions), "messages/decision")
 	// The processor time of each side per decision (the child's counted
@@ -62,6 +63,9 @@ func BenchmarkProtocol(b *testing.B) {
 	// A round trip blocks this side once, in the read of the answer; any
 	// more is the runtime handing the goroutine between its threads.
 	b.ReportMetric(float64(sw1-sw0)/float64(res.Decisions), "go-waits/decision")
+	// The child's, its start included, once it is reaped: one a message
+	// is its read of the next one.
+	b.ReportMetric(float64(csw1-csw0)/float64(res.Decisions), "py-waits/decision")
 }
 
 // switches is the count of voluntary context switches (a thread that
