@@ -66,13 +66,20 @@ type Policy struct {
 	ledger     sim.Ledger
 	stamp      []uint32 // per job, the message that decided it
 	slots      []sim.Slot
-	pending    []*sim.JobState
 }
 
 var (
-	_ sim.Decider = (*Policy)(nil)
-	_ io.Closer   = (*Policy)(nil)
+	_ sim.Decider        = (*Policy)(nil)
+	_ sim.StateForgetter = (*Policy)(nil)
+	_ io.Closer          = (*Policy)(nil)
 )
+
+// ForgetsState implements sim.StateForgetter: a decision reads its State
+// only while it is made. What the policy has been told is kept as values
+// (free resources, held finishes) or as the engine's own job records
+// (JobState pointers, which outlive every State), never as a State or one
+// of its slices, so sim.Run may refill one State for every decision.
+func (*Policy) ForgetsState() {}
 
 // New starts the policy process of cfg and performs the handshake. The
 // process lives until Close, or until ctx is cancelled (then it is
