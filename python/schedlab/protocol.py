@@ -15,8 +15,10 @@ free resources as schedlab computes them, the pending jobs in submission
 order, the running jobs and what they have been observed to do.
 """
 
+import io
 import json
 import json.scanner
+import os
 import sys
 import traceback
 from bisect import insort
@@ -265,16 +267,30 @@ def _load(line):
 def _encode_decisions(decisions):
     parts = []
     for d in decisions:
-        if len(d) == 3 and d.get("op") == "start":
-            job, servers = d["job"], d["servers"]
-            if type(job) is int and all(type(x) is int for x in servers):
-                parts.append('{"op":"start","job":%d,"servers":[%s]}' % (job, ",".join(map(str, servers))))
-                continue
-        elif len(d) == 2 and d.get("op") == "preempt" and type(d.get("job")) is int:
+        # The common forms, exactly as json.dumps would write them: a
+        # start of ints on ints (bools and floats take the general path).
+        if type(d) is dict and len(d) == 3:
+            job, servers = d.get("job"), d.get("servers")
+            if type(job) is int and type(servers) is list and d.get("op") == "start":
+                if len(servers) == 1:
+                    if type(servers[0]) is int:
+                        parts.append('{"op":"start","job":%d,"servers":[%d]}' % (job, servers[0]))
+                        continue
+                elif servers and _only_ints(servers):
+                    parts.append('{"op":"start","job":%d,"servers":[%s]}' % (job, ",".join(map(str, servers))))
+                    continue
+        elif type(d) is dict and len(d) == 2 and type(d.get("job")) is int and d.get("op") == "preempt":
             parts.append('{"op":"preempt","job":%d}' % d["job"])
             continue
         parts.append(json.dumps(d, separators=(",", ":")))
     return ",".join(parts)
+
+
+def _only_ints(xs):
+    return set(map(type, xs)) == _INT
+
+
+_INT = {int}
 
 
 def answer_version(hello):
@@ -288,13 +304,29 @@ def answer_version(hello):
 
 def run(policy, inp=None, out=None):
     """Serve policy on stdin/stdout until schedlab ends the run. Anything the
-    policy prints goes to stderr: stdout is the protocol's."""
+    policy prints goes to stderr: stdout is the protocol's.
+
+    Each message costs one read and each answer one write: stdin is read
+    through a buffer as large as a pipe holds (sys.stdin.buffer's is a
+    page, and a larger message took several reads), and an answer goes
+    to stdout's descriptor in one os.write, not through a buffered writer
+    and its flush."""
     if inp is None:
-        inp = sys.stdin.buffer
+        inp = io.open(sys.stdin.fileno(), "rb", buffering=_PIPE_BYTES, closefd=False)
     if out is None:
-        out = sys.stdout.buffer
+        fd = sys.stdout.fileno()
+        sys.stdout.flush()
         sys.stdout = sys.stderr
-    line = inp.readline()
+
+        def send(b):
+            while b:
+                b = b[os.write(fd, b):]
+    else:
+        def send(b):
+            out.write(b)
+            out.flush()
+    readline = inp.readline
+    line = readline()
     if not line:
         return 0
     hello = _load(line)
@@ -305,34 +337,37 @@ def run(policy, inp=None, out=None):
     answer = {"type": "hello", "protocol": version, "seq": 0, "name": name}
     if version >= 2 and policy.wake_on is not None:
         answer["wake_on"] = list(policy.wake_on)
-    out.write(_dump(answer))
-    out.flush()
+    send(_dump(answer))
     state = State(seed=hello.get("seed", 0), oracle=hello.get("oracle", False),
                   preempt=hello.get("preempt", False), policy=hello.get("policy", ""))
     policy.begin(state)
+    schedule, update, apply = policy.schedule, state.update, state.apply
     while True:
-        line = inp.readline()
+        line = readline()
         if not line:
             return 0
-        msg = _load(line)
+        msg = _scan(line.decode(), 0)[0]
         kind = msg.get("type")
-        if kind == "end":
-            state.update(msg)
-            policy.end(state)
-            return 0
         if kind != "decide":
+            if kind == "end":
+                update(msg)
+                policy.end(state)
+                return 0
             raise ProtocolError("message %r: unknown type %r" % (msg.get("seq"), kind))
         try:
-            state.update(msg)
-            decisions = policy.schedule(state) or []
+            update(msg)
+            decisions = schedule(state) or []
         except Exception:
-            out.write(_dump({"type": "error", "seq": msg["seq"], "message": traceback.format_exc()}))
-            out.flush()
+            send(_dump({"type": "error", "seq": msg["seq"], "message": traceback.format_exc()}))
             return 1
-        wake = ""
         if state.wake:
             wake = ',"wake":' + json.dumps(float(state.wake))
             state.wake = 0.0
-        out.write(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
-        out.flush()
-        state.apply(decisions)
+        else:
+            wake = ""
+        send(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
+        apply(decisions)
+
+
+# What a pipe holds on Linux: a message as long as that arrives in one read.
+_PIPE_BYTES = 1 << 16

@@ -15,7 +15,7 @@ type fastAnswer struct {
 	seq  int
 	ds   []decision
 	text [][]byte
-	ints []int // the servers and sockets of ds, carved from here
+	ints []int // the jobs, servers and sockets of ds, carved from here
 }
 
 // parseDecisions reads line, an answer in the form
@@ -92,7 +92,11 @@ func (a *fastAnswer) decision(sc *scanner) bool {
 			}
 			seen[1] = true
 			j, good := sc.int()
-			d.Job = &j
+			// Carved like the lists: a pointer into a.ints outlives
+			// a later append's move (the old array stays), not the
+			// next answer, which validate no longer reads.
+			a.ints = append(a.ints, j)
+			d.Job = &a.ints[len(a.ints)-1]
 			return good
 		case "servers":
 			if seen[2] {

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,25 +47,39 @@ type Policy struct {
 	held  []sim.JobResult // finishes since the last message, not yet sent
 	asked int             // decide messages sent
 
-	// The watchdog of exchange: one timer, re-armed for each message.
+	// The watchdog of exchange (arm): one timer that an exchange does not
+	// touch. It reads the exchange's deadline when it fires, and kills
+	// the child or sets itself for the deadline then.
 	watch     *time.Timer
+	watchMu   sync.Mutex      // held by the timer's function and by arm to set it sooner
+	watchOff  bool            // disarmed for good (under watchMu)
+	watchAt   atomic.Int64    // when the timer fires, on clock
+	deadline  atomic.Int64    // the exchange's, on clock; 0 between exchanges, -1 once the timer killed the child
+	epoch     time.Time       // clock's zero
 	watchCtx  context.Context // the context a stop is registered for
 	stopWatch func() bool
-	fired     atomic.Bool // the timer killed the child
 
 	// Validation's scratch.
-	fast    fastAnswer
-	ds      []decision
-	ledger  sim.Ledger
-	stamp   []uint32 // per job, the message that decided it
-	slots   []sim.Slot
-	pending []*sim.JobState
+	fast       fastAnswer
+	fastAnswer answer // the answer exchange returns for fast
+	ds         []decision
+	ledger     sim.Ledger
+	stamp      []uint32 // per job, the message that decided it
+	slots      []sim.Slot
 }
 
 var (
-	_ sim.Decider = (*Policy)(nil)
-	_ io.Closer   = (*Policy)(nil)
+	_ sim.Decider        = (*Policy)(nil)
+	_ sim.StateForgetter = (*Policy)(nil)
+	_ io.Closer          = (*Policy)(nil)
 )
+
+// ForgetsState implements sim.StateForgetter: a decision reads its State
+// only while it is made. What the policy has been told is kept as values
+// (free resources, held finishes) or as the engine's own job records
+// (JobState pointers, which outlive every State), never as a State or one
+// of its slices, so sim.Run may refill one State for every decision.
+func (*Policy) ForgetsState() {}
 
 // New starts the policy process of cfg and performs the handshake. The
 // process lives until Close, or until ctx is cancelled (then it is
@@ -338,9 +353,11 @@ func (p *Policy) validate(st *sim.State, a *answer) (sim.Decision, error) {
 			d, text = a.parsed.ds[k], a.parsed.text[k]
 		} else {
 			text = a.Decisions[k]
-			if err := decodeStrict(text, &d); err != nil {
+			var strict decision // on the heap, as decodeStrict's argument
+			if err := decodeStrict(text, &strict); err != nil {
 				return sim.Decision{}, p.bad(k, text, ErrMalformed, "%v", err)
 			}
+			d = strict
 		}
 		switch d.Op {
 		case "start", "preempt":
@@ -473,8 +490,9 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var deadline int64
 	if p.proc != nil {
-		p.arm(ctx, timeout)
+		deadline = p.arm(ctx, timeout)
 	}
 	_, werr := p.w.Write(msg)
 	var line []byte
@@ -484,7 +502,7 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	}
 	if p.proc != nil {
 		// Once the watchdog has fired the child is gone, answer or not.
-		if fired := !p.watch.Stop() || p.fired.Load(); fired || ctx.Err() != nil {
+		if fired := !p.deadline.CompareAndSwap(deadline, 0); fired || ctx.Err() != nil {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -507,7 +525,8 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 		if p.fast.seq != p.seq {
 			return nil, fmt.Errorf("%w: the answer to message %d carries seq %d", ErrSequence, p.seq, p.fast.seq)
 		}
-		return &answer{Type: "decisions", parsed: &p.fast}, nil
+		p.fastAnswer = answer{Type: "decisions", parsed: &p.fast}
+		return &p.fastAnswer, nil
 	}
 	var a answer
 	if err := decodeStrict(line, &a); err != nil {
@@ -526,19 +545,31 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	return &a, nil
 }
 
-// arm starts the watchdog of one exchange: it kills the child's group
-// when timeout passes or ctx is done. The timer is made once and re-armed;
-// the context's hook is registered once per context.
-func (p *Policy) arm(ctx context.Context, timeout time.Duration) {
-	proc := p.proc.cmd.Process
-	p.fired.Store(false)
+// arm starts the watchdog of one exchange and returns its deadline: the
+// child's group is killed once timeout has passed, or when ctx is done.
+// An exchange only stores its deadline, and clears it when the answer is
+// in: resetting a timer for each message would wake one of the runtime's
+// idle threads each time (timers are the network poller's business), a
+// futex call and a thread that runs for nothing, on a host where the
+// child wants that core. The timer is made once and runs on its own
+// (watchdog); the context's hook is registered once per context.
+func (p *Policy) arm(ctx context.Context, timeout time.Duration) int64 {
 	if p.watch == nil {
-		p.watch = time.AfterFunc(timeout, func() {
-			p.fired.Store(true)
-			killGroup(proc)
-		})
-	} else {
-		p.watch.Reset(timeout)
+		p.epoch = time.Now()
+	}
+	deadline := p.clock() + int64(timeout)
+	p.deadline.Store(deadline)
+	if p.watch == nil || deadline < p.watchAt.Load() {
+		// The first exchange, or the timer is set for later than this
+		// deadline (a timeout shorter than the one before).
+		p.watchMu.Lock()
+		p.watchAt.Store(deadline)
+		if p.watch == nil {
+			p.watch = time.AfterFunc(timeout, p.watchdog)
+		} else {
+			p.watch.Reset(timeout)
+		}
+		p.watchMu.Unlock()
 	}
 	if ctx != p.watchCtx {
 		if p.stopWatch != nil {
@@ -547,15 +578,53 @@ func (p *Policy) arm(ctx context.Context, timeout time.Duration) {
 		}
 		p.watchCtx = ctx
 		if ctx.Done() != nil {
+			proc := p.proc.cmd.Process
 			p.stopWatch = context.AfterFunc(ctx, func() { killGroup(proc) })
 		}
 	}
+	return deadline
 }
+
+// watchdog is the timer's function: it kills the child if an exchange is
+// past its deadline, and otherwise sets the timer for the deadline of
+// the exchange under way or, between exchanges, for the earliest deadline
+// the next one can have.
+func (p *Policy) watchdog() {
+	p.watchMu.Lock()
+	defer p.watchMu.Unlock()
+	if p.watchOff {
+		return
+	}
+	now := p.clock()
+	d := p.deadline.Load()
+	for d > 0 && now >= d {
+		if p.deadline.CompareAndSwap(d, -1) {
+			killGroup(p.proc.cmd.Process)
+			return
+		}
+		d = p.deadline.Load()
+	}
+	if d < 0 {
+		return
+	}
+	next := int64(min(p.cfg.Timeout, p.cfg.StartTimeout))
+	if d > 0 {
+		next = d - now
+	}
+	p.watchAt.Store(now + next)
+	p.watch.Reset(time.Duration(next))
+}
+
+// clock is the time since p.epoch, monotonic, in nanoseconds.
+func (p *Policy) clock() int64 { return int64(time.Since(p.epoch)) }
 
 // disarm stops the watchdog for good.
 func (p *Policy) disarm() {
 	if p.watch != nil {
+		p.watchMu.Lock()
+		p.watchOff = true
 		p.watch.Stop()
+		p.watchMu.Unlock()
 	}
 	if p.stopWatch != nil {
 		p.stopWatch()

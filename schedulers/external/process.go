@@ -20,8 +20,8 @@ type child struct {
 }
 
 // startChild starts cfg.Command in a process group of its own. The pipes
-// are made here, not by exec, and all four ends block: the parent's
-// exchange is bounded by a watchdog that kills the child, not by
+// are made here, not by exec, and all four ends block (blockingPipe): the
+// parent's exchange is bounded by a watchdog that kills the child, not by
 // deadlines.
 func startChild(ctx context.Context, cfg Config) (*child, error) {
 	words, err := SplitCommand(cfg.Command)
@@ -30,19 +30,16 @@ func startChild(ctx context.Context, cfg Config) (*child, error) {
 	}
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Dir = cfg.Dir
-	inR, inW, err := os.Pipe()
+	inR, inW, err := blockingPipe()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := blockingPipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
 		return nil, err
 	}
-	// Fd puts a file in blocking mode.
-	inW.Fd()
-	outR.Fd()
 	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: stderrTail}}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, c.stderr
 	ownGroup(cmd)

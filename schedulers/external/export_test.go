@@ -1,0 +1,4 @@
+package external
+
+// BlockingPipe is blockingPipe, for the floor benchmark's pipes.
+var BlockingPipe = blockingPipe
