@@ -67,6 +67,14 @@ func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n
 //go:noescape
 func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
 
+// spread4z is spread4y with AVX-512F registers: the whole row dy in
+// registers, one pass over the edges instead of four (kernel_amd64.s:
+// the caller checks haveAVX512, d and the bounds). The same chains, the
+// same bits.
+//
+//go:noescape
+func spread4z(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
+
 // fmaRows4x16 is fmaRows4 for n16 (a multiple of 16) columns, sixteen at
 // a time in AVX-512 registers (kernel_amd64.s: the caller checks
 // haveAVX512 and the bounds).

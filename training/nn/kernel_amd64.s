@@ -698,3 +698,138 @@ tloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// func spread4z(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
+//
+// spread4y with AVX-512F registers: the whole of dy's row (4·d values,
+// d = 16 or 32) held in registers across the edges, one pass over them
+// where spread4y makes four, so each edge's four updates of an element
+// group no longer wait on one chain at a time. Each element is the same
+// chain of fused multiply-adds over the edges in order. The caller checks
+// haveAVX512, d and the bounds.
+TEXT ·spread4z(SB), NOSPLIT, $0-56
+	MOVQ dy+0(FP), DI
+	MOVQ d+8(FP), R12
+	MOVQ coef+16(FP), SI
+	MOVQ gr+24(FP), DX
+	MOVQ edges+32(FP), R9
+	MOVQ dst+40(FP), R10
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JZ    qdone
+	CMPQ  R12, $32
+	JEQ   q32
+
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VMOVUPD 256(DI), Z4
+	VMOVUPD 320(DI), Z5
+	VMOVUPD 384(DI), Z6
+	VMOVUPD 448(DI), Z7
+
+q16loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z8
+	VBROADCASTSD 8(SI)(AX*1), Z9
+	VBROADCASTSD 16(SI)(AX*1), Z10
+	VBROADCASTSD 24(SI)(AX*1), Z11
+	SHLQ         $7, BX
+	VMOVUPD      0(DX)(BX*1), Z12
+	VMOVUPD      64(DX)(BX*1), Z13
+	VFMADD231PD  Z12, Z8, Z0
+	VFMADD231PD  Z13, Z8, Z1
+	VFMADD231PD  Z12, Z9, Z2
+	VFMADD231PD  Z13, Z9, Z3
+	VFMADD231PD  Z12, Z10, Z4
+	VFMADD231PD  Z13, Z10, Z5
+	VFMADD231PD  Z12, Z11, Z6
+	VFMADD231PD  Z13, Z11, Z7
+	ADDQ         $8, R9
+	DECQ         CX
+	JNZ          q16loop
+
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+	JMP     qdone
+
+q32:
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VMOVUPD 256(DI), Z4
+	VMOVUPD 320(DI), Z5
+	VMOVUPD 384(DI), Z6
+	VMOVUPD 448(DI), Z7
+	VMOVUPD 512(DI), Z8
+	VMOVUPD 576(DI), Z9
+	VMOVUPD 640(DI), Z10
+	VMOVUPD 704(DI), Z11
+	VMOVUPD 768(DI), Z12
+	VMOVUPD 832(DI), Z13
+	VMOVUPD 896(DI), Z14
+	VMOVUPD 960(DI), Z15
+
+q32loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z16
+	VBROADCASTSD 8(SI)(AX*1), Z17
+	VBROADCASTSD 16(SI)(AX*1), Z18
+	VBROADCASTSD 24(SI)(AX*1), Z19
+	SHLQ         $8, BX
+	VMOVUPD      0(DX)(BX*1), Z20
+	VMOVUPD      64(DX)(BX*1), Z21
+	VMOVUPD      128(DX)(BX*1), Z22
+	VMOVUPD      192(DX)(BX*1), Z23
+	VFMADD231PD  Z20, Z16, Z0
+	VFMADD231PD  Z21, Z16, Z1
+	VFMADD231PD  Z22, Z16, Z2
+	VFMADD231PD  Z23, Z16, Z3
+	VFMADD231PD  Z20, Z17, Z4
+	VFMADD231PD  Z21, Z17, Z5
+	VFMADD231PD  Z22, Z17, Z6
+	VFMADD231PD  Z23, Z17, Z7
+	VFMADD231PD  Z20, Z18, Z8
+	VFMADD231PD  Z21, Z18, Z9
+	VFMADD231PD  Z22, Z18, Z10
+	VFMADD231PD  Z23, Z18, Z11
+	VFMADD231PD  Z20, Z19, Z12
+	VFMADD231PD  Z21, Z19, Z13
+	VFMADD231PD  Z22, Z19, Z14
+	VFMADD231PD  Z23, Z19, Z15
+	ADDQ         $8, R9
+	DECQ         CX
+	JNZ          q32loop
+
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+	VMOVUPD Z8, 512(DI)
+	VMOVUPD Z9, 576(DI)
+	VMOVUPD Z10, 640(DI)
+	VMOVUPD Z11, 704(DI)
+	VMOVUPD Z12, 768(DI)
+	VMOVUPD Z13, 832(DI)
+	VMOVUPD Z14, 896(DI)
+	VMOVUPD Z15, 960(DI)
+
+qdone:
+	VZEROUPPER
+	RET

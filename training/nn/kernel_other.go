@@ -32,6 +32,10 @@ func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int) {
 	panic("nn: spread4y without assembly kernels")
 }
 
+func spread4z(dy *float64, d int, coef, gr *float64, edges, dst *int, n int) {
+	panic("nn: spread4z without assembly kernels")
+}
+
 func fmaRows4x16(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n16, k int, zero bool) {
 	panic("nn: fmaRows4x16 without assembly kernels")
 }

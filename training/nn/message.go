@@ -55,17 +55,17 @@ func aggregate(o, coef, y []float64, yw int, edges []int, g *Graph, f int) {
 // transposed messages of edges of g in turn, as spreadMessage(dy,
 // coef[e·(f+1):(e+1)·(f+1)], gr[u·d:(u+1)·d]) would for each edge e into
 // node u = g.Dst[e]: EdgeConv's backward pass, source by source. For f+1
-// = 4 and d = 16 or 32 the kernel keeps a quarter of dy in registers
-// across the edges rather than loading and storing all of it at every
-// message: the same chains, the same bits. edges must be edges of g (the
-// kernel reads without bounds checks: coef and gr must hold every edge's
-// and every node's rows).
+// = 4 and d = 16 or 32 the kernel keeps dy (a quarter of it without
+// AVX-512F) in registers across the edges rather than loading and
+// storing all of it at every message: the same chains, the same bits.
+// edges must be edges of g (the kernel reads without bounds checks: coef
+// and gr must hold every edge's and every node's rows).
 func spread(dy, coef, gr []float64, d int, edges []int, g *Graph, f int) {
 	if n := len(edges); n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && len(dy) == 4*d {
 		if len(coef) < 4*g.Edges() || len(gr) < g.Nodes*d {
 			panic(fmt.Sprintf("nn: spread over %d edges and %d nodes with %d coefficients and %d gradients", g.Edges(), g.Nodes, len(coef), len(gr)))
 		}
-		spread4y(&dy[0], d, &coef[0], &gr[0], &edges[0], &g.Dst[0], n)
+		spread4(&dy[0], d, &coef[0], &gr[0], &edges[0], &g.Dst[0], n)
 		return
 	}
 	for _, e := range edges {
@@ -104,4 +104,14 @@ func messageCoefs(c []float64, s float64, ef []float64, e, f int) []float64 {
 	}
 	c[f] = s
 	return c
+}
+
+// spread4 runs spread4z where the machine has AVX-512F, else spread4y:
+// the same chains, so the same bits, by either.
+func spread4(dy *float64, d int, coef, gr *float64, edges, idx *int, n int) {
+	if haveAVX512 {
+		spread4z(dy, d, coef, gr, edges, idx, n)
+		return
+	}
+	spread4y(dy, d, coef, gr, edges, idx, n)
 }

@@ -101,3 +101,26 @@ func testSpreadBits(t *testing.T) {
 		c.check(t, trial, "spreadMessage", got, want)
 	}
 }
+
+// TestGatherMessagesBits compares gatherMessages, a restricted row's
+// sums of its incoming edges' coefficient-weighted source rows in one
+// call (the kernel keeps the row in registers), with spreadMessage edge
+// by edge from each edge's source, bit for bit, as TestSpreadBits does
+// for spread.
+func TestGatherMessagesBits(t *testing.T) { fmaPaths(t, testGatherMessagesBits) }
+
+func testGatherMessagesBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for trial := range 200 {
+		c := newMessageCase(t, rng, trial)
+		f, d := c.f, c.d
+		h, a := c.vec(c.g.Nodes*d), c.vec((f+1)*d)
+		want, got := append([]float64(nil), a...), append([]float64(nil), a...)
+		for _, e := range c.edges {
+			s := c.g.Src[e]
+			spreadMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], h[s*d:(s+1)*d])
+		}
+		gatherMessages(got, c.coef, h, d, c.edges, c.g, f)
+		c.check(t, trial, "spreadMessage", got, want)
+	}
+}
