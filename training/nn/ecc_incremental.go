@@ -50,6 +50,7 @@ type ECCStack struct {
 	zOnly       []float64
 	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
+	byDeg       []int // aggregateRows' scratch
 	buf, out    []float64
 	// coef holds each edge's message coefficients (messageCoefs: f+1
 	// values), kept while its features and destination hold: the same
@@ -260,13 +261,14 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			s.restrictedRows(hin, d, f, agg)
 		}
-		for u, c := range s.next {
-			if !c || restricted {
-				continue
+		if !restricted {
+			s.rows = s.rows[:0]
+			for u, c := range s.next {
+				if c {
+					s.rows = append(s.rows, u)
+				}
 			}
-			o := agg[u*d : (u+1)*d]
-			clear(o)
-			aggregate(o, s.coef, y, yw, s.in[u], s.g, f)
+			s.byDeg = aggregateRows(agg, d, s.coef, y, yw, s.rows, s.in, s.g, f, s.byDeg)
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
 		s.rows = s.rows[:0]

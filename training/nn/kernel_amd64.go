@@ -58,6 +58,19 @@ func spreadMessage4y(dy, c, gr *float64, d int)
 //go:noescape
 func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n int)
 
+// aggregate4x16z and aggregate2x32z run aggregate4y for four rows of
+// d = 16 and two of d = 32 at once, in lock step over the first n edges
+// of each (edges[r] is row r's list, o[r] its output row), each row's
+// edges in its own order: the same chains, the same bits, with the
+// rows' chains side by side (kernel_amd64.s, AVX-512F: the caller
+// checks haveAVX512 and the bounds).
+//
+//go:noescape
+func aggregate4x16z(o *[4]*float64, coef, y *float64, yw int, edges *[4]*int, src *int, n int)
+
+//go:noescape
+func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, src *int, n int)
+
 // spread4y runs spreadMessage4y for edges[0..n−1] in turn into one
 // source's row dy of 4·d values (d = 16 or 32), a quarter of it held in
 // registers across the edges: edge e's coefficients are coef[4e..4e+3]

@@ -833,3 +833,237 @@ q32loop:
 qdone:
 	VZEROUPPER
 	RET
+
+// func aggregate4x16z(o *[4]*float64, coef, y *float64, yw int, edges *[4]*int, src *int, n int)
+//
+// aggregate4y for 4 destination rows of d = 16 at once, in lock step
+// over their first n edges each (AVX-512F): row r's edges are
+// edges[r][0..n−1], each row's messages added in its edge order, so
+// each element is the same chain of fused multiply-adds as one row's
+// kernel gives it; the rows' 8 independent chains keep the FMA units
+// busy where one row's 2 wait on each other. The caller checks
+// haveAVX512 and the bounds.
+TEXT ·aggregate4x16z(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ coef+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ yw+24(FP), R8
+	SHLQ $3, R8
+	MOVQ edges+32(FP), R15
+	MOVQ src+40(FP), R10
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JZ    a4done
+	MOVQ 0(R15), R9
+	MOVQ 8(R15), R11
+	MOVQ 16(R15), R12
+	MOVQ 24(R15), R13
+	MOVQ 0(DI), R14
+	VMOVUPD 0(R14), Z0
+	VMOVUPD 64(R14), Z1
+	MOVQ 8(DI), R14
+	VMOVUPD 0(R14), Z2
+	VMOVUPD 64(R14), Z3
+	MOVQ 16(DI), R14
+	VMOVUPD 0(R14), Z4
+	VMOVUPD 64(R14), Z5
+	MOVQ 24(DI), R14
+	VMOVUPD 0(R14), Z6
+	VMOVUPD 64(R14), Z7
+
+a4loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z8
+	VBROADCASTSD 8(SI)(AX*1), Z9
+	VBROADCASTSD 16(SI)(AX*1), Z10
+	VBROADCASTSD 24(SI)(AX*1), Z11
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z8, Z0
+	VFMADD231PD  64(R14), Z8, Z1
+	VFMADD231PD  128(R14), Z9, Z0
+	VFMADD231PD  192(R14), Z9, Z1
+	VFMADD231PD  256(R14), Z10, Z0
+	VFMADD231PD  320(R14), Z10, Z1
+	VFMADD231PD  384(R14), Z11, Z0
+	VFMADD231PD  448(R14), Z11, Z1
+	ADDQ         $8, R9
+	MOVQ         (R11), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z12
+	VBROADCASTSD 8(SI)(AX*1), Z13
+	VBROADCASTSD 16(SI)(AX*1), Z14
+	VBROADCASTSD 24(SI)(AX*1), Z15
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z12, Z2
+	VFMADD231PD  64(R14), Z12, Z3
+	VFMADD231PD  128(R14), Z13, Z2
+	VFMADD231PD  192(R14), Z13, Z3
+	VFMADD231PD  256(R14), Z14, Z2
+	VFMADD231PD  320(R14), Z14, Z3
+	VFMADD231PD  384(R14), Z15, Z2
+	VFMADD231PD  448(R14), Z15, Z3
+	ADDQ         $8, R11
+	MOVQ         (R12), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z16
+	VBROADCASTSD 8(SI)(AX*1), Z17
+	VBROADCASTSD 16(SI)(AX*1), Z18
+	VBROADCASTSD 24(SI)(AX*1), Z19
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z16, Z4
+	VFMADD231PD  64(R14), Z16, Z5
+	VFMADD231PD  128(R14), Z17, Z4
+	VFMADD231PD  192(R14), Z17, Z5
+	VFMADD231PD  256(R14), Z18, Z4
+	VFMADD231PD  320(R14), Z18, Z5
+	VFMADD231PD  384(R14), Z19, Z4
+	VFMADD231PD  448(R14), Z19, Z5
+	ADDQ         $8, R12
+	MOVQ         (R13), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z20
+	VBROADCASTSD 8(SI)(AX*1), Z21
+	VBROADCASTSD 16(SI)(AX*1), Z22
+	VBROADCASTSD 24(SI)(AX*1), Z23
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z20, Z6
+	VFMADD231PD  64(R14), Z20, Z7
+	VFMADD231PD  128(R14), Z21, Z6
+	VFMADD231PD  192(R14), Z21, Z7
+	VFMADD231PD  256(R14), Z22, Z6
+	VFMADD231PD  320(R14), Z22, Z7
+	VFMADD231PD  384(R14), Z23, Z6
+	VFMADD231PD  448(R14), Z23, Z7
+	ADDQ         $8, R13
+	DECQ         CX
+	JNZ          a4loop
+
+	MOVQ 0(DI), R14
+	VMOVUPD Z0, 0(R14)
+	VMOVUPD Z1, 64(R14)
+	MOVQ 8(DI), R14
+	VMOVUPD Z2, 0(R14)
+	VMOVUPD Z3, 64(R14)
+	MOVQ 16(DI), R14
+	VMOVUPD Z4, 0(R14)
+	VMOVUPD Z5, 64(R14)
+	MOVQ 24(DI), R14
+	VMOVUPD Z6, 0(R14)
+	VMOVUPD Z7, 64(R14)
+
+a4done:
+	VZEROUPPER
+	RET
+
+// func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, src *int, n int)
+//
+// aggregate4y for 2 destination rows of d = 32 at once, in lock step
+// over their first n edges each (AVX-512F): row r's edges are
+// edges[r][0..n−1], each row's messages added in its edge order, so
+// each element is the same chain of fused multiply-adds as one row's
+// kernel gives it; the rows' 8 independent chains keep the FMA units
+// busy where one row's 4 wait on each other. The caller checks
+// haveAVX512 and the bounds.
+TEXT ·aggregate2x32z(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ coef+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ yw+24(FP), R8
+	SHLQ $3, R8
+	MOVQ edges+32(FP), R15
+	MOVQ src+40(FP), R10
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JZ    a2done
+	MOVQ 0(R15), R9
+	MOVQ 8(R15), R11
+	MOVQ 0(DI), R14
+	VMOVUPD 0(R14), Z0
+	VMOVUPD 64(R14), Z1
+	VMOVUPD 128(R14), Z2
+	VMOVUPD 192(R14), Z3
+	MOVQ 8(DI), R14
+	VMOVUPD 0(R14), Z4
+	VMOVUPD 64(R14), Z5
+	VMOVUPD 128(R14), Z6
+	VMOVUPD 192(R14), Z7
+
+a2loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z8
+	VBROADCASTSD 8(SI)(AX*1), Z9
+	VBROADCASTSD 16(SI)(AX*1), Z10
+	VBROADCASTSD 24(SI)(AX*1), Z11
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z8, Z0
+	VFMADD231PD  64(R14), Z8, Z1
+	VFMADD231PD  128(R14), Z8, Z2
+	VFMADD231PD  192(R14), Z8, Z3
+	VFMADD231PD  256(R14), Z9, Z0
+	VFMADD231PD  320(R14), Z9, Z1
+	VFMADD231PD  384(R14), Z9, Z2
+	VFMADD231PD  448(R14), Z9, Z3
+	VFMADD231PD  512(R14), Z10, Z0
+	VFMADD231PD  576(R14), Z10, Z1
+	VFMADD231PD  640(R14), Z10, Z2
+	VFMADD231PD  704(R14), Z10, Z3
+	VFMADD231PD  768(R14), Z11, Z0
+	VFMADD231PD  832(R14), Z11, Z1
+	VFMADD231PD  896(R14), Z11, Z2
+	VFMADD231PD  960(R14), Z11, Z3
+	ADDQ         $8, R9
+	MOVQ         (R11), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z12
+	VBROADCASTSD 8(SI)(AX*1), Z13
+	VBROADCASTSD 16(SI)(AX*1), Z14
+	VBROADCASTSD 24(SI)(AX*1), Z15
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z12, Z4
+	VFMADD231PD  64(R14), Z12, Z5
+	VFMADD231PD  128(R14), Z12, Z6
+	VFMADD231PD  192(R14), Z12, Z7
+	VFMADD231PD  256(R14), Z13, Z4
+	VFMADD231PD  320(R14), Z13, Z5
+	VFMADD231PD  384(R14), Z13, Z6
+	VFMADD231PD  448(R14), Z13, Z7
+	VFMADD231PD  512(R14), Z14, Z4
+	VFMADD231PD  576(R14), Z14, Z5
+	VFMADD231PD  640(R14), Z14, Z6
+	VFMADD231PD  704(R14), Z14, Z7
+	VFMADD231PD  768(R14), Z15, Z4
+	VFMADD231PD  832(R14), Z15, Z5
+	VFMADD231PD  896(R14), Z15, Z6
+	VFMADD231PD  960(R14), Z15, Z7
+	ADDQ         $8, R11
+	DECQ         CX
+	JNZ          a2loop
+
+	MOVQ 0(DI), R14
+	VMOVUPD Z0, 0(R14)
+	VMOVUPD Z1, 64(R14)
+	VMOVUPD Z2, 128(R14)
+	VMOVUPD Z3, 192(R14)
+	MOVQ 8(DI), R14
+	VMOVUPD Z4, 0(R14)
+	VMOVUPD Z5, 64(R14)
+	VMOVUPD Z6, 128(R14)
+	VMOVUPD Z7, 192(R14)
+
+a2done:
+	VZEROUPPER
+	RET

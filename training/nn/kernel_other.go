@@ -51,3 +51,11 @@ func reluGrad4y(dst, a, w *float64, gi float64, n int) {
 func transpose4y(at *float64, ldt int, a *float64, h int) {
 	panic("nn: transpose4y without assembly kernels")
 }
+
+func aggregate4x16z(o *[4]*float64, coef, y *float64, yw int, edges *[4]*int, src *int, n int) {
+	panic("nn: aggregate4x16z without assembly kernels")
+}
+
+func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, src *int, n int) {
+	panic("nn: aggregate2x32z without assembly kernels")
+}

@@ -1,8 +1,10 @@
 package nn
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The edge-conditioned convolution spends most of its element-wise time
@@ -49,6 +51,71 @@ func aggregate(o, coef, y []float64, yw int, edges []int, g *Graph, f int) {
 		s := g.Src[e]
 		addMessage(o, coef[e*(f+1):(e+1)*(f+1)], y[s*yw:(s+1)*yw])
 	}
+}
+
+// aggregateRows sets row u of agg (rows of d values) to node u's
+// aggregation, as clearing it and calling aggregate(row, coef, y, yw,
+// in[u], g, f) would, for each u of rows. Where the machine has
+// AVX-512F it runs the rows four (d = 16) or two (d = 32) at a time in
+// lock step over the edges they all have, then each row's remaining
+// edges alone: every row's messages are added in its own edge order, so
+// the bits are aggregate's. scratch holds the rows by degree (reused
+// when large enough) and is returned.
+func aggregateRows(agg []float64, d int, coef, y []float64, yw int, rows []int, in [][]int, g *Graph, f int, scratch []int) []int {
+	group := 0 // rows a call: none without the kernels
+	if haveAVX512 && f == 3 && yw == 4*d && len(coef) >= 4*g.Edges() && len(y) >= g.Nodes*yw {
+		switch d {
+		case 16:
+			group = 4
+		case 32:
+			group = 2
+		}
+	}
+	if group == 0 || len(rows) < group {
+		for _, u := range rows {
+			o := agg[u*d : (u+1)*d]
+			clear(o)
+			aggregate(o, coef, y, yw, in[u], g, f)
+		}
+		return scratch
+	}
+	// Rows of equal degree go together: the lock step covers all their
+	// edges. Which rows share a call changes no row's bits.
+	scratch = append(scratch[:0], rows...)
+	slices.SortStableFunc(scratch, func(a, b int) int { return cmp.Compare(len(in[a]), len(in[b])) })
+	var os [4]*float64
+	var es [4]*int
+	i := 0
+	for ; i+group <= len(scratch); i += group {
+		us := scratch[i : i+group]
+		n := len(in[us[0]]) // the least: ascending degrees
+		for r, u := range us {
+			o := agg[u*d : (u+1)*d]
+			clear(o)
+			os[r] = &o[0]
+			if n > 0 {
+				es[r] = &in[u][0]
+			}
+		}
+		if n > 0 {
+			if group == 4 {
+				aggregate4x16z(&os, &coef[0], &y[0], yw, &es, &g.Src[0], n)
+			} else {
+				aggregate2x32z((*[2]*float64)(os[:2]), &coef[0], &y[0], yw, (*[2]*int)(es[:2]), &g.Src[0], n)
+			}
+		}
+		for _, u := range us {
+			if rest := in[u][n:]; len(rest) > 0 {
+				aggregate(agg[u*d:(u+1)*d], coef, y, yw, rest, g, f)
+			}
+		}
+	}
+	for _, u := range scratch[i:] {
+		o := agg[u*d : (u+1)*d]
+		clear(o)
+		aggregate(o, coef, y, yw, in[u], g, f)
+	}
+	return scratch
 }
 
 // spread adds into dy (one source's row of (f+1)·d values) the
