@@ -53,6 +53,33 @@ func aggregate(o, coef, y []float64, yw int, edges []int, g *Graph, f int) {
 	}
 }
 
+// aggregateFrom adds into o (len d) the messages of coefficients
+// coef[i·(f+1):(i+1)·(f+1)] from source rows srcs[i] of y (rows of yw
+// values) for i = 0, 1, … in turn, as addMessage would one after the
+// other: a node's aggregation whose sources and coefficients are given
+// rather than read from a graph (ECCSegment's row versions). seq is
+// scratch, reused when large enough, and returned.
+func aggregateFrom(o, coef, y []float64, yw int, srcs []int, f int, seq []int) []int {
+	d, n := len(o), len(srcs)
+	if n > 0 && f == 3 && haveFMA && (d == 16 || d == 32) && yw == 4*d && len(coef) >= 4*n {
+		rows := len(y) / yw
+		for _, s := range srcs {
+			if s < 0 || s >= rows {
+				panic(fmt.Sprintf("nn: aggregateFrom: source row %d of %d", s, rows))
+			}
+		}
+		for len(seq) < n {
+			seq = append(seq, len(seq))
+		}
+		aggregate4y(&o[0], d, &coef[0], &y[0], yw, &seq[0], &srcs[0], n)
+		return seq
+	}
+	for i, s := range srcs {
+		addMessage(o, coef[i*(f+1):(i+1)*(f+1)], y[s*yw:(s+1)*yw])
+	}
+	return seq
+}
+
 // aggregateRows sets row u of agg (rows of d values) to node u's
 // aggregation, as clearing it and calling aggregate(row, coef, y, yw,
 // in[u], g, f) would, for each u of rows. Where the machine has

@@ -172,3 +172,30 @@ func testAggregateRowsBits(t *testing.T) {
 		c.check(t, trial, "addMessage", got, want)
 	}
 }
+
+// TestAggregateFromBits compares aggregateFrom, messages from given
+// source rows with given coefficients in one call, with addMessage
+// message by message, bit for bit, as TestAggregateBits does for
+// aggregate.
+func TestAggregateFromBits(t *testing.T) { fmaPaths(t, testAggregateFromBits) }
+
+func testAggregateFromBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	var seq []int
+	for trial := range 200 {
+		c := newMessageCase(t, rng, trial)
+		f, yw := c.f, (c.f+1)*c.d
+		y, o := c.vec(c.g.Nodes*yw), c.vec(c.d)
+		srcs := make([]int, rng.IntN(41))
+		for i := range srcs {
+			srcs[i] = rng.IntN(c.g.Nodes)
+		}
+		coef := c.vec(max(len(srcs), 1) * (f + 1))
+		want, got := append([]float64(nil), o...), append([]float64(nil), o...)
+		for i, s := range srcs {
+			addMessage(want, coef[i*(f+1):(i+1)*(f+1)], y[s*yw:(s+1)*yw])
+		}
+		seq = aggregateFrom(got, coef, y, yw, srcs, f, seq)
+		c.check(t, trial, "addMessage", got, want)
+	}
+}
