@@ -110,6 +110,13 @@ func reluSum4y(a, s, c, cb *float64, n int)
 //go:noescape
 func reluGrad4y(dst, a, w *float64, gi float64, n int)
 
+// reluGrad3y is reluGrad4y into three rows d1, d2, d3 at once (the
+// product formed once): three calls' bits (kernel_amd64.s, AVX2: the
+// caller checks haveFMA and the bounds; no row may overlap another).
+//
+//go:noescape
+func reluGrad3y(d1, d2, d3, a, w *float64, gi float64, n int)
+
 // transpose4y sets at[j·ldt + r] = a[r·h + j] for r < 4 and j < h, a
 // multiple of 4 (kernel_amd64.s, AVX2: the caller checks haveFMA and the
 // bounds).

@@ -59,3 +59,7 @@ func aggregate4x16z(o *[4]*float64, coef, y *float64, yw int, edges *[4]*int, sr
 func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, src *int, n int) {
 	panic("nn: aggregate2x32z without assembly kernels")
 }
+
+func reluGrad3y(d1, d2, d3, a, w *float64, gi float64, n int) {
+	panic("nn: reluGrad3y without assembly kernels")
+}
