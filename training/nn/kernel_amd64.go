@@ -35,6 +35,13 @@ func fmaRows4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, 
 //go:noescape
 func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n16, k int, zero bool)
 
+// fmaRow64z is fmaRow16 with AVX-512F registers, sixty-four columns at a
+// time for n64 columns (a multiple of 64): the same chains, eight in
+// flight (kernel_amd64.s: the caller checks haveAVX512 and the bounds).
+//
+//go:noescape
+func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool)
+
 // addMessage4y sets o[j] = fma(c[k], y[k·d+j], o[j]) for k = 0..3 in
 // turn and j < d, a multiple of 4 (kernel_amd64.s, AVX2 and FMA: the
 // caller checks haveFMA and the bounds).

@@ -1114,3 +1114,80 @@ g3loop:
 g3done:
 	VZEROUPPER
 	RET
+
+// func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool)
+//
+// fmaRow16 with AVX-512F registers, sixty-four columns at a time for n64
+// columns (a multiple of 64): eight chains of eight in flight where
+// fmaRow16 has four of four, each element the same chain of fused
+// multiply-adds over l in order. The caller checks haveAVX512 and the
+// bounds.
+TEXT ·fmaRow64z(SB), NOSPLIT, $0-57
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ inca+16(FP), R8
+	SHLQ $3, R8
+	MOVQ b+24(FP), DX
+	MOVQ ldb+32(FP), R9
+	SHLQ $3, R9
+	MOVQ n64+40(FP), BX
+	MOVQ k+48(FP), CX
+
+r64block:
+	CMPB zero+56(FP), $0
+	JNE  r64zero
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VMOVUPD 256(DI), Z4
+	VMOVUPD 320(DI), Z5
+	VMOVUPD 384(DI), Z6
+	VMOVUPD 448(DI), Z7
+	JMP     r64start
+
+r64zero:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+r64start:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+r64loop:
+	VBROADCASTSD (R13), Z10
+	VFMADD231PD  0(R14), Z10, Z0
+	VFMADD231PD  64(R14), Z10, Z1
+	VFMADD231PD  128(R14), Z10, Z2
+	VFMADD231PD  192(R14), Z10, Z3
+	VFMADD231PD  256(R14), Z10, Z4
+	VFMADD231PD  320(R14), Z10, Z5
+	VFMADD231PD  384(R14), Z10, Z6
+	VFMADD231PD  448(R14), Z10, Z7
+	ADDQ         R8, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          r64loop
+
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+
+	ADDQ $512, DI
+	ADDQ $512, DX
+	SUBQ $64, BX
+	JG   r64block
+	VZEROUPPER
+	RET

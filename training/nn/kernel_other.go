@@ -63,3 +63,7 @@ func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, sr
 func reluGrad3y(d1, d2, d3, a, w *float64, gi float64, n int) {
 	panic("nn: reluGrad3y without assembly kernels")
 }
+
+func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool) {
+	panic("nn: fmaRow64z without assembly kernels")
+}
