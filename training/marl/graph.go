@@ -71,6 +71,10 @@ type partition struct {
 	graph   *nn.Graph
 	edges   []edgeInfo
 	links   []int // topology links its edges stand for, ascending
+	// efBase holds the edges' features with a load of 0, loaded the
+	// edges whose load varies (PCIe and network links).
+	efBase []float64
+	loaded []int
 }
 
 // interGraph joins the schedulers (nodes 0..P−1) and the switches no
@@ -299,6 +303,15 @@ func (pt *partition) build(c *sim.Cluster, variant string, p int, owner []int, a
 		return fmt.Errorf("marl: partition %d: %w", p, err)
 	}
 	pt.graph = g
+	// The features that never change, once: the observations copy them
+	// and fill in the loads (view.edgeFeatures).
+	pt.efBase = make([]float64, len(pt.edges)*edgeFeatures)
+	for i, e := range pt.edges {
+		pt.efBase[i*edgeFeatures], pt.efBase[i*edgeFeatures+2] = e.bw, e.tier/tierScale
+		if e.kind == edgePCIe || e.kind == edgeNet {
+			pt.loaded = append(pt.loaded, i)
+		}
+	}
 	return nil
 }
 

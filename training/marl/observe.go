@@ -141,8 +141,10 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 			ctx.inner[p] = prev.inner[p]
 			continue
 		}
-		ef := make([]float64, 0, len(pt.edges)*edgeFeatures)
-		for _, e := range pt.edges {
+		ef := make([]float64, len(pt.efBase))
+		copy(ef, pt.efBase)
+		for _, i := range pt.loaded {
+			e := &pt.edges[i]
 			var load float64
 			switch e.kind {
 			case edgePCIe:
@@ -150,21 +152,22 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 			case edgeNet:
 				load = flowFeature(v.flows[e.dl])
 			}
-			ef = append(ef, e.bw, load, e.tier/tierScale)
+			ef[i*edgeFeatures+1] = load
 		}
 		ctx.inner[p] = ef
 	}
 	if ig := v.cg.inter; ig != nil && prev != nil && !inter {
 		ctx.inter = prev.inter
 	} else if ig != nil {
-		ctx.inter = make([]float64, 0, len(ig.gbps)*edgeFeatures)
+		ef := make([]float64, len(ig.gbps)*edgeFeatures)
 		for k := range ig.gbps {
 			var f float64
 			for _, dl := range ig.links[k] {
 				f += v.flows[dl]
 			}
-			ctx.inter = append(ctx.inter, ig.bw[k], flowFeature(f), ig.tier[k]/tierScale)
+			ef[k*edgeFeatures], ef[k*edgeFeatures+1], ef[k*edgeFeatures+2] = ig.bw[k], flowFeature(f), ig.tier[k]/tierScale
 		}
+		ctx.inter = ef
 	}
 	return ctx
 }

@@ -243,3 +243,57 @@ func BenchmarkECCSegment(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
 	})
 }
+
+// BenchmarkMessages is the message kernels at the MARL stacks' shapes
+// (f+1 = 4; d = 16, the inner stack, and 32, the inter-scheduler one):
+// "spread" a source row's transposed messages over 100 edges (a core
+// switch's degree in the inter graph at k = 20), "aggregate" a
+// destination row's messages over as many, each on the AVX2 kernel and,
+// where the machine has AVX-512F, on the wider one.
+func BenchmarkMessages(b *testing.B) {
+	if !haveFMA {
+		b.Skip("no AVX2 and FMA here")
+	}
+	const nodes, edges, f = 200, 100, 3
+	rng := rand.New(rand.NewPCG(6, 0))
+	src, dst := make([]int, edges), make([]int, edges)
+	list := make([]int, edges)
+	for e := range src {
+		src[e], dst[e], list[e] = rng.IntN(nodes), rng.IntN(nodes), e
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vec := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
+	}
+	coef := vec(edges * (f + 1))
+	defer func(v bool) { haveAVX512 = v }(haveAVX512)
+	avx512 := haveAVX512
+	for _, d := range []int{16, 32} {
+		gr, y, dy, o := vec(nodes*d), vec(nodes*(f+1)*d), vec((f+1)*d), vec(d)
+		for _, wide := range []bool{false, true} {
+			if wide && !avx512 {
+				continue
+			}
+			name := map[bool]string{false: "avx2", true: "avx512"}[wide]
+			b.Run(fmt.Sprintf("spread/d=%d/%s", d, name), func(b *testing.B) {
+				haveAVX512 = wide
+				for b.Loop() {
+					spread(dy, coef, gr, d, list, g, f)
+				}
+			})
+			b.Run(fmt.Sprintf("aggregate/d=%d/%s", d, name), func(b *testing.B) {
+				haveAVX512 = wide
+				for b.Loop() {
+					aggregate(o, coef, y, (f+1)*d, list, g, f)
+				}
+			})
+		}
+	}
+}

@@ -50,6 +50,8 @@ type ECCStack struct {
 	zOnly       []float64
 	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
+	byDeg       []int // aggregateRows' scratch
+	scattered   []int // productRows' scratch
 	buf, out    []float64
 	// coef holds each edge's message coefficients (messageCoefs: f+1
 	// values), kept while its features and destination hold: the same
@@ -260,13 +262,14 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			s.restrictedRows(hin, d, f, agg)
 		}
-		for u, c := range s.next {
-			if !c || restricted {
-				continue
+		if !restricted {
+			s.rows = s.rows[:0]
+			for u, c := range s.next {
+				if c {
+					s.rows = append(s.rows, u)
+				}
 			}
-			o := agg[u*d : (u+1)*d]
-			clear(o)
-			aggregate(o, s.coef, y, yw, s.in[u], s.g, f)
+			s.byDeg = aggregateRows(agg, d, s.coef, y, yw, s.rows, s.in, s.g, f, s.byDeg)
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
 		s.rows = s.rows[:0]
@@ -384,18 +387,45 @@ func (s *ECCStack) Layer(i int) []float64 { return s.h[i] }
 
 // productRows sets rows s.rows of y (row width yw) to the same rows of
 // hin (width d) times mt (d × yw), as one product over all rows would.
+//
+// Runs of consecutive rows (a full pass is one) are multiplied in place,
+// from hin into y, and only the scattered rows go through copies: each
+// element of a product is one chain of its own (gemm), whichever rows
+// share the call.
 func (s *ECCStack) productRows(hin []float64, d int, mt []float64, yw int, y []float64) {
-	r := len(s.rows)
+	const run = 8 // the shortest run multiplied in place
+	rows := s.rows
+	scattered := rows[:0:0]
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j] == rows[j-1]+1 {
+			j++
+		}
+		if j-i >= run {
+			lo, n := rows[i], j-i
+			gemm(false, false, 1, general(n, d, d, hin[lo*d:(lo+n)*d]), general(d, yw, yw, mt), 0, general(n, yw, yw, y[lo*yw:(lo+n)*yw]))
+		} else {
+			if len(scattered) == 0 {
+				scattered = s.scattered[:0]
+			}
+			scattered = append(scattered, rows[i:j]...)
+		}
+		i = j
+	}
+	if cap(scattered) > cap(s.scattered) {
+		s.scattered = scattered[:0]
+	}
+	r := len(scattered)
 	if r == 0 {
 		return
 	}
 	s.buf = resize(s.buf, r*d)
-	for i, u := range s.rows {
+	for i, u := range scattered {
 		copy(s.buf[i*d:(i+1)*d], hin[u*d:(u+1)*d])
 	}
 	s.out = resize(s.out, r*yw)
 	gemm(false, false, 1, general(r, d, d, s.buf), general(d, yw, yw, mt), 0, general(r, yw, yw, s.out))
-	for i, u := range s.rows {
+	for i, u := range scattered {
 		copy(y[u*yw:(u+1)*yw], s.out[i*yw:(i+1)*yw])
 	}
 }

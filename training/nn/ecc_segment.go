@@ -81,6 +81,10 @@ type ECCSegment struct {
 	chg   []int
 	agg   []float64
 	coef  []float64
+	// coefs holds one output version's messages' coefficients, edge
+	// after edge, and seq is 0, 1, 2, …: aggregateFrom's scratch.
+	coefs []float64
+	seq   []int
 	// Rows is the number of row versions computed over all layers since
 	// the segment was made (ECCStack.Rows counts the same for its passes).
 	Rows int
@@ -297,11 +301,13 @@ func (s *ECCSegment) Forward() {
 				cat := ly.cat[k*2*d : (k+1)*2*d]
 				copy(cat[:d], in.val[ly.self[k]*d:(ly.self[k]+1)*d])
 				clear(s.agg)
+				deg := len(s.in[v])
+				s.coefs = resize(s.coefs, deg*(f+1))
 				for i, e := range s.in[v] {
-					src, ev := ly.srcs[ly.off[k]+i], s.edge.start[ly.evs[ly.off[k]+i]]
-					s.coef = messageCoefs(s.coef, s.g.invDeg[v], s.efs[ev], e, f)
-					addMessage(s.agg, s.coef, s.y[src*yw:(src+1)*yw])
+					ev := s.edge.start[ly.evs[ly.off[k]+i]]
+					messageCoefs(s.coefs[i*(f+1):(i+1)*(f+1)], s.g.invDeg[v], s.efs[ev], e, f)
 				}
+				s.seq = aggregateFrom(s.agg, s.coefs, s.y[:nv*yw], yw, ly.srcs[ly.off[k]:ly.off[k]+deg], f, s.seq)
 				floats.AddScaledTo(cat[d:], s.agg, 1, l.B.Data)
 			}
 		}

@@ -233,8 +233,19 @@ func fmaRows(c []float64, ldc int, a []float64, inca, rowa int, b []float64, ldb
 			}
 		}
 		if n16 > 0 {
+			// With AVX-512 a lone row's first n&^63 columns go
+			// sixty-four at a time: eight chains in flight.
+			w64 := 0
+			if haveAVX512 {
+				w64 = n &^ 63
+			}
 			for i := i4; i < m; i++ {
-				fmaRow16(&c[i*ldc], &a[i*rowa], inca, &b[0], ldb, n16, k, zero)
+				if w64 > 0 {
+					fmaRow64z(&c[i*ldc], &a[i*rowa], inca, &b[0], ldb, w64, k, zero)
+				}
+				if n16 > w64 {
+					fmaRow16(&c[i*ldc+w64], &a[i*rowa], inca, &b[w64], ldb, n16-w64, k, zero)
+				}
 			}
 		}
 	}

@@ -35,6 +35,13 @@ func fmaRows4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, 
 //go:noescape
 func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n16, k int, zero bool)
 
+// fmaRow64z is fmaRow16 with AVX-512F registers, sixty-four columns at a
+// time for n64 columns (a multiple of 64): the same chains, eight in
+// flight (kernel_amd64.s: the caller checks haveAVX512 and the bounds).
+//
+//go:noescape
+func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool)
+
 // addMessage4y sets o[j] = fma(c[k], y[k·d+j], o[j]) for k = 0..3 in
 // turn and j < d, a multiple of 4 (kernel_amd64.s, AVX2 and FMA: the
 // caller checks haveFMA and the bounds).
@@ -58,6 +65,19 @@ func spreadMessage4y(dy, c, gr *float64, d int)
 //go:noescape
 func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n int)
 
+// aggregate4x16z and aggregate2x32z run aggregate4y for four rows of
+// d = 16 and two of d = 32 at once, in lock step over the first n edges
+// of each (edges[r] is row r's list, o[r] its output row), each row's
+// edges in its own order: the same chains, the same bits, with the
+// rows' chains side by side (kernel_amd64.s, AVX-512F: the caller
+// checks haveAVX512 and the bounds).
+//
+//go:noescape
+func aggregate4x16z(o *[4]*float64, coef, y *float64, yw int, edges *[4]*int, src *int, n int)
+
+//go:noescape
+func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, src *int, n int)
+
 // spread4y runs spreadMessage4y for edges[0..n−1] in turn into one
 // source's row dy of 4·d values (d = 16 or 32), a quarter of it held in
 // registers across the edges: edge e's coefficients are coef[4e..4e+3]
@@ -66,6 +86,14 @@ func aggregate4y(o *float64, d int, coef, y *float64, yw int, edges, src *int, n
 //
 //go:noescape
 func spread4y(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
+
+// spread4z is spread4y with AVX-512F registers: the whole row dy in
+// registers, one pass over the edges instead of four (kernel_amd64.s:
+// the caller checks haveAVX512, d and the bounds). The same chains, the
+// same bits.
+//
+//go:noescape
+func spread4z(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
 
 // fmaRows4x16 is fmaRows4 for n16 (a multiple of 16) columns, sixteen at
 // a time in AVX-512 registers (kernel_amd64.s: the caller checks
@@ -88,6 +116,13 @@ func reluSum4y(a, s, c, cb *float64, n int)
 //
 //go:noescape
 func reluGrad4y(dst, a, w *float64, gi float64, n int)
+
+// reluGrad3y is reluGrad4y into three rows d1, d2, d3 at once (the
+// product formed once): three calls' bits (kernel_amd64.s, AVX2: the
+// caller checks haveFMA and the bounds; no row may overlap another).
+//
+//go:noescape
+func reluGrad3y(d1, d2, d3, a, w *float64, gi float64, n int)
 
 // transpose4y sets at[j·ldt + r] = a[r·h + j] for r < 4 and j < h, a
 // multiple of 4 (kernel_amd64.s, AVX2: the caller checks haveFMA and the

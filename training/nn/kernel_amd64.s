@@ -698,3 +698,496 @@ tloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// func spread4z(dy *float64, d int, coef, gr *float64, edges, dst *int, n int)
+//
+// spread4y with AVX-512F registers: the whole of dy's row (4·d values,
+// d = 16 or 32) held in registers across the edges, one pass over them
+// where spread4y makes four, so each edge's four updates of an element
+// group no longer wait on one chain at a time. Each element is the same
+// chain of fused multiply-adds over the edges in order. The caller checks
+// haveAVX512, d and the bounds.
+TEXT ·spread4z(SB), NOSPLIT, $0-56
+	MOVQ dy+0(FP), DI
+	MOVQ d+8(FP), R12
+	MOVQ coef+16(FP), SI
+	MOVQ gr+24(FP), DX
+	MOVQ edges+32(FP), R9
+	MOVQ dst+40(FP), R10
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JZ    qdone
+	CMPQ  R12, $32
+	JEQ   q32
+
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VMOVUPD 256(DI), Z4
+	VMOVUPD 320(DI), Z5
+	VMOVUPD 384(DI), Z6
+	VMOVUPD 448(DI), Z7
+
+q16loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z8
+	VBROADCASTSD 8(SI)(AX*1), Z9
+	VBROADCASTSD 16(SI)(AX*1), Z10
+	VBROADCASTSD 24(SI)(AX*1), Z11
+	SHLQ         $7, BX
+	VMOVUPD      0(DX)(BX*1), Z12
+	VMOVUPD      64(DX)(BX*1), Z13
+	VFMADD231PD  Z12, Z8, Z0
+	VFMADD231PD  Z13, Z8, Z1
+	VFMADD231PD  Z12, Z9, Z2
+	VFMADD231PD  Z13, Z9, Z3
+	VFMADD231PD  Z12, Z10, Z4
+	VFMADD231PD  Z13, Z10, Z5
+	VFMADD231PD  Z12, Z11, Z6
+	VFMADD231PD  Z13, Z11, Z7
+	ADDQ         $8, R9
+	DECQ         CX
+	JNZ          q16loop
+
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+	JMP     qdone
+
+q32:
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VMOVUPD 256(DI), Z4
+	VMOVUPD 320(DI), Z5
+	VMOVUPD 384(DI), Z6
+	VMOVUPD 448(DI), Z7
+	VMOVUPD 512(DI), Z8
+	VMOVUPD 576(DI), Z9
+	VMOVUPD 640(DI), Z10
+	VMOVUPD 704(DI), Z11
+	VMOVUPD 768(DI), Z12
+	VMOVUPD 832(DI), Z13
+	VMOVUPD 896(DI), Z14
+	VMOVUPD 960(DI), Z15
+
+q32loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z16
+	VBROADCASTSD 8(SI)(AX*1), Z17
+	VBROADCASTSD 16(SI)(AX*1), Z18
+	VBROADCASTSD 24(SI)(AX*1), Z19
+	SHLQ         $8, BX
+	VMOVUPD      0(DX)(BX*1), Z20
+	VMOVUPD      64(DX)(BX*1), Z21
+	VMOVUPD      128(DX)(BX*1), Z22
+	VMOVUPD      192(DX)(BX*1), Z23
+	VFMADD231PD  Z20, Z16, Z0
+	VFMADD231PD  Z21, Z16, Z1
+	VFMADD231PD  Z22, Z16, Z2
+	VFMADD231PD  Z23, Z16, Z3
+	VFMADD231PD  Z20, Z17, Z4
+	VFMADD231PD  Z21, Z17, Z5
+	VFMADD231PD  Z22, Z17, Z6
+	VFMADD231PD  Z23, Z17, Z7
+	VFMADD231PD  Z20, Z18, Z8
+	VFMADD231PD  Z21, Z18, Z9
+	VFMADD231PD  Z22, Z18, Z10
+	VFMADD231PD  Z23, Z18, Z11
+	VFMADD231PD  Z20, Z19, Z12
+	VFMADD231PD  Z21, Z19, Z13
+	VFMADD231PD  Z22, Z19, Z14
+	VFMADD231PD  Z23, Z19, Z15
+	ADDQ         $8, R9
+	DECQ         CX
+	JNZ          q32loop
+
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+	VMOVUPD Z8, 512(DI)
+	VMOVUPD Z9, 576(DI)
+	VMOVUPD Z10, 640(DI)
+	VMOVUPD Z11, 704(DI)
+	VMOVUPD Z12, 768(DI)
+	VMOVUPD Z13, 832(DI)
+	VMOVUPD Z14, 896(DI)
+	VMOVUPD Z15, 960(DI)
+
+qdone:
+	VZEROUPPER
+	RET
+
+// func aggregate4x16z(o *[4]*float64, coef, y *float64, yw int, edges *[4]*int, src *int, n int)
+//
+// aggregate4y for 4 destination rows of d = 16 at once, in lock step
+// over their first n edges each (AVX-512F): row r's edges are
+// edges[r][0..n−1], each row's messages added in its edge order, so
+// each element is the same chain of fused multiply-adds as one row's
+// kernel gives it; the rows' 8 independent chains keep the FMA units
+// busy where one row's 2 wait on each other. The caller checks
+// haveAVX512 and the bounds.
+TEXT ·aggregate4x16z(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ coef+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ yw+24(FP), R8
+	SHLQ $3, R8
+	MOVQ edges+32(FP), R15
+	MOVQ src+40(FP), R10
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JZ    a4done
+	MOVQ 0(R15), R9
+	MOVQ 8(R15), R11
+	MOVQ 16(R15), R12
+	MOVQ 24(R15), R13
+	MOVQ 0(DI), R14
+	VMOVUPD 0(R14), Z0
+	VMOVUPD 64(R14), Z1
+	MOVQ 8(DI), R14
+	VMOVUPD 0(R14), Z2
+	VMOVUPD 64(R14), Z3
+	MOVQ 16(DI), R14
+	VMOVUPD 0(R14), Z4
+	VMOVUPD 64(R14), Z5
+	MOVQ 24(DI), R14
+	VMOVUPD 0(R14), Z6
+	VMOVUPD 64(R14), Z7
+
+a4loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z8
+	VBROADCASTSD 8(SI)(AX*1), Z9
+	VBROADCASTSD 16(SI)(AX*1), Z10
+	VBROADCASTSD 24(SI)(AX*1), Z11
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z8, Z0
+	VFMADD231PD  64(R14), Z8, Z1
+	VFMADD231PD  128(R14), Z9, Z0
+	VFMADD231PD  192(R14), Z9, Z1
+	VFMADD231PD  256(R14), Z10, Z0
+	VFMADD231PD  320(R14), Z10, Z1
+	VFMADD231PD  384(R14), Z11, Z0
+	VFMADD231PD  448(R14), Z11, Z1
+	ADDQ         $8, R9
+	MOVQ         (R11), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z12
+	VBROADCASTSD 8(SI)(AX*1), Z13
+	VBROADCASTSD 16(SI)(AX*1), Z14
+	VBROADCASTSD 24(SI)(AX*1), Z15
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z12, Z2
+	VFMADD231PD  64(R14), Z12, Z3
+	VFMADD231PD  128(R14), Z13, Z2
+	VFMADD231PD  192(R14), Z13, Z3
+	VFMADD231PD  256(R14), Z14, Z2
+	VFMADD231PD  320(R14), Z14, Z3
+	VFMADD231PD  384(R14), Z15, Z2
+	VFMADD231PD  448(R14), Z15, Z3
+	ADDQ         $8, R11
+	MOVQ         (R12), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z16
+	VBROADCASTSD 8(SI)(AX*1), Z17
+	VBROADCASTSD 16(SI)(AX*1), Z18
+	VBROADCASTSD 24(SI)(AX*1), Z19
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z16, Z4
+	VFMADD231PD  64(R14), Z16, Z5
+	VFMADD231PD  128(R14), Z17, Z4
+	VFMADD231PD  192(R14), Z17, Z5
+	VFMADD231PD  256(R14), Z18, Z4
+	VFMADD231PD  320(R14), Z18, Z5
+	VFMADD231PD  384(R14), Z19, Z4
+	VFMADD231PD  448(R14), Z19, Z5
+	ADDQ         $8, R12
+	MOVQ         (R13), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z20
+	VBROADCASTSD 8(SI)(AX*1), Z21
+	VBROADCASTSD 16(SI)(AX*1), Z22
+	VBROADCASTSD 24(SI)(AX*1), Z23
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z20, Z6
+	VFMADD231PD  64(R14), Z20, Z7
+	VFMADD231PD  128(R14), Z21, Z6
+	VFMADD231PD  192(R14), Z21, Z7
+	VFMADD231PD  256(R14), Z22, Z6
+	VFMADD231PD  320(R14), Z22, Z7
+	VFMADD231PD  384(R14), Z23, Z6
+	VFMADD231PD  448(R14), Z23, Z7
+	ADDQ         $8, R13
+	DECQ         CX
+	JNZ          a4loop
+
+	MOVQ 0(DI), R14
+	VMOVUPD Z0, 0(R14)
+	VMOVUPD Z1, 64(R14)
+	MOVQ 8(DI), R14
+	VMOVUPD Z2, 0(R14)
+	VMOVUPD Z3, 64(R14)
+	MOVQ 16(DI), R14
+	VMOVUPD Z4, 0(R14)
+	VMOVUPD Z5, 64(R14)
+	MOVQ 24(DI), R14
+	VMOVUPD Z6, 0(R14)
+	VMOVUPD Z7, 64(R14)
+
+a4done:
+	VZEROUPPER
+	RET
+
+// func aggregate2x32z(o *[2]*float64, coef, y *float64, yw int, edges *[2]*int, src *int, n int)
+//
+// aggregate4y for 2 destination rows of d = 32 at once, in lock step
+// over their first n edges each (AVX-512F): row r's edges are
+// edges[r][0..n−1], each row's messages added in its edge order, so
+// each element is the same chain of fused multiply-adds as one row's
+// kernel gives it; the rows' 8 independent chains keep the FMA units
+// busy where one row's 4 wait on each other. The caller checks
+// haveAVX512 and the bounds.
+TEXT ·aggregate2x32z(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ coef+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ yw+24(FP), R8
+	SHLQ $3, R8
+	MOVQ edges+32(FP), R15
+	MOVQ src+40(FP), R10
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JZ    a2done
+	MOVQ 0(R15), R9
+	MOVQ 8(R15), R11
+	MOVQ 0(DI), R14
+	VMOVUPD 0(R14), Z0
+	VMOVUPD 64(R14), Z1
+	VMOVUPD 128(R14), Z2
+	VMOVUPD 192(R14), Z3
+	MOVQ 8(DI), R14
+	VMOVUPD 0(R14), Z4
+	VMOVUPD 64(R14), Z5
+	VMOVUPD 128(R14), Z6
+	VMOVUPD 192(R14), Z7
+
+a2loop:
+	MOVQ         (R9), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z8
+	VBROADCASTSD 8(SI)(AX*1), Z9
+	VBROADCASTSD 16(SI)(AX*1), Z10
+	VBROADCASTSD 24(SI)(AX*1), Z11
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z8, Z0
+	VFMADD231PD  64(R14), Z8, Z1
+	VFMADD231PD  128(R14), Z8, Z2
+	VFMADD231PD  192(R14), Z8, Z3
+	VFMADD231PD  256(R14), Z9, Z0
+	VFMADD231PD  320(R14), Z9, Z1
+	VFMADD231PD  384(R14), Z9, Z2
+	VFMADD231PD  448(R14), Z9, Z3
+	VFMADD231PD  512(R14), Z10, Z0
+	VFMADD231PD  576(R14), Z10, Z1
+	VFMADD231PD  640(R14), Z10, Z2
+	VFMADD231PD  704(R14), Z10, Z3
+	VFMADD231PD  768(R14), Z11, Z0
+	VFMADD231PD  832(R14), Z11, Z1
+	VFMADD231PD  896(R14), Z11, Z2
+	VFMADD231PD  960(R14), Z11, Z3
+	ADDQ         $8, R9
+	MOVQ         (R11), AX
+	MOVQ         (R10)(AX*8), BX
+	SHLQ         $5, AX
+	VBROADCASTSD 0(SI)(AX*1), Z12
+	VBROADCASTSD 8(SI)(AX*1), Z13
+	VBROADCASTSD 16(SI)(AX*1), Z14
+	VBROADCASTSD 24(SI)(AX*1), Z15
+	IMULQ        R8, BX
+	LEAQ         (DX)(BX*1), R14
+	VFMADD231PD  0(R14), Z12, Z4
+	VFMADD231PD  64(R14), Z12, Z5
+	VFMADD231PD  128(R14), Z12, Z6
+	VFMADD231PD  192(R14), Z12, Z7
+	VFMADD231PD  256(R14), Z13, Z4
+	VFMADD231PD  320(R14), Z13, Z5
+	VFMADD231PD  384(R14), Z13, Z6
+	VFMADD231PD  448(R14), Z13, Z7
+	VFMADD231PD  512(R14), Z14, Z4
+	VFMADD231PD  576(R14), Z14, Z5
+	VFMADD231PD  640(R14), Z14, Z6
+	VFMADD231PD  704(R14), Z14, Z7
+	VFMADD231PD  768(R14), Z15, Z4
+	VFMADD231PD  832(R14), Z15, Z5
+	VFMADD231PD  896(R14), Z15, Z6
+	VFMADD231PD  960(R14), Z15, Z7
+	ADDQ         $8, R11
+	DECQ         CX
+	JNZ          a2loop
+
+	MOVQ 0(DI), R14
+	VMOVUPD Z0, 0(R14)
+	VMOVUPD Z1, 64(R14)
+	VMOVUPD Z2, 128(R14)
+	VMOVUPD Z3, 192(R14)
+	MOVQ 8(DI), R14
+	VMOVUPD Z4, 0(R14)
+	VMOVUPD Z5, 64(R14)
+	VMOVUPD Z6, 128(R14)
+	VMOVUPD Z7, 192(R14)
+
+a2done:
+	VZEROUPPER
+	RET
+
+// func reluGrad3y(d1, d2, d3, a, w *float64, gi float64, n int)
+//
+// reluGrad4y into three rows at once: for j = 0..n−1 in fours (n a
+// multiple of 4), d1[j], d2[j] and d3[j] each += gi·w[j] where a[j] > 0,
+// unchanged elsewhere; the product is formed once and each sum as
+// reluGrad4y forms it, so the bits are three calls' (AVX2).
+TEXT ·reluGrad3y(SB), NOSPLIT, $0-56
+	MOVQ d1+0(FP), DI
+	MOVQ d2+8(FP), R8
+	MOVQ d3+16(FP), R9
+	MOVQ a+24(FP), SI
+	MOVQ w+32(FP), DX
+	MOVSD        gi+40(FP), X14
+	VBROADCASTSD X14, Y14
+	MOVQ n+48(FP), CX
+	VXORPD Y15, Y15, Y15
+	SHRQ $2, CX
+	JZ   g3done
+
+g3loop:
+	VMOVUPD   (SI), Y0
+	VCMPPD    $0x1e, Y15, Y0, Y1 // a > 0 (ordered: NaN false)
+	VMULPD    (DX), Y14, Y2
+	VMOVUPD   (DI), Y3
+	VADDPD    Y2, Y3, Y4
+	VBLENDVPD Y1, Y4, Y3, Y3
+	VMOVUPD   Y3, (DI)
+	VMOVUPD   (R8), Y5
+	VADDPD    Y2, Y5, Y6
+	VBLENDVPD Y1, Y6, Y5, Y5
+	VMOVUPD   Y5, (R8)
+	VMOVUPD   (R9), Y7
+	VADDPD    Y2, Y7, Y8
+	VBLENDVPD Y1, Y8, Y7, Y7
+	VMOVUPD   Y7, (R9)
+	ADDQ      $32, DI
+	ADDQ      $32, R8
+	ADDQ      $32, R9
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	DECQ      CX
+	JNZ       g3loop
+
+g3done:
+	VZEROUPPER
+	RET
+
+// func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool)
+//
+// fmaRow16 with AVX-512F registers, sixty-four columns at a time for n64
+// columns (a multiple of 64): eight chains of eight in flight where
+// fmaRow16 has four of four, each element the same chain of fused
+// multiply-adds over l in order. The caller checks haveAVX512 and the
+// bounds.
+TEXT ·fmaRow64z(SB), NOSPLIT, $0-57
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ inca+16(FP), R8
+	SHLQ $3, R8
+	MOVQ b+24(FP), DX
+	MOVQ ldb+32(FP), R9
+	SHLQ $3, R9
+	MOVQ n64+40(FP), BX
+	MOVQ k+48(FP), CX
+
+r64block:
+	CMPB zero+56(FP), $0
+	JNE  r64zero
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VMOVUPD 256(DI), Z4
+	VMOVUPD 320(DI), Z5
+	VMOVUPD 384(DI), Z6
+	VMOVUPD 448(DI), Z7
+	JMP     r64start
+
+r64zero:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+r64start:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+r64loop:
+	VBROADCASTSD (R13), Z10
+	VFMADD231PD  0(R14), Z10, Z0
+	VFMADD231PD  64(R14), Z10, Z1
+	VFMADD231PD  128(R14), Z10, Z2
+	VFMADD231PD  192(R14), Z10, Z3
+	VFMADD231PD  256(R14), Z10, Z4
+	VFMADD231PD  320(R14), Z10, Z5
+	VFMADD231PD  384(R14), Z10, Z6
+	VFMADD231PD  448(R14), Z10, Z7
+	ADDQ         R8, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          r64loop
+
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+
+	ADDQ $512, DI
+	ADDQ $512, DX
+	SUBQ $64, BX
+	JG   r64block
+	VZEROUPPER
+	RET

@@ -101,3 +101,101 @@ func testSpreadBits(t *testing.T) {
 		c.check(t, trial, "spreadMessage", got, want)
 	}
 }
+
+// TestGatherMessagesBits compares gatherMessages, a restricted row's
+// sums of its incoming edges' coefficient-weighted source rows in one
+// call (the kernel keeps the row in registers), with spreadMessage edge
+// by edge from each edge's source, bit for bit, as TestSpreadBits does
+// for spread.
+func TestGatherMessagesBits(t *testing.T) { fmaPaths(t, testGatherMessagesBits) }
+
+func testGatherMessagesBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for trial := range 200 {
+		c := newMessageCase(t, rng, trial)
+		f, d := c.f, c.d
+		h, a := c.vec(c.g.Nodes*d), c.vec((f+1)*d)
+		want, got := append([]float64(nil), a...), append([]float64(nil), a...)
+		for _, e := range c.edges {
+			s := c.g.Src[e]
+			spreadMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], h[s*d:(s+1)*d])
+		}
+		gatherMessages(got, c.coef, h, d, c.edges, c.g, f)
+		c.check(t, trial, "spreadMessage", got, want)
+	}
+}
+
+// TestAggregateRowsBits compares aggregateRows, which runs rows of like
+// degree side by side in one kernel, with addMessage edge by edge for
+// each row, bit for bit: random graphs whose nodes have 0 to 12
+// incoming edges, any subset of rows in any order, widths 16 and 32
+// (the grouped kernels') and others, on every kernel path.
+func TestAggregateRowsBits(t *testing.T) { fmaPaths(t, testAggregateRowsBits) }
+
+func testAggregateRowsBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	var scratch []int
+	for trial := range 200 {
+		c := newMessageCase(t, rng, trial)
+		f, d, yw := c.f, c.d, (c.f+1)*c.d
+		nodes := c.g.Nodes
+		var src, dst []int
+		in := make([][]int, nodes)
+		for u := range nodes {
+			for range rng.IntN(13) {
+				in[u] = append(in[u], len(src))
+				src, dst = append(src, rng.IntN(nodes)), append(dst, u)
+			}
+		}
+		g, err := NewGraph(nodes, src, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coef, y := c.vec(max(len(src), 1)*(f+1)), c.vec(nodes*yw)
+		var rows []int
+		for _, u := range rng.Perm(nodes) {
+			if rng.IntN(3) > 0 {
+				rows = append(rows, u)
+			}
+		}
+		want, got := c.vec(nodes*d), make([]float64, nodes*d)
+		copy(got, want)
+		for _, u := range rows {
+			o := want[u*d : (u+1)*d]
+			clear(o)
+			for _, e := range in[u] {
+				s := g.Src[e]
+				addMessage(o, coef[e*(f+1):(e+1)*(f+1)], y[s*yw:(s+1)*yw])
+			}
+		}
+		scratch = aggregateRows(got, d, coef, y, yw, rows, in, g, f, scratch)
+		c.check(t, trial, "addMessage", got, want)
+	}
+}
+
+// TestAggregateFromBits compares aggregateFrom, messages from given
+// source rows with given coefficients in one call, with addMessage
+// message by message, bit for bit, as TestAggregateBits does for
+// aggregate.
+func TestAggregateFromBits(t *testing.T) { fmaPaths(t, testAggregateFromBits) }
+
+func testAggregateFromBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	var seq []int
+	for trial := range 200 {
+		c := newMessageCase(t, rng, trial)
+		f, yw := c.f, (c.f+1)*c.d
+		y, o := c.vec(c.g.Nodes*yw), c.vec(c.d)
+		srcs := make([]int, rng.IntN(41))
+		for i := range srcs {
+			srcs[i] = rng.IntN(c.g.Nodes)
+		}
+		coef := c.vec(max(len(srcs), 1) * (f + 1))
+		want, got := append([]float64(nil), o...), append([]float64(nil), o...)
+		for i, s := range srcs {
+			addMessage(want, coef[i*(f+1):(i+1)*(f+1)], y[s*yw:(s+1)*yw])
+		}
+		seq = aggregateFrom(got, coef, y, yw, srcs, f, seq)
+		c.check(t, trial, "addMessage", got, want)
+	}
+}

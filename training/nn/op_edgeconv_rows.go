@@ -132,7 +132,7 @@ func gatherMessages(a, coef, h []float64, d int, edges []int, g *Graph, f int) {
 		if len(coef) < 4*g.Edges() || len(h) < g.Nodes*d {
 			panic(fmt.Sprintf("nn: gatherMessages over %d edges and %d nodes with %d coefficients and %d states", g.Edges(), g.Nodes, len(coef), len(h)))
 		}
-		spread4y(&a[0], d, &coef[0], &h[0], &edges[0], &g.Src[0], n)
+		spread4(&a[0], d, &coef[0], &h[0], &edges[0], &g.Src[0], n)
 		return
 	}
 	for _, e := range edges {

@@ -218,6 +218,10 @@ func (reluScoreOp) backward(t *Tape, n *Node) {
 		if cb != nil {
 			bg = cb.Grad[:h]
 		}
+		if vec && sg != nil && cg != nil && bg != nil {
+			reluGrad3y(&sg[0], &cg[0], &bg[0], &ar[0], &wd[0], gi, h)
+			continue
+		}
 		if vec {
 			for _, dst := range [][]float64{sg, cg, bg} {
 				if dst != nil {

@@ -321,9 +321,27 @@ func TestReLUScoreKernels(t *testing.T) {
 				want[j] += d
 			}
 		}
+		three := [3][]float64{append([]float64(nil), dst...), make([]float64, h), make([]float64, h)}
+		fill(three[1])
+		fill(three[2])
+		want3 := [3][]float64{want, append([]float64(nil), three[1]...), append([]float64(nil), three[2]...)}
+		for _, wr := range want3[1:] {
+			for j, av := range a {
+				if av > 0 {
+					d := gi * w[j]
+					wr[j] += d
+				}
+			}
+		}
 		reluGrad4y(&dst[0], &a[0], &w[0], gi, h)
 		if i := firstDiff(dst, want); i >= 0 {
 			t.Fatalf("trial %d: gradient [%d] = %v, Go's loop %v", trial, i, dst[i], want[i])
+		}
+		reluGrad3y(&three[0][0], &three[1][0], &three[2][0], &a[0], &w[0], gi, h)
+		for r := range three {
+			if i := firstDiff(three[r], want3[r]); i >= 0 {
+				t.Fatalf("trial %d: three rows' gradient %d [%d] = %v, Go's loop %v", trial, r, i, three[r][i], want3[r][i])
+			}
 		}
 	}
 }
