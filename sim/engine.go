@@ -187,6 +187,7 @@ type Sim struct {
 	gpuSeconds  float64
 
 	sameBuf, otherBuf []JobLoad
+	slowSums          []float64 // serverSlowdowns' per-socket sums of C and P
 	// predictBuf and predictOthers are PredictServerSlowdown's scratch.
 	predictBuf, predictOthers []JobLoad
 	// alone remembers aloneFor's last answer.
