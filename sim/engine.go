@@ -241,6 +241,7 @@ type Sim struct {
 	srvBuf    []int
 	takeBuf   []take
 	flowBuf   []flow
+	roleBuf   []int // jobFlows' servers by role
 	pathBuf   []DirectedLink
 }
 
