@@ -187,7 +187,8 @@ type Sim struct {
 	gpuSeconds  float64
 
 	sameBuf, otherBuf []JobLoad
-	slowSums          []float64 // serverSlowdowns' per-socket sums of C and P
+	slowSums          []float64  // serverSlowdowns' per-socket sums of C and P
+	slowMemo          []slowMemo // and its terms by socket and load
 	// predictBuf and predictOthers are PredictServerSlowdown's scratch.
 	predictBuf, predictOthers []JobLoad
 	// alone remembers aloneFor's last answer.

@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Speed: each running job's rate (interference from its co-runners and the
 // time its flows take on shared links), recomputed only for jobs marked
@@ -287,6 +290,14 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 	return min(x, MaxSlowdown)
 }
 
+// slowMemo is one CPU/PCIe term serverSlowdowns computed on the exact
+// path, where it depends on the instance's socket and load alone.
+type slowMemo struct {
+	socket int32
+	c, p   float64
+	cpu    float64
+}
+
 // maxExactSum bounds sums of non-negative integers that float64 adds
 // exactly: every partial sum below 2⁵³ is an integer it represents.
 const maxExactSum = 1 << 53
@@ -327,6 +338,7 @@ func (s *Sim) serverSlowdowns(server int) {
 		allP += r.p
 	}
 	exact = exact && allC < maxExactSum && allP < maxExactSum
+	memo := s.slowMemo[:0]
 	var cpu float64
 	for k := range insts {
 		r := &insts[k]
@@ -340,6 +352,13 @@ func (s *Sim) serverSlowdowns(server int) {
 		case len(insts) == 1:
 			cpu = 0
 		default:
+			// A function of the socket and the load alone here: computed
+			// once per pass for each pair.
+			m := slices.IndexFunc(memo, func(e slowMemo) bool { return e.socket == r.socket && e.c == r.c && e.p == r.p })
+			if m >= 0 {
+				cpu = memo[m].cpu
+				break
+			}
 			sock := int(r.socket)
 			cores := s.coresOf(server, sock)
 			if !r.hasAlone {
@@ -351,6 +370,7 @@ func (s *Sim) serverSlowdowns(server int) {
 				cpu = 0
 			}
 			cpu = min(cpu, MaxSlowdown)
+			memo = append(memo, slowMemo{socket: r.socket, c: r.c, p: r.p, cpu: cpu})
 		}
 		x := cpu
 		if s.share != nil {
@@ -358,4 +378,5 @@ func (s *Sim) serverSlowdowns(server int) {
 		}
 		js.instSlow[r.inst] = x
 	}
+	s.slowMemo = memo
 }
