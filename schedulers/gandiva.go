@@ -49,7 +49,12 @@ type Gandiva struct {
 	// arrival order; waited, the jobs that ran and wait, by (lastRan,
 	// arrival); run, the running jobs, in arrival order.
 	fresh, waited, run []*rjob
-	order              []*rjob
+	// order is the round's order as the queues (and, at a round end, the
+	// merge of the jobs that ran with those that waited since this
+	// instant, in merged) that the walk visits one after the other: a
+	// queue days deep is not copied at every decision.
+	order  [][]*rjob
+	merged []*rjob
 	runnable
 }
 
@@ -77,6 +82,13 @@ func (g *Gandiva) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement,
 
 // Decide implements sim.Decider.
 func (g *Gandiva) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
+	g.roundOrder(st)
+	return g.admit(st), nil
+}
+
+// roundOrder brings the queues up to date with st and sets g.order, this
+// decision's order.
+func (g *Gandiva) roundOrder(st *sim.State) {
 	now := st.Now
 	g.sync(st, func(*rjob) { g.run = removeGone(g.run) }, func(j *rjob) {
 		for len(g.lastRan) <= j.js.Index {
@@ -95,25 +107,27 @@ func (g *Gandiva) Decide(_ context.Context, st *sim.State) (sim.Decision, error)
 	// ends; the queues hold it in pieces. Only a job that waited since
 	// an earlier decision at this same instant ties with the running
 	// ones, and then arrival order decides.
-	g.order = g.order[:0]
-	if !roundEnd {
-		g.order = append(g.order, g.run...)
-	}
-	g.order = append(g.order, g.fresh...)
 	if roundEnd {
 		k := len(g.waited)
 		for k > 0 && g.lastRan[g.waited[k-1].js.Index] == now {
 			k--
 		}
-		g.order = append(g.order, g.waited[:k]...)
-		g.order = mergeBySeq(g.order, g.waited[k:], g.run)
+		g.merged = mergeBySeq(g.merged[:0], g.waited[k:], g.run)
+		g.order = append(g.order[:0], g.fresh, g.waited[:k], g.merged)
 	} else {
-		g.order = append(g.order, g.waited...)
+		g.order = append(g.order[:0], g.run, g.fresh, g.waited)
 	}
-	d := g.walk(st, g.order)
+}
+
+// admit walks g.order and moves the jobs the decision starts and
+// preempts between the queues.
+func (g *Gandiva) admit(st *sim.State) sim.Decision {
+	now := st.Now
+	d := g.walk(st, g.order...)
+	clear(g.merged) // no job kept alive by the scratch
 	if len(d.Start) > 0 {
-		g.fresh = slices.DeleteFunc(g.fresh, func(j *rjob) bool { return j.running })
-		g.waited = slices.DeleteFunc(g.waited, func(j *rjob) bool { return j.running })
+		g.fresh = dropRunning(g.fresh)
+		g.waited = dropRunning(g.waited)
 		for _, p := range d.Start {
 			j := g.get(p.Job)
 			k, _ := slices.BinarySearchFunc(g.run, j, bySeq)
@@ -136,7 +150,30 @@ func (g *Gandiva) Decide(_ context.Context, st *sim.State) (sim.Decision, error)
 	if len(g.fresh)+len(g.waited) > 0 {
 		d.WakeS = (math.Floor(now/g.roundS) + 1) * g.roundS
 	}
-	return d, nil
+	return d
+}
+
+// dropRunning removes the running jobs from q, keeping the others'
+// order. The jobs a decision starts are mostly the queue's first (the
+// longest waiting), so the jobs before the last running one move towards
+// the end, and the queue then starts later in its array: a long tail is
+// not moved for a few jobs at the head.
+func dropRunning(q []*rjob) []*rjob {
+	last := -1
+	for i, j := range q {
+		if j.running {
+			last = i
+		}
+	}
+	k := last + 1 // q[k:] is kept; the kept jobs before last fill in below k
+	for i := last - 1; i >= 0; i-- {
+		if !q[i].running {
+			k--
+			q[k] = q[i]
+		}
+	}
+	clear(q[:k]) // no job kept alive by the array's head
+	return q[k:]
 }
 
 // bySeq orders jobs by arrival (rjob.seq).

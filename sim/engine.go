@@ -187,6 +187,8 @@ type Sim struct {
 	gpuSeconds  float64
 
 	sameBuf, otherBuf []JobLoad
+	slowSums          []float64  // serverSlowdowns' per-socket sums of C and P
+	slowMemo          []slowMemo // and its terms by socket and load
 	// predictBuf and predictOthers are PredictServerSlowdown's scratch.
 	predictBuf, predictOthers []JobLoad
 	// alone remembers aloneFor's last answer.
@@ -240,6 +242,7 @@ type Sim struct {
 	srvBuf    []int
 	takeBuf   []take
 	flowBuf   []flow
+	roleBuf   []int // jobFlows' servers by role
 	pathBuf   []DirectedLink
 }
 

@@ -72,22 +72,28 @@ type linkRef struct {
 // their servers, each hop sending 2(n−1)/n·G one way while receiving as
 // much from the previous hop on the other direction of the links. Traffic
 // inside a server is free.
-func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, vol float64, duplex bool)) {
+//
+// buf is scratch for the instances' servers by role, returned (grown) for
+// the next call: jobs of hundreds of instances grew two lists afresh at
+// every start.
+func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(from, to int, vol float64, duplex bool)) []int {
 	if len(servers) < 2 {
-		return
+		return buf
 	}
 	g := js.Profile.GradientMB * 8 / 1000 // Gbit
-	// Room for the usual few instances on the stack (an allocation per
-	// start otherwise); more grow onto the heap.
-	var buf [32]int
-	ps, workers := buf[:0:16], buf[16:16:32]
+	buf = buf[:0]
 	for i, in := range js.Instances {
 		if in.Role == datasets.RolePS {
-			ps = append(ps, slots[i].Server)
-		} else {
-			workers = append(workers, slots[i].Server)
+			buf = append(buf, slots[i].Server)
 		}
 	}
+	nps := len(buf)
+	for i, in := range js.Instances {
+		if in.Role != datasets.RolePS {
+			buf = append(buf, slots[i].Server)
+		}
+	}
+	ps, workers := buf[:nps], buf[nps:]
 	if len(ps) > 0 && len(workers) > 0 {
 		vol := 2 * g / float64(len(ps))
 		for _, w := range workers {
@@ -97,13 +103,14 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 				}
 			}
 		}
-		return
+		return buf
 	}
 	n := len(servers)
 	vol := 2 * float64(n-1) / float64(n) * g
 	for i, a := range servers {
 		add(a, servers[(i+1)%n], vol, false)
 	}
+	return buf
 }
 
 // addFlows routes a starting job's flows, counts them on their links and
@@ -113,7 +120,7 @@ func jobFlows(js *JobState, slots []Slot, servers []int, add func(from, to int, 
 func (s *Sim) addFlows(js *JobState) {
 	flows := s.flowBuf[:0]
 	cf := s.env.commFactor()
-	jobFlows(js, js.Slots, js.Servers, func(a, b int, vol float64, duplex bool) {
+	s.roleBuf = jobFlows(js, js.Slots, js.Servers, s.roleBuf, func(a, b int, vol float64, duplex bool) {
 		vol *= cf
 		var path []DirectedLink
 		if k := slices.IndexFunc(flows, func(f flow) bool {
@@ -375,7 +382,7 @@ func (c *Cluster) FlowLinks(dst []DirectedLink, js *JobState, slots []Slot) []Di
 			servers = append(servers, sl.Server)
 		}
 	}
-	jobFlows(js, slots, servers, func(a, b int, _ float64, duplex bool) {
+	jobFlows(js, slots, servers, nil, func(a, b int, _ float64, duplex bool) {
 		na, nb := c.Servers[a].Node, c.Servers[b].Node
 		n := len(dst)
 		dst, _ = c.Topology.route(dst, na, nb)

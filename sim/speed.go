@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"math"
+	"slices"
+)
+
 // Speed: each running job's rate (interference from its co-runners and the
 // time its flows take on shared links), recomputed only for jobs marked
 // dirty since the last flush.
@@ -87,12 +92,18 @@ func (s *Sim) rate(js *JobState) float64 {
 	if js.slowStale {
 		// Per instance, its slowdown is kept (instSlow, −1 when its
 		// server's co-runners changed) and the job's is their largest.
-		// An instance on the same slot with the same load as the one
-		// before it sees the same co-runners in the same order (they were
-		// booked one after the other), so it takes that one's value.
+		// Under a model given the sums, the first instance met on a
+		// changed server has every instance there recomputed
+		// (serverSlowdowns). Otherwise, an instance on the same slot with
+		// the same load as the one before it sees the same co-runners in
+		// the same order (they were booked one after the other), so it
+		// takes that one's value.
 		js.slowStale = false
 		js.slow = 0
 		for i, sl := range js.Slots {
+			if js.instSlow[i] < 0 && s.fromSums != nil {
+				s.serverSlowdowns(sl.Server)
+			}
 			if js.instSlow[i] < 0 {
 				// Not under GPU sharing for an instance with a fraction of
 				// a GPU: the one before it may sit on another GPU.
@@ -277,4 +288,95 @@ func (s *Sim) sumsSlowdown(load JobLoad, self, inst int, server, socket int, ext
 		return 0
 	}
 	return min(x, MaxSlowdown)
+}
+
+// slowMemo is one CPU/PCIe term serverSlowdowns computed on the exact
+// path, where it depends on the instance's socket and load alone.
+type slowMemo struct {
+	socket int32
+	c, p   float64
+	cpu    float64
+}
+
+// maxExactSum bounds sums of non-negative integers that float64 adds
+// exactly: every partial sum below 2⁵³ is an integer it represents.
+const maxExactSum = 1 << 53
+
+// serverSlowdowns sets instSlow of every instance on server to its
+// instanceSlowdown: rate calls it for the first instance it meets there
+// whose co-runners changed (markServer marks every instance on the server,
+// and a start's own instances come marked), so a changed server is
+// recomputed once, not once per instance, each instance's sum over its
+// co-runners in O(1) where that is exact.
+//
+// The bits are sumsSlowdown's: where every C and P on the server is a
+// non-negative integer and their totals stay below 2⁵³ (the trace's loads
+// are whole cores and Gbit/s), every partial sum is exact, so a socket's
+// total less the instance's own term is the sum of the others in any
+// order; otherwise each instance's sums are taken in srvInst's order, as
+// sumsSlowdown takes them. Either way an instance with the socket and load
+// of the entry before it sees the same co-runners in the same order, and
+// takes its CPU/PCIe term.
+func (s *Sim) serverSlowdowns(server int) {
+	insts := s.srvInst[server]
+	nsock := len(s.sockFree[server])
+	sums := s.slowSums[:0]
+	for range 2 * nsock {
+		sums = append(sums, 0)
+	}
+	s.slowSums = sums
+	var allC, allP float64
+	exact := true
+	for _, r := range insts {
+		if !(r.c >= 0 && r.c == math.Trunc(r.c) && r.p >= 0 && r.p == math.Trunc(r.p)) {
+			exact = false
+			break
+		}
+		sums[2*r.socket] += r.c
+		sums[2*r.socket+1] += r.p
+		allC += r.c
+		allP += r.p
+	}
+	exact = exact && allC < maxExactSum && allP < maxExactSum
+	memo := s.slowMemo[:0]
+	var cpu float64
+	for k := range insts {
+		r := &insts[k]
+		js := &s.jobs[r.job]
+		load := js.Instances[r.inst].Load
+		switch {
+		case k > 0 && r.socket == insts[k-1].socket && r.c == insts[k-1].c && r.p == insts[k-1].p:
+			// cpu is the entry before's: the same sums of the same terms.
+		case !exact:
+			cpu = s.sumsSlowdown(load, int(r.job), int(r.inst), server, int(r.socket), nil)
+		case len(insts) == 1:
+			cpu = 0
+		default:
+			// A function of the socket and the load alone here: computed
+			// once per pass for each pair.
+			m := slices.IndexFunc(memo, func(e slowMemo) bool { return e.socket == r.socket && e.c == r.c && e.p == r.p })
+			if m >= 0 {
+				cpu = memo[m].cpu
+				break
+			}
+			sock := int(r.socket)
+			cores := s.coresOf(server, sock)
+			if !r.hasAlone {
+				r.alone, r.hasAlone = s.fromSums(load, 0, 0, 0, cores), true
+			}
+			uc, up, oc := sums[2*sock]-r.c, sums[2*sock+1]-r.p, allC-sums[2*sock]
+			cpu = s.fromSums(load, uc, up, oc, cores) - r.alone
+			if !(cpu > 0) { // also catches NaN
+				cpu = 0
+			}
+			cpu = min(cpu, MaxSlowdown)
+			memo = append(memo, slowMemo{socket: r.socket, c: r.c, p: r.p, cpu: cpu})
+		}
+		x := cpu
+		if s.share != nil {
+			x = min(x+s.gpuShareSlowdown(int(r.job), int(r.inst), server, int(r.socket)), MaxSlowdown)
+		}
+		js.instSlow[r.inst] = x
+	}
+	s.slowMemo = memo
 }
