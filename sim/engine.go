@@ -166,10 +166,14 @@ type Sim struct {
 	linkQueued []bool  // per link, whether it is in relinkQ
 	heap       []event
 	dirty      []*JobState
-	jobDirty   []bool    // per job, whether it is in dirty
-	commStale  []bool    // per job, a link of its flows changed: recompute its comm
-	hot        []flowHot // running flows' bottlenecks, by flow.id
-	freeFlows  [][]int32 // per length n, the first entries of free blocks of n entries of hot
+	jobDirty   []bool // per job, whether it is in dirty
+	// Under standalone speed, the servers whose co-runners changed since
+	// the last flush (markServer), each once: flush advances their jobs.
+	marked    []int32
+	srvMarked []bool    // per server, whether it is in marked
+	commStale []bool    // per job, a link of its flows changed: recompute its comm
+	hot       []flowHot // running flows' bottlenecks, by flow.id
+	freeFlows [][]int32 // per length n, the first entries of free blocks of n entries of hot
 
 	// decision bookkeeping
 	awaiting      bool // Next returned a State; Apply not yet called
@@ -284,6 +288,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		linkShare:  make([]float64, 2*len(c.Topology.Links)),
 		linkMost:   make([]float64, 2*len(c.Topology.Links)),
 		serverSeen: make([]int32, n),
+		srvMarked:  make([]bool, n),
 		standalone: cfg.Speed == SpeedStandalone,
 		env:        environmentOf(model),
 		sockRand:   rand.New(rand.NewPCG(cfg.SocketSeed, socketStream)),

@@ -18,9 +18,12 @@ func (s *Sim) markServer(server int) {
 	if s.standalone {
 		// A rate is the job's GPU types' alone (rate): the jobs are
 		// marked only so that flush advances their done at the same
-		// instants as under the model (the same sums, to the bit).
-		for _, r := range s.srvInst[server] {
-			s.markDirtyIndex(r.job)
+		// instants as under the model (the same sums, to the bit). The
+		// server is queued instead, once however often it changes before
+		// the flush (advanceMarked).
+		if !s.srvMarked[server] {
+			s.srvMarked[server] = true
+			s.marked = append(s.marked, int32(server))
 		}
 		return
 	}
@@ -49,6 +52,7 @@ func (s *Sim) markDirtyIndex(i int32) {
 // completion.
 func (s *Sim) flush() {
 	s.relinkQueued()
+	s.advanceMarked()
 	for _, js := range s.dirty {
 		s.jobDirty[js.Index] = false
 		if js.Status != StatusRunning {
@@ -76,6 +80,31 @@ func (s *Sim) flush() {
 		s.pushEvent(event{t: s.now + (js.work-js.done)/r, job: int32(js.Index), ver: js.version})
 	}
 	s.dirty = s.dirty[:0]
+}
+
+// advanceMarked advances done, to now, of every job on a server that
+// markServer queued under standalone speed: what flush did for each of
+// them as a dirty job, whose rate (typeRate, fixed for the stint) gives
+// no new completion. The jobs on such a server when it was marked that
+// still run are on it now, and those that joined it since are this
+// instant's starts, marked dirty by start itself; a job met again (on
+// another marked server, in the dirty list) advances by rate·0, which
+// leaves done's bits as they are. So done takes the same sums at the same
+// instants as when every job was marked, and the completions are pushed
+// in the same order.
+func (s *Sim) advanceMarked() {
+	for _, srv := range s.marked {
+		s.srvMarked[srv] = false
+		for _, r := range s.srvInst[srv] {
+			js := &s.jobs[r.job]
+			js.done += js.rate * (s.now - js.last)
+			if js.done > js.work {
+				js.done = js.work
+			}
+			js.last = s.now
+		}
+	}
+	s.marked = s.marked[:0]
 }
 
 // rate is a running job's speed relative to standalone: ideal / (ideal·(1+S)
