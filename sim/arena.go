@@ -36,3 +36,15 @@ func (a *arena[T]) clone(src []T) []T {
 	copy(dst, src)
 	return dst
 }
+
+// reuse copies src into dst's array where it has room, else into a new
+// slice from the arena: a resumed job's slots, servers, takes and flows
+// go back where its last stint's were (a replay that preempts resumes
+// most of its starts), so the arena's chunks, and the collector's work,
+// do not grow with the preemptions.
+func (a *arena[T]) reuse(dst, src []T) []T {
+	if len(src) > 0 && cap(dst) >= len(src) {
+		return append(dst[:0], src...)
+	}
+	return a.clone(src)
+}

@@ -142,9 +142,11 @@ func (s *Sim) preempt(js *JobState) {
 	js.Preemptions++
 	js.Status = StatusPending
 	s.release(js)
-	js.flows = nil
 	// Emptied, not dropped: a resume reuses their arrays where they are
 	// large enough (carved capped from the arenas, so no neighbour's).
+	// The flows' routes are dropped so that they pin no chunk.
+	clear(js.flows)
+	js.flows = js.flows[:0]
 	js.takes = js.takes[:0]
 	js.instSlow = js.instSlow[:0]
 }

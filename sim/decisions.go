@@ -200,7 +200,7 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.stintS = s.now
 	js.last = s.now
 	js.rate = 0
-	js.Slots = s.slotArena.clone(slots)
+	js.Slots = s.slotArena.reuse(js.Slots, slots)
 	if cap(js.instSlow) >= len(slots) {
 		js.instSlow = js.instSlow[:len(slots)] // a resume: the last stint's, kept by preempt
 	} else {
@@ -245,13 +245,9 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P,
 			g: js.Instances[i].Demand.GPU, u: s.gpuUtilOf(js.Index)})
 	}
-	js.Servers = s.intArena.clone(servers)
+	js.Servers = s.intArena.reuse(js.Servers, servers)
 	js.typeRate = s.gpuRate(js)
-	if cap(js.takes) >= len(takes) && len(takes) > 0 {
-		js.takes = append(js.takes[:0], takes...)
-	} else {
-		js.takes = s.takeArena.clone(takes)
-	}
+	js.takes = s.takeArena.reuse(js.takes, takes)
 	s.srvBuf, s.takeBuf = servers, takes
 	s.addFlows(js)
 	js.runPos = int32(len(s.running))

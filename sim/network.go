@@ -142,7 +142,7 @@ func (s *Sim) addFlows(js *JobState) {
 			s.queueRelink(dl.Link())
 		}
 	})
-	js.flows = s.flowArena.clone(flows)
+	js.flows = s.flowArena.reuse(js.flows, flows)
 	clear(flows) // no stale references to routes from the scratch
 	s.flowBuf = flows[:0]
 	base := s.newFlowBlock(len(js.flows))
