@@ -15,6 +15,7 @@ free resources as schedlab computes them, the pending jobs in submission
 order, the running jobs and what they have been observed to do.
 """
 
+import gc
 import io
 import json
 import json.scanner
@@ -302,9 +303,16 @@ def answer_version(hello):
     return min(theirs, PROTOCOL)
 
 
-def run(policy, inp=None, out=None):
+def run(policy, inp=None, out=None, freeze=True):
     """Serve policy on stdin/stdout until schedlab ends the run. Anything the
     policy prints goes to stderr: stdout is the protocol's.
+
+    freeze: once the hello is answered and policy.begin has run, every
+    object alive (the interpreter's modules, the policy's start-up state)
+    moves to the garbage collector's permanent generation (gc.freeze), so
+    that its full collections, which a long run's growing job table sets
+    off, never walk them again; objects made later are collected as
+    usual. freeze=False leaves the collector as it is.
 
     Each message costs one read and each answer one write: stdin is read
     through a buffer as large as a pipe holds (sys.stdin.buffer's is a
@@ -341,6 +349,8 @@ def run(policy, inp=None, out=None):
     state = State(seed=hello.get("seed", 0), oracle=hello.get("oracle", False),
                   preempt=hello.get("preempt", False), policy=hello.get("policy", ""))
     policy.begin(state)
+    if freeze:
+        gc.freeze()
     schedule, update, apply = policy.schedule, state.update, state.apply
     while True:
         line = readline()
