@@ -110,9 +110,10 @@ class Shape:
     """The pending jobs of one task list, in submission order, with what
     the cheap test reads of them: the total and the first instance, the
     same for every job of the shape. A shape is in the policy's indices
-    exactly while it has pending jobs."""
+    while it has pending jobs, and may stay there empty until a walk
+    places its last one."""
 
-    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries")
+    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "indexed")
 
     def __init__(self, job, ident):
         self.jobs = []
@@ -121,6 +122,7 @@ class Shape:
         # Its entries in the policy's four sorted indices: (amount, id,
         # shape); the id is unique, so the shape itself is never compared.
         self.entries = [(x, ident, self) for x in (self.dg, self.dc, self.tg, self.tc)]
+        self.indexed = False  # whether the entries are in the indices
 
 
 class FIFOFirstFit(Policy):
@@ -132,13 +134,14 @@ class FIFOFirstFit(Policy):
 
     def __init__(self):
         self.shapes = {}  # task list -> Shape, for every task list seen
-        # The shapes with pending jobs, sorted by their first instance's
-        # GPU and CPU and their total GPU and CPU: a test of one amount
-        # rejects a suffix.
+        # The shapes with pending jobs (and some emptied since), sorted by
+        # their first instance's GPU and CPU and their total GPU and CPU:
+        # a test of one amount rejects a suffix.
         self.index = ([], [], [], [])
         self.ids = 0
 
     def _unindex(self, s):
+        s.indexed = False
         for ix, e in zip(self.index, s.entries):
             del ix[bisect_left(ix, e)]
 
@@ -149,7 +152,8 @@ class FIFOFirstFit(Policy):
             if s is None:
                 s = shapes[j.shape] = Shape(j, self.ids)
                 self.ids += 1
-            if not s.jobs:
+            if not s.indexed:
+                s.indexed = True
                 for ix, e in zip(self.index, s.entries):
                     insort(ix, e)
             s.jobs.append(j)
@@ -169,8 +173,9 @@ class FIFOFirstFit(Policy):
                 j = s.jobs[0]
                 servers = first_fit(ledger, j)
                 if servers is not None:
+                    # Left in the indices, empty: the next job of its
+                    # shape, often the next to arrive, finds it there.
                     s.jobs.pop()
-                    self._unindex(s)
                     return [start(j, servers)]
             return []
 
@@ -189,7 +194,7 @@ class FIFOFirstFit(Policy):
             if ix is None or h < hi:
                 ix, hi = x, h
         heap = [((j := s.jobs[0]).submit, j.index, 0, s) for _, _, s in ix[:hi]
-                if s.tg <= fg and s.tc <= fc and s.tm <= fm and s.dg <= mg and s.dc <= mc and s.dm <= mm]
+                if s.jobs and s.tg <= fg and s.tc <= fc and s.tm <= fm and s.dg <= mg and s.dc <= mc and s.dm <= mm]
         heapq.heapify(heap)
         out = []
         placed = {}  # shape -> the positions of its jobs placed
