@@ -110,8 +110,9 @@ class Shape:
     """The pending jobs of one task list, in submission order, with what
     the cheap test reads of them: the total and the first instance, the
     same for every job of the shape. A shape is in the policy's indices
-    while it has pending jobs, and may stay there empty until a walk
-    places its last one."""
+    while it has pending jobs; one that the lone-job path empties stays
+    there, empty (the walk skips it), until a walk places its last job
+    again."""
 
     __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "indexed")
 
