@@ -118,19 +118,39 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	sched, info, err := replayScheduler(ctx, o)
-	if err != nil {
-		return err
+	var (
+		sched sim.Scheduler
+		info  schedulers.Info
+		// An external policy's process starts while the trace is read:
+		// its interpreter's start-up and handshake overlap the ingest
+		// instead of following it. started delivers it (or why not).
+		started chan error
+	)
+	if o.policyCmd == "" {
+		if sched, info, err = replayScheduler(ctx, o); err != nil {
+			return err
+		}
+	} else {
+		info = externalInfo
+		started = make(chan error, 1)
+		go func() {
+			var err error
+			sched, _, err = replayScheduler(ctx, o)
+			started <- err
+		}()
 	}
-	if cl, ok := sched.(io.Closer); ok {
+	defer func() {
 		// An external policy's process is ended and reaped however the
-		// replay ends.
-		defer func() {
+		// replay ends (once it has started, if it is still starting).
+		if started != nil && <-started != nil {
+			return
+		}
+		if cl, ok := sched.(io.Closer); ok {
 			if cerr := cl.Close(); cerr != nil {
 				fmt.Fprintf(stderr, "replay: %v\n", cerr)
 			}
-		}()
-	}
+		}
+	}()
 	cfg := sim.DefaultConfig()
 	cfg.Speed = o.speed
 	if cfg.RestartS, err = sim.ParseRestartCost(o.restartS); err != nil {
@@ -151,6 +171,15 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 		return usageErrorf("replay: %v", err)
 	}
 	jobs, err := readReplayTrace(ctx, o, stderr)
+	if started != nil {
+		// The policy's own failure to start comes first: it is what the
+		// replay could not do without, whatever the trace held.
+		perr := <-started
+		started = nil
+		if perr != nil {
+			return perr
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -181,6 +210,9 @@ func runReplay(ctx context.Context, a *app, o replayOptions, stderr io.Writer) e
 	return nil
 }
 
+// externalInfo is what replay knows of a --policy-cmd policy.
+var externalInfo = schedulers.Info{Name: "external:cmd", Display: "external:cmd"}
+
 // replayScheduler builds the policy: a registered scheduler, or an
 // external policy (a process speaking the policy protocol) started from
 // --policy-cmd.
@@ -190,7 +222,7 @@ func replayScheduler(ctx context.Context, o replayOptions) (sim.Scheduler, sched
 		if err != nil {
 			return nil, schedulers.Info{}, err
 		}
-		return p, schedulers.Info{Name: "external:cmd", Display: "external:cmd"}, nil
+		return p, externalInfo, nil
 	}
 	name, err := schedulers.Canonical(o.policy)
 	if err != nil {

@@ -40,7 +40,7 @@ def sums(ledger):
     return (tg, tc, tm), (mg, mc, mm)
 
 
-def first_fit(ledger, job):
+def first_fit(ledger, job, eps=EPS):
     """Book every instance of job on the lowest-index server it fits, or
     none (giving back what was booked, in order). Returns the servers."""
     inst = job.instances
@@ -48,10 +48,38 @@ def first_fit(ledger, job):
         g, c, m = inst[0]
         s = 0
         for f in ledger:
-            if g <= f[0] + EPS and c <= f[1] + EPS and m <= f[2] + EPS:
+            if g <= f[0] + eps and c <= f[1] + eps and m <= f[2] + eps:
                 f[0], f[1], f[2] = f[0] - g, f[1] - c, f[2] - m
                 return [s]
             s += 1
+        return None
+    if len(job.tasks) == 1:
+        # The copies of one task, the usual case: each server takes copies
+        # while they fit, booked in locals and stored once (the same
+        # subtractions in the same order as copy by copy), and a failure
+        # gives them back copy by copy, as the built-in does.
+        g, c, m = inst[0]
+        left = len(inst)
+        servers = []
+        s = 0
+        for f in ledger:
+            f0, f1, f2 = f
+            if g <= f0 + eps and c <= f1 + eps and m <= f2 + eps:
+                k = 0
+                while True:
+                    f0, f1, f2 = f0 - g, f1 - c, f2 - m
+                    k += 1
+                    if k == left or not (g <= f0 + eps and c <= f1 + eps and m <= f2 + eps):
+                        break
+                f[0], f[1], f[2] = f0, f1, f2
+                servers += [s] * k
+                left -= k
+                if not left:
+                    return servers
+            s += 1
+        for s in servers:
+            f = ledger[s]
+            f[0], f[1], f[2] = f[0] + g, f[1] + c, f[2] + m
         return None
     # The copies of one task are one tuple: a copy's search starts at the
     # server the one before it took, as the servers below it did not fit
@@ -65,7 +93,7 @@ def first_fit(ledger, job):
         g, c, m = d
         while s < n:
             f = ledger[s]
-            if g <= f[0] + EPS and c <= f[1] + EPS and m <= f[2] + EPS:
+            if g <= f[0] + eps and c <= f[1] + eps and m <= f[2] + eps:
                 break
             s += 1
         else:
@@ -81,9 +109,12 @@ def first_fit(ledger, job):
 class Shape:
     """The pending jobs of one task list, in submission order, with what
     the cheap test reads of them: the total and the first instance, the
-    same for every job of the shape."""
+    same for every job of the shape. A shape is in the policy's indices
+    while it has pending jobs; one that the lone-job path empties stays
+    there, empty (the walk skips it), until a walk places its last job
+    again."""
 
-    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "indexed", "cur")
+    __slots__ = ("jobs", "tg", "tc", "tm", "dg", "dc", "dm", "entries", "indexed")
 
     def __init__(self, job, ident):
         self.jobs = []
@@ -93,7 +124,6 @@ class Shape:
         # shape); the id is unique, so the shape itself is never compared.
         self.entries = [(x, ident, self) for x in (self.dg, self.dc, self.tg, self.tc)]
         self.indexed = False  # whether the entries are in the indices
-        self.cur = 0  # during a decision: its next job to try
 
 
 class FIFOFirstFit(Policy):
@@ -105,11 +135,16 @@ class FIFOFirstFit(Policy):
 
     def __init__(self):
         self.shapes = {}  # task list -> Shape, for every task list seen
-        # The shapes with pending jobs (and those emptied since the walk
-        # last met them), sorted by their first instance's GPU and CPU and
-        # their total GPU and CPU: a test of one amount rejects a suffix.
+        # The shapes with pending jobs (and some emptied since), sorted by
+        # their first instance's GPU and CPU and their total GPU and CPU:
+        # a test of one amount rejects a suffix.
         self.index = ([], [], [], [])
         self.ids = 0
+
+    def _unindex(self, s):
+        s.indexed = False
+        for ix, e in zip(self.index, s.entries):
+            del ix[bisect_left(ix, e)]
 
     def schedule(self, state):
         shapes = self.shapes
@@ -139,6 +174,8 @@ class FIFOFirstFit(Policy):
                 j = s.jobs[0]
                 servers = first_fit(ledger, j)
                 if servers is not None:
+                    # Left in the indices, empty: the next job of its
+                    # shape, often the next to arrive, finds it there.
                     s.jobs.pop()
                     return [start(j, servers)]
             return []
@@ -147,44 +184,34 @@ class FIFOFirstFit(Policy):
         # the cheap test rejects. Shapes whose first instance needs more
         # GPU (or CPU) than any server has free, or whose total needs more
         # than all servers have, are among them: the most selective of the
-        # four indices leaves them unvisited (unseen) unless rounding makes
-        # the free amounts grow, when they rejoin.
+        # four indices leaves them unvisited unless rounding makes the
+        # free amounts grow, when they rejoin. The heap holds each shape
+        # with a candidate: (its submit time, job index, position, shape);
+        # the job index is unique, so nothing past it is compared.
         inf = float("inf")
         ix, hi = None, 0
         for x, limit in zip(self.index, (mg, mc, fg, fc)):
             h = bisect_right(x, (limit, inf))
             if ix is None or h < hi:
                 ix, hi = x, h
-        rejected = []
-        empty = []
-        heap = []
-        for _, _, s in ix[:hi]:
-            q = s.jobs
-            if not q:
-                empty.append(s)
-                continue
-            if (s.tg <= fg and s.tc <= fc and s.tm <= fm and
-                    s.dg <= mg and s.dc <= mc and s.dm <= mm):
-                s.cur = 0
-                j = q[0]
-                heap.append((j.submit, j.index, s))
-            else:
-                rejected.append(s)
+        heap = [((j := s.jobs[0]).submit, j.index, 0, s) for _, _, s in ix[:hi]
+                if s.jobs and s.tg <= fg and s.tc <= fc and s.tm <= fm and s.dg <= mg and s.dc <= mc and s.dm <= mm]
         heapq.heapify(heap)
         out = []
         placed = {}  # shape -> the positions of its jobs placed
+        failed = []  # the shapes whose first fit failed: out for this decision
         while heap:
-            s = heap[0][2]
+            _, _, c, s = heap[0]
             if not (s.tg <= fg and s.tc <= fc and s.tm <= fm and
                     s.dg <= mg and s.dc <= mc and s.dm <= mm):
-                heapq.heappop(heap)
-                rejected.append(s)
+                heapq.heappop(heap)  # rejected: it may rejoin
                 continue
-            q, c = s.jobs, s.cur
+            q = s.jobs
             j = q[c]
             servers = first_fit(ledger, j)
             if servers is None:
                 heapq.heappop(heap)  # every later job of the shape fails too
+                failed.append(s)
                 continue
             out.append(start(j, servers))
             p = placed.get(s)
@@ -193,10 +220,9 @@ class FIFOFirstFit(Policy):
             else:
                 p.append(c)
             c += 1
-            s.cur = c
             if c < len(q):
                 nj = q[c]
-                heapq.heapreplace(heap, (nj.submit, nj.index, s))
+                heapq.heapreplace(heap, (nj.submit, nj.index, c, s))
             else:
                 heapq.heappop(heap)
             nf, nm = sums(ledger)
@@ -206,19 +232,21 @@ class FIFOFirstFit(Policy):
             fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
             mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
             if grew:
-                # Rounding gave some free amount back: the rejected shapes
-                # rejoin from their first job after j.
-                back = rejected + [e[2] for e in ix[hi:]]
-                rejected, hi = [], len(ix)
+                # Rounding gave some free amount back: the shapes set aside
+                # (rejected, or never visited; not those that failed a first
+                # fit) rejoin from their first job after j.
+                out_now = {e[3] for e in heap}
+                out_now.update(failed)
                 key = (j.submit, j.index)
-                for r in back:
+                for _, _, r in ix:
+                    if r in out_now:
+                        continue
                     rq = r.jobs
                     c = 0
                     while c < len(rq) and (rq[c].submit, rq[c].index) <= key:
                         c += 1
                     if c < len(rq):
-                        r.cur = c
-                        heapq.heappush(heap, (rq[c].submit, rq[c].index, r))
+                        heapq.heappush(heap, (rq[c].submit, rq[c].index, c, r))
         for s, idx in placed.items():
             q = s.jobs
             if idx[-1] == len(idx) - 1:  # a prefix, the usual case
@@ -226,10 +254,8 @@ class FIFOFirstFit(Policy):
             else:
                 gone = set(idx)
                 q[:] = [x for i, x in enumerate(q) if i not in gone]
-        for s in empty:
-            s.indexed = False
-            for ix, e in zip(self.index, s.entries):
-                del ix[bisect_left(ix, e)]
+            if not q:
+                self._unindex(s)
         return out
 
 

@@ -15,12 +15,12 @@ free resources as schedlab computes them, the pending jobs in submission
 order, the running jobs and what they have been observed to do.
 """
 
+import gc
 import io
 import json
 import json.scanner
 import os
 import sys
-import traceback
 from bisect import insort
 
 # The newest version this client speaks; it answers schedlab with the
@@ -82,11 +82,12 @@ class Job:
             inst = []
             g = c = m = 0.0
             for t in tasks:
-                dem = (t["gpu"], t["cpu"], t["mem_gib"])
-                for _ in range(t["instances"]):
-                    inst.append(dem)
+                dg, dc, dm = dem = (t["gpu"], t["cpu"], t["mem_gib"])
+                n = t["instances"]
+                inst += [dem] * n
+                for _ in range(n):
                     # Summed instance by instance, as the engine sums them.
-                    g, c, m = g + dem[0], c + dem[1], m + dem[2]
+                    g, c, m = g + dg, c + dc, m + dm
             self.instances = inst
             self.total = (g, c, m)
             # Jobs with equal task lists request the same instances.
@@ -302,9 +303,16 @@ def answer_version(hello):
     return min(theirs, PROTOCOL)
 
 
-def run(policy, inp=None, out=None):
+def run(policy, inp=None, out=None, freeze=True):
     """Serve policy on stdin/stdout until schedlab ends the run. Anything the
     policy prints goes to stderr: stdout is the protocol's.
+
+    freeze: once the hello is answered and policy.begin has run, every
+    object alive (the interpreter's modules, the policy's start-up state)
+    moves to the garbage collector's permanent generation (gc.freeze), so
+    that its full collections, which a long run's growing job table sets
+    off, never walk them again; objects made later are collected as
+    usual. freeze=False leaves the collector as it is.
 
     Each message costs one read and each answer one write: stdin is read
     through a buffer as large as a pipe holds (sys.stdin.buffer's is a
@@ -341,6 +349,8 @@ def run(policy, inp=None, out=None):
     state = State(seed=hello.get("seed", 0), oracle=hello.get("oracle", False),
                   preempt=hello.get("preempt", False), policy=hello.get("policy", ""))
     policy.begin(state)
+    if freeze:
+        gc.freeze()
     schedule, update, apply = policy.schedule, state.update, state.apply
     while True:
         line = readline()
@@ -358,6 +368,9 @@ def run(policy, inp=None, out=None):
             update(msg)
             decisions = schedule(state) or []
         except Exception:
+            # Imported here: traceback and what it imports are a tenth of
+            # the client's start, and a policy that works never needs it.
+            import traceback
             send(_dump({"type": "error", "seq": msg["seq"], "message": traceback.format_exc()}))
             return 1
         if state.wake:

@@ -57,6 +57,22 @@ class TestLoop(unittest.TestCase):
         self.assertEqual(answers[1], {"type": "decisions", "seq": 1, "decisions": [
             start(0, [0]), start(1, [1]), start(2, [0, 1])]})
 
+    def test_freeze(self):
+        # run() freezes what is alive after the hello (gc.freeze), unless
+        # told not to; the frozen objects stay frozen until unfrozen.
+        import gc
+        msgs = [hello(), {"type": "end", "seq": 1}]
+        gc.unfreeze()
+        try:
+            converse(fifo_firstfit.FIFOFirstFit(), msgs)
+            self.assertGreater(gc.get_freeze_count(), 0)
+            gc.unfreeze()
+            inp = io.BytesIO(("".join(json.dumps(m) + "\n" for m in msgs)).encode())
+            run(fifo_firstfit.FIFOFirstFit(), inp, io.BytesIO(), freeze=False)
+            self.assertEqual(gc.get_freeze_count(), 0)
+        finally:
+            gc.unfreeze()
+
     def test_state_deltas(self):
         class Recorder(Policy):
             def schedule(self, state):
