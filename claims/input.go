@@ -121,6 +121,36 @@ type Run struct {
 	// missing means uniform): the MARL claims' "tested at" says it beside
 	// the paper's (the Google pattern).
 	TrainArrivals map[string]string
+	// NotLearned is, for the learned rows' models in a cluster of an
+	// experiment, why they did not measurably learn (their family's
+	// judgement on their learning curves, training.NotLearned; with
+	// several models, which did not): a claim whose claimed row rests on
+	// them is untestable here. Missing: they learned, or their family
+	// cannot say.
+	NotLearned map[Model]string
+}
+
+// Model names the models of a learned row in one cluster of an
+// experiment: what Run.NotLearned judges.
+type Model struct{ Experiment, Scheduler, Cluster string }
+
+// notLearned is why row's models in the experiment's clusters did not
+// measurably learn ("DAS did not learn: …", naming each cluster when
+// named: a claim that covers several), "" when all learned or their
+// family cannot say.
+func (in *Input) notLearned(experiment, row string, clusters []string, named bool) string {
+	var parts []string
+	for _, cl := range clusters {
+		why, ok := in.NotLearned[Model{experiment, row, cl}]
+		switch {
+		case !ok:
+		case named:
+			parts = append(parts, fmt.Sprintf("%s did not learn on %s: %s", display(row), title(cl), why))
+		default:
+			parts = append(parts, fmt.Sprintf("%s did not learn: %s", display(row), why))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet
