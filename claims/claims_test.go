@@ -600,10 +600,12 @@ func TestNotLearnedDAS(t *testing.T) {
 		cells = append(cells, cellsOf(evaluation.DASTable1, cl, "pai", "da+mc", 1, 110)...)
 		cells = append(cells, cellsOf(evaluation.DASTable1, cl, "pai", "da+rwgp", 1, 90)...)
 	}
-	in = &Input{Run: Run{Config: config(evaluation.DASTable1), Seed: 1, NotLearned: map[Model]string{{evaluation.DASTable1, "da+rwgp", "large"}: why}}, Cells: cells}
+	// One model serving both clusters says its reason once.
+	in = &Input{Run: Run{Config: config(evaluation.DASTable1), Seed: 1, NotLearned: map[Model]string{
+		{evaluation.DASTable1, "da+rwgp", "small"}: why, {evaluation.DASTable1, "da+rwgp", "large"}: why}}, Cells: cells}
 	r := evaluate(t, in)["das-ablation-modules"]
-	if r.Verdict != DoesNotHold || r.NotLearned != "DA+RWGP did not learn on Large: "+why {
-		t.Errorf("das-ablation-modules: %q (%q), want does not hold, naming DA+RWGP on Large", r.VerdictText(), r.NotLearned)
+	if r.Verdict != DoesNotHold || r.NotLearned != "DA+RWGP did not learn on Small and Large: "+why {
+		t.Errorf("das-ablation-modules: %q (%q), want does not hold, naming DA+RWGP on Small and Large", r.VerdictText(), r.NotLearned)
 	}
 	in.NotLearned[Model{evaluation.DASTable1, "da+mc", "small"}] = why
 	if r := evaluate(t, in)["das-ablation-modules"]; r.Verdict != Untestable {

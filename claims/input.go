@@ -135,22 +135,38 @@ type Run struct {
 type Model struct{ Experiment, Scheduler, Cluster string }
 
 // notLearned is why row's models in the experiment's clusters did not
-// measurably learn ("DAS did not learn: …", naming each cluster when
-// named: a claim that covers several), "" when all learned or their
-// family cannot say.
+// measurably learn ("DAS did not learn: …"), naming the clusters when
+// named (a claim that covers several), those with the same reason (one
+// model serving them all) together; "" when all learned or their family
+// cannot say.
 func (in *Input) notLearned(experiment, row string, clusters []string, named bool) string {
-	var parts []string
+	var whys []string
+	on := map[string][]string{}
 	for _, cl := range clusters {
-		why, ok := in.NotLearned[Model{experiment, row, cl}]
-		switch {
-		case !ok:
-		case named:
-			parts = append(parts, fmt.Sprintf("%s did not learn on %s: %s", display(row), title(cl), why))
-		default:
-			parts = append(parts, fmt.Sprintf("%s did not learn: %s", display(row), why))
+		if why, ok := in.NotLearned[Model{experiment, row, cl}]; ok {
+			if _, seen := on[why]; !seen {
+				whys = append(whys, why)
+			}
+			on[why] = append(on[why], title(cl))
 		}
 	}
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		where := ""
+		if named {
+			where = " on " + and(on[why])
+		}
+		parts[i] = fmt.Sprintf("%s did not learn%s: %s", display(row), where, why)
+	}
 	return strings.Join(parts, "; ")
+}
+
+// and lists words as people do: "Small, Medium and Large".
+func and(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet

@@ -245,7 +245,7 @@ func dasTrainingTable(in DerivedData) *Table {
 		if notFIFO < 100*FIFOLike {
 			flagged = append(flagged, fmt.Sprintf("%s (%.1f %%)", label, notFIFO))
 		}
-		if training.NotLearned(schedulers.Name(c.Scheduler), c.Rows) != "" {
+		if training.NotLearned(schedulers.Name(c.Scheduler), [][]training.Curve{c.Rows}) != "" {
 			unlearned = append(unlearned, fmt.Sprintf("%s (%.1f %% against %.1f %%)", label, notFIFO, untrained))
 		}
 	}

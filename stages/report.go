@@ -491,10 +491,9 @@ func demoteHeadings(md string, n int) string {
 // notLearned is, for every learned row of the run's experiments on each
 // of their clusters, why its models did not measurably learn: its
 // family's judgement (training.NotLearned) on each model's learning
-// curve, read through the plan's model map as the derived tables read
-// them; with several models (replicates), which of them did not. A model
-// the run did not train (its training failed, and the claims on it are
-// not run) says nothing.
+// curves, read through the plan's model map as the derived tables read
+// them (every replicate's, in order). A model the run did not train (its
+// training failed) says nothing.
 func (c *Config) notLearned(dir string) (map[claims.Model]string, error) {
 	p, err := c.runPlan()
 	if err != nil {
@@ -521,28 +520,22 @@ func (c *Config) notLearned(dir string) (map[claims.Model]string, error) {
 				if all == nil {
 					all = [][]string{models[key]}
 				}
-				var why []string
-				for r, files := range all {
+				var curves [][]training.Curve
+				for _, files := range all {
 					i := slices.IndexFunc(files, func(f string) bool { return path.Base(f) == training.CurvesFile })
 					if i < 0 {
-						continue // a family without curves
+						break // a family without curves
 					}
 					rows, err := datasets.ReadParquet[training.Curve](filepath.Join(dir, filepath.FromSlash(files[i])))
 					if errors.Is(err, os.ErrNotExist) {
-						continue
-					}
-					if err != nil {
+						rows = nil // a training that failed: its curve says nothing
+					} else if err != nil {
 						return nil, err
 					}
-					if w := training.NotLearned(canon, rows); w != "" {
-						if len(all) > 1 {
-							w = fmt.Sprintf("model %d of %d, %s", r+1, len(all), w)
-						}
-						why = append(why, w)
-					}
+					curves = append(curves, rows)
 				}
-				if len(why) > 0 {
-					out[claims.Model{Experiment: spec.Experiment, Scheduler: string(canon), Cluster: cl.Name}] = strings.Join(why, "; ")
+				if why := training.NotLearned(canon, curves); why != "" {
+					out[claims.Model{Experiment: spec.Experiment, Scheduler: string(canon), Cluster: cl.Name}] = why
 				}
 			}
 		}

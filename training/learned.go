@@ -11,29 +11,31 @@ import "github.com/schedlab/schedlab/schedulers"
 // it breaks ties.
 const FIFOLike = 0.05
 
-// A Learner family says, from the learning curve of one of its trained
-// models, whether the model measurably learned to schedule. The claims
+// A Learner family says, from the learning curves of a row's trained
+// models, whether they measurably learned to schedule. The claims
 // set aside a verdict that rests on a model that did not ("untestable
 // here"): it says nothing of the learned method, whichever way it went.
 // A family without it makes no such judgement, and its rows' verdicts
 // stand as the data give them.
 type Learner interface {
 	Family
-	// NotLearned is why the model of variant v whose curves.parquet rows
-	// are rows did not measurably learn, in words that follow "did not
-	// learn: " ("unlike FIFO-FirstFit on 51.1 % of validation decisions,
-	// the untrained reference 50.5 %"); "" when it learned, or when the
-	// rows cannot say.
-	NotLearned(v schedulers.Name, rows []Curve) string
+	// NotLearned is why models of variant v did not measurably learn,
+	// given the curves.parquet rows of each of its models (replicates,
+	// in order), in words that follow "did not learn: " ("unlike
+	// FIFO-FirstFit on 51.1 % of validation decisions, the untrained
+	// reference 50.5 %"; with several models, which did not); "" when
+	// every one learned, or the rows cannot say. One model that did not
+	// learn is enough: a verdict over the models mixes it in.
+	NotLearned(v schedulers.Name, models [][]Curve) string
 }
 
 // NotLearned is the judgement of the learned scheduler name's family on
-// one of its models' curves (Learner), "" where the family makes none or
-// name is not a learned scheduler.
-func NotLearned(name schedulers.Name, rows []Curve) string {
+// its models' curves (Learner), "" where the family makes none or name
+// is not a learned scheduler.
+func NotLearned(name schedulers.Name, models [][]Curve) string {
 	if f, _, ok := VariantOf(name); ok {
 		if l, ok := f.(Learner); ok {
-			return l.NotLearned(name, rows)
+			return l.NotLearned(name, models)
 		}
 	}
 	return ""

@@ -51,8 +51,23 @@ func TestNotLearned(t *testing.T) {
 		{"unmeasured", curve(nil, nil), ""},
 		{"no validation", []training.Curve{{Split: "train"}}, ""},
 	} {
-		if got := training.NotLearned(VariantDAS, c.rows); got != c.want {
+		if got := training.NotLearned(VariantDAS, [][]training.Curve{c.rows}); got != c.want {
 			t.Errorf("%s: NotLearned = %q, want %q", c.name, got, c.want)
+		}
+	}
+	// Several models: those that did not learn, by their number.
+	learned, notLearned, other := curve(share(0.6), share(0.2)), curve(share(0.473), share(0.429)), curve(share(0.18), share(0.2))
+	for _, c := range []struct {
+		models [][]training.Curve
+		want   string
+	}{
+		{[][]training.Curve{learned, learned, learned}, ""},
+		{[][]training.Curve{learned, notLearned, learned}, "model 2 of 3, unlike FIFO-FirstFit on 47.3 % of validation decisions, its untrained reference 42.9 %"},
+		{[][]training.Curve{notLearned, learned, other}, "models 1 and 3 of 3, unlike FIFO-FirstFit on 47.3 and 18.0 % of validation decisions, their untrained references 42.9 and 20.0 %"},
+		{[][]training.Curve{notLearned, other, notLearned}, "models 1, 2 and 3 of 3, unlike FIFO-FirstFit on 47.3, 18.0 and 47.3 % of validation decisions, their untrained references 42.9, 20.0 and 42.9 %"},
+	} {
+		if got := training.NotLearned(VariantDAS, c.models); got != c.want {
+			t.Errorf("NotLearned = %q, want %q", got, c.want)
 		}
 	}
 }
