@@ -20,7 +20,10 @@ const (
 	// Untestable is a margin claim on mean JCT that did not hold where the
 	// headroom of the cells it was tested on is below the claimed margin:
 	// no scheduler, however good, could have shown it there (the floor,
-	// evaluation.Headroom). VerdictText adds the two figures.
+	// evaluation.Headroom). VerdictText adds the two figures. It is also
+	// any claim whose claimed learned row did not measurably learn
+	// (Outcome.NotLearned), whatever the data said: the claim is about
+	// the learned method, and a model that did not learn is not it.
 	Untestable Verdict = "untestable here"
 	// NotComparable is a claim of a paper tested on a workload that is not
 	// the paper's (a DAS claim on a trace other than PAI): its figures
@@ -88,6 +91,15 @@ type Outcome struct {
 	// (evaluation.MaxMargin of the cells' headroom). NaN when the claim
 	// has none (fee, p-values, calibration) or the run has no floor.
 	Headroom float64
+	// NotLearned says why the claimed learned row's models did not
+	// measurably learn, on the clusters the claim was tested on ("DAS did
+	// not learn: unlike FIFO-FirstFit on 51.1 % of validation decisions,
+	// the untrained reference 50.5 %"; Run.NotLearned); "" when they
+	// learned or their family cannot say. A test resting on such a model
+	// is untestable here whatever its verdict; the claim combines its
+	// tests as usual (one such test and none failing with a model that
+	// learned make it untestable).
+	NotLearned string
 	// TestedAt says at which scale the run tested the claim (the cluster,
 	// the number of jobs), beside the paper's.
 	TestedAt string

@@ -68,6 +68,12 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 			out.Verdict, out.Note = NotRun, fmt.Sprintf("cluster %s is not a column of %s in this preset", c.cluster, c.experiment)
 			return out, nil
 		}
+		var clusters []string // the clusters each test covers
+		for _, col := range cols {
+			if !slices.Contains(clusters, col.cluster) {
+				clusters = append(clusters, col.cluster)
+			}
+		}
 		if c.average {
 			cols = cols[:1] // one Average column, built from them all below
 		}
@@ -97,6 +103,12 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 						headroom = headroomMargin(bestMean, seriesOf(in, c, col, best).mean())
 						v = powered(v, headroom, c.threshold)
 					}
+					tested := []string{col.cluster}
+					if c.average {
+						tested = clusters
+					}
+					why := in.notLearned(c.experiment, row, tested, len(clusters) > 1)
+					v = learned(v, why)
 					var parts []string
 					if len(c.metrics) > 1 {
 						parts = append(parts, m.String())
@@ -108,7 +120,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 					if len(cols) > 1 || c.average {
 						parts = append(parts, "("+label+")")
 					}
-					tests = append(tests, test{label: strings.Join(parts, " "), iv: iv, verdict: v, seeds: seeds, models: models, headroom: headroom})
+					tests = append(tests, test{label: strings.Join(parts, " "), iv: iv, verdict: v, seeds: seeds, models: models, headroom: headroom, notLearned: why})
 				}
 			}
 		}
@@ -118,6 +130,7 @@ func (c comparison) evaluate(id string) func(in *Input) (Outcome, error) {
 		}
 		worst, verdict := allOf(tests)
 		out.Verdict, out.CI, out.Value, out.Seeds, out.Models, out.Headroom = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models, worst.headroom
+		out.NotLearned = notLearnedOf(tests)
 		out.Ours = percent(worst.iv.Mean) + " " + worst.label
 		if len(tests) > 1 {
 			out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))

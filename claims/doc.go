@@ -13,8 +13,10 @@
 //     whose outputs decide it, and Evaluate.
 //   - The verdicts: holds (the whole interval above the threshold), does
 //     not hold (at or below it), inconclusive (straddles it), untestable
-//     here (a failure where the cell's headroom is below the threshold),
-//     not run in this preset; with one sample the point value decides,
+//     here (a failure where the cell's headroom is below the threshold,
+//     or any verdict on a claimed learned row whose family judges that
+//     its models did not learn: Run.NotLearned, training.Learner), not
+//     run in this preset; with one sample the point value decides,
 //     marked "(n = 1)".
 //   - Load (a run directory's eval/metrics.parquet, tables/calibration.csv,
 //     and eval/results.parquet only for a Wilcoxon claim) and Write

@@ -121,6 +121,52 @@ type Run struct {
 	// missing means uniform): the MARL claims' "tested at" says it beside
 	// the paper's (the Google pattern).
 	TrainArrivals map[string]string
+	// NotLearned is, for the learned rows' models in a cluster of an
+	// experiment, why they did not measurably learn (their family's
+	// judgement on their learning curves, training.NotLearned; with
+	// several models, which did not): a claim whose claimed row rests on
+	// them is untestable here. Missing: they learned, or their family
+	// cannot say.
+	NotLearned map[Model]string
+}
+
+// Model names the models of a learned row in one cluster of an
+// experiment: what Run.NotLearned judges.
+type Model struct{ Experiment, Scheduler, Cluster string }
+
+// notLearned is why row's models in the experiment's clusters did not
+// measurably learn ("DAS did not learn: …"), naming the clusters when
+// named (a claim that covers several), those with the same reason (one
+// model serving them all) together; "" when all learned or their family
+// cannot say.
+func (in *Input) notLearned(experiment, row string, clusters []string, named bool) string {
+	var whys []string
+	on := map[string][]string{}
+	for _, cl := range clusters {
+		if why, ok := in.NotLearned[Model{experiment, row, cl}]; ok {
+			if _, seen := on[why]; !seen {
+				whys = append(whys, why)
+			}
+			on[why] = append(on[why], title(cl))
+		}
+	}
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		where := ""
+		if named {
+			where = " on " + and(on[why])
+		}
+		parts[i] = fmt.Sprintf("%s did not learn%s: %s", display(row), where, why)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// and lists words as people do: "Small, Medium and Large".
+func and(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // Load reads a run directory's outputs for the claims: eval/metrics.parquet

@@ -94,6 +94,8 @@ func wilcoxon(cluster string, p pair) func(in *Input) (Outcome, error) {
 		if wj.P < wilcoxonJCTLevel && wj.WPlus < wj.WMinus && wf.P < wilcoxonFeeLevel && wf.WPlus < wf.WMinus {
 			out.Verdict = Holds
 		}
+		out.NotLearned = in.notLearned(evaluation.DASTable1, p.claimed, []string{cluster}, false)
+		out.Verdict = learned(out.Verdict, out.NotLearned)
 		out.TestedAt = fmt.Sprintf("%d job pairs (paper: 4,000)", len(dj))
 		return out, nil
 	}
@@ -162,7 +164,8 @@ func (p pair) loadTrend(in *Input) (Outcome, error) {
 		}
 		iv, v := judge(diffs, 0, in.Seed, keyLoadTrend, pipeline.Key(cl))
 		seeds, models := spread(used)
-		tests = append(tests, test{label: fmt.Sprintf("(%s − %s, %s)", hi, lo, title(cl)), iv: iv, verdict: v, seeds: seeds, models: models})
+		why := in.notLearned(evaluation.DASLoad, p.claimed, []string{cl}, len(clusters) > 1)
+		tests = append(tests, test{label: fmt.Sprintf("(%s − %s, %s)", hi, lo, title(cl)), iv: iv, verdict: learned(v, why), seeds: seeds, models: models, notLearned: why})
 	}
 	if len(tests) == 0 {
 		out.Verdict, out.Note = NotRun, fmt.Sprintf("no cluster of %s has both %s and %s", evaluation.DASLoad, lo, hi)
@@ -170,6 +173,7 @@ func (p pair) loadTrend(in *Input) (Outcome, error) {
 	}
 	worst, verdict := allOf(tests)
 	out.Verdict, out.CI, out.Value, out.Seeds, out.Models = verdict, worst.iv, worst.iv.Mean, worst.seeds, worst.models
+	out.NotLearned = notLearnedOf(tests)
 	out.Ours = fmt.Sprintf("%s points %s", strings.TrimSuffix(percent(worst.iv.Mean), " %"), worst.label)
 	if len(tests) > 1 {
 		out.Ours += fmt.Sprintf(" (the least of %d)", len(tests))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,9 +85,12 @@ func plural(n int, one, many string) string {
 }
 
 // VerdictText is the verdict, marked when it rests on one sample; an
-// untestable claim says its headroom and the claimed margin.
+// untestable claim says why: its claimed row did not learn, or its
+// headroom and the claimed margin.
 func (r Row) VerdictText() string {
 	switch {
+	case r.Verdict == Untestable && r.NotLearned != "":
+		return fmt.Sprintf("%s (%s)", r.Verdict, r.NotLearned)
 	case r.Verdict == Untestable:
 		return fmt.Sprintf("%s (headroom %s %% < claimed %s %%)", r.Verdict, formatMargin(r.Headroom), formatMargin(r.Threshold))
 	case r.CI.N == 1 && (r.Verdict == Holds || r.Verdict == DoesNotHold):
@@ -110,8 +114,12 @@ func Markdown(rows []Row) []byte {
 	for _, r := range rows {
 		count[r.Verdict]++
 	}
-	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d untestable here (headroom below the claimed margin), %d not run in this preset, %d not comparable (tested on a workload that is not the paper's).\n\n",
-		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[Untestable], count[NotRun], count[NotComparable])
+	why := "headroom below the claimed margin"
+	if SetAside(rows) {
+		why += ", or the claimed model did not learn"
+	}
+	fmt.Fprintf(&b, "%d claims: %d hold, %d do not hold, %d inconclusive, %d untestable here (%s), %d not run in this preset, %d not comparable (tested on a workload that is not the paper's).\n\n",
+		len(rows), count[Holds], count[DoesNotHold], count[Inconclusive], count[Untestable], why, count[NotRun], count[NotComparable])
 	b.WriteString("| id | source | claim | paper | ours | 95 % CI | tested at | verdict |\n|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, r := range rows {
@@ -135,11 +143,31 @@ func Markdown(rows []Row) []byte {
 	for _, n := range notes {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
-	for _, n := range RuleNotes {
+	for _, n := range Rules(rows) {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
 	return b.Bytes()
 }
+
+// SetAside reports whether a row's verdict was set aside because its
+// claimed model did not learn (Outcome.NotLearned).
+func SetAside(rows []Row) bool {
+	return slices.ContainsFunc(rows, func(r Row) bool { return r.Verdict == Untestable && r.NotLearned != "" })
+}
+
+// Rules are the notes that explain rows' verdicts: RuleNotes, and
+// NotLearnedRule where a verdict was set aside for it (SetAside), so
+// that a run without a learned family's judgement reads as before.
+func Rules(rows []Row) []string {
+	if SetAside(rows) {
+		return append(slices.Clone(RuleNotes), NotLearnedRule)
+	}
+	return RuleNotes
+}
+
+// NotLearnedRule explains the verdicts set aside because the claimed
+// learned row did not learn.
+const NotLearnedRule = "A claim on a learned method rests on its trained models: where the claimed row's family judges from their learning curves that they did not measurably learn (for DAS, a final validation whose share of decisions unlike FIFO-FirstFit is less than 5 points above that of the untrained network on the same jobs, as das-table1-training flags), every verdict of a test on them (holds, does not hold, inconclusive) becomes \"untestable here\", with the two shares: an untrained policy winning or losing says nothing of the method. Over several tests, one such test and none failing with models that learned make the claim untestable."
 
 // RuleNotes explain the scoreboard under its table (doc.go in full); the
 // run report repeats them.
@@ -157,14 +185,16 @@ var RuleNotes = []string{
 func CSV(rows []Row) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "headroom", "ci_low", "ci_high", "n", "seeds", "models", "tested_at", "verdict", "note"})
+	// not_learned is last, so that readers of the older columns keep
+	// working.
+	_ = w.Write([]string{"id", "paper", "source", "experiment", "claim", "paper_figure", "ours", "value", "threshold", "headroom", "ci_low", "ci_high", "n", "seeds", "models", "tested_at", "verdict", "note", "not_learned"})
 	for _, r := range rows {
 		lo, hi := math.NaN(), math.NaN()
 		if r.HasCI && r.CI.Valid() {
 			lo, hi = r.CI.Lo, r.CI.Hi
 		}
 		_ = w.Write([]string{r.ID, r.Paper, r.Source, r.Experiment, r.Text, r.PaperFigure(), r.Ours,
-			number(r.Value), number(r.Threshold), number(r.Headroom), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note})
+			number(r.Value), number(r.Threshold), number(r.Headroom), number(lo), number(hi), strconv.Itoa(r.CI.N), strconv.Itoa(r.Seeds), strconv.Itoa(r.Models), r.TestedAt, string(r.Verdict), r.Note, r.NotLearned})
 	}
 	w.Flush()
 	return b.Bytes()

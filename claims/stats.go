@@ -210,6 +210,9 @@ type test struct {
 	// headroom is the largest margin (per cent) a scheduler at the floor
 	// would have over the baseline; NaN when unknown or not a JCT test.
 	headroom float64
+	// notLearned says why the claimed row's models did not learn; "" when
+	// they did (Outcome.NotLearned).
+	notLearned string
 }
 
 // stream is the claims' bootstrap stream; a test's key under it is its
@@ -280,6 +283,30 @@ func powered(v Verdict, headroom, threshold float64) Verdict {
 		return Untestable
 	}
 	return v
+}
+
+// learned is the verdict of a test whose claimed row's models did not
+// measurably learn (why, Input.notLearned): untestable here, whatever
+// the data said. A claim that held with such a model is as unsupported
+// as one that failed: an untrained policy beating the baselines is not
+// the learned method winning. A test not run stays so.
+func learned(v Verdict, why string) Verdict {
+	if why != "" && v != NotRun {
+		return Untestable
+	}
+	return v
+}
+
+// notLearnedOf is the distinct reasons of tests whose claimed row did not
+// learn, joined (Outcome.NotLearned).
+func notLearnedOf(tests []test) string {
+	var out []string
+	for _, t := range tests {
+		if t.notLearned != "" && !slices.Contains(out, t.notLearned) {
+			out = append(out, t.notLearned)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // percent formats a margin in per cent with three significant digits and

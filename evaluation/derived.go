@@ -194,21 +194,19 @@ func convergence(rows []training.Curve) []float64 {
 	return []float64{jct[0], best, jct[len(jct)-1], at}
 }
 
-// FIFOLike is the share of validation decisions below which a learned
-// row's final policy counts as FIFO-FirstFit under another name (it
-// decides like FIFO-FirstFit on more than 95 % of them). It is also the
-// least margin by which that share must exceed the untrained reference's
-// for the row to count as having learned: a network that learned nothing
-// already differs from FIFO-FirstFit by how it breaks ties.
-const FIFOLike = 0.05
+// FIFOLike is training.FIFOLike: the share of validation decisions under
+// which a learned row is FIFO-FirstFit under another name, and the least
+// margin over its untrained reference for it to have learned.
+const FIFOLike = training.FIFOLike
 
 // dasTrainingTable summarises each learning curve of das-table1's learned
 // rows: the mean Adam steps of a training episode, and of the last
 // validation the share of decisions unlike FIFO-FirstFit's, that of the
 // family's untrained reference on the same jobs, and the mean JCT. Rows
 // whose family measures none show no value; a row whose share is under
-// FIFOLike, or less than FIFOLike above its untrained reference's (it
-// did not measurably learn), is named in the notes.
+// FIFOLike, or whose family judges it did not measurably learn
+// (training.NotLearned: the judgement the claims set verdicts aside by),
+// is named in the notes.
 func dasTrainingTable(in DerivedData) *Table {
 	t := &Table{ID: DASTraining,
 		Title: DASTraining + ": training of das-table1's learned schedulers",
@@ -247,7 +245,7 @@ func dasTrainingTable(in DerivedData) *Table {
 		if notFIFO < 100*FIFOLike {
 			flagged = append(flagged, fmt.Sprintf("%s (%.1f %%)", label, notFIFO))
 		}
-		if notFIFO-untrained < 100*FIFOLike {
+		if training.NotLearned(schedulers.Name(c.Scheduler), [][]training.Curve{c.Rows}) != "" {
 			unlearned = append(unlearned, fmt.Sprintf("%s (%.1f %% against %.1f %%)", label, notFIFO, untrained))
 		}
 	}

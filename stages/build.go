@@ -89,13 +89,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	dag = append(dag, JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()), ProfileSynth(cfg.Profile.Synth))
 	dag = append(dag, share...)
 	dag = append(dag, fit, Calibrate(cfg))
-	arrivals := ""
-	for _, spec := range cfg.Datasets.Ingest {
-		if slices.Contains(sourceTables(spec.Source, nil), datasets.ArrivalsFile) {
-			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
-		}
-	}
-	p, err := plan.New(cfg.Plan(), arrivals)
+	p, err := cfg.runPlan()
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +119,18 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 		dag = append(dag, EvalCollect(p.Config.RunExperiments(), models))
 	}
 	return dag, nil
+}
+
+// runPlan is the run's plan: its experiments, the models they train and
+// the ingested arrivals table they may read.
+func (c *Config) runPlan() (*plan.Plan, error) {
+	arrivals := ""
+	for _, spec := range c.Datasets.Ingest {
+		if slices.Contains(sourceTables(spec.Source, nil), datasets.ArrivalsFile) {
+			arrivals = path.Join(IngestDir(spec.Source), datasets.ArrivalsFile)
+		}
+	}
+	return plan.New(c.Plan(), arrivals)
 }
 
 // JobsArtifact is the run's job trace: the synthetic one, or the jobs table

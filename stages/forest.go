@@ -70,7 +70,8 @@ func plotted(r claims.Row) bool {
 // 95 % interval (a bar, where there is one), the paper's figure (a
 // triangle), the claim's threshold (a vertical tick) and, for a claim on
 // mean JCT, its headroom (a grey square: the margin a scheduler at the
-// floor would have). It returns nil
+// floor would have); a cross over the dot of a claim set aside because
+// its claimed model did not learn. It returns nil
 // when no claim has a margin.
 func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 	var papers []string
@@ -168,6 +169,15 @@ func forestPlot(rows []claims.Row) (svg, png []byte, err error) {
 			p.Add(s)
 			lo, hi = min(lo, r.Value), max(hi, r.Value)
 			add("ours: "+string(r.Verdict), s)
+			if r.Verdict == claims.Untestable && r.NotLearned != "" {
+				x, err := plotter.NewScatter(plotter.XYs{{X: r.Value, Y: y}})
+				if err != nil {
+					return nil, nil, err
+				}
+				x.Shape, x.Color, x.Radius = draw.CrossGlyph{}, color.Black, vg.Points(6)
+				p.Add(x)
+				add("set aside: the claimed model did not learn", x)
+			}
 		}
 	}
 	pad := math.Max((hi-lo)*0.08, 1)

@@ -3,6 +3,7 @@ package stages
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html"
 	"os"
@@ -13,8 +14,10 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/claims"
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/plan"
 	"github.com/schedlab/schedlab/training"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -83,7 +86,12 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 	if err := writeTimings(dir, cfg, m); err != nil {
 		return err
 	}
-	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg), TrainArrivals: training.TrainingArrivals(cfg.Train.Sections)})
+	notLearned, err := cfg.notLearned(dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	rows, err := claims.Write(dir, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: cfg.Datasets.Source, Episodes: learnedEpisodes(cfg),
+		TrainArrivals: training.TrainingArrivals(cfg.Train.Sections), NotLearned: notLearned})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -254,13 +262,20 @@ func (r *report) scoreboard(b *strings.Builder, image func(string) string) {
 			ran = append(ran, row)
 		}
 	}
+	why := "the cells' headroom is below the claimed margin"
+	if claims.SetAside(r.rows) {
+		why += ", or the claimed model did not learn"
+	}
 	fmt.Fprintf(b, "## Claims scoreboard\n\n")
-	fmt.Fprintf(b, "%d claims of the two papers; this run tested %d: %d hold, %d do not hold, %d inconclusive, %d untestable here (the cells' headroom is below the claimed margin). "+
+	fmt.Fprintf(b, "%d claims of the two papers; this run tested %d: %d hold, %d do not hold, %d inconclusive, %d untestable here (%s). "+
 		"Source: `%s` (for scripts: `%s`).\n\n",
-		len(r.rows), len(ran), count[claims.Holds], count[claims.DoesNotHold], count[claims.Inconclusive], count[claims.Untestable], claims.MarkdownFile, claims.CSVFile)
+		len(r.rows), len(ran), count[claims.Holds], count[claims.DoesNotHold], count[claims.Inconclusive], count[claims.Untestable], why, claims.MarkdownFile, claims.CSVFile)
 	if r.forest {
 		fmt.Fprintf(b, "![Claims that ran: our margin beside the paper's figure](%s)\n\n", image(ClaimsForestPNG))
 		b.WriteString("One row per claim that ran with a margin, grouped by paper: our margin (a dot, coloured by the verdict) with its 95 % interval (a bar, where the claim has samples to make one), the paper's figure (a triangle, where the paper gives one in per cent), the claim's threshold (a vertical tick) and the headroom (a grey square: the margin a scheduler at the floor would have, the most any could show in those cells).")
+		if claims.SetAside(r.rows) {
+			b.WriteString(" A cross over the dot: the claimed model did not learn, and the verdict is set aside (untestable here).")
+		}
 		var off []string
 		for _, row := range ran {
 			if !plotted(row) {
@@ -315,7 +330,7 @@ func (r *report) scoreboard(b *strings.Builder, image func(string) string) {
 		b.WriteString("\n")
 	}
 	b.WriteString("<details><summary>How a verdict is reached</summary>\n\n")
-	for _, n := range claims.RuleNotes {
+	for _, n := range claims.Rules(r.rows) {
 		fmt.Fprintf(b, "- %s\n", n)
 	}
 	b.WriteString("\n</details>\n\n")
@@ -324,7 +339,9 @@ func (r *report) scoreboard(b *strings.Builder, image func(string) string) {
 var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
 
 var (
-	verdictCell = regexp.MustCompile(`<td><strong>(holds|does not hold|inconclusive|untestable here)( \((?:n = 1|headroom [^)]*)\))?</strong></td>`)
+	// A reason may hold parentheses (a display name: "DAS (MAPPO) did
+	// not learn: …"), but never a tag.
+	verdictCell = regexp.MustCompile(`<td><strong>(holds|does not hold|inconclusive|untestable here)( \((?:n = 1|headroom [^)]*|[^<]* did not learn[^<]*)\))?</strong></td>`)
 	h2          = regexp.MustCompile(`<h([23]) id="([^"]+)">(.*?)</h[23]>`)
 )
 
@@ -469,6 +486,61 @@ func demoteHeadings(md string, n int) string {
 		level := min(len(strings.TrimSpace(h))+n, 6)
 		return strings.Repeat("#", level) + " "
 	})
+}
+
+// notLearned is, for every learned row of the run's experiments on each
+// of their clusters, why its models did not measurably learn: its
+// family's judgement (training.NotLearned) on each model's learning
+// curves, read through the plan's model map as the derived tables read
+// them (every replicate's, in order). A model the run did not train (its
+// training failed) says nothing.
+func (c *Config) notLearned(dir string) (map[claims.Model]string, error) {
+	p, err := c.runPlan()
+	if err != nil {
+		return nil, err
+	}
+	_, models, replicas, err := trainStages(p)
+	if err != nil {
+		return nil, err
+	}
+	out := map[claims.Model]string{}
+	for _, pe := range p.Experiments {
+		spec := plan.WithoutArrivals(pe.Spec)
+		names, err := spec.SchedulerNames()
+		if err != nil {
+			return nil, err
+		}
+		for _, canon := range names {
+			if !canon.Learned() {
+				continue
+			}
+			for _, cl := range spec.Clusters {
+				key := p.Config.ModelKey(canon, cl.Spec)
+				all := replicas[key]
+				if all == nil {
+					all = [][]string{models[key]}
+				}
+				var curves [][]training.Curve
+				for _, files := range all {
+					i := slices.IndexFunc(files, func(f string) bool { return path.Base(f) == training.CurvesFile })
+					if i < 0 {
+						break // a family without curves
+					}
+					rows, err := datasets.ReadParquet[training.Curve](filepath.Join(dir, filepath.FromSlash(files[i])))
+					if errors.Is(err, os.ErrNotExist) {
+						rows = nil // a training that failed: its curve says nothing
+					} else if err != nil {
+						return nil, err
+					}
+					curves = append(curves, rows)
+				}
+				if why := training.NotLearned(canon, curves); why != "" {
+					out[claims.Model{Experiment: spec.Experiment, Scheduler: string(canon), Cluster: cl.Name}] = why
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // learnedEpisodes is, for each variant of an Episodic family, the

@@ -1,15 +1,20 @@
 package stages
 
 import (
+	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/claims"
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/evaluation"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 func TestPaperMargin(t *testing.T) {
@@ -53,15 +58,23 @@ func TestForestPlot(t *testing.T) {
 	if strings.Contains(string(svg), ">a<") {
 		t.Errorf("forest plot draws a claim that did not run")
 	}
+	if strings.Contains(string(svg), "did not learn") {
+		t.Errorf("forest plot marks a claim set aside where none was")
+	}
+	untestable.NotLearned = "DAS did not learn: …"
+	if svg, _, _ := forestPlot([]claims.Row{ran, untestable}); !strings.Contains(string(svg), "set aside: the claimed model did not learn") {
+		t.Errorf("forest plot does not mark the claim set aside because its model did not learn")
+	}
 }
 
 func TestDecorate(t *testing.T) {
-	body := "<h1 id=\"r\">R</h1>\n<p>intro</p>\n<h2 id=\"claims\">Claims</h2>\n<h3 id=\"ran\">Ran</h3>\n<table><tr><td><strong>holds</strong></td><td><strong>does not hold (n = 1)</strong></td><td><strong>untestable here (headroom 5.9 % &lt; claimed 20.0 %)</strong></td></tr></table>\n<h2 id=\"prov\">Provenance</h2>\n"
+	body := "<h1 id=\"r\">R</h1>\n<p>intro</p>\n<h2 id=\"claims\">Claims</h2>\n<h3 id=\"ran\">Ran</h3>\n<table><tr><td><strong>holds</strong></td><td><strong>does not hold (n = 1)</strong></td><td><strong>untestable here (headroom 5.9 % &lt; claimed 20.0 %)</strong></td><td><strong>untestable here (DAS (MAPPO) did not learn: unlike FIFO-FirstFit on 45.3 % of validation decisions, the untrained reference 50.1 %)</strong></td></tr></table>\n<h2 id=\"prov\">Provenance</h2>\n"
 	got := decorate(body)
 	for _, want := range []string{
 		`<span class="verdict v-holds">holds</span>`,
 		`<span class="verdict v-no">does not hold</span> (n = 1)`,
 		`<span class="verdict v-untestable">untestable here</span> (headroom 5.9 % &lt; claimed 20.0 %)`,
+		`<span class="verdict v-untestable">untestable here</span> (DAS (MAPPO) did not learn: unlike FIFO-FirstFit on 45.3 % of validation decisions, the untrained reference 50.1 %)`,
 		`<li><a href="#claims">Claims</a></li>`, `<li><a href="#prov">Provenance</a></li>`,
 		`<a class="anchor" href="#ran"`,
 	} {
@@ -105,5 +118,128 @@ func TestTimingsKeptOnCachedRerun(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ReportTimings)); strings.Contains(string(b), "rerun from the cache") {
 		t.Errorf("a run that ran stages kept an older rerun's note:\n%s", b)
+	}
+}
+
+// TestClaimsSetAsideUntrained runs das-table1 with FIFO-FirstFit and a
+// DAS trained one short episode, then writes the report with the DAS
+// model's learning curve saying it did not learn, and again saying it
+// did: the first report's DAS claims are untestable here, naming the
+// shares, in claims.csv, claims.md, the report and its HTML; the second's
+// verdicts are those of claims that know nothing of the training, and
+// every figure is the same in both.
+func TestClaimsSetAsideUntrained(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		// 2 s, 14 s under the race detector; claims' TestNotLearned*
+		// cover the rule there.
+		t.Skip("trains DAS and evaluates it on three clusters: make test-norace runs it")
+	}
+	cfg := quickConfig()
+	cfg.Out = t.TempDir()
+	cfg.Eval.Experiments = []string{evaluation.DASTable1}
+	evaluation.DASTable1Section.Edit(&cfg.Eval, func(s *evaluation.DASTable1Config) { s.Schedulers = []string{"fifo-ff", "das"} })
+	daspaper.Section.Edit(&cfg.Train.Sections, func(d *daspaper.Settings) { d.SegmentJobs, d.ValJobs = 10, 5 })
+	withUpstream(t, cfg.Out, 1)
+	if err := runStages(t, cfg, 1, 2, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	// The claims test DAS only on the paper's trace (a synthetic one is
+	// "not comparable"): the report is written as if the run's synthetic
+	// PAI-like trace were it, which changes nothing else the claims read.
+	paper := *cfg
+	paper.Datasets.Source = evaluation.PaperTraces[0]
+	m, err := pipeline.ReadManifest(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := filepath.Join(cfg.Out, "models", "das", training.CurvesFile)
+	rows, err := datasets.ReadParquet[training.Curve](curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// report writes the report with the final validation's shares set to
+	// share and ref, and returns the claims by id and the files' text.
+	report := func(share, ref float64) (map[string]claims.Row, map[string]string) {
+		t.Helper()
+		last := len(rows) - 1
+		if rows[last].Split != "validation" {
+			t.Fatalf("the curve ends with a %s row", rows[last].Split)
+		}
+		rows[last].NotFIFO, rows[last].UntrainedNotFIFO = &share, &ref
+		if err := training.WriteCurves(curves, datasets.FileMeta{}, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteReport(cfg.Out, &paper, m); err != nil {
+			t.Fatal(err)
+		}
+		in, err := claims.Load(cfg.Out, claims.Run{Config: &cfg.Eval, Seed: m.Seed, Trace: paper.Datasets.Source})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := claims.Evaluate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]claims.Row{}
+		for _, r := range got {
+			byID[r.ID] = r
+		}
+		files := map[string]string{}
+		for _, f := range []string{claims.CSVFile, claims.MarkdownFile, ReportMarkdown, ReportHTML} {
+			b, err := os.ReadFile(filepath.Join(cfg.Out, filepath.FromSlash(f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[f] = string(b)
+		}
+		return byID, files
+	}
+	blind, notLearned := report(0.40, 0.39)
+	const why = "DAS did not learn: unlike FIFO-FirstFit on 40.0 % of validation decisions, the untrained reference 39.0 %"
+	recs, err := csv.NewReader(strings.NewReader(notLearned[claims.CSVFile])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	for _, rec := range recs[1:] {
+		id, verdict, reason := rec[0], rec[len(rec)-3], rec[len(rec)-1]
+		if !blind[id].Verdict.Tested() || !strings.HasPrefix(id, "das-") {
+			continue
+		}
+		tested++
+		if verdict != string(claims.Untestable) || reason != why {
+			t.Errorf("%s: %s (%q), want untestable here with %q", id, verdict, reason, why)
+		}
+	}
+	if tested != 6 { // JCT and fee on three clusters
+		t.Errorf("%d DAS claims tested, want 6", tested)
+	}
+	for f, want := range map[string]string{
+		claims.MarkdownFile: "**untestable here (" + why + ")**",
+		ReportMarkdown:      claims.NotLearnedRule,
+		ReportHTML:          `<span class="verdict v-untestable">untestable here</span> (` + why + `)`,
+	} {
+		if !strings.Contains(notLearned[f], want) {
+			t.Errorf("%s lacks %q", f, want)
+		}
+	}
+
+	_, learned := report(0.60, 0.39)
+	recs2, err := csv.NewReader(strings.NewReader(learned[claims.CSVFile])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range recs2[1:] {
+		id, verdict := rec[0], rec[len(rec)-3]
+		if verdict != string(blind[id].Verdict) || rec[len(rec)-1] != "" {
+			t.Errorf("%s with a model that learned: %s (%q), want %s as if unjudged", id, verdict, rec[len(rec)-1], blind[id].Verdict)
+		}
+		// Every figure but the verdict is the same as when set aside.
+		if a, b := recs[i+1], rec; !slices.Equal(a[:len(a)-3], b[:len(b)-3]) || a[len(a)-2] != b[len(b)-2] {
+			t.Errorf("%s: figures differ between the two reports:\n%q\n%q", id, a, b)
+		}
+	}
+	if strings.Contains(learned[ReportMarkdown], claims.NotLearnedRule) {
+		t.Error("report.md explains a rule no verdict used")
 	}
 }

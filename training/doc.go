@@ -34,9 +34,11 @@
 //     TestResumeIsByteIdentical.
 //  4. Optionally, say what the report and the run's checks read of it:
 //     Episodic (its variants' episodes, the claims' "tested at"),
-//     TrainedBy (a variant's trainer) and Sized (training memory per
-//     server, the memory estimate). They live beside the family, never as
-//     a name matched elsewhere.
+//     TrainedBy (a variant's trainer), Learner (whether its trained
+//     models learned, from their curves: a claim on a row whose models
+//     did not is untestable here) and Sized (training memory per server,
+//     the memory estimate). They live beside the family, never as a name
+//     matched elsewhere.
 //
 // Its schedulers can then be named in any experiment's scheduler list:
 // schedlab run adds a training stage per model (models/<name>/, or
