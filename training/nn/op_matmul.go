@@ -27,6 +27,13 @@ func (t *Tape) matMulFrom(a, b *Node, data []float64) *Node {
 	return n
 }
 
+// minProductRows is the fewest rows of A whose product gradient dB =
+// Aᵀ·dC runs at once while deferring (DeferGrad): a product of fewer rows
+// reads and writes all of dB for few multiply-adds per element (one, for
+// a lone row), so its rows wait to meet dB with the next passes' in one
+// product.
+const minProductRows = 8
+
 func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	dc := general(n.Rows, n.Cols, n.Cols, n.Grad)
@@ -35,9 +42,18 @@ func (matMulOp) backward(t *Tape, n *Node) {
 		// every element is a chain of its own (gemm), so computing
 		// fewer columns changes none.
 		lo, hi := gradCols(a)
-		t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		if t.defer_ && b.param {
+			// Bᵀ's columns lo..hi−1, copied once while deferring: gemm
+			// would copy it at every pass (the same bits).
+			t.gemm(false, false, 1, dc, general(b.Cols, hi-lo, b.Rows, t.transposed(b)[lo:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		} else {
+			t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		}
 	}
-	if b.needGrad {
+	switch {
+	case b.needGrad && t.defer_ && b.param && a.Rows < minProductRows:
+		t.deferProduct(b, a.Data, n.Grad, a.Rows, a.Cols, n.Cols)
+	case b.needGrad:
 		t.gemm(true, false, 1, general(a.Rows, a.Cols, a.Cols, a.Data), dc, 1, general(b.Rows, b.Cols, b.Cols, b.Grad))
 	}
 }
