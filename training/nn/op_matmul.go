@@ -27,12 +27,13 @@ func (t *Tape) matMulFrom(a, b *Node, data []float64) *Node {
 	return n
 }
 
-// minProductRows is the fewest rows of A whose product gradient dB =
-// Aᵀ·dC runs at once while deferring (DeferGrad): a product of fewer rows
-// reads and writes all of dB for few multiply-adds per element (one, for
-// a lone row), so its rows wait to meet dB with the next passes' in one
-// product.
-const minProductRows = 8
+// deferRows reports whether, while deferring (DeferGrad), the product
+// gradient dB = Aᵀ·dC of a product with r rows of A (aw wide) and of
+// dC (cw wide) waits to meet dB with the next passes' in one product:
+// where copying its rows costs less than reading and writing dB (aw × cw)
+// at every pass, as for a lone row's (one multiply-add an element of dB).
+// Either way the bits are the same.
+func deferRows(r, aw, cw int) bool { return 2*r*(aw+cw) <= aw*cw }
 
 func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
@@ -51,7 +52,7 @@ func (matMulOp) backward(t *Tape, n *Node) {
 		}
 	}
 	switch {
-	case b.needGrad && t.defer_ && b.param && a.Rows < minProductRows:
+	case b.needGrad && t.defer_ && b.param && deferRows(a.Rows, a.Cols, n.Cols):
 		t.deferProduct(b, a.Data, n.Grad, a.Rows, a.Cols, n.Cols)
 	case b.needGrad:
 		t.gemm(true, false, 1, general(a.Rows, a.Cols, a.Cols, a.Data), dc, 1, general(b.Rows, b.Cols, b.Cols, b.Grad))

@@ -83,7 +83,8 @@ func TestItemByItemBits(t *testing.T) {
 }
 
 // TestDeferredProductsBits back-propagates items of one and of three rows
-// one at a time through three products, with and without DeferGrad, and
+// one at a time through three products (deferRows: the first two's rows
+// wait, the last's, one column wide, never), with and without DeferGrad, and
 // requires bit-identical parameter gradients: deferred, a parameter's
 // product gradients of few rows wait to meet its gradient in one product
 // (more than maxDeferredRows rows in all, so the bound's early flush
