@@ -33,7 +33,10 @@ func (t *Tape) matMulFrom(a, b *Node, data []float64) *Node {
 // where copying its rows costs less than reading and writing dB (aw × cw)
 // at every pass, as for a lone row's (one multiply-add an element of dB).
 // Either way the bits are the same.
-func deferRows(r, aw, cw int) bool { return 2*r*(aw+cw) <= aw*cw }
+func deferRows(r, aw, cw int) bool { return deferProducts && 2*r*(aw+cw) <= aw*cw }
+
+// deferProducts turns deferRows off (BenchmarkDeferredProducts' baseline).
+var deferProducts = true
 
 func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
@@ -43,7 +46,7 @@ func (matMulOp) backward(t *Tape, n *Node) {
 		// every element is a chain of its own (gemm), so computing
 		// fewer columns changes none.
 		lo, hi := gradCols(a)
-		if t.defer_ && b.param {
+		if t.defer_ && b.param && deferProducts {
 			// Bᵀ's columns lo..hi−1, copied once while deferring: gemm
 			// would copy it at every pass (the same bits).
 			t.gemm(false, false, 1, dc, general(b.Cols, hi-lo, b.Rows, t.transposed(b)[lo:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
