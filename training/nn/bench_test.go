@@ -297,3 +297,39 @@ func BenchmarkMessages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDeferredProducts back-propagates 256 items one at a time with
+// DeferGrad, each item a MARL learner step's products with few rows (a
+// lone state row through a 96 → 128 → 1 MLP, 20 candidate rows through
+// a 96 → 128 → 1 scorer), its parameter gradients per pass (per-pass)
+// or deferred (deferred: deferRows and the parameters' transposes).
+func BenchmarkDeferredProducts(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ps := NewParams()
+	s0, s1 := NewLinear(ps, "s0", 96, 128, He, rng), NewLinear(ps, "s1", 128, 1, Glorot, rng)
+	c0, c1 := NewLinear(ps, "c0", 96, 128, He, rng), NewLinear(ps, "c1", 128, 1, Glorot, rng)
+	const items, cands = 256, 20
+	x := make([]float64, items*(1+cands)*96)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for _, on := range []bool{false, true} {
+		name := map[bool]string{false: "per-pass", true: "deferred"}[on]
+		b.Run(name, func(b *testing.B) {
+			defer func(v bool) { deferProducts = v }(deferProducts)
+			deferProducts = on
+			var tp Tape
+			tp.DeferGrad(true)
+			for range b.N {
+				for it := 0; it < items; it++ {
+					xi := x[it*(1+cands)*96:]
+					tp.Reset()
+					s := s1.Forward(&tp, tp.ReLU(s0.Forward(&tp, tp.Const(1, 96, xi[:96]))))
+					c := c1.Forward(&tp, tp.ReLU(c0.Forward(&tp, tp.Const(cands, 96, xi[96:(1+cands)*96]))))
+					tp.Backward(tp.Add(tp.Sum(s), tp.Sum(c)))
+				}
+				tp.FlushGrad()
+			}
+		})
+	}
+}

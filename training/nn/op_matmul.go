@@ -27,6 +27,17 @@ func (t *Tape) matMulFrom(a, b *Node, data []float64) *Node {
 	return n
 }
 
+// deferRows reports whether, while deferring (DeferGrad), the product
+// gradient dB = Aᵀ·dC of a product with r rows of A (aw wide) and of
+// dC (cw wide) waits to meet dB with the next passes' in one product:
+// where copying its rows costs less than reading and writing dB (aw × cw)
+// at every pass, as for a lone row's (one multiply-add an element of dB).
+// Either way the bits are the same.
+func deferRows(r, aw, cw int) bool { return deferProducts && 2*r*(aw+cw) <= aw*cw }
+
+// deferProducts turns deferRows off (BenchmarkDeferredProducts' baseline).
+var deferProducts = true
+
 func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	dc := general(n.Rows, n.Cols, n.Cols, n.Grad)
@@ -35,9 +46,18 @@ func (matMulOp) backward(t *Tape, n *Node) {
 		// every element is a chain of its own (gemm), so computing
 		// fewer columns changes none.
 		lo, hi := gradCols(a)
-		t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		if t.defer_ && b.param && deferProducts {
+			// Bᵀ's columns lo..hi−1, copied once while deferring: gemm
+			// would copy it at every pass (the same bits).
+			t.gemm(false, false, 1, dc, general(b.Cols, hi-lo, b.Rows, t.transposed(b)[lo:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		} else {
+			t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		}
 	}
-	if b.needGrad {
+	switch {
+	case b.needGrad && t.defer_ && b.param && deferRows(a.Rows, a.Cols, n.Cols):
+		t.deferProduct(b, a.Data, n.Grad, a.Rows, a.Cols, n.Cols)
+	case b.needGrad:
 		t.gemm(true, false, 1, general(a.Rows, a.Cols, a.Cols, a.Data), dc, 1, general(b.Rows, b.Cols, b.Cols, b.Grad))
 	}
 }

@@ -39,6 +39,7 @@ func (ps *Params) New(name string, rows, cols int) *Node {
 		Data:     make([]float64, rows*cols),
 		Grad:     make([]float64, rows*cols),
 		needGrad: true,
+		param:    true,
 	}}
 	ps.list = append(ps.list, p)
 	ps.byName[name] = p

@@ -47,6 +47,8 @@ type Node struct {
 	view bool
 	// gradPass is the Tape.Backward call that last cleared Grad.
 	gradPass uint64
+	// param: the node is a parameter's (Params.New).
+	param bool
 }
 
 // At returns the element at row i, column j.
@@ -102,6 +104,11 @@ type Tape struct {
 	// scores is ReLUScoreRows' scratch: the scored candidates' values
 	// or gradients.
 	scores []float64
+	// products holds each parameter's deferred matrix-product gradients
+	// and its transpose (DeferGrad), in the order the parameters were
+	// first met; product finds a parameter's.
+	products []*paramProducts
+	product  map[*Node]*paramProducts
 }
 
 // stagedGrad is a parameter gradient that an operator sums over rows into
@@ -123,11 +130,94 @@ type stagedGrad struct {
 // staged sum is over every item's rows before it meets the parameter's
 // gradient. It requires the same sequence of operators in every pass (the
 // stage of an operator is its position on the tape).
+//
+// While deferring, a matrix product's gradient with respect to a
+// parameter operand B (dB += Aᵀ·dC) is deferred as well: its rows of A
+// and dC are kept, and one product over all of them, in the order they
+// came, meets the parameter's gradient at FlushGrad (or when the rows
+// kept reach a bound), the same chains of fused multiply-adds, hence the
+// same bits, as one product per pass (gemm: each element one chain over
+// the rows in order, from the gradient's value). The passes also read
+// the parameter's transpose (dA += dC·Bᵀ) from one copy made at its
+// first use. So, between DeferGrad(true) and FlushGrad, the parameters'
+// values must not change and nothing but the tape may touch their
+// gradients.
 func (t *Tape) DeferGrad(on bool) { t.defer_ = on }
 
+// paramProducts is a parameter's deferred product gradients: the rows of
+// A (aw wide) and of dC (cw wide) of every product it was the right
+// operand of since the last flush, and its transpose (valid: made since
+// the last FlushGrad).
+type paramProducts struct {
+	p      *Node
+	a, dc  []float64
+	rows   int
+	aw, cw int
+	t      []float64
+	valid  bool
+}
+
+// maxDeferredRows bounds the rows a parameter's deferred products keep
+// (about 1 MB for a 96 × 128 weight) before they meet its gradient.
+const maxDeferredRows = 512
+
+// paramProduct returns p's deferred products, registering p at its first
+// use: the tape keeps its buffers for the next passes.
+func (t *Tape) paramProduct(p *Node) *paramProducts {
+	if pp := t.product[p]; pp != nil {
+		return pp
+	}
+	if t.product == nil {
+		t.product = map[*Node]*paramProducts{}
+	}
+	pp := &paramProducts{p: p}
+	t.products = append(t.products, pp)
+	t.product[p] = pp
+	return pp
+}
+
+// transposed returns the parameter p's transpose (p.Cols × p.Rows),
+// made at its first use since the last FlushGrad.
+func (t *Tape) transposed(p *Node) []float64 {
+	pp := t.paramProduct(p)
+	if !pp.valid {
+		pp.t = resize(pp.t, len(p.Data))
+		transposeInto(pp.t, general(p.Rows, p.Cols, p.Cols, p.Data))
+		pp.valid = true
+	}
+	return pp.t
+}
+
+// deferProduct keeps the rows of a (r × aw) and dc (r × cw) of a product
+// whose gradient with respect to the parameter p (aw × cw) is aᵀ·dc.
+func (t *Tape) deferProduct(p *Node, a, dc []float64, r, aw, cw int) {
+	pp := t.paramProduct(p)
+	if pp.rows > 0 && (pp.aw != aw || pp.cw != cw) {
+		panic(fmt.Sprintf("nn: deferred products of %dx%d and of %dx%d for one parameter", pp.aw, pp.cw, aw, cw))
+	}
+	pp.aw, pp.cw = aw, cw
+	pp.a, pp.dc = append(pp.a, a[:r*aw]...), append(pp.dc, dc[:r*cw]...)
+	if pp.rows += r; pp.rows >= maxDeferredRows {
+		t.flushProduct(pp)
+	}
+}
+
+// flushProduct adds pp's kept rows' product to its parameter's gradient.
+func (t *Tape) flushProduct(pp *paramProducts) {
+	if pp.rows > 0 {
+		t.gemm(true, false, 1, general(pp.rows, pp.aw, pp.aw, pp.a), general(pp.rows, pp.cw, pp.cw, pp.dc), 1, general(pp.p.Rows, pp.p.Cols, pp.p.Cols, pp.p.Grad))
+	}
+	pp.a, pp.dc, pp.rows = pp.a[:0], pp.dc[:0], 0
+}
+
 // FlushGrad adds the staged gradients to their parameters, latest
-// operator first (the order of one batched Backward), and clears them.
+// operator first (the order of one batched Backward), and clears them;
+// the deferred products' too, and forgets the parameters' transposes.
 func (t *Tape) FlushGrad() {
+	for _, pp := range t.products {
+		t.flushProduct(pp)
+		pp.valid = false
+	}
 	for i := len(t.staged) - 1; i >= 0; i-- {
 		st := &t.staged[i]
 		if !st.active {
