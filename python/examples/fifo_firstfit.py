@@ -40,6 +40,18 @@ def sums(ledger):
     return (tg, tc, tm), (mg, mc, mm)
 
 
+def lone_fit(free, g, c, m, eps=EPS):
+    """The lowest-index server that one instance (g, c, m) fits on, as a
+    list of one server, or None: first_fit's test, on free resources it
+    leaves as they are."""
+    s = 0
+    for f in free:
+        if g <= f[0] + eps and c <= f[1] + eps and m <= f[2] + eps:
+            return [s]
+        s += 1
+    return None
+
+
 def first_fit(ledger, job, eps=EPS):
     """Book every instance of job on the lowest-index server it fits, or
     none (giving back what was booked, in order). Returns the servers."""
@@ -158,27 +170,34 @@ class FIFOFirstFit(Policy):
                 for ix, e in zip(self.index, s.entries):
                     insort(ix, e)
             s.jobs.append(j)
-        if not state.pending:
+        pending = state.pending
+        if not pending:
+            return []
+        if len(pending) == 1:
+            # One job waits: what the walk below does, without its
+            # machinery (the shapes it leaves unvisited fail the cheap
+            # test too, and no other job can rejoin), and without a copy
+            # of the free resources unless it books more than one copy.
+            free = state.free
+            (tg, tc, tm), (mg, mc, mm) = sums(free)
+            s = shapes[next(iter(pending.values())).shape]
+            if (s.tg <= tg + EPS and s.tc <= tc + EPS and s.tm <= tm + EPS and
+                    s.dg <= mg + EPS and s.dc <= mc + EPS and s.dm <= mm + EPS):
+                j = s.jobs[0]
+                if len(j.instances) == 1:
+                    servers = lone_fit(free, s.dg, s.dc, s.dm)
+                else:
+                    servers = first_fit(state.ledger(), j)
+                if servers is not None:
+                    # Left in the indices, empty: the next job of its
+                    # shape, often the next to arrive, finds it there.
+                    s.jobs.pop()
+                    return [{"op": "start", "job": j.index, "servers": servers}]
             return []
         ledger = state.ledger()
         free, most = sums(ledger)
         fg, fc, fm = free[0] + EPS, free[1] + EPS, free[2] + EPS
         mg, mc, mm = most[0] + EPS, most[1] + EPS, most[2] + EPS
-        if len(state.pending) == 1:
-            # One job waits: what the walk below does, without its
-            # machinery (the shapes it leaves unvisited fail the cheap
-            # test too, and no other job can rejoin).
-            s = shapes[next(iter(state.pending.values())).shape]
-            if (s.tg <= fg and s.tc <= fc and s.tm <= fm and
-                    s.dg <= mg and s.dc <= mc and s.dm <= mm):
-                j = s.jobs[0]
-                servers = first_fit(ledger, j)
-                if servers is not None:
-                    # Left in the indices, empty: the next job of its
-                    # shape, often the next to arrive, finds it there.
-                    s.jobs.pop()
-                    return [start(j, servers)]
-            return []
 
         # The built-in tests every shape's first job and sets aside those
         # the cheap test rejects. Shapes whose first instance needs more
