@@ -157,23 +157,41 @@ class State:
             self.cluster_name = cluster.get("name", "")
             self.servers = [Server(i, s) for i, s in enumerate(cluster["servers"])]
             self.free = [list(s.capacity) for s in self.servers]
-        arrived = [Job(d) for d in msg.get("arrived", ())]
-        for j in arrived:
-            self.pending[j.index] = j
-            self.jobs[j.index] = j
-        self.arrived = arrived
-        finished = []
-        for d in msg.get("finished", ()):
-            j = self.running.pop(d["job"], None)
-            if j is None:
-                raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, d["job"]))
-            j.finish = d["finish"]
-            finished.append(j)
-        self.finished = finished
-        self.done += len(finished)
-        for s, g, c, m in msg.get("free", ()):
-            f = self.free[s]
-            f[0], f[1], f[2] = g, c, m
+        arrived = msg.get("arrived")
+        if arrived:
+            pending, jobs = self.pending, self.jobs
+            if len(arrived) == 1:
+                # The usual message announces one job: no list to build.
+                j = Job(arrived[0])
+                pending[j.index] = jobs[j.index] = j
+                arrived = [j]
+            else:
+                arrived = [Job(d) for d in arrived]
+                for j in arrived:
+                    pending[j.index] = jobs[j.index] = j
+            self.arrived = arrived
+        else:
+            self.arrived = []
+        finished = msg.get("finished")
+        if finished:
+            running = self.running
+            done = []
+            for d in finished:
+                j = running.pop(d["job"], None)
+                if j is None:
+                    raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, d["job"]))
+                j.finish = d["finish"]
+                done.append(j)
+            self.finished = done
+            self.done += len(done)
+        else:
+            self.finished = []
+        free = msg.get("free")
+        if free:
+            free_ = self.free
+            for s, g, c, m in free:
+                f = free_[s]
+                f[0], f[1], f[2] = g, c, m
 
     def apply(self, decisions):
         """Record the decisions sent (schedlab carries out valid ones:
@@ -266,25 +284,28 @@ def _load(line):
 
 
 def _encode_decisions(decisions):
-    parts = []
-    for d in decisions:
-        # The common forms, exactly as json.dumps would write them: a
-        # start of ints on ints (bools and floats take the general path).
-        if type(d) is dict and len(d) == 3:
+    if len(decisions) == 1:  # the usual answer, without a join
+        return _encode(decisions[0])
+    return ",".join(map(_encode, decisions))
+
+
+def _encode(d):
+    """One decision, exactly as json.dumps would write it: the common
+    forms (a start of ints on ints, a preempt; bools and floats take the
+    general path) formatted directly."""
+    if type(d) is dict:
+        op = d.get("op")
+        if op == "start":
             job, servers = d.get("job"), d.get("servers")
-            if type(job) is int and type(servers) is list and d.get("op") == "start":
+            if len(d) == 3 and type(job) is int and type(servers) is list:
                 if len(servers) == 1:
                     if type(servers[0]) is int:
-                        parts.append('{"op":"start","job":%d,"servers":[%d]}' % (job, servers[0]))
-                        continue
+                        return '{"op":"start","job":%d,"servers":[%d]}' % (job, servers[0])
                 elif servers and _only_ints(servers):
-                    parts.append('{"op":"start","job":%d,"servers":[%s]}' % (job, ",".join(map(str, servers))))
-                    continue
-        elif type(d) is dict and len(d) == 2 and type(d.get("job")) is int and d.get("op") == "preempt":
-            parts.append('{"op":"preempt","job":%d}' % d["job"])
-            continue
-        parts.append(json.dumps(d, separators=(",", ":")))
-    return ",".join(parts)
+                    return '{"op":"start","job":%d,"servers":[%s]}' % (job, ",".join(map(str, servers)))
+        elif op == "preempt" and len(d) == 2 and type(d.get("job")) is int:
+            return '{"op":"preempt","job":%d}' % d["job"]
+    return json.dumps(d, separators=(",", ":"))
 
 
 def _only_ints(xs):
