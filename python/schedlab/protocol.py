@@ -324,7 +324,7 @@ def answer_version(hello):
     return min(theirs, PROTOCOL)
 
 
-def run(policy, inp=None, out=None, freeze=True):
+def run(policy, inp=None, out=None, freeze=True, early=True):
     """Serve policy on stdin/stdout until schedlab ends the run. Anything the
     policy prints goes to stderr: stdout is the protocol's.
 
@@ -334,6 +334,16 @@ def run(policy, inp=None, out=None, freeze=True):
     that its full collections, which a long run's growing job table sets
     off, never walk them again; objects made later are collected as
     usual. freeze=False leaves the collector as it is.
+
+    early: work that needs nothing from the next message is done while
+    schedlab computes it, after the answer is written: the message's
+    objects are freed, and the collector's youngest generation is
+    collected when it is near its threshold (and the older ones are not
+    due), rather than when an allocation in the next message crosses it:
+    collections of the same generations, a little earlier (none while
+    the collector is disabled); the older generations keep the
+    collector's own trigger. early=False leaves the collections to the
+    collector's thresholds alone.
 
     Each message costs one read and each answer one write: stdin is read
     through a buffer as large as a pipe holds (sys.stdin.buffer's is a
@@ -373,6 +383,8 @@ def run(policy, inp=None, out=None, freeze=True):
     if freeze:
         gc.freeze()
     schedule, update, apply = policy.schedule, state.update, state.apply
+    young, middle = _young_collection(early)
+    get_count, collect, isenabled = gc.get_count, gc.collect, gc.isenabled
     while True:
         line = readline()
         if not line:
@@ -401,6 +413,30 @@ def run(policy, inp=None, out=None, freeze=True):
             wake = ""
         send(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
         apply(decisions)
+        # schedlab's turn: what the message built is freed now rather
+        # than after the next read, and the youngest generation collected
+        # before its threshold would set it off inside the next message.
+        line = msg = decisions = None
+        if young:
+            count = get_count()
+            if count[0] > young and count[1] <= middle and isenabled():
+                collect(0)
+
+
+def _young_collection(early):
+    """When run collects the youngest generation itself, after an answer:
+    once it holds more than the first value, and only while the next
+    older generation's count is at most the second (past it, the
+    collector's own trigger takes the older generations, as it would
+    have). (0, 0): never, the collector's thresholds alone."""
+    if not early:
+        return 0, 0
+    t0, t1, _ = gc.get_threshold()
+    if t0 <= 0:
+        return 0, 0
+    # The head room is what a large message allocates (a few hundred
+    # objects), so that the collector's own trigger rarely comes first.
+    return max(t0 - 256, t0 // 2), t1
 
 
 # What a pipe holds on Linux: a message as long as that arrives in one read.
