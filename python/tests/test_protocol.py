@@ -73,6 +73,52 @@ class TestLoop(unittest.TestCase):
         finally:
             gc.unfreeze()
 
+    def test_early_collection(self):
+        # run() collects young cycles after its answers (early=True) as the
+        # collector would: the policy's cycles are freed, older generations
+        # are still collected, the answers are those of early=False, and
+        # nothing is collected while the collector is disabled.
+        import gc
+        import weakref
+
+        class Node:
+            pass
+
+        class Cycles(Policy):
+            def __init__(self):
+                self.refs = []
+
+            def schedule(self, state):
+                n = Node()
+                n.self = n
+                self.refs.append(weakref.ref(n))
+                return [start(j, [0]) for j in state.arrived]
+
+        msgs = [hello(), {"type": "decide", "seq": 1, "now": 0, "cluster": CLUSTER,
+                          "arrived": [], "finished": [], "free": [[0, 8, 96, 512], [1, 8, 96, 512]]}]
+        for i in range(2, 3000):
+            msgs.append({"type": "decide", "seq": i, "now": i, "arrived": [job(i, i, 1)],
+                         "finished": [{"job": i - 1, "finish": i}] if i > 2 else [], "free": []})
+        msgs.append({"type": "end", "seq": 3000})
+        data = ("".join(json.dumps(m) + "\n" for m in msgs)).encode()
+
+        def serve(early):
+            p, out = Cycles(), io.BytesIO()
+            run(p, io.BytesIO(data), out, freeze=False, early=early)
+            return out.getvalue(), sum(r() is not None for r in p.refs)
+
+        gc.collect()
+        older = gc.get_stats()[1]["collections"]
+        answers, alive = serve(True)
+        self.assertLess(alive, 1000)
+        self.assertGreater(gc.get_stats()[1]["collections"], older)
+        self.assertEqual(serve(False)[0], answers)
+        gc.disable()
+        try:
+            self.assertEqual(serve(True)[1], len(msgs) - 2)  # every decide
+        finally:
+            gc.enable()
+
     def test_state_deltas(self):
         class Recorder(Policy):
             def schedule(self, state):
