@@ -337,13 +337,13 @@ def run(policy, inp=None, out=None, freeze=True, early=True):
 
     early: work that needs nothing from the next message is done while
     schedlab computes it, after the answer is written: the message's
-    objects are freed, and the collector's youngest generation is
-    collected when it is near its threshold (and the older ones are not
-    due), rather than when an allocation in the next message crosses it:
-    collections of the same generations, a little earlier (none while
-    the collector is disabled); the older generations keep the
-    collector's own trigger. early=False leaves the collections to the
-    collector's thresholds alone.
+    objects are freed, and when the youngest generation is near its
+    threshold it is collected (with the middle one when that is due), as
+    the collector would when an allocation in the next message crossed
+    the threshold: collections of the same generations, a little earlier
+    (none while the collector is disabled). Full collections keep the
+    collector's own trigger and its rule for them. early=False leaves
+    the collections to the collector's thresholds alone.
 
     Each message costs one read and each answer one write: stdin is read
     through a buffer as large as a pipe holds (sys.stdin.buffer's is a
@@ -383,7 +383,7 @@ def run(policy, inp=None, out=None, freeze=True, early=True):
     if freeze:
         gc.freeze()
     schedule, update, apply = policy.schedule, state.update, state.apply
-    young, middle = _young_collection(early)
+    young, middle, old = _young_collection(early)
     get_count, collect, isenabled = gc.get_count, gc.collect, gc.isenabled
     while True:
         line = readline()
@@ -414,29 +414,29 @@ def run(policy, inp=None, out=None, freeze=True, early=True):
         send(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
         apply(decisions)
         # schedlab's turn: what the message built is freed now rather
-        # than after the next read, and the youngest generation collected
-        # before its threshold would set it off inside the next message.
+        # than after the next read, and the young generations collected
+        # before the threshold would set them off inside the next message.
         line = msg = decisions = None
         if young:
             count = get_count()
-            if count[0] > young and count[1] <= middle and isenabled():
-                collect(0)
+            if count[0] > young and count[2] <= old and isenabled():
+                collect(1 if count[1] > middle else 0)
 
 
 def _young_collection(early):
-    """When run collects the youngest generation itself, after an answer:
-    once it holds more than the first value, and only while the next
-    older generation's count is at most the second (past it, the
-    collector's own trigger takes the older generations, as it would
-    have). (0, 0): never, the collector's thresholds alone."""
-    if not early:
-        return 0, 0
-    t0, t1, _ = gc.get_threshold()
-    if t0 <= 0:
-        return 0, 0
+    """When run collects the two younger generations itself, after an
+    answer: once the youngest holds more than the first value; the middle
+    one too when its count is past the second, as the collector's trigger
+    would; and only while the oldest generation's count is at most the
+    third (past it, the collector's own trigger takes over, with its rule
+    for full collections). (0, 0, 0): never, the collector's thresholds
+    alone."""
+    t0, t1, t2 = gc.get_threshold()
+    if not early or t0 <= 0:
+        return 0, 0, 0
     # The head room is what a large message allocates (a few hundred
     # objects), so that the collector's own trigger rarely comes first.
-    return max(t0 - 256, t0 // 2), t1
+    return max(t0 - 256, t0 // 2), t1, t2
 
 
 # What a pipe holds on Linux: a message as long as that arrives in one read.
