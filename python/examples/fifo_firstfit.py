@@ -160,6 +160,7 @@ class FIFOFirstFit(Policy):
 
     def schedule(self, state):
         shapes = self.shapes
+        s = None
         for j in state.arrived:
             s = shapes.get(j.shape)
             if s is None:
@@ -180,7 +181,10 @@ class FIFOFirstFit(Policy):
             # of the free resources unless it books more than one copy.
             free = state.free
             (tg, tc, tm), (mg, mc, mm) = sums(free)
-            s = shapes[next(iter(pending.values())).shape]
+            # Every arrival is pending: if a job arrived, it is the one
+            # that waits, and s, the last arrival's shape, is its shape.
+            if s is None:
+                s = shapes[next(iter(pending.values())).shape]
             if (s.tg <= tg + EPS and s.tc <= tc + EPS and s.tm <= tm + EPS and
                     s.dg <= mg + EPS and s.dc <= mc + EPS and s.dm <= mm + EPS):
                 j = s.jobs[0]
