@@ -70,14 +70,14 @@ class Job:
         self.user = d.get("user", "")
         self.model = d.get("model", "")
         tasks = self.tasks = d["tasks"]
-        if len(tasks) == 1 and tasks[0]["instances"] == 1:
+        t = tasks[0] if len(tasks) == 1 else None
+        if t is not None and t["instances"] == 1:
             # The common case, without the loops: one instance.
-            t = tasks[0]
-            dem = (t["gpu"], t["cpu"], t["mem_gib"])
+            g, c, m = dem = (t["gpu"], t["cpu"], t["mem_gib"])
             self.instances = [dem]
             # 0.0 + x, as the general case sums from zero.
-            self.total = (0.0 + dem[0], 0.0 + dem[1], 0.0 + dem[2])
-            self.shape = ((t["role"], 1) + dem,)
+            self.total = (0.0 + g, 0.0 + c, 0.0 + m)
+            self.shape = ((t["role"], 1, g, c, m),)
         else:
             inst = []
             g = c = m = 0.0
