@@ -300,9 +300,9 @@ def _encode(d):
             if len(d) == 3 and type(job) is int and type(servers) is list:
                 if len(servers) == 1:
                     if type(servers[0]) is int:
-                        return '{"op":"start","job":%d,"servers":[%d]}' % (job, servers[0])
+                        return f'{{"op":"start","job":{job},"servers":[{servers[0]}]}}'
                 elif servers and _only_ints(servers):
-                    return '{"op":"start","job":%d,"servers":[%s]}' % (job, ",".join(map(str, servers)))
+                    return f'{{"op":"start","job":{job},"servers":[{",".join(map(str, servers))}]}}'
         elif op == "preempt" and len(d) == 2 and type(d.get("job")) is int:
             return '{"op":"preempt","job":%d}' % d["job"]
     return json.dumps(d, separators=(",", ":"))
@@ -411,7 +411,9 @@ def run(policy, inp=None, out=None, freeze=True, early=True):
             state.wake = 0.0
         else:
             wake = ""
-        send(('{"type":"decisions","seq":%d,"decisions":[%s]%s}\n' % (msg["seq"], _encode_decisions(decisions), wake)).encode())
+        # f-strings, not %: the same text for these ints, without parsing a
+        # format at every answer.
+        send(f'{{"type":"decisions","seq":{msg["seq"]},"decisions":[{_encode_decisions(decisions)}]{wake}}}\n'.encode())
         apply(decisions)
         # schedlab's turn: what the message built is freed now rather
         # than after the next read, and the young generations collected
