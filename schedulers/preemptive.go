@@ -52,6 +52,7 @@ type rjob struct {
 	key         float64       // a sorted policy's key at this decision
 	shape       int32         // runnable.shapeOf
 	uniform     bool          // every instance asks the same (runnable.short)
+	counting    bool          // every instance asks one GPU and nothing else (runnable.counts)
 	unit        sim.Resources // when uniform, what each instance asks
 	count       int           // js's instances
 	seq         uint64        // arrival: the position in the list's order
@@ -65,7 +66,7 @@ type runnable struct {
 	total   sim.Resources   // the cluster's capacity
 	caps    []sim.Resources // per server, its capacity
 	capOf   *sim.Cluster    // the cluster caps and total are of
-	chosen  []*rjob         // scratch of walk
+	chosen  []int32         // scratch of walk: the first pass's jobs, by index (no pointer writes)
 	booked  []int           // scratch of book
 	runs    []bookRun       // scratch of bookUniform
 	slotBuf []sim.Slot      // scratch of firstFit
@@ -109,7 +110,12 @@ type runnable struct {
 	least      sim.Resources
 	leastN     [3]int // per resource (GPU, CPU, memory), the runnable jobs that ask least's
 	leastStale bool
-	arrivals   uint64 // rjob.seq's counter
+	// uncounted is how many runnable jobs are not rjob.counting, and
+	// wholeGPUs whether every server's capacity is a whole number of
+	// GPUs (and no negative CPU or memory): see runnable.counts.
+	uncounted int
+	wholeGPUs bool
+	arrivals  uint64 // rjob.seq's counter
 	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
 	// place, so the pointers handed out stay put.
@@ -147,6 +153,9 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 				j.running = false
 				j.js = nil // marks it gone
 				r.leaveLeast(j.need)
+				if !j.counting {
+					r.uncounted--
+				}
 				if drop != nil {
 					drop(j)
 				}
@@ -174,6 +183,10 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
 		}
 		j.unit, j.count = js.Instances[0].Demand, len(js.Instances)
+		j.counting = j.uniform && j.unit == sim.Resources{GPU: 1}
+		if !j.counting {
+			r.uncounted++
+		}
 		j.shape = r.shapeOf(js, j.uniform)
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
@@ -312,6 +325,7 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 			}
 		}
 	}
+	counts := r.counts()
 first:
 	for _, q := range order {
 		for _, j := range q {
@@ -322,9 +336,9 @@ first:
 				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
 				continue
 			}
-			if r.book(j) {
+			if counts || r.book(j) {
 				tot = tot.Sub(j.need)
-				r.chosen = append(r.chosen, j)
+				r.chosen = append(r.chosen, int32(j.js.Index))
 				j.chosen = true
 				if !r.least.Fits(tot) {
 					break first // no job left fits what is left
@@ -341,13 +355,14 @@ first:
 	// third loop below must visit each (to keep or preempt it), and may
 	// stop after the last once nothing else can fit.
 	unchosen := len(st.Running)
-	for _, j := range r.chosen {
-		if j.running {
+	for _, i := range r.chosen {
+		if j := r.byIndex[i]; j.running {
 			r.takeJob(j) // they ran together: they fit
 			unchosen--
 		}
 	}
-	for _, j := range r.chosen {
+	for _, i := range r.chosen {
+		j := r.byIndex[i]
 		if j.running {
 			continue
 		}
@@ -395,12 +410,26 @@ third:
 			}
 		}
 	}
-	for _, j := range r.chosen {
-		j.chosen = false
+	for _, i := range r.chosen {
+		r.byIndex[i].chosen = false
 	}
-	clear(r.chosen)
 	r.starts, r.preempts = d.Start, d.Preempt // reused: the engine keeps neither
 	return d
+}
+
+// counts reports whether the walk's first pass may count GPUs rather
+// than book servers: every runnable job asks identical instances of one
+// GPU and nothing else (rjob.counting), and every server holds a whole
+// number of GPUs. Then the ledger holds whole numbers, which float64
+// subtracts exactly, and first fit places n instances exactly when the
+// servers have n GPUs free in all: each server with one free takes one.
+// So a job that fits what is left in all (the pass's test before it
+// books) always books, no booking fails, and the per-server ledger,
+// which the pass reads only to book and discards after it, need not be
+// kept: the same jobs are chosen, in the same order. The Tiresias
+// simulator's traces (one-GPU workers) are such.
+func (r *runnable) counts() bool {
+	return r.uncounted == 0 && r.wholeGPUs
 }
 
 // covered reports whether j cannot fit for a job of identical
@@ -487,10 +516,12 @@ func covers(a, b sim.Resources) bool {
 func (r *runnable) reset(st *sim.State) {
 	if r.capOf != st.Cluster {
 		r.capOf, r.caps, r.total = st.Cluster, r.caps[:0], sim.Resources{}
+		r.wholeGPUs = true
 		for i := range st.Free {
 			c := st.Cluster.Capacity(i)
 			r.caps = append(r.caps, c)
 			r.total = r.total.Add(c)
+			r.wholeGPUs = r.wholeGPUs && c.GPU >= 0 && c.GPU < 1<<40 && c.GPU == math.Trunc(c.GPU) && c.CPU >= 0 && c.MemGiB >= 0
 		}
 	}
 	r.free = append(r.free[:0], r.caps...)
