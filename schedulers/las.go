@@ -151,7 +151,7 @@ func (p *LAS) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 			// Highest index first, then earliest submission (the
 			// reference sorts by (rank, −submit) in reverse, stably).
 			slices.SortStableFunc(q, func(a, b *rjob) int {
-				if c := cmp.Compare(b.rank, a.rank); c != 0 {
+				if c := cmp.Compare(b.key, a.key); c != 0 {
 					return c
 				}
 				return cmp.Compare(a.js.SubmitS, b.js.SubmitS)
@@ -222,7 +222,7 @@ func (p *LAS) advanceAll(now float64, last int) {
 		wasRunning := j.running
 		j.advance(now)
 		if wasRunning {
-			if q := j.queue; q < last && p.service(j) >= p.limits[q] {
+			if q := int(j.queue); q < last && p.service(j) >= p.limits[q] {
 				p.move(j, q+1)
 			}
 		} else if p.cfg.Promote > 0 && j.queue > 0 && j.total > 0 && j.executed > 0 && j.lastPending >= math.Trunc(j.executed*p.cfg.Promote) {
@@ -231,16 +231,16 @@ func (p *LAS) advanceAll(now float64, last int) {
 			j.promotions++
 		}
 		if p.gittins != nil {
-			j.rank = p.gittins.rank(math.Trunc(p.service(j)))
+			j.key = p.gittins.rank(math.Trunc(p.service(j)))
 		}
 	}
 }
 
 // advanceRunning is advanceAll where runningOnly holds: the engine's
-// running jobs (st.Running), which are the policy's, are advanced, and a
-// pending job's pending time, which nothing reads, is not kept. The
-// demotions are made in the list's order, as advanceAll makes them: LAS
-// never reorders its list, so that is arrival order (rjob.seq).
+// running jobs (st.Running), which are the policy's, are advanced; a
+// pending job's clocks, which nothing reads without promotion, are not.
+// The demotions are made in the list's order, as advanceAll makes them:
+// LAS never reorders its list, so that is arrival order (rjob.seq).
 func (p *LAS) advanceRunning(st *sim.State, last int) {
 	down := p.down[:0]
 	for _, js := range st.Running {
@@ -249,7 +249,7 @@ func (p *LAS) advanceRunning(st *sim.State, last int) {
 			continue
 		}
 		j.advance(st.Now)
-		if q := j.queue; q < last && p.service(j) >= p.limits[q] {
+		if q := int(j.queue); q < last && p.service(j) >= p.limits[q] {
 			down = append(down, j)
 		}
 	}
@@ -257,7 +257,7 @@ func (p *LAS) advanceRunning(st *sim.State, last int) {
 		slices.SortFunc(down, func(a, b *rjob) int { return cmp.Compare(a.seq, b.seq) })
 	}
 	for _, j := range down {
-		p.move(j, j.queue+1)
+		p.move(j, int(j.queue)+1)
 	}
 	clear(down)
 	p.down = down[:0]
@@ -269,7 +269,7 @@ func (p *LAS) move(j *rjob, q int) {
 	if k := slices.Index(old, j); k >= 0 {
 		p.queues[j.queue] = slices.Delete(old, k, k+1)
 	}
-	j.queue = q
+	j.queue = int32(q)
 	p.queues[q] = append(p.queues[q], j)
 }
 
@@ -295,7 +295,7 @@ func (p *LAS) nextCheck(now float64) float64 {
 // none in the last queue. The earliest time does not depend on the order
 // the jobs are visited in.
 func (p *LAS) wakeOf(j *rjob, now float64, last int, best float64) float64 {
-	if j.queue >= last {
+	if int(j.queue) >= last {
 		return best
 	}
 	lim := p.limits[j.queue]

@@ -23,7 +23,9 @@ import (
 // leave (Python's list.sort is stable, so ties keep the previous order).
 // At each decision every job's clock is advanced first: a running job's
 // executed time grows by the time since its last check, a pending job's
-// pending time does.
+// wait since it last entered the top queue does once it has run
+// (lastPending; the reference's pending_time itself is read by no policy
+// here, and not kept).
 //
 // The walk is the reference's "count" placement generalised to servers:
 // starting from an empty cluster (every running job's resources given
@@ -34,28 +36,29 @@ import (
 // may fit). On a cluster of one-GPU instances without CPU or memory
 // requests (a Tiresias trace) this is the reference's GPU counting.
 
-// rjob is one runnable job as the reference's policies see it.
+// rjob is one runnable job as the reference's policies see it. It is
+// kept to 128 bytes, so that a chunk of slabSize of them is a size class
+// of its own: fields are as narrow as their values need. The reference's
+// pending_time is not kept: no policy here reads it.
 type rjob struct {
 	js          *sim.JobState
 	need        sim.Resources // js.Total, kept here for the walk's scans
+	unit        sim.Resources // when uniform, what each instance asks
 	gpus        float64
-	running     bool
-	chosen      bool // walk's first pass chose it
 	lastCheck   float64
 	total       float64 // executed seconds over the job's life (total_executed_time)
 	executed    float64 // executed seconds since the job last entered the top queue (executed_time)
-	pending     float64 // pending seconds (pending_time)
 	lastPending float64 // pending seconds since the job last entered the top queue, counted once it has run
-	queue       int
-	rank        float64
-	promotions  int
-	key         float64       // a sorted policy's key at this decision
-	shape       int32         // runnable.shapeOf
-	uniform     bool          // every instance asks the same (runnable.short)
-	counting    bool          // every instance asks one GPU and nothing else (runnable.counts)
-	unit        sim.Resources // when uniform, what each instance asks
-	count       int           // js's instances
-	seq         uint64        // arrival: the position in the list's order
+	key         float64 // the policy's order at this decision: a sorted policy's key, LAS's Gittins index
+	queue       int32
+	promotions  int32
+	shape       int32  // runnable.shapeOf
+	count       int32  // js's instances
+	seq         uint32 // arrival: the position in the list's order
+	running     bool
+	chosen      bool // walk's first pass chose it
+	uniform     bool // every instance asks the same (runnable.short)
+	counting    bool // every instance asks one GPU and nothing else (runnable.counts)
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -115,7 +118,7 @@ type runnable struct {
 	// GPUs (and no negative CPU or memory): see runnable.counts.
 	uncounted int
 	wholeGPUs bool
-	arrivals  uint64 // rjob.seq's counter
+	arrivals  uint32 // rjob.seq's counter
 	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
 	// place, so the pointers handed out stay put.
@@ -182,7 +185,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
 		}
-		j.unit, j.count = js.Instances[0].Demand, len(js.Instances)
+		j.unit, j.count = js.Instances[0].Demand, int32(len(js.Instances))
 		j.counting = j.uniform && j.unit == sim.Resources{GPU: 1}
 		if !j.counting {
 			r.uncounted++
@@ -286,7 +289,6 @@ func (j *rjob) advance(now float64) {
 		j.executed += d
 		return
 	}
-	j.pending += d
 	if j.executed > 0 {
 		j.lastPending += d
 	}
@@ -439,7 +441,7 @@ func (r *runnable) covered(j *rjob) bool {
 	if !j.uniform || r.shortAt != r.pass {
 		return false
 	}
-	d, n := j.unit, j.count
+	d, n := j.unit, int(j.count)
 	for _, f := range r.short {
 		if n >= f.n && covers(d, f.d) {
 			return true
@@ -460,7 +462,7 @@ func (r *runnable) fail(j *rjob) {
 	if r.shortAt != r.pass {
 		r.short, r.shortAt = r.short[:0], r.pass
 	}
-	f := shortfall{d: j.unit, n: min(j.count, r.room+1)}
+	f := shortfall{d: j.unit, n: min(int(j.count), r.room+1)}
 	k := 0
 	for _, g := range r.short {
 		if !(g.n >= f.n && covers(g.d, f.d)) { // the new entry covers g: g goes
@@ -572,7 +574,7 @@ type bookRun struct{ server, n int }
 // that stops fitting is not scanned again: book's next scan would start
 // there and move on.
 func (r *runnable) bookUniform(j *rjob, from int) bool {
-	d, n := j.unit, j.count
+	d, n := j.unit, int(j.count)
 	if n == 1 { // the loop below, without its runs
 		s := r.scan(d, from)
 		if s < 0 {
