@@ -228,7 +228,6 @@ func (p *LAS) advanceAll(now float64, last int) {
 		} else if p.cfg.Promote > 0 && j.queue > 0 && j.total > 0 && j.executed > 0 && j.lastPending >= math.Trunc(j.executed*p.cfg.Promote) {
 			j.executed, j.lastPending = 0, 0
 			p.move(j, 0)
-			j.promotions++
 		}
 		if p.gittins != nil {
 			j.key = p.gittins.rank(math.Trunc(p.service(j)))

@@ -51,12 +51,11 @@ type rjob struct {
 	lastPending float64 // pending seconds since the job last entered the top queue, counted once it has run
 	key         float64 // the policy's order at this decision: a sorted policy's key, LAS's Gittins index
 	queue       int32
-	promotions  int32
+	chosenAt    uint32 // the walk's first pass that chose it (runnable.pass)
 	shape       int32  // runnable.shapeOf
 	count       int32  // js's instances
 	seq         uint32 // arrival: the position in the list's order
 	running     bool
-	chosen      bool // walk's first pass chose it
 	uniform     bool // every instance asks the same (runnable.short)
 	counting    bool // every instance asks one GPU and nothing else (runnable.counts)
 }
@@ -69,10 +68,13 @@ type runnable struct {
 	total   sim.Resources   // the cluster's capacity
 	caps    []sim.Resources // per server, its capacity
 	capOf   *sim.Cluster    // the cluster caps and total are of
-	chosen  []int32         // scratch of walk: the first pass's jobs, by index (no pointer writes)
-	booked  []int           // scratch of book
-	runs    []bookRun       // scratch of bookUniform
-	slotBuf []sim.Slot      // scratch of firstFit
+	// The walk's first pass's running and pending jobs, in order, by
+	// index (no pointer writes).
+	chosen     []int32
+	chosenPend []int32
+	booked     []int      // scratch of book
+	runs       []bookRun  // scratch of bookUniform
+	slotBuf    []sim.Slot // scratch of firstFit
 	// A decision's placements, preemptions and slots, reused from one
 	// decision to the next.
 	starts    []sim.Placement
@@ -312,7 +314,7 @@ func (j *rjob) remaining() float64 { return j.js.DurationS - j.total }
 func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.reset(st)
 	tot := r.total
-	r.chosen = r.chosen[:0]
+	r.chosen, r.chosenPend = r.chosen[:0], r.chosenPend[:0]
 	// Within a pass the ledger only shrinks, so a shape (shapeKey) that
 	// did not fit will not fit later in the pass either.
 	r.pass++
@@ -328,20 +330,25 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		}
 	}
 	counts := r.counts()
+	first := r.pass
 first:
 	for _, q := range order {
 		for _, j := range q {
 			if r.failed[j.shape] == r.pass {
 				continue // a shape that did not fit
 			}
-			if !j.need.Fits(tot) || r.covered(j) {
+			if !j.need.Fits(tot) || !counts && r.covered(j) {
 				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
 				continue
 			}
 			if counts || r.book(j) {
 				tot = tot.Sub(j.need)
-				r.chosen = append(r.chosen, int32(j.js.Index))
-				j.chosen = true
+				if j.running {
+					r.chosen = append(r.chosen, int32(j.js.Index))
+				} else {
+					r.chosenPend = append(r.chosenPend, int32(j.js.Index))
+				}
+				j.chosenAt = first
 				if !r.least.Fits(tot) {
 					break first // no job left fits what is left
 				}
@@ -356,18 +363,12 @@ first:
 	// unchosen counts the running jobs the first pass did not choose: the
 	// third loop below must visit each (to keep or preempt it), and may
 	// stop after the last once nothing else can fit.
-	unchosen := len(st.Running)
+	unchosen := len(st.Running) - len(r.chosen)
 	for _, i := range r.chosen {
-		if j := r.byIndex[i]; j.running {
-			r.takeJob(j) // they ran together: they fit
-			unchosen--
-		}
+		r.takeJob(r.byIndex[i]) // they ran together: they fit
 	}
-	for _, i := range r.chosen {
+	for _, i := range r.chosenPend {
 		j := r.byIndex[i]
-		if j.running {
-			continue
-		}
 		if slots := r.firstFit(j.js); slots != nil {
 			d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
 			j.running, j.lastCheck = true, st.Now
@@ -382,11 +383,16 @@ first:
 		tot = tot.Add(f)
 	}
 	r.pass++
+	if counts {
+		r.preemptUnchosen(&d, first, unchosen, order)
+		r.starts, r.preempts = d.Start, d.Preempt
+		return d
+	}
 third:
 	for _, q := range order {
 		for _, j := range q {
 			switch {
-			case j.chosen:
+			case j.chosenAt == first:
 			case j.running:
 				unchosen--
 				if r.takeJob(j) {
@@ -412,11 +418,32 @@ third:
 			}
 		}
 	}
-	for _, i := range r.chosen {
-		r.byIndex[i].chosen = false
-	}
 	r.starts, r.preempts = d.Start, d.Preempt // reused: the engine keeps neither
 	return d
+}
+
+// preemptUnchosen is walk's third loop where the first pass counted GPUs
+// (runnable.counts): a job it did not choose asked more GPUs than were
+// left at its turn, and no more are left now, so no such job starts and
+// every running one is preempted (take would fail: its instances ask
+// more GPUs than the servers have free in all, and its undo restores
+// whole numbers exactly). The preemptions come in priority order, and
+// the loop stops at the last running job not chosen.
+func (r *runnable) preemptUnchosen(d *sim.Decision, first uint32, unchosen int, order [][]*rjob) {
+	if unchosen == 0 {
+		return
+	}
+	for _, q := range order {
+		for _, j := range q {
+			if j.running && j.chosenAt != first {
+				d.Preempt = append(d.Preempt, j.js.Index)
+				j.running = false
+				if unchosen--; unchosen == 0 {
+					return
+				}
+			}
+		}
+	}
 }
 
 // counts reports whether the walk's first pass may count GPUs rather
