@@ -120,6 +120,8 @@ type runnable struct {
 	// GPUs (and no negative CPU or memory): see runnable.counts.
 	uncounted int
 	wholeGPUs bool
+	noCount   bool   // tests: book in the first pass even where it may count
+	counted   int    // tests: the walks whose first pass counted
 	arrivals  uint32 // rjob.seq's counter
 	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
@@ -330,6 +332,9 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		}
 	}
 	counts := r.counts()
+	if counts {
+		r.counted++
+	}
 	first := r.pass
 first:
 	for _, q := range order {
@@ -458,7 +463,7 @@ func (r *runnable) preemptUnchosen(d *sim.Decision, first uint32, unchosen int, 
 // kept: the same jobs are chosen, in the same order. The Tiresias
 // simulator's traces (one-GPU workers) are such.
 func (r *runnable) counts() bool {
-	return r.uncounted == 0 && r.wholeGPUs
+	return r.uncounted == 0 && r.wholeGPUs && !r.noCount
 }
 
 // covered reports whether j cannot fit for a job of identical
