@@ -86,12 +86,14 @@ func (c TiresiasConfig) thresholds() []float64 {
 // end of their queue. Promotion (TiresiasConfig.Promote) is off by
 // default, as in the reference's dlas-gpu.
 type LAS struct {
-	name    string
-	cfg     TiresiasConfig
-	limits  []float64
-	queues  [][]*rjob
-	gittins *gittinsIndex // nil: FIFO within a queue
-	scratch []*rjob
+	name     string
+	cfg      TiresiasConfig
+	limits   []float64
+	queues   [][]*rjob
+	gittins  *gittinsIndex // nil: FIFO within a queue
+	scratch  []*rjob
+	down     []*rjob // scratch of advanceRunning
+	qRunning []int32 // per queue, its running jobs after a decision's walk
 	runnable
 }
 
@@ -139,28 +141,17 @@ func (p *LAS) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 		p.queues[0] = append(p.queues[0], j)
 	})
 	last := len(p.queues) - 1
-	for _, j := range p.list {
-		wasRunning := j.running
-		j.advance(now)
-		if wasRunning {
-			if q := j.queue; q < last && p.service(j) >= p.limits[q] {
-				p.move(j, q+1)
-			}
-		} else if p.cfg.Promote > 0 && j.queue > 0 && j.total > 0 && j.executed > 0 && j.lastPending >= math.Trunc(j.executed*p.cfg.Promote) {
-			j.executed, j.lastPending = 0, 0
-			p.move(j, 0)
-			j.promotions++
-		}
-		if p.gittins != nil {
-			j.rank = p.gittins.rank(math.Trunc(p.service(j)))
-		}
+	if p.runningOnly() {
+		p.advanceRunning(st, last)
+	} else {
+		p.advanceAll(now, last)
 	}
 	if p.gittins != nil {
 		for _, q := range p.queues {
 			// Highest index first, then earliest submission (the
 			// reference sorts by (rank, −submit) in reverse, stably).
 			slices.SortStableFunc(q, func(a, b *rjob) int {
-				if c := cmp.Compare(b.rank, a.rank); c != 0 {
+				if c := cmp.Compare(b.key, a.key); c != 0 {
 					return c
 				}
 				return cmp.Compare(a.js.SubmitS, b.js.SubmitS)
@@ -168,14 +159,33 @@ func (p *LAS) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 		}
 	}
 	d := p.walk(st, p.queues...)
+	// The running jobs now: the engine's, less the preempted, and the
+	// starts. Without promotion only they can be due a check, and they
+	// say which queues hold a running job behind a pending one.
+	runs := slices.Grow(p.qRunning[:0], len(p.queues))[:len(p.queues)]
+	clear(runs)
+	var wake float64
+	for _, js := range st.Running {
+		if j := p.get(js.Index); j != nil && j.running {
+			runs[j.queue]++
+			wake = p.wakeOf(j, now, last, wake)
+		}
+	}
+	for _, pl := range d.Start {
+		j := p.get(pl.Job)
+		runs[j.queue]++
+		wake = p.wakeOf(j, now, last, wake)
+	}
+	p.qRunning = runs
 	for qi, q := range p.queues {
 		// Running jobs first, then the pending ones, each in order. Only
 		// the part from the first pending job moves, and only if a
 		// running job follows it: a queue rewritten at every decision is
 		// a pointer write per job, each one a write barrier while the
-		// collector runs.
+		// collector runs. The jobs before the first pending one all run,
+		// so one follows it exactly when the queue runs more than them.
 		f := slices.IndexFunc(q, func(j *rjob) bool { return !j.running })
-		if f < 0 || !slices.ContainsFunc(q[f:], func(j *rjob) bool { return j.running }) {
+		if f < 0 || runs[qi] == int32(f) {
 			continue
 		}
 		k := f
@@ -192,8 +202,64 @@ func (p *LAS) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 		p.scratch = pend[:0]
 		p.queues[qi] = q
 	}
-	d.WakeS = p.nextCheck(now)
+	if p.cfg.Promote > 0 {
+		wake = p.nextCheck(now) // pending jobs are due promotions too
+	}
+	d.WakeS = wake
 	return d, nil
+}
+
+// runningOnly reports whether a decision need advance only the running
+// jobs: without promotion and the Gittins index nothing reads a pending
+// job's clocks (walk sets lastCheck when it starts one), and a pending
+// job changes no queue.
+func (p *LAS) runningOnly() bool { return p.cfg.Promote == 0 && p.gittins == nil }
+
+// advanceAll is the reference's update loop over every runnable job:
+// clocks advanced, demotions and promotions made in the list's order.
+func (p *LAS) advanceAll(now float64, last int) {
+	for _, j := range p.list {
+		wasRunning := j.running
+		j.advance(now)
+		if wasRunning {
+			if q := int(j.queue); q < last && p.service(j) >= p.limits[q] {
+				p.move(j, q+1)
+			}
+		} else if p.cfg.Promote > 0 && j.queue > 0 && j.total > 0 && j.executed > 0 && j.lastPending >= math.Trunc(j.executed*p.cfg.Promote) {
+			j.executed, j.lastPending = 0, 0
+			p.move(j, 0)
+		}
+		if p.gittins != nil {
+			j.key = p.gittins.rank(math.Trunc(p.service(j)))
+		}
+	}
+}
+
+// advanceRunning is advanceAll where runningOnly holds: the engine's
+// running jobs (st.Running), which are the policy's, are advanced; a
+// pending job's clocks, which nothing reads without promotion, are not.
+// The demotions are made in the list's order, as advanceAll makes them:
+// LAS never reorders its list, so that is arrival order (rjob.seq).
+func (p *LAS) advanceRunning(st *sim.State, last int) {
+	down := p.down[:0]
+	for _, js := range st.Running {
+		j := p.get(js.Index)
+		if j == nil || !j.running {
+			continue
+		}
+		j.advance(st.Now)
+		if q := int(j.queue); q < last && p.service(j) >= p.limits[q] {
+			down = append(down, j)
+		}
+	}
+	if len(down) > 1 {
+		slices.SortFunc(down, func(a, b *rjob) int { return cmp.Compare(a.seq, b.seq) })
+	}
+	for _, j := range down {
+		p.move(j, int(j.queue)+1)
+	}
+	clear(down)
+	p.down = down[:0]
 }
 
 // move puts j at the end of queue q.
@@ -202,36 +268,47 @@ func (p *LAS) move(j *rjob, q int) {
 	if k := slices.Index(old, j); k >= 0 {
 		p.queues[j.queue] = slices.Delete(old, k, k+1)
 	}
-	j.queue = q
+	j.queue = int32(q)
 	p.queues[q] = append(p.queues[q], j)
 }
 
-// nextCheck is when the next demotion (or promotion) is due, 0 for none.
+// nextCheck is when the next demotion (or promotion) is due, 0 for none,
+// over every runnable job.
 func (p *LAS) nextCheck(now float64) float64 {
 	var best float64
 	last := len(p.queues) - 1
 	for _, j := range p.list {
 		switch {
-		case j.running && j.queue < last:
-			lim := p.limits[j.queue]
-			var t float64
-			switch {
-			case p.cfg.ExactWake:
-				t = now + (lim-p.service(j))/max(j.gpus, 1)
-				if p.cfg.OneDimensional {
-					t = now + lim - j.executed
-				}
-			case p.cfg.OneDimensional:
-				t = math.Trunc(now + lim - j.executed)
-			default:
-				t = math.Trunc(now + math.Floor((lim-j.executed)/j.gpus))
-			}
-			best = wakeAt(now, t, best)
-		case !j.running && p.cfg.Promote > 0 && j.queue > 0 && j.total > 0 && j.executed > 0:
+		case j.running:
+			best = p.wakeOf(j, now, last, best)
+		case p.cfg.Promote > 0 && j.queue > 0 && j.total > 0 && j.executed > 0:
 			if diff := math.Trunc(j.executed*p.cfg.Promote - j.lastPending); diff > 0 {
 				best = wakeAt(now, now+diff, best)
 			}
 		}
 	}
 	return best
+}
+
+// wakeOf is best brought to the running job j's demotion check (wakeAt):
+// none in the last queue. The earliest time does not depend on the order
+// the jobs are visited in.
+func (p *LAS) wakeOf(j *rjob, now float64, last int, best float64) float64 {
+	if int(j.queue) >= last {
+		return best
+	}
+	lim := p.limits[j.queue]
+	var t float64
+	switch {
+	case p.cfg.ExactWake:
+		t = now + (lim-p.service(j))/max(j.gpus, 1)
+		if p.cfg.OneDimensional {
+			t = now + lim - j.executed
+		}
+	case p.cfg.OneDimensional:
+		t = math.Trunc(now + lim - j.executed)
+	default:
+		t = math.Trunc(now + math.Floor((lim-j.executed)/j.gpus))
+	}
+	return wakeAt(now, t, best)
 }

@@ -23,7 +23,9 @@ import (
 // leave (Python's list.sort is stable, so ties keep the previous order).
 // At each decision every job's clock is advanced first: a running job's
 // executed time grows by the time since its last check, a pending job's
-// pending time does.
+// wait since it last entered the top queue does once it has run
+// (lastPending; the reference's pending_time itself is read by no policy
+// here, and not kept).
 //
 // The walk is the reference's "count" placement generalised to servers:
 // starting from an empty cluster (every running job's resources given
@@ -34,27 +36,28 @@ import (
 // may fit). On a cluster of one-GPU instances without CPU or memory
 // requests (a Tiresias trace) this is the reference's GPU counting.
 
-// rjob is one runnable job as the reference's policies see it.
+// rjob is one runnable job as the reference's policies see it. It is
+// kept to 128 bytes, so that a chunk of slabSize of them is a size class
+// of its own: fields are as narrow as their values need. The reference's
+// pending_time is not kept: no policy here reads it.
 type rjob struct {
 	js          *sim.JobState
 	need        sim.Resources // js.Total, kept here for the walk's scans
+	unit        sim.Resources // when uniform, what each instance asks
 	gpus        float64
-	running     bool
-	chosen      bool // walk's first pass chose it
 	lastCheck   float64
 	total       float64 // executed seconds over the job's life (total_executed_time)
 	executed    float64 // executed seconds since the job last entered the top queue (executed_time)
-	pending     float64 // pending seconds (pending_time)
 	lastPending float64 // pending seconds since the job last entered the top queue, counted once it has run
-	queue       int
-	rank        float64
-	promotions  int
-	key         float64       // a sorted policy's key at this decision
-	shape       int32         // runnable.shapeOf
-	uniform     bool          // every instance asks the same (runnable.short)
-	unit        sim.Resources // when uniform, what each instance asks
-	count       int           // js's instances
-	seq         uint64        // arrival: the position in the list's order
+	key         float64 // the policy's order at this decision: a sorted policy's key, LAS's Gittins index
+	queue       int32
+	chosenAt    uint32 // the walk's first pass that chose it (runnable.pass)
+	shape       int32  // runnable.shapeOf
+	count       int32  // js's instances
+	seq         uint32 // arrival: the position in the list's order
+	running     bool
+	uniform     bool // every instance asks the same (runnable.short)
+	counting    bool // every instance asks one GPU and nothing else (runnable.counts)
 }
 
 // runnable is the reference's runnable list and its per-job state.
@@ -65,10 +68,13 @@ type runnable struct {
 	total   sim.Resources   // the cluster's capacity
 	caps    []sim.Resources // per server, its capacity
 	capOf   *sim.Cluster    // the cluster caps and total are of
-	chosen  []*rjob         // scratch of walk
-	booked  []int           // scratch of book
-	runs    []bookRun       // scratch of bookUniform
-	slotBuf []sim.Slot      // scratch of firstFit
+	// The walk's first pass's running and pending jobs, in order, by
+	// index (no pointer writes).
+	chosen     []int32
+	chosenPend []int32
+	booked     []int      // scratch of book
+	runs       []bookRun  // scratch of bookUniform
+	slotBuf    []sim.Slot // scratch of firstFit
 	// A decision's placements, preemptions and slots, reused from one
 	// decision to the next.
 	starts    []sim.Placement
@@ -109,7 +115,14 @@ type runnable struct {
 	least      sim.Resources
 	leastN     [3]int // per resource (GPU, CPU, memory), the runnable jobs that ask least's
 	leastStale bool
-	arrivals   uint64 // rjob.seq's counter
+	// uncounted is how many runnable jobs are not rjob.counting, and
+	// wholeGPUs whether every server's capacity is a whole number of
+	// GPUs (and no negative CPU or memory): see runnable.counts.
+	uncounted int
+	wholeGPUs bool
+	noCount   bool   // tests: book in the first pass even where it may count
+	counted   int    // tests: the walks whose first pass counted
+	arrivals  uint32 // rjob.seq's counter
 	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
 	// place, so the pointers handed out stay put.
@@ -147,6 +160,9 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 				j.running = false
 				j.js = nil // marks it gone
 				r.leaveLeast(j.need)
+				if !j.counting {
+					r.uncounted--
+				}
 				if drop != nil {
 					drop(j)
 				}
@@ -173,7 +189,11 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		for _, in := range js.Instances[1:] {
 			j.uniform = j.uniform && in.Demand == js.Instances[0].Demand
 		}
-		j.unit, j.count = js.Instances[0].Demand, len(js.Instances)
+		j.unit, j.count = js.Instances[0].Demand, int32(len(js.Instances))
+		j.counting = j.uniform && j.unit == sim.Resources{GPU: 1}
+		if !j.counting {
+			r.uncounted++
+		}
 		j.shape = r.shapeOf(js, j.uniform)
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
@@ -273,7 +293,6 @@ func (j *rjob) advance(now float64) {
 		j.executed += d
 		return
 	}
-	j.pending += d
 	if j.executed > 0 {
 		j.lastPending += d
 	}
@@ -297,7 +316,7 @@ func (j *rjob) remaining() float64 { return j.js.DurationS - j.total }
 func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 	r.reset(st)
 	tot := r.total
-	r.chosen = r.chosen[:0]
+	r.chosen, r.chosenPend = r.chosen[:0], r.chosenPend[:0]
 	// Within a pass the ledger only shrinks, so a shape (shapeKey) that
 	// did not fit will not fit later in the pass either.
 	r.pass++
@@ -312,20 +331,29 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 			}
 		}
 	}
+	counts := r.counts()
+	if counts {
+		r.counted++
+	}
+	first := r.pass
 first:
 	for _, q := range order {
 		for _, j := range q {
 			if r.failed[j.shape] == r.pass {
 				continue // a shape that did not fit
 			}
-			if !j.need.Fits(tot) || r.covered(j) {
+			if !j.need.Fits(tot) || !counts && r.covered(j) {
 				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
 				continue
 			}
-			if r.book(j) {
+			if counts || r.book(j) {
 				tot = tot.Sub(j.need)
-				r.chosen = append(r.chosen, j)
-				j.chosen = true
+				if j.running {
+					r.chosen = append(r.chosen, int32(j.js.Index))
+				} else {
+					r.chosenPend = append(r.chosenPend, int32(j.js.Index))
+				}
+				j.chosenAt = first
 				if !r.least.Fits(tot) {
 					break first // no job left fits what is left
 				}
@@ -340,17 +368,12 @@ first:
 	// unchosen counts the running jobs the first pass did not choose: the
 	// third loop below must visit each (to keep or preempt it), and may
 	// stop after the last once nothing else can fit.
-	unchosen := len(st.Running)
-	for _, j := range r.chosen {
-		if j.running {
-			r.takeJob(j) // they ran together: they fit
-			unchosen--
-		}
+	unchosen := len(st.Running) - len(r.chosen)
+	for _, i := range r.chosen {
+		r.takeJob(r.byIndex[i]) // they ran together: they fit
 	}
-	for _, j := range r.chosen {
-		if j.running {
-			continue
-		}
+	for _, i := range r.chosenPend {
+		j := r.byIndex[i]
 		if slots := r.firstFit(j.js); slots != nil {
 			d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
 			j.running, j.lastCheck = true, st.Now
@@ -365,11 +388,16 @@ first:
 		tot = tot.Add(f)
 	}
 	r.pass++
+	if counts {
+		r.preemptUnchosen(&d, first, unchosen, order)
+		r.starts, r.preempts = d.Start, d.Preempt
+		return d
+	}
 third:
 	for _, q := range order {
 		for _, j := range q {
 			switch {
-			case j.chosen:
+			case j.chosenAt == first:
 			case j.running:
 				unchosen--
 				if r.takeJob(j) {
@@ -395,12 +423,47 @@ third:
 			}
 		}
 	}
-	for _, j := range r.chosen {
-		j.chosen = false
-	}
-	clear(r.chosen)
 	r.starts, r.preempts = d.Start, d.Preempt // reused: the engine keeps neither
 	return d
+}
+
+// preemptUnchosen is walk's third loop where the first pass counted GPUs
+// (runnable.counts): a job it did not choose asked more GPUs than were
+// left at its turn, and no more are left now, so no such job starts and
+// every running one is preempted (take would fail: its instances ask
+// more GPUs than the servers have free in all, and its undo restores
+// whole numbers exactly). The preemptions come in priority order, and
+// the loop stops at the last running job not chosen.
+func (r *runnable) preemptUnchosen(d *sim.Decision, first uint32, unchosen int, order [][]*rjob) {
+	if unchosen == 0 {
+		return
+	}
+	for _, q := range order {
+		for _, j := range q {
+			if j.running && j.chosenAt != first {
+				d.Preempt = append(d.Preempt, j.js.Index)
+				j.running = false
+				if unchosen--; unchosen == 0 {
+					return
+				}
+			}
+		}
+	}
+}
+
+// counts reports whether the walk's first pass may count GPUs rather
+// than book servers: every runnable job asks identical instances of one
+// GPU and nothing else (rjob.counting), and every server holds a whole
+// number of GPUs. Then the ledger holds whole numbers, which float64
+// subtracts exactly, and first fit places n instances exactly when the
+// servers have n GPUs free in all: each server with one free takes one.
+// So a job that fits what is left in all (the pass's test before it
+// books) always books, no booking fails, and the per-server ledger,
+// which the pass reads only to book and discards after it, need not be
+// kept: the same jobs are chosen, in the same order. The Tiresias
+// simulator's traces (one-GPU workers) are such.
+func (r *runnable) counts() bool {
+	return r.uncounted == 0 && r.wholeGPUs && !r.noCount
 }
 
 // covered reports whether j cannot fit for a job of identical
@@ -410,7 +473,7 @@ func (r *runnable) covered(j *rjob) bool {
 	if !j.uniform || r.shortAt != r.pass {
 		return false
 	}
-	d, n := j.unit, j.count
+	d, n := j.unit, int(j.count)
 	for _, f := range r.short {
 		if n >= f.n && covers(d, f.d) {
 			return true
@@ -431,7 +494,7 @@ func (r *runnable) fail(j *rjob) {
 	if r.shortAt != r.pass {
 		r.short, r.shortAt = r.short[:0], r.pass
 	}
-	f := shortfall{d: j.unit, n: min(j.count, r.room+1)}
+	f := shortfall{d: j.unit, n: min(int(j.count), r.room+1)}
 	k := 0
 	for _, g := range r.short {
 		if !(g.n >= f.n && covers(g.d, f.d)) { // the new entry covers g: g goes
@@ -487,10 +550,12 @@ func covers(a, b sim.Resources) bool {
 func (r *runnable) reset(st *sim.State) {
 	if r.capOf != st.Cluster {
 		r.capOf, r.caps, r.total = st.Cluster, r.caps[:0], sim.Resources{}
+		r.wholeGPUs = true
 		for i := range st.Free {
 			c := st.Cluster.Capacity(i)
 			r.caps = append(r.caps, c)
 			r.total = r.total.Add(c)
+			r.wholeGPUs = r.wholeGPUs && c.GPU >= 0 && c.GPU < 1<<40 && c.GPU == math.Trunc(c.GPU) && c.CPU >= 0 && c.MemGiB >= 0
 		}
 	}
 	r.free = append(r.free[:0], r.caps...)
@@ -541,7 +606,7 @@ type bookRun struct{ server, n int }
 // that stops fitting is not scanned again: book's next scan would start
 // there and move on.
 func (r *runnable) bookUniform(j *rjob, from int) bool {
-	d, n := j.unit, j.count
+	d, n := j.unit, int(j.count)
 	if n == 1 { // the loop below, without its runs
 		s := r.scan(d, from)
 		if s < 0 {

@@ -22,7 +22,7 @@ func TestRemoveGoneN(t *testing.T) {
 			gone := 0
 			front := 1 + r.IntN(n+1)
 			for i := range q {
-				q[i] = &rjob{js: live, seq: uint64(i)}
+				q[i] = &rjob{js: live, seq: uint32(i)}
 				if (i < front || r.IntN(4) == 0) && r.IntN(3) == 0 {
 					q[i].js = nil
 					gone++
