@@ -133,9 +133,7 @@ func (s *Sim) Do(d Decision) error {
 // is released, and it goes back to the pending queue at its place in
 // (submit time, index) order.
 func (s *Sim) preempt(js *JobState) {
-	js.done += js.rate * (s.now - js.last)
-	js.done = min(js.done, js.work)
-	js.last = s.now
+	js.advanceTo(s.now)
 	js.rate = 0
 	js.version++ // its completion event is stale now
 	js.ranS += s.now - js.stintS

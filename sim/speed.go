@@ -58,11 +58,7 @@ func (s *Sim) flush() {
 		if js.Status != StatusRunning {
 			continue
 		}
-		js.done += js.rate * (s.now - js.last)
-		if js.done > js.work {
-			js.done = js.work
-		}
-		js.last = s.now
+		js.advanceTo(s.now)
 		if !js.slowStale && js.version != 0 && js.rate == js.rate && !s.commStale[js.Index] {
 			// Neither cached part changed since rate last gave js.rate
 			// (it leaves slowStale set where it answers 1 without
@@ -96,12 +92,7 @@ func (s *Sim) advanceMarked() {
 	for _, srv := range s.marked {
 		s.srvMarked[srv] = false
 		for _, r := range s.srvInst[srv] {
-			js := &s.jobs[r.job]
-			js.done += js.rate * (s.now - js.last)
-			if js.done > js.work {
-				js.done = js.work
-			}
-			js.last = s.now
+			s.jobs[r.job].advanceTo(s.now)
 		}
 	}
 	s.marked = s.marked[:0]

@@ -149,6 +149,16 @@ func (j *JobState) ExpectedFinishS(now float64) float64 {
 // standalone speed, 0.5 = half).
 func (j *JobState) Rate() float64 { return j.rate }
 
+// advanceTo brings a running job's done to now at its stint's rate, capped
+// at its work, and marks it advanced to now: the one place done grows.
+func (j *JobState) advanceTo(now float64) {
+	j.done += j.rate * (now - j.last)
+	if j.done > j.work {
+		j.done = j.work
+	}
+	j.last = now
+}
+
 // Progress is the share of a job's work done since the previous decision.
 type Progress struct {
 	Job      int
