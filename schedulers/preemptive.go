@@ -704,8 +704,24 @@ func (r *runnable) takeJob(j *rjob) bool {
 	for i := 0; i < len(slots); {
 		srv := slots[i].Server
 		f := r.free[srv]
-		k := i
-		for ; k < len(slots) && slots[k].Server == srv; k++ {
+		// The run of slots i…k−1 on srv: d is subtracted once per slot.
+		// Subtracting d ≥ 0 never raises f, and Fits is monotone in what
+		// is free, so d fits before every subtraction exactly when it
+		// fits before the last: that one test decides the run, and only
+		// a run that fails is checked slot by slot, to fail where the
+		// per-slot loop fails.
+		k := i + 1
+		for k < len(slots) && slots[k].Server == srv {
+			f = f.Sub(d)
+			k++
+		}
+		if d.Fits(f) {
+			r.free[srv] = f.Sub(d)
+			i = k
+			continue
+		}
+		f = r.free[srv]
+		for k = i; ; k++ {
 			if !d.Fits(f) {
 				r.free[srv] = f
 				for m := range k {
@@ -715,8 +731,6 @@ func (r *runnable) takeJob(j *rjob) bool {
 			}
 			f = f.Sub(d)
 		}
-		r.free[srv] = f
-		i = k
 	}
 	return true
 }
