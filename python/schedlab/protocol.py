@@ -25,7 +25,7 @@ from bisect import insort
 
 # The newest version this client speaks; it answers schedlab with the
 # newest both speak (schedlab accepts any from 1 to its own).
-PROTOCOL = 2
+PROTOCOL = 3
 
 # Resources fit when each amount is at most the free amount plus EPS, as in
 # schedlab's engine (sums of fractional GPU shares round).
@@ -60,16 +60,19 @@ class Job:
     one (gpu, cpu, mem_gib) per instance; a start decision gives one server
     per instance. duration is None unless the row is an oracle."""
 
-    __slots__ = ("index", "id", "submit", "user", "model", "tasks", "instances", "total",
+    __slots__ = ("index", "id", "submit", "user", "model", "_tasks", "instances", "total",
                  "shape", "duration", "start", "servers", "finish", "ran", "stint", "preemptions")
 
     def __init__(self, d):
+        if type(d) is list:
+            self._init3(d)
+            return
         self.index = d["job"]
         self.id = d["id"]
         self.submit = d["submit"]
         self.user = d.get("user", "")
         self.model = d.get("model", "")
-        tasks = self.tasks = d["tasks"]
+        tasks = self._tasks = d["tasks"]
         t = tasks[0] if len(tasks) == 1 else None
         if t is not None and t["instances"] == 1:
             # The common case, without the loops: one instance.
@@ -100,6 +103,46 @@ class Job:
         self.stint = None  # when the current stint began
         self.preemptions = 0
 
+    def _init3(self, a):
+        """A protocol-3 arrival: [job, id, submit, tasks, user, model]
+        (and duration for an oracle), each task [role, instances, gpu,
+        cpu, mem_gib]: the same job as its version-2 object describes."""
+        self.index, self.id, self.submit, tasks, self.user, self.model = a[:6]
+        self._tasks = tasks
+        if len(tasks) == 1 and (t := tasks[0])[1] == 1:
+            role, _, g, c, m = t
+            dem = (g, c, m)
+            self.instances = [dem]
+            self.total = (0.0 + g, 0.0 + c, 0.0 + m)
+            self.shape = ((role, 1, g, c, m),)
+        else:
+            inst = []
+            g = c = m = 0.0
+            for _, n, dg, dc, dm in tasks:
+                dem = (dg, dc, dm)
+                inst += [dem] * n
+                for _ in range(n):
+                    g, c, m = g + dg, c + dc, m + dm
+            self.instances = inst
+            self.total = (g, c, m)
+            self.shape = tuple(map(tuple, tasks))
+        self.duration = a[6] if len(a) > 6 else None
+        self.start = None
+        self.servers = None
+        self.finish = None
+        self.ran = 0.0
+        self.stint = None
+        self.preemptions = 0
+
+    @property
+    def tasks(self):
+        """The requirement list: per task a dict of role, instances, gpu,
+        cpu and mem_gib, whichever version of the protocol announced it."""
+        t = self._tasks
+        if t and type(t[0]) is list:
+            t = self._tasks = [dict(zip(_TASK_KEYS, x)) for x in t]
+        return t
+
     def elapsed(self, now):
         """Observed run time so far, over every stint (0 if it never ran):
         the attained service that LAS-like policies rank by, computed as
@@ -111,6 +154,9 @@ class Job:
 
     def __repr__(self):
         return "Job(%d, %r)" % (self.index, self.id)
+
+
+_TASK_KEYS = ("role", "instances", "gpu", "cpu", "mem_gib")
 
 
 class State:
@@ -177,10 +223,14 @@ class State:
             running = self.running
             done = []
             for d in finished:
-                j = running.pop(d["job"], None)
+                if type(d) is list:  # protocol 3: [job, finish]
+                    k, t = d
+                else:
+                    k, t = d["job"], d["finish"]
+                j = running.pop(k, None)
                 if j is None:
-                    raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, d["job"]))
-                j.finish = d["finish"]
+                    raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, k))
+                j.finish = t
                 done.append(j)
             self.finished = done
             self.done += len(done)
