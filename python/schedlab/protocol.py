@@ -1,14 +1,18 @@
-"""The policy side of schedlab's protocol (docs/policy-protocol.md, versions 1 and 2).
+"""The policy side of schedlab's protocol (docs/policy-protocol.md, versions 1 to 3).
 
 schedlab sends one JSON object per line and waits for exactly one answer
 line to every message but "end":
 
-    hello   {"type":"hello","protocol":2,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
-            answer {"type":"hello","protocol":2,"seq":0,"name":..,["wake_on":[..]]}
+    hello   {"type":"hello","protocol":3,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
+            answer {"type":"hello","protocol":3,"seq":0,"name":..,["wake_on":[..]]}
     decide  {"type":"decide","seq":n,"now":t,["cluster":{..}],"arrived":[..],"finished":[..],"free":[..]}
             answer {"type":"decisions","seq":n,"decisions":[{"op":"preempt","job":j},
                     {"op":"start","job":j,"servers":[..]}],["wake":t]}
     end     {"type":"end","seq":n,[...]}: no answer; exit 0
+
+From version 3 on (this client's), an arrival is [job,id,submit,[[role,
+instances,gpu,cpu,mem_gib],..],user,model(,duration)], a finish
+[job,finish], and empty lists are left out: fewer objects to decode.
 
 State keeps the picture those deltas describe: the cluster, each server's
 free resources as schedlab computes them, the pending jobs in submission
