@@ -112,7 +112,6 @@ class Job:
         (and duration for an oracle), each task [role, instances, gpu,
         cpu, mem_gib]: the same job as its version-2 object describes."""
         self.index, self.id, self.submit, tasks, self.user, self.model = a[:6]
-        self._tasks = tasks
         if len(tasks) == 1 and (t := tasks[0])[1] == 1:
             role, _, g, c, m = t
             dem = (g, c, m)
@@ -130,6 +129,10 @@ class Job:
             self.instances = inst
             self.total = (g, c, m)
             self.shape = tuple(map(tuple, tasks))
+        # The tasks are the shape's tuples until Job.tasks is read: the
+        # message's lists are not kept (the collector never untracks a
+        # list, and a long run holds every job).
+        self._tasks = self.shape
         self.duration = a[6] if len(a) > 6 else None
         self.start = None
         self.servers = None
@@ -143,7 +146,7 @@ class Job:
         """The requirement list: per task a dict of role, instances, gpu,
         cpu and mem_gib, whichever version of the protocol announced it."""
         t = self._tasks
-        if t and type(t[0]) is list:
+        if type(t) is tuple:  # protocol 3's, as the shape
             t = self._tasks = [dict(zip(_TASK_KEYS, x)) for x in t]
         return t
 
