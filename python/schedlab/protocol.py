@@ -164,6 +164,7 @@ class Job:
 
 
 _TASK_KEYS = ("role", "instances", "gpu", "cpu", "mem_gib")
+_new_job = object.__new__
 
 
 class State:
@@ -214,8 +215,14 @@ class State:
         if arrived:
             pending, jobs = self.pending, self.jobs
             if len(arrived) == 1:
-                # The usual message announces one job: no list to build.
-                j = Job(arrived[0])
+                # The usual message announces one job: no list to build,
+                # and a version-3 one without Job's dispatch.
+                a = arrived[0]
+                if type(a) is list:
+                    j = _new_job(Job)
+                    j._init3(a)
+                else:
+                    j = Job(a)
                 pending[j.index] = jobs[j.index] = j
                 arrived = [j]
             else:
@@ -341,8 +348,6 @@ def _load(line):
 
 
 def _encode_decisions(decisions):
-    if len(decisions) == 1:  # the usual answer, without a join
-        return _encode(decisions[0])
     return ",".join(map(_encode, decisions))
 
 
@@ -470,7 +475,9 @@ def run(policy, inp=None, out=None, freeze=True, early=True):
             wake = ""
         # f-strings, not %: the same text for these ints, without parsing a
         # format at every answer.
-        send(f'{{"type":"decisions","seq":{msg["seq"]},"decisions":[{_encode_decisions(decisions)}]{wake}}}\n'.encode())
+        # The usual answer, one decision: without a join.
+        body = _encode(decisions[0]) if len(decisions) == 1 else _encode_decisions(decisions)
+        send(f'{{"type":"decisions","seq":{msg["seq"]},"decisions":[{body}]{wake}}}\n'.encode())
         apply(decisions)
         # schedlab's turn: what the message built is freed now rather
         # than after the next read, and the young generations collected
