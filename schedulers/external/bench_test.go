@@ -250,6 +250,8 @@ while r.readline():
 // on server 0, what the Python example answers), beside the same run with
 // the built-in fifo-firstfit. The difference is the protocol's share on
 // this side: the message written, the answer parsed and validated.
+// protocol is the newest version's compact messages (the Python
+// client's), protocol-v2 the objects an older policy is sent.
 func BenchmarkGoSide(b *testing.B) {
 	cfg := sim.DefaultConfig()
 	cfg.Speed = sim.SpeedStandalone
