@@ -150,6 +150,10 @@ class Job:
             t = self._tasks = [dict(zip(_TASK_KEYS, x)) for x in t]
         return t
 
+    @tasks.setter
+    def tasks(self, value):
+        self._tasks = value
+
     def elapsed(self, now):
         """Observed run time so far, over every stint (0 if it never ran):
         the attained service that LAS-like policies rank by, computed as
