@@ -65,7 +65,7 @@ def first_fit(ledger, job, eps=EPS):
                 return [s]
             s += 1
         return None
-    if len(job.tasks) == 1:
+    if len(job.shape) == 1:  # one task: the shape has an entry per task
         # The copies of one task, the usual case: each server takes copies
         # while they fit, booked in locals and stored once (the same
         # subtractions in the same order as copy by copy), and a failure

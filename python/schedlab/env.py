@@ -175,13 +175,14 @@ class SchedlabEnv(_Base):
 
     def _time_in_system(self, msg, before):
         """Minus the job-hours spent in the system between the previous
-        message and msg."""
+        message and msg (which the state has applied: its finished and
+        arrived jobs are msg's, whichever protocol version wrote it)."""
         now = msg.get("now", self.t)
         t0 = self.t
-        fin = msg.get("finished", ())
+        fin = self.state.finished
         total = (before - len(fin)) * (now - t0)
-        total += sum(d["finish"] - t0 for d in fin)
-        total += sum(now - d["submit"] for d in msg.get("arrived", ()))
+        total += sum(j.finish - t0 for j in fin)
+        total += sum(now - j.submit for j in self.state.arrived)
         self.t = now
         return -total / 3600.0
 

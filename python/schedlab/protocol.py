@@ -1,14 +1,18 @@
-"""The policy side of schedlab's protocol (docs/policy-protocol.md, versions 1 and 2).
+"""The policy side of schedlab's protocol (docs/policy-protocol.md, versions 1 to 3).
 
 schedlab sends one JSON object per line and waits for exactly one answer
 line to every message but "end":
 
-    hello   {"type":"hello","protocol":2,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
-            answer {"type":"hello","protocol":2,"seq":0,"name":..,["wake_on":[..]]}
+    hello   {"type":"hello","protocol":3,"seq":0,"policy":..,"seed":..,"oracle":..,"preempt":..}
+            answer {"type":"hello","protocol":3,"seq":0,"name":..,["wake_on":[..]]}
     decide  {"type":"decide","seq":n,"now":t,["cluster":{..}],"arrived":[..],"finished":[..],"free":[..]}
             answer {"type":"decisions","seq":n,"decisions":[{"op":"preempt","job":j},
                     {"op":"start","job":j,"servers":[..]}],["wake":t]}
     end     {"type":"end","seq":n,[...]}: no answer; exit 0
+
+From version 3 on (this client's), an arrival is [job,id,submit,[[role,
+instances,gpu,cpu,mem_gib],..],user,model(,duration)], a finish
+[job,finish], and empty lists are left out: fewer objects to decode.
 
 State keeps the picture those deltas describe: the cluster, each server's
 free resources as schedlab computes them, the pending jobs in submission
@@ -25,7 +29,7 @@ from bisect import insort
 
 # The newest version this client speaks; it answers schedlab with the
 # newest both speak (schedlab accepts any from 1 to its own).
-PROTOCOL = 2
+PROTOCOL = 3
 
 # Resources fit when each amount is at most the free amount plus EPS, as in
 # schedlab's engine (sums of fractional GPU shares round).
@@ -60,16 +64,19 @@ class Job:
     one (gpu, cpu, mem_gib) per instance; a start decision gives one server
     per instance. duration is None unless the row is an oracle."""
 
-    __slots__ = ("index", "id", "submit", "user", "model", "tasks", "instances", "total",
+    __slots__ = ("index", "id", "submit", "user", "model", "_tasks", "instances", "total",
                  "shape", "duration", "start", "servers", "finish", "ran", "stint", "preemptions")
 
     def __init__(self, d):
+        if type(d) is list:
+            self._init3(d)
+            return
         self.index = d["job"]
         self.id = d["id"]
         self.submit = d["submit"]
         self.user = d.get("user", "")
         self.model = d.get("model", "")
-        tasks = self.tasks = d["tasks"]
+        tasks = self._tasks = d["tasks"]
         t = tasks[0] if len(tasks) == 1 else None
         if t is not None and t["instances"] == 1:
             # The common case, without the loops: one instance.
@@ -100,6 +107,53 @@ class Job:
         self.stint = None  # when the current stint began
         self.preemptions = 0
 
+    def _init3(self, a):
+        """A protocol-3 arrival: [job, id, submit, tasks, user, model]
+        (and duration for an oracle), each task [role, instances, gpu,
+        cpu, mem_gib]: the same job as its version-2 object describes."""
+        self.index, self.id, self.submit, tasks, self.user, self.model = a[:6]
+        if len(tasks) == 1 and (t := tasks[0])[1] == 1:
+            role, _, g, c, m = t
+            dem = (g, c, m)
+            self.instances = [dem]
+            self.total = (0.0 + g, 0.0 + c, 0.0 + m)
+            self.shape = ((role, 1, g, c, m),)
+        else:
+            inst = []
+            g = c = m = 0.0
+            for _, n, dg, dc, dm in tasks:
+                dem = (dg, dc, dm)
+                inst += [dem] * n
+                for _ in range(n):
+                    g, c, m = g + dg, c + dc, m + dm
+            self.instances = inst
+            self.total = (g, c, m)
+            self.shape = tuple(map(tuple, tasks))
+        # The tasks are the shape's tuples until Job.tasks is read: the
+        # message's lists are not kept (the collector never untracks a
+        # list, and a long run holds every job).
+        self._tasks = self.shape
+        self.duration = a[6] if len(a) > 6 else None
+        self.start = None
+        self.servers = None
+        self.finish = None
+        self.ran = 0.0
+        self.stint = None
+        self.preemptions = 0
+
+    @property
+    def tasks(self):
+        """The requirement list: per task a dict of role, instances, gpu,
+        cpu and mem_gib, whichever version of the protocol announced it."""
+        t = self._tasks
+        if type(t) is tuple:  # protocol 3's, as the shape
+            t = self._tasks = [dict(zip(_TASK_KEYS, x)) for x in t]
+        return t
+
+    @tasks.setter
+    def tasks(self, value):
+        self._tasks = value
+
     def elapsed(self, now):
         """Observed run time so far, over every stint (0 if it never ran):
         the attained service that LAS-like policies rank by, computed as
@@ -111,6 +165,10 @@ class Job:
 
     def __repr__(self):
         return "Job(%d, %r)" % (self.index, self.id)
+
+
+_TASK_KEYS = ("role", "instances", "gpu", "cpu", "mem_gib")
+_new_job = object.__new__
 
 
 class State:
@@ -161,8 +219,14 @@ class State:
         if arrived:
             pending, jobs = self.pending, self.jobs
             if len(arrived) == 1:
-                # The usual message announces one job: no list to build.
-                j = Job(arrived[0])
+                # The usual message announces one job: no list to build,
+                # and a version-3 one without Job's dispatch.
+                a = arrived[0]
+                if type(a) is list:
+                    j = _new_job(Job)
+                    j._init3(a)
+                else:
+                    j = Job(a)
                 pending[j.index] = jobs[j.index] = j
                 arrived = [j]
             else:
@@ -177,10 +241,14 @@ class State:
             running = self.running
             done = []
             for d in finished:
-                j = running.pop(d["job"], None)
+                if type(d) is list:  # protocol 3: [job, finish]
+                    k, t = d
+                else:
+                    k, t = d["job"], d["finish"]
+                j = running.pop(k, None)
                 if j is None:
-                    raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, d["job"]))
-                j.finish = d["finish"]
+                    raise ProtocolError("message %d: job %d finished but was not running" % (self.seq, k))
+                j.finish = t
                 done.append(j)
             self.finished = done
             self.done += len(done)
@@ -284,8 +352,6 @@ def _load(line):
 
 
 def _encode_decisions(decisions):
-    if len(decisions) == 1:  # the usual answer, without a join
-        return _encode(decisions[0])
     return ",".join(map(_encode, decisions))
 
 
@@ -413,7 +479,9 @@ def run(policy, inp=None, out=None, freeze=True, early=True):
             wake = ""
         # f-strings, not %: the same text for these ints, without parsing a
         # format at every answer.
-        send(f'{{"type":"decisions","seq":{msg["seq"]},"decisions":[{_encode_decisions(decisions)}]{wake}}}\n'.encode())
+        # The usual answer, one decision: without a join.
+        body = _encode(decisions[0]) if len(decisions) == 1 else _encode_decisions(decisions)
+        send(f'{{"type":"decisions","seq":{msg["seq"]},"decisions":[{body}]{wake}}}\n'.encode())
         apply(decisions)
         # schedlab's turn: what the message built is freed now rather
         # than after the next read, and the young generations collected

@@ -145,9 +145,54 @@ class TestLoop(unittest.TestCase):
         # The newest version both speak; wake_on only from version 2.
         for theirs, want in ((1, {"type": "hello", "protocol": 1, "seq": 0, "name": "fifo-firstfit-py"}),
                              (2, {"type": "hello", "protocol": 2, "seq": 0, "name": "fifo-firstfit-py", "wake_on": ["fit"]}),
-                             (3, {"type": "hello", "protocol": 2, "seq": 0, "name": "fifo-firstfit-py", "wake_on": ["fit"]})):
+                             (3, {"type": "hello", "protocol": 3, "seq": 0, "name": "fifo-firstfit-py", "wake_on": ["fit"]}),
+                             (4, {"type": "hello", "protocol": 3, "seq": 0, "name": "fifo-firstfit-py", "wake_on": ["fit"]})):
             rc, answers = converse(fifo_firstfit.FIFOFirstFit(), [hello(protocol=theirs)])
             self.assertEqual((rc, answers[0]), (0, want))
+
+    def test_compact_form(self):
+        # Protocol 3 writes arrivals and finishes as arrays and leaves out
+        # empty lists: the state and the answers are version 2's.
+        def v3(m):
+            m = dict(m)
+            if "arrived" in m:
+                m["arrived"] = [[a["job"], a["id"], a["submit"],
+                                 [[t["role"], t["instances"], t["gpu"], t["cpu"], t["mem_gib"]] for t in a["tasks"]],
+                                 a.get("user", ""), a.get("model", "")] + ([a["duration"]] if "duration" in a else [])
+                                for a in m["arrived"]]
+            if "finished" in m:
+                m["finished"] = [[f["job"], f["finish"]] for f in m["finished"]]
+            return {k: x for k, x in m.items() if x != []}
+
+        two = job(2, 0, 2, inst=2)
+        two["tasks"].append({"role": "ps", "instances": 1, "gpu": 0, "cpu": 4, "mem_gib": 2})
+        two["duration"] = 30.5
+        messages = [
+            {"type": "decide", "seq": 1, "now": 0, "cluster": CLUSTER,
+             "arrived": [job(0, 0, 6), job(1, 0, 4, inst=3), two], "finished": [],
+             "free": [[0, 8, 96, 512], [1, 8, 96, 512]]},
+            {"type": "decide", "seq": 2, "now": 50, "arrived": [], "finished": [{"job": 0, "finish": 40}],
+             "free": [[0, 8, 96, 512]]},
+            {"type": "decide", "seq": 3, "now": 60, "arrived": [job(3, 60, 1)], "finished": [], "free": []},
+            {"type": "end", "seq": 4, "now": 90, "finished": [{"job": 3, "finish": 90}]},
+        ]
+        seen = []
+        for form in (lambda m: m, v3):
+            st = State()
+            jobs = []
+            for m in messages:
+                st.update(form(m))
+                jobs += [(j.index, j.id, j.submit, j.user, j.model, j.tasks, j.instances, j.total, j.shape, j.duration)
+                         for j in st.arrived]
+                st.apply([start(j, [0] * len(j.instances)) for j in st.arrived])
+                jobs.append((st.now, [j.index for j in st.finished], [f[:] for f in st.free], st.done))
+            seen.append(jobs)
+        self.assertEqual(seen[0], seen[1])
+        self.assertEqual(seen[1][1][5], [{"role": "worker", "instances": 3, "gpu": 4, "cpu": 6, "mem_gib": 10}])
+        answers = [converse(fifo_firstfit.FIFOFirstFit(), [hello(protocol=v)] + [form(m) for m in messages])
+                   for v, form in ((2, lambda m: m), (3, v3))]
+        self.assertEqual(answers[0][1][1:], answers[1][1][1:])
+        self.assertEqual(answers[1][1][0]["protocol"], 3)
 
     def test_exception_is_an_error_answer(self):
         class Broken(Policy):

@@ -250,6 +250,8 @@ while r.readline():
 // on server 0, what the Python example answers), beside the same run with
 // the built-in fifo-firstfit. The difference is the protocol's share on
 // this side: the message written, the answer parsed and validated.
+// protocol is the newest version's compact messages (the Python
+// client's), protocol-v2 the objects an older policy is sent.
 func BenchmarkGoSide(b *testing.B) {
 	cfg := sim.DefaultConfig()
 	cfg.Speed = sim.SpeedStandalone
@@ -267,33 +269,44 @@ func BenchmarkGoSide(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
-	b.Run("protocol", func(b *testing.B) {
-		var peer echoPolicy
-		p, err := external.NewConn(context.Background(), external.Config{Name: "go"}, &peer, &peer)
-		if err != nil {
-			b.Fatal(err)
-		}
-		jobs := protocolJobs(b.N)
-		b.ReportAllocs()
-		b.ResetTimer()
-		if _, err := sim.Run(context.Background(), c, jobs, p, cfg, nil); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		if err := p.Close(); err != nil {
-			b.Fatal(err)
-		}
-	})
+	for _, v := range []struct {
+		name    string
+		version int
+	}{{"protocol", external.Protocol}, {"protocol-v2", 2}} {
+		b.Run(v.name, func(b *testing.B) {
+			peer := echoPolicy{version: v.version}
+			p, err := external.NewConn(context.Background(), external.Config{Name: "go"}, &peer, &peer)
+			if err != nil {
+				b.Fatal(err)
+			}
+			jobs := protocolJobs(b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			if _, err := sim.Run(context.Background(), c, jobs, p, cfg, nil); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if err := p.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
 }
 
 // echoPolicy is the other end of a connection, in this process: it
-// answers the hello with wake_on fit and each decide message n by
-// starting job n-1 on server 0.
+// answers the hello with its version and wake_on fit, and each decide
+// message n by starting job n-1 on server 0.
 type echoPolicy struct {
-	answer []byte
+	version int
+	answer  []byte
+	log     [][]byte // the messages written to it, when keep is set
+	keep    bool
 }
 
 func (e *echoPolicy) Write(msg []byte) (int, error) {
+	if e.keep {
+		e.log = append(e.log, bytes.Clone(msg))
+	}
 	seq := 0
 	if i := bytes.Index(msg, []byte(`"seq":`)); i >= 0 {
 		for _, c := range msg[i+len(`"seq":`):] {
@@ -305,7 +318,9 @@ func (e *echoPolicy) Write(msg []byte) (int, error) {
 	}
 	switch {
 	case bytes.HasPrefix(msg, []byte(`{"type":"hello"`)):
-		e.answer = append(e.answer, `{"type":"hello","protocol":2,"seq":0,"name":"go","wake_on":["fit"]}`+"\n"...)
+		e.answer = append(e.answer, `{"type":"hello","protocol":`...)
+		e.answer = strconv.AppendInt(e.answer, int64(e.version), 10)
+		e.answer = append(e.answer, `,"seq":0,"name":"go","wake_on":["fit"]}`+"\n"...)
 	case bytes.HasPrefix(msg, []byte(`{"type":"decide"`)):
 		e.answer = append(e.answer, `{"type":"decisions","seq":`...)
 		e.answer = strconv.AppendInt(e.answer, int64(seq), 10)

@@ -192,7 +192,7 @@ func TestHelloErrors(t *testing.T) {
 		rule error
 		want string
 	}{
-		{"version", external.ErrVersion, "schedlab speaks protocols 1 to 2, the policy 99"},
+		{"version", external.ErrVersion, "schedlab speaks protocols 1 to 3, the policy 99"},
 		{"wake-on-v1", external.ErrMalformed, "wake_on needs protocol 2, the policy speaks 1"},
 		{"wake-on-bad", external.ErrMalformed, `wake_on "sometimes": want "arrival", "finish" or "fit"`},
 		{"wake-on-empty", external.ErrMalformed, "wake_on is empty"},

@@ -9,7 +9,11 @@ import (
 
 // Protocol is the newest version of docs/policy-protocol.md this package
 // speaks; it accepts a policy that answers any version from 1 to it.
-const Protocol = 2
+const Protocol = 3
+
+// compact is the first version whose decide and end messages write
+// arrivals and finishes as arrays and leave out empty lists.
+const compact = 3
 
 // The messages are written by hand rather than by encoding/json: they are
 // the hot path of every decision (a few hundred bytes, no reflection), and
@@ -133,6 +137,57 @@ func appendJob(b []byte, js *sim.JobState, oracle bool) []byte {
 		b = appendFloat(b, js.DurationS)
 	}
 	return append(b, '}')
+}
+
+// appendJob3 is appendJob's arrival in protocol 3's array form:
+// [job, id, submit, [[role, instances, gpu, cpu, mem_gib], ...], user,
+// model] and the standalone duration last, only for an oracle.
+func appendJob3(b []byte, js *sim.JobState, oracle bool) []byte {
+	j := js.Job
+	b = append(b, '[')
+	b = appendInt(b, js.Index)
+	b = append(b, ',')
+	b = appendString(b, j.JobID)
+	b = append(b, ',')
+	b = appendFloat(b, js.SubmitS)
+	b = append(b, ',', '[')
+	for k, t := range j.Tasks {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendString(b, t.Role)
+		b = append(b, ',')
+		b = appendInt(b, int(t.Instances))
+		b = append(b, ',')
+		b = appendFloat(b, t.GPU)
+		b = append(b, ',')
+		b = appendFloat(b, t.CPU)
+		b = append(b, ',')
+		b = appendFloat(b, t.MemGiB)
+		b = append(b, ']')
+	}
+	b = append(b, ']', ',')
+	b = appendString(b, j.User)
+	b = append(b, ',')
+	b = appendString(b, j.Model)
+	if oracle {
+		b = append(b, ',')
+		b = appendFloat(b, js.DurationS)
+	}
+	return append(b, ']')
+}
+
+// appendFinish writes a finish in the form of version v.
+func appendFinish(b []byte, r sim.JobResult, v int) []byte {
+	if v < compact {
+		return appendFinished(b, r)
+	}
+	b = append(b, '[')
+	b = appendInt(b, r.Index)
+	b = append(b, ',')
+	b = appendFloat(b, r.FinishS)
+	return append(b, ']')
 }
 
 func appendFinished(b []byte, r sim.JobResult) []byte {

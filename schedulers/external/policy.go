@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -42,10 +43,13 @@ type Policy struct {
 	// When the policy wants to be asked (the hello's wake_on; all false:
 	// at every decision point), and what the decision points it was not
 	// asked at have gathered for the next message.
-	ask   wakeOn
-	wake  float64         // the last answer's wake time, 0 for none
-	held  []sim.JobResult // finishes since the last message, not yet sent
-	asked int             // decide messages sent
+	ask wakeOn
+	// The protocol version the policy answered the hello with: from
+	// compact on, messages are written in the array form.
+	version int
+	wake    float64         // the last answer's wake time, 0 for none
+	held    []sim.JobResult // finishes since the last message, not yet sent
+	asked   int             // decide messages sent
 
 	// The watchdog of exchange (arm): one timer that an exchange does not
 	// touch. It reads the exchange's deadline when it fires, and kills
@@ -167,6 +171,7 @@ func (p *Policy) hello(ctx context.Context) error {
 	if a.Protocol < 1 || a.Protocol > Protocol {
 		return p.fail(fmt.Errorf("%w: schedlab speaks protocols 1 to %d, the policy %d", ErrVersion, Protocol, a.Protocol))
 	}
+	p.version = a.Protocol
 	if a.WakeOn != nil {
 		ask, err := parseWakeOn(a.Protocol, a.WakeOn)
 		if err != nil {
@@ -238,8 +243,10 @@ func (p *Policy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 }
 
 // appendDecide writes the decide message of st: what changed since the
-// previous one.
+// previous one. From protocol 3 on, arrivals and finishes are arrays and
+// an empty list is left out with its key.
 func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
+	v3 := p.version >= compact
 	b = append(b, `{"type":"decide","seq":`...)
 	b = appendInt(b, p.seq)
 	b = append(b, `,"now":`...)
@@ -253,6 +260,7 @@ func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
 	// of the queue (it is in submission order and they are the latest), so
 	// the walk stops at the first announced job; should that ever miss
 	// one, the count of waiting jobs says so and the whole queue is read.
+	key := len(b)
 	b = appendKey(b, "arrived")
 	b = append(b, '[')
 	from := len(st.Pending)
@@ -271,28 +279,34 @@ func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendJob(b, js, p.cfg.Oracle)
+		if v3 {
+			b = appendJob3(b, js, p.cfg.Oracle)
+		} else {
+			b = appendJob(b, js, p.cfg.Oracle)
+		}
 		p.announce(js)
 	}
-	b = append(b, ']')
+	b = closeList(b, key, v3 && first)
+	key = len(b)
 	b = appendKey(b, "finished")
 	b = append(b, '[')
 	for i, r := range p.held {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendFinished(b, r)
+		b = appendFinish(b, r, p.version)
 		p.reported[r.Index] = true
 	}
 	for i, r := range st.Since.Finished {
 		if i > 0 || len(p.held) > 0 {
 			b = append(b, ',')
 		}
-		b = appendFinished(b, r)
+		b = appendFinish(b, r, p.version)
 		p.reported[r.Index] = true
 	}
+	b = closeList(b, key, v3 && len(p.held)+len(st.Since.Finished) == 0)
 	p.held = p.held[:0]
-	b = append(b, ']')
+	key = len(b)
 	b = appendKey(b, "free")
 	b = append(b, '[')
 	first = true
@@ -315,8 +329,18 @@ func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
 		b = appendFloat(b, f.MemGiB)
 		b = append(b, ']')
 	}
+	b = closeList(b, key, v3 && first)
 	p.begun = true
-	return append(b, "]}\n"...)
+	return append(b, "}\n"...)
+}
+
+// closeList ends the list whose key starts at b[key:], or, when drop is
+// set (an empty list in protocol 3), takes the key back out.
+func closeList(b []byte, key int, drop bool) []byte {
+	if drop {
+		return b[:key]
+	}
+	return append(b, ']')
 }
 
 func (p *Policy) announced(i int) bool { return i < len(p.jobs) && p.jobs[i] != nil }
@@ -500,6 +524,9 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	if werr == nil {
 		line, rerr = p.r.ReadSlice('\n')
 	}
+	if p.seq%yieldEvery == 0 {
+		runtime.Gosched()
+	}
 	if p.proc != nil {
 		// Once the watchdog has fired the child is gone, answer or not.
 		if fired := !p.deadline.CompareAndSwap(deadline, 0); fired || ctx.Err() != nil {
@@ -544,6 +571,18 @@ func (p *Policy) exchange(ctx context.Context, msg []byte, timeout time.Duration
 	}
 	return &a, nil
 }
+
+// yieldEvery is how many exchanges pass between two yields of the
+// goroutine that makes them. A goroutine that only blocks in reads and
+// writes never goes through the scheduler, so every 10 ms the runtime's
+// monitor takes its P from it in a read (a forced preemption), and the
+// monitor then polls every 20 µs for a while, on the core the policy
+// wants, while the read's return takes the slow path. A yield every 64
+// exchanges (a few milliseconds at tens of microseconds an exchange)
+// starts a new scheduling tick before that. On BenchmarkProtocol it took
+// the nanosleep calls from 0.15–0.32 to 0.02–0.03 a decision, the futex
+// calls (0.03–0.12) to 0.04–0.045 (docs/measurements.md).
+const yieldEvery = 64
 
 // arm starts the watchdog of one exchange and returns its deadline: the
 // child's group is killed once timeout has passed, or when ctx is done.
@@ -688,7 +727,7 @@ func (p *Policy) End(ctx context.Context, res *sim.Result) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendFinished(b, r)
+			b = appendFinish(b, r, p.version)
 		}
 		b = append(b, ']')
 		b = appendKey(b, "metrics")
