@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"gonum.org/v1/gonum/floats"
@@ -45,6 +46,11 @@ type ECCStack struct {
 	ms                    []float64 // scratch: one layer's Ms
 
 	dirty, next []bool
+	// reads[li] marks the rows of layer li's output that are computed
+	// and srcs[li] the rows whose products H·Msᵀ are, nil for all
+	// (Reads): the rows the caller reads of the last layer's output and
+	// every row they depend on.
+	reads, srcs [][]bool
 	only        []bool // Only's rows of the last layer, nil for all
 	onlyRows    []int  // the same rows, ascending
 	zOnly       []float64
@@ -83,6 +89,9 @@ func (s *ECCStack) Invalidate() { s.valid = false }
 // it.
 func (s *ECCStack) Only(rows []int) {
 	s.valid = false
+	if rows != nil && s.reads != nil {
+		panic("nn: ECCStack.Only on a stack restricted by Reads")
+	}
 	if rows == nil {
 		s.only, s.onlyRows = nil, nil
 		return
@@ -102,6 +111,50 @@ func (s *ECCStack) Only(rows []int) {
 	}
 }
 
+// Reads restricts the stack to the rows of the last layer's output
+// the caller reads (nil: every row): Forward then computes, at every
+// layer, only the rows those depend on (a row's own and its sources'
+// at the layer before), each with the bits of a whole pass, and the
+// other rows of the output and of Layer hold stale values. A stack
+// restricted by Reads cannot be recorded (Record, RecordLayers) nor
+// restricted by Only. Retarget lifts it.
+//
+// The MARL actor reads its inner stacks at the candidate rows alone:
+// the last layer's switch rows, a third of what an incremental pass
+// recomputed, are read by nothing.
+func (s *ECCStack) Reads(rows []int) {
+	s.valid = false
+	if rows == nil {
+		s.reads, s.srcs = nil, nil
+		return
+	}
+	if s.only != nil {
+		panic("nn: ECCStack.Reads on a stack restricted by Only")
+	}
+	n := s.g.Nodes
+	need := make([]bool, n)
+	for _, u := range rows {
+		if u < 0 || u >= n {
+			panic(fmt.Sprintf("nn: ECCStack.Reads: row %d of %d nodes", u, n))
+		}
+		need[u] = true
+	}
+	s.reads, s.srcs = make([][]bool, len(s.layers)), make([][]bool, len(s.layers))
+	for li := len(s.layers) - 1; li >= 0; li-- {
+		s.reads[li] = need
+		src, prev := make([]bool, n), slices.Clone(need)
+		for u, ok := range need {
+			if !ok {
+				continue
+			}
+			for _, e := range s.in[u] {
+				src[s.g.Src[e]], prev[s.g.Src[e]] = true, true
+			}
+		}
+		s.srcs[li], need = src, prev
+	}
+}
+
 // Retarget makes s the stack of the same layers over g, as
 // NewECCStack(layers, g) would, keeping its buffers when g has as many
 // nodes: one stack serves several graphs in turn (a learner's partitions,
@@ -109,6 +162,7 @@ func (s *ECCStack) Only(rows []int) {
 // pass.
 func (s *ECCStack) Retarget(g *Graph) {
 	s.valid, s.only, s.onlyRows = false, nil, nil
+	s.reads, s.srcs = nil, nil
 	if g == s.g {
 		return
 	}
@@ -234,7 +288,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		// aggregates first and needs none).
 		s.rows = s.rows[:0]
 		for u, c := range s.dirty {
-			if c && !restricted {
+			if c && !restricted && (s.srcs == nil || s.srcs[li][u]) {
 				s.rows = append(s.rows, u)
 			}
 		}
@@ -248,6 +302,11 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 				for _, v := range s.succ[u] {
 					s.next[v] = true
 				}
+			}
+		}
+		if s.reads != nil {
+			for u, keep := range s.reads[li] {
+				s.next[u] = s.next[u] && keep
 			}
 		}
 		if restricted {
@@ -333,6 +392,9 @@ func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
 // have a gradient of 0 (the parameters' sums over rows keep their
 // order), without those rows' products.
 func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
+	if s.reads != nil {
+		panic("nn: ECCStack.RecordLayers of a stack restricted by Reads")
+	}
 	s.Forward(x.Data, ef.Data)
 	h := x
 	f := ef.Cols
