@@ -675,6 +675,8 @@ func (l *learner) segment(p int) *nn.ECCSegment {
 		l.cands = append(l.cands, len(l.cands))
 	}
 	l.inner.SetHead(l.e.net.group.cand, l.cands[:len(pt.cands)])
+	// embed reads the output at the candidates' rows alone.
+	l.inner.Reads(l.cands[:len(pt.cands)])
 	return l.inner
 }
 
