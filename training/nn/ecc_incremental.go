@@ -46,6 +46,7 @@ type ECCStack struct {
 	ms                    []float64 // scratch: one layer's Ms
 
 	dirty, next []bool
+	aggr        []bool // rows whose aggregation changes (a source's or an edge's change)
 	// reads[li] marks the rows of layer li's output that are computed
 	// and srcs[li] the rows whose products H·Msᵀ are, nil for all
 	// (Reads): the rows the caller reads of the last layer's output and
@@ -293,16 +294,24 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 		}
 		s.productRows(hin, d, s.mt[li], yw, y)
-		// Nodes whose aggregation changes: a changed source or edge.
-		for u := range s.next {
-			s.next[u] = s.dirty[u] || edgeDst[u]
+		// Nodes whose aggregation changes (a changed source or edge;
+		// every node in a full pass, whose buffers may hold another
+		// graph's), and whose output does: those and the changed rows.
+		if len(s.aggr) != n {
+			s.aggr = make([]bool, n)
+		}
+		for u := range s.aggr {
+			s.aggr[u] = full || edgeDst[u]
 		}
 		for u, c := range s.dirty {
 			if c {
 				for _, v := range s.succ[u] {
-					s.next[v] = true
+					s.aggr[v] = true
 				}
 			}
+		}
+		for u := range s.next {
+			s.next[u] = s.dirty[u] || s.aggr[u]
 		}
 		if s.reads != nil {
 			for u, keep := range s.reads[li] {
@@ -315,7 +324,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			s.rows = s.rows[:0]
 			for u, c := range s.next {
-				if c {
+				if c && s.aggr[u] {
 					s.rows = append(s.rows, u)
 				}
 			}
@@ -324,7 +333,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		if !restricted {
 			s.rows = s.rows[:0]
 			for u, c := range s.next {
-				if c {
+				if c && s.aggr[u] {
 					s.rows = append(s.rows, u)
 				}
 			}
