@@ -121,8 +121,8 @@ func (s *ECCStack) Only(rows []int) {
 // restricted by Only. Retarget lifts it.
 //
 // The MARL actor reads its inner stacks at the candidate rows alone:
-// the last layer's switch rows, a third of what an incremental pass
-// recomputed, are read by nothing.
+// the last layer's switch rows, which nothing reads, were about a
+// quarter of the rows its incremental passes recomputed.
 func (s *ECCStack) Reads(rows []int) {
 	s.valid = false
 	if rows == nil {
@@ -132,28 +132,37 @@ func (s *ECCStack) Reads(rows []int) {
 	if s.only != nil {
 		panic("nn: ECCStack.Reads on a stack restricted by Only")
 	}
-	n := s.g.Nodes
+	s.reads, s.srcs = readSets("ECCStack", s.g, s.in, len(s.layers), rows)
+}
+
+// readSets returns, for a stack of layers over g (in: each node's
+// incoming edges) whose last output is read at rows, each layer's
+// output rows those depend on (reads) and the rows whose products
+// H·Msᵀ the layer reads (srcs: the sources of its reads rows).
+func readSets(who string, g *Graph, in [][]int, layers int, rows []int) (reads, srcs [][]bool) {
+	n := g.Nodes
 	need := make([]bool, n)
 	for _, u := range rows {
 		if u < 0 || u >= n {
-			panic(fmt.Sprintf("nn: ECCStack.Reads: row %d of %d nodes", u, n))
+			panic(fmt.Sprintf("nn: %s.Reads: row %d of %d nodes", who, u, n))
 		}
 		need[u] = true
 	}
-	s.reads, s.srcs = make([][]bool, len(s.layers)), make([][]bool, len(s.layers))
-	for li := len(s.layers) - 1; li >= 0; li-- {
-		s.reads[li] = need
+	reads, srcs = make([][]bool, layers), make([][]bool, layers)
+	for li := layers - 1; li >= 0; li-- {
+		reads[li] = need
 		src, prev := make([]bool, n), slices.Clone(need)
 		for u, ok := range need {
 			if !ok {
 				continue
 			}
-			for _, e := range s.in[u] {
-				src[s.g.Src[e]], prev[s.g.Src[e]] = true, true
+			for _, e := range in[u] {
+				src[g.Src[e]], prev[g.Src[e]] = true, true
 			}
 		}
-		s.srcs[li], need = src, prev
+		srcs[li], need = src, prev
 	}
+	return reads, srcs
 }
 
 // Retarget makes s the stack of the same layers over g, as

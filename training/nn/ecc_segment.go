@@ -202,29 +202,8 @@ func (s *ECCSegment) Reads(rows []int) {
 	if s.reads != nil && slices.Equal(rows, s.readRows) {
 		return
 	}
-	n := s.g.Nodes
-	need := make([]bool, n)
-	for _, u := range rows {
-		if u < 0 || u >= n {
-			panic(fmt.Sprintf("nn: ECCSegment.Reads: row %d of %d nodes", u, n))
-		}
-		need[u] = true
-	}
+	s.reads, s.srcs = readSets("ECCSegment", s.g, s.in, len(s.layers), rows)
 	s.readRows = append(s.readRows[:0], rows...)
-	s.reads, s.srcs = make([][]bool, len(s.layers)), make([][]bool, len(s.layers))
-	for li := len(s.layers) - 1; li >= 0; li-- {
-		s.reads[li] = need
-		src, prev := make([]bool, n), slices.Clone(need)
-		for u, ok := range need {
-			if !ok {
-				continue
-			}
-			for _, e := range s.in[u] {
-				src[s.g.Src[e]], prev[s.g.Src[e]] = true, true
-			}
-		}
-		s.srcs[li], need = src, prev
-	}
 }
 
 // Len returns the number of steps added since the last Backward.
