@@ -341,13 +341,13 @@ func (a *actor) partFits(u int, d sim.Resources) bool {
 // among the server's groups that have the task's GPUs (MARL paper §VI-A).
 func (a *actor) pickSocket(server int, d sim.Resources) int {
 	var ok []int
-	for k := range a.v.socks(server) {
+	for k := range a.v.sock[server] {
 		if a.v.socketFits(server, k, d) {
 			ok = append(ok, k)
 		}
 	}
 	if len(ok) == 0 {
-		return a.rng.IntN(len(a.v.socks(server)))
+		return a.rng.IntN(len(a.v.sock[server]))
 	}
 	return ok[a.rng.IntN(len(ok))]
 }

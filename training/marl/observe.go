@@ -22,22 +22,18 @@ type placedCount struct {
 // candidates, and the network load per link direction as the simulator
 // counts it, with tentative bookings of the decision applied on top.
 type view struct {
-	cg   *clusterGraph
-	n    int // concurrent job slots (Config.Jobs)
-	free []sim.Resources
-	// sock holds every server's sockets, server s's from sockOff[s] on
-	// (socks): one array, which an observation reads a pod's worth of
-	// in order, where one per server cost a cache miss per candidate.
-	sock    []sim.Resources
-	sockOff []int
-	pcie    [][]float64
-	flows   []float64 // per sim.DirectedLink, flows crossing the link that way
-	placed  map[int][]placedCount
-	jobs    map[int]*sim.JobState
-	recent  [][]int // per partition, jobs with tasks there, most recent first
-	ctx     *edgeCtx
-	linkB   []sim.DirectedLink
-	hit     []bool // per topology link, scratch of bookFlows
+	cg     *clusterGraph
+	n      int // concurrent job slots (Config.Jobs)
+	free   []sim.Resources
+	sock   [][]sim.Resources
+	pcie   [][]float64
+	flows  []float64 // per sim.DirectedLink, flows crossing the link that way
+	placed map[int][]placedCount
+	jobs   map[int]*sim.JobState
+	recent [][]int // per partition, jobs with tasks there, most recent first
+	ctx    *edgeCtx
+	linkB  []sim.DirectedLink
+	hit    []bool // per topology link, scratch of bookFlows
 }
 
 func newView(cg *clusterGraph, slots int) *view {
@@ -49,20 +45,17 @@ func (v *view) refresh(st *sim.State) {
 	c := v.cg.cluster
 	v.free = append(v.free[:0], st.Free...)
 	if v.sock == nil {
-		v.sockOff = make([]int, len(c.Servers)+1)
-		for s := range c.Servers {
-			v.sockOff[s+1] = v.sockOff[s] + len(c.Servers[s].Kind.Sockets)
-		}
-		v.sock = make([]sim.Resources, v.sockOff[len(c.Servers)])
+		v.sock = make([][]sim.Resources, len(c.Servers))
 		v.pcie = make([][]float64, len(c.Servers))
 		v.flows = make([]float64, 2*len(c.Topology.Links))
 		v.hit = make([]bool, len(c.Topology.Links))
 	}
 	for s := range c.Servers {
 		socks := c.Servers[s].Kind.Sockets
+		v.sock[s] = v.sock[s][:0]
 		v.pcie[s] = v.pcie[s][:0]
-		for k, so := range socks {
-			v.sock[v.sockOff[s]+k] = sim.Resources{GPU: so.GPUs, CPU: so.Cores}
+		for _, so := range socks {
+			v.sock[s] = append(v.sock[s], sim.Resources{GPU: so.GPUs, CPU: so.Cores})
 			v.pcie[s] = append(v.pcie[s], 0)
 		}
 	}
@@ -88,9 +81,8 @@ func (v *view) refresh(st *sim.State) {
 		for i, sl := range js.Slots {
 			in := js.Instances[i]
 			k := max(sl.Socket, 0)
-			so := &v.socks(sl.Server)[k]
-			so.GPU -= in.Demand.GPU
-			so.CPU -= in.Demand.CPU
+			v.sock[sl.Server][k].GPU -= in.Demand.GPU
+			v.sock[sl.Server][k].CPU -= in.Demand.CPU
 			v.pcie[sl.Server][k] += in.Load.P
 			v.count(js.Index, in.Role, sl.Server, k, 1)
 		}
@@ -239,9 +231,8 @@ func (v *view) has(j, part int) bool {
 func (v *view) book(js *sim.JobState, i, server, socket int) {
 	in := js.Instances[i]
 	v.free[server] = v.free[server].Sub(in.Demand)
-	so := &v.socks(server)[socket]
-	so.GPU -= in.Demand.GPU
-	so.CPU -= in.Demand.CPU
+	v.sock[server][socket].GPU -= in.Demand.GPU
+	v.sock[server][socket].CPU -= in.Demand.CPU
 	v.count(js.Index, in.Role, server, socket, 1)
 	p := v.cg.candIdx[server][socket].part
 	if len(v.recent[p]) == 0 || v.recent[p][0] != js.Index {
@@ -255,19 +246,13 @@ func (v *view) unbook(js *sim.JobState, slots []sim.Slot) {
 	for i, sl := range slots {
 		in := js.Instances[i]
 		v.free[sl.Server] = v.free[sl.Server].Add(in.Demand)
-		so := &v.socks(sl.Server)[sl.Socket]
-		so.GPU += in.Demand.GPU
-		so.CPU += in.Demand.CPU
+		v.sock[sl.Server][sl.Socket].GPU += in.Demand.GPU
+		v.sock[sl.Server][sl.Socket].CPU += in.Demand.CPU
 	}
 	delete(v.placed, js.Index)
 	for p := range v.recent {
 		v.recent[p] = slices.DeleteFunc(v.recent[p], func(x int) bool { return x == js.Index })
 	}
-}
-
-// socks returns server's sockets' free resources.
-func (v *view) socks(server int) []sim.Resources {
-	return v.sock[v.sockOff[server]:v.sockOff[server+1]]
 }
 
 // fits reports whether a task of demand d may go to candidate k of
@@ -286,7 +271,7 @@ func (v *view) fits(p, k int, d sim.Resources) bool {
 
 func (v *view) socketFits(server, socket int, d sim.Resources) bool {
 	capGPU := v.cg.cluster.Servers[server].Kind.Sockets[socket].GPUs
-	return v.socks(server)[socket].GPU >= min(d.GPU, capGPU)-1e-9
+	return v.sock[server][socket].GPU >= min(d.GPU, capGPU)-1e-9
 }
 
 // slots returns the concurrent jobs of partition p as seen when placing
@@ -357,10 +342,9 @@ func (v *view) observeInto(o *obs, p int, cur *sim.JobState, inst int) *obs {
 	for k, c := range pt.cands {
 		row := o.x0[k*f0:]
 		if c.socket >= 0 {
-			socks := v.socks(c.server)
-			f := socks[c.socket]
+			f := v.sock[c.server][c.socket]
 			row[0], row[1] = f.GPU/gpuScale, f.CPU/cpuScale
-			row[2] = v.free[c.server].MemGiB / float64(len(socks)) / memScale
+			row[2] = v.free[c.server].MemGiB / float64(len(v.sock[c.server])) / memScale
 		} else {
 			f := v.free[c.server]
 			row[0], row[1], row[2] = f.GPU/gpuScale, f.CPU/cpuScale, f.MemGiB/memScale
