@@ -568,9 +568,9 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 	for i := 0; i < n; i++ {
 		if full || !sameBits(c.x[i*in:(i+1)*in], x[i*in:(i+1)*in]) {
 			c.rows = append(c.rows, i)
+			copy(c.x[i*in:(i+1)*in], x[i*in:(i+1)*in]) // the others hold
 		}
 	}
-	copy(c.x, x)
 	r := len(c.rows)
 	if r > 0 {
 		c.buf = resize(c.buf, r*in)
