@@ -101,7 +101,10 @@ func (a *actor) inner(p int, acting bool) innerPass {
 		if g := a.e.cg.parts[p].graph; a.e.net.cfg.Precision == PrecisionFloat32 {
 			(*cs)[p] = nn.NewECCStack32(a.e.net.inner, g)
 		} else {
-			(*cs)[p] = nn.NewECCStack(a.e.net.inner, g)
+			s := nn.NewECCStack(a.e.net.inner, g)
+			// embed reads the output at the candidates' rows alone.
+			s.Reads(a.e.candidateRows(p))
+			(*cs)[p] = s
 		}
 	}
 	return (*cs)[p]

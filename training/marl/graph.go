@@ -90,6 +90,7 @@ type interGraph struct {
 	tier     []float64
 	links    [][]sim.DirectedLink // per directed edge, the topology links it aggregates, crossed the edge's way
 	linkIDs  []int                // every topology link its edges stand for, ascending
+	edgesOf  [][]int              // per sim.DirectedLink, the edges whose links hold it
 	switches []int                // topology nodes of the shared switches
 }
 
@@ -381,6 +382,14 @@ func buildInter(c *sim.Cluster, parts int, owner []int) *interGraph {
 	}
 	slices.Sort(ig.linkIDs)
 	ig.linkIDs = slices.Compact(ig.linkIDs)
+	ig.edgesOf = make([][]int, 2*len(c.Topology.Links))
+	for k, ls := range ig.links {
+		for _, dl := range ls {
+			if es := ig.edgesOf[dl]; len(es) == 0 || es[len(es)-1] != k {
+				ig.edgesOf[dl] = append(es, k)
+			}
+		}
+	}
 	g, err := nn.NewGraph(ig.nodes, src, dst)
 	if err != nil {
 		panic("marl: inter-scheduler graph: " + err.Error()) // indices are ours

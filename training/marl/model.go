@@ -414,6 +414,16 @@ func (e *evaluator) schedulerRows() []int {
 	return rows
 }
 
+// candidateRows returns partition p's candidate rows, 0..M−1: the
+// graph's first nodes, all embed reads of the inner stack's output.
+func (e *evaluator) candidateRows(p int) []int {
+	rows := make([]int, len(e.cg.parts[p].cands))
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
 // interLayers runs the inter-scheduler ECC stack on the tape: zc holds
 // every step's schedulers' z⁰ (pn rows per step), the acting agent's row
 // still to be replaced by its own z0 row. With a cache (one step), the
@@ -665,6 +675,8 @@ func (l *learner) segment(p int) *nn.ECCSegment {
 		l.cands = append(l.cands, len(l.cands))
 	}
 	l.inner.SetHead(l.e.net.group.cand, l.cands[:len(pt.cands)])
+	// embed reads the output at the candidates' rows alone.
+	l.inner.Reads(l.cands[:len(pt.cands)])
 	return l.inner
 }
 

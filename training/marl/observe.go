@@ -132,8 +132,9 @@ func (v *view) bookFlows(js *sim.JobState, slots []sim.Slot) []int {
 
 // edgeFeatures computes (bandwidth, load, tier) of every edge; with a
 // previous value, only those of the partitions listed in changed and,
-// with inter set, of the inter-scheduler graph, the others' being taken
-// from prev.
+// with inter set, of the inter-scheduler edges over the links just
+// booked (v.linkB: the flows changed there alone), the others' being
+// taken from prev.
 func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 	ctx := &edgeCtx{inner: make([][]float64, len(v.cg.parts))}
 	for p, pt := range v.cg.parts {
@@ -156,20 +157,39 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 		}
 		ctx.inner[p] = ef
 	}
-	if ig := v.cg.inter; ig != nil && prev != nil && !inter {
+	ig := v.cg.inter
+	switch {
+	case ig == nil:
+	case prev != nil && !inter:
 		ctx.inter = prev.inter
-	} else if ig != nil {
+	case prev != nil:
+		// Only the loads of the edges over the links just booked
+		// (v.linkB) changed: the others keep prev's bits.
+		ef := slices.Clone(prev.inter)
+		for _, dl := range v.linkB {
+			for _, k := range ig.edgesOf[dl] {
+				ef[k*edgeFeatures+1] = v.interLoad(k)
+			}
+		}
+		ctx.inter = ef
+	default:
 		ef := make([]float64, len(ig.gbps)*edgeFeatures)
 		for k := range ig.gbps {
-			var f float64
-			for _, dl := range ig.links[k] {
-				f += v.flows[dl]
-			}
-			ef[k*edgeFeatures], ef[k*edgeFeatures+1], ef[k*edgeFeatures+2] = ig.bw[k], flowFeature(f), ig.tier[k]/tierScale
+			ef[k*edgeFeatures], ef[k*edgeFeatures+1], ef[k*edgeFeatures+2] = ig.bw[k], v.interLoad(k), ig.tier[k]/tierScale
 		}
 		ctx.inter = ef
 	}
 	return ctx
+}
+
+// interLoad is the load feature of inter-scheduler edge k: the flows
+// over its links, summed in their order.
+func (v *view) interLoad(k int) float64 {
+	var f float64
+	for _, dl := range v.cg.inter.links[k] {
+		f += v.flows[dl]
+	}
+	return flowFeature(f)
 }
 
 // bandwidthFeature compresses capacities from 1 Gbit/s (VL2 server links)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"gonum.org/v1/gonum/floats"
@@ -45,6 +46,12 @@ type ECCStack struct {
 	ms                    []float64 // scratch: one layer's Ms
 
 	dirty, next []bool
+	aggr        []bool // rows whose aggregation changes (a source's or an edge's change)
+	// reads[li] marks the rows of layer li's output that are computed
+	// and srcs[li] the rows whose products H·Msᵀ are, nil for all
+	// (Reads): the rows the caller reads of the last layer's output and
+	// every row they depend on.
+	reads, srcs [][]bool
 	only        []bool // Only's rows of the last layer, nil for all
 	onlyRows    []int  // the same rows, ascending
 	zOnly       []float64
@@ -83,6 +90,9 @@ func (s *ECCStack) Invalidate() { s.valid = false }
 // it.
 func (s *ECCStack) Only(rows []int) {
 	s.valid = false
+	if rows != nil && s.reads != nil {
+		panic("nn: ECCStack.Only on a stack restricted by Reads")
+	}
 	if rows == nil {
 		s.only, s.onlyRows = nil, nil
 		return
@@ -102,6 +112,59 @@ func (s *ECCStack) Only(rows []int) {
 	}
 }
 
+// Reads restricts the stack to the rows of the last layer's output
+// the caller reads (nil: every row): Forward then computes, at every
+// layer, only the rows those depend on (a row's own and its sources'
+// at the layer before), each with the bits of a whole pass, and the
+// other rows of the output and of Layer hold stale values. A stack
+// restricted by Reads cannot be recorded (Record, RecordLayers) nor
+// restricted by Only. Retarget lifts it.
+//
+// The MARL actor reads its inner stacks at the candidate rows alone:
+// the last layer's switch rows, which nothing reads, were about a
+// quarter of the rows its incremental passes recomputed.
+func (s *ECCStack) Reads(rows []int) {
+	s.valid = false
+	if rows == nil {
+		s.reads, s.srcs = nil, nil
+		return
+	}
+	if s.only != nil {
+		panic("nn: ECCStack.Reads on a stack restricted by Only")
+	}
+	s.reads, s.srcs = readSets("ECCStack", s.g, s.in, len(s.layers), rows)
+}
+
+// readSets returns, for a stack of layers over g (in: each node's
+// incoming edges) whose last output is read at rows, each layer's
+// output rows those depend on (reads) and the rows whose products
+// H·Msᵀ the layer reads (srcs: the sources of its reads rows).
+func readSets(who string, g *Graph, in [][]int, layers int, rows []int) (reads, srcs [][]bool) {
+	n := g.Nodes
+	need := make([]bool, n)
+	for _, u := range rows {
+		if u < 0 || u >= n {
+			panic(fmt.Sprintf("nn: %s.Reads: row %d of %d nodes", who, u, n))
+		}
+		need[u] = true
+	}
+	reads, srcs = make([][]bool, layers), make([][]bool, layers)
+	for li := layers - 1; li >= 0; li-- {
+		reads[li] = need
+		src, prev := make([]bool, n), slices.Clone(need)
+		for u, ok := range need {
+			if !ok {
+				continue
+			}
+			for _, e := range in[u] {
+				src[g.Src[e]], prev[g.Src[e]] = true, true
+			}
+		}
+		srcs[li], need = src, prev
+	}
+	return reads, srcs
+}
+
 // Retarget makes s the stack of the same layers over g, as
 // NewECCStack(layers, g) would, keeping its buffers when g has as many
 // nodes: one stack serves several graphs in turn (a learner's partitions,
@@ -109,6 +172,7 @@ func (s *ECCStack) Only(rows []int) {
 // pass.
 func (s *ECCStack) Retarget(g *Graph) {
 	s.valid, s.only, s.onlyRows = false, nil, nil
+	s.reads, s.srcs = nil, nil
 	if g == s.g {
 		return
 	}
@@ -234,20 +298,33 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		// aggregates first and needs none).
 		s.rows = s.rows[:0]
 		for u, c := range s.dirty {
-			if c && !restricted {
+			if c && !restricted && (s.srcs == nil || s.srcs[li][u]) {
 				s.rows = append(s.rows, u)
 			}
 		}
 		s.productRows(hin, d, s.mt[li], yw, y)
-		// Nodes whose aggregation changes: a changed source or edge.
-		for u := range s.next {
-			s.next[u] = s.dirty[u] || edgeDst[u]
+		// Nodes whose aggregation changes (a changed source or edge;
+		// every node in a full pass, whose buffers may hold another
+		// graph's), and whose output does: those and the changed rows.
+		if len(s.aggr) != n {
+			s.aggr = make([]bool, n)
+		}
+		for u := range s.aggr {
+			s.aggr[u] = full || edgeDst[u]
 		}
 		for u, c := range s.dirty {
 			if c {
 				for _, v := range s.succ[u] {
-					s.next[v] = true
+					s.aggr[v] = true
 				}
+			}
+		}
+		for u := range s.next {
+			s.next[u] = s.dirty[u] || s.aggr[u]
+		}
+		if s.reads != nil {
+			for u, keep := range s.reads[li] {
+				s.next[u] = s.next[u] && keep
 			}
 		}
 		if restricted {
@@ -256,7 +333,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			}
 			s.rows = s.rows[:0]
 			for u, c := range s.next {
-				if c {
+				if c && s.aggr[u] {
 					s.rows = append(s.rows, u)
 				}
 			}
@@ -265,7 +342,7 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 		if !restricted {
 			s.rows = s.rows[:0]
 			for u, c := range s.next {
-				if c {
+				if c && s.aggr[u] {
 					s.rows = append(s.rows, u)
 				}
 			}
@@ -333,6 +410,9 @@ func (s *ECCStack) Record(t *Tape, x, ef *Node) *Node {
 // have a gradient of 0 (the parameters' sums over rows keep their
 // order), without those rows' products.
 func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
+	if s.reads != nil {
+		panic("nn: ECCStack.RecordLayers of a stack restricted by Reads")
+	}
 	s.Forward(x.Data, ef.Data)
 	h := x
 	f := ef.Cols
@@ -488,9 +568,9 @@ func (c *LinearRows) Forward(x []float64) []float64 {
 	for i := 0; i < n; i++ {
 		if full || !sameBits(c.x[i*in:(i+1)*in], x[i*in:(i+1)*in]) {
 			c.rows = append(c.rows, i)
+			copy(c.x[i*in:(i+1)*in], x[i*in:(i+1)*in]) // the others hold
 		}
 	}
-	copy(c.x, x)
 	r := len(c.rows)
 	if r > 0 {
 		c.buf = resize(c.buf, r*in)

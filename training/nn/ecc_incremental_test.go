@@ -130,6 +130,70 @@ func TestECCStackOnly(t *testing.T) {
 	t.Logf("rows: %d restricted, %d whole", only.Rows, all.Rows)
 }
 
+// TestECCStackReads restricts a stack to the rows its caller reads and
+// checks, over passes that change a few input rows or edges and one that
+// moves the parameters, that those rows hold the bits of ECC.Forward on
+// a tape, and that the stack computes fewer rows than a whole one. The
+// graph's in-degrees are small, as the MARL inner graphs' are, so a
+// read row's dependencies are not the whole graph.
+func TestECCStackReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const nodes, f = 300, 3
+	var src, dst []int
+	for u := 1; u < nodes; u++ { // a tree: every node below its parent
+		src, dst = append(src, u, (u-1)/2), append(dst, (u-1)/2, u)
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := NewParams()
+	dims := []int{17, 16, 16, 8}
+	layers := eccLayers(ps, dims, f, rng)
+	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
+	var rows []int
+	for u := 150; u < nodes; u += 3 { // leaves
+		rows = append(rows, u)
+	}
+	reads, all := NewECCStack(layers, g), NewECCStack(layers, g)
+	reads.Reads(rows)
+	out := dims[len(dims)-1]
+	for it := 0; it < 20; it++ {
+		switch {
+		case it == 10:
+			for _, p := range ps.List() {
+				for i := range p.Data {
+					p.Data[i] += 0.01 * rng.NormFloat64()
+				}
+			}
+			reads.Invalidate()
+			all.Invalidate()
+		case it > 0:
+			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
+			if it%3 == 0 {
+				ef[rng.IntN(len(ef))] = rng.Float64()
+			}
+		}
+		got := reads.Forward(x, ef)
+		all.Forward(x, ef)
+		var tp Tape
+		h := tp.Const(nodes, dims[0], x)
+		efn := tp.Const(g.Edges(), f, ef)
+		for _, l := range layers {
+			h = l.Forward(&tp, h, efn, g)
+		}
+		for _, u := range rows {
+			if !sameBits(got[u*out:(u+1)*out], h.Data[u*out:(u+1)*out]) {
+				t.Fatalf("pass %d: row %d differs from ECC.Forward's", it, u)
+			}
+		}
+	}
+	if reads.Rows >= all.Rows {
+		t.Errorf("the restricted stack computed %d rows, the whole one %d", reads.Rows, all.Rows)
+	}
+	t.Logf("rows: %d restricted, %d whole", reads.Rows, all.Rows)
+}
+
 // TestLinearRowsBits changes rows of a sparse input and compares the
 // cached Linear with the tape's, bit for bit.
 func TestLinearRowsBits(t *testing.T) {

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/floats"
@@ -54,6 +55,12 @@ type ECCSegment struct {
 	// backward pass reads Y (edge features take no gradient), so one
 	// buffer serves every layer.
 	y []float64
+
+	// reads[li] marks the rows of layer li's output that have versions
+	// and srcs[li] the rows whose input versions' products Y are
+	// computed, nil for all (Reads); readRows are the rows given.
+	reads, srcs [][]bool
+	readRows    []int
 
 	cur []int // per node, its version in the last table at step at
 	at  int
@@ -146,6 +153,7 @@ func (s *ECCSegment) Retarget(g *Graph) {
 	if g == s.g {
 		return
 	}
+	s.reads, s.srcs, s.readRows = nil, nil, nil
 	if s.g == nil || len(s.in) != g.Nodes {
 		s.in = make([][]int, g.Nodes)
 	}
@@ -176,6 +184,26 @@ func (s *ECCSegment) SetHead(l *Linear, rows []int) {
 			panic(fmt.Sprintf("nn: ECCSegment.SetHead: row %d of %d nodes", u, n))
 		}
 	}
+}
+
+// Reads restricts the segment to the rows of the last layer's output
+// the caller reads (nil: every row), as ECCStack.Reads does: a layer's
+// rows that no read row depends on get no versions, so Output holds
+// stale values there, and their gradient must stay 0. The read rows'
+// values are those of a whole segment, and so are the gradients: a row
+// left out would have added only zeros (a gradient of 0 times finite
+// values), which change no sum. Set it after Retarget, which lifts it
+// when the graph changes; setting the same rows again costs nothing.
+func (s *ECCSegment) Reads(rows []int) {
+	if rows == nil {
+		s.reads, s.srcs, s.readRows = nil, nil, nil
+		return
+	}
+	if s.reads != nil && slices.Equal(rows, s.readRows) {
+		return
+	}
+	s.reads, s.srcs = readSets("ECCSegment", s.g, s.in, len(s.layers), rows)
+	s.readRows = append(s.readRows[:0], rows...)
 }
 
 // Len returns the number of steps added since the last Backward.
@@ -259,7 +287,7 @@ func (s *ECCSegment) Forward() {
 		transposeInto(ly.mt, general(yw, d, d, ly.ms))
 		nv := len(in.start)
 		s.y = resize(s.y, nv*yw)
-		gemm(false, false, 1, general(nv, d, d, in.val), general(d, yw, yw, ly.mt), 0, general(nv, yw, yw, s.y))
+		s.products(li, in, d, ly.mt, yw)
 		// A row's output changes where its own input, a source's or an
 		// incoming edge's features do.
 		out.w = ow
@@ -268,6 +296,9 @@ func (s *ECCSegment) Forward() {
 		ly.self, ly.srcs, ly.evs, ly.off = ly.self[:0], ly.srcs[:0], ly.evs[:0], ly.off[:0]
 		for v := 0; v < n; v++ {
 			out.first[v] = len(out.start)
+			if s.reads != nil && !s.reads[li][v] {
+				continue // no versions: read by nothing
+			}
 			chg := append(s.chg[:0], in.start[in.first[v]:in.first[v+1]]...)
 			for _, e := range s.in[v] {
 				src := s.g.Src[e]
@@ -332,6 +363,34 @@ func (s *ECCSegment) Forward() {
 	s.at = -1
 }
 
+// products sets the rows of s.y, Y = h·Msᵀ, of layer li's input
+// versions: those of the rows whose products the layer reads (Reads),
+// or all. Each element is one chain of gemm's whichever rows share a
+// call, so runs of versions give a whole product's bits.
+func (s *ECCSegment) products(li int, in *segVersions, d int, mt []float64, yw int) {
+	if s.srcs == nil {
+		nv := len(in.start)
+		gemm(false, false, 1, general(nv, d, d, in.val), general(d, yw, yw, mt), 0, general(nv, yw, yw, s.y))
+		return
+	}
+	src := s.srcs[li]
+	for u := 0; u < len(src); {
+		if !src[u] {
+			u++
+			continue
+		}
+		v := u
+		for v < len(src) && src[v] {
+			v++
+		}
+		lo, hi := in.first[u], in.first[v]
+		if hi > lo {
+			gemm(false, false, 1, general(hi-lo, d, d, in.val[lo*d:hi*d]), general(d, yw, yw, mt), 0, general(hi-lo, yw, yw, s.y[lo*yw:hi*yw]))
+		}
+		u = v
+	}
+}
+
 // headForward computes the head's products, one per version of each
 // head row.
 func (s *ECCSegment) headForward() {
@@ -392,6 +451,10 @@ func (s *ECCSegment) Output(st int) *Node {
 	s.moved = resizeBools(s.moved, n)
 	for u := 0; u < n; u++ {
 		k := s.cur[u]
+		if k == last.first[u+1] { // no versions (Reads)
+			s.moved[u] = false
+			continue
+		}
 		for k+1 < last.first[u+1] && last.start[k+1] <= st {
 			k++
 		}
@@ -462,6 +525,9 @@ func (s *ECCSegment) Accumulate() {
 	// receive (they start at +0, and x + −0 is x + +0 for any x ≠ −0).
 	for u, k := range s.cur {
 		if g := s.leaf.Grad[u*w : (u+1)*w]; !allZero(g) {
+			if k == last.first[u+1] {
+				panic(fmt.Sprintf("nn: ECCSegment: a gradient at row %d, which Reads leaves out", u))
+			}
 			addTo(last.grad[k*w:(k+1)*w], g)
 			clear(g)
 		}

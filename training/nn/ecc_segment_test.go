@@ -224,3 +224,92 @@ func TestECCShortStates(t *testing.T) {
 		t.Fatal("the segment's gradients of short states differ from those of the zero-padded ones")
 	}
 }
+
+// TestECCSegmentReads runs the same steps through a segment restricted
+// to some rows of its output (Reads) and a whole one, with a loss and a
+// head that read those rows alone, and checks that the rows' outputs,
+// the head's products and the parameter gradients are the same bits,
+// while the restricted segment computes fewer row versions. The graph
+// is a tree, so a read row does not depend on every other.
+func TestECCSegmentReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	const nodes, f, steps = 300, 3, 30
+	var src, dst []int
+	for u := 1; u < nodes; u++ {
+		src, dst = append(src, u, (u-1)/2), append(dst, (u-1)/2, u)
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := NewParams()
+	dims := []int{17, 16, 16, 8}
+	layers := eccLayers(ps, dims, f, rng)
+	const hidden = 12
+	head := NewLinear(ps, "head", dims[len(dims)-1]+dims[0], hidden, He, rng)
+	var rows []int
+	for u := 150; u < nodes; u += 3 {
+		rows = append(rows, u)
+	}
+	out := dims[len(dims)-1]
+	xs, efs, gs := make([][]float64, steps), make([][]float64, steps), make([][]float64, steps)
+	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
+	for st := range xs {
+		if st > 0 {
+			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
+			if st%3 == 0 {
+				ef[rng.IntN(len(ef))] = rng.Float64()
+			}
+		}
+		xs[st], efs[st] = append([]float64(nil), x...), append([]float64(nil), ef...)
+		gs[st] = make([]float64, len(rows)*out)
+		for i := range gs[st] {
+			gs[st][i] = rng.NormFloat64()
+		}
+	}
+	run := func(restrict bool) (outs [][]float64, grads map[string][]float64, versions int) {
+		s := NewECCSegment(layers, g)
+		s.SetHead(head, rows)
+		if restrict {
+			s.Reads(rows)
+		}
+		for st := range xs {
+			s.Add(xs[st], efs[st])
+		}
+		s.Forward()
+		var tp Tape
+		for st := range xs {
+			tp.Reset()
+			h := tp.GatherRows(s.Output(st), rows)
+			outs = append(outs, append([]float64(nil), h.Data...))
+			hv, hr := s.HeadVersions()
+			p := tp.GatherRows(hv, hr)
+			outs = append(outs, append([]float64(nil), p.Data...))
+			tp.Backward(tp.Add(tp.Sum(tp.Mul(h, tp.Const(h.Rows, h.Cols, gs[st]))), tp.Sum(p)))
+			s.Accumulate()
+		}
+		s.Backward()
+		grads = map[string][]float64{}
+		for _, p := range ps.List() {
+			grads[p.Name] = append([]float64(nil), p.Grad...)
+			clear(p.Grad)
+		}
+		return outs, grads, s.Rows
+	}
+	wantOuts, want, whole := run(false)
+	gotOuts, got, restricted := run(true)
+	for i := range wantOuts {
+		if !sameBits(gotOuts[i], wantOuts[i]) {
+			t.Fatalf("step %d: the restricted segment's %s differ", i/2, []string{"read rows", "head products"}[i%2])
+		}
+	}
+	for name, w := range want {
+		if !sameBits(got[name], w) {
+			t.Errorf("%s: the restricted segment's gradient differs", name)
+		}
+	}
+	if restricted >= whole {
+		t.Errorf("the restricted segment computed %d row versions, the whole one %d", restricted, whole)
+	}
+	t.Logf("row versions: %d restricted, %d whole", restricted, whole)
+}
