@@ -68,6 +68,15 @@ func appendResources(b []byte, r sim.Resources) []byte {
 	return appendFloat(b, r.MemGiB)
 }
 
+// appendAmounts writes r as protocol 3's arrays hold it: gpu,cpu,mem_gib.
+func appendAmounts(b []byte, r sim.Resources) []byte {
+	b = appendFloat(b, r.GPU)
+	b = append(b, ',')
+	b = appendFloat(b, r.CPU)
+	b = append(b, ',')
+	return appendFloat(b, r.MemGiB)
+}
+
 // appendCluster describes the servers: capacity, sockets and pod.
 func appendCluster(b []byte, c *sim.Cluster) []byte {
 	b = append(b, `{"name":`...)
@@ -160,11 +169,7 @@ func appendJob3(b []byte, js *sim.JobState, oracle bool) []byte {
 		b = append(b, ',')
 		b = appendInt(b, int(t.Instances))
 		b = append(b, ',')
-		b = appendFloat(b, t.GPU)
-		b = append(b, ',')
-		b = appendFloat(b, t.CPU)
-		b = append(b, ',')
-		b = appendFloat(b, t.MemGiB)
+		b = appendAmounts(b, sim.Resources{GPU: t.GPU, CPU: t.CPU, MemGiB: t.MemGiB})
 		b = append(b, ']')
 	}
 	b = append(b, ']', ',')

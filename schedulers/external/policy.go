@@ -322,11 +322,7 @@ func (p *Policy) appendDecide(b []byte, st *sim.State) []byte {
 		b = append(b, '[')
 		b = appendInt(b, i)
 		b = append(b, ',')
-		b = appendFloat(b, f.GPU)
-		b = append(b, ',')
-		b = appendFloat(b, f.CPU)
-		b = append(b, ',')
-		b = appendFloat(b, f.MemGiB)
+		b = appendAmounts(b, f)
 		b = append(b, ']')
 	}
 	b = closeList(b, key, v3 && first)

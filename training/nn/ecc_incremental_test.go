@@ -139,14 +139,7 @@ func TestECCStackOnly(t *testing.T) {
 func TestECCStackReads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	const nodes, f = 300, 3
-	var src, dst []int
-	for u := 1; u < nodes; u++ { // a tree: every node below its parent
-		src, dst = append(src, u, (u-1)/2), append(dst, (u-1)/2, u)
-	}
-	g, err := NewGraph(nodes, src, dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := binaryTree(t, nodes)
 	ps := NewParams()
 	dims := []int{17, 16, 16, 8}
 	layers := eccLayers(ps, dims, f, rng)
@@ -571,4 +564,20 @@ func TestEdgeConvGradRows(t *testing.T) {
 	if allZero(wantH[:lo*d]) || !allZero(gotH[:lo*d]) {
 		t.Error("the constant rows' gradient was computed (or the reference's was not)")
 	}
+}
+
+// binaryTree is a graph of nodes as a binary tree, every node below its
+// parent ((u−1)/2) with an edge each way: a read row depends on its
+// subtree and its ancestors' neighbourhoods, not on every other row.
+func binaryTree(t *testing.T, nodes int) *Graph {
+	t.Helper()
+	var src, dst []int
+	for u := 1; u < nodes; u++ {
+		src, dst = append(src, u, (u-1)/2), append(dst, (u-1)/2, u)
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -234,14 +234,7 @@ func TestECCShortStates(t *testing.T) {
 func TestECCSegmentReads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	const nodes, f, steps = 300, 3, 30
-	var src, dst []int
-	for u := 1; u < nodes; u++ {
-		src, dst = append(src, u, (u-1)/2), append(dst, (u-1)/2, u)
-	}
-	g, err := NewGraph(nodes, src, dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := binaryTree(t, nodes)
 	ps := NewParams()
 	dims := []int{17, 16, 16, 8}
 	layers := eccLayers(ps, dims, f, rng)
