@@ -113,10 +113,7 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 // experiment and the file, and leaves --out exactly as it was: the earlier
 // eval's results, metrics and tables intact, nothing of the failed one.
 func TestEvalFailureLeavesOutAsItWas(t *testing.T) {
-	out := t.TempDir()
-	if _, stderr, code := schedlab(t, nil, append(evalArgs, "--out", out)...); code != 0 {
-		t.Fatalf("first eval: exit %d: %s", code, stderr)
-	}
+	out := table1.copy(t) // the first eval
 	png := filepath.Join(out, "plots", "das-table1.png")
 	os.Remove(png)
 	os.Mkdir(png, 0o755)
@@ -147,10 +144,7 @@ func TestEvalFailureLeavesOutAsItWas(t *testing.T) {
 // manifest lists every file with its sha256), refuses a table changed since,
 // and a second eval into the same directory keeps the first's entries.
 func TestExportEvalDir(t *testing.T) {
-	out := t.TempDir()
-	if _, stderr, code := schedlab(t, nil, append(evalArgs, "--out", out)...); code != 0 {
-		t.Fatalf("eval: exit %d: %s", code, stderr)
-	}
+	out := table1.copy(t)
 	for _, format := range []string{"parquet", "csv", "md"} {
 		if _, stderr, code := schedlab(t, nil, "export", "--run", out, "--format", format); code != 0 {
 			t.Fatalf("export %s: exit %d: %s", format, code, stderr)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/parquettest"
@@ -115,10 +117,23 @@ func TestReplayPolicyCmd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	builtin, external := filepath.Join(dir, "builtin.csv"), filepath.Join(dir, "external.csv")
-	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy", "fifo-firstfit", "--out", builtin); code != 0 {
-		t.Fatalf("built-in: exit %d: %s", code, stderr)
+	// The two replays run at once: the external one waits on its Python
+	// child half the time, which the built-in one fills.
+	var wg sync.WaitGroup
+	var builtinErr error
+	wg.Go(func() {
+		_, stderr, code, err := runSchedlab(nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy", "fifo-firstfit", "--out", builtin)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("exit %d: %s", code, stderr)
+		}
+		builtinErr = err
+	})
+	_, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy-cmd", py+" -u "+example, "--out", external)
+	wg.Wait()
+	if builtinErr != nil {
+		t.Fatalf("built-in: %v", builtinErr)
 	}
-	if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "pai-sim", "--cluster", "small", "--policy-cmd", py+" -u "+example, "--out", external); code != 0 {
+	if code != 0 {
 		t.Fatalf("--policy-cmd: exit %d: %s", code, stderr)
 	}
 	a, err := os.ReadFile(builtin)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,6 +69,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	quick.cleanup()
+	table1.cleanup()
 	os.Exit(code)
 }
 
@@ -128,9 +130,22 @@ func cleanEnv() []string {
 // workers), made once for the tests that only need such a run: before, six
 // tests each ran it themselves, the slowest part of make test. Tests that
 // write into a run directory (a re-run, an export) take a copy.
-var quick quickFixture
+var quick = runFixture{what: "the shared quick run", args: func(out string) []string {
+	return []string{"run", "--preset", "quick", "--out", out, "--log-level", "warn"}
+}}
 
-type quickFixture struct {
+// table1 is one eval of evalArgs (a fast das-table1), made once for the
+// tests that start from such an eval's directory and then change it (each
+// takes a copy): before, each ran the same eval itself.
+var table1 = runFixture{what: "the shared das-table1 eval", args: func(out string) []string {
+	return append(slices.Clone(evalArgs), "--out", out)
+}}
+
+// runFixture is a schedlab command, run once (on first use) into a
+// directory of its own that the tests share.
+type runFixture struct {
+	what string
+	args func(out string) []string // the command line, writing into out
 	once sync.Once
 	base string // the temporary directory holding the run, removed by TestMain
 	dir  string
@@ -141,27 +156,33 @@ type quickFixture struct {
 // use. Callers must not write under it (quickCopy gives a writable copy).
 func quickRun(t *testing.T) string {
 	t.Helper()
-	quick.once.Do(func() {
-		quick.base, quick.err = os.MkdirTemp("", "schedlab-quick-")
-		if quick.err != nil {
+	return quick.get(t)
+}
+
+// get returns the fixture's directory, running its command on first use.
+func (f *runFixture) get(t *testing.T) string {
+	t.Helper()
+	f.once.Do(func() {
+		f.base, f.err = os.MkdirTemp("", "schedlab-fixture-")
+		if f.err != nil {
 			return
 		}
-		quick.dir = filepath.Join(quick.base, "run")
-		_, errs, code, err := runSchedlab(nil, "run", "--preset", "quick", "--out", quick.dir, "--log-level", "warn")
+		f.dir = filepath.Join(f.base, "run")
+		_, errs, code, err := runSchedlab(nil, f.args(f.dir)...)
 		if err == nil && code != 0 {
 			err = fmt.Errorf("exit %d: %s", code, errs)
 		}
-		quick.err = err
+		f.err = err
 	})
-	if quick.err != nil {
-		t.Fatalf("the shared quick run: %v", quick.err)
+	if f.err != nil {
+		t.Fatalf("%s: %v", f.what, f.err)
 	}
-	return quick.dir
+	return f.dir
 }
 
-func (q *quickFixture) cleanup() {
-	if q.base != "" {
-		os.RemoveAll(q.base)
+func (f *runFixture) cleanup() {
+	if f.base != "" {
+		os.RemoveAll(f.base)
 	}
 }
 
@@ -171,7 +192,13 @@ func (q *quickFixture) cleanup() {
 // they lie or when they were written).
 func quickCopy(t *testing.T) string {
 	t.Helper()
-	src, dst := quickRun(t), filepath.Join(t.TempDir(), "run")
+	return quick.copy(t)
+}
+
+// copy returns a writable copy of the fixture's directory, as quickCopy.
+func (f *runFixture) copy(t *testing.T) string {
+	t.Helper()
+	src, dst := f.get(t), filepath.Join(t.TempDir(), "run")
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -187,7 +214,7 @@ func quickCopy(t *testing.T) string {
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
 	if err != nil {
-		t.Fatalf("copying the shared quick run: %v", err)
+		t.Fatalf("copying %s: %v", f.what, err)
 	}
 	return dst
 }
