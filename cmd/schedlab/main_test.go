@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -134,22 +133,28 @@ var quick = runFixture{what: "the shared quick run", args: func(out string) []st
 	return []string{"run", "--preset", "quick", "--out", out, "--log-level", "warn"}
 }}
 
-// table1 is one eval of evalArgs (a fast das-table1), made once for the
-// tests that start from such an eval's directory and then change it (each
-// takes a copy): before, each ran the same eval itself.
+// table1 is one fast das-table1 eval (TestEvalCommand's first case),
+// made once for that test and for the tests that start from such an
+// eval's directory and then change it (each takes a copy): before, each
+// ran an eval of its own.
 var table1 = runFixture{what: "the shared das-table1 eval", args: func(out string) []string {
-	return append(slices.Clone(evalArgs), "--out", out)
+	return append([]string{"eval", "--out", out}, table1Args...)
 }}
+
+// table1Args are the shared das-table1 eval's flags but --out: evalArgs'
+// eval with Tetris too.
+var table1Args = []string{"--experiment", "das-table1", "--synthetic-jobs", "200", "--schedulers", "FIFO-FF,tetris", "--workers", "1"}
 
 // runFixture is a schedlab command, run once (on first use) into a
 // directory of its own that the tests share.
 type runFixture struct {
-	what string
-	args func(out string) []string // the command line, writing into out
-	once sync.Once
-	base string // the temporary directory holding the run, removed by TestMain
-	dir  string
-	err  error
+	what   string
+	args   func(out string) []string // the command line, writing into out
+	once   sync.Once
+	base   string // the temporary directory holding the run, removed by TestMain
+	dir    string
+	stdout string // the command's
+	err    error
 }
 
 // quickRun returns the shared quick run's directory, running it on first
@@ -168,7 +173,10 @@ func (f *runFixture) get(t *testing.T) string {
 			return
 		}
 		f.dir = filepath.Join(f.base, "run")
-		_, errs, code, err := runSchedlab(nil, f.args(f.dir)...)
+		var errs string
+		var code int
+		var err error
+		f.stdout, errs, code, err = runSchedlab(nil, f.args(f.dir)...)
 		if err == nil && code != 0 {
 			err = fmt.Errorf("exit %d: %s", code, errs)
 		}
