@@ -9,6 +9,7 @@ import (
 )
 
 func TestDatasetsList(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := schedlab(t, nil, "datasets", "list")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -21,6 +22,7 @@ func TestDatasetsList(t *testing.T) {
 }
 
 func TestDatasetsDescribe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := schedlab(t, nil, "ingest", "--source", "elasticflow", "--input", "../../datasets/testdata/elasticflow", "--out", dir); code != 0 {
 		t.Fatalf("ingest: exit %d: %s", code, stderr)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestEvalCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	arr := filepath.Join(dir, "arrivals.csv")
 	if err := os.WriteFile(arr, []byte("interval,start_s,jobs\n0,600,10\n1,2400,30\n"), 0o644); err != nil {
@@ -67,6 +68,7 @@ func TestEvalCommand(t *testing.T) {
 }
 
 func TestEvalUsage(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -122,6 +124,7 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 // experiment and the file, and leaves --out exactly as it was: the earlier
 // eval's results, metrics and tables intact, nothing of the failed one.
 func TestEvalFailureLeavesOutAsItWas(t *testing.T) {
+	t.Parallel()
 	out := table1.copy(t) // the first eval
 	png := filepath.Join(out, "plots", "das-table1.png")
 	os.Remove(png)
@@ -153,6 +156,7 @@ func TestEvalFailureLeavesOutAsItWas(t *testing.T) {
 // manifest lists every file with its sha256), refuses a table changed since,
 // and a second eval into the same directory keeps the first's entries.
 func TestExportEvalDir(t *testing.T) {
+	t.Parallel()
 	out := table1.copy(t)
 	for _, format := range []string{"parquet", "csv", "md"} {
 		if _, stderr, code := schedlab(t, nil, "export", "--run", out, "--format", format); code != 0 {
@@ -226,6 +230,7 @@ func TestCommandsRefuseLockedDir(t *testing.T) {
 // marl-paper environment applied over the default model instead of
 // fit/model.json gave 29.6 % / 39.2 % where its targets are 30 % / 37 %).
 func TestEvalEnvironmentBase(t *testing.T) {
+	t.Parallel()
 	run := quickRun(t)
 	env := filepath.Join(run, "fit", "environment-marl-paper.json")
 	args := []string{"eval", "--experiment", "marl-arrivals", "--schedulers", "lb", "--intervals", "2", "--environment", env}

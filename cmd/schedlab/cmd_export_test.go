@@ -12,6 +12,7 @@ import (
 // Markdown and LaTeX collections hold every table. The run is a copy of
 // the shared one (quickRun): export writes into the run's directory.
 func TestExport(t *testing.T) {
+	t.Parallel()
 	dir := quickCopy(t)
 	m := readManifest(t, dir)
 	rows := map[string]int64{}

@@ -59,6 +59,7 @@ func TestProfileImportFitPredictShare(t *testing.T) {
 }
 
 func TestProfileImportShareBadInput(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	bad := filepath.Join(tmp, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\"k80\": {\"('A', 1)\": {\"null\": 1.0,\n \"('B', 1)\": [1, \"x\"]}}}"), 0o644); err != nil {

@@ -12,6 +12,7 @@ import (
 // it; bad usage exits 2 and a directory that is not a run exits 1 naming
 // its manifest.
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	run, hist := filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "history")
 	// quick's das-table1: nine rows (five heuristics, MALO, MOSA and
 	// their oracle rows) on three clusters, 27 metric rows, whatever the

@@ -8,6 +8,7 @@ import (
 )
 
 func TestIngestCLI(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	stdout, stderr, code := schedlab(t, nil, "ingest", "--source", "pai-sim", "--input", "../../datasets/testdata/pai-sim", "--out", out)
 	if code != 0 {
@@ -30,6 +31,7 @@ func TestIngestCLI(t *testing.T) {
 }
 
 func TestIngestCLIErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "jobs.csv")
 	os.WriteFile(bad, []byte("job_id,submit_time,duration,num_gpu,num_cpu\n1,2,3,4,5\n"), 0o644)
@@ -125,6 +127,7 @@ func keys[V any](m map[string]V) []string {
 // without change (nothing read) and after removing an input (its
 // partition goes), and refuses a source without per-file partitions.
 func TestIngestCLIPartitioned(t *testing.T) {
+	t.Parallel()
 	src, out := t.TempDir(), t.TempDir()
 	for _, f := range []string{"cluster01.csv", "cluster02.csv"} {
 		b, err := os.ReadFile(filepath.Join("../../datasets/testdata/elasticflow", f))
@@ -171,6 +174,7 @@ func TestIngestCLIPartitioned(t *testing.T) {
 // newline whole, as a positional argument does (issue 31, defect 9: it
 // was split CSV-style, at the newline); commas still separate names.
 func TestIngestInputNameWithNewline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	name := filepath.Join(dir, "a\nb.csv")
 	if err := os.WriteFile(name, []byte("job_id,submission_time,duration,num_gpu\nj1,0,60,1\n"), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 // TestListCommand: each listing names every registered thing of its kind
 // at the start of a line; an unknown kind is a usage error.
 func TestListCommand(t *testing.T) {
+	t.Parallel()
 	var experiments, names []string
 	for _, e := range evaluation.Experiments() {
 		experiments = append(experiments, e.ID)

@@ -12,6 +12,7 @@ import (
 // reruns the stages it reaches and says why; a missing input is named and
 // exits 1; nothing is written.
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	dir := quickCopy(t)
 	before := dirFiles(t, dir)
 	out, errs, code := schedlab(t, nil, "plan", "--out", dir)

@@ -14,6 +14,7 @@ import (
 // `policy-env` episodes, takes random feasible actions, and checks that an
 // episode's return is minus its summed JCT and that it replays identically.
 func TestPolicyEnvPython(t *testing.T) {
+	t.Parallel()
 	py := pythontest.Interpreter(t)
 	self, err := filepath.Abs(os.Args[0])
 	if err != nil {

@@ -23,6 +23,7 @@ const replaySpec = "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,m
 // and to Parquet (read back with Arrow's reader); the 16-GPU job can never
 // fit the 8-GPU cluster and is reported, not looped on.
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.csv")
 	cluster := filepath.Join(dir, "n2g4.csv")
@@ -70,6 +71,7 @@ func TestReplay(t *testing.T) {
 // TestReplayBadInput: a bad row names file, line and field; a bad cluster
 // name or policy is a usage error.
 func TestReplayBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.csv")
 	os.WriteFile(trace, []byte(replayTrace+"4,two,40,1,vgg16,10,0\n"), 0o644)
@@ -109,6 +111,7 @@ func TestReplayBadInput(t *testing.T) {
 // --policy-cmd, writes the same CSV as the built-in fifo-firstfit on the
 // PAI simulator's 6,000-job subset, byte for byte (issue 49).
 func TestReplayPolicyCmd(t *testing.T) {
+	t.Parallel()
 	py := pythontest.Interpreter(t)
 	trace := shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv")
 	example, err := filepath.Abs(filepath.Join("..", "..", "python", "examples", "fifo_firstfit.py"))
@@ -155,6 +158,7 @@ func TestReplayPolicyCmd(t *testing.T) {
 // TestReplayKeepsInputs: replay's --out may not name its trace or its
 // cluster spec (issue 50's rule for every command's outputs).
 func TestReplayKeepsInputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.csv")
 	cluster := filepath.Join(dir, "n2g4.csv")

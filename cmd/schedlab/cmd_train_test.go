@@ -167,6 +167,7 @@ func TestTrainCommand(t *testing.T) {
 }
 
 func TestTrainUsage(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	for _, tc := range []struct {
 		args []string

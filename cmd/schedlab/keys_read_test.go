@@ -43,6 +43,7 @@ var runSettings = map[string]string{
 // one measured source of each kind (files that Build only stats), so that
 // every section is live.
 func TestEveryKeyIsRead(t *testing.T) {
+	t.Parallel()
 	base := readAllBase(t)
 	before, err := dagFingerprint(base)
 	if err != nil {

@@ -74,6 +74,15 @@ func TestMain(m *testing.M) {
 
 // schedlab runs the CLI in a subprocess and returns stdout, stderr and the
 // exit status.
+//
+// Tests that only run such subprocesses (and read-only shared fixtures),
+// writing under their own t.TempDir, call t.Parallel: they run two at a
+// time once the other tests are done, so that this package, the last
+// whose tests make test starts, keeps both cores busy after the others
+// have finished. Tests that change the process (environment variables,
+// os.Stdout, hooks, in-process execute, GOMAXPROCS) or measure time or
+// signals, or count on a dead process's PID staying unused, stay
+// sequential.
 func schedlab(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	out, errs, code, err := runSchedlab(env, args...)
@@ -228,6 +237,7 @@ func (f *runFixture) copy(t *testing.T) string {
 }
 
 func TestConfigLayers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.yaml")
 	os.WriteFile(file, []byte("seed: 5\nworkers: 3\ndatasets:\n  synthetic:\n    jobs: 300\n"), 0o644)
@@ -262,6 +272,7 @@ func TestConfigLayers(t *testing.T) {
 }
 
 func TestBadConfigNamesKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -303,6 +314,7 @@ func TestBadConfigNamesKey(t *testing.T) {
 }
 
 func TestUsageExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -593,6 +605,7 @@ func TestRunInterrupted(t *testing.T) {
 // Parquet file of a quick run (row counts must match the manifest) and
 // recompute the jobs summary table's figures by SQL.
 func TestDuckDBReadsRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs DuckDB's Node client with npm")
 	}

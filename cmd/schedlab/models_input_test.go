@@ -12,6 +12,7 @@ import (
 // one of them (issue 50: files read inside a command are protected like
 // those its flags name).
 func TestEvalKeepsModelsDir(t *testing.T) {
+	t.Parallel()
 	models := t.TempDir()
 	table := filepath.Join(models, "tables", "marl-arrivals.md")
 	if err := os.MkdirAll(filepath.Dir(table), 0o755); err != nil {

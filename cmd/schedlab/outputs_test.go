@@ -20,6 +20,7 @@ import (
 // the shared quick run's (quickCopy: a refusal that failed would write
 // into it), not a run, profile and fit of the test's own.
 func TestOutputsNeverClobber(t *testing.T) {
+	t.Parallel()
 	run := quickCopy(t)
 	samples, model := filepath.Join(run, stages.ProfileSamples), filepath.Join(run, stages.FitModel)
 	dir := t.TempDir()
@@ -79,6 +80,7 @@ func TestOutputsNeverClobber(t *testing.T) {
 // it (it once passed config show and failed plan and run later with
 // "two stages named").
 func TestRepeatedExperimentRefused(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"config", "show", "--set", "eval.experiments=das-table1,das-table1"},
 		{"plan", "--only", "das-table1,das-table1"},

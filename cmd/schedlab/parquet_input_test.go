@@ -15,6 +15,7 @@ import (
 // zero model. It must exit 1 naming the file and the column, and write no
 // model.
 func TestFitRefusesSamplesWithoutSlowdown(t *testing.T) {
+	t.Parallel()
 	type coRunner struct {
 		Socket   string  `parquet:"socket"`
 		Model    string  `parquet:"model"`
@@ -76,6 +77,7 @@ func TestFitRefusesSamplesWithoutSlowdown(t *testing.T) {
 // schedlab does not read: they are read, or the command fails on what is
 // in them, but nothing panics. Truncated files are refused naming the file.
 func TestCorruptParquetInputs(t *testing.T) {
+	t.Parallel()
 	corpus := func(dir, name string) string {
 		b, err := os.ReadFile(filepath.Join("..", "..", dir, "testdata", "fuzz", name))
 		if err != nil {

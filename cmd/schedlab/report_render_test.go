@@ -56,6 +56,7 @@ var probeResult = regexp.MustCompile(`(?s)<pre id="sl-probe">scroll=(\d+) client
 // is wider than the window (a reader would scroll sideways: a wide table
 // must scroll inside its own box) or an embedded plot does not decode.
 func TestReportFitsWindow(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	page, err := os.ReadFile(filepath.Join(quickRun(t), stages.ReportHTML))
 	if err != nil {

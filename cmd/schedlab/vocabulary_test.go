@@ -144,6 +144,7 @@ func TestListedNamesAccepted(t *testing.T) {
 // other --out does, so that the documented pair works as written; the
 // older file form still writes the file, with a deprecation warning.
 func TestProfileOutIsDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	samples := filepath.Join(dir, "samples")
 	if _, errs, code := schedlab(t, nil, "profile", "synth", "--samples", "60", "--out", samples); code != 0 {
