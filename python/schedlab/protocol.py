@@ -77,68 +77,52 @@ class Job:
         self.user = d.get("user", "")
         self.model = d.get("model", "")
         tasks = self._tasks = d["tasks"]
-        t = tasks[0] if len(tasks) == 1 else None
-        if t is not None and t["instances"] == 1:
-            # The common case, without the loops: one instance.
-            g, c, m = dem = (t["gpu"], t["cpu"], t["mem_gib"])
-            self.instances = [dem]
-            # 0.0 + x, as the general case sums from zero.
-            self.total = (0.0 + g, 0.0 + c, 0.0 + m)
-            self.shape = ((t["role"], 1, g, c, m),)
-        else:
-            inst = []
-            g = c = m = 0.0
-            for t in tasks:
-                dg, dc, dm = dem = (t["gpu"], t["cpu"], t["mem_gib"])
-                n = t["instances"]
-                inst += [dem] * n
-                for _ in range(n):
-                    # Summed instance by instance, as the engine sums them.
-                    g, c, m = g + dg, c + dc, m + dm
-            self.instances = inst
-            self.total = (g, c, m)
-            # Jobs with equal task lists request the same instances.
-            self.shape = tuple((t["role"], t["instances"], t["gpu"], t["cpu"], t["mem_gib"]) for t in tasks)
-        self.duration = d.get("duration")
-        self.start = None
-        self.servers = None
-        self.finish = None
-        self.ran = 0.0  # run time of the stints before the current one
-        self.stint = None  # when the current stint began
-        self.preemptions = 0
+        # Jobs with equal task lists request the same instances.
+        self._require(tuple((t["role"], t["instances"], t["gpu"], t["cpu"], t["mem_gib"]) for t in tasks))
+        self._fresh(d.get("duration"))
 
     def _init3(self, a):
         """A protocol-3 arrival: [job, id, submit, tasks, user, model]
         (and duration for an oracle), each task [role, instances, gpu,
         cpu, mem_gib]: the same job as its version-2 object describes."""
         self.index, self.id, self.submit, tasks, self.user, self.model = a[:6]
-        if len(tasks) == 1 and (t := tasks[0])[1] == 1:
-            role, _, g, c, m = t
-            dem = (g, c, m)
-            self.instances = [dem]
-            self.total = (0.0 + g, 0.0 + c, 0.0 + m)
-            self.shape = ((role, 1, g, c, m),)
-        else:
-            inst = []
-            g = c = m = 0.0
-            for _, n, dg, dc, dm in tasks:
-                dem = (dg, dc, dm)
-                inst += [dem] * n
-                for _ in range(n):
-                    g, c, m = g + dg, c + dc, m + dm
-            self.instances = inst
-            self.total = (g, c, m)
-            self.shape = tuple(map(tuple, tasks))
+        self._require(((*tasks[0],),) if len(tasks) == 1 else tuple(map(tuple, tasks)))
         # The tasks are the shape's tuples until Job.tasks is read: the
         # message's lists are not kept (the collector never untracks a
         # list, and a long run holds every job).
         self._tasks = self.shape
-        self.duration = a[6] if len(a) > 6 else None
+        self._fresh(a[6] if len(a) > 6 else None)
+
+    def _require(self, shape):
+        """The requirement list's instances and total, from its shape: per
+        task (role, instances, gpu, cpu, mem_gib)."""
+        self.shape = shape
+        if len(shape) == 1 and shape[0][1] == 1:
+            # The common case, without the loops: one instance.
+            _, _, g, c, m = shape[0]
+            self.instances = [(g, c, m)]
+            # 0.0 + x, as the general case sums from zero.
+            self.total = (0.0 + g, 0.0 + c, 0.0 + m)
+            return
+        inst = []
+        g = c = m = 0.0
+        for _, n, dg, dc, dm in shape:
+            dem = (dg, dc, dm)
+            inst += [dem] * n
+            for _ in range(n):
+                # Summed instance by instance, as the engine sums them.
+                g, c, m = g + dg, c + dc, m + dm
+        self.instances = inst
+        self.total = (g, c, m)
+
+    def _fresh(self, duration):
+        """What is observed of a job that has just arrived: nothing yet."""
+        self.duration = duration
         self.start = None
         self.servers = None
         self.finish = None
-        self.ran = 0.0
-        self.stint = None
+        self.ran = 0.0  # run time of the stints before the current one
+        self.stint = None  # when the current stint began
         self.preemptions = 0
 
     @property
