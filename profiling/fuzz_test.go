@@ -3,6 +3,8 @@ package profiling
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,45 +35,49 @@ func checkErr(t *testing.T, err error) {
 	}
 }
 
-func FuzzReadDmon(f *testing.F) {
-	addFixtures(f, "dmon.txt", "dmon_dt.txt", "dmon_bad.txt")
+// fuzzRows fuzzes a line reader seeded with the fixture files: every
+// failure is a located ParseError and every row it accepts passes bad
+// (which names what is wrong with the row, "" for nothing).
+func fuzzRows[R any](f *testing.F, read func(io.Reader, string) ([]R, error), bad func(R) string, fixtures ...string) {
+	addFixtures(f, fixtures...)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rows, err := ReadDmon(bytes.NewReader(b), "fuzz")
+		rows, err := read(bytes.NewReader(b), "fuzz")
 		checkErr(t, err)
 		for _, r := range rows {
-			for k, v := range r.Values {
-				if v < 0 || math.IsInf(v, 0) {
-					t.Fatalf("line %d: %s = %g", r.Line, k, v)
-				}
+			if msg := bad(r); msg != "" {
+				t.Fatal(msg)
 			}
 		}
 	})
+}
+
+func FuzzReadDmon(f *testing.F) {
+	fuzzRows(f, ReadDmon, func(r DmonRow) string {
+		for k, v := range r.Values {
+			if v < 0 || math.IsInf(v, 0) {
+				return fmt.Sprintf("line %d: %s = %g", r.Line, k, v)
+			}
+		}
+		return ""
+	}, "dmon.txt", "dmon_dt.txt", "dmon_bad.txt")
 }
 
 func FuzzReadDCGM(f *testing.F) {
-	addFixtures(f, "dcgm.prom", "dcgm_bad.prom")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ms, err := ReadDCGM(bytes.NewReader(b), "fuzz")
-		checkErr(t, err)
-		for _, m := range ms {
-			if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || m.Name == "" {
-				t.Fatalf("line %d: %+v", m.Line, m)
-			}
+	fuzzRows(f, ReadDCGM, func(m DCGMMetric) string {
+		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || m.Name == "" {
+			return fmt.Sprintf("line %d: %+v", m.Line, m)
 		}
-	})
+		return ""
+	}, "dcgm.prom", "dcgm_bad.prom")
 }
 
 func FuzzReadNsysMem(f *testing.F) {
-	addFixtures(f, "nsys_new.csv", "nsys_old.csv", "nsys_bad.csv")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		rows, err := ReadNsysMem(bytes.NewReader(b), "fuzz")
-		checkErr(t, err)
-		for _, r := range rows {
-			if !(r.TotalMB >= 0) || r.Count < 0 {
-				t.Fatalf("line %d: %+v", r.Line, r)
-			}
+	fuzzRows(f, ReadNsysMem, func(r NsysMemRow) string {
+		if !(r.TotalMB >= 0) || r.Count < 0 {
+			return fmt.Sprintf("line %d: %+v", r.Line, r)
 		}
-	})
+		return ""
+	}, "nsys_new.csv", "nsys_old.csv", "nsys_bad.csv")
 }
 
 func FuzzReadProcStat(f *testing.F) {
@@ -85,14 +91,10 @@ func FuzzReadProcStat(f *testing.F) {
 }
 
 func FuzzReadPidStat(f *testing.F) {
-	addFixtures(f, "pidstat_en.txt", "pidstat_de.txt", "pidstat_bad.txt")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		rows, err := ReadPidStat(bytes.NewReader(b), "fuzz")
-		checkErr(t, err)
-		for _, r := range rows {
-			if !(r.CPU >= 0) || r.PID <= 0 {
-				t.Fatalf("line %d: %+v", r.Line, r)
-			}
+	fuzzRows(f, ReadPidStat, func(r PidStatRow) string {
+		if !(r.CPU >= 0) || r.PID <= 0 {
+			return fmt.Sprintf("line %d: %+v", r.Line, r)
 		}
-	})
+		return ""
+	}, "pidstat_en.txt", "pidstat_de.txt", "pidstat_bad.txt")
 }
