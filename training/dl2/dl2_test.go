@@ -12,7 +12,6 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/daspaper"
 )
@@ -24,14 +23,7 @@ func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.Contended
 
 func setup(t *testing.T) (*sim.Cluster, daspaper.Split) {
 	t.Helper()
-	c := simtest.Preset(t, "small")
-	dc := das.DefaultConfig()
-	dc.MaxJobs = 500
-	sp, err := das.PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), dc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, sp
+	return dastest.SmallSplit(t, contendedJobs(500, 1), 500)
 }
 
 func tiny() Config {

@@ -8,9 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/families"
@@ -21,13 +19,7 @@ import (
 // model that slows every job down by half, the validation JCT of the
 // first episode differs from the default model's.
 func TestTraceFamiliesTakeInterference(t *testing.T) {
-	cluster := simtest.Preset(t, "small")
-	dc := das.DefaultConfig()
-	dc.MaxJobs, dc.ValFraction = 200, 0.2
-	split, err := das.PrepareTrace(cluster, dastest.ContendedJobs(200, 1, 400), sim.DefaultConfig(), dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, split := dastest.SmallSplit(t, dastest.ContendedJobs(200, 1, 400), 200)
 	slow := sim.InterferenceFunc(func(sim.JobLoad, []sim.JobLoad, []sim.JobLoad, int) float64 { return 0.5 })
 	for _, name := range []string{"das", "dl2", "dl2-das", "rifling", "rifling-ppo"} {
 		f, ok := training.Lookup(name)
@@ -69,13 +61,7 @@ func TestTraceFamiliesTakeInterference(t *testing.T) {
 // nothing does, and the floor is a margin over the untrained reference's
 // share, not over 0.
 func TestMinNotFIFOIsEnforced(t *testing.T) {
-	cluster := simtest.Preset(t, "small")
-	dc := das.DefaultConfig()
-	dc.MaxJobs, dc.ValFraction = 200, 0.2
-	split, err := das.PrepareTrace(cluster, dastest.ContendedJobs(200, 1, 400), sim.DefaultConfig(), dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, split := dastest.SmallSplit(t, dastest.ContendedJobs(200, 1, 400), 200)
 	f, _ := training.Lookup("das")
 	floors := []float64{0, 0.05}
 	if raceEnabled {

@@ -13,7 +13,6 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
@@ -40,13 +39,7 @@ type resumeCase struct {
 // the episodes after k (else identical bytes would prove nothing: a
 // restart from episode 1 gives them too).
 func TestResumeIsByteIdentical(t *testing.T) {
-	small := simtest.Preset(t, "small")
-	dc := das.DefaultConfig()
-	dc.MaxJobs, dc.ValFraction = 200, 0.2
-	split, err := das.PrepareTrace(small, dastest.ContendedJobs(200, 1, 400), sim.DefaultConfig(), dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	small, split := dastest.SmallSplit(t, dastest.ContendedJobs(200, 1, 400), 200)
 	trace := func(v schedulers.Name, episodes int, lrs []float64) func(t *testing.T) training.TrainSpec {
 		return func(t *testing.T) training.TrainSpec {
 			f, _, _ := training.VariantOf(v)

@@ -8,8 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/sim/simtest"
-	"github.com/schedlab/schedlab/training/das"
+	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/rifling"
 	"github.com/schedlab/schedlab/training/rl"
 )
@@ -52,13 +51,7 @@ func colocationJobs(n int, seed uint64, gapS float64) []datasets.Job {
 // for at least half of that gain and fails when nothing is learnt (zero
 // episodes leaves the table, and so the policy, untouched).
 func TestTrainingLearns(t *testing.T) {
-	c := simtest.Preset(t, "small")
-	dc := das.DefaultConfig()
-	dc.MaxJobs = 500
-	sp, err := das.PrepareTrace(c, colocationJobs(500, 1, 200), sim.DefaultConfig(), dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sp := dastest.SmallSplit(t, colocationJobs(500, 1, 200), 500)
 	cfg := rifling.DefaultConfig()
 	cfg.Episodes, cfg.SegmentJobs = 10, 200
 	ctx := context.Background()

@@ -13,9 +13,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
-	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
@@ -38,14 +36,7 @@ func jobs(n int, seed uint64) []datasets.Job {
 
 func setup(t *testing.T) (*sim.Cluster, daspaper.Split) {
 	t.Helper()
-	c := simtest.Preset(t, "small")
-	dc := das.DefaultConfig()
-	dc.MaxJobs = 400
-	sp, err := das.PrepareTrace(c, jobs(400, 1), sim.DefaultConfig(), dc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, sp
+	return dastest.SmallSplit(t, jobs(400, 1), 400)
 }
 
 func TestKMeansSeparatesBlobs(t *testing.T) {

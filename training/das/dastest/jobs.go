@@ -4,9 +4,13 @@ package dastest
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // stream names the test jobs' draws.
@@ -44,4 +48,17 @@ func ContendedJobs(n int, seed uint64, meanGapS float64) []datasets.Job {
 			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: inst, GPU: gpu, CPU: 6 * gpu, MemGiB: 30 * gpu}}}
 	}
 	return jobs
+}
+
+// SmallSplit is the Small preset cluster and the training split of jobs
+// on it that das.PrepareTrace makes at max_jobs maxJobs and das's default
+// val_fraction (the latest fifth validates).
+func SmallSplit(t testing.TB, jobs []datasets.Job, maxJobs int) (*sim.Cluster, daspaper.Split) {
+	t.Helper()
+	c := simtest.Preset(t, "small")
+	sp, err := daspaper.PrepareTrace(c, jobs, sim.DefaultConfig(), datasets.TraceSplit{MaxJobs: maxJobs, ValFraction: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sp
 }
