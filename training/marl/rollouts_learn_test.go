@@ -14,6 +14,73 @@ import (
 	"github.com/schedlab/schedlab/training/marl"
 )
 
+// TestLearningSeeds is TestLearning's device-level set-up (fat-tree k =
+// 4, 10 episodes) at the seeds MARL_LEARN_SEEDS lists (e.g. "1,2,3"),
+// with Config.Precision from MARL_LEARN_PRECISION: it logs each seed's
+// held-out mean JCT untrained and trained, to compare a change that
+// alters bits with the figures before it. Skipped without the variable
+// (each seed trains for a few CPU seconds).
+func TestLearningSeeds(t *testing.T) {
+	spec := os.Getenv("MARL_LEARN_SEEDS")
+	if spec == "" {
+		t.Skip("MARL_LEARN_SEEDS is not set")
+	}
+	c, train, test := learningSetup(t)
+	ctx := context.Background()
+	heldout := func(s sim.Scheduler) float64 {
+		res, err := sim.Run(ctx, c, test, s, intervalConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Metrics.MeanJCTS
+	}
+	for _, seed := range positives(t, "MARL_LEARN_SEEDS", spec, spec) {
+		cfg := marl.VariantConfig(marl.VariantDevice)
+		cfg.Episodes, cfg.ValidateEvery = 10, 0
+		cfg.Precision = os.Getenv("MARL_LEARN_PRECISION")
+		init, err := marl.NewPolicy(cfg, uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := heldout(init.Scheduler(marl.SchedulerOptions{}))
+		pol, _, err := marl.Train(ctx, cfg, marl.TrainOptions{Cluster: c, Train: train, Sim: intervalConfig(), Seed: uint64(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := heldout(pol.Scheduler(marl.SchedulerOptions{}))
+		t.Logf("seed %d, precision %q: held-out mean JCT untrained %.4f h, trained %.4f h", seed, cfg.Precision, before/3600, after/3600)
+	}
+}
+
+// learningSetup is the device-level learning measurements' cluster and
+// jobs: fat-tree k = 4, 0.2 jobs per pod per interval over 160
+// intervals (TestLRSweep's setting), split into training and held-out
+// jobs.
+func learningSetup(t *testing.T) (c *sim.Cluster, train, test []datasets.Job) {
+	t.Helper()
+	c, err := sim.FatTree(4, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test = datasets.SplitMARL(workload(t, c, 0.2, 160, 11), c.Pods, 0.1, 1800)
+	return c, train, test
+}
+
+// positives reads list, a comma-separated part of the value of the
+// variable name, as positive numbers.
+func positives(t *testing.T, name, value, list string) []int {
+	t.Helper()
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			t.Fatalf("%s=%q: %q is not a positive number", name, value, f)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // TestRolloutsLearnAsWell measures whether collecting several rollouts per
 // update learns as well as one at the same number of episodes consumed
 // (issue 33, item 2): the device level on fattree(4), 0.2 jobs per pod per
@@ -57,27 +124,13 @@ func TestRolloutsLearnAsWell(t *testing.T) {
 	if spec == "" {
 		t.Skip("a measurement of minutes: set MARL_ROLLOUTS_LEARN=EPISODES:ROLLOUTS,…:SEEDS,…")
 	}
-	parse := func(s string) []int {
-		var out []int
-		for _, f := range strings.Split(s, ",") {
-			v, err := strconv.Atoi(f)
-			if err != nil || v < 1 {
-				t.Fatalf("MARL_ROLLOUTS_LEARN=%q: %q is not a positive number", spec, f)
-			}
-			out = append(out, v)
-		}
-		return out
-	}
 	parts := strings.Split(spec, ":")
 	if len(parts) != 3 {
 		t.Fatalf("MARL_ROLLOUTS_LEARN=%q: want EPISODES:ROLLOUTS,…:SEEDS,…", spec)
 	}
+	parse := func(s string) []int { return positives(t, "MARL_ROLLOUTS_LEARN", spec, s) }
 	episodes, rollouts, seeds := parse(parts[0])[0], parse(parts[1]), parse(parts[2])
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, test := datasets.SplitMARL(workload(t, c, 0.2, 160, 11), c.Pods, 0.1, 1800)
+	c, train, test := learningSetup(t)
 	final := map[int][]float64{}
 	for _, r := range rollouts {
 		for _, seed := range seeds {
