@@ -7,7 +7,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from schedlab import Policy, fits, run, start  # noqa: E402
+from schedlab import Policy, place_in_order, run  # noqa: E402
 
 
 class RandomPlacement(Policy):
@@ -17,19 +17,7 @@ class RandomPlacement(Policy):
         self.rng = random.Random(state.seed)
 
     def schedule(self, state):
-        free, out = state.ledger(), []
-        for job in state.pending.values():
-            trial, servers = [f[:] for f in free], []
-            for d in job.instances:
-                ok = [s for s in range(len(trial)) if fits(d, trial[s])]
-                if not ok:
-                    break
-                s = self.rng.choice(ok)
-                trial[s] = [trial[s][k] - d[k] for k in range(3)]
-                servers.append(s)
-            if len(servers) == len(job.instances):
-                free, out = trial, out + [start(job, servers)]
-        return out
+        return place_in_order(state, lambda ok, free: self.rng.choice(ok))
 
 
 if __name__ == "__main__":

@@ -294,6 +294,27 @@ def start(job, servers, sockets=None):
     return d
 
 
+def place_in_order(state, choose):
+    """The starts of a policy that takes the pending jobs oldest first and
+    puts each instance on the server choose(ok, free) returns, ok being
+    the indices of the servers the instance fits on (never empty) and free
+    the resources left after the job's earlier instances; a job that does
+    not fit whole stays pending and later jobs may start."""
+    free, out = state.ledger(), []
+    for job in state.pending.values():  # submission order
+        trial, servers = [f[:] for f in free], []
+        for d in job.instances:
+            ok = [s for s in range(len(trial)) if fits(d, trial[s])]
+            if not ok:
+                break
+            s = choose(ok, trial)
+            trial[s] = [trial[s][k] - d[k] for k in range(3)]
+            servers.append(s)
+        if len(servers) == len(job.instances):
+            free, out = trial, out + [start(job, servers)]
+    return out
+
+
 class Policy:
     """Base class of a policy: override schedule; begin and end are hooks.
 
