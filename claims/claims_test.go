@@ -423,17 +423,19 @@ func TestOracleIsNoBaseline(t *testing.T) {
 	}
 }
 
+// floored is cells, each given the floor floor.
+func floored(floor float64, cells []Cell) []Cell {
+	for i := range cells {
+		cells[i].FloorJCTS = floor
+	}
+	return cells
+}
+
 // TestHeadroomVerdicts: a margin claim on mean JCT that fails where even
 // a scheduler at the floor could not reach the claimed margin is
 // untestable there, and says both figures; where the headroom allows, it
 // holds or fails as before; a run without floors is judged as before.
 func TestHeadroomVerdicts(t *testing.T) {
-	floored := func(floor float64, cells []Cell) []Cell {
-		for i := range cells {
-			cells[i].FloorJCTS = floor
-		}
-		return cells
-	}
 	for _, tc := range []struct {
 		name     string
 		cells    []Cell
@@ -512,12 +514,6 @@ func TestFailedRowNote(t *testing.T) {
 // says why, with its figures unchanged; a claim not run stays so, and
 // models of another cluster or experiment change nothing.
 func TestNotLearnedVerdicts(t *testing.T) {
-	floored := func(floor float64, cells []Cell) []Cell {
-		for i := range cells {
-			cells[i].FloorJCTS = floor
-		}
-		return cells
-	}
 	const why = "unlike FIFO-FirstFit on 40.0 % of validation decisions, the untrained reference 39.0 %"
 	unlearned := map[Model]string{{evaluation.MARLArrivals, "marl-device", "fattree-k4"}: why}
 	want := "untestable here (" + display("marl-device") + " did not learn: " + why + ")"
