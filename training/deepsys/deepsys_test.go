@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,13 +18,17 @@ import (
 	"github.com/schedlab/schedlab/training/deepsys"
 )
 
-func setup(t *testing.T) (*sim.Cluster, []datasets.Job, []datasets.Job, sim.Config) {
+// setup is fattree(4) with uniform MARL jobs of the legacy shape, 0.2 per
+// pod per 30-minute interval over intervals intervals, drawn from rng,
+// split into training and held-out jobs (datasets.SplitMARL: 10 % of the
+// intervals), and the simulator triggered every interval.
+func setup(t *testing.T, intervals int, rng *rand.Rand) (*sim.Cluster, []datasets.Job, []datasets.Job, sim.Config) {
 	t.Helper()
 	c, err := sim.FatTree(4, "power8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 120, IntervalS: 1800, Shape: datasets.LegacyMARLShape()}, pipeline.Rand(5, "test"))
+	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: intervals, IntervalS: 1800, Shape: datasets.LegacyMARLShape()}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +54,7 @@ func meanJCT(t *testing.T, c *sim.Cluster, jobs []datasets.Job, s sim.Scheduler,
 // (its error must drop well below that of predicting the mean speed) and
 // schedules held-out jobs with it; the model survives a save and load.
 func TestDeepSys(t *testing.T) {
-	c, train, test, cfg := setup(t)
+	c, train, test, cfg := setup(t, 120, pipeline.Rand(5, "test"))
 	ctx := context.Background()
 	samples, err := deepsys.Collect(ctx, c, train, deepsys.DefaultHeuristics, cfg, nil)
 	if err != nil {
@@ -93,7 +98,7 @@ func TestDeepSys(t *testing.T) {
 // TestAtte trains Atte briefly, twice with one seed (identical
 // checkpoints), and schedules held-out jobs with it.
 func TestAtte(t *testing.T) {
-	c, train, test, cfg := setup(t)
+	c, train, test, cfg := setup(t, 120, pipeline.Rand(5, "test"))
 	ac := deepsys.DefaultAtteConfig()
 	ac.Episodes = 3
 	var dirs []string

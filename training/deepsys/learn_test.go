@@ -5,10 +5,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/deepsys"
 )
@@ -24,18 +22,7 @@ import (
 // well inside that and far outside what no learning gives (1 ×: zero
 // episodes, or a learning rate of 1e-12, leave the untrained policy).
 func TestAtteLearns(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: 160, IntervalS: 1800, Shape: datasets.LegacyMARLShape()},
-		pipeline.Rand(11, "test", "workload"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, test := datasets.SplitMARL(jobs, c.Pods, 0.1, 1800)
-	cfg := sim.DefaultConfig()
-	cfg.Trigger = sim.TriggerInterval
+	c, train, test, cfg := setup(t, 160, pipeline.Rand(11, "test", "workload"))
 	ac := deepsys.DefaultAtteConfig()
 	ac.Episodes = 20
 	const seed = 1
