@@ -19,16 +19,26 @@ const replayTrace = "job_id,num_gpu,submit_time,iterations,model_name,duration,i
 
 const replaySpec = "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,2,4,40,256\n"
 
+// replayInputs writes replayTrace (t.csv) and replaySpec (n2g4.csv) into
+// a new directory.
+func replayInputs(t *testing.T) (dir, trace, cluster string) {
+	dir = t.TempDir()
+	trace, cluster = filepath.Join(dir, "t.csv"), filepath.Join(dir, "n2g4.csv")
+	if err := os.WriteFile(trace, []byte(replayTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cluster, []byte(replaySpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, trace, cluster
+}
+
 // TestReplay: a Tiresias trace on a Tiresias cluster under 2D-LAS, to CSV
 // and to Parquet (read back with Arrow's reader); the 16-GPU job can never
 // fit the 8-GPU cluster and is reported, not looped on.
 func TestReplay(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "t.csv")
-	cluster := filepath.Join(dir, "n2g4.csv")
-	os.WriteFile(trace, []byte(replayTrace), 0o644)
-	os.WriteFile(cluster, []byte(replaySpec), 0o644)
+	dir, trace, cluster := replayInputs(t)
 	out := filepath.Join(dir, "jobs.csv")
 	_, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "tiresias", "--cluster", cluster, "--policy", "dlas-gpu", "--out", out)
 	if code != 0 {
@@ -159,11 +169,7 @@ func TestReplayPolicyCmd(t *testing.T) {
 // cluster spec (issue 50's rule for every command's outputs).
 func TestReplayKeepsInputs(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "t.csv")
-	cluster := filepath.Join(dir, "n2g4.csv")
-	os.WriteFile(trace, []byte(replayTrace), 0o644)
-	os.WriteFile(cluster, []byte(replaySpec), 0o644)
+	_, trace, cluster := replayInputs(t)
 	for _, out := range []string{trace, cluster} {
 		if _, stderr, code := schedlab(t, nil, "replay", "--trace", trace, "--format", "tiresias", "--cluster", cluster, "--policy", "fifo", "--out", out); code == 0 {
 			t.Errorf("--out %s, an input: exit 0 (%s)", filepath.Base(out), stderr)
