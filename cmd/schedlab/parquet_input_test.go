@@ -22,17 +22,6 @@ func TestFitRefusesSamplesWithoutSlowdown(t *testing.T) {
 		CPUCores float64 `parquet:"cpu_cores"`
 		PCIeGbps float64 `parquet:"pcie_gbps"`
 	}
-	type sample struct {
-		SampleID       string     `parquet:"sample_id"`
-		Source         string     `parquet:"source"`
-		Model          string     `parquet:"model"`
-		CPUCores       float64    `parquet:"cpu_cores"`
-		PCIeGbps       float64    `parquet:"pcie_gbps"`
-		CoresPerSocket float64    `parquet:"cores_per_socket"`
-		CoRunners      []coRunner `parquet:"co_runners,list"`
-		Slowdown       *float64   `parquet:"slowdown,optional"`
-		Repetitions    int32      `parquet:"repetitions"`
-	}
 	type sampleNoSlowdown struct {
 		SampleID       string     `parquet:"sample_id"`
 		Source         string     `parquet:"source"`
@@ -43,12 +32,18 @@ func TestFitRefusesSamplesWithoutSlowdown(t *testing.T) {
 		CoRunners      []coRunner `parquet:"co_runners,list"`
 		Repetitions    int32      `parquet:"repetitions"`
 	}
+	// The slowdown column present but null in every row.
+	type sample struct {
+		sampleNoSlowdown
+		Slowdown *float64 `parquet:"slowdown,optional"`
+	}
 	var nulls []sample
 	var missing []sampleNoSlowdown
 	for i := range 40 {
 		co := []coRunner{{Socket: "same", Model: "m", CPUCores: float64(1 + i%4), PCIeGbps: float64(i % 7)}}
-		nulls = append(nulls, sample{SampleID: "s" + strconv.Itoa(i), Source: "synthetic", CPUCores: float64(1 + i%5), PCIeGbps: float64(i % 9), CoresPerSocket: 8, CoRunners: co, Repetitions: 1})
-		missing = append(missing, sampleNoSlowdown{SampleID: "s" + strconv.Itoa(i), Source: "synthetic", CPUCores: float64(1 + i%5), PCIeGbps: float64(i % 9), CoresPerSocket: 8, CoRunners: co, Repetitions: 1})
+		row := sampleNoSlowdown{SampleID: "s" + strconv.Itoa(i), Source: "synthetic", CPUCores: float64(1 + i%5), PCIeGbps: float64(i % 9), CoresPerSocket: 8, CoRunners: co, Repetitions: 1}
+		missing = append(missing, row)
+		nulls = append(nulls, sample{sampleNoSlowdown: row})
 	}
 	dir := t.TempDir()
 	for name, write := range map[string]func(string) error{
