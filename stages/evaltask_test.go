@@ -2,6 +2,9 @@ package stages
 
 import (
 	"bytes"
+	"context"
+	"encoding/gob"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,7 +12,11 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/evaluation"
+	"github.com/schedlab/schedlab/internal/pythontest"
 	"github.com/schedlab/schedlab/pipeline"
+	"github.com/schedlab/schedlab/schedulers"
+	"github.com/schedlab/schedlab/schedulers/external"
+	"github.com/schedlab/schedlab/schedulers/schedulerstest"
 )
 
 // TestEvalStageScratch runs heuristic experiments in the stage's own pool
@@ -47,5 +54,66 @@ func TestEvalStageScratch(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(pooled, "tables", "das-table1.md"))
 	if compared < 10 || !bytes.Contains(md, []byte("Wilcoxon")) {
 		t.Errorf("compared %d files; das-table1's Wilcoxon note: %v", compared, bytes.Contains(md, []byte("Wilcoxon")))
+	}
+}
+
+// TestCellTaskExternal: a cell of an external:NAME row runs from its task
+// alone, on a worker that declared no policy (NAME is declared nowhere in
+// this process): the task carries the policy's spec.
+func TestCellTaskExternal(t *testing.T) {
+	py := pythontest.Interpreter(t)
+	script, _ := filepath.Abs(filepath.Join("..", "python", "examples", "fifo_firstfit.py"))
+	spec, err := evaluation.DefaultSpec(evaluation.DASTable1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Clusters = spec.Clusters[:1]
+	name := "undeclared-on-this-worker"
+	spec.Schedulers = []string{"fifo-firstfit", "external:" + name}
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "jobs.gob")
+	if err := pipeline.WriteGobAtomic(jobs, schedulerstest.PAILike(40, 0.02, 1)); err != nil {
+		t.Fatal(err)
+	}
+	row := external.Row{Spec: external.Spec{Name: name, Command: py + " " + script}}
+	ct := cellTask{Spec: spec, Jobs: jobs, Results: filepath.Join(dir, "results.gob"), External: &row,
+		Cell: evaluation.Cell{Experiment: spec.Experiment, Cluster: spec.Clusters[0].Name, Workload: spec.Workloads[0].Name, Scheduler: schedulers.Name("external:" + name)}}
+	js, err := json.Marshal(ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pipeline.RunTask(context.Background(), pipeline.Task{Kind: TaskEvalCell, Name: "cell", Spec: js, Seed: 1}, pipeline.TaskEnv{})
+	if err != nil {
+		t.Fatalf("the cell's task: %v", err)
+	}
+	if len(out) == 0 {
+		t.Error("no result")
+	}
+	// A policy declared on_error: row that fails: the task succeeds and
+	// says so, for the driver to drop the row; declared run, it fails.
+	for _, onError := range []string{external.OnErrorRow, external.OnErrorRun} {
+		failing := external.Row{Spec: external.Spec{Name: name, Command: py + " -c 'import sys; sys.exit(3)'", OnError: onError}}
+		ct.External = &failing
+		js, _ = json.Marshal(ct)
+		out, err := pipeline.RunTask(context.Background(), pipeline.Task{Kind: TaskEvalCell, Name: "cell", Spec: js, Seed: 1}, pipeline.TaskEnv{})
+		if onError == external.OnErrorRun {
+			if err == nil {
+				t.Error("on_error run: the failing policy's task succeeded")
+			}
+			continue
+		}
+		var co cellOutput
+		if err != nil {
+			t.Fatalf("on_error row: the task failed: %v", err)
+		}
+		if err := gob.NewDecoder(bytes.NewReader(out)).Decode(&co); err != nil || !strings.Contains(co.Failed, "exit status 3") {
+			t.Errorf("on_error row: output %+v (%v), want the failure", co, err)
+		}
+	}
+	// Without the spec, the worker cannot know the policy.
+	ct.External = nil
+	js, _ = json.Marshal(ct)
+	if _, err := pipeline.RunTask(context.Background(), pipeline.Task{Kind: TaskEvalCell, Name: "cell", Spec: js, Seed: 1}, pipeline.TaskEnv{}); err == nil {
+		t.Error("a task without the policy's spec ran it")
 	}
 }
