@@ -17,7 +17,7 @@ func TestEvaluateMatchesBehaviour(t *testing.T) {
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			sp := prepareSynth(t, c, cfg, 120, 3)
+			sp := prepare(t, c, cfg, synthJobs(t, 120, 3))
 			m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
 			out := collectEpisode(t, m, c, sp, 1)
 			n := out.ord.Len()
@@ -59,7 +59,7 @@ func TestAgentGradients(t *testing.T) {
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			sp := prepareSynth(t, c, cfg, 150, 5)
+			sp := prepare(t, c, cfg, synthJobs(t, 150, 5))
 			// Non-zero heads, so that every path carries gradient.
 			m := noisyModel(cfg, "test", 2, 0.1)
 			out := collectEpisode(t, m, c, sp, 2)

@@ -66,10 +66,7 @@ func BenchmarkInferencePAI(b *testing.B) {
 		b.Run(v, func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Variant = v
-			sp, err := PrepareTrace(c, raw, sim.DefaultConfig(), cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
+			sp := prepare(b, c, cfg, raw)
 			m := noisyModel(cfg, "bench", 1, 0.1)
 			decisions, placed := benchInference(b, c, sp.Train, m)
 			b.ReportMetric(float64(decisions)/float64(placed), "decisions/job")
@@ -85,7 +82,7 @@ func BenchmarkTrainingEpisode(b *testing.B) {
 	c := simtest.Preset(b, "small")
 	cfg := DefaultConfig()
 	cfg.Episodes, cfg.LearningRates, cfg.MaxJobs = 1, []float64{1e-4}, 2500
-	sp := prepareSynth(b, c, cfg, 2500, 10)
+	sp := prepare(b, c, cfg, synthJobs(b, 2500, 10))
 	cfg.ValJobs = 1 // the validation run is not part of an episode
 	benchTrain(b, c, cfg, sp)
 }
@@ -103,7 +100,7 @@ func BenchmarkTrainingNightly(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Variant = v
 			cfg.Episodes, cfg.SegmentJobs, cfg.LearningRates, cfg.ValJobs, cfg.MaxJobs = 2, 500, []float64{1e-4}, 300, 2500
-			sp := prepareSynth(b, c, cfg, 2500, 10)
+			sp := prepare(b, c, cfg, synthJobs(b, 2500, 10))
 			benchTrain(b, c, cfg, sp)
 		})
 	}

@@ -54,11 +54,11 @@ func tinyConfig(variant string) Config {
 // cluster's capacity.
 func contendedJobs(n int, seed uint64) []datasets.Job { return dastest.ContendedJobs(n, seed, 400) }
 
-// prepareSynth is PrepareTrace of n synthJobs (seed) for c under cfg and
-// the default simulator settings.
-func prepareSynth(t testing.TB, c *sim.Cluster, cfg Config, n int, seed uint64) daspaper.Split {
+// prepare is PrepareTrace of jobs for c under cfg and the default
+// simulator settings.
+func prepare(t testing.TB, c *sim.Cluster, cfg Config, jobs []datasets.Job) daspaper.Split {
 	t.Helper()
-	sp, err := PrepareTrace(c, synthJobs(t, n, seed), sim.DefaultConfig(), cfg)
+	sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,7 @@ func TestTrainingLearns(t *testing.T) {
 			cfg := tinyConfig(VariantDAS)
 			cfg.Trainer = trainer
 			cfg.Episodes, cfg.MaxJobs, cfg.ValidateEvery = 20, 500, 5
-			sp, err := PrepareTrace(c, contendedJobs(500, 1), sim.DefaultConfig(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sp := prepare(t, c, cfg, contendedJobs(500, 1))
 			var steps int64
 			res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 1,
 				OnEpisode: func(_ float64, rows []training.Curve) {
@@ -70,7 +67,7 @@ func TestTrainingLearns(t *testing.T) {
 func TestAlgorithm1StepsEveryDecision(t *testing.T) {
 	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(VariantDAS)
-	sp := prepareSynth(t, c, cfg, 300, 2)
+	sp := prepare(t, c, cfg, synthJobs(t, 300, 2))
 	m := NewModel(cfg, pipeline.Rand(1, Stage, "init"))
 	ord := &orderAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
 	plc := &placeAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
@@ -101,7 +98,7 @@ func TestTargetPassReuseSameBits(t *testing.T) {
 	for _, v := range Variants() {
 		t.Run(v, func(t *testing.T) {
 			cfg := tinyConfig(v)
-			sp := prepareSynth(t, c, cfg, 300, 3)
+			sp := prepare(t, c, cfg, synthJobs(t, 300, 3))
 			train := func(noReuse bool) (*algorithm1, [3]float64) {
 				m := NewModel(cfg, pipeline.Rand(1, Stage, "init"))
 				ord := &orderAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}

@@ -98,10 +98,7 @@ func TestSchedulerFastPathMatchesTape(t *testing.T) {
 			if testing.Short() {
 				cfg = tinyConfig(v)
 			}
-			sp, err := PrepareTrace(c, jobs, sim.DefaultConfig(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sp := prepare(t, c, cfg, jobs)
 			m := noisyModel(cfg, "test", 5, 0.1)
 			run := func(tapeOnly bool) (*sim.Result, *Scheduler) {
 				s := NewScheduler(m)

@@ -20,10 +20,7 @@ func trainTiny(t *testing.T, variant string, seed uint64) (*Result, daspaper.Spl
 	t.Helper()
 	c := simtest.Preset(t, "small")
 	cfg := tinyConfig(variant)
-	sp, err := PrepareTrace(c, contendedJobs(300, 7), sim.DefaultConfig(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := prepare(t, c, cfg, contendedJobs(300, 7))
 	res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: seed})
 	if err != nil {
 		t.Fatal(err)

@@ -206,10 +206,7 @@ func contendedEpisode(t *testing.T, c *sim.Cluster, v string) (Config, *Model, e
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Variant = v
-	sp, err := PrepareTrace(c, dastest.ContendedJobs(300, 5, 100), sim.DefaultConfig(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := prepare(t, c, cfg, dastest.ContendedJobs(300, 5, 100))
 	m := noisyModel(cfg, "test", 2, 0.1)
 	return cfg, m, collectEpisode(t, m, c, sp, 2)
 }
