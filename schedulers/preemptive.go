@@ -123,6 +123,7 @@ type runnable struct {
 	noCount   bool   // tests: book in the first pass even where it may count
 	counted   int    // tests: the walks whose first pass counted
 	arrivals  uint32 // rjob.seq's counter
+	added     int    // the jobs the last sync appended to list
 	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
 	// place, so the pointers handed out stay put.
@@ -171,6 +172,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		}
 		r.list = removeGoneN(r.list, gone)
 	}
+	r.added = 0
 	for _, js := range st.Arrived() {
 		if js.Status == sim.StatusDone {
 			continue // arrived and finished between two decisions: never runnable here
@@ -197,6 +199,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		j.shape = r.shapeOf(js, j.uniform)
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
+		r.added++
 		if add != nil {
 			add(j)
 		}
@@ -863,13 +866,32 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 	// the few moves, where a merge sort is n log n.
 	// prev is l[i-1].key: a job moved down leaves l[i-1]'s job, the
 	// prefix's last, at i.
+	//
+	// The pending jobs between the last running job and the arrivals are
+	// skipped: the list was sorted at the last decision, removing the
+	// finished kept it so, and until the arrivals only running jobs' keys
+	// moved, and only down. At step i the prefix holds the jobs that were
+	// before i, so its largest key is at most what the largest of them
+	// was, which is at most l[i].key, unchanged: no such job moves, and
+	// prev becomes its key. So the sort visits the running jobs' stretch
+	// and the arrivals, and gives the same order. running counts the
+	// running jobs still ahead (sim's running list holds exactly the jobs
+	// whose running flag is set: walk sets it on the starts it returns
+	// and clears it on the preemptions).
 	l := p.list
+	running, tail := len(st.Running), len(l)-p.added
 	var prev float64
-	for i, j := range l {
+	for i := 0; i < len(l); i++ {
+		j := l[i]
 		if j.running {
+			running--
 			j.total += now - j.lastCheck
 			j.lastCheck = now
 			j.key = p.key(j)
+		} else if running == 0 && i < tail {
+			i = tail - 1
+			prev = l[i].key
+			continue
 		}
 		if i == 0 || prev <= j.key {
 			prev = j.key
