@@ -839,6 +839,7 @@ type sorted struct {
 var (
 	_ sim.Decider        = (*sorted)(nil)
 	_ sim.StateForgetter = (*sorted)(nil)
+	_ sim.ProgressBlind  = (*sorted)(nil)
 )
 
 // Name implements sim.Scheduler.
@@ -847,6 +848,10 @@ func (p *sorted) Name() string { return p.name }
 // ForgetsState implements sim.StateForgetter: the policy keeps its own
 // records (rjob) and nothing of a State past its decision.
 func (p *sorted) ForgetsState() {}
+
+// IgnoresProgress implements sim.ProgressBlind: the keys read the
+// policy's own clocks (rjob), never State.Since.Progress.
+func (p *sorted) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

@@ -155,6 +155,10 @@ func (s *Sim) state() *State {
 	}
 	s.lastArr = s.nextArr
 	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
+	if s.noProgress {
+		s.endState()
+		return st
+	}
 	st.Since.Progress = s.progressBuf[:0]
 	for _, r := range s.sinceFinished {
 		js := &s.jobs[r.Index]
@@ -170,6 +174,13 @@ func (s *Sim) state() *State {
 		}
 	}
 	s.progressBuf = st.Since.Progress
+	s.endState()
+	return st
+}
+
+// endState is the part of state after the State is filled: the interval
+// it reported is over.
+func (s *Sim) endState() {
 	if s.reused != nil {
 		// Nobody reads this State's Finished after the next Apply.
 		s.sinceFinished = s.sinceFinished[:0]
@@ -178,7 +189,6 @@ func (s *Sim) state() *State {
 	}
 	s.unplaced = 0
 	s.lastDecisionS = s.now
-	return st
 }
 
 // Apply starts the placements of the decision the last Next asked for: a

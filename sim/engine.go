@@ -186,6 +186,7 @@ type Sim struct {
 	reused      *State
 	unplaced    int // pending jobs left by the last decision: a prefix of pending
 	progressBuf []Progress
+	noProgress  bool // Run's scheduler is a ProgressBlind: State.Since.Progress is left nil
 	leftFit     int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
 	finished    int  // jobs finished so far
 	gpuSeconds  float64
@@ -543,6 +544,9 @@ func Run(ctx context.Context, c *Cluster, jobs []datasets.Job, sched Scheduler, 
 	}
 	if _, ok := sched.(StateForgetter); ok {
 		s.reused = new(State)
+	}
+	if _, ok := sched.(ProgressBlind); ok {
+		s.noProgress = true
 	}
 	var tm Timing
 	wall := time.Now()

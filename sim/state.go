@@ -171,7 +171,7 @@ type Interval struct {
 	FromS    float64
 	Finished []JobResult // jobs that finished, in finish order
 	Unplaced []*JobState // jobs the previous decision left pending (DAS ζ = 0), a prefix of State.Pending
-	Progress []Progress  // jobs finished since (finish order), then running jobs (State.Running order)
+	Progress []Progress  // jobs finished since (finish order), then running jobs (State.Running order); nil in Run for a ProgressBlind
 }
 
 // State is the observation at a decision point. It is valid until the next
