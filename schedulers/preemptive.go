@@ -396,11 +396,21 @@ first:
 		r.starts, r.preempts = d.Start, d.Preempt
 		return d
 	}
+	// The loop stops once every running job is visited and no other job
+	// fits (least). Only a visit that changes unchosen or tot can make
+	// that so, so it is tested after those, and once before the first
+	// job: the visits it spares change nothing but this pass's failure
+	// records (failed, short), which nothing reads after the walk.
+	if unchosen == 0 && !r.least.Fits(tot) {
+		r.starts, r.preempts = d.Start, d.Preempt
+		return d
+	}
 third:
 	for _, q := range order {
 		for _, j := range q {
 			switch {
 			case j.chosenAt == first:
+				continue
 			case j.running:
 				unchosen--
 				if r.takeJob(j) {
@@ -410,16 +420,19 @@ third:
 					j.running = false
 				}
 			case r.failed[j.shape] == r.pass:
+				continue
 			case !j.need.Fits(tot) || r.covered(j):
 				r.failed[j.shape] = r.pass
+				continue
 			default:
-				if slots := r.firstFit(j.js); slots != nil {
-					tot = tot.Sub(j.need)
-					d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
-					j.running, j.lastCheck = true, st.Now
-				} else {
+				slots := r.firstFit(j.js)
+				if slots == nil {
 					r.fail(j)
+					continue
 				}
+				tot = tot.Sub(j.need)
+				d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
+				j.running, j.lastCheck = true, st.Now
 			}
 			if unchosen == 0 && !r.least.Fits(tot) {
 				break third // every running job visited, and no other fits
@@ -885,7 +898,7 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 	// and clears it on the preemptions).
 	l := p.list
 	running, tail := len(st.Running), len(l)-p.added
-	var prev float64
+	prev := math.Inf(-1) // l[0] stays
 	for i := 0; i < len(l); i++ {
 		j := l[i]
 		if j.running {
@@ -898,7 +911,7 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 			prev = l[i].key
 			continue
 		}
-		if i == 0 || prev <= j.key {
+		if prev <= j.key {
 			prev = j.key
 			continue
 		}
