@@ -339,14 +339,17 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		r.counted++
 	}
 	first := r.pass
+	// failed's header is fixed during the walk (only sync adds shapes),
+	// so the loops read it, and the pass, from locals.
+	failed := r.failed
 first:
 	for _, q := range order {
 		for _, j := range q {
-			if r.failed[j.shape] == r.pass {
+			if failed[j.shape] == first {
 				continue // a shape that did not fit
 			}
 			if !j.need.Fits(tot) || !counts && r.covered(j) {
-				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
+				failed[j.shape] = first // more than is left in all, or covered by a shortfall
 				continue
 			}
 			if counts || r.book(j) {
@@ -391,6 +394,7 @@ first:
 		tot = tot.Add(f)
 	}
 	r.pass++
+	pass := r.pass
 	if counts {
 		r.preemptUnchosen(&d, first, unchosen, order)
 		r.starts, r.preempts = d.Start, d.Preempt
@@ -419,10 +423,10 @@ third:
 					d.Preempt = append(d.Preempt, j.js.Index)
 					j.running = false
 				}
-			case r.failed[j.shape] == r.pass:
+			case failed[j.shape] == pass:
 				continue
 			case !j.need.Fits(tot) || r.covered(j):
-				r.failed[j.shape] = r.pass
+				failed[j.shape] = pass
 				continue
 			default:
 				slots := r.firstFit(j.js)
