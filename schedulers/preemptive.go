@@ -667,12 +667,10 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 // scan is the lowest-index server from from on whose free resources d
 // fits, or −1.
 func (r *runnable) scan(d sim.Resources, from int) int {
-	if from >= len(r.free) {
-		return -1
-	}
-	for k, f := range r.free[from:] {
-		if d.Fits(f) {
-			return from + k
+	free := r.free
+	for k := from; k < len(free); k++ {
+		if d.Fits(free[k]) {
+			return k
 		}
 	}
 	return -1
