@@ -416,11 +416,20 @@ func searchPending(q []*JobState, js *JobState) int {
 // addPendingShape appends a newly pending job to its shape's queue.
 func (s *Sim) addPendingShape(js *JobState) {
 	id := js.shape
-	if len(s.shapes[id]) == 0 {
-		s.shapePos[id] = int32(len(s.activeShape))
-		s.activeShape = append(s.activeShape, id)
+	if s.shapeN[id] == 0 {
+		s.addActiveShape(id)
 	}
-	s.shapes[id] = append(s.shapes[id], js)
+	s.shapeN[id]++
+	if s.shapesLive {
+		s.shapes[id] = append(s.shapes[id], js)
+	}
+}
+
+// addActiveShape puts shape id, which has a pending job now, on the list
+// of shapes with one.
+func (s *Sim) addActiveShape(id int32) {
+	s.shapePos[id] = int32(len(s.activeShape))
+	s.activeShape = append(s.activeShape, id)
 }
 
 // removeActiveShape takes shape id, which has no pending job left, off

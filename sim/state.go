@@ -215,6 +215,13 @@ func (st *State) Ledger() *Ledger {
 // must not be modified.
 func (st *State) PendingShapes() [][]*JobState {
 	s := st.sim
+	if !s.shapesLive {
+		// From now on the lists are kept (Sim.shapesLive).
+		s.shapesLive = true
+		for _, js := range s.pending {
+			s.shapes[js.shape] = append(s.shapes[js.shape], js)
+		}
+	}
 	out := s.shapeBuf[:0]
 	for _, id := range s.activeShape {
 		out = append(out, s.shapes[id])
