@@ -97,7 +97,10 @@ type LAS struct {
 	runnable
 }
 
-var _ sim.Decider = (*LAS)(nil)
+var (
+	_ sim.Decider       = (*LAS)(nil)
+	_ sim.ProgressBlind = (*LAS)(nil)
+)
 
 // NewLAS returns Tiresias' discretised 2D-LAS with cfg's keys.
 func NewLAS(cfg TiresiasConfig) (*LAS, error) {
@@ -118,6 +121,10 @@ func (p *LAS) Name() string { return p.name }
 // ForgetsState implements sim.StateForgetter: LAS keeps its own records
 // (rjob) and nothing of a State past its decision.
 func (p *LAS) ForgetsState() {}
+
+// IgnoresProgress implements sim.ProgressBlind: LAS's clocks are its own
+// (rjob), never State.Since.Progress.
+func (p *LAS) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *LAS) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

@@ -123,6 +123,7 @@ type runnable struct {
 	noCount   bool   // tests: book in the first pass even where it may count
 	counted   int    // tests: the walks whose first pass counted
 	arrivals  uint32 // rjob.seq's counter
+	added     int    // the jobs the last sync appended to list
 	// slab is where new rjobs come from, in chunks of slabSize, so an
 	// arrival costs no allocation of its own. A chunk is never grown in
 	// place, so the pointers handed out stay put.
@@ -171,6 +172,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		}
 		r.list = removeGoneN(r.list, gone)
 	}
+	r.added = 0
 	for _, js := range st.Arrived() {
 		if js.Status == sim.StatusDone {
 			continue // arrived and finished between two decisions: never runnable here
@@ -197,6 +199,7 @@ func (r *runnable) sync(st *sim.State, drop, add func(*rjob)) {
 		j.shape = r.shapeOf(js, j.uniform)
 		r.byIndex[js.Index] = j
 		r.list = append(r.list, j)
+		r.added++
 		if add != nil {
 			add(j)
 		}
@@ -336,14 +339,17 @@ func (r *runnable) walk(st *sim.State, order ...[]*rjob) sim.Decision {
 		r.counted++
 	}
 	first := r.pass
+	// failed's header is fixed during the walk (only sync adds shapes),
+	// so the loops read it, and the pass, from locals.
+	failed := r.failed
 first:
 	for _, q := range order {
 		for _, j := range q {
-			if r.failed[j.shape] == r.pass {
+			if failed[j.shape] == first {
 				continue // a shape that did not fit
 			}
 			if !j.need.Fits(tot) || !counts && r.covered(j) {
-				r.failed[j.shape] = r.pass // more than is left in all, or covered by a shortfall
+				failed[j.shape] = first // more than is left in all, or covered by a shortfall
 				continue
 			}
 			if counts || r.book(j) {
@@ -388,8 +394,18 @@ first:
 		tot = tot.Add(f)
 	}
 	r.pass++
+	pass := r.pass
 	if counts {
 		r.preemptUnchosen(&d, first, unchosen, order)
+		r.starts, r.preempts = d.Start, d.Preempt
+		return d
+	}
+	// The loop stops once every running job is visited and no other job
+	// fits (least). Only a visit that changes unchosen or tot can make
+	// that so, so it is tested after those, and once before the first
+	// job: the visits it spares change nothing but this pass's failure
+	// records (failed, short), which nothing reads after the walk.
+	if unchosen == 0 && !r.least.Fits(tot) {
 		r.starts, r.preempts = d.Start, d.Preempt
 		return d
 	}
@@ -398,6 +414,7 @@ third:
 		for _, j := range q {
 			switch {
 			case j.chosenAt == first:
+				continue
 			case j.running:
 				unchosen--
 				if r.takeJob(j) {
@@ -406,17 +423,20 @@ third:
 					d.Preempt = append(d.Preempt, j.js.Index)
 					j.running = false
 				}
-			case r.failed[j.shape] == r.pass:
+			case failed[j.shape] == pass:
+				continue
 			case !j.need.Fits(tot) || r.covered(j):
-				r.failed[j.shape] = r.pass
+				failed[j.shape] = pass
+				continue
 			default:
-				if slots := r.firstFit(j.js); slots != nil {
-					tot = tot.Sub(j.need)
-					d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
-					j.running, j.lastCheck = true, st.Now
-				} else {
+				slots := r.firstFit(j.js)
+				if slots == nil {
 					r.fail(j)
+					continue
 				}
+				tot = tot.Sub(j.need)
+				d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
+				j.running, j.lastCheck = true, st.Now
 			}
 			if unchosen == 0 && !r.least.Fits(tot) {
 				break third // every running job visited, and no other fits
@@ -647,12 +667,10 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 // scan is the lowest-index server from from on whose free resources d
 // fits, or −1.
 func (r *runnable) scan(d sim.Resources, from int) int {
-	if from >= len(r.free) {
-		return -1
-	}
-	for k, f := range r.free[from:] {
-		if d.Fits(f) {
-			return from + k
+	free := r.free
+	for k := from; k < len(free); k++ {
+		if d.Fits(free[k]) {
+			return k
 		}
 	}
 	return -1
@@ -836,6 +854,7 @@ type sorted struct {
 var (
 	_ sim.Decider        = (*sorted)(nil)
 	_ sim.StateForgetter = (*sorted)(nil)
+	_ sim.ProgressBlind  = (*sorted)(nil)
 )
 
 // Name implements sim.Scheduler.
@@ -844,6 +863,10 @@ func (p *sorted) Name() string { return p.name }
 // ForgetsState implements sim.StateForgetter: the policy keeps its own
 // records (rjob) and nothing of a State past its decision.
 func (p *sorted) ForgetsState() {}
+
+// IgnoresProgress implements sim.ProgressBlind: the keys read the
+// policy's own clocks (rjob), never State.Since.Progress.
+func (p *sorted) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
@@ -863,15 +886,34 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 	// the few moves, where a merge sort is n log n.
 	// prev is l[i-1].key: a job moved down leaves l[i-1]'s job, the
 	// prefix's last, at i.
+	//
+	// The pending jobs between the last running job and the arrivals are
+	// skipped: the list was sorted at the last decision, removing the
+	// finished kept it so, and until the arrivals only running jobs' keys
+	// moved, and only down. At step i the prefix holds the jobs that were
+	// before i, so its largest key is at most what the largest of them
+	// was, which is at most l[i].key, unchanged: no such job moves, and
+	// prev becomes its key. So the sort visits the running jobs' stretch
+	// and the arrivals, and gives the same order. running counts the
+	// running jobs still ahead (sim's running list holds exactly the jobs
+	// whose running flag is set: walk sets it on the starts it returns
+	// and clears it on the preemptions).
 	l := p.list
-	var prev float64
-	for i, j := range l {
+	running, tail := len(st.Running), len(l)-p.added
+	prev := math.Inf(-1) // l[0] stays
+	for i := 0; i < len(l); i++ {
+		j := l[i]
 		if j.running {
+			running--
 			j.total += now - j.lastCheck
 			j.lastCheck = now
 			j.key = p.key(j)
+		} else if running == 0 && i < tail {
+			i = tail - 1
+			prev = l[i].key
+			continue
 		}
-		if i == 0 || prev <= j.key {
+		if prev <= j.key {
 			prev = j.key
 			continue
 		}

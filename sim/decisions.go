@@ -155,6 +155,10 @@ func (s *Sim) state() *State {
 	}
 	s.lastArr = s.nextArr
 	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
+	if s.noProgress {
+		s.endState()
+		return st
+	}
 	st.Since.Progress = s.progressBuf[:0]
 	for _, r := range s.sinceFinished {
 		js := &s.jobs[r.Index]
@@ -170,6 +174,13 @@ func (s *Sim) state() *State {
 		}
 	}
 	s.progressBuf = st.Since.Progress
+	s.endState()
+	return st
+}
+
+// endState is the part of state after the State is filled: the interval
+// it reported is over.
+func (s *Sim) endState() {
 	if s.reused != nil {
 		// Nobody reads this State's Finished after the next Apply.
 		s.sinceFinished = s.sinceFinished[:0]
@@ -178,7 +189,6 @@ func (s *Sim) state() *State {
 	}
 	s.unplaced = 0
 	s.lastDecisionS = s.now
-	return st
 }
 
 // Apply starts the placements of the decision the last Next asked for: a
@@ -406,11 +416,20 @@ func searchPending(q []*JobState, js *JobState) int {
 // addPendingShape appends a newly pending job to its shape's queue.
 func (s *Sim) addPendingShape(js *JobState) {
 	id := js.shape
-	if len(s.shapes[id]) == 0 {
-		s.shapePos[id] = int32(len(s.activeShape))
-		s.activeShape = append(s.activeShape, id)
+	if s.shapeN[id] == 0 {
+		s.addActiveShape(id)
 	}
-	s.shapes[id] = append(s.shapes[id], js)
+	s.shapeN[id]++
+	if s.shapesLive {
+		s.shapes[id] = append(s.shapes[id], js)
+	}
+}
+
+// addActiveShape puts shape id, which has a pending job now, on the list
+// of shapes with one.
+func (s *Sim) addActiveShape(id int32) {
+	s.shapePos[id] = int32(len(s.activeShape))
+	s.activeShape = append(s.activeShape, id)
 }
 
 // removeActiveShape takes shape id, which has no pending job left, off

@@ -186,6 +186,7 @@ type Sim struct {
 	reused      *State
 	unplaced    int // pending jobs left by the last decision: a prefix of pending
 	progressBuf []Progress
+	noProgress  bool // Run's scheduler is a ProgressBlind: State.Since.Progress is left nil
 	leftFit     int8 // could a job left pending by the last decision fit now? (fitUnknown until checked)
 	finished    int  // jobs finished so far
 	gpuSeconds  float64
@@ -228,10 +229,22 @@ type Sim struct {
 	// each shape's position in that list (−1 when it has none). They keep
 	// the cost of a decision independent of the queue's length, which
 	// grows with the trace when the cluster is overloaded.
+	//
+	// shapeN counts each shape's pending jobs, and activeShape follows
+	// it. A shape's list is a function of pending alone (its jobs, in
+	// pending order), so shapesLive says whether the lists are kept up
+	// to date: always under the event trigger, whose test reads them
+	// at every arrival; under the others only from the first
+	// PendingShapes, which builds them from pending (a policy that never
+	// asks, such as the preemptive ones, does not pay for the merges and
+	// drops of every start and preemption).
 	shapes      [][]*JobState
+	shapeN      []int32
+	shapesLive  bool
 	activeShape []int32
 	shapePos    []int32
 	shapeBuf    [][]*JobState
+	newShapes   []int32     // scratch of requeue
 	started     []*JobState // scratch of Apply
 	preempted   []*JobState // scratch of Do
 
@@ -370,6 +383,8 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		s.order = append(s.order, int32(i))
 	}
 	s.shapes = make([][]*JobState, len(shapeIDs))
+	s.shapeN = make([]int32, len(shapeIDs))
+	s.shapesLive = cfg.Trigger == TriggerEvent
 	s.shapePos = make([]int32, len(shapeIDs))
 	for i := range s.shapePos {
 		s.shapePos[i] = -1
@@ -543,6 +558,9 @@ func Run(ctx context.Context, c *Cluster, jobs []datasets.Job, sched Scheduler, 
 	}
 	if _, ok := sched.(StateForgetter); ok {
 		s.reused = new(State)
+	}
+	if _, ok := sched.(ProgressBlind); ok {
+		s.noProgress = true
 	}
 	var tm Timing
 	wall := time.Now()

@@ -92,7 +92,12 @@ func (s *Sim) advanceMarked() {
 	for _, srv := range s.marked {
 		s.srvMarked[srv] = false
 		for _, r := range s.srvInst[srv] {
-			s.jobs[r.job].advanceTo(s.now)
+			// A job met again (its other instances here, or on another
+			// marked server) is at now already: advancing it adds
+			// rate·0 (rates are finite), which changes no bit.
+			if js := &s.jobs[r.job]; js.last != s.now {
+				js.advanceTo(s.now)
+			}
 		}
 	}
 	s.marked = s.marked[:0]

@@ -171,7 +171,7 @@ type Interval struct {
 	FromS    float64
 	Finished []JobResult // jobs that finished, in finish order
 	Unplaced []*JobState // jobs the previous decision left pending (DAS ζ = 0), a prefix of State.Pending
-	Progress []Progress  // jobs finished since (finish order), then running jobs (State.Running order)
+	Progress []Progress  // jobs finished since (finish order), then running jobs (State.Running order); nil in Run for a ProgressBlind
 }
 
 // State is the observation at a decision point. It is valid until the next
@@ -215,6 +215,13 @@ func (st *State) Ledger() *Ledger {
 // must not be modified.
 func (st *State) PendingShapes() [][]*JobState {
 	s := st.sim
+	if !s.shapesLive {
+		// From now on the lists are kept (Sim.shapesLive).
+		s.shapesLive = true
+		for _, js := range s.pending {
+			s.shapes[js.shape] = append(s.shapes[js.shape], js)
+		}
+	}
 	out := s.shapeBuf[:0]
 	for _, id := range s.activeShape {
 		out = append(out, s.shapes[id])
