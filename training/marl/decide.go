@@ -295,7 +295,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 				return nil, false
 			}
 			o := a.v.observe(agent, js, i)
-			o.zc = append(takeRows(&zcPool), a.z(agent)...)
+			o.zc = append(a.v.store.take(len(a.zc))[:0], a.z(agent)...)
 			o.mask = mask
 			a.tape.Reset()
 			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(agent))
