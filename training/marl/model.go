@@ -141,7 +141,11 @@ type evaluation struct {
 type edgeCtx struct {
 	inner [][]float64 // per partition, edges × 3
 	inter []float64   // edges × 3
-	refs  int         // its holders (obsStore), under the store's lock
+	// Under an obsStore's lock: the value's holders (the view, recorded
+	// observations) and, per buffer (partitions, then inter), the count
+	// of the contexts holding it; nil without a store.
+	refs int
+	held []*heldBuf
 }
 
 // evaluator runs the network over the graphs of one cluster.

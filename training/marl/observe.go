@@ -194,10 +194,7 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 		ctx.inter = ef
 	}
 	if s != nil {
-		for _, b := range ctx.inner {
-			s.holdLocked(b)
-		}
-		s.holdLocked(ctx.inter)
+		s.holdLocked(ctx, prev)
 	}
 	return ctx
 }
@@ -347,8 +344,12 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 type obsStore struct {
 	mu   sync.Mutex
 	free map[int][][]float64 // by length
-	bufs map[*float64]int    // per edge-feature buffer, the contexts holding it
 }
+
+// heldBuf counts the contexts holding one edge-feature buffer. The count
+// lives with the contexts, not in the store: a context nobody releases
+// (a finished rollout's view) is collected with its buffers.
+type heldBuf struct{ ctxs int }
 
 // take returns a buffer of length n whose values are arbitrary, nil when
 // the store has none.
@@ -423,36 +424,44 @@ func (s *obsStore) releaseLocked(c *edgeCtx) {
 	} else if c.refs < 0 {
 		panic("marl: edge features released more often than held")
 	}
-	for _, b := range c.inner {
-		s.dropLocked(b)
+	for i, h := range c.held {
+		if h == nil {
+			continue
+		}
+		if h.ctxs--; h.ctxs == 0 {
+			s.putLocked(c.buf(i))
+		}
 	}
-	s.dropLocked(c.inter)
-	c.inner, c.inter = nil, nil
+	c.inner, c.inter, c.held = nil, nil, nil
 }
 
-// holdLocked adds a context holding buffer b.
-func (s *obsStore) holdLocked(b []float64) {
-	if len(b) == 0 {
-		return
+// holdLocked records c's holds on its buffers: those it shares with prev
+// (nil: none) count one context more, the others start at one.
+func (s *obsStore) holdLocked(c, prev *edgeCtx) {
+	c.held = make([]*heldBuf, len(c.inner)+1)
+	for i := range c.held {
+		b, pb := c.buf(i), prev.buf(i)
+		switch {
+		case len(b) == 0:
+		case len(pb) > 0 && &b[0] == &pb[0]:
+			c.held[i] = prev.held[i]
+			c.held[i].ctxs++
+		default:
+			c.held[i] = &heldBuf{ctxs: 1}
+		}
 	}
-	if s.bufs == nil {
-		s.bufs = map[*float64]int{}
-	}
-	s.bufs[&b[0]]++
 }
 
-// dropLocked takes away a context holding buffer b; the last one gives
-// it back.
-func (s *obsStore) dropLocked(b []float64) {
-	if len(b) == 0 {
-		return
+// buf returns c's partition i's edge features, the inter-scheduler
+// graph's for i = len(c.inner); nil for a nil c.
+func (c *edgeCtx) buf(i int) []float64 {
+	switch {
+	case c == nil:
+		return nil
+	case i < len(c.inner):
+		return c.inner[i]
 	}
-	k := &b[0]
-	if s.bufs[k]--; s.bufs[k] > 0 {
-		return
-	}
-	delete(s.bufs, k)
-	s.putLocked(b)
+	return c.inter
 }
 
 // observeInto is observe into o, whose buffers it reuses: for an

@@ -21,10 +21,7 @@ func TestObsStoreHolds(t *testing.T) {
 			c.inner[p] = s.bufLocked(3 + p)
 		}
 		c.inter = s.bufLocked(5)
-		for _, b := range c.inner {
-			s.holdLocked(b)
-		}
-		s.holdLocked(c.inter)
+		s.holdLocked(c, prev)
 		return c
 	}
 	same := func(a, b []float64) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
