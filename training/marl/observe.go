@@ -329,11 +329,11 @@ func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
 // obsStore holds, for one training, the buffers of observations it has
 // learnt (recycle) and of edge features no observation reads any more,
 // for the next decisions: a decision writes every value of the buffers it
-// takes, so which one it gets changes no bit. A fresh buffer costs a page
-// fault per first touch and a cache miss per line (27 kB of candidate
+// takes, so which one it gets changes no bit. While the heap grows, a
+// fresh buffer costs a page fault per first touch (27 kB of candidate
 // rows per decision at k = 20, 24 kB of a pod's edge features and 96 kB
 // of the inter-scheduler graph's per booking that changes them); a
-// sync.Pool lost most of them at every collection. The store keeps them
+// sync.Pool drops what it holds at collections. The store keeps them
 // until the training ends. Safe for concurrent use (actors take, learners
 // give back); a nil store takes nothing and keeps nothing.
 //
