@@ -51,9 +51,8 @@ type actor struct {
 	// changes few.
 	forward *nn.LinearRows
 	// idleObs is z's observation, rewritten for each stale partition:
-	// only its z⁰ is kept; valueObs is value's, of which only the value
-	// is.
-	idleObs, valueObs obs
+	// only its z⁰ is kept.
+	idleObs obs
 }
 
 // caches returns the cached passes of agent p's decisions.
@@ -177,11 +176,9 @@ func (a *actor) z(self int) []float64 {
 // value is V of agent p's observation with its first pending task (the
 // bootstrap of the previous interval's last transition).
 func (a *actor) value(p int, cur *sim.JobState) float64 {
-	zc, mask := a.valueObs.zc, a.valueObs.mask
-	o := a.v.observeInto(&a.valueObs, p, cur, 0)
-	o.zc = append(zc[:0], a.z(p)...)
-	o.mask = slices.Grow(mask[:0], a.actions(p))[:a.actions(p)]
-	clear(o.mask)
+	o := a.v.observe(p, cur, 0)
+	o.zc = slices.Clone(a.z(p))
+	o.mask = make([]bool, a.actions(p))
 	a.tape.Reset()
 	_, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(p))
 	return values.Data[0]
@@ -298,7 +295,7 @@ func (a *actor) place(p int, js *sim.JobState) ([]sim.Slot, bool) {
 				return nil, false
 			}
 			o := a.v.observe(agent, js, i)
-			o.zc = append(a.v.store.take(len(a.zc))[:0], a.z(agent)...)
+			o.zc = append(takeRows(&zcPool), a.z(agent)...)
 			o.mask = mask
 			a.tape.Reset()
 			logits, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(agent))

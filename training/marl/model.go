@@ -141,11 +141,6 @@ type evaluation struct {
 type edgeCtx struct {
 	inner [][]float64 // per partition, edges × 3
 	inter []float64   // edges × 3
-	// Under an obsStore's lock: the value's holders (the view, recorded
-	// observations) and, per buffer (partitions, then inter), the count
-	// of the contexts holding it; nil without a store.
-	refs int
-	held []*heldBuf
 }
 
 // evaluator runs the network over the graphs of one cluster.
@@ -158,7 +153,6 @@ type evaluator struct {
 	blocks map[[2]int]*nn.Graph // (partition or −1 for inter, copies) → block-diagonal graph
 	zc, x0 []float64            // forward's and embed's scratch
 	zeros  []int                // repeat's one step: never written
-	iota   []int                // embed's rows of one step, 0, 1, …: never written
 }
 
 // resize returns s with length n, reusing its storage when it can.
@@ -307,23 +301,10 @@ func (e *evaluator) embed(t *nn.Tape, steps []*obs, cache innerPass, record bool
 			h = l.Forward(t, h, efn, g)
 		}
 	}
-	var rows []int
-	if B == 1 {
-		// Every pass but a batched one: the same rows, which the tape
-		// keeps until its backward pass, so a longer run is a new slice.
-		if len(e.iota) < m {
-			e.iota = make([]int, m)
-			for k := range e.iota {
-				e.iota[k] = k
-			}
-		}
-		rows = e.iota[:m:m]
-	} else {
-		rows = make([]int, 0, B*m)
-		for b := 0; b < B; b++ {
-			for k := 0; k < m; k++ {
-				rows = append(rows, b*n+k)
-			}
+	rows := make([]int, 0, B*m)
+	for b := 0; b < B; b++ {
+		for k := 0; k < m; k++ {
+			rows = append(rows, b*n+k)
 		}
 	}
 	hc := t.GatherRows(h, rows)

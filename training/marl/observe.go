@@ -34,7 +34,6 @@ type view struct {
 	ctx    *edgeCtx
 	linkB  []sim.DirectedLink
 	hit    []bool // per topology link, scratch of bookFlows
-	store  *obsStore
 }
 
 func newView(cg *clusterGraph, slots int) *view {
@@ -99,14 +98,7 @@ func (v *view) refresh(st *sim.State) {
 	for _, js := range st.Pending {
 		v.jobs[js.Index] = js
 	}
-	v.setCtx(v.edgeFeatures(nil, nil, true))
-}
-
-// setCtx makes c the view's edge features, letting go of the ones before.
-func (v *view) setCtx(c *edgeCtx) {
-	v.store.retain(c)
-	v.store.release(v.ctx)
-	v.ctx = c
+	v.ctx = v.edgeFeatures(nil, nil, true)
 }
 
 // bookFlows adds the network load of a job tentatively placed whole on
@@ -134,7 +126,7 @@ func (v *view) bookFlows(js *sim.JobState, slots []sim.Slot) []int {
 	// A new value (recorded observations keep theirs) that shares the
 	// unchanged graphs' features with the old one: nothing writes them
 	// after they are made.
-	v.setCtx(v.edgeFeatures(v.ctx, changed, inter))
+	v.ctx = v.edgeFeatures(v.ctx, changed, inter)
 	return changed
 }
 
@@ -144,18 +136,13 @@ func (v *view) bookFlows(js *sim.JobState, slots []sim.Slot) []int {
 // booked (v.linkB: the flows changed there alone), the others' being
 // taken from prev.
 func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
-	s := v.store
-	if s != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
 	ctx := &edgeCtx{inner: make([][]float64, len(v.cg.parts))}
 	for p, pt := range v.cg.parts {
 		if prev != nil && !slices.Contains(changed, p) {
 			ctx.inner[p] = prev.inner[p]
 			continue
 		}
-		ef := s.bufLocked(len(pt.efBase))
+		ef := make([]float64, len(pt.efBase))
 		copy(ef, pt.efBase)
 		for _, i := range pt.loaded {
 			e := &pt.edges[i]
@@ -178,8 +165,7 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 	case prev != nil:
 		// Only the loads of the edges over the links just booked
 		// (v.linkB) changed: the others keep prev's bits.
-		ef := s.bufLocked(len(prev.inter))
-		copy(ef, prev.inter)
+		ef := slices.Clone(prev.inter)
 		for _, dl := range v.linkB {
 			for _, k := range ig.edgesOf[dl] {
 				ef[k*edgeFeatures+1] = v.interLoad(k)
@@ -187,27 +173,13 @@ func (v *view) edgeFeatures(prev *edgeCtx, changed []int, inter bool) *edgeCtx {
 		}
 		ctx.inter = ef
 	default:
-		ef := s.bufLocked(len(ig.gbps) * edgeFeatures)
+		ef := make([]float64, len(ig.gbps)*edgeFeatures)
 		for k := range ig.gbps {
 			ef[k*edgeFeatures], ef[k*edgeFeatures+1], ef[k*edgeFeatures+2] = ig.bw[k], v.interLoad(k), ig.tier[k]/tierScale
 		}
 		ctx.inter = ef
 	}
-	if s != nil {
-		s.holdLocked(ctx, prev)
-	}
 	return ctx
-}
-
-// bufLocked returns a buffer of length n from s (locked) or a new one:
-// its values are arbitrary.
-func (s *obsStore) bufLocked(n int) []float64 {
-	if s != nil {
-		if b := s.takeLocked(n); b != nil {
-			return b
-		}
-	}
-	return make([]float64, n)
 }
 
 // interLoad is the load feature of inter-scheduler edge k: the flows
@@ -323,145 +295,35 @@ func (v *view) slots(p, cur int) []int {
 // observe fills the observation of agent p placing instance inst of job
 // cur (cur < 0: no task).
 func (v *view) observe(p int, cur *sim.JobState, inst int) *obs {
-	return v.observeInto(&obs{x0: v.store.take(len(v.cg.parts[p].cands) * nodeWidth(v.n))}, p, cur, inst)
+	return v.observeInto(&obs{x0: takeRows(&x0Pool)}, p, cur, inst)
 }
 
-// obsStore holds, for one training, the buffers of observations it has
-// learnt (recycle) and of edge features no observation reads any more,
-// for the next decisions: a decision writes every value of the buffers it
-// takes, so which one it gets changes no bit. While the heap grows, a
-// fresh buffer costs a page fault per first touch (27 kB of candidate
-// rows per decision at k = 20, 24 kB of a pod's edge features and 96 kB
-// of the inter-scheduler graph's per booking that changes them); a
-// sync.Pool drops what it holds at collections. The store keeps them
-// until the training ends. Safe for concurrent use (actors take, learners
-// give back); a nil store takes nothing and keeps nothing.
-//
-// Edge features are shared: a booking's context keeps the unchanged
-// graphs' features of the one before. A buffer goes back when no context
-// holds it, and a context lets go of its buffers when none of its holders
-// (the view, recorded observations) is left.
-type obsStore struct {
-	mu   sync.Mutex
-	free map[int][][]float64 // by length
+// x0Pool and zcPool hold the candidate rows (obs.x0) and schedulers' z⁰
+// (obs.zc) of observations the trainer has learnt (recycle): a decision
+// writes every value of the buffer it takes, so which one it gets changes
+// no bit. Fresh ones cost a page fault per first touch, the episode's
+// largest allocation (27 kB per decision at k = 20).
+var x0Pool, zcPool sync.Pool // of *[]float64
+
+// takeRows returns an empty buffer from pool, nil when it has none.
+func takeRows(pool *sync.Pool) []float64 {
+	if b, ok := pool.Get().(*[]float64); ok {
+		return (*b)[:0]
+	}
+	return nil
 }
 
-// heldBuf counts the contexts holding one edge-feature buffer. The count
-// lives with the contexts, not in the store: a context nobody releases
-// (a finished rollout's view) is collected with its buffers.
-type heldBuf struct{ ctxs int }
-
-// take returns a buffer of length n whose values are arbitrary, nil when
-// the store has none.
-func (s *obsStore) take(n int) []float64 {
-	if s == nil || n == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.takeLocked(n)
-}
-
-func (s *obsStore) takeLocked(n int) []float64 {
-	l := s.free[n]
-	if len(l) == 0 {
-		return nil
-	}
-	b := l[len(l)-1]
-	s.free[n] = l[:len(l)-1]
-	return b
-}
-
-func (s *obsStore) putLocked(b []float64) {
-	if cap(b) == 0 {
-		return
-	}
-	if s.free == nil {
-		s.free = map[int][][]float64{}
-	}
-	s.free[len(b)] = append(s.free[len(b)], b)
-}
-
-// recycle gives back the buffers of an observation no one reads any
-// more, and its hold on its edge features.
-func (s *obsStore) recycle(o *obs) {
-	if s != nil {
-		s.mu.Lock()
-		s.putLocked(o.x0)
-		s.putLocked(o.zc)
-		s.releaseLocked(o.ctx)
-		s.mu.Unlock()
-	}
-	o.x0, o.zc, o.ctx = nil, nil, nil
-}
-
-// retain adds a holder of c.
-func (s *obsStore) retain(c *edgeCtx) {
-	if s == nil || c == nil {
-		return
-	}
-	s.mu.Lock()
-	c.refs++
-	s.mu.Unlock()
-}
-
-// release takes away a holder of c.
-func (s *obsStore) release(c *edgeCtx) {
-	if s == nil || c == nil {
-		return
-	}
-	s.mu.Lock()
-	s.releaseLocked(c)
-	s.mu.Unlock()
-}
-
-func (s *obsStore) releaseLocked(c *edgeCtx) {
-	if c == nil {
-		return
-	}
-	if c.refs--; c.refs > 0 {
-		return
-	} else if c.refs < 0 {
-		panic("marl: edge features released more often than held")
-	}
-	for i, h := range c.held {
-		if h == nil {
-			continue
-		}
-		if h.ctxs--; h.ctxs == 0 {
-			s.putLocked(c.buf(i))
+// recycle gives back the buffers of observations no one reads any more.
+func recycle(o *obs) {
+	for _, b := range []struct {
+		pool *sync.Pool
+		s    []float64
+	}{{&x0Pool, o.x0}, {&zcPool, o.zc}} {
+		if cap(b.s) > 0 {
+			b.pool.Put(&b.s)
 		}
 	}
-	c.inner, c.inter, c.held = nil, nil, nil
-}
-
-// holdLocked records c's holds on its buffers: those it shares with prev
-// (nil: none) count one context more, the others start at one.
-func (s *obsStore) holdLocked(c, prev *edgeCtx) {
-	c.held = make([]*heldBuf, len(c.inner)+1)
-	for i := range c.held {
-		b, pb := c.buf(i), prev.buf(i)
-		switch {
-		case len(b) == 0:
-		case len(pb) > 0 && &b[0] == &pb[0]:
-			c.held[i] = prev.held[i]
-			c.held[i].ctxs++
-		default:
-			c.held[i] = &heldBuf{ctxs: 1}
-		}
-	}
-}
-
-// buf returns c's partition i's edge features, the inter-scheduler
-// graph's for i = len(c.inner); nil for a nil c.
-func (c *edgeCtx) buf(i int) []float64 {
-	switch {
-	case c == nil:
-		return nil
-	case i < len(c.inner):
-		return c.inner[i]
-	}
-	return c.inter
+	o.x0, o.zc = nil, nil
 }
 
 // observeInto is observe into o, whose buffers it reuses: for an

@@ -203,7 +203,6 @@ type trainer struct {
 	behav    [][]float64
 	behavGen uint64
 	acc      []float64                        // a rollout's gradient (rolloutGrad)
-	store    *obsStore                        // the rollouts' observation buffers
 	borrow   func() (release func(), ok bool) // TrainOptions.Borrow
 }
 
@@ -355,10 +354,6 @@ func (tr *trainer) newRollout(opts TrainOptions, simCfg sim.Config, e *evaluator
 	r := &rollout{ep: ep, s: s, a: newActor(e, tr.cfg.Jobs, rng, false), jobs: opts.Train, segs: make([]segment, parts), pending: make([]segment, parts)}
 	r.c.Episode, r.c.Split = int32(ep), "train"
 	r.a.record = r.record
-	if tr.store == nil {
-		tr.store = &obsStore{}
-	}
-	r.a.v.store = tr.store
 	return r, nil
 }
 
@@ -380,7 +375,6 @@ func (r *rollout) curve(calls int) training.Curve {
 // record appends an actor's decision to its agent's segment.
 func (r *rollout) record(d decision) {
 	sg := &r.segs[d.agent]
-	r.a.v.store.retain(d.o.ctx)
 	sg.roll.Add(rl.Step[*obs]{Obs: d.o, Action: rl.Action{Index: d.action}, Value: d.value, LogProb: d.logp})
 	// A forward places nothing: it earns no reward of its own (else
 	// every hop would collect the job's reward again, and agents learn
@@ -549,7 +543,7 @@ func (tr *trainer) phase(ctx context.Context, rs []*rollout, advance func(*rollo
 			// buffers to the next decisions (the learner's segment
 			// dropped them at its Backward).
 			for _, st := range sg.roll.Steps {
-				tr.store.recycle(st.Obs)
+				recycle(st.Obs)
 			}
 			sg.reset()
 			l.release()
