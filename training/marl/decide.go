@@ -51,8 +51,9 @@ type actor struct {
 	// changes few.
 	forward *nn.LinearRows
 	// idleObs is z's observation, rewritten for each stale partition:
-	// only its z⁰ is kept.
-	idleObs obs
+	// only its z⁰ is kept; valueObs is value's, of which only the value
+	// is.
+	idleObs, valueObs obs
 }
 
 // caches returns the cached passes of agent p's decisions.
@@ -176,9 +177,11 @@ func (a *actor) z(self int) []float64 {
 // value is V of agent p's observation with its first pending task (the
 // bootstrap of the previous interval's last transition).
 func (a *actor) value(p int, cur *sim.JobState) float64 {
-	o := a.v.observe(p, cur, 0)
-	o.zc = slices.Clone(a.z(p))
-	o.mask = make([]bool, a.actions(p))
+	zc, mask := a.valueObs.zc, a.valueObs.mask
+	o := a.v.observeInto(&a.valueObs, p, cur, 0)
+	o.zc = append(zc[:0], a.z(p)...)
+	o.mask = slices.Grow(mask[:0], a.actions(p))[:a.actions(p)]
+	clear(o.mask)
 	a.tape.Reset()
 	_, values, _ := a.e.forward(&a.tape, []*obs{o}, a.caches(p))
 	return values.Data[0]
