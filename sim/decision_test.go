@@ -3,7 +3,6 @@ package sim_test
 import (
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"testing"
 
@@ -14,8 +13,8 @@ import (
 // shortestFirst is a minimal preemptive policy for the engine's tests: at
 // every decision it runs the job with the least remaining standalone work
 // (an oracle) on the one server, preempting the one running if need be,
-// and asks to be woken at wakeS.
-type shortestFirst struct{ wakeS float64 }
+// and, when wakeEvery > 0, asks to be woken wakeEvery seconds later.
+type shortestFirst struct{ wakeEvery float64 }
 
 func (shortestFirst) Name() string { return "test-srtf" }
 
@@ -25,7 +24,10 @@ func (p shortestFirst) Schedule(ctx context.Context, st *sim.State) ([]sim.Place
 }
 
 func (p shortestFirst) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
-	d := sim.Decision{WakeS: p.wakeS}
+	var d sim.Decision
+	if p.wakeEvery > 0 {
+		d.WakeS = st.Now + p.wakeEvery
+	}
 	var best *sim.JobState
 	left := func(j *sim.JobState) float64 { return j.DurationS - j.ExecutedS(st.Now) }
 	for _, j := range slices.Concat(st.Pending, st.Running) {
@@ -118,29 +120,10 @@ func TestWake(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.Speed = sim.SpeedStandalone
 	cfg.Trigger = sim.TriggerEvery
-	s, err := sim.New(oneGPUServer(t), []datasets.Job{twoGPUJob("a", 0, 100)}, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	var at []float64
-	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	driveWith(t, oneGPUServer(t), []datasets.Job{twoGPUJob("a", 0, 100)}, cfg, nil, shortestFirst{wakeEvery: 40}, func(st *sim.State) {
 		at = append(at, st.Now)
-		d, err := shortestFirst{wakeS: st.Now + 40}.Decide(ctx, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Do(d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if want := []float64{0, 40, 80}; !slices.Equal(at, want) {
 		t.Fatalf("decisions at %v, want %v", at, want)
 	}

@@ -16,7 +16,7 @@ import (
 // is over-committed and that Free matches capacity minus running demand.
 func drive(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Scheduler, cfg sim.Config) *sim.Result {
 	t.Helper()
-	return driveWith(t, c, jobs, cfg, sched, func(st *sim.State) {
+	return driveWith(t, c, jobs, cfg, nil, sched, func(st *sim.State) {
 		used := make([]sim.Resources, len(c.Servers))
 		for _, j := range st.Running {
 			for i, sl := range j.Slots {
@@ -54,12 +54,13 @@ func intervalConfig() sim.Config {
 	return cfg
 }
 
-// driveWith runs jobs on c under cfg (default interference) to the end:
-// at every decision point it calls check, then applies what sched
-// decides. Any error fails t.
-func driveWith(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, sched sim.Scheduler, check func(st *sim.State)) *sim.Result {
+// driveWith runs jobs on c under cfg and model (nil: the default
+// interference) to the end: at every decision point it calls check (when
+// not nil), then carries out what sched decides (sim.DecisionOf). Any
+// error fails t.
+func driveWith(t testing.TB, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, model sim.Interference, sched sim.Scheduler, check func(st *sim.State)) *sim.Result {
 	t.Helper()
-	s, err := sim.New(c, jobs, cfg, nil)
+	s, err := sim.New(c, jobs, cfg, model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +73,14 @@ func driveWith(t *testing.T, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(st)
-		pl, err := sched.Schedule(ctx, st)
+		if check != nil {
+			check(st)
+		}
+		d, err := sim.DecisionOf(ctx, sched, st)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Apply(pl); err != nil {
+		if err := s.Do(d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -248,7 +251,7 @@ func TestIntervalTriggers(t *testing.T) {
 	c, _ := sim.FatTree(4, "power8")
 	jobs := marlLike(4, 2, 6, 9)
 	var progress float64
-	driveWith(t, c, jobs, intervalConfig(), firstFit{}, func(st *sim.State) {
+	driveWith(t, c, jobs, intervalConfig(), nil, firstFit{}, func(st *sim.State) {
 		if math.Mod(st.Now, 1800) != 0 {
 			t.Fatalf("decision at t=%g, not a multiple of 1800", st.Now)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
-	"io"
 	"math"
 	"testing"
 
@@ -86,28 +85,7 @@ func (o *observer) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement
 func digest(t testing.TB, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, model sim.Interference, sched sim.Scheduler) string {
 	t.Helper()
 	o := &observer{inner: sched, h: sha256.New()}
-	s, err := sim.New(c, jobs, cfg, model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for {
-		st, err := s.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := o.Schedule(ctx, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Apply(pl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := s.Result()
+	res := driveWith(t, c, jobs, cfg, model, o, nil)
 	o.buf = o.buf[:0]
 	for _, r := range res.Jobs {
 		o.i(r.Index)

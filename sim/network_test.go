@@ -156,7 +156,7 @@ func TestFlowLinksMatchEngine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf []sim.DirectedLink
 			decisions, loaded := 0, 0
-			driveWith(t, tc.c, tc.jobs, tc.cfg, firstFit{}, func(st *sim.State) {
+			driveWith(t, tc.c, tc.jobs, tc.cfg, nil, firstFit{}, func(st *sim.State) {
 				want := make([]int32, len(st.LinkFlows))
 				for _, js := range st.Running {
 					buf = tc.c.FlowLinks(buf[:0], js, js.Slots)

@@ -78,16 +78,8 @@ func TestRelinkBatchedExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := &spread{}
 	checked := 0
-	for {
-		st, err := s.Next(context.Background())
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	spreadAll(t, s, func() {
 		for dl, n := range s.linkCount {
 			want := inf
 			if n > 0 {
@@ -150,6 +142,26 @@ func TestRelinkBatchedExact(t *testing.T) {
 				checked++
 			}
 		}
+	})
+	if checked == 0 {
+		t.Fatal("no flow was checked: the workload shares no links")
+	}
+}
+
+// spreadAll drives s to the end under a fresh spread, calling check at
+// every decision point before spread decides. Any error fails t.
+func spreadAll(t *testing.T, s *Sim, check func()) {
+	t.Helper()
+	sched := &spread{}
+	for {
+		st, err := s.Next(context.Background())
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check()
 		pl, err := sched.Schedule(context.Background(), st)
 		if err != nil {
 			t.Fatal(err)
@@ -157,9 +169,6 @@ func TestRelinkBatchedExact(t *testing.T) {
 		if err := s.Apply(pl); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if checked == 0 {
-		t.Fatal("no flow was checked: the workload shares no links")
 	}
 }
 

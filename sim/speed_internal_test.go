@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -56,16 +54,8 @@ func TestServerSlowdownsExact(t *testing.T) {
 			if s.fromSums == nil {
 				t.Fatal("the model has no form given the sums: serverSlowdowns is not used")
 			}
-			sched := &spread{}
 			var exact, ordered int
-			for {
-				st, err := s.Next(context.Background())
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			spreadAll(t, s, func() {
 				for server, insts := range s.srvInst {
 					whole := true
 					for _, e := range insts {
@@ -88,14 +78,7 @@ func TestServerSlowdownsExact(t *testing.T) {
 						}
 					}
 				}
-				pl, err := sched.Schedule(context.Background(), st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Apply(pl); err != nil {
-					t.Fatal(err)
-				}
-			}
+			})
 			if exact == 0 || tc.frac && ordered == 0 {
 				t.Fatalf("checked %d busy servers of whole cores and %d with fractions: a path went unchecked", exact, ordered)
 			}
