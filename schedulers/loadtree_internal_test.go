@@ -7,38 +7,60 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
+// mixedTree is the mixed fat-tree of k = 6 the load trees are checked on,
+// with its capacities' inverses.
+func mixedTree(t *testing.T) (*sim.Cluster, *capInverse) {
+	t.Helper()
+	c, err := sim.FatTree(6, "mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := new(capInverse)
+	inv.update(c)
+	return c, inv
+}
+
+// tiedLedger is a random ledger of c in which each server has none, half
+// or all of its capacity free, so that equal loads (ties to the lowest
+// index) are common.
+func tiedLedger(c *sim.Cluster, r *rand.Rand) *sim.Ledger {
+	l := &sim.Ledger{Free: make([]sim.Resources, len(c.Servers))}
+	for s := range l.Free {
+		cp := c.Capacity(s)
+		f := float64(r.IntN(3)) / 2
+		l.Free[s] = sim.Resources{GPU: cp.GPU * f, CPU: cp.CPU * f, MemGiB: cp.MemGiB * f}
+	}
+	return l
+}
+
+// scanLeastLoad is the scan the trees replace: bestServer with
+// LeastLoad's score.
+func scanLeastLoad(l *sim.Ledger, d sim.Resources, inv *capInverse) int {
+	return bestServer(l, d, func(s int) float64 { return inv.load(s, l.Free[s]) })
+}
+
 // TestLoadTreeMatchesScan checks loadTree.best against the scan it
 // replaces (bestServer with LeastLoad's score) on random ledgers of a
 // mixed fat-tree, with free amounts drawn from few values so that equal
 // loads (ties to the lowest index) are common, through a series of Takes
 // reported with set.
 func TestLoadTreeMatchesScan(t *testing.T) {
-	c, err := sim.FatTree(6, "mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, inv := mixedTree(t)
 	r := rand.New(rand.NewPCG(3, 4))
-	var inv capInverse
-	inv.update(c)
 	var tree loadTree
 	for trial := 0; trial < 200; trial++ {
-		l := &sim.Ledger{Free: make([]sim.Resources, len(c.Servers))}
-		for s := range l.Free {
-			cp := c.Capacity(s)
-			f := float64(r.IntN(3)) / 2
-			l.Free[s] = sim.Resources{GPU: cp.GPU * f, CPU: cp.CPU * f, MemGiB: cp.MemGiB * f}
-		}
-		tree.build(l.Free, &inv)
+		l := tiedLedger(c, r)
+		tree.build(l.Free, inv)
 		for step := 0; step < 30; step++ {
 			d := sim.Resources{GPU: float64(r.IntN(3)), CPU: float64(2 * r.IntN(5)), MemGiB: 8}
-			want := bestServer(l, d, func(s int) float64 { return inv.load(s, l.Free[s]) })
+			want := scanLeastLoad(l, d, inv)
 			got := tree.best(d, l)
 			if got != want {
 				t.Fatalf("trial %d step %d: tree picks %d, scan %d", trial, step, got, want)
 			}
 			if got >= 0 {
 				l.Take(got, d)
-				tree.set(got, l.Free[got], &inv)
+				tree.set(got, l.Free[got], inv)
 			}
 		}
 	}
@@ -49,23 +71,13 @@ func TestLoadTreeMatchesScan(t *testing.T) {
 // through bookings and give-backs of any of them, on ledgers where equal
 // loads are common and many servers fit none of the demands.
 func TestFitTreeMatchesScan(t *testing.T) {
-	c, err := sim.FatTree(6, "mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, inv := mixedTree(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	var inv capInverse
-	inv.update(c)
 	var tree loadTree
 	demands := []sim.Resources{{GPU: 1, CPU: 2, MemGiB: 8}, {CPU: 2, MemGiB: 8}, {GPU: 2, CPU: 8, MemGiB: 8}}
 	for trial := 0; trial < 100; trial++ {
-		l := &sim.Ledger{Free: make([]sim.Resources, len(c.Servers))}
-		for s := range l.Free {
-			cp := c.Capacity(s)
-			f := float64(r.IntN(3)) / 2
-			l.Free[s] = sim.Resources{GPU: cp.GPU * f, CPU: cp.CPU * f, MemGiB: cp.MemGiB * f}
-		}
-		tree.build(l.Free, &inv)
+		l := tiedLedger(c, r)
+		tree.build(l.Free, inv)
 		fits := make([]fitTree, len(demands))
 		for k, d := range demands {
 			fits[k].build(d, l, &tree)
@@ -73,7 +85,7 @@ func TestFitTreeMatchesScan(t *testing.T) {
 		for step := 0; step < 60; step++ {
 			k := r.IntN(len(demands))
 			d := demands[k]
-			want := bestServer(l, d, func(s int) float64 { return inv.load(s, l.Free[s]) })
+			want := scanLeastLoad(l, d, inv)
 			got := fits[k].best()
 			if got != want {
 				t.Fatalf("trial %d step %d: fit tree for %v picks %d, scan %d", trial, step, d, got, want)
@@ -85,7 +97,7 @@ func TestFitTreeMatchesScan(t *testing.T) {
 			} else {
 				l.Take(s, d)
 			}
-			tree.set(s, l.Free[s], &inv)
+			tree.set(s, l.Free[s], inv)
 			for k := range fits {
 				fits[k].set(s, l, &tree)
 			}
