@@ -38,10 +38,7 @@ func BenchmarkReplayPAIGPUShare(b *testing.B) {
 	m := &fitting.InterferenceModel{Model: fitting.GPUShareOnly, GPUShare: rep.Term}
 	share := m.SimModel().(sim.SharingModel)
 	share.Interference = sim.DefaultInterference()
-	large, err := sim.Flat(32, "pai-v100")
-	if err != nil {
-		b.Fatal(err)
-	}
+	large := paiCluster(b, 32)
 	for _, tc := range []struct {
 		n    int
 		rate float64

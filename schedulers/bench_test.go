@@ -84,10 +84,7 @@ func runBench(b *testing.B, c *sim.Cluster, jobs []datasets.Job, name string, cf
 // The million-job case runs only when SCHEDLAB_BENCH_1M is set (it takes
 // tens of seconds and ≈ 1 GB: too much for make bench-ci).
 func BenchmarkReplayPAI(b *testing.B) {
-	large, err := sim.Flat(32, "pai-v100")
-	if err != nil {
-		b.Fatal(err)
-	}
+	large := paiCluster(b, 32)
 	for _, tc := range []struct {
 		n    int
 		rate float64

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/shareddata"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -22,14 +21,7 @@ func TestCountingSameResults(t *testing.T) {
 	root := shareddata.Path(t, "tiresias")
 	for _, tc := range []struct{ trace, cluster string }{{"ef02-500", "n8g4"}, {"tiresias-60", "n2g4"}} {
 		jobs := readTiresiasTrace(t, filepath.Join(root, "traces", tc.trace+".csv"))
-		spec, err := datasets.ReadTiresiasCluster(filepath.Join(root, "clusters", tc.cluster+".csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := sim.FromTiresias(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := tiresiasCluster(t, root, tc.cluster)
 		for _, policy := range []string{"dlas-gpu", "dlas-gpu-gittins", "shortest", "shortest-gpu"} {
 			for _, restart := range []float64{0, 30} {
 				run := func(book bool) ([]byte, int) {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
-	"github.com/schedlab/schedlab/internal/shareddata"
 	"github.com/schedlab/schedlab/schedulers"
 )
 
@@ -81,7 +80,7 @@ func (h *finishHeap) Pop() any {
 // fallback: the per-user key must carry information or it is not worth
 // having.
 func TestEstimatorOnPAI(t *testing.T) {
-	jobs := readPAISim(t, shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv"))
+	jobs := paiSubset(t)
 	uMAE, uRel, uIn := estimateError(jobs, func(j datasets.Job) string { return j.User })
 	gMAE, gRel, gIn := estimateError(jobs, func(datasets.Job) string { return "" })
 	t.Logf("per user: MAE %.1f min, median relative error %.2f, within 2x %.1f %%", uMAE/60, uRel, 100*uIn)

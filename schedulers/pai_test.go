@@ -16,6 +16,24 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
+// paiSubset reads the shared 6,000-job PAI subset
+// (operate_simulator_jobs_6000.csv); the test skips where it is absent.
+func paiSubset(t testing.TB) []datasets.Job {
+	t.Helper()
+	return readPAISim(t, shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv"))
+}
+
+// paiCluster is the flat cluster of n pai-v100 servers (the DAS paper's
+// Small is 8, Large 32).
+func paiCluster(t testing.TB, n int) *sim.Cluster {
+	t.Helper()
+	c, err := sim.Flat(n, "pai-v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // readPAISim reads the simulator columns of operate_simulator_jobs_6000.csv:
 // num_inst pods, num_gpu and num_cpu job totals, submit_time and duration in
 // seconds. Memory is absent in that file (0). A stand-in for the datasets
@@ -65,7 +83,7 @@ func readPAISim(t testing.TB, path string) []datasets.Job {
 // clusters and logs the metrics; it checks only accounting (every job
 // finished or pruned).
 func TestPAISubset(t *testing.T) {
-	jobs := readPAISim(t, shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv"))
+	jobs := paiSubset(t)
 	if len(jobs) != 6000 {
 		t.Fatalf("read %d jobs, want 6000", len(jobs))
 	}

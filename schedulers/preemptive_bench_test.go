@@ -63,11 +63,8 @@ func runPreemptiveRestart(b *testing.B, c *sim.Cluster, jobs []datasets.Job, nam
 // BenchmarkReplaySRTFPAI replays the 6,000-job PAI subset
 // (operate_simulator_jobs_6000.csv) under SRTF on the DAS Large cluster.
 func BenchmarkReplaySRTFPAI(b *testing.B) {
-	jobs := readPAISim(b, shareddata.Path(b, "pai-v2020/operate_simulator_jobs_6000.csv"))
-	large, err := sim.Flat(32, "pai-v100")
-	if err != nil {
-		b.Fatal(err)
-	}
+	jobs := paiSubset(b)
+	large := paiCluster(b, 32)
 	runPreemptive(b, large, jobs, "srtf", schedulers.Options{})
 }
 
@@ -78,14 +75,7 @@ func BenchmarkReplaySRTFPAI(b *testing.B) {
 func BenchmarkReplayTiresias(b *testing.B) {
 	root := shareddata.Path(b, "tiresias")
 	jobs := readTiresiasTrace(b, filepath.Join(root, "traces", "ef02-500.csv"))
-	spec, err := datasets.ReadTiresiasCluster(filepath.Join(root, "clusters", "n8g4.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := sim.FromTiresias(spec)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := tiresiasCluster(b, root, "n8g4")
 	for _, p := range []string{"fifo", "sjf", "shortest", "shortest-gpu", "dlas-gpu", "dlas-gpu-gittins"} {
 		b.Run(p, func(b *testing.B) {
 			runPreemptive(b, c, jobs, p, schedulers.Options{Tiresias: &schedulers.TiresiasConfig{GittinsSamples: filepath.Join(root, "yarn-gput1000.csv")}})

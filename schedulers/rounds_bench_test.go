@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/shareddata"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -20,22 +19,12 @@ import (
 func BenchmarkReplayRounds(b *testing.B) {
 	root := shareddata.Path(b, "tiresias")
 	ef := readTiresiasTrace(b, filepath.Join(root, "traces", "ef02-500.csv"))
-	spec, err := datasets.ReadTiresiasCluster(filepath.Join(root, "clusters", "n8g4.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := sim.FromTiresias(spec)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := tiresiasCluster(b, root, "n8g4")
 	for _, p := range []string{"gandiva", "gavel-las", "gavel-ftf"} {
 		b.Run("ef02-500/"+p, func(b *testing.B) { runPreemptive(b, c, ef, p, schedulers.Options{}) })
 	}
-	pai := readPAISim(b, shareddata.Path(b, "pai-v2020/operate_simulator_jobs_6000.csv"))
-	large, err := sim.Flat(32, "pai-v100")
-	if err != nil {
-		b.Fatal(err)
-	}
+	pai := paiSubset(b)
+	large := paiCluster(b, 32)
 	for _, p := range []string{"gandiva", "gavel-las", "gavel-ftf"} {
 		b.Run("pai-6000/"+p, func(b *testing.B) { runPreemptive(b, large, pai, p, schedulers.Options{}) })
 	}
@@ -46,11 +35,8 @@ func BenchmarkReplayRounds(b *testing.B) {
 // (8 servers) at a 30 s restart cost, where the queue runs days deep and
 // every 60 s round suspends and resumes jobs. /500 is its first 500 jobs.
 func BenchmarkGandivaNightly(b *testing.B) {
-	pai := readPAISim(b, shareddata.Path(b, "pai-v2020/operate_simulator_jobs_6000.csv"))
-	small, err := sim.Flat(8, "pai-v100")
-	if err != nil {
-		b.Fatal(err)
-	}
+	pai := paiSubset(b)
+	small := paiCluster(b, 8)
 	for _, n := range []int{500, 2000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			runPreemptiveRestart(b, small, pai[:n], "gandiva", schedulers.Options{}, 30)
@@ -67,11 +53,8 @@ func BenchmarkGandivaNightly(b *testing.B) {
 // of every job on a server whose co-runners changed dominates.
 func BenchmarkGandivaNightlyModel(b *testing.B) {
 	const decisions = 20000
-	pai := readPAISim(b, shareddata.Path(b, "pai-v2020/operate_simulator_jobs_6000.csv"))[:2000]
-	small, err := sim.Flat(8, "pai-v100")
-	if err != nil {
-		b.Fatal(err)
-	}
+	pai := paiSubset(b)[:2000]
+	small := paiCluster(b, 8)
 	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(b, schedulers.GavelThroughputsFile))
 	if err != nil {
 		b.Fatal(err)

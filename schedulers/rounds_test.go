@@ -26,11 +26,8 @@ func TestGoldenRoundsModelled(t *testing.T) {
 		// the Gandiva and Gavel tests.
 		t.Skip("the modelled rounds' digests are checked without the race detector (make test-norace)")
 	}
-	jobs := readPAISim(t, shareddata.Path(t, "pai-v2020/operate_simulator_jobs_6000.csv"))[:200]
-	small, err := sim.Flat(8, "pai-v100")
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := paiSubset(t)[:200]
+	small := paiCluster(t, 8)
 	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(t, schedulers.GavelThroughputsFile))
 	if err != nil {
 		t.Fatal(err)

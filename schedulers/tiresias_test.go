@@ -39,6 +39,21 @@ func readTiresiasTrace(t testing.TB, path string) []datasets.Job {
 	return jobs
 }
 
+// tiresiasCluster reads the shared Tiresias cluster spec clusters/NAME.csv
+// under root and builds its cluster.
+func tiresiasCluster(t testing.TB, root, name string) *sim.Cluster {
+	t.Helper()
+	spec, err := datasets.ReadTiresiasCluster(filepath.Join(root, "clusters", name+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.FromTiresias(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // replayTiresias runs policy (a reference name) on trace and cluster as
 // `schedlab replay` does: standalone speed, the policy's trigger, no
 // restart cost.
@@ -91,14 +106,7 @@ func TestTiresiasReference(t *testing.T) {
 				jobs = readTiresiasTrace(t, filepath.Join(root, "traces", trace+".csv"))
 				traces[trace] = jobs
 			}
-			spec, err := datasets.ReadTiresiasCluster(filepath.Join(root, "clusters", cluster+".csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := sim.FromTiresias(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := tiresiasCluster(t, root, cluster)
 			res := replayTiresias(t, jobs, c, policy, filepath.Join(root, "yarn-gput1000.csv"))
 			got := map[string]sim.JobResult{}
 			for _, r := range res.Jobs {
