@@ -6,7 +6,9 @@ import (
 
 // Durations is where a duration-aware policy (MALO, MOSA) gets a job's
 // run time from. Observe is called at every decision, before any
-// Duration or Remaining of that decision.
+// Duration or Remaining of that decision. A Durations must not read
+// State.Since.Progress: the policies that use one promise
+// sim.ProgressBlind.
 type Durations interface {
 	// Observe learns from what the decision's state shows.
 	Observe(st *sim.State)

@@ -16,8 +16,14 @@ import (
 // preempts.
 type FIFOStrict struct{ ledger runnable }
 
+var _ sim.ProgressBlind = (*FIFOStrict)(nil)
+
 // Name implements sim.Scheduler.
 func (*FIFOStrict) Name() string { return "fifo-strict" }
+
+// IgnoresProgress implements sim.ProgressBlind: the walk reads only the
+// pending queue and what is free.
+func (*FIFOStrict) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler.
 func (f *FIFOStrict) Schedule(_ context.Context, st *sim.State) ([]sim.Placement, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -12,12 +13,21 @@ import (
 	"github.com/schedlab/schedlab/sim"
 )
 
-// stateSpy passes decisions through to a policy and records how many
-// distinct States it was handed, and how many came with Since.Progress.
+// stateSpy passes decisions through to a policy (sim.DecisionOf) and
+// records how many distinct States it was handed, and how many came with
+// Since.Progress. It declares neither sim.StateForgetter nor
+// sim.ProgressBlind, whatever the policy does.
 type stateSpy struct {
-	sim.Decider
+	sched    sim.Scheduler
 	seen     map[*sim.State]bool
 	progress *int
+}
+
+func (s *stateSpy) Name() string { return s.sched.Name() }
+
+func (s *stateSpy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	d, err := s.Decide(ctx, st)
+	return d.Start, err
 }
 
 func (s *stateSpy) Decide(ctx context.Context, st *sim.State) (sim.Decision, error) {
@@ -25,7 +35,7 @@ func (s *stateSpy) Decide(ctx context.Context, st *sim.State) (sim.Decision, err
 	if st.Since.Progress != nil {
 		*s.progress++
 	}
-	return s.Decider.Decide(ctx, st)
+	return sim.DecisionOf(ctx, s.sched, st)
 }
 
 // forgetfulSpy is a stateSpy that declares sim.StateForgetter.
@@ -33,64 +43,78 @@ type forgetfulSpy struct{ stateSpy }
 
 func (*forgetfulSpy) ForgetsState() {}
 
-// blindSpy is a forgetfulSpy that declares sim.ProgressBlind too.
-type blindSpy struct{ forgetfulSpy }
+// blindSpy is a stateSpy that declares sim.ProgressBlind.
+type blindSpy struct{ stateSpy }
 
 func (*blindSpy) IgnoresProgress() {}
 
-// TestStateForgetterSameResults runs the policies that declare
-// sim.StateForgetter twice on random preemptive traces at two seeds: as
-// themselves (Run refills one State) and behind a wrapper that hides the
-// declaration (a fresh State per decision). Every result but the wall
+// blindForgetfulSpy is a forgetfulSpy that declares sim.ProgressBlind too.
+type blindForgetfulSpy struct{ forgetfulSpy }
+
+func (*blindForgetfulSpy) IgnoresProgress() {}
+
+// TestStateForgetterSameResults runs every built-in policy, all of which
+// declare sim.ProgressBlind, on random traces at two seeds: behind a
+// wrapper that hides its declarations (a fresh State per decision, with
+// Progress), and behind one that makes the policy's own (no State with
+// Progress where the first run had some; one State refilled by Run for a
+// sim.StateForgetter). A policy that declares sim.StateForgetter runs a
+// third time as one without the blindness. Every result but the wall
 // clock's must be the same bytes, and each run must have been handed one
-// State or one per decision, as the contract says. A third run declares
-// sim.ProgressBlind too (as the policies do): the same bytes again, and
-// no State with Progress, where the other two had some.
+// State or one per decision, as the contracts say.
 func TestStateForgetterSameResults(t *testing.T) {
 	c, err := sim.Racks(1, 2, sim.ServerKind{Name: "g4", Sockets: []sim.Socket{{Cores: 16, GPUs: 4, PCIeGbps: 128}}, MemGiB: 64, NICGbps: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
+	forgetters := []string{"dlas-gpu", "las", "srtf", "srsf", "sjf"}
+	others := []string{"fifo", "gandiva", "gavel-las", "gavel-ftf", "gavel-ftf-oracle",
+		"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "tetris", "load-balancing", "lif", "lif-new", "tetris-pack", "malo", "mosa"}
 	for _, seed := range []uint64{1, 7} {
 		rng := rand.New(rand.NewPCG(seed, 4806))
 		var jobs []datasets.Job
 		for i := range 150 {
 			jobs = append(jobs, datasets.Job{JobID: "j" + strconv.Itoa(i),
 				SubmitS: float64(30 * rng.IntN(60)), DurationS: float64(max(0, rng.IntN(3600)-60)),
-				Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(1 + rng.IntN(2)), GPU: float64(1 + rng.IntN(4))}}})
+				Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(1 + rng.IntN(2)), GPU: float64(1 + rng.IntN(4)), CPU: 2, MemGiB: 4}}})
 		}
-		for _, name := range []string{"dlas-gpu", "las", "srtf", "srsf", "sjf"} {
+		for _, name := range slices.Concat(forgetters, others) {
 			info, ok := schedulers.Lookup(name)
 			if !ok {
 				t.Fatalf("%s: not registered", name)
 			}
+			forgets := slices.Contains(forgetters, name)
 			cfg := sim.DefaultConfig()
 			cfg.Speed = sim.SpeedStandalone
-			cfg.Trigger = info.Trigger
+			if info.Trigger != "" {
+				cfg.Trigger = info.Trigger
+			}
 			cfg.SkipFloor = true
+			jobs := jobs
+			if isMeta(schedulers.Name(name)) {
+				jobs = jobs[:40] // a search per decision: keep the test short
+			}
 			run := func(forget, blind bool) ([]byte, int, int, int) {
 				s, err := schedulers.New(schedulers.Name(name), schedulers.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, ok := s.(sim.Decider)
-				if !ok {
-					t.Fatalf("%s: not a sim.Decider", name)
-				}
-				if _, ok := s.(sim.StateForgetter); !ok {
-					t.Fatalf("%s: not a sim.StateForgetter", name)
+				if _, ok := s.(sim.StateForgetter); ok != forgets {
+					t.Fatalf("%s: a sim.StateForgetter is %v, want %v", name, ok, forgets)
 				}
 				if _, ok := s.(sim.ProgressBlind); !ok {
 					t.Fatalf("%s: not a sim.ProgressBlind", name)
 				}
 				var progress int
-				spy := stateSpy{Decider: d, seen: map[*sim.State]bool{}, progress: &progress}
+				spy := stateSpy{sched: s, seen: map[*sim.State]bool{}, progress: &progress}
 				var sched sim.Scheduler = &spy
 				switch {
-				case blind:
-					sched = &blindSpy{forgetfulSpy{spy}} // the same seen map
+				case forget && blind:
+					sched = &blindForgetfulSpy{forgetfulSpy{spy}} // the same seen map
 				case forget:
 					sched = &forgetfulSpy{spy}
+				case blind:
+					sched = &blindSpy{spy}
 				}
 				res, err := sim.Run(context.Background(), c, jobs, sched, cfg, nil)
 				if err != nil {
@@ -104,19 +128,22 @@ func TestStateForgetterSameResults(t *testing.T) {
 				return b, len(spy.seen), res.Decisions, progress
 			}
 			fresh, nFresh, decisions, pFresh := run(false, false)
-			reused, nReused, _, pReused := run(true, false)
-			blind, nBlind, _, pBlind := run(true, true)
-			if string(fresh) != string(reused) {
-				t.Errorf("seed %d, %s: results differ with one reused State", seed, name)
+			own, nOwn, _, pOwn := run(forgets, true)
+			if string(own) != string(fresh) {
+				t.Errorf("seed %d, %s: results differ without Progress", seed, name)
 			}
-			if string(blind) != string(reused) || nBlind != 1 {
-				t.Errorf("seed %d, %s: results differ without Progress (%d States)", seed, name, nBlind)
+			if want := map[bool]int{false: decisions, true: 1}[forgets]; nFresh != decisions || nOwn != want {
+				t.Errorf("seed %d, %s: %d decisions saw %d States fresh, %d as declared; want %d and %d", seed, name, decisions, nFresh, nOwn, decisions, want)
 			}
-			if pFresh == 0 || pReused == 0 || pBlind != 0 {
-				t.Errorf("seed %d, %s: %d, %d and %d States with Progress fresh, reused and blind; want some, some, none", seed, name, pFresh, pReused, pBlind)
+			if pFresh == 0 || pOwn != 0 {
+				t.Errorf("seed %d, %s: %d and %d States with Progress fresh and as declared; want some and none", seed, name, pFresh, pOwn)
 			}
-			if nFresh != decisions || nReused != 1 {
-				t.Errorf("seed %d, %s: %d decisions saw %d States fresh, %d reused; want %d and 1", seed, name, decisions, nFresh, nReused, decisions)
+			if forgets {
+				reused, nReused, _, pReused := run(true, false)
+				if string(reused) != string(fresh) || nReused != 1 || pReused == 0 {
+					t.Errorf("seed %d, %s: with one reused State and Progress, the same results %v, %d States, %d with Progress; want true, 1 and some",
+						seed, name, string(reused) == string(fresh), nReused, pReused)
+				}
 			}
 		}
 	}

@@ -58,7 +58,10 @@ type Gandiva struct {
 	runnable
 }
 
-var _ sim.Decider = (*Gandiva)(nil)
+var (
+	_ sim.Decider       = (*Gandiva)(nil)
+	_ sim.ProgressBlind = (*Gandiva)(nil)
+)
 
 // NewGandiva returns Gandiva's time-slicing with rounds of roundS seconds
 // (0: GandivaRoundS).
@@ -74,6 +77,10 @@ func NewGandiva(roundS float64) (*Gandiva, error) {
 
 // Name implements sim.Scheduler.
 func (*Gandiva) Name() string { return "gandiva" }
+
+// IgnoresProgress implements sim.ProgressBlind: the rounds keep their own
+// clocks (rjob), never State.Since.Progress.
+func (*Gandiva) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (g *Gandiva) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

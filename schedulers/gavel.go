@@ -94,7 +94,10 @@ type gavelEntry struct {
 	alloc float64
 }
 
-var _ sim.Decider = (*Gavel)(nil)
+var (
+	_ sim.Decider       = (*Gavel)(nil)
+	_ sim.ProgressBlind = (*Gavel)(nil)
+)
 
 func newGavel(name string, roundS float64, thr Throughputs) (*Gavel, error) {
 	if roundS == 0 {
@@ -108,6 +111,11 @@ func newGavel(name string, roundS float64, thr Throughputs) (*Gavel, error) {
 
 // Name implements sim.Scheduler.
 func (g *Gavel) Name() string { return g.name }
+
+// IgnoresProgress implements sim.ProgressBlind: the allocations read the
+// policy's own clocks (rjob) and its Durations, never
+// State.Since.Progress.
+func (g *Gavel) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (g *Gavel) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

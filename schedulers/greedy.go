@@ -39,12 +39,14 @@ func (g *Greedy) failedLike(j *sim.JobState) bool {
 
 // Order ranks pending jobs: it returns st.Pending in its chosen order,
 // either appended to dst or, when the order is submission order, st.Pending
-// itself (which callers must then only read).
+// itself (which callers must then only read). It must not read
+// State.Since.Progress: Greedy promises sim.ProgressBlind.
 type Order func(st *sim.State, dst []*sim.JobState) []*sim.JobState
 
 // Placer chooses a server for instance i of job j given the ledger, or
 // returns −1 when none fits. Placers may keep per-decision state (reset by
-// Begin).
+// Begin). A Placer must not read State.Since.Progress: Greedy promises
+// sim.ProgressBlind.
 type Placer interface {
 	Begin(st *sim.State)
 	Pick(st *sim.State, l *sim.Ledger, j *sim.JobState, i int) int
@@ -61,6 +63,12 @@ func NewGreedy(name string, order Order, place Placer) *Greedy {
 
 // Name implements sim.Scheduler.
 func (g *Greedy) Name() string { return g.name }
+
+var _ sim.ProgressBlind = (*Greedy)(nil)
+
+// IgnoresProgress implements sim.ProgressBlind: an Order and a Placer
+// never read State.Since.Progress (their contracts say so).
+func (g *Greedy) IgnoresProgress() {}
 
 // Schedule implements sim.Scheduler.
 func (g *Greedy) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

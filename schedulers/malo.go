@@ -48,6 +48,12 @@ func newMALO(name string, cfg MetaConfig, price float64, d Durations, rng *rand.
 // Name implements sim.Scheduler.
 func (m *MALO) Name() string { return m.name }
 
+var _ sim.ProgressBlind = (*MALO)(nil)
+
+// IgnoresProgress implements sim.ProgressBlind: the search reads its
+// Durations, which never read State.Since.Progress.
+func (m *MALO) IgnoresProgress() {}
+
 // Schedule implements sim.Scheduler.
 func (m *MALO) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
 	m.dur.Observe(st)

@@ -45,6 +45,12 @@ func newMOSA(name string, cfg MetaConfig, price float64, d Durations, rng *rand.
 // Name implements sim.Scheduler.
 func (m *MOSA) Name() string { return m.name }
 
+var _ sim.ProgressBlind = (*MOSA)(nil)
+
+// IgnoresProgress implements sim.ProgressBlind: the annealing reads its
+// Durations, which never read State.Since.Progress.
+func (m *MOSA) IgnoresProgress() {}
+
 // Schedule implements sim.Scheduler.
 func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
 	m.dur.Observe(st)

@@ -75,6 +75,7 @@ type Policy struct {
 var (
 	_ sim.Decider        = (*Policy)(nil)
 	_ sim.StateForgetter = (*Policy)(nil)
+	_ sim.ProgressBlind  = (*Policy)(nil)
 	_ io.Closer          = (*Policy)(nil)
 )
 
@@ -124,6 +125,12 @@ func NewConn(ctx context.Context, cfg Config, r io.Reader, w io.Writer) (*Policy
 
 // Name implements sim.Scheduler: external:NAME.
 func (p *Policy) Name() string { return "external:" + p.cfg.Name }
+
+// IgnoresProgress implements sim.ProgressBlind: no protocol message
+// carries State.Since.Progress (appendDecide writes the cluster, the
+// arrivals, the finishes and what is free), and validate checks an answer
+// against the jobs announced and what is free.
+func (p *Policy) IgnoresProgress() {}
 
 // answer is any line a policy writes.
 type answer struct {
