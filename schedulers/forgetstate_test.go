@@ -3,6 +3,7 @@ package schedulers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -70,81 +71,90 @@ func TestStateForgetterSameResults(t *testing.T) {
 	forgetters := []string{"dlas-gpu", "las", "srtf", "srsf", "sjf"}
 	others := []string{"fifo", "gandiva", "gavel-las", "gavel-ftf", "gavel-ftf-oracle",
 		"fifo-firstfit", "fifo-loadbalance", "drf-firstfit", "tetris", "load-balancing", "lif", "lif-new", "tetris-pack", "malo", "mosa"}
-	for _, seed := range []uint64{1, 7} {
+	seeds, n, meta := []uint64{1, 7}, 150, 40
+	if raceEnabled {
+		// Every run is three to four whole replays, which the detector
+		// slows tenfold: one seed and fewer jobs under it, the whole test
+		// in make test-norace.
+		seeds, n, meta = seeds[:1], 50, 15
+	}
+	for _, seed := range seeds {
 		rng := rand.New(rand.NewPCG(seed, 4806))
 		var jobs []datasets.Job
-		for i := range 150 {
+		for i := range n {
 			jobs = append(jobs, datasets.Job{JobID: "j" + strconv.Itoa(i),
 				SubmitS: float64(30 * rng.IntN(60)), DurationS: float64(max(0, rng.IntN(3600)-60)),
 				Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: int32(1 + rng.IntN(2)), GPU: float64(1 + rng.IntN(4)), CPU: 2, MemGiB: 4}}})
 		}
 		for _, name := range slices.Concat(forgetters, others) {
-			info, ok := schedulers.Lookup(name)
-			if !ok {
-				t.Fatalf("%s: not registered", name)
-			}
-			forgets := slices.Contains(forgetters, name)
-			cfg := sim.DefaultConfig()
-			cfg.Speed = sim.SpeedStandalone
-			if info.Trigger != "" {
-				cfg.Trigger = info.Trigger
-			}
-			cfg.SkipFloor = true
-			jobs := jobs
-			if isMeta(schedulers.Name(name)) {
-				jobs = jobs[:40] // a search per decision: keep the test short
-			}
-			run := func(forget, blind bool) ([]byte, int, int, int) {
-				s, err := schedulers.New(schedulers.Name(name), schedulers.Options{})
-				if err != nil {
-					t.Fatal(err)
+			t.Run(fmt.Sprintf("seed=%d/%s", seed, name), func(t *testing.T) {
+				info, ok := schedulers.Lookup(name)
+				if !ok {
+					t.Fatalf("%s: not registered", name)
 				}
-				if _, ok := s.(sim.StateForgetter); ok != forgets {
-					t.Fatalf("%s: a sim.StateForgetter is %v, want %v", name, ok, forgets)
+				forgets := slices.Contains(forgetters, name)
+				cfg := sim.DefaultConfig()
+				cfg.Speed = sim.SpeedStandalone
+				if info.Trigger != "" {
+					cfg.Trigger = info.Trigger
 				}
-				if _, ok := s.(sim.ProgressBlind); !ok {
-					t.Fatalf("%s: not a sim.ProgressBlind", name)
+				cfg.SkipFloor = true
+				jobs := jobs
+				if isMeta(schedulers.Name(name)) {
+					jobs = jobs[:meta] // a search per decision: keep the test short
 				}
-				var progress int
-				spy := stateSpy{sched: s, seen: map[*sim.State]bool{}, progress: &progress}
-				var sched sim.Scheduler = &spy
-				switch {
-				case forget && blind:
-					sched = &blindForgetfulSpy{forgetfulSpy{spy}} // the same seen map
-				case forget:
-					sched = &forgetfulSpy{spy}
-				case blind:
-					sched = &blindSpy{spy}
+				run := func(forget, blind bool) ([]byte, int, int, int) {
+					s, err := schedulers.New(schedulers.Name(name), schedulers.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, ok := s.(sim.StateForgetter); ok != forgets {
+						t.Fatalf("%s: a sim.StateForgetter is %v, want %v", name, ok, forgets)
+					}
+					if _, ok := s.(sim.ProgressBlind); !ok {
+						t.Fatalf("%s: not a sim.ProgressBlind", name)
+					}
+					var progress int
+					spy := stateSpy{sched: s, seen: map[*sim.State]bool{}, progress: &progress}
+					var sched sim.Scheduler = &spy
+					switch {
+					case forget && blind:
+						sched = &blindForgetfulSpy{forgetfulSpy{spy}} // the same seen map
+					case forget:
+						sched = &forgetfulSpy{spy}
+					case blind:
+						sched = &blindSpy{spy}
+					}
+					res, err := sim.Run(context.Background(), c, jobs, sched, cfg, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res.Timing = sim.Timing{}
+					b, err := json.Marshal(res)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return b, len(spy.seen), res.Decisions, progress
 				}
-				res, err := sim.Run(context.Background(), c, jobs, sched, cfg, nil)
-				if err != nil {
-					t.Fatal(err)
+				fresh, nFresh, decisions, pFresh := run(false, false)
+				own, nOwn, _, pOwn := run(forgets, true)
+				if string(own) != string(fresh) {
+					t.Errorf("seed %d, %s: results differ without Progress", seed, name)
 				}
-				res.Timing = sim.Timing{}
-				b, err := json.Marshal(res)
-				if err != nil {
-					t.Fatal(err)
+				if want := map[bool]int{false: decisions, true: 1}[forgets]; nFresh != decisions || nOwn != want {
+					t.Errorf("seed %d, %s: %d decisions saw %d States fresh, %d as declared; want %d and %d", seed, name, decisions, nFresh, nOwn, decisions, want)
 				}
-				return b, len(spy.seen), res.Decisions, progress
-			}
-			fresh, nFresh, decisions, pFresh := run(false, false)
-			own, nOwn, _, pOwn := run(forgets, true)
-			if string(own) != string(fresh) {
-				t.Errorf("seed %d, %s: results differ without Progress", seed, name)
-			}
-			if want := map[bool]int{false: decisions, true: 1}[forgets]; nFresh != decisions || nOwn != want {
-				t.Errorf("seed %d, %s: %d decisions saw %d States fresh, %d as declared; want %d and %d", seed, name, decisions, nFresh, nOwn, decisions, want)
-			}
-			if pFresh == 0 || pOwn != 0 {
-				t.Errorf("seed %d, %s: %d and %d States with Progress fresh and as declared; want some and none", seed, name, pFresh, pOwn)
-			}
-			if forgets {
-				reused, nReused, _, pReused := run(true, false)
-				if string(reused) != string(fresh) || nReused != 1 || pReused == 0 {
-					t.Errorf("seed %d, %s: with one reused State and Progress, the same results %v, %d States, %d with Progress; want true, 1 and some",
-						seed, name, string(reused) == string(fresh), nReused, pReused)
+				if pFresh == 0 || pOwn != 0 {
+					t.Errorf("seed %d, %s: %d and %d States with Progress fresh and as declared; want some and none", seed, name, pFresh, pOwn)
 				}
-			}
+				if forgets {
+					reused, nReused, _, pReused := run(true, false)
+					if string(reused) != string(fresh) || nReused != 1 || pReused == 0 {
+						t.Errorf("seed %d, %s: with one reused State and Progress, the same results %v, %d States, %d with Progress; want true, 1 and some",
+							seed, name, string(reused) == string(fresh), nReused, pReused)
+					}
+				}
+			})
 		}
 	}
 }
