@@ -103,7 +103,9 @@ row4loop: \
 	XOR V2, V2, V2; \
 	XOR V3, V3, V3
 
-// LOADS4 loads V0..V3 from OFF(B), OFF+W(B), OFF+2W(B), OFF+3W(B).
+// LOADS4 loads V0..V3 from OFF(B), OFF+W(B), OFF+2W(B), OFF+3W(B); with
+// a broadcast for MOVU (W then an element's bytes) it fills each register
+// with one element.
 #define LOADS4(MOVU, W, OFF, B, V0, V1, V2, V3) \
 	MOVU OFF(B), V0; \
 	MOVU OFF+W(B), V1; \
@@ -127,3 +129,35 @@ row4loop: \
 #define FMAS4(FMA, W, OFF, B, S, V0, V1, V2, V3) \
 	FMAS2(FMA, W, OFF, B, S, V0, V1); \
 	FMAS2(FMA, W, OFF+2*W, B, S, V2, V3)
+
+// LOADS8 and STORES8 are LOADS4 and STORES4 for eight vectors.
+#define LOADS8(MOVU, W, OFF, B, V0, V1, V2, V3, V4, V5, V6, V7) \
+	LOADS4(MOVU, W, OFF, B, V0, V1, V2, V3); \
+	LOADS4(MOVU, W, OFF+4*W, B, V4, V5, V6, V7)
+
+#define STORES8(MOVU, W, OFF, B, V0, V1, V2, V3, V4, V5, V6, V7) \
+	STORES4(MOVU, W, OFF, B, V0, V1, V2, V3); \
+	STORES4(MOVU, W, OFF+4*W, B, V4, V5, V6, V7)
+
+// FMAS8 is FMAS2 for eight vectors.
+#define FMAS8(FMA, W, OFF, B, S, V0, V1, V2, V3, V4, V5, V6, V7) \
+	FMAS4(FMA, W, OFF, B, S, V0, V1, V2, V3); \
+	FMAS4(FMA, W, OFF+4*W, B, S, V4, V5, V6, V7)
+
+// EDGE_COEF4 reads edge e = (E) and its end s = src[e] (src at R10) into
+// AX = 4e·SIZE and BX = s, and broadcasts e's four coefficients
+// coef[4e..4e+3] (coef at SI, SIZE bytes each) into C0..C3: the head of
+// a step of the aggregate and spread kernels.
+#define EDGE_COEF4(BCAST, SHIFT, SIZE, E, C0, C1, C2, C3) \
+	MOVQ  (E), AX; \
+	MOVQ  (R10)(AX*8), BX; \
+	SHLQ  $SHIFT, AX; \
+	BCAST 0(SI)(AX*1), C0; \
+	BCAST SIZE(SI)(AX*1), C1; \
+	BCAST 2*SIZE(SI)(AX*1), C2; \
+	BCAST 3*SIZE(SI)(AX*1), C3
+
+// ZERO8 is ZERO4 for eight registers.
+#define ZERO8(XOR, V0, V1, V2, V3, V4, V5, V6, V7) \
+	ZERO4(XOR, V0, V1, V2, V3); \
+	ZERO4(XOR, V4, V5, V6, V7)
