@@ -53,24 +53,12 @@ func testECCStack32(t *testing.T) []float32 {
 		before := s.Rows
 		switch {
 		case it == 12: // parameters move
-			for _, p := range ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.01 * rng.NormFloat64()
-				}
-			}
+			moveParams(ps, rng)
 			s.Invalidate()
 			s64.Invalidate()
 		case it%7 == 3: // nothing changes
 		default:
-			for k := 0; k < 1+rng.IntN(3); k++ {
-				u := rng.IntN(nodes)
-				for j := 0; j < dims[0]; j++ {
-					x[u*dims[0]+j] = 0
-					if rng.IntN(3) == 0 {
-						x[u*dims[0]+j] = rng.NormFloat64()
-					}
-				}
-			}
+			rewriteRows(x, nodes, dims[0], rng)
 			if it%2 == 0 {
 				ef[rng.IntN(g.Edges())*f+1] = rng.Float64()
 			}
