@@ -79,10 +79,7 @@ func TestECCStackOnly(t *testing.T) {
 	out := dims[len(dims)-1]
 	for it := 0; it < 20; it++ {
 		if it > 0 {
-			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
-			if it%3 == 0 {
-				ef[rng.IntN(len(ef))] = rng.Float64()
-			}
+			nudgeInputs(x, ef, nodes, dims[0], it%3 == 0, rng)
 		}
 		got := only.Forward(x, ef)
 		all.Forward(x, ef)
@@ -138,10 +135,7 @@ func TestECCStackReads(t *testing.T) {
 			reads.Invalidate()
 			all.Invalidate()
 		case it > 0:
-			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
-			if it%3 == 0 {
-				ef[rng.IntN(len(ef))] = rng.Float64()
-			}
+			nudgeInputs(x, ef, nodes, dims[0], it%3 == 0, rng)
 		}
 		got := reads.Forward(x, ef)
 		all.Forward(x, ef)
@@ -278,11 +272,7 @@ func testECCStackRecord(t *testing.T, only []int) {
 	var ref, rec Tape
 	for it := 0; it < 12; it++ {
 		if it > 0 {
-			u := rng.IntN(nodes)
-			x[u*in+rng.IntN(in)] = rng.NormFloat64()
-			if it%3 == 0 {
-				ef[rng.IntN(len(ef))] = rng.Float64()
-			}
+			nudgeInputs(x, ef, nodes, in, it%3 == 0, rng)
 		}
 		if it == 6 { // parameters move
 			moveParams(ps, rng)
@@ -361,7 +351,7 @@ func TestLinearRowsRecord(t *testing.T) {
 
 // randomGraph is a graph of n nodes where each node but node 0 (which
 // receives nothing) links both ways with 3 random others.
-func randomGraph(t *testing.T, n int, rng *rand.Rand) *Graph {
+func randomGraph(t testing.TB, n int, rng *rand.Rand) *Graph {
 	t.Helper()
 	var src, dst []int
 	for u := 1; u < n; u++ {
@@ -413,6 +403,16 @@ func moveParams(ps *Params, rng *rand.Rand) {
 		for i := range p.Data {
 			p.Data[i] += 0.01 * rng.NormFloat64()
 		}
+	}
+}
+
+// nudgeInputs sets one entry of x (nodes × width) to a normal draw and,
+// with edge set, one edge feature to a uniform one: the smallest change
+// between two passes.
+func nudgeInputs(x, ef []float64, nodes, width int, edge bool, rng *rand.Rand) {
+	x[rng.IntN(nodes)*width+rng.IntN(width)] = rng.NormFloat64()
+	if edge {
+		ef[rng.IntN(len(ef))] = rng.Float64()
 	}
 }
 

@@ -108,17 +108,7 @@ func testECCStack32(t *testing.T) []float32 {
 func BenchmarkECCStack32(b *testing.B) {
 	const nodes, f = 411, 3
 	rng := rand.New(rand.NewPCG(5, 32))
-	var src, dst []int
-	for u := 1; u < nodes; u++ {
-		for k := 0; k < 3; k++ {
-			w := rng.IntN(nodes)
-			src, dst = append(src, w, u), append(dst, u, w)
-		}
-	}
-	g, err := NewGraph(nodes, src, dst)
-	if err != nil {
-		b.Fatal(err)
-	}
+	g := randomGraph(b, nodes, rng)
 	dims := []int{17, 16, 16, 16, 16}
 	layers := eccLayers(NewParams(), dims, f, rng)
 	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
