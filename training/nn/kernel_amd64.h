@@ -161,3 +161,77 @@ row4loop: \
 #define ZERO8(XOR, V0, V1, V2, V3, V4, V5, V6, V7) \
 	ZERO4(XOR, V0, V1, V2, V3); \
 	ZERO4(XOR, V4, V5, V6, V7)
+
+// LOADS2 and STORES2 are LOADS4 and STORES4 for two vectors.
+#define LOADS2(MOVU, W, OFF, B, V0, V1) \
+	MOVU OFF(B), V0; \
+	MOVU OFF+W(B), V1
+
+#define STORES2(MOVU, W, OFF, B, V0, V1) \
+	MOVU V0, OFF(B); \
+	MOVU V1, OFF+W(B)
+
+// EDGE_ROW4 is EDGE_COEF4 that also points ROW at the source's row of y
+// (y at DX, rows R8 bytes apart).
+#define EDGE_ROW4(BCAST, SHIFT, SIZE, E, ROW, C0, C1, C2, C3) \
+	EDGE_COEF4(BCAST, SHIFT, SIZE, E, C0, C1, C2, C3); \
+	IMULQ R8, BX; \
+	LEAQ  (DX)(BX*1), ROW
+
+// MESSAGE2, MESSAGE4 and MESSAGE8 add one message into a row of two,
+// four or eight vectors (V0, …): quarter k of the source's row at ROW
+// (the row is 4 quarters of d values) times coefficient Ck, for k = 0..3
+// in turn, each element one fused multiply-add a quarter: addMessage's
+// chain.
+#define MESSAGE2(FMA, W, ROW, C0, C1, C2, C3, V0, V1) \
+	FMAS2(FMA, W, 0, ROW, C0, V0, V1); \
+	FMAS2(FMA, W, 2*W, ROW, C1, V0, V1); \
+	FMAS2(FMA, W, 4*W, ROW, C2, V0, V1); \
+	FMAS2(FMA, W, 6*W, ROW, C3, V0, V1)
+
+#define MESSAGE4(FMA, W, ROW, C0, C1, C2, C3, V0, V1, V2, V3) \
+	FMAS4(FMA, W, 0, ROW, C0, V0, V1, V2, V3); \
+	FMAS4(FMA, W, 4*W, ROW, C1, V0, V1, V2, V3); \
+	FMAS4(FMA, W, 8*W, ROW, C2, V0, V1, V2, V3); \
+	FMAS4(FMA, W, 12*W, ROW, C3, V0, V1, V2, V3)
+
+#define MESSAGE8(FMA, W, ROW, C0, C1, C2, C3, V0, V1, V2, V3, V4, V5, V6, V7) \
+	FMAS8(FMA, W, 0, ROW, C0, V0, V1, V2, V3, V4, V5, V6, V7); \
+	FMAS8(FMA, W, 8*W, ROW, C1, V0, V1, V2, V3, V4, V5, V6, V7); \
+	FMAS8(FMA, W, 16*W, ROW, C2, V0, V1, V2, V3, V4, V5, V6, V7); \
+	FMAS8(FMA, W, 24*W, ROW, C3, V0, V1, V2, V3, V4, V5, V6, V7)
+
+// AGGREGATE2, AGGREGATE4 and AGGREGATE8 are the loop of aggregate4y and
+// aggregate4f for a row o (at DI) of two, four or eight vectors: loaded
+// into V0, …, every message of the CX edges from R9 on added in edge
+// order (MESSAGE, the coefficients in Y8..Y11, the source's row at R11),
+// then stored.
+#define AGGREGATE2(MOVU, BCAST, FMA, SHIFT, SIZE, W, V0, V1) \
+	LOADS2(MOVU, W, 0, DI, V0, V1); \
+aggregate2: \
+	EDGE_ROW4(BCAST, SHIFT, SIZE, R9, R11, Y8, Y9, Y10, Y11); \
+	MESSAGE2(FMA, W, R11, Y8, Y9, Y10, Y11, V0, V1); \
+	ADDQ $8, R9; \
+	DECQ CX; \
+	JNZ  aggregate2; \
+	STORES2(MOVU, W, 0, DI, V0, V1)
+
+#define AGGREGATE4(MOVU, BCAST, FMA, SHIFT, SIZE, W, V0, V1, V2, V3) \
+	LOADS4(MOVU, W, 0, DI, V0, V1, V2, V3); \
+aggregate4: \
+	EDGE_ROW4(BCAST, SHIFT, SIZE, R9, R11, Y8, Y9, Y10, Y11); \
+	MESSAGE4(FMA, W, R11, Y8, Y9, Y10, Y11, V0, V1, V2, V3); \
+	ADDQ $8, R9; \
+	DECQ CX; \
+	JNZ  aggregate4; \
+	STORES4(MOVU, W, 0, DI, V0, V1, V2, V3)
+
+#define AGGREGATE8(MOVU, BCAST, FMA, SHIFT, SIZE, W, V0, V1, V2, V3, V4, V5, V6, V7) \
+	LOADS8(MOVU, W, 0, DI, V0, V1, V2, V3, V4, V5, V6, V7); \
+aggregate8: \
+	EDGE_ROW4(BCAST, SHIFT, SIZE, R9, R11, Y8, Y9, Y10, Y11); \
+	MESSAGE8(FMA, W, R11, Y8, Y9, Y10, Y11, V0, V1, V2, V3, V4, V5, V6, V7); \
+	ADDQ $8, R9; \
+	DECQ CX; \
+	JNZ  aggregate8; \
+	STORES8(MOVU, W, 0, DI, V0, V1, V2, V3, V4, V5, V6, V7)
