@@ -26,6 +26,26 @@ type rolloutRun struct {
 	lent         int64
 }
 
+// trainedBytes saves pol into a fresh directory and returns its
+// checkpoint file's bytes and the curves as JSON: what the tests that
+// require byte-identical trainings compare.
+func trainedBytes(t *testing.T, pol *marl.Policy, curves []training.Curve) (ckpt, cj []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := pol.Save(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj, err = json.Marshal(curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ckpt, cj
+}
+
 // trainRollouts trains cfg on c with at most lend workers lent beside the
 // trainer's goroutine (TrainOptions.Borrow, as a run's idle executor
 // workers lend them).
@@ -45,18 +65,7 @@ func trainRollouts(t *testing.T, cfg marl.Config, c *sim.Cluster, train, val []d
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := pol.Save(dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	ckpt, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	curves, err := json.Marshal(cv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ckpt, curves := trainedBytes(t, pol, cv)
 	return rolloutRun{ckpt: ckpt, curves: curves, rows: cv, lent: total.Load()}
 }
 
