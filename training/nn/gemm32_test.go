@@ -96,10 +96,7 @@ func TestFMA32(t *testing.T) {
 // chain of fma32 over the inner dimension in order.
 func chainRef32(ta, tb bool, a, b Matrix32, beta float32, c Matrix32) {
 	at, bt := element(ta, a.Data, a.Stride), element(tb, b.Data, b.Stride)
-	k := a.Cols
-	if ta {
-		k = a.Rows
-	}
+	_, k, _, _ := productDims(ta, tb, a.Rows, a.Cols, b.Rows, b.Cols)
 	for i := 0; i < c.Rows; i++ {
 		for j := 0; j < c.Cols; j++ {
 			acc := c.Data[i*c.Stride+j] * beta

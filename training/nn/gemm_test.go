@@ -62,10 +62,7 @@ func element[T float32 | float64](t bool, data []T, s int) func(r, c int) T {
 // alpha·a_il rounded first.
 func chainRef(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	at, bt := element(ta, a.Data, a.Stride), element(tb, b.Data, b.Stride)
-	k := a.Cols
-	if ta {
-		k = a.Rows
-	}
+	_, k, _, _ := productDims(ta, tb, a.Rows, a.Cols, b.Rows, b.Cols)
 	for i := 0; i < c.Rows; i++ {
 		for j := 0; j < c.Cols; j++ {
 			acc := c.Data[i*c.Stride+j]
