@@ -280,14 +280,7 @@ func testECCStackRecord(t *testing.T, only []int) {
 		}
 		wantH, wantG := pass(&ref, nil)
 		gotH, gotG := pass(&rec, s)
-		if !sameBits(gotH, wantH) {
-			t.Fatalf("iteration %d: recorded output differs", it)
-		}
-		for i, p := range ps.List() {
-			if !sameBits(gotG[i], wantG[i]) {
-				t.Fatalf("iteration %d: gradient of %s differs", it, p.Name)
-			}
-		}
+		sameRecorded(t, it, ps, gotH, wantH, gotG, wantG)
 	}
 }
 
@@ -338,14 +331,7 @@ func TestLinearRowsRecord(t *testing.T) {
 		}
 		wantY, wantG := pass(&ref, nil)
 		gotY, gotG := pass(&rec, c)
-		if !sameBits(gotY, wantY) {
-			t.Fatalf("iteration %d: recorded value differs", it)
-		}
-		for i, p := range ps.List() {
-			if !sameBits(gotG[i], wantG[i]) {
-				t.Fatalf("iteration %d: gradient of %s differs", it, p.Name)
-			}
-		}
+		sameRecorded(t, it, ps, gotY, wantY, gotG, wantG)
 	}
 }
 
@@ -402,6 +388,21 @@ func moveParams(ps *Params, rng *rand.Rand) {
 	for _, p := range ps.List() {
 		for i := range p.Data {
 			p.Data[i] += 0.01 * rng.NormFloat64()
+		}
+	}
+}
+
+// sameRecorded fails t unless a recorded pass's output got and its
+// parameters' gradients gotG (in ps's order) have the bits of the
+// reference's want and wantG.
+func sameRecorded(t *testing.T, it int, ps *Params, got, want []float64, gotG, wantG [][]float64) {
+	t.Helper()
+	if !sameBits(got, want) {
+		t.Fatalf("iteration %d: recorded output differs", it)
+	}
+	for i, p := range ps.List() {
+		if !sameBits(gotG[i], wantG[i]) {
+			t.Fatalf("iteration %d: gradient of %s differs", it, p.Name)
 		}
 	}
 }
