@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
@@ -17,11 +15,7 @@ import (
 // and curves: how many workers learn an interval's segments, and which
 // takes which, must not change a bit.
 func TestBorrowedWorkersSameBytes(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, val := datasets.SplitMARL(workload(t, c, 0.6, 6, 3), c.Pods, 0.1, 1800)
+	c, train, val := fatTreeSplit(t, 0.6, 6)
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 2, 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))

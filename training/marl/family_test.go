@@ -7,12 +7,21 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
-	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/marl"
 )
+
+// marlFamily is the marl family as the registry serves it to the train
+// stage.
+func marlFamily(t testing.TB) training.Family {
+	t.Helper()
+	f, ok := training.Lookup("marl")
+	if !ok {
+		t.Fatal("marl family not registered")
+	}
+	return f
+}
 
 // TestPaperVariantTrainsAsThePaper trains each device-level variant for
 // one episode through the family registry and reads back the sidecar: the
@@ -20,15 +29,8 @@ import (
 // the progress reward, the tuned one with the defaults, and the two must
 // differ in nothing else.
 func TestPaperVariantTrainsAsThePaper(t *testing.T) {
-	f, ok := training.Lookup("marl")
-	if !ok {
-		t.Fatal("marl family not registered")
-	}
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, val := datasets.SplitMARL(workload(t, c, 0.5, 12, 3), c.Pods, 0.1, 1800)
+	f := marlFamily(t)
+	c, train, val := fatTreeSplit(t, 0.5, 12)
 	fc := f.Configure(training.Sections{}).(*marl.FamilyConfig)
 	fc.Episodes = 1
 	trained := map[schedulers.Name]marl.Config{}

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -160,18 +158,7 @@ func goldenDigests(t *testing.T, gc goldenCase, c4, c8 *sim.Cluster, jobs8 []dat
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := pol.Save(dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	ck, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cj, err := json.Marshal(curves)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck, cj := trainedBytes(t, pol, curves)
 	dec := sha256.New()
 	for _, sample := range []bool{false, true} {
 		ph := &placementHasher{Scheduler: pol.Scheduler(marl.SchedulerOptions{Sample: sample, Seed: 3})}

@@ -39,6 +39,19 @@ func workload(t testing.TB, c *sim.Cluster, jobsPerPod float64, intervals int, s
 	return jobs
 }
 
+// fatTreeSplit builds the k = 4 fat tree of POWER8 servers that most of
+// these tests train on, draws a workload of it (seed 3) and splits it
+// into training and validation jobs as the MARL experiments do.
+func fatTreeSplit(t testing.TB, jobsPerPod float64, intervals int) (c *sim.Cluster, train, val []datasets.Job) {
+	t.Helper()
+	c, err := sim.FatTree(4, "power8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, val = datasets.SplitMARL(workload(t, c, jobsPerPod, intervals, 3), c.Pods, 0.1, 1800)
+	return c, train, val
+}
+
 func tinyConfig(variant string) marl.Config {
 	cfg := marl.DefaultConfig()
 	cfg.Variant = variant
@@ -85,13 +98,9 @@ func TestMasking(t *testing.T) {
 // trainTiny trains a tiny policy and saves it into dir.
 func trainTiny(t *testing.T, dir string, seed uint64) []training.Curve {
 	t.Helper()
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, train, test := fatTreeSplit(t, 0.5, 6)
 	cfg := tinyConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 2, 1
-	train, test := datasets.SplitMARL(workload(t, c, 0.5, 6, 3), c.Pods, 0.1, 1800)
 	pol, curves, err := marl.Train(context.Background(), cfg, marl.TrainOptions{Cluster: c, Train: train, Validation: test, Sim: intervalConfig(), Seed: seed})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,26 @@ type rolloutRun struct {
 	lent         int64
 }
 
+// trainedBytes saves pol into a fresh directory and returns its
+// checkpoint file's bytes and the curves as JSON: what the tests that
+// require byte-identical trainings compare.
+func trainedBytes(t *testing.T, pol *marl.Policy, curves []training.Curve) (ckpt, cj []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := pol.Save(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj, err = json.Marshal(curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ckpt, cj
+}
+
 // trainRollouts trains cfg on c with at most lend workers lent beside the
 // trainer's goroutine (TrainOptions.Borrow, as a run's idle executor
 // workers lend them).
@@ -45,18 +65,7 @@ func trainRollouts(t *testing.T, cfg marl.Config, c *sim.Cluster, train, val []d
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := pol.Save(dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	ckpt, err := os.ReadFile(filepath.Join(dir, marl.CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	curves, err := json.Marshal(cv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ckpt, curves := trainedBytes(t, pol, cv)
 	return rolloutRun{ckpt: ckpt, curves: curves, rows: cv, lent: total.Load()}
 }
 
@@ -67,11 +76,7 @@ func trainRollouts(t *testing.T, cfg marl.Config, c *sim.Cluster, train, val []d
 // iteration, and the segments of an update, may run anywhere and finish in
 // any order, and their gradients are still summed in rollout order.
 func TestRolloutsSameBytes(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, val := datasets.SplitMARL(workload(t, c, 0.6, 6, 3), c.Pods, 0.1, 1800)
+	c, train, val := fatTreeSplit(t, 0.6, 6)
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery, cfg.Rollouts = 5, 2, 3
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -119,11 +124,7 @@ func TestRolloutsSameBytes(t *testing.T) {
 // by Episodes is a training of that many rollouts: one episode with
 // Rollouts = 4 is the training of one episode with Rollouts = 1.
 func TestRolloutsEpisodeStreams(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, _ := datasets.SplitMARL(workload(t, c, 0.6, 4, 3), c.Pods, 0.1, 1800)
+	c, train, _ := fatTreeSplit(t, 0.6, 4)
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 1, 0
 	a := trainRollouts(t, cfg, c, train, nil, 0)
@@ -141,15 +142,8 @@ func TestRolloutsEpisodeStreams(t *testing.T) {
 // iteration's resume checkpoint and resumed writes the uninterrupted
 // training's files byte for byte.
 func TestRolloutsThroughFamily(t *testing.T) {
-	f, ok := training.Lookup("marl")
-	if !ok {
-		t.Fatal("marl family not registered")
-	}
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, val := datasets.SplitMARL(workload(t, c, 0.5, 6, 3), c.Pods, 0.1, 1800)
+	f := marlFamily(t)
+	c, train, val := fatTreeSplit(t, 0.5, 6)
 	spec := func(rollouts int, res *training.Resume) training.TrainSpec {
 		fc := f.Configure(marl.Section.With(training.Sections{}, marl.Settings{Episodes: 4, Rollouts: rollouts})).(*marl.FamilyConfig)
 		if err := fc.Validate(); err != nil {

@@ -27,10 +27,7 @@ import (
 // An ECCStack reads the layers' parameters: call Invalidate after they
 // change. It is not safe for concurrent use.
 type ECCStack struct {
-	layers []*ECC
-	g      *Graph
-	in     [][]int // per node, its incoming edges in edge order
-	succ   [][]int // per node, the destinations of its outgoing edges
+	eccGraph
 
 	valid  bool
 	x, ef  []float64   // the last inputs, x with every node's row
@@ -73,7 +70,7 @@ type ECCStack struct {
 // NewECCStack returns the cache of layers over g; its first Forward is a
 // full pass.
 func NewECCStack(layers []*ECC, g *Graph) *ECCStack {
-	s := &ECCStack{layers: layers}
+	s := &ECCStack{eccGraph: eccGraph{layers: layers}}
 	s.Retarget(g)
 	return s
 }
@@ -176,10 +173,28 @@ func (s *ECCStack) Retarget(g *Graph) {
 	if g == s.g {
 		return
 	}
-	if s.g == nil || g.Nodes != s.g.Nodes {
+	if s.link(g) {
 		s.y = nil // Forward's full pass sizes the layers' buffers anew
-		s.in, s.succ = make([][]int, g.Nodes), make([][]int, g.Nodes)
 		s.dirty, s.next = make([]bool, g.Nodes), make([]bool, g.Nodes)
+	}
+}
+
+// eccGraph is what an incremental pass over a stack of ECC layers keeps
+// of its graph (ECCStack, ECCStack32).
+type eccGraph struct {
+	layers []*ECC
+	g      *Graph
+	in     [][]int // per node, its incoming edges in edge order
+	succ   [][]int // per node, the destinations of its outgoing edges
+}
+
+// link points the pass at g, rebuilding in and succ (in their old rows
+// when g has as many nodes as the last graph), and reports whether the
+// node count changed or there was none.
+func (s *eccGraph) link(g *Graph) (resized bool) {
+	resized = s.g == nil || g.Nodes != s.g.Nodes
+	if resized {
+		s.in, s.succ = make([][]int, g.Nodes), make([][]int, g.Nodes)
 	}
 	for u := range s.in {
 		s.in[u], s.succ[u] = s.in[u][:0], s.succ[u][:0]
@@ -189,6 +204,7 @@ func (s *ECCStack) Retarget(g *Graph) {
 		s.succ[g.Src[e]] = append(s.succ[g.Src[e]], u)
 	}
 	s.g = g
+	return resized
 }
 
 // Forward returns the last layer's output (nodes × out, row-major) for

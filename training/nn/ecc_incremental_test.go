@@ -25,11 +25,7 @@ func TestECCStackBits(t *testing.T) {
 	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)
 	reference := func() []float64 {
 		var tp Tape
-		h := tp.Const(nodes, dims[0], x)
-		efn := tp.Const(g.Edges(), f, ef)
-		for _, l := range layers {
-			h = l.Forward(&tp, h, efn, g)
-		}
+		h, _ := tapeForward(&tp, layers, g, x, dims[0], ef, f)
 		return append([]float64(nil), h.Data...)
 	}
 	s := NewECCStack(layers, g)
@@ -38,23 +34,11 @@ func TestECCStackBits(t *testing.T) {
 		before := s.Rows
 		switch {
 		case it == 20: // parameters move
-			for _, p := range ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.01 * rng.NormFloat64()
-				}
-			}
+			moveParams(ps, rng)
 			s.Invalidate()
 		case it%7 == 3: // nothing changes
 		default:
-			for k := 0; k < 1+rng.IntN(3); k++ {
-				u := rng.IntN(nodes)
-				for j := 0; j < dims[0]; j++ {
-					x[u*dims[0]+j] = 0
-					if rng.IntN(3) == 0 {
-						x[u*dims[0]+j] = rng.NormFloat64()
-					}
-				}
-			}
+			rewriteRows(x, nodes, dims[0], rng)
 			if it%2 == 0 {
 				e := rng.IntN(g.Edges())
 				ef[e*f+1] = rng.Float64()
@@ -95,19 +79,12 @@ func TestECCStackOnly(t *testing.T) {
 	out := dims[len(dims)-1]
 	for it := 0; it < 20; it++ {
 		if it > 0 {
-			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
-			if it%3 == 0 {
-				ef[rng.IntN(len(ef))] = rng.Float64()
-			}
+			nudgeInputs(x, ef, nodes, dims[0], it%3 == 0, rng)
 		}
 		got := only.Forward(x, ef)
 		all.Forward(x, ef)
 		var tp Tape
-		h := tp.Const(nodes, dims[0], x)
-		efn := tp.Const(g.Edges(), f, ef)
-		for _, l := range layers[:len(layers)-1] {
-			h = l.Forward(&tp, h, efn, g)
-		}
+		h, efn := tapeForward(&tp, layers[:len(layers)-1], g, x, dims[0], ef, f)
 		last := layers[len(layers)-1]
 		want := last.ForwardRows(&tp, h, efn, g, rows)
 		whole := last.Forward(&tp, h, efn, g)
@@ -154,27 +131,16 @@ func TestECCStackReads(t *testing.T) {
 	for it := 0; it < 20; it++ {
 		switch {
 		case it == 10:
-			for _, p := range ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.01 * rng.NormFloat64()
-				}
-			}
+			moveParams(ps, rng)
 			reads.Invalidate()
 			all.Invalidate()
 		case it > 0:
-			x[rng.IntN(nodes)*dims[0]+rng.IntN(dims[0])] = rng.NormFloat64()
-			if it%3 == 0 {
-				ef[rng.IntN(len(ef))] = rng.Float64()
-			}
+			nudgeInputs(x, ef, nodes, dims[0], it%3 == 0, rng)
 		}
 		got := reads.Forward(x, ef)
 		all.Forward(x, ef)
 		var tp Tape
-		h := tp.Const(nodes, dims[0], x)
-		efn := tp.Const(g.Edges(), f, ef)
-		for _, l := range layers {
-			h = l.Forward(&tp, h, efn, g)
-		}
+		h, _ := tapeForward(&tp, layers, g, x, dims[0], ef, f)
 		for _, u := range rows {
 			if !sameBits(got[u*out:(u+1)*out], h.Data[u*out:(u+1)*out]) {
 				t.Fatalf("pass %d: row %d differs from ECC.Forward's", it, u)
@@ -306,30 +272,15 @@ func testECCStackRecord(t *testing.T, only []int) {
 	var ref, rec Tape
 	for it := 0; it < 12; it++ {
 		if it > 0 {
-			u := rng.IntN(nodes)
-			x[u*in+rng.IntN(in)] = rng.NormFloat64()
-			if it%3 == 0 {
-				ef[rng.IntN(len(ef))] = rng.Float64()
-			}
+			nudgeInputs(x, ef, nodes, in, it%3 == 0, rng)
 		}
 		if it == 6 { // parameters move
-			for _, p := range ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.01 * rng.NormFloat64()
-				}
-			}
+			moveParams(ps, rng)
 			s.Invalidate()
 		}
 		wantH, wantG := pass(&ref, nil)
 		gotH, gotG := pass(&rec, s)
-		if !sameBits(gotH, wantH) {
-			t.Fatalf("iteration %d: recorded output differs", it)
-		}
-		for i, p := range ps.List() {
-			if !sameBits(gotG[i], wantG[i]) {
-				t.Fatalf("iteration %d: gradient of %s differs", it, p.Name)
-			}
-		}
+		sameRecorded(t, it, ps, gotH, wantH, gotG, wantG)
 	}
 }
 
@@ -380,20 +331,13 @@ func TestLinearRowsRecord(t *testing.T) {
 		}
 		wantY, wantG := pass(&ref, nil)
 		gotY, gotG := pass(&rec, c)
-		if !sameBits(gotY, wantY) {
-			t.Fatalf("iteration %d: recorded value differs", it)
-		}
-		for i, p := range ps.List() {
-			if !sameBits(gotG[i], wantG[i]) {
-				t.Fatalf("iteration %d: gradient of %s differs", it, p.Name)
-			}
-		}
+		sameRecorded(t, it, ps, gotY, wantY, gotG, wantG)
 	}
 }
 
 // randomGraph is a graph of n nodes where each node but node 0 (which
 // receives nothing) links both ways with 3 random others.
-func randomGraph(t *testing.T, n int, rng *rand.Rand) *Graph {
+func randomGraph(t testing.TB, n int, rng *rand.Rand) *Graph {
 	t.Helper()
 	var src, dst []int
 	for u := 1; u < n; u++ {
@@ -423,6 +367,69 @@ func eccInputs(nodes, width, edges, f int, rng *rand.Rand) (x, ef []float64) {
 		ef[i] = rng.Float64()
 	}
 	return x, ef
+}
+
+// tapeForward records layers over node states x (g.Nodes × width) and
+// edge features ef (edges × f) on tp, from scratch: the reference an
+// ECCStack must match to the bit. It returns the last layer's output and
+// the edge features' node.
+func tapeForward(tp *Tape, layers []*ECC, g *Graph, x []float64, width int, ef []float64, f int) (h, efn *Node) {
+	h = tp.Const(g.Nodes, width, x)
+	efn = tp.Const(g.Edges(), f, ef)
+	for _, l := range layers {
+		h = l.Forward(tp, h, efn, g)
+	}
+	return h, efn
+}
+
+// moveParams moves every parameter by a hundredth of a standard normal
+// draw, as a training step would.
+func moveParams(ps *Params, rng *rand.Rand) {
+	for _, p := range ps.List() {
+		for i := range p.Data {
+			p.Data[i] += 0.01 * rng.NormFloat64()
+		}
+	}
+}
+
+// sameRecorded fails t unless a recorded pass's output got and its
+// parameters' gradients gotG (in ps's order) have the bits of the
+// reference's want and wantG.
+func sameRecorded(t *testing.T, it int, ps *Params, got, want []float64, gotG, wantG [][]float64) {
+	t.Helper()
+	if !sameBits(got, want) {
+		t.Fatalf("iteration %d: recorded output differs", it)
+	}
+	for i, p := range ps.List() {
+		if !sameBits(gotG[i], wantG[i]) {
+			t.Fatalf("iteration %d: gradient of %s differs", it, p.Name)
+		}
+	}
+}
+
+// nudgeInputs sets one entry of x (nodes × width) to a normal draw and,
+// with edge set, one edge feature to a uniform one: the smallest change
+// between two passes.
+func nudgeInputs(x, ef []float64, nodes, width int, edge bool, rng *rand.Rand) {
+	x[rng.IntN(nodes)*width+rng.IntN(width)] = rng.NormFloat64()
+	if edge {
+		ef[rng.IntN(len(ef))] = rng.Float64()
+	}
+}
+
+// rewriteRows rewrites one to three random node rows of x (width wide),
+// each entry +0 or, one time in three, a normal draw: what a placement
+// changes between two passes.
+func rewriteRows(x []float64, nodes, width int, rng *rand.Rand) {
+	for k := 0; k < 1+rng.IntN(3); k++ {
+		u := rng.IntN(nodes)
+		for j := 0; j < width; j++ {
+			x[u*width+j] = 0
+			if rng.IntN(3) == 0 {
+				x[u*width+j] = rng.NormFloat64()
+			}
+		}
+	}
 }
 
 // eccLayers is a stack of ECC layers from dims[i] to dims[i+1] features
@@ -491,11 +498,7 @@ func TestECCStackRetarget(t *testing.T) {
 			s.Retarget(in.g)
 		}
 		var tp Tape
-		h := tp.Const(in.g.Nodes, dims[0], in.x)
-		efn := tp.Const(in.g.Edges(), f, in.ef)
-		for _, l := range layers {
-			h = l.Forward(&tp, h, efn, in.g)
-		}
+		h, _ := tapeForward(&tp, layers, in.g, in.x, dims[0], in.ef, f)
 		if got := s.Forward(in.x, in.ef); !sameBits(got, h.Data) {
 			t.Fatalf("step %d (graph %d): the retargeted stack differs from ECC.Forward", it, k)
 		}

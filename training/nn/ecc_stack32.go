@@ -19,10 +19,7 @@ import (
 // use it yet: it has no Only, Record or Retarget. Call Invalidate after
 // the parameters change. Not safe for concurrent use.
 type ECCStack32 struct {
-	layers []*ECC
-	g      *Graph
-	in     [][]int // per node, its incoming edges in edge order
-	succ   [][]int // per node, the destinations of its outgoing edges
+	eccGraph
 
 	valid       bool
 	x, ef       []float32   // the last inputs, rounded, x with every node's row
@@ -46,12 +43,8 @@ type ECCStack32 struct {
 // NewECCStack32 returns the single-precision cache of layers over g; its
 // first Forward is a full pass.
 func NewECCStack32(layers []*ECC, g *Graph) *ECCStack32 {
-	s := &ECCStack32{layers: layers, g: g}
-	s.in, s.succ = make([][]int, g.Nodes), make([][]int, g.Nodes)
-	for e, u := range g.Dst {
-		s.in[u] = append(s.in[u], e)
-		s.succ[g.Src[e]] = append(s.succ[g.Src[e]], u)
-	}
+	s := &ECCStack32{eccGraph: eccGraph{layers: layers}}
+	s.link(g)
 	s.dirty, s.next, s.edgeDst = make([]bool, g.Nodes), make([]bool, g.Nodes), make([]bool, g.Nodes)
 	return s
 }

@@ -53,24 +53,12 @@ func testECCStack32(t *testing.T) []float32 {
 		before := s.Rows
 		switch {
 		case it == 12: // parameters move
-			for _, p := range ps.List() {
-				for i := range p.Data {
-					p.Data[i] += 0.01 * rng.NormFloat64()
-				}
-			}
+			moveParams(ps, rng)
 			s.Invalidate()
 			s64.Invalidate()
 		case it%7 == 3: // nothing changes
 		default:
-			for k := 0; k < 1+rng.IntN(3); k++ {
-				u := rng.IntN(nodes)
-				for j := 0; j < dims[0]; j++ {
-					x[u*dims[0]+j] = 0
-					if rng.IntN(3) == 0 {
-						x[u*dims[0]+j] = rng.NormFloat64()
-					}
-				}
-			}
+			rewriteRows(x, nodes, dims[0], rng)
 			if it%2 == 0 {
 				ef[rng.IntN(g.Edges())*f+1] = rng.Float64()
 			}
@@ -120,17 +108,7 @@ func testECCStack32(t *testing.T) []float32 {
 func BenchmarkECCStack32(b *testing.B) {
 	const nodes, f = 411, 3
 	rng := rand.New(rand.NewPCG(5, 32))
-	var src, dst []int
-	for u := 1; u < nodes; u++ {
-		for k := 0; k < 3; k++ {
-			w := rng.IntN(nodes)
-			src, dst = append(src, w, u), append(dst, u, w)
-		}
-	}
-	g, err := NewGraph(nodes, src, dst)
-	if err != nil {
-		b.Fatal(err)
-	}
+	g := randomGraph(b, nodes, rng)
 	dims := []int{17, 16, 16, 16, 16}
 	layers := eccLayers(NewParams(), dims, f, rng)
 	x, ef := eccInputs(nodes, dims[0], g.Edges(), f, rng)

@@ -119,12 +119,20 @@ func CountFlops(on bool) { countFlops.Store(on) }
 // and the graph operators' per-edge sums are not counted.
 func GemmFlops() int64 { return gemmFlops.Load() }
 
-// fmaRowsSplit is fmaRows with C's rows shared among w goroutines:
-// contiguous runs of whole blocks of four rows, one goroutine each, so
-// that a row is computed wholly by one of them (the split cannot change
-// a bit). A function of its own so that gemm's variables stay on its
+// fmaRowsSplit is fmaRows with C's rows shared among w goroutines by
+// splitRows4. A function of its own so that gemm's variables stay on its
 // stack when it does not split.
 func fmaRowsSplit(w int, c []float64, ldc int, a []float64, inca, rowa int, b []float64, ldb, m, n, k int, zero bool) {
+	splitRows4(w, m, func(lo, hi int) {
+		fmaRows(c[lo*ldc:], ldc, a[lo*rowa:], inca, rowa, b, ldb, hi-lo, n, k, zero)
+	})
+}
+
+// splitRows4 calls rows(lo, hi) on w goroutines for contiguous runs of
+// whole blocks of four of m rows, one run each, and waits for them: a
+// row is computed wholly by one of them, so the split cannot change a
+// bit.
+func splitRows4(w, m int, rows func(lo, hi int)) {
 	blocks := (m + 3) / 4
 	var wg conc.WaitGroup
 	for p := range w {
@@ -132,14 +140,11 @@ func fmaRowsSplit(w int, c []float64, ldc int, a []float64, inca, rowa int, b []
 		if lo >= hi {
 			continue
 		}
-		wg.Go(func() {
-			fmaRows(c[lo*ldc:], ldc, a[lo*rowa:], inca, rowa, b, ldb, hi-lo, n, k, zero)
-		})
+		wg.Go(func() { rows(lo, hi) })
 	}
 	wg.Wait()
 }
 
-// fits reports whether m's data holds all its rows at its stride.
 func fits(m blas64.General) bool {
 	if m.Rows == 0 || m.Cols == 0 {
 		return m.Rows >= 0 && m.Cols >= 0

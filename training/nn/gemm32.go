@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-
-	"github.com/sourcegraph/conc"
 )
 
 // Matrix32 is a row-major float32 matrix: element (i, j) at
@@ -78,26 +76,21 @@ func Gemm32(ta, tb bool, a, b Matrix32, beta float32, c Matrix32) int64 {
 	if w <= 1 {
 		fmaRows32(c.Data, c.Stride, a.Data, a.Stride, b.Data, b.Stride, m, n, k, zero)
 	} else {
-		// Contiguous runs of whole blocks of four rows, one goroutine
-		// each: a row is computed wholly by one of them, so the split
-		// cannot change a bit.
-		blocks := (m + 3) / 4
-		var wg conc.WaitGroup
-		for p := range w {
-			lo, hi := 4*(p*blocks/w), min(m, 4*((p+1)*blocks/w))
-			if lo >= hi {
-				continue
-			}
-			wg.Go(func() {
-				fmaRows32(c.Data[lo*c.Stride:], c.Stride, a.Data[lo*a.Stride:], a.Stride, b.Data, b.Stride, hi-lo, n, k, zero)
-			})
-		}
-		wg.Wait()
+		fmaRows32Split(w, c.Data, c.Stride, a.Data, a.Stride, b.Data, b.Stride, m, n, k, zero)
 	}
 	if countFlops.Load() {
 		gemmFlops.Add(flops)
 	}
 	return flops
+}
+
+// fmaRows32Split is fmaRows32 with C's rows shared among w goroutines by
+// splitRows4, apart from Gemm32 so that its variables stay on its stack
+// when it does not split.
+func fmaRows32Split(w int, c []float32, ldc int, a []float32, lda int, b []float32, ldb, m, n, k int, zero bool) {
+	splitRows4(w, m, func(lo, hi int) {
+		fmaRows32(c[lo*ldc:], ldc, a[lo*lda:], lda, b, ldb, hi-lo, n, k, zero)
+	})
 }
 
 // fmaRows32 adds A·B to the m×n matrix C (row strides ldc, lda, ldb; +0

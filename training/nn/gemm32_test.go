@@ -95,22 +95,8 @@ func TestFMA32(t *testing.T) {
 // chainRef32 is Gemm32's contract written out: every element of C one
 // chain of fma32 over the inner dimension in order.
 func chainRef32(ta, tb bool, a, b Matrix32, beta float32, c Matrix32) {
-	at := func(i, l int) float32 {
-		if ta {
-			return a.Data[l*a.Stride+i]
-		}
-		return a.Data[i*a.Stride+l]
-	}
-	bt := func(l, j int) float32 {
-		if tb {
-			return b.Data[j*b.Stride+l]
-		}
-		return b.Data[l*b.Stride+j]
-	}
-	k := a.Cols
-	if ta {
-		k = a.Rows
-	}
+	at, bt := element(ta, a.Data, a.Stride), element(tb, b.Data, b.Stride)
+	_, k, _, _ := productDims(ta, tb, a.Rows, a.Cols, b.Rows, b.Cols)
 	for i := 0; i < c.Rows; i++ {
 		for j := 0; j < c.Cols; j++ {
 			acc := c.Data[i*c.Stride+j] * beta

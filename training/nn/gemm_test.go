@@ -45,27 +45,24 @@ func randSparse(n int, rng *rand.Rand) []float64 {
 	return x
 }
 
+// element returns the element (r, c) of a row-major matrix's data with
+// row stride s, or of its transpose with t set.
+func element[T float32 | float64](t bool, data []T, s int) func(r, c int) T {
+	return func(r, c int) T {
+		if t {
+			return data[c*s+r]
+		}
+		return data[r*s+c]
+	}
+}
+
 // chainRef is gemm's contract written out: every element of C one chain
 // of fused multiply-adds over the inner dimension in order, starting from
 // beta·c (+0 for beta = 0, c for beta = 1), each term's coefficient
 // alpha·a_il rounded first.
 func chainRef(ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	at := func(i, l int) float64 {
-		if ta {
-			return a.Data[l*a.Stride+i]
-		}
-		return a.Data[i*a.Stride+l]
-	}
-	bt := func(l, j int) float64 {
-		if tb {
-			return b.Data[j*b.Stride+l]
-		}
-		return b.Data[l*b.Stride+j]
-	}
-	k := a.Cols
-	if ta {
-		k = a.Rows
-	}
+	at, bt := element(ta, a.Data, a.Stride), element(tb, b.Data, b.Stride)
+	_, k, _, _ := productDims(ta, tb, a.Rows, a.Cols, b.Rows, b.Cols)
 	for i := 0; i < c.Rows; i++ {
 		for j := 0; j < c.Cols; j++ {
 			acc := c.Data[i*c.Stride+j]

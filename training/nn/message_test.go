@@ -47,6 +47,41 @@ func newMessageCase(t *testing.T, rng *rand.Rand, trial int) messageCase {
 }
 
 // check fails t unless got holds want's bits.
+// coefOf returns edge e's f+1 coefficients.
+func (c messageCase) coefOf(e int) []float64 { return c.coef[e*(c.f+1) : (e+1)*(c.f+1)] }
+
+// yw is the width of a node's row of messages, (f+1)·d.
+func (c messageCase) yw() int { return (c.f + 1) * c.d }
+
+// edgeKernel is one of the message kernels' bit tests: all adds the
+// terms of a case's edges into a row in one call, and must give, bit for
+// bit, what edge gives applied edge by edge (ref names it). sizes gives
+// the lengths of the rows the terms are read from and of the row they
+// are added into.
+type edgeKernel struct {
+	seed  uint64
+	ref   string
+	sizes func(c messageCase) (src, out int)
+	edge  func(c messageCase, want, src []float64, e int)
+	all   func(c messageCase, got, src []float64)
+}
+
+// test runs the kernel on 200 random cases from its seed.
+func (k edgeKernel) test(t *testing.T) {
+	rng := rand.New(rand.NewPCG(k.seed, k.seed+1))
+	for trial := range 200 {
+		c := newMessageCase(t, rng, trial)
+		ns, no := k.sizes(c)
+		src, o := c.vec(ns), c.vec(no)
+		want, got := append([]float64(nil), o...), append([]float64(nil), o...)
+		for _, e := range c.edges {
+			k.edge(c, want, src, e)
+		}
+		k.all(c, got, src)
+		c.check(t, trial, k.ref, got, want)
+	}
+}
+
 func (c messageCase) check(t *testing.T, trial int, what string, got, want []float64) {
 	t.Helper()
 	for i := range want {
@@ -65,19 +100,14 @@ func (c messageCase) check(t *testing.T, trial int, what string, got, want []flo
 func TestAggregateBits(t *testing.T) { fmaPaths(t, testAggregateBits) }
 
 func testAggregateBits(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 22))
-	for trial := range 200 {
-		c := newMessageCase(t, rng, trial)
-		f, yw := c.f, (c.f+1)*c.d
-		y, o := c.vec(c.g.Nodes*yw), c.vec(c.d)
-		want, got := append([]float64(nil), o...), append([]float64(nil), o...)
-		for _, e := range c.edges {
+	edgeKernel{seed: 21, ref: "addMessage",
+		sizes: func(c messageCase) (int, int) { return c.g.Nodes * c.yw(), c.d },
+		edge: func(c messageCase, want, y []float64, e int) {
 			s := c.g.Src[e]
-			addMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], y[s*yw:(s+1)*yw])
-		}
-		aggregate(got, c.coef, y, yw, c.edges, c.g, f)
-		c.check(t, trial, "addMessage", got, want)
-	}
+			addMessage(want, c.coefOf(e), y[s*c.yw():(s+1)*c.yw()])
+		},
+		all: func(c messageCase, got, y []float64) { aggregate(got, c.coef, y, c.yw(), c.edges, c.g, c.f) },
+	}.test(t)
 }
 
 // TestSpreadBits compares spread, a source's transposed messages added
@@ -87,19 +117,14 @@ func testAggregateBits(t *testing.T) {
 func TestSpreadBits(t *testing.T) { fmaPaths(t, testSpreadBits) }
 
 func testSpreadBits(t *testing.T) {
-	rng := rand.New(rand.NewPCG(23, 24))
-	for trial := range 200 {
-		c := newMessageCase(t, rng, trial)
-		f, d := c.f, c.d
-		gr, dy := c.vec(c.g.Nodes*d), c.vec((f+1)*d)
-		want, got := append([]float64(nil), dy...), append([]float64(nil), dy...)
-		for _, e := range c.edges {
+	edgeKernel{seed: 23, ref: "spreadMessage",
+		sizes: func(c messageCase) (int, int) { return c.g.Nodes * c.d, (c.f + 1) * c.d },
+		edge: func(c messageCase, want, gr []float64, e int) {
 			u := c.g.Dst[e]
-			spreadMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], gr[u*d:(u+1)*d])
-		}
-		spread(got, c.coef, gr, d, c.edges, c.g, f)
-		c.check(t, trial, "spreadMessage", got, want)
-	}
+			spreadMessage(want, c.coefOf(e), gr[u*c.d:(u+1)*c.d])
+		},
+		all: func(c messageCase, got, gr []float64) { spread(got, c.coef, gr, c.d, c.edges, c.g, c.f) },
+	}.test(t)
 }
 
 // TestGatherMessagesBits compares gatherMessages, a restricted row's
@@ -110,19 +135,14 @@ func testSpreadBits(t *testing.T) {
 func TestGatherMessagesBits(t *testing.T) { fmaPaths(t, testGatherMessagesBits) }
 
 func testGatherMessagesBits(t *testing.T) {
-	rng := rand.New(rand.NewPCG(25, 26))
-	for trial := range 200 {
-		c := newMessageCase(t, rng, trial)
-		f, d := c.f, c.d
-		h, a := c.vec(c.g.Nodes*d), c.vec((f+1)*d)
-		want, got := append([]float64(nil), a...), append([]float64(nil), a...)
-		for _, e := range c.edges {
+	edgeKernel{seed: 25, ref: "spreadMessage",
+		sizes: func(c messageCase) (int, int) { return c.g.Nodes * c.d, (c.f + 1) * c.d },
+		edge: func(c messageCase, want, h []float64, e int) {
 			s := c.g.Src[e]
-			spreadMessage(want, c.coef[e*(f+1):(e+1)*(f+1)], h[s*d:(s+1)*d])
-		}
-		gatherMessages(got, c.coef, h, d, c.edges, c.g, f)
-		c.check(t, trial, "spreadMessage", got, want)
-	}
+			spreadMessage(want, c.coefOf(e), h[s*c.d:(s+1)*c.d])
+		},
+		all: func(c messageCase, got, h []float64) { gatherMessages(got, c.coef, h, c.d, c.edges, c.g, c.f) },
+	}.test(t)
 }
 
 // TestAggregateRowsBits compares aggregateRows, which runs rows of like
@@ -137,7 +157,7 @@ func testAggregateRowsBits(t *testing.T) {
 	var scratch []int
 	for trial := range 200 {
 		c := newMessageCase(t, rng, trial)
-		f, d, yw := c.f, c.d, (c.f+1)*c.d
+		f, d, yw := c.f, c.d, c.yw()
 		nodes := c.g.Nodes
 		var src, dst []int
 		in := make([][]int, nodes)
@@ -184,7 +204,7 @@ func testAggregateFromBits(t *testing.T) {
 	var seq []int
 	for trial := range 200 {
 		c := newMessageCase(t, rng, trial)
-		f, yw := c.f, (c.f+1)*c.d
+		f, yw := c.f, c.yw()
 		y, o := c.vec(c.g.Nodes*yw), c.vec(c.d)
 		srcs := make([]int, rng.IntN(41))
 		for i := range srcs {

@@ -68,12 +68,30 @@ func (t *Tape) SelfAttention(qkv *Node, setSize, heads int, keyMask []bool) *Nod
 	return n
 }
 
+// softmaxGrads turns the first rows rows of dP (N wide) into the
+// gradient of the softmax logits that gave probabilities P:
+// dS_ij = P_ij·(dP_ij − Σ_k P_ik·dP_ik).
+func softmaxGrads(p, dp []float64, rows, N int) {
+	for i := 0; i < rows; i++ {
+		pr, dr := p[i*N:(i+1)*N], dp[i*N:(i+1)*N]
+		s := floats.Dot(pr, dr)
+		for j, pj := range pr {
+			dr[j] = pj * (dr[j] - s)
+		}
+	}
+}
+
+// attnDims returns the attention recorded in n's set size N, heads, and
+// widths e (all heads) and d (one head).
+func attnDims(n *Node) (N, heads, e, d int) {
+	N, heads, e = n.iarg[0], n.iarg[1], n.Cols
+	return N, heads, e, e / heads
+}
+
 // attendForward computes sets [lo, hi) of the attention recorded in n, with
 // scratch of N·N + d·N values, and returns its flops.
 func attendForward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
-	N, heads := n.iarg[0], n.iarg[1]
-	e := n.Cols
-	d := e / heads
+	N, heads, e, d := attnDims(n)
 	kt := scratch[N*N:]
 	scale := 1 / math.Sqrt(float64(d))
 	var flops int64
@@ -137,9 +155,7 @@ func (attentionOp) backward(t *Tape, n *Node) {
 // attendBackward back-propagates sets [lo, hi) of the attention recorded
 // in n into qkv's gradient and returns its flops.
 func attendBackward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
-	N, heads := n.iarg[0], n.iarg[1]
-	e := n.Cols
-	d := e / heads
+	N, heads, e, d := attnDims(n)
 	scale := 1 / math.Sqrt(float64(d))
 	dp, vt := scratch[:N*N], scratch[N*N:]
 	var flops int64
@@ -154,13 +170,7 @@ func attendBackward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
 			flops += gemm(true, false, 1, pg, do, 1, dv)
 			transposeInto(vt, v)
 			flops += gemm(false, false, 1, do, general(d, N, N, vt), 0, general(N, N, N, dp))
-			for i := 0; i < N; i++ {
-				pr, dr := p[i*N:(i+1)*N], dp[i*N:(i+1)*N]
-				s := floats.Dot(pr, dr)
-				for j, pj := range pr {
-					dr[j] = pj * (dr[j] - s)
-				}
-			}
+			softmaxGrads(p, dp, N, N)
 			ds := general(N, N, N, dp)
 			flops += gemm(false, false, scale, ds, k, 1, dq)
 			flops += gemm(true, false, scale, ds, q, 1, dk)

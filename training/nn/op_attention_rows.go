@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // attentionRowsOp is attentionOp computed only at the query rows a loss
@@ -97,9 +95,7 @@ func gatherRows(dst, x []float64, stride int, rows []int, c0, cols int) blasGene
 // attendRowsForward computes sets [lo, hi) of the attention recorded in
 // n and returns its flops.
 func attendRowsForward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
-	N, heads := n.iarg[0], n.iarg[1]
-	e := n.Cols
-	d := e / heads
+	N, heads, e, d := attnDims(n)
 	S := len(n.ints)
 	kt, qs, os := scratch[:d*N], scratch[d*N:2*d*N], scratch[2*d*N:3*d*N]
 	scale := 1 / math.Sqrt(float64(d))
@@ -165,9 +161,7 @@ func (attentionRowsOp) backward(t *Tape, n *Node) {
 // SelfAttention's steps on the needed rows only (their dP over all N
 // keys, as there, so that the softmax's row sums are the same sums).
 func attendRowsBackward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
-	N, heads := n.iarg[0], n.iarg[1]
-	e := n.Cols
-	d := e / heads
+	N, heads, e, d := attnDims(n)
 	S := len(n.ints)
 	scale := 1 / math.Sqrt(float64(d))
 	vt, qs, dos := scratch[:d*N], scratch[d*N:2*d*N], scratch[2*d*N:3*d*N]
@@ -190,13 +184,7 @@ func attendRowsBackward(n, qkv *Node, lo, hi int, scratch []float64) int64 {
 			flops += gemm(true, false, 1, pg, do, 1, dv)
 			transposeInto(vt, v)
 			flops += gemm(false, false, 1, do, general(d, N, N, vt), 0, general(m, N, N, dp))
-			for i := 0; i < m; i++ {
-				pr, dr := p[i*N:(i+1)*N], dp[i*N:(i+1)*N]
-				s := floats.Dot(pr, dr)
-				for j, pj := range pr {
-					dr[j] = pj * (dr[j] - s)
-				}
-			}
+			softmaxGrads(p, dp, m, N)
 			ds := general(m, N, N, dp)
 			// dQ += dS·K/√d on the needed rows: gathered, added to with
 			// SelfAttention's β = 1 product, put back.

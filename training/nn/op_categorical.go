@@ -53,12 +53,7 @@ func maskedLogSoftmax(n, logits *Node, mask []bool) {
 		if mask != nil {
 			allowed = mask[i*k : (i+1)*k]
 		}
-		m := math.Inf(-1)
-		for j, v := range z {
-			if (allowed == nil || allowed[j]) && v > m {
-				m = v
-			}
-		}
+		m := maskedMax(z, allowed)
 		var s float64
 		for j, v := range z {
 			if allowed == nil || allowed[j] {

@@ -53,18 +53,25 @@ func (softmaxOp) backward(_ *Tape, n *Node) {
 	}
 }
 
-// MaskedSoftmaxRow replaces s by its softmax over the entries present
-// marks (all when present is nil), in place; the others become 0, and a
-// row with none present becomes all 0. It is exported for code that
-// computes attention outside a tape on its own buffers (DAS's order
-// agent), so that both compute the same numbers.
-func MaskedSoftmaxRow(s []float64, present []bool) {
+// maskedMax returns the largest of s's entries that present marks (all
+// when present is nil), −Inf when it marks none.
+func maskedMax(s []float64, present []bool) float64 {
 	m := math.Inf(-1)
 	for j, v := range s {
 		if (present == nil || present[j]) && v > m {
 			m = v
 		}
 	}
+	return m
+}
+
+// MaskedSoftmaxRow replaces s by its softmax over the entries present
+// marks (all when present is nil), in place; the others become 0, and a
+// row with none present becomes all 0. It is exported for code that
+// computes attention outside a tape on its own buffers (DAS's order
+// agent), so that both compute the same numbers.
+func MaskedSoftmaxRow(s []float64, present []bool) {
+	m := maskedMax(s, present)
 	if math.IsInf(m, -1) {
 		clear(s)
 		return

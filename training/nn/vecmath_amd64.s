@@ -20,6 +20,18 @@ DATA vexpdata<>+96(SB)/8, $0.0625
 DATA vexpdata<>+104(SB)/8, $0x3FF
 GLOBL vexpdata<>+0(SB), RODATA, $112
 
+// HORNER is a step of exp4y's polynomial by Horner's rule: Y2 = Y2·Y0 +
+// the constant at vexpdata+OFF, one fused multiply-add.
+#define HORNER(OFF) \
+	VBROADCASTSD vexpdata<>+OFF(SB), Y4; \
+	VFMADD213PD  Y4, Y0, Y2
+
+// SQUARE_STEP is Y0 = Y0·Y2, then Y2 = Y0 + 2 (Y12 holds 2): with Y0 = r
+// and Y2 = 2 + r it squares 1 + r, as r·(2 + r), archExp's steps.
+#define SQUARE_STEP \
+	VMULPD Y2, Y0, Y0; \
+	VADDPD Y12, Y0, Y2
+
 // func exp4y(x *float64, n int)
 //
 // x[j] = exp(x[j]) for j < n (a multiple of 4), four at a time: the
@@ -49,27 +61,17 @@ eloop:
 	VFNMADD231PD Y10, Y1, Y0 // x −= k·ln2L
 	VMULPD     Y11, Y0, Y0
 	VBROADCASTSD vexpdata<>+64(SB), Y2
-	VBROADCASTSD vexpdata<>+56(SB), Y4
-	VFMADD213PD Y4, Y0, Y2
-	VBROADCASTSD vexpdata<>+48(SB), Y4
-	VFMADD213PD Y4, Y0, Y2
-	VBROADCASTSD vexpdata<>+40(SB), Y4
-	VFMADD213PD Y4, Y0, Y2
-	VBROADCASTSD vexpdata<>+32(SB), Y4
-	VFMADD213PD Y4, Y0, Y2
-	VBROADCASTSD vexpdata<>+24(SB), Y4
-	VFMADD213PD Y4, Y0, Y2
-	VBROADCASTSD vexpdata<>+0(SB), Y4
-	VFMADD213PD Y4, Y0, Y2
+	HORNER(56)
+	HORNER(48)
+	HORNER(40)
+	HORNER(32)
+	HORNER(24)
+	HORNER(0)
 	VFMADD213PD Y13, Y0, Y2
-	VMULPD     Y2, Y0, Y0  // four squarings of (1 + r)
-	VADDPD     Y12, Y0, Y2
-	VMULPD     Y2, Y0, Y0
-	VADDPD     Y12, Y0, Y2
-	VMULPD     Y2, Y0, Y0
-	VADDPD     Y12, Y0, Y2
-	VMULPD     Y2, Y0, Y0
-	VADDPD     Y12, Y0, Y2
+	SQUARE_STEP // four squarings of (1 + r)
+	SQUARE_STEP
+	SQUARE_STEP
+	SQUARE_STEP
 	VFMADD213PD Y13, Y2, Y0
 	VPMOVSXDQ  X3, Y3      // 2^k = (k + 1023) << 52
 	VPADDQ     Y14, Y3, Y3

@@ -48,12 +48,7 @@ func TestExp4yIsMathExp(t *testing.T) {
 // softmaxRowRef is MaskedSoftmaxRow as it was written before the vector
 // exponential: one scalar pass.
 func softmaxRowRef(s []float64, present []bool) {
-	m := math.Inf(-1)
-	for j, v := range s {
-		if (present == nil || present[j]) && v > m {
-			m = v
-		}
-	}
+	m := maskedMax(s, present)
 	if math.IsInf(m, -1) {
 		clear(s)
 		return
