@@ -1,11 +1,8 @@
 package families_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,6 +16,7 @@ import (
 	"github.com/schedlab/schedlab/training/daspaper"
 	_ "github.com/schedlab/schedlab/training/deepsys"
 	"github.com/schedlab/schedlab/training/marl"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 var errKilled = errors.New("killed after the checkpoint")
@@ -153,19 +151,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 			if first != c.k+1 {
 				t.Errorf("the resumed training's first episode was %d of %d, want %d (checkpoints after %v)", first, c.total, c.k+1, saves)
 			}
-			for _, name := range f.Files(c.variant) {
-				a, err := os.ReadFile(filepath.Join(whole.Dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(filepath.Join(res.Dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a, b) {
-					t.Errorf("%s: the resumed training's file differs from the uninterrupted one's", name)
-				}
-			}
+			trainingtest.SameFiles(t, f.Files(c.variant), whole.Dir, res.Dir)
 			if len(rows) == 0 {
 				t.Errorf("the resumed training emitted no curve row")
 			}

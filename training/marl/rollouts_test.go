@@ -16,6 +16,7 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/marl"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 // rolloutRun is what TestRolloutsSameBytes compares: the checkpoint, the
@@ -206,17 +207,5 @@ func TestRolloutsThroughFamily(t *testing.T) {
 	if first != 3 || !slices.Equal(saves, []int{2, 4}) {
 		t.Errorf("resumed at episode %d, checkpoints after %v; want 3 and [2 4]", first, saves)
 	}
-	for _, name := range f.Files("marl-device") {
-		a, err := os.ReadFile(filepath.Join(whole.Dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(res.Dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s: the resumed training's file differs from the uninterrupted one's", name)
-		}
-	}
+	trainingtest.SameFiles(t, f.Files("marl-device"), whole.Dir, res.Dir)
 }

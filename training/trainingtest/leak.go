@@ -1,6 +1,7 @@
-// Package trainingtest holds the checks that the tests of the stages and
-// of `schedlab train` share: that no evaluated job is trained or
-// validated on.
+// Package trainingtest holds the checks that the tests of the stages, of
+// `schedlab train` and of the learned families share: that no evaluated
+// job is trained or validated on, and that a resumed training writes the
+// bytes an uninterrupted one writes.
 package trainingtest
 
 import (
