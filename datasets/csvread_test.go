@@ -39,11 +39,44 @@ type ingested struct {
 func ingestReal(t testing.TB, source, rel string) (ingested, string) {
 	t.Helper()
 	path := sharedData(t, rel)
-	got, err := runIngest(t, source, path)
+	return ingestOK(t, source, path), path
+}
+
+// ingestOK ingests inputs with the reader of source (runIngest), which
+// must succeed.
+func ingestOK(t testing.TB, source string, inputs ...string) ingested {
+	t.Helper()
+	got, err := runIngest(t, source, inputs...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return got, path
+	return got
+}
+
+// checkFixture ingests a hand-written fixture with the reader of source
+// and compares the jobs with want; it returns what was ingested, for the
+// caller's other checks.
+func checkFixture(t testing.TB, source, input string, want []Job) ingested {
+	t.Helper()
+	got := ingestOK(t, source, input)
+	if !reflect.DeepEqual(got.jobs, want) {
+		t.Fatalf("jobs\n got %+v\nwant %+v", got.jobs, want)
+	}
+	return got
+}
+
+// refusedFile ingests path with the reader of source, which must refuse
+// the whole file: an *InputError naming path and wrapping ErrFormat
+// (runIngest checks that nothing was left behind). It returns the error
+// for the caller's checks of the column or line.
+func refusedFile(t testing.TB, source, path string) *InputError {
+	t.Helper()
+	_, err := runIngest(t, source, path)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.File != path || !errors.Is(err, ErrFormat) {
+		t.Fatalf("err %v, want an InputError for %s wrapping ErrFormat", err, path)
+	}
+	return ie
 }
 
 // runIngest ingests inputs with the reader of source into a fresh

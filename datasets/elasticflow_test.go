@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,18 +14,11 @@ import (
 func TestElasticFlowFixture(t *testing.T) {
 	// The directory holds cluster01.csv, cluster02.csv and a LICENSE that
 	// must be skipped; job "abc" is in both clusters.
-	got, err := runIngest(t, SourceElasticFlow, "testdata/elasticflow")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Job{
+	got := checkFixture(t, SourceElasticFlow, "testdata/elasticflow", []Job{
 		{JobID: "cluster01/abc", Source: SourceElasticFlow, SubmitS: 100, DurationS: 3600, Tasks: []Task{{Role: RoleWorker, Instances: 8, GPU: 1}}},
 		{JobID: "cluster01/def", Source: SourceElasticFlow, SubmitS: 150, DurationS: 60, Tasks: []Task{{Role: RoleWorker, Instances: 1, GPU: 1}}},
 		{JobID: "cluster02/abc", Source: SourceElasticFlow, SubmitS: 10, DurationS: 5, Tasks: []Task{{Role: RoleWorker, Instances: 2, GPU: 1}}},
-	}
-	if !reflect.DeepEqual(got.jobs, want) {
-		t.Fatalf("jobs\n got %+v\nwant %+v", got.jobs, want)
-	}
+	})
 	if len(got.rep.PerFile) != 2 {
 		t.Errorf("per-file accounting %v", got.rep.PerFile)
 	}
@@ -51,16 +43,11 @@ func TestElasticFlowNotCSV(t *testing.T) {
 	if err := os.WriteFile(p, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0, 0}, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runIngest(t, SourceElasticFlow, p)
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.File != p || !errors.Is(err, ErrFormat) {
-		t.Fatalf("err %v, want an InputError for %s", err, p)
-	}
+	refusedFile(t, SourceElasticFlow, p)
 	// A CSV of another shape: the missing column is named.
 	q := writeFile(t, dir, "cluster02.csv", "id,submit,dur\n1,2,3\n")
-	_, err = runIngest(t, SourceElasticFlow, q)
-	if !errors.As(err, &ie) || ie.Field != "job_id" || ie.File != q {
-		t.Fatalf("err %v, want an InputError naming job_id in %s", err, q)
+	if ie := refusedFile(t, SourceElasticFlow, q); ie.Field != "job_id" {
+		t.Fatalf("%v, want an InputError naming job_id", ie)
 	}
 }
 

@@ -1,16 +1,12 @@
 package datasets
 
 import (
-	"errors"
 	"math"
 	"testing"
 )
 
 func TestPhillyGavelFixture(t *testing.T) {
-	got, err := runIngest(t, SourcePhillyGavel, "testdata/philly-gavel/vc01.trace")
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := ingestOK(t, SourcePhillyGavel, "testdata/philly-gavel/vc01.trace")
 	// About 1000 s × the V100 throughput (× GPUs) steps each.
 	want := []struct {
 		id, model string
@@ -64,10 +60,8 @@ func TestPhillyGavelMalformed(t *testing.T) {
 
 func TestPhillyGavelNotATrace(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "x.trace", "job_id,submission_time,duration,num_gpu\na,1,2,3\n")
-	_, err := runIngest(t, SourcePhillyGavel, p)
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.File != p || ie.Line != 1 || !errors.Is(err, ErrFormat) {
-		t.Fatalf("err %v, want an InputError for %s:1", err, p)
+	if ie := refusedFile(t, SourcePhillyGavel, p); ie.Line != 1 {
+		t.Fatalf("%v, want an InputError for line 1", ie)
 	}
 }
 

@@ -2,10 +2,8 @@ package datasets
 
 import (
 	"context"
-	"errors"
 	"math"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"testing"
 
@@ -14,21 +12,14 @@ import (
 )
 
 func TestPAISimFixture(t *testing.T) {
-	got, err := runIngest(t, SourcePAISim, "testdata/pai-sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Job{
+	got := checkFixture(t, SourcePAISim, "testdata/pai-sim", []Job{
 		{JobID: "1", Source: SourcePAISim, SubmitS: 3, DurationS: 15748, User: "d4d51aca8806",
 			Tasks: []Task{{Role: RoleWorker, Instances: 12, GPU: 0.25, CPU: 6}}},
 		{JobID: "2", Source: SourcePAISim, SubmitS: 5, DurationS: 84, User: "a8192d6b0ae9",
 			Tasks: []Task{{Role: RoleWorker, Instances: 1, GPU: 1, CPU: 6}}},
 		{JobID: "5", Source: SourcePAISim, SubmitS: 21, DurationS: 46, User: "c7152ce0fec1",
 			Tasks: []Task{{Role: RoleWorker, Instances: 2, GPU: 4, CPU: 9}}},
-	}
-	if !reflect.DeepEqual(got.jobs, want) {
-		t.Fatalf("jobs\n got %+v\nwant %+v", got.jobs, want)
-	}
+	})
 	if got.rep.Total != (Accounting{Read: 3, Accepted: 3}) {
 		t.Errorf("accounting %+v", got.rep.Total)
 	}
@@ -52,10 +43,8 @@ func TestPAISimMalformed(t *testing.T) {
 
 func TestPAISimMissingColumn(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "jobs.csv", "job_id,submit_time,duration,num_gpu,num_cpu\n1,2,3,4,5\n")
-	_, err := runIngest(t, SourcePAISim, p)
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.Field != "num_inst" || ie.File != p || !errors.Is(err, ErrFormat) {
-		t.Fatalf("err %v, want an InputError naming %s and num_inst", err, p)
+	if ie := refusedFile(t, SourcePAISim, p); ie.Field != "num_inst" {
+		t.Fatalf("%v, want an InputError naming num_inst", ie)
 	}
 }
 

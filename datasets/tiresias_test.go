@@ -1,25 +1,17 @@
 package datasets
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
 
 func TestTiresiasFixture(t *testing.T) {
-	got, err := runIngest(t, SourceTiresias, "testdata/tiresias/trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Job{
+	checkFixture(t, SourceTiresias, "testdata/tiresias/trace.csv", []Job{
 		{JobID: "trace/0", Source: SourceTiresias, SubmitS: 0, DurationS: 164, Model: "vgg19", Tasks: []Task{{Role: RoleWorker, Instances: 1, GPU: 1}}},
 		// The simulator truncates durations: int(float("147.9")) = 147.
 		{JobID: "trace/1", Source: SourceTiresias, SubmitS: 30, DurationS: 147, Model: "vgg11", Tasks: []Task{{Role: RoleWorker, Instances: 8, GPU: 1}}},
 		{JobID: "trace/2", Source: SourceTiresias, SubmitS: 53, DurationS: 127, Model: "inception4", Tasks: []Task{{Role: RoleWorker, Instances: 1}}},
-	}
-	if !reflect.DeepEqual(got.jobs, want) {
-		t.Fatalf("jobs\n got %+v\nwant %+v", got.jobs, want)
-	}
+	})
 }
 
 func TestTiresiasMalformed(t *testing.T) {
