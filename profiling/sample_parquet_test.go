@@ -1,4 +1,4 @@
-package profiling
+package profiling_test
 
 import (
 	"context"
@@ -11,43 +11,15 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/parquettest"
+	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/profiling/profilingtest"
 )
 
-// Rows of profile_samples tables that lack a column, or hold it only as
-// nulls: valid Parquet (Arrow reads them), which parquet-go would read
-// with the column as zeros, and the fit would then fit zeros.
-type sampleNoSlowdown struct {
-	SampleID       string     `parquet:"sample_id"`
-	Source         string     `parquet:"source"`
-	Model          string     `parquet:"model"`
-	CPUCores       float64    `parquet:"cpu_cores"`
-	PCIeGbps       float64    `parquet:"pcie_gbps"`
-	CoresPerSocket float64    `parquet:"cores_per_socket"`
-	CoRunners      []CoRunner `parquet:"co_runners,list"`
-	Repetitions    int32      `parquet:"repetitions"`
-}
-
-type sampleNullSlowdown struct {
-	sampleNoSlowdown
-	Slowdown *float64 `parquet:"slowdown,optional"`
-}
-
-type sampleNoCoresPerSocket struct {
-	SampleID    string     `parquet:"sample_id"`
-	Source      string     `parquet:"source"`
-	Model       string     `parquet:"model"`
-	CPUCores    float64    `parquet:"cpu_cores"`
-	PCIeGbps    float64    `parquet:"pcie_gbps"`
-	CoRunners   []CoRunner `parquet:"co_runners,list"`
-	Slowdown    float64    `parquet:"slowdown"`
-	Repetitions int32      `parquet:"repetitions"`
-}
-
-func synthSamples(t testing.TB) []Sample {
+func synthSamples(t testing.TB) []profiling.Sample {
 	t.Helper()
-	cfg := DefaultSynthConfig()
+	cfg := profiling.DefaultSynthConfig()
 	cfg.Samples = 24
-	s, err := Synthesize(context.Background(), cfg, rand.NewPCG(16, 1))
+	s, err := profiling.Synthesize(context.Background(), cfg, rand.NewPCG(16, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +29,7 @@ func synthSamples(t testing.TB) []Sample {
 func writeRows[T any](t *testing.T, rows []T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "samples.parquet")
-	if err := datasets.WriteParquet(path, datasets.FileMeta{Source: ProfileSamplesSource}, rows); err != nil {
+	if err := datasets.WriteParquet(path, datasets.FileMeta{Source: profiling.ProfileSamplesSource}, rows); err != nil {
 		t.Fatal(err)
 	}
 	// Valid Parquet: Arrow reads every row.
@@ -73,15 +45,7 @@ func writeRows[T any](t *testing.T, rows []T) string {
 // the column (schedlab fit used to fit them as zeros and exit 0).
 func TestReadSamplesSchema(t *testing.T) {
 	samples := synthSamples(t)
-	var noSlow []sampleNoSlowdown
-	var nullSlow []sampleNullSlowdown
-	var noCores []sampleNoCoresPerSocket
-	for _, s := range samples {
-		ns := sampleNoSlowdown{s.SampleID, s.Source, s.Model, s.CPUCores, s.PCIeGbps, s.CoresPerSocket, s.CoRunners, s.Repetitions}
-		noSlow = append(noSlow, ns)
-		nullSlow = append(nullSlow, sampleNullSlowdown{sampleNoSlowdown: ns})
-		noCores = append(noCores, sampleNoCoresPerSocket{s.SampleID, s.Source, s.Model, s.CPUCores, s.PCIeGbps, s.CoRunners, s.Slowdown, s.Repetitions})
-	}
+	noSlow, nullSlow, noCores := profilingtest.Damaged(samples)
 	for _, tc := range []struct {
 		name, path, column, msg string
 	}{
@@ -90,7 +54,7 @@ func TestReadSamplesSchema(t *testing.T) {
 		{"cores_per_socket missing", writeRows(t, noCores), "cores_per_socket", "no such column"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadSamples(context.Background(), tc.path)
+			_, err := profiling.ReadSamples(context.Background(), tc.path)
 			var ie *datasets.InputError
 			if !errors.As(err, &ie) || ie.File != tc.path || ie.Field != tc.column || !errors.Is(err, datasets.ErrFormat) {
 				t.Fatalf("error %v, want an InputError for %s, column %s", err, tc.path, tc.column)
@@ -102,7 +66,7 @@ func TestReadSamplesSchema(t *testing.T) {
 	}
 	// The table as written reads back whole.
 	path := writeRows(t, samples)
-	got, err := ReadSamples(context.Background(), path)
+	got, err := profiling.ReadSamples(context.Background(), path)
 	if err != nil || len(got) != len(samples) || got[3].Slowdown != samples[3].Slowdown || len(got[3].CoRunners) != len(samples[3].CoRunners) {
 		t.Fatalf("read back %d samples, %v", len(got), err)
 	}
@@ -110,11 +74,11 @@ func TestReadSamplesSchema(t *testing.T) {
 
 // FuzzReadSamples: schedlab fit --samples (and the pipeline's fit stage)
 // on any bytes reads them or refuses them naming the file, never panics.
-// Seeds: a samples table as WriteSamples writes it, and copies of it with
+// Seeds: a samples table as profiling.WriteSamples writes it, and copies of it with
 // a damaged footer.
 func FuzzReadSamples(f *testing.F) {
 	path := filepath.Join(f.TempDir(), "seed.parquet")
-	if err := WriteSamples(context.Background(), path, datasets.FileMeta{Source: ProfileSamplesSource}, synthSamples(f)); err != nil {
+	if err := profiling.WriteSamples(context.Background(), path, datasets.FileMeta{Source: profiling.ProfileSamplesSource}, synthSamples(f)); err != nil {
 		f.Fatal(err)
 	}
 	seed, err := os.ReadFile(path)
@@ -125,7 +89,7 @@ func FuzzReadSamples(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parquettest.Check(t, dir, "samples.parquet", data, func(path string) error {
-			_, err := ReadSamples(context.Background(), path)
+			_, err := profiling.ReadSamples(context.Background(), path)
 			return err
 		})
 	})

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/profiling"
+	"github.com/schedlab/schedlab/profiling/profilingtest"
 )
 
 // TestFitRefusesSamplesWithoutSlowdown: schedlab fit on a samples table
@@ -16,35 +18,13 @@ import (
 // model.
 func TestFitRefusesSamplesWithoutSlowdown(t *testing.T) {
 	t.Parallel()
-	type coRunner struct {
-		Socket   string  `parquet:"socket"`
-		Model    string  `parquet:"model"`
-		CPUCores float64 `parquet:"cpu_cores"`
-		PCIeGbps float64 `parquet:"pcie_gbps"`
-	}
-	type sampleNoSlowdown struct {
-		SampleID       string     `parquet:"sample_id"`
-		Source         string     `parquet:"source"`
-		Model          string     `parquet:"model"`
-		CPUCores       float64    `parquet:"cpu_cores"`
-		PCIeGbps       float64    `parquet:"pcie_gbps"`
-		CoresPerSocket float64    `parquet:"cores_per_socket"`
-		CoRunners      []coRunner `parquet:"co_runners,list"`
-		Repetitions    int32      `parquet:"repetitions"`
-	}
-	// The slowdown column present but null in every row.
-	type sample struct {
-		sampleNoSlowdown
-		Slowdown *float64 `parquet:"slowdown,optional"`
-	}
-	var nulls []sample
-	var missing []sampleNoSlowdown
+	// The slowdown column missing, and present but null in every row.
+	var samples []profiling.Sample
 	for i := range 40 {
-		co := []coRunner{{Socket: "same", Model: "m", CPUCores: float64(1 + i%4), PCIeGbps: float64(i % 7)}}
-		row := sampleNoSlowdown{SampleID: "s" + strconv.Itoa(i), Source: "synthetic", CPUCores: float64(1 + i%5), PCIeGbps: float64(i % 9), CoresPerSocket: 8, CoRunners: co, Repetitions: 1}
-		missing = append(missing, row)
-		nulls = append(nulls, sample{sampleNoSlowdown: row})
+		co := []profiling.CoRunner{{Socket: "same", Model: "m", CPUCores: float64(1 + i%4), PCIeGbps: float64(i % 7)}}
+		samples = append(samples, profiling.Sample{SampleID: "s" + strconv.Itoa(i), Source: "synthetic", CPUCores: float64(1 + i%5), PCIeGbps: float64(i % 9), CoresPerSocket: 8, CoRunners: co, Repetitions: 1})
 	}
+	missing, nulls, _ := profilingtest.Damaged(samples)
 	dir := t.TempDir()
 	for name, write := range map[string]func(string) error{
 		"null.parquet":    func(p string) error { return datasets.WriteParquet(p, datasets.FileMeta{}, nulls) },
