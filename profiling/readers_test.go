@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,15 +22,23 @@ func open(t testing.TB, name string) *os.File {
 	return f
 }
 
+// readFixture reads testdata/name with one of the readers, which must
+// accept it.
+func readFixture[T any](t testing.TB, read func(io.Reader, string) ([]T, error), name string) []T {
+	t.Helper()
+	rows, err := read(open(t, name), name)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return rows
+}
+
 // approx compares readings derived by unit conversion; 1e-9 relative is
 // far below any rounding in the fixtures' printed digits.
 func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestReadDmon(t *testing.T) {
-	rows, err := ReadDmon(open(t, "dmon.txt"), "dmon.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readFixture(t, ReadDmon, "dmon.txt")
 	if len(rows) != 5 {
 		t.Fatalf("%d rows, want 5", len(rows))
 	}
@@ -43,20 +52,14 @@ func TestReadDmon(t *testing.T) {
 	if got := DmonReadings(rows, "dmon.txt"); len(got) != 5*3-2 {
 		t.Errorf("%d readings, want 13 (two NaN PCIe cells skipped)", len(got))
 	}
-	dt, err := ReadDmon(open(t, "dmon_dt.txt"), "dmon_dt.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dt := readFixture(t, ReadDmon, "dmon_dt.txt")
 	if dt[0].Date != "20261122" || dt[0].Time != "14:00:01" || dt[1].GPU != 1 || dt[0].Values["rxpci"] != 11000 {
 		t.Errorf("-o DT row: %+v", dt[0])
 	}
 }
 
 func TestReadDCGM(t *testing.T) {
-	ms, err := ReadDCGM(open(t, "dcgm.prom"), "dcgm.prom")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := readFixture(t, ReadDCGM, "dcgm.prom")
 	if len(ms) != 5 {
 		t.Fatalf("%d metrics, want 5", len(ms))
 	}
@@ -77,10 +80,7 @@ func TestReadDCGM(t *testing.T) {
 
 func TestReadNsysMem(t *testing.T) {
 	for _, name := range []string{"nsys_new.csv", "nsys_old.csv"} {
-		rows, err := ReadNsysMem(open(t, name), name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		rows := readFixture(t, ReadNsysMem, name)
 		if rows[0].Direction != HostToDevice || rows[1].Direction != DeviceToHost || !approx(rows[0].TotalMB, 1204.224) || rows[0].Count != 1530 {
 			t.Errorf("%s: %+v", name, rows[:2])
 		}
@@ -109,14 +109,8 @@ func TestNsysBlankLines(t *testing.T) {
 }
 
 func TestReadProc(t *testing.T) {
-	before, err := ReadProcStat(open(t, "proc_stat.txt"), "proc_stat.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := ReadProcStat(open(t, "proc_stat_after.txt"), "proc_stat_after.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := readFixture(t, ReadProcStat, "proc_stat.txt")
+	after := readFixture(t, ReadProcStat, "proc_stat_after.txt")
 	if len(before) != 3 || before[1].CPU != "cpu0" {
 		t.Fatalf("cpu lines: %+v", before)
 	}
@@ -150,20 +144,14 @@ func TestReadProc(t *testing.T) {
 }
 
 func TestReadPidStat(t *testing.T) {
-	en, err := ReadPidStat(open(t, "pidstat_en.txt"), "pidstat_en.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	en := readFixture(t, ReadPidStat, "pidstat_en.txt")
 	if len(en) != 5 || en[0].Time != "02:00:02 PM" || en[0].PID != 12345 || en[0].Cores() != 6.01 || en[0].UID != 1000 {
 		t.Errorf("en rows: %+v", en)
 	}
 	if !en[3].Average || en[3].CPU != 605 || en[4].Command != "stress-ng" {
 		t.Errorf("average rows: %+v", en[3:])
 	}
-	de, err := ReadPidStat(open(t, "pidstat_de.txt"), "pidstat_de.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	de := readFixture(t, ReadPidStat, "pidstat_de.txt")
 	if len(de) != 2 || de[0].CPU != 601 || de[0].Usr != 580 || de[0].Command != "python3 train.py --epochs 90" || !de[1].Average || de[0].Time != "14:00:02" {
 		t.Errorf("de rows: %+v", de)
 	}
