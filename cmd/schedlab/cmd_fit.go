@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -156,6 +157,23 @@ func shareSamplesFile(path string) (bool, error) {
 	return false, nil
 }
 
+// predictSamples reads the samples table at path with read and predicts
+// each sample with m (loaded from model, which an error of the prediction
+// names).
+func predictSamples[S any](ctx context.Context, m *fitting.InterferenceModel, model, path string,
+	read func(context.Context, string) ([]S, error),
+	predict func(*fitting.InterferenceModel, []S) ([]fitting.PredictionRow, error)) ([]fitting.PredictionRow, error) {
+	s, err := read(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := predict(m, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", model, err)
+	}
+	return rows, nil
+}
+
 // fitPredict is fit --model --predict --out.
 func fitPredict(cmd *cobra.Command, model, predict, out string) error {
 	ctx := cmd.Context()
@@ -169,23 +187,12 @@ func fitPredict(cmd *cobra.Command, model, predict, out string) error {
 	}
 	var rows []fitting.PredictionRow
 	if isShare {
-		s, err := profiling.ReadShareSamples(ctx, predict)
-		if err != nil {
-			return err
-		}
-		rows, err = fitting.PredictShare(m, s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", model, err)
-		}
+		rows, err = predictSamples(ctx, m, model, predict, profiling.ReadShareSamples, fitting.PredictShare)
 	} else {
-		s, err := profiling.ReadSamples(ctx, predict)
-		if err != nil {
-			return err
-		}
-		rows, err = fitting.PredictSlowdown(m, s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", model, err)
-		}
+		rows, err = predictSamples(ctx, m, model, predict, profiling.ReadSamples, fitting.PredictSlowdown)
+	}
+	if err != nil {
+		return err
 	}
 	if err := datasets.WriteParquet(out, datasets.FileMeta{Source: "fit-predict:" + filepath.Base(predict)}, rows); err != nil {
 		return err
