@@ -168,37 +168,23 @@ func (s Spec) Validate() error {
 	if s.Experiment == "" || strings.ContainsAny(s.Experiment, "/\\ ") {
 		return fmt.Errorf("experiment: want a non-empty id without slashes or spaces, got %q", s.Experiment)
 	}
-	if len(s.Clusters) == 0 {
-		return errors.New("clusters: none given")
-	}
-	seen := map[string]bool{}
-	for i, c := range s.Clusters {
-		if err := checkName(c.Name); err != nil {
-			return fmt.Errorf("clusters[%d].name: %w", i, err)
-		}
-		if seen[c.Name] {
-			return fmt.Errorf("clusters[%d].name: %q given twice", i, c.Name)
-		}
-		seen[c.Name] = true
+	err := validateNamed("clusters", s.Clusters, func(c Cluster) string { return c.Name }, func(i int, c Cluster) error {
 		if err := c.Spec.Validate(); err != nil {
 			return fmt.Errorf("clusters[%d] (%s): %w", i, c.Name, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if len(s.Workloads) == 0 {
-		return errors.New("workloads: none given")
-	}
-	clear(seen)
-	for i, w := range s.Workloads {
-		if err := checkName(w.Name); err != nil {
-			return fmt.Errorf("workloads[%d].name: %w", i, err)
-		}
-		if seen[w.Name] {
-			return fmt.Errorf("workloads[%d].name: %q given twice", i, w.Name)
-		}
-		seen[w.Name] = true
+	err = validateNamed("workloads", s.Workloads, func(w Workload) string { return w.Name }, func(i int, w Workload) error {
 		if err := w.validate(s.Sim); err != nil {
 			return fmt.Errorf("workloads[%d] (%s).%w", i, w.Name, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(s.Schedulers) == 0 {
 		return errors.New("schedulers: none given")
@@ -220,6 +206,30 @@ func (s Spec) Validate() error {
 	}
 	if err := s.Sim.Validate(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// validateNamed checks the entries of a named list of the spec (field:
+// clusters, workloads): at least one, each named (checkName), no name
+// twice, and each entry by check, in order; the first error is returned.
+func validateNamed[T any](field string, entries []T, name func(T) string, check func(int, T) error) error {
+	if len(entries) == 0 {
+		return fmt.Errorf("%s: none given", field)
+	}
+	seen := map[string]bool{}
+	for i, e := range entries {
+		n := name(e)
+		if err := checkName(n); err != nil {
+			return fmt.Errorf("%s[%d].name: %w", field, i, err)
+		}
+		if seen[n] {
+			return fmt.Errorf("%s[%d].name: %q given twice", field, i, n)
+		}
+		seen[n] = true
+		if err := check(i, e); err != nil {
+			return err
+		}
 	}
 	return nil
 }
