@@ -222,6 +222,20 @@ func readRows[T any](path string, pf *parquet.File, check *tableCheck[T]) ([]T, 
 	return out, nil
 }
 
+// readKeys reads the rows of a partition file as R (its key columns) and
+// returns the key of each.
+func readKeys[R, K any](path string, pf *parquet.File, key func(R) K) ([]K, error) {
+	rows, err := readRows[R](path, pf, nil)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]K, len(rows))
+	for i, r := range rows {
+		keys[i] = key(r)
+	}
+	return keys, nil
+}
+
 // scanParquetFile opens the Parquet file at path and scans it (scanRows);
 // a panic of parquet-go's on a corrupt page is an error naming the file.
 func scanParquetFile[T any](path string, read func(r *parquet.GenericReader[T], numRows int64) error) (err error) {

@@ -129,25 +129,16 @@ func readPartitionKeys(path, table string) (k *partitionKeys, err error) {
 	k = &partitionKeys{}
 	switch table {
 	case "jobs":
-		rows, err := readRows[jobKeyRow](path, pf, nil)
-		if err != nil {
-			return nil, err
-		}
-		k.jobs = make([]string, len(rows))
-		for i, r := range rows {
-			k.jobs[i] = r.JobID
-		}
+		k.jobs, err = readKeys(path, pf, func(r jobKeyRow) string { return r.JobID })
 	case "job_events":
-		rows, err := readRows[eventKeyRow](path, pf, nil)
-		if err != nil {
-			return nil, err
-		}
-		k.events = make([]googleEventKey, len(rows))
-		for i, r := range rows {
-			k.events[i] = googleEventKey{ts: r.TimestampUS, jobEvent: uint64(r.JobID)<<4 | uint64(r.EventType)}
-		}
+		k.events, err = readKeys(path, pf, func(r eventKeyRow) googleEventKey {
+			return googleEventKey{ts: r.TimestampUS, jobEvent: uint64(r.JobID)<<4 | uint64(r.EventType)}
+		})
 	default:
 		return nil, fmt.Errorf("datasets: %s: no keys for table %q", path, table)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return k, nil
 }
