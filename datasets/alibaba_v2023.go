@@ -148,18 +148,7 @@ func parseV2023Pod(row *CSVRow, col []int) (Job, error) {
 		}
 		return ""
 	}
-	if len(row.Fields) <= maxIndex(col) {
-		return Job{}, &BadField{Reason: fmt.Sprintf("row has %d fields, the header %d or more", len(row.Fields), maxIndex(col)+1)}
-	}
-	name := f(0)
-	if name == "" {
-		return Job{}, &BadField{Field: "name", Reason: "empty"}
-	}
-	cpu, err := row.NonNegative(col[1], "cpu_milli")
-	if err != nil {
-		return Job{}, err
-	}
-	mem, err := row.NonNegative(col[2], "memory_mib")
+	name, cpu, mem, err := parseV2023Head(row, col, "name")
 	if err != nil {
 		return Job{}, err
 	}
@@ -251,18 +240,7 @@ func ingestV2023Nodes(ji *JobsIngest, c *CSVFile, write func([]ClusterNode) erro
 }
 
 func parseV2023Node(row *CSVRow, col []int) (ClusterNode, error) {
-	if len(row.Fields) <= maxIndex(col) {
-		return ClusterNode{}, &BadField{Reason: fmt.Sprintf("row has %d fields, the header %d or more", len(row.Fields), maxIndex(col)+1)}
-	}
-	name := strings.TrimSpace(row.Fields[col[0]])
-	if name == "" {
-		return ClusterNode{}, &BadField{Field: "sn", Reason: "empty"}
-	}
-	cpu, err := row.NonNegative(col[1], "cpu_milli")
-	if err != nil {
-		return ClusterNode{}, err
-	}
-	mem, err := row.NonNegative(col[2], "memory_mib")
+	name, cpu, mem, err := parseV2023Head(row, col, "sn")
 	if err != nil {
 		return ClusterNode{}, err
 	}
@@ -272,4 +250,24 @@ func parseV2023Node(row *CSVRow, col []int) (ClusterNode, error) {
 	}
 	return ClusterNode{Source: SourceAlibabaV2023, Node: name, CPU: cpu / 1000, MemGiB: mem / 1024,
 		GPUs: int32(gpus), GPUModel: strings.TrimSpace(row.Fields[col[4]])}, nil
+}
+
+// parseV2023Head reads what a pod row and a node row begin with (their
+// columns 0 to 2): the name (column nameColumn, not empty), cpu_milli and
+// memory_mib, after checking that the row has every column of the header.
+func parseV2023Head(row *CSVRow, col []int, nameColumn string) (name string, cpuMilli, memMiB float64, err error) {
+	if len(row.Fields) <= maxIndex(col) {
+		return "", 0, 0, &BadField{Reason: fmt.Sprintf("row has %d fields, the header %d or more", len(row.Fields), maxIndex(col)+1)}
+	}
+	name = strings.TrimSpace(row.Fields[col[0]])
+	if name == "" {
+		return "", 0, 0, &BadField{Field: nameColumn, Reason: "empty"}
+	}
+	if cpuMilli, err = row.NonNegative(col[1], "cpu_milli"); err != nil {
+		return "", 0, 0, err
+	}
+	if memMiB, err = row.NonNegative(col[2], "memory_mib"); err != nil {
+		return "", 0, 0, err
+	}
+	return name, cpuMilli, memMiB, nil
 }

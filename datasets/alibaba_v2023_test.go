@@ -61,6 +61,17 @@ func TestAlibabaV2023Malformed(t *testing.T) {
 	})
 }
 
+// TestAlibabaV2023NodesMalformed: a node list's rows are held to what a
+// pod list's begin with (the name, cpu_milli, memory_mib, every column).
+func TestAlibabaV2023NodesMalformed(t *testing.T) {
+	checkMalformed(t, SourceAlibabaV2023, "openb_node_list_gpu_node.csv", "sn,cpu_milli,memory_mib,gpu,model", "n0,96000,786432,8,V100M32", []badRow{
+		{"empty sn", " ,96000,786432,8,V100M32", "sn", "empty"},
+		{"negative cpu", "n1,-1,786432,8,V100M32", "cpu_milli", "negative"},
+		{"text memory", "n2,96000,lots,8,V100M32", "memory_mib", "not a number"},
+		{"short row", "n3,96000,786432", "", "fields"},
+	})
+}
+
 func TestAlibabaV2023MissingColumn(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "openb_pod_list_x.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n")
 	if ie := refusedFile(t, SourceAlibabaV2023, p); ie.Field != "pod_phase" {
