@@ -147,94 +147,86 @@ func parseGavel(data []byte, path string) ([]gavelEntry, error) {
 		seen[k] = lineAt()
 		return nil
 	}
+	// members calls each with every key of the object being read, in
+	// order, and leaves the decoder after the object's end; field names
+	// the object in errors. A repeated key is refused (once).
+	members := func(field string, each func(k string) error) error {
+		seen := map[string]int64{}
+		for {
+			k, more, err := key(field)
+			if err != nil {
+				return err
+			}
+			if !more {
+				return nil
+			}
+			if err := once(seen, field, k); err != nil {
+				return err
+			}
+			if err := each(k); err != nil {
+				return err
+			}
+		}
+	}
 	var out []gavelEntry
 	if err := open("(top level)"); err != nil {
 		return nil, err
 	}
-	gpus := map[string]int64{}
-	for {
-		gpu, more, err := key("gpu")
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		if err := once(gpus, "gpu", gpu); err != nil {
-			return nil, err
-		}
+	err := members("gpu", func(gpu string) error {
 		if err := open(gpu); err != nil {
-			return nil, err
+			return err
 		}
-		jobs := map[string]int64{}
-		for {
-			job, more, err := key(gpu)
-			if err != nil {
-				return nil, err
-			}
-			if !more {
-				break
-			}
-			if err := once(jobs, gpu, job); err != nil {
-				return nil, err
-			}
+		return members(gpu, func(job string) error {
 			field := gpu + "." + job
 			if err := open(field); err != nil {
-				return nil, err
+				return err
 			}
-			others := map[string]int64{}
-			for {
-				other, more, err := key(field)
-				if err != nil {
-					return nil, err
-				}
-				if !more {
-					break
-				}
-				if err := once(others, field, other); err != nil {
-					return nil, err
-				}
+			return members(field, func(other string) error {
 				line := lineAt()
 				f := field + "." + other
 				t, err := tok(f)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				e := gavelEntry{gpu: gpu, job: job, line: line}
 				if other == "null" {
 					v, err := number(f, t)
 					if err != nil {
-						return nil, err
+						return err
 					}
 					e.solo, e.raw = v, fmt.Sprintf("%s %s: %v", gpu, job, t)
 				} else {
 					if d, ok := t.(json.Delim); !ok || d != '[' {
-						return nil, bad(f, "want [this job's throughput, the other's], got %v", t)
+						return bad(f, "want [this job's throughput, the other's], got %v", t)
 					}
 					e.other = other
 					for k := 0; ; k++ {
 						t, err := tok(f)
 						if err != nil {
-							return nil, err
+							return err
 						}
 						if d, ok := t.(json.Delim); ok && d == ']' {
 							if k != 2 {
-								return nil, bad(f, "want 2 throughputs, got %d", k)
+								return bad(f, "want 2 throughputs, got %d", k)
 							}
 							break
 						}
 						if k >= 2 {
-							return nil, bad(f, "want 2 throughputs, got more")
+							return bad(f, "want 2 throughputs, got more")
 						}
 						if e.pair[k], err = number(fmt.Sprintf("%s[%d]", f, k), t); err != nil {
-							return nil, err
+							return err
 						}
 					}
 					e.raw = fmt.Sprintf("%s %s + %s: [%g, %g]", gpu, job, other, e.pair[0], e.pair[1])
 				}
 				out = append(out, e)
-			}
-		}
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, bad("(top level)", "trailing data after the top-level object")
