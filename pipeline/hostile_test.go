@@ -16,6 +16,19 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 )
 
+// refusesLock wants LockDir(dir, op) refused, with an error that says
+// want, where what (a FIFO, a link) stands in the lock file's place.
+func refusesLock(t *testing.T, what, dir, op, want string) {
+	t.Helper()
+	l, err := pipeline.LockDir(dir, op)
+	if err == nil {
+		l.Unlock()
+		t.Errorf("%s was taken as the lock", what)
+	} else if !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: refusal %q does not say %q", what, err, want)
+	}
+}
+
 // A lock file that is a symbolic link, dangling or not, is refused: the
 // lock's text never reaches the file it names, outside the directory.
 func TestLockDirRefusesSymlink(t *testing.T) {
@@ -31,13 +44,11 @@ func TestLockDirRefusesSymlink(t *testing.T) {
 		if err := os.Symlink(victim, filepath.Join(dir, pipeline.LockFile)); err != nil {
 			t.Fatal(err)
 		}
-		l, err := pipeline.LockDir(dir, "ingest")
-		if err == nil {
-			l.Unlock()
-			t.Errorf("dangling %v: a symlinked lock was taken", dangling)
-		} else if !strings.Contains(err.Error(), "symbolic link") {
-			t.Errorf("dangling %v: refusal %q does not say the lock is a link", dangling, err)
+		what := "a symbolic link"
+		if dangling {
+			what = "a dangling symbolic link"
 		}
+		refusesLock(t, what, dir, "ingest", "symbolic link")
 		b, err := os.ReadFile(victim)
 		switch {
 		case dangling && !errors.Is(err, os.ErrNotExist):
@@ -54,12 +65,7 @@ func TestLockDirRefusesFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, pipeline.LockFile), 0o644); err != nil {
 		t.Skip("no mkfifo:", err)
 	}
-	if l, err := pipeline.LockDir(dir, "run"); err == nil {
-		l.Unlock()
-		t.Fatal("a FIFO was taken as the lock")
-	} else if !strings.Contains(err.Error(), "FIFO") {
-		t.Errorf("refusal %q does not name the FIFO", err)
-	}
+	refusesLock(t, "a FIFO", dir, "run", "FIFO")
 }
 
 // ReadRecord reads only regular files, and no more than its bound.
@@ -202,12 +208,7 @@ func TestLockDirRefusesHardLink(t *testing.T) {
 	if err := os.Link(victim, filepath.Join(dir, pipeline.LockFile)); err != nil {
 		t.Skip("no hard links:", err)
 	}
-	if l, err := pipeline.LockDir(dir, "ingest"); err == nil {
-		l.Unlock()
-		t.Error("a hard-linked lock was taken")
-	} else if !strings.Contains(err.Error(), "links") {
-		t.Errorf("refusal %q does not say the lock has links", err)
-	}
+	refusesLock(t, "a hard link", dir, "ingest", "links")
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("the linked file now holds %q", b)
 	}
