@@ -46,6 +46,9 @@ func TestAlibabaV2023Fixture(t *testing.T) {
 	}
 }
 
+// TestAlibabaV2023Malformed: a pod list's malformed rows, and a node
+// list's, whose rows are held to what a pod row begins with (the name,
+// cpu_milli, memory_mib, every column), are quarantined.
 func TestAlibabaV2023Malformed(t *testing.T) {
 	header := "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time"
 	checkMalformed(t, SourceAlibabaV2023, "openb_pod_list_test.csv", header, "p0,1000,1024,1,500,,LS,Running,10,20,12", []badRow{
@@ -59,16 +62,11 @@ func TestAlibabaV2023Malformed(t *testing.T) {
 		{"NaN creation", "p8,1000,1024,1,500,,LS,Running,NaN,20,12", "creation_time", "not finite"},
 		{"short row", "p9,1000,1024", "", "fields"},
 	})
-}
-
-// TestAlibabaV2023NodesMalformed: a node list's rows are held to what a
-// pod list's begin with (the name, cpu_milli, memory_mib, every column).
-func TestAlibabaV2023NodesMalformed(t *testing.T) {
 	checkMalformed(t, SourceAlibabaV2023, "openb_node_list_gpu_node.csv", "sn,cpu_milli,memory_mib,gpu,model", "n0,96000,786432,8,V100M32", []badRow{
 		{"empty sn", " ,96000,786432,8,V100M32", "sn", "empty"},
-		{"negative cpu", "n1,-1,786432,8,V100M32", "cpu_milli", "negative"},
-		{"text memory", "n2,96000,lots,8,V100M32", "memory_mib", "not a number"},
-		{"short row", "n3,96000,786432", "", "fields"},
+		{"negative node cpu", "n1,-1,786432,8,V100M32", "cpu_milli", "negative"},
+		{"text node memory", "n2,96000,lots,8,V100M32", "memory_mib", "not a number"},
+		{"short node row", "n3,96000,786432", "", "fields"},
 	})
 }
 
