@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 // TestEvaluateMatchesBehaviour: the agents' Evaluate, on the steps just
@@ -104,39 +105,6 @@ func gradCheck(t *testing.T, name string, m *Model, a rl.ActorCritic[*Obs], step
 	m.ps.ZeroGrad()
 	loss()
 	a.Backward(w, u, nil)
-	grads := map[string][]float64{}
-	for _, p := range m.ps.List() {
-		grads[p.Name] = append([]float64(nil), p.Grad...)
-	}
-	m.ps.ZeroGrad()
-	worst := 0.0
-	checked, live := 0, 0
-	for _, p := range m.ps.List() {
-		g := grads[p.Name]
-		// The first, middle and last entries.
-		for _, i := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
-			x := p.Data[i]
-			const h = 1e-6
-			p.Data[i] = x + h
-			up := loss()
-			p.Data[i] = x - h
-			down := loss()
-			p.Data[i] = x
-			fd := (up - down) / (2 * h)
-			// Central differences are exact to O(h²) on smooth paths;
-			// 1e-5 relative (plus an absolute floor for entries with
-			// no gradient) leaves room for the rounding of h = 1e-6.
-			scale := math.Max(math.Abs(fd), math.Abs(g[i]))
-			err := math.Abs(fd-g[i]) / math.Max(scale, 1e-4)
-			if scale > 1e-7 {
-				live++
-			}
-			worst = math.Max(worst, err)
-			if err > 1e-4 {
-				t.Errorf("%s: ∂L/∂%s[%d]: backward %.10g, finite difference %.10g", name, p.Name, i, g[i], fd)
-			}
-			checked++
-		}
-	}
-	t.Logf("%s: %d entries of %d parameters (%d with a gradient), worst relative error %.2g", name, checked, len(m.ps.List()), live, worst)
+	c := trainingtest.CheckGradients(t, name, m.ps, loss)
+	t.Logf("%s: %d entries of %d parameters (%d with a gradient), worst relative error %.2g", name, c.Checked, len(m.ps.List()), c.Live, c.Worst)
 }
