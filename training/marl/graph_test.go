@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
 	"github.com/schedlab/schedlab/training/trainingtest"
 )
@@ -15,10 +16,7 @@ import (
 // servers against the topology: a pod has 4 servers of 2 sockets, 2 edge
 // switches and 1 fused aggregation switch; the 4 core switches are shared.
 func TestGraphsFatTree(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	tests := []struct {
 		variant                  string
 		parts, cands, nodes, und int // und: undirected inner links per partition
@@ -180,10 +178,7 @@ func agentSteps(t *testing.T, c *sim.Cluster, cfg Config, seed uint64, jobs []da
 // the per-step cut of candidate scores, masked log-probabilities, entropy
 // and values), for every variant.
 func TestGradientComposed(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	for _, variant := range Variants() {
 		t.Run(variant, func(t *testing.T) {
 			cfg := Config{Variant: variant, Jobs: 2, InnerDim: 3, InnerLayers: 2, InterDim: 4, InterLayers: 2, Hidden: 5,
