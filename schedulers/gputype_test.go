@@ -16,7 +16,7 @@ import (
 
 // measuredThroughputs is Gavel's measured table from the shared data
 // (skipping without it).
-func measuredThroughputs(t *testing.T) schedulers.Throughputs {
+func measuredThroughputs(t testing.TB) schedulers.Throughputs {
 	t.Helper()
 	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(t, schedulers.GavelThroughputsFile))
 	if err != nil || thr == nil {

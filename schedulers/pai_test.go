@@ -28,8 +28,7 @@ func paiSubset(t testing.TB) []datasets.Job {
 // Small is 8, Large 32).
 func paiCluster(t testing.TB, n int) *sim.Cluster {
 	t.Helper()
-	c := simtest.Flat(t, n, "pai-v100")
-	return c
+	return simtest.Flat(t, n, "pai-v100")
 }
 
 // readPAISim reads the simulator columns of operate_simulator_jobs_6000.csv:
