@@ -2,11 +2,6 @@ package schedulers_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"hash"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -15,33 +10,21 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/schedulerstest"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // placementHash hashes every placement a scheduler makes, with the decision's
 // time.
 type placementHash struct {
 	sim.Scheduler
-	h   hash.Hash
-	buf []byte
+	d *simtest.Digest
 }
-
-func (r *placementHash) f(x float64) {
-	r.buf = binary.LittleEndian.AppendUint64(r.buf, math.Float64bits(x))
-}
-func (r *placementHash) i(x int) { r.buf = binary.LittleEndian.AppendUint64(r.buf, uint64(int64(x))) }
 
 func (r *placementHash) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
 	pl, err := r.Scheduler.Schedule(ctx, st)
-	r.buf = r.buf[:0]
-	r.f(st.Now)
-	for _, p := range pl {
-		r.i(p.Job)
-		for _, sl := range p.Slots {
-			r.i(sl.Server)
-			r.i(sl.Socket)
-		}
-	}
-	r.h.Write(r.buf)
+	r.d.Float(st.Now)
+	r.d.Placements(pl)
+	r.d.End()
 	return pl, err
 }
 
@@ -50,23 +33,16 @@ func (r *placementHash) Schedule(ctx context.Context, st *sim.State) ([]sim.Plac
 // its preemptions and wake-up when it has any.
 func (r *placementHash) Decide(ctx context.Context, st *sim.State) (sim.Decision, error) {
 	d, err := sim.DecisionOf(ctx, r.Scheduler, st)
-	r.buf = r.buf[:0]
-	r.f(st.Now)
-	for _, p := range d.Start {
-		r.i(p.Job)
-		for _, sl := range p.Slots {
-			r.i(sl.Server)
-			r.i(sl.Socket)
-		}
-	}
+	r.d.Float(st.Now)
+	r.d.Placements(d.Start)
 	if len(d.Preempt) > 0 || d.WakeS != 0 {
-		r.i(-1)
+		r.d.Int(-1)
 		for _, j := range d.Preempt {
-			r.i(j)
+			r.d.Int(j)
 		}
-		r.f(d.WakeS)
+		r.d.Float(d.WakeS)
 	}
-	r.h.Write(r.buf)
+	r.d.End()
 	return d, err
 }
 
@@ -75,29 +51,21 @@ func (r *placementHash) Decide(ctx context.Context, st *sim.State) (sim.Decision
 // metrics.
 func runDigest(t testing.TB, c *sim.Cluster, jobs []datasets.Job, name schedulers.Name, cfg sim.Config) string {
 	t.Helper()
-	s := newScheduler(t, name, 1)
-	r := &placementHash{Scheduler: s, h: sha256.New()}
-	res, err := sim.Run(context.Background(), c, jobs, r, cfg, nil)
+	d := simtest.NewDigest()
+	res, err := sim.Run(context.Background(), c, jobs, &placementHash{Scheduler: newScheduler(t, name, 1), d: d}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.buf = r.buf[:0]
 	for _, j := range res.Jobs {
-		r.i(j.Index)
+		d.Int(j.Index)
 		for _, x := range [...]float64{j.StartS, j.FinishS, j.JCTS, j.QueueS, j.RunS, j.Slowdown, j.GPUs, j.FeeUSD} {
-			r.f(x)
+			d.Float(x)
 		}
-		r.i(j.Machines)
+		d.Int(j.Machines)
 	}
-	m := res.Metrics
-	r.i(m.Jobs)
-	r.i(m.Pruned)
-	for _, x := range [...]float64{m.MeanJCTS, m.P50JCTS, m.P95JCTS, m.MeanFeeUSD, m.MeanQueueS, m.MeanSlowdown, m.MakespanS, m.GPUUtil} {
-		r.f(x)
-	}
-	r.i(res.Decisions)
-	r.h.Write(r.buf)
-	return hex.EncodeToString(r.h.Sum(nil))
+	d.Totals(res)
+	d.End()
+	return d.Sum()
 }
 
 // TestGoldenHeuristics pins every heuristic's decisions and results bit for
@@ -183,7 +151,7 @@ func TestByShapeMatchesLoop(t *testing.T) {
 		var got [2]string
 		for k, order := range []schedulers.Order{schedulers.FIFO, copyOrder} {
 			g := schedulers.NewGreedy("g", order, p.place())
-			h := &placementHash{Scheduler: g, h: sha256.New()}
+			h := &placementHash{Scheduler: g, d: simtest.NewDigest()}
 			res, err := sim.Run(context.Background(), small, jobs, h, sim.DefaultConfig(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -191,7 +159,7 @@ func TestByShapeMatchesLoop(t *testing.T) {
 			if res.Metrics.MeanQueueS < 3600 {
 				t.Fatalf("%s: mean queue %gs: the cluster is not overloaded, the test proves little", p.name, res.Metrics.MeanQueueS)
 			}
-			got[k] = hex.EncodeToString(h.h.Sum(nil))
+			got[k] = h.d.Sum()
 		}
 		if got[0] != got[1] {
 			t.Errorf("%s: per-shape walk %s, per-job loop %s", p.name, got[0], got[1])

@@ -11,11 +11,12 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/schedulerstest"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // measuredThroughputs is Gavel's measured table from the shared data
 // (skipping without it).
-func measuredThroughputs(t *testing.T) schedulers.Throughputs {
+func measuredThroughputs(t testing.TB) schedulers.Throughputs {
 	t.Helper()
 	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(t, schedulers.GavelThroughputsFile))
 	if err != nil || thr == nil {
@@ -35,10 +36,7 @@ func TestGPUTypeSpeed(t *testing.T) {
 		for _, model := range []string{"resnet-50", "cyclegan", "recommendation"} {
 			run := map[string]float64{}
 			for _, typ := range []string{"v100", "p100", "k80"} {
-				c, err := sim.Flat(1, typ)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := simtest.Flat(t, 1, typ)
 				c.GPUSpeed = sim.GPUSpeed(thr)
 				j := gpuJob("j", 0, 3600, 1)
 				j.Model = model
@@ -84,10 +82,7 @@ func TestGPUTypeSpeedHomogeneous(t *testing.T) {
 			cfg.Trigger = sim.TriggerEvery
 			var digest [2]string
 			for k, speed := range []sim.GPUSpeed{nil, slow} {
-				c, err := sim.Flat(2, "pai-v100")
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := simtest.Flat(t, 2, "pai-v100")
 				c.GPUSpeed = speed
 				digest[k] = runDigest(t, c, jobs, name, cfg)
 			}

@@ -5,16 +5,14 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // mixedTree is the mixed fat-tree of k = 6 the load trees are checked on,
 // with its capacities' inverses.
 func mixedTree(t *testing.T) (*sim.Cluster, *capInverse) {
 	t.Helper()
-	c, err := sim.FatTree(6, "mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 6, "mixed")
 	inv := new(capInverse)
 	inv.update(c)
 	return c, inv

@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/schedulers/schedulerstest"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // marlJob is a MARL-style job of w workers (1 GPU, 2 cores, 8 GiB each) and
@@ -91,10 +92,7 @@ func distinct(servers []int) []int {
 // 16 cores); the MARL paper's Tetris keeps them there, the DAS paper's
 // spreads them.
 func TestPackingLocality(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	job := marlJob("j", 0, 4, 1)
 	busy := make([]int32, len(c.Servers))
 	if got := distinct(placeOne(t, c, busy, job, "tetris-pack")); len(got) != 1 {
@@ -120,10 +118,7 @@ func TestPackingLocality(t *testing.T) {
 // TestPackingFewestServers: when no server holds the whole job, each new
 // server is the one taking most of the remaining instances.
 func TestPackingFewestServers(t *testing.T) {
-	c, err := sim.Flat(6, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Flat(t, 6, "power8")
 	for _, tc := range []struct {
 		name  string
 		busy  []int32 // one-GPU workers already on each server
@@ -167,10 +162,7 @@ func (r *recorder) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement
 // TestPackingDeterministic: the same workload run twice gets the same
 // placements at every decision.
 func TestPackingDeterministic(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	jobs := schedulerstest.MARLLike(150, 600, 7)
 	run := func() [][]sim.Placement {
 		s, err := schedulers.New("tetris-pack", schedulers.Options{})

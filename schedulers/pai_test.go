@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // paiSubset reads the shared 6,000-job PAI subset
@@ -27,11 +28,7 @@ func paiSubset(t testing.TB) []datasets.Job {
 // Small is 8, Large 32).
 func paiCluster(t testing.TB, n int) *sim.Cluster {
 	t.Helper()
-	c, err := sim.Flat(n, "pai-v100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return simtest.Flat(t, n, "pai-v100")
 }
 
 // readPAISim reads the simulator columns of operate_simulator_jobs_6000.csv:

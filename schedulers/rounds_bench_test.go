@@ -55,11 +55,7 @@ func BenchmarkGandivaNightlyModel(b *testing.B) {
 	const decisions = 20000
 	pai := paiSubset(b)[:2000]
 	small := paiCluster(b, 8)
-	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(b, schedulers.GavelThroughputsFile))
-	if err != nil {
-		b.Fatal(err)
-	}
-	small.GPUSpeed = sim.GPUSpeed(thr)
+	small.GPUSpeed = sim.GPUSpeed(measuredThroughputs(b))
 	info, _ := schedulers.Lookup("gandiva")
 	cfg := sim.DefaultConfig()
 	cfg.Trigger = info.Trigger

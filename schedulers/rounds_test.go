@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/golden"
-	"github.com/schedlab/schedlab/internal/shareddata"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
 )
@@ -28,11 +27,7 @@ func TestGoldenRoundsModelled(t *testing.T) {
 	}
 	jobs := paiSubset(t)[:200]
 	small := paiCluster(t, 8)
-	thr, err := schedulers.GavelThroughputsAt(shareddata.Path(t, schedulers.GavelThroughputsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	small.GPUSpeed = sim.GPUSpeed(thr)
+	small.GPUSpeed = sim.GPUSpeed(measuredThroughputs(t))
 	gold := golden.Open(t, "testdata/golden_rounds.txt")
 	for _, name := range []schedulers.Name{"gandiva", "gavel-las", "gavel-ftf"} {
 		t.Run(string(name), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 func countSwitches(c *sim.Cluster, tier int) int {
@@ -70,10 +71,7 @@ func TestTopologyCounts(t *testing.T) {
 }
 
 func TestFatTreeRoutes(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	tp := c.Topology
 	// Servers 0 and 1 share an edge switch: 2 hops. 0 and 2: same pod, other
 	// edge: 4 hops. 0 and 4: other pod: 6 hops through a core.
@@ -104,10 +102,7 @@ func TestFatTreeRoutes(t *testing.T) {
 }
 
 func TestClusterBadInput(t *testing.T) {
-	c, err := sim.Flat(3, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Flat(t, 3, "power8")
 	// Cut server 2 off: drop its link.
 	c.Topology.Links = c.Topology.Links[:2]
 	bad := &sim.Cluster{Name: "cut", Servers: c.Servers, Pods: 1, Topology: &sim.Topology{Nodes: c.Topology.Nodes, Links: c.Topology.Links}}
@@ -167,10 +162,7 @@ func TestProfileOf(t *testing.T) {
 // to pod 1 of a fat-tree use several core switches, and every route has the
 // shortest length.
 func TestECMP(t *testing.T) {
-	c, err := sim.FatTree(8, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 8, "power8")
 	tp := c.Topology
 	cores := map[int]bool{}
 	for a := 0; a < 16; a++ {

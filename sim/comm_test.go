@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // TestCommunicationTimes pins the communication model to hand-computed run
@@ -48,10 +49,7 @@ func TestCommunicationTimes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := sim.FatTree(4, "power8")
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := simtest.FatTree(t, 4, "power8")
 			jobs, pl := placedJobs(tc.name, tc.jobs)
 			res, err := sim.Run(context.Background(), c, jobs, fixed{pl}, sim.DefaultConfig(), sim.NoInterference{})
 			if err != nil {

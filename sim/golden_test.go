@@ -2,16 +2,12 @@ package sim_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"hash"
-	"math"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/golden"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // observer hashes everything a scheduler can observe at each decision
@@ -22,60 +18,50 @@ import (
 // reads, changes the digest.
 type observer struct {
 	inner sim.Scheduler
-	h     hash.Hash
-	buf   []byte
+	d     *simtest.Digest
 }
 
 func (o *observer) Name() string { return o.inner.Name() }
 
-func (o *observer) f(x float64) { o.buf = binary.LittleEndian.AppendUint64(o.buf, math.Float64bits(x)) }
-func (o *observer) i(x int)     { o.buf = binary.LittleEndian.AppendUint64(o.buf, uint64(int64(x))) }
-
 func (o *observer) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
-	o.buf = o.buf[:0]
-	o.f(st.Now)
-	o.i(st.Decision)
-	o.i(len(st.Pending))
+	d := o.d
+	d.Float(st.Now)
+	d.Int(st.Decision)
+	d.Int(len(st.Pending))
 	for _, j := range st.Pending {
-		o.i(j.Index)
+		d.Int(j.Index)
 	}
-	o.i(len(st.Running))
+	d.Int(len(st.Running))
 	for _, j := range st.Running {
-		o.i(j.Index)
-		o.f(j.Rate())
-		o.f(j.ExpectedFinishS(st.Now))
+		d.Int(j.Index)
+		d.Float(j.Rate())
+		d.Float(j.ExpectedFinishS(st.Now))
 		for _, sl := range j.Slots {
-			o.i(sl.Server)
-			o.i(sl.Socket)
+			d.Int(sl.Server)
+			d.Int(sl.Socket)
 		}
 	}
 	for _, f := range st.Free {
-		o.f(f.GPU)
-		o.f(f.CPU)
-		o.f(f.MemGiB)
+		d.Float(f.GPU)
+		d.Float(f.CPU)
+		d.Float(f.MemGiB)
 	}
 	for _, n := range st.LinkFlows {
-		o.i(int(n))
+		d.Int(int(n))
 	}
-	o.f(st.Since.FromS)
+	d.Float(st.Since.FromS)
 	for _, r := range st.Since.Finished {
-		o.i(r.Index)
-		o.f(r.FinishS)
+		d.Int(r.Index)
+		d.Float(r.FinishS)
 	}
-	o.i(len(st.Since.Unplaced))
+	d.Int(len(st.Since.Unplaced))
 	for _, p := range st.Since.Progress {
-		o.i(p.Job)
-		o.f(p.Fraction)
+		d.Int(p.Job)
+		d.Float(p.Fraction)
 	}
 	pl, err := o.inner.Schedule(ctx, st)
-	for _, p := range pl {
-		o.i(p.Job)
-		for _, sl := range p.Slots {
-			o.i(sl.Server)
-			o.i(sl.Socket)
-		}
-	}
-	o.h.Write(o.buf)
+	d.Placements(pl)
+	d.End()
 	return pl, err
 }
 
@@ -84,30 +70,23 @@ func (o *observer) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement
 // result, the pruned jobs and the metrics.
 func digest(t testing.TB, c *sim.Cluster, jobs []datasets.Job, cfg sim.Config, model sim.Interference, sched sim.Scheduler) string {
 	t.Helper()
-	o := &observer{inner: sched, h: sha256.New()}
-	res := driveWith(t, c, jobs, cfg, model, o, nil)
-	o.buf = o.buf[:0]
+	d := simtest.NewDigest()
+	res := driveWith(t, c, jobs, cfg, model, &observer{inner: sched, d: d}, nil)
 	for _, r := range res.Jobs {
-		o.i(r.Index)
-		o.buf = append(o.buf, r.JobID...)
+		d.Int(r.Index)
+		d.Text(r.JobID)
 		for _, x := range [...]float64{r.SubmitS, r.StartS, r.FinishS, r.JCTS, r.QueueS, r.RunS, r.DurationS, r.Slowdown, r.GPUs, r.FeeUSD} {
-			o.f(x)
+			d.Float(x)
 		}
-		o.i(r.Machines)
+		d.Int(r.Machines)
 	}
 	for _, p := range res.Pruned {
-		o.i(p.Index)
-		o.buf = append(o.buf, p.Reason...)
+		d.Int(p.Index)
+		d.Text(p.Reason)
 	}
-	m := res.Metrics
-	o.i(m.Jobs)
-	o.i(m.Pruned)
-	for _, x := range [...]float64{m.MeanJCTS, m.P50JCTS, m.P95JCTS, m.MeanFeeUSD, m.MeanQueueS, m.MeanSlowdown, m.MakespanS, m.GPUUtil} {
-		o.f(x)
-	}
-	o.i(res.Decisions)
-	o.h.Write(o.buf)
-	return hex.EncodeToString(o.h.Sum(nil))
+	d.Totals(res)
+	d.End()
+	return d.Sum()
 }
 
 // TestGolden pins the engine's decisions and results bit for bit: the

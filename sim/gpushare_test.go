@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // halfSpeed is a GPU-sharing term under which a job sharing a GPU with any
@@ -34,10 +35,7 @@ func fracJob(id, model string, gpu float64) datasets.Job {
 // Standalone speed and a gpu_share_scale of 0 leave every job at its
 // recorded duration.
 func TestGPUSharingSlowsSharers(t *testing.T) {
-	c, err := sim.Flat(1, "pai-v100")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Flat(t, 1, "pai-v100")
 	jobs := []datasets.Job{fracJob("a", "resnet-50", 0.5), fracJob("b", "vgg-16", 0.5), fracJob("c", "resnet-50", 0.75), fracJob("d", "vgg-16", 1)}
 	var pl []sim.Placement
 	for i := range jobs {

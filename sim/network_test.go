@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // serverLink returns the directed links of server i's uplink in a tiered
@@ -52,10 +53,7 @@ func TestLinkFlowsHandComputed(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := sim.FatTree(4, "power8")
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := simtest.FatTree(t, 4, "power8")
 			jobs, pl := placedJobs(tc.name, tc.jobs)
 			// A small job arriving at t=10 makes a decision point while
 			// the others run.

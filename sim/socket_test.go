@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // homes places four one-GPU, one-core jobs on the one power8 server in
@@ -16,10 +17,7 @@ import (
 // they were homed on.
 func homes(t *testing.T, cfg sim.Config) []int {
 	t.Helper()
-	c, err := sim.Flat(1, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Flat(t, 1, "power8")
 	var jobs []datasets.Job
 	for i := 0; i < 4; i++ {
 		jobs = append(jobs, datasets.Job{JobID: string(rune('a' + i)), DurationS: 100, Model: "resnet-50",
@@ -87,10 +85,7 @@ func TestSocketRules(t *testing.T) {
 // server, and on a busy one at least the new instance's own slowdown plus
 // what it does to the instance already running.
 func TestPredictServerSlowdown(t *testing.T) {
-	c, err := sim.Flat(2, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Flat(t, 2, "power8")
 	job := func(id string, submit float64) datasets.Job {
 		return datasets.Job{JobID: id, SubmitS: submit, DurationS: 1000, Model: "ctc",
 			Tasks: []datasets.Task{{Role: datasets.RoleWorker, Instances: 1, GPU: 1, CPU: 6, MemGiB: 1}}}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // sumSame is an interference model whose slowdown is 1 % per core of
@@ -26,10 +27,7 @@ var sumSame = sim.InterferenceFunc(func(_ sim.JobLoad, same, _ []sim.JobLoad, _ 
 // out of the picture: worker and PS share the socket, so no flow crosses a
 // link and the run time is duration·(1 + max instance slowdown).
 func TestInstanceSlowdownSkipsOnlyItself(t *testing.T) {
-	c, err := sim.Flat(1, "mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.Flat(t, 1, "mixed")
 	if n := len(c.Servers[0].Kind.Sockets); n != 1 {
 		t.Fatalf("server 0 has %d sockets, want a one-socket server", n)
 	}

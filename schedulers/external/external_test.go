@@ -30,6 +30,14 @@ func example(t testing.TB, name string) string {
 	return python3(t) + " " + filepath.Join(dir, name)
 }
 
+// misbehave returns the command of testdata/misbehave.py in a mode (a
+// skip without Python).
+func misbehave(t testing.TB) func(mode string) string {
+	py := python3(t)
+	script, _ := filepath.Abs(filepath.Join("testdata", "misbehave.py"))
+	return func(mode string) string { return py + " " + script + " " + mode }
+}
+
 func newPolicy(t testing.TB, cfg external.Config) *external.Policy {
 	t.Helper()
 	p, err := external.New(context.Background(), cfg)
@@ -101,8 +109,7 @@ func TestConformance(t *testing.T) {
 // with an error naming the policy, the message, the decision where there
 // is one, and the rule; and the child is gone.
 func TestMisbehaviour(t *testing.T) {
-	py := python3(t)
-	script, _ := filepath.Abs(filepath.Join("testdata", "misbehave.py"))
+	misbehaving := misbehave(t)
 	for _, tc := range []struct {
 		mode string
 		rule error
@@ -137,7 +144,7 @@ func TestMisbehaviour(t *testing.T) {
 			if tc.rule == external.ErrTimeout {
 				timeout = 300 * time.Millisecond
 			}
-			cfg := external.Config{Name: "bad-" + tc.mode, Command: py + " " + script + " " + tc.mode,
+			cfg := external.Config{Name: "bad-" + tc.mode, Command: misbehaving(tc.mode),
 				Timeout: timeout, MaxLineBytes: 4096}
 			p := newPolicy(t, cfg)
 			start := time.Now()
@@ -185,8 +192,7 @@ func unwrapSim(err error) error {
 // TestHelloErrors: the handshake refuses a protocol schedlab does not
 // speak, and a wake_on it cannot honour.
 func TestHelloErrors(t *testing.T) {
-	py := python3(t)
-	script, _ := filepath.Abs(filepath.Join("testdata", "misbehave.py"))
+	misbehaving := misbehave(t)
 	for _, tc := range []struct {
 		mode string
 		rule error
@@ -197,7 +203,7 @@ func TestHelloErrors(t *testing.T) {
 		{"wake-on-bad", external.ErrMalformed, `wake_on "sometimes": want "arrival", "finish" or "fit"`},
 		{"wake-on-empty", external.ErrMalformed, "wake_on is empty"},
 	} {
-		_, err := external.New(context.Background(), external.Config{Name: "old", Command: py + " " + script + " " + tc.mode})
+		_, err := external.New(context.Background(), external.Config{Name: "old", Command: misbehaving(tc.mode)})
 		if !errors.Is(err, tc.rule) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "message 0") {
 			t.Errorf("%s: got %v, want %v: …%s", tc.mode, err, tc.rule, tc.want)
 		}
@@ -220,9 +226,8 @@ func TestStartErrors(t *testing.T) {
 
 // TestCancel: cancelling the context stops a hung policy at once.
 func TestCancel(t *testing.T) {
-	py := python3(t)
-	script, _ := filepath.Abs(filepath.Join("testdata", "misbehave.py"))
-	p := newPolicy(t, external.Config{Name: "hung", Command: py + " " + script + " hang", Timeout: time.Minute})
+	misbehaving := misbehave(t)
+	p := newPolicy(t, external.Config{Name: "hung", Command: misbehaving("hang"), Timeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

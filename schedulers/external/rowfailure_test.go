@@ -3,7 +3,6 @@ package external_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +16,7 @@ import (
 // error) or the whole run (on_error: run, the default: the error names the
 // cell and the policy).
 func TestOnError(t *testing.T) {
-	py := python3(t)
-	script, _ := filepath.Abs(filepath.Join("testdata", "misbehave.py"))
+	misbehaving := misbehave(t)
 	spec, err := evaluation.DefaultSpec(evaluation.DASTable1)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +31,7 @@ func TestOnError(t *testing.T) {
 		if onError == "" {
 			name = "exits-default"
 		}
-		if err := external.Declare([]external.Spec{{Name: name, Command: py + " " + script + " exit", OnError: onError}}); err != nil {
+		if err := external.Declare([]external.Spec{{Name: name, Command: misbehaving("exit"), OnError: onError}}); err != nil {
 			t.Fatal(err)
 		}
 		spec.Schedulers = []string{"fifo-firstfit", "external:" + name}

@@ -5,45 +5,42 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/pipeline"
-	"github.com/schedlab/schedlab/sim/simtest"
+	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 // TestEvaluateMatchesBehaviour: the agents' Evaluate, on the steps just
 // collected and the same parameters, gives the log-probabilities recorded
 // while acting, so PPO's first ratio is 1.
 func TestEvaluateMatchesBehaviour(t *testing.T) {
-	c := simtest.Preset(t, "small")
-	for _, v := range Variants() {
-		t.Run(v, func(t *testing.T) {
-			cfg := tinyConfig(v)
-			sp := prepare(t, c, cfg, synthJobs(t, 120, 3))
-			m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
-			out := collectEpisode(t, m, c, sp, 1)
-			n := out.ord.Len()
-			if n == 0 {
-				t.Fatal("no decisions")
-			}
-			steps := make([]*rl.Step[*Obs], n)
+	eachVariant(t, 120, 3, func(t *testing.T, c *sim.Cluster, cfg Config, sp daspaper.Split) {
+		m := NewModel(cfg, pipeline.Rand(1, "test", "init"))
+		out := collectEpisode(t, m, c, sp, 1)
+		n := out.ord.Len()
+		if n == 0 {
+			t.Fatal("no decisions")
+		}
+		steps := make([]*rl.Step[*Obs], n)
+		for i := range steps {
+			steps[i] = &out.ord.Steps[i]
+		}
+		check := func(name string, a rl.ActorCritic[*Obs], r *rl.Rollout[*Obs]) {
 			for i := range steps {
-				steps[i] = &out.ord.Steps[i]
+				steps[i] = &r.Steps[i]
 			}
-			check := func(name string, a rl.ActorCritic[*Obs], r *rl.Rollout[*Obs]) {
-				for i := range steps {
-					steps[i] = &r.Steps[i]
-				}
-				lp, ent := make([]float64, n), make([]float64, n)
-				a.Evaluate(steps, lp, ent, nil)
-				for i := range lp {
-					if d := math.Abs(lp[i] - r.Steps[i].LogProb); d > 1e-9*(1+math.Abs(lp[i])) {
-						t.Fatalf("%s step %d: evaluate %v, behaviour %v", name, i, lp[i], r.Steps[i].LogProb)
-					}
+			lp, ent := make([]float64, n), make([]float64, n)
+			a.Evaluate(steps, lp, ent, nil)
+			for i := range lp {
+				if d := math.Abs(lp[i] - r.Steps[i].LogProb); d > 1e-9*(1+math.Abs(lp[i])) {
+					t.Fatalf("%s step %d: evaluate %v, behaviour %v", name, i, lp[i], r.Steps[i].LogProb)
 				}
 			}
-			check("order", &orderAgent{m: m}, out.ord)
-			check("place", &placeAgent{m: m}, out.plc)
-		})
-	}
+		}
+		check("order", &orderAgent{m: m}, out.ord)
+		check("place", &placeAgent{m: m}, out.plc)
+	})
 }
 
 // TestAgentGradients checks, for every variant and both agents, the
@@ -55,38 +52,33 @@ func TestEvaluateMatchesBehaviour(t *testing.T) {
 // (CholSolve of the history kernel, the learned mean, the variance floor
 // through exp(½ log ·)) and the MLP placement head.
 func TestAgentGradients(t *testing.T) {
-	c := simtest.Preset(t, "small")
-	for _, v := range Variants() {
-		t.Run(v, func(t *testing.T) {
-			cfg := tinyConfig(v)
-			sp := prepare(t, c, cfg, synthJobs(t, 150, 5))
-			// Non-zero heads, so that every path carries gradient.
-			m := noisyModel(cfg, "test", 2, 0.1)
-			out := collectEpisode(t, m, c, sp, 2)
-			// Steps that placed something and, for the GP, had history.
-			var steps []*rl.Step[*Obs]
-			for i := range out.plc.Steps {
-				s := &out.plc.Steps[i]
-				if len(s.Obs.Placed) > 0 && (len(s.Obs.Hist) > 1 || !cfg.rwgp()) {
-					steps = append(steps, s)
-				}
-				if len(steps) == 4 {
-					break
-				}
+	eachVariant(t, 150, 5, func(t *testing.T, c *sim.Cluster, cfg Config, sp daspaper.Split) {
+		// Non-zero heads, so that every path carries gradient.
+		m := noisyModel(cfg, "test", 2, 0.1)
+		out := collectEpisode(t, m, c, sp, 2)
+		// Steps that placed something and, for the GP, had history.
+		var steps []*rl.Step[*Obs]
+		for i := range out.plc.Steps {
+			s := &out.plc.Steps[i]
+			if len(s.Obs.Placed) > 0 && (len(s.Obs.Hist) > 1 || !cfg.rwgp()) {
+				steps = append(steps, s)
 			}
-			if len(steps) == 0 {
-				t.Fatal("no step with placements and history")
+			if len(steps) == 4 {
+				break
 			}
-			ordSteps := make([]*rl.Step[*Obs], len(steps))
-			for i, s := range steps {
-				ordSteps[i] = &out.ord.Steps[indexOf(out.plc.Steps, s)]
-			}
-			w := []float64{0.7, -1.1, 0.4, 0.9}[:len(steps)]
-			u := []float64{0.3, 0.2, -0.5, 0.1}[:len(steps)]
-			gradCheck(t, "order", m, &orderAgent{m: m}, ordSteps, w, u)
-			gradCheck(t, "place", m, &placeAgent{m: m}, steps, w, u)
-		})
-	}
+		}
+		if len(steps) == 0 {
+			t.Fatal("no step with placements and history")
+		}
+		ordSteps := make([]*rl.Step[*Obs], len(steps))
+		for i, s := range steps {
+			ordSteps[i] = &out.ord.Steps[indexOf(out.plc.Steps, s)]
+		}
+		w := []float64{0.7, -1.1, 0.4, 0.9}[:len(steps)]
+		u := []float64{0.3, 0.2, -0.5, 0.1}[:len(steps)]
+		gradCheck(t, "order", m, &orderAgent{m: m}, ordSteps, w, u)
+		gradCheck(t, "place", m, &placeAgent{m: m}, steps, w, u)
+	})
 }
 
 func indexOf(steps []rl.Step[*Obs], s *rl.Step[*Obs]) int {
@@ -113,39 +105,6 @@ func gradCheck(t *testing.T, name string, m *Model, a rl.ActorCritic[*Obs], step
 	m.ps.ZeroGrad()
 	loss()
 	a.Backward(w, u, nil)
-	grads := map[string][]float64{}
-	for _, p := range m.ps.List() {
-		grads[p.Name] = append([]float64(nil), p.Grad...)
-	}
-	m.ps.ZeroGrad()
-	worst := 0.0
-	checked, live := 0, 0
-	for _, p := range m.ps.List() {
-		g := grads[p.Name]
-		// The first, middle and last entries.
-		for _, i := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
-			x := p.Data[i]
-			const h = 1e-6
-			p.Data[i] = x + h
-			up := loss()
-			p.Data[i] = x - h
-			down := loss()
-			p.Data[i] = x
-			fd := (up - down) / (2 * h)
-			// Central differences are exact to O(h²) on smooth paths;
-			// 1e-5 relative (plus an absolute floor for entries with
-			// no gradient) leaves room for the rounding of h = 1e-6.
-			scale := math.Max(math.Abs(fd), math.Abs(g[i]))
-			err := math.Abs(fd-g[i]) / math.Max(scale, 1e-4)
-			if scale > 1e-7 {
-				live++
-			}
-			worst = math.Max(worst, err)
-			if err > 1e-4 {
-				t.Errorf("%s: ∂L/∂%s[%d]: backward %.10g, finite difference %.10g", name, p.Name, i, g[i], fd)
-			}
-			checked++
-		}
-	}
-	t.Logf("%s: %d entries of %d parameters (%d with a gradient), worst relative error %.2g", name, checked, len(m.ps.List()), live, worst)
+	c := trainingtest.CheckGradients(t, name, m.ps, loss)
+	t.Logf("%s: %d entries of %d parameters (%d with a gradient), worst relative error %.2g", name, c.Checked, len(m.ps.List()), c.Live, c.Worst)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/daspaper"
 )
@@ -83,4 +84,17 @@ func noisyModel(cfg Config, stage pipeline.Stream, seed uint64, scale float64) *
 	m := NewModel(cfg, pipeline.Rand(seed, stage, "init"))
 	m.ps.Perturb(scale, pipeline.Rand(seed, stage, "heads"))
 	return m
+}
+
+// eachVariant runs f as a subtest for each model variant, with the
+// variant's tinyConfig and n synthetic jobs (seed) prepared for the Small
+// cluster c.
+func eachVariant(t *testing.T, n int, seed uint64, f func(t *testing.T, c *sim.Cluster, cfg Config, sp daspaper.Split)) {
+	c := simtest.Preset(t, "small")
+	for _, v := range Variants() {
+		t.Run(v, func(t *testing.T) {
+			cfg := tinyConfig(v)
+			f(t, c, cfg, prepare(t, c, cfg, synthJobs(t, n, seed)))
+		})
+	}
 }

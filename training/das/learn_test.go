@@ -10,6 +10,7 @@ import (
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
+	"github.com/schedlab/schedlab/training/daspaper"
 )
 
 // TestTrainingLearns is the core claim: on the Small cluster and a small,
@@ -94,47 +95,42 @@ func TestAlgorithm1StepsEveryDecision(t *testing.T) {
 // afresh end with the same parameters, critic and losses, bit for bit,
 // and the reuse took place.
 func TestTargetPassReuseSameBits(t *testing.T) {
-	c := simtest.Preset(t, "small")
-	for _, v := range Variants() {
-		t.Run(v, func(t *testing.T) {
-			cfg := tinyConfig(v)
-			sp := prepare(t, c, cfg, synthJobs(t, 300, 3))
-			train := func(noReuse bool) (*algorithm1, [3]float64) {
-				m := NewModel(cfg, pipeline.Rand(1, Stage, "init"))
-				ord := &orderAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
-				plc := &placeAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
-				a1 := newAlgorithm1(cfg, m, ord, plc, len(c.Servers), 1e-3, 1, pipeline.Rand(1, "test", "upd"))
-				a1.noReuse = noReuse
-				act := pipeline.Rand(1, "test", "act")
-				var losses [3]float64
-				for ep := range 2 {
-					jobs := sp.Train[ep*60 : (ep+1)*60]
-					if _, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, jobs, sp.Norm, episodeMode{rng: act, learn: a1}); err != nil {
-						t.Fatal(err)
-					}
-					p, val, ent := a1.episodeStats()
-					losses[0], losses[1], losses[2] = losses[0]+p, losses[1]+val, losses[2]+ent
+	eachVariant(t, 300, 3, func(t *testing.T, c *sim.Cluster, cfg Config, sp daspaper.Split) {
+		train := func(noReuse bool) (*algorithm1, [3]float64) {
+			m := NewModel(cfg, pipeline.Rand(1, Stage, "init"))
+			ord := &orderAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
+			plc := &placeAgent{m: m, opt: newAgentAdam(m, 1e-3, cfg.MaxGradNorm)}
+			a1 := newAlgorithm1(cfg, m, ord, plc, len(c.Servers), 1e-3, 1, pipeline.Rand(1, "test", "upd"))
+			a1.noReuse = noReuse
+			act := pipeline.Rand(1, "test", "act")
+			var losses [3]float64
+			for ep := range 2 {
+				jobs := sp.Train[ep*60 : (ep+1)*60]
+				if _, err := runEpisode(context.Background(), m, c, sim.DefaultConfig(), nil, jobs, sp.Norm, episodeMode{rng: act, learn: a1}); err != nil {
+					t.Fatal(err)
 				}
-				return a1, losses
+				p, val, ent := a1.episodeStats()
+				losses[0], losses[1], losses[2] = losses[0]+p, losses[1]+val, losses[2]+ent
 			}
-			fresh, lf := train(true)
-			reuse, lr := train(false)
-			if fresh.reused != 0 || reuse.reused < fresh.t/2 {
-				t.Errorf("%d decisions: %d passes reused afresh, %d with reuse; want 0 and at least half", fresh.t, fresh.reused, reuse.reused)
+			return a1, losses
+		}
+		fresh, lf := train(true)
+		reuse, lr := train(false)
+		if fresh.reused != 0 || reuse.reused < fresh.t/2 {
+			t.Errorf("%d decisions: %d passes reused afresh, %d with reuse; want 0 and at least half", fresh.t, fresh.reused, reuse.reused)
+		}
+		same := func(what string, a, b [][]float64) {
+			if !slices.EqualFunc(a, b, func(x, y []float64) bool {
+				return slices.EqualFunc(x, y, func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) })
+			}) {
+				t.Errorf("%s differ with the target pass reused", what)
 			}
-			same := func(what string, a, b [][]float64) {
-				if !slices.EqualFunc(a, b, func(x, y []float64) bool {
-					return slices.EqualFunc(x, y, func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) })
-				}) {
-					t.Errorf("%s differ with the target pass reused", what)
-				}
-			}
-			same("parameters", fresh.m.ps.Values(), reuse.m.ps.Values())
-			same("target parameters", fresh.old.ps.Values(), reuse.old.ps.Values())
-			same("critic", fresh.q.ps.Values(), reuse.q.ps.Values())
-			if lf != lr {
-				t.Errorf("losses (policy, value, entropy) %v afresh, %v with reuse", lf, lr)
-			}
-		})
-	}
+		}
+		same("parameters", fresh.m.ps.Values(), reuse.m.ps.Values())
+		same("target parameters", fresh.old.ps.Values(), reuse.old.ps.Values())
+		same("critic", fresh.q.ps.Values(), reuse.q.ps.Values())
+		if lf != lr {
+			t.Errorf("losses (policy, value, entropy) %v afresh, %v with reuse", lf, lr)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/deepsys"
 )
@@ -24,10 +25,7 @@ import (
 // intervals), and the simulator triggered every interval.
 func setup(t *testing.T, intervals int, rng *rand.Rand) (*sim.Cluster, []datasets.Job, []datasets.Job, sim.Config) {
 	t.Helper()
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: c.Pods, JobsPerPod: 0.2, Intervals: intervals, IntervalS: 1800, Shape: datasets.LegacyMARLShape()}, rng)
 	if err != nil {
 		t.Fatal(err)

@@ -74,6 +74,13 @@ func (a *Atte) Save(dir string) error {
 	return save(dir, a.ps, Sidecar{Variant: VariantAtte, Atte: &cfg})
 }
 
+// model is what a variant's saved form restores: the parameters a
+// checkpoint fills, and the scheduler that decides with them.
+type model interface {
+	Params() *nn.Params
+	Scheduler() sim.Scheduler
+}
+
 // Load reads a model saved by Save and returns its scheduler.
 func Load(dir string) (sim.Scheduler, error) {
 	sp := filepath.Join(dir, SidecarFile)
@@ -92,27 +99,22 @@ func Load(dir string) (sim.Scheduler, error) {
 		return nil, fmt.Errorf("%w: %s has sha256 %s, the sidecar names %s", ErrSidecar, ck, sum, sc.CheckpointSHA256)
 	}
 	rng := rand.New(rand.NewPCG(0, 0)) // overwritten by the checkpoint
+	var m model
 	switch {
 	case sc.Variant == VariantDeepSys && sc.Speed != nil:
-		m, err := NewSpeedModel(*sc.Speed, rng)
-		if err != nil {
-			return nil, err
-		}
-		if err := nn.LoadCheckpoint(ck, m.ps); err != nil {
-			return nil, fmt.Errorf("deepsys: %s does not fit %s: %w", ck, sp, err)
-		}
-		return m.Scheduler(), nil
+		m, err = NewSpeedModel(*sc.Speed, rng)
 	case sc.Variant == VariantAtte && sc.Atte != nil:
-		a, err := NewAtte(*sc.Atte, rng)
-		if err != nil {
-			return nil, err
-		}
-		if err := nn.LoadCheckpoint(ck, a.ps); err != nil {
-			return nil, fmt.Errorf("deepsys: %s does not fit %s: %w", ck, sp, err)
-		}
-		return a.Scheduler(), nil
+		m, err = NewAtte(*sc.Atte, rng)
+	default:
+		return nil, fmt.Errorf("%w: %s: variant %q without its configuration", ErrSidecar, sp, sc.Variant)
 	}
-	return nil, fmt.Errorf("%w: %s: variant %q without its configuration", ErrSidecar, sp, sc.Variant)
+	if err != nil {
+		return nil, err
+	}
+	if err := nn.LoadCheckpoint(ck, m.Params()); err != nil {
+		return nil, fmt.Errorf("deepsys: %s does not fit %s: %w", ck, sp, err)
+	}
+	return m.Scheduler(), nil
 }
 
 // TrainDeepSys logs the heuristics' placements of jobs on c and fits a

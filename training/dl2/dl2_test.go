@@ -11,7 +11,6 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
 	"github.com/schedlab/schedlab/sim/simtest"
-	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/daspaper"
 )
@@ -49,11 +48,7 @@ func warmupAndTraining(t *testing.T, c *sim.Cluster, sp daspaper.Split, machines
 	cfg := tiny()
 	cfg.Machines = machines
 	res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 1,
-		OnEpisode: func(rows []training.Curve) {
-			for _, r := range rows {
-				t.Logf("episode %d %-10s return %7.2f mean JCT %6.0f s", r.Episode, r.Split, r.Return, r.MeanJCT)
-			}
-		}})
+		OnEpisode: dastest.LogEpisodes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

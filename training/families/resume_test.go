@@ -10,6 +10,7 @@ import (
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das"
 	"github.com/schedlab/schedlab/training/das/dastest"
@@ -49,10 +50,7 @@ func TestResumeIsByteIdentical(t *testing.T) {
 				Sim: sim.DefaultConfig(), Seed: 7, Config: cfg, Meta: datasets.FileMeta{Source: "test"}}
 		}
 	}
-	ft, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ft := simtest.FatTree(t, 4, "power8")
 	jobs, err := datasets.GenerateMARL(datasets.MARLWorkload{Kind: datasets.MARLUniform, Pods: ft.Pods, JobsPerPod: 0.5, Intervals: 8, IntervalS: 1800},
 		pipeline.Rand(3, "test", "workload"))
 	if err != nil {

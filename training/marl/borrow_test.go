@@ -15,7 +15,7 @@ import (
 // and curves: how many workers learn an interval's segments, and which
 // takes which, must not change a bit.
 func TestBorrowedWorkersSameBytes(t *testing.T) {
-	c, train, val := fatTreeSplit(t, 0.6, 6)
+	c, train, val := fatTreeSplit(t, 0.6, 6, 3)
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 2, 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))

@@ -30,7 +30,7 @@ func marlFamily(t testing.TB) training.Family {
 // differ in nothing else.
 func TestPaperVariantTrainsAsThePaper(t *testing.T) {
 	f := marlFamily(t)
-	c, train, val := fatTreeSplit(t, 0.5, 12)
+	c, train, val := fatTreeSplit(t, 0.5, 12, 3)
 	fc := f.Configure(training.Sections{}).(*marl.FamilyConfig)
 	fc.Episodes = 1
 	trained := map[schedulers.Name]marl.Config{}

@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/golden"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
@@ -97,14 +98,8 @@ func TestGoldenTraining(t *testing.T) {
 		t.Skipf("digests recorded on amd64; %s may fuse multiply-adds", runtime.GOARCH)
 	}
 	gold := golden.Open(t, "testdata/golden_training.txt")
-	c4, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c8, err := sim.FatTree(8, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c4 := simtest.FatTree(t, 4, "power8")
+	c8 := simtest.FatTree(t, 8, "power8")
 	jobs8 := workload(t, c8, 1, 3, 5)
 	for _, gc := range goldenCases {
 		t.Run(gc.name, func(t *testing.T) {

@@ -2,23 +2,21 @@ package marl
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/rl"
+	"github.com/schedlab/schedlab/training/trainingtest"
 )
 
 // TestGraphsFatTree checks the partition graphs of fattree(4) with power8
 // servers against the topology: a pod has 4 servers of 2 sockets, 2 edge
 // switches and 1 fused aggregation switch; the 4 core switches are shared.
 func TestGraphsFatTree(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	tests := []struct {
 		variant                  string
 		parts, cands, nodes, und int // und: undirected inner links per partition
@@ -180,10 +178,7 @@ func agentSteps(t *testing.T, c *sim.Cluster, cfg Config, seed uint64, jobs []da
 // the per-step cut of candidate scores, masked log-probabilities, entropy
 // and values), for every variant.
 func TestGradientComposed(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	for _, variant := range Variants() {
 		t.Run(variant, func(t *testing.T) {
 			cfg := Config{Variant: variant, Jobs: 2, InnerDim: 3, InnerLayers: 2, InterDim: 4, InterLayers: 2, Hidden: 5,
@@ -213,31 +208,8 @@ func TestGradientComposed(t *testing.T) {
 			ps.ZeroGrad()
 			loss()
 			lrn.Backward(wl, we, wv)
-			const h = 1e-6
-			worst := 0.0
-			checked := 0
-			for _, p := range ps.List() {
-				for _, k := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
-					x := p.Data[k]
-					p.Data[k] = x + h
-					up := loss()
-					p.Data[k] = x - h
-					down := loss()
-					p.Data[k] = x
-					num := (up - down) / (2 * h)
-					err := math.Abs(num-p.Grad[k]) / math.Max(1e-4, math.Abs(num)+math.Abs(p.Grad[k]))
-					if err > worst {
-						worst = err
-					}
-					// 1e-6 steps in float64 leave ~1e-9 truncation and
-					// rounding error; a wrong composition is off by O(1).
-					if err > 1e-4 {
-						t.Errorf("%s[%d]: analytic %.9g, numeric %.9g", p.Name, k, p.Grad[k], num)
-					}
-					checked++
-				}
-			}
-			t.Logf("%s: %d entries of %d parameters over %d steps, worst relative error %.2g", variant, checked, len(ps.List()), n, worst)
+			gc := trainingtest.CheckGradients(t, variant, ps, loss)
+			t.Logf("%s: %d entries of %d parameters over %d steps, worst relative error %.2g", variant, gc.Checked, len(ps.List()), n, gc.Worst)
 		})
 	}
 }

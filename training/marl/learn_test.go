@@ -8,6 +8,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
@@ -22,10 +23,7 @@ func TestLearning(t *testing.T) {
 	if raceEnabled {
 		t.Skip("under the race detector the trainings' concurrency is checked by the byte-identity tests (TestGoldenTraining, TestSpreadSameBytes, TestRolloutsSameBytes); make test-norace runs this one whole")
 	}
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	jobs := workload(t, c, 0.2, 160, 11)
 	ctx := context.Background()
 	for _, v := range marl.Variants() {

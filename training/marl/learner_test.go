@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/nn"
 )
 
@@ -15,10 +15,7 @@ import (
 // batched pass of the same steps on a tape, to rounding: a segment of
 // more than one chunk, for every variant.
 func TestLearnerMatchesBatchedPass(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	for _, variant := range Variants() {
 		t.Run(variant, func(t *testing.T) {
 			cfg := VariantConfig(variant)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training/marl"
 )
 
@@ -38,10 +39,7 @@ func TestLRSweep(t *testing.T) {
 		}
 		rates = []float64{marl.PaperLR, 1e-4, 1e-3, marl.DefaultConfig().LR}
 	}
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	train, test := datasets.SplitMARL(workload(t, c, 0.2, 160, 11), c.Pods, 0.1, 1800)
 	heldout := func(p *marl.Policy) float64 {
 		r, err := sim.Run(context.Background(), c, test, p.Scheduler(marl.SchedulerOptions{}), intervalConfig(), nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/marl"
 	"github.com/schedlab/schedlab/training/nn"
@@ -39,16 +40,13 @@ func workload(t testing.TB, c *sim.Cluster, jobsPerPod float64, intervals int, s
 	return jobs
 }
 
-// fatTreeSplit builds the k = 4 fat tree of POWER8 servers that most of
-// these tests train on, draws a workload of it (seed 3) and splits it
-// into training and validation jobs as the MARL experiments do.
-func fatTreeSplit(t testing.TB, jobsPerPod float64, intervals int) (c *sim.Cluster, train, val []datasets.Job) {
+// fatTreeSplit builds the k = 4 fat tree of POWER8 servers that these
+// tests train on, draws a workload of it (most tests: seed 3) and splits
+// it into training and validation jobs as the MARL experiments do.
+func fatTreeSplit(t testing.TB, jobsPerPod float64, intervals int, seed uint64) (c *sim.Cluster, train, val []datasets.Job) {
 	t.Helper()
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, val = datasets.SplitMARL(workload(t, c, jobsPerPod, intervals, 3), c.Pods, 0.1, 1800)
+	c = simtest.FatTree(t, 4, "power8")
+	train, val = datasets.SplitMARL(workload(t, c, jobsPerPod, intervals, seed), c.Pods, 0.1, 1800)
 	return c, train, val
 }
 
@@ -98,7 +96,7 @@ func TestMasking(t *testing.T) {
 // trainTiny trains a tiny policy and saves it into dir.
 func trainTiny(t *testing.T, dir string, seed uint64) []training.Curve {
 	t.Helper()
-	c, train, test := fatTreeSplit(t, 0.5, 6)
+	c, train, test := fatTreeSplit(t, 0.5, 6, 3)
 	cfg := tinyConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 2, 1
 	pol, curves, err := marl.Train(context.Background(), cfg, marl.TrainOptions{Cluster: c, Train: train, Validation: test, Sim: intervalConfig(), Seed: seed})
@@ -225,10 +223,7 @@ func equalBits(a, b []float64) bool {
 // an evaluation's parallel cells do) and checks they agree with a run
 // alone; run with -race to check they share nothing mutable.
 func TestConcurrentSchedulers(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	jobs := workload(t, c, 1, 3, 2)
 	pol, err := marl.NewPolicy(tinyConfig(marl.VariantDevice), 1)
 	if err != nil {

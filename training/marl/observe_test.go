@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 )
 
 // TestEdgeLoadsDirected checks the network edge features of the
@@ -17,10 +18,7 @@ import (
 // with its PS on server 4 (the next pod) adds one flow each way along the
 // route, changing pods 0 and 1's graphs and no other.
 func TestEdgeLoadsDirected(t *testing.T) {
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	cg, err := buildGraphs(c, VariantServer)
 	if err != nil {
 		t.Fatal(err)

@@ -58,12 +58,7 @@ func TestLearningSeeds(t *testing.T) {
 // jobs.
 func learningSetup(t *testing.T) (c *sim.Cluster, train, test []datasets.Job) {
 	t.Helper()
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, test = datasets.SplitMARL(workload(t, c, 0.2, 160, 11), c.Pods, 0.1, 1800)
-	return c, train, test
+	return fatTreeSplit(t, 0.2, 160, 11)
 }
 
 // positives reads list, a comma-separated part of the value of the

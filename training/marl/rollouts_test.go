@@ -77,7 +77,7 @@ func trainRollouts(t *testing.T, cfg marl.Config, c *sim.Cluster, train, val []d
 // iteration, and the segments of an update, may run anywhere and finish in
 // any order, and their gradients are still summed in rollout order.
 func TestRolloutsSameBytes(t *testing.T) {
-	c, train, val := fatTreeSplit(t, 0.6, 6)
+	c, train, val := fatTreeSplit(t, 0.6, 6, 3)
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery, cfg.Rollouts = 5, 2, 3
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -125,7 +125,7 @@ func TestRolloutsSameBytes(t *testing.T) {
 // by Episodes is a training of that many rollouts: one episode with
 // Rollouts = 4 is the training of one episode with Rollouts = 1.
 func TestRolloutsEpisodeStreams(t *testing.T) {
-	c, train, _ := fatTreeSplit(t, 0.6, 4)
+	c, train, _ := fatTreeSplit(t, 0.6, 4, 3)
 	cfg := marl.VariantConfig(marl.VariantDevice)
 	cfg.Episodes, cfg.ValidateEvery = 1, 0
 	a := trainRollouts(t, cfg, c, train, nil, 0)
@@ -144,7 +144,7 @@ func TestRolloutsEpisodeStreams(t *testing.T) {
 // training's files byte for byte.
 func TestRolloutsThroughFamily(t *testing.T) {
 	f := marlFamily(t)
-	c, train, val := fatTreeSplit(t, 0.5, 6)
+	c, train, val := fatTreeSplit(t, 0.5, 6, 3)
 	spec := func(rollouts int, res *training.Resume) training.TrainSpec {
 		fc := f.Configure(marl.Section.With(training.Sections{}, marl.Settings{Episodes: 4, Rollouts: rollouts})).(*marl.FamilyConfig)
 		if err := fc.Validate(); err != nil {

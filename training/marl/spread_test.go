@@ -11,7 +11,7 @@ import (
 
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/schedulers"
-	"github.com/schedlab/schedlab/sim"
+	"github.com/schedlab/schedlab/sim/simtest"
 	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/marl"
 )
@@ -79,10 +79,7 @@ func testSpreadSameBytes(t *testing.T, variant string) {
 	if !ok {
 		t.Fatal("the marl family is not a training.Spreader")
 	}
-	c, err := sim.FatTree(4, "power8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := simtest.FatTree(t, 4, "power8")
 	parts := c.Pods
 	if variant == "marl-single" {
 		parts = 1

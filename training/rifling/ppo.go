@@ -366,13 +366,9 @@ func SavePPO(path string, p *PPOPolicy, cluster string) error {
 // LoadPPO reads a policy saved by SavePPO.
 func LoadPPO(path string) (*PPOPolicy, error) {
 	side := ppoSidecarPath(path)
-	b, err := os.ReadFile(side)
-	if err != nil {
-		return nil, fmt.Errorf("rifling-ppo: %w", err)
-	}
 	var sc PPOSidecar
-	if err := json.Unmarshal(b, &sc); err != nil {
-		return nil, fmt.Errorf("rifling-ppo: %s: %w", side, err)
+	if err := readJSON("rifling-ppo", side, &sc); err != nil {
+		return nil, err
 	}
 	if sc.Family != "rifling-ppo" || sc.Config.Hash() != sc.ConfigHash || sc.Machines < 1 || len(sc.Centroids) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNotRIFLING, side)

@@ -13,7 +13,6 @@ import (
 	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/pipeline"
 	"github.com/schedlab/schedlab/sim"
-	"github.com/schedlab/schedlab/training"
 	"github.com/schedlab/schedlab/training/das/dastest"
 	"github.com/schedlab/schedlab/training/daspaper"
 	"github.com/schedlab/schedlab/training/rl"
@@ -65,11 +64,7 @@ func TestTrainRoundTripAndDeterminism(t *testing.T) {
 	cfg.Episodes, cfg.SegmentJobs = 4, 100
 	train := func() *Result {
 		res, err := Train(context.Background(), cfg, sp, TrainOptions{Cluster: c, ClusterName: "small", Sim: sim.DefaultConfig(), Seed: 5,
-			OnEpisode: func(rows []training.Curve) {
-				for _, r := range rows {
-					t.Logf("episode %d %-10s return %6.1f mean JCT %6.0f s", r.Episode, r.Split, r.Return, r.MeanJCT)
-				}
-			}})
+			OnEpisode: dastest.LogEpisodes(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -305,13 +305,9 @@ func Save(path string, p *Policy, cluster string) error {
 
 // Load reads a policy saved by Save.
 func Load(path string) (*Policy, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("rifling: %w", err)
-	}
 	var f File
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("rifling: %s: %w", path, err)
+	if err := readJSON("rifling", path, &f); err != nil {
+		return nil, err
 	}
 	if f.Family != "rifling" || f.Policy == nil || f.Policy.Q == nil || f.Policy.Config.Hash() != f.ConfigHash {
 		return nil, fmt.Errorf("%w: %s", ErrNotRIFLING, path)
@@ -326,6 +322,19 @@ func Load(path string) (*Policy, error) {
 		}
 	}
 	return f.Policy, nil
+}
+
+// readJSON decodes the JSON file at path into v; its errors name the
+// family, and the path where the file is not JSON.
+func readJSON(family, path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", family, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %s: %w", family, path, err)
+	}
+	return nil
 }
 
 // Open loads a policy as a scheduler.

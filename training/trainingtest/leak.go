@@ -1,7 +1,9 @@
 // Package trainingtest holds the checks that the tests of the stages, of
 // `schedlab train` and of the learned families share: that no evaluated
-// job is trained or validated on, and that a resumed training writes the
-// bytes an uninterrupted one writes.
+// job is trained or validated on, that a resumed training writes the
+// bytes an uninterrupted one writes, that a model's gradients agree with
+// finite differences of its loss, and that a configuration refuses each
+// bad key with a message of its own.
 package trainingtest
 
 import (

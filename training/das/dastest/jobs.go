@@ -1,5 +1,5 @@
-// Package dastest holds the workloads the tests of the DAS-paper families
-// (das, dl2, rifling) share.
+// Package dastest holds the workloads, the replay check and the training
+// log that the tests of the DAS-paper families (das, dl2, rifling) share.
 package dastest
 
 import (
