@@ -352,7 +352,13 @@ first:
 				failed[j.shape] = first // more than is left in all, or covered by a shortfall
 				continue
 			}
-			if counts || r.book(j) {
+			ok := counts
+			if !ok && j.count == 1 {
+				ok = r.bookOne(j)
+			} else if !ok {
+				ok = r.book(j)
+			}
+			if ok {
 				tot = tot.Sub(j.need)
 				if j.running {
 					r.chosen = append(r.chosen, int32(j.js.Index))
@@ -616,6 +622,25 @@ func (r *runnable) book(j *rjob) bool {
 	return true
 }
 
+// bookOne is book for a job of one instance: bookUniform's n == 1 case,
+// called straight from walk's first pass.
+func (r *runnable) bookOne(j *rjob) bool {
+	d, sh, free := j.unit, j.shape, r.free
+	k := 0
+	if r.fromAt[sh] == r.pass {
+		k = int(r.from[sh])
+	}
+	for ; k < len(free); k++ {
+		if d.Fits(free[k]) {
+			r.from[sh], r.fromAt[sh] = int32(k), r.pass
+			free[k] = free[k].Sub(d)
+			return true
+		}
+	}
+	r.room = 0
+	return false
+}
+
 // bookRun is n instances booked on one server (bookUniform).
 type bookRun struct{ server, n int }
 
@@ -719,6 +744,14 @@ func (r *runnable) takeJob(j *rjob) bool {
 		return r.take(js, js.Slots)
 	}
 	d, slots := j.unit, js.Slots
+	if len(slots) == 1 { // the loop below for one slot
+		srv := slots[0].Server
+		if f := r.free[srv]; d.Fits(f) {
+			r.free[srv] = f.Sub(d)
+			return true
+		}
+		return false
+	}
 	for i := 0; i < len(slots); {
 		srv := slots[i].Server
 		f := r.free[srv]
