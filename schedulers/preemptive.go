@@ -386,7 +386,7 @@ first:
 	}
 	for _, i := range r.chosenPend {
 		j := r.byIndex[i]
-		if slots := r.firstFit(j.js); slots != nil {
+		if slots := r.fitJob(j); slots != nil {
 			d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
 			j.running, j.lastCheck = true, st.Now
 		}
@@ -435,7 +435,7 @@ third:
 				failed[j.shape] = pass
 				continue
 			default:
-				slots := r.firstFit(j.js)
+				slots := r.fitJob(j)
 				if slots == nil {
 					r.fail(j)
 					continue
@@ -622,8 +622,8 @@ func (r *runnable) book(j *rjob) bool {
 	return true
 }
 
-// bookOne is book for a job of one instance: bookUniform's n == 1 case,
-// called straight from walk's first pass.
+// bookOne is book for a job of one instance, called straight from walk's
+// first pass: bookUniform's loop for n = 1, without its runs.
 func (r *runnable) bookOne(j *rjob) bool {
 	d, sh, free := j.unit, j.shape, r.free
 	k := 0
@@ -652,16 +652,6 @@ type bookRun struct{ server, n int }
 // there and move on.
 func (r *runnable) bookUniform(j *rjob, from int) bool {
 	d, n := j.unit, int(j.count)
-	if n == 1 { // the loop below, without its runs
-		s := r.scan(d, from)
-		if s < 0 {
-			r.room = 0
-			return false
-		}
-		r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
-		r.free[s] = r.free[s].Sub(d)
-		return true
-	}
 	runs := r.runs[:0]
 	for placed, s := 0, from; placed < n; s++ {
 		if s = r.scan(d, s); s < 0 {
@@ -786,17 +776,35 @@ func (r *runnable) takeJob(j *rjob) bool {
 	return true
 }
 
+// fitJob is firstFit for a runnable job: for identical instances,
+// fitUniform's booking, and for one instance its scan, the same.
+func (r *runnable) fitJob(j *rjob) []sim.Slot {
+	if !j.uniform {
+		return r.firstFit(j.js)
+	}
+	d := j.unit
+	if j.count == 1 {
+		s := r.scan(d, 0)
+		if s < 0 {
+			r.room = 0
+			return nil
+		}
+		r.free[s] = r.free[s].Sub(d)
+		return r.keepSlots(append(r.slotBuf[:0], sim.Slot{Server: s, Socket: -1}))
+	}
+	slots := slices.Grow(r.slotBuf[:0], int(j.count))[:j.count] // every slot is written before it is kept
+	r.slotBuf = slots
+	if !r.fitUniform(d, slots) {
+		return nil
+	}
+	return r.keepSlots(slots)
+}
+
 // firstFit books each instance of js on the lowest-index server it fits,
 // or books nothing and returns nil.
 func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 	slots := slices.Grow(r.slotBuf[:0], len(js.Instances))[:len(js.Instances)] // every slot is written before it is kept
 	r.slotBuf = slots
-	if j := r.get(js.Index); j != nil && j.uniform {
-		if !r.fitUniform(js.Instances[0].Demand, slots) {
-			return nil
-		}
-		return r.keepSlots(slots)
-	}
 	from := 0
 	for i, in := range js.Instances {
 		if i > 0 && in.Demand != js.Instances[i-1].Demand {
