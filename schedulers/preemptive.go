@@ -889,6 +889,9 @@ func wakeAt(now, t, best float64) float64 {
 type sorted struct {
 	name string
 	key  func(*rjob) float64
+	// byRemaining says key is rjob.remaining, which the sort then
+	// computes in its loop rather than through key.
+	byRemaining bool
 	runnable
 }
 
@@ -948,7 +951,11 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 			running--
 			j.total += now - j.lastCheck
 			j.lastCheck = now
-			j.key = p.key(j)
+			if p.byRemaining {
+				j.key = j.remaining()
+			} else {
+				j.key = p.key(j)
+			}
 		} else if running == 0 && i < tail {
 			i = tail - 1
 			prev = l[i].key
