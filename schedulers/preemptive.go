@@ -381,8 +381,18 @@ first:
 	// third loop below must visit each (to keep or preempt it), and may
 	// stop after the last once nothing else can fit.
 	unchosen := len(st.Running) - len(r.chosen)
+	free := r.free
 	for _, i := range r.chosen {
-		r.takeJob(r.byIndex[i]) // they ran together: they fit
+		// They ran together: they fit. (takeJob, with its one-slot case
+		// inlined.)
+		j := r.byIndex[i]
+		if slots := j.js.Slots; len(slots) == 1 && j.uniform {
+			if srv := slots[0].Server; j.unit.Fits(free[srv]) {
+				free[srv] = free[srv].Sub(j.unit)
+			}
+			continue
+		}
+		r.takeJob(j)
 	}
 	for _, i := range r.chosenPend {
 		j := r.byIndex[i]
