@@ -354,7 +354,24 @@ first:
 			}
 			ok := counts
 			if !ok && j.count == 1 {
-				ok = r.bookOne(j)
+				// book for one instance: bookUniform's loop for n = 1,
+				// without its runs, inlined.
+				d, sh := j.unit, j.shape
+				k := 0
+				if r.fromAt[sh] == first {
+					k = int(r.from[sh])
+				}
+				for free := r.free; k < len(free); k++ {
+					if d.Fits(free[k]) {
+						r.from[sh], r.fromAt[sh] = int32(k), first
+						free[k] = free[k].Sub(d)
+						ok = true
+						break
+					}
+				}
+				if !ok {
+					r.room = 0
+				}
 			} else if !ok {
 				ok = r.book(j)
 			}
@@ -630,25 +647,6 @@ func (r *runnable) book(j *rjob) bool {
 	}
 	r.booked = r.booked[:0]
 	return true
-}
-
-// bookOne is book for a job of one instance, called straight from walk's
-// first pass: bookUniform's loop for n = 1, without its runs.
-func (r *runnable) bookOne(j *rjob) bool {
-	d, sh, free := j.unit, j.shape, r.free
-	k := 0
-	if r.fromAt[sh] == r.pass {
-		k = int(r.from[sh])
-	}
-	for ; k < len(free); k++ {
-		if d.Fits(free[k]) {
-			r.from[sh], r.fromAt[sh] = int32(k), r.pass
-			free[k] = free[k].Sub(d)
-			return true
-		}
-	}
-	r.room = 0
-	return false
 }
 
 // bookRun is n instances booked on one server (bookUniform).
