@@ -798,7 +798,8 @@ func (r *runnable) fitJob(j *rjob) []sim.Slot {
 			return nil
 		}
 		r.free[s] = r.free[s].Sub(d)
-		return r.keepSlots(append(r.slotBuf[:0], sim.Slot{Server: s, Socket: -1}))
+		r.slotBuf = append(r.slotBuf[:0], sim.Slot{Server: s, Socket: -1})
+		return r.keepSlots(r.slotBuf)
 	}
 	slots := slices.Grow(r.slotBuf[:0], int(j.count))[:j.count] // every slot is written before it is kept
 	r.slotBuf = slots
