@@ -352,7 +352,30 @@ first:
 				failed[j.shape] = first // more than is left in all, or covered by a shortfall
 				continue
 			}
-			if counts || r.book(j) {
+			ok := counts
+			if !ok && j.count == 1 {
+				// book for one instance: bookUniform's loop for n = 1,
+				// without its runs, inlined.
+				d, sh := j.unit, j.shape
+				k := 0
+				if r.fromAt[sh] == first {
+					k = int(r.from[sh])
+				}
+				for free := r.free; k < len(free); k++ {
+					if d.Fits(free[k]) {
+						r.from[sh], r.fromAt[sh] = int32(k), first
+						free[k] = free[k].Sub(d)
+						ok = true
+						break
+					}
+				}
+				if !ok {
+					r.room = 0
+				}
+			} else if !ok {
+				ok = r.book(j)
+			}
+			if ok {
 				tot = tot.Sub(j.need)
 				if j.running {
 					r.chosen = append(r.chosen, int32(j.js.Index))
@@ -375,12 +398,22 @@ first:
 	// third loop below must visit each (to keep or preempt it), and may
 	// stop after the last once nothing else can fit.
 	unchosen := len(st.Running) - len(r.chosen)
+	free := r.free
 	for _, i := range r.chosen {
-		r.takeJob(r.byIndex[i]) // they ran together: they fit
+		// They ran together: they fit. (takeJob, with its one-slot case
+		// inlined.)
+		j := r.byIndex[i]
+		if slots := j.js.Slots; len(slots) == 1 && j.uniform {
+			if srv := slots[0].Server; j.unit.Fits(free[srv]) {
+				free[srv] = free[srv].Sub(j.unit)
+			}
+			continue
+		}
+		r.takeJob(j)
 	}
 	for _, i := range r.chosenPend {
 		j := r.byIndex[i]
-		if slots := r.firstFit(j.js); slots != nil {
+		if slots := r.fitJob(j); slots != nil {
 			d.Start = append(d.Start, sim.Placement{Job: j.js.Index, Slots: slots})
 			j.running, j.lastCheck = true, st.Now
 		}
@@ -429,7 +462,7 @@ third:
 				failed[j.shape] = pass
 				continue
 			default:
-				slots := r.firstFit(j.js)
+				slots := r.fitJob(j)
 				if slots == nil {
 					r.fail(j)
 					continue
@@ -627,16 +660,6 @@ type bookRun struct{ server, n int }
 // there and move on.
 func (r *runnable) bookUniform(j *rjob, from int) bool {
 	d, n := j.unit, int(j.count)
-	if n == 1 { // the loop below, without its runs
-		s := r.scan(d, from)
-		if s < 0 {
-			r.room = 0
-			return false
-		}
-		r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
-		r.free[s] = r.free[s].Sub(d)
-		return true
-	}
 	runs := r.runs[:0]
 	for placed, s := 0, from; placed < n; s++ {
 		if s = r.scan(d, s); s < 0 {
@@ -719,6 +742,14 @@ func (r *runnable) takeJob(j *rjob) bool {
 		return r.take(js, js.Slots)
 	}
 	d, slots := j.unit, js.Slots
+	if len(slots) == 1 { // the loop below for one slot
+		srv := slots[0].Server
+		if f := r.free[srv]; d.Fits(f) {
+			r.free[srv] = f.Sub(d)
+			return true
+		}
+		return false
+	}
 	for i := 0; i < len(slots); {
 		srv := slots[i].Server
 		f := r.free[srv]
@@ -753,17 +784,36 @@ func (r *runnable) takeJob(j *rjob) bool {
 	return true
 }
 
+// fitJob is firstFit for a runnable job: for identical instances,
+// fitUniform's booking, and for one instance its scan, the same.
+func (r *runnable) fitJob(j *rjob) []sim.Slot {
+	if !j.uniform {
+		return r.firstFit(j.js)
+	}
+	d := j.unit
+	if j.count == 1 {
+		s := r.scan(d, 0)
+		if s < 0 {
+			r.room = 0
+			return nil
+		}
+		r.free[s] = r.free[s].Sub(d)
+		r.slotBuf = append(r.slotBuf[:0], sim.Slot{Server: s, Socket: -1})
+		return r.keepSlots(r.slotBuf)
+	}
+	slots := slices.Grow(r.slotBuf[:0], int(j.count))[:j.count] // every slot is written before it is kept
+	r.slotBuf = slots
+	if !r.fitUniform(d, slots) {
+		return nil
+	}
+	return r.keepSlots(slots)
+}
+
 // firstFit books each instance of js on the lowest-index server it fits,
 // or books nothing and returns nil.
 func (r *runnable) firstFit(js *sim.JobState) []sim.Slot {
 	slots := slices.Grow(r.slotBuf[:0], len(js.Instances))[:len(js.Instances)] // every slot is written before it is kept
 	r.slotBuf = slots
-	if j := r.get(js.Index); j != nil && j.uniform {
-		if !r.fitUniform(js.Instances[0].Demand, slots) {
-			return nil
-		}
-		return r.keepSlots(slots)
-	}
 	from := 0
 	for i, in := range js.Instances {
 		if i > 0 && in.Demand != js.Instances[i-1].Demand {
@@ -848,6 +898,9 @@ func wakeAt(now, t, best float64) float64 {
 type sorted struct {
 	name string
 	key  func(*rjob) float64
+	// byRemaining says key is rjob.remaining, which the sort then
+	// computes in its loop rather than through key.
+	byRemaining bool
 	runnable
 }
 
@@ -907,7 +960,11 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 			running--
 			j.total += now - j.lastCheck
 			j.lastCheck = now
-			j.key = p.key(j)
+			if p.byRemaining {
+				j.key = j.remaining()
+			} else {
+				j.key = p.key(j)
+			}
 		} else if running == 0 && i < tail {
 			i = tail - 1
 			prev = l[i].key
