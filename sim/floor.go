@@ -323,7 +323,8 @@ func byRelease(rel []float64) []int {
 	return order
 }
 
-// byWork is a min-heap of jobs by their whole work, ties by index.
+// byWork is a min-heap of jobs by a work, ties by index: minMeanBusy's
+// jobs by their whole work, srptCompletions' by their remaining work.
 type workItem struct {
 	work float64
 	job  int
@@ -351,33 +352,19 @@ func (h *byWork) Pop() any {
 // released at rel[i] and needing work[i]: the least sum any schedule of
 // one machine reaches.
 func srptCompletions(rel, work []float64) float64 {
-	var q remaining
+	var q byWork // by remaining work
 	var sum float64
 	oneMachine(rel, func() bool { return q.Len() > 0 }, func(j int) {
-		heap.Push(&q, work[j])
+		heap.Push(&q, workItem{work[j], j})
 	}, func(t, arrival float64) float64 {
-		if r := q[0]; t+r <= arrival {
+		if r := q[0].work; t+r <= arrival {
 			sum += t + r
 			heap.Pop(&q)
 			return t + r
 		}
-		q[0] -= arrival - t
+		q[0].work -= arrival - t
 		heap.Fix(&q, 0)
 		return arrival
 	})
 	return sum
-}
-
-// remaining is a min-heap of remaining work.
-type remaining []float64
-
-func (h remaining) Len() int           { return len(h) }
-func (h remaining) Less(i, j int) bool { return h[i] < h[j] }
-func (h remaining) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *remaining) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *remaining) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
