@@ -283,15 +283,23 @@ func newBuilder(name string, pods int) *builder {
 	return &builder{c: &Cluster{Name: name, Topology: t, Pods: pods}, t: t}
 }
 
+// server adds a server in pod of the kind that kindAt gives the name at
+// position posInPod, and returns its node.
 func (b *builder) server(kind string, pod, posInPod int) (int, error) {
 	k, err := kindAt(kind, posInPod)
 	if err != nil {
 		return 0, err
 	}
+	return b.serverOf(k, pod), nil
+}
+
+// serverOf adds a server of kind k in pod, the next id, and returns its
+// node.
+func (b *builder) serverOf(k ServerKind, pod int) int {
 	id := len(b.c.Servers)
 	node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
 	b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: k, Node: node, Pod: pod})
-	return node, nil
+	return node
 }
 
 func (b *builder) sw(name string, tier int) int {
@@ -349,10 +357,7 @@ func Racks(switches, perSwitch int, k ServerKind) (*Cluster, error) {
 			b.t.addLink(tor, core, 4*k.NICGbps, 1)
 		}
 		for i := 0; i < perSwitch; i++ {
-			id := len(b.c.Servers)
-			node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
-			b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: k, Node: node, Pod: 0})
-			b.t.addLink(node, tor, k.NICGbps, 0)
+			b.t.addLink(b.serverOf(k, 0), tor, k.NICGbps, 0)
 		}
 	}
 	return b.done()
