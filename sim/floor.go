@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/jobheap"
 )
 
 // Floor is a lower bound on the mean JCT that any scheduler, the learned
@@ -248,7 +249,7 @@ func dff(y float64, k int) float64 {
 // (Goemans' LP schedule for weights 1). A job without work counts its
 // release.
 func minMeanBusy(rel, work []float64) float64 {
-	var q byWork
+	var q jobheap.Heap // by whole work
 	left := make([]float64, len(rel))
 	moment := make([]float64, len(rel)) // ∫ t over the job's processing
 	var sum float64
@@ -258,9 +259,9 @@ func minMeanBusy(rel, work []float64) float64 {
 			return
 		}
 		left[j] = work[j]
-		heap.Push(&q, workItem{work[j], j})
+		heap.Push(&q, jobheap.Item{Key: work[j], Job: j})
 	}, func(t, arrival float64) float64 {
-		j := q[0].job
+		j := q[0].Job
 		if end := t + left[j]; end <= arrival {
 			moment[j] += left[j] * (t + end) / 2
 			sum += moment[j] / work[j]
@@ -323,46 +324,22 @@ func byRelease(rel []float64) []int {
 	return order
 }
 
-// byWork is a min-heap of jobs by a work, ties by index: minMeanBusy's
-// jobs by their whole work, srptCompletions' by their remaining work.
-type workItem struct {
-	work float64
-	job  int
-}
-type byWork []workItem
-
-func (h byWork) Len() int { return len(h) }
-func (h byWork) Less(i, j int) bool {
-	if h[i].work != h[j].work {
-		return h[i].work < h[j].work
-	}
-	return h[i].job < h[j].job
-}
-func (h byWork) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *byWork) Push(x any)   { *h = append(*h, x.(workItem)) }
-func (h *byWork) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // srptCompletions is the sum of completion times of preemptive
 // shortest-remaining-processing-time on one machine of unit speed, job i
 // released at rel[i] and needing work[i]: the least sum any schedule of
 // one machine reaches.
 func srptCompletions(rel, work []float64) float64 {
-	var q byWork // by remaining work
+	var q jobheap.Heap // by remaining work
 	var sum float64
 	oneMachine(rel, func() bool { return q.Len() > 0 }, func(j int) {
-		heap.Push(&q, workItem{work[j], j})
+		heap.Push(&q, jobheap.Item{Key: work[j], Job: j})
 	}, func(t, arrival float64) float64 {
-		if r := q[0].work; t+r <= arrival {
+		if r := q[0].Key; t+r <= arrival {
 			sum += t + r
 			heap.Pop(&q)
 			return t + r
 		}
-		q[0].work -= arrival - t
+		q[0].Key -= arrival - t
 		heap.Fix(&q, 0)
 		return arrival
 	})
