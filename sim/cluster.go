@@ -293,6 +293,19 @@ func (b *builder) server(kind string, pod, posInPod int) (int, error) {
 	return b.serverOf(k, pod), nil
 }
 
+// rack adds n servers in pod of the kinds that kindAt gives the name at
+// positions first to first+n-1, each linked to switch sw at gbps.
+func (b *builder) rack(kind string, pod, first, n, sw int, gbps float64) error {
+	for s := first; s < first+n; s++ {
+		node, err := b.server(kind, pod, s)
+		if err != nil {
+			return err
+		}
+		b.t.addLink(node, sw, gbps, 0)
+	}
+	return nil
+}
+
 // serverOf adds a server of kind k in pod, the next id, and returns its
 // node.
 func (b *builder) serverOf(k ServerKind, pod int) int {
@@ -412,12 +425,8 @@ func FatTree(k int, kind string) (*Cluster, error) {
 		for e := 0; e < h; e++ {
 			edge := b.sw(fmt.Sprintf("p%d-edge%d", p, e), 1)
 			b.t.addLink(edge, agg, float64(h)*FatTreeGbps[1], 1)
-			for s := 0; s < h; s++ {
-				node, err := b.server(kind, p, e*h+s)
-				if err != nil {
-					return nil, err
-				}
-				b.t.addLink(node, edge, FatTreeGbps[0], 0)
+			if err := b.rack(kind, p, e*h, h, edge, FatTreeGbps[0]); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -453,12 +462,8 @@ func VL2(k int, kind string) (*Cluster, error) {
 			tor := b.sw(fmt.Sprintf("p%d-tor%d", p, t), 1)
 			b.t.addLink(tor, aggs[p], VL2Gbps[1], 1)
 			b.t.addLink(tor, aggs[p^1], VL2Gbps[1], 1)
-			for s := 0; s < perToR; s++ {
-				node, err := b.server(kind, p, t*perToR+s)
-				if err != nil {
-					return nil, err
-				}
-				b.t.addLink(node, tor, VL2Gbps[0], 0)
+			if err := b.rack(kind, p, t*perToR, perToR, tor, VL2Gbps[0]); err != nil {
+				return nil, err
 			}
 		}
 	}
