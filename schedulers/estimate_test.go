@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/jobheap"
 	"github.com/schedlab/schedlab/schedulers"
 )
 
@@ -22,13 +23,13 @@ func estimateError(jobs []datasets.Job, keyOf func(datasets.Job) string) (mae, m
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(jobs[a].SubmitS, jobs[b].SubmitS) })
 	h := schedulers.NewHistoryEstimator()
-	var running finishHeap
+	var running jobheap.Heap // by finish time
 	rel := make([]float64, 0, len(jobs))
 	for _, i := range order {
 		j := jobs[i]
-		for running.Len() > 0 && running[0].at <= j.SubmitS {
-			f := heap.Pop(&running).(finish)
-			h.Finish(keyOf(jobs[f.job]), jobs[f.job].DurationS)
+		for running.Len() > 0 && running[0].Key <= j.SubmitS {
+			f := heap.Pop(&running).(jobheap.Item)
+			h.Finish(keyOf(jobs[f.Job]), jobs[f.Job].DurationS)
 		}
 		e := h.Estimate(keyOf(j))
 		mae += math.Abs(e - j.DurationS)
@@ -38,7 +39,7 @@ func estimateError(jobs []datasets.Job, keyOf func(datasets.Job) string) (mae, m
 				within2++
 			}
 		}
-		heap.Push(&running, finish{at: j.SubmitS + j.DurationS, job: i})
+		heap.Push(&running, jobheap.Item{Key: j.SubmitS + j.DurationS, Job: i})
 	}
 	slices.Sort(rel)
 	return mae / float64(len(jobs)), rel[len(rel)/2], within2 / float64(len(rel))
@@ -52,26 +53,6 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-type finish struct {
-	at  float64
-	job int
-}
-
-type finishHeap []finish
-
-func (h finishHeap) Len() int { return len(h) }
-func (h finishHeap) Less(i, j int) bool {
-	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].job < h[j].job)
-}
-func (h finishHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *finishHeap) Push(x any)   { *h = append(*h, x.(finish)) }
-func (h *finishHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // TestEstimatorOnPAI measures HistoryEstimator on the 6,000-job PAI subset

@@ -30,7 +30,7 @@ func (f *fitTree) build(d sim.Resources, l *sim.Ledger, t *loadTree) {
 		f.leaf(k, l, t)
 	}
 	for v := t.n - 1; v >= 1; v-- {
-		f.pull(v)
+		pullLeast(f.load, f.idx, v)
 	}
 }
 
@@ -44,20 +44,11 @@ func (f *fitTree) leaf(s int, l *sim.Ledger, t *loadTree) {
 	}
 }
 
-func (f *fitTree) pull(v int) {
-	a, b := 2*v, 2*v+1
-	if f.load[b] < f.load[a] {
-		f.load[v], f.idx[v] = f.load[b], f.idx[b]
-	} else {
-		f.load[v], f.idx[v] = f.load[a], f.idx[a]
-	}
-}
-
 // set follows server s's change (the loadTree already holds its load).
 func (f *fitTree) set(s int, l *sim.Ledger, t *loadTree) {
 	f.leaf(s, l, t)
 	for v := (f.n + s) / 2; v >= 1; v /= 2 {
-		f.pull(v)
+		pullLeast(f.load, f.idx, v)
 	}
 }
 

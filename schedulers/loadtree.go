@@ -53,14 +53,20 @@ func (t *loadTree) build(free []sim.Resources, inv *capInverse) {
 }
 
 func (t *loadTree) pull(v int) {
-	a, b := 2*v, 2*v+1
-	if t.minLoad[b] < t.minLoad[a] {
-		t.minLoad[v], t.minIdx[v] = t.minLoad[b], t.minIdx[b]
-	} else {
-		t.minLoad[v], t.minIdx[v] = t.minLoad[a], t.minIdx[a]
-	}
-	fa, fb := t.maxFree[a], t.maxFree[b]
+	pullLeast(t.minLoad, t.minIdx, v)
+	fa, fb := t.maxFree[2*v], t.maxFree[2*v+1]
 	t.maxFree[v] = sim.Resources{GPU: max(fa.GPU, fb.GPU), CPU: max(fa.CPU, fb.CPU), MemGiB: max(fa.MemGiB, fb.MemGiB)}
+}
+
+// pullLeast sets node v of a tree of loads (and the server index reaching
+// each) to its lesser child's load and index; children are compared
+// strictly, so equal loads keep the left child's, the lower index.
+func pullLeast(load []float64, idx []int32, v int) {
+	a, b := 2*v, 2*v+1
+	if load[b] < load[a] {
+		a = b
+	}
+	load[v], idx[v] = load[a], idx[a]
 }
 
 // set records server s's new free resources.

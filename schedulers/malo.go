@@ -2,7 +2,6 @@ package schedulers
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/schedlab/schedlab/sim"
@@ -19,62 +18,34 @@ import (
 // applied. Its surrogate needs durations: NewMALO estimates them from
 // finished jobs (HistoryEstimator), NewOracleMALO reads the truth.
 type MALO struct {
-	cfg   MetaConfig
-	price float64
-	dur   Durations
-	name  string
-	rng   *rand.Rand
+	metaSearch
 }
 
 // NewMALO returns MALO drawing from rng, with durations estimated by a
 // HistoryEstimator.
 func NewMALO(cfg MetaConfig, price float64, rng *rand.Rand) (*MALO, error) {
-	return newMALO("malo", cfg, price, NewHistoryEstimator(), rng)
+	return newMeta[MALO]("malo", cfg, price, NewHistoryEstimator(), rng)
 }
 
 // NewOracleMALO returns MALO reading every job's true duration and
 // remaining time (TrueDurations): an upper bound, not a baseline.
 func NewOracleMALO(cfg MetaConfig, price float64, rng *rand.Rand) (*MALO, error) {
-	return newMALO("malo-oracle", cfg, price, TrueDurations{}, rng)
+	return newMeta[MALO]("malo-oracle", cfg, price, TrueDurations{}, rng)
 }
-
-func newMALO(name string, cfg MetaConfig, price float64, d Durations, rng *rand.Rand) (*MALO, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("schedulers: %s.%w", name, err)
-	}
-	return &MALO{cfg: cfg, price: price, dur: d, name: name, rng: rng}, nil
-}
-
-// Name implements sim.Scheduler.
-func (m *MALO) Name() string { return m.name }
 
 var _ sim.ProgressBlind = (*MALO)(nil)
 
-// IgnoresProgress implements sim.ProgressBlind: the search reads its
-// Durations, which never read State.Since.Progress.
-func (m *MALO) IgnoresProgress() {}
-
 // Schedule implements sim.Scheduler.
 func (m *MALO) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
-	m.dur.Observe(st)
-	if len(st.Pending) == 0 || !anyFits(st) {
+	p := m.problem(st)
+	if p == nil {
 		return nil, nil
 	}
-	p := newProblem(st, m.cfg.MaxJobs, m.price, m.dur)
 	n, dim := m.cfg.Population, p.dim()
 	ar := archive{cap: 2 * n}
-	lions := make([]solution, n)
-	lions[0] = seedSolution(p)
-	for i := 1; i < n; i++ {
-		lions[i] = solution{x: make([]float64, dim)}
-		for d := range lions[i].x {
-			lions[i].x[d] = m.rng.Float64()
-		}
-	}
+	lions := m.population(p, &ar)
 	elite := 0
 	for i := range lions {
-		p.eval(&lions[i])
-		ar.add(lions[i])
 		if lions[i].cost < lions[elite].cost {
 			elite = i
 		}
@@ -135,8 +106,7 @@ func (m *MALO) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 		}
 		temp *= m.cfg.Cooling
 	}
-	pl, _ := p.decode(ar.best().x, true)
-	return p.finish(pl), nil
+	return p.placements(&ar), nil
 }
 
 func roulette(r *rand.Rand, w []float64, sum float64) int {

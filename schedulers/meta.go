@@ -311,3 +311,64 @@ func accept(r *rand.Rand, delta, temp float64) bool {
 }
 
 func clamp01(v float64) float64 { return min(1, max(0, v)) }
+
+// metaSearch is what MALO and MOSA share around their search loops: the
+// configuration, the price their surrogate charges, the Durations it reads,
+// the scheduler's name and the random stream.
+type metaSearch struct {
+	cfg   MetaConfig
+	price float64
+	dur   Durations
+	name  string
+	rng   *rand.Rand
+}
+
+// newMeta returns a MALO or a MOSA (S, a struct of one metaSearch) named
+// name, or cfg's validation error prefixed with the name.
+func newMeta[S ~struct{ metaSearch }](name string, cfg MetaConfig, price float64, d Durations, rng *rand.Rand) (*S, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("schedulers: %s.%w", name, err)
+	}
+	return &S{metaSearch{cfg: cfg, price: price, dur: d, name: name, rng: rng}}, nil
+}
+
+// Name implements sim.Scheduler.
+func (m *metaSearch) Name() string { return m.name }
+
+// IgnoresProgress implements sim.ProgressBlind: the search reads its
+// Durations, which never read State.Since.Progress.
+func (m *metaSearch) IgnoresProgress() {}
+
+// problem lets the Durations observe st and returns the decision's search
+// space, or nil when no pending job can start now.
+func (m *metaSearch) problem(st *sim.State) *problem {
+	m.dur.Observe(st)
+	if len(st.Pending) == 0 || !anyFits(st) {
+		return nil
+	}
+	return newProblem(st, m.cfg.MaxJobs, m.price, m.dur)
+}
+
+// population returns Population solutions, the seed first and the rest drawn
+// uniformly from rng, each evaluated and offered to ar.
+func (m *metaSearch) population(p *problem, ar *archive) []solution {
+	pop := make([]solution, m.cfg.Population)
+	pop[0] = seedSolution(p)
+	for i := 1; i < len(pop); i++ {
+		pop[i] = solution{x: make([]float64, p.dim())}
+		for d := range pop[i].x {
+			pop[i].x[d] = m.rng.Float64()
+		}
+	}
+	for i := range pop {
+		p.eval(&pop[i])
+		ar.add(pop[i])
+	}
+	return pop
+}
+
+// placements decodes the archive's knee into the decision's placements.
+func (p *problem) placements(ar *archive) []sim.Placement {
+	pl, _ := p.decode(ar.best().x, true)
+	return p.finish(pl)
+}

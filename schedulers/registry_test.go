@@ -129,7 +129,24 @@ func TestMetaSeeds(t *testing.T) {
 			t.Errorf("%s: same seed, different results", name)
 		}
 	}
-	if err := (schedulers.MetaConfig{Temperature: 1, Cooling: 2, Iterations: 1, Population: 2, MaxJobs: 1}).Validate(); err == nil {
+	bad := schedulers.MetaConfig{Temperature: 1, Cooling: 2, Iterations: 1, Population: 2, MaxJobs: 1}
+	if err := bad.Validate(); err == nil {
 		t.Error("cooling 2 accepted")
 	}
+	// Each constructor refuses it with the key behind its own name.
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"malo", errOf(schedulers.NewMALO(bad, 1, nil))},
+		{"malo-oracle", errOf(schedulers.NewOracleMALO(bad, 1, nil))},
+		{"mosa", errOf(schedulers.NewMOSA(bad, 1, nil))},
+		{"mosa-oracle", errOf(schedulers.NewOracleMOSA(bad, 1, nil))},
+	} {
+		if want := "schedulers: " + tc.name + ".cooling: "; tc.err == nil || !strings.HasPrefix(tc.err.Error(), want) {
+			t.Errorf("%s with cooling 2: error %v, want one starting %q", tc.name, tc.err, want)
+		}
+	}
 }
+
+func errOf[T any](_ T, err error) error { return err }

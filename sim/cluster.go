@@ -283,15 +283,36 @@ func newBuilder(name string, pods int) *builder {
 	return &builder{c: &Cluster{Name: name, Topology: t, Pods: pods}, t: t}
 }
 
+// server adds a server in pod of the kind that kindAt gives the name at
+// position posInPod, and returns its node.
 func (b *builder) server(kind string, pod, posInPod int) (int, error) {
 	k, err := kindAt(kind, posInPod)
 	if err != nil {
 		return 0, err
 	}
+	return b.serverOf(k, pod), nil
+}
+
+// rack adds n servers in pod of the kinds that kindAt gives the name at
+// positions first to first+n-1, each linked to switch sw at gbps.
+func (b *builder) rack(kind string, pod, first, n, sw int, gbps float64) error {
+	for s := first; s < first+n; s++ {
+		node, err := b.server(kind, pod, s)
+		if err != nil {
+			return err
+		}
+		b.t.addLink(node, sw, gbps, 0)
+	}
+	return nil
+}
+
+// serverOf adds a server of kind k in pod, the next id, and returns its
+// node.
+func (b *builder) serverOf(k ServerKind, pod int) int {
 	id := len(b.c.Servers)
 	node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
 	b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: k, Node: node, Pod: pod})
-	return node, nil
+	return node
 }
 
 func (b *builder) sw(name string, tier int) int {
@@ -349,10 +370,7 @@ func Racks(switches, perSwitch int, k ServerKind) (*Cluster, error) {
 			b.t.addLink(tor, core, 4*k.NICGbps, 1)
 		}
 		for i := 0; i < perSwitch; i++ {
-			id := len(b.c.Servers)
-			node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
-			b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: k, Node: node, Pod: 0})
-			b.t.addLink(node, tor, k.NICGbps, 0)
+			b.t.addLink(b.serverOf(k, 0), tor, k.NICGbps, 0)
 		}
 	}
 	return b.done()
@@ -407,12 +425,8 @@ func FatTree(k int, kind string) (*Cluster, error) {
 		for e := 0; e < h; e++ {
 			edge := b.sw(fmt.Sprintf("p%d-edge%d", p, e), 1)
 			b.t.addLink(edge, agg, float64(h)*FatTreeGbps[1], 1)
-			for s := 0; s < h; s++ {
-				node, err := b.server(kind, p, e*h+s)
-				if err != nil {
-					return nil, err
-				}
-				b.t.addLink(node, edge, FatTreeGbps[0], 0)
+			if err := b.rack(kind, p, e*h, h, edge, FatTreeGbps[0]); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -448,12 +462,8 @@ func VL2(k int, kind string) (*Cluster, error) {
 			tor := b.sw(fmt.Sprintf("p%d-tor%d", p, t), 1)
 			b.t.addLink(tor, aggs[p], VL2Gbps[1], 1)
 			b.t.addLink(tor, aggs[p^1], VL2Gbps[1], 1)
-			for s := 0; s < perToR; s++ {
-				node, err := b.server(kind, p, t*perToR+s)
-				if err != nil {
-					return nil, err
-				}
-				b.t.addLink(node, tor, VL2Gbps[0], 0)
+			if err := b.rack(kind, p, t*perToR, perToR, tor, VL2Gbps[0]); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -474,10 +474,7 @@ func FlatOf(n int, kind ServerKind) (*Cluster, error) {
 	b := newBuilder(fmt.Sprintf("flat(%d,%s)", n, kind.Name), 1)
 	tor := b.sw("tor", 1)
 	for i := 0; i < n; i++ {
-		id := len(b.c.Servers)
-		node := b.t.addNode(Node{Kind: NodeServer, Name: fmt.Sprintf("s%d", id), Server: id})
-		b.c.Servers = append(b.c.Servers, Server{ID: id, Kind: kind, Node: node, Pod: 0})
-		b.t.addLink(node, tor, kind.NICGbps, 0)
+		b.t.addLink(b.serverOf(kind, 0), tor, kind.NICGbps, 0)
 	}
 	return b.done()
 }

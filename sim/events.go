@@ -73,24 +73,8 @@ func (s *Sim) popEvent() event {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(h) && evLess(h[r], h[l]) {
-			m = r
-		}
-		if !evLess(h[m], h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	s.heap = h
+	s.heap = h[:last]
+	s.down(0)
 	return top
 }
 

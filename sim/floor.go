@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/schedlab/schedlab/datasets"
+	"github.com/schedlab/schedlab/internal/jobheap"
 )
 
 // Floor is a lower bound on the mean JCT that any scheduler, the learned
@@ -248,46 +249,61 @@ func dff(y float64, k int) float64 {
 // (Goemans' LP schedule for weights 1). A job without work counts its
 // release.
 func minMeanBusy(rel, work []float64) float64 {
-	order := byRelease(rel)
-	var q byWork
+	var q jobheap.Heap // by whole work
 	left := make([]float64, len(rel))
 	moment := make([]float64, len(rel)) // ∫ t over the job's processing
-	var sum, t float64
+	var sum float64
+	oneMachine(rel, func() bool { return q.Len() > 0 }, func(j int) {
+		if !(work[j] > 0) {
+			sum += rel[j]
+			return
+		}
+		left[j] = work[j]
+		heap.Push(&q, jobheap.Item{Key: work[j], Job: j})
+	}, func(t, arrival float64) float64 {
+		j := q[0].Job
+		if end := t + left[j]; end <= arrival {
+			moment[j] += left[j] * (t + end) / 2
+			sum += moment[j] / work[j]
+			heap.Pop(&q)
+			return end
+		}
+		moment[j] += (arrival - t) * (t + arrival) / 2
+		left[j] -= arrival - t
+		return arrival
+	})
+	return sum
+}
+
+// oneMachine walks one machine of unit speed through the releases of jobs
+// released at rel[i], in order of release (ties by index), for a policy
+// that keeps its own queue: queued reports whether the queue holds a job,
+// release(j) is called as job j is released, and, while the queue holds a
+// job, run(t, arrival) runs the queue's first one from t until it ends or
+// the next release arrives (+Inf when none is left) and returns the time
+// it stopped. When the queue is empty the machine idles to the next
+// release.
+func oneMachine(rel []float64, queued func() bool, release func(j int), run func(t, arrival float64) float64) {
+	order := byRelease(rel)
+	var t float64
 	next := 0
-	for next < len(order) || q.Len() > 0 {
-		if q.Len() == 0 {
+	for next < len(order) || queued() {
+		if !queued() {
 			t = max(t, rel[order[next]])
 		}
 		for next < len(order) && rel[order[next]] <= t {
-			j := order[next]
+			release(order[next])
 			next++
-			if !(work[j] > 0) {
-				sum += rel[j]
-				continue
-			}
-			left[j] = work[j]
-			heap.Push(&q, workItem{work[j], j})
 		}
-		if q.Len() == 0 {
+		if !queued() {
 			continue
 		}
 		arrival := math.Inf(1)
 		if next < len(order) {
 			arrival = rel[order[next]]
 		}
-		j := q[0].job
-		if end := t + left[j]; end <= arrival {
-			moment[j] += left[j] * (t + end) / 2
-			sum += moment[j] / work[j]
-			heap.Pop(&q)
-			t = end
-		} else {
-			moment[j] += (arrival - t) * (t + arrival) / 2
-			left[j] -= arrival - t
-			t = arrival
-		}
+		t = run(t, arrival)
 	}
-	return sum
 }
 
 // byRelease is the jobs' indices in order of release, ties by index.
@@ -308,73 +324,24 @@ func byRelease(rel []float64) []int {
 	return order
 }
 
-// byWork is a min-heap of jobs by their whole work, ties by index.
-type workItem struct {
-	work float64
-	job  int
-}
-type byWork []workItem
-
-func (h byWork) Len() int { return len(h) }
-func (h byWork) Less(i, j int) bool {
-	if h[i].work != h[j].work {
-		return h[i].work < h[j].work
-	}
-	return h[i].job < h[j].job
-}
-func (h byWork) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *byWork) Push(x any)   { *h = append(*h, x.(workItem)) }
-func (h *byWork) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // srptCompletions is the sum of completion times of preemptive
 // shortest-remaining-processing-time on one machine of unit speed, job i
 // released at rel[i] and needing work[i]: the least sum any schedule of
 // one machine reaches.
 func srptCompletions(rel, work []float64) float64 {
-	order := byRelease(rel)
-	var q remaining
-	var sum, t float64
-	next := 0
-	for next < len(order) || q.Len() > 0 {
-		if q.Len() == 0 {
-			t = max(t, rel[order[next]])
-		}
-		for next < len(order) && rel[order[next]] <= t {
-			heap.Push(&q, work[order[next]])
-			next++
-		}
-		arrival := math.Inf(1)
-		if next < len(order) {
-			arrival = rel[order[next]]
-		}
-		if r := q[0]; t+r <= arrival {
-			t += r
-			sum += t
+	var q jobheap.Heap // by remaining work
+	var sum float64
+	oneMachine(rel, func() bool { return q.Len() > 0 }, func(j int) {
+		heap.Push(&q, jobheap.Item{Key: work[j], Job: j})
+	}, func(t, arrival float64) float64 {
+		if r := q[0].Key; t+r <= arrival {
+			sum += t + r
 			heap.Pop(&q)
-		} else {
-			q[0] -= arrival - t
-			t = arrival
-			heap.Fix(&q, 0)
+			return t + r
 		}
-	}
+		q[0].Key -= arrival - t
+		heap.Fix(&q, 0)
+		return arrival
+	})
 	return sum
-}
-
-// remaining is a min-heap of remaining work.
-type remaining []float64
-
-func (h remaining) Len() int           { return len(h) }
-func (h remaining) Less(i, j int) bool { return h[i] < h[j] }
-func (h remaining) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *remaining) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *remaining) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
