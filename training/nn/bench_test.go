@@ -128,6 +128,8 @@ func BenchmarkGemmSerial(b *testing.B) {
 		// The MARL forward scorer's candidate half: 20 schedulers'
 		// 96-wide states by its 96×128 weights.
 		{"Scorer", false, false, mk(20, 96), mk(96, 128), 20, 128},
+		// The acting scheduler's state row by the same weights.
+		{"Row", false, false, mk(1, 96), mk(96, 128), 1, 128},
 	}
 	for _, cs := range cases {
 		c := mk(cs.m, cs.n)
