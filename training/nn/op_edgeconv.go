@@ -145,11 +145,12 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		// state is not all zero (dMs skips the others, below). The
 		// MARL inter-scheduler stack's first layer reads its acting
 		// scheduler's row and the schedulers' rows, not the switches'.
-		clear(dy)
+		// The other rows of dy are neither written nor read.
 		for src := 0; src < nodes; src++ {
 			if (src < lo || src >= hi) && (!(w.needGrad || c.needGrad) || allZero(h.Data[src*d:(src+1)*d])) {
 				continue
 			}
+			clear(dy[src*yw : (src+1)*yw])
 			t.elist = t.elist[:0]
 			for _, e := range g.out[g.outStart[src]:g.outStart[src+1]] {
 				if t.live[g.Dst[e]] {
@@ -176,7 +177,7 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		// switches, most of its rows.
 		t.keep = t.keep[:0]
 		for u := 0; u < nodes; u++ {
-			if !allZero(dy[u*yw:(u+1)*yw]) && !allZero(h.Data[u*d:(u+1)*d]) {
+			if !allZero(h.Data[u*d:(u+1)*d]) && !allZero(dy[u*yw:(u+1)*yw]) {
 				t.keep = append(t.keep, u)
 			}
 		}
