@@ -128,6 +128,8 @@ func BenchmarkGemmSerial(b *testing.B) {
 		// The MARL forward scorer's candidate half: 20 schedulers'
 		// 96-wide states by its 96×128 weights.
 		{"Scorer", false, false, mk(20, 96), mk(96, 128), 20, 128},
+		// The acting scheduler's state row by the same weights.
+		{"Row", false, false, mk(1, 96), mk(96, 128), 1, 128},
 	}
 	for _, cs := range cases {
 		c := mk(cs.m, cs.n)
@@ -331,5 +333,45 @@ func BenchmarkDeferredProducts(b *testing.B) {
 				tp.FlushGrad()
 			}
 		})
+	}
+}
+
+// BenchmarkEdgeConvRows is the MARL inter-scheduler stack's restricted
+// last layer at k = 20 on a tape, forward and backward: 20 scheduler
+// rows, each with an edge from every one of 100 switches and back, d =
+// 32, three edge features; the states need a gradient, the edge
+// features none.
+func BenchmarkEdgeConvRows(b *testing.B) {
+	const parts, switches, d, f = 20, 100, 32, 3
+	nodes := parts + switches
+	var src, dst []int
+	for u := 0; u < parts; u++ {
+		for s := parts; s < nodes; s++ {
+			src, dst = append(src, s, u), append(dst, u, s)
+		}
+	}
+	g, err := NewGraph(nodes, src, dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	ps := NewParams()
+	h := ps.New("h", nodes, d)
+	w, c := ps.New("w", f, d*d), ps.New("c", 1, d*d)
+	for _, p := range []*Node{h, w, c} {
+		for i := range p.Data {
+			p.Data[i] = rng.NormFloat64()
+		}
+	}
+	ef := randSparse(g.Edges()*f, rng)
+	rows := make([]int, parts)
+	for i := range rows {
+		rows[i] = i
+	}
+	var tp Tape
+	for b.Loop() {
+		tp.Reset()
+		y := tp.EdgeConvRows(h, tp.Const(g.Edges(), f, ef), w, c, g, rows)
+		tp.Backward(tp.Sum(y))
 	}
 }

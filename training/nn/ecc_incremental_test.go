@@ -509,7 +509,8 @@ func TestECCStackRetarget(t *testing.T) {
 // rows of constants around a few rows that need a gradient (the MARL
 // inter-scheduler stack's input) gives those rows, and its parameters,
 // the bits it gives them when every row needs a gradient, though it
-// computes the states' gradient at those rows only.
+// computes the states' gradient at those rows only, and dY only at them
+// and at the rows whose states are not all zero.
 func TestEdgeConvGradRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const nodes, f, in, d = 120, 3, 5, 8
@@ -522,9 +523,11 @@ func TestEdgeConvGradRows(t *testing.T) {
 			p.Data[i] = 0.3 * rng.NormFloat64()
 		}
 	}
-	// The other rows' states: constants, or a parameter of their own.
+	// The other rows' states: constants, or a parameter of their own;
+	// the last half all zero (the switches' states), whose rows of dY
+	// the constant pass skips.
 	states := NewParams().New("states", nodes, d)
-	for i := range states.Data {
+	for i := range states.Data[:nodes/2*d] {
 		states.Data[i] = rng.NormFloat64()
 	}
 	x := make([]float64, 3*in)

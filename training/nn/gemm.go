@@ -238,18 +238,22 @@ func fmaRows(c []float64, ldc int, a []float64, inca, rowa int, b []float64, ldb
 			}
 		}
 		if n16 > 0 {
-			// With AVX-512 a lone row's first n&^63 columns go
-			// sixty-four at a time: eight chains in flight.
-			w64 := 0
+			// A lone row's first columns go sixty-four at a time with
+			// AVX-512 (n&^63 of them), else thirty-two (n&^31): eight
+			// chains in flight.
+			wide := n &^ 31
 			if haveAVX512 {
-				w64 = n &^ 63
+				wide = n &^ 63
 			}
 			for i := i4; i < m; i++ {
-				if w64 > 0 {
-					fmaRow64z(&c[i*ldc], &a[i*rowa], inca, &b[0], ldb, w64, k, zero)
+				switch {
+				case wide > 0 && haveAVX512:
+					fmaRow64z(&c[i*ldc], &a[i*rowa], inca, &b[0], ldb, wide, k, zero)
+				case wide > 0:
+					fmaRow32(&c[i*ldc], &a[i*rowa], inca, &b[0], ldb, wide, k, zero)
 				}
-				if n16 > w64 {
-					fmaRow16(&c[i*ldc+w64], &a[i*rowa], inca, &b[w64], ldb, n16-w64, k, zero)
+				if n16 > wide {
+					fmaRow16(&c[i*ldc+wide], &a[i*rowa], inca, &b[wide], ldb, n16-wide, k, zero)
 				}
 			}
 		}

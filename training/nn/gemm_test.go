@@ -117,7 +117,7 @@ func TestGemmChains(t *testing.T) { fmaPaths(t, testGemmChains) }
 
 func testGemmChains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	shapes := [][3]int{{200, 1, 128}, {1, 1, 128}, {200, 128, 1}, {20, 3, 1}, {300, 1, 70}, {1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}, {7, 24, 9}}
+	shapes := [][3]int{{200, 1, 128}, {1, 1, 128}, {200, 128, 1}, {20, 3, 1}, {300, 1, 70}, {1, 96, 64}, {411, 16, 32}, {411, 64, 16}, {200, 128, 33}, {64, 16, 411}, {130, 130, 200}, {300, 70, 150}, {5, 300, 129}, {7, 24, 9}, {10, 40, 5}, {17, 48, 6}}
 	for _, sh := range shapes {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, ta := range []bool{false, true} {
@@ -317,6 +317,51 @@ func TestMatMulGradColsBits(t *testing.T) {
 						t.Fatalf("%+v constFirst=%v: %s.Grad[%d] is %v, %v with every column's gradient", sh, constFirst, c.name, i, c.got[i], c.want[i])
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestMatMulGradRowsBits checks that a product of [z, h] whose z is
+// rows of constants around a few rows that need a gradient (the MARL
+// inter-scheduler stack's first layer) gives every parameter the bits it
+// gets when all of z's rows need one, though dA's block of z is computed
+// at those few rows only.
+func TestMatMulGradRowsBits(t *testing.T) {
+	shapes := []struct{ rows, lo, hi, cz, ch, in, out int }{
+		{120, 7, 8, 32, 32, 5, 32}, {120, 0, 3, 9, 4, 6, 5}, {41, 38, 41, 16, 17, 3, 8},
+	}
+	for _, sh := range shapes {
+		run := func(all bool) [][]float64 {
+			rng := rand.New(rand.NewPCG(uint64(sh.rows), uint64(sh.lo)))
+			ps := NewParams()
+			wz := ps.New("wz", sh.in, sh.cz)
+			wh := ps.New("wh", sh.in, sh.ch)
+			w := ps.New("w", sh.cz+sh.ch, sh.out)
+			states := ps.New("states", sh.rows, sh.cz)
+			for _, p := range []*Node{wz, wh, w, states} {
+				copy(p.Data, randSparse(len(p.Data), rng))
+			}
+			var tp Tape
+			above := tp.Const(sh.lo, sh.cz, states.Data[:sh.lo*sh.cz])
+			below := tp.Const(sh.rows-sh.hi, sh.cz, states.Data[sh.hi*sh.cz:])
+			if all {
+				above, below = tp.SliceRows(states, 0, sh.lo), tp.SliceRows(states, sh.hi, sh.rows)
+			}
+			z := tp.ConcatRows(above, tp.MatMul(tp.Const(sh.hi-sh.lo, sh.in, randSparse((sh.hi-sh.lo)*sh.in, rng)), wz), below)
+			h := tp.ReLU(tp.MatMul(tp.Const(sh.rows, sh.in, randSparse(sh.rows*sh.in, rng)), wh))
+			y := tp.MatMul(tp.ConcatCols(z, h), w)
+			tp.Backward(tp.Sum(tp.Mul(y, tp.Const(sh.rows, sh.out, randSparse(sh.rows*sh.out, rng)))))
+			var out [][]float64
+			for _, p := range []*Node{wz, wh, w} {
+				out = append(out, append([]float64(nil), p.Grad...))
+			}
+			return out
+		}
+		want, got := run(true), run(false)
+		for i, name := range []string{"wz", "wh", "w"} {
+			if !sameBits(got[i], want[i]) {
+				t.Errorf("%+v: %s's gradient differs from the one with every row's", sh, name)
 			}
 		}
 	}

@@ -28,6 +28,13 @@ var haveAVX512 = haveFMA && cpu.X86.HasAVX512F
 //go:noescape
 func fmaRows4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n8, k int, zero bool)
 
+// fmaRow32 is fmaRow16 for n32 (a multiple of 32) columns, thirty-two
+// at a time: eight chains in flight, the same chains (kernel_amd64.s,
+// AVX2 and FMA: the caller checks haveFMA and the bounds).
+//
+//go:noescape
+func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n32, k int, zero bool)
+
 // fmaRow16 is fmaRows4 for one row of C and n16 (a multiple of 16)
 // columns (kernel_amd64.s, AVX2 and FMA: the caller checks haveFMA and
 // the bounds).

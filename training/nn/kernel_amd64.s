@@ -695,3 +695,51 @@ r64loop:
 	JG   r64block
 	VZEROUPPER
 	RET
+
+// func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n32, k int, zero bool)
+//
+// fmaRow16 thirty-two columns at a time for n32 columns (a multiple of
+// 32): eight chains in flight where sixteen columns leave four, each
+// element the same chain of fused multiply-adds over l in order. AVX2
+// and FMA: the caller checks haveFMA and the bounds.
+TEXT ·fmaRow32(SB), NOSPLIT, $0-57
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ inca+16(FP), R8
+	SHLQ $3, R8
+	MOVQ b+24(FP), DX
+	MOVQ ldb+32(FP), R9
+	SHLQ $3, R9
+	MOVQ n32+40(FP), BX
+	MOVQ k+48(FP), CX
+
+r32block:
+	CMPB zero+56(FP), $0
+	JNE  r32zero
+	LOADS8(VMOVUPD, 32, 0, DI, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	JMP     r32start
+
+r32zero:
+	ZERO8(VXORPD, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+
+r32start:
+	MOVQ SI, R13
+	MOVQ DX, R14
+	MOVQ CX, AX
+
+r32loop:
+	VBROADCASTSD (R13), Y10
+	FMAS8(VFMADD231PD, 32, 0, R14, Y10, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	ADDQ         R8, R13
+	ADDQ         R9, R14
+	DECQ         AX
+	JNZ          r32loop
+
+	STORES8(VMOVUPD, 32, 0, DI, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+
+	ADDQ $256, DI
+	ADDQ $256, DX
+	SUBQ $32, BX
+	JG   r32block
+	VZEROUPPER
+	RET

@@ -12,6 +12,10 @@ func fmaRows4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, 
 	panic("nn: fmaRows4 without assembly kernels")
 }
 
+func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n32, k int, zero bool) {
+	panic("nn: fmaRow32 without assembly kernels")
+}
+
 func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n16, k int, zero bool) {
 	panic("nn: fmaRow16 without assembly kernels")
 }

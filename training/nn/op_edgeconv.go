@@ -124,6 +124,10 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 			}
 		}
 	}
+	lo, hi := 0, 0 // the rows of dH that are read
+	if h.needGrad {
+		lo, hi = gradRows(h)
+	}
 	if needY {
 		coefs := n.coef
 		if coefs == nil {
@@ -136,9 +140,17 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 			coefs = t.coefs
 		}
 		// dY source by source, each row's terms in edge order: the
-		// chains of a pass over the edges (spread).
-		clear(dy)
+		// chains of a pass over the edges (spread). Only the rows that
+		// are read: dH's rows of gradRows and, for dMs, the rows whose
+		// state is not all zero (dMs skips the others, below). The
+		// MARL inter-scheduler stack's first layer reads its acting
+		// scheduler's row and the schedulers' rows, not the switches'.
+		// The other rows of dy are neither written nor read.
 		for src := 0; src < nodes; src++ {
+			if (src < lo || src >= hi) && (!(w.needGrad || c.needGrad) || allZero(h.Data[src*d:(src+1)*d])) {
+				continue
+			}
+			clear(dy[src*yw : (src+1)*yw])
 			t.elist = t.elist[:0]
 			for _, e := range g.out[g.outStart[src]:g.outStart[src+1]] {
 				if t.live[g.Dst[e]] {
@@ -155,7 +167,6 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 	if h.needGrad {
 		// Only the rows of dH whose gradient is read (gradRows): every
 		// element is a chain of its own (gemm), so fewer rows change none.
-		lo, hi := gradRows(h)
 		t.gemm(false, false, 1, general(hi-lo, yw, yw, dy[lo*yw:]), general(yw, d, d, ms), 1, general(hi-lo, d, d, h.Grad[lo*d:]))
 	}
 	if w.needGrad || c.needGrad {
@@ -166,7 +177,7 @@ func (edgeConvOp) backward(t *Tape, n *Node) {
 		// switches, most of its rows.
 		t.keep = t.keep[:0]
 		for u := 0; u < nodes; u++ {
-			if !allZero(dy[u*yw:(u+1)*yw]) && !allZero(h.Data[u*d:(u+1)*d]) {
+			if !allZero(h.Data[u*d:(u+1)*d]) && !allZero(dy[u*yw:(u+1)*yw]) {
 				t.keep = append(t.keep, u)
 			}
 		}

@@ -42,16 +42,24 @@ func (matMulOp) backward(t *Tape, n *Node) {
 	a, b := n.in[0], n.in[1]
 	dc := general(n.Rows, n.Cols, n.Cols, n.Grad)
 	if a.needGrad {
-		// Only the columns of dA whose gradient is read (gradCols):
-		// every element is a chain of its own (gemm), so computing
-		// fewer columns changes none.
+		// Only the columns of dA whose gradient is read (gradCols),
+		// and where a concatenates columns one of which is read at a
+		// few rows (gradRows: the MARL inter-scheduler stack's first
+		// layer, [z, h_N], reads z's at the acting scheduler's row),
+		// each operand's block at its rows: every element is a chain of
+		// its own (gemm), so computing fewer changes none.
 		lo, hi := gradCols(a)
-		if t.defer_ && b.param && deferProducts {
-			// Bᵀ's columns lo..hi−1, copied once while deferring: gemm
-			// would copy it at every pass (the same bits).
-			t.gemm(false, false, 1, dc, general(b.Cols, hi-lo, b.Rows, t.transposed(b)[lo:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+		if !fewerRows(a) {
+			t.productGradA(a, b, n, 0, a.Rows, lo, hi)
 		} else {
-			t.gemm(false, true, 1, dc, general(hi-lo, b.Cols, b.Cols, b.Data[lo*b.Cols:]), 1, general(a.Rows, hi-lo, a.Cols, a.Grad[lo:]))
+			off := 0
+			for _, x := range a.in {
+				if x.needGrad {
+					r0, r1 := gradRows(x)
+					t.productGradA(a, b, n, r0, r1, off, off+x.Cols)
+				}
+				off += x.Cols
+			}
 		}
 	}
 	switch {
@@ -60,6 +68,34 @@ func (matMulOp) backward(t *Tape, n *Node) {
 	case b.needGrad:
 		t.gemm(true, false, 1, general(a.Rows, a.Cols, a.Cols, a.Data), dc, 1, general(b.Rows, b.Cols, b.Cols, b.Grad))
 	}
+}
+
+// productGradA adds to dA's rows [r0, r1) and columns [c0, c1) their
+// terms of dC·Bᵀ for the product n = A·B.
+func (t *Tape) productGradA(a, b, n *Node, r0, r1, c0, c1 int) {
+	dc := general(r1-r0, n.Cols, n.Cols, n.Grad[r0*n.Cols:])
+	da := general(r1-r0, c1-c0, a.Cols, a.Grad[r0*a.Cols+c0:])
+	if t.defer_ && b.param && deferProducts {
+		// Bᵀ's columns c0..c1−1, copied once while deferring: gemm
+		// would copy it at every pass (the same bits).
+		t.gemm(false, false, 1, dc, general(b.Cols, c1-c0, b.Rows, t.transposed(b)[c0:]), 1, da)
+	} else {
+		t.gemm(false, true, 1, dc, general(c1-c0, b.Cols, b.Cols, b.Data[c0*b.Cols:]), 1, da)
+	}
+}
+
+// fewerRows reports whether a concatenates columns one of which, needing
+// a gradient, has it read at fewer rows than a's (gradRows).
+func fewerRows(a *Node) bool {
+	if _, ok := a.op.(concatColsOp); !ok {
+		return false
+	}
+	for _, x := range a.in {
+		if r0, r1 := gradRows(x); x.needGrad && r1-r0 < a.Rows {
+			return true
+		}
+	}
+	return false
 }
 
 // gradCols returns the range [lo, hi) of a's columns whose gradient a
