@@ -96,6 +96,28 @@ row4loop: \
 	JNZ   row4loop; \
 	STORES4(MOVU, W, 0, DI, V0, V1, V2, V3)
 
+// FMA_ROW8 is FMA_ROW4 with eight registers of W bytes: eight chains in
+// flight, the row's 8·W bytes from DI, B's from DX, A's step ASTEP.
+#define FMA_ROW8(MOVU, XOR, BCAST, FMA, W, ASTEP, ZERO, V0, V1, V2, V3, V4, V5, V6, V7, S) \
+	CMPB ZERO, $0; \
+	JNE  row8zero; \
+	LOADS8(MOVU, W, 0, DI, V0, V1, V2, V3, V4, V5, V6, V7); \
+	JMP  row8start; \
+row8zero: \
+	ZERO8(XOR, V0, V1, V2, V3, V4, V5, V6, V7); \
+row8start: \
+	MOVQ SI, R13; \
+	MOVQ DX, R14; \
+	MOVQ CX, AX; \
+row8loop: \
+	BCAST (R13), S; \
+	FMAS8(FMA, W, 0, R14, S, V0, V1, V2, V3, V4, V5, V6, V7); \
+	ADDQ  ASTEP, R13; \
+	ADDQ  R9, R14; \
+	DECQ  AX; \
+	JNZ   row8loop; \
+	STORES8(MOVU, W, 0, DI, V0, V1, V2, V3, V4, V5, V6, V7)
+
 // ZERO4 sets four registers to +0 with XOR (VXORPD, VXORPS, VPXORQ, …).
 #define ZERO4(XOR, V0, V1, V2, V3) \
 	XOR V0, V0, V0; \

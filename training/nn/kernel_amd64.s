@@ -666,28 +666,7 @@ TEXT ·fmaRow64z(SB), NOSPLIT, $0-57
 	MOVQ k+48(FP), CX
 
 r64block:
-	CMPB zero+56(FP), $0
-	JNE  r64zero
-	LOADS8(VMOVUPD, 64, 0, DI, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	JMP     r64start
-
-r64zero:
-	ZERO8(VPXORQ, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-
-r64start:
-	MOVQ SI, R13
-	MOVQ DX, R14
-	MOVQ CX, AX
-
-r64loop:
-	VBROADCASTSD (R13), Z10
-	FMAS8(VFMADD231PD, 64, 0, R14, Z10, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	ADDQ         R8, R13
-	ADDQ         R9, R14
-	DECQ         AX
-	JNZ          r64loop
-
-	STORES8(VMOVUPD, 64, 0, DI, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	FMA_ROW8(VMOVUPD, VPXORQ, VBROADCASTSD, VFMADD231PD, 64, R8, zero+56(FP), Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z10)
 
 	ADDQ $512, DI
 	ADDQ $512, DX
@@ -714,28 +693,7 @@ TEXT ·fmaRow32(SB), NOSPLIT, $0-57
 	MOVQ k+48(FP), CX
 
 r32block:
-	CMPB zero+56(FP), $0
-	JNE  r32zero
-	LOADS8(VMOVUPD, 32, 0, DI, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-	JMP     r32start
-
-r32zero:
-	ZERO8(VXORPD, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-
-r32start:
-	MOVQ SI, R13
-	MOVQ DX, R14
-	MOVQ CX, AX
-
-r32loop:
-	VBROADCASTSD (R13), Y10
-	FMAS8(VFMADD231PD, 32, 0, R14, Y10, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-	ADDQ         R8, R13
-	ADDQ         R9, R14
-	DECQ         AX
-	JNZ          r32loop
-
-	STORES8(VMOVUPD, 32, 0, DI, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	FMA_ROW8(VMOVUPD, VXORPD, VBROADCASTSD, VFMADD231PD, 32, R8, zero+56(FP), Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y10)
 
 	ADDQ $256, DI
 	ADDQ $256, DX
