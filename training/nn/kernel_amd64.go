@@ -28,26 +28,26 @@ var haveAVX512 = haveFMA && cpu.X86.HasAVX512F
 //go:noescape
 func fmaRows4(c *float64, ldc int, a *float64, inca, rowa int, b *float64, ldb, n8, k int, zero bool)
 
-// fmaRow32 is fmaRow16 for n32 (a multiple of 32) columns, thirty-two
+// fmaRow32 is fmaRow16 for n (a multiple of 32) columns, thirty-two
 // at a time: eight chains in flight, the same chains (kernel_amd64.s,
 // AVX2 and FMA: the caller checks haveFMA and the bounds).
 //
 //go:noescape
-func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n32, k int, zero bool)
+func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n, k int, zero bool)
 
-// fmaRow16 is fmaRows4 for one row of C and n16 (a multiple of 16)
+// fmaRow16 is fmaRows4 for one row of C and n (a multiple of 16)
 // columns (kernel_amd64.s, AVX2 and FMA: the caller checks haveFMA and
 // the bounds).
 //
 //go:noescape
-func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n16, k int, zero bool)
+func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n, k int, zero bool)
 
 // fmaRow64z is fmaRow16 with AVX-512F registers, sixty-four columns at a
-// time for n64 columns (a multiple of 64): the same chains, eight in
+// time for n columns (a multiple of 64): the same chains, eight in
 // flight (kernel_amd64.s: the caller checks haveAVX512 and the bounds).
 //
 //go:noescape
-func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool)
+func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n, k int, zero bool)
 
 // addMessage4y sets o[j] = fma(c[k], y[k·d+j], o[j]) for k = 0..3 in
 // turn and j < d, a multiple of 4 (kernel_amd64.s, AVX2 and FMA: the

@@ -96,6 +96,21 @@ row4loop: \
 	JNZ   row4loop; \
 	STORES4(MOVU, W, 0, DI, V0, V1, V2, V3)
 
+// ROW_ARGS loads the arguments of fmaRow16, fmaRow32 and fmaRow64z
+// (c, a, inca, b, ldb, n, k, zero): C's row to DI, A to SI and its step
+// in bytes to R8, B to DX and its row step in bytes to R9, the columns n
+// to BX and the depth k to CX.
+#define ROW_ARGS \
+	MOVQ c+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ inca+16(FP), R8; \
+	SHLQ $3, R8; \
+	MOVQ b+24(FP), DX; \
+	MOVQ ldb+32(FP), R9; \
+	SHLQ $3, R9; \
+	MOVQ n+40(FP), BX; \
+	MOVQ k+48(FP), CX
+
 // FMA_ROW8 is FMA_ROW4 with eight registers of W bytes: eight chains in
 // flight, the row's 8·W bytes from DI, B's from DX, A's step ASTEP.
 #define FMA_ROW8(MOVU, XOR, BCAST, FMA, W, ASTEP, ZERO, V0, V1, V2, V3, V4, V5, V6, V7, S) \

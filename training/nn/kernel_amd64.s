@@ -112,21 +112,13 @@ TEXT ·fmaRows4(SB), NOSPLIT, $0-73
 
 	FMA_ROWS4(VMOVUPD, VXORPD, VBROADCASTSD, VFMADD231PD, 32, 8, R8, zero+72(FP), Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13)
 
-// func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n16, k int, zero bool)
+// func fmaRow16(c *float64, a *float64, inca int, b *float64, ldb, n, k int, zero bool)
 //
-// fmaRows4 for one row of C, sixteen columns at a time for n16 columns
+// fmaRows4 for one row of C, sixteen columns at a time for n columns
 // (a multiple of 16): four chains in flight where eight columns would
 // leave two, each element the same chain of fused multiply-adds.
 TEXT ·fmaRow16(SB), NOSPLIT, $0-57
-	MOVQ c+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ inca+16(FP), R8
-	SHLQ $3, R8
-	MOVQ b+24(FP), DX
-	MOVQ ldb+32(FP), R9
-	SHLQ $3, R9
-	MOVQ n16+40(FP), BX
-	MOVQ k+48(FP), CX
+	ROW_ARGS
 
 block1:
 	FMA_ROW4(VMOVUPD, VXORPD, VBROADCASTSD, VFMADD231PD, 32, R8, zero+56(FP), Y0, Y1, Y2, Y3, Y10)
@@ -647,23 +639,15 @@ g3done:
 	VZEROUPPER
 	RET
 
-// func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n64, k int, zero bool)
+// func fmaRow64z(c *float64, a *float64, inca int, b *float64, ldb, n, k int, zero bool)
 //
-// fmaRow16 with AVX-512F registers, sixty-four columns at a time for n64
+// fmaRow16 with AVX-512F registers, sixty-four columns at a time for n
 // columns (a multiple of 64): eight chains of eight in flight where
 // fmaRow16 has four of four, each element the same chain of fused
 // multiply-adds over l in order. The caller checks haveAVX512 and the
 // bounds.
 TEXT ·fmaRow64z(SB), NOSPLIT, $0-57
-	MOVQ c+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ inca+16(FP), R8
-	SHLQ $3, R8
-	MOVQ b+24(FP), DX
-	MOVQ ldb+32(FP), R9
-	SHLQ $3, R9
-	MOVQ n64+40(FP), BX
-	MOVQ k+48(FP), CX
+	ROW_ARGS
 
 r64block:
 	FMA_ROW8(VMOVUPD, VPXORQ, VBROADCASTSD, VFMADD231PD, 64, R8, zero+56(FP), Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z10)
@@ -675,22 +659,14 @@ r64block:
 	VZEROUPPER
 	RET
 
-// func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n32, k int, zero bool)
+// func fmaRow32(c *float64, a *float64, inca int, b *float64, ldb, n, k int, zero bool)
 //
-// fmaRow16 thirty-two columns at a time for n32 columns (a multiple of
+// fmaRow16 thirty-two columns at a time for n columns (a multiple of
 // 32): eight chains in flight where sixteen columns leave four, each
 // element the same chain of fused multiply-adds over l in order. AVX2
 // and FMA: the caller checks haveFMA and the bounds.
 TEXT ·fmaRow32(SB), NOSPLIT, $0-57
-	MOVQ c+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ inca+16(FP), R8
-	SHLQ $3, R8
-	MOVQ b+24(FP), DX
-	MOVQ ldb+32(FP), R9
-	SHLQ $3, R9
-	MOVQ n32+40(FP), BX
-	MOVQ k+48(FP), CX
+	ROW_ARGS
 
 r32block:
 	FMA_ROW8(VMOVUPD, VXORPD, VBROADCASTSD, VFMADD231PD, 32, R8, zero+56(FP), Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y10)
