@@ -354,22 +354,19 @@ first:
 			}
 			ok := counts
 			if !ok && j.count == 1 {
-				// book for one instance: bookUniform's loop for n = 1,
-				// without its runs, inlined.
+				// book for one instance: bookUniform for n = 1, without
+				// its runs. (The unsigned test is k ≥ 0 that lets the
+				// compiler drop free[k]'s bounds check.)
 				d, sh := j.unit, j.shape
 				k := 0
 				if r.fromAt[sh] == first {
 					k = int(r.from[sh])
 				}
-				for free := r.free; k < len(free); k++ {
-					if d.Fits(free[k]) {
-						r.from[sh], r.fromAt[sh] = int32(k), first
-						free[k] = free[k].Sub(d)
-						ok = true
-						break
-					}
-				}
-				if !ok {
+				if k = r.scan(d, k); uint(k) < uint(len(r.free)) {
+					r.free[k] = r.free[k].Sub(d)
+					r.from[sh], r.fromAt[sh] = int32(k), first
+					ok = true
+				} else {
 					r.room = 0
 				}
 			} else if !ok {
