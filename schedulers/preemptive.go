@@ -305,6 +305,30 @@ func (j *rjob) advance(now float64) {
 // only an oracle reads.
 func (j *rjob) remaining() float64 { return j.js.DurationS - j.total }
 
+// sortKey is what a sorted policy orders the runnable jobs by. The keys
+// are a closed set, computed in one switch (of) that the compiler
+// inlines, so that the sort computes a running job's key in its loop.
+// Each key is non-increasing in the job's executed time: sorted's repair
+// relies on it.
+type sortKey uint8
+
+const (
+	byRemaining        sortKey = iota // remaining standalone time (rjob.remaining)
+	byRemainingService                // remaining time × GPUs: remaining GPU-seconds
+	byGPUs                            // the GPUs the job asks
+)
+
+// of is k's value for j.
+func (k sortKey) of(j *rjob) float64 {
+	switch k {
+	case byRemaining:
+		return j.remaining()
+	case byRemainingService:
+		return j.remaining() * j.gpus
+	}
+	return j.gpus
+}
+
 // walk admits jobs in order (see the file comment) and returns the
 // decision; each job's running flag follows it. It works in two passes.
 // The first chooses which jobs run: in priority order, each job is booked
@@ -889,15 +913,12 @@ func wakeAt(now, t, best float64) float64 {
 	return best
 }
 
-// sorted is a preemptive policy whose priority is a key over the runnable
-// list, re-sorted stably at every decision (the reference's
+// sorted is a preemptive policy whose priority is a key (sortKey) over
+// the runnable list, re-sorted stably at every decision (the reference's
 // runnable_jobs.sort(key=...)): SRTF, SRSF, smallest-GPU-first.
 type sorted struct {
 	name string
-	key  func(*rjob) float64
-	// byRemaining says key is rjob.remaining, which the sort then
-	// computes in its loop rather than through key.
-	byRemaining bool
+	key  sortKey
 	runnable
 }
 
@@ -926,7 +947,7 @@ func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, 
 // Decide implements sim.Decider.
 func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) {
 	now := st.Now
-	p.sync(st, nil, func(j *rjob) { j.key = p.key(j) })
+	p.sync(st, nil, func(j *rjob) { j.key = p.key.of(j) })
 	// Only a running job's key moves (its executed time grows), so only
 	// running jobs are advanced: a pending job's clocks, which no sorted
 	// key reads, stay where they were, and walk sets lastCheck when it
@@ -957,11 +978,7 @@ func (p *sorted) Decide(_ context.Context, st *sim.State) (sim.Decision, error) 
 			running--
 			j.total += now - j.lastCheck
 			j.lastCheck = now
-			if p.byRemaining {
-				j.key = j.remaining()
-			} else {
-				j.key = p.key(j)
-			}
+			j.key = p.key.of(j)
 		} else if running == 0 && i < tail {
 			i = tail - 1
 			prev = l[i].key

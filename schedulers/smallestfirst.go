@@ -9,5 +9,5 @@ package schedulers
 // calls it "sjf" though it reads no duration; it knows only the request,
 // so it is not an oracle.
 func SmallestFirst() *sorted {
-	return &sorted{name: "smallest-first", key: func(j *rjob) float64 { return j.gpus }}
+	return &sorted{name: "smallest-first", key: byGPUs}
 }

@@ -8,5 +8,5 @@ package schedulers
 // remaining_gputime is; a pending job's remaining time does not change, so
 // the key is the same. Like SRTF it reads the true duration: an oracle.
 func SRSF() *sorted {
-	return &sorted{name: "srsf", key: func(j *rjob) float64 { return j.remaining() * j.gpus }}
+	return &sorted{name: "srsf", key: byRemainingService}
 }

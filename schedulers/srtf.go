@@ -8,5 +8,5 @@ package schedulers
 // in that order; a running job that no longer fits is preempted. It reads
 // each job's true duration: an oracle, not a policy a real cluster can run.
 func SRTF() *sorted {
-	return &sorted{name: "srtf", key: (*rjob).remaining, byRemaining: true}
+	return &sorted{name: "srtf", key: byRemaining}
 }
