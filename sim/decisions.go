@@ -300,19 +300,22 @@ func (s *Sim) release(js *JobState) {
 	for i, sl := range js.Slots {
 		s.free[sl.Server] = s.free[sl.Server].Add(js.Instances[i].Demand)
 	}
+	self := int32(js.Index)
 	for _, srv := range js.Servers {
+		// start appends a job's instances on a server one after the
+		// other, with no other job's in between, and removals keep the
+		// order of the rest: the job's entries are one run, closed up by
+		// one copy of the entries after it.
 		insts := s.srvInst[srv]
-		// The entries before the job's first stay where they are.
-		k := 0
-		for k < len(insts) && int(insts[k].job) != js.Index {
-			k++
+		i := 0
+		for i < len(insts) && insts[i].job != self {
+			i++
 		}
-		for _, r := range insts[k:] {
-			if int(r.job) != js.Index {
-				insts[k] = r
-				k++
-			}
+		e := i
+		for e < len(insts) && insts[e].job == self {
+			e++
 		}
+		k := i + copy(insts[i:], insts[e:])
 		s.srvInst[srv] = insts[:k]
 		s.markServer(srv)
 		// Snap a fully idle server back to its exact capacity so sums of
