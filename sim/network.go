@@ -88,13 +88,16 @@ func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(fro
 		}
 	}
 	nps := len(buf)
+	if nps == 0 {
+		return ring(servers, g, buf, add) // no worker–PS pairs: the workers' servers are not read
+	}
 	for i, in := range js.Instances {
 		if in.Role != datasets.RolePS {
 			buf = append(buf, slots[i].Server)
 		}
 	}
 	ps, workers := buf[:nps], buf[nps:]
-	if len(ps) > 0 && len(workers) > 0 {
+	if len(workers) > 0 {
 		vol := 2 * g / float64(len(ps))
 		for _, w := range workers {
 			for _, p := range ps {
@@ -105,6 +108,12 @@ func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(fro
 		}
 		return buf
 	}
+	return ring(servers, g, buf, add)
+}
+
+// ring is jobFlows' all-reduce over a ring of servers, for a gradient of
+// g Gbit; it returns buf.
+func ring(servers []int, g float64, buf []int, add func(from, to int, vol float64, duplex bool)) []int {
 	n := len(servers)
 	vol := 2 * float64(n-1) / float64(n) * g
 	for i, a := range servers {
@@ -118,6 +127,10 @@ func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(fro
 // sharing them (either way) up to date and marks their jobs for a new
 // rate.
 func (s *Sim) addFlows(js *JobState) {
+	if len(js.Servers) < 2 {
+		js.flows = nil // no flows: what reuse gives for none, and no block of hot entries
+		return
+	}
 	flows := s.flowBuf[:0]
 	cf := s.env.commFactor()
 	s.roleBuf = jobFlows(js, js.Slots, js.Servers, s.roleBuf, func(a, b int, vol float64, duplex bool) {
