@@ -264,6 +264,7 @@ type Sim struct {
 	flowBuf   []flow
 	roleBuf   []int // jobFlows' servers by role
 	pathBuf   []DirectedLink
+	routes    map[uint64][]DirectedLink // by pair of servers (route), at most maxRoutes
 }
 
 // PrunedJob is a job dropped before the run, with the reason.

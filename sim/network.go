@@ -142,9 +142,7 @@ func (s *Sim) addFlows(js *JobState) {
 			flows[k].n++
 			path = flows[k].links
 		} else {
-			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-			s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
-			path = s.pathArena.clone(s.pathBuf)
+			path = s.route(a, b)
 			flows = append(flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1})
 		}
 		for _, dl := range path {
@@ -168,6 +166,31 @@ func (s *Sim) addFlows(js *JobState) {
 			s.linkJobs[l] = append(s.linkJobs[l], linkRef{id: f.id, job: int32(js.Index), dl: dl})
 		}
 	}
+}
+
+// maxRoutes bounds Sim.routes: a replay on a small cluster meets every
+// pair of servers again and again, a large fat-tree more pairs than are
+// worth keeping.
+const maxRoutes = 1 << 14
+
+// route is the route of a flow from server a to server b (Topology.route
+// of their nodes), kept per pair in Sim.routes while it has room: a route
+// is a function of the pair alone, and the flows only read it.
+func (s *Sim) route(a, b int) []DirectedLink {
+	key := uint64(a)<<32 | uint64(uint32(b))
+	if path, ok := s.routes[key]; ok {
+		return path
+	}
+	na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
+	s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
+	path := s.pathArena.clone(s.pathBuf)
+	if len(s.routes) < maxRoutes {
+		if s.routes == nil {
+			s.routes = make(map[uint64][]DirectedLink)
+		}
+		s.routes[key] = path
+	}
+	return path
 }
 
 // newFlowBlock returns the first of n consecutive free entries of
