@@ -327,6 +327,9 @@ func bottleneck(least, o, n float64) (float64, bool) {
 // removeFlows takes a finishing job's flows off their links and queues
 // the links for relink (as addFlows).
 func (s *Sim) removeFlows(js *JobState) {
+	if len(js.flows) == 0 {
+		return
+	}
 	s.nextLinkEpoch()
 	touched := s.touched[:0]
 	for _, f := range js.flows {
