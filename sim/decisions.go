@@ -221,17 +221,33 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	}
 	servers, takes := s.srvBuf[:0], s.takeBuf[:0]
 	s.stamp++
+	self, u := int32(js.Index), s.gpuUtilOf(js.Index)
 	for i, sl := range slots {
-		d := js.Instances[i].Demand
+		in := &js.Instances[i]
+		d := in.Demand
 		sock := sl.Socket
+		sf := s.sockFree[sl.Server]
 		if sock < 0 {
-			sock = s.chooseSocket(sl.Server, d)
+			if s.sockMostFree {
+				sock = mostFree(sf)
+			} else {
+				sock = s.chooseSocket(sl.Server, d)
+			}
 		}
 		js.Slots[i].Socket = sock
 		s.free[sl.Server] = s.free[sl.Server].Sub(d)
 		// Home socket first, the rest from the others in index order.
 		g, c := d.GPU, d.CPU
-		sf := s.sockFree[sl.Server]
+		if h := &sf[sock]; h.GPU >= g && h.CPU >= c {
+			// The home socket has all of it: the loop's first step
+			// takes g and c there (demands are >= 0) and ends.
+			if g > 0 || c > 0 {
+				h.GPU -= g
+				h.CPU -= c
+				takes = append(takes, take{server: int32(sl.Server), socket: int32(sock), gpu: g, cpu: c})
+			}
+			g, c = 0, 0
+		}
 		for k := 0; k < len(sf) && (g > 0 || c > 0); k++ {
 			so := (sock + k) % len(sf)
 			tg, tc := min(g, max(sf[so].GPU, 0)), min(c, max(sf[so].CPU, 0))
@@ -251,9 +267,7 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 			servers = append(servers, sl.Server)
 			s.markServer(sl.Server)
 		}
-		ld := &js.Instances[i].Load
-		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: int32(js.Index), inst: int32(i), socket: int32(sock), c: ld.C, p: ld.P,
-			g: js.Instances[i].Demand.GPU, u: s.gpuUtilOf(js.Index)})
+		s.srvInst[sl.Server] = append(s.srvInst[sl.Server], instRef{job: self, inst: int32(i), socket: int32(sock), c: in.Load.C, p: in.Load.P, g: d.GPU, u: u})
 	}
 	js.Servers = s.intArena.reuse(js.Servers, servers)
 	js.typeRate = s.gpuRate(js)
@@ -300,19 +314,22 @@ func (s *Sim) release(js *JobState) {
 	for i, sl := range js.Slots {
 		s.free[sl.Server] = s.free[sl.Server].Add(js.Instances[i].Demand)
 	}
+	self := int32(js.Index)
 	for _, srv := range js.Servers {
+		// start appends a job's instances on a server one after the
+		// other, with no other job's in between, and removals keep the
+		// order of the rest: the job's entries are one run, closed up by
+		// one copy of the entries after it.
 		insts := s.srvInst[srv]
-		// The entries before the job's first stay where they are.
-		k := 0
-		for k < len(insts) && int(insts[k].job) != js.Index {
-			k++
+		i := 0
+		for i < len(insts) && insts[i].job != self {
+			i++
 		}
-		for _, r := range insts[k:] {
-			if int(r.job) != js.Index {
-				insts[k] = r
-				k++
-			}
+		e := i
+		for e < len(insts) && insts[e].job == self {
+			e++
 		}
+		k := i + copy(insts[i:], insts[e:])
 		s.srvInst[srv] = insts[:k]
 		s.markServer(srv)
 		// Snap a fully idle server back to its exact capacity so sums of

@@ -213,6 +213,9 @@ type Sim struct {
 
 	env      *Environment // calibrated environment (UseEnvironment); nil: none
 	sockRand *rand.Rand   // the random socket rule's stream (Config.SocketSeed)
+	// sockMostFree: Config.Socket is most-free (or empty), whose choice
+	// start makes without chooseSocket's test of the rule's name.
+	sockMostFree bool
 	// fromSums is the model given the co-runners' sums (sumsModel), nil
 	// when it has no such form: instanceSlowdown's fast path.
 	fromSums func(target JobLoad, uc, up, oc float64, cores int) float64
@@ -261,6 +264,7 @@ type Sim struct {
 	flowBuf   []flow
 	roleBuf   []int // jobFlows' servers by role
 	pathBuf   []DirectedLink
+	routes    map[uint64][]DirectedLink // by pair of servers (route), at most maxRoutes
 }
 
 // PrunedJob is a job dropped before the run, with the reason.
@@ -307,6 +311,7 @@ func New(c *Cluster, jobs []datasets.Job, cfg Config, model Interference) (*Sim,
 		sockRand:   rand.New(rand.NewPCG(cfg.SocketSeed, socketStream)),
 		fromSums:   sumsModel(model),
 	}
+	s.sockMostFree = cfg.Socket == "" || cfg.Socket == SocketMostFree
 	for i := range s.linkShare {
 		s.linkShare[i] = inf
 	}

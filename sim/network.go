@@ -88,13 +88,16 @@ func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(fro
 		}
 	}
 	nps := len(buf)
+	if nps == 0 {
+		return ring(servers, g, buf, add) // no worker–PS pairs: the workers' servers are not read
+	}
 	for i, in := range js.Instances {
 		if in.Role != datasets.RolePS {
 			buf = append(buf, slots[i].Server)
 		}
 	}
 	ps, workers := buf[:nps], buf[nps:]
-	if len(ps) > 0 && len(workers) > 0 {
+	if len(workers) > 0 {
 		vol := 2 * g / float64(len(ps))
 		for _, w := range workers {
 			for _, p := range ps {
@@ -105,6 +108,12 @@ func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(fro
 		}
 		return buf
 	}
+	return ring(servers, g, buf, add)
+}
+
+// ring is jobFlows' all-reduce over a ring of servers, for a gradient of
+// g Gbit; it returns buf.
+func ring(servers []int, g float64, buf []int, add func(from, to int, vol float64, duplex bool)) []int {
 	n := len(servers)
 	vol := 2 * float64(n-1) / float64(n) * g
 	for i, a := range servers {
@@ -118,6 +127,10 @@ func jobFlows(js *JobState, slots []Slot, servers []int, buf []int, add func(fro
 // sharing them (either way) up to date and marks their jobs for a new
 // rate.
 func (s *Sim) addFlows(js *JobState) {
+	if len(js.Servers) < 2 {
+		js.flows = nil // no flows: what reuse gives for none, and no block of hot entries
+		return
+	}
 	flows := s.flowBuf[:0]
 	cf := s.env.commFactor()
 	s.roleBuf = jobFlows(js, js.Slots, js.Servers, s.roleBuf, func(a, b int, vol float64, duplex bool) {
@@ -129,9 +142,7 @@ func (s *Sim) addFlows(js *JobState) {
 			flows[k].n++
 			path = flows[k].links
 		} else {
-			na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-			s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
-			path = s.pathArena.clone(s.pathBuf)
+			path = s.route(a, b)
 			flows = append(flows, flow{links: path, volume: vol, duplex: duplex, from: int32(a), to: int32(b), n: 1})
 		}
 		for _, dl := range path {
@@ -155,6 +166,31 @@ func (s *Sim) addFlows(js *JobState) {
 			s.linkJobs[l] = append(s.linkJobs[l], linkRef{id: f.id, job: int32(js.Index), dl: dl})
 		}
 	}
+}
+
+// maxRoutes bounds Sim.routes: a replay on a small cluster meets every
+// pair of servers again and again, a large fat-tree more pairs than are
+// worth keeping.
+const maxRoutes = 1 << 14
+
+// route is the route of a flow from server a to server b (Topology.route
+// of their nodes), kept per pair in Sim.routes while it has room: a route
+// is a function of the pair alone, and the flows only read it.
+func (s *Sim) route(a, b int) []DirectedLink {
+	key := uint64(a)<<32 | uint64(uint32(b))
+	if path, ok := s.routes[key]; ok {
+		return path
+	}
+	na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
+	s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
+	path := s.pathArena.clone(s.pathBuf)
+	if len(s.routes) < maxRoutes {
+		if s.routes == nil {
+			s.routes = make(map[uint64][]DirectedLink)
+		}
+		s.routes[key] = path
+	}
+	return path
 }
 
 // newFlowBlock returns the first of n consecutive free entries of
@@ -291,6 +327,9 @@ func bottleneck(least, o, n float64) (float64, bool) {
 // removeFlows takes a finishing job's flows off their links and queues
 // the links for relink (as addFlows).
 func (s *Sim) removeFlows(js *JobState) {
+	if len(js.flows) == 0 {
+		return
+	}
 	s.nextLinkEpoch()
 	touched := s.touched[:0]
 	for _, f := range js.flows {

@@ -91,11 +91,18 @@ func (s *Sim) flush() {
 func (s *Sim) advanceMarked() {
 	for _, srv := range s.marked {
 		s.srvMarked[srv] = false
-		for _, r := range s.srvInst[srv] {
-			// A job met again (its other instances here, or on another
-			// marked server) is at now already: advancing it adds
-			// rate·0 (rates are finite), which changes no bit.
-			if js := &s.jobs[r.job]; js.last != s.now {
+		insts, prev := s.srvInst[srv], int32(-1)
+		for i := range insts {
+			// A job met again (its other instances here, one run of
+			// entries (release), or on another marked server) is at now
+			// already: advancing it adds rate·0 (rates are finite), which
+			// changes no bit.
+			j := insts[i].job
+			if j == prev {
+				continue
+			}
+			prev = j
+			if js := &s.jobs[j]; js.last != s.now {
 				js.advanceTo(s.now)
 			}
 		}
