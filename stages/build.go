@@ -89,11 +89,7 @@ func Build(cfg *Config) ([]pipeline.Stage, error) {
 	dag = append(dag, JobsSummaryStage(cfg.Summary, cfg.JobsArtifact()), ProfileSynth(cfg.Profile.Synth))
 	dag = append(dag, share...)
 	dag = append(dag, fit, Calibrate(cfg))
-	p, err := cfg.runPlan()
-	if err != nil {
-		return nil, err
-	}
-	trains, models, replicas, err := trainStages(p)
+	p, trains, models, replicas, err := cfg.trainStages()
 	if err != nil {
 		return nil, err
 	}

@@ -495,11 +495,7 @@ func demoteHeadings(md string, n int) string {
 // them (every replicate's, in order). A model the run did not train (its
 // training failed) says nothing.
 func (c *Config) notLearned(dir string) (map[claims.Model]string, error) {
-	p, err := c.runPlan()
-	if err != nil {
-		return nil, err
-	}
-	_, models, replicas, err := trainStages(p)
+	p, _, models, replicas, err := c.trainStages()
 	if err != nil {
 		return nil, err
 	}

@@ -14,14 +14,19 @@ import (
 	_ "github.com/schedlab/schedlab/training/families" // every learned family
 )
 
-// trainStages returns a training stage for every model the configured
-// experiments' learned schedulers need, each once (the first experiment
-// naming a model sets its simulator configuration and interference
-// model), and the artifacts evaluation reads from each (by plan.Config.ModelKey):
-// models holds the first model's (replicate 0), replicas every
-// replicate's, in order, for the keys that train.seeds replicates.
-func trainStages(p *plan.Plan) ([]pipeline.Stage, map[string][]string, map[string][][]string, error) {
-	c, jobs := p.Config, p.Config.Jobs
+// trainStages returns the run's plan (runPlan), a training stage for
+// every model its experiments' learned schedulers need, each once (the
+// first experiment naming a model sets its simulator configuration and
+// interference model), and the artifacts evaluation reads from each (by
+// plan.Config.ModelKey): models holds the first model's (replicate 0),
+// replicas every replicate's, in order, for the keys that train.seeds
+// replicates. The DAG and the report both take them from here.
+func (c *Config) trainStages() (*plan.Plan, []pipeline.Stage, map[string][]string, map[string][][]string, error) {
+	p, err := c.runPlan()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	pc, jobs := p.Config, p.Config.Jobs
 	var stages []pipeline.Stage
 	models := map[string][]string{}
 	replicas := map[string][][]string{}
@@ -30,30 +35,30 @@ func trainStages(p *plan.Plan) ([]pipeline.Stage, map[string][]string, map[strin
 		spec, fitted, id := plan.WithoutArrivals(pe.Spec), pe.Fitted, pe.Spec.Experiment
 		names, err := spec.SchedulerNames()
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("eval (%s): %w", id, err)
+			return nil, nil, nil, nil, fmt.Errorf("eval (%s): %w", id, err)
 		}
 		for _, canon := range names {
 			if !canon.Learned() {
 				continue
 			}
 			for _, cl := range spec.Clusters {
-				key := c.ModelKey(canon, cl.Spec)
-				mt, err := c.TrainingOf(canon, spec, fitted, cl)
+				key := pc.ModelKey(canon, cl.Spec)
+				mt, err := pc.TrainingOf(canon, spec, fitted, cl)
 				if err != nil {
-					return nil, nil, nil, err
+					return nil, nil, nil, nil, err
 				}
 				if prev, done := plans[key]; done {
 					// One model serves both experiments only if they
 					// train alike (a MARL model trains in batches
 					// whatever its experiment's placement).
 					if prev.Sim != mt.Sim || prev.Fitted != fitted {
-						return nil, nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, prev.Experiment, id)
+						return nil, nil, nil, nil, fmt.Errorf("train %s: experiments %s and %s simulate differently (sim config or fitted interference) but share the model", key, prev.Experiment, id)
 					}
 					continue
 				}
 				stages = append(stages, trainStage(mt, jobs))
 				models[key], plans[key] = mt.Outputs(), mt
-				if n := c.Replicas(canon, key); n > 1 {
+				if n := pc.Replicas(canon, key); n > 1 {
 					all := [][]string{mt.Outputs()}
 					for r := 1; r < n; r++ {
 						rm := mt.Replica(r)
@@ -65,7 +70,7 @@ func trainStages(p *plan.Plan) ([]pipeline.Stage, map[string][]string, map[strin
 			}
 		}
 	}
-	return stages, models, replicas, nil
+	return p, stages, models, replicas, nil
 }
 
 // trainingVersion is a training stage's version: the stages' and, for a

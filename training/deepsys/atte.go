@@ -125,36 +125,25 @@ type atteScheduler struct {
 func (s *atteScheduler) Name() string { return "atte" }
 
 func (s *atteScheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
-	cl := newCluster(st)
-	var out []sim.Placement
-	for _, js := range st.Pending {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	var pending []*atteStep
+	return placeJobs(ctx, st, func(cl *cluster, js *sim.JobState, cands, srv []int) int {
+		st := &atteStep{task: taskRow(js, len(srv)), job: js.Index}
+		for _, c := range cands {
+			st.server = append(st.server, serverRow(cl, js, srv, c)...)
 		}
-		var pending []*atteStep
-		srv, ok := search(cl, js, func(cands, srv []int) int {
-			st := &atteStep{task: taskRow(js, len(srv)), job: js.Index}
-			for _, c := range cands {
-				st.server = append(st.server, serverRow(cl, js, srv, c)...)
-			}
-			s.t.Reset()
-			logits, mask := s.a.scores(&s.t, []*atteStep{st})
-			st.action = pickAction(logits.Data, mask, s.rng)
-			pending = append(pending, st)
-			return st.action
-		})
-		if !ok {
-			continue
-		}
-		if s.record != nil {
+		s.t.Reset()
+		logits, mask := s.a.scores(&s.t, []*atteStep{st})
+		st.action = pickAction(logits.Data, mask, s.rng)
+		pending = append(pending, st)
+		return st.action
+	}, func(placed bool) {
+		if placed && s.record != nil {
 			for _, p := range pending {
 				s.record(p)
 			}
 		}
-		cl.commit(js, srv)
-		out = append(out, placementOf(js, srv))
-	}
-	return out, nil
+		pending = nil
+	})
 }
 
 // pickAction takes the best allowed logit, or samples from the masked

@@ -238,29 +238,40 @@ type speedScheduler struct {
 func (s *speedScheduler) Name() string { return "deepsys" }
 
 func (s *speedScheduler) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {
+	return placeJobs(ctx, st, func(cl *cluster, js *sim.JobState, cands, srv []int) int {
+		s.x = s.x[:0]
+		row := make([]float64, speedFeatures)
+		for _, c := range cands {
+			placementFeatures(row, js, append(srv, c), cl)
+			s.x = append(s.x, row...)
+		}
+		s.pred = append(s.pred[:0], make([]float64, len(cands))...)
+		s.m.predict(&s.t, s.x, s.pred)
+		best := 0
+		for i, p := range s.pred {
+			if p > s.pred[best] {
+				best = i
+			}
+		}
+		return best
+	}, nil)
+}
+
+// placeJobs is the decision of both learned schedulers: st's pending
+// jobs in order, each placed instance by instance by search with pick,
+// and booked in the cluster when all its instances fit. done, if not nil,
+// is told after each job's search whether the job was placed.
+func placeJobs(ctx context.Context, st *sim.State, pick func(cl *cluster, js *sim.JobState, cands, srv []int) int, done func(placed bool)) ([]sim.Placement, error) {
 	cl := newCluster(st)
 	var out []sim.Placement
 	for _, js := range st.Pending {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		srv, ok := search(cl, js, func(cands []int, srv []int) int {
-			s.x = s.x[:0]
-			row := make([]float64, speedFeatures)
-			for _, c := range cands {
-				placementFeatures(row, js, append(srv, c), cl)
-				s.x = append(s.x, row...)
-			}
-			s.pred = append(s.pred[:0], make([]float64, len(cands))...)
-			s.m.predict(&s.t, s.x, s.pred)
-			best := 0
-			for i, p := range s.pred {
-				if p > s.pred[best] {
-					best = i
-				}
-			}
-			return best
-		})
+		srv, ok := search(cl, js, func(cands, srv []int) int { return pick(cl, js, cands, srv) })
+		if done != nil {
+			done(ok)
+		}
 		if !ok {
 			continue
 		}
