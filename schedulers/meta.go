@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/schedlab/schedlab/internal/sortorder"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -124,15 +123,8 @@ func (p *problem) dim() int { return len(p.jobs) + p.m }
 // placements (when want is true) and the surrogate objectives.
 func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 	k := len(p.jobs)
-	for i := range p.order {
-		p.order[i] = i
-	}
-	slices.SortStableFunc(p.order, func(a, b int) int { return sortorder.Desc(x[a], x[b]) })
-	for s := range p.servers {
-		p.servers[s] = s
-	}
-	aff := x[k:]
-	slices.SortStableFunc(p.servers, func(a, b int) int { return sortorder.Desc(aff[a], aff[b]) })
+	orderDesc(p.order, x[:k])
+	orderDesc(p.servers, x[k:])
 	p.ledger.CopyFrom(p.st)
 	l := &p.ledger
 	var out []sim.Placement
@@ -146,10 +138,17 @@ func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 		ok := true
 		worst, spans, last := 0.0, 0, -1
 		p.booked = p.booked[:0]
-		for _, in := range j.Instances {
+		// from is where the scan for an instance starts: an instance
+		// asking what the one before it asked skips the servers that one
+		// passed over, which have had nothing given back since.
+		from := 0
+		for n, in := range j.Instances {
+			if n > 0 && in.Demand != j.Instances[n-1].Demand {
+				from = 0
+			}
 			placed := -1
-			for _, s := range p.servers {
-				if l.Fits(s, in.Demand) {
+			for ; from < len(p.servers); from++ {
+				if s := p.servers[from]; l.Fits(s, in.Demand) {
 					placed = s
 					break
 				}
@@ -187,6 +186,21 @@ func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 		}
 	}
 	return out, [2]float64{jct / float64(k) / 60, fee / float64(k)}
+}
+
+// orderDesc sets idx to 0, 1, …, len(key)−1 ordered by key, highest
+// first, ties in index order: what slices.SortStableFunc with
+// sortorder.Desc gives for keys without NaN (a solution's keys are in
+// [0, 1]), by insertion, without a call per comparison; a decode sorts
+// at most MaxJobs keys and a cluster's servers.
+func orderDesc(idx []int, key []float64) {
+	for i := range idx {
+		v, j := key[i], i
+		for ; j > 0 && key[idx[j-1]] < v; j-- {
+			idx[j] = idx[j-1]
+		}
+		idx[j] = i
+	}
 }
 
 // finish appends the unsearched jobs, first fit in submission order, to the
