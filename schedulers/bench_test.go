@@ -150,3 +150,19 @@ func BenchmarkFatTreeLIF(b *testing.B) {
 	runBench(b, c, jobs, "lif", cfg)
 	b.ReportMetric(1000*b.Elapsed().Seconds()/float64(b.N)/intervals, "ms/interval")
 }
+
+// BenchmarkMetaSearch is MALO's and MOSA's cost: a search per decision,
+// thousands of surrogate decodes each, on TestCompare's DAS-like workload
+// under the race detector's size (80 PAI-like jobs at 0.02/s on four
+// pai-v100 servers, where the queue outgrows their 32-job window). The
+// heuristic tests' time is mostly theirs.
+func BenchmarkMetaSearch(b *testing.B) {
+	small := paiCluster(b, 4)
+	jobs := schedulerstest.PAILike(80, 0.02, 5)
+	for _, name := range []string{"malo", "mosa"} {
+		b.Run(name, func(b *testing.B) {
+			_, cpu := runBench(b, small, jobs, name, sim.DefaultConfig())
+			b.ReportMetric(cpu, "cpu-s/run")
+		})
+	}
+}

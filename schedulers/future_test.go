@@ -20,7 +20,7 @@ func TestNoFutureReads(t *testing.T) {
 	c, _ := sim.Flat(4, "pai-v100")
 	n, rate := 80, 0.02
 	if raceEnabled {
-		n = 50
+		n = 30
 	}
 	jobs := schedulerstest.PAILike(n, rate, 13)
 	for i := range jobs {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/schedlab/schedlab/internal/sortorder"
 	"github.com/schedlab/schedlab/sim"
 )
 
@@ -69,22 +68,26 @@ type solution struct {
 	x    []float64
 	f    [2]float64 // mean JCT estimate (minutes), mean fee estimate ($)
 	cost float64    // f[0] + f[1], the scalar the annealing compares
+	// ord, where a search keeps it, is x's decoding order: the jobs'
+	// indices by key (orderDesc), then the servers'. A neighbour that
+	// changes a key or two puts them back in place (resort) rather than
+	// sorting again.
+	ord []int
 }
 
 // problem is one decision's search space and surrogate objectives.
 type problem struct {
-	st      *sim.State
-	jobs    []*sim.JobState // the searched jobs (oldest MaxJobs pending)
-	rest    []*sim.JobState
-	m       int
-	sd      [][]float64 // predicted slowdown of job k on server s, now
-	dur     []float64   // estimated standalone duration of each searched job
-	waitS   float64     // expected wait of a job left pending
-	price   float64
-	ledger  sim.Ledger
-	order   []int
-	servers []int
-	booked  []int
+	st     *sim.State
+	jobs   []*sim.JobState // the searched jobs (oldest MaxJobs pending)
+	rest   []*sim.JobState
+	m      int
+	sd     [][]float64 // predicted slowdown of job k on server s, now
+	dur    []float64   // estimated standalone duration of each searched job
+	waitS  float64     // expected wait of a job left pending
+	price  float64
+	ledger sim.Ledger
+	ord    []int // the order of a solution that keeps none
+	booked []int
 }
 
 const spanPenalty = 0.05 // surrogate run-time cost of each extra server a job spans
@@ -113,8 +116,7 @@ func newProblem(st *sim.State, maxJobs int, price float64, d Durations) *problem
 		p.waitS = rem[len(rem)/2]
 	}
 	p.waitS = max(p.waitS, 60)
-	p.order = make([]int, k)
-	p.servers = make([]int, p.m)
+	p.ord = make([]int, k+p.m)
 	return p
 }
 
@@ -123,21 +125,27 @@ func (p *problem) dim() int { return len(p.jobs) + p.m }
 // decode places the searched jobs by the solution's keys and returns the
 // placements (when want is true) and the surrogate objectives.
 func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
+	p.sort(x, p.ord)
+	return p.decodeIn(x, p.ord, want)
+}
+
+// sort sets ord to x's decoding order: the jobs' indices by key, then the
+// servers'.
+func (p *problem) sort(x []float64, ord []int) {
 	k := len(p.jobs)
-	for i := range p.order {
-		p.order[i] = i
-	}
-	slices.SortStableFunc(p.order, func(a, b int) int { return sortorder.Desc(x[a], x[b]) })
-	for s := range p.servers {
-		p.servers[s] = s
-	}
-	aff := x[k:]
-	slices.SortStableFunc(p.servers, func(a, b int) int { return sortorder.Desc(aff[a], aff[b]) })
+	orderDesc(ord[:k], x[:k])
+	orderDesc(ord[k:], x[k:])
+}
+
+// decodeIn is decode of x in its decoding order ord.
+func (p *problem) decodeIn(x []float64, ord []int, want bool) ([]sim.Placement, [2]float64) {
+	k := len(p.jobs)
+	order, servers := ord[:k], ord[k:]
 	p.ledger.CopyFrom(p.st)
 	l := &p.ledger
 	var out []sim.Placement
 	var jct, fee float64
-	for _, i := range p.order {
+	for _, i := range order {
 		j := p.jobs[i]
 		var slots []sim.Slot
 		if want {
@@ -146,10 +154,17 @@ func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 		ok := true
 		worst, spans, last := 0.0, 0, -1
 		p.booked = p.booked[:0]
-		for _, in := range j.Instances {
+		// from is where the scan for an instance starts: an instance
+		// asking what the one before it asked skips the servers that one
+		// passed over, which have had nothing given back since.
+		from := 0
+		for n, in := range j.Instances {
+			if n > 0 && in.Demand != j.Instances[n-1].Demand {
+				from = 0
+			}
 			placed := -1
-			for _, s := range p.servers {
-				if l.Fits(s, in.Demand) {
+			for ; from < len(servers); from++ {
+				if s := servers[from]; l.Fits(s, in.Demand) {
 					placed = s
 					break
 				}
@@ -189,6 +204,47 @@ func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 	return out, [2]float64{jct / float64(k) / 60, fee / float64(k)}
 }
 
+// orderDesc sets idx to 0, 1, …, len(key)−1 ordered by key, highest
+// first, ties in index order: what slices.SortStableFunc with
+// sortorder.Desc gives for keys without NaN (a solution's keys are in
+// [0, 1]), by insertion, without a call per comparison; a decode sorts
+// at most MaxJobs keys and a cluster's servers.
+func orderDesc(idx []int, key []float64) {
+	for i := range idx {
+		v, j := key[i], i
+		for ; j > 0 && key[idx[j-1]] < v; j-- {
+			idx[j] = idx[j-1]
+		}
+		idx[j] = i
+	}
+}
+
+// resort puts ord, key's order as orderDesc gives it but for the entries
+// i and j (equal when one changed), back in that order: it takes them out
+// and puts each back before the first entry it precedes (a higher key, or
+// the same key and a lower index), which is where a stable sort puts it.
+func resort(ord []int, key []float64, i, j int) {
+	w := 0
+	for _, v := range ord {
+		if v != i && v != j {
+			ord[w] = v
+			w++
+		}
+	}
+	for _, v := range [2]int{i, j} {
+		q := 0
+		for q < w && (key[ord[q]] > key[v] || key[ord[q]] == key[v] && ord[q] < v) {
+			q++
+		}
+		copy(ord[q+1:w+1], ord[q:w])
+		ord[q] = v
+		w++
+		if i == j {
+			break
+		}
+	}
+}
+
 // finish appends the unsearched jobs, first fit in submission order, to the
 // chosen placements.
 func (p *problem) finish(pl []sim.Placement) []sim.Placement {
@@ -215,7 +271,25 @@ func (p *problem) finish(pl []sim.Placement) []sim.Placement {
 }
 
 func (p *problem) eval(s *solution) {
-	_, s.f = p.decode(s.x, false)
+	if s.ord == nil {
+		_, s.f = p.decode(s.x, false)
+	} else {
+		p.sort(s.x, s.ord)
+		_, s.f = p.decodeIn(s.x, s.ord, false)
+	}
+	s.cost = s.f[0] + s.f[1]
+}
+
+// evalChanged evaluates s, whose ord was in order before keys i and j
+// (equal when one changed) changed.
+func (p *problem) evalChanged(s *solution, i, j int) {
+	k := len(p.jobs)
+	if i < k {
+		resort(s.ord[:k], s.x[:k], i, j)
+	} else {
+		resort(s.ord[k:], s.x[k:], i-k, j-k)
+	}
+	_, s.f = p.decodeIn(s.x, s.ord, false)
 	s.cost = s.f[0] + s.f[1]
 }
 
@@ -354,8 +428,9 @@ func (m *metaSearch) problem(st *sim.State) *problem {
 func (m *metaSearch) population(p *problem, ar *archive) []solution {
 	pop := make([]solution, m.cfg.Population)
 	pop[0] = seedSolution(p)
+	pop[0].ord = make([]int, p.dim())
 	for i := 1; i < len(pop); i++ {
-		pop[i] = solution{x: make([]float64, p.dim())}
+		pop[i] = solution{x: make([]float64, p.dim()), ord: make([]int, p.dim())}
 		for d := range pop[i].x {
 			pop[i].x[d] = m.rng.Float64()
 		}

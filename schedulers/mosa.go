@@ -41,7 +41,7 @@ func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 	ar := archive{cap: 2 * m.cfg.Population}
 	pop := m.population(p, &ar)
 	temp := m.cfg.Temperature
-	nb := solution{x: make([]float64, p.dim())}
+	nb := solution{x: make([]float64, p.dim()), ord: make([]int, p.dim())}
 	k := len(p.jobs)
 	for it := 0; it < m.cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -49,15 +49,19 @@ func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 		}
 		for i := range pop {
 			copy(nb.x, pop[i].x)
+			copy(nb.ord, pop[i].ord)
 			if k >= 2 && m.rng.IntN(2) == 0 {
 				a, b := m.rng.IntN(k), m.rng.IntN(k)
 				nb.x[a], nb.x[b] = nb.x[b], nb.x[a]
+				p.evalChanged(&nb, a, b)
 			} else {
-				nb.x[k+m.rng.IntN(p.m)] = m.rng.Float64()
+				s := k + m.rng.IntN(p.m)
+				nb.x[s] = m.rng.Float64()
+				p.evalChanged(&nb, s, s)
 			}
-			p.eval(&nb)
 			if dominates(nb.f, pop[i].f) || accept(m.rng, nb.cost-pop[i].cost, temp) {
 				pop[i].x, nb.x = nb.x, pop[i].x
+				pop[i].ord, nb.ord = nb.ord, pop[i].ord
 				pop[i].f, pop[i].cost = nb.f, nb.cost
 				ar.add(pop[i])
 			}
