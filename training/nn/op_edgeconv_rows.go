@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -115,86 +114,12 @@ func filterStack(mc, w, c []float64, d, f int) {
 // multiply-adds per element), and out's to A_u·Mc (gemm).
 func edgeConvRows(out, a, mc, h, coef []float64, g *Graph, rows []int, d, f int) {
 	yw := (f + 1) * d
-	if !gatherShared(a, coef, h, g, rows, d, f) {
-		for i, u := range rows {
-			ai := a[i*yw : (i+1)*yw]
-			clear(ai)
-			gatherMessages(ai, coef, h, d, g.inEdges(u), g, f)
-		}
+	for i, u := range rows {
+		ai := a[i*yw : (i+1)*yw]
+		clear(ai)
+		gatherMessages(ai, coef, h, d, g.inEdges(u), g, f)
 	}
 	gemm(false, false, 1, general(len(rows), yw, yw, a), general(yw, d, d, mc), 0, general(len(rows), d, d, out))
-}
-
-// gatherShared sets a's rows (row i: A of rows[i]) as gatherMessages
-// does when every row has the same sources in the same edge order (the
-// MARL inter-scheduler graph's schedulers: every shared switch, in
-// order), and reports whether they do; else it writes nothing. Block k
-// of the rows is then the product C_k·H_s, C_k[i][l] coefficient k of
-// row i's l-th edge and H_s the sources' states in that order: each
-// element one chain of fused multiply-adds over the edges in order from
-// +0, gatherMessages' chain (gemm), so the same bits. A block whose
-// coefficients are the same in every row (an edge feature equal at each
-// position of the sequence, as the message's constant term always is
-// for rows of one degree) is computed at the first row and copied.
-func gatherShared(a, coef, h []float64, g *Graph, rows []int, d, f int) bool {
-	r := len(rows)
-	if r < 2 {
-		return false
-	}
-	first := g.inEdges(rows[0])
-	n := len(first)
-	if n == 0 {
-		return false
-	}
-	contiguous := true // the sources are rows s0, s0+1, … of h
-	for l, e := range first {
-		contiguous = contiguous && g.Src[e] == g.Src[first[0]]+l
-	}
-	for _, u := range rows[1:] {
-		in := g.inEdges(u)
-		if len(in) != n {
-			return false
-		}
-		for l, e := range in {
-			if g.Src[e] != g.Src[first[l]] {
-				return false
-			}
-		}
-	}
-	var hs blas64.General
-	if s0 := g.Src[first[0]]; contiguous {
-		hs = general(n, d, d, h[s0*d:(s0+n)*d])
-	} else {
-		p := scratchBufs.get(n * d)
-		defer scratchBufs.put(p)
-		for l, e := range first {
-			copy((*p)[l*d:(l+1)*d], h[g.Src[e]*d:(g.Src[e]+1)*d])
-		}
-		hs = general(n, d, d, (*p)[:n*d])
-	}
-	p := scratchBufs.get(r * n)
-	defer scratchBufs.put(p)
-	c := (*p)[:r*n]
-	yw := (f + 1) * d
-	for k := 0; k <= f; k++ {
-		same := true
-		for i, u := range rows {
-			ci := c[i*n : (i+1)*n]
-			for l, e := range g.inEdges(u) {
-				ci[l] = coef[e*(f+1)+k]
-			}
-			same = same && sameBits(ci, c[:n])
-		}
-		m := r
-		if same {
-			m = 1
-		}
-		gemm(false, false, 1, general(m, n, n, c), hs, 0, general(m, d, yw, a[k*d:]))
-		for i := m; i < r; i++ {
-			copy(a[i*yw+k*d:i*yw+(k+1)*d], a[k*d:(k+1)*d])
-		}
-	}
-	return true
 }
 
 // gatherMessages adds into a (one destination's (f+1)·d sums) the
