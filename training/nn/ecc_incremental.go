@@ -20,9 +20,10 @@ import (
 //
 // The values are bit-identical to ECC.Forward's on a tape (ECC.ForwardRows'
 // for a last layer restricted by Only; the tests compare them on random
-// changes): every row is computed by the same kernels in the same order
-// (a product row by row, messages summed over a node's incoming edges in
-// edge order), only fewer rows are.
+// changes) while the parameters are finite: every row is computed by the
+// same kernels in the same order (a product row by row, messages summed
+// over a node's incoming edges in edge order), only fewer rows are, and a
+// row whose input is all zero skips the update's terms that are +0.
 //
 // An ECCStack reads the layers' parameters: call Invalidate after they
 // change. It is not safe for concurrent use.
