@@ -20,9 +20,10 @@ import (
 //
 // The values are bit-identical to ECC.Forward's on a tape (ECC.ForwardRows'
 // for a last layer restricted by Only; the tests compare them on random
-// changes): every row is computed by the same kernels in the same order
-// (a product row by row, messages summed over a node's incoming edges in
-// edge order), only fewer rows are.
+// changes) while the parameters are finite: every row is computed by the
+// same kernels in the same order (a product row by row, messages summed
+// over a node's incoming edges in edge order), only fewer rows are, and a
+// row whose input is all zero skips the update's terms that are +0.
 //
 // An ECCStack reads the layers' parameters: call Invalidate after they
 // change. It is not safe for concurrent use.
@@ -54,6 +55,7 @@ type ECCStack struct {
 	zOnly       []float64
 	edgeDst     []bool // destinations of the edges whose features changed
 	rows        []int
+	zrows       []int // the rows of the update whose input is all zero
 	byDeg       []int // aggregateRows' scratch
 	scattered   []int // productRows' scratch
 	buf, out    []float64
@@ -365,12 +367,22 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			s.byDeg = aggregateRows(agg, d, s.coef, y, yw, s.rows, s.in, s.g, f, s.byDeg)
 		}
 		// relu([h, agg + b]·W) for those nodes, as ECC.Forward records it.
-		s.rows = s.rows[:0]
+		// Rows whose h is all zero (the MARL inter-scheduler graph's
+		// switches at the first layer) go last and multiply W's lower
+		// half alone: their chains' first d terms, fma(±0, w, +0) = +0
+		// for a finite w, leave +0, so the same bits.
+		s.rows, s.zrows = s.rows[:0], s.zrows[:0]
 		for u, c := range s.next {
-			if c {
+			switch {
+			case !c:
+			case allZero(hin[u*d : (u+1)*d]):
+				s.zrows = append(s.zrows, u)
+			default:
 				s.rows = append(s.rows, u)
 			}
 		}
+		r1 := len(s.rows)
+		s.rows = append(s.rows, s.zrows...)
 		r := len(s.rows)
 		s.buf = resize(s.buf, r*2*d)
 		for i, u := range s.rows {
@@ -379,7 +391,10 @@ func (s *ECCStack) Forward(x, ef []float64) []float64 {
 			floats.AddScaledTo(cat[d:], agg[u*d:(u+1)*d], 1, l.B.Data)
 		}
 		s.out = resize(s.out, r*out)
-		gemm(false, false, 1, general(r, 2*d, 2*d, s.buf), general(2*d, out, out, l.W.Data), 0, general(r, out, out, s.out))
+		gemm(false, false, 1, general(r1, 2*d, 2*d, s.buf), general(2*d, out, out, l.W.Data), 0, general(r1, out, out, s.out))
+		if r > r1 {
+			gemm(false, false, 1, general(r-r1, d, 2*d, s.buf[r1*2*d+d:]), general(d, out, out, l.W.Data[d*out:]), 0, general(r-r1, out, out, s.out[r1*out:]))
+		}
 		s.Rows += r
 		// Rows whose output did not change (to the bit) stop spreading.
 		for u := range s.dirty {
