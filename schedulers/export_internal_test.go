@@ -13,6 +13,17 @@ func BookAlways(s sim.Scheduler) {
 // first pass.
 func Counted(s sim.Scheduler) int { return walker(s).counted }
 
+// FillNever makes a walking policy's first pass subtract every instance
+// of a many-instance booking (no runnable.fills), so a test can compare
+// the two paths.
+func FillNever(s sim.Scheduler) {
+	walker(s).noFill = true
+}
+
+// Filled is how many runs of a walking policy's first-pass bookings were
+// read from runnable.fills.
+func Filled(s sim.Scheduler) int { return walker(s).filled }
+
 func walker(s sim.Scheduler) *runnable {
 	switch p := s.(type) {
 	case *LAS:

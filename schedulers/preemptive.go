@@ -96,6 +96,17 @@ type runnable struct {
 	// shrunk since.
 	from   []int32
 	fromAt []uint32
+	// fills[shape], for a shape of identical instances, is the ledger
+	// entry after k = 0, 1, … of its instances are booked one by one on
+	// a server whose entry was fills[shape].at, for as many as fit, up to
+	// the shape's count: bookUniform's run is a function of the entry it
+	// finds and the demand alone, so a run that finds that entry reads
+	// its end here instead of subtracting. (Equal by ==: a zero's sign,
+	// which == ignores, changes no test and no nonzero result.) Made at
+	// the shape's first run on an untouched server (its capacity), in
+	// fillArena.
+	fills     []fill
+	fillArena []sim.Resources
 	// short holds, for the pass shortAt, the jobs of identical instances
 	// that did not fit: n instances of d. First fit places identical
 	// instances as well as any placement can (each server takes as many
@@ -122,6 +133,8 @@ type runnable struct {
 	wholeGPUs bool
 	noCount   bool   // tests: book in the first pass even where it may count
 	counted   int    // tests: the walks whose first pass counted
+	noFill    bool   // tests: bookUniform subtracts every instance (no fills)
+	filled    int    // tests: the runs bookUniform read from fills
 	arrivals  uint32 // rjob.seq's counter
 	added     int    // the jobs the last sync appended to list
 	// slab is where new rjobs come from, in chunks of slabSize, so an
@@ -231,6 +244,7 @@ func (r *runnable) shapeOf(js *sim.JobState, uniform bool) int32 {
 		r.shapes[k] = id
 		r.failed = append(r.failed, 0)
 		r.from, r.fromAt = append(r.from, 0), append(r.fromAt, 0)
+		r.fills = append(r.fills, fill{})
 	}
 	return id
 }
@@ -696,16 +710,47 @@ func (r *runnable) bookUniform(j *rjob, from int) bool {
 			r.from[j.shape], r.fromAt[j.shape] = int32(s), r.pass
 		}
 		f, k := r.free[s], 0
-		for placed < n && d.Fits(f) {
-			f = f.Sub(d)
-			placed++
-			k++
+		m := &r.fills[j.shape]
+		if m.seq == nil && f == r.caps[s] && !r.noFill {
+			r.makeFill(m, f, d, n)
+		}
+		if m.seq != nil && f == m.at {
+			k = min(n-placed, len(m.seq)-1)
+			f = m.seq[k]
+			placed += k
+			r.filled++
+		} else {
+			for placed < n && d.Fits(f) {
+				f = f.Sub(d)
+				placed++
+				k++
+			}
 		}
 		r.free[s] = f
 		runs = append(runs, bookRun{s, k})
 	}
 	r.runs = runs[:0]
 	return true
+}
+
+// fill is a run of identical instances booked from one ledger entry
+// (runnable.fills): seq[k] is at less k instances, each subtracted after
+// it was found to fit, for as many as fit, up to the shape's count.
+type fill struct {
+	at  sim.Resources
+	seq []sim.Resources
+}
+
+// makeFill sets m to the run of up to n instances of d from f, the
+// subtractions bookUniform's loop makes, in fillArena.
+func (r *runnable) makeFill(m *fill, f, d sim.Resources, n int) {
+	k := len(r.fillArena)
+	r.fillArena = append(r.fillArena, f)
+	for placed := 0; placed < n && d.Fits(f); placed++ {
+		f = f.Sub(d)
+		r.fillArena = append(r.fillArena, f)
+	}
+	m.at, m.seq = r.fillArena[k], r.fillArena[k:len(r.fillArena):len(r.fillArena)]
 }
 
 // scan is the lowest-index server from from on whose free resources d
