@@ -100,6 +100,7 @@ type LAS struct {
 var (
 	_ sim.Decider       = (*LAS)(nil)
 	_ sim.ProgressBlind = (*LAS)(nil)
+	_ sim.PendingBlind  = (*LAS)(nil)
 )
 
 // NewLAS returns Tiresias' discretised 2D-LAS with cfg's keys.
@@ -125,6 +126,10 @@ func (p *LAS) ForgetsState() {}
 // IgnoresProgress implements sim.ProgressBlind: LAS's clocks are its own
 // (rjob), never State.Since.Progress.
 func (p *LAS) IgnoresProgress() {}
+
+// IgnoresPending implements sim.PendingBlind: LAS's queues are its own,
+// kept from State.Arrived and its decisions.
+func (p *LAS) IgnoresPending() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *LAS) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

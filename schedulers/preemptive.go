@@ -971,6 +971,7 @@ var (
 	_ sim.Decider        = (*sorted)(nil)
 	_ sim.StateForgetter = (*sorted)(nil)
 	_ sim.ProgressBlind  = (*sorted)(nil)
+	_ sim.PendingBlind   = (*sorted)(nil)
 )
 
 // Name implements sim.Scheduler.
@@ -983,6 +984,10 @@ func (p *sorted) ForgetsState() {}
 // IgnoresProgress implements sim.ProgressBlind: the keys read the
 // policy's own clocks (rjob), never State.Since.Progress.
 func (p *sorted) IgnoresProgress() {}
+
+// IgnoresPending implements sim.PendingBlind: the runnable list is the
+// policy's own, kept from State.Arrived and its decisions.
+func (p *sorted) IgnoresPending() {}
 
 // Schedule implements sim.Scheduler (see scheduleVia).
 func (p *sorted) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, error) {

@@ -66,6 +66,20 @@ type ProgressBlind interface {
 	IgnoresProgress()
 }
 
+// A PendingBlind is a Scheduler that never reads State.Pending or
+// State.Since.Unplaced and never calls State.PendingShapes: it keeps its
+// own record of the jobs waiting (the arrivals, State.Arrived, and what
+// its decisions started and preempted). Run keeps the pending jobs of
+// such a scheduler in no order, so a preemption or a start costs a
+// constant instead of a merge into, or a removal from, the queue in
+// submission order; it hands the scheduler nil for both lists, and
+// PendingShapes panics. Nothing else the engine computes depends on the
+// queue's order. The method does nothing; it is the promise.
+type PendingBlind interface {
+	Scheduler
+	IgnoresPending()
+}
+
 // DecisionOf asks sched for its decision at st: Decide for a Decider,
 // Schedule's placements otherwise.
 func DecisionOf(ctx context.Context, sched Scheduler, st *State) (Decision, error) {
@@ -110,8 +124,17 @@ func (s *Sim) Do(d Decision) error {
 		for _, p := range pl {
 			started = append(started, &s.jobs[p.Job])
 		}
-		slices.SortFunc(started, ComparePending)
-		s.pending = dropStarted(s.pending, started)
+		if s.pendingBlind {
+			for _, js := range started {
+				s.dropPending(js)
+			}
+		}
+		if !s.pendingBlind || s.shapesLive {
+			slices.SortFunc(started, ComparePending)
+		}
+		if !s.pendingBlind {
+			s.pending = dropStarted(s.pending, started)
+		}
 		// Per shape, the started jobs of each shape in pending order.
 		for i := 0; i < len(started); {
 			id := started[i].shape
@@ -167,8 +190,17 @@ func (s *Sim) preempt(js *JobState) {
 // decision that suspends many jobs moves a long queue's tail once, not
 // once per job.
 func (s *Sim) requeue(pre []*JobState) {
-	slices.SortFunc(pre, ComparePending)
-	s.pending = mergePending(s.pending, pre)
+	if s.pendingBlind {
+		for _, js := range pre {
+			s.addPending(js)
+		}
+	}
+	if !s.pendingBlind || s.shapesLive {
+		slices.SortFunc(pre, ComparePending)
+	}
+	if !s.pendingBlind {
+		s.pending = mergePending(s.pending, pre)
+	}
 	if !s.shapesLive {
 		// The shapes that had no pending job join the list in shape
 		// order, as the merges below add them.
@@ -218,6 +250,21 @@ func mergePending(q, add []*JobState) []*JobState {
 		end = p
 	}
 	return q
+}
+
+// addPending appends js to pending and notes its place (pendPos).
+func (s *Sim) addPending(js *JobState) {
+	js.pendPos = int32(len(s.pending))
+	s.pending = append(s.pending, js)
+}
+
+// dropPending removes js from pending, which is in no order
+// (pendingBlind): the last job takes its place.
+func (s *Sim) dropPending(js *JobState) {
+	k, last := js.pendPos, s.pending[len(s.pending)-1]
+	s.pending[k], last.pendPos = last, k
+	s.pending[len(s.pending)-1] = nil
+	s.pending = s.pending[:len(s.pending)-1]
 }
 
 // restartCost is what resuming js costs, in standalone seconds of work.

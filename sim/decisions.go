@@ -21,7 +21,7 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 		return nil, errors.New("sim: Next called twice without Apply")
 	}
 	if s.stalled {
-		id := s.pending[0].Job.JobID
+		id := slices.MinFunc(s.pending, ComparePending).Job.JobID // pending's first, in any order
 		return nil, fmt.Errorf("sim: at t=%gs: %w: %d jobs pending (first %q) on an idle cluster with no job left to arrive, and the last decision placed none",
 			s.now, ErrStalled, len(s.pending), id)
 	}
@@ -73,7 +73,7 @@ func (s *Sim) Next(ctx context.Context) (*State, error) {
 			js := &s.jobs[s.order[s.nextArr]]
 			s.nextArr++
 			js.Status = StatusPending
-			s.pending = append(s.pending, js)
+			s.addPending(js)
 			s.addPendingShape(js)
 		}
 		s.flush()
@@ -155,6 +155,9 @@ func (s *Sim) state() *State {
 	}
 	s.lastArr = s.nextArr
 	st.Since = Interval{FromS: s.lastDecisionS, Finished: s.sinceFinished, Unplaced: s.pending[:s.unplaced:s.unplaced]}
+	if s.pendingBlind {
+		st.Pending, st.Since.Unplaced = nil, nil
+	}
 	if s.noProgress {
 		s.endState()
 		return st

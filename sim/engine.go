@@ -191,6 +191,11 @@ type Sim struct {
 	finished    int  // jobs finished so far
 	gpuSeconds  float64
 
+	// pendingBlind: Run's scheduler is a PendingBlind. pending is then in
+	// no order (each job at its pendPos), and State.Pending and
+	// Since.Unplaced are nil.
+	pendingBlind bool
+
 	sameBuf, otherBuf []JobLoad
 	slowSums          []float64  // serverSlowdowns' per-socket sums of C and P
 	slowMemo          []slowMemo // and its terms by socket and load
@@ -566,6 +571,9 @@ func Run(ctx context.Context, c *Cluster, jobs []datasets.Job, sched Scheduler, 
 	}
 	if _, ok := sched.(ProgressBlind); ok {
 		s.noProgress = true
+	}
+	if _, ok := sched.(PendingBlind); ok {
+		s.pendingBlind = true
 	}
 	var tm Timing
 	wall := time.Now()

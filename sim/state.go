@@ -119,6 +119,7 @@ type JobState struct {
 	finishS        float64
 	shape          int32 // jobs with equal Tasks share it
 	runPos         int32 // index in Sim.running while running
+	pendPos        int32 // index in Sim.pending while pending, where it is in no order (Sim.pendingBlind)
 
 	// Preemption (Decision.Preempt): how often the job was stopped and
 	// started again, the seconds it ran before its current stint, and
@@ -170,7 +171,7 @@ type Progress struct {
 type Interval struct {
 	FromS    float64
 	Finished []JobResult // jobs that finished, in finish order
-	Unplaced []*JobState // jobs the previous decision left pending (DAS ζ = 0), a prefix of State.Pending
+	Unplaced []*JobState // jobs the previous decision left pending (DAS ζ = 0), a prefix of State.Pending; nil in Run for a PendingBlind
 	Progress []Progress  // jobs finished since (finish order), then running jobs (State.Running order); nil in Run for a ProgressBlind
 }
 
@@ -183,7 +184,7 @@ type State struct {
 	Now      float64
 	Decision int // 0 for the first decision of a run
 	Cluster  *Cluster
-	Pending  []*JobState // in (submit time, index) order
+	Pending  []*JobState // in (submit time, index) order; nil in Run for a PendingBlind
 	Running  []*JobState // deterministic order, not sorted
 	Free     []Resources // per server
 	// LinkFlows is, per DirectedLink, the number of flows of running jobs
@@ -215,6 +216,9 @@ func (st *State) Ledger() *Ledger {
 // must not be modified.
 func (st *State) PendingShapes() [][]*JobState {
 	s := st.sim
+	if s.pendingBlind {
+		panic("sim: PendingShapes called by a PendingBlind scheduler")
+	}
 	if !s.shapesLive {
 		// From now on the lists are kept (Sim.shapesLive).
 		s.shapesLive = true
