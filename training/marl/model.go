@@ -693,11 +693,13 @@ func (l *learner) release() {
 	l.steps = l.steps[:0]
 }
 
-// takeGrad moves the gradient the learner's network holds into dst
-// (reused when large enough) and leaves the network a cleared gradient.
-// The parameters' gradients are views of one flat buffer, so the move
-// is a swap: dst, cleared, becomes that buffer and the old one is
-// returned, the values in parameter order without a copy.
+// takeGrad moves the gradient the learner's network holds into dst,
+// which must be nil or all zero (rolloutGrad leaves the trainer's so;
+// a phase that fails ends its trainer's use), and leaves the network
+// dst's zeros. The parameters' gradients are
+// views of one flat buffer, so the move is a swap: dst becomes that
+// buffer and the old one is returned, the values in parameter order,
+// neither copied nor cleared here.
 func (l *learner) takeGrad(dst []float64) []float64 {
 	ps := l.e.net.ps.List()
 	n := gradSize(ps)
@@ -710,12 +712,9 @@ func (l *learner) takeGrad(dst []float64) []float64 {
 	}
 	if cap(dst) < n {
 		dst = make([]float64, n)
-	} else {
-		dst = dst[:n]
-		clear(dst)
 	}
 	g := l.grad
-	l.grad = dst
+	l.grad = dst[:n]
 	l.viewGrad(ps)
 	return g
 }
