@@ -566,6 +566,9 @@ type learner struct {
 	// the rows of the pods placed in since.
 	inter *nn.ECCStack
 	gen   uint64
+	// grad is the flat buffer the parameters' gradients are views of,
+	// once takeGrad has run.
+	grad []float64
 }
 
 // cache returns the backward passes' inter-scheduler cache, dropping the
@@ -690,17 +693,37 @@ func (l *learner) release() {
 	l.steps = l.steps[:0]
 }
 
-// takeGrad moves the gradient the learner's network holds into dst
-// (reused when large enough), parameter after parameter, and clears it.
+// takeGrad moves the gradient the learner's network holds into dst,
+// which must be nil or all zero (rolloutGrad leaves the trainer's so;
+// a phase that fails ends its trainer's use), and leaves the network
+// dst's zeros. The parameters' gradients are
+// views of one flat buffer, so the move is a swap: dst becomes that
+// buffer and the old one is returned, the values in parameter order,
+// neither copied nor cleared here.
 func (l *learner) takeGrad(dst []float64) []float64 {
 	ps := l.e.net.ps.List()
-	if n := gradSize(ps); cap(dst) < n {
-		dst = make([]float64, 0, n) // once: appending grew it a parameter at a time
+	n := gradSize(ps)
+	if len(l.grad) != n {
+		// Once: the gradients Params.New made move into one buffer.
+		l.grad = make([]float64, 0, n)
+		for _, p := range ps {
+			l.grad = append(l.grad, p.Grad...)
+		}
 	}
-	dst = dst[:0]
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	g := l.grad
+	l.grad = dst[:n]
+	l.viewGrad(ps)
+	return g
+}
+
+// viewGrad points each parameter's gradient at its span of l.grad.
+func (l *learner) viewGrad(ps []*nn.Param) {
+	off := 0
 	for _, p := range ps {
-		dst = append(dst, p.Grad...)
-		clear(p.Grad)
+		p.Grad = l.grad[off : off+len(p.Data) : off+len(p.Data)]
+		off += len(p.Data)
 	}
-	return dst
 }

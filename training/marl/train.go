@@ -192,9 +192,9 @@ type trainer struct {
 	// each over a network of its own whose parameters share the values
 	// the segments were decided with (behav) but not the policy's
 	// gradients; grads[i] receives segment i's gradient (rollout by
-	// rollout, agent by agent), and the policy's is their sum in that
-	// order, so neither the number of workers nor which one learned a
-	// segment changes a bit.
+	// rollout, agent by agent; zero again once summed), and the
+	// policy's is their sum in that order, so neither the number of
+	// workers nor which one learned a segment changes a bit.
 	workers []*learner
 	grads   [][]float64
 	// behav are the parameters' values the rollouts' pending segments
@@ -691,7 +691,9 @@ func (r *rollout) account(ret float64, upd rl.UpdateStats, n int) {
 
 // rolloutGrad is one rollout's gradient: the sum from zero, in agent
 // order, of its segments' (grads, as learn left them), in acc (reused
-// when large enough), of size entries.
+// when large enough), of size entries. It clears each segment's
+// gradient once added, while it is in cache, for the next phase's
+// takeGrad.
 func rolloutGrad(acc []float64, grads [][]float64, size int) []float64 {
 	if cap(acc) < size {
 		acc = make([]float64, size)
@@ -700,6 +702,7 @@ func rolloutGrad(acc []float64, grads [][]float64, size int) []float64 {
 	clear(acc)
 	for _, g := range grads {
 		floats.Add(acc, g[:size])
+		clear(g[:size])
 	}
 	return acc
 }

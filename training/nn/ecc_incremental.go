@@ -462,7 +462,7 @@ func (s *ECCStack) RecordLayers(t *Tape, x, ef *Node, dst []*Node) []*Node {
 				copy(s.aOnly[i*yw:(i+1)*yw], s.a[u*yw:(u+1)*yw])
 				copy(s.aggOnly[i*d:(i+1)*d], s.agg[li][u*d:(u+1)*d])
 			}
-			ec = t.edgeConvRowsFrom(h, ef, l.FilterW, l.FilterB, s.g, s.onlyRows, s.aOnly, s.aggOnly, s.coef)
+			ec = t.edgeConvRowsFrom(h, ef, l.FilterW, l.FilterB, s.g, s.onlyRows, s.aOnly, s.aggOnly, s.mc, s.coef)
 			h, z = t.GatherRows(h, s.onlyRows), s.zOnly
 		} else {
 			ec = t.edgeConvFrom(h, ef, l.FilterW, l.FilterB, s.g, s.y[li], s.agg[li], s.coef)

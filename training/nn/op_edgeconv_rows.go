@@ -58,20 +58,21 @@ func (t *Tape) EdgeConvRows(h, ef, w, c *Node, g *Graph, rows []int) *Node {
 
 // edgeConvRowsFrom records EdgeConvRows(h, ef, w, c, g, rows) whose
 // aggregations A and result, computed elsewhere by edgeConvRows
-// (ECCStack), are a and out, with coef every edge's message
-// coefficients: read, not copied, by the backward pass.
-func (t *Tape) edgeConvRowsFrom(h, ef, w, c *Node, g *Graph, rows []int, a, out, coef []float64) *Node {
+// (ECCStack), are a and out, with mc the filter's stack filterStack
+// made of w and c's values and coef every edge's message coefficients:
+// coef is read, not copied, by the backward pass.
+func (t *Tape) edgeConvRowsFrom(h, ef, w, c *Node, g *Graph, rows []int, a, out, mc, coef []float64) *Node {
 	d, f := h.Cols, ef.Cols
 	checkEdgeConv(h, ef, w, c, g)
-	if len(a) != len(rows)*(f+1)*d || len(out) != len(rows)*d || len(coef) < g.Edges()*(f+1) {
-		panic(fmt.Sprintf("nn: EdgeConvRows at %d rows given %d sums, %d values and %d coefficients", len(rows), len(a), len(out), len(coef)))
+	if len(a) != len(rows)*(f+1)*d || len(out) != len(rows)*d || len(mc) != (f+1)*d*d || len(coef) < g.Edges()*(f+1) {
+		panic(fmt.Sprintf("nn: EdgeConvRows at %d rows given %d sums, %d values, a stack of %d and %d coefficients", len(rows), len(a), len(out), len(mc), len(coef)))
 	}
 	n := t.node(edgeConvRowsOp{}, len(rows), d, h, ef, w, c)
 	n.graph, n.ints, n.coef = g, rows, coef
 	n.aux = resize(n.aux, len(a))
 	copy(n.aux, a)
-	mc, _, _ := edgeConvRowsScratch(n, len(rows), d, f)
-	filterStack(mc, w.Data, c.Data, d, f)
+	nmc, _, _ := edgeConvRowsScratch(n, len(rows), d, f)
+	copy(nmc, mc)
 	copy(n.Data, out)
 	return n
 }

@@ -131,3 +131,55 @@ func TestDeferredProductsBits(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredTransposeFollowsValues keeps one deferring tape over
+// several flushes, with the parameters' values moved before some of them
+// and left alone before others (as the MARL learner's segments of one
+// interval and of the next), and requires each window's gradients to be
+// those of a pass without DeferGrad, bit for bit: a transpose kept over
+// a flush is remade once the values it was made from change.
+func TestDeferredTransposeFollowsValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 1))
+	const items, in = 8, 16
+	ps := NewParams()
+	l0 := NewLinear(ps, "l0", in, 24, He, rng)
+	l1 := NewLinear(ps, "l1", 24, 128, He, rng)
+	l2 := NewLinear(ps, "l2", 128, 1, Glorot, rng)
+	x := make([]float64, items*in)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	window := func(tp *Tape) [][]float64 {
+		for _, p := range ps.List() {
+			clear(p.Grad)
+		}
+		for it := 0; it < items; it++ {
+			tp.Reset()
+			h := tp.ReLU(l0.Forward(tp, tp.Const(1, in, x[it*in:(it+1)*in])))
+			tp.Backward(tp.Sum(l2.Forward(tp, tp.ReLU(l1.Forward(tp, h)))))
+		}
+		tp.FlushGrad()
+		var gs [][]float64
+		for _, p := range ps.List() {
+			gs = append(gs, append([]float64(nil), p.Grad...))
+		}
+		return gs
+	}
+	var kept Tape
+	kept.DeferGrad(true)
+	for w, move := range []bool{false, false, true, false, true, true, false} {
+		if move {
+			for _, p := range ps.List() {
+				p.Data[rng.IntN(len(p.Data))] += 0.25
+			}
+		}
+		got := window(&kept)
+		var plain Tape
+		want := window(&plain)
+		for i, p := range ps.List() {
+			if !sameBits(got[i], want[i]) {
+				t.Errorf("window %d (values moved: %v): %s's gradient differs from a pass without DeferGrad", w, move, p.Name)
+			}
+		}
+	}
+}

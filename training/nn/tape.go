@@ -139,22 +139,22 @@ type stagedGrad struct {
 // same bits, as one product per pass (gemm: each element one chain over
 // the rows in order, from the gradient's value). The passes also read
 // the parameter's transpose (dA += dC·Bᵀ) from one copy made at its
-// first use. So, between DeferGrad(true) and FlushGrad, the parameters'
-// values must not change and nothing but the tape may touch their
-// gradients.
+// first use, kept over flushes while the values stay the same. So,
+// between DeferGrad(true) and FlushGrad, the parameters' values must
+// not change and nothing but the tape may touch their gradients.
 func (t *Tape) DeferGrad(on bool) { t.defer_ = on }
 
 // paramProducts is a parameter's deferred product gradients: the rows of
 // A (aw wide) and of dC (cw wide) of every product it was the right
-// operand of since the last flush, and its transpose (valid: made since
-// the last FlushGrad).
+// operand of since the last flush, and its transpose t of the values
+// from (valid: checked against the parameter since the last FlushGrad).
 type paramProducts struct {
-	p      *Node
-	a, dc  []float64
-	rows   int
-	aw, cw int
-	t      []float64
-	valid  bool
+	p       *Node
+	a, dc   []float64
+	rows    int
+	aw, cw  int
+	t, from []float64
+	valid   bool
 }
 
 // maxDeferredRows bounds the rows a parameter's deferred products keep
@@ -176,13 +176,20 @@ func (t *Tape) paramProduct(p *Node) *paramProducts {
 	return pp
 }
 
-// transposed returns the parameter p's transpose (p.Cols × p.Rows),
-// made at its first use since the last FlushGrad.
+// transposed returns the parameter p's transpose (p.Cols × p.Rows). At
+// its first use since the last FlushGrad it is made again only if p's
+// values are not those it was made from, bit for bit: a learner whose
+// parameters hold still over several flushes (the MARL trainer's
+// segments of one interval) transposes them once, and comparing costs
+// less than transposing.
 func (t *Tape) transposed(p *Node) []float64 {
 	pp := t.paramProduct(p)
 	if !pp.valid {
-		pp.t = resize(pp.t, len(p.Data))
-		transposeInto(pp.t, general(p.Rows, p.Cols, p.Cols, p.Data))
+		if len(pp.from) != len(p.Data) || !sameBits(pp.from, p.Data) {
+			pp.t = resize(pp.t, len(p.Data))
+			transposeInto(pp.t, general(p.Rows, p.Cols, p.Cols, p.Data))
+			pp.from = append(pp.from[:0], p.Data...)
+		}
 		pp.valid = true
 	}
 	return pp.t
@@ -212,7 +219,8 @@ func (t *Tape) flushProduct(pp *paramProducts) {
 
 // FlushGrad adds the staged gradients to their parameters, latest
 // operator first (the order of one batched Backward), and clears them;
-// the deferred products' too, and forgets the parameters' transposes.
+// the deferred products' too. The parameters' transposes are checked
+// against their values at their next use.
 func (t *Tape) FlushGrad() {
 	for _, pp := range t.products {
 		t.flushProduct(pp)
