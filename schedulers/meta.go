@@ -131,6 +131,9 @@ type problem struct {
 	ord   []int // the order of a solution that keeps none
 	tr    trace // the trace of a solution that keeps none
 	at    []int // scratch: a server's place in a server order
+	// shrinks: no searched demand is negative (or NaN), so a Take
+	// never adds to a server's free resources (fitsNowhere).
+	shrinks bool
 }
 
 // searchJob is what a decode reads of a searched job, computed once a
@@ -148,7 +151,7 @@ type searchJob struct {
 const spanPenalty = 0.05 // surrogate run-time cost of each extra server a job spans
 
 func newProblem(st *sim.State, maxJobs int, price float64, d Durations) *problem {
-	p := &problem{st: st, m: len(st.Free), price: price}
+	p := &problem{st: st, m: len(st.Free), price: price, shrinks: true}
 	k := min(len(st.Pending), maxJobs)
 	p.jobs = st.Pending[:k]
 	p.rest = st.Pending[k:]
@@ -163,6 +166,7 @@ func newProblem(st *sim.State, maxJobs int, price float64, d Durations) *problem
 		q.need = make([]sim.Resources, len(j.Instances))
 		for n, in := range j.Instances {
 			q.need[n] = in.Demand
+			p.shrinks = p.shrinks && atLeast(in.Demand, sim.Resources{})
 		}
 		q.wait = st.Now - j.SubmitS
 		q.rate = price * j.Total.GPU
@@ -216,6 +220,7 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 	}
 	tr.steps = slices.Grow(tr.steps[:t+1], k-t)[:k+1]
 	l := &tr.led
+	var none fitsNowhere
 	var out []sim.Placement
 	jct, fee := tr.steps[t].jct, tr.steps[t].fee
 	for ; t < k; t++ {
@@ -233,8 +238,12 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 		// passed over, which have had nothing given back since.
 		from := 0
 		for n, need := range q.need {
-			if n > 0 && need != q.need[n-1] {
+			if n == 0 || need != q.need[n-1] {
 				from = 0
+				if none.covers(need) {
+					ok = false
+					break
+				}
 			}
 			placed := -1
 			for ; from < len(servers); from++ {
@@ -244,6 +253,9 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 				}
 			}
 			if placed < 0 {
+				if p.shrinks {
+					none.add(need)
+				}
 				ok = false
 				break
 			}
@@ -264,6 +276,7 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 				b := tr.log[n]
 				tr.log = append(tr.log, booking{server: b.server, pos: b.pos, inst: b.inst, give: true, old: l.Free[b.server]})
 				l.Give(int(b.server), q.need[b.inst])
+				none.given(l.Free[b.server])
 			}
 			jct += q.pendJCT
 			fee += q.pendFee
@@ -278,6 +291,60 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 		tr.steps[t+1] = step{mark: len(tr.log), jct: jct, fee: fee}
 	}
 	return out, [2]float64{jct / float64(k) / 60, fee / float64(k)}
+}
+
+// fitsNowhere holds demands (at most four, none at least another) that
+// fit on no server of a decode's ledger. While no Give adds to a server,
+// its free resources only shrink (problem.shrinks), so a demand at least
+// as large as one of them fits nowhere either, and a scan would find
+// none; a Give drops those that fit on the server given to.
+type fitsNowhere struct {
+	d [4]sim.Resources
+	n int
+}
+
+// atLeast reports whether a is at least b in every resource.
+func atLeast(a, b sim.Resources) bool {
+	return a.GPU >= b.GPU && a.CPU >= b.CPU && a.MemGiB >= b.MemGiB
+}
+
+// covers reports whether r is at least one of f's demands.
+func (f *fitsNowhere) covers(r sim.Resources) bool {
+	for _, d := range f.d[:f.n] {
+		if atLeast(r, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// add records r, which fit nowhere, dropping the demands at least r.
+func (f *fitsNowhere) add(r sim.Resources) {
+	w := 0
+	for _, d := range f.d[:f.n] {
+		if !atLeast(d, r) {
+			f.d[w] = d
+			w++
+		}
+	}
+	f.n = w
+	if f.n < len(f.d) {
+		f.d[f.n] = r
+		f.n++
+	}
+}
+
+// given drops the demands that fit in free, what a server has after a
+// Give.
+func (f *fitsNowhere) given(free sim.Resources) {
+	w := 0
+	for _, d := range f.d[:f.n] {
+		if !d.Fits(free) {
+			f.d[w] = d
+			w++
+		}
+	}
+	f.n = w
 }
 
 // swapped puts ord, key's order as orderDesc gives it but for the entries

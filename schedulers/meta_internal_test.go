@@ -92,3 +92,55 @@ func (c *evalChecker) Schedule(_ context.Context, st *sim.State) ([]sim.Placemen
 	}
 	return p.placements(&ar), nil
 }
+
+// TestFitsNowhere: a demand that fitsNowhere covers fits on no server of
+// the ledger, through Takes of what fits first and Gives of what was
+// taken (which fitsNowhere.given hears of), with fractional demands whose
+// sums round. Demands come from a few sizes, so that one is often at
+// least another that fit nowhere.
+func TestFitsNowhere(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	sizes := []sim.Resources{{GPU: 0.25, CPU: 1, MemGiB: 2}, {GPU: 1, CPU: 0.1, MemGiB: 1}, {GPU: 1, CPU: 4, MemGiB: 1.0 / 3}, {GPU: 2, CPU: 4, MemGiB: 8}, {GPU: 0.1, CPU: 0.3, MemGiB: 0.7}}
+	covered := 0
+	for trial := range 200 {
+		l := sim.Ledger{Free: make([]sim.Resources, 2+trial%5)}
+		for s := range l.Free {
+			l.Free[s] = sim.Resources{GPU: 8, CPU: 16, MemGiB: 64}
+		}
+		var none fitsNowhere
+		type took struct {
+			s int
+			r sim.Resources
+		}
+		var taken []took
+		for range 300 {
+			if len(taken) > 0 && rng.IntN(6) == 0 {
+				n := rng.IntN(len(taken))
+				g := taken[n]
+				taken = slices.Delete(taken, n, n+1)
+				l.Give(g.s, g.r)
+				none.given(l.Free[g.s])
+				continue
+			}
+			r := sizes[rng.IntN(len(sizes))]
+			r.CPU *= float64(1 + rng.IntN(3))
+			fits := slices.IndexFunc(l.Free, r.Fits)
+			if none.covers(r) {
+				covered++
+				if fits >= 0 {
+					t.Fatalf("trial %d: %v is covered by %v but fits on server %d (%v)", trial, r, none.d[:none.n], fits, l.Free[fits])
+				}
+				continue
+			}
+			if fits < 0 {
+				none.add(r)
+				continue
+			}
+			l.Take(fits, r)
+			taken = append(taken, took{fits, r})
+		}
+	}
+	if covered < 1000 {
+		t.Fatalf("%d demands covered: too few to check", covered)
+	}
+}
