@@ -623,6 +623,10 @@ type metaSearch struct {
 	dur   Durations
 	name  string
 	rng   *rand.Rand
+	// spare holds the traces of the last search's solutions for the next
+	// to reuse: storage only, since a decode from the start and restart
+	// set all of a trace.
+	spare []trace
 }
 
 // newMeta returns a MALO or a MOSA (S, a struct of one metaSearch) named
@@ -665,12 +669,23 @@ func (m *metaSearch) population(p *problem, ar *archive, keep bool) []solution {
 	}
 	for i := range pop {
 		if keep {
-			pop[i].ord, pop[i].tr = make([]int, p.dim()), p.newTrace()
+			pop[i].ord, pop[i].tr = make([]int, p.dim()), m.trace(p)
 		}
 		p.eval(&pop[i])
 		ar.add(pop[i])
 	}
 	return pop
+}
+
+// trace returns a spare trace, or a new one for p.
+func (m *metaSearch) trace(p *problem) trace {
+	n := len(m.spare)
+	if n == 0 {
+		return p.newTrace()
+	}
+	tr := m.spare[n-1]
+	m.spare = m.spare[:n-1]
+	return tr
 }
 
 // newTrace returns an empty trace with room for a decode that places or

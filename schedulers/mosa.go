@@ -41,7 +41,7 @@ func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 	ar := archive{cap: 2 * m.cfg.Population}
 	pop := m.population(p, &ar, true)
 	temp := m.cfg.Temperature
-	nb := solution{x: make([]float64, p.dim()), ord: make([]int, p.dim()), tr: p.newTrace()}
+	nb := solution{x: make([]float64, p.dim()), ord: make([]int, p.dim()), tr: m.trace(p)}
 	k := len(p.jobs)
 	for it := 0; it < m.cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -68,6 +68,10 @@ func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 			}
 		}
 		temp *= m.cfg.Cooling
+	}
+	m.spare = append(m.spare, nb.tr)
+	for i := range pop {
+		m.spare = append(m.spare, pop[i].tr)
 	}
 	return p.placements(&ar), nil
 }
