@@ -108,7 +108,7 @@ type booking struct {
 }
 
 // restart sets tr to src's trace up to job position t: src's ledger with
-// the bookings from t on undone, and the log, marks and sums before t.
+// the bookings from t on undone, and the log and steps before t.
 func (tr *trace) restart(src *trace, t int) {
 	tr.led.Free = append(tr.led.Free[:0], src.led.Free...)
 	m := src.steps[t].mark
