@@ -166,3 +166,20 @@ func BenchmarkMetaSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMetaSearchLarge is BenchmarkMetaSearch on das-table1's Medium
+// and Large sizes (16 and 32 pai-v100 servers), with 20 PAI-like jobs a
+// server arriving at 0.005/s a server: a decode's first-fit scans and
+// its 32 jobs cost more there than on four servers.
+func BenchmarkMetaSearchLarge(b *testing.B) {
+	for _, n := range []int{16, 32} {
+		c := paiCluster(b, n)
+		jobs := schedulerstest.PAILike(20*n, 0.005*float64(n), 5)
+		for _, name := range []string{"malo", "mosa"} {
+			b.Run(fmt.Sprintf("%s-%d", name, n), func(b *testing.B) {
+				_, cpu := runBench(b, c, jobs, name, sim.DefaultConfig())
+				b.ReportMetric(cpu, "cpu-s/run")
+			})
+		}
+	}
+}

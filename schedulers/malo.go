@@ -43,7 +43,7 @@ func (m *MALO) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 	}
 	n, dim := m.cfg.Population, p.dim()
 	ar := archive{cap: 2 * n}
-	lions := m.population(p, &ar)
+	lions := m.population(p, &ar, false)
 	elite := 0
 	for i := range lions {
 		if lions[i].cost < lions[elite].cost {

@@ -39,9 +39,9 @@ func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 		return nil, nil
 	}
 	ar := archive{cap: 2 * m.cfg.Population}
-	pop := m.population(p, &ar)
+	pop := m.population(p, &ar, true)
 	temp := m.cfg.Temperature
-	nb := solution{x: make([]float64, p.dim()), ord: make([]int, p.dim())}
+	nb := solution{x: make([]float64, p.dim()), ord: make([]int, p.dim()), tr: m.trace(p)}
 	k := len(p.jobs)
 	for it := 0; it < m.cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -53,20 +53,25 @@ func (m *MOSA) Schedule(ctx context.Context, st *sim.State) ([]sim.Placement, er
 			if k >= 2 && m.rng.IntN(2) == 0 {
 				a, b := m.rng.IntN(k), m.rng.IntN(k)
 				nb.x[a], nb.x[b] = nb.x[b], nb.x[a]
-				p.evalChanged(&nb, a, b)
+				p.evalChanged(&nb, &pop[i], a, b)
 			} else {
 				s := k + m.rng.IntN(p.m)
 				nb.x[s] = m.rng.Float64()
-				p.evalChanged(&nb, s, s)
+				p.evalChanged(&nb, &pop[i], s, s)
 			}
 			if dominates(nb.f, pop[i].f) || accept(m.rng, nb.cost-pop[i].cost, temp) {
 				pop[i].x, nb.x = nb.x, pop[i].x
 				pop[i].ord, nb.ord = nb.ord, pop[i].ord
+				pop[i].tr, nb.tr = nb.tr, pop[i].tr
 				pop[i].f, pop[i].cost = nb.f, nb.cost
 				ar.add(pop[i])
 			}
 		}
 		temp *= m.cfg.Cooling
+	}
+	m.spare = append(m.spare, nb.tr)
+	for i := range pop {
+		m.spare = append(m.spare, pop[i].tr)
 	}
 	return p.placements(&ar), nil
 }
