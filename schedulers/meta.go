@@ -166,7 +166,7 @@ func newProblem(st *sim.State, maxJobs int, price float64, d Durations) *problem
 		q.need = make([]sim.Resources, len(j.Instances))
 		for n, in := range j.Instances {
 			q.need[n] = in.Demand
-			p.shrinks = p.shrinks && atLeast(in.Demand, sim.Resources{})
+			p.shrinks = p.shrinks && covers(in.Demand, sim.Resources{})
 		}
 		q.wait = st.Now - j.SubmitS
 		q.rate = price * j.Total.GPU
@@ -303,15 +303,10 @@ type fitsNowhere struct {
 	n int
 }
 
-// atLeast reports whether a is at least b in every resource.
-func atLeast(a, b sim.Resources) bool {
-	return a.GPU >= b.GPU && a.CPU >= b.CPU && a.MemGiB >= b.MemGiB
-}
-
 // covers reports whether r is at least one of f's demands.
 func (f *fitsNowhere) covers(r sim.Resources) bool {
 	for _, d := range f.d[:f.n] {
-		if atLeast(r, d) {
+		if covers(r, d) {
 			return true
 		}
 	}
@@ -322,7 +317,7 @@ func (f *fitsNowhere) covers(r sim.Resources) bool {
 func (f *fitsNowhere) add(r sim.Resources) {
 	w := 0
 	for _, d := range f.d[:f.n] {
-		if !atLeast(d, r) {
+		if !covers(d, r) {
 			f.d[w] = d
 			w++
 		}
