@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/schedlab/schedlab/datasets"
 	"github.com/schedlab/schedlab/internal/shareddata"
 	"github.com/schedlab/schedlab/schedulers"
 	"github.com/schedlab/schedlab/sim"
@@ -38,18 +39,7 @@ func TestCountingSameResults(t *testing.T) {
 					if restart != 0 {
 						cfg.RestartS = sim.RestartFixed(restart)
 					}
-					res, err := sim.Run(context.Background(), c, jobs, s, cfg, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					b, err := json.Marshal(struct {
-						Jobs      []sim.JobResult
-						Preempted []sim.Preempted
-						Decisions int
-					}{res.Jobs, res.Preempted, res.Decisions})
-					if err != nil {
-						t.Fatal(err)
-					}
+					b, _ := runBytes(t, c, jobs, s, cfg)
 					return b, schedulers.Counted(s)
 				}
 				counted, n := run(false)
@@ -63,4 +53,21 @@ func TestCountingSameResults(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runBytes runs sched over jobs on c with cfg and returns the result as
+// JSON, its wall-clock Timing zeroed, and the result: two runs that must
+// agree compare these bytes.
+func runBytes(t *testing.T, c *sim.Cluster, jobs []datasets.Job, sched sim.Scheduler, cfg sim.Config) ([]byte, *sim.Result) {
+	t.Helper()
+	res, err := sim.Run(context.Background(), c, jobs, sched, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Timing = sim.Timing{}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, res
 }

@@ -2,8 +2,6 @@ package schedulers_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/schedlab/schedlab/schedulers"
@@ -35,18 +33,7 @@ func TestFillSameResults(t *testing.T) {
 			}
 			cfg := sim.DefaultConfig()
 			cfg.Speed, cfg.Trigger, cfg.SkipFloor = sim.SpeedStandalone, info.Trigger, true
-			res, err := sim.Run(context.Background(), large, jobs, s, cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(struct {
-				Jobs      []sim.JobResult
-				Preempted []sim.Preempted
-				Decisions int
-			}{res.Jobs, res.Preempted, res.Decisions})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, _ := runBytes(t, large, jobs, s, cfg)
 			return b, schedulers.Filled(s)
 		}
 		filled, n := run(true)

@@ -2,7 +2,6 @@ package schedulers_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -125,15 +124,7 @@ func TestStateForgetterSameResults(t *testing.T) {
 					case blind:
 						sched = &blindSpy{spy}
 					}
-					res, err := sim.Run(context.Background(), c, jobs, sched, cfg, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res.Timing = sim.Timing{}
-					b, err := json.Marshal(res)
-					if err != nil {
-						t.Fatal(err)
-					}
+					b, res := runBytes(t, c, jobs, sched, cfg)
 					return b, len(spy.seen), res.Decisions, progress
 				}
 				fresh, nFresh, decisions, pFresh := run(false, false)

@@ -3,7 +3,6 @@ package schedulers_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -90,15 +89,7 @@ func TestPendingBlindSameResults(t *testing.T) {
 			if tc.restart != 0 {
 				cfg.RestartS = sim.RestartFixed(tc.restart)
 			}
-			res, err := sim.Run(context.Background(), tc.c, tc.jobs, sched, cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Timing = sim.Timing{}
-			b, err := json.Marshal(res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, _ := runBytes(t, tc.c, tc.jobs, sched, cfg)
 			return b, listed
 		}
 		visible, n := run(false)
