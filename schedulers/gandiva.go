@@ -1,7 +1,6 @@
 package schedulers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -146,8 +145,7 @@ func (g *Gandiva) admit(st *sim.State) sim.Decision {
 		g.waited = dropRunning(g.waited, len(d.Start)-fresh)
 		for _, p := range d.Start {
 			j := g.get(p.Job)
-			k, _ := slices.BinarySearchFunc(g.run, j, bySeq)
-			g.run = slices.Insert(g.run, k, j)
+			g.run = slices.Insert(g.run, bySeq(g.run, j.seq), j)
 		}
 	}
 	if len(d.Preempt) > 0 {
@@ -194,8 +192,22 @@ func dropRunning(q []*rjob, n int) []*rjob {
 	return q[k:]
 }
 
-// bySeq orders jobs by arrival (rjob.seq).
-func bySeq(a, b *rjob) int { return cmp.Compare(a.seq, b.seq) }
+// bySeq returns where a job that arrived seq-th goes in q, a queue in
+// arrival order (rjob.seq): the first place whose job arrived later.
+// What slices.BinarySearchFunc with cmp.Compare on seq returns, for
+// distinct seqs, without a call per comparison.
+func bySeq(q []*rjob, seq uint32) int {
+	lo, hi := 0, len(q)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if q[m].seq < seq {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
 
 // mergeBySeq appends to dst the jobs of a and b, each in arrival order,
 // merged in arrival order.
