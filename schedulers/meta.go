@@ -128,10 +128,9 @@ type problem struct {
 	js    []searchJob // what decode reads of each searched job
 	waitS float64     // expected wait of a job left pending
 	price float64
-	ord   []int      // the order of a solution that keeps none
-	led   sim.Ledger // the ledger of a decode that records no trace
-	took  []int      // scratch: the servers a job's instances took
-	at    []int      // scratch: a server's place in a server order
+	ord   []int // the order of a solution that keeps none
+	tr    trace // the trace of a solution that keeps none
+	at    []int // scratch: a server's place in a server order
 	// shrinks: no searched demand is negative (or NaN), so a Take
 	// never adds to a server's free resources (fitsNowhere).
 	shrinks bool
@@ -197,7 +196,7 @@ func (p *problem) dim() int { return len(p.jobs) + p.m }
 // placements (when want is true) and the surrogate objectives.
 func (p *problem) decode(x []float64, want bool) ([]sim.Placement, [2]float64) {
 	p.sort(x, p.ord)
-	return p.decodeIn(p.ord, nil, 0, want)
+	return p.decodeIn(p.ord, &p.tr, 0, want)
 }
 
 // sort sets ord to x's decoding order: the jobs' indices by key, then the
@@ -210,28 +209,20 @@ func (p *problem) sort(x []float64, ord []int) {
 
 // decodeIn is decode in the decoding order ord, recorded in tr, from job
 // position t: tr holds the trace of an order that agrees with ord on the
-// jobs before t and on every booking they made (restart), or t is 0. A
-// decode whose trace nothing will read passes a nil tr (and t = 0): it
-// books on p.led and records nothing.
+// jobs before t and on every booking they made (restart), or t is 0.
 func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placement, [2]float64) {
 	k := len(p.jobs)
 	servers := ord[k:]
-	l := &p.led
-	var jct, fee float64
-	if tr == nil {
-		l.CopyFrom(p.st)
-	} else {
-		l = &tr.led
-		if t == 0 {
-			l.CopyFrom(p.st)
-			tr.log = tr.log[:0]
-			tr.steps = append(tr.steps[:0], step{})
-		}
-		tr.steps = slices.Grow(tr.steps[:t+1], k-t)[:k+1]
-		jct, fee = tr.steps[t].jct, tr.steps[t].fee
+	if t == 0 {
+		tr.led.CopyFrom(p.st)
+		tr.log = tr.log[:0]
+		tr.steps = append(tr.steps[:0], step{})
 	}
+	tr.steps = slices.Grow(tr.steps[:t+1], k-t)[:k+1]
+	l := &tr.led
 	var none fitsNowhere
 	var out []sim.Placement
+	jct, fee := tr.steps[t].jct, tr.steps[t].fee
 	for ; t < k; t++ {
 		i := ord[t]
 		q := &p.js[i]
@@ -241,7 +232,7 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 		}
 		ok := true
 		worst, spans, last := 0.0, 0, -1
-		took := p.took[:0] // instance n took server took[n]
+		booked := len(tr.log)
 		// from is where the scan for an instance starts: an instance
 		// asking what the one before it asked skips the servers that one
 		// passed over, which have had nothing given back since.
@@ -268,11 +259,8 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 				ok = false
 				break
 			}
-			if tr != nil {
-				tr.log = append(tr.log, booking{server: int32(placed), pos: int32(t), inst: int32(n), old: l.Free[placed]})
-			}
+			tr.log = append(tr.log, booking{server: int32(placed), pos: int32(t), inst: int32(n), old: l.Free[placed]})
 			l.Take(placed, need)
-			took = append(took, placed)
 			if placed != last {
 				spans++ // counts server changes: an upper bound on servers spanned
 				last = placed
@@ -282,15 +270,13 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 				slots = append(slots, sim.Slot{Server: placed, Socket: -1})
 			}
 		}
-		p.took = took
 		if !ok {
 			// Roll back the instances booked before the failure.
-			for n, s := range took {
-				if tr != nil {
-					tr.log = append(tr.log, booking{server: int32(s), pos: int32(t), inst: int32(n), give: true, old: l.Free[s]})
-				}
-				l.Give(s, q.need[n])
-				none.given(l.Free[s])
+			for n, end := booked, len(tr.log); n < end; n++ {
+				b := tr.log[n]
+				tr.log = append(tr.log, booking{server: b.server, pos: b.pos, inst: b.inst, give: true, old: l.Free[b.server]})
+				l.Give(int(b.server), q.need[b.inst])
+				none.given(l.Free[b.server])
 			}
 			jct += q.pendJCT
 			fee += q.pendFee
@@ -302,9 +288,7 @@ func (p *problem) decodeIn(ord []int, tr *trace, t int, want bool) ([]sim.Placem
 				out = append(out, sim.Placement{Job: p.jobs[i].Index, Slots: slots})
 			}
 		}
-		if tr != nil {
-			tr.steps[t+1] = step{mark: len(tr.log), jct: jct, fee: fee}
-		}
+		tr.steps[t+1] = step{mark: len(tr.log), jct: jct, fee: fee}
 	}
 	return out, [2]float64{jct / float64(k) / 60, fee / float64(k)}
 }
@@ -502,7 +486,7 @@ func (p *problem) finish(pl []sim.Placement) []sim.Placement {
 func (p *problem) eval(s *solution) {
 	ord, tr := s.ord, &s.tr
 	if ord == nil {
-		ord, tr = p.ord, nil // a trace only its neighbours read
+		ord, tr = p.ord, &p.tr
 	}
 	p.sort(s.x, ord)
 	p.score(s, ord, tr, 0)
