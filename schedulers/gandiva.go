@@ -1,7 +1,6 @@
 package schedulers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -133,12 +132,20 @@ func (g *Gandiva) admit(st *sim.State) sim.Decision {
 	d := g.walk(st, g.order...)
 	clear(g.merged) // no job kept alive by the scratch
 	if len(d.Start) > 0 {
-		g.fresh = dropRunning(g.fresh)
-		g.waited = dropRunning(g.waited)
+		// The jobs started are the only running ones in the two queues:
+		// those that never ran (lastRan still −Inf) in fresh, the others
+		// in waited.
+		fresh := 0
+		for _, p := range d.Start {
+			if math.IsInf(g.lastRan[p.Job], -1) {
+				fresh++
+			}
+		}
+		g.fresh = dropRunning(g.fresh, fresh)
+		g.waited = dropRunning(g.waited, len(d.Start)-fresh)
 		for _, p := range d.Start {
 			j := g.get(p.Job)
-			k, _ := slices.BinarySearchFunc(g.run, j, bySeq)
-			g.run = slices.Insert(g.run, k, j)
+			g.run = slices.Insert(g.run, bySeq(g.run, j.seq), j)
 		}
 	}
 	if len(d.Preempt) > 0 {
@@ -160,16 +167,18 @@ func (g *Gandiva) admit(st *sim.State) sim.Decision {
 	return d
 }
 
-// dropRunning removes the running jobs from q, keeping the others'
+// dropRunning removes the n running jobs from q, keeping the others'
 // order. The jobs a decision starts are mostly the queue's first (the
-// longest waiting), so the jobs before the last running one move towards
-// the end, and the queue then starts later in its array: a long tail is
-// not moved for a few jobs at the head.
-func dropRunning(q []*rjob) []*rjob {
+// longest waiting), so the queue is read only up to the nth running
+// job, the jobs before it move towards the end, and the queue then
+// starts later in its array: a long tail is neither read nor moved for
+// a few jobs at the head.
+func dropRunning(q []*rjob, n int) []*rjob {
 	last := -1
-	for i, j := range q {
-		if j.running {
+	for i := 0; n > 0; i++ {
+		if q[i].running {
 			last = i
+			n--
 		}
 	}
 	k := last + 1 // q[k:] is kept; the kept jobs before last fill in below k
@@ -183,8 +192,22 @@ func dropRunning(q []*rjob) []*rjob {
 	return q[k:]
 }
 
-// bySeq orders jobs by arrival (rjob.seq).
-func bySeq(a, b *rjob) int { return cmp.Compare(a.seq, b.seq) }
+// bySeq returns where a job that arrived seq-th goes in q, a queue in
+// arrival order (rjob.seq): the first place whose job arrived later.
+// What slices.BinarySearchFunc with cmp.Compare on seq returns, for
+// distinct seqs, without a call per comparison.
+func bySeq(q []*rjob, seq uint32) int {
+	lo, hi := 0, len(q)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if q[m].seq < seq {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
 
 // mergeBySeq appends to dst the jobs of a and b, each in arrival order,
 // merged in arrival order.
