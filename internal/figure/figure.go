@@ -10,6 +10,8 @@ package figure
 import (
 	"bytes"
 	"image/color"
+	"image/png"
+	"io"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -189,8 +191,21 @@ func column(plots, bars []*plot.Plot, key *Key, w, h, barW vg.Length) (svg, png 
 		return nil, nil, err
 	}
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
-	if png, err = render(vgimg.PngCanvas{Canvas: img}); err != nil {
+	if png, err = render(pngCanvas{img}); err != nil {
 		return nil, nil, err
 	}
 	return svg, png, nil
+}
+
+// pngCanvas writes its image as PNG at pngCompression: in a normal build
+// the default level, the bytes vgimg.PngCanvas writes (png.Encode).
+type pngCanvas struct{ *vgimg.Canvas }
+
+func (c pngCanvas) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	e := png.Encoder{CompressionLevel: pngCompression}
+	if err := e.Encode(&b, c.Image()); err != nil {
+		return 0, err
+	}
+	return b.WriteTo(w)
 }
