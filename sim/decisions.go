@@ -214,13 +214,17 @@ func (s *Sim) start(js *JobState, slots []Slot) {
 	js.last = s.now
 	js.rate = 0
 	js.Slots = s.slotArena.reuse(js.Slots, slots)
-	if cap(js.instSlow) >= len(slots) {
-		js.instSlow = js.instSlow[:len(slots)] // a resume: the last stint's, kept by preempt
-	} else {
-		js.instSlow = s.f64Arena.take(len(slots))
-	}
-	for i := range js.instSlow {
-		js.instSlow[i] = -1
+	if !s.standalone {
+		// Under standalone speed rate reads no slowdown, and nothing else
+		// reads instSlow: it stays empty.
+		if cap(js.instSlow) >= len(slots) {
+			js.instSlow = js.instSlow[:len(slots)] // a resume: the last stint's, kept by preempt
+		} else {
+			js.instSlow = s.f64Arena.take(len(slots))
+		}
+		for i := range js.instSlow {
+			js.instSlow[i] = -1
+		}
 	}
 	servers, takes := s.srvBuf[:0], s.takeBuf[:0]
 	s.stamp++
