@@ -251,11 +251,12 @@ func (s *Sim) predictSocket(server int) int {
 // mostFree is the socket with the most free GPUs, then cores, the lowest
 // index on ties.
 func mostFree(sf []Resources) int {
-	best := 0
-	for k, f := range sf {
-		b := sf[best]
-		if f.GPU > b.GPU || (f.GPU == b.GPU && f.CPU > b.CPU) {
-			best = k
+	// The best so far is kept in registers, and socket 0 is not compared
+	// with itself (it never beats itself).
+	best, g, c := 0, sf[0].GPU, sf[0].CPU
+	for k := 1; k < len(sf); k++ {
+		if f := &sf[k]; f.GPU > g || (f.GPU == g && f.CPU > c) {
+			best, g, c = k, f.GPU, f.CPU
 		}
 	}
 	return best

@@ -270,6 +270,7 @@ type Sim struct {
 	roleBuf   []int // jobFlows' servers by role
 	pathBuf   []DirectedLink
 	routes    map[uint64][]DirectedLink // by pair of servers (route), at most maxRoutes
+	routeTab  [][]DirectedLink          // by a·n + b for servers a, b (route), on a cluster of at most maxRouteTable servers
 }
 
 // PrunedJob is a job dropped before the run, with the reason.

@@ -173,17 +173,34 @@ func (s *Sim) addFlows(js *JobState) {
 // worth keeping.
 const maxRoutes = 1 << 14
 
+// maxRouteTable bounds the servers of a cluster whose routes are kept in
+// a dense table (Sim.routeTab, n² entries) instead of the map: a lookup
+// there is an index, not a hash.
+const maxRouteTable = 64
+
 // route is the route of a flow from server a to server b (Topology.route
-// of their nodes), kept per pair in Sim.routes while it has room: a route
-// is a function of the pair alone, and the flows only read it.
+// of their nodes), kept per pair, in Sim.routeTab on a cluster of at most
+// maxRouteTable servers, else in Sim.routes while it has room: a route is
+// a function of the pair alone, and the flows only read it.
 func (s *Sim) route(a, b int) []DirectedLink {
+	n := len(s.cluster.Servers)
+	if n <= maxRouteTable {
+		if s.routeTab == nil {
+			s.routeTab = make([][]DirectedLink, n*n)
+		}
+		k := a*n + b
+		if path := s.routeTab[k]; path != nil {
+			return path
+		}
+		path := s.newRoute(a, b) // nil, looked up again each time, only for a route of no link
+		s.routeTab[k] = path
+		return path
+	}
 	key := uint64(a)<<32 | uint64(uint32(b))
 	if path, ok := s.routes[key]; ok {
 		return path
 	}
-	na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
-	s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
-	path := s.pathArena.clone(s.pathBuf)
+	path := s.newRoute(a, b)
 	if len(s.routes) < maxRoutes {
 		if s.routes == nil {
 			s.routes = make(map[uint64][]DirectedLink)
@@ -191,6 +208,13 @@ func (s *Sim) route(a, b int) []DirectedLink {
 		s.routes[key] = path
 	}
 	return path
+}
+
+// newRoute computes the route from server a to server b into the arena.
+func (s *Sim) newRoute(a, b int) []DirectedLink {
+	na, nb := s.cluster.Servers[a].Node, s.cluster.Servers[b].Node
+	s.pathBuf, _ = s.cluster.Topology.route(s.pathBuf[:0], na, nb) // connectivity checked by Validate
+	return s.pathArena.clone(s.pathBuf)
 }
 
 // newFlowBlock returns the first of n consecutive free entries of
