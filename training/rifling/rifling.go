@@ -206,41 +206,11 @@ func feasible(led *sim.Ledger, js *sim.JobState, mask []bool) bool {
 	return fit
 }
 
-// kmeans clusters points into k groups: k-means++ seeding from rng, then
-// Lloyd iterations (an empty group keeps its centroid).
+// kmeans clusters points into k groups: k-means++ seeding from rng
+// (seedCentres), then Lloyd iterations (an empty group keeps its
+// centroid).
 func kmeans(points [][]float64, k, iters int, rng *rand.Rand) [][]float64 {
-	k = min(k, len(points))
-	cents := [][]float64{slices.Clone(points[rng.IntN(len(points))])}
-	d2 := make([]float64, len(points))
-	dist := func(a, b []float64) float64 {
-		s := 0.0
-		for i := range a {
-			s += (a[i] - b[i]) * (a[i] - b[i])
-		}
-		return s
-	}
-	for len(cents) < k {
-		sum := 0.0
-		for i, p := range points {
-			d2[i] = math.Inf(1)
-			for _, c := range cents {
-				d2[i] = math.Min(d2[i], dist(p, c))
-			}
-			sum += d2[i]
-		}
-		if sum == 0 {
-			break // fewer distinct points than k
-		}
-		u := rng.Float64() * sum
-		j := 0
-		for ; j < len(points)-1; j++ {
-			u -= d2[j]
-			if u <= 0 {
-				break
-			}
-		}
-		cents = append(cents, slices.Clone(points[j]))
-	}
+	cents := seedCentres(points, k, rng)
 	assign := make([]int, len(points))
 	for i := range assign {
 		assign[i] = -1
@@ -250,7 +220,7 @@ func kmeans(points [][]float64, k, iters int, rng *rand.Rand) [][]float64 {
 		for i, p := range points {
 			best, bestD := 0, math.Inf(1)
 			for c, cv := range cents {
-				if d := dist(p, cv); d < bestD {
+				if d := sqDist(p, cv); d < bestD {
 					best, bestD = c, d
 				}
 			}
@@ -280,6 +250,51 @@ func kmeans(points [][]float64, k, iters int, rng *rand.Rand) [][]float64 {
 		if !changed {
 			break
 		}
+	}
+	return cents
+}
+
+// sqDist is the squared Euclidean distance between a and b.
+func sqDist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return s
+}
+
+// seedCentres is k-means++ seeding: a first centre drawn uniformly, then
+// each next one drawn with probability proportional to a point's squared
+// distance to its nearest centre so far (d2), until min(k, len(points))
+// centres or no point lies off them. d2 is kept across rounds and compared
+// with the newest centre only: a min is the same in any order, NaN
+// included, so each round's d2 is the minimum over all centres.
+func seedCentres(points [][]float64, k int, rng *rand.Rand) [][]float64 {
+	k = min(k, len(points))
+	cents := [][]float64{slices.Clone(points[rng.IntN(len(points))])}
+	d2 := make([]float64, len(points))
+	for i := range d2 {
+		d2[i] = math.Inf(1)
+	}
+	for len(cents) < k {
+		sum := 0.0
+		c := cents[len(cents)-1]
+		for i, p := range points {
+			d2[i] = math.Min(d2[i], sqDist(p, c))
+			sum += d2[i]
+		}
+		if sum == 0 {
+			break // fewer distinct points than k
+		}
+		u := rng.Float64() * sum
+		j := 0
+		for ; j < len(points)-1; j++ {
+			u -= d2[j]
+			if u <= 0 {
+				break
+			}
+		}
+		cents = append(cents, slices.Clone(points[j]))
 	}
 	return cents
 }

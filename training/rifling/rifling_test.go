@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -174,6 +176,62 @@ func TestSampleStatesDraw(t *testing.T) {
 			if !slices.Equal(got[i], want[i]) {
 				t.Fatalf("limit %d of %d: state %d is %v, want %v", limit, n, i, got[i], want[i])
 			}
+		}
+	}
+}
+
+// TestSeedCentresIsKMeansPlusPlus: seedCentres draws the same centres, to
+// the bit, as k-means++ written from its definition (each round every
+// point's squared distance to its nearest centre, over all centres so
+// far), on point sets with repeated points, at k below, at and above the
+// distinct points, and at several seeds.
+func TestSeedCentresIsKMeansPlusPlus(t *testing.T) {
+	definition := func(points [][]float64, k int, rng *rand.Rand) [][]float64 {
+		k = min(k, len(points))
+		cents := [][]float64{slices.Clone(points[rng.IntN(len(points))])}
+		for len(cents) < k {
+			d2 := make([]float64, len(points))
+			sum := 0.0
+			for i, p := range points {
+				d2[i] = math.Inf(1)
+				for _, c := range cents {
+					d2[i] = math.Min(d2[i], sqDist(p, c))
+				}
+				sum += d2[i]
+			}
+			if sum == 0 {
+				break
+			}
+			u, j := rng.Float64()*sum, 0
+			for ; j < len(points)-1; j++ {
+				if u -= d2[j]; u <= 0 {
+					break
+				}
+			}
+			cents = append(cents, slices.Clone(points[j]))
+		}
+		return cents
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		gen := pipeline.Rand(seed, "test", "points")
+		var pts [][]float64
+		for i := 0; i < 200; i++ {
+			if i%7 == 3 {
+				pts = append(pts, slices.Clone(pts[gen.IntN(len(pts))])) // repeated points
+				continue
+			}
+			pts = append(pts, []float64{gen.NormFloat64(), 3 * gen.NormFloat64(), float64(gen.IntN(4))})
+		}
+		for _, k := range []int{1, 2, 8, 40, 250} {
+			got := seedCentres(pts, k, pipeline.Rand(seed, "test", "seed"))
+			want := definition(pts, k, pipeline.Rand(seed, "test", "seed"))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, k %d: %d centres %v, want %d %v", seed, k, len(got), got, len(want), want)
+			}
+		}
+		few := [][]float64{{1, 1}, {1, 1}, {2, 2}, {1, 1}}
+		if got, want := seedCentres(few, 4, pipeline.Rand(seed, "test", "few")), definition(few, 4, pipeline.Rand(seed, "test", "few")); !reflect.DeepEqual(got, want) || len(got) != 2 {
+			t.Fatalf("seed %d, two distinct points: %v, want %v (two centres)", seed, got, want)
 		}
 	}
 }
