@@ -110,27 +110,24 @@ func WriteReport(dir string, cfg *Config, m *pipeline.Manifest) error {
 		forest = true
 	}
 	rep := report{dir: dir, cfg: cfg, m: m, rows: rows, forest: forest}
-	md := rep.markdown(func(p string) string { return p })
+	var images []string // the plots the report shows, embedded in report.html
+	md := rep.markdown(func(p string) string {
+		images = append(images, p)
+		return p
+	})
 	if err := pipeline.WriteFileAtomic(filepath.Join(dir, ReportMarkdown), []byte(md)); err != nil {
 		return err
 	}
-	embedded := rep.markdown(func(p string) string {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		if err != nil {
-			return p
-		}
-		return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b)
-	})
 	var body bytes.Buffer
 	gm := goldmark.New(goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 		// The Markdown is the report's own (its <details> folds).
 		goldmark.WithRendererOptions(goldhtml.WithUnsafe()))
-	if err := gm.Convert([]byte(embedded), &body); err != nil {
+	if err := gm.Convert([]byte(md), &body); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	page := "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>schedlab run report: " +
-		html.EscapeString(cfg.Preset) + "</title>\n<style>" + reportCSS + "</style></head>\n<body>\n" + decorate(body.String()) + "</body></html>\n"
+		html.EscapeString(cfg.Preset) + "</title>\n<style>" + reportCSS + "</style></head>\n<body>\n" + embedImages(decorate(body.String()), dir, images) + "</body></html>\n"
 	return pipeline.WriteFileAtomic(filepath.Join(dir, ReportHTML), []byte(page))
 }
 
@@ -375,6 +372,22 @@ func decorate(body string) string {
 		body = body[:i] + toc.String() + body[i:]
 	}
 	return body
+}
+
+// embedImages gives each image of the page in images (a path under dir,
+// as the Markdown names it) its file's bytes as a data URI, so that
+// report.html stands alone; an image whose file cannot be read keeps its
+// path. The page is converted from the Markdown first and the URIs put in
+// after: the Markdown parser need not scan them.
+func embedImages(page, dir string, images []string) string {
+	for _, p := range images {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			continue
+		}
+		page = strings.ReplaceAll(page, `src="`+p+`"`, `src="data:image/png;base64,`+base64.StdEncoding.EncodeToString(b)+`"`)
+	}
+	return page
 }
 
 // outputsTable lists the outputs that keep selects, sorted by name.
