@@ -6,8 +6,8 @@ package datasets
 // writing Parquet take five to twenty times as long, so some tests do less
 // there, and the non-race pass of make test (make test-norace) runs them
 // whole:
-//   - TestGoogleRealFull (2 million rows of the full Google trace) is
-//     skipped;
+//   - TestGoogleRealFull (2 million rows of the full Google trace) and
+//     TestElasticFlowReal (69,351 rows of ten files) are skipped;
 //   - TestGoogleRealSubset checks the first 8 parts of the trace, not 20;
 //   - TestDatasetGoogleReal refreshes a dataset of 6 real parts, not 10;
 //   - TestConcatParquetSameBytes concatenates 23,064 rows, not 221,064,

@@ -12,6 +12,9 @@ import (
 // it; bad usage exits 2 and a directory that is not a run exits 1 naming
 // its manifest.
 func TestHistory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a run and the history commands of its own; make test-norace runs it")
+	}
 	t.Parallel()
 	run, hist := filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "history")
 	// quick's das-table1: nine rows (five heuristics, MALO, MOSA and

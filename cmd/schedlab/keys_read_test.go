@@ -43,6 +43,9 @@ var runSettings = map[string]string{
 // one measured source of each kind (files that Build only stats), so that
 // every section is live.
 func TestEveryKeyIsRead(t *testing.T) {
+	if raceEnabled {
+		t.Skip("builds plans on one goroutine; make test-norace runs it")
+	}
 	t.Parallel()
 	base := readAllBase(t)
 	before, err := dagFingerprint(base)

@@ -20,6 +20,9 @@ import (
 // the shared quick run's (quickCopy: a refusal that failed would write
 // into it), not a run, profile and fit of the test's own.
 func TestOutputsNeverClobber(t *testing.T) {
+	if raceEnabled {
+		t.Skip("refusals before any work; make test-norace runs it")
+	}
 	t.Parallel()
 	run := quickCopy(t)
 	samples, model := filepath.Join(run, stages.ProfileSamples), filepath.Join(run, stages.FitModel)

@@ -7,9 +7,12 @@ package main
 // pass of make test (make test-norace) runs them whole:
 //   - TestPresetTrainingSeeds walks the first 3 seeds of quick and
 //     nightly, not 200 and 20;
-//   - TestQuickRunCache, TestRunResumesAfterSIGKILL and TestDiff, each
-//     making quick runs of its own, are skipped (the shared quick run
-//     exercises the same pipeline under the detector);
+//   - TestQuickRunCache, TestRunResumesAfterSIGKILL, TestDiff and
+//     TestHistory, each making quick runs of its own, are skipped (the
+//     shared quick run exercises the same pipeline under the detector);
+//   - TestEveryKeyIsRead (plans built, no goroutine started) and
+//     TestOutputsNeverClobber (each command refusing its output before
+//     it starts any work) are skipped;
 //   - TestQuickRunDeterministic makes no run with one worker on one P
 //     (the shared run under the detector runs all that code with two);
 //   - TestTrainCommand trains three of the five families;

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fitting
+
+const raceEnabled = false
