@@ -47,7 +47,11 @@ func dasWorkload(t *testing.T, n int) *evaluation.DASWorkload {
 // and does not depend on the number of workers. (Whether every target is
 // met depends on the trace: see TestFitDASMeetsTargetsOnPAI.)
 func TestFitDAS(t *testing.T) {
-	w := dasWorkload(t, 600)
+	n := 600
+	if raceEnabled {
+		n = 300 // the two workers' fit as a whole, on half the jobs
+	}
+	w := dasWorkload(t, n)
 	r, err := FitDAS(context.Background(), DASPaper, &DASSurrogate{Workload: w, Rows: DASFitRows, Seed: 1, Workers: 2}, DASTable1Targets)
 	if err != nil {
 		t.Fatal(err)
