@@ -327,12 +327,21 @@ func (s *Sim) release(js *JobState) {
 		// other, with no other job's in between, and removals keep the
 		// order of the rest: the job's entries are one run, closed up by
 		// one copy of the entries after it.
-		insts := dropInstRun(s.srvInst[srv], self)
-		s.srvInst[srv] = insts
+		insts := s.srvInst[srv]
+		i := 0
+		for i < len(insts) && insts[i].job != self {
+			i++
+		}
+		e := i
+		for e < len(insts) && insts[e].job == self {
+			e++
+		}
+		k := i + copy(insts[i:], insts[e:])
+		s.srvInst[srv] = insts[:k]
 		s.markServer(srv)
 		// Snap a fully idle server back to its exact capacity so sums of
 		// fractional shares do not drift over a long run.
-		if len(insts) == 0 {
+		if k == 0 {
 			s.free[srv] = s.cluster.Capacity(srv)
 			for so, x := range s.cluster.Servers[srv].Kind.Sockets {
 				s.sockFree[srv][so] = Resources{GPU: x.GPUs, CPU: x.Cores}
@@ -346,35 +355,6 @@ func (s *Sim) release(js *JobState) {
 	s.running[k].runPos = int32(k)
 	s.running[last] = nil
 	s.running = s.running[:last]
-}
-
-// dropInstRun removes from insts, a server's instance list, the entries
-// of job, which are one run (release), keeping the order of the others
-// and the list's start in its array (so that appends keep the room it
-// has): the run is found by a scan from both ends at once, and the entries
-// after it move down.
-func dropInstRun(insts []instRef, job int32) []instRef {
-	lo, hi := 0, len(insts)-1
-	for lo <= hi && insts[lo].job != job && insts[hi].job != job {
-		lo++
-		hi--
-	}
-	if lo > hi {
-		return insts // not on this server (never happens: its Servers list it)
-	}
-	var i, k int // the run is insts[i:k]
-	if insts[lo].job == job {
-		i, k = lo, lo+1
-		for k < len(insts) && insts[k].job == job {
-			k++
-		}
-	} else {
-		i, k = hi, hi+1
-		for i > 0 && insts[i-1].job == job {
-			i--
-		}
-	}
-	return insts[:i+copy(insts[i:], insts[k:])]
 }
 
 // ComparePending orders jobs as the pending queue does: by submit time,
